@@ -1,0 +1,250 @@
+//! Packets as plain values.
+//!
+//! A [`Packet`] is `Copy`: no heap allocation on the per-packet path. It carries the header fields
+//! that protocols and queues act on (addresses, the ECN field of RFC 3168, ports, TCP sequence
+//! space and options) and the payload's length, not its bytes; the wire module renders real
+//! headers from these fields when a capture is written.
+
+use std::net::Ipv4Addr;
+
+use celltcp_engine::SimTime;
+
+/// Index of a node (host or router) in the topology.
+pub type NodeId = u32;
+/// Index of an application flow in the scenario.
+pub type FlowId = u32;
+
+/// IPv4 header without options (RFC 791).
+pub const IPV4_HEADER_BYTES: u32 = 20;
+/// UDP header (RFC 768).
+pub const UDP_HEADER_BYTES: u32 = 8;
+/// TCP header without options (RFC 9293).
+pub const TCP_HEADER_BYTES: u32 = 20;
+
+/// The two-bit ECN field of the IP header (RFC 3168 §5).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Ecn {
+    #[default]
+    NotEct = 0b00,
+    Ect1 = 0b01,
+    Ect0 = 0b10,
+    Ce = 0b11,
+}
+
+impl Ecn {
+    pub fn is_ect(self) -> bool {
+        matches!(self, Ecn::Ect0 | Ecn::Ect1)
+    }
+}
+
+/// The IPv4 header fields celltcp models.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IpHeader {
+    pub src: Ipv4Addr,
+    pub dst: Ipv4Addr,
+    pub ecn: Ecn,
+    /// DSCP (upper six bits of the former TOS byte).
+    pub dscp: u8,
+    pub ttl: u8,
+    /// Identification field; set from the packet uid when written to a capture.
+    pub id: u16,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UdpHeader {
+    pub src_port: u16,
+    pub dst_port: u16,
+}
+
+/// TCP control bits (RFC 9293 §3.1, RFC 3168 §6.1 for ECE/CWR).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct TcpFlags(pub u8);
+
+impl TcpFlags {
+    pub const FIN: TcpFlags = TcpFlags(0x01);
+    pub const SYN: TcpFlags = TcpFlags(0x02);
+    pub const RST: TcpFlags = TcpFlags(0x04);
+    pub const PSH: TcpFlags = TcpFlags(0x08);
+    pub const ACK: TcpFlags = TcpFlags(0x10);
+    pub const URG: TcpFlags = TcpFlags(0x20);
+    pub const ECE: TcpFlags = TcpFlags(0x40);
+    pub const CWR: TcpFlags = TcpFlags(0x80);
+
+    pub const fn contains(self, other: TcpFlags) -> bool {
+        self.0 & other.0 == other.0
+    }
+    pub fn insert(&mut self, other: TcpFlags) {
+        self.0 |= other.0;
+    }
+    pub fn remove(&mut self, other: TcpFlags) {
+        self.0 &= !other.0;
+    }
+}
+
+impl std::ops::BitOr for TcpFlags {
+    type Output = TcpFlags;
+    fn bitor(self, rhs: TcpFlags) -> TcpFlags {
+        TcpFlags(self.0 | rhs.0)
+    }
+}
+
+/// A SACK block: the half-open sequence range [left, right) (RFC 2018 §3).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SackBlock {
+    pub left: u32,
+    pub right: u32,
+}
+
+/// At most four SACK blocks fit in the 40 option bytes, three beside timestamps (RFC 2018 §3).
+pub const MAX_SACK_BLOCKS: usize = 4;
+
+/// TCP options celltcp models; lengths follow the RFCs so that header sizes are exact.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TcpOptions {
+    /// Maximum segment size (RFC 9293 §3.7.1), SYN only.
+    pub mss: Option<u16>,
+    /// Window scale shift (RFC 7323 §2), SYN only.
+    pub window_scale: Option<u8>,
+    /// SACK-permitted (RFC 2018 §2), SYN only.
+    pub sack_permitted: bool,
+    /// Timestamps (TSval, TSecr) (RFC 7323 §3).
+    pub timestamps: Option<(u32, u32)>,
+    pub sack_blocks: [SackBlock; MAX_SACK_BLOCKS],
+    pub sack_len: u8,
+}
+
+impl TcpOptions {
+    pub fn sack(&self) -> &[SackBlock] {
+        &self.sack_blocks[..self.sack_len as usize]
+    }
+
+    /// Appends a SACK block if room remains; returns false when full.
+    pub fn push_sack(&mut self, block: SackBlock) -> bool {
+        if (self.sack_len as usize) < MAX_SACK_BLOCKS {
+            self.sack_blocks[self.sack_len as usize] = block;
+            self.sack_len += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Option bytes on the wire, padded to a multiple of four, in the layout the wire module
+    /// writes: MSS 4, SACK-permitted 2 (+2 NOP), window scale 3 (+1 NOP), timestamps 10 (+2 NOP),
+    /// SACK 2 + 8n (+2 NOP).
+    pub fn wire_len(&self) -> u32 {
+        let mut n = 0;
+        if self.mss.is_some() {
+            n += 4;
+        }
+        if self.sack_permitted {
+            n += 4;
+        }
+        if self.window_scale.is_some() {
+            n += 4;
+        }
+        if self.timestamps.is_some() {
+            n += 12;
+        }
+        if self.sack_len > 0 {
+            n += 4 + 8 * self.sack_len as u32;
+        }
+        n
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TcpHeader {
+    pub src_port: u16,
+    pub dst_port: u16,
+    pub seq: u32,
+    pub ack: u32,
+    pub flags: TcpFlags,
+    /// Advertised window field as sent (already right-shifted by the window scale).
+    pub window: u16,
+    pub options: TcpOptions,
+}
+
+impl TcpHeader {
+    pub fn wire_len(&self) -> u32 {
+        TCP_HEADER_BYTES + self.options.wire_len()
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Transport {
+    Udp(UdpHeader),
+    Tcp(TcpHeader),
+}
+
+impl Transport {
+    pub fn header_len(&self) -> u32 {
+        match self {
+            Transport::Udp(_) => UDP_HEADER_BYTES,
+            Transport::Tcp(h) => h.wire_len(),
+        }
+    }
+}
+
+/// One IP packet in flight.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Packet {
+    /// Unique within a run; assigned by the network when the packet is first sent.
+    pub uid: u64,
+    pub flow: FlowId,
+    pub ip: IpHeader,
+    pub transport: Transport,
+    /// Application bytes carried (not rendered; captures fill them with zeros).
+    pub payload_len: u32,
+    /// Application-level sequence number (UDP datagram counter); 0 for TCP.
+    pub app_seq: u64,
+    /// When the sending transport created this packet, for one-way delay.
+    pub created_at: SimTime,
+}
+
+impl Packet {
+    /// Total IP datagram length in bytes: what a link serialises and a byte queue counts.
+    #[inline]
+    pub fn size_bytes(&self) -> u32 {
+        IPV4_HEADER_BYTES + self.transport.header_len() + self.payload_len
+    }
+
+    pub fn tcp(&self) -> Option<&TcpHeader> {
+        match &self.transport {
+            Transport::Tcp(h) => Some(h),
+            Transport::Udp(_) => None,
+        }
+    }
+
+    pub fn tcp_mut(&mut self) -> Option<&mut TcpHeader> {
+        match &mut self.transport {
+            Transport::Tcp(h) => Some(h),
+            Transport::Udp(_) => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_follow_the_rfcs() {
+        let mut opts = TcpOptions { timestamps: Some((1, 2)), ..Default::default() };
+        assert_eq!(opts.wire_len(), 12);
+        opts.push_sack(SackBlock { left: 1, right: 2 });
+        opts.push_sack(SackBlock { left: 3, right: 4 });
+        opts.push_sack(SackBlock { left: 5, right: 6 });
+        assert_eq!(opts.wire_len(), 12 + 28);
+        let syn = TcpOptions {
+            mss: Some(1460),
+            window_scale: Some(7),
+            sack_permitted: true,
+            timestamps: Some((0, 0)),
+            ..Default::default()
+        };
+        assert_eq!(syn.wire_len(), 24);
+        assert!(std::mem::size_of::<Packet>() <= 128, "{}", std::mem::size_of::<Packet>());
+    }
+}

@@ -1,0 +1,1 @@
+//! libpcap capture files of chosen links.
