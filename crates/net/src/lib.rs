@@ -2,15 +2,20 @@
 //!
 //! Layers, each in its own module: [`packet`] (plain-value packets), [`wire`] (byte-exact
 //! headers and checksums) and [`pcap`] (captures), [`queue`] (queue disciplines, one file each),
-//! [`loss`] (loss models, one file each), [`link`] (point-to-point transmission), [`topology`]
-//! (nodes, links and static shortest-path routes), [`agent`] (transport endpoints on hosts),
-//! [`app`] (UDP applications), [`trace`] (opt-in columnar series) and [`world`] (the engine model
-//! that ties them together).
+//! [`loss`] (loss models, one file each), [`link`] (one direction of a point-to-point link),
+//! [`topology`] (nodes, links and static shortest-path routes), [`agent`] (transport endpoints on
+//! hosts), [`app`] (UDP applications), [`stats`] (streaming statistics), [`trace`] (opt-in
+//! columnar series) and [`world`] (the engine model that ties them together).
 
 pub mod agent;
+pub mod app;
+pub mod link;
 pub mod loss;
 pub mod packet;
 pub mod pcap;
 pub mod queue;
+pub mod stats;
+pub mod topology;
 pub mod trace;
 pub mod wire;
+pub mod world;

@@ -4,13 +4,51 @@
 //! `dequeue` when the transmitter goes idle. Both receive `now`; neither schedules events.
 //! Conservation holds at every instant: `stats.enqueued == stats.dequeued + dropped-after-enqueue
 //! + backlog`, and every offered packet is either enqueued or dropped at enqueue.
+//!
+//! Disciplines: [`DropTail`] (FIFO with a hard limit), [`Red`] (Floyd & Jacobson 1993, with the
+//! gentle variant) and [`CoDel`] (RFC 8289). Their constructors validate the configuration and
+//! return [`ParamError`] for out-of-range values; the loss models share the same error type.
 
 use celltcp_engine::{RngStream, SimTime};
+use thiserror::Error;
 
-use crate::packet::Packet;
+use crate::packet::{Ecn, Packet};
 
-// Implementations (added by their own files):
-// mod droptail; mod red; mod codel;
+mod codel;
+mod droptail;
+mod fifo;
+mod red;
+#[cfg(test)]
+pub(crate) mod testkit;
+
+pub use codel::{CoDel, CoDelConfig};
+pub use droptail::DropTail;
+pub use red::{red_probability, Red, RedConfig};
+
+/// An out-of-range configuration value. Each message names the parameter (`"red.max_p"`), the
+/// value given and what was expected.
+#[derive(Clone, Debug, PartialEq, Error)]
+pub enum ParamError {
+    #[error("{param}: {value} is not a probability; expected a value in [0, 1]")]
+    NotProbability { param: &'static str, value: f64 },
+    #[error("{param}: {value} is out of range; expected {expected}")]
+    OutOfRange { param: &'static str, value: f64, expected: &'static str },
+    #[error("{param}: must be greater than zero")]
+    Zero { param: &'static str },
+    #[error("red.min_th ({min_th}) must be below red.max_th ({max_th})")]
+    ThresholdOrder { min_th: f64, max_th: f64 },
+}
+
+impl ParamError {
+    /// Checks that `value` is a probability (finite, within [0, 1]).
+    pub fn check_probability(param: &'static str, value: f64) -> Result<f64, ParamError> {
+        if (0.0..=1.0).contains(&value) {
+            Ok(value)
+        } else {
+            Err(ParamError::NotProbability { param, value })
+        }
+    }
+}
 
 /// Why a packet was dropped. Reported per link direction in the run summary.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -40,15 +78,53 @@ impl DropCause {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
     /// Accepted; `ce_marked` when the discipline set CE instead of dropping (RFC 3168 §5).
-    Enqueued { ce_marked: bool },
+    Enqueued {
+        ce_marked: bool,
+    },
     Dropped(DropCause),
 }
 
 /// A queue's size limit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum QueueLimit {
+    /// At most this many packets.
     Packets(u32),
+    /// At most this many bytes, counting whole IP datagrams ([`Packet::size_bytes`]).
     Bytes(u64),
+}
+
+impl QueueLimit {
+    /// Rejects a zero limit, which would drop every packet.
+    pub fn validate(self, param: &'static str) -> Result<QueueLimit, ParamError> {
+        match self {
+            QueueLimit::Packets(0) | QueueLimit::Bytes(0) => Err(ParamError::Zero { param }),
+            _ => Ok(self),
+        }
+    }
+
+    /// True when a packet of `size_bytes` fits beside a backlog of `len_packets` packets and
+    /// `len_bytes` bytes.
+    #[inline]
+    pub fn admits(self, len_packets: usize, len_bytes: u64, size_bytes: u32) -> bool {
+        match self {
+            QueueLimit::Packets(n) => len_packets < n as usize,
+            QueueLimit::Bytes(n) => len_bytes + size_bytes as u64 <= n,
+        }
+    }
+}
+
+/// True when an AQM may signal congestion by setting CE instead of dropping: the packet carries
+/// ECT(0) or ECT(1), or already carries CE (only ever set on packets of ECN-capable transports,
+/// and never reset by a router; RFC 3168 §5). Not-ECT packets must be dropped.
+#[inline]
+pub(crate) fn ecn_capable(ecn: Ecn) -> bool {
+    ecn != Ecn::NotEct
+}
+
+/// Sets CE on an ECN-capable packet (RFC 3168 §5); the caller has checked [`ecn_capable`].
+#[inline]
+pub(crate) fn mark_ce(pkt: &mut Packet) {
+    pkt.ip.ecn = Ecn::Ce;
 }
 
 /// Counters every discipline keeps.
@@ -66,7 +142,11 @@ pub trait QueueDisc {
     fn enqueue(&mut self, pkt: Packet, now: SimTime, rng: &mut RngStream) -> Verdict;
     /// The next packet to transmit, or `None` when empty. A discipline that drops at dequeue
     /// (CoDel) hands every dropped packet to `on_drop` before returning.
-    fn dequeue(&mut self, now: SimTime, on_drop: &mut dyn FnMut(Packet, DropCause)) -> Option<Packet>;
+    fn dequeue(
+        &mut self,
+        now: SimTime,
+        on_drop: &mut dyn FnMut(Packet, DropCause),
+    ) -> Option<Packet>;
     fn len_packets(&self) -> usize;
     fn len_bytes(&self) -> u64;
     fn stats(&self) -> &QueueStats;

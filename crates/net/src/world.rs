@@ -1,0 +1,532 @@
+//! The network as one engine [`Model`]: nodes forward packets along static routes, link
+//! directions queue, serialise, lose and propagate them, and agents on hosts send and receive.
+//!
+//! Same-time events run in the order they were scheduled (the engine's FIFO rule), so a run is a
+//! pure function of its inputs. Per-packet work allocates nothing: packets are values, pipes and
+//! queues reuse their buffers, and the agents' output buffer is recycled.
+
+use std::io;
+use std::net::Ipv4Addr;
+
+use celltcp_engine::{Model, RngStream, Scheduler, SimDuration, SimTime};
+
+use crate::agent::{Agent, AgentCtx};
+use crate::link::{LinkDir, LinkDirConfig};
+use crate::packet::{FlowId, NodeId, Packet, Transport};
+use crate::queue::{DropCause, Verdict};
+use crate::topology::{DirId, LinkEnds, Node, NodeKind, Topology};
+use crate::trace::Traces;
+
+/// IP protocol numbers used for demultiplexing.
+pub const PROTO_TCP: u8 = 6;
+pub const PROTO_UDP: u8 = 17;
+
+/// Index of an agent in the world.
+pub type AgentId = u32;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// The transmitter of a direction finished serialising its packet.
+    TxDone(DirId),
+    /// The oldest packet in a direction's pipe reaches the far end.
+    Arrive(DirId),
+    AgentStart(AgentId),
+    /// An agent's timer; stale if the generation no longer matches.
+    AgentTimer(AgentId, u32),
+    /// Periodic sampling of the opt-in time series.
+    Sample,
+}
+
+/// Where captured packets go (a pcap writer).
+pub trait CaptureSink {
+    fn capture(&mut self, t: SimTime, pkt: &Packet) -> io::Result<()>;
+    fn finish(&mut self) -> io::Result<()>;
+}
+
+/// Per-flow counters kept by the network itself (independent of the transport).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FlowCounters {
+    /// Packets and IP bytes the flow's agents handed to the network, both directions.
+    pub packets_sent: u64,
+    pub bytes_sent: u64,
+    /// Packets and IP bytes delivered to the flow's destination host.
+    pub packets_delivered: u64,
+    pub bytes_delivered: u64,
+    /// Packets of the flow dropped, by cause (both directions).
+    pub drops_queue_full: u64,
+    pub drops_aqm: u64,
+    pub drops_link_loss: u64,
+    pub drops_no_route: u64,
+    bytes_at_last_sample: u64,
+}
+
+impl FlowCounters {
+    pub fn drops(&self) -> u64 {
+        self.drops_queue_full + self.drops_aqm + self.drops_link_loss + self.drops_no_route
+    }
+
+    fn count_drop(&mut self, cause: DropCause) {
+        match cause {
+            DropCause::QueueFull => self.drops_queue_full += 1,
+            DropCause::Aqm => self.drops_aqm += 1,
+            DropCause::LinkLoss => self.drops_link_loss += 1,
+            DropCause::NoRoute => self.drops_no_route += 1,
+        }
+    }
+}
+
+/// Sampled queue lengths: one row per traced direction per sampling instant.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct QueueSeries {
+    pub time_ns: Vec<u64>,
+    pub link: Vec<u32>,
+    /// 0 = a→b, 1 = b→a.
+    pub direction: Vec<u32>,
+    pub packets: Vec<u32>,
+    pub bytes: Vec<u64>,
+}
+
+/// Sampled per-flow delivery rate at the destination host (IP bytes, bits per second).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FlowRateSeries {
+    pub time_ns: Vec<u64>,
+    pub flow: Vec<u32>,
+    pub rate_bps: Vec<f64>,
+}
+
+/// One row per packet delivered to a traced flow's destination.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PacketSeries {
+    pub time_ns: Vec<u64>,
+    pub flow: Vec<u32>,
+    pub delay_ns: Vec<u64>,
+    pub size_bytes: Vec<u32>,
+    pub app_seq: Vec<u64>,
+}
+
+/// Which opt-in series to collect.
+#[derive(Clone, Debug, Default)]
+pub struct SeriesConfig {
+    pub interval: SimDuration,
+    pub queue_links: Vec<u32>,
+    pub rate_flows: Vec<FlowId>,
+    pub packet_flows: Vec<FlowId>,
+}
+
+struct AgentSlot {
+    node: NodeId,
+    proto: u8,
+    port: u16,
+    start: SimTime,
+    agent: Box<dyn Agent>,
+    rng: RngStream,
+    /// Deadline of the pending timer event, if any.
+    timer: Option<SimTime>,
+    generation: u32,
+}
+
+struct FlowEnds {
+    dst: NodeId,
+}
+
+/// Collects the parts of a world; [`WorldBuilder::build`] computes routes.
+pub struct WorldBuilder {
+    seed: u64,
+    run: u64,
+    nodes: Vec<Node>,
+    links: Vec<LinkEnds>,
+    dirs: Vec<LinkDir>,
+    agents: Vec<AgentSlot>,
+    flows: Vec<FlowEnds>,
+    series: SeriesConfig,
+    traces: Traces,
+    captures: Vec<(u32, Box<dyn CaptureSink>)>,
+}
+
+impl WorldBuilder {
+    pub fn new(seed: u64, run: u64) -> Self {
+        WorldBuilder {
+            seed,
+            run,
+            nodes: Vec::new(),
+            links: Vec::new(),
+            dirs: Vec::new(),
+            agents: Vec::new(),
+            flows: Vec::new(),
+            series: SeriesConfig::default(),
+            traces: Traces::default(),
+            captures: Vec::new(),
+        }
+    }
+
+    pub fn add_node(&mut self, name: &str, kind: NodeKind, addr: Ipv4Addr) -> NodeId {
+        self.nodes.push(Node { name: name.to_string(), kind, addr });
+        (self.nodes.len() - 1) as NodeId
+    }
+
+    /// Adds a full-duplex link; each direction draws its loss and queue randomness from the
+    /// streams `link/NAME/a_to_b/loss`, `link/NAME/a_to_b/queue` (and `b_to_a`).
+    pub fn add_link(
+        &mut self,
+        name: &str,
+        a: NodeId,
+        b: NodeId,
+        metric: u32,
+        a_to_b: LinkDirConfig,
+        b_to_a: LinkDirConfig,
+    ) -> u32 {
+        for (dir_name, cfg) in [("a_to_b", a_to_b), ("b_to_a", b_to_a)] {
+            let path = format!("link/{name}/{dir_name}");
+            let loss_rng = RngStream::new(self.seed, self.run, &format!("{path}/loss"));
+            let queue_rng = RngStream::new(self.seed, self.run, &format!("{path}/queue"));
+            self.dirs.push(LinkDir::new(cfg, loss_rng, queue_rng));
+        }
+        self.links.push(LinkEnds { name: name.to_string(), a, b, metric });
+        (self.links.len() - 1) as u32
+    }
+
+    /// Declares a flow whose data is delivered to `dst` (for the network's own counters).
+    pub fn add_flow(&mut self, dst: NodeId) -> FlowId {
+        self.flows.push(FlowEnds { dst });
+        (self.flows.len() - 1) as FlowId
+    }
+
+    /// Places an agent on `node`, receiving `proto` packets for `port`, started at `start`, with
+    /// the random stream named `rng_path` (e.g. `flow/video/src`).
+    pub fn add_agent(
+        &mut self,
+        node: NodeId,
+        proto: u8,
+        port: u16,
+        start: SimTime,
+        rng_path: &str,
+        agent: Box<dyn Agent>,
+    ) -> AgentId {
+        self.agents.push(AgentSlot {
+            node,
+            proto,
+            port,
+            start,
+            agent,
+            rng: RngStream::new(self.seed, self.run, rng_path),
+            timer: None,
+            generation: 0,
+        });
+        (self.agents.len() - 1) as AgentId
+    }
+
+    pub fn series(&mut self, cfg: SeriesConfig) {
+        self.series = cfg;
+    }
+
+    pub fn traces(&mut self, traces: Traces) {
+        self.traces = traces;
+    }
+
+    /// Captures every packet that starts transmission on `link`, both directions.
+    pub fn capture(&mut self, link: u32, sink: Box<dyn CaptureSink>) {
+        self.captures.push((link, sink));
+    }
+
+    pub fn node_addr(&self, node: NodeId) -> Ipv4Addr {
+        self.nodes[node as usize].addr
+    }
+
+    pub fn build(self) -> World {
+        let topo = Topology::new(self.nodes, self.links);
+        let mut demux: Vec<Vec<(u8, u16, AgentId)>> = vec![Vec::new(); topo.nodes.len()];
+        for (i, a) in self.agents.iter().enumerate() {
+            demux[a.node as usize].push((a.proto, a.port, i as AgentId));
+        }
+        let mut capture_of_dir = vec![None; self.dirs.len()];
+        let mut captures = Vec::new();
+        for (link, sink) in self.captures {
+            capture_of_dir[2 * link as usize] = Some(captures.len() as u32);
+            capture_of_dir[2 * link as usize + 1] = Some(captures.len() as u32);
+            captures.push(sink);
+        }
+        let mut queue_traced = vec![false; self.dirs.len() / 2];
+        for &l in &self.series.queue_links {
+            queue_traced[l as usize] = true;
+        }
+        let mut packet_traced = vec![false; self.flows.len()];
+        for &f in &self.series.packet_flows {
+            packet_traced[f as usize] = true;
+        }
+        World {
+            flow_counters: vec![FlowCounters::default(); self.flows.len()],
+            flows: self.flows,
+            topo,
+            dirs: self.dirs,
+            agents: self.agents,
+            demux,
+            traces: self.traces,
+            series_cfg: self.series,
+            queue_traced,
+            packet_traced,
+            queue_series: QueueSeries::default(),
+            rate_series: FlowRateSeries::default(),
+            packet_series: PacketSeries::default(),
+            captures,
+            capture_of_dir,
+            capture_error: None,
+            next_uid: 1,
+            out_buf: Vec::new(),
+        }
+    }
+}
+
+pub struct World {
+    pub topo: Topology,
+    pub dirs: Vec<LinkDir>,
+    agents: Vec<AgentSlot>,
+    /// Per node: (protocol, port, agent).
+    demux: Vec<Vec<(u8, u16, AgentId)>>,
+    flows: Vec<FlowEnds>,
+    pub flow_counters: Vec<FlowCounters>,
+    pub traces: Traces,
+    series_cfg: SeriesConfig,
+    queue_traced: Vec<bool>,
+    packet_traced: Vec<bool>,
+    pub queue_series: QueueSeries,
+    pub rate_series: FlowRateSeries,
+    pub packet_series: PacketSeries,
+    captures: Vec<Box<dyn CaptureSink>>,
+    capture_of_dir: Vec<Option<u32>>,
+    capture_error: Option<io::Error>,
+    next_uid: u64,
+    out_buf: Vec<Packet>,
+}
+
+impl World {
+    /// Schedules the agents' start events and the first sample; call once before running.
+    pub fn schedule_initial(&self, sched: &mut Scheduler<Event>) {
+        for (i, a) in self.agents.iter().enumerate() {
+            sched.schedule_at(a.start, Event::AgentStart(i as AgentId)).expect("start times are >= 0");
+        }
+        let s = &self.series_cfg;
+        if s.interval > SimDuration::ZERO && !(s.queue_links.is_empty() && s.rate_flows.is_empty()) {
+            sched.schedule_at(SimTime::ZERO, Event::Sample).expect("time zero");
+        }
+    }
+
+    /// The agent's figures for the summary.
+    pub fn agent_report(&self, agent: AgentId, now: SimTime) -> Vec<crate::agent::ReportEntry> {
+        self.agents[agent as usize].agent.report(now)
+    }
+
+    /// Flushes captures; reports the first capture write error of the run, if any.
+    pub fn finish(&mut self) -> io::Result<()> {
+        if let Some(e) = self.capture_error.take() {
+            return Err(e);
+        }
+        for c in &mut self.captures {
+            c.finish()?;
+        }
+        Ok(())
+    }
+
+    fn capture(&mut self, dir: DirId, now: SimTime, pkt: &Packet) {
+        if let Some(c) = self.capture_of_dir[dir as usize] {
+            if let Err(e) = self.captures[c as usize].capture(now, pkt) {
+                self.capture_error.get_or_insert(e);
+            }
+        }
+    }
+
+    /// Routes a packet that is at `node` (just arrived, or just sent by one of its agents).
+    fn route(&mut self, node: NodeId, mut pkt: Packet, sched: &mut Scheduler<Event>) {
+        let Some(dst) = self.topo.node_by_addr(pkt.ip.dst) else {
+            self.flow_counters[pkt.flow as usize].count_drop(DropCause::NoRoute);
+            return;
+        };
+        if dst == node {
+            self.deliver_local(node, pkt, sched);
+            return;
+        }
+        let originated_here = self.topo.node_by_addr(pkt.ip.src) == Some(node);
+        if !originated_here {
+            // RFC 791: a router decrements TTL and discards the datagram when it reaches zero.
+            if self.topo.nodes[node as usize].kind == NodeKind::Host || pkt.ip.ttl <= 1 {
+                self.flow_counters[pkt.flow as usize].count_drop(DropCause::NoRoute);
+                return;
+            }
+            pkt.ip.ttl -= 1;
+        }
+        match self.topo.next_hop(node, dst) {
+            Some(dir) => self.enqueue(dir, pkt, sched),
+            None => self.flow_counters[pkt.flow as usize].count_drop(DropCause::NoRoute),
+        }
+    }
+
+    fn enqueue(&mut self, dir: DirId, pkt: Packet, sched: &mut Scheduler<Event>) {
+        let now = sched.now();
+        let flow = pkt.flow as usize;
+        let d = &mut self.dirs[dir as usize];
+        if let Verdict::Dropped(cause) = d.queue.enqueue(pkt, now, &mut d.queue_rng) {
+            self.flow_counters[flow].count_drop(cause);
+        }
+        if d.transmitting.is_none() {
+            // An idle transmitter takes the packet at once; occupancy is recorded after that, so
+            // a packet that never waits does not count as queued.
+            self.start_next(dir, sched);
+        } else {
+            d.record_occupancy(now);
+        }
+    }
+
+    /// Starts serialising the next queued packet of an idle direction.
+    fn start_next(&mut self, dir: DirId, sched: &mut Scheduler<Event>) {
+        let now = sched.now();
+        let d = &mut self.dirs[dir as usize];
+        let counters = &mut self.flow_counters;
+        let next = d.queue.dequeue(now, &mut |p, cause| counters[p.flow as usize].count_drop(cause));
+        d.record_occupancy(now);
+        if let Some(pkt) = next {
+            let done = d.start_transmission(pkt, now);
+            sched.schedule_at(done, Event::TxDone(dir)).expect("transmission ends in the future");
+            self.capture(dir, now, &pkt);
+        }
+    }
+
+    fn tx_done(&mut self, dir: DirId, sched: &mut Scheduler<Event>) {
+        let now = sched.now();
+        match self.dirs[dir as usize].finish_transmission(now) {
+            Ok(arrival) => sched.schedule_at(arrival, Event::Arrive(dir)).expect("arrival is in the future"),
+            Err(lost) => self.flow_counters[lost.flow as usize].count_drop(DropCause::LinkLoss),
+        }
+        self.start_next(dir, sched);
+    }
+
+    fn deliver_local(&mut self, node: NodeId, pkt: Packet, sched: &mut Scheduler<Event>) {
+        let now = sched.now();
+        let flow = pkt.flow as usize;
+        if let Some(ends) = self.flows.get(flow) {
+            if ends.dst == node {
+                let c = &mut self.flow_counters[flow];
+                c.packets_delivered += 1;
+                c.bytes_delivered += pkt.size_bytes() as u64;
+                if self.packet_traced[flow] {
+                    let s = &mut self.packet_series;
+                    s.time_ns.push(now.as_ns());
+                    s.flow.push(flow as u32);
+                    s.delay_ns.push(now.saturating_since(pkt.created_at).as_ns());
+                    s.size_bytes.push(pkt.size_bytes());
+                    s.app_seq.push(pkt.app_seq);
+                }
+            }
+        }
+        let (proto, port) = match pkt.transport {
+            Transport::Udp(h) => (PROTO_UDP, h.dst_port),
+            Transport::Tcp(h) => (PROTO_TCP, h.dst_port),
+        };
+        let agent = self.demux[node as usize].iter().find(|(p, q, _)| *p == proto && *q == port).map(|e| e.2);
+        match agent {
+            Some(a) => self.call_agent(a, sched, |agent, ctx| agent.on_packet(pkt, ctx)),
+            None => self.flow_counters[flow].count_drop(DropCause::NoRoute),
+        }
+    }
+
+    /// Runs one agent callback and applies what it asked for: packets to send, a timer.
+    fn call_agent(
+        &mut self,
+        id: AgentId,
+        sched: &mut Scheduler<Event>,
+        f: impl FnOnce(&mut dyn Agent, &mut AgentCtx<'_>),
+    ) {
+        let now = sched.now();
+        let mut out = std::mem::take(&mut self.out_buf);
+        let slot = &mut self.agents[id as usize];
+        let mut timer = slot.timer;
+        {
+            let mut ctx = AgentCtx::new(now, &mut out, &mut timer, &mut slot.rng, &mut self.traces);
+            f(slot.agent.as_mut(), &mut ctx);
+        }
+        if timer != slot.timer {
+            slot.generation = slot.generation.wrapping_add(1);
+            slot.timer = timer;
+            if let Some(at) = timer {
+                sched.schedule_at(at, Event::AgentTimer(id, slot.generation)).expect("timer clamped to now");
+            }
+        }
+        let node = slot.node;
+        let src_addr = self.topo.nodes[node as usize].addr;
+        for mut pkt in out.drain(..) {
+            pkt.uid = self.next_uid;
+            pkt.ip.id = self.next_uid as u16;
+            self.next_uid += 1;
+            if pkt.ip.src == Ipv4Addr::UNSPECIFIED {
+                pkt.ip.src = src_addr;
+            }
+            if let Some(c) = self.flow_counters.get_mut(pkt.flow as usize) {
+                c.packets_sent += 1;
+                c.bytes_sent += pkt.size_bytes() as u64;
+            }
+            self.route(node, pkt, sched);
+        }
+        // Keep the buffer's capacity; a nested call may have left its own (empty) one.
+        if self.out_buf.capacity() < out.capacity() {
+            self.out_buf = out;
+        }
+    }
+
+    fn sample(&mut self, sched: &mut Scheduler<Event>) {
+        let now = sched.now();
+        for (link, traced) in self.queue_traced.iter().enumerate() {
+            if !traced {
+                continue;
+            }
+            for dir in 0..2 {
+                let d = &self.dirs[2 * link + dir];
+                let s = &mut self.queue_series;
+                s.time_ns.push(now.as_ns());
+                s.link.push(link as u32);
+                s.direction.push(dir as u32);
+                s.packets.push(d.queue.len_packets() as u32);
+                s.bytes.push(d.queue.len_bytes());
+            }
+        }
+        let interval = self.series_cfg.interval;
+        for &f in &self.series_cfg.rate_flows {
+            let c = &mut self.flow_counters[f as usize];
+            let bytes = c.bytes_delivered - c.bytes_at_last_sample;
+            c.bytes_at_last_sample = c.bytes_delivered;
+            if now > SimTime::ZERO {
+                let s = &mut self.rate_series;
+                s.time_ns.push(now.as_ns());
+                s.flow.push(f);
+                s.rate_bps.push(bytes as f64 * 8.0 / interval.as_secs_f64());
+            }
+        }
+        sched.schedule_in(interval, Event::Sample);
+    }
+}
+
+impl Model for World {
+    type Event = Event;
+
+    fn handle(&mut self, event: Event, sched: &mut Scheduler<Event>) {
+        match event {
+            Event::TxDone(dir) => self.tx_done(dir, sched),
+            Event::Arrive(dir) => {
+                let pkt = self.dirs[dir as usize].arrive();
+                let node = self.topo.dir_to(dir);
+                self.route(node, pkt, sched);
+            }
+            Event::AgentStart(id) => self.call_agent(id, sched, |a, ctx| a.start(ctx)),
+            Event::AgentTimer(id, generation) => {
+                let slot = &mut self.agents[id as usize];
+                if slot.generation != generation || slot.timer != Some(sched.now()) {
+                    return; // superseded
+                }
+                slot.timer = None;
+                self.call_agent(id, sched, |a, ctx| a.on_timer(ctx));
+            }
+            Event::Sample => self.sample(sched),
+        }
+    }
+
+    fn name(&self) -> &str {
+        "network"
+    }
+}
