@@ -178,6 +178,16 @@ impl<W: Write> PcapWriter<W> {
     }
 }
 
+/// A pcap writer is where a link's captured packets go during a run.
+impl<W: Write> crate::world::CaptureSink for PcapWriter<W> {
+    fn capture(&mut self, t: SimTime, pkt: &Packet) -> io::Result<()> {
+        self.write(t, pkt)
+    }
+    fn finish(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
 /// Reads every record of a capture whose records are raw IP datagrams (`LINKTYPE_RAW` or
 /// `LINKTYPE_IPV4`): microsecond or nanosecond timestamps, either byte order. Returns each
 /// record's time and its captured bytes (which a snapshot length may have cut short).

@@ -1,1 +1,79 @@
-//! placeholder
+//! Scenario files of celltcp: units, typed configuration, validation, overrides, JSON Schema.
+//!
+//! Loading runs in four steps, each reporting errors by dotted key ([`ScenarioError`]):
+//! 1. parse the TOML text into a value tree;
+//! 2. apply command-line overrides to the tree ([`overrides`]);
+//! 3. deserialize the raw section structs (`config::*File`, unknown keys rejected, units parsed);
+//! 4. convert and cross-check them into the typed [`Scenario`].
+//!
+//! The format is documented in `docs/scenarios.md`; [`json_schema`] describes it for editors.
+
+mod build;
+pub mod config;
+mod de;
+pub mod error;
+pub mod overrides;
+pub mod run;
+pub mod series;
+mod summary;
+pub mod schema;
+pub mod units;
+mod validate;
+
+#[cfg(test)]
+mod tests;
+
+use std::path::Path;
+
+pub use config::apps::{AppSpec, SizeDist};
+pub use config::capture::CaptureSpec;
+pub use config::flows::{Arrival, Flow, FlowKind, UdpFlow};
+pub use config::links::{Link, LinkDirection};
+pub use config::loss::LossSpec;
+pub use config::nodes::{Node, NodeKind};
+pub use config::queue::QueueSpec;
+pub use config::simulation::Simulation;
+pub use config::tcp::{AckCopies, CcAlgorithm, TcpFlow, TcpSettings};
+pub use config::trace::TraceSpec;
+pub use config::{Scenario, ScenarioFile};
+pub use error::ScenarioError;
+pub use run::{run, RunError, RunOptions, RunOutput};
+pub use schema::json_schema;
+pub use series::{Column, Series};
+
+/// Loads a scenario from TOML text, applying `overrides` (dotted key, value) in order.
+pub fn load_str(text: &str, overrides: &[(String, String)]) -> Result<Scenario, ScenarioError> {
+    let mut root: toml::Table = text
+        .parse()
+        .map_err(|e: toml::de::Error| syntax_error(text, &e))?;
+    overrides::apply(&mut root, overrides)?;
+    let file: ScenarioFile = de::from_table(&root)?;
+    file.resolve()
+}
+
+/// Loads a scenario file from disk; see [`load_str`].
+pub fn load_path(path: &Path, overrides: &[(String, String)]) -> Result<Scenario, ScenarioError> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        ScenarioError::new(
+            ScenarioError::FILE_KEY,
+            format!("cannot read '{}': {e}", path.display()),
+        )
+    })?;
+    load_str(&text, overrides)
+}
+
+/// "TOML syntax error at line 3, column 7: …", positions 1-based, columns in characters.
+fn syntax_error(text: &str, err: &toml::de::Error) -> ScenarioError {
+    let detail = err.message().trim_end();
+    let message = match err.span() {
+        Some(span) => {
+            let offset = span.start.min(text.len());
+            let before = text.get(..offset).unwrap_or(text);
+            let line = before.matches('\n').count() + 1;
+            let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            format!("TOML syntax error at line {line}, column {column}: {detail}")
+        }
+        None => format!("TOML syntax error: {detail}"),
+    };
+    ScenarioError::new(ScenarioError::FILE_KEY, message)
+}

@@ -1,0 +1,247 @@
+//! From a validated [`Scenario`] to a runnable network world.
+//!
+//! Random streams are named after the scenario's own names (`link/access/a_to_b/loss`,
+//! `flow/video/src`), never after creation order, so adding a flow or a link leaves every other
+//! component's random numbers unchanged.
+
+use std::collections::BTreeSet;
+use std::fs::File;
+use std::io::BufWriter;
+use std::net::Ipv4Addr;
+use std::path::PathBuf;
+
+use celltcp_engine::SimTime;
+use celltcp_net::app::udp::{self, UdpSink, UdpSource, UdpSourceConfig};
+use celltcp_net::link::LinkDirConfig;
+use celltcp_net::loss::{Bernoulli, BitErrorRate, GeConfig, GilbertElliott, LossModel};
+use celltcp_net::packet::NodeId;
+use celltcp_net::pcap::PcapWriter;
+use celltcp_net::queue::{CoDel, CoDelConfig, DropTail, ParamError, QueueDisc, Red, RedConfig};
+use celltcp_net::topology::NodeKind as NetNodeKind;
+use celltcp_net::trace::Traces;
+use celltcp_net::world::{SeriesConfig, World, WorldBuilder, PROTO_UDP};
+
+use crate::config::flows::{Arrival, FlowKind};
+use crate::config::links::LinkDirection;
+use crate::config::loss::LossSpec;
+use crate::config::nodes::NodeKind;
+use crate::config::queue::QueueSpec;
+use crate::error::ScenarioError;
+use crate::run::{RunError, RunOptions};
+use crate::summary::FlowInfo;
+use crate::Scenario;
+
+/// Largest IP packet assumed for CoDel's MTU parameter, bytes.
+const CODEL_MTU_BYTES: u32 = 1500;
+
+/// The links to capture and where their files go.
+pub(crate) struct CaptureRequest {
+    dir: Option<PathBuf>,
+    links: Vec<String>,
+}
+
+impl CaptureRequest {
+    /// Merges the scenario's `capture.links` with the run options' and checks every name.
+    pub(crate) fn resolve(scenario: &Scenario, opts: &RunOptions) -> Result<Self, ScenarioError> {
+        let mut links: BTreeSet<String> = scenario.capture.links.iter().cloned().collect();
+        for l in &opts.capture_links {
+            if !scenario.links.contains_key(l) {
+                let known: Vec<&str> = scenario.links.keys().map(String::as_str).collect();
+                return Err(ScenarioError::new(
+                    "capture.links",
+                    format!("link '{l}' does not exist (links: {})", known.join(", ")),
+                ));
+            }
+            links.insert(l.clone());
+        }
+        if !links.is_empty() && opts.capture_dir.is_none() {
+            return Err(ScenarioError::new("capture.links", "captures need an output directory"));
+        }
+        Ok(CaptureRequest { dir: opts.capture_dir.clone(), links: links.into_iter().collect() })
+    }
+
+    pub(crate) fn dir_display(&self) -> PathBuf {
+        self.dir.clone().unwrap_or_default()
+    }
+}
+
+/// A world ready to run, with the names the summary and series need.
+pub(crate) struct Built {
+    pub world: World,
+    pub flows: Vec<FlowInfo>,
+    pub link_names: Vec<String>,
+    pub flow_names: Vec<String>,
+}
+
+fn param(key: &str, e: ParamError) -> ScenarioError {
+    ScenarioError::new(key, e.to_string())
+}
+
+fn queue_disc(spec: &QueueSpec, rate_bps: u64, key: &str) -> Result<Box<dyn QueueDisc>, ScenarioError> {
+    let key = format!("{key}.queue");
+    Ok(match *spec {
+        QueueSpec::DropTail { limit } => Box::new(DropTail::new(limit).map_err(|e| param(&key, e))?),
+        QueueSpec::Red { limit, min_th, max_th, max_p, w_q, gentle, ecn, byte_mode, mean_packet_size } => {
+            Box::new(
+                Red::new(RedConfig {
+                    limit,
+                    min_th,
+                    max_th,
+                    max_p,
+                    w_q,
+                    gentle,
+                    ecn,
+                    byte_mode,
+                    mean_packet_size,
+                    link_rate_bps: rate_bps,
+                })
+                .map_err(|e| param(&key, e))?,
+            )
+        }
+        QueueSpec::CoDel { limit, target, interval, ecn } => Box::new(
+            CoDel::new(CoDelConfig { limit, target, interval, ecn, mtu: CODEL_MTU_BYTES })
+                .map_err(|e| param(&key, e))?,
+        ),
+    })
+}
+
+fn loss_model(spec: &LossSpec, key: &str) -> Result<Box<dyn LossModel>, ScenarioError> {
+    let key = format!("{key}.loss");
+    Ok(match *spec {
+        LossSpec::Bernoulli { p } => Box::new(Bernoulli::new(p).map_err(|e| param(&key, e))?),
+        LossSpec::Ber { ber } => Box::new(BitErrorRate::new(ber).map_err(|e| param(&key, e))?),
+        LossSpec::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad } => Box::new(
+            GilbertElliott::new(GeConfig { p_good_to_bad, p_bad_to_good, loss_good, loss_bad })
+                .map_err(|e| param(&key, e))?,
+        ),
+    })
+}
+
+fn link_dir(d: &LinkDirection, key: &str) -> Result<LinkDirConfig, ScenarioError> {
+    Ok(LinkDirConfig {
+        rate_bps: d.rate_bps,
+        delay: d.delay,
+        queue: queue_disc(&d.queue, d.rate_bps, key)?,
+        loss: d.loss.as_ref().map(|l| loss_model(l, key)).transpose()?,
+    })
+}
+
+/// Addresses: as given, else 10.0.x.y numbered from 1 in name order, skipping given ones.
+fn addresses(scenario: &Scenario) -> Vec<Ipv4Addr> {
+    let taken: BTreeSet<Ipv4Addr> = scenario.nodes.values().filter_map(|n| n.address).collect();
+    let mut next = 1u32;
+    scenario
+        .nodes
+        .values()
+        .map(|n| {
+            n.address.unwrap_or_else(|| loop {
+                let a = Ipv4Addr::from(0x0a00_0000 | next);
+                next += 1;
+                if !taken.contains(&a) {
+                    break a;
+                }
+            })
+        })
+        .collect()
+}
+
+fn index_of(names: &[String], name: &str) -> u32 {
+    names.iter().position(|n| n == name).expect("validated name") as u32
+}
+
+pub(crate) fn build(
+    scenario: &Scenario,
+    seed: u64,
+    run: u64,
+    captures: &CaptureRequest,
+) -> Result<Built, RunError> {
+    let mut b = WorldBuilder::new(seed, run);
+    let node_names: Vec<String> = scenario.nodes.keys().cloned().collect();
+    for ((name, node), addr) in scenario.nodes.iter().zip(addresses(scenario)) {
+        let kind = match node.kind {
+            NodeKind::Host => NetNodeKind::Host,
+            NodeKind::Router => NetNodeKind::Router,
+        };
+        b.add_node(name, kind, addr);
+    }
+    let node = |name: &str| index_of(&node_names, name) as NodeId;
+
+    let link_names: Vec<String> = scenario.links.keys().cloned().collect();
+    for (name, link) in &scenario.links {
+        let key = format!("links.{name}");
+        let ab = link_dir(&link.a_to_b, &format!("{key}.a_to_b"))?;
+        let ba = link_dir(&link.b_to_a, &format!("{key}.b_to_a"))?;
+        b.add_link(name, node(&link.a), node(&link.b), link.metric, ab, ba);
+    }
+
+    let end = SimTime::ZERO + scenario.simulation.duration;
+    let flow_names: Vec<String> = scenario.flows.keys().cloned().collect();
+    let mut flows = Vec::new();
+    for (name, flow) in &scenario.flows {
+        let (src, dst) = (node(&flow.src), node(&flow.dst));
+        let id = b.add_flow(dst);
+        let start = SimTime::ZERO + flow.start;
+        let stop = flow.stop.map_or(end, |s| SimTime::ZERO + s);
+        let (src_addr, dst_addr) = (b.node_addr(src), b.node_addr(dst));
+        let (sender, receiver) = match &flow.kind {
+            FlowKind::Udp(u) => {
+                let source = UdpSource::new(UdpSourceConfig {
+                    flow: id,
+                    src: (src_addr, flow.src_port),
+                    dst: (dst_addr, flow.dst_port),
+                    rate_bps: u.rate_bps,
+                    payload_bytes: u.packet_size,
+                    arrival: match u.arrival {
+                        Arrival::Cbr => udp::Arrival::Cbr,
+                        Arrival::Poisson => udp::Arrival::Poisson,
+                    },
+                    stop,
+                });
+                let sender =
+                    b.add_agent(src, PROTO_UDP, flow.src_port, start, &format!("flow/{name}/src"), Box::new(source));
+                let receiver = b.add_agent(
+                    dst,
+                    PROTO_UDP,
+                    flow.dst_port,
+                    SimTime::ZERO,
+                    &format!("flow/{name}/dst"),
+                    Box::new(UdpSink::new()),
+                );
+                (sender, receiver)
+            }
+            FlowKind::Tcp(_) => {
+                return Err(ScenarioError::new(format!("flows.{name}.kind"), "tcp flows are not available yet").into())
+            }
+        };
+        flows.push(FlowInfo {
+            name: name.clone(),
+            kind: flow.kind.as_str(),
+            src: flow.src.clone(),
+            dst: flow.dst.clone(),
+            start,
+            end: stop,
+            sender,
+            receiver,
+        });
+    }
+
+    let t = &scenario.trace;
+    b.series(SeriesConfig {
+        interval: t.interval,
+        queue_links: t.queues.iter().map(|l| index_of(&link_names, l)).collect(),
+        rate_flows: t.flows.iter().map(|f| index_of(&flow_names, f)).collect(),
+        packet_flows: t.packets.iter().map(|f| index_of(&flow_names, f)).collect(),
+    });
+    b.traces(Traces::new(&t.tcp));
+
+    if let Some(dir) = &captures.dir {
+        for link in &captures.links {
+            let path = dir.join(format!("{link}.pcap"));
+            let file = File::create(&path).map_err(|source| RunError::Io { path: path.clone(), source })?;
+            let writer = PcapWriter::new(BufWriter::new(file), scenario.capture.snaplen)
+                .map_err(|source| RunError::Io { path: path.clone(), source })?;
+            b.capture(index_of(&link_names, link), Box::new(writer));
+        }
+    }
+    Ok(Built { world: b.build(), flows, link_names, flow_names })
+}

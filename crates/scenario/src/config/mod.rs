@@ -1,0 +1,152 @@
+//! The scenario file format, one module per section.
+//!
+//! Each section has a raw form (`*File`, as written: serde with `deny_unknown_fields`, units
+//! kept as text, defaults filled by serde) and a typed form (units resolved, cross-references
+//! checked) produced by a `convert` step. [`ScenarioFile::resolve`] runs the steps in dependency
+//! order: simulation, nodes, links, flows, trace, capture.
+
+pub mod apps;
+pub mod capture;
+pub mod flows;
+pub mod links;
+pub mod loss;
+pub mod nodes;
+pub mod quantity;
+pub mod queue;
+pub mod simulation;
+pub mod tcp;
+pub mod trace;
+
+use std::collections::BTreeMap;
+
+use celltcp_net::packet::{FlowId, NodeId};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::ScenarioError;
+use capture::{CaptureFile, CaptureSpec};
+use flows::{Flow, FlowFile};
+use links::{Link, LinkFile};
+use nodes::{Node, NodeFile};
+use simulation::{Simulation, SimulationFile};
+use trace::{TraceFile, TraceSpec};
+
+/// Pattern of node, link and flow names (they become file names and trace labels).
+pub const NAME_PATTERN: &str = "^[A-Za-z0-9_-]+$";
+
+/// A scenario file as written (after overrides), with serde's defaults filled in.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(
+    title = "celltcp scenario",
+    description = "A celltcp scenario file (TOML). Values with a physical dimension are strings with a unit."
+)]
+pub struct ScenarioFile {
+    /// Run length, seed and event budget.
+    pub simulation: SimulationFile,
+    /// Hosts and routers, by name.
+    #[serde(default)]
+    #[schemars(extend("propertyNames" = { "pattern": NAME_PATTERN }))]
+    pub nodes: BTreeMap<String, NodeFile>,
+    /// Full-duplex point-to-point links, by name.
+    #[serde(default)]
+    #[schemars(extend("propertyNames" = { "pattern": NAME_PATTERN }))]
+    pub links: BTreeMap<String, LinkFile>,
+    /// Application flows between hosts, by name.
+    #[serde(default)]
+    #[schemars(extend("propertyNames" = { "pattern": NAME_PATTERN }))]
+    pub flows: BTreeMap<String, FlowFile>,
+    /// Opt-in time series.
+    #[serde(default)]
+    pub trace: TraceFile,
+    /// pcap captures of links.
+    #[serde(default)]
+    pub capture: CaptureFile,
+}
+
+/// A validated scenario: plain data with units resolved.
+///
+/// Nodes, links and flows are indexed in name order (the maps' order): the i-th node has
+/// `NodeId` i, the i-th flow `FlowId` i, so adding an element renumbers only later names.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    pub simulation: Simulation,
+    pub nodes: BTreeMap<String, Node>,
+    pub links: BTreeMap<String, Link>,
+    pub flows: BTreeMap<String, Flow>,
+    pub trace: TraceSpec,
+    pub capture: CaptureSpec,
+    /// The file this scenario was resolved from: overrides applied, every default filled
+    /// (including default addresses, ports and `trace.tcp_flows`), units as written.
+    pub file: ScenarioFile,
+}
+
+impl Scenario {
+    /// The fully resolved file as JSON, for run summaries. Loading it again (as TOML or via
+    /// the same structure) gives an equal scenario.
+    pub fn echo(&self) -> serde_json::Value {
+        // Serialization of these plain structs cannot fail (all map keys are strings); a
+        // non-finite float is written as null by serde_json.
+        serde_json::to_value(&self.file).unwrap_or(serde_json::Value::Null)
+    }
+
+    /// Index of node `name` in name order.
+    pub fn node_id(&self, name: &str) -> Option<NodeId> {
+        index_of(&self.nodes, name).map(|i| i as NodeId)
+    }
+
+    /// Index of link `name` in name order.
+    pub fn link_index(&self, name: &str) -> Option<usize> {
+        index_of(&self.links, name)
+    }
+
+    /// Index of flow `name` in name order.
+    pub fn flow_id(&self, name: &str) -> Option<FlowId> {
+        index_of(&self.flows, name).map(|i| i as FlowId)
+    }
+}
+
+fn index_of<V>(map: &BTreeMap<String, V>, name: &str) -> Option<usize> {
+    map.keys().position(|k| k == name)
+}
+
+impl ScenarioFile {
+    /// Validates the file and resolves it into a [`Scenario`].
+    pub fn resolve(mut self) -> Result<Scenario, ScenarioError> {
+        let simulation = self.simulation.convert()?;
+        let nodes = nodes::convert(&mut self.nodes)?;
+        let mut links = BTreeMap::new();
+        for (name, link) in &self.links {
+            links.insert(name.clone(), link.convert(name, &nodes)?);
+        }
+        let duration_text = self.simulation.duration.text.clone();
+        let flows = flows::convert(&mut self.flows, &simulation, &duration_text, &nodes, &links)?;
+        let trace = self.trace.convert(&links, &flows)?;
+        let capture = self.capture.convert(&links)?;
+        Ok(Scenario {
+            simulation,
+            nodes,
+            links,
+            flows,
+            trace,
+            capture,
+            file: self,
+        })
+    }
+}
+
+/// Serializes a variant's table with its `kind` tag first.
+#[derive(Serialize)]
+pub(crate) struct KindTagged<'a, T: Serialize> {
+    pub kind: &'static str,
+    #[serde(flatten)]
+    pub body: &'a T,
+}
+
+/// Serializes a variant's table with its `dist` tag first.
+#[derive(Serialize)]
+pub(crate) struct DistTagged<'a, T: Serialize> {
+    pub dist: &'static str,
+    #[serde(flatten)]
+    pub body: &'a T,
+}

@@ -1,0 +1,477 @@
+//! TCP flows (`kind = "tcp"`): congestion controller, application and endpoint settings.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use celltcp_engine::SimDuration;
+use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
+use serde::de::{self, Visitor};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use super::apps::{AppFile, AppSpec};
+use super::flows::zero_start;
+use super::quantity::{Quantity, Size, Time};
+use crate::error::join_key;
+use crate::validate::{positive_time, unit_interval};
+use crate::ScenarioError;
+
+/// A TCP flow (`kind = "tcp"`): data flows from `src` (the TCP sender) to `dst`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TcpFlowFile {
+    /// Sending host (TCP active opener and data sender).
+    pub src: String,
+    /// Receiving host.
+    pub dst: String,
+    /// When the sender connects (a time, before the end of the run).
+    #[serde(default = "zero_start")]
+    pub start: Quantity<Time>,
+    /// When the application stops sending (a time, after start, at most the run's duration);
+    /// end of run by default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<Quantity<Time>>,
+    /// Congestion controller.
+    pub cc: CcAlgorithm,
+    /// Application at the sender.
+    pub app: AppFile,
+    /// Endpoint settings; every key is optional.
+    #[serde(default)]
+    pub tcp: TcpFile,
+    /// Source port; 49152 + i for the i-th flow in name order by default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub src_port: Option<u16>,
+    /// Destination port; 5001 + i for the i-th flow in name order by default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub dst_port: Option<u16>,
+}
+
+/// Congestion control algorithms, by the name `celltcp_tcp::cc::build` takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CcAlgorithm {
+    /// Reno (RFC 5681) without NewReno's partial-ACK handling.
+    Reno,
+    /// NewReno (RFC 6582).
+    #[serde(rename = "newreno")]
+    NewReno,
+    /// CUBIC (RFC 9438).
+    Cubic,
+    /// BBR (v1, draft-cardwell-iccrg-bbr-congestion-control).
+    Bbr,
+    /// Vegas (Brakmo & Peterson 1995).
+    Vegas,
+    /// Westwood+ (Mascolo et al.).
+    Westwood,
+    /// PETRA, the loss-differentiating controller for LTE described in docs/petra.md.
+    Petra,
+}
+
+impl CcAlgorithm {
+    /// The name in scenario files and in `celltcp_tcp::cc::build`.
+    pub fn name(self) -> &'static str {
+        match self {
+            CcAlgorithm::Reno => "reno",
+            CcAlgorithm::NewReno => "newreno",
+            CcAlgorithm::Cubic => "cubic",
+            CcAlgorithm::Bbr => "bbr",
+            CcAlgorithm::Vegas => "vegas",
+            CcAlgorithm::Westwood => "westwood",
+            CcAlgorithm::Petra => "petra",
+        }
+    }
+}
+
+/// `[flows.NAME.tcp]`: TCP endpoint settings; every key has a default.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct TcpFile {
+    /// Sender maximum segment size (a size, 88B to 65495B).
+    pub mss: Quantity<Size>,
+    /// Initial window in segments (RFC 6928 allows up to 10; 1 to 100 accepted).
+    #[schemars(range(min = 1, max = 100))]
+    pub initial_window: u32,
+    /// RTO before the first RTT sample (RFC 6298 §2.1: 1 s); between min_rto and max_rto.
+    pub initial_rto: Quantity<Time>,
+    /// Lower bound of the RTO (RFC 6298 §2.4: 1 s; Linux: 200 ms); > 0.
+    pub min_rto: Quantity<Time>,
+    /// Upper bound of the RTO (RFC 6298 §2.5: at least 60 s).
+    pub max_rto: Quantity<Time>,
+    /// Delayed-ACK timer (a time from 1ms to below 500ms, RFC 5681 §4.2), or false for an ACK
+    /// per segment.
+    pub delayed_ack: DelayedAckFile,
+    /// Full-sized segments per delayed ACK (RFC 5681 §4.2: 2); 1 to 16.
+    #[schemars(range(min = 1, max = 16))]
+    pub delack_segments: u32,
+    /// Appropriate Byte Counting limit L in segments (RFC 3465): 0 (off), 1 or 2.
+    #[schemars(range(min = 0, max = 2))]
+    pub abc: u32,
+    /// Selective acknowledgements (RFC 2018) and SACK-based recovery (RFC 6675).
+    pub sack: bool,
+    /// Timestamps option (RFC 7323 §3).
+    pub timestamps: bool,
+    /// Window scale option (RFC 7323 §2).
+    pub window_scale: bool,
+    /// Limited transmit (RFC 3042).
+    pub limited_transmit: bool,
+    /// Explicit Congestion Notification (RFC 3168).
+    pub ecn: bool,
+    /// F-RTO spurious timeout detection (RFC 5682).
+    pub frto: bool,
+    /// Eifel detection (RFC 3522) with the Eifel response (RFC 4015); needs timestamps.
+    pub eifel: bool,
+    /// Receive buffer (a size, at least mss, at most 1GiB, the largest window of RFC 7323 §2.3).
+    pub rcv_buf: Quantity<Size>,
+    /// Send buffer (a size, at least mss).
+    pub snd_buf: Quantity<Size>,
+    /// Duplicate ACKs that trigger fast retransmit (RFC 5681 §3.2: 3); ≥ 1.
+    #[schemars(range(min = 1))]
+    pub dupack_threshold: u32,
+    /// Receiver ACK copies: each ACK is sent `copies` times while the estimated radio loss rate
+    /// exceeds `threshold`.
+    pub ack_copies: AckCopiesFile,
+}
+
+impl Default for TcpFile {
+    fn default() -> Self {
+        TcpFile {
+            mss: Quantity::default_of("1448B"),
+            initial_window: 10,
+            initial_rto: Quantity::default_of("1s"),
+            min_rto: Quantity::default_of("200ms"),
+            max_rto: Quantity::default_of("60s"),
+            delayed_ack: DelayedAckFile::After(Quantity::default_of("40ms")),
+            delack_segments: 2,
+            abc: 2,
+            sack: true,
+            timestamps: true,
+            window_scale: true,
+            limited_transmit: true,
+            ecn: false,
+            frto: false,
+            eifel: false,
+            rcv_buf: Quantity::default_of("4MB"),
+            snd_buf: Quantity::default_of("4MB"),
+            dupack_threshold: 3,
+            ack_copies: AckCopiesFile::default(),
+        }
+    }
+}
+
+/// Receiver ACK copies (Miyoshi, Sugano & Murata, "Performance improvement of TCP in wireless
+/// cellular network based on acknowledgement control"): while the receiver's estimate of the
+/// radio loss rate, p_err = 1 − sqrt((1 − p)/(1 − p_buff)), exceeds `threshold`, each ACK is sent
+/// `copies` times.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct AckCopiesFile {
+    /// Switch the mechanism on.
+    pub enabled: bool,
+    /// Copies of each ACK while active (1 to 16).
+    #[schemars(range(min = 1, max = 16))]
+    pub copies: u32,
+    /// Estimated radio loss rate p_err above which copies are sent, in [0, 1].
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub threshold: f64,
+    /// Assumed loss rate in the wired buffer, p_buff, in [0, 1).
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub p_buff: f64,
+}
+
+impl Default for AckCopiesFile {
+    fn default() -> Self {
+        AckCopiesFile {
+            enabled: false,
+            copies: 2,
+            threshold: 0.1,
+            p_buff: 0.01,
+        }
+    }
+}
+
+/// `delayed_ack`: a time, or `false`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum DelayedAckFile {
+    Off,
+    After(Quantity<Time>),
+}
+
+impl Serialize for DelayedAckFile {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            DelayedAckFile::Off => s.serialize_bool(false),
+            DelayedAckFile::After(q) => q.serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for DelayedAckFile {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(DelayedAckVisitor)
+    }
+}
+
+struct DelayedAckVisitor;
+
+impl Visitor<'_> for DelayedAckVisitor {
+    type Value = DelayedAckFile;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a time like '40ms', or false")
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<DelayedAckFile, E> {
+        if v {
+            Err(E::custom(
+                "true is not allowed; use a time like '40ms', or false",
+            ))
+        } else {
+            Ok(DelayedAckFile::Off)
+        }
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<DelayedAckFile, E> {
+        Quantity::parse(v)
+            .map(DelayedAckFile::After)
+            .map_err(E::custom)
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<DelayedAckFile, E> {
+        Err(E::custom(crate::units::time_missing_unit(&v.to_string())))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<DelayedAckFile, E> {
+        Err(E::custom(crate::units::time_missing_unit(&v.to_string())))
+    }
+}
+
+impl JsonSchema for DelayedAckFile {
+    fn schema_name() -> Cow<'static, str> {
+        Cow::Borrowed("DelayedAck")
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        let time = generator.subschema_for::<Quantity<Time>>();
+        json_schema!({
+            "description": "Delayed-ACK timer (a time), or false to acknowledge every segment.",
+            "anyOf": [time, { "const": false }],
+        })
+    }
+}
+
+/// A TCP flow: controller, application and endpoint settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TcpFlow {
+    pub cc: CcAlgorithm,
+    pub app: AppSpec,
+    pub settings: TcpSettings,
+}
+
+/// Endpoint settings of a TCP flow, units resolved.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TcpSettings {
+    /// Sender maximum segment size, bytes.
+    pub mss: u32,
+    /// Initial window, segments.
+    pub initial_window: u32,
+    pub initial_rto: SimDuration,
+    pub min_rto: SimDuration,
+    pub max_rto: SimDuration,
+    /// Delayed-ACK timer; `None` acknowledges every segment.
+    pub delayed_ack: Option<SimDuration>,
+    /// Full-sized segments per delayed ACK.
+    pub delack_segments: u32,
+    /// RFC 3465 limit L in segments; 0 disables ABC.
+    pub abc_limit: u32,
+    pub sack: bool,
+    pub timestamps: bool,
+    pub window_scale: bool,
+    pub limited_transmit: bool,
+    pub ecn: bool,
+    pub frto: bool,
+    pub eifel: bool,
+    /// Receive buffer, bytes.
+    pub rcv_buf_bytes: u64,
+    /// Send buffer, bytes.
+    pub snd_buf_bytes: u64,
+    /// Duplicate ACKs that trigger fast retransmit.
+    pub dupack_threshold: u32,
+    pub ack_copies: AckCopies,
+}
+
+/// Receiver ACK copies (Miyoshi, Sugano & Murata), units resolved.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AckCopies {
+    pub enabled: bool,
+    /// Copies of each ACK while active.
+    pub copies: u32,
+    /// p_err threshold, in [0, 1].
+    pub threshold: f64,
+    /// Wired-buffer loss rate p_buff, in [0, 1).
+    pub p_buff: f64,
+}
+
+/// Smallest MSS accepted, bytes (Linux's TCP_MIN_MSS).
+pub const MIN_MSS: u64 = 88;
+/// Largest MSS accepted, bytes: 65535 − 20 (IPv4 header) − 20 (TCP header).
+pub const MAX_MSS: u64 = 65_495;
+/// Largest initial window accepted, segments. RFC 6928 allows 10; more is for experiments.
+pub const MAX_INITIAL_WINDOW: u32 = 100;
+/// Largest receive buffer, bytes: the largest window with scaling (RFC 7323 §2.3), 2^30.
+pub const MAX_RCV_BUF: u64 = 1 << 30;
+/// Delayed-ACK timer range: at least 1 ms, below 500 ms (RFC 5681 §4.2).
+pub const DELAYED_ACK_MIN: SimDuration = SimDuration::from_ms(1);
+pub const DELAYED_ACK_LIMIT: SimDuration = SimDuration::from_ms(500);
+
+fn out_of_range(key: String, value: impl fmt::Display, expected: &str) -> ScenarioError {
+    ScenarioError::new(key, format!("{value} is out of range; expected {expected}"))
+}
+
+impl TcpFlowFile {
+    pub(crate) fn convert(&self, key: &str) -> Result<TcpFlow, ScenarioError> {
+        let app = self.app.convert(&join_key(key, "app"))?;
+        let settings = self.tcp.convert(&join_key(key, "tcp"))?;
+        Ok(TcpFlow {
+            cc: self.cc,
+            app,
+            settings,
+        })
+    }
+}
+
+impl TcpFile {
+    fn convert(&self, key: &str) -> Result<TcpSettings, ScenarioError> {
+        let k = |field: &str| join_key(key, field);
+        let mss = self.mss.value;
+        if !(MIN_MSS..=MAX_MSS).contains(&mss) {
+            return Err(out_of_range(
+                k("mss"),
+                format!("'{}'", self.mss),
+                &format!("{MIN_MSS}B to {MAX_MSS}B"),
+            ));
+        }
+        if !(1..=MAX_INITIAL_WINDOW).contains(&self.initial_window) {
+            return Err(out_of_range(
+                k("initial_window"),
+                self.initial_window,
+                &format!("1 to {MAX_INITIAL_WINDOW} segments (RFC 6928 allows up to 10)"),
+            ));
+        }
+        positive_time(&k("min_rto"), &self.min_rto)?;
+        if self.max_rto.value < self.min_rto.value {
+            return Err(ScenarioError::new(
+                k("max_rto"),
+                format!("'{}' is below min_rto ('{}')", self.max_rto, self.min_rto),
+            ));
+        }
+        if self.initial_rto.value < self.min_rto.value
+            || self.initial_rto.value > self.max_rto.value
+        {
+            return Err(ScenarioError::new(
+                k("initial_rto"),
+                format!(
+                    "'{}' is outside [min_rto, max_rto] = ['{}', '{}']",
+                    self.initial_rto, self.min_rto, self.max_rto
+                ),
+            ));
+        }
+        let delayed_ack = match &self.delayed_ack {
+            DelayedAckFile::Off => None,
+            DelayedAckFile::After(t) => {
+                if t.value < DELAYED_ACK_MIN || t.value >= DELAYED_ACK_LIMIT {
+                    return Err(out_of_range(
+                        k("delayed_ack"),
+                        format!("'{t}'"),
+                        "at least 1ms and below 500ms (RFC 5681 §4.2), or false",
+                    ));
+                }
+                Some(t.value)
+            }
+        };
+        if !(1..=16).contains(&self.delack_segments) {
+            return Err(out_of_range(
+                k("delack_segments"),
+                self.delack_segments,
+                "1 to 16 segments",
+            ));
+        }
+        if self.abc > 2 {
+            return Err(out_of_range(
+                k("abc"),
+                self.abc,
+                "0 (off), 1 or 2 (RFC 3465 §2.2)",
+            ));
+        }
+        if self.rcv_buf.value < mss || self.rcv_buf.value > MAX_RCV_BUF {
+            return Err(out_of_range(
+                k("rcv_buf"),
+                format!("'{}'", self.rcv_buf),
+                &format!("at least mss ({mss}B) and at most 1GiB (RFC 7323 §2.3)"),
+            ));
+        }
+        if self.snd_buf.value < mss {
+            return Err(out_of_range(
+                k("snd_buf"),
+                format!("'{}'", self.snd_buf),
+                &format!("at least mss ({mss}B)"),
+            ));
+        }
+        if self.dupack_threshold == 0 {
+            return Err(out_of_range(
+                k("dupack_threshold"),
+                0,
+                "an integer ≥ 1 (RFC 5681: 3)",
+            ));
+        }
+        if self.eifel && !self.timestamps {
+            return Err(ScenarioError::new(
+                k("eifel"),
+                "Eifel detection needs timestamps (RFC 3522 §2); set timestamps = true",
+            ));
+        }
+        let ack_copies = self.ack_copies.convert(&k("ack_copies"))?;
+        Ok(TcpSettings {
+            mss: mss as u32,
+            initial_window: self.initial_window,
+            initial_rto: self.initial_rto.value,
+            min_rto: self.min_rto.value,
+            max_rto: self.max_rto.value,
+            delayed_ack,
+            delack_segments: self.delack_segments,
+            abc_limit: self.abc,
+            sack: self.sack,
+            timestamps: self.timestamps,
+            window_scale: self.window_scale,
+            limited_transmit: self.limited_transmit,
+            ecn: self.ecn,
+            frto: self.frto,
+            eifel: self.eifel,
+            rcv_buf_bytes: self.rcv_buf.value,
+            snd_buf_bytes: self.snd_buf.value,
+            dupack_threshold: self.dupack_threshold,
+            ack_copies,
+        })
+    }
+}
+
+impl AckCopiesFile {
+    fn convert(&self, key: &str) -> Result<AckCopies, ScenarioError> {
+        let k = |field: &str| join_key(key, field);
+        if !(1..=16).contains(&self.copies) {
+            return Err(out_of_range(k("copies"), self.copies, "1 to 16"));
+        }
+        unit_interval(&k("threshold"), self.threshold)?;
+        unit_interval(&k("p_buff"), self.p_buff)?;
+        if self.p_buff == 1.0 {
+            // p_err = 1 − sqrt((1 − p)/(1 − p_buff)) divides by 1 − p_buff.
+            return Err(out_of_range(k("p_buff"), 1, "a number in [0, 1)"));
+        }
+        Ok(AckCopies {
+            enabled: self.enabled,
+            copies: self.copies,
+            threshold: self.threshold,
+            p_buff: self.p_buff,
+        })
+    }
+}

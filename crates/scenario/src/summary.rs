@@ -1,0 +1,149 @@
+//! The run summary (`summary.json`): per flow, per link direction, and the run's identity.
+//!
+//! Every figure is a deterministic function of the inputs (no wall-clock time), so two runs with
+//! the same scenario, seed and run number produce identical bytes. Keys are sorted (serde_json's
+//! default map), NaN (no sample) is written as null.
+
+use celltcp_engine::{RunOutcome, SimTime};
+use celltcp_net::world::{AgentId, World};
+use serde_json::{json, Map, Value};
+
+use crate::Scenario;
+
+/// What the summary needs to know about each flow beyond the world's counters.
+#[derive(Clone, Debug)]
+pub struct FlowInfo {
+    pub name: String,
+    pub kind: &'static str,
+    pub src: String,
+    pub dst: String,
+    pub start: SimTime,
+    /// End of the flow's active period: its stop time or the end of the run.
+    pub end: SimTime,
+    pub sender: AgentId,
+    pub receiver: AgentId,
+}
+
+fn num(v: f64) -> Value {
+    if v.is_finite() {
+        json!(v)
+    } else {
+        Value::Null
+    }
+}
+
+fn report(world: &World, agent: AgentId, now: SimTime) -> Map<String, Value> {
+    world.agent_report(agent, now).into_iter().map(|(k, v)| (k.to_string(), num(v))).collect()
+}
+
+fn flow_summary(world: &World, id: usize, f: &FlowInfo, now: SimTime) -> Value {
+    let c = &world.flow_counters[id];
+    let mut m = Map::new();
+    m.insert("kind".into(), json!(f.kind));
+    m.insert("src".into(), json!(f.src));
+    m.insert("dst".into(), json!(f.dst));
+    m.insert("start_s".into(), num(f.start.as_secs_f64()));
+    m.insert("end_s".into(), num(f.end.as_secs_f64()));
+    let active_s = f.end.saturating_since(f.start).as_secs_f64();
+    let sender = report(world, f.sender, now);
+    let receiver = report(world, f.receiver, now);
+    // Throughput counts IP bytes delivered to the destination; goodput counts application bytes.
+    let throughput = c.bytes_delivered as f64 * 8.0 / active_s;
+    m.insert("throughput_bps".into(), num(throughput));
+    let app_bytes = receiver
+        .get("payload_bytes_received")
+        .or_else(|| receiver.get("bytes_delivered"))
+        .and_then(Value::as_f64)
+        .unwrap_or(0.0);
+    m.insert("goodput_bps".into(), num(app_bytes * 8.0 / active_s));
+    // Loss ratio over packets whose fate is known (delivered or dropped), so that packets
+    // still in flight at the end do not count as lost.
+    let known = c.packets_delivered + c.drops();
+    let loss = if f.kind == "udp" && known > 0 { c.drops() as f64 / known as f64 } else { f64::NAN };
+    if f.kind == "udp" {
+        m.insert("loss_ratio".into(), num(loss));
+    }
+    m.insert("packets_sent".into(), json!(c.packets_sent));
+    m.insert("packets_delivered".into(), json!(c.packets_delivered));
+    m.insert(
+        "drops".into(),
+        json!({
+            "queue_full": c.drops_queue_full,
+            "aqm": c.drops_aqm,
+            "link_loss": c.drops_link_loss,
+            "no_route": c.drops_no_route,
+        }),
+    );
+    m.insert("sender".into(), Value::Object(sender));
+    // Receiver-side figures (delay, jitter) are promoted to the flow level for readability.
+    for key in ["delay_mean_s", "delay_p50_s", "delay_p95_s", "delay_max_s", "jitter_s"] {
+        if let Some(v) = receiver.get(key) {
+            m.insert(key.into(), v.clone());
+        }
+    }
+    m.insert("receiver".into(), Value::Object(receiver));
+    Value::Object(m)
+}
+
+fn link_summary(world: &World, link: usize, end: SimTime) -> Value {
+    let ends = &world.topo.links[link];
+    let mut m = Map::new();
+    m.insert("a".into(), json!(world.topo.nodes[ends.a as usize].name));
+    m.insert("b".into(), json!(world.topo.nodes[ends.b as usize].name));
+    for (i, name) in ["a_to_b", "b_to_a"].into_iter().enumerate() {
+        let d = &world.dirs[2 * link + i];
+        let q = d.queue.stats();
+        let s = &d.stats;
+        m.insert(
+            name.into(),
+            json!({
+                "rate_bps": d.rate_bps,
+                "delay_s": d.delay.as_secs_f64(),
+                "queue": d.queue.kind(),
+                "packets_sent": s.packets_sent,
+                "bytes_sent": s.bytes_sent,
+                "packets_delivered": s.packets_delivered,
+                "bytes_delivered": s.bytes_delivered,
+                "drops": {
+                    "queue_full": q.dropped_full,
+                    "aqm": q.dropped_aqm,
+                    "link_loss": s.drops_link_loss,
+                },
+                "ecn_marks": q.ce_marked,
+                "queue_mean_packets": num(d.occupancy_packets.mean(end)),
+                "queue_max_packets": d.occupancy_packets.max(),
+                "queue_mean_bytes": num(d.occupancy_bytes.mean(end)),
+                "queue_max_bytes": d.occupancy_bytes.max(),
+                "utilization": num(s.busy_ns.min(end.as_ns()) as f64 / end.as_ns().max(1) as f64),
+            }),
+        );
+    }
+    Value::Object(m)
+}
+
+pub(crate) fn make(
+    scenario: &Scenario,
+    seed: u64,
+    run: u64,
+    outcome: &RunOutcome,
+    world: &World,
+    flows: &[FlowInfo],
+) -> Value {
+    let end = outcome.end_time;
+    let flows_json: Map<String, Value> =
+        flows.iter().enumerate().map(|(i, f)| (f.name.clone(), flow_summary(world, i, f, end))).collect();
+    let links_json: Map<String, Value> = (0..world.topo.links.len())
+        .map(|l| (world.topo.links[l].name.clone(), link_summary(world, l, end)))
+        .collect();
+    json!({
+        "celltcp_version": env!("CARGO_PKG_VERSION"),
+        "seed": seed,
+        "run": run,
+        "simulated_time_s": end.as_secs_f64(),
+        "events": outcome.events,
+        "stop_reason": format!("{:?}", outcome.reason).to_lowercase(),
+        "scenario": scenario.echo(),
+        "flows": flows_json,
+        "links": links_json,
+    })
+}
