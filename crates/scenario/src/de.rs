@@ -31,7 +31,6 @@ pub(crate) const TABLE_ENUMS: &[(&str, &str, bool)] = &[
     ("LossFile", "kind", false),
     ("FlowFile", "kind", false),
     ("AppFile", "kind", false),
-    ("SizeDistFile", "dist", false),
     ("FileSizeFile", "dist", true),
 ];
 

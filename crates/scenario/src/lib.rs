@@ -67,8 +67,11 @@ fn syntax_error(text: &str, err: &toml::de::Error) -> ScenarioError {
     let detail = err.message().trim_end();
     let message = match err.span() {
         Some(span) => {
-            let offset = span.start.min(text.len());
-            let before = text.get(..offset).unwrap_or(text);
+            let mut offset = span.start.min(text.len());
+            while !text.is_char_boundary(offset) {
+                offset -= 1;
+            }
+            let before = &text[..offset];
             let line = before.matches('\n').count() + 1;
             let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
             format!("TOML syntax error at line {line}, column {column}: {detail}")

@@ -38,9 +38,10 @@ pub fn set(root: &mut Table, path: &str, value: Value) -> Result<(), ScenarioErr
             "is not a dotted key; use e.g. 'links.access.rate' (no empty parts or spaces)",
         ));
     }
-    let (last, parents) = segments
-        .split_last()
-        .expect("split always yields one segment");
+    // `split` yields at least one segment, so this only guards against the impossible.
+    let Some((last, parents)) = segments.split_last() else {
+        return Err(ScenarioError::new(path, "is not a dotted key"));
+    };
     let mut table = root;
     for (depth, segment) in parents.iter().enumerate() {
         let entry = table

@@ -150,3 +150,31 @@ pub(crate) struct DistTagged<'a, T: Serialize> {
     #[serde(flatten)]
     pub body: &'a T,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::apps::{AppFile, FileSizeFile};
+    use super::loss::LossFile;
+    use super::queue::QueueFile;
+    use super::FlowFile;
+    use crate::de::TABLE_ENUMS;
+
+    /// serde passes an enum's Rust name to the deserializer, which looks it up in
+    /// `TABLE_ENUMS`; a renamed enum must be renamed there too.
+    #[test]
+    fn tagged_enums_are_registered_by_their_names() {
+        let names = [
+            std::any::type_name::<QueueFile>(),
+            std::any::type_name::<LossFile>(),
+            std::any::type_name::<FlowFile>(),
+            std::any::type_name::<AppFile>(),
+            std::any::type_name::<FileSizeFile>(),
+        ];
+        let short: Vec<&str> = names
+            .iter()
+            .map(|n| n.rsplit("::").next().unwrap_or(n))
+            .collect();
+        let registered: Vec<&str> = TABLE_ENUMS.iter().map(|(name, _, _)| *name).collect();
+        assert_eq!(short, registered);
+    }
+}

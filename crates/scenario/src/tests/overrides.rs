@@ -114,3 +114,49 @@ fn overrides_apply_in_order() {
     assert_eq!(s, with(BASE, &[("links.access.rate", "2Mbps")]));
     assert_ne!(s, load(BASE));
 }
+
+mod never_panic {
+    use proptest::prelude::*;
+
+    use super::super::BASE;
+    use crate::load_str;
+
+    const KEYS: &[&str] = &[
+        "simulation.duration",
+        "simulation.seed",
+        "simulation.max_events",
+        "nodes.ue.address",
+        "nodes.gw.kind",
+        "links.access.rate",
+        "links.access.queue",
+        "links.access.queue.limit",
+        "links.access.a_to_b.loss",
+        "links.access.b_to_a",
+        "flows.video.packet_size",
+        "flows.video.stop",
+        "flows.bulk.app",
+        "flows.web.app.file_size",
+        "flows.bulk.tcp.delayed_ack",
+        "flows.bulk.tcp.mss",
+        "flows.bulk.tcp.ack_copies",
+        "trace.tcp",
+        "capture.snaplen",
+        "x.y.z",
+    ];
+
+    proptest! {
+        /// Bad input is an error value, never a panic: any text as any key's value.
+        #[test]
+        fn any_override_value_is_an_error_or_a_scenario(
+            key in prop::sample::select(KEYS),
+            value in prop_oneof!["\\PC{0,24}", "[0-9]{1,25}(\\.[0-9]{1,30})? ?[a-zA-Z]{0,4}", "\\{ kind = '[a-z_]{1,16}' \\}"],
+        ) {
+            let _ = load_str(BASE, &[(key.to_owned(), value)]);
+        }
+
+        #[test]
+        fn any_text_is_an_error_or_a_scenario(text in "\\PC{0,200}") {
+            let _ = load_str(&text, &[]);
+        }
+    }
+}

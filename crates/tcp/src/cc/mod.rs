@@ -11,6 +11,12 @@
 //! in recovery) it then calls [`on_congestion_event`] or [`on_recovery_exit`]. [`on_rto`] is
 //! called when the retransmission timer expires, before the retransmission is sent.
 //!
+//! Controllers ([`NAMES`], built by [`build`]): `reno` and `newreno` (RFC 5681/6582, with ABC
+//! of RFC 3465), `westwood` (Westwood+), `cubic` (RFC 9438), `bbr` (BBR v1), `vegas` and
+//! `petra` (Westwood+ with the modifications of the PETRA thesis). `docs/congestion-control.md`
+//! describes each, with its parameters and what is not modelled; `docs/petra.md` the PETRA
+//! design choices.
+//!
 //! Invariants checked by the property tests: `cwnd() >= mss` at all times; `ssthresh() >= 2·mss`
 //! after any congestion event; no method panics for any sequence of calls.
 //!
@@ -20,6 +26,111 @@
 //! [`on_rto`]: CongestionControl::on_rto
 
 use celltcp_engine::{SimDuration, SimTime};
+
+pub mod bbr;
+pub mod cubic;
+pub mod newreno;
+pub mod petra;
+pub mod reno;
+pub mod reno_common;
+#[cfg(test)]
+mod testkit;
+pub mod vegas;
+pub mod westwood;
+
+pub use bbr::Bbr;
+pub use cubic::Cubic;
+pub use newreno::NewReno;
+pub use petra::Petra;
+pub use reno::Reno;
+pub use vegas::Vegas;
+pub use westwood::WestwoodPlus;
+
+/// Names accepted by [`build`], in the order they are documented in
+/// `docs/congestion-control.md`.
+pub const NAMES: &[&str] = &[
+    "reno", "newreno", "westwood", "cubic", "bbr", "vegas", "petra",
+];
+
+/// Why a controller could not be built.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CcError {
+    #[error("congestion control '{name}' is unknown; expected one of {expected}")]
+    UnknownName { name: String, expected: String },
+    #[error("{key}: {value} is invalid; expected {expected}")]
+    InvalidConfig {
+        key: &'static str,
+        value: u64,
+        expected: &'static str,
+    },
+}
+
+impl CcConfig {
+    /// Checks the values a controller needs: MSS ≥ 1 byte, initial window ≥ 1 segment,
+    /// initial ssthresh ≥ 2·MSS (the floor of RFC 5681 eq. 4). The error names the key.
+    pub fn validate(&self) -> Result<(), CcError> {
+        if self.mss == 0 {
+            return Err(CcError::InvalidConfig {
+                key: "mss",
+                value: 0,
+                expected: "at least 1 byte",
+            });
+        }
+        if self.initial_window == 0 {
+            return Err(CcError::InvalidConfig {
+                key: "initial_window",
+                value: 0,
+                expected: "at least 1 segment",
+            });
+        }
+        if self.initial_ssthresh < 2 * u64::from(self.mss) {
+            return Err(CcError::InvalidConfig {
+                key: "initial_ssthresh",
+                value: self.initial_ssthresh,
+                expected: "at least 2·mss bytes",
+            });
+        }
+        Ok(())
+    }
+}
+
+/// The controller called `name` (one of [`NAMES`]) with configuration `cfg`; `None` for an
+/// unknown name. Out-of-range configuration values are clamped by the controllers; use
+/// [`try_build`] to have them rejected with a message instead. BBR's ProbeBW start phase is
+/// drawn from [`bbr::DEFAULT_SEED`]; see [`build_with_seed`].
+pub fn build(name: &str, cfg: &CcConfig) -> Option<Box<dyn CongestionControl>> {
+    build_with_seed(name, cfg, bbr::DEFAULT_SEED)
+}
+
+/// As [`build`], with `seed` for the controllers that draw random numbers (BBR's ProbeBW
+/// start phase). The endpoint passes a value drawn from the flow's own `RngStream`, so that
+/// flows do not probe in lock-step and adding a flow does not change another's draws.
+pub fn build_with_seed(
+    name: &str,
+    cfg: &CcConfig,
+    seed: u64,
+) -> Option<Box<dyn CongestionControl>> {
+    let cc: Box<dyn CongestionControl> = match name {
+        "reno" => Box::new(Reno::new(cfg)),
+        "newreno" => Box::new(NewReno::new(cfg)),
+        "westwood" => Box::new(WestwoodPlus::new(cfg)),
+        "cubic" => Box::new(Cubic::new(cfg)),
+        "bbr" => Box::new(Bbr::new(cfg, seed)),
+        "vegas" => Box::new(Vegas::new(cfg)),
+        "petra" => Box::new(Petra::new(cfg)),
+        _ => return None,
+    };
+    Some(cc)
+}
+
+/// As [`build`], but validates `cfg` and reports an unknown name with the list of known ones.
+pub fn try_build(name: &str, cfg: &CcConfig) -> Result<Box<dyn CongestionControl>, CcError> {
+    cfg.validate()?;
+    build(name, cfg).ok_or_else(|| CcError::UnknownName {
+        name: name.to_owned(),
+        expected: NAMES.join(", "),
+    })
+}
 
 /// Parameters common to all controllers.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -37,7 +148,12 @@ pub struct CcConfig {
 
 impl Default for CcConfig {
     fn default() -> Self {
-        CcConfig { mss: 1448, initial_window: 10, initial_ssthresh: u64::MAX, abc_limit: 2 }
+        CcConfig {
+            mss: 1448,
+            initial_window: 10,
+            initial_ssthresh: u64::MAX,
+            abc_limit: 2,
+        }
     }
 }
 
@@ -162,5 +278,281 @@ pub trait CongestionControl: Send {
     /// report slow start / congestion avoidance from cwnd and ssthresh.
     fn mode(&self) -> Option<&'static str> {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn factory_builds_every_name() {
+        for name in NAMES {
+            let cc = build(name, &CcConfig::default()).expect(name);
+            assert_eq!(cc.name(), *name);
+            assert_eq!(cc.cwnd(), 10 * 1448);
+        }
+        assert!(build("tahoe", &CcConfig::default()).is_none());
+        for name in NAMES {
+            assert_eq!(
+                build_with_seed(name, &CcConfig::default(), 9)
+                    .unwrap()
+                    .name(),
+                *name
+            );
+        }
+    }
+
+    #[test]
+    fn try_build_names_the_problem() {
+        let err = try_build("tahoe", &CcConfig::default()).err().unwrap();
+        assert_eq!(
+            err.to_string(),
+            "congestion control 'tahoe' is unknown; expected one of \
+             reno, newreno, westwood, cubic, bbr, vegas, petra"
+        );
+        let cfg = CcConfig {
+            mss: 0,
+            ..CcConfig::default()
+        };
+        let err = try_build("reno", &cfg).err().unwrap();
+        assert_eq!(
+            err.to_string(),
+            "mss: 0 is invalid; expected at least 1 byte"
+        );
+        let cfg = CcConfig {
+            initial_ssthresh: 1000,
+            ..CcConfig::default()
+        };
+        assert!(matches!(
+            try_build("cubic", &cfg),
+            Err(CcError::InvalidConfig {
+                key: "initial_ssthresh",
+                ..
+            })
+        ));
+        assert!(try_build("petra", &CcConfig::default()).is_ok());
+    }
+
+    /// One step of the property test.
+    #[derive(Clone, Debug)]
+    enum Op {
+        Ack {
+            gap_us: u32,
+            segments: u8,
+            duplicate: bool,
+            rtt_us: Option<u32>,
+            in_recovery: bool,
+            app_limited: bool,
+            rate_sample: bool,
+        },
+        Congestion {
+            ecn: bool,
+            flight_segments: u32,
+        },
+        RecoveryExit,
+        Rto {
+            consecutive: u8,
+            flight_segments: u32,
+            rtts_us: [u32; 4],
+        },
+        SnapshotRestore {
+            rto_in_between: bool,
+        },
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            8 => (
+                0u32..200_000,
+                0u8..=64,
+                any::<bool>(),
+                proptest::option::of(1u32..3_000_000),
+                any::<bool>(),
+                prop::bool::weighted(0.1),
+                prop::bool::weighted(0.8),
+            )
+                .prop_map(|(gap_us, segments, duplicate, rtt_us, in_recovery, app_limited, rate_sample)| {
+                    Op::Ack { gap_us, segments, duplicate, rtt_us, in_recovery, app_limited, rate_sample }
+                }),
+            1 => (any::<bool>(), 0u32..100_000)
+                .prop_map(|(ecn, flight_segments)| Op::Congestion { ecn, flight_segments }),
+            1 => Just(Op::RecoveryExit),
+            1 => (1u8..=8, 0u32..100_000, prop::array::uniform4(0u32..3_000_000))
+                .prop_map(|(consecutive, flight_segments, rtts_us)| Op::Rto {
+                    consecutive,
+                    flight_segments,
+                    rtts_us,
+                }),
+            1 => any::<bool>().prop_map(|rto_in_between| Op::SnapshotRestore { rto_in_between }),
+        ]
+    }
+
+    fn config() -> impl Strategy<Value = CcConfig> {
+        (
+            prop::sample::select(vec![1u32, 536, 1448, 9000]),
+            1u32..=10,
+            0u32..=4,
+        )
+            .prop_map(|(mss, initial_window, abc_limit)| CcConfig {
+                mss,
+                initial_window,
+                initial_ssthresh: u64::MAX,
+                abc_limit,
+            })
+    }
+
+    /// Replays `ops` on the controller `name`; checks the module's invariants after each.
+    fn replay(name: &str, cfg: &CcConfig, ops: &[Op]) -> Result<(), TestCaseError> {
+        let mut cc = build(name, cfg).unwrap();
+        let mss = u64::from(cfg.mss);
+        let mut now = SimTime::ZERO;
+        let mut delivered = 0u64;
+        let mut min_rtt = SimDuration::ZERO;
+        let mut srtt = SimDuration::ZERO;
+        for op in ops {
+            let mut reduced = false;
+            match *op {
+                Op::Ack {
+                    gap_us,
+                    segments,
+                    duplicate,
+                    rtt_us,
+                    in_recovery,
+                    app_limited,
+                    rate_sample,
+                } => {
+                    now += SimDuration::from_us(u64::from(gap_us));
+                    let acked = if duplicate {
+                        0
+                    } else {
+                        u64::from(segments) * mss
+                    };
+                    let rtt = rtt_us.map(|us| SimDuration::from_us(u64::from(us)));
+                    if let Some(r) = rtt {
+                        min_rtt = if min_rtt == SimDuration::ZERO {
+                            r
+                        } else {
+                            min_rtt.min(r)
+                        };
+                        srtt = if srtt == SimDuration::ZERO {
+                            r
+                        } else {
+                            SimDuration::from_ns((srtt.as_ns() / 8) * 7 + r.as_ns() / 8)
+                        };
+                    }
+                    let prior_delivered = delivered;
+                    delivered += acked;
+                    let interval = rtt.unwrap_or(SimDuration::from_ms(10));
+                    let in_flight = cc.cwnd();
+                    let ev = AckEvent {
+                        now,
+                        acked_bytes: acked,
+                        duplicate,
+                        rtt_sample: rtt,
+                        srtt,
+                        min_rtt,
+                        prior_in_flight: in_flight,
+                        bytes_in_flight: in_flight.saturating_sub(acked),
+                        in_recovery,
+                        rate_sample: (rate_sample && acked > 0).then(|| RateSample {
+                            delivery_rate_bps: acked * 8 * 1_000_000_000 / interval.as_ns().max(1),
+                            interval,
+                            delivered: acked,
+                            prior_delivered,
+                            is_app_limited: app_limited,
+                        }),
+                        app_limited,
+                    };
+                    cc.on_ack(&ev);
+                }
+                Op::Congestion {
+                    ecn,
+                    flight_segments,
+                } => {
+                    let kind = if ecn {
+                        CongestionKind::EcnEcho
+                    } else {
+                        CongestionKind::FastRetransmit
+                    };
+                    let flight = u64::from(flight_segments) * mss;
+                    cc.on_congestion_event(&CongestionEvent {
+                        now,
+                        kind,
+                        bytes_in_flight: flight,
+                        srtt,
+                        min_rtt,
+                    });
+                    reduced = true;
+                }
+                Op::RecoveryExit => cc.on_recovery_exit(now),
+                Op::Rto {
+                    consecutive,
+                    flight_segments,
+                    rtts_us,
+                } => {
+                    cc.on_rto(&RtoEvent {
+                        now,
+                        bytes_in_flight: u64::from(flight_segments) * mss,
+                        consecutive: u32::from(consecutive),
+                        srtt,
+                        min_rtt,
+                        recent_rtts: rtts_us.map(|us| SimDuration::from_us(u64::from(us))),
+                    });
+                    reduced = true;
+                }
+                Op::SnapshotRestore { rto_in_between } => {
+                    let s = cc.snapshot();
+                    if rto_in_between {
+                        cc.on_rto(&RtoEvent {
+                            now,
+                            bytes_in_flight: cc.cwnd(),
+                            consecutive: 1,
+                            srtt,
+                            min_rtt,
+                            recent_rtts: [srtt; 4],
+                        });
+                    }
+                    cc.restore(&s);
+                    prop_assert_eq!(cc.cwnd(), s.cwnd.max(mss), "{}: restore", name);
+                }
+            }
+            prop_assert!(
+                cc.cwnd() >= mss,
+                "{}: cwnd {} < mss after {:?}",
+                name,
+                cc.cwnd(),
+                op
+            );
+            if reduced {
+                prop_assert!(
+                    cc.ssthresh() >= 2 * mss,
+                    "{}: ssthresh {} after {:?}",
+                    name,
+                    cc.ssthresh(),
+                    op
+                );
+            }
+            prop_assert!(cc.dupack_threshold(srtt, min_rtt) >= 1);
+            if let Some(rate) = cc.pacing_rate_bps() {
+                prop_assert!(rate > 0);
+            }
+            let _ = (cc.bandwidth_estimate_bps(), cc.mode());
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(128))]
+        #[test]
+        fn invariants_hold_for_every_controller(
+            cfg in config(),
+            ops in prop::collection::vec(op(), 1..200),
+        ) {
+            for name in NAMES {
+                replay(name, &cfg, &ops)?;
+            }
+        }
     }
 }
