@@ -14,6 +14,7 @@ use crate::agent::{Agent, AgentCtx};
 use crate::link::{LinkDir, LinkDirConfig};
 use crate::packet::{FlowId, NodeId, Packet, Transport};
 use crate::queue::{DropCause, Verdict};
+use crate::stats::Histogram;
 use crate::topology::{DirId, LinkEnds, Node, NodeKind, Topology};
 use crate::trace::Traces;
 
@@ -44,7 +45,7 @@ pub trait CaptureSink {
 }
 
 /// Per-flow counters kept by the network itself (independent of the transport).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default)]
 pub struct FlowCounters {
     /// Packets and IP bytes the flow's agents handed to the network, both directions.
     pub packets_sent: u64,
@@ -57,12 +58,30 @@ pub struct FlowCounters {
     pub drops_aqm: u64,
     pub drops_link_loss: u64,
     pub drops_no_route: u64,
+    /// One-way delay of the packets delivered to the destination, nanoseconds.
+    pub delay_ns: Histogram,
+    /// RFC 3550 §6.4.1 interarrival jitter of those packets, nanoseconds.
+    pub jitter_ns: f64,
+    last_transit_ns: Option<u64>,
     bytes_at_last_sample: u64,
 }
 
 impl FlowCounters {
     pub fn drops(&self) -> u64 {
         self.drops_queue_full + self.drops_aqm + self.drops_link_loss + self.drops_no_route
+    }
+
+    /// A packet of the flow reached its destination after `transit_ns`.
+    fn delivered(&mut self, size_bytes: u32, transit_ns: u64) {
+        self.packets_delivered += 1;
+        self.bytes_delivered += size_bytes as u64;
+        self.delay_ns.record(transit_ns);
+        // RFC 3550 §6.4.1: D = transit_j − transit_i; J += (|D| − J)/16.
+        if let Some(prev) = self.last_transit_ns {
+            let d = transit_ns.abs_diff(prev) as f64;
+            self.jitter_ns += (d - self.jitter_ns) / 16.0;
+        }
+        self.last_transit_ns = Some(transit_ns);
     }
 
     fn count_drop(&mut self, cause: DropCause) {
@@ -115,6 +134,7 @@ pub struct SeriesConfig {
 
 struct AgentSlot {
     node: NodeId,
+    flow: FlowId,
     proto: u8,
     port: u16,
     start: SimTime,
@@ -123,6 +143,15 @@ struct AgentSlot {
     /// Deadline of the pending timer event, if any.
     timer: Option<SimTime>,
     generation: u32,
+}
+
+/// An agent bound to a host: its protocol, port and flow.
+#[derive(Clone, Copy, Debug)]
+struct Binding {
+    proto: u8,
+    port: u16,
+    flow: FlowId,
+    agent: AgentId,
 }
 
 struct FlowEnds {
@@ -191,11 +220,12 @@ impl WorldBuilder {
         (self.flows.len() - 1) as FlowId
     }
 
-    /// Places an agent on `node`, receiving `proto` packets for `port`, started at `start`, with
-    /// the random stream named `rng_path` (e.g. `flow/video/src`).
+    /// Places an agent of `flow` on `node`, receiving `proto` packets for `port`, started at
+    /// `start`, with the random stream named `rng_path` (e.g. `flow/video/src`).
     pub fn add_agent(
         &mut self,
         node: NodeId,
+        flow: FlowId,
         proto: u8,
         port: u16,
         start: SimTime,
@@ -204,6 +234,7 @@ impl WorldBuilder {
     ) -> AgentId {
         self.agents.push(AgentSlot {
             node,
+            flow,
             proto,
             port,
             start,
@@ -234,9 +265,9 @@ impl WorldBuilder {
 
     pub fn build(self) -> World {
         let topo = Topology::new(self.nodes, self.links);
-        let mut demux: Vec<Vec<(u8, u16, AgentId)>> = vec![Vec::new(); topo.nodes.len()];
+        let mut demux: Vec<Vec<Binding>> = vec![Vec::new(); topo.nodes.len()];
         for (i, a) in self.agents.iter().enumerate() {
-            demux[a.node as usize].push((a.proto, a.port, i as AgentId));
+            demux[a.node as usize].push(Binding { proto: a.proto, port: a.port, flow: a.flow, agent: i as AgentId });
         }
         let mut capture_of_dir = vec![None; self.dirs.len()];
         let mut captures = Vec::new();
@@ -280,8 +311,8 @@ pub struct World {
     pub topo: Topology,
     pub dirs: Vec<LinkDir>,
     agents: Vec<AgentSlot>,
-    /// Per node: (protocol, port, agent).
-    demux: Vec<Vec<(u8, u16, AgentId)>>,
+    /// Per node: the agents bound to it.
+    demux: Vec<Vec<Binding>>,
     flows: Vec<FlowEnds>,
     pub flow_counters: Vec<FlowCounters>,
     pub traces: Traces,
@@ -403,9 +434,8 @@ impl World {
         let flow = pkt.flow as usize;
         if let Some(ends) = self.flows.get(flow) {
             if ends.dst == node {
-                let c = &mut self.flow_counters[flow];
-                c.packets_delivered += 1;
-                c.bytes_delivered += pkt.size_bytes() as u64;
+                let transit = now.saturating_since(pkt.created_at).as_ns();
+                self.flow_counters[flow].delivered(pkt.size_bytes(), transit);
                 if self.packet_traced[flow] {
                     let s = &mut self.packet_series;
                     s.time_ns.push(now.as_ns());
@@ -420,7 +450,14 @@ impl World {
             Transport::Udp(h) => (PROTO_UDP, h.dst_port),
             Transport::Tcp(h) => (PROTO_TCP, h.dst_port),
         };
-        let agent = self.demux[node as usize].iter().find(|(p, q, _)| *p == proto && *q == port).map(|e| e.2);
+        // A socket bound to the port takes the packet; otherwise the agent of the packet's flow on
+        // this host does (an application's successive connections use new ephemeral ports).
+        let bindings = &self.demux[node as usize];
+        let agent = bindings
+            .iter()
+            .find(|b| b.proto == proto && b.port == port)
+            .or_else(|| bindings.iter().find(|b| b.proto == proto && b.flow == pkt.flow))
+            .map(|b| b.agent);
         match agent {
             Some(a) => self.call_agent(a, sched, |agent, ctx| agent.on_packet(pkt, ctx)),
             None => self.flow_counters[flow].count_drop(DropCause::NoRoute),

@@ -19,13 +19,18 @@ use celltcp_net::pcap::PcapWriter;
 use celltcp_net::queue::{CoDel, CoDelConfig, DropTail, ParamError, QueueDisc, Red, RedConfig};
 use celltcp_net::topology::NodeKind as NetNodeKind;
 use celltcp_net::trace::Traces;
-use celltcp_net::world::{SeriesConfig, World, WorldBuilder, PROTO_UDP};
+use celltcp_net::world::{SeriesConfig, World, WorldBuilder, PROTO_TCP, PROTO_UDP};
+use celltcp_tcp::agent::{AgentError, TcpReceiverAgent, TcpSenderAgent};
+use celltcp_tcp::app::{Bulk, FileSize, Ftp, OnOff, TcpApplication};
+use celltcp_tcp::{AckControlConfig, TcpConfig};
 
 use crate::config::flows::{Arrival, FlowKind};
 use crate::config::links::LinkDirection;
 use crate::config::loss::LossSpec;
 use crate::config::nodes::NodeKind;
 use crate::config::queue::QueueSpec;
+use crate::config::tcp::TcpSettings;
+use crate::{AppSpec, SizeDist};
 use crate::error::ScenarioError;
 use crate::run::{RunError, RunOptions};
 use crate::summary::FlowInfo;
@@ -126,6 +131,53 @@ fn link_dir(d: &LinkDirection, key: &str) -> Result<LinkDirConfig, ScenarioError
     })
 }
 
+fn tcp_config(s: &TcpSettings) -> TcpConfig {
+    TcpConfig {
+        mss: s.mss,
+        initial_window: s.initial_window,
+        initial_rto: s.initial_rto,
+        min_rto: s.min_rto,
+        max_rto: s.max_rto,
+        delayed_ack: s.delayed_ack,
+        delack_segments: s.delack_segments,
+        abc_limit: s.abc_limit,
+        sack: s.sack,
+        timestamps: s.timestamps,
+        window_scale: s.window_scale,
+        limited_transmit: s.limited_transmit,
+        ecn: s.ecn,
+        frto: s.frto,
+        eifel: s.eifel,
+        rcv_buf_bytes: s.rcv_buf_bytes,
+        snd_buf_bytes: s.snd_buf_bytes,
+        dupack_threshold: s.dupack_threshold,
+        ack_copies: AckControlConfig {
+            enabled: s.ack_copies.enabled,
+            copies: s.ack_copies.copies,
+            threshold: s.ack_copies.threshold,
+            p_buff: s.ack_copies.p_buff,
+            ..AckControlConfig::default()
+        },
+        ..TcpConfig::default()
+    }
+}
+
+/// The application of a TCP flow.
+fn tcp_app(spec: &AppSpec) -> Box<dyn TcpApplication> {
+    match *spec {
+        AppSpec::Bulk { bytes } => Box::new(Bulk::new(bytes)),
+        AppSpec::Ftp { ref file_size, think_time_mean } => {
+            let size = match *file_size {
+                SizeDist::Fixed { bytes } => FileSize::Fixed(bytes),
+                SizeDist::Exponential { mean_bytes } => FileSize::Exponential { mean: mean_bytes },
+                SizeDist::Pareto { mean_bytes, shape } => FileSize::Pareto { mean: mean_bytes, shape },
+            };
+            Box::new(Ftp::new(size, think_time_mean))
+        }
+        AppSpec::OnOff { on_mean, off_mean, rate_bps } => Box::new(OnOff::new(on_mean, off_mean, rate_bps)),
+    }
+}
+
 /// Addresses: as given, else 10.0.x.y numbered from 1 in name order, skipping given ones.
 fn addresses(scenario: &Scenario) -> Vec<Ipv4Addr> {
     let taken: BTreeSet<Ipv4Addr> = scenario.nodes.values().filter_map(|n| n.address).collect();
@@ -197,10 +249,18 @@ pub(crate) fn build(
                     },
                     stop,
                 });
-                let sender =
-                    b.add_agent(src, PROTO_UDP, flow.src_port, start, &format!("flow/{name}/src"), Box::new(source));
+                let sender = b.add_agent(
+                    src,
+                    id,
+                    PROTO_UDP,
+                    flow.src_port,
+                    start,
+                    &format!("flow/{name}/src"),
+                    Box::new(source),
+                );
                 let receiver = b.add_agent(
                     dst,
+                    id,
                     PROTO_UDP,
                     flow.dst_port,
                     SimTime::ZERO,
@@ -209,8 +269,45 @@ pub(crate) fn build(
                 );
                 (sender, receiver)
             }
-            FlowKind::Tcp(_) => {
-                return Err(ScenarioError::new(format!("flows.{name}.kind"), "tcp flows are not available yet").into())
+            FlowKind::Tcp(t) => {
+                let key = format!("flows.{name}");
+                let cfg = tcp_config(&t.settings);
+                let agent_err = |e: AgentError| ScenarioError::new(format!("{key}.tcp"), e.to_string());
+                let app = tcp_app(&t.app);
+                let sender = TcpSenderAgent::with_cc_name(
+                    cfg.clone(),
+                    id,
+                    (src_addr, flow.src_port),
+                    (dst_addr, flow.dst_port),
+                    t.cc.name(),
+                    app,
+                )
+                .map_err(agent_err)?;
+                let sender = match flow.stop {
+                    Some(_) => sender.with_stop(stop),
+                    None => sender,
+                };
+                let receiver = TcpReceiverAgent::with_cc_name(cfg, id, (dst_addr, flow.dst_port), t.cc.name())
+                    .map_err(agent_err)?;
+                let s = b.add_agent(
+                    src,
+                    id,
+                    PROTO_TCP,
+                    flow.src_port,
+                    start,
+                    &format!("flow/{name}/src"),
+                    Box::new(sender),
+                );
+                let r = b.add_agent(
+                    dst,
+                    id,
+                    PROTO_TCP,
+                    flow.dst_port,
+                    SimTime::ZERO,
+                    &format!("flow/{name}/dst"),
+                    Box::new(receiver),
+                );
+                (s, r)
             }
         };
         flows.push(FlowInfo {

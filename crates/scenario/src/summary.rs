@@ -56,13 +56,11 @@ fn flow_summary(world: &World, id: usize, f: &FlowInfo, now: SimTime) -> Value {
         .and_then(Value::as_f64)
         .unwrap_or(0.0);
     m.insert("goodput_bps".into(), num(app_bytes * 8.0 / active_s));
-    // Loss ratio over packets whose fate is known (delivered or dropped), so that packets
-    // still in flight at the end do not count as lost.
+    // Loss ratio over the flow's packets (both directions) whose fate is known — delivered or
+    // dropped — so that packets still in flight at the end do not count as lost.
     let known = c.packets_delivered + c.drops();
-    let loss = if f.kind == "udp" && known > 0 { c.drops() as f64 / known as f64 } else { f64::NAN };
-    if f.kind == "udp" {
-        m.insert("loss_ratio".into(), num(loss));
-    }
+    let loss = if known > 0 { c.drops() as f64 / known as f64 } else { f64::NAN };
+    m.insert("loss_ratio".into(), num(loss));
     m.insert("packets_sent".into(), json!(c.packets_sent));
     m.insert("packets_delivered".into(), json!(c.packets_delivered));
     m.insert(
@@ -74,13 +72,14 @@ fn flow_summary(world: &World, id: usize, f: &FlowInfo, now: SimTime) -> Value {
             "no_route": c.drops_no_route,
         }),
     );
+    // One-way delay and RFC 3550 jitter of the packets delivered to the destination host.
+    let secs = |ns: Option<u64>| num(ns.map_or(f64::NAN, |v| v as f64 * 1e-9));
+    m.insert("delay_mean_s".into(), num(c.delay_ns.mean().map_or(f64::NAN, |v| v * 1e-9)));
+    m.insert("delay_p50_s".into(), secs(c.delay_ns.quantile(0.5)));
+    m.insert("delay_p95_s".into(), secs(c.delay_ns.quantile(0.95)));
+    m.insert("delay_max_s".into(), secs(c.delay_ns.max()));
+    m.insert("jitter_s".into(), num(if c.packets_delivered > 1 { c.jitter_ns * 1e-9 } else { f64::NAN }));
     m.insert("sender".into(), Value::Object(sender));
-    // Receiver-side figures (delay, jitter) are promoted to the flow level for readability.
-    for key in ["delay_mean_s", "delay_p50_s", "delay_p95_s", "delay_max_s", "jitter_s"] {
-        if let Some(v) = receiver.get(key) {
-            m.insert(key.into(), v.clone());
-        }
-    }
     m.insert("receiver".into(), Value::Object(receiver));
     Value::Object(m)
 }

@@ -36,3 +36,16 @@ fn run_twice_gives_identical_summary_and_series() {
     let c = run(&sc, &RunOptions { seed: Some(7), run: 1, ..Default::default() }).unwrap();
     assert_ne!(a.summary["flows"]["video"]["drops"], c.summary["flows"]["video"]["drops"]);
 }
+
+#[test]
+fn tcp_bulk_over_the_wired_chain_fills_the_access_link() {
+    let path = example().with_file_name("wired-chain-tcp.toml");
+    let sc = load_path(&path, &[("simulation.duration".into(), "10s".into())]).unwrap();
+    let out = run(&sc, &RunOptions::default()).unwrap();
+    let f = &out.summary["flows"]["bulk"];
+    let goodput = f["goodput_bps"].as_f64().unwrap();
+    // 25 Mb/s of IP bytes; 1448-byte payloads in 1500-byte datagrams (20 IP + 32 TCP with
+    // timestamps): at most 24.13 Mb/s of payload. Slow start from the first second costs a little.
+    assert!(goodput > 0.85 * 25e6 * 1448.0 / 1500.0, "goodput {goodput}");
+    assert!(f["sender"]["retransmissions"].as_f64().unwrap() > 0.0);
+}

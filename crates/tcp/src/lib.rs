@@ -2,5 +2,34 @@
 //!
 //! The endpoint never reads a clock or a socket: segments and time come in as arguments,
 //! segments to send and the next timer deadline come out (as in quinn-proto and smoltcp).
+//!
+//! One concept per module: [`config`], [`seq`] (sequence arithmetic), [`rtt`] (RFC 6298),
+//! [`send_buffer`] and [`scoreboard`] (RFC 6675), [`recovery`] (RFC 5681/6582/6675/3042),
+//! [`spurious`] (RFC 5682, RFC 3522/4015), [`receiver`] (reassembly, delayed ACK, SACK, ECN
+//! echo, window), [`ack_control`] (receiver ACK copies), [`rate`] (delivery-rate estimation),
+//! [`endpoint`] (the RFC 9293 state machine), [`app`] (applications) and [`agent`] (the
+//! network adapter).
 
+pub mod ack_control;
+pub mod agent;
+pub mod app;
 pub mod cc;
+pub mod config;
+pub mod endpoint;
+pub mod rate;
+pub mod receiver;
+pub mod recovery;
+pub mod rtt;
+pub mod scoreboard;
+pub mod send_buffer;
+pub mod seq;
+pub mod spurious;
+pub mod stats;
+
+pub use config::{AckControlConfig, TcpConfig, TcpConfigError};
+pub use endpoint::{TcpEndpoint, TcpState};
+pub use recovery::RecoveryPhase;
+pub use stats::TcpStats;
+
+#[cfg(test)]
+mod tests;

@@ -6,7 +6,6 @@ use celltcp_engine::{SimDuration, SimTime};
 
 use crate::agent::{Agent, AgentCtx, ReportEntry};
 use crate::packet::{Ecn, FlowId, IpHeader, Packet, Transport, UdpHeader};
-use crate::stats::Histogram;
 
 /// How datagram departures are spaced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -93,21 +92,15 @@ impl Agent for UdpSource {
     }
 }
 
-/// Receives a UDP flow and measures it: counts, one-way delay distribution, RFC 3550 jitter,
-/// duplicates and reordering (by the datagram sequence number).
+/// Receives a UDP flow and counts it: datagrams, payload and IP bytes, and reordering (by the
+/// datagram sequence number). Delay and jitter are measured by the network for every flow.
 #[derive(Default)]
 pub struct UdpSink {
     pub packets: u64,
     pub payload_bytes: u64,
     pub ip_bytes: u64,
-    pub delay_ns: Histogram,
-    /// RFC 3550 §6.4.1 interarrival jitter estimate, nanoseconds (as f64 for the 1/16 gain).
-    pub jitter_ns: f64,
-    last_transit: Option<i128>,
     highest_seq: Option<u64>,
     pub reordered: u64,
-    pub first_arrival: Option<SimTime>,
-    pub last_arrival: Option<SimTime>,
 }
 
 impl UdpSink {
@@ -119,41 +112,23 @@ impl UdpSink {
 impl Agent for UdpSink {
     fn start(&mut self, _ctx: &mut AgentCtx<'_>) {}
 
-    fn on_packet(&mut self, pkt: Packet, ctx: &mut AgentCtx<'_>) {
-        let now = ctx.now();
+    fn on_packet(&mut self, pkt: Packet, _ctx: &mut AgentCtx<'_>) {
         self.packets += 1;
         self.payload_bytes += pkt.payload_len as u64;
         self.ip_bytes += pkt.size_bytes() as u64;
-        let delay = now.saturating_since(pkt.created_at).as_ns();
-        self.delay_ns.record(delay);
-        // RFC 3550 §6.4.1: D = (R_j − R_i) − (S_j − S_i) = transit_j − transit_i; J += (|D| − J)/16.
-        let transit = now.as_ns() as i128 - pkt.created_at.as_ns() as i128;
-        if let Some(prev) = self.last_transit {
-            let d = (transit - prev).abs() as f64;
-            self.jitter_ns += (d - self.jitter_ns) / 16.0;
-        }
-        self.last_transit = Some(transit);
         match self.highest_seq {
             Some(h) if pkt.app_seq < h => self.reordered += 1,
             _ => self.highest_seq = Some(pkt.app_seq),
         }
-        self.first_arrival.get_or_insert(now);
-        self.last_arrival = Some(now);
     }
 
     fn on_timer(&mut self, _ctx: &mut AgentCtx<'_>) {}
 
     fn report(&self, _now: SimTime) -> Vec<ReportEntry> {
-        let q = |x: f64| self.delay_ns.quantile(x).map_or(f64::NAN, |v| v as f64 * 1e-9);
         vec![
             ("packets_received", self.packets as f64),
             ("payload_bytes_received", self.payload_bytes as f64),
             ("ip_bytes_received", self.ip_bytes as f64),
-            ("delay_mean_s", self.delay_ns.mean().map_or(f64::NAN, |m| m * 1e-9)),
-            ("delay_p50_s", q(0.5)),
-            ("delay_p95_s", q(0.95)),
-            ("delay_max_s", self.delay_ns.max().map_or(f64::NAN, |m| m as f64 * 1e-9)),
-            ("jitter_s", self.jitter_ns * 1e-9),
             ("reordered", self.reordered as f64),
         ]
     }

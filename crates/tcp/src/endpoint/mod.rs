@@ -1,0 +1,439 @@
+//! The sans-IO TCP endpoint: the RFC 9293 state machine with the loss recovery, RTO,
+//! spurious-timeout, ECN and receive-side machinery of the sibling modules.
+//!
+//! Call contract (as quinn-proto's `Connection`): the owner feeds segments with
+//! [`TcpEndpoint::on_segment`], calls [`TcpEndpoint::on_timeout`] once the time returned by
+//! [`TcpEndpoint::poll_timeout`] is reached, and after either (and after `write`/`close`) calls
+//! [`TcpEndpoint::poll_transmit`] until it returns `None`. The endpoint never reads a clock.
+//!
+//! The code is split by concern: `input` (segment arrival, handshake, ACK processing),
+//! `output` (segment selection and construction), `timers` (RTO, delayed ACK, persist,
+//! TIME-WAIT); loss recovery, spurious-timeout detection and ACK control live in
+//! [`crate::recovery`], [`crate::spurious`] and [`crate::ack_control`].
+
+mod input;
+mod output;
+mod timers;
+
+use std::net::Ipv4Addr;
+
+use celltcp_engine::{SimDuration, SimTime};
+use celltcp_net::packet::FlowId;
+use celltcp_net::trace::{TraceVar, Traces};
+
+use crate::ack_control::AckLossEstimator;
+use crate::cc::CongestionControl;
+use crate::config::TcpConfig;
+use crate::rate::RateEstimator;
+use crate::receiver::Receiver;
+use crate::recovery::{Recovery, RecoveryPhase};
+use crate::rtt::RttEstimator;
+use crate::send_buffer::SendBuffer;
+use crate::spurious::Spurious;
+use crate::stats::TcpStats;
+
+/// Connection states, named as in RFC 9293 §3.3.2.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TcpState {
+    Closed,
+    Listen,
+    SynSent,
+    SynReceived,
+    Established,
+    FinWait1,
+    FinWait2,
+    CloseWait,
+    Closing,
+    LastAck,
+    TimeWait,
+}
+
+impl TcpState {
+    /// States in which the connection is synchronised (RFC 9293 §3.5).
+    pub fn is_synchronized(self) -> bool {
+        !matches!(
+            self,
+            TcpState::Closed | TcpState::Listen | TcpState::SynSent | TcpState::SynReceived
+        )
+    }
+}
+
+/// RFC 6298 §5.7: the RTO after a retransmitted SYN.
+const RTO_AFTER_LOST_SYN: SimDuration = SimDuration::from_secs(3);
+/// Default MSS assumed when the peer sends no MSS option (RFC 9293 §3.7.1).
+const DEFAULT_PEER_MSS: u32 = 536;
+
+/// Values last written to the traces, so that cwnd/ssthresh/cc_state are recorded on change.
+#[derive(Clone, Copy, Debug, Default)]
+struct Traced {
+    cwnd: u64,
+    ssthresh: u64,
+    cc_state: u8,
+    bandwidth: u64,
+}
+
+/// One end of a TCP connection.
+pub struct TcpEndpoint {
+    pub(crate) cfg: TcpConfig,
+    pub(crate) cc: Box<dyn CongestionControl>,
+    pub(crate) local: (Ipv4Addr, u16),
+    pub(crate) remote: (Ipv4Addr, u16),
+    pub(crate) flow: FlowId,
+    pub(crate) state: TcpState,
+    /// Initial send sequence number.
+    pub(crate) iss: u32,
+    /// Initial receive sequence number.
+    pub(crate) irs: u32,
+    /// Effective send MSS: min(our MSS, the peer's announced MSS), bytes.
+    pub(crate) smss: u32,
+    pub(crate) sack_ok: bool,
+    pub(crate) ts_ok: bool,
+    pub(crate) ecn_ok: bool,
+    /// Window scaling was negotiated (both SYNs carried the option, RFC 7323 §2.2).
+    pub(crate) ws_ok: bool,
+    /// The peer's window-scale shift, applied to windows it advertises.
+    pub(crate) snd_wscale: u8,
+    /// SND.UNA, SND.NXT as offsets from the ISS.
+    pub(crate) snd_una: u64,
+    pub(crate) snd_nxt: u64,
+    /// SND.WND in bytes (scaled), and the segment that last updated it (RFC 9293 §3.10.7.4).
+    pub(crate) snd_wnd: u64,
+    pub(crate) snd_wl1: u64,
+    pub(crate) snd_wl2: u64,
+    pub(crate) max_snd_wnd: u64,
+    pub(crate) buf: SendBuffer,
+    /// A SYN (or SYN-ACK) is due.
+    pub(crate) syn_pending: bool,
+    pub(crate) syn_sent_at: Option<SimTime>,
+    pub(crate) syn_tx_count: u32,
+    pub(crate) rtt: RttEstimator,
+    pub(crate) rto_deadline: Option<SimTime>,
+    /// Expiries in the current backoff series.
+    pub(crate) rto_consecutive: u32,
+    pub(crate) persist_deadline: Option<SimTime>,
+    pub(crate) persist_backoff: u32,
+    pub(crate) probe_pending: bool,
+    pub(crate) time_wait_deadline: Option<SimTime>,
+    pub(crate) rec: Recovery,
+    pub(crate) spur: Spurious,
+    pub(crate) rcv: Receiver,
+    pub(crate) ack_est: AckLossEstimator,
+    /// Copies of the last pure ACK still to send (receiver ACK control).
+    pub(crate) ack_copies_left: u32,
+    pub(crate) last_ack: Option<celltcp_net::packet::Packet>,
+    pub(crate) rate: RateEstimator,
+    /// Earliest time the pacer releases the next data segment.
+    pub(crate) pacing_next: SimTime,
+    /// The last data transmission attempt was held back by the pacer.
+    pub(crate) pacing_blocked: bool,
+    /// Set CWR on the next new data segment (RFC 3168 §6.1.2).
+    pub(crate) ecn_cwr_pending: bool,
+    /// ECE is ignored until SND.UNA reaches this offset (one reduction per window).
+    pub(crate) ecn_recover: u64,
+    pub(crate) stats: TcpStats,
+    traced: Traced,
+}
+
+impl TcpEndpoint {
+    fn new(
+        cfg: TcpConfig,
+        cc: Box<dyn CongestionControl>,
+        local: (Ipv4Addr, u16),
+        remote: (Ipv4Addr, u16),
+        flow: FlowId,
+        state: TcpState,
+    ) -> Self {
+        TcpEndpoint {
+            cc,
+            local,
+            remote,
+            flow,
+            state,
+            iss: cfg.isn,
+            irs: 0,
+            smss: cfg.mss,
+            sack_ok: false,
+            ts_ok: false,
+            ecn_ok: false,
+            ws_ok: false,
+            snd_wscale: 0,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_wnd: 0,
+            snd_wl1: 0,
+            snd_wl2: 0,
+            max_snd_wnd: 0,
+            buf: SendBuffer::new(cfg.snd_buf_bytes),
+            syn_pending: false,
+            syn_sent_at: None,
+            syn_tx_count: 0,
+            rtt: RttEstimator::new(
+                cfg.initial_rto,
+                cfg.min_rto,
+                cfg.max_rto,
+                cfg.clock_granularity,
+            ),
+            rto_deadline: None,
+            rto_consecutive: 0,
+            persist_deadline: None,
+            persist_backoff: 0,
+            probe_pending: false,
+            time_wait_deadline: None,
+            rec: Recovery::default(),
+            spur: Spurious::default(),
+            rcv: Receiver::new(cfg.rcv_buf_bytes, cfg.mss),
+            ack_est: AckLossEstimator::new(cfg.ack_copies),
+            ack_copies_left: 0,
+            last_ack: None,
+            rate: RateEstimator::default(),
+            pacing_next: SimTime::ZERO,
+            pacing_blocked: false,
+            ecn_cwr_pending: false,
+            ecn_recover: 0,
+            stats: TcpStats::default(),
+            traced: Traced::default(),
+            cfg,
+        }
+    }
+
+    /// Active open (RFC 9293 §3.10.1): the SYN is produced by the next `poll_transmit`.
+    pub fn connect(
+        cfg: TcpConfig,
+        cc: Box<dyn CongestionControl>,
+        local: (Ipv4Addr, u16),
+        remote: (Ipv4Addr, u16),
+        flow: FlowId,
+        _now: SimTime,
+    ) -> Self {
+        let mut ep = TcpEndpoint::new(cfg, cc, local, remote, flow, TcpState::SynSent);
+        ep.syn_pending = true;
+        ep
+    }
+
+    /// Passive open: the endpoint accepts the first SYN addressed to `local`.
+    pub fn listen(
+        cfg: TcpConfig,
+        cc: Box<dyn CongestionControl>,
+        local: (Ipv4Addr, u16),
+        flow: FlowId,
+    ) -> Self {
+        TcpEndpoint::new(
+            cfg,
+            cc,
+            local,
+            (Ipv4Addr::UNSPECIFIED, 0),
+            flow,
+            TcpState::Listen,
+        )
+    }
+
+    /// Queues `bytes` of application data; returns the bytes accepted by the send buffer.
+    pub fn write(&mut self, bytes: u64) -> u64 {
+        match self.state {
+            TcpState::SynSent
+            | TcpState::SynReceived
+            | TcpState::Established
+            | TcpState::CloseWait => self.buf.write(bytes, self.snd_una.max(1)),
+            _ => 0,
+        }
+    }
+
+    /// Send-buffer space available to the application, bytes.
+    pub fn send_space(&self) -> u64 {
+        match self.state {
+            TcpState::SynSent
+            | TcpState::SynReceived
+            | TcpState::Established
+            | TcpState::CloseWait => self.buf.space(self.snd_una.max(1)),
+            _ => 0,
+        }
+    }
+
+    /// The application will write no more: a FIN follows the queued data (RFC 9293 §3.10.4).
+    pub fn close(&mut self) {
+        match self.state {
+            TcpState::Listen => self.state = TcpState::Closed,
+            // RFC 9293 §3.10.4: before ESTABLISHED the close is queued until the handshake
+            // completes.
+            TcpState::SynSent | TcpState::SynReceived => self.buf.fin_queued = true,
+            TcpState::Established => {
+                self.buf.fin_queued = true;
+                self.state = TcpState::FinWait1;
+            }
+            TcpState::CloseWait => {
+                self.buf.fin_queued = true;
+                self.state = TcpState::LastAck;
+            }
+            _ => {}
+        }
+    }
+
+    /// In-order bytes delivered to the application since the last call; frees receive buffer.
+    pub fn take_delivered(&mut self) -> u64 {
+        if self.state == TcpState::Listen || self.state == TcpState::SynSent {
+            return 0;
+        }
+        self.rcv.take_delivered()
+    }
+
+    pub fn state(&self) -> TcpState {
+        self.state
+    }
+
+    pub fn stats(&self) -> &TcpStats {
+        &self.stats
+    }
+
+    /// The congestion controller.
+    pub fn cc(&self) -> &dyn CongestionControl {
+        self.cc.as_ref()
+    }
+
+    /// Bytes presumed in the network (RFC 6675 pipe; without SACK information it equals
+    /// SND.NXT − SND.UNA less segments deemed lost).
+    pub fn bytes_in_flight(&self) -> u64 {
+        self.buf.pipe()
+    }
+
+    /// Window the sender may fill now, bytes: cwnd plus NewReno's inflation (RFC 6582 §3.2).
+    pub fn effective_cwnd(&self) -> u64 {
+        let w = self.cc.cwnd() as i128 + self.rec.inflation as i128;
+        w.max(self.smss as i128) as u64
+    }
+
+    pub fn srtt(&self) -> SimDuration {
+        self.rtt.srtt()
+    }
+
+    pub fn rto(&self) -> SimDuration {
+        self.rtt.rto()
+    }
+
+    /// Loss-recovery phase.
+    pub fn recovery_phase(&self) -> RecoveryPhase {
+        self.rec.phase
+    }
+
+    /// All written data and the FIN (if any) have been acknowledged.
+    pub fn all_acked(&self) -> bool {
+        self.snd_una > 0 && self.snd_una >= self.buf.stream_end()
+    }
+
+    /// Bytes written by the application and acknowledged by the peer.
+    pub fn bytes_acked(&self) -> u64 {
+        self.snd_una.saturating_sub(1).min(self.buf.written())
+    }
+
+    pub fn local(&self) -> (Ipv4Addr, u16) {
+        self.local
+    }
+
+    pub fn remote(&self) -> (Ipv4Addr, u16) {
+        self.remote
+    }
+
+    pub fn flow(&self) -> FlowId {
+        self.flow
+    }
+
+    /// Negotiated options: (SACK, timestamps, ECN, send MSS, peer's window shift, our shift).
+    pub fn negotiated(&self) -> (bool, bool, bool, u32, u8, u8) {
+        (
+            self.sack_ok,
+            self.ts_ok,
+            self.ecn_ok,
+            self.smss,
+            self.snd_wscale,
+            self.rcv.wscale,
+        )
+    }
+
+    /// Duplicate-ACK threshold in force: the controller's, else the configured one.
+    pub(crate) fn dupthresh(&self) -> u32 {
+        let c = self
+            .cc
+            .dupack_threshold(self.rtt.srtt(), self.rtt.min_rtt());
+        if c != 3 {
+            c.max(1)
+        } else {
+            self.cfg.dupack_threshold
+        }
+    }
+
+    /// Send-side variables are traced only once the application has written data, so that a
+    /// pure receiver sharing the flow id does not add rows for its idle controller.
+    #[inline]
+    pub(crate) fn traces_send_side(&self, traces: &Traces) -> bool {
+        traces.any_enabled() && self.buf.written() > 0
+    }
+
+    /// Records the controller's variables that changed (cwnd, ssthresh, cc_state, bandwidth).
+    pub(crate) fn trace_cc(&mut self, now: SimTime, traces: &mut Traces) {
+        let cwnd = self.cc.cwnd();
+        self.stats.max_cwnd = self.stats.max_cwnd.max(cwnd);
+        if !self.traces_send_side(traces) {
+            return;
+        }
+        let flow = self.flow;
+        if traces.enabled(TraceVar::Cwnd) && cwnd != self.traced.cwnd {
+            self.traced.cwnd = cwnd;
+            traces.record(now, flow, TraceVar::Cwnd, cwnd as f64);
+        }
+        let ssthresh = self.cc.ssthresh();
+        if traces.enabled(TraceVar::Ssthresh) && ssthresh != self.traced.ssthresh {
+            self.traced.ssthresh = ssthresh;
+            let v = if ssthresh == u64::MAX {
+                f64::INFINITY
+            } else {
+                ssthresh as f64
+            };
+            traces.record(now, flow, TraceVar::Ssthresh, v);
+        }
+        if traces.enabled(TraceVar::CcState) {
+            let s = self.cc_state_code();
+            if s != self.traced.cc_state {
+                self.traced.cc_state = s;
+                traces.record(now, flow, TraceVar::CcState, s as f64);
+            }
+        }
+        if traces.enabled(TraceVar::BandwidthEstimate) {
+            if let Some(bw) = self.cc.bandwidth_estimate_bps() {
+                if bw != self.traced.bandwidth {
+                    self.traced.bandwidth = bw;
+                    traces.record(now, flow, TraceVar::BandwidthEstimate, bw as f64);
+                }
+            }
+        }
+    }
+
+    /// Trace code of [`TraceVar::CcState`]: 2 fast recovery, 3 RTO recovery, 10+ controller
+    /// modes, else 0 slow start / 1 congestion avoidance.
+    fn cc_state_code(&self) -> u8 {
+        match self.rec.phase {
+            RecoveryPhase::FastRecovery => 2,
+            RecoveryPhase::Loss => 3,
+            RecoveryPhase::Open => match self.cc.mode() {
+                Some("startup") => 10,
+                Some("drain") => 11,
+                Some("probe_bw") => 12,
+                Some("probe_rtt") => 13,
+                Some(_) => 14,
+                None => (self.cc.cwnd() >= self.cc.ssthresh()) as u8,
+            },
+        }
+    }
+
+    pub(crate) fn trace_rtt(&mut self, now: SimTime, sample: SimDuration, traces: &mut Traces) {
+        self.stats.srtt = self.rtt.srtt();
+        self.stats.min_rtt = self.rtt.min_rtt();
+        self.stats.rtt_samples += 1;
+        if !self.traces_send_side(traces) {
+            return;
+        }
+        let f = self.flow;
+        traces.record(now, f, TraceVar::RttSample, sample.as_secs_f64());
+        traces.record(now, f, TraceVar::Srtt, self.rtt.srtt().as_secs_f64());
+        traces.record(now, f, TraceVar::Rttvar, self.rtt.rttvar().as_secs_f64());
+        traces.record(now, f, TraceVar::Rto, self.rtt.rto().as_secs_f64());
+    }
+}

@@ -1,0 +1,96 @@
+//! Timers: retransmission (RFC 6298 §5), delayed ACK (RFC 5681 §4.2), persist (RFC 9293
+//! §3.8.6.1), TIME-WAIT (RFC 9293 §3.10.7.4) and the pacer's release time.
+
+use celltcp_engine::SimTime;
+use celltcp_net::trace::Traces;
+
+use super::{TcpEndpoint, TcpState};
+use crate::cc::RtoEvent;
+use crate::recovery::RecoveryPhase;
+
+impl TcpEndpoint {
+    /// The earliest instant at which [`TcpEndpoint::on_timeout`] must be called.
+    pub fn poll_timeout(&self) -> Option<SimTime> {
+        let mut t: Option<SimTime> = None;
+        let mut consider = |d: Option<SimTime>| {
+            if let Some(d) = d {
+                t = Some(t.map_or(d, |x| x.min(d)));
+            }
+        };
+        consider(self.rto_deadline);
+        consider(self.persist_deadline);
+        consider(self.time_wait_deadline);
+        if self.state.is_synchronized() {
+            consider(self.rcv.delack_deadline());
+        }
+        if self.pacing_blocked {
+            consider(Some(self.pacing_next));
+        }
+        t
+    }
+
+    /// Handles every timer due at `now`.
+    pub fn on_timeout(&mut self, now: SimTime, traces: &mut Traces) {
+        if self.time_wait_deadline.is_some_and(|d| d <= now) {
+            self.enter_closed(now);
+            return;
+        }
+        if self.state.is_synchronized() {
+            self.rcv.on_delack_timer(now);
+        }
+        if self.rto_deadline.is_some_and(|d| d <= now) {
+            self.on_rto(now, traces);
+        }
+        if self.persist_deadline.is_some_and(|d| d <= now) {
+            self.probe_pending = true;
+            self.persist_backoff += 1;
+            self.persist_deadline = Some(now + self.persist_interval());
+        }
+        if self.pacing_blocked && self.pacing_next <= now {
+            self.pacing_blocked = false;
+        }
+    }
+
+    /// RFC 6298 §5.4–5.6: retransmit the earliest unacknowledged segment, back off the timer;
+    /// the controller sets the window (RFC 5681 §3.1) and every outstanding segment is deemed
+    /// lost (go-back-N, modelled by the scoreboard's marks).
+    fn on_rto(&mut self, now: SimTime, traces: &mut Traces) {
+        self.rto_deadline = None;
+        match self.state {
+            TcpState::SynSent | TcpState::SynReceived => {
+                self.rtt.back_off();
+                self.syn_pending = true;
+            }
+            TcpState::Closed | TcpState::Listen | TcpState::TimeWait => {}
+            _ => {
+                if self.buf.segs.is_empty() {
+                    return;
+                }
+                self.stats.timeouts += 1;
+                self.rto_consecutive += 1;
+                self.spurious_on_rto(self.rto_consecutive == 1);
+                self.cc.on_rto(&RtoEvent {
+                    now,
+                    // FlightSize (RFC 5681 eq. 4) before the go-back-N marks.
+                    bytes_in_flight: self.snd_nxt - self.snd_una,
+                    consecutive: self.rto_consecutive,
+                    srtt: self.rtt.srtt(),
+                    min_rtt: self.rtt.min_rtt(),
+                    recent_rtts: self.rtt.recent(),
+                });
+                self.rtt.back_off();
+                self.buf.mark_all_lost();
+                self.rec.phase = RecoveryPhase::Loss;
+                // RFC 6582 §3.2 step 1 / RFC 6675: recover is set on a timeout too.
+                self.rec.recover = self.snd_nxt;
+                self.rec.high_rxt = self.snd_una;
+                self.rec.dupacks = 0;
+                self.rec.inflation = 0;
+                self.rec.rescue_rxt = None;
+                self.rec.retransmit_now = false;
+                self.ecn_recover = self.snd_nxt;
+                self.trace_cc(now, traces);
+            }
+        }
+    }
+}

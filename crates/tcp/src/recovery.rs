@@ -1,0 +1,221 @@
+//! Loss recovery: duplicate-ACK counting, fast retransmit and NewReno fast recovery (RFC 5681
+//! §3.2, RFC 6582), SACK-based recovery (RFC 6675 §5), limited transmit (RFC 3042) and the
+//! go-back-N phase after a retransmission timeout (RFC 5681 §3.1, RFC 6298 §5).
+//!
+//! The controller owns cwnd and ssthresh; this module owns the mechanics and NewReno's window
+//! inflation, which is added to the controller's cwnd only while in fast recovery without SACK.
+
+use celltcp_engine::SimTime;
+use celltcp_net::trace::{TraceVar, Traces};
+
+use crate::endpoint::TcpEndpoint;
+use crate::scoreboard::NextSegRule;
+
+/// Where the sender is in loss recovery; traced as cc_state 2 (fast) and 3 (RTO).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RecoveryPhase {
+    /// No recovery in progress.
+    #[default]
+    Open,
+    /// Fast recovery after fast retransmit (RFC 6582 or RFC 6675).
+    FastRecovery,
+    /// Retransmission of the outstanding window after a timeout.
+    Loss,
+}
+
+/// Recovery variables (names from RFC 6582 and RFC 6675 §2).
+#[derive(Clone, Debug, Default)]
+pub struct Recovery {
+    pub phase: RecoveryPhase,
+    /// DupAcks: duplicate ACKs since the last cumulative ACK.
+    pub dupacks: u32,
+    /// RFC 6582 "recover" = RFC 6675 RecoveryPoint, as the offset one past the highest byte
+    /// sent when recovery began (so a *full* ACK is one with SND.UNA ≥ recover).
+    pub recover: u64,
+    /// NewReno inflation added to cwnd, bytes; negative after deflation (RFC 6582 §3.2).
+    pub inflation: i64,
+    /// HighRxt: one past the highest byte retransmitted by NextSeg rules 1 and 3.
+    pub high_rxt: u64,
+    /// RescueRxt (RFC 6675 §4 rule 4): one past the end of the last rescue retransmission.
+    pub rescue_rxt: Option<u64>,
+    /// The next lost segment goes out regardless of cwnd: the fast retransmission itself
+    /// (RFC 5681 §3.2 step 2, RFC 6675 §5 (4.3)) and NewReno's partial-ACK retransmission
+    /// (RFC 6582 §3.2 step 4).
+    pub retransmit_now: bool,
+}
+
+/// What one ACK told the recovery machinery.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct AckInfo {
+    /// SND.UNA advanced.
+    pub advanced: bool,
+    /// Bytes cumulatively acknowledged.
+    pub cum_acked: u64,
+    /// Bytes newly SACKed.
+    pub newly_sacked: u64,
+    /// A duplicate ACK by the definition in force: RFC 6675 §2 with SACK (it reports new
+    /// SACKed data), RFC 5681 §2 without.
+    pub is_dup: bool,
+}
+
+/// The controller callback that follows `on_ack` for this ACK (call order of `cc`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RecoveryEvent {
+    None,
+    /// Entering fast recovery: `on_congestion_event(FastRetransmit)`.
+    Enter,
+    /// Full ACK: `on_recovery_exit`.
+    Exit,
+}
+
+impl TcpEndpoint {
+    /// Updates DupAcks and the recovery phase for one ACK, after SACK processing and before
+    /// the controller hears of it.
+    pub(crate) fn update_recovery(
+        &mut self,
+        now: SimTime,
+        info: &AckInfo,
+        traces: &mut Traces,
+    ) -> RecoveryEvent {
+        let thresh = self.dupthresh();
+        if self.sack_ok && info.newly_sacked > 0 {
+            self.buf.update_lost(thresh, self.smss as u64);
+        }
+        if info.advanced {
+            // RFC 6675 §5 (1) / RFC 5681: a cumulative ACK resets DupAcks.
+            self.rec.dupacks = 0;
+            self.rec.high_rxt = self.rec.high_rxt.max(self.snd_una);
+        }
+        if info.is_dup {
+            self.rec.dupacks += 1;
+            self.stats.dupacks_received += 1;
+            if self.traces_send_side(traces) {
+                traces.record(now, self.flow, TraceVar::DupAck, self.snd_una as f64);
+            }
+        }
+        match self.rec.phase {
+            RecoveryPhase::FastRecovery => {
+                if self.snd_una >= self.rec.recover {
+                    // RFC 6582 §3.2 step 3 / RFC 6675 §5: a full ACK ends recovery.
+                    self.rec.phase = RecoveryPhase::Open;
+                    self.rec.inflation = 0;
+                    self.rec.dupacks = 0;
+                    self.rec.retransmit_now = false;
+                    return RecoveryEvent::Exit;
+                }
+                if !self.sack_ok {
+                    if info.advanced {
+                        // RFC 6582 §3.2 step 4 (partial ACK): retransmit the first unacknowledged
+                        // segment, deflate by the amount acknowledged, add back one SMSS if at
+                        // least one SMSS was acknowledged.
+                        self.buf.mark_lost_at(self.snd_una);
+                        self.rec.high_rxt = self.snd_una;
+                        self.rec.retransmit_now = true;
+                        self.rec.inflation -= info.cum_acked as i64;
+                        if info.cum_acked >= self.smss as u64 {
+                            self.rec.inflation += self.smss as i64;
+                        }
+                    } else if info.is_dup {
+                        // RFC 6582 §3.2 step 3: each further duplicate inflates by one SMSS.
+                        self.rec.inflation += self.smss as i64;
+                    }
+                }
+                RecoveryEvent::None
+            }
+            RecoveryPhase::Loss => {
+                if self.snd_una >= self.rec.recover {
+                    self.rec.phase = RecoveryPhase::Open;
+                }
+                RecoveryEvent::None
+            }
+            RecoveryPhase::Open => {
+                // RFC 6675 §5 (3): IsLost(HighACK + 1) also starts recovery.
+                let lost_head = self.sack_ok && info.is_dup && self.buf.first_is_lost();
+                let trigger = self.rec.dupacks >= thresh || lost_head;
+                // RFC 6582 §3.2 step 1-2: only if the ACK covers the previous recovery point,
+                // so one window's losses cause one reduction (also after an RTO).
+                if trigger && self.snd_una >= self.rec.recover && self.snd_una < self.snd_nxt {
+                    self.enter_fast_recovery(thresh);
+                    return RecoveryEvent::Enter;
+                }
+                RecoveryEvent::None
+            }
+        }
+    }
+
+    /// RFC 6675 §5 (4) / RFC 6582 §3.2 step 2: RecoveryPoint = HighData, retransmit the first
+    /// segment, inflate by DupThresh·SMSS without SACK.
+    fn enter_fast_recovery(&mut self, thresh: u32) {
+        self.rec.phase = RecoveryPhase::FastRecovery;
+        self.rec.recover = self.snd_nxt;
+        self.buf.mark_lost_at(self.snd_una);
+        self.rec.high_rxt = self.snd_una;
+        self.rec.retransmit_now = true;
+        // RFC 6675 §5 (4.3): no rescue before the cumulative ACK passes the first retransmission.
+        self.rec.rescue_rxt = self.buf.segs.front().map(|s| s.end);
+        self.rec.inflation = if self.sack_ok {
+            0
+        } else {
+            (thresh as i64) * self.smss as i64
+        };
+        // RFC 3168 §6.1.2: no ECN reduction again in this window.
+        self.ecn_recover = self.snd_nxt;
+        self.stats.fast_recoveries += 1;
+    }
+
+    /// RFC 3042: on the first two duplicate ACKs new segments may be sent as long as the
+    /// outstanding data stays within cwnd + 2·SMSS.
+    pub(crate) fn limited_transmit_allowance(&self) -> u64 {
+        if self.cfg.limited_transmit
+            && self.rec.phase == RecoveryPhase::Open
+            && self.rec.dupacks > 0
+            && self.rec.dupacks < self.dupthresh()
+        {
+            self.rec.dupacks.min(2) as u64 * self.smss as u64
+        } else {
+            0
+        }
+    }
+
+    /// NextSeg rule 1 (and the retransmissions of NewReno and of RTO recovery): the next
+    /// segment deemed lost that has no retransmission in flight.
+    pub(crate) fn next_lost_retransmission(&self) -> Option<(usize, NextSegRule)> {
+        match self.rec.phase {
+            RecoveryPhase::Open => None,
+            _ => self
+                .buf
+                .next_lost(self.rec.high_rxt)
+                .map(|i| (i, NextSegRule::Lost)),
+        }
+    }
+
+    /// NextSeg rules 3 and 4 (RFC 6675 §4), consulted when neither a lost segment nor new
+    /// data can be sent during SACK-based fast recovery.
+    pub(crate) fn sack_fallback_retransmission(&self) -> Option<(usize, NextSegRule)> {
+        if !self.sack_ok || self.rec.phase != RecoveryPhase::FastRecovery {
+            return None;
+        }
+        if let Some(i) = self.buf.next_unsacked(self.rec.high_rxt) {
+            return Some((i, NextSegRule::Unsacked));
+        }
+        // Rule 4: once per cumulative-ACK advance beyond RescueRxt.
+        if self.rec.rescue_rxt.is_none_or(|r| self.snd_una >= r) {
+            return self
+                .buf
+                .rescue_candidate()
+                .map(|i| (i, NextSegRule::Rescue));
+        }
+        None
+    }
+
+    /// Book-keeping after NextSeg's choice was sent.
+    pub(crate) fn on_retransmitted(&mut self, end: u64, rule: NextSegRule) {
+        match rule {
+            NextSegRule::Lost | NextSegRule::Unsacked => {
+                self.rec.high_rxt = self.rec.high_rxt.max(end)
+            }
+            // RFC 6675 §4 rule 4: RescueRxt = RecoveryPoint; HighRxt unchanged.
+            NextSegRule::Rescue => self.rec.rescue_rxt = Some(self.rec.recover),
+        }
+    }
+}

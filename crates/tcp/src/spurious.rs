@@ -1,0 +1,197 @@
+//! Detection of spurious retransmission timeouts and the undo response.
+//!
+//! * F-RTO (RFC 5682 §2, basic): after the RTO retransmission, the first ACK that advances
+//!   SND.UNA (below `recover`) lets the sender transmit two *new* segments instead of more
+//!   retransmissions; if the next ACK advances SND.UNA again, data never retransmitted was
+//!   delivered and the timeout was spurious. A duplicate ACK at either step reverts to the
+//!   conventional go-back-N recovery. The SACK-enhanced variant (RFC 5682 §3, following the
+//!   rule of RFC 4138 App. B) accepts SACK information in step 2 and declares the timeout
+//!   spurious in step 3 only if the ACK (cumulative or SACK) covers a segment below `recover`
+//!   that was never retransmitted.
+//! * Eifel detection (RFC 3522 §3.2): with timestamps, the first ACK acknowledging the
+//!   retransmitted segment echoes a TSval older than that of the retransmission if the
+//!   original transmission, not the retransmission, was acknowledged.
+//!
+//! Response (RFC 4015 §4, reduced to what a window-owning controller allows): restore the
+//! controller's state saved at the timeout (`snapshot`/`restore`), forget the go-back-N marks of
+//! segments not yet retransmitted so that transmission resumes with new data, clear the RTO
+//! backoff and re-seed the estimator from the revealing sample (RFC 4015 §4 RTO adaptation).
+
+use celltcp_engine::SimTime;
+use celltcp_net::trace::{TraceVar, Traces};
+
+use crate::cc::CcSnapshot;
+use crate::endpoint::TcpEndpoint;
+use crate::recovery::RecoveryPhase;
+use crate::seq::SeqNum;
+
+/// Progress of F-RTO after a first timeout.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FrtoStep {
+    #[default]
+    Inactive,
+    /// RFC 5682 §2.1 step 2: the RTO retransmission was sent; waiting for the first ACK.
+    AwaitFirstAck,
+    /// Step 3: up to two new segments were (or may be) sent; waiting for the second ACK.
+    AwaitSecondAck,
+}
+
+/// Which detector found a timeout spurious.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SpuriousDetector {
+    Frto,
+    Eifel,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Spurious {
+    pub frto: FrtoStep,
+    /// RFC 5682 "recover": SND.NXT when the timeout occurred.
+    pub frto_recover: u64,
+    /// New segments F-RTO may still send regardless of cwnd (step 2b: "up to two").
+    pub frto_new_segments: u32,
+    /// Eifel: waiting for the first ACK of the retransmission.
+    pub eifel_armed: bool,
+    /// RFC 3522 RetransmitTS: TSval of the first RTO retransmission.
+    pub retransmit_ts: Option<u32>,
+    /// Controller state saved at the first timeout of the series.
+    pub snapshot: Option<CcSnapshot>,
+    /// The undos performed and by which detector (most recent last), for tests and reports.
+    pub undos: Vec<(SimTime, SpuriousDetector)>,
+}
+
+/// What the ACK being processed revealed to the detectors.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct SpuriousEvidence {
+    pub advanced: bool,
+    pub is_dup: bool,
+    /// The ACK (cumulative or SACK) covers a segment below F-RTO's `recover` that was sent only
+    /// once.
+    pub acked_original_below_recover: bool,
+    /// The ACK newly SACKed data below `recover`.
+    pub sacked_below_recover: bool,
+    /// TSecr of the ACK, when timestamps are in use.
+    pub tsecr: Option<u32>,
+}
+
+impl TcpEndpoint {
+    /// Arms the detectors at the first expiry of a backoff series (before `on_rto`).
+    pub(crate) fn spurious_on_rto(&mut self, first_in_series: bool) {
+        if !first_in_series {
+            // RFC 5682 §2.1 step 1: a further timeout during F-RTO means conventional recovery.
+            self.spur.frto = FrtoStep::Inactive;
+            self.spur.eifel_armed = false;
+            return;
+        }
+        self.spur.snapshot = Some(self.cc.snapshot());
+        self.spur.frto_recover = self.snd_nxt;
+        self.spur.frto_new_segments = 0;
+        // RFC 5682 §2.1 step 1: not when the timeout hits an ongoing fast recovery.
+        self.spur.frto = if self.cfg.frto && self.rec.phase != RecoveryPhase::FastRecovery {
+            FrtoStep::AwaitFirstAck
+        } else {
+            FrtoStep::Inactive
+        };
+        self.spur.eifel_armed = self.cfg.eifel && self.ts_ok;
+        self.spur.retransmit_ts = None;
+    }
+
+    /// Whether F-RTO currently forbids further retransmissions.
+    pub(crate) fn frto_holds_retransmissions(&self) -> bool {
+        match self.spur.frto {
+            FrtoStep::Inactive => false,
+            // Only the first retransmission is allowed before the first ACK.
+            FrtoStep::AwaitFirstAck => self.buf.segs.front().is_some_and(|s| s.retx_in_flight),
+            FrtoStep::AwaitSecondAck => true,
+        }
+    }
+
+    /// Runs both detectors on an ACK; performs the undo and returns true if the timeout was
+    /// spurious.
+    pub(crate) fn detect_spurious(
+        &mut self,
+        now: SimTime,
+        ev: &SpuriousEvidence,
+        traces: &mut Traces,
+    ) -> bool {
+        if self.rec.phase != RecoveryPhase::Loss {
+            self.spur.frto = FrtoStep::Inactive;
+            self.spur.eifel_armed = false;
+            return false;
+        }
+        // Eifel (RFC 3522 §3.2): decided by the first ACK that acknowledges the retransmission.
+        if self.spur.eifel_armed && ev.advanced {
+            self.spur.eifel_armed = false;
+            if let (Some(tsecr), Some(rts)) = (ev.tsecr, self.spur.retransmit_ts) {
+                if SeqNum(tsecr).lt(SeqNum(rts)) {
+                    self.undo_timeout(now, SpuriousDetector::Eifel, traces);
+                    return true;
+                }
+            }
+        }
+        let sack = self.sack_ok;
+        match self.spur.frto {
+            FrtoStep::Inactive => false,
+            FrtoStep::AwaitFirstAck => {
+                let progress = ev.advanced || (sack && ev.sacked_below_recover);
+                let covers_all = self.snd_una >= self.spur.frto_recover;
+                let new_data_possible = self.snd_nxt < self.buf.stream_end()
+                    && self.snd_nxt < self.snd_una + self.snd_wnd;
+                // A duplicate ACK without SACK progress is `!progress` too.
+                if !progress || covers_all || !new_data_possible {
+                    // Step 2a: conventional recovery.
+                    self.spur.frto = FrtoStep::Inactive;
+                } else {
+                    // Step 2b: send up to two new segments, then step 3.
+                    self.spur.frto = FrtoStep::AwaitSecondAck;
+                    self.spur.frto_new_segments = 2;
+                }
+                false
+            }
+            FrtoStep::AwaitSecondAck => {
+                let spurious = if sack {
+                    ev.acked_original_below_recover
+                } else {
+                    ev.advanced && !ev.is_dup
+                };
+                self.spur.frto = FrtoStep::Inactive;
+                self.spur.frto_new_segments = 0;
+                if spurious {
+                    self.undo_timeout(now, SpuriousDetector::Frto, traces);
+                    true
+                } else {
+                    // Step 3a: conventional recovery continues with the retransmissions.
+                    false
+                }
+            }
+        }
+    }
+
+    /// The response: restore the window, resume with new data, forget the backoff.
+    fn undo_timeout(&mut self, now: SimTime, by: SpuriousDetector, traces: &mut Traces) {
+        if let Some(snap) = self.spur.snapshot.take() {
+            self.cc.restore(&snap);
+        }
+        self.buf.unmark_unretransmitted();
+        self.rec.phase = RecoveryPhase::Open;
+        self.rec.dupacks = 0;
+        // The window that timed out was not lost: no congestion response is owed for it.
+        self.rec.recover = self.snd_una;
+        self.ecn_recover = self.snd_una;
+        self.rto_consecutive = 0;
+        match self.rtt.latest() {
+            Some(r) => self.rtt.adapt_after_spurious_timeout(r),
+            None => self.rtt.clear_backoff(),
+        }
+        self.spur.frto = FrtoStep::Inactive;
+        self.spur.eifel_armed = false;
+        self.spur.undos.push((now, by));
+        self.stats.spurious_undos += 1;
+        traces.record(
+            now,
+            self.flow,
+            TraceVar::SpuriousUndo,
+            self.cc.cwnd() as f64,
+        );
+    }
+}

@@ -1,0 +1,108 @@
+//! RFC 6298: backoff during an outage, Karn's rule, go-back-N after an expiry.
+
+use celltcp_engine::SimDuration;
+
+use super::*;
+
+#[test]
+fn backoff_sequence_during_an_outage_rfc6298_5_5() {
+    let mut c = cfg();
+    c.max_rto = SimDuration::from_secs(8);
+    let mut h = Harness::new(c, c);
+    h.handshake();
+    assert!(h.transfer(20_000, secs(5)));
+    let outage_start = h.now;
+    let end = outage_start + SimDuration::from_secs(40);
+    h.rule = Box::new(move |t, _, _| if t < end { Fate::Drop } else { Fate::Deliver });
+    let rto0 = h.a.rto();
+    assert!(h.transfer(5_000, secs(200)));
+    let retx: Vec<SimTime> = h
+        .data_sent()
+        .iter()
+        .filter(|(t, _, r)| *r && *t >= outage_start)
+        .map(|(t, _, _)| *t)
+        .collect();
+    let gaps: Vec<u64> = retx.windows(2).map(|w| (w[1] - w[0]).as_ns()).collect();
+    // 1st expiry after RTO, then 2, 4, 8... × RTO, capped at max_rto (8 s).
+    let r = rto0.as_ns();
+    let expected: Vec<u64> = [2 * r, 4 * r, 8 * r, 16 * r, 32 * r]
+        .iter()
+        .map(|&g| g.min(8_000_000_000))
+        .collect();
+    assert!(gaps.len() >= 5, "{gaps:?}");
+    assert_eq!(&gaps[..5], &expected[..], "rto0 {rto0}");
+    assert!(
+        gaps[5..].iter().all(|&g| g == 8_000_000_000 || g < r),
+        "{gaps:?}"
+    );
+    assert!(h.a.stats().timeouts >= 6);
+    assert_eq!(h.delivered, 25_000);
+}
+
+#[test]
+fn karn_no_sample_from_a_retransmitted_segment_rfc6298_3() {
+    let mut c = cfg();
+    c.timestamps = false;
+    let mut h = Harness::new(c, c);
+    h.handshake();
+    let samples = h.a.stats().rtt_samples;
+    let rto0 = h.a.rto();
+    h.rule = drop_first(vec![seg(0)], c.isn);
+    assert!(h.transfer(1_000, secs(10)));
+    h.run_until(secs(11), |h| h.a.all_acked());
+    assert_eq!(h.a.stats().timeouts, 1);
+    // The ACK of the retransmission gave no sample and the backoff stays.
+    assert_eq!(h.a.stats().rtt_samples, samples);
+    assert_eq!(h.a.rto(), SimDuration(rto0.0 * 2));
+    // A segment sent once gives a sample, and the RTO is recomputed from SRTT.
+    assert!(h.transfer(1_000, secs(20)));
+    h.run_until(secs(21), |h| h.a.all_acked());
+    assert_eq!(h.a.stats().rtt_samples, samples + 1);
+    assert!(h.a.rto() <= rto0);
+}
+
+#[test]
+fn go_back_n_in_slow_start_after_an_expiry_rfc5681_3_1() {
+    let mut c = cfg();
+    c.sack = false;
+    let mut h = Harness::new(c, c);
+    h.handshake();
+    // Lose the whole second flight (segments 4..11) once.
+    h.rule = drop_first((4..12).map(seg).collect(), c.isn);
+    assert!(h.transfer(30_000, secs(30)));
+    let s = h.a.stats();
+    assert_eq!(s.timeouts, 1);
+    assert_eq!(s.retx_rto, 8);
+    assert_eq!(s.retx_fast, 0);
+    let retx: Vec<(SimTime, u64)> = h
+        .data_sent()
+        .into_iter()
+        .filter(|x| x.2)
+        .map(|x| (x.0, x.1))
+        .collect();
+    // In order, from SND.UNA: one segment, then two, then four... (slow start from 1 MSS).
+    let offs: Vec<u64> = retx.iter().map(|x| x.1).collect();
+    assert_eq!(offs, (4..12).map(seg).collect::<Vec<_>>());
+    let mut bursts: Vec<usize> = vec![];
+    let mut last = None;
+    for (t, _) in &retx {
+        if Some(*t) == last {
+            *bursts.last_mut().unwrap() += 1;
+        } else {
+            bursts.push(1);
+        }
+        last = Some(*t);
+    }
+    assert_eq!(bursts[0], 1);
+    assert_eq!(bursts[1], 2);
+    assert_eq!(h.delivered, 30_000);
+}
+
+#[test]
+fn timer_stops_when_all_is_acknowledged_rfc6298_5_2() {
+    let mut h = Harness::new(cfg(), cfg());
+    h.handshake();
+    assert!(h.transfer(10_000, secs(5)));
+    h.run_until(secs(6), |h| h.a.all_acked());
+    assert_eq!(h.a.poll_timeout(), None);
+}
