@@ -11,7 +11,7 @@ use celltcp_engine::{RngStream, SimDuration, SimTime};
 
 use crate::loss::LossModel;
 use crate::packet::Packet;
-use crate::queue::QueueDisc;
+use crate::queue::{DropCause, QueueDisc};
 use crate::stats::TimeWeighted;
 
 /// Static settings of a link direction.
@@ -35,6 +35,8 @@ pub struct LinkDirStats {
     pub bytes_delivered: u64,
     /// Packets lost by the loss model (queue drops and marks are in the queue's own stats).
     pub drops_link_loss: u64,
+    /// Packets lost while the link was down.
+    pub drops_outage: u64,
     /// Nanoseconds the transmitter was busy.
     pub busy_ns: u64,
 }
@@ -50,6 +52,8 @@ pub struct LinkDir {
     pub queue_rng: RngStream,
     /// The packet being serialised, if any.
     pub transmitting: Option<Packet>,
+    /// During an outage every packet that finishes serialisation is lost.
+    pub down: bool,
     /// Packets propagating towards the far end, with their arrival times.
     pub pipe: VecDeque<(SimTime, Packet)>,
     pub stats: LinkDirStats,
@@ -67,6 +71,7 @@ impl LinkDir {
             loss_rng,
             queue_rng,
             transmitting: None,
+            down: false,
             pipe: VecDeque::new(),
             stats: LinkDirStats::default(),
             occupancy_packets: TimeWeighted::default(),
@@ -98,18 +103,25 @@ impl LinkDir {
         now + tx
     }
 
-    /// Serialisation of the current packet ended at `now`: applies the loss model and, if the
-    /// packet survives, puts it in the pipe. Returns the packet's arrival time, or `None` if lost.
+    /// Serialisation of the current packet ended at `now`: applies the outage state and the
+    /// loss model and, if the packet survives, puts it in the pipe. Returns the packet's arrival
+    /// time, or the lost packet with the cause.
     #[inline]
-    pub fn finish_transmission(&mut self, now: SimTime) -> Result<SimTime, Packet> {
+    pub fn finish_transmission(&mut self, now: SimTime) -> Result<SimTime, (Packet, DropCause)> {
         let pkt = self.transmitting.take().expect("a packet was being transmitted");
+        if self.down {
+            self.stats.drops_outage += 1;
+            return Err((pkt, DropCause::Outage));
+        }
         if let Some(loss) = self.loss.as_mut() {
             if loss.is_lost(pkt.size_bytes(), now, &mut self.loss_rng) {
                 self.stats.drops_link_loss += 1;
-                return Err(pkt);
+                return Err((pkt, DropCause::LinkLoss));
             }
         }
-        let at = now + self.delay;
+        // A link never reorders: after the delay was shortened, a packet waits for those
+        // already propagating.
+        let at = (now + self.delay).max(self.pipe.back().map_or(SimTime::ZERO, |(t, _)| *t));
         self.pipe.push_back((at, pkt));
         Ok(at)
     }

@@ -36,6 +36,19 @@ pub enum Event {
     AgentTimer(AgentId, u32),
     /// Periodic sampling of the opt-in time series.
     Sample,
+    /// A scheduled change of a link direction (index into the world's change list).
+    LinkChange(u32),
+}
+
+/// A change to one link direction at a scheduled time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LinkChange {
+    /// New propagation delay, for packets that finish serialisation from now on.
+    pub delay: Option<SimDuration>,
+    /// New rate in bits per second, from the next packet serialised.
+    pub rate_bps: Option<u64>,
+    /// Start (true) or end (false) an outage.
+    pub down: Option<bool>,
 }
 
 /// Where captured packets go (a pcap writer).
@@ -58,6 +71,7 @@ pub struct FlowCounters {
     pub drops_aqm: u64,
     pub drops_link_loss: u64,
     pub drops_no_route: u64,
+    pub drops_outage: u64,
     /// One-way delay of the packets delivered to the destination, nanoseconds.
     pub delay_ns: Histogram,
     /// RFC 3550 §6.4.1 interarrival jitter of those packets, nanoseconds.
@@ -68,7 +82,7 @@ pub struct FlowCounters {
 
 impl FlowCounters {
     pub fn drops(&self) -> u64 {
-        self.drops_queue_full + self.drops_aqm + self.drops_link_loss + self.drops_no_route
+        self.drops_queue_full + self.drops_aqm + self.drops_link_loss + self.drops_no_route + self.drops_outage
     }
 
     /// A packet of the flow reached its destination after `transit_ns`.
@@ -90,6 +104,7 @@ impl FlowCounters {
             DropCause::Aqm => self.drops_aqm += 1,
             DropCause::LinkLoss => self.drops_link_loss += 1,
             DropCause::NoRoute => self.drops_no_route += 1,
+            DropCause::Outage => self.drops_outage += 1,
         }
     }
 }
@@ -170,6 +185,7 @@ pub struct WorldBuilder {
     series: SeriesConfig,
     traces: Traces,
     captures: Vec<(u32, Box<dyn CaptureSink>)>,
+    changes: Vec<(SimTime, DirId, LinkChange)>,
 }
 
 impl WorldBuilder {
@@ -185,7 +201,14 @@ impl WorldBuilder {
             series: SeriesConfig::default(),
             traces: Traces::default(),
             captures: Vec::new(),
+            changes: Vec::new(),
         }
+    }
+
+    /// Schedules `change` of direction `dir` at `at`; changes at equal times apply in the
+    /// order they were added.
+    pub fn link_change(&mut self, at: SimTime, dir: DirId, change: LinkChange) {
+        self.changes.push((at, dir, change));
     }
 
     pub fn add_node(&mut self, name: &str, kind: NodeKind, addr: Ipv4Addr) -> NodeId {
@@ -303,6 +326,7 @@ impl WorldBuilder {
             capture_error: None,
             next_uid: 1,
             out_buf: Vec::new(),
+            changes: self.changes,
         }
     }
 }
@@ -327,6 +351,7 @@ pub struct World {
     capture_error: Option<io::Error>,
     next_uid: u64,
     out_buf: Vec<Packet>,
+    changes: Vec<(SimTime, DirId, LinkChange)>,
 }
 
 impl World {
@@ -334,6 +359,9 @@ impl World {
     pub fn schedule_initial(&self, sched: &mut Scheduler<Event>) {
         for (i, a) in self.agents.iter().enumerate() {
             sched.schedule_at(a.start, Event::AgentStart(i as AgentId)).expect("start times are >= 0");
+        }
+        for (i, (at, _, _)) in self.changes.iter().enumerate() {
+            sched.schedule_at(*at, Event::LinkChange(i as u32)).expect("change times are >= 0");
         }
         let s = &self.series_cfg;
         if s.interval > SimDuration::ZERO && !(s.queue_links.is_empty() && s.rate_flows.is_empty()) {
@@ -424,7 +452,7 @@ impl World {
         let now = sched.now();
         match self.dirs[dir as usize].finish_transmission(now) {
             Ok(arrival) => sched.schedule_at(arrival, Event::Arrive(dir)).expect("arrival is in the future"),
-            Err(lost) => self.flow_counters[lost.flow as usize].count_drop(DropCause::LinkLoss),
+            Err((lost, cause)) => self.flow_counters[lost.flow as usize].count_drop(cause),
         }
         self.start_next(dir, sched);
     }
@@ -560,6 +588,19 @@ impl Model for World {
                 self.call_agent(id, sched, |a, ctx| a.on_timer(ctx));
             }
             Event::Sample => self.sample(sched),
+            Event::LinkChange(i) => {
+                let (_, dir, change) = self.changes[i as usize];
+                let d = &mut self.dirs[dir as usize];
+                if let Some(delay) = change.delay {
+                    d.delay = delay;
+                }
+                if let Some(rate) = change.rate_bps {
+                    d.rate_bps = rate;
+                }
+                if let Some(down) = change.down {
+                    d.down = down;
+                }
+            }
         }
     }
 

@@ -19,11 +19,12 @@ use celltcp_net::pcap::PcapWriter;
 use celltcp_net::queue::{CoDel, CoDelConfig, DropTail, ParamError, QueueDisc, Red, RedConfig};
 use celltcp_net::topology::NodeKind as NetNodeKind;
 use celltcp_net::trace::Traces;
-use celltcp_net::world::{SeriesConfig, World, WorldBuilder, PROTO_TCP, PROTO_UDP};
+use celltcp_net::world::{LinkChange, SeriesConfig, World, WorldBuilder, PROTO_TCP, PROTO_UDP};
 use celltcp_tcp::agent::{AgentError, TcpReceiverAgent, TcpSenderAgent};
 use celltcp_tcp::app::{Bulk, FileSize, Ftp, OnOff, TcpApplication};
 use celltcp_tcp::{AckControlConfig, TcpConfig};
 
+use crate::config::events::EventDirection;
 use crate::config::flows::{Arrival, FlowKind};
 use crate::config::links::LinkDirection;
 use crate::config::loss::LossSpec;
@@ -320,6 +321,19 @@ pub(crate) fn build(
             sender,
             receiver,
         });
+    }
+
+    for e in &scenario.events {
+        let link = index_of(&link_names, &e.link);
+        let change = LinkChange { delay: e.delay, rate_bps: e.rate_bps, down: e.down };
+        let dirs: &[u32] = match e.direction {
+            EventDirection::Both => &[0, 1],
+            EventDirection::AToB => &[0],
+            EventDirection::BToA => &[1],
+        };
+        for d in dirs {
+            b.link_change(SimTime::ZERO + e.at, 2 * link + d, change);
+        }
     }
 
     let t = &scenario.trace;

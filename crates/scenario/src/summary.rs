@@ -70,6 +70,7 @@ fn flow_summary(world: &World, id: usize, f: &FlowInfo, now: SimTime) -> Value {
             "aqm": c.drops_aqm,
             "link_loss": c.drops_link_loss,
             "no_route": c.drops_no_route,
+            "outage": c.drops_outage,
         }),
     );
     // One-way delay and RFC 3550 jitter of the packets delivered to the destination host.
@@ -107,6 +108,7 @@ fn link_summary(world: &World, link: usize, end: SimTime) -> Value {
                     "queue_full": q.dropped_full,
                     "aqm": q.dropped_aqm,
                     "link_loss": s.drops_link_loss,
+                    "outage": s.drops_outage,
                 },
                 "ecn_marks": q.ce_marked,
                 "queue_mean_packets": num(d.occupancy_packets.mean(end)),

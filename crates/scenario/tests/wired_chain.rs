@@ -49,3 +49,29 @@ fn tcp_bulk_over_the_wired_chain_fills_the_access_link() {
     assert!(goodput > 0.85 * 25e6 * 1448.0 / 1500.0, "goodput {goodput}");
     assert!(f["sender"]["retransmissions"].as_f64().unwrap() > 0.0);
 }
+
+#[test]
+fn scheduled_outage_and_delay_spike_change_the_link() {
+    let over = [
+        ("simulation.duration".to_string(), "3s".to_string()),
+        (
+            "events".to_string(),
+            "[{ at = \"1s\", link = \"access\", down = true }, { at = \"1.5s\", link = \"access\", down = false }, \
+              { at = \"2s\", link = \"access\", direction = \"a_to_b\", delay = \"200ms\" }]"
+                .to_string(),
+        ),
+        ("trace.packets".to_string(), "[\"video\"]".to_string()),
+    ];
+    let sc = load_path(&example(), &over).unwrap();
+    let out = run(&sc, &RunOptions::default()).unwrap();
+    let f = &out.summary["flows"]["video"];
+    // 0.5 s of a 20 Mb/s stream of 1400-byte payloads: 892 or 893 datagrams lost to the outage.
+    let outage = f["drops"]["outage"].as_u64().unwrap();
+    assert!((892..=894).contains(&outage), "outage drops {outage}");
+    assert_eq!(out.summary["links"]["access"]["a_to_b"]["drops"]["outage"].as_u64().unwrap(), outage);
+    // After 2 s the one-way delay grows by 195 ms.
+    assert!(f["delay_max_s"].as_f64().unwrap() > 0.028 + 0.195);
+    let bad = celltcp_scenario::load_path(&example(), &[("events".into(), "[{ at = \"1s\", link = \"access\" }]".into())])
+        .unwrap_err();
+    assert_eq!(bad.to_string(), "events[0]: changes nothing; give at least one of delay, rate, down");
+}

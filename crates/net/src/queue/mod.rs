@@ -59,6 +59,8 @@ pub enum DropCause {
     Aqm,
     /// Lost on the link by its loss model.
     LinkLoss,
+    /// Lost because the link was down (a scheduled outage).
+    Outage,
     /// No route to the destination, or TTL expired.
     NoRoute,
 }
@@ -69,6 +71,7 @@ impl DropCause {
             DropCause::QueueFull => "queue_full",
             DropCause::Aqm => "aqm",
             DropCause::LinkLoss => "link_loss",
+            DropCause::Outage => "outage",
             DropCause::NoRoute => "no_route",
         }
     }

@@ -3,10 +3,11 @@
 //! Each section has a raw form (`*File`, as written: serde with `deny_unknown_fields`, units
 //! kept as text, defaults filled by serde) and a typed form (units resolved, cross-references
 //! checked) produced by a `convert` step. [`ScenarioFile::resolve`] runs the steps in dependency
-//! order: simulation, nodes, links, flows, trace, capture.
+//! order: simulation, nodes, links, flows, trace, capture, events.
 
 pub mod apps;
 pub mod capture;
+pub mod events;
 pub mod flows;
 pub mod links;
 pub mod loss;
@@ -25,6 +26,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::ScenarioError;
 use capture::{CaptureFile, CaptureSpec};
+use events::{EventFile, LinkEvent};
 use flows::{Flow, FlowFile};
 use links::{Link, LinkFile};
 use nodes::{Node, NodeFile};
@@ -62,6 +64,9 @@ pub struct ScenarioFile {
     /// pcap captures of links.
     #[serde(default)]
     pub capture: CaptureFile,
+    /// Changes to links at given times (delay spikes, rate changes, outages).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub events: Vec<EventFile>,
 }
 
 /// A validated scenario: plain data with units resolved.
@@ -76,6 +81,8 @@ pub struct Scenario {
     pub flows: BTreeMap<String, Flow>,
     pub trace: TraceSpec,
     pub capture: CaptureSpec,
+    /// Link changes in time order (stable: equal times keep the order written).
+    pub events: Vec<LinkEvent>,
     /// The file this scenario was resolved from: overrides applied, every default filled
     /// (including default addresses, ports and `trace.tcp_flows`), units as written.
     pub file: ScenarioFile,
@@ -123,6 +130,8 @@ impl ScenarioFile {
         let flows = flows::convert(&mut self.flows, &simulation, &duration_text, &nodes, &links)?;
         let trace = self.trace.convert(&links, &flows)?;
         let capture = self.capture.convert(&links)?;
+        let mut events = events::convert(&self.events, &simulation, &links)?;
+        events.sort_by_key(|e| e.at);
         Ok(Scenario {
             simulation,
             nodes,
@@ -130,6 +139,7 @@ impl ScenarioFile {
             flows,
             trace,
             capture,
+            events,
             file: self,
         })
     }

@@ -1,0 +1,108 @@
+//! `[[events]]`: changes to links at given times — a delay spike, a rate change, an outage.
+//!
+//! These drive the TCP behaviours that matter on radio paths: a delay spike causes a spurious
+//! retransmission timeout (what F-RTO and Eifel detect), an outage produces the RFC 6298 backoff
+//! sequence, a rate drop makes a standing queue.
+
+use std::collections::BTreeMap;
+
+use celltcp_engine::SimDuration;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::links::Link;
+use super::quantity::{Quantity, Rate, Time};
+use super::simulation::Simulation;
+use crate::validate::link_ref;
+use crate::ScenarioError;
+
+/// Which directions of a link an event changes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum EventDirection {
+    #[default]
+    Both,
+    AToB,
+    BToA,
+}
+
+/// `[[events]]` as written.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EventFile {
+    /// When the change happens (a time, before the end of the run).
+    pub at: Quantity<Time>,
+    /// The link changed (an existing link).
+    pub link: String,
+    /// "both" (default), "a_to_b" or "b_to_a".
+    #[serde(default)]
+    pub direction: EventDirection,
+    /// New propagation delay (a time, ≥ 0). Packets already propagating keep theirs; a link
+    /// never reorders, so a shorter delay holds packets behind those already in flight.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay: Option<Quantity<Time>>,
+    /// New transmission rate (a rate, > 0), from the next packet serialised.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Quantity<Rate>>,
+    /// true: an outage starts — every packet that finishes serialisation is lost until an event
+    /// with `down = false`. Queues keep filling and draining as usual.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub down: Option<bool>,
+}
+
+/// A validated link change.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LinkEvent {
+    /// Time of the change from the start of the run.
+    pub at: SimDuration,
+    pub link: String,
+    pub direction: EventDirection,
+    pub delay: Option<SimDuration>,
+    /// Bits per second.
+    pub rate_bps: Option<u64>,
+    pub down: Option<bool>,
+}
+
+/// Validates `events` in the order written (events at the same time apply in that order).
+pub(crate) fn convert(
+    events: &[EventFile],
+    simulation: &Simulation,
+    links: &BTreeMap<String, Link>,
+) -> Result<Vec<LinkEvent>, ScenarioError> {
+    events
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let key = format!("events[{i}]");
+            link_ref(&format!("{key}.link"), &e.link, links)?;
+            if e.at.value >= simulation.duration {
+                return Err(ScenarioError::new(
+                    format!("{key}.at"),
+                    format!("'{}' is not before the end of the run", e.at),
+                ));
+            }
+            if let Some(r) = &e.rate {
+                if r.value == 0 {
+                    return Err(ScenarioError::new(
+                        format!("{key}.rate"),
+                        format!("'{r}' is not a positive rate; use e.g. '5Mbps'"),
+                    ));
+                }
+            }
+            if e.delay.is_none() && e.rate.is_none() && e.down.is_none() {
+                return Err(ScenarioError::new(
+                    key,
+                    "changes nothing; give at least one of delay, rate, down",
+                ));
+            }
+            Ok(LinkEvent {
+                at: e.at.value,
+                link: e.link.clone(),
+                direction: e.direction,
+                delay: e.delay.as_ref().map(|d| d.value),
+                rate_bps: e.rate.as_ref().map(|r| r.value),
+                down: e.down,
+            })
+        })
+        .collect()
+}

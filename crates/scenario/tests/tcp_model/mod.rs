@@ -1,0 +1,192 @@
+//! Shared fixtures of the TCP validation tests: a single-bottleneck topology written as scenario
+//! text, access to the summary and to the traced TCP series, and the few analytic formulas the
+//! tests compare with, ported from `python/celltcp/models/`.
+//!
+//! Units follow the names: `_bps` bits per second, `_s` seconds, `_ns` nanoseconds, `_bytes`
+//! bytes, `_segments` segments.
+
+#![allow(dead_code)] // each test file uses a different subset
+
+use celltcp_scenario::{load_str, run, Column, RunOptions, RunOutput, Series};
+use serde_json::Value;
+
+/// IPv4 header (20 B) plus TCP header with the timestamps option (20 + 12 B), bytes: the
+/// overhead of every full-sized data segment with the default endpoint settings.
+pub const HEADER_BYTES_TS: f64 = 52.0;
+/// Default sender MSS of scenario files, bytes.
+pub const MSS: f64 = 1448.0;
+
+/// One bottleneck between two hosts:
+///
+/// ```text
+///   src --1Gbps, 0 ms-- router --RATE, DELAY, QUEUE-- dst
+/// ```
+///
+/// The queue in the data direction of `bottleneck` is the only one that can build up. Flows are
+/// appended with [`Dumbbell::tcp_flow`]; `extra` is pasted verbatim at the end (e.g. a
+/// `[trace]` table).
+#[derive(Clone, Debug)]
+pub struct Dumbbell {
+    pub duration: &'static str,
+    pub rate: &'static str,
+    pub delay: &'static str,
+    /// The data-direction queue of the bottleneck, as an inline TOML table.
+    pub queue: String,
+    /// The data-direction loss model of the bottleneck, as an inline TOML table, if any.
+    pub loss: Option<String>,
+    pub flows: String,
+    pub extra: String,
+}
+
+impl Dumbbell {
+    pub fn new(duration: &'static str, rate: &'static str, delay: &'static str, queue: &str) -> Self {
+        Dumbbell {
+            duration,
+            rate,
+            delay,
+            queue: queue.to_string(),
+            loss: None,
+            flows: String::new(),
+            extra: String::new(),
+        }
+    }
+
+    /// Adds a bulk TCP flow `name` from `src` to `dst` with controller `cc`, starting at
+    /// `start`; `tcp` is the body of its `[flows.NAME.tcp]` table (TOML lines).
+    pub fn tcp_flow(&mut self, name: &str, cc: &str, start: &str, tcp: &str) -> &mut Self {
+        self.flows.push_str(&format!(
+            "[flows.{name}]\nkind = \"tcp\"\nsrc = \"src\"\ndst = \"dst\"\nstart = \"{start}\"\n\
+             cc = \"{cc}\"\napp = {{ kind = \"bulk\" }}\n\n[flows.{name}.tcp]\n{tcp}\n\n"
+        ));
+        self
+    }
+
+    pub fn toml(&self) -> String {
+        let loss = self.loss.as_ref().map_or(String::new(), |l| format!("loss = {l}\n"));
+        format!(
+            "[simulation]\nduration = \"{d}\"\n\n\
+             [nodes]\nsrc = {{ kind = \"host\" }}\nrouter = {{ kind = \"router\" }}\n\
+             dst = {{ kind = \"host\" }}\n\n\
+             [links.access]\na = \"src\"\nb = \"router\"\nrate = \"1Gbps\"\n\
+             queue = {{ kind = \"droptail\", limit = \"1000p\" }}\n\n\
+             [links.bottleneck]\na = \"router\"\nb = \"dst\"\nrate = \"{r}\"\ndelay = \"{dl}\"\n\
+             queue = {{ kind = \"droptail\", limit = \"1000p\" }}\n\n\
+             [links.bottleneck.a_to_b]\nqueue = {q}\n{loss}\n{flows}{extra}",
+            d = self.duration,
+            r = self.rate,
+            dl = self.delay,
+            q = self.queue,
+            flows = self.flows,
+            extra = self.extra,
+        )
+    }
+
+    /// Loads and runs the scenario with `seed` (replication 0).
+    pub fn run(&self, seed: u64) -> RunOutput {
+        let text = self.toml();
+        let sc = load_str(&text, &[]).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        run(&sc, &RunOptions { seed: Some(seed), ..Default::default() }).unwrap()
+    }
+}
+
+/// `summary[path[0]][path[1]]...` as a number; panics with the path if absent.
+pub fn num(v: &Value, path: &[&str]) -> f64 {
+    let mut cur = v;
+    for k in path {
+        cur = &cur[*k];
+    }
+    cur.as_f64().unwrap_or_else(|| panic!("no number at {path:?}: {cur}"))
+}
+
+/// Rows `(time_ns, value)` of the traced TCP variable `var` of flow `flow`, in time order.
+pub fn tcp_series(out: &RunOutput, flow: &str, var: &str) -> Vec<(u64, f64)> {
+    let Some(s) = out.series.iter().find(|s| s.name == "tcp") else {
+        return Vec::new();
+    };
+    let (times, flows, vars, values) = tcp_columns(s);
+    let flow_code = code_of(flows.1, flow);
+    let var_code = code_of(vars.1, var);
+    (0..times.len())
+        .filter(|&i| Some(flows.0[i]) == flow_code && Some(vars.0[i]) == var_code)
+        .map(|i| (times[i], values[i]))
+        .collect()
+}
+
+type CatCol<'a> = (&'a [u32], &'a [String]);
+
+fn tcp_columns(s: &Series) -> (&[u64], CatCol<'_>, CatCol<'_>, &[f64]) {
+    let col = |name: &str| &s.columns.iter().find(|(n, _)| n == name).expect(name).1;
+    let (Column::U64(t), Column::Cat { codes: fc, names: fnames }, Column::Cat { codes: vc, names: vnames }, Column::F64(v)) =
+        (col("time_ns"), col("flow"), col("var"), col("value"))
+    else {
+        panic!("unexpected column types in the tcp series");
+    };
+    (t, (fc, fnames), (vc, vnames), v)
+}
+
+fn code_of(names: &[String], name: &str) -> Option<u32> {
+    names.iter().position(|n| n == name).map(|i| i as u32)
+}
+
+/// Mean of the values of a series (NaN if empty).
+pub fn mean(rows: &[(u64, f64)]) -> f64 {
+    rows.iter().map(|r| r.1).sum::<f64>() / rows.len() as f64
+}
+
+/// Median of `v` (the mean of the two middle values for an even count).
+pub fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// Application payload rate a link of `rate_bps` carries when every packet is a full-sized
+/// segment of `mss` payload bytes plus `header_bytes`, bits per second.
+pub fn payload_capacity_bps(rate_bps: f64, mss: f64, header_bytes: f64) -> f64 {
+    rate_bps * mss / (mss + header_bytes)
+}
+
+/// Jain's fairness index `(Σx)² / (n Σx²)`; `python/celltcp/models/throughput.py`,
+/// `jain_fairness` (Jain, Chiu & Hawe, DEC-TR-301, 1984).
+pub fn jain_fairness(x: &[f64]) -> f64 {
+    let s: f64 = x.iter().sum();
+    let s2: f64 = x.iter().map(|v| v * v).sum();
+    s * s / (x.len() as f64 * s2)
+}
+
+/// PFTK full model, eq. (31) of Padhye, Firoiu, Towsley & Kurose (SIGCOMM 1998), without the
+/// receiver-window limit, in bits per second; a port of `pftk_throughput_bps` in
+/// `python/celltcp/models/throughput.py` (eq. (13) E[W], eq. (24) Q-hat, eq. (28) f(p)).
+/// `p` in (0, 1); `b` segments per ACK (2 with delayed ACKs); `t0_s` the first RTO.
+pub fn pftk_throughput_bps(mss_bytes: f64, rtt_s: f64, p: f64, t0_s: f64, b: f64) -> f64 {
+    let q = 1.0 - p;
+    // Eq. (28): the expected length of a timeout sequence is T0 f(p) / (1 - p).
+    let f = 1.0 + p + 2.0 * p.powi(2) + 4.0 * p.powi(3) + 8.0 * p.powi(4) + 16.0 * p.powi(5)
+        + 32.0 * p.powi(6);
+    // Eq. (13): mean window at a loss indication, segments.
+    let off = (2.0 + b) / (3.0 * b);
+    let w = off + (8.0 * q / (3.0 * b * p) + off * off).sqrt();
+    // Eq. (24): probability that the loss indication is a timeout.
+    let q_hat = if w <= 3.0 {
+        1.0
+    } else {
+        ((1.0 - q.powi(3)) * (1.0 + q.powi(3) * (1.0 - q.powf(w - 3.0))) / (1.0 - q.powf(w))).min(1.0)
+    };
+    let segments = q / p + w + q_hat / q;
+    let seconds = rtt_s * (b / 2.0 * w + 1.0) + q_hat * t0_s * f / q;
+    8.0 * mss_bytes * segments / seconds
+}
+
+/// Slow-start rounds from `iw` to `w` segments when every round multiplies cwnd by `g`:
+/// `log(W/IW) / log(g)`; `python/celltcp/models/slow_start.py`, `slow_start_rounds`.
+pub fn slow_start_rounds(w: f64, iw: f64, g: f64) -> f64 {
+    if w <= iw {
+        0.0
+    } else {
+        (w / iw).ln() / g.ln()
+    }
+}
