@@ -103,6 +103,16 @@ impl TcpEndpoint {
                     self.rec.retransmit_now = false;
                     return RecoveryEvent::Exit;
                 }
+                if !self.sack_ok && info.advanced && self.cc.exits_recovery_on_partial_ack() {
+                    // RFC 5681 §3.2 step 6 (Reno): new data acknowledged ends recovery; a further
+                    // loss in the same window starts a new recovery with a new reduction.
+                    self.rec.phase = RecoveryPhase::Open;
+                    self.rec.inflation = 0;
+                    self.rec.dupacks = 0;
+                    self.rec.retransmit_now = false;
+                    self.rec.recover = self.snd_una;
+                    return RecoveryEvent::Exit;
+                }
                 if !self.sack_ok {
                     if info.advanced {
                         // RFC 6582 §3.2 step 4 (partial ACK): retransmit the first unacknowledged

@@ -219,8 +219,13 @@ pub struct CongestionEvent {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RtoEvent {
     pub now: SimTime,
+    /// FlightSize of RFC 5681 eq. 4 as the RFC 6675 pipe before the go-back-N marks, bytes:
+    /// SND.NXT − SND.UNA less SACKed bytes and segments already deemed lost.
     pub bytes_in_flight: u64,
-    /// 1 for the first expiry of a backoff series, 2 for the next, ...
+    /// 1 for the first expiry of an RTO recovery episode, 2 for the next, ...: an episode
+    /// lasts until the data outstanding at its first expiry is acknowledged, so a later
+    /// expiry finds SND.UNA at a segment the timer has already resent (RFC 5681 §3.1: hold
+    /// ssthresh then).
     pub consecutive: u32,
     pub srtt: SimDuration,
     pub min_rtt: SimDuration,
@@ -265,6 +270,12 @@ pub trait CongestionControl: Send {
     /// RTT is long.
     fn dupack_threshold(&self, _srtt: SimDuration, _min_rtt: SimDuration) -> u32 {
         3
+    }
+    /// Without SACK, whether the first ACK of new data ends fast recovery even when it does not
+    /// cover the recovery point: true for Reno (RFC 5681 §3.2 step 6), false for NewReno, whose
+    /// partial ACKs retransmit the next hole and stay in recovery (RFC 6582 §3.2 step 4).
+    fn exits_recovery_on_partial_ack(&self) -> bool {
+        false
     }
     /// Pacing rate in bits per second, for controllers that pace (BBR).
     fn pacing_rate_bps(&self) -> Option<u64> {

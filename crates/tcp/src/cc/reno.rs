@@ -37,6 +37,10 @@ impl CongestionControl for Reno {
     fn on_ack(&mut self, ack: &AckEvent) {
         self.core.on_ack(ack);
     }
+    /// RFC 5681 §3.2 step 6: the next ACK of new data deflates the window and ends recovery.
+    fn exits_recovery_on_partial_ack(&self) -> bool {
+        true
+    }
     /// RFC 5681 §3.2 step 2 (eq. 4) for a loss; RFC 3168 §6.1.2 for ECE: the same reduction.
     fn on_congestion_event(&mut self, ev: &CongestionEvent) {
         let ssthresh = self.core.half_flight(ev.bytes_in_flight);

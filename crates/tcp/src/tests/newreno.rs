@@ -135,3 +135,25 @@ fn no_second_reduction_for_the_same_window_rfc6582_3_2_step_1() {
     assert_eq!(s.timeouts, 1);
     assert_eq!(s.fast_recoveries, 1);
 }
+
+/// RFC 5681 §3.2 step 6 against RFC 6582: with three losses in one window and no SACK, Reno
+/// leaves recovery at the first partial ACK and needs a new reduction (or a timeout) for each
+/// further hole, while NewReno repairs all three in one recovery.
+#[test]
+fn reno_exits_recovery_on_a_partial_ack_newreno_does_not() {
+    let run = |name: &str| {
+        let c = newreno_cfg();
+        let cc = |c: &TcpConfig| crate::cc::build(name, &c.cc_config()).unwrap();
+        let a = TcpEndpoint::connect(c, cc(&c), A, B, 1, SimTime::ZERO);
+        let b = TcpEndpoint::listen(c, cc(&c), B, 1);
+        let mut h = Harness::with(a, b);
+        h.rule = drop_first([30u64, 33, 37].iter().map(|&k| seg(k)).collect(), c.isn);
+        h.handshake();
+        assert!(h.transfer(200_000, secs(60)), "{name} completes");
+        h.a.stats().clone()
+    };
+    let newreno = run("newreno");
+    assert_eq!((newreno.fast_recoveries, newreno.timeouts), (1, 0));
+    let reno = run("reno");
+    assert!(reno.fast_recoveries + reno.timeouts >= 2, "reno: {reno:?}");
+}
