@@ -1,1 +1,98 @@
-//! placeholder
+//! `celltcp._core`: the private compiled module behind the `celltcp` Python package.
+//!
+//! The public API is written in Python (`python/celltcp/`); this module only moves TOML text,
+//! overrides and options into the Rust crates and results back out. Scenario text and overrides
+//! are validated by `celltcp_scenario` alone, so the CLI, the Python API and sweeps all reject the
+//! same inputs with the same messages. Errors are mapped in one place, [`errors::to_py_err`].
+
+mod bench;
+mod errors;
+mod series;
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
+
+use celltcp_scenario::{RunError, RunOptions, RunOutput};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use errors::{panic_to_py_err, scenario_to_py_err, to_py_err, ScenarioError, SimulationError};
+
+/// The JSON Schema of the scenario format, as JSON text.
+#[pyfunction]
+fn schema() -> PyResult<String> {
+    serde_json::to_string_pretty(&celltcp_scenario::json_schema()).map_err(|e| {
+        to_py_err(RunError::Internal(format!(
+            "schema is not serialisable: {e}"
+        )))
+    })
+}
+
+/// Loads and validates a scenario; returns the resolved scenario (every default filled in) as
+/// JSON text. Raises `ScenarioError(message, key)` on bad input.
+#[pyfunction]
+#[pyo3(signature = (toml_text, overrides = Vec::new()))]
+fn validate(toml_text: &str, overrides: Vec<(String, String)>) -> PyResult<String> {
+    let scenario = celltcp_scenario::load_str(toml_text, &overrides).map_err(scenario_to_py_err)?;
+    serde_json::to_string(&scenario.echo())
+        .map_err(|e| to_py_err(RunError::Internal(format!("echo is not serialisable: {e}"))))
+}
+
+/// Runs a scenario to completion with the GIL released.
+///
+/// `seed` overrides `simulation.seed`; `run` selects the replication (each run number draws
+/// independent random streams); pcap files of `capture_links` (plus the scenario's own
+/// `capture.links`) are written to `capture_dir` as `<link>.pcap`.
+#[pyfunction]
+#[pyo3(signature = (toml_text, overrides = Vec::new(), seed = None, run = 0, capture_dir = None, capture_links = Vec::new()))]
+fn run<'py>(
+    py: Python<'py>,
+    toml_text: &str,
+    overrides: Vec<(String, String)>,
+    seed: Option<u64>,
+    run: u64,
+    capture_dir: Option<PathBuf>,
+    capture_links: Vec<String>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let opts = RunOptions {
+        seed,
+        run,
+        capture_dir,
+        capture_links,
+    };
+    // Loading and running both happen without the GIL and inside one panic guard: a panic in
+    // either is a bug and surfaces as SimulationError rather than aborting the interpreter.
+    let outcome = py.allow_threads(|| {
+        catch_unwind(AssertUnwindSafe(|| -> Result<RunOutput, RunError> {
+            let scenario =
+                celltcp_scenario::load_str(toml_text, &overrides).map_err(RunError::Scenario)?;
+            celltcp_scenario::run(&scenario, &opts)
+        }))
+    });
+    let output = outcome.map_err(panic_to_py_err)?.map_err(to_py_err)?;
+    series::run_output_to_py(py, &output)
+}
+
+/// Events per wall-clock second of the event queue under the hold model with `pending` events.
+#[pyfunction]
+#[pyo3(signature = (pending, ops, seed = 1))]
+fn bench_event_queue(py: Python<'_>, pending: u64, ops: u64, seed: u64) -> PyResult<f64> {
+    py.allow_threads(|| bench::hold_model(pending, ops, seed))
+        .map_err(PyValueError::new_err)
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // Benchmarks warn when they measure an unoptimised build.
+    m.add("DEBUG_BUILD", cfg!(debug_assertions))?;
+    m.add("ScenarioError", py.get_type::<ScenarioError>())?;
+    m.add("SimulationError", py.get_type::<SimulationError>())?;
+    m.add_function(wrap_pyfunction!(schema, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(bench_event_queue, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,83 @@
+# Entry points of celltcp. Everything Python runs inside .venv/ at the repository root, which
+# these rules create and fill; nothing needs installing by hand.
+#
+#   make demo       set up, build the extension (release), run examples/wired-chain.toml
+#   make test       set up, build, cargo tests, Python tests without the slow ones
+#   make test-all   the same with the slow Python tests
+#   make bench      event-queue and end-to-end speed figures (release build)
+#
+# Re-running a rule rebuilds only what changed: the dependency step leaves a stamp file in
+# .venv/.stamps/, the build step the compiled module itself, each newer than its inputs
+# (pyproject.toml, the Rust sources).
+
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := demo
+
+PYTHON ?= python3
+VENV := .venv
+VPY := $(VENV)/bin/python
+STAMPS := $(VENV)/.stamps
+# maturin installs into the active virtual environment; the venv's tools come first on PATH.
+export VIRTUAL_ENV := $(abspath $(VENV))
+export PATH := $(VIRTUAL_ENV)/bin:$(PATH)
+
+RUST_SOURCES := Cargo.toml Cargo.lock \
+	$(shell find crates -type f \( -name '*.rs' -o -name 'Cargo.toml' \) -not -path '*/target/*')
+PY_REQUIREMENTS := $(STAMPS)/requirements.txt
+# Where `maturin develop` puts the compiled module (abi3: one file for every CPython >= 3.10).
+CORE_MODULE := python/celltcp/_core.abi3.so
+
+.PHONY: demo test test-all bench setup build tshark
+
+demo: build
+	celltcp run examples/wired-chain.toml --out out/wired-chain
+
+test: build tshark
+	cargo test --workspace --exclude celltcp-py
+	$(VPY) -m pytest -q tests/python -m "not slow"
+
+test-all: build tshark
+	cargo test --workspace --exclude celltcp-py
+	$(VPY) -m pytest -q tests/python
+
+bench: build
+	celltcp bench
+
+setup: $(STAMPS)/deps
+
+build: $(CORE_MODULE)
+
+$(VPY):
+	$(PYTHON) -m venv $(VENV)
+
+# The dependency list lives in pyproject.toml only: build requirements, runtime dependencies and
+# the test extra are read from it.
+$(STAMPS)/deps: pyproject.toml | $(VPY)
+	mkdir -p $(STAMPS)
+	$(VPY) -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb")); \
+		print("\n".join(p["build-system"]["requires"] + p["project"]["dependencies"] \
+		+ p["project"]["optional-dependencies"]["test"]))' > $(PY_REQUIREMENTS)
+	$(VPY) -m pip install --quiet --disable-pip-version-check -r $(PY_REQUIREMENTS)
+	touch $@
+
+# An editable install: python/celltcp/ is imported in place, the compiled module is placed
+# beside it, and the `celltcp` command is installed in the venv. A new venv (newer deps stamp)
+# therefore triggers a reinstall too.
+$(CORE_MODULE): $(STAMPS)/deps $(RUST_SOURCES) pyproject.toml
+	maturin develop --release
+	touch $@
+
+# tshark checks the pcap captures in the Python tests; install it when possible (root with
+# apt-get), otherwise carry on and let that test skip with its own message.
+tshark:
+	@if command -v tshark >/dev/null 2>&1; then \
+		true; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing tshark with apt-get"; \
+		( export DEBIAN_FRONTEND=noninteractive; \
+		  apt-get update -qq && apt-get install -y -qq --no-install-recommends tshark >/dev/null ) \
+		|| echo "tshark could not be installed; the capture test will be skipped"; \
+	else \
+		echo "tshark is missing and cannot be installed here; the capture test will be skipped"; \
+	fi

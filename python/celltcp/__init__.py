@@ -1,0 +1,40 @@
+"""celltcp: a fast, deterministic packet-level simulator of TCP over cellular networks.
+
+>>> import celltcp
+>>> result = celltcp.run("examples/wired-chain.toml", seed=1)  # doctest: +SKIP
+>>> result.flows[["goodput_bps", "delay_mean_s"]]                # doctest: +SKIP
+
+The simulator itself is compiled (``celltcp._core``, private); this package is its public API:
+:class:`Scenario`, :func:`run`, :class:`RunResult` and the two exceptions. The analytic models
+live in ``celltcp.models``, imported on first use.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from celltcp import _core
+from celltcp.errors import ScenarioError, SimulationError
+from celltcp.result import RunResult
+from celltcp.runner import run
+from celltcp.scenario import Scenario
+
+__version__: str = _core.__version__
+
+__all__ = ["__version__", "Scenario", "run", "RunResult", "ScenarioError", "SimulationError"]
+
+#: Submodules imported on first attribute access, so ``import celltcp`` stays light.
+_LAZY_SUBMODULES = frozenset({"models"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY_SUBMODULES:
+        module = importlib.import_module(f"{__name__}.{name}")
+        globals()[name] = module
+        return module
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | _LAZY_SUBMODULES)

@@ -1,0 +1,118 @@
+"""``celltcp bench``: event-queue speed and end-to-end simulation speed.
+
+Two figures, each the median of several runs (medians resist the outliers a shared machine
+produces):
+
+* the event queue under the hold model (pop the earliest event, push one at now + U[0, 2 ms)) with
+  10^3, 10^5 and 10^6 events pending, in events per wall-clock second;
+* the wired-chain example end to end, in link packet transmissions per wall-clock second (and
+  simulation events per second).
+
+Figures depend on the machine; they are printed, never compared against thresholds.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from celltcp import _core
+from celltcp.report import format_table
+from celltcp.runner import run
+from celltcp.scenario import Scenario
+
+__all__ = ["run_bench", "hold_model_rate", "scenario_rates", "find_example"]
+
+#: Pending-event counts of the hold model.
+HOLD_PENDING = (1_000, 100_000, 1_000_000)
+#: Hold operations per measurement (full, quick).
+HOLD_OPS = {False: 2_000_000, True: 200_000}
+#: Default repetitions per figure (full, quick).
+DEFAULT_RUNS = {False: 5, True: 3}
+EXAMPLE = "wired-chain.toml"
+
+
+def find_example(name: str = EXAMPLE) -> Path | None:
+    """The example scenario from ``./examples`` or from the source tree this package is in."""
+    source_tree = Path(__file__).resolve().parents[2]
+    candidates = [Path.cwd() / "examples" / name, source_tree / "examples" / name]
+    return next((p for p in candidates if p.is_file()), None)
+
+
+def _median(measure: Callable[[], float], runs: int) -> float:
+    return statistics.median(measure() for _ in range(runs))
+
+
+def hold_model_rate(pending: int, ops: int, runs: int) -> float:
+    """Median events per second of the event queue's hold model."""
+    return _median(lambda: _core.bench_event_queue(pending, ops, 1), runs)
+
+
+def _link_packets(summary: Mapping[str, Any]) -> int:
+    total = 0
+    for directions in (summary.get("links") or {}).values():
+        for d in directions.values() if isinstance(directions, Mapping) else ():
+            if isinstance(d, Mapping) and isinstance(d.get("packets_sent"), int):
+                total += d["packets_sent"]
+    return total
+
+
+def scenario_rates(scenario: Scenario, runs: int) -> tuple[float, float]:
+    """Median (link packets per second, events per second) of running ``scenario``."""
+    packets: list[float] = []
+    events: list[float] = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        result = run(scenario)
+        wall_s = max(time.perf_counter() - started, 1e-9)
+        packets.append(_link_packets(result.summary) / wall_s)
+        events.append(result.events / wall_s)
+    return statistics.median(packets), statistics.median(events)
+
+
+def _per_second(rate: float, unit: str) -> str:
+    return f"{rate / 1e6:.2f} M {unit}/s"
+
+
+def run_bench(
+    *, quick: bool = False, runs: int | None = None, scenario: Scenario | None = None
+) -> int:
+    """Prints the benchmark table to stdout; returns the exit status.
+
+    ``scenario`` is the end-to-end workload; by default the wired-chain example, when found.
+    """
+    runs = runs or DEFAULT_RUNS[quick]
+    ops = HOLD_OPS[quick]
+    if _core.DEBUG_BUILD:
+        print(
+            "celltcp: warning: the extension is a debug build; figures are not representative "
+            "(build with `maturin develop --release`)",
+            file=sys.stderr,
+        )
+    rows = []
+    for pending in HOLD_PENDING:
+        rate = hold_model_rate(pending, ops, runs)
+        rows.append([f"event queue, hold model, {pending:,} pending", _per_second(rate, "events")])
+    if scenario is None:
+        path = find_example()
+        scenario = Scenario.load(path) if path is not None else None
+    if scenario is None:
+        print(
+            f"celltcp: note: examples/{EXAMPLE} not found here or in the source tree; "
+            "the end-to-end figure is skipped (use --scenario FILE)",
+            file=sys.stderr,
+        )
+    else:
+        label = Path(scenario.source).name if scenario.source else "scenario"
+        packets_per_s, events_per_s = scenario_rates(scenario, runs)
+        rows.append([f"{label}, link packets", _per_second(packets_per_s, "packets")])
+        rows.append([f"{label}, simulation events", _per_second(events_per_s, "events")])
+    build = "debug" if _core.DEBUG_BUILD else "release"
+    print(f"celltcp {_core.__version__} bench ({build} build, median of {runs} runs, "
+          f"{ops:,} hold operations each)")
+    print(format_table(["benchmark", "rate"], rows))
+    return 0

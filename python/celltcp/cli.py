@@ -1,0 +1,230 @@
+"""The ``celltcp`` command.
+
+    celltcp run FILE [--seed N] [--run N] [--out DIR] [--set k=v]... [--pcap LINK]...
+                     [--json] [--quiet]
+    celltcp validate FILE [--set k=v]...
+    celltcp schema
+    celltcp bench [--quick] [--runs N]
+    celltcp version
+
+Exit status: 0 on success; 2 on a user error (bad scenario, unreadable file, unwritable output,
+bad option), reported as one line ``celltcp: error: <message>`` on stderr; 3 on a failure inside
+the simulator, reported as ``celltcp: internal error: <message>``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
+
+from celltcp import _core
+from celltcp.errors import ScenarioError, SimulationError
+from celltcp.output import atomic_output_dir
+from celltcp.report import summary_tables
+from celltcp.runner import parse_overrides, run
+from celltcp.scenario import Scenario
+
+__all__ = ["main"]
+
+EXIT_USER_ERROR = 2
+EXIT_INTERNAL_ERROR = 3
+#: 128 + SIGINT, as shells report an interrupted command.
+EXIT_INTERRUPTED = 130
+
+
+class UserError(Exception):
+    """A mistake in the command line or its inputs; printed as one line, exit status 2."""
+
+
+def _one_line(text: str) -> str:
+    return " ".join(part.strip() for part in str(text).splitlines() if part.strip())
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage mistake is one line on stderr like every other user error."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UserError(f"{message} (see '{self.prog} --help')")
+
+
+def _non_negative(text: str) -> int:
+    try:
+        value = int(text, 10)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be >= 0")
+    return value
+
+
+def _positive(text: str) -> int:
+    value = _non_negative(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("must be >= 1")
+    return value
+
+
+def _load(path: str) -> Scenario:
+    try:
+        return Scenario.load(path)
+    except IsADirectoryError:
+        raise UserError(f"{path}: is a directory, not a scenario file") from None
+    except OSError as e:
+        raise UserError(f"{path}: cannot read: {e.strerror or e}") from None
+
+
+# -- commands -------------------------------------------------------------------------------------
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    scenario = _load(args.file)
+    overrides = parse_overrides(args.set, origin="--set")
+    # Validate before touching the file system, so bad input never creates an output directory.
+    scenario.validate(overrides)
+    out = Path(args.out) if args.out is not None else Path("out") / Path(args.file).stem
+    try:
+        with atomic_output_dir(out) as tmp:
+            started = time.perf_counter()
+            result = run(
+                scenario,
+                seed=args.seed,
+                run=args.run,
+                set=overrides,
+                capture=args.pcap,
+                capture_dir=tmp,
+            )
+            wall_s = time.perf_counter() - started
+            result._write_files(tmp)
+    except OSError as e:
+        raise UserError(f"--out {out}: cannot write output: {e.strerror or e}") from None
+    if args.json:
+        print(json.dumps(result.summary, indent=2, sort_keys=True))
+    elif not args.quiet:
+        print(summary_tables(result.summary))
+    if not args.quiet:
+        rate = result.events / wall_s if wall_s > 0 else float("inf")
+        print(
+            f"celltcp: {result.events:,} events in {_duration(wall_s)} wall time "
+            f"({rate / 1e6:.2f} M events/s); outputs in {out}",
+            file=sys.stderr,
+        )
+    return 0
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds:.3f} s" if seconds >= 0.1 else f"{seconds * 1e3:.2f} ms"
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    scenario = _load(args.file)
+    resolved = scenario.validate(parse_overrides(args.set, origin="--set"))
+
+    def count(table: str) -> int:
+        value = resolved.get(table)
+        return len(value) if isinstance(value, (dict, list)) else 0
+
+    print(
+        f"{args.file}: ok ({count('nodes')} nodes, {count('links')} links, {count('flows')} flows)"
+    )
+    return 0
+
+
+def _cmd_schema(args: argparse.Namespace) -> int:
+    print(json.dumps(json.loads(_core.schema()), indent=2))
+    return 0
+
+
+def _cmd_bench(args: argparse.Namespace) -> int:
+    from celltcp.bench import run_bench
+
+    scenario = _load(args.scenario) if args.scenario else None
+    return run_bench(quick=args.quick, runs=args.runs, scenario=scenario)
+
+
+def _cmd_version(args: argparse.Namespace) -> int:
+    print(f"celltcp {_core.__version__}")
+    return 0
+
+
+# -- parser ---------------------------------------------------------------------------------------
+
+
+def _parser() -> _Parser:
+    parser = _Parser(
+        prog="celltcp",
+        description="Deterministic packet-level simulator of TCP over cellular networks.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    p = sub.add_parser("run", help="run a scenario and write its outputs")
+    p.add_argument("file", metavar="FILE", help="scenario file (TOML)")
+    p.add_argument("--seed", type=_non_negative, help="master seed (overrides simulation.seed)")
+    p.add_argument("--run", type=_non_negative, default=0, help="replication number (default 0)")
+    p.add_argument("--out", metavar="DIR", help="output directory (default out/<file stem>)")
+    p.add_argument(
+        "--set", action="append", default=[], metavar="KEY=VALUE",
+        help="override a scenario value by dotted key, e.g. links.access.rate=10Mbps",
+    )
+    p.add_argument(
+        "--pcap", action="append", default=[], metavar="LINK",
+        help="capture LINK's packets to DIR/LINK.pcap (repeatable)",
+    )
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument("--quiet", action="store_true", help="print nothing on success")
+    p.set_defaults(handler=_cmd_run)
+
+    p = sub.add_parser("validate", help="check a scenario without running it")
+    p.add_argument("file", metavar="FILE", help="scenario file (TOML)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override")
+    p.set_defaults(handler=_cmd_validate)
+
+    p = sub.add_parser("schema", help="print the JSON Schema of scenario files")
+    p.set_defaults(handler=_cmd_schema)
+
+    p = sub.add_parser("bench", help="measure event-queue and end-to-end simulation speed")
+    p.add_argument("--quick", action="store_true", help="fewer operations (a smoke run)")
+    p.add_argument("--runs", type=_positive, help="repetitions per figure (median reported)")
+    p.add_argument(
+        "--scenario", metavar="FILE",
+        help="scenario for the end-to-end figure (default examples/wired-chain.toml)",
+    )
+    p.set_defaults(handler=_cmd_bench)
+
+    p = sub.add_parser("version", help="print the version")
+    p.set_defaults(handler=_cmd_version)
+    return parser
+
+
+def _error(prefix: str, message: str) -> None:
+    print(f"celltcp: {prefix}: {_one_line(message)}", file=sys.stderr)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``celltcp`` command; returns the exit status."""
+    try:
+        args = _parser().parse_args(argv)
+        return int(args.handler(args))
+    except (UserError, ScenarioError) as e:
+        _error("error", str(e))
+        return EXIT_USER_ERROR
+    except SimulationError as e:
+        _error("internal error", str(e))
+        return EXIT_INTERNAL_ERROR
+    except KeyboardInterrupt:
+        print("celltcp: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader went away (e.g. `| head`); silence the interpreter's flush at exit.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

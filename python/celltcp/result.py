@@ -1,0 +1,168 @@
+"""The outcome of one run: its summary, per-flow and per-link tables, and time series.
+
+Tables are built on first access from the core's raw output. Series columns arrive as
+little-endian byte buffers and are viewed with ``numpy.frombuffer`` (no per-element Python
+objects); categorical columns arrive as codes plus names and become ``pandas.Categorical``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from celltcp.output import atomic_output_dir
+
+__all__ = ["RunResult"]
+
+#: Core dtype tag → numpy dtype (all little-endian, as the core writes them).
+_NUMPY_DTYPES: dict[str, np.dtype[Any]] = {
+    "f64": np.dtype("<f8"), "u64": np.dtype("<u8"), "u32": np.dtype("<u4"),
+}
+
+#: Headline figures first in the tables; any other keys follow in the summary's order.
+_FLOW_COLUMNS = (
+    "goodput_bps", "throughput_bps", "delay_mean_s", "delay_p50_s", "delay_p95_s", "jitter_s",
+    "loss_ratio", "packets_sent", "packets_delivered", "packets_received",
+)
+_LINK_COLUMNS = (
+    "packets_sent", "bytes_sent", "ecn_marks", "queue_mean_packets", "queue_max_packets",
+)
+
+#: Link directions as the summary names them.
+_DIRECTIONS = ("a_to_b", "b_to_a")
+
+_NS_PER_S = 1e9
+
+
+def _flatten(record: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Flattens nested tables into columns: ``{"drops": {"queue": 3}}`` → ``drops_queue``."""
+    flat: dict[str, Any] = {}
+    for key, value in record.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            flat.update(_flatten(value, f"{name}_"))
+        else:
+            flat[name] = value
+    return flat
+
+
+def _ordered(frame: pd.DataFrame, first: tuple[str, ...]) -> pd.DataFrame:
+    head = [c for c in first if c in frame.columns]
+    return frame[head + [c for c in frame.columns if c not in head]]
+
+
+def _decode_column(name: str, column: Any) -> Any:
+    """One core column → a numpy array or a pandas Categorical."""
+    dtype, payload = column
+    if dtype == "cat":
+        codes_bytes, names = payload
+        codes = np.frombuffer(codes_bytes, dtype="<u4").astype(np.int64)
+        return pd.Categorical.from_codes(codes, categories=list(names))
+    try:
+        return np.frombuffer(payload, dtype=_NUMPY_DTYPES[dtype])
+    except KeyError:
+        raise ValueError(f"series column {name!r} has unknown dtype {dtype!r}") from None
+
+
+def _decode_series(columns: Mapping[str, Any]) -> pd.DataFrame:
+    data: dict[str, Any] = {}
+    for name, column in columns.items():
+        data[name] = _decode_column(name, column)
+        if name == "time_ns":
+            # Seconds beside the exact integer nanoseconds, for plotting and arithmetic.
+            data["time_s"] = data[name].astype(np.float64) / _NS_PER_S
+    return pd.DataFrame(data)
+
+
+class RunResult:
+    """Results of one run.
+
+    Attributes:
+        summary: the core's summary (dict parsed from JSON); its ``flows`` and ``links`` tables
+            are also offered as DataFrames by :attr:`flows` and :attr:`links`.
+        events: number of simulation events processed.
+    """
+
+    def __init__(self, summary: dict[str, Any], events: int, raw_series: Mapping[str, Any]):
+        self.summary = summary
+        self.events = int(events)
+        self._raw_series = raw_series
+
+    @classmethod
+    def _from_core(cls, raw: Mapping[str, Any]) -> RunResult:
+        return cls(json.loads(raw["summary"]), raw["events"], raw["series"])
+
+    @cached_property
+    def flows(self) -> pd.DataFrame:
+        """One row per flow (index ``flow``); columns are the summary's per-flow figures
+        (``goodput_bps``, ``delay_mean_s``, ``loss_ratio``, ...), nested tables flattened."""
+        flows = self.summary.get("flows") or {}
+        rows = [_flatten(fields) for fields in flows.values()]
+        return _ordered(pd.DataFrame(rows, index=pd.Index(list(flows), name="flow")), _FLOW_COLUMNS)
+
+    @cached_property
+    def links(self) -> pd.DataFrame:
+        """One row per link direction (index ``link``, ``direction``); ``drops`` by cause
+        become ``drops_<cause>`` columns (0 where a cause did not occur)."""
+        index: list[tuple[str, str]] = []
+        rows: list[dict[str, Any]] = []
+        for link, directions in (self.summary.get("links") or {}).items():
+            for direction in _DIRECTIONS:
+                if isinstance(directions, Mapping) and direction in directions:
+                    index.append((link, direction))
+                    rows.append(_flatten(directions[direction]))
+        frame = pd.DataFrame(
+            rows, index=pd.MultiIndex.from_tuples(index, names=["link", "direction"])
+        )
+        drop_columns = [c for c in frame.columns if c.startswith("drops_")]
+        if drop_columns:
+            frame[drop_columns] = frame[drop_columns].fillna(0).astype(np.int64)
+        return _ordered(frame, _LINK_COLUMNS)
+
+    @cached_property
+    def series(self) -> dict[str, pd.DataFrame]:
+        """Time series by name (as enabled in the scenario's ``[trace]`` table). A ``time_ns``
+        column is accompanied by ``time_s`` (float seconds)."""
+        return {name: _decode_series(cols) for name, cols in self._raw_series.items()}
+
+    def write(self, out_dir: str | os.PathLike[str]) -> Path:
+        """Writes ``summary.json`` and ``<series>.parquet`` into ``out_dir`` atomically (see
+        :mod:`celltcp.output`); an existing directory of that name is replaced."""
+        with atomic_output_dir(out_dir) as tmp:
+            self._write_files(tmp)
+        return Path(out_dir)
+
+    def _write_files(self, directory: Path) -> None:
+        """Writes the outputs into an existing directory (no atomicity of its own)."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        text = json.dumps(self.summary, indent=2, sort_keys=True, allow_nan=True)
+        (directory / "summary.json").write_text(text + "\n", encoding="utf-8")
+        for name, frame in self.series.items():
+            table = pa.Table.from_pandas(frame, preserve_index=False)
+            pq.write_table(table, directory / f"{name}.parquet")
+
+    def __repr__(self) -> str:
+        parts = [f"events={self.events}"]
+        flows = self.summary.get("flows") or {}
+        for name, f in list(flows.items())[:4]:
+            figures = []
+            if isinstance(f.get("goodput_bps"), (int, float)):
+                figures.append(f"goodput {f['goodput_bps'] / 1e6:.3f} Mbps")
+            if isinstance(f.get("delay_mean_s"), (int, float)):
+                figures.append(f"delay {f['delay_mean_s'] * 1e3:.2f} ms")
+            if isinstance(f.get("loss_ratio"), (int, float)):
+                figures.append(f"loss {f['loss_ratio'] * 100:.2f}%")
+            parts.append(f"{name}: {', '.join(figures) or 'no figures'}")
+        if len(flows) > 4:
+            parts.append(f"... {len(flows) - 4} more flows")
+        parts.append(f"series={sorted(self._raw_series)}")
+        return f"<RunResult {'; '.join(parts)}>"

@@ -1,0 +1,125 @@
+"""``celltcp.run``: run a scenario from Python."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, Union
+
+from celltcp import _core
+from celltcp.errors import scenario_error
+from celltcp.result import RunResult
+from celltcp.scenario import Scenario
+
+__all__ = ["run", "parse_overrides", "as_scenario"]
+
+ScenarioLike = Union[Scenario, str, "os.PathLike[str]"]
+#: ``{"key": value}``, or ``"key=value"`` strings and ``(key, value)`` pairs.
+Overrides = Union[Mapping[str, Any], Iterable[Union[str, "tuple[str, Any]"]], None]
+
+
+def _override_text(key: str, value: Any) -> str:
+    """The text form of an override value, as it would be written after ``--set key=``."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (str, int, float)):
+        return str(value)
+    kind = type(value).__name__
+    raise scenario_error(key, f"an override must be a string or a number, not {kind}")
+
+
+def parse_overrides(overrides: Overrides, *, origin: str = "set") -> list[tuple[str, str]]:
+    """Normalises overrides to ``[(dotted_key, value_text)]``.
+
+    Accepts a mapping ``{"links.access.rate": "10Mbps"}``, or an iterable of strings
+    ``"links.access.rate=10Mbps"`` (split at the first ``=``) or of ``(key, value)`` pairs.
+    A string without ``=`` or with an empty key raises ScenarioError whose key is ``origin``
+    followed by the offending text.
+    """
+    if overrides is None:
+        return []
+    if isinstance(overrides, Mapping):
+        pairs = [(str(k), _override_text(str(k), v)) for k, v in overrides.items()]
+    elif isinstance(overrides, str):
+        raise scenario_error(origin, "overrides are a dict or a list of 'key=value' strings")
+    else:
+        pairs = []
+        for item in overrides:
+            if isinstance(item, tuple) and len(item) == 2:
+                pairs.append((str(item[0]), _override_text(str(item[0]), item[1])))
+                continue
+            key, sep, value = str(item).partition("=")
+            key = key.strip()
+            if not sep or not key:
+                raise scenario_error(
+                    f"{origin} {item!r}", "expected KEY=VALUE, e.g. links.access.rate=10Mbps"
+                )
+            pairs.append((key, value.strip()))
+    for key, _ in pairs:
+        if not key or any(not part for part in key.split(".")):
+            raise scenario_error(
+                f"{origin} {key!r}", "a key is a dotted path such as flows.video.rate"
+            )
+    return pairs
+
+
+def as_scenario(scenario: ScenarioLike) -> Scenario:
+    """A Scenario from a Scenario, a path, or TOML text.
+
+    A ``str`` is taken as a path when it has no line break and ends in ``.toml`` or names an
+    existing file; otherwise it is TOML text.
+    """
+    if isinstance(scenario, Scenario):
+        return scenario
+    if isinstance(scenario, os.PathLike):
+        return Scenario.load(scenario)
+    if isinstance(scenario, str):
+        looks_like_path = "\n" not in scenario and (
+            scenario.endswith(".toml") or Path(scenario).is_file()
+        )
+        return Scenario.load(scenario) if looks_like_path else Scenario.from_toml(scenario)
+    raise TypeError(f"expected a Scenario, a path or TOML text, not {type(scenario).__name__}")
+
+
+def run(
+    scenario: ScenarioLike,
+    *,
+    seed: int | None = None,
+    run: int = 0,
+    set: Overrides = None,
+    capture: str | Iterable[str] | None = None,
+    capture_dir: str | os.PathLike[str] | None = None,
+) -> RunResult:
+    """Runs a scenario and returns its :class:`RunResult`.
+
+    Args:
+        scenario: a :class:`Scenario`, a path to a scenario file, or TOML text.
+        seed: master seed; overrides ``simulation.seed``.
+        run: replication number; each run number draws independent random streams.
+        set: overrides by dotted key, a dict or a list of ``"key=value"`` strings.
+        capture: link name(s) to capture to ``<capture_dir>/<link>.pcap``.
+        capture_dir: existing directory for pcap files (required with ``capture``).
+
+    Raises:
+        ScenarioError: bad input; the exception names the key.
+        SimulationError: a failure inside the simulator (a bug).
+    """
+    sc = as_scenario(scenario)
+    overrides = parse_overrides(set)
+    links = [capture] if isinstance(capture, str) else list(capture or [])
+    if seed is not None and (not isinstance(seed, int) or seed < 0):
+        raise scenario_error("seed", f"{seed!r} is not an integer >= 0")
+    if not isinstance(run, int) or run < 0:
+        raise scenario_error("run", f"{run!r} is not an integer >= 0")
+    if links and capture_dir is None:
+        raise scenario_error("capture", "capture_dir is needed to write pcap files")
+    raw = _core.run(
+        sc.to_toml(),
+        overrides,
+        seed,
+        run,
+        None if capture_dir is None else os.fspath(capture_dir),
+        links,
+    )
+    return RunResult._from_core(raw)
