@@ -29,6 +29,16 @@ pub fn apply(root: &mut Table, overrides: &[(String, String)]) -> Result<(), Sce
     Ok(())
 }
 
+/// The element kind of a section whose keys are user-chosen names.
+fn named_section(section: &str) -> Option<&'static str> {
+    match section {
+        "nodes" => Some("node"),
+        "links" => Some("link"),
+        "flows" => Some("flow"),
+        _ => None,
+    }
+}
+
 /// Sets the dotted key `path` to `value`.
 pub fn set(root: &mut Table, path: &str, value: Value) -> Result<(), ScenarioError> {
     let segments: Vec<&str> = path.split('.').collect();
@@ -44,6 +54,21 @@ pub fn set(root: &mut Table, path: &str, value: Value) -> Result<(), ScenarioErr
     };
     let mut table = root;
     for (depth, segment) in parents.iter().enumerate() {
+        // Inside a named node, link or flow, a misspelt name would silently create a new,
+        // incomplete element; name the existing ones instead.
+        if depth == 1 && !table.contains_key(*segment) {
+            if let Some(kind) = named_section(segments[0]) {
+                let names: Vec<&str> = table.keys().map(String::as_str).collect();
+                return Err(ScenarioError::new(
+                    path,
+                    format!(
+                        "there is no {kind} '{segment}' ({}s: {}); a new {kind} is set as a whole table",
+                        kind,
+                        if names.is_empty() { "none".to_owned() } else { names.join(", ") }
+                    ),
+                ));
+            }
+        }
         let entry = table
             .entry(segment.to_string())
             .or_insert_with(|| Value::Table(Table::new()));
@@ -71,6 +96,19 @@ pub fn set(root: &mut Table, path: &str, value: Value) -> Result<(), ScenarioErr
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_misspelt_element_name_lists_the_existing_ones() {
+        let mut root = doc("[links.access]\na = 'x'\n[links.core]\na = 'y'\n");
+        let e = set(&mut root, "links.acces.rate", Value::String("1Mbps".into())).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "links.acces.rate: there is no link 'acces' (links: access, core); a new link is set as a whole table"
+        );
+        // A whole new element is still possible.
+        set(&mut root, "links.new", doc("a = 'x'").into()).unwrap();
+        assert!(root["links"].as_table().unwrap().contains_key("new"));
+    }
 
     fn doc(text: &str) -> Table {
         text.parse().expect("valid TOML in test")

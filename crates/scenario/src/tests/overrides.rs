@@ -57,12 +57,11 @@ fn overrides_create_missing_tables() {
     );
     assert_eq!(s.links["ab"].b_to_a.delay.as_ns(), 7_000_000);
     assert_eq!(s.links["ab"].a_to_b.delay.as_ns(), 0);
+    // A new named element is given as a whole table; its keys can then be overridden.
     let s = with(
         MINIMAL,
         &[
-            ("flows.f.kind", "udp"),
-            ("flows.f.src", "a"),
-            ("flows.f.dst", "b"),
+            ("flows.f", "{ kind = 'udp', src = 'a', dst = 'b', rate = '2Mbps' }"),
             ("flows.f.rate", "1Mbps"),
         ],
     );

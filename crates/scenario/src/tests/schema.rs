@@ -90,7 +90,7 @@ fn fixtures_examples_and_echoes_validate() {
 fn schema_rejects_unknown_keys_and_malformed_values() {
     let v = validator();
     let bad = [
-        ("nodes.foo.colour", "'red'"),
+        ("nodes.server.colour", "'red'"),
         ("colour", "1"),
         ("links.access.a_to_b.rte", "'1Mbps'"),
         ("links.access.queue.max_p", "0.1"),
