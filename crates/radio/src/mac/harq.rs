@@ -1,0 +1,462 @@
+//! The downlink HARQ entity of one UE at the eNodeB (TS 36.321 §5.3.2; timing of TS 36.213
+//! §7 and §10.1.2 for FDD): N stop-and-wait HARQ processes, each holding one transport block
+//! until it is acknowledged or has been sent the maximum number of times.
+//!
+//! Timing (FDD defaults, all configurable in [`HarqConfig`]):
+//! * 8 HARQ processes per UE and serving cell (TS 36.213 §7: "a maximum of 8 downlink HARQ
+//!   processes" for FDD);
+//! * a transport block sent on process p in TTI t is acknowledged or negatively acknowledged
+//!   in TTI t + 4 (PDSCH in subframe n − 4, HARQ-ACK in subframe n: TS 36.213 §10.1.2, §7.3
+//!   in Release 8);
+//! * process p may carry its retransmission, or a new transport block after an ACK, from TTI
+//!   t + 8 on (the 8 ms HARQ round-trip time: 4 ms to the feedback plus eNodeB processing).
+//!   DL HARQ is asynchronous (TS 36.321 §5.3.2), so a later retransmission is allowed.
+//!
+//! Soft combining is chase combining: every transmission of a transport block is the same
+//! coded block, and the receiver's effective SINR after k transmissions is the linear sum of
+//! the k SINRs (maximum-ratio combining of identical copies). The entity returns that sum so
+//! the caller can evaluate the block-error probability on it.
+//!
+//! After `max_transmissions` NACKs the transport block is a residual failure, returned to the
+//! caller to hand to RLC (its ARQ recovers the data, TS 36.322 §5.2).
+//!
+//! Sans-IO: the caller passes the TTI to every call, delivers feedback exactly when
+//! [`HarqEntity::feedback_due`] lists a process, and decides what to transmit from
+//! [`HarqEntity::pending_retx`] and [`HarqEntity::free_process`]. Invalid calls return a
+//! [`HarqError`] and leave the entity unchanged.
+
+use super::HarqRetx;
+
+/// HARQ parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HarqConfig {
+    /// HARQ processes per UE, 1..=16. Default 8 (FDD, TS 36.213 §7).
+    pub n_processes: u8,
+    /// TTIs from a transmission to its ACK/NACK, ≥ 1. Default 4 (TS 36.213 §10.1.2, FDD).
+    pub feedback_delay_tti: u64,
+    /// HARQ round-trip time, TTIs: earliest reuse of a process after a transmission,
+    /// ≥ `feedback_delay_tti`. Default 8.
+    pub rtt_tti: u64,
+    /// Transmissions of one transport block, first one included, ≥ 1. Default 4 (an eNodeB
+    /// setting; 1 disables retransmissions).
+    pub max_transmissions: u8,
+}
+
+impl Default for HarqConfig {
+    fn default() -> Self {
+        HarqConfig {
+            n_processes: 8,
+            feedback_delay_tti: 4,
+            rtt_tti: 8,
+            max_transmissions: 4,
+        }
+    }
+}
+
+impl HarqConfig {
+    /// Checks the ranges documented on each field; the error names the field.
+    pub fn validate(&self) -> Result<(), HarqError> {
+        let bad = |key, value: u64, expected| {
+            Err(HarqError::InvalidConfig {
+                key,
+                value,
+                expected,
+            })
+        };
+        if !(1..=16).contains(&self.n_processes) {
+            return bad("n_processes", self.n_processes.into(), "1..=16");
+        }
+        if self.feedback_delay_tti == 0 {
+            return bad("feedback_delay_tti", 0, "at least 1 TTI");
+        }
+        if self.rtt_tti < self.feedback_delay_tti {
+            return bad("rtt_tti", self.rtt_tti, "at least feedback_delay_tti");
+        }
+        if self.max_transmissions == 0 {
+            return bad("max_transmissions", 0, "at least 1");
+        }
+        Ok(())
+    }
+}
+
+/// The transport block a process holds. The entity never looks inside: `id` is the caller's
+/// handle for the MAC PDU (and the RLC PDUs in it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TransportBlock {
+    /// Opaque identifier chosen by the caller.
+    pub id: u64,
+    /// Transport block size, bits.
+    pub size_bits: u32,
+    /// MCS index of the first transmission.
+    pub mcs: u8,
+    /// PRBs of the first transmission.
+    pub n_prb: u32,
+}
+
+/// State of one HARQ process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HarqProcessState {
+    /// No transport block (free from its `available` TTI on).
+    Idle,
+    /// Transmitted; ACK/NACK expected `feedback_delay_tti` after the transmission.
+    AwaitingFeedback,
+    /// NACKed with transmissions left: waiting for its retransmission.
+    PendingRetx,
+}
+
+/// What a transmission did.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TxReport {
+    /// 1 for the first transmission, 2 for the first retransmission, ...
+    pub transmission: u8,
+    /// Chase-combined SINR after this transmission, linear (sum of the per-transmission SINRs).
+    pub combined_sinr_linear: f64,
+    /// TTI at which the ACK/NACK of this transmission is due.
+    pub feedback_tti: u64,
+}
+
+/// What an ACK/NACK did.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum FeedbackOutcome {
+    /// Decoded; the process is free from `rtt_tti` after the last transmission.
+    Acked {
+        tb: TransportBlock,
+        transmissions: u8,
+    },
+    /// NACK with transmissions left: retransmission possible from `earliest_retx_tti`.
+    RetxPending {
+        tb: TransportBlock,
+        transmissions: u8,
+        earliest_retx_tti: u64,
+    },
+    /// NACK of the last allowed transmission: hand the block to RLC.
+    ResidualFailure {
+        tb: TransportBlock,
+        transmissions: u8,
+    },
+}
+
+/// A retransmission that may be sent now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RetxDue {
+    /// HARQ process, 0-based.
+    pub process: u8,
+    /// The block to send again.
+    pub tb: TransportBlock,
+    /// Transmissions so far.
+    pub transmissions: u8,
+}
+
+impl RetxDue {
+    /// The scheduler's view of this retransmission (same PRB count and MCS).
+    pub fn as_harq_retx(&self) -> HarqRetx {
+        HarqRetx {
+            n_prb: self.tb.n_prb,
+            mcs: self.tb.mcs,
+            process: self.process,
+        }
+    }
+}
+
+/// Counters of one entity.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HarqStats {
+    /// Transmissions, first ones and retransmissions.
+    pub transmissions: u64,
+    /// Retransmissions only.
+    pub retransmissions: u64,
+    /// ACKs received.
+    pub acks: u64,
+    /// NACKs received (residual failures included).
+    pub nacks: u64,
+    /// Transport blocks given up after `max_transmissions`.
+    pub residual_failures: u64,
+}
+
+/// Why a call was refused.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum HarqError {
+    #[error("harq.{key}: {value} is invalid; expected {expected}")]
+    InvalidConfig {
+        key: &'static str,
+        value: u64,
+        expected: &'static str,
+    },
+    #[error("HARQ process {process} does not exist; the entity has {n_processes} processes")]
+    UnknownProcess { process: u8, n_processes: u8 },
+    #[error(
+        "HARQ process {process} is busy at TTI {tti} ({state:?}, free from TTI {available_tti})"
+    )]
+    ProcessBusy {
+        process: u8,
+        tti: u64,
+        state: HarqProcessState,
+        available_tti: u64,
+    },
+    #[error("HARQ process {process} holds transport block {expected}, not {got}")]
+    WrongTransportBlock {
+        process: u8,
+        expected: u64,
+        got: u64,
+    },
+    #[error("HARQ process {process}: retransmission at TTI {tti} is before TTI {earliest}")]
+    RetxTooEarly {
+        process: u8,
+        tti: u64,
+        earliest: u64,
+    },
+    #[error("HARQ process {process} expects no feedback at TTI {tti}")]
+    UnexpectedFeedback { process: u8, tti: u64 },
+    #[error("HARQ process {process}: feedback at TTI {got}, expected TTI {expected}")]
+    FeedbackTiming {
+        process: u8,
+        expected: u64,
+        got: u64,
+    },
+    #[error("SINR {value} is invalid; expected a finite linear value ≥ 0")]
+    InvalidSinr { value: f64 },
+}
+
+/// One stop-and-wait process.
+#[derive(Clone, Copy, Debug)]
+struct HarqProcess {
+    state: HarqProcessState,
+    tb: Option<TransportBlock>,
+    transmissions: u8,
+    /// Linear SINR summed over the transmissions of `tb`.
+    combined_sinr: f64,
+    last_tx_tti: u64,
+    /// First TTI at which the process may transmit again.
+    available_tti: u64,
+}
+
+impl HarqProcess {
+    const IDLE: HarqProcess = HarqProcess {
+        state: HarqProcessState::Idle,
+        tb: None,
+        transmissions: 0,
+        combined_sinr: 0.0,
+        last_tx_tti: 0,
+        available_tti: 0,
+    };
+}
+
+/// The HARQ processes of one UE.
+#[derive(Clone, Debug)]
+pub struct HarqEntity {
+    cfg: HarqConfig,
+    processes: Vec<HarqProcess>,
+    stats: HarqStats,
+}
+
+impl HarqEntity {
+    /// An entity with all processes idle and free from TTI 0.
+    pub fn new(cfg: HarqConfig) -> Result<Self, HarqError> {
+        cfg.validate()?;
+        Ok(HarqEntity {
+            cfg,
+            processes: vec![HarqProcess::IDLE; usize::from(cfg.n_processes)],
+            stats: HarqStats::default(),
+        })
+    }
+
+    pub fn config(&self) -> &HarqConfig {
+        &self.cfg
+    }
+
+    pub fn stats(&self) -> &HarqStats {
+        &self.stats
+    }
+
+    /// State of `process`, `None` if it does not exist.
+    pub fn state(&self, process: u8) -> Option<HarqProcessState> {
+        self.processes.get(usize::from(process)).map(|p| p.state)
+    }
+
+    /// Processes holding a transport block (awaiting feedback or a retransmission).
+    pub fn in_flight(&self) -> usize {
+        self.processes.iter().filter(|p| p.tb.is_some()).count()
+    }
+
+    fn process_mut(&mut self, process: u8) -> Result<&mut HarqProcess, HarqError> {
+        let n_processes = self.cfg.n_processes;
+        self.processes
+            .get_mut(usize::from(process))
+            .ok_or(HarqError::UnknownProcess {
+                process,
+                n_processes,
+            })
+    }
+
+    /// Records the transmission of `tb` on `process` in TTI `tti` with SINR `sinr_linear`.
+    /// On an idle process this is a first transmission (allowed from the process's free TTI
+    /// on); on a process waiting for a retransmission, `tb` must be the block it holds and
+    /// `tti` at least `rtt_tti` after its last transmission.
+    pub fn on_tx(
+        &mut self,
+        tti: u64,
+        process: u8,
+        tb: TransportBlock,
+        sinr_linear: f64,
+    ) -> Result<TxReport, HarqError> {
+        if !(sinr_linear.is_finite() && sinr_linear >= 0.0) {
+            return Err(HarqError::InvalidSinr { value: sinr_linear });
+        }
+        let rtt = self.cfg.rtt_tti;
+        let feedback_delay = self.cfg.feedback_delay_tti;
+        let p = self.process_mut(process)?;
+        let retx = match p.state {
+            HarqProcessState::Idle if tti >= p.available_tti => false,
+            HarqProcessState::PendingRetx => {
+                let held = p.tb.map_or(0, |t| t.id);
+                if held != tb.id {
+                    return Err(HarqError::WrongTransportBlock {
+                        process,
+                        expected: held,
+                        got: tb.id,
+                    });
+                }
+                let earliest = p.last_tx_tti.saturating_add(rtt);
+                if tti < earliest {
+                    return Err(HarqError::RetxTooEarly {
+                        process,
+                        tti,
+                        earliest,
+                    });
+                }
+                true
+            }
+            state => {
+                return Err(HarqError::ProcessBusy {
+                    process,
+                    tti,
+                    state,
+                    available_tti: p.available_tti,
+                })
+            }
+        };
+        if retx {
+            p.transmissions += 1;
+            p.combined_sinr += sinr_linear;
+        } else {
+            p.tb = Some(tb);
+            p.transmissions = 1;
+            p.combined_sinr = sinr_linear;
+        }
+        p.state = HarqProcessState::AwaitingFeedback;
+        p.last_tx_tti = tti;
+        p.available_tti = tti.saturating_add(rtt);
+        let report = TxReport {
+            transmission: p.transmissions,
+            combined_sinr_linear: p.combined_sinr,
+            feedback_tti: tti.saturating_add(feedback_delay),
+        };
+        self.stats.transmissions += 1;
+        if retx {
+            self.stats.retransmissions += 1;
+        }
+        Ok(report)
+    }
+
+    /// Applies the ACK (`ok`) or NACK received in TTI `tti` for `process`, which must be
+    /// exactly `feedback_delay_tti` after its last transmission.
+    pub fn on_feedback(
+        &mut self,
+        tti: u64,
+        process: u8,
+        ok: bool,
+    ) -> Result<FeedbackOutcome, HarqError> {
+        let max_tx = self.cfg.max_transmissions;
+        let feedback_delay = self.cfg.feedback_delay_tti;
+        let p = self.process_mut(process)?;
+        let (HarqProcessState::AwaitingFeedback, Some(tb)) = (p.state, p.tb) else {
+            return Err(HarqError::UnexpectedFeedback { process, tti });
+        };
+        let expected = p.last_tx_tti.saturating_add(feedback_delay);
+        if tti != expected {
+            return Err(HarqError::FeedbackTiming {
+                process,
+                expected,
+                got: tti,
+            });
+        }
+        let transmissions = p.transmissions;
+        let outcome = if ok {
+            *p = HarqProcess {
+                available_tti: p.available_tti,
+                ..HarqProcess::IDLE
+            };
+            FeedbackOutcome::Acked { tb, transmissions }
+        } else if transmissions < max_tx {
+            p.state = HarqProcessState::PendingRetx;
+            FeedbackOutcome::RetxPending {
+                tb,
+                transmissions,
+                earliest_retx_tti: p.available_tti,
+            }
+        } else {
+            *p = HarqProcess {
+                available_tti: p.available_tti,
+                ..HarqProcess::IDLE
+            };
+            FeedbackOutcome::ResidualFailure { tb, transmissions }
+        };
+        match outcome {
+            FeedbackOutcome::Acked { .. } => self.stats.acks += 1,
+            FeedbackOutcome::RetxPending { .. } => self.stats.nacks += 1,
+            FeedbackOutcome::ResidualFailure { .. } => {
+                self.stats.nacks += 1;
+                self.stats.residual_failures += 1;
+            }
+        }
+        Ok(outcome)
+    }
+
+    /// Processes whose ACK/NACK is due in TTI `tti`, in process order.
+    pub fn feedback_due(&self, tti: u64) -> impl Iterator<Item = u8> + '_ {
+        let delay = self.cfg.feedback_delay_tti;
+        self.processes.iter().enumerate().filter_map(move |(i, p)| {
+            (p.state == HarqProcessState::AwaitingFeedback
+                && p.last_tx_tti.saturating_add(delay) == tti)
+                .then_some(i as u8)
+        })
+    }
+
+    /// The retransmission to send in TTI `tti`, if any may be sent: the one waiting longest
+    /// (earliest last transmission), ties to the lower process number.
+    pub fn pending_retx(&self, tti: u64) -> Option<RetxDue> {
+        self.processes
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.state == HarqProcessState::PendingRetx && p.available_tti <= tti)
+            .min_by_key(|&(i, p)| (p.last_tx_tti, i))
+            .and_then(|(i, p)| {
+                p.tb.map(|tb| RetxDue {
+                    process: i as u8,
+                    tb,
+                    transmissions: p.transmissions,
+                })
+            })
+    }
+
+    /// A process that may carry a new transport block in TTI `tti` (the lowest-numbered idle
+    /// one whose round-trip time has elapsed), if any.
+    pub fn free_process(&self, tti: u64) -> Option<u8> {
+        self.processes
+            .iter()
+            .position(|p| p.state == HarqProcessState::Idle && p.available_tti <= tti)
+            .map(|i| i as u8)
+    }
+
+    /// Flushes every soft buffer (MAC reset, TS 36.321 §5.9, e.g. at handover) and returns the
+    /// transport blocks that were in flight, in process order, for RLC to recover. Processes
+    /// are free at once; the counters are kept.
+    pub fn reset(&mut self) -> Vec<TransportBlock> {
+        let flushed = self.processes.iter().filter_map(|p| p.tb).collect();
+        self.processes.fill(HarqProcess::IDLE);
+        flushed
+    }
+}
+
+#[cfg(test)]
+mod tests;

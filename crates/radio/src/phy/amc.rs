@@ -1,0 +1,232 @@
+//! Adaptive modulation and coding: SINR → CQI → MCS, and the PRB count of a channel bandwidth.
+//!
+//! * SINR → CQI: the highest CQI whose transport block would be received with a block error
+//!   probability not above 0.1 (the CQI definition of TS 36.213 §7.2.3), judged with the
+//!   [`BlerModel`] curve of the MCS that the CQI maps to. CQI 0 ("out of range") when even
+//!   CQI 1 misses the target.
+//! * CQI → MCS, the table-based rule of Piro, Grieco, Boggia and Camarda (European Wireless
+//!   2010; the "PiroEW2010" AMC of the ns-3 LTE module): the highest MCS whose R1-081483
+//!   spectral efficiency does not exceed the CQI's efficiency. Both are compared at the two
+//!   decimals to which R1-081483 gives MCS efficiencies, so CQI c ≥ 1 maps to MCS 2(c − 1)
+//!   (CQI 1 → MCS 0, CQI 15 → MCS 28). Without the rounding CQI 3, 5, 6, 7, 9 and 14 would fall
+//!   one MCS lower only because 0.8770 < 0.88 and the like.
+//! * Channel bandwidth → PRBs: TS 36.101 Table 5.6-1 (transmission bandwidth configuration).
+
+use celltcp_engine::RngStream;
+
+use super::bler::BlerModel;
+use super::tables::{cqi_efficiency, tbs_bits_for_mcs, CQI_MAX, MCS_SPECTRAL_EFFICIENCY};
+use super::{PhyError, TTIS_PER_SECOND};
+
+/// The MCS used for CQI `cqi`; `None` for CQI 0 (no transmission).
+pub fn mcs_for_cqi(cqi: u8) -> Result<Option<u8>, PhyError> {
+    let efficiency = cqi_efficiency(cqi)?;
+    if cqi == 0 {
+        return Ok(None);
+    }
+    let rounded = (efficiency * 100.0).round() / 100.0;
+    let mcs = MCS_SPECTRAL_EFFICIENCY
+        .iter()
+        .rposition(|&se| se <= rounded + 1e-9)
+        .unwrap_or(0);
+    Ok(Some(mcs as u8))
+}
+
+/// Number of PRBs, N_RB, of an LTE channel bandwidth in MHz (TS 36.101 Table 5.6-1):
+/// 1.4 → 6, 3 → 15, 5 → 25, 10 → 50, 15 → 75, 20 → 100.
+pub fn prbs_for_bandwidth(bandwidth_mhz: f64) -> Result<u32, PhyError> {
+    const TABLE: [(f64, u32); 6] = [
+        (1.4, 6),
+        (3.0, 15),
+        (5.0, 25),
+        (10.0, 50),
+        (15.0, 75),
+        (20.0, 100),
+    ];
+    TABLE
+        .iter()
+        .find(|(mhz, _)| (bandwidth_mhz - mhz).abs() < 1e-9)
+        .map(|&(_, n_rb)| n_rb)
+        .ok_or(PhyError::Bandwidth { mhz: bandwidth_mhz })
+}
+
+/// Bit rate of a UE that receives one transport block of `n_prb` PRBs at MCS `mcs` in every
+/// TTI without errors: TBS bits per 1 ms subframe, bits per second.
+pub fn transport_rate_bps(mcs: u8, n_prb: u32) -> Result<u64, PhyError> {
+    Ok(u64::from(tbs_bits_for_mcs(mcs, n_prb)?) * TTIS_PER_SECOND)
+}
+
+/// Link adaptation on top of a [`BlerModel`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Amc {
+    bler: BlerModel,
+    /// SINR at BLER 10 % of the MCS of CQI 1..=15 (index 0 unused), dB; increasing.
+    cqi_threshold_db: [f64; CQI_MAX as usize + 1],
+}
+
+impl Default for Amc {
+    fn default() -> Self {
+        Amc::new(BlerModel::default())
+    }
+}
+
+impl Amc {
+    pub fn new(bler: BlerModel) -> Self {
+        let mut cqi_threshold_db = [f64::NEG_INFINITY; CQI_MAX as usize + 1];
+        for cqi in 1..=CQI_MAX {
+            // Both lookups succeed for CQI 1..=15: every such CQI maps to an MCS in 0..=28.
+            if let Ok(Some(mcs)) = mcs_for_cqi(cqi) {
+                if let Ok(s10) = bler.sinr10_db(mcs) {
+                    cqi_threshold_db[usize::from(cqi)] = s10;
+                }
+            }
+        }
+        Amc {
+            bler,
+            cqi_threshold_db,
+        }
+    }
+
+    /// The BLER curves used to pick the CQI.
+    pub fn bler_model(&self) -> &BlerModel {
+        &self.bler
+    }
+
+    /// The CQI a UE reports at wideband SINR `sinr_db` (dB): the highest CQI whose MCS has BLER
+    /// ≤ 10 % at that SINR, 0 if none (and for a NaN SINR). Because each curve decreases with
+    /// SINR, "BLER ≤ 10 %" is "SINR ≥ the MCS's 10 % threshold", which is what is compared, so
+    /// the result does not depend on rounding exactly at a threshold.
+    pub fn cqi_for_sinr(&self, sinr_db: f64) -> u8 {
+        (1..=CQI_MAX)
+            .rev()
+            .find(|&cqi| sinr_db >= self.cqi_threshold_db[usize::from(cqi)])
+            .unwrap_or(0)
+    }
+
+    /// The MCS chosen at `sinr_db` through the reported CQI; `None` when the CQI is 0.
+    pub fn mcs_for_sinr(&self, sinr_db: f64) -> Option<u8> {
+        mcs_for_cqi(self.cqi_for_sinr(sinr_db)).ok().flatten()
+    }
+
+    /// Transmits one transport block of `n_prb` PRBs at `mcs` over a TTI at `sinr_db` (dB) and
+    /// returns the bits delivered: the TBS when decoded, 0 when not. One uniform from `rng`.
+    pub fn transmit(
+        &self,
+        mcs: u8,
+        n_prb: u32,
+        sinr_db: f64,
+        rng: &mut RngStream,
+    ) -> Result<u32, PhyError> {
+        let tbs = tbs_bits_for_mcs(mcs, n_prb)?;
+        Ok(if self.bler.is_decoded(mcs, sinr_db, rng)? {
+            tbs
+        } else {
+            0
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::phy::tables::tbs_bits;
+    use crate::phy::TTI_NS;
+
+    #[test]
+    fn cqi_maps_to_every_other_mcs() {
+        assert_eq!(mcs_for_cqi(0), Ok(None));
+        for cqi in 1..=CQI_MAX {
+            assert_eq!(mcs_for_cqi(cqi), Ok(Some(2 * (cqi - 1))), "CQI {cqi}");
+            let se_cqi = cqi_efficiency(cqi).unwrap();
+            let se_mcs = MCS_SPECTRAL_EFFICIENCY[usize::from(2 * (cqi - 1))];
+            assert!((se_mcs - se_cqi).abs() < 0.005);
+        }
+        assert_eq!(mcs_for_cqi(16), Err(PhyError::Cqi { cqi: 16 }));
+    }
+
+    #[test]
+    fn cqi_increases_with_sinr() {
+        let amc = Amc::default();
+        assert_eq!(amc.cqi_for_sinr(-20.0), 0);
+        assert_eq!(amc.cqi_for_sinr(f64::NAN), 0);
+        assert_eq!(amc.cqi_for_sinr(40.0), 15);
+        let mut prev = 0;
+        let mut seen = [false; 16];
+        for tenth_db in -150..=300 {
+            let cqi = amc.cqi_for_sinr(f64::from(tenth_db) / 10.0);
+            assert!(cqi >= prev);
+            prev = cqi;
+            seen[usize::from(cqi)] = true;
+        }
+        assert!(seen.iter().all(|&s| s), "every CQI is reachable: {seen:?}");
+    }
+
+    #[test]
+    fn chosen_cqi_meets_the_bler_target_and_the_next_does_not() {
+        let amc = Amc::default();
+        let bler = amc.bler_model();
+        for tenth_db in -100..=260 {
+            let s = f64::from(tenth_db) / 10.0;
+            let cqi = amc.cqi_for_sinr(s);
+            if cqi > 0 {
+                let mcs = mcs_for_cqi(cqi).unwrap().unwrap();
+                assert!(bler.bler(mcs, s).unwrap() <= 0.1 + 1e-12, "{s} dB");
+            }
+            if cqi < CQI_MAX {
+                let next = mcs_for_cqi(cqi + 1).unwrap().unwrap();
+                assert!(bler.bler(next, s).unwrap() > 0.1, "{s} dB");
+            }
+        }
+        // At a CQI's own threshold the CQI is reported.
+        let s = bler.sinr10_db(mcs_for_cqi(9).unwrap().unwrap()).unwrap();
+        assert_eq!(amc.cqi_for_sinr(s), 9);
+        assert_eq!(amc.mcs_for_sinr(s), Some(16));
+    }
+
+    #[test]
+    fn bandwidths() {
+        let cases = [
+            (1.4, 6),
+            (3.0, 15),
+            (5.0, 25),
+            (10.0, 50),
+            (15.0, 75),
+            (20.0, 100),
+        ];
+        for (mhz, n) in cases {
+            assert_eq!(prbs_for_bandwidth(mhz), Ok(n));
+        }
+        assert_eq!(
+            prbs_for_bandwidth(7.0),
+            Err(PhyError::Bandwidth { mhz: 7.0 })
+        );
+        assert!(prbs_for_bandwidth(f64::NAN).is_err());
+    }
+
+    #[test]
+    fn single_ue_fixed_mcs_gets_tbs_per_millisecond() {
+        // One UE, MCS 16 (I_TBS 15) on all 50 PRBs of a 10 MHz carrier, far above threshold:
+        // every block is decoded, so the rate is TBS / 1 ms exactly.
+        let amc = Amc::default();
+        let mut rng = RngStream::new(1, 0, "phy/amc/single_ue");
+        let n_prb = prbs_for_bandwidth(10.0).unwrap();
+        let tbs = tbs_bits(15, 50).unwrap();
+        assert_eq!(tbs, 15264);
+        let ttis = 1000u64;
+        let bits: u64 = (0..ttis)
+            .map(|_| u64::from(amc.transmit(16, n_prb, 30.0, &mut rng).unwrap()))
+            .sum();
+        let rate_bps = bits as f64 / (ttis * TTI_NS) as f64 * 1e9;
+        assert_eq!(rate_bps, 15_264_000.0);
+        assert_eq!(transport_rate_bps(16, n_prb), Ok(15_264_000));
+
+        // At the MCS's 10 % threshold, 90 % of that.
+        let s10 = amc.bler_model().sinr10_db(16).unwrap();
+        let ttis = 20_000u64;
+        let bits: u64 = (0..ttis)
+            .map(|_| u64::from(amc.transmit(16, n_prb, s10, &mut rng).unwrap()))
+            .sum();
+        let ratio = bits as f64 / (ttis as f64 * f64::from(tbs));
+        assert!((ratio - 0.9).abs() < 0.01, "{ratio}");
+    }
+}

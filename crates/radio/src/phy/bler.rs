@@ -1,0 +1,335 @@
+//! Block error rate of a transport block as a function of its SINR, per MCS, and HARQ chase
+//! combining.
+//!
+//! Each MCS m has a threshold `s10[m]`, the SINR (dB) at which its BLER is 10 %, and all MCSs
+//! share a slope. Between and around the thresholds the curve is logistic in dB:
+//!
+//! ```text
+//! BLER_m(s) = 1 / (1 + 9 · exp((s − s10[m]) / w))
+//! ```
+//!
+//! so that BLER = 0.1 exactly at `s10[m]` and falls to 0.01 at `s10[m] + w·ln 11`. The
+//! parameter callers set is that SINR step from 10 % to 1 % (`decade_db`, default 1 dB).
+//!
+//! The default thresholds are calibrated on the attenuated Shannon bound that Mogensen et al.
+//! fitted to LTE link adaptation ("LTE Capacity compared to the Shannon Bound", IEEE VTC
+//! 2007-Spring): spectral efficiency `SE = η · log2(1 + SINR / Γ)` with `η` = 0.75 and an SNR
+//! efficiency (implementation gap) `Γ` = 1.25, i.e. 0.97 dB. The MCS whose efficiency is
+//! `SE_m` (R1-081483, [`MCS_SPECTRAL_EFFICIENCY`]) is taken to reach its 10 % BLER point where
+//! the bound delivers `SE_m`:
+//!
+//! ```text
+//! s10[m] = Γ_dB + 10·log10(2^(SE_m / η) − 1)        (−7.3 dB for MCS 0 … 23.2 dB for MCS 28)
+//! ```
+//!
+//! HARQ with chase combining (every retransmission repeats the same coded bits, which the
+//! receiver adds with maximum-ratio combining) is modelled by the usual effective-SINR rule: the
+//! SINR of the combined block after k transmissions is the sum of the k linear SINRs, and its
+//! BLER is read off the same curve.
+//!
+//! Simplifications (see `docs/lte-phy.md`): one curve per MCS whatever the block length and the
+//! number of PRBs; the SINR is one wideband value per transmission (no effective-SINR mapping
+//! over subcarriers); no incremental redundancy.
+
+use celltcp_engine::RngStream;
+
+use super::tables::{MCS_COUNT, MCS_SPECTRAL_EFFICIENCY};
+use super::PhyError;
+
+/// BLER at which CQI is defined (TS 36.213 §7.2.3: the transport block "could be received with
+/// a transport block error probability not exceeding 0.1") and at which the thresholds are set.
+pub const BLER_TARGET: f64 = 0.1;
+
+/// Default `η` of the attenuated Shannon bound (Mogensen et al. 2007).
+pub const DEFAULT_SHANNON_ETA: f64 = 0.75;
+
+/// Default SNR efficiency `Γ` of the attenuated Shannon bound, dB (1.25 linear, Mogensen et al.
+/// 2007).
+pub const DEFAULT_SNR_EFFICIENCY_DB: f64 = 0.969_100_130_080_564_2;
+
+/// Default SINR step from BLER 10 % to 1 %, dB.
+pub const DEFAULT_DECADE_DB: f64 = 1.0;
+
+/// BLER curves of the 29 PDSCH MCSs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BlerModel {
+    /// SINR at BLER 10 % of each MCS, dB; strictly increasing.
+    sinr10_db: [f64; MCS_COUNT],
+    /// Logistic scale `w`, dB.
+    width_db: f64,
+}
+
+impl Default for BlerModel {
+    /// Thresholds from the attenuated Shannon bound with the defaults above, 1 dB per decade.
+    fn default() -> Self {
+        Self::from_shannon_bound(
+            DEFAULT_SHANNON_ETA,
+            DEFAULT_SNR_EFFICIENCY_DB,
+            DEFAULT_DECADE_DB,
+        )
+        .expect("the default calibration is valid")
+    }
+}
+
+impl BlerModel {
+    /// Thresholds from the attenuated Shannon bound `SE = eta · log2(1 + SINR/Γ)` with
+    /// `Γ = snr_efficiency_db` (dB) and slope `decade_db` (SINR step from BLER 10 % to 1 %, dB).
+    pub fn from_shannon_bound(
+        eta: f64,
+        snr_efficiency_db: f64,
+        decade_db: f64,
+    ) -> Result<Self, PhyError> {
+        if !(eta > 0.0 && eta <= 1.0) {
+            return Err(PhyError::Param {
+                param: "eta",
+                value: eta,
+                expected: "a bandwidth/SNR efficiency factor in (0, 1]",
+            });
+        }
+        if !snr_efficiency_db.is_finite() {
+            return Err(PhyError::Param {
+                param: "snr_efficiency_db",
+                value: snr_efficiency_db,
+                expected: "a finite gap in dB",
+            });
+        }
+        let mut sinr10_db = [0.0; MCS_COUNT];
+        for (s, se) in sinr10_db.iter_mut().zip(MCS_SPECTRAL_EFFICIENCY) {
+            *s = snr_efficiency_db + 10.0 * ((se / eta).exp2() - 1.0).log10();
+        }
+        Self::from_thresholds(sinr10_db, decade_db)
+    }
+
+    /// Thresholds given directly, for example read off published link-level curves:
+    /// `sinr10_db[m]` is the SINR (dB) at which MCS m has BLER 10 %; they must be finite and
+    /// strictly increasing with m. `decade_db` is the SINR step from BLER 10 % to 1 %, dB.
+    pub fn from_thresholds(sinr10_db: [f64; MCS_COUNT], decade_db: f64) -> Result<Self, PhyError> {
+        if !(decade_db > 0.0 && decade_db.is_finite()) {
+            return Err(PhyError::Param {
+                param: "decade_db",
+                value: decade_db,
+                expected: "a positive, finite SINR step in dB",
+            });
+        }
+        for (m, s) in sinr10_db.iter().enumerate() {
+            if !s.is_finite() || (m > 0 && *s <= sinr10_db[m - 1]) {
+                return Err(PhyError::Param {
+                    param: "sinr10_db",
+                    value: *s,
+                    expected: "finite thresholds strictly increasing with the MCS index",
+                });
+            }
+        }
+        Ok(BlerModel {
+            sinr10_db,
+            width_db: decade_db / 11f64.ln(),
+        })
+    }
+
+    /// SINR at which MCS `mcs` has BLER 10 %, dB.
+    pub fn sinr10_db(&self, mcs: u8) -> Result<f64, PhyError> {
+        self.sinr10_db
+            .get(usize::from(mcs))
+            .copied()
+            .ok_or(PhyError::Mcs { mcs })
+    }
+
+    /// SINR step from BLER 10 % to 1 %, dB.
+    pub fn decade_db(&self) -> f64 {
+        self.width_db * 11f64.ln()
+    }
+
+    /// BLER of one transmission at MCS `mcs` and SINR `sinr_db` (dB), in [0, 1]. A NaN SINR
+    /// counts as no signal (BLER 1).
+    pub fn bler(&self, mcs: u8, sinr_db: f64) -> Result<f64, PhyError> {
+        let s10 = self.sinr10_db(mcs)?;
+        let bler = 1.0 / (1.0 + 9.0 * ((sinr_db - s10) / self.width_db).exp());
+        Ok(if bler.is_nan() { 1.0 } else { bler })
+    }
+
+    /// BLER of a block at MCS `mcs` after the transmissions accumulated in `combining`; 1 when
+    /// nothing has been received yet.
+    pub fn bler_combined(&self, mcs: u8, combining: &ChaseCombining) -> Result<f64, PhyError> {
+        if combining.transmissions() == 0 {
+            self.sinr10_db(mcs)?;
+            return Ok(1.0);
+        }
+        self.bler(mcs, combining.effective_sinr_db())
+    }
+
+    /// Draws whether a block at MCS `mcs` and SINR `sinr_db` is decoded. Uses exactly one
+    /// uniform from `rng` whatever the outcome, so the stream stays aligned across runs that
+    /// differ only in SINR.
+    pub fn is_decoded(&self, mcs: u8, sinr_db: f64, rng: &mut RngStream) -> Result<bool, PhyError> {
+        let bler = self.bler(mcs, sinr_db)?;
+        Ok(rng.next_f64() >= bler)
+    }
+}
+
+/// Soft-combining buffer of one HARQ process under chase combining: the linear SINRs of the
+/// transmissions of one transport block add up.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ChaseCombining {
+    /// Sum of the linear SINRs received so far.
+    sinr_sum_linear: f64,
+    transmissions: u32,
+}
+
+impl ChaseCombining {
+    /// An empty buffer (a new transport block).
+    pub const fn new() -> Self {
+        ChaseCombining {
+            sinr_sum_linear: 0.0,
+            transmissions: 0,
+        }
+    }
+
+    /// Adds one (re)transmission received at `sinr_db` (dB). A NaN SINR adds nothing but counts
+    /// as a transmission.
+    pub fn add_transmission(&mut self, sinr_db: f64) {
+        let linear = 10f64.powf(sinr_db / 10.0);
+        if linear.is_finite() {
+            self.sinr_sum_linear += linear;
+        } else if linear == f64::INFINITY {
+            self.sinr_sum_linear = f64::INFINITY;
+        }
+        self.transmissions += 1;
+    }
+
+    /// Transmissions combined so far.
+    pub fn transmissions(&self) -> u32 {
+        self.transmissions
+    }
+
+    /// SINR of the combined block, dB: `10·log10(Σ 10^(SINR_i/10))`; −∞ when empty.
+    pub fn effective_sinr_db(&self) -> f64 {
+        10.0 * self.sinr_sum_linear.log10()
+    }
+
+    /// Empties the buffer (the block was decoded or dropped).
+    pub fn clear(&mut self) {
+        *self = Self::new();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::phy::tables::MCS_MAX;
+
+    #[test]
+    fn default_thresholds_follow_the_shannon_fit() {
+        let m = BlerModel::default();
+        // Hand-computed: 0.969 + 10·log10(2^(0.15/0.75) − 1) = 0.969 − 8.277 = −7.31 dB.
+        assert!((m.sinr10_db(0).unwrap() - (-7.308)).abs() < 0.01);
+        // 0.969 + 10·log10(2^(5.55/0.75) − 1) = 0.969 + 22.250 = 23.22 dB.
+        assert!((m.sinr10_db(28).unwrap() - 23.219).abs() < 0.01);
+        assert!((m.decade_db() - 1.0).abs() < 1e-12);
+        assert_eq!(m.sinr10_db(29), Err(PhyError::Mcs { mcs: 29 }));
+    }
+
+    #[test]
+    fn bler_is_ten_percent_at_threshold_and_one_percent_a_decade_later() {
+        let m = BlerModel::default();
+        for mcs in 0..=MCS_MAX {
+            let s10 = m.sinr10_db(mcs).unwrap();
+            assert!((m.bler(mcs, s10).unwrap() - 0.1).abs() < 1e-12);
+            assert!((m.bler(mcs, s10 + 1.0).unwrap() - 0.01).abs() < 1e-12);
+        }
+    }
+
+    #[test]
+    fn bler_decreases_with_sinr_and_increases_with_mcs() {
+        let m = BlerModel::default();
+        for mcs in 0..=MCS_MAX {
+            let mut prev = 1.0;
+            for tenth_db in -200..=400 {
+                let b = m.bler(mcs, f64::from(tenth_db) / 10.0).unwrap();
+                assert!((0.0..=1.0).contains(&b));
+                assert!(b <= prev, "MCS {mcs} at {} dB", f64::from(tenth_db) / 10.0);
+                prev = b;
+            }
+            assert!(m.bler(mcs, -30.0).unwrap() > 0.999);
+            assert!(m.bler(mcs, 60.0).unwrap() < 1e-6);
+        }
+        for mcs in 1..=MCS_MAX {
+            assert!(m.bler(mcs, 10.0).unwrap() > m.bler(mcs - 1, 10.0).unwrap());
+        }
+        assert_eq!(m.bler(0, f64::NAN), Ok(1.0));
+        assert_eq!(m.bler(29, 0.0), Err(PhyError::Mcs { mcs: 29 }));
+    }
+
+    #[test]
+    fn rejects_bad_calibrations() {
+        assert!(BlerModel::from_shannon_bound(0.0, 1.0, 1.0).is_err());
+        assert!(BlerModel::from_shannon_bound(0.75, f64::NAN, 1.0).is_err());
+        assert!(BlerModel::from_shannon_bound(0.75, 1.0, 0.0).is_err());
+        let mut t = [0.0; MCS_COUNT];
+        for (i, s) in t.iter_mut().enumerate() {
+            *s = i as f64;
+        }
+        assert!(BlerModel::from_thresholds(t, 1.0).is_ok());
+        t[5] = t[4];
+        let e = BlerModel::from_thresholds(t, 1.0).unwrap_err();
+        assert!(
+            e.to_string().starts_with("sinr10_db: 4 is out of range"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn chase_combining_adds_linear_sinrs() {
+        let mut c = ChaseCombining::new();
+        assert_eq!(c.effective_sinr_db(), f64::NEG_INFINITY);
+        c.add_transmission(0.0);
+        assert!((c.effective_sinr_db() - 0.0).abs() < 1e-12);
+        c.add_transmission(0.0);
+        // 1 + 1 = 2 → 3.0103 dB.
+        assert!((c.effective_sinr_db() - 3.010_299_956_6).abs() < 1e-9);
+        c.add_transmission(10.0);
+        // 1 + 1 + 10 = 12 → 10.7918 dB.
+        assert!((c.effective_sinr_db() - 10.791_812_460_5).abs() < 1e-9);
+        assert_eq!(c.transmissions(), 3);
+        c.clear();
+        assert_eq!(c.transmissions(), 0);
+    }
+
+    #[test]
+    fn bler_after_k_transmissions_uses_the_combined_sinr() {
+        let m = BlerModel::default();
+        let mcs = 10;
+        let s = m.sinr10_db(mcs).unwrap() - 3.0; // first transmission: BLER well above 10 %
+        let mut c = ChaseCombining::new();
+        assert_eq!(m.bler_combined(mcs, &c), Ok(1.0));
+        let mut prev = 1.0;
+        for k in 1..=4u32 {
+            c.add_transmission(s);
+            let b = m.bler_combined(mcs, &c).unwrap();
+            let expected = m.bler(mcs, s + 10.0 * f64::from(k).log10()).unwrap();
+            assert!((b - expected).abs() < 1e-12);
+            assert!(b < prev);
+            prev = b;
+        }
+        // Two equal transmissions gain 10·log10(2) = 3.01 dB.
+        let mut two = ChaseCombining::new();
+        two.add_transmission(s);
+        two.add_transmission(s);
+        assert!(
+            (m.bler_combined(mcs, &two).unwrap() - m.bler(mcs, s + 3.0103).unwrap()).abs() < 1e-4
+        );
+    }
+
+    #[test]
+    fn decoding_draws_match_the_bler() {
+        let m = BlerModel::default();
+        let mut rng = RngStream::new(3, 0, "phy/bler/test");
+        let mcs = 15;
+        let s10 = m.sinr10_db(mcs).unwrap();
+        let n = 100_000;
+        let lost = (0..n)
+            .filter(|_| !m.is_decoded(mcs, s10, &mut rng).unwrap())
+            .count();
+        let rate = lost as f64 / n as f64;
+        assert!((rate - 0.1).abs() < 0.004, "{rate}");
+    }
+}
