@@ -2,7 +2,7 @@
 //!
 //! Layers, each in its own module: [`packet`] (plain-value packets), [`wire`] (byte-exact
 //! headers and checksums) and [`pcap`] (captures), [`queue`] (queue disciplines, one file each),
-//! [`loss`] (loss models, one file each), [`link`] (one direction of a point-to-point link),
+//! [`loss`] (loss models, one file each), [`link`] (one direction of a point-to-point link), [`medium`] (shared media such as cells),
 //! [`topology`] (nodes, links and static shortest-path routes), [`agent`] (transport endpoints on
 //! hosts), [`app`] (UDP applications), [`stats`] (streaming statistics), [`trace`] (opt-in
 //! columnar series) and [`world`] (the engine model that ties them together).
@@ -11,6 +11,7 @@ pub mod agent;
 pub mod app;
 pub mod link;
 pub mod loss;
+pub mod medium;
 pub mod packet;
 pub mod pcap;
 pub mod queue;

@@ -12,6 +12,7 @@ use celltcp_engine::{Model, RngStream, Scheduler, SimDuration, SimTime};
 
 use crate::agent::{Agent, AgentCtx};
 use crate::link::{LinkDir, LinkDirConfig};
+use crate::medium::{Medium, MediumOutput};
 use crate::packet::{FlowId, NodeId, Packet, Transport};
 use crate::queue::{DropCause, Verdict};
 use crate::stats::Histogram;
@@ -38,6 +39,8 @@ pub enum Event {
     Sample,
     /// A scheduled change of a link direction (index into the world's change list).
     LinkChange(u32),
+    /// A medium's internal deadline; stale if the generation no longer matches.
+    MediumTimer(u32, u32),
 }
 
 /// A change to one link direction at a scheduled time.
@@ -186,6 +189,15 @@ pub struct WorldBuilder {
     traces: Traces,
     captures: Vec<(u32, Box<dyn CaptureSink>)>,
     changes: Vec<(SimTime, DirId, LinkChange)>,
+    media: Vec<MediumSlot>,
+}
+
+/// A medium with its random stream and its pending timer.
+struct MediumSlot {
+    medium: Box<dyn Medium>,
+    rng: RngStream,
+    timer: Option<SimTime>,
+    generation: u32,
 }
 
 impl WorldBuilder {
@@ -202,7 +214,20 @@ impl WorldBuilder {
             traces: Traces::default(),
             captures: Vec::new(),
             changes: Vec::new(),
+            media: Vec::new(),
         }
+    }
+
+    /// Attaches a shared medium (a cell); its edges become routable after every link added
+    /// with [`WorldBuilder::add_link`]. It draws from the stream `rng_path` (e.g. `cell/enb1`).
+    pub fn add_medium(&mut self, rng_path: &str, medium: Box<dyn Medium>) -> u32 {
+        self.media.push(MediumSlot {
+            rng: RngStream::new(self.seed, self.run, rng_path),
+            medium,
+            timer: None,
+            generation: 0,
+        });
+        (self.media.len() - 1) as u32
     }
 
     /// Schedules `change` of direction `dir` at `at`; changes at equal times apply in the
@@ -287,7 +312,17 @@ impl WorldBuilder {
     }
 
     pub fn build(self) -> World {
-        let topo = Topology::new(self.nodes, self.links);
+        let p2p_links = self.links.len();
+        let mut links = self.links;
+        let mut edge_medium = Vec::new();
+        for (m, slot) in self.media.iter().enumerate() {
+            for (a, b) in slot.medium.edges() {
+                let name = format!("{}:{}-{}", slot.medium.name(), self.nodes[a as usize].name, self.nodes[b as usize].name);
+                links.push(LinkEnds { name, a, b, metric: 1 });
+                edge_medium.push(m as u32);
+            }
+        }
+        let topo = Topology::new(self.nodes, links);
         let mut demux: Vec<Vec<Binding>> = vec![Vec::new(); topo.nodes.len()];
         for (i, a) in self.agents.iter().enumerate() {
             demux[a.node as usize].push(Binding { proto: a.proto, port: a.port, flow: a.flow, agent: i as AgentId });
@@ -299,7 +334,7 @@ impl WorldBuilder {
             capture_of_dir[2 * link as usize + 1] = Some(captures.len() as u32);
             captures.push(sink);
         }
-        let mut queue_traced = vec![false; self.dirs.len() / 2];
+        let mut queue_traced = vec![false; p2p_links];
         for &l in &self.series.queue_links {
             queue_traced[l as usize] = true;
         }
@@ -327,6 +362,10 @@ impl WorldBuilder {
             next_uid: 1,
             out_buf: Vec::new(),
             changes: self.changes,
+            p2p_links,
+            edge_medium,
+            media: self.media,
+            medium_out: MediumOutput::default(),
         }
     }
 }
@@ -352,9 +391,25 @@ pub struct World {
     next_uid: u64,
     out_buf: Vec<Packet>,
     changes: Vec<(SimTime, DirId, LinkChange)>,
+    /// Links `0..p2p_links` of the topology are point-to-point; the rest are medium edges.
+    p2p_links: usize,
+    /// The medium of each medium edge (index `link - p2p_links`).
+    edge_medium: Vec<u32>,
+    media: Vec<MediumSlot>,
+    medium_out: MediumOutput,
 }
 
 impl World {
+    /// Number of point-to-point links (the first links of the topology).
+    pub fn p2p_links(&self) -> usize {
+        self.p2p_links
+    }
+
+    /// The media (cells) of the world.
+    pub fn media(&self) -> impl Iterator<Item = &dyn Medium> {
+        self.media.iter().map(|m| m.medium.as_ref())
+    }
+
     /// Schedules the agents' start events and the first sample; call once before running.
     pub fn schedule_initial(&self, sched: &mut Scheduler<Event>) {
         for (i, a) in self.agents.iter().enumerate() {
@@ -420,6 +475,14 @@ impl World {
 
     fn enqueue(&mut self, dir: DirId, pkt: Packet, sched: &mut Scheduler<Event>) {
         let now = sched.now();
+        if (dir / 2) as usize >= self.p2p_links {
+            let m = self.edge_medium[(dir / 2) as usize - self.p2p_links];
+            let (from, to) = (self.topo.dir_from(dir), self.topo.dir_to(dir));
+            let mut out = std::mem::take(&mut self.medium_out);
+            self.media[m as usize].medium.send(now, from, to, pkt, &mut out);
+            self.after_medium(m, out, sched);
+            return;
+        }
         let flow = pkt.flow as usize;
         let d = &mut self.dirs[dir as usize];
         if let Verdict::Dropped(cause) = d.queue.enqueue(pkt, now, &mut d.queue_rng) {
@@ -535,6 +598,29 @@ impl World {
         }
     }
 
+    /// Applies a medium's output and re-arms its timer when its deadline changed.
+    fn after_medium(&mut self, m: u32, mut out: MediumOutput, sched: &mut Scheduler<Event>) {
+        for (pkt, cause) in out.dropped.drain(..) {
+            self.flow_counters[pkt.flow as usize].count_drop(cause);
+        }
+        let delivered = std::mem::take(&mut out.delivered);
+        let slot = &mut self.media[m as usize];
+        let deadline = slot.medium.poll_timeout();
+        if deadline != slot.timer {
+            slot.generation = slot.generation.wrapping_add(1);
+            slot.timer = deadline;
+            if let Some(at) = deadline {
+                let at = at.max(sched.now());
+                sched.schedule_at(at, Event::MediumTimer(m, slot.generation)).expect("clamped to now");
+            }
+        }
+        out.delivered = delivered;
+        for (node, pkt) in out.delivered.drain(..) {
+            self.route(node, pkt, sched);
+        }
+        self.medium_out = out;
+    }
+
     fn sample(&mut self, sched: &mut Scheduler<Event>) {
         let now = sched.now();
         for (link, traced) in self.queue_traced.iter().enumerate() {
@@ -588,6 +674,16 @@ impl Model for World {
                 self.call_agent(id, sched, |a, ctx| a.on_timer(ctx));
             }
             Event::Sample => self.sample(sched),
+            Event::MediumTimer(m, generation) => {
+                let slot = &mut self.media[m as usize];
+                if slot.generation != generation {
+                    return; // superseded
+                }
+                slot.timer = None;
+                let mut out = std::mem::take(&mut self.medium_out);
+                slot.medium.on_timer(sched.now(), &mut slot.rng, &mut self.traces, &mut out);
+                self.after_medium(m, out, sched);
+            }
             Event::LinkChange(i) => {
                 let (_, dir, change) = self.changes[i as usize];
                 let d = &mut self.dirs[dir as usize];

@@ -133,7 +133,7 @@ pub(crate) fn make(
     let end = outcome.end_time;
     let flows_json: Map<String, Value> =
         flows.iter().enumerate().map(|(i, f)| (f.name.clone(), flow_summary(world, i, f, end))).collect();
-    let links_json: Map<String, Value> = (0..world.topo.links.len())
+    let links_json: Map<String, Value> = (0..world.p2p_links())
         .map(|l| (world.topo.links[l].name.clone(), link_summary(world, l, end)))
         .collect();
     json!({
