@@ -42,6 +42,8 @@ pub struct Recovery {
     /// (RFC 5681 §3.2 step 2, RFC 6675 §5 (4.3)) and NewReno's partial-ACK retransmission
     /// (RFC 6582 §3.2 step 4).
     pub retransmit_now: bool,
+    /// Partial ACKs received in the current NewReno fast recovery (RFC 6582 §3.2 step 5).
+    pub partial_acks: u32,
 }
 
 /// What one ACK told the recovery machinery.
@@ -121,6 +123,7 @@ impl TcpEndpoint {
                         self.buf.mark_lost_at(self.snd_una);
                         self.rec.high_rxt = self.snd_una;
                         self.rec.retransmit_now = true;
+                        self.rec.partial_acks += 1;
                         self.rec.inflation -= info.cum_acked as i64;
                         if info.cum_acked >= self.smss as u64 {
                             self.rec.inflation += self.smss as i64;
@@ -157,6 +160,7 @@ impl TcpEndpoint {
     /// segment, inflate by DupThresh·SMSS without SACK.
     fn enter_fast_recovery(&mut self, thresh: u32) {
         self.rec.phase = RecoveryPhase::FastRecovery;
+        self.rec.partial_acks = 0;
         self.rec.recover = self.snd_nxt;
         self.buf.mark_lost_at(self.snd_una);
         self.rec.high_rxt = self.snd_una;
@@ -171,6 +175,17 @@ impl TcpEndpoint {
         // RFC 3168 §6.1.2: no ECN reduction again in this window.
         self.ecn_recover = self.snd_nxt;
         self.stats.fast_recoveries += 1;
+    }
+
+    /// Whether an ACK that advanced SND.UNA restarts the retransmission timer (RFC 6298 §5.3).
+    /// RFC 6582 §3.2 step 5: in NewReno fast recovery only the *first* partial ACK does (the
+    /// "Impatient" variant of its §4). NewReno repairs one hole per round trip, so a window
+    /// with dozens of losses (a slow-start overshoot into a drop-tail queue) would otherwise
+    /// spend dozens of round trips in recovery; the timer ends that after one RTO and the
+    /// go-back-N retransmission repairs the rest. SACK recovery (RFC 6675) keeps the RFC 6298
+    /// rule.
+    pub(crate) fn advance_restarts_rto_timer(&self) -> bool {
+        self.sack_ok || self.rec.phase != RecoveryPhase::FastRecovery || self.rec.partial_acks <= 1
     }
 
     /// RFC 3042: on the first two duplicate ACKs new segments may be sent as long as the

@@ -80,7 +80,11 @@ impl TcpEndpoint {
         if !first_in_series {
             // RFC 5682 §2.1 step 1: a further timeout during F-RTO means conventional recovery.
             self.spur.frto = FrtoStep::Inactive;
-            self.spur.eifel_armed = false;
+            // Eifel stays armed: RFC 3522 §3.2 keys the decision to RetransmitTS, the TSval of
+            // the retransmission that initiated the recovery, and to the first acceptable ACK
+            // after it, however often the timer expired in between. An ACK of the original
+            // transmission after a backed-off series (a delay spike longer than RTO + 2·RTO)
+            // still echoes a TSval older than RetransmitTS.
             return;
         }
         self.spur.snapshot = Some(self.cc.snapshot());

@@ -19,10 +19,11 @@ pub const MSS: f64 = 1448.0;
 /// One bottleneck between two hosts:
 ///
 /// ```text
-///   src --1Gbps, 0 ms-- router --RATE, DELAY, QUEUE-- dst
+///   src --1Gbps, 0 ms, ACCESS_QUEUE-- router --RATE, DELAY, QUEUE-- dst
 /// ```
 ///
-/// The queue in the data direction of `bottleneck` is the only one that can build up. Flows are
+/// When RATE is below 1 Gb/s the queue in the data direction of `bottleneck` is the only one
+/// that can build up (the access queue, 1000 packets by default, only absorbs bursts). Flows are
 /// appended with [`Dumbbell::tcp_flow`]; `extra` is pasted verbatim at the end (e.g. a
 /// `[trace]` table).
 #[derive(Clone, Debug)]
@@ -30,22 +31,27 @@ pub struct Dumbbell {
     pub duration: &'static str,
     pub rate: &'static str,
     pub delay: &'static str,
+    /// The queue of the access link (both directions), as an inline TOML table.
+    pub access_queue: String,
     /// The data-direction queue of the bottleneck, as an inline TOML table.
     pub queue: String,
-    /// The data-direction loss model of the bottleneck, as an inline TOML table, if any.
-    pub loss: Option<String>,
     pub flows: String,
     pub extra: String,
 }
 
 impl Dumbbell {
-    pub fn new(duration: &'static str, rate: &'static str, delay: &'static str, queue: &str) -> Self {
+    pub fn new(
+        duration: &'static str,
+        rate: &'static str,
+        delay: &'static str,
+        queue: &str,
+    ) -> Self {
         Dumbbell {
             duration,
             rate,
             delay,
+            access_queue: "{ kind = \"droptail\", limit = \"1000p\" }".to_string(),
             queue: queue.to_string(),
-            loss: None,
             flows: String::new(),
             extra: String::new(),
         }
@@ -62,19 +68,18 @@ impl Dumbbell {
     }
 
     pub fn toml(&self) -> String {
-        let loss = self.loss.as_ref().map_or(String::new(), |l| format!("loss = {l}\n"));
         format!(
             "[simulation]\nduration = \"{d}\"\n\n\
              [nodes]\nsrc = {{ kind = \"host\" }}\nrouter = {{ kind = \"router\" }}\n\
              dst = {{ kind = \"host\" }}\n\n\
-             [links.access]\na = \"src\"\nb = \"router\"\nrate = \"1Gbps\"\n\
-             queue = {{ kind = \"droptail\", limit = \"1000p\" }}\n\n\
+             [links.access]\na = \"src\"\nb = \"router\"\nrate = \"1Gbps\"\nqueue = {aq}\n\n\
              [links.bottleneck]\na = \"router\"\nb = \"dst\"\nrate = \"{r}\"\ndelay = \"{dl}\"\n\
              queue = {{ kind = \"droptail\", limit = \"1000p\" }}\n\n\
-             [links.bottleneck.a_to_b]\nqueue = {q}\n{loss}\n{flows}{extra}",
+             [links.bottleneck.a_to_b]\nqueue = {q}\n\n{flows}{extra}",
             d = self.duration,
             r = self.rate,
             dl = self.delay,
+            aq = self.access_queue,
             q = self.queue,
             flows = self.flows,
             extra = self.extra,
@@ -85,7 +90,14 @@ impl Dumbbell {
     pub fn run(&self, seed: u64) -> RunOutput {
         let text = self.toml();
         let sc = load_str(&text, &[]).unwrap_or_else(|e| panic!("{e}\n{text}"));
-        run(&sc, &RunOptions { seed: Some(seed), ..Default::default() }).unwrap()
+        run(
+            &sc,
+            &RunOptions {
+                seed: Some(seed),
+                ..Default::default()
+            },
+        )
+        .unwrap()
     }
 }
 
@@ -95,7 +107,8 @@ pub fn num(v: &Value, path: &[&str]) -> f64 {
     for k in path {
         cur = &cur[*k];
     }
-    cur.as_f64().unwrap_or_else(|| panic!("no number at {path:?}: {cur}"))
+    cur.as_f64()
+        .unwrap_or_else(|| panic!("no number at {path:?}: {cur}"))
 }
 
 /// Rows `(time_ns, value)` of the traced TCP variable `var` of flow `flow`, in time order.
@@ -116,8 +129,18 @@ type CatCol<'a> = (&'a [u32], &'a [String]);
 
 fn tcp_columns(s: &Series) -> (&[u64], CatCol<'_>, CatCol<'_>, &[f64]) {
     let col = |name: &str| &s.columns.iter().find(|(n, _)| n == name).expect(name).1;
-    let (Column::U64(t), Column::Cat { codes: fc, names: fnames }, Column::Cat { codes: vc, names: vnames }, Column::F64(v)) =
-        (col("time_ns"), col("flow"), col("var"), col("value"))
+    let (
+        Column::U64(t),
+        Column::Cat {
+            codes: fc,
+            names: fnames,
+        },
+        Column::Cat {
+            codes: vc,
+            names: vnames,
+        },
+        Column::F64(v),
+    ) = (col("time_ns"), col("flow"), col("var"), col("value"))
     else {
         panic!("unexpected column types in the tcp series");
     };
@@ -126,6 +149,16 @@ fn tcp_columns(s: &Series) -> (&[u64], CatCol<'_>, CatCol<'_>, &[f64]) {
 
 fn code_of(names: &[String], name: &str) -> Option<u32> {
     names.iter().position(|n| n == name).map(|i| i as u32)
+}
+
+/// Value of a cumulative series at `t_ns`: the last row at or before it (0 before the first).
+pub fn value_at(rows: &[(u64, f64)], t_ns: u64) -> f64 {
+    let i = rows.partition_point(|r| r.0 <= t_ns);
+    if i == 0 {
+        0.0
+    } else {
+        rows[i - 1].1
+    }
 }
 
 /// Mean of the values of a series (NaN if empty).
@@ -165,7 +198,12 @@ pub fn jain_fairness(x: &[f64]) -> f64 {
 pub fn pftk_throughput_bps(mss_bytes: f64, rtt_s: f64, p: f64, t0_s: f64, b: f64) -> f64 {
     let q = 1.0 - p;
     // Eq. (28): the expected length of a timeout sequence is T0 f(p) / (1 - p).
-    let f = 1.0 + p + 2.0 * p.powi(2) + 4.0 * p.powi(3) + 8.0 * p.powi(4) + 16.0 * p.powi(5)
+    let f = 1.0
+        + p
+        + 2.0 * p.powi(2)
+        + 4.0 * p.powi(3)
+        + 8.0 * p.powi(4)
+        + 16.0 * p.powi(5)
         + 32.0 * p.powi(6);
     // Eq. (13): mean window at a loss indication, segments.
     let off = (2.0 + b) / (3.0 * b);
@@ -174,7 +212,8 @@ pub fn pftk_throughput_bps(mss_bytes: f64, rtt_s: f64, p: f64, t0_s: f64, b: f64
     let q_hat = if w <= 3.0 {
         1.0
     } else {
-        ((1.0 - q.powi(3)) * (1.0 + q.powi(3) * (1.0 - q.powf(w - 3.0))) / (1.0 - q.powf(w))).min(1.0)
+        ((1.0 - q.powi(3)) * (1.0 + q.powi(3) * (1.0 - q.powf(w - 3.0))) / (1.0 - q.powf(w)))
+            .min(1.0)
     };
     let segments = q / p + w + q_hat / q;
     let seconds = rtt_s * (b / 2.0 * w + 1.0) + q_hat * t0_s * f / q;

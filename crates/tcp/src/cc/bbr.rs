@@ -574,6 +574,7 @@ mod tests {
                 now: self.now,
                 acked_bytes: MSS,
                 duplicate: false,
+                snd_una_advanced: true,
                 rtt_sample: Some(self.rtt),
                 srtt: self.rtt,
                 min_rtt: self.rtt,

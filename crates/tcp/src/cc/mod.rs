@@ -142,7 +142,8 @@ pub struct CcConfig {
     /// Initial ssthresh in bytes (RFC 5681 §3.1: "arbitrarily high"; u64::MAX by default).
     pub initial_ssthresh: u64,
     /// Appropriate Byte Counting limit L in segments (RFC 3465 §2.2); 0 disables ABC, which
-    /// then counts one MSS per ACK in slow start as classic Reno does.
+    /// then counts one MSS per ACK as classic Reno does, in slow start (RFC 5681 eq. 2) and in
+    /// the Reno-family congestion avoidance (eq. 3, instead of RFC 3465 §2.1 byte counting).
     pub abc_limit: u32,
 }
 
@@ -180,6 +181,10 @@ pub struct AckEvent {
     pub acked_bytes: u64,
     /// The ACK acknowledged no new data and carried no new SACK information (RFC 5681 §2).
     pub duplicate: bool,
+    /// The ACK advanced SND.UNA. RFC 5681 §3.1 grows cwnd only for an ACK that "cumulatively
+    /// acknowledges new data": an ACK that only SACKs data above a hole reports delivery (to
+    /// bandwidth and rate estimators) but does not open the window.
+    pub snd_una_advanced: bool,
     /// RTT measured by this ACK (Karn's rule already applied), if any.
     pub rtt_sample: Option<SimDuration>,
     /// Smoothed RTT after this ACK (RFC 6298); zero before the first sample.
@@ -461,6 +466,7 @@ mod tests {
                         now,
                         acked_bytes: acked,
                         duplicate,
+                        snd_una_advanced: !duplicate && acked > 0,
                         rtt_sample: rtt,
                         srtt,
                         min_rtt,

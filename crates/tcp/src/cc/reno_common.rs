@@ -48,13 +48,20 @@ impl RenoCore {
         self.cwnd < self.ssthresh
     }
 
-    /// Whether this ACK may grow the window: it must acknowledge new data, arrive outside
-    /// recovery (RFC 6582 §3.2 steps 4–5: during fast recovery the window is governed by the
-    /// recovery procedure, not by growth), and cover data sent while the sender was
+    /// Whether this ACK may grow the window: it must cumulatively acknowledge new data
+    /// (RFC 5681 §3.1; an ACK that only SACKs data above a hole does not count — after a
+    /// timeout, such ACKs for the flight sent before it would otherwise regrow cwnd from one
+    /// segment to the old window within a round trip while SND.UNA stands still), arrive
+    /// outside recovery (RFC 6582 §3.2 steps 4–5: during fast recovery the window is governed
+    /// by the recovery procedure, not by growth), and cover data sent while the sender was
     /// cwnd-limited (RFC 7661: growth on an application-limited window would validate a window
     /// the network never carried).
     pub fn ack_may_grow(ack: &AckEvent) -> bool {
-        ack.acked_bytes > 0 && !ack.duplicate && !ack.in_recovery && !ack.app_limited
+        ack.acked_bytes > 0
+            && ack.snd_una_advanced
+            && !ack.duplicate
+            && !ack.in_recovery
+            && !ack.app_limited
     }
 
     /// Slow-start increase for `acked` newly acknowledged bytes, bytes.
@@ -85,13 +92,30 @@ impl RenoCore {
         }
     }
 
-    /// Congestion avoidance with byte counting (RFC 3465 §2.1, RFC 5681 §3.1 eq. 3 discussion):
+    /// Congestion avoidance for one ACK that acknowledged `acked` new bytes.
+    ///
+    /// With ABC (L ≥ 1), byte counting (RFC 3465 §2.1, RFC 5681 §3.1 eq. 3 discussion):
     /// bytes_acked accumulates acknowledged bytes; when it reaches cwnd, cwnd grows by one SMSS
     /// and bytes_acked drops by the old cwnd. The window thus grows by exactly one MSS per
     /// window of acknowledged data, i.e. one MSS per RTT, independent of ACK size or delayed
     /// ACKs. At most one MSS is added per ACK, as RFC 5681 requires.
+    ///
+    /// With ABC off (L = 0), the per-ACK rule of RFC 5681 eq. 3, cwnd += SMSS·SMSS/cwnd: each
+    /// ACK is credited with one SMSS whatever it acknowledges, and cwnd grows by one SMSS once
+    /// a window's worth of credit has accumulated (the same sum as eq. 3, without its rounding).
+    /// With delayed ACKs (one ACK per two segments) the window then grows by half an MSS per
+    /// RTT, the growth the PFTK and Mathis models write with b = 2.
     pub fn congestion_avoidance(&mut self, acked: u64) {
-        self.bytes_acked = self.bytes_acked.saturating_add(acked);
+        let credit = if self.abc_limit == 0 {
+            if acked == 0 {
+                0
+            } else {
+                self.mss
+            }
+        } else {
+            acked
+        };
+        self.bytes_acked = self.bytes_acked.saturating_add(credit);
         if self.bytes_acked >= self.cwnd {
             self.bytes_acked -= self.cwnd;
             self.cwnd = self.cwnd.saturating_add(self.mss);
@@ -260,6 +284,27 @@ mod tests {
         assert_eq!(c.cwnd, 11_000);
         c.on_ack(&ack(1_000));
         assert_eq!(c.cwnd, 12_000);
+    }
+
+    #[test]
+    fn abc_off_congestion_avoidance_credits_one_mss_per_ack_rfc5681_eq3() {
+        // cwnd = ssthresh = 10 segments: eq. 3 adds SMSS²/cwnd per ACK, one SMSS per 10 ACKs,
+        // whether an ACK covers one segment or two (delayed ACK).
+        let mut c = core(0);
+        c.ssthresh = 10_000;
+        for _ in 0..9 {
+            c.on_ack(&ack(2_000));
+        }
+        assert_eq!(c.cwnd, 10_000);
+        c.on_ack(&ack(2_000));
+        assert_eq!((c.cwnd, c.bytes_acked), (11_000, 0));
+        // With byte counting the same 2-segment ACKs grow the window twice as fast.
+        let mut b = core(2);
+        b.ssthresh = 10_000;
+        for _ in 0..5 {
+            b.on_ack(&ack(2_000));
+        }
+        assert_eq!(b.cwnd, 11_000);
     }
 
     #[test]

@@ -240,6 +240,7 @@ mod tests {
                     now: self.now,
                     acked_bytes: MSS,
                     duplicate: false,
+                    snd_una_advanced: true,
                     rtt_sample: Some(rtt),
                     srtt: rtt,
                     min_rtt: BASE,

@@ -433,7 +433,11 @@ impl TcpEndpoint {
         };
         let in_recovery = self.rec.phase == RecoveryPhase::FastRecovery;
         let event = self.update_recovery(now, &info, traces);
-        if advanced {
+        // An RTO recovery episode lasts until its recovery point is acknowledged: an expiry
+        // before then finds SND.UNA at a segment the timer has already resent, so it is not a
+        // first expiry (RFC 5681 §3.1: ssthresh is then held constant; RFC 5682 §2.1: F-RTO
+        // is not entered again). Only leaving the episode starts a new series.
+        if advanced && self.rec.phase != RecoveryPhase::Loss {
             self.rto_consecutive = 0;
         }
 
@@ -449,6 +453,7 @@ impl TcpEndpoint {
             now,
             acked_bytes: cum_acked + newly_sacked,
             duplicate: dup_5681 && newly_sacked == 0,
+            snd_una_advanced: advanced,
             rtt_sample,
             srtt: self.rtt.srtt(),
             min_rtt: self.rtt.min_rtt(),
@@ -497,10 +502,11 @@ impl TcpEndpoint {
             self.stats.ecn_reductions += 1;
         }
 
-        // RFC 6298 §5.2–5.3: stop the timer when all is acknowledged, restart it on new ACKs.
+        // RFC 6298 §5.2–5.3: stop the timer when all is acknowledged, restart it on new ACKs
+        // (in NewReno recovery, on the first partial ACK only: RFC 6582 §3.2 step 5).
         if self.snd_una >= self.snd_nxt {
             self.rto_deadline = None;
-        } else if advanced {
+        } else if advanced && self.advance_restarts_rto_timer() {
             self.rto_deadline = Some(now + self.rtt.rto());
         }
 

@@ -108,7 +108,8 @@ pub struct TcpEndpoint {
     pub(crate) syn_tx_count: u32,
     pub(crate) rtt: RttEstimator,
     pub(crate) rto_deadline: Option<SimTime>,
-    /// Expiries in the current backoff series.
+    /// Expiries in the current RTO recovery episode (reset once the episode's recovery point
+    /// is acknowledged, see `RtoEvent::consecutive`).
     pub(crate) rto_consecutive: u32,
     pub(crate) persist_deadline: Option<SimTime>,
     pub(crate) persist_backoff: u32,

@@ -71,8 +71,14 @@ impl TcpEndpoint {
                 self.spurious_on_rto(self.rto_consecutive == 1);
                 self.cc.on_rto(&RtoEvent {
                     now,
-                    // FlightSize (RFC 5681 eq. 4) before the go-back-N marks.
-                    bytes_in_flight: self.snd_nxt - self.snd_una,
+                    // FlightSize of RFC 5681 eq. 4, taken before the go-back-N marks as the
+                    // RFC 6675 pipe: SACKed bytes and segments already deemed lost have left
+                    // the network. Without SACK information it equals SND.NXT − SND.UNA; with
+                    // it, SND.NXT − SND.UNA can be several times the data really in flight
+                    // (new data sent during fast recovery above a hole), and halving that
+                    // would leave ssthresh above the path's capacity. RFC 5681 §3.1 asks for
+                    // "no more than" eq. 4, so the smaller estimate conforms.
+                    bytes_in_flight: self.buf.pipe(),
                     consecutive: self.rto_consecutive,
                     srtt: self.rtt.srtt(),
                     min_rtt: self.rtt.min_rtt(),

@@ -11,6 +11,7 @@ mod newreno;
 mod pacing;
 mod properties;
 mod rto;
+mod rto_episode;
 mod sack;
 mod spurious;
 

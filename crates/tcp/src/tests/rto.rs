@@ -106,3 +106,40 @@ fn timer_stops_when_all_is_acknowledged_rfc6298_5_2() {
     h.run_until(secs(6), |h| h.a.all_acked());
     assert_eq!(h.a.poll_timeout(), None);
 }
+
+/// RFC 6582 §3.2 step 5: during NewReno fast recovery only the first partial ACK restarts the
+/// retransmission timer. Twelve holes in one 32-segment flight need twelve round trips of
+/// partial ACKs; the timer set at the first one expires after one RTO (≥ 200 ms, two round
+/// trips of 100 ms here), while holes are still open, and go-back-N repairs the rest.
+#[test]
+fn newreno_partial_acks_restart_the_timer_once_rfc6582() {
+    let c = TcpConfig {
+        sack: false,
+        ..cfg()
+    };
+    let mut h = Harness::new(c, c);
+    let holes: Vec<u64> = (0..12).map(|i| seg(30 + 2 * i)).collect();
+    h.rule = drop_first(holes, c.isn);
+    h.handshake();
+    h.to_write = 200_000;
+    let mut deadline_after_first = None;
+    while h.a.stats().timeouts == 0 {
+        assert!(h.step(secs(30)), "no timeout");
+        let partial = h.a.rec.partial_acks;
+        if h.a.recovery_phase() == crate::RecoveryPhase::FastRecovery && partial >= 1 {
+            // Later partial ACKs leave the deadline where the first one put it.
+            let d = *deadline_after_first.get_or_insert(h.a.rto_deadline);
+            if h.a.stats().timeouts == 0 {
+                assert_eq!(h.a.rto_deadline, d, "after {partial} partial ACKs");
+            }
+        }
+    }
+    let s = h.a.stats();
+    assert_eq!(s.fast_recoveries, 1);
+    assert!(
+        h.a.rec.partial_acks < 12,
+        "{} partial ACKs",
+        h.a.rec.partial_acks
+    );
+    assert!(h.run_until(secs(60), |h| h.delivered >= 200_000));
+}

@@ -38,7 +38,11 @@ fn newreno_needs_a_round_trip_per_loss_sack_does_not() {
         h.rule = drop_first(losses.iter().map(|&k| seg(k)).collect(), c.isn);
         h.handshake();
         assert!(h.transfer(100_000, secs(60)));
-        assert_eq!(h.a.stats().timeouts, 0, "sack {sack}");
+        // Without SACK the five holes need five round trips of partial ACKs, longer than the
+        // RTO that the first partial ACK started (RFC 6582 §3.2 step 5), so the timer ends
+        // the recovery; SACK repairs them all within the first round trip.
+        let timeouts = if sack { 0 } else { 1 };
+        assert_eq!(h.a.stats().timeouts, timeouts, "sack {sack}");
         durations.push(h.now);
     }
     assert!(durations[1] < durations[0], "{durations:?}");
@@ -90,4 +94,70 @@ fn rescue_retransmission_recovers_a_lost_tail_rfc6675_4_rule_4() {
     assert!(h.transfer(total, secs(60)));
     assert_eq!(h.delivered, total);
     assert_eq!(h.a.stats().fast_recoveries, 1);
+}
+
+/// A fast retransmission that is lost again ends in a timeout while the data sent during
+/// recovery is still queued at the bottleneck. The ACKs that then arrive SACK that data but
+/// leave SND.UNA at the hole: RFC 5681 §3.1 grows cwnd only on ACKs that cumulatively
+/// acknowledge new data, so the window stays at one segment and the timer's retransmission is
+/// the only segment sent until it is acknowledged. (Growing on the SACKed bytes instead would
+/// rebuild the old window within that round trip and resend, go-back-N, the queued flight.)
+#[test]
+fn sack_only_acks_after_a_timeout_do_not_grow_cwnd_rfc5681_3_1() {
+    for name in ["newreno", "westwood", "petra", "cubic"] {
+        let c = cfg();
+        let cc = |c: &TcpConfig| crate::cc::build(name, &c.cc_config()).unwrap();
+        let a = TcpEndpoint::connect(c, cc(&c), A, B, 1, SimTime::ZERO);
+        let b = TcpEndpoint::listen(c, cc(&c), B, 1);
+        let mut h = Harness::with(a, b);
+        // 8 Mb/s: one 1000-byte segment per millisecond, so a window above the 100-segment
+        // BDP queues at the bottleneck.
+        h.rate_bps = Some(8_000_000);
+        let iss = c.isn;
+        let mut seen = 0u32;
+        h.rule = Box::new(move |_, dir, p| {
+            if dir == Dir::AtoB
+                && p.payload_len > 0
+                && p.tcp().unwrap().seq.wrapping_sub(iss) as u64 == seg(400)
+            {
+                seen += 1;
+                if seen <= 2 {
+                    return Fate::Drop;
+                }
+            }
+            Fate::Deliver
+        });
+        h.handshake();
+        h.to_write = 2_000_000;
+        while h.a.stats().timeouts == 0 {
+            assert!(h.step(secs(30)), "{name}: no timeout");
+        }
+        let una = h.a.snd_una;
+        let sacked_at_rto = h.a.stats().acks_received;
+        let sent_at_rto = h.data_sent().len();
+        let mut max_cwnd = h.a.cc().cwnd();
+        // Segments sent before the step whose ACK finally advances SND.UNA.
+        let mut sent_before_advance = sent_at_rto;
+        while h.a.snd_una == una {
+            sent_before_advance = h.data_sent().len();
+            assert!(
+                h.step(secs(30)),
+                "{name}: retransmission never acknowledged"
+            );
+            if h.a.snd_una == una {
+                max_cwnd = max_cwnd.max(h.a.cc().cwnd());
+            }
+        }
+        // ACKs did arrive for the queued flight while SND.UNA stood still.
+        assert!(h.a.stats().acks_received > sacked_at_rto + 10, "{name}");
+        assert_eq!(max_cwnd, MSS, "{name}");
+        assert_eq!(
+            sent_before_advance, sent_at_rto,
+            "{name}: only the RTO retransmission"
+        );
+        assert!(
+            h.run_until(secs(60), |h| h.delivered >= 2_000_000),
+            "{name} completes"
+        );
+    }
 }

@@ -113,3 +113,65 @@ fn no_undo_after_a_real_loss() {
         assert_eq!(h.delivered, 230_000);
     }
 }
+
+/// Runs a 30 kB warm-up, then `rule_at(now)` and a 200 kB transfer with detection as given.
+fn run_with(frto: bool, eifel: bool, rule_at: impl FnOnce(SimTime) -> Rule) -> Harness {
+    let c = TcpConfig {
+        frto,
+        eifel,
+        ..cfg()
+    };
+    let mut h = Harness::new(c, c);
+    h.handshake();
+    assert!(h.transfer(30_000, secs(10)));
+    h.run_until(secs(11), |h| h.a.all_acked());
+    h.rule = rule_at(h.now);
+    assert!(h.transfer(200_000, secs(60)));
+    h
+}
+
+/// A 1 s stall with RTO = 200 ms: the timer expires twice (after RTO and 2·RTO more) before the
+/// first ACK of the original flight arrives. RFC 3522 §3.2 decides on that ACK against the
+/// TSval of the first retransmission, so Eifel still finds the timeout spurious.
+#[test]
+fn eifel_undoes_a_backed_off_spurious_timeout_rfc3522() {
+    let stall_1s = |start: SimTime| -> Rule {
+        let end = start + SimDuration::from_secs(1);
+        Box::new(move |t, _, _| {
+            if t >= start && t < end {
+                Fate::Delay(end - t)
+            } else {
+                Fate::Deliver
+            }
+        })
+    };
+    let h = run_with(false, true, stall_1s);
+    let s = h.a.stats();
+    assert!(s.timeouts >= 2, "timeouts {}", s.timeouts);
+    assert_eq!(s.spurious_undos, 1);
+    assert_eq!(h.a.spur.undos[0].1, SpuriousDetector::Eifel);
+    // RFC 5682 §2.1 step 1: F-RTO gives up at the second expiry, so alone it cannot tell.
+    let h = run_with(true, false, stall_1s);
+    assert!(h.a.stats().timeouts >= 2);
+    assert_eq!(h.a.stats().spurious_undos, 0);
+}
+
+/// A 1 s outage of the data direction: every retransmission before its end is lost, the ACK
+/// that finally arrives echoes the TSval of a later retransmission, and nothing is undone.
+#[test]
+fn eifel_keeps_a_backed_off_genuine_timeout_rfc3522() {
+    let h = run_with(true, true, |start| {
+        let end = start + SimDuration::from_secs(1);
+        Box::new(move |t, d, _| {
+            if d == Dir::AtoB && t >= start && t < end {
+                Fate::Drop
+            } else {
+                Fate::Deliver
+            }
+        })
+    });
+    let s = h.a.stats();
+    assert!(s.timeouts >= 2, "timeouts {}", s.timeouts);
+    assert_eq!(s.spurious_undos, 0);
+    assert_eq!(h.delivered, 230_000);
+}
