@@ -5,8 +5,9 @@ produces):
 
 * the event queue under the hold model (pop the earliest event, push one at now + U[0, 2 ms)) with
   10^3, 10^5 and 10^6 events pending, in events per wall-clock second;
-* the wired-chain example end to end, in link packet transmissions per wall-clock second (and
-  simulation events per second).
+* the wired-chain examples end to end (UDP, and a NewReno+SACK bulk download with random loss),
+  in wall time per run and link packet transmissions per wall-clock second (and simulation
+  events per second).
 
 Figures depend on the machine; they are printed, never compared against thresholds.
 """
@@ -34,6 +35,8 @@ HOLD_OPS = {False: 2_000_000, True: 200_000}
 #: Default repetitions per figure (full, quick).
 DEFAULT_RUNS = {False: 5, True: 3}
 EXAMPLE = "wired-chain.toml"
+#: The end-to-end workloads measured by default.
+EXAMPLES = ("wired-chain.toml", "wired-chain-tcp.toml")
 
 
 def find_example(name: str = EXAMPLE) -> Path | None:
@@ -61,17 +64,20 @@ def _link_packets(summary: Mapping[str, Any]) -> int:
     return total
 
 
-def scenario_rates(scenario: Scenario, runs: int) -> tuple[float, float]:
-    """Median (link packets per second, events per second) of running ``scenario``."""
+def scenario_rates(scenario: Scenario, runs: int) -> tuple[float, float, float]:
+    """Median (wall seconds, link packets per second, events per second) of running
+    ``scenario`` (tracing as the scenario asks)."""
+    walls: list[float] = []
     packets: list[float] = []
     events: list[float] = []
     for _ in range(runs):
         started = time.perf_counter()
         result = run(scenario)
         wall_s = max(time.perf_counter() - started, 1e-9)
+        walls.append(wall_s)
         packets.append(_link_packets(result.summary) / wall_s)
         events.append(result.events / wall_s)
-    return statistics.median(packets), statistics.median(events)
+    return statistics.median(walls), statistics.median(packets), statistics.median(events)
 
 
 def _per_second(rate: float, unit: str) -> str:
@@ -97,18 +103,22 @@ def run_bench(
     for pending in HOLD_PENDING:
         rate = hold_model_rate(pending, ops, runs)
         rows.append([f"event queue, hold model, {pending:,} pending", _per_second(rate, "events")])
+    scenarios = [scenario] if scenario is not None else []
     if scenario is None:
-        path = find_example()
-        scenario = Scenario.load(path) if path is not None else None
-    if scenario is None:
-        print(
-            f"celltcp: note: examples/{EXAMPLE} not found here or in the source tree; "
-            "the end-to-end figure is skipped (use --scenario FILE)",
-            file=sys.stderr,
-        )
-    else:
-        label = Path(scenario.source).name if scenario.source else "scenario"
-        packets_per_s, events_per_s = scenario_rates(scenario, runs)
+        for name in EXAMPLES:
+            path = find_example(name)
+            if path is None:
+                print(
+                    f"celltcp: note: examples/{name} not found here or in the source tree; "
+                    "its end-to-end figure is skipped (use --scenario FILE)",
+                    file=sys.stderr,
+                )
+            else:
+                scenarios.append(Scenario.load(path))
+    for sc in scenarios:
+        label = Path(sc.source).name if sc.source else "scenario"
+        wall_s, packets_per_s, events_per_s = scenario_rates(sc, runs)
+        rows.append([f"{label}, wall time per run", f"{wall_s * 1e3:.1f} ms"])
         rows.append([f"{label}, link packets", _per_second(packets_per_s, "packets")])
         rows.append([f"{label}, simulation events", _per_second(events_per_s, "events")])
     build = "debug" if _core.DEBUG_BUILD else "release"
