@@ -4,15 +4,12 @@
 //! the traced TCP series.
 //!
 //! Units follow the names: `_bps` bits per second, `_s` seconds, `_ns` nanoseconds, `_bytes`
-//! bytes.
+//! bytes; trace rows are `(time_ns, value)`.
 
 #![allow(dead_code)] // each test file uses a different subset
 
 use celltcp_scenario::{load_str, run, Column, RunOptions, RunOutput, Series};
 use serde_json::Value;
-
-/// Nanoseconds per second.
-pub const NS: f64 = 1e9;
 
 /// The wired chain with one bulk TCP flow `bulk` from `remote` to `ue`:
 ///
@@ -75,7 +72,14 @@ impl Chain {
     pub fn run(&self, seed: u64) -> RunOutput {
         let text = self.toml();
         let sc = load_str(&text, &[]).unwrap_or_else(|e| panic!("{e}\n{text}"));
-        run(&sc, &RunOptions { seed: Some(seed), ..Default::default() }).unwrap()
+        run(
+            &sc,
+            &RunOptions {
+                seed: Some(seed),
+                ..Default::default()
+            },
+        )
+        .unwrap()
     }
 }
 
@@ -85,7 +89,8 @@ pub fn num(v: &Value, path: &[&str]) -> f64 {
     for k in path {
         cur = &cur[*k];
     }
-    cur.as_f64().unwrap_or_else(|| panic!("no number at {path:?}: {cur}"))
+    cur.as_f64()
+        .unwrap_or_else(|| panic!("no number at {path:?}: {cur}"))
 }
 
 /// `summary["flows"]["bulk"]` followed by `path`, as a number.
@@ -111,7 +116,11 @@ pub fn tcp_series(out: &RunOutput, flow: &str, var: &str) -> Vec<(u64, f64)> {
 }
 
 fn column<'a>(s: &'a Series, name: &str) -> &'a Column {
-    &s.columns.iter().find(|(n, _)| n == name).unwrap_or_else(|| panic!("no column {name}")).1
+    &s.columns
+        .iter()
+        .find(|(n, _)| n == name)
+        .unwrap_or_else(|| panic!("no column {name}"))
+        .1
 }
 
 fn u64_column<'a>(s: &'a Series, name: &str) -> &'a [u64] {
