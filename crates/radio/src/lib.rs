@@ -11,6 +11,7 @@
 //! Every entity is sans-IO: it receives `now` and inputs, returns outputs and its next timer
 //! deadline, and draws randomness only from the `RngStream` it is handed.
 
+pub mod cell;
 pub mod channel;
 pub mod mac;
 pub mod pdcp;

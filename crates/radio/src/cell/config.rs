@@ -1,0 +1,415 @@
+//! Configuration of an [`LteCell`](super::LteCell) and its UEs, with validation and the error
+//! type of the cell.
+
+use celltcp_engine::SimDuration;
+use celltcp_net::packet::NodeId;
+
+use crate::channel::{ChannelError, FreeSpace, PathLossModel, Position};
+use crate::mac::{HarqConfig, HarqError, MacError};
+use crate::pdcp::{PdcpConfig, PdcpConfigError};
+use crate::phy::{BlerModel, PhyError, MCS_MAX, N_PRB_MAX};
+use crate::rlc::{BufferLimit, RlcAmConfig, RlcConfigError, RlcUmConfig};
+
+/// Another cell on the same carrier, seen by every UE of this cell as interference.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Interferer {
+    pub position: Position,
+    /// Total transmit power over the carrier, dBm.
+    pub tx_power_dbm: f64,
+    /// Fraction of its PRBs the interferer transmits on, 0..=1 (constant over the run).
+    pub load: f64,
+}
+
+/// RLC mode of the downlink data radio bearer of every UE (one bearer per UE).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RlcModeConfig {
+    /// Acknowledged mode (TS 36.322 §5.1.3): ARQ with STATUS PDUs on the uplink.
+    Am(RlcAmConfig),
+    /// Unacknowledged mode (TS 36.322 §5.1.2): no retransmission at RLC.
+    Um(RlcUmConfig),
+}
+
+impl RlcModeConfig {
+    /// Limit on SDUs waiting for their first transmission (the eNB's per-UE queue).
+    pub fn tx_buffer(&self) -> BufferLimit {
+        match self {
+            RlcModeConfig::Am(c) => c.tx_buffer,
+            RlcModeConfig::Um(c) => c.tx_buffer,
+        }
+    }
+
+    /// The same mode with another transmission buffer limit.
+    pub fn with_tx_buffer(self, limit: BufferLimit) -> Self {
+        match self {
+            RlcModeConfig::Am(c) => RlcModeConfig::Am(RlcAmConfig {
+                tx_buffer: limit,
+                ..c
+            }),
+            RlcModeConfig::Um(c) => RlcModeConfig::Um(RlcUmConfig {
+                tx_buffer: limit,
+                ..c
+            }),
+        }
+    }
+}
+
+/// The abstracted uplink of every UE: a FIFO served at `rate_bps` after `grant_delay`, with
+/// independent losses (see `docs/lte-model.md`, "Uplink").
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct UplinkConfig {
+    /// Service rate of one UE's uplink, bits per second (> 0).
+    pub rate_bps: u64,
+    /// Delay from the arrival of an item in the UE's uplink buffer to the earliest start of its
+    /// transmission: scheduling request, grant and PUSCH timing.
+    pub grant_delay: SimDuration,
+    /// Probability that an item is lost (residual error after uplink HARQ), 0..=1.
+    pub loss: f64,
+}
+
+impl Default for UplinkConfig {
+    /// 5 Mbit/s, 8 ms (scheduling request in subframe n, grant in n + 4, PUSCH in n + 8 as in
+    /// TS 36.213 §8.0 for FDD), no loss.
+    fn default() -> Self {
+        UplinkConfig {
+            rate_bps: 5_000_000,
+            grant_delay: SimDuration::from_ms(8),
+            loss: 0.0,
+        }
+    }
+}
+
+/// Combining of HARQ retransmissions at the UE.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HarqCombining {
+    /// Chase combining: the block is decoded on the sum of the linear SINRs of all its
+    /// transmissions (maximum-ratio combining of identical copies).
+    Chase,
+    /// No soft combining: every transmission is decoded on its own SINR, so a block fails after
+    /// k transmissions with probability Π BLER_i (BLER^k at a fixed SINR).
+    None,
+}
+
+/// Parameters of one cell.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LteCellConfig {
+    /// Name in summaries and in random stream paths (`cell/NAME/ue/NODE/...`).
+    pub name: String,
+    /// The eNB node.
+    pub enb: NodeId,
+    pub position: Position,
+    /// Downlink PRBs, N_RB^DL (e.g. `phy::prbs_for_bandwidth(10.0)` = 50), 1..=110.
+    pub n_prb: u32,
+    /// Carrier frequency, Hz (Doppler of the fading; path-loss models carry their own).
+    pub carrier_hz: f64,
+    /// Total transmit power over the carrier, dBm.
+    pub tx_power_dbm: f64,
+    /// Transmit plus receive antenna gain, dB.
+    pub antenna_gain_db: f64,
+    /// UE receiver noise figure, dB (0..=30).
+    pub noise_figure_db: f64,
+    pub pathloss: PathLossModel,
+    /// Log-normal shadowing (standard deviation, dB; decorrelation distance, m), or none.
+    pub shadowing: Option<(f64, f64)>,
+    /// Time-correlated Rayleigh fading with the Doppler of each UE's speed; a UE at speed 0
+    /// sees no fast fading.
+    pub fading: bool,
+    pub interferers: Vec<Interferer>,
+    /// MAC scheduler name (`mac::NAMES`).
+    pub scheduler: String,
+    /// Proportional-fair time constant, TTIs.
+    pub pf_time_constant_tti: f64,
+    pub harq: HarqConfig,
+    pub harq_combining: HarqCombining,
+    /// BLER curves used both for the CQI (link adaptation) and for decoding.
+    pub bler: BlerModel,
+    /// RLC of the downlink bearer of every UE (the eNB's transmitting side, the UE's receiving
+    /// side); its buffer limit is the eNB's per-UE queue.
+    pub rlc: RlcModeConfig,
+    /// PDCP of the downlink bearer (SN length gives the header size).
+    pub pdcp: PdcpConfig,
+    /// Period of the wideband CQI reports, TTIs (≥ 1).
+    pub cqi_period_tti: u32,
+    /// TTIs from the measurement of a CQI to its use by the scheduler.
+    pub cqi_delay_tti: u32,
+    /// Bypass link adaptation: every new transport block uses this MCS (0..=28).
+    pub fixed_mcs: Option<u8>,
+    pub uplink: UplinkConfig,
+    /// Keep the per-TTI series (see [`CellTrace`](super::CellTrace)).
+    pub trace_series: bool,
+}
+
+impl LteCellConfig {
+    /// A 10 MHz (50 PRB) cell at 2 GHz and 46 dBm, noise figure 9 dB, free-space path loss, no shadowing, no fading, no interferers, proportional fair
+    /// (t_c = 1000 TTIs), HARQ 8 processes / maxTx 4 with chase combining, RLC AM
+    /// ([`default_rlc_am`]), PDCP 12-bit SN, CQI every 5 TTIs used 4 TTIs later, AMC, the
+    /// default uplink, no traces. Every field may be overridden.
+    pub fn lte_default(name: &str, enb: NodeId) -> Self {
+        LteCellConfig {
+            name: name.to_string(),
+            enb,
+            position: Position::new(0.0, 0.0),
+            n_prb: 50,
+            carrier_hz: 2.0e9,
+            tx_power_dbm: 46.0,
+            antenna_gain_db: 0.0,
+            noise_figure_db: 9.0,
+            pathloss: PathLossModel::FreeSpace(
+                FreeSpace::new(2.0e9).expect("2 GHz is a valid carrier"),
+            ),
+            shadowing: None,
+            fading: false,
+            interferers: Vec::new(),
+            scheduler: "proportional_fair".to_string(),
+            pf_time_constant_tti: crate::mac::proportional_fair::DEFAULT_TIME_CONSTANT_TTI,
+            harq: HarqConfig::default(),
+            harq_combining: HarqCombining::Chase,
+            bler: BlerModel::default(),
+            rlc: RlcModeConfig::Am(default_rlc_am()),
+            pdcp: PdcpConfig::default(),
+            cqi_period_tti: 5,
+            cqi_delay_tti: 4,
+            fixed_mcs: None,
+            uplink: UplinkConfig::default(),
+            trace_series: false,
+        }
+    }
+
+    /// Checks every field, naming the offending one.
+    pub fn validate(&self) -> Result<(), CellError> {
+        let bad = |key: &'static str, value: String, expected: &'static str| {
+            Err(CellError::InvalidConfig {
+                key,
+                value,
+                expected,
+            })
+        };
+        if !(1..=N_PRB_MAX).contains(&self.n_prb) {
+            return bad("n_prb", self.n_prb.to_string(), "1..=110 PRBs");
+        }
+        if !(self.carrier_hz.is_finite() && self.carrier_hz > 0.0) {
+            return bad(
+                "carrier_hz",
+                self.carrier_hz.to_string(),
+                "a positive frequency in Hz",
+            );
+        }
+        if !self.tx_power_dbm.is_finite() {
+            return bad(
+                "tx_power_dbm",
+                self.tx_power_dbm.to_string(),
+                "a finite power in dBm",
+            );
+        }
+        if !self.antenna_gain_db.is_finite() {
+            return bad(
+                "antenna_gain_db",
+                self.antenna_gain_db.to_string(),
+                "a finite gain in dB",
+            );
+        }
+        if !(self.position.x_m.is_finite() && self.position.y_m.is_finite()) {
+            return bad(
+                "position",
+                format!("{:?}", self.position),
+                "finite coordinates in metres",
+            );
+        }
+        for i in &self.interferers {
+            if !(i.load.is_finite() && (0.0..=1.0).contains(&i.load)) {
+                return bad(
+                    "interferers.load",
+                    i.load.to_string(),
+                    "a PRB utilisation in [0, 1]",
+                );
+            }
+            if !i.tx_power_dbm.is_finite() {
+                return bad(
+                    "interferers.tx_power_dbm",
+                    i.tx_power_dbm.to_string(),
+                    "a finite power in dBm",
+                );
+            }
+            if !(i.position.x_m.is_finite() && i.position.y_m.is_finite()) {
+                return bad(
+                    "interferers.position",
+                    format!("{:?}", i.position),
+                    "finite coordinates in metres",
+                );
+            }
+        }
+        if self.cqi_period_tti == 0 {
+            return bad("cqi_period_tti", "0".into(), "at least 1 TTI");
+        }
+        if let Some(m) = self.fixed_mcs {
+            if m > MCS_MAX {
+                return bad("fixed_mcs", m.to_string(), "an MCS index in 0..=28");
+            }
+        }
+        let ul = &self.uplink;
+        if ul.rate_bps == 0 {
+            return bad("uplink.rate_bps", "0".into(), "a positive rate in bit/s");
+        }
+        if !(ul.loss.is_finite() && (0.0..=1.0).contains(&ul.loss)) {
+            return bad(
+                "uplink.loss",
+                ul.loss.to_string(),
+                "a probability in [0, 1]",
+            );
+        }
+        self.harq.validate()?;
+        match &self.rlc {
+            RlcModeConfig::Am(c) => c.validate()?,
+            RlcModeConfig::Um(c) => c.validate()?,
+        }
+        self.pdcp.validate()?;
+        crate::channel::noise_power_dbm(self.n_prb, self.noise_figure_db)?;
+        if let Some((sigma, d)) = self.shadowing {
+            crate::channel::Shadowing::new(sigma, d)?;
+        }
+        crate::channel::RayleighFading::new(0.0, self.carrier_hz, crate::phy::TTI_NS)?;
+        Ok(())
+    }
+}
+
+/// The RLC AM configuration of [`LteCellConfig::lte_default`]: the LTE defaults of
+/// [`RlcAmConfig::lte_default`] (t-PollRetransmit 45 ms, t-Reordering 35 ms, t-StatusProhibit
+/// 0, maxRetxThreshold 4, radio link failure at maxRetx) with pollPDU 32 and pollByte 25 000
+/// bytes (values of the 36.331 RLC-Config ranges p32 and kB25), so that a long transfer is
+/// polled regularly instead of only when the window stalls, and a 1 MB buffer limit.
+pub fn default_rlc_am() -> RlcAmConfig {
+    RlcAmConfig {
+        poll_pdu: Some(32),
+        poll_byte: Some(25_000),
+        tx_buffer: BufferLimit::Bytes(1_000_000),
+        ..RlcAmConfig::lte_default()
+    }
+}
+
+/// One UE attached to the cell.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct UeConfig {
+    pub node: NodeId,
+    pub position: Position,
+    /// Speed, m/s (0..=200): sets the Doppler of the fading; positions do not change by
+    /// themselves (see [`LteCell::set_ue_position`](super::LteCell::set_ue_position)).
+    pub speed_mps: f64,
+}
+
+/// Why a cell could not be built or a call was refused. Messages name the key and the value.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum CellError {
+    #[error("cell.{key}: {value} is invalid; expected {expected}")]
+    InvalidConfig {
+        key: &'static str,
+        value: String,
+        expected: &'static str,
+    },
+    #[error("cell.ues: node {node} appears twice or is the eNB node")]
+    DuplicateUe { node: NodeId },
+    #[error("cell: node {node} is not a UE of this cell")]
+    UnknownUe { node: NodeId },
+    #[error(transparent)]
+    Channel(#[from] ChannelError),
+    #[error(transparent)]
+    Phy(#[from] PhyError),
+    #[error(transparent)]
+    Mac(#[from] MacError),
+    #[error(transparent)]
+    Harq(#[from] HarqError),
+    #[error(transparent)]
+    Rlc(#[from] RlcConfigError),
+    #[error(transparent)]
+    Pdcp(#[from] PdcpConfigError),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cell::LteCell;
+
+    fn ue(node: NodeId) -> UeConfig {
+        UeConfig {
+            node,
+            position: Position::new(100.0, 0.0),
+            speed_mps: 0.0,
+        }
+    }
+
+    #[test]
+    fn the_default_is_valid() {
+        assert_eq!(LteCellConfig::lte_default("c", 0).validate(), Ok(()));
+    }
+
+    #[test]
+    fn errors_name_the_key_and_the_value() {
+        let base = LteCellConfig::lte_default("c", 0);
+        let msg = |cfg: LteCellConfig| cfg.validate().unwrap_err().to_string();
+        let ul = UplinkConfig {
+            loss: 1.5,
+            ..UplinkConfig::default()
+        };
+        assert_eq!(
+            msg(LteCellConfig {
+                uplink: ul,
+                ..base.clone()
+            }),
+            "cell.uplink.loss: 1.5 is invalid; expected a probability in [0, 1]"
+        );
+        assert_eq!(
+            msg(LteCellConfig {
+                n_prb: 0,
+                ..base.clone()
+            }),
+            "cell.n_prb: 0 is invalid; expected 1..=110 PRBs"
+        );
+        assert_eq!(
+            msg(LteCellConfig {
+                fixed_mcs: Some(29),
+                ..base.clone()
+            }),
+            "cell.fixed_mcs: 29 is invalid; expected an MCS index in 0..=28"
+        );
+        assert!(msg(LteCellConfig {
+            cqi_period_tti: 0,
+            ..base.clone()
+        })
+        .contains("cqi_period_tti"));
+        let harq = HarqConfig {
+            max_transmissions: 0,
+            ..HarqConfig::default()
+        };
+        assert!(msg(LteCellConfig {
+            harq,
+            ..base.clone()
+        })
+        .contains("max_transmissions"));
+        let bad_scheduler = LteCellConfig {
+            scheduler: "fifo".into(),
+            ..base.clone()
+        };
+        let e = LteCell::new(bad_scheduler, vec![ue(1)], 1, 0).unwrap_err();
+        assert!(e.to_string().contains("fifo"), "{e}");
+    }
+
+    #[test]
+    fn ues_must_be_distinct_and_not_the_enb() {
+        let cfg = LteCellConfig::lte_default("c", 0);
+        let dup = LteCell::new(cfg.clone(), vec![ue(1), ue(1)], 1, 0).unwrap_err();
+        assert_eq!(dup, CellError::DuplicateUe { node: 1 });
+        let enb = LteCell::new(cfg.clone(), vec![ue(0)], 1, 0).unwrap_err();
+        assert_eq!(enb, CellError::DuplicateUe { node: 0 });
+        let fast = UeConfig {
+            speed_mps: 500.0,
+            ..ue(2)
+        };
+        assert!(LteCell::new(cfg.clone(), vec![fast], 1, 0).is_err());
+        let mut cell = LteCell::new(cfg, vec![ue(1)], 1, 0).unwrap();
+        assert_eq!(
+            cell.set_ue_position(7, Position::new(0.0, 0.0)),
+            Err(CellError::UnknownUe { node: 7 })
+        );
+        assert!(cell
+            .set_ue_position(1, Position::new(f64::NAN, 0.0))
+            .is_err());
+    }
+}

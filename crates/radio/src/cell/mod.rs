@@ -1,0 +1,381 @@
+//! An LTE cell as a shared medium: one eNB serving its UEs, implementing
+//! [`celltcp_net::medium::Medium`].
+//!
+//! Layers, each from its own module of this crate (`docs/lte-model.md` states what is
+//! simplified and the measured validation figures):
+//! * downlink bearer per UE ([`bearer`]): PDCP numbering and header (TS 36.323), RLC AM or UM
+//!   (TS 36.322) with the eNB's transmitting side and the UE's receiving side;
+//! * MAC ([`crate::mac`]): one scheduler for the cell, one HARQ entity per UE (TS 36.321
+//!   §5.3.2), transport block sizes of TS 36.213 made monotone ([`tbs`]);
+//! * PHY abstraction ([`crate::phy`], [`radio_link`]): per-UE SINR from path loss, shadowing,
+//!   fading and interference; periodic, delayed wideband CQI; BLER curves with chase
+//!   combining;
+//! * uplink ([`uplink`]): abstracted as a per-UE FIFO with a grant delay, a rate and losses,
+//!   carrying IP packets (TCP ACKs) and the RLC STATUS PDUs of the downlink.
+//!
+//! Timing and the call contract (the world's, see `celltcp_net::medium`):
+//! * `send(eNB → UE)` writes the packet into the UE's downlink RLC buffer (refused when full:
+//!   dropped with `DropCause::QueueFull`); `send(UE → eNB)` queues it on the UE's uplink;
+//! * TTI k starts at k × 1 ms. `poll_timeout` returns the next TTI boundary only while some UE
+//!   has downlink data, a HARQ process holding a block, or decoded data not yet handed to its
+//!   RLC; otherwise the earliest RLC timer or uplink arrival, or `None` when the cell is idle;
+//! * `on_timer(now)` delivers the uplink items due, runs the RLC timers due, and, if `now` is a
+//!   TTI boundary with work, runs that TTI ([`tti`]). Deliveries and drops go to the
+//!   `MediumOutput`.
+//!
+//! Randomness: the `RngStream` the world hands to `on_timer` is not used. Each UE has its own
+//! streams `cell/NAME/ue/NODE/{fading,shadowing,bler,uplink}` derived from the seed and run
+//! given to [`LteCell::new`], so adding a UE never changes another UE's numbers.
+
+pub mod bearer;
+pub mod config;
+pub mod radio_link;
+pub mod stats;
+pub mod tbs;
+mod tti;
+mod ue;
+pub mod uplink;
+
+use celltcp_engine::{RngStream, SimTime};
+use celltcp_net::medium::{Medium, MediumFigure, MediumOutput};
+use celltcp_net::packet::{NodeId, Packet};
+use celltcp_net::queue::DropCause;
+use celltcp_net::trace::Traces;
+
+use crate::channel::{noise_power_dbm, Position};
+use crate::mac::{build, Allocation, MacScheduler, MacSchedulerConfig, UeState};
+use crate::phy::{Amc, TTI_NS};
+
+pub use bearer::StampedPacket;
+pub use config::{
+    default_rlc_am, CellError, HarqCombining, Interferer, LteCellConfig, RlcModeConfig, UeConfig,
+    UplinkConfig,
+};
+pub use stats::{CellTrace, UeReport};
+pub use tbs::MonotoneTbs;
+pub use uplink::UplinkStats;
+
+use ue::UeContext;
+use uplink::UplinkItem;
+
+/// An eNB and the UEs it serves, as a medium of the network.
+pub struct LteCell {
+    cfg: LteCellConfig,
+    ues: Vec<UeContext>,
+    /// (node, index into `ues`), sorted by node.
+    by_node: Vec<(NodeId, usize)>,
+    scheduler: Box<dyn MacScheduler>,
+    tbs: MonotoneTbs,
+    amc: Amc,
+    noise_dbm: f64,
+    /// Latest time seen in `send` or `on_timer`.
+    now: SimTime,
+    /// First TTI not yet processed.
+    next_tti: u64,
+    next_tb_id: u64,
+    ttis_processed: u64,
+    prbs_used: u64,
+    /// Per-TTI scratch buffers, reused.
+    states: Vec<UeState<'static>>,
+    allocs: Vec<Allocation>,
+    served: Vec<(u32, u32)>,
+    trace: Option<CellTrace>,
+}
+
+impl std::fmt::Debug for LteCell {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LteCell")
+            .field("name", &self.cfg.name)
+            .field("ues", &self.ues.len())
+            .field("scheduler", &self.scheduler.name())
+            .field("now", &self.now)
+            .finish_non_exhaustive()
+    }
+}
+
+impl LteCell {
+    /// A cell configured by `cfg` serving `ues`; random streams from (`seed`, `run`).
+    pub fn new(
+        cfg: LteCellConfig,
+        ues: Vec<UeConfig>,
+        seed: u64,
+        run: u64,
+    ) -> Result<Self, CellError> {
+        cfg.validate()?;
+        let scheduler = build(
+            &cfg.scheduler,
+            &MacSchedulerConfig {
+                pf_time_constant_tti: cfg.pf_time_constant_tti,
+            },
+        )?;
+        let noise_dbm = noise_power_dbm(cfg.n_prb, cfg.noise_figure_db)?;
+        let amc = Amc::new(cfg.bler.clone());
+        let mut by_node = Vec::with_capacity(ues.len());
+        let mut contexts = Vec::with_capacity(ues.len());
+        for (i, u) in ues.iter().enumerate() {
+            if u.node == cfg.enb || by_node.iter().any(|&(n, _)| n == u.node) {
+                return Err(CellError::DuplicateUe { node: u.node });
+            }
+            by_node.push((u.node, i));
+            contexts.push(UeContext::new(&cfg, u, noise_dbm, &amc, seed, run)?);
+        }
+        by_node.sort_unstable();
+        let n = ues.len();
+        Ok(LteCell {
+            tbs: MonotoneTbs::new(cfg.n_prb)?,
+            trace: cfg.trace_series.then(CellTrace::default),
+            cfg,
+            ues: contexts,
+            by_node,
+            scheduler,
+            amc,
+            noise_dbm,
+            now: SimTime::ZERO,
+            next_tti: 0,
+            next_tb_id: 0,
+            ttis_processed: 0,
+            prbs_used: 0,
+            states: Vec::with_capacity(n),
+            allocs: Vec::with_capacity(n),
+            served: Vec::with_capacity(n),
+        })
+    }
+
+    pub fn config(&self) -> &LteCellConfig {
+        &self.cfg
+    }
+
+    /// The UE nodes, in the order they were given.
+    pub fn ue_nodes(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.ues.iter().map(|u| u.node)
+    }
+
+    fn index(&self, node: NodeId) -> Option<usize> {
+        self.by_node
+            .binary_search_by_key(&node, |&(n, _)| n)
+            .ok()
+            .map(|i| self.by_node[i].1)
+    }
+
+    fn ue(&self, node: NodeId) -> Result<&UeContext, CellError> {
+        self.index(node)
+            .map(|i| &self.ues[i])
+            .ok_or(CellError::UnknownUe { node })
+    }
+
+    /// Moves a UE (new path loss, interference and shadowing from the next TTI on).
+    pub fn set_ue_position(&mut self, node: NodeId, position: Position) -> Result<(), CellError> {
+        let i = self.index(node).ok_or(CellError::UnknownUe { node })?;
+        self.ues[i]
+            .link
+            .move_to(&self.cfg, position, self.noise_dbm)
+    }
+
+    /// Changes a UE's speed, m/s (the Doppler of its fading).
+    pub fn set_ue_speed(&mut self, node: NodeId, speed_mps: f64) -> Result<(), CellError> {
+        let i = self.index(node).ok_or(CellError::UnknownUe { node })?;
+        self.ues[i].link.set_speed(&self.cfg, speed_mps)
+    }
+
+    /// A UE's current position.
+    pub fn ue_position(&self, node: NodeId) -> Result<Position, CellError> {
+        Ok(self.ue(node)?.link.position())
+    }
+
+    /// The CQI the scheduler currently uses for a UE.
+    pub fn ue_cqi(&self, node: NodeId) -> Result<u8, CellError> {
+        Ok(self.ue(node)?.cqi.current())
+    }
+
+    /// A UE's SINR without fast fading, dB.
+    pub fn ue_large_scale_sinr_db(&self, node: NodeId) -> Result<f64, CellError> {
+        Ok(self.ue(node)?.link.large_scale_sinr_db(&self.cfg))
+    }
+
+    /// The uplink counters of a UE.
+    pub fn ue_uplink_stats(&self, node: NodeId) -> Result<UplinkStats, CellError> {
+        Ok(self.ue(node)?.uplink.stats())
+    }
+
+    /// The summary of a UE with rates over [0, now].
+    pub fn ue_report(&self, node: NodeId, now: SimTime) -> Result<UeReport, CellError> {
+        Ok(self.report_of(self.ue(node)?, now))
+    }
+
+    /// Reports of every UE, in the order they were given.
+    pub fn ue_reports(&self, now: SimTime) -> Vec<UeReport> {
+        self.ues.iter().map(|u| self.report_of(u, now)).collect()
+    }
+
+    /// Fraction of the PRBs of [0, now] that carried a transport block.
+    pub fn prb_utilization(&self, now: SimTime) -> f64 {
+        let ttis = now.as_ns() / TTI_NS;
+        if ttis == 0 {
+            return 0.0;
+        }
+        self.prbs_used as f64 / (ttis as f64 * f64::from(self.cfg.n_prb))
+    }
+
+    /// TTIs the cell has processed (idle TTIs are skipped).
+    pub fn ttis_processed(&self) -> u64 {
+        self.ttis_processed
+    }
+
+    /// The per-TTI series, if `trace_series` is on.
+    pub fn trace(&self) -> Option<&CellTrace> {
+        self.trace.as_ref()
+    }
+
+    fn report_of(&self, ue: &UeContext, now: SimTime) -> UeReport {
+        let secs = now.as_secs_f64();
+        let rate = |bits: f64| if secs > 0.0 { bits / secs } else { 0.0 };
+        let c = &ue.counters;
+        let h = ue.harq.stats();
+        let mean = |sum: f64, n: u64| if n > 0 { sum / n as f64 } else { f64::NAN };
+        let ul = ue.uplink.stats();
+        UeReport {
+            node: ue.node,
+            phy_throughput_bps: rate(c.tb_bits_decoded as f64),
+            rlc_throughput_bps: rate(c.sdu_bytes_delivered as f64 * 8.0),
+            sdus_delivered: c.sdus_delivered,
+            sdu_bytes_delivered: c.sdu_bytes_delivered,
+            tb_bits_decoded: c.tb_bits_decoded,
+            harq_transmissions: h.transmissions,
+            harq_retransmissions: h.retransmissions,
+            harq_residual_failures: h.residual_failures,
+            rlc_retransmissions: ue.tx.pdus_retx(),
+            // AM: SDUs the eNB gave up at maxRetxThreshold (the UE's reassembly losses are the
+            // same SDUs); UM: SDUs the UE could not reassemble.
+            rlc_discards: match ue.rx {
+                bearer::DlRx::Am(_) => ue.tx.sdus_discarded(),
+                bearer::DlRx::Um(_) => ue.rx.sdus_dropped(),
+            },
+            rlc_max_retx_reached: ue.tx.max_retx_reached_count(),
+            radio_link_failure: ue.tx.max_retx_reached(),
+            sdus_refused: ue.tx.sdus_refused(),
+            queueing_delay_mean_s: mean(c.delay_sum_ns as f64, c.sdus_delivered) * 1e-9,
+            queueing_delay_max_s: c.delay_max_ns as f64 * 1e-9,
+            buffer_mean_bytes: ue.buffer.mean(now),
+            buffer_max_bytes: ue.buffer.max(),
+            sinr_mean_db: mean(c.sinr_sum_db, c.sinr_samples),
+            cqi_mean: ue.cqi.mean().unwrap_or(f64::NAN),
+            mcs_mean: mean(c.mcs_sum as f64, c.new_tbs),
+            prbs: c.prbs,
+            uplink_lost: ul.packets_lost + ul.status_lost,
+        }
+    }
+
+    fn has_tti_work(&self) -> bool {
+        self.ues.iter().any(|u| u.needs_tti())
+    }
+
+    /// Start of the first TTI that can still be processed.
+    fn next_tti_start(&self) -> SimTime {
+        let first_possible = self.now.as_ns().div_ceil(TTI_NS);
+        SimTime::from_ns(first_possible.max(self.next_tti) * TTI_NS)
+    }
+}
+
+impl Medium for LteCell {
+    fn name(&self) -> &str {
+        &self.cfg.name
+    }
+
+    fn edges(&self) -> Vec<(NodeId, NodeId)> {
+        self.ues.iter().map(|u| (self.cfg.enb, u.node)).collect()
+    }
+
+    fn send(
+        &mut self,
+        now: SimTime,
+        from: NodeId,
+        to: NodeId,
+        pkt: Packet,
+        out: &mut MediumOutput,
+    ) {
+        self.now = self.now.max(now);
+        let enb = self.cfg.enb;
+        if from == enb {
+            let Some(i) = self.index(to) else {
+                out.dropped.push((pkt, DropCause::NoRoute));
+                return;
+            };
+            let ue = &mut self.ues[i];
+            let sdu = ue.pdcp.write_sdu(StampedPacket {
+                packet: pkt,
+                arrived: now,
+            });
+            if ue.tx.write_sdu(now, sdu).is_err() {
+                out.dropped.push((pkt, DropCause::QueueFull));
+            }
+            ue.refresh_buffer(now);
+        } else if to == enb {
+            let Some(i) = self.index(from) else {
+                out.dropped.push((pkt, DropCause::NoRoute));
+                return;
+            };
+            let cfg = &self.cfg.uplink;
+            self.ues[i].uplink.push(now, UplinkItem::Packet(pkt), cfg);
+        } else {
+            out.dropped.push((pkt, DropCause::NoRoute));
+        }
+    }
+
+    fn poll_timeout(&self) -> Option<SimTime> {
+        let tti = self.has_tti_work().then(|| self.next_tti_start());
+        self.ues
+            .iter()
+            .filter_map(|u| u.next_deadline())
+            .chain(tti)
+            .min()
+    }
+
+    fn on_timer(
+        &mut self,
+        now: SimTime,
+        _rng: &mut RngStream,
+        _traces: &mut Traces,
+        out: &mut MediumOutput,
+    ) {
+        self.now = self.now.max(now);
+        let enb = self.cfg.enb;
+        for ue in &mut self.ues {
+            while let Some((item, lost)) = ue.uplink.pop_due(now) {
+                match (item, lost) {
+                    (UplinkItem::Packet(p), false) => out.delivered.push((enb, p)),
+                    (UplinkItem::Packet(p), true) => out.dropped.push((p, DropCause::LinkLoss)),
+                    (UplinkItem::Status(s), false) => {
+                        ue.tx.on_status(now, &s);
+                        ue.refresh_buffer(now);
+                    }
+                    (UplinkItem::Status(_), true) => {}
+                }
+            }
+            if ue.tx.poll_timeout().is_some_and(|t| t <= now) {
+                ue.tx.on_timeout(now);
+                ue.refresh_buffer(now);
+            }
+            if ue.rx.poll_timeout().is_some_and(|t| t <= now) {
+                ue.rx.on_timeout(now);
+                // UM reassembles on t-Reordering expiry; AM may trigger a STATUS report.
+                ue.deliver(now, &self.cfg, out);
+            }
+        }
+        let tti = now.as_ns() / TTI_NS;
+        let on_boundary = tti * TTI_NS == now.as_ns();
+        if on_boundary && tti >= self.next_tti && self.has_tti_work() {
+            self.run_tti(tti, now, out);
+            self.next_tti = tti + 1;
+        }
+    }
+
+    fn report(&self, now: SimTime) -> Vec<MediumFigure> {
+        let mut out = Vec::with_capacity(self.ues.len() * 20 + 2);
+        for ue in &self.ues {
+            self.report_of(ue, now).figures(&mut out);
+        }
+        out.push(("prb_utilization".to_string(), self.prb_utilization(now)));
+        out.push(("ttis_processed".to_string(), self.ttis_processed as f64));
+        out
+    }
+}

@@ -1,0 +1,335 @@
+//! The downlink radio link of one UE: its SINR in each TTI and the wideband CQI reports the
+//! scheduler sees.
+//!
+//! SINR in TTI k (all powers over the carrier's N_RB × 180 kHz, `channel::sinr`):
+//!
+//! ```text
+//! S(k) = P_tx + G − PL(d) − Sh(position) + F(k)                         dBm
+//! SINR(k) = S(k) − 10·log10(Σ_i load_i·10^((P_i − PL(d_i))/10) + N)   dB
+//! ```
+//!
+//! with PL the cell's path-loss model at the UE's distance, Sh the correlated log-normal
+//! shadowing (updated when the UE moves), F the Rayleigh fading gain sampled at TTI k, and the
+//! interferers seen through the same path-loss model without shadowing or fading. The fading
+//! process is advanced only in TTIs the cell processes; a gap of g TTIs is crossed in one step
+//! with the exact correlation J0(2π f_d g·1 ms) (`RayleighFading::advance`), so skipping idle
+//! TTIs does not change the statistics of the channel.
+//!
+//! CQI reports (TS 36.213 §7.2.2 periodic wideband reporting, simplified): the UE measures at
+//! every TTI m with m mod `cqi_period_tti` = 0 and the scheduler uses the report from TTI
+//! m + `cqi_delay_tti` on. Reports that fell in skipped TTIs and still matter (the last one
+//! already visible and those in flight) are produced when the UE becomes active again, each on
+//! the fading sample of its own TTI. Before the first periodic report is visible the scheduler
+//! uses the CQI of the large-scale SINR (no fading), standing for the measurement made at
+//! connection set-up.
+
+use std::collections::VecDeque;
+
+use celltcp_engine::RngStream;
+
+use crate::channel::{PathLoss, Position, RayleighFading, Shadowing};
+use crate::phy::{Amc, TTI_NS};
+
+use super::config::{CellError, LteCellConfig, UeConfig};
+
+/// dBm → mW.
+fn to_mw(dbm: f64) -> f64 {
+    10f64.powf(dbm / 10.0)
+}
+
+/// Channel state of one UE.
+#[derive(Debug)]
+pub struct RadioLink {
+    position: Position,
+    path_loss_db: f64,
+    shadowing: Option<Shadowing>,
+    shadowing_db: f64,
+    /// `None` without fading or at speed 0.
+    fading: Option<RayleighFading>,
+    /// TTI of the current fading sample and its gain, dB.
+    fading_sample: Option<(u64, f64)>,
+    /// Interference plus noise, mW.
+    interference_noise_mw: f64,
+    rng_fading: RngStream,
+    rng_shadowing: RngStream,
+}
+
+impl RadioLink {
+    /// The link of `ue` in a cell configured by `cfg` with noise `noise_dbm` over the carrier;
+    /// `rng_prefix` is the UE's stream path prefix (`cell/NAME/ue/NODE`).
+    pub fn new(
+        cfg: &LteCellConfig,
+        ue: &UeConfig,
+        noise_dbm: f64,
+        seed: u64,
+        run: u64,
+        rng_prefix: &str,
+    ) -> Result<Self, CellError> {
+        let shadowing = match cfg.shadowing {
+            Some((sigma_db, d_m)) => Some(Shadowing::new(sigma_db, d_m)?),
+            None => None,
+        };
+        // Built in every case so that a bad speed is reported even without fading.
+        let fading = RayleighFading::new(ue.speed_mps, cfg.carrier_hz, TTI_NS)?;
+        let fading = (cfg.fading && ue.speed_mps > 0.0).then_some(fading);
+        let mut link = RadioLink {
+            position: ue.position,
+            path_loss_db: 0.0,
+            shadowing,
+            shadowing_db: 0.0,
+            fading,
+            fading_sample: None,
+            interference_noise_mw: 0.0,
+            rng_fading: RngStream::new(seed, run, &format!("{rng_prefix}/fading")),
+            rng_shadowing: RngStream::new(seed, run, &format!("{rng_prefix}/shadowing")),
+        };
+        link.move_to(cfg, ue.position, noise_dbm)?;
+        Ok(link)
+    }
+
+    /// Moves the UE: new path loss, interference and (one draw) shadowing.
+    pub fn move_to(
+        &mut self,
+        cfg: &LteCellConfig,
+        position: Position,
+        noise_dbm: f64,
+    ) -> Result<(), CellError> {
+        if !(position.x_m.is_finite() && position.y_m.is_finite()) {
+            return Err(CellError::InvalidConfig {
+                key: "ues.position",
+                value: format!("{position:?}"),
+                expected: "finite coordinates in metres",
+            });
+        }
+        self.position = position;
+        self.path_loss_db = cfg.pathloss.path_loss_db(cfg.position.distance_m(position));
+        if let Some(s) = self.shadowing.as_mut() {
+            self.shadowing_db = s.update(position, &mut self.rng_shadowing);
+        }
+        let mut i_mw = 0.0;
+        for i in &cfg.interferers {
+            let rx_dbm = i.tx_power_dbm + cfg.antenna_gain_db
+                - cfg.pathloss.path_loss_db(i.position.distance_m(position));
+            i_mw += i.load * to_mw(rx_dbm);
+        }
+        self.interference_noise_mw = i_mw + to_mw(noise_dbm);
+        Ok(())
+    }
+
+    /// Changes the speed (m/s) and so the Doppler of the fading.
+    pub fn set_speed(&mut self, cfg: &LteCellConfig, speed_mps: f64) -> Result<(), CellError> {
+        match (&mut self.fading, cfg.fading && speed_mps > 0.0) {
+            (Some(f), true) => f.set_speed(speed_mps)?,
+            (None, true) => {
+                self.fading = Some(RayleighFading::new(speed_mps, cfg.carrier_hz, TTI_NS)?);
+                self.fading_sample = None;
+            }
+            (_, false) => {
+                RayleighFading::new(speed_mps, cfg.carrier_hz, TTI_NS)?;
+                self.fading = None;
+                self.fading_sample = None;
+            }
+        }
+        Ok(())
+    }
+
+    pub fn position(&self) -> Position {
+        self.position
+    }
+
+    /// Received signal without fast fading, dBm.
+    fn mean_signal_dbm(&self, cfg: &LteCellConfig) -> f64 {
+        cfg.tx_power_dbm + cfg.antenna_gain_db - self.path_loss_db - self.shadowing_db
+    }
+
+    /// SINR without fast fading, dB.
+    pub fn large_scale_sinr_db(&self, cfg: &LteCellConfig) -> f64 {
+        self.mean_signal_dbm(cfg) - 10.0 * self.interference_noise_mw.log10()
+    }
+
+    /// SINR in TTI `tti`, dB, advancing the fading to that TTI. TTIs must not decrease between
+    /// calls; a repeated TTI returns the same sample.
+    pub fn sinr_db(&mut self, cfg: &LteCellConfig, tti: u64) -> f64 {
+        let fading_db = match self.fading.as_mut() {
+            None => 0.0,
+            Some(f) => match self.fading_sample {
+                Some((t, g)) if t >= tti => g,
+                previous => {
+                    let steps = previous.map_or(1, |(t, _)| tti - t);
+                    let g = 10.0 * f.advance(steps, &mut self.rng_fading).log10();
+                    self.fading_sample = Some((tti, g));
+                    g
+                }
+            },
+        };
+        self.large_scale_sinr_db(cfg) + fading_db
+    }
+}
+
+/// The periodic wideband CQI reports of one UE and the one the scheduler currently uses.
+#[derive(Debug)]
+pub struct CqiReports {
+    period: u64,
+    delay: u64,
+    /// Reports measured and not yet visible: (TTI from which visible, CQI), in TTI order.
+    in_flight: VecDeque<(u64, u8)>,
+    /// The CQI the scheduler uses.
+    current: u8,
+    /// Last TTI up to which measurements have been considered.
+    measured_through: Option<u64>,
+    /// Sum and count of the reports made, for the mean CQI.
+    sum: u64,
+    count: u64,
+}
+
+impl CqiReports {
+    /// Reports every `period` TTIs, used `delay` TTIs later, starting from `initial_cqi`.
+    pub fn new(period: u32, delay: u32, initial_cqi: u8) -> Self {
+        let (period, delay) = (u64::from(period.max(1)), u64::from(delay));
+        CqiReports {
+            period,
+            delay,
+            // At most ⌈delay/period⌉ + 1 reports are in flight; reserve them once.
+            in_flight: VecDeque::with_capacity((delay / period + 2) as usize),
+            current: initial_cqi,
+            measured_through: None,
+            sum: 0,
+            count: 0,
+        }
+    }
+
+    /// The CQI the scheduler uses.
+    pub fn current(&self) -> u8 {
+        self.current
+    }
+
+    /// Mean of the CQIs reported so far, `None` before the first.
+    pub fn mean(&self) -> Option<f64> {
+        (self.count > 0).then(|| self.sum as f64 / self.count as f64)
+    }
+
+    /// Brings the reports up to TTI `tti`: measures at the report TTIs since the last call that
+    /// still matter, each on the link's SINR of that TTI, and makes visible those due by `tti`.
+    /// Returns the CQI measured at `tti` itself, if `tti` is a report TTI.
+    pub fn advance_to(
+        &mut self,
+        tti: u64,
+        link: &mut RadioLink,
+        cfg: &LteCellConfig,
+        amc: &Amc,
+    ) -> Option<u8> {
+        // The latest report TTI whose report is visible at `tti`: reports before it are
+        // superseded and need not be measured.
+        let oldest_needed = tti
+            .checked_sub(self.delay)
+            .map_or(0, |t| t - t % self.period);
+        let from = match self.measured_through {
+            Some(t) if t >= tti => tti + 1,
+            Some(t) => (t + 1).max(oldest_needed),
+            None => oldest_needed,
+        };
+        let mut measured_now = None;
+        let mut m = from.div_ceil(self.period) * self.period;
+        while m <= tti {
+            let cqi = amc.cqi_for_sinr(link.sinr_db(cfg, m));
+            if self.in_flight.len() == self.in_flight.capacity() {
+                self.in_flight.pop_front();
+            }
+            self.in_flight.push_back((m + self.delay, cqi));
+            self.sum += u64::from(cqi);
+            self.count += 1;
+            if m == tti {
+                measured_now = Some(cqi);
+            }
+            m += self.period;
+        }
+        self.measured_through = Some(self.measured_through.map_or(tti, |t| t.max(tti)));
+        while let Some(&(visible, cqi)) = self.in_flight.front() {
+            if visible > tti {
+                break;
+            }
+            self.current = cqi;
+            self.in_flight.pop_front();
+        }
+        measured_now
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::channel::{LogDistance, PathLossModel};
+
+    fn cell(pl0_db: f64) -> LteCellConfig {
+        LteCellConfig {
+            pathloss: PathLossModel::LogDistance(LogDistance::new(pl0_db, 1.0, 3.0).unwrap()),
+            ..LteCellConfig::lte_default("c", 0)
+        }
+    }
+
+    #[test]
+    fn sinr_is_the_link_budget_over_noise_and_interference() {
+        let mut cfg = cell(100.0);
+        let ue = UeConfig {
+            node: 1,
+            position: Position::new(0.5, 0.0),
+            speed_mps: 0.0,
+        };
+        let noise = crate::channel::noise_power_dbm(50, 9.0).unwrap();
+        let mut link = RadioLink::new(&cfg, &ue, noise, 1, 0, "t").unwrap();
+        // 46 − 100 − (−95.4576) = 41.4576 dB.
+        assert!((link.sinr_db(&cfg, 0) - 41.457_575).abs() < 1e-5);
+        // An interferer received at the same power at full load: SINR ≈ 0 dB (noise is 41 dB
+        // below).
+        cfg.interferers.push(super::super::config::Interferer {
+            position: Position::new(0.0, 0.5),
+            tx_power_dbm: 46.0,
+            load: 1.0,
+        });
+        link.move_to(&cfg, ue.position, noise).unwrap();
+        assert!(link.sinr_db(&cfg, 1).abs() < 1e-3);
+    }
+
+    #[test]
+    fn reports_are_periodic_and_delayed() {
+        let cfg = cell(100.0);
+        let ue = UeConfig {
+            node: 1,
+            position: Position::new(0.5, 0.0),
+            speed_mps: 0.0,
+        };
+        let mut link = RadioLink::new(&cfg, &ue, -95.0, 1, 0, "t").unwrap();
+        let amc = Amc::default();
+        let mut r = CqiReports::new(5, 4, 3);
+        let mut seen = Vec::new();
+        for k in 0..12 {
+            let measured = r.advance_to(k, &mut link, &cfg, &amc);
+            seen.push((k, measured.is_some(), r.current()));
+        }
+        // Measured at 0, 5, 10; the first becomes visible at TTI 4.
+        let measured: Vec<u64> = seen.iter().filter(|s| s.1).map(|s| s.0).collect();
+        assert_eq!(measured, vec![0, 5, 10]);
+        assert_eq!(seen[3].2, 3);
+        assert_eq!(seen[4].2, 15);
+        assert_eq!(r.mean(), Some(15.0));
+    }
+
+    #[test]
+    fn a_gap_produces_only_the_reports_that_still_matter() {
+        let cfg = cell(100.0);
+        let ue = UeConfig {
+            node: 1,
+            position: Position::new(0.5, 0.0),
+            speed_mps: 0.0,
+        };
+        let mut link = RadioLink::new(&cfg, &ue, -95.0, 1, 0, "t").unwrap();
+        let amc = Amc::default();
+        let mut r = CqiReports::new(5, 4, 3);
+        r.advance_to(0, &mut link, &cfg, &amc);
+        // Jump to TTI 103: report 95 (visible at 99) and 100 (visible at 104) are measured.
+        assert_eq!(r.advance_to(103, &mut link, &cfg, &amc), None);
+        assert_eq!(r.count, 3);
+        assert_eq!(r.current(), 15);
+        assert_eq!(r.in_flight.len(), 1);
+    }
+}
