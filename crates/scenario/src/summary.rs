@@ -122,6 +122,31 @@ fn link_summary(world: &World, link: usize, end: SimTime) -> Value {
     Value::Object(m)
 }
 
+/// Per cell: its figures, with per-UE figures grouped under `ues.<name>` (the medium reports
+/// them as `ue.<node id>.<figure>`).
+fn cell_summary(world: &World, medium: &dyn celltcp_net::medium::Medium, end: SimTime) -> Value {
+    let mut cell = Map::new();
+    let mut ues: Map<String, Value> = Map::new();
+    for (key, value) in medium.report(end) {
+        let ue_figure = key.strip_prefix("ue.").and_then(|rest| {
+            let (id, figure) = rest.split_once('.')?;
+            let node = world.topo.nodes.get(id.parse::<usize>().ok()?)?;
+            Some((node.name.clone(), figure.to_string()))
+        });
+        match ue_figure {
+            Some((ue, figure)) => {
+                let entry = ues.entry(ue).or_insert_with(|| Value::Object(Map::new()));
+                entry.as_object_mut().expect("object").insert(figure, num(value));
+            }
+            None => {
+                cell.insert(key, num(value));
+            }
+        }
+    }
+    cell.insert("ues".into(), Value::Object(ues));
+    Value::Object(cell)
+}
+
 pub(crate) fn make(
     scenario: &Scenario,
     seed: u64,
@@ -136,8 +161,11 @@ pub(crate) fn make(
     let links_json: Map<String, Value> = (0..world.p2p_links())
         .map(|l| (world.topo.links[l].name.clone(), link_summary(world, l, end)))
         .collect();
+    let cells_json: Map<String, Value> =
+        world.media().map(|m| (m.name().to_string(), cell_summary(world, m, end))).collect();
     json!({
         "celltcp_version": env!("CARGO_PKG_VERSION"),
+        "cells": cells_json,
         "seed": seed,
         "run": run,
         "simulated_time_s": end.as_secs_f64(),

@@ -3,6 +3,7 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use crate::config::links::Link;
+use crate::config::nodes::{Node, NodeKind};
 use crate::config::quantity::{Quantity, Time};
 use crate::error::join_key;
 use crate::ScenarioError;
@@ -96,19 +97,31 @@ pub(crate) fn unit_interval(key: &str, p: f64) -> Result<(), ScenarioError> {
     }
 }
 
-/// True when `dst` can be reached from `src` over the links (breadth-first search; links are
-/// full duplex, so reachability is symmetric).
-pub(crate) fn connected(links: &BTreeMap<String, Link>, src: &str, dst: &str) -> bool {
+/// True when `dst` can be reached from `src` over the links and the cells' radio edges
+/// (breadth-first search; edges are full duplex). Only routers forward, as in the network's
+/// routing: a path may pass through a host only at its ends.
+pub(crate) fn connected(
+    links: &BTreeMap<String, Link>,
+    radio_edges: &[(String, String)],
+    nodes: &BTreeMap<String, Node>,
+    src: &str,
+    dst: &str,
+) -> bool {
     let mut adjacent: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-    for link in links.values() {
-        adjacent.entry(&link.a).or_default().push(&link.b);
-        adjacent.entry(&link.b).or_default().push(&link.a);
+    let edges = links.values().map(|l| (l.a.as_str(), l.b.as_str()));
+    for (a, b) in edges.chain(radio_edges.iter().map(|(a, b)| (a.as_str(), b.as_str()))) {
+        adjacent.entry(a).or_default().push(b);
+        adjacent.entry(b).or_default().push(a);
     }
+    let forwards = |n: &str| n == src || nodes.get(n).is_some_and(|n| n.kind == NodeKind::Router);
     let mut seen = BTreeSet::from([src]);
     let mut queue = VecDeque::from([src]);
     while let Some(node) = queue.pop_front() {
         if node == dst {
             return true;
+        }
+        if !forwards(node) {
+            continue;
         }
         for &next in adjacent.get(node).into_iter().flatten() {
             if seen.insert(next) {

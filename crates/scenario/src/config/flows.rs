@@ -207,6 +207,7 @@ pub(crate) fn convert(
     sim_duration_text: &str,
     nodes: &BTreeMap<String, Node>,
     links: &BTreeMap<String, Link>,
+    radio_edges: &[(String, String)],
 ) -> Result<BTreeMap<String, Flow>, ScenarioError> {
     // (node, protocol, port) → flow that uses it, to reject two sockets on one port.
     let mut sockets: BTreeMap<(String, &'static str, u16), String> = BTreeMap::new();
@@ -239,7 +240,7 @@ pub(crate) fn convert(
                 ),
             ));
         }
-        if !connected(links, ends.src, ends.dst) {
+        if !connected(links, radio_edges, nodes, ends.src, ends.dst) {
             return Err(ScenarioError::new(
                 &key,
                 format!("no path from '{}' to '{}'", ends.src, ends.dst),

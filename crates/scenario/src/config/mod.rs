@@ -3,10 +3,11 @@
 //! Each section has a raw form (`*File`, as written: serde with `deny_unknown_fields`, units
 //! kept as text, defaults filled by serde) and a typed form (units resolved, cross-references
 //! checked) produced by a `convert` step. [`ScenarioFile::resolve`] runs the steps in dependency
-//! order: simulation, nodes, links, flows, trace, capture, events.
+//! order: simulation, nodes, links, cells, flows, trace, capture, events.
 
 pub mod apps;
 pub mod capture;
+pub mod cells;
 pub mod events;
 pub mod flows;
 pub mod links;
@@ -26,6 +27,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::ScenarioError;
 use capture::{CaptureFile, CaptureSpec};
+use cells::{CellFile, CellSpec};
 use events::{EventFile, LinkEvent};
 use flows::{Flow, FlowFile};
 use links::{Link, LinkFile};
@@ -54,6 +56,10 @@ pub struct ScenarioFile {
     #[serde(default)]
     #[schemars(extend("propertyNames" = { "pattern": NAME_PATTERN }))]
     pub links: BTreeMap<String, LinkFile>,
+    /// LTE cells: an eNB router serving UE hosts over the radio, by name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[schemars(extend("propertyNames" = { "pattern": NAME_PATTERN }))]
+    pub cells: BTreeMap<String, CellFile>,
     /// Application flows between hosts, by name.
     #[serde(default)]
     #[schemars(extend("propertyNames" = { "pattern": NAME_PATTERN }))]
@@ -78,6 +84,7 @@ pub struct Scenario {
     pub simulation: Simulation,
     pub nodes: BTreeMap<String, Node>,
     pub links: BTreeMap<String, Link>,
+    pub cells: BTreeMap<String, CellSpec>,
     pub flows: BTreeMap<String, Flow>,
     pub trace: TraceSpec,
     pub capture: CaptureSpec,
@@ -126,8 +133,10 @@ impl ScenarioFile {
         for (name, link) in &self.links {
             links.insert(name.clone(), link.convert(name, &nodes)?);
         }
+        let cells = cells::convert(&self.cells, &nodes)?;
+        let radio_edges = cells::radio_edges(&cells);
         let duration_text = self.simulation.duration.text.clone();
-        let flows = flows::convert(&mut self.flows, &simulation, &duration_text, &nodes, &links)?;
+        let flows = flows::convert(&mut self.flows, &simulation, &duration_text, &nodes, &links, &radio_edges)?;
         let trace = self.trace.convert(&links, &flows)?;
         let capture = self.capture.convert(&links)?;
         let mut events = events::convert(&self.events, &simulation, &links)?;
@@ -136,6 +145,7 @@ impl ScenarioFile {
             simulation,
             nodes,
             links,
+            cells,
             flows,
             trace,
             capture,

@@ -1,0 +1,363 @@
+//! `[cells.NAME]`: LTE cells — an eNB node serving UE nodes over the radio (see docs/lte-model.md).
+//!
+//! The file gives the radio parameters with units and plain numbers for dB quantities; the typed
+//! form keeps them resolved for the world builder, which maps them onto the radio crate's
+//! `LteCellConfig`.
+
+use std::collections::BTreeMap;
+
+use celltcp_engine::SimDuration;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::nodes::{Node, NodeKind};
+use super::quantity::{Limit, Quantity, Rate, Time};
+use crate::validate::{check_name, node_ref};
+use crate::ScenarioError;
+
+/// Downlink bandwidths of TS 36.101 Table 5.6-1, MHz.
+pub const BANDWIDTHS_MHZ: [f64; 6] = [1.4, 3.0, 5.0, 10.0, 15.0, 20.0];
+/// MAC schedulers by name.
+pub const SCHEDULERS: [&str; 4] = ["round_robin", "proportional_fair", "max_ci", "wfq"];
+
+/// Path-loss model of a cell.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PathLossKind {
+    /// Free space (Friis) at the carrier frequency.
+    FreeSpace,
+    /// `pl0_db` at `d0_m`, then 10·`exponent` dB per decade.
+    LogDistance,
+    /// TR 38.901 urban macro (25 m base station), LOS or NLOS by `los`.
+    #[default]
+    Uma,
+    /// TR 38.901 urban micro street canyon (10 m base station), LOS or NLOS by `los`.
+    Umi,
+}
+
+/// RLC mode of the UEs' downlink bearer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RlcMode {
+    /// Acknowledged mode: ARQ with status reports (TS 36.322 §5.1.3).
+    #[default]
+    Am,
+    /// Unacknowledged mode: no retransmission at RLC.
+    Um,
+}
+
+/// What RLC AM does when a PDU reached its maximum number of retransmissions.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum OnMaxRetx {
+    /// Indicate a radio link failure (LTE, TS 36.322 §5.2.1).
+    #[default]
+    Rlf,
+    /// Discard the PDU's SDUs and move the window on (WCDMA's MaxDAT behaviour).
+    Discard,
+}
+
+/// `[cells.NAME.rlc]` as written.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct RlcFile {
+    /// "am" or "um".
+    pub mode: RlcMode,
+    /// The eNB's per-UE queue: packets ("500p") or bytes ("1MB").
+    pub buffer: Quantity<Limit>,
+    /// maxRetxThreshold (AM), 1 to 32.
+    pub max_retx: u32,
+    /// "rlf" (LTE) or "discard" (MaxDAT-like).
+    pub on_max_retx: OnMaxRetx,
+    /// t-PollRetransmit (a time).
+    pub t_poll_retransmit: Quantity<Time>,
+    /// t-Reordering (a time).
+    pub t_reordering: Quantity<Time>,
+    /// t-StatusProhibit (a time).
+    pub t_status_prohibit: Quantity<Time>,
+}
+
+impl Default for RlcFile {
+    fn default() -> Self {
+        RlcFile {
+            mode: RlcMode::Am,
+            buffer: Quantity::default_of("1MB"),
+            max_retx: 4,
+            on_max_retx: OnMaxRetx::Rlf,
+            t_poll_retransmit: Quantity::default_of("45ms"),
+            t_reordering: Quantity::default_of("35ms"),
+            t_status_prohibit: Quantity::default_of("0ms"),
+        }
+    }
+}
+
+/// `[cells.NAME.uplink]` as written: the abstracted uplink of each UE.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct UplinkFile {
+    /// Service rate of one UE's uplink (a rate, > 0).
+    pub rate: Quantity<Rate>,
+    /// Scheduling request to transmission (a time).
+    pub grant_delay: Quantity<Time>,
+    /// Loss probability per uplink packet, 0 to 1.
+    pub loss: f64,
+}
+
+impl Default for UplinkFile {
+    fn default() -> Self {
+        UplinkFile { rate: Quantity::default_of("5Mbps"), grant_delay: Quantity::default_of("8ms"), loss: 0.0 }
+    }
+}
+
+/// `[cells.NAME.ues.UE]`: a UE node served by the cell.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UeFile {
+    /// [x, y] in metres.
+    pub position: [f64; 2],
+    /// Speed for the fast-fading Doppler, km/h (≥ 0).
+    #[serde(default)]
+    pub speed_kmh: f64,
+}
+
+/// An interfering cell on the same carrier.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InterfererFile {
+    /// [x, y] in metres.
+    pub position: [f64; 2],
+    /// Transmit power, dBm.
+    #[serde(default = "tx_power")]
+    pub tx_power_dbm: f64,
+    /// Fraction of PRBs in use, 0 to 1.
+    #[serde(default = "one")]
+    pub load: f64,
+}
+
+fn tx_power() -> f64 {
+    46.0
+}
+fn one() -> f64 {
+    1.0
+}
+
+/// `[cells.NAME]` as written.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CellFile {
+    /// The eNB (an existing router).
+    pub enb: String,
+    /// Downlink bandwidth, MHz: 1.4, 3, 5, 10, 15 or 20.
+    #[serde(default = "ten")]
+    pub bandwidth_mhz: f64,
+    /// [x, y] of the eNB antenna, metres.
+    #[serde(default)]
+    pub position: [f64; 2],
+    /// Carrier frequency, GHz (0.5 to 100).
+    #[serde(default = "two")]
+    pub carrier_ghz: f64,
+    /// Total transmit power, dBm.
+    #[serde(default = "tx_power")]
+    pub tx_power_dbm: f64,
+    /// UE noise figure, dB.
+    #[serde(default = "nine")]
+    pub noise_figure_db: f64,
+    /// "uma" (default), "umi", "free_space" or "log_distance".
+    #[serde(default)]
+    pub pathloss: PathLossKind,
+    /// Line of sight for "uma" and "umi".
+    #[serde(default)]
+    pub los: bool,
+    /// Log-distance: loss at d0_m, dB.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pl0_db: Option<f64>,
+    /// Log-distance: reference distance, m.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub d0_m: Option<f64>,
+    /// Log-distance: path-loss exponent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exponent: Option<f64>,
+    /// Log-normal shadowing standard deviation, dB (0 = none).
+    #[serde(default)]
+    pub shadowing_db: f64,
+    /// Shadowing decorrelation distance, m.
+    #[serde(default = "fifty")]
+    pub shadowing_decorrelation_m: f64,
+    /// Time-correlated Rayleigh fading (Doppler from each UE's speed).
+    #[serde(default)]
+    pub fading: bool,
+    /// Other cells on the carrier seen as interference.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub interferers: Vec<InterfererFile>,
+    /// "proportional_fair" (default), "round_robin", "max_ci" or "wfq".
+    #[serde(default = "pf")]
+    pub scheduler: String,
+    /// HARQ maximum transmissions per transport block (1 to 8).
+    #[serde(default = "four")]
+    pub harq_max_transmissions: u8,
+    /// Period of the CQI reports (a time, whole milliseconds).
+    #[serde(default = "cqi_period")]
+    pub cqi_period: Quantity<Time>,
+    /// Delay from a CQI measurement to its use (a time, whole milliseconds).
+    #[serde(default = "cqi_delay")]
+    pub cqi_delay: Quantity<Time>,
+    /// Use this MCS (0 to 28) for every transport block instead of link adaptation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fixed_mcs: Option<u8>,
+    #[serde(default)]
+    pub rlc: RlcFile,
+    #[serde(default)]
+    pub uplink: UplinkFile,
+    /// The UEs served, by node name.
+    pub ues: BTreeMap<String, UeFile>,
+}
+
+fn ten() -> f64 {
+    10.0
+}
+fn two() -> f64 {
+    2.0
+}
+fn nine() -> f64 {
+    9.0
+}
+fn fifty() -> f64 {
+    50.0
+}
+fn four() -> u8 {
+    4
+}
+fn pf() -> String {
+    "proportional_fair".into()
+}
+fn cqi_period() -> Quantity<Time> {
+    Quantity::default_of("5ms")
+}
+fn cqi_delay() -> Quantity<Time> {
+    Quantity::default_of("4ms")
+}
+
+/// A validated cell: the file's values after range checks, times resolved.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CellSpec {
+    pub file: CellFile,
+    pub cqi_period_tti: u32,
+    pub cqi_delay_tti: u32,
+    pub rlc_buffer: celltcp_net::queue::QueueLimit,
+    pub t_poll_retransmit: SimDuration,
+    pub t_reordering: SimDuration,
+    pub t_status_prohibit: SimDuration,
+    pub uplink_rate_bps: u64,
+    pub uplink_grant_delay: SimDuration,
+}
+
+fn range(key: String, v: f64, lo: f64, hi: f64, what: &str) -> Result<(), ScenarioError> {
+    if v.is_finite() && v >= lo && v <= hi {
+        Ok(())
+    } else {
+        Err(ScenarioError::new(key, format!("{v} is out of range; expected {what}")))
+    }
+}
+
+fn whole_ms(key: String, q: &Quantity<Time>, min_ms: u64) -> Result<u32, ScenarioError> {
+    let ns = q.value.as_ns();
+    if ns % 1_000_000 != 0 || ns / 1_000_000 < min_ms {
+        return Err(ScenarioError::new(
+            key,
+            format!("'{q}' is not a whole number of TTIs; expected a multiple of 1ms, at least {min_ms}ms"),
+        ));
+    }
+    Ok((ns / 1_000_000) as u32)
+}
+
+/// Validates the cells against the nodes; every UE is served by one cell only.
+pub(crate) fn convert(
+    file: &BTreeMap<String, CellFile>,
+    nodes: &BTreeMap<String, Node>,
+) -> Result<BTreeMap<String, CellSpec>, ScenarioError> {
+    let mut served: BTreeMap<&str, &str> = BTreeMap::new();
+    let mut out = BTreeMap::new();
+    for (name, c) in file {
+        check_name("cells", name)?;
+        let key = |k: &str| format!("cells.{name}.{k}");
+        node_ref(&key("enb"), &c.enb, nodes)?;
+        if nodes[&c.enb].kind != NodeKind::Router {
+            return Err(ScenarioError::new(key("enb"), format!("node '{}' is a host; an eNB is a router", c.enb)));
+        }
+        if !BANDWIDTHS_MHZ.iter().any(|b| (b - c.bandwidth_mhz).abs() < 1e-9) {
+            return Err(ScenarioError::new(
+                key("bandwidth_mhz"),
+                format!("{} is not an LTE bandwidth; expected one of 1.4, 3, 5, 10, 15, 20", c.bandwidth_mhz),
+            ));
+        }
+        range(key("carrier_ghz"), c.carrier_ghz, 0.5, 100.0, "0.5 to 100 (GHz)")?;
+        range(key("tx_power_dbm"), c.tx_power_dbm, -30.0, 80.0, "-30 to 80 (dBm)")?;
+        range(key("noise_figure_db"), c.noise_figure_db, 0.0, 30.0, "0 to 30 (dB)")?;
+        range(key("shadowing_db"), c.shadowing_db, 0.0, 30.0, "0 to 30 (dB)")?;
+        range(key("shadowing_decorrelation_m"), c.shadowing_decorrelation_m, 0.1, 1e4, "0.1 to 10000 (m)")?;
+        if c.pathloss == PathLossKind::LogDistance {
+            for (k, v) in [("pl0_db", c.pl0_db), ("d0_m", c.d0_m), ("exponent", c.exponent)] {
+                if v.is_none() {
+                    return Err(ScenarioError::new(key(k), "required by pathloss = \"log_distance\""));
+                }
+            }
+        }
+        if !SCHEDULERS.contains(&c.scheduler.as_str()) {
+            return Err(ScenarioError::new(
+                key("scheduler"),
+                format!("'{}' is not a MAC scheduler; expected one of: {}", c.scheduler, SCHEDULERS.join(", ")),
+            ));
+        }
+        range(key("harq_max_transmissions"), c.harq_max_transmissions as f64, 1.0, 8.0, "1 to 8")?;
+        if let Some(m) = c.fixed_mcs {
+            range(key("fixed_mcs"), m as f64, 0.0, 28.0, "an MCS index 0 to 28")?;
+        }
+        range(key("rlc.max_retx"), c.rlc.max_retx as f64, 1.0, 32.0, "1 to 32")?;
+        range(key("uplink.loss"), c.uplink.loss, 0.0, 1.0, "a probability in [0, 1]")?;
+        if c.uplink.rate.value == 0 {
+            return Err(ScenarioError::new(key("uplink.rate"), "must be a positive rate, e.g. '5Mbps'"));
+        }
+        for (i, it) in c.interferers.iter().enumerate() {
+            range(format!("cells.{name}.interferers[{i}].load"), it.load, 0.0, 1.0, "0 to 1")?;
+        }
+        if c.ues.is_empty() {
+            return Err(ScenarioError::new(key("ues"), "a cell serves at least one UE"));
+        }
+        for (ue, u) in &c.ues {
+            let ukey = format!("cells.{name}.ues.{ue}");
+            node_ref(&ukey, ue, nodes)?;
+            if nodes[ue].kind != NodeKind::Host {
+                return Err(ScenarioError::new(ukey, format!("node '{ue}' is a router; a UE is a host")));
+            }
+            if let Some(other) = served.insert(ue, name) {
+                return Err(ScenarioError::new(ukey, format!("UE '{ue}' is already served by cell '{other}'")));
+            }
+            range(format!("{ukey}.speed_kmh"), u.speed_kmh, 0.0, 500.0, "0 to 500 (km/h)")?;
+        }
+        let cqi_period_tti = whole_ms(key("cqi_period"), &c.cqi_period, 1)?;
+        let cqi_delay_tti = whole_ms(key("cqi_delay"), &c.cqi_delay, 0)?;
+        out.insert(
+            name.clone(),
+            CellSpec {
+                file: c.clone(),
+                cqi_period_tti,
+                cqi_delay_tti,
+                rlc_buffer: c.rlc.buffer.value,
+                t_poll_retransmit: c.rlc.t_poll_retransmit.value,
+                t_reordering: c.rlc.t_reordering.value,
+                t_status_prohibit: c.rlc.t_status_prohibit.value,
+                uplink_rate_bps: c.uplink.rate.value,
+                uplink_grant_delay: c.uplink.grant_delay.value,
+            },
+        );
+    }
+    Ok(out)
+}
+
+/// The (eNB, UE) pairs of every cell, for reachability checks.
+pub(crate) fn radio_edges(cells: &BTreeMap<String, CellSpec>) -> Vec<(String, String)> {
+    cells
+        .values()
+        .flat_map(|c| c.file.ues.keys().map(move |ue| (c.file.enb.clone(), ue.clone())))
+        .collect()
+}

@@ -1,0 +1,33 @@
+//! An LTE cell inside a scenario: TCP downloads over the radio, per-UE figures in the summary.
+
+use celltcp_scenario::{load_path, run, RunOptions};
+
+fn example() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/lte-single-cell.toml")
+}
+
+#[test]
+fn two_ues_share_a_cell_and_the_nearer_gets_more() {
+    let sc = load_path(&example(), &[("simulation.duration".into(), "5s".into())]).unwrap();
+    let out = run(&sc, &RunOptions::default()).unwrap();
+    let near = out.summary["flows"]["near"]["goodput_bps"].as_f64().unwrap();
+    let far = out.summary["flows"]["far"]["goodput_bps"].as_f64().unwrap();
+    let cell = &out.summary["cells"]["cell1"];
+    let ues = &cell["ues"];
+    let rlc_near = ues["ue_near"]["rlc_throughput_bps"].as_f64().unwrap();
+    eprintln!("near {near:.0} far {far:.0} rlc near {rlc_near:.0} prb {}", cell["prb_utilization"]);
+    assert!(near > far, "near {near} far {far}");
+    assert!(far > 0.0);
+    // The cell is the bottleneck: it is busy most of the time once both flows run.
+    assert!(cell["prb_utilization"].as_f64().unwrap() > 0.8);
+    // A 10 MHz cell tops at 36.7 Mb/s (MCS 28, 50 PRBs); two UEs share it.
+    assert!(near + far < 36.7e6);
+}
+
+#[test]
+fn a_ue_in_two_cells_or_a_host_as_enb_is_rejected() {
+    let e = load_path(&example(), &[("cells.cell1.enb".into(), "server".into())]).unwrap_err();
+    assert_eq!(e.to_string(), "cells.cell1.enb: node 'server' is a host; an eNB is a router");
+    let e = load_path(&example(), &[("cells.cell1.bandwidth_mhz".into(), "7".into())]).unwrap_err();
+    assert_eq!(e.to_string(), "cells.cell1.bandwidth_mhz: 7 is not an LTE bandwidth; expected one of 1.4, 3, 5, 10, 15, 20");
+}
