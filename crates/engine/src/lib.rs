@@ -1,7 +1,8 @@
 //! The discrete-event core of celltcp.
 //!
 //! * [`SimTime`] / [`SimDuration`]: integer nanoseconds; floats never enter event keys.
-//! * [`EventQueue`]: a monotone radix heap; events at equal times pop in insertion order (FIFO).
+//! * [`EventQueue`]: a hierarchical timing wheel over the bytes of the time key; events at equal
+//!   times pop in insertion order (FIFO).
 //! * [`RngStream`]: one reproducible random stream per component, derived from
 //!   (seed, run, component path) so that adding a component never perturbs another's numbers.
 //! * [`Simulator`]: the loop that feeds events to a [`Model`] until a stop condition.

@@ -193,6 +193,19 @@ mod tests {
         assert_eq!(sim.model.0.last(), Some(&SimTime(40)));
     }
 
+    #[test]
+    fn resumes_after_a_duration_stop_with_events_before_the_next_pending_one() {
+        // The stop at t=55 looked ahead to the event at t=60; scheduling at t=57 afterwards is
+        // legal (57 >= now) and must run before it.
+        let mut sim = Simulator::new(Ticker(vec![]));
+        sim.sched.schedule_at(SimTime(0), ()).unwrap();
+        let out = sim.run(StopCondition { until: Some(SimTime(55)), max_events: None }).unwrap();
+        assert_eq!(out.end_time, SimTime(55));
+        sim.sched.schedule_in(SimDuration(2), ());
+        sim.run(StopCondition { until: Some(SimTime(60)), max_events: None }).unwrap();
+        assert_eq!(sim.model.0[5..], [SimTime(50), SimTime(57), SimTime(60)]);
+    }
+
     struct Bomb;
     impl Model for Bomb {
         type Event = ();
