@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+"""ns-3 LENA benchmark: TCP bulk downloads to UEs in one LTE cell over the EPC.
+
+    remote --100 Mb/s, 20 ms-- PGW --(S5)-- SGW --S1-U 1 Gb/s, 3 ms-- eNB ))) UE 1..N
+
+The wired part mirrors experiment 5-1 of the seed study 003 (and celltcp's wired chain):
+the remote host reaches the P-GW over 100 Mb/s with 20 ms, the eNB reaches the S-GW over an
+S1-U link of 1 Gb/s with 3 ms. The cell (LteHelper with a PointToPointEpcHelper):
+
+  * one eNB, 10 MHz: 50 resource blocks in downlink and uplink (3GPP TS 36.101 Table 5.6-1),
+    EARFCN 100 / 18100 (band 1), transmission mode 1 (SISO), ns-3's default powers (eNB 30 dBm,
+    UE 10 dBm) and Friis path loss, no fading;
+  * proportional fair MAC scheduler (PfFfMacScheduler);
+  * every EPS bearer on RLC AM (3GPP TS 36.322 §5.1.3), RLC AM transmission buffer 1 MiB per
+    bearer (``--rlc-buffer``; ns-3's default of 10 KiB is less than one bandwidth-delay
+    product of this cell, so it would drop most of TCP's window at the eNB);
+  * ideal RRC (ns-3's default), SRS periodicity 40 ms, or 80 ms above 40 UEs (ns-3 has 40 SRS
+    configuration indices at 40 ms).
+
+UE i (0-based, of N) stands still at distance 500·sqrt((i + 0.5) / N) m from the eNB, at angle
+i·137.5° (a "sunflower" layout: uniform density over a 500 m disc, with no random numbers).
+One BulkSend per UE on the remote host to a PacketSink on the UE, TCP NewReno with celltcp's
+default settings (see tcp_bulk.py); the senders start at 0.1 s, once the ideal RRC has attached
+every UE and set up its default bearer, and run to the end.
+
+Defaults: 1 UE for 100 s. The cell-load case of the comparison is ``--ues 50 --duration 5``.
+Prints the median wall time of Simulator.Run() over the runs, the wall time per simulated
+second, the peak resident memory of a run, and the goodput summed over the UEs (bytes delivered
+to the sinks, times 8, divided by the time the senders were on).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+from typing import Any, List
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import harness  # noqa: E402
+from tcp_bulk import RECOVERY, bulk_download, configure_tcp  # noqa: E402
+
+START_S = 0.1
+CELL_RADIUS_M = 500.0
+GOLDEN_ANGLE_RAD = math.pi * (3.0 - math.sqrt(5.0))  # 137.5°
+# 3GPP TS 36.213 Table 8.2-1: the SRS periodicities ns-3 accepts, ms.
+SRS_PERIODICITIES_MS = (2, 5, 10, 20, 40, 80, 160, 320)
+
+
+def srs_periodicity_ms(ues: int) -> int:
+    """Smallest SRS periodicity of at least ns-3's default (40 ms) that has an index per UE."""
+    for p in SRS_PERIODICITIES_MS:
+        if p >= 40 and p >= ues:
+            return p
+    raise ValueError(f"--ues: {ues} UEs exceed the {SRS_PERIODICITIES_MS[-1]} SRS indices")
+
+
+def ue_positions(n: int) -> List[tuple]:
+    """(x, y, z) in metres of the n UEs around the eNB at the origin (see the module doc)."""
+    out = []
+    for i in range(n):
+        r = CELL_RADIUS_M * math.sqrt((i + 0.5) / n)
+        a = i * GOLDEN_ANGLE_RAD
+        out.append((r * math.cos(a), r * math.sin(a), 1.5))
+    return out
+
+
+def configure_lte(ns: Any, args: Any) -> None:
+    d = ns.Config.SetDefault
+    d("ns3::LteEnbRrc::EpsBearerToRlcMapping", ns.StringValue("RlcAmAlways"))
+    d("ns3::LteEnbRrc::SrsPeriodicity", ns.UintegerValue(srs_periodicity_ms(args.ues)))
+    d("ns3::LteRlcAm::MaxTxBufferSize", ns.UintegerValue(args.rlc_buffer))
+    d("ns3::PointToPointEpcHelper::S1uLinkDataRate", ns.DataRateValue(ns.DataRate("1Gbps")))
+    d("ns3::PointToPointEpcHelper::S1uLinkDelay", ns.TimeValue(ns.MilliSeconds(3)))
+
+
+def build(ns: Any, args: Any) -> harness.Collect:
+    configure_tcp(ns, args.recovery)
+    configure_lte(ns, args)
+
+    lte = ns.CreateObject[ns.LteHelper]()
+    epc = ns.CreateObject[ns.PointToPointEpcHelper]()
+    lte.SetEpcHelper(epc)
+    lte.SetSchedulerType("ns3::PfFfMacScheduler")
+    lte.SetEnbDeviceAttribute("DlBandwidth", ns.UintegerValue(50))
+    lte.SetEnbDeviceAttribute("UlBandwidth", ns.UintegerValue(50))
+
+    # The remote host and its link to the P-GW.
+    pgw = epc.GetPgwNode()
+    remote_nodes = ns.NodeContainer()
+    remote_nodes.Create(1)
+    remote = remote_nodes.Get(0)
+    stack = ns.InternetStackHelper()
+    stack.Install(remote_nodes)
+    p2p = ns.PointToPointHelper()
+    p2p.SetDeviceAttribute("DataRate", ns.StringValue("100Mbps"))
+    p2p.SetDeviceAttribute("Mtu", ns.UintegerValue(1500))
+    p2p.SetChannelAttribute("Delay", ns.StringValue("20ms"))
+    internet_devs = p2p.Install(pgw, remote)
+    addr = ns.Ipv4AddressHelper()
+    addr.SetBase(ns.Ipv4Address("1.0.0.0"), ns.Ipv4Mask("255.0.0.0"))
+    addr.Assign(internet_devs)
+    routing = ns.Ipv4StaticRoutingHelper()
+    remote_routes = routing.GetStaticRouting(remote.GetObject[ns.Ipv4]())
+    # The EPC helper numbers UEs in 7.0.0.0/8; interface 1 is the link to the P-GW.
+    remote_routes.AddNetworkRouteTo(ns.Ipv4Address("7.0.0.0"), ns.Ipv4Mask("255.0.0.0"), 1)
+
+    # The cell.
+    enb_nodes = ns.NodeContainer()
+    enb_nodes.Create(1)
+    ue_nodes = ns.NodeContainer()
+    ue_nodes.Create(args.ues)
+    positions = ns.ListPositionAllocator()
+    positions.Add(ns.Vector(0.0, 0.0, 30.0))
+    for x, y, z in ue_positions(args.ues):
+        positions.Add(ns.Vector(x, y, z))
+    mobility = ns.MobilityHelper()
+    mobility.SetMobilityModel("ns3::ConstantPositionMobilityModel")
+    mobility.SetPositionAllocator(positions)
+    mobility.Install(enb_nodes)
+    mobility.Install(ue_nodes)
+
+    enb_devs = lte.InstallEnbDevice(enb_nodes)
+    ue_devs = lte.InstallUeDevice(ue_nodes)
+    stack.Install(ue_nodes)
+    ue_ifaces = epc.AssignUeIpv4Address(ns.NetDeviceContainer(ue_devs))
+    gateway = epc.GetUeDefaultGatewayAddress()
+    for i in range(args.ues):
+        ue_routes = routing.GetStaticRouting(ue_nodes.Get(i).GetObject[ns.Ipv4]())
+        ue_routes.SetDefaultRoute(gateway, 1)
+    lte.Attach(ue_devs, enb_devs.Get(0))
+
+    sinks = [
+        bulk_download(
+            ns, remote, ue_nodes.Get(i), ue_ifaces.GetAddress(i), args.duration, START_S
+        )
+        for i in range(args.ues)
+    ]
+
+    def collect() -> dict:
+        on_s = args.duration - START_S
+        per_ue = [int(s.GetTotalRx()) * 8 / on_s / 1e6 for s in sinks]
+        return {
+            "ues": args.ues,
+            "goodput_mbps": sum(per_ue),
+            "goodput_mbps_min_ue": min(per_ue),
+            "goodput_mbps_max_ue": max(per_ue),
+        }
+
+    # The helpers must outlive the run: disposing the EPC helper (when Python drops its last
+    # reference) disposes the P-GW, S-GW and MME nodes it created, devices and all.
+    collect.helpers = (lte, epc)  # type: ignore[attr-defined]
+    return collect
+
+
+if __name__ == "__main__":
+    parser = harness.make_parser(__doc__, duration_s=100.0)
+    parser.add_argument("--ues", type=int, default=1, help="UEs in the cell (default 1)")
+    parser.add_argument(
+        "--rlc-buffer",
+        type=int,
+        default=1 << 20,
+        help="RLC AM transmission buffer per bearer, bytes (default 1048576)",
+    )
+    parser.add_argument(
+        "--recovery",
+        choices=sorted(RECOVERY),
+        default="classic",
+        help="ns-3 loss-recovery class (default classic, the closest to RFC 6675)",
+    )
+    a = parser.parse_args()
+    if a.ues < 1:
+        parser.error("--ues must be at least 1")
+    try:
+        srs_periodicity_ms(a.ues)
+    except ValueError as e:
+        parser.error(str(e))
+    if a.duration <= START_S:
+        parser.error(f"--duration must exceed the senders' start, {START_S} s")
+    sys.exit(
+        harness.main(
+            parser,
+            build,
+            __file__,
+            headline=["goodput_mbps", "goodput_mbps_min_ue", "goodput_mbps_max_ue"],
+        )
+    )
