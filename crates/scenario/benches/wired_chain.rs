@@ -9,20 +9,34 @@ use std::time::Instant;
 
 use celltcp_scenario::{load_path, run, RunOptions};
 
+/// CPU time of this thread in nanoseconds (Linux schedstat), so that figures taken on a loaded
+/// machine are still comparable; `None` where unavailable.
+fn thread_cpu_ns() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    s.split_whitespace().next()?.parse().ok()
+}
+
 fn measure(file: &str, runs: usize) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples").join(file);
     let sc = load_path(&path, &[("trace.queues".into(), "[]".into()), ("trace.flows".into(), "[]".into()), ("trace.tcp".into(), "[]".into())])
         .expect("example loads");
     let mut walls = Vec::new();
+    let mut cpus = Vec::new();
     let mut last = None;
     for _ in 0..runs {
         let t = Instant::now();
+        let c0 = thread_cpu_ns();
         let out = run(&sc, &RunOptions::default()).expect("example runs");
         walls.push(t.elapsed().as_secs_f64());
+        if let (Some(a), Some(b)) = (c0, thread_cpu_ns()) {
+            cpus.push((b - a) as f64 * 1e-9);
+        }
         last = Some(out);
     }
     walls.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    cpus.sort_by(|a, b| a.partial_cmp(b).unwrap());
     let wall = walls[runs / 2];
+    let cpu = cpus.get(cpus.len() / 2).copied().unwrap_or(f64::NAN);
     let out = last.unwrap();
     let links = out.summary["links"].as_object().unwrap();
     let tx: f64 = links
@@ -33,8 +47,9 @@ fn measure(file: &str, runs: usize) {
     let data_segments: f64 =
         flows.values().filter_map(|f| f["sender"].get("segments_sent").and_then(|v| v.as_f64())).sum();
     println!(
-        "{file:<24} wall {:>8.1} ms  events {:>9}  link transmissions/s {:>6.2} M  events/transmission {:.2}{}",
+        "{file:<24} wall {:>8.1} ms  cpu {:>8.1} ms  events {:>9}  link transmissions/s {:>6.2} M  events/transmission {:.2}{}",
         wall * 1e3,
+        cpu * 1e3,
         out.events,
         tx / wall / 1e6,
         out.events as f64 / tx,
