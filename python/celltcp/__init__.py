@@ -6,7 +6,8 @@
 
 The simulator itself is compiled (``celltcp._core``, private); this package is its public API:
 :class:`Scenario`, :func:`run`, :class:`RunResult` and the two exceptions. The analytic models
-live in ``celltcp.models``, imported on first use.
+live in ``celltcp.models`` and sweeps in ``celltcp.sweep`` (callable: ``celltcp.sweep(FILE)``
+runs a sweep file), both imported on first use.
 """
 
 from __future__ import annotations
@@ -22,10 +23,12 @@ from celltcp.scenario import Scenario
 
 __version__: str = _core.__version__
 
-__all__ = ["__version__", "Scenario", "run", "RunResult", "ScenarioError", "SimulationError"]
+__all__ = [
+    "__version__", "Scenario", "run", "RunResult", "ScenarioError", "SimulationError", "sweep",
+]
 
 #: Submodules imported on first attribute access, so ``import celltcp`` stays light.
-_LAZY_SUBMODULES = frozenset({"models"})
+_LAZY_SUBMODULES = frozenset({"models", "sweep"})
 
 
 def __getattr__(name: str) -> Any:

@@ -30,8 +30,11 @@ Column = Union[NumericColumn, CategoricalColumn]
 def schema() -> str:
     """The JSON Schema of the scenario format, as JSON text."""
 
-def validate(toml_text: str, overrides: list[tuple[str, str]] = ...) -> str:
-    """The resolved scenario (defaults filled in) as JSON text; raises ScenarioError."""
+def validate(
+    toml_text: str, overrides: list[tuple[str, str]] = ..., base_dir: str | None = None
+) -> str:
+    """The resolved scenario (defaults filled in) as JSON text; raises ScenarioError. Relative
+    file references resolve against ``base_dir`` (default: the current directory)."""
 
 def run(
     toml_text: str,
@@ -40,6 +43,7 @@ def run(
     run: int = 0,
     capture_dir: str | None = None,
     capture_links: list[str] = ...,
+    base_dir: str | None = None,
 ) -> dict[str, object]:
     """Runs a scenario with the GIL released.
 

@@ -3,13 +3,17 @@
     celltcp run FILE [--seed N] [--run N] [--out DIR] [--set k=v]... [--pcap LINK]...
                      [--json] [--quiet]
     celltcp validate FILE [--set k=v]...
+    celltcp sweep FILE [--workers N] [--store DIR] [--backend local|ray] [--address ADDR]
+                       [--retry-failed] [--quiet]
+    celltcp stats STORE [--confidence C] [--json]
     celltcp schema
     celltcp bench [--quick] [--runs N]
     celltcp version
 
 Exit status: 0 on success; 2 on a user error (bad scenario, unreadable file, unwritable output,
 bad option), reported as one line ``celltcp: error: <message>`` on stderr; 3 on a failure inside
-the simulator, reported as ``celltcp: internal error: <message>``.
+the simulator, reported as ``celltcp: internal error: <message>``; 1 when a sweep stopped before
+its end because a worker process died (the runs finished until then are stored).
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from celltcp.scenario import Scenario
 
 __all__ = ["main"]
 
+EXIT_INCOMPLETE = 1
 EXIT_USER_ERROR = 2
 EXIT_INTERNAL_ERROR = 3
 #: 128 + SIGINT, as shells report an interrupted command.
@@ -135,6 +140,53 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    from celltcp.sweep import WorkerLost, execute_sweep
+    from celltcp.sweep.progress import format_duration
+    from celltcp.sweep.tables import stats_text
+
+    store = args.store if args.store is not None else str(Path("out") / Path(args.file).stem)
+    try:
+        frame, report = execute_sweep(
+            args.file, workers=args.workers, store=store, backend=args.backend,
+            address=args.address, progress=not args.quiet, retry_failed=args.retry_failed,
+        )
+    except WorkerLost as e:
+        _error("error", f"{e}; the runs finished so far are stored in {store}; "
+                        "run the same command again to complete the sweep")
+        return EXIT_INCOMPLETE
+    for text in report.warnings:
+        _error("warning", text)
+    if not args.quiet:
+        print(stats_text(frame))
+        ok = report.executed - report.failed
+        print(
+            f"celltcp: {report.runs} runs at {report.points} points: {report.executed} run now "
+            f"({ok} ok, {report.failed} failed), {report.stored_before} already stored; "
+            f"{format_duration(report.wall_s)} wall time; store {store}",
+            file=sys.stderr,
+        )
+    return 0
+
+
+def _cmd_stats(args: argparse.Namespace) -> int:
+    from celltcp.sweep import Store
+    from celltcp.sweep.runner import collect_store
+    from celltcp.sweep.tables import stats_json, stats_text
+
+    if not 0.0 < args.confidence < 1.0:
+        raise UserError(f"--confidence {args.confidence}: must be between 0 and 1 (e.g. 0.95)")
+    with Store.open(args.store, read_only=True) as store:
+        frame = collect_store(store)
+    if args.json:
+        print(json.dumps(stats_json(frame, args.confidence), indent=2, allow_nan=False))
+    elif len(frame) == 0:
+        print(f"{args.store}: no runs stored")
+    else:
+        print(stats_text(frame, args.confidence))
+    return 0
+
+
 def _cmd_schema(args: argparse.Namespace) -> int:
     print(json.dumps(json.loads(_core.schema()), indent=2))
     return 0
@@ -183,6 +235,37 @@ def _parser() -> _Parser:
     p.add_argument("file", metavar="FILE", help="scenario file (TOML)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override")
     p.set_defaults(handler=_cmd_validate)
+
+    p = sub.add_parser(
+        "sweep", help="run a parameter sweep with replications into a results store"
+    )
+    p.add_argument("file", metavar="FILE", help="sweep file (TOML; see docs/sweeps.md)")
+    p.add_argument(
+        "--workers", type=_positive, metavar="N",
+        help="worker processes (ray: CPUs of a new local instance); default: all CPUs",
+    )
+    p.add_argument("--store", metavar="DIR", help="results store (default out/<file stem>)")
+    p.add_argument(
+        "--backend", choices=("local", "ray"), default="local",
+        help="where runs execute: a local process pool (default) or a Ray cluster",
+    )
+    p.add_argument("--address", metavar="ADDR", help="Ray cluster address (with --backend ray)")
+    p.add_argument(
+        "--retry-failed", action="store_true", help="run again the runs stored as failed"
+    )
+    p.add_argument(
+        "--quiet", action="store_true", help="no progress bar and no statistics table"
+    )
+    p.set_defaults(handler=_cmd_sweep)
+
+    p = sub.add_parser("stats", help="statistics per grid point of a results store")
+    p.add_argument("store", metavar="STORE", help="results store directory")
+    p.add_argument(
+        "--confidence", type=float, default=0.95, metavar="C",
+        help="confidence level of the intervals (default 0.95)",
+    )
+    p.add_argument("--json", action="store_true", help="print the statistics as JSON")
+    p.set_defaults(handler=_cmd_stats)
 
     p = sub.add_parser("schema", help="print the JSON Schema of scenario files")
     p.set_defaults(handler=_cmd_schema)

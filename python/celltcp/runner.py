@@ -121,5 +121,6 @@ def run(
         run,
         None if capture_dir is None else os.fspath(capture_dir),
         links,
+        sc.base_dir,
     )
     return RunResult._from_core(raw)

@@ -97,6 +97,14 @@ class Scenario:
 
     # -- construction -------------------------------------------------------------------------
 
+    @property
+    def base_dir(self) -> str | None:
+        """Directory that relative file references (trace files) resolve against: the scenario
+        file's directory when it was loaded from a file, else None (the current directory)."""
+        if self.source and os.path.isfile(self.source):
+            return os.path.dirname(os.path.abspath(self.source))
+        return None
+
     @classmethod
     def load(cls, path: PathLike) -> Scenario:
         """Reads a scenario file. An unreadable file raises OSError; bad TOML a ScenarioError
@@ -194,7 +202,7 @@ class Scenario:
     def validate(self, overrides: list[tuple[str, str]] | None = None) -> dict[str, Any]:
         """Checks the scenario with the core; returns the resolved scenario (every default
         filled in, units normalised) as a dict. Raises ScenarioError naming the key."""
-        return json.loads(_core.validate(self.to_toml(), list(overrides or [])))
+        return json.loads(_core.validate(self.to_toml(), list(overrides or []), self.base_dir))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Scenario):

@@ -145,3 +145,23 @@ def test_capture_writes_pcap(chain_toml: str, tmp_path: Path) -> None:
     # pcap magic in either byte order and either time resolution.
     assert pcap[:4] in {bytes.fromhex(m) for m in ("d4c3b2a1", "a1b2c3d4", "4d3cb2a1", "a1b23c4d")}
     assert len(pcap) > 24, "packets start transmission on the access link, so some are captured"
+
+
+def test_trace_paths_resolve_against_the_scenario_file(tmp_path):
+    """A scenario loaded from a file finds its trace files next to it, whatever the current
+    directory."""
+    import os
+    from pathlib import Path
+
+    import celltcp
+
+    example = Path(__file__).resolve().parents[2] / "examples" / "traces" / "trace-link.toml"
+    here = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        sc = celltcp.Scenario.load(example)
+        sc.set("simulation.duration", "1s")
+        result = celltcp.run(sc)
+    finally:
+        os.chdir(here)
+    assert result.summary["flows"]["bulk"]["goodput_bps"] > 0

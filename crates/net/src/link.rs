@@ -1,11 +1,16 @@
-//! One direction of a point-to-point link: a queue discipline feeding a transmitter of fixed
-//! rate, a loss model applied as each packet finishes serialisation, and a propagation pipe.
+//! One direction of a point-to-point link: a queue discipline feeding a transmitter, a loss
+//! model applied as each packet finishes serialisation, and a propagation pipe.
 //!
-//! Because the rate and the delay of a direction are constant, packets leave the pipe in the
-//! order they entered it: the pipe is a FIFO and the arrival event carries no packet, which keeps
-//! events small.
+//! The transmitter serves the head-of-line packet in one of two ways:
+//! * at a fixed rate (`rate_bps`): serialisation takes size · 8 / rate;
+//! * at the delivery opportunities of a Mahimahi trace ([`TraceService`], set with
+//!   [`LinkDir::serve_by_trace`]): the packet leaves at the opportunity that completes it.
+//!
+//! Either way packets leave the pipe in the order they entered it: the pipe is a FIFO and the
+//! arrival event carries no packet, which keeps events small.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 use celltcp_engine::{RngStream, SimDuration, SimTime};
 
@@ -13,10 +18,99 @@ use crate::loss::LossModel;
 use crate::packet::Packet;
 use crate::queue::{DropCause, QueueDisc};
 use crate::stats::TimeWeighted;
+use crate::trace_file::{opportunities_for, DeliveryTrace};
+
+/// The delivery-opportunity state of a trace-driven direction.
+///
+/// The model of Mahimahi's trace format (`mm-link` manual page): each opportunity lets the
+/// head-of-line packet leave; a packet of more than 1500 bytes needs one opportunity per started
+/// 1500 bytes, and a smaller one uses a whole opportunity (Mahimahi's own queue instead lets the
+/// unused bytes of an opportunity carry the next queued packet; see `docs/trace-links.md`). An
+/// opportunity that finds the queue empty is lost: capacity never accumulates. A packet may use
+/// an opportunity at the very instant it reaches the transmitter (at or after, never before).
+#[derive(Clone, Debug)]
+pub struct TraceService {
+    trace: Arc<DeliveryTrace>,
+    /// Global index of the first opportunity neither used nor passed by.
+    next: u64,
+    /// Opportunities used by packets since the start of the run.
+    used: u64,
+    /// The sum of the used opportunities' slices ([`DeliveryTrace::slice_ns`]), nanoseconds.
+    busy_ns: u64,
+}
+
+impl TraceService {
+    /// A service starting at time zero of the run with the trace's first line.
+    pub fn new(trace: Arc<DeliveryTrace>) -> Self {
+        TraceService {
+            trace,
+            next: 0,
+            used: 0,
+            busy_ns: 0,
+        }
+    }
+
+    pub fn trace(&self) -> &DeliveryTrace {
+        &self.trace
+    }
+
+    /// Reserves the `n` (≥ 1) opportunities a packet that reaches the transmitter at `now` needs:
+    /// the first `n` not yet used at or after `now`; those before `now` pass unused. Returns the
+    /// time of the last one, when the packet has left.
+    pub fn reserve(&mut self, n: u64, now: SimTime) -> SimTime {
+        let n = n.max(1);
+        if self.trace.opportunity_time(self.next) < now {
+            self.next = self.next.max(self.trace.count_before(now));
+        }
+        let last = self.next + (n - 1);
+        for k in self.next..=last {
+            self.busy_ns = self.busy_ns.saturating_add(self.trace.slice_ns(k));
+        }
+        self.next = last + 1;
+        self.used += n;
+        self.trace.opportunity_time(last)
+    }
+
+    /// Opportunities used by packets so far (including those reserved by the packet being
+    /// served, which may lie in the future).
+    pub fn opportunities_used(&self) -> u64 {
+        self.used
+    }
+
+    /// Opportunities the trace offered from the start of the run to `end`, inclusive.
+    pub fn opportunities_offered(&self, end: SimTime) -> u64 {
+        self.trace.count_at_or_before(end)
+    }
+
+    /// Fraction of the opportunities offered up to `end` that carried a packet, in [0, 1]; NaN
+    /// when none was offered. `end` is at or after the last reservation (the end of the run).
+    ///
+    /// Reserved opportunities after `end` (those of a packet still being served) do not count:
+    /// a packet's opportunities are consecutive and nothing passes unused after `now`, so every
+    /// opportunity between `end` and the reservation cursor is one of them.
+    pub fn utilization(&self, end: SimTime) -> f64 {
+        let offered = self.opportunities_offered(end);
+        if offered == 0 {
+            return f64::NAN;
+        }
+        let after_end = self.next.saturating_sub(offered);
+        let used = self.used.saturating_sub(after_end);
+        used as f64 / offered as f64
+    }
+
+    /// How long the used opportunities kept the link occupied, nanoseconds: the sum of their
+    /// slices (each opportunity stands for the interval since the previous one). A saturated
+    /// link is busy all the time, gaps included; on a constant trace busy time over run time
+    /// equals [`TraceService::utilization`].
+    pub fn busy_ns(&self) -> u64 {
+        self.busy_ns
+    }
+}
 
 /// Static settings of a link direction.
 pub struct LinkDirConfig {
-    /// Transmission rate, bits per second (> 0).
+    /// Transmission rate, bits per second (> 0). A trace-driven direction (see
+    /// [`LinkDir::serve_by_trace`]) gives the trace's mean rate here.
     pub rate_bps: u64,
     /// Propagation delay.
     pub delay: SimDuration,
@@ -37,11 +131,13 @@ pub struct LinkDirStats {
     pub drops_link_loss: u64,
     /// Packets lost while the link was down.
     pub drops_outage: u64,
-    /// Nanoseconds the transmitter was busy.
+    /// Nanoseconds the transmitter was busy. For a trace-driven direction: the time its used
+    /// opportunities stand for ([`TraceService::busy_ns`]).
     pub busy_ns: u64,
 }
 
 pub struct LinkDir {
+    /// Bits per second; for a trace-driven direction, the trace's mean rate (reported only).
     pub rate_bps: u64,
     pub delay: SimDuration,
     pub queue: Box<dyn QueueDisc>,
@@ -59,6 +155,9 @@ pub struct LinkDir {
     pub stats: LinkDirStats,
     pub occupancy_packets: TimeWeighted,
     pub occupancy_bytes: TimeWeighted,
+    /// Set when the direction serves packets at a trace's delivery opportunities instead of at
+    /// `rate_bps`.
+    pub trace: Option<TraceService>,
 }
 
 impl LinkDir {
@@ -76,31 +175,66 @@ impl LinkDir {
             stats: LinkDirStats::default(),
             occupancy_packets: TimeWeighted::default(),
             occupancy_bytes: TimeWeighted::default(),
+            trace: None,
         }
     }
 
-    /// Serialisation time of `pkt` on this direction.
+    /// Serves this direction at the delivery opportunities of `trace` (Mahimahi's `mm-link`)
+    /// instead of at a fixed rate; `rate_bps` becomes the trace's mean rate. Call before the run
+    /// starts: the trace's time zero is the run's. The queue discipline, the loss model, outages
+    /// and the propagation delay apply as on a fixed-rate direction; a later change of
+    /// `rate_bps` changes only the reported rate.
+    pub fn serve_by_trace(&mut self, trace: Arc<DeliveryTrace>) {
+        self.rate_bps = trace.mean_rate_bps();
+        self.trace = Some(TraceService::new(trace));
+    }
+
+    /// Serialisation time of `pkt` at `rate_bps` (a fixed-rate direction; a trace-driven one
+    /// serves at its opportunities, see [`LinkDir::start_transmission`]).
     #[inline]
     pub fn tx_time(&self, pkt: &Packet) -> SimDuration {
         SimDuration::transmission(pkt.size_bytes() as u64, self.rate_bps)
     }
 
+    /// Share of the transmitter's capacity used from the start of the run to `end`: busy time
+    /// over `end` at a fixed rate, used over offered delivery opportunities for a trace. NaN when
+    /// there was no capacity (`end` = 0, or no opportunity yet).
+    pub fn utilization(&self, end: SimTime) -> f64 {
+        match &self.trace {
+            Some(t) => t.utilization(end),
+            None if end == SimTime::ZERO => f64::NAN,
+            None => self.stats.busy_ns.min(end.as_ns()) as f64 / end.as_ns() as f64,
+        }
+    }
+
     #[inline]
     pub fn record_occupancy(&mut self, now: SimTime) {
-        self.occupancy_packets.set(now, self.queue.len_packets() as u64);
+        self.occupancy_packets
+            .set(now, self.queue.len_packets() as u64);
         self.occupancy_bytes.set(now, self.queue.len_bytes());
     }
 
-    /// Starts serialising `pkt` at `now`; returns when it finishes.
+    /// Starts serialising `pkt` at `now`; returns when it finishes (≥ `now`; equal when a
+    /// trace offers an opportunity at `now`).
     #[inline]
     pub fn start_transmission(&mut self, pkt: Packet, now: SimTime) -> SimTime {
         debug_assert!(self.transmitting.is_none());
-        let tx = self.tx_time(&pkt);
         self.stats.packets_sent += 1;
         self.stats.bytes_sent += pkt.size_bytes() as u64;
-        self.stats.busy_ns += tx.as_ns();
+        let done = match self.trace.as_mut() {
+            Some(t) => {
+                let done = t.reserve(opportunities_for(pkt.size_bytes()), now);
+                self.stats.busy_ns = t.busy_ns();
+                done
+            }
+            None => {
+                let tx = SimDuration::transmission(pkt.size_bytes() as u64, self.rate_bps);
+                self.stats.busy_ns += tx.as_ns();
+                now + tx
+            }
+        };
         self.transmitting = Some(pkt);
-        now + tx
+        done
     }
 
     /// Serialisation of the current packet ended at `now`: applies the outage state and the
@@ -108,7 +242,10 @@ impl LinkDir {
     /// time, or the lost packet with the cause.
     #[inline]
     pub fn finish_transmission(&mut self, now: SimTime) -> Result<SimTime, (Packet, DropCause)> {
-        let pkt = self.transmitting.take().expect("a packet was being transmitted");
+        let pkt = self
+            .transmitting
+            .take()
+            .expect("a packet was being transmitted");
         if self.down {
             self.stats.drops_outage += 1;
             return Err((pkt, DropCause::Outage));
@@ -133,5 +270,56 @@ impl LinkDir {
         self.stats.packets_delivered += 1;
         self.stats.bytes_delivered += pkt.size_bytes() as u64;
         pkt
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: u64 = 1_000_000;
+
+    fn at_ms(ms: u64) -> SimTime {
+        SimTime::from_ns(ms * MS)
+    }
+
+    fn service(text: &str) -> TraceService {
+        TraceService::new(Arc::new(DeliveryTrace::parse(text).unwrap()))
+    }
+
+    #[test]
+    fn reserve_takes_consecutive_opportunities_at_or_after_now() {
+        let mut s = service("1\n1\n4\n6\n");
+        // One packet at 0: the first opportunity, at 1 ms.
+        assert_eq!(s.reserve(1, SimTime::ZERO), at_ms(1));
+        // The next packet at 1 ms takes the second opportunity in the same millisecond.
+        assert_eq!(s.reserve(1, at_ms(1)), at_ms(1));
+        // A packet needing three: 4, 6 and (second repetition) 7 ms.
+        assert_eq!(s.reserve(3, at_ms(1)), at_ms(7));
+        assert_eq!(s.opportunities_used(), 5);
+    }
+
+    #[test]
+    fn opportunities_before_now_pass_unused() {
+        let mut s = service("1\n1\n4\n6\n");
+        // Idle until 13 ms: the opportunities at 1, 1, 4, 6, 7, 7, 10, 12 are lost.
+        assert_eq!(s.reserve(1, at_ms(13)), at_ms(13));
+        assert_eq!(s.reserve(1, at_ms(13)), at_ms(13));
+        assert_eq!(s.reserve(1, at_ms(13)), at_ms(16));
+        // A packet arriving just after an opportunity waits for the next one.
+        assert_eq!(s.reserve(1, SimTime::from_ns(16 * MS + 1)), at_ms(18));
+    }
+
+    #[test]
+    fn utilization_ignores_reservations_after_the_end() {
+        let mut s = service("1\n2\n3\n4\n");
+        s.reserve(1, SimTime::ZERO);
+        s.reserve(3, at_ms(2)); // 2, 3, 4 ms
+                                // By 3 ms: offered 1, 2, 3; used 1, 2, 3 (the reservation at 4 ms is in the future).
+        assert_eq!(s.utilization(at_ms(3)), 1.0);
+        assert_eq!(s.utilization(at_ms(4)), 1.0);
+        // By 8 ms: 8 offered, 4 used.
+        assert_eq!(s.utilization(at_ms(8)), 0.5);
+        assert!(s.utilization(SimTime::ZERO).is_nan());
     }
 }

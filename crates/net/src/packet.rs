@@ -20,6 +20,11 @@ pub const IPV4_HEADER_BYTES: u32 = 20;
 pub const UDP_HEADER_BYTES: u32 = 8;
 /// TCP header without options (RFC 9293).
 pub const TCP_HEADER_BYTES: u32 = 20;
+/// GTP-U header without optional fields or extension headers (3GPP TS 29.281 §5.1).
+pub const GTPU_HEADER_BYTES: u32 = 8;
+/// What a GTP-U tunnel adds on S1-U: outer IPv4 20 + UDP 8 + GTP-U 8 bytes (TS 29.281 §4, §5.1).
+pub const GTPU_TUNNEL_OVERHEAD_BYTES: u32 =
+    IPV4_HEADER_BYTES + UDP_HEADER_BYTES + GTPU_HEADER_BYTES;
 
 /// The two-bit ECN field of the IP header (RFC 3168 §5).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -187,6 +192,22 @@ impl Transport {
     }
 }
 
+/// The outer headers of a packet carried in a GTP-U tunnel (a G-PDU, 3GPP TS 29.281 §4.1):
+/// outer IPv4 from one tunnel endpoint to the other, UDP port 2152, and the GTP-U header with
+/// the tunnel endpoint identifier of the receiving end. The inner packet keeps its own header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GtpTunnel {
+    /// Address of the encapsulating endpoint (S-GW/P-GW downlink, eNB uplink).
+    pub outer_src: Ipv4Addr,
+    /// Address of the decapsulating endpoint; a tunnelled packet is routed on this address.
+    pub outer_dst: Ipv4Addr,
+    /// Tunnel endpoint identifier allocated by the receiving endpoint (TS 29.281 §5.1).
+    pub teid: u32,
+    /// ECN field of the outer IPv4 header: the one routers on the path read and mark
+    /// (RFC 6040 §4).
+    pub outer_ecn: Ecn,
+}
+
 /// One IP packet in flight.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Packet {
@@ -201,12 +222,26 @@ pub struct Packet {
     pub app_seq: u64,
     /// When the sending transport created this packet, for one-way delay.
     pub created_at: SimTime,
+    /// The GTP-U tunnel carrying the packet between an eNB and the S-GW/P-GW (S1-U), if any.
+    pub tunnel: Option<GtpTunnel>,
 }
 
 impl Packet {
     /// Total IP datagram length in bytes: what a link serialises and a byte queue counts.
+    /// A tunnelled packet also carries the outer IPv4, UDP and GTP-U headers
+    /// ([`GTPU_TUNNEL_OVERHEAD_BYTES`]).
     #[inline]
     pub fn size_bytes(&self) -> u32 {
+        let inner = IPV4_HEADER_BYTES + self.transport.header_len() + self.payload_len;
+        match self.tunnel {
+            Some(_) => inner + GTPU_TUNNEL_OVERHEAD_BYTES,
+            None => inner,
+        }
+    }
+
+    /// Length of the inner IP datagram in bytes, without any tunnel headers.
+    #[inline]
+    pub fn inner_size_bytes(&self) -> u32 {
         IPV4_HEADER_BYTES + self.transport.header_len() + self.payload_len
     }
 
@@ -245,6 +280,39 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(syn.wire_len(), 24);
-        assert!(std::mem::size_of::<Packet>() <= 128, "{}", std::mem::size_of::<Packet>());
+        // A packet stays a small value: the GTP-U tunnel fields took it from 128 to 136 bytes.
+        assert!(std::mem::size_of::<Packet>() <= 144, "{}", std::mem::size_of::<Packet>());
+    }
+
+    #[test]
+    fn a_tunnel_adds_outer_ipv4_udp_and_gtpu_headers() {
+        let mut pkt = Packet {
+            uid: 1,
+            flow: 0,
+            ip: IpHeader {
+                src: Ipv4Addr::new(10, 0, 0, 1),
+                dst: Ipv4Addr::new(10, 0, 0, 9),
+                ecn: Ecn::Ect0,
+                dscp: 0,
+                ttl: 64,
+                id: 1,
+            },
+            transport: Transport::Udp(UdpHeader { src_port: 1, dst_port: 2 }),
+            payload_len: 1000,
+            app_seq: 0,
+            created_at: SimTime::ZERO,
+            tunnel: None,
+        };
+        assert_eq!(pkt.size_bytes(), 1028);
+        pkt.tunnel = Some(GtpTunnel {
+            outer_src: Ipv4Addr::new(10, 0, 0, 2),
+            outer_dst: Ipv4Addr::new(10, 0, 0, 3),
+            teid: 7,
+            outer_ecn: Ecn::Ect0,
+        });
+        // TS 29.281: 20 (outer IPv4) + 8 (UDP) + 8 (GTP-U) = 36 bytes on S1-U.
+        assert_eq!(GTPU_TUNNEL_OVERHEAD_BYTES, 36);
+        assert_eq!(pkt.size_bytes(), 1064);
+        assert_eq!(pkt.inner_size_bytes(), 1028);
     }
 }

@@ -432,6 +432,7 @@ mod tests {
                 payload_len: s.payload_len,
                 app_seq: 0,
                 created_at: SimTime::ZERO,
+                tunnel: None,
             };
             out.push((SimTime::ZERO + SimDuration::from_us(s.at_us), pkt));
         }
@@ -447,6 +448,7 @@ mod tests {
                 payload_len: 200,
                 app_seq: k,
                 created_at: SimTime::ZERO,
+                tunnel: None,
             };
             out.push((SimTime::ZERO + SimDuration::from_us(5_000 * (k + 1)), pkt));
         }

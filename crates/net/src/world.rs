@@ -1,6 +1,10 @@
 //! The network as one engine [`Model`]: nodes forward packets along static routes, link
 //! directions queue, serialise, lose and propagate them, and agents on hosts send and receive.
 //!
+//! With an EPC ([`crate::gtp`]) the world also steers the UEs' packets through the S-GW/P-GW
+//! and carries them in GTP-U tunnels on S1-U: [`WorldBuilder::epc`] sets it up,
+//! [`World::switch_path`] moves a UE's downlink tunnel at run time.
+//!
 //! Same-time events run in the order they were scheduled (the engine's FIFO rule), so a run is a
 //! pure function of its inputs. Per-packet work allocates nothing: packets are values, pipes and
 //! queues reuse their buffers, and the agents' output buffer is recycled.
@@ -11,6 +15,7 @@ use std::net::Ipv4Addr;
 use celltcp_engine::{Model, RngStream, Scheduler, SimDuration, SimTime};
 
 use crate::agent::{Agent, AgentCtx};
+use crate::gtp::{self, CeFate, Decapsulated, Epc, EpcConfig, EpcError, Ingress, Steer};
 use crate::link::{LinkDir, LinkDirConfig};
 use crate::medium::{Medium, MediumOutput};
 use crate::packet::{FlowId, NodeId, Packet, Transport};
@@ -75,6 +80,9 @@ pub struct FlowCounters {
     pub drops_link_loss: u64,
     pub drops_no_route: u64,
     pub drops_outage: u64,
+    /// Packets dropped when leaving a GTP-U tunnel: outer CE over a Not-ECT inner packet
+    /// (RFC 6040 §4.2).
+    pub drops_ecn_decap: u64,
     /// One-way delay of the packets delivered to the destination, nanoseconds.
     pub delay_ns: Histogram,
     /// RFC 3550 §6.4.1 interarrival jitter of those packets, nanoseconds.
@@ -85,7 +93,12 @@ pub struct FlowCounters {
 
 impl FlowCounters {
     pub fn drops(&self) -> u64 {
-        self.drops_queue_full + self.drops_aqm + self.drops_link_loss + self.drops_no_route + self.drops_outage
+        self.drops_queue_full
+            + self.drops_aqm
+            + self.drops_link_loss
+            + self.drops_no_route
+            + self.drops_outage
+            + self.drops_ecn_decap
     }
 
     /// A packet of the flow reached its destination after `transit_ns`.
@@ -190,6 +203,7 @@ pub struct WorldBuilder {
     captures: Vec<(u32, Box<dyn CaptureSink>)>,
     changes: Vec<(SimTime, DirId, LinkChange)>,
     media: Vec<MediumSlot>,
+    epc: Option<Epc>,
 }
 
 /// A medium with its random stream and its pending timer.
@@ -215,6 +229,7 @@ impl WorldBuilder {
             captures: Vec::new(),
             changes: Vec::new(),
             media: Vec::new(),
+            epc: None,
         }
     }
 
@@ -311,6 +326,13 @@ impl WorldBuilder {
         self.nodes[node as usize].addr
     }
 
+    /// Gives the world an EPC: a combined S-GW/P-GW, eNBs and the UEs they serve, with GTP-U
+    /// tunnels on S1-U (see [`crate::gtp`]). Call after adding the nodes it names.
+    pub fn epc(&mut self, cfg: &EpcConfig) -> Result<(), EpcError> {
+        self.epc = Some(Epc::new(cfg, self.nodes.len())?);
+        Ok(())
+    }
+
     pub fn build(self) -> World {
         let p2p_links = self.links.len();
         let mut links = self.links;
@@ -366,6 +388,7 @@ impl WorldBuilder {
             edge_medium,
             media: self.media,
             medium_out: MediumOutput::default(),
+            epc: self.epc,
         }
     }
 }
@@ -397,6 +420,8 @@ pub struct World {
     edge_medium: Vec<u32>,
     media: Vec<MediumSlot>,
     medium_out: MediumOutput,
+    /// The EPC's bearer table and tunnel endpoints, when the world has one.
+    epc: Option<Epc>,
 }
 
 impl World {
@@ -408,6 +433,20 @@ impl World {
     /// The media (cells) of the world.
     pub fn media(&self) -> impl Iterator<Item = &dyn Medium> {
         self.media.iter().map(|m| m.medium.as_ref())
+    }
+
+    /// The EPC (bearer table, tunnel endpoint counters), if the world has one.
+    pub fn epc(&self) -> Option<&Epc> {
+        self.epc.as_ref()
+    }
+
+    /// S1 path switch: from now on the gateway tunnels `ue`'s downlink to `enb`, under a TEID
+    /// `enb` allocates (returned). Packets already in flight keep their tunnel.
+    pub fn switch_path(&mut self, ue: NodeId, enb: NodeId) -> Result<u32, EpcError> {
+        match self.epc.as_mut() {
+            Some(epc) => epc.switch_path(ue, enb),
+            None => Err(EpcError::NoBearer { ue }),
+        }
     }
 
     /// Schedules the agents' start events and the first sample; call once before running.
@@ -448,8 +487,18 @@ impl World {
         }
     }
 
-    /// Routes a packet that is at `node` (just arrived, or just sent by one of its agents).
-    fn route(&mut self, node: NodeId, mut pkt: Packet, sched: &mut Scheduler<Event>) {
+    /// Routes a packet that is at `node`, having come from `ingress`.
+    fn route(
+        &mut self,
+        node: NodeId,
+        mut pkt: Packet,
+        ingress: Ingress,
+        sched: &mut Scheduler<Event>,
+    ) {
+        if let Some(t) = pkt.tunnel {
+            self.route_tunnelled(node, pkt, t.outer_dst, sched);
+            return;
+        }
         let Some(dst) = self.topo.node_by_addr(pkt.ip.dst) else {
             self.flow_counters[pkt.flow as usize].count_drop(DropCause::NoRoute);
             return;
@@ -458,8 +507,8 @@ impl World {
             self.deliver_local(node, pkt, sched);
             return;
         }
-        let originated_here = self.topo.node_by_addr(pkt.ip.src) == Some(node);
-        if !originated_here {
+        let src = self.topo.node_by_addr(pkt.ip.src);
+        if src != Some(node) {
             // RFC 791: a router decrements TTL and discards the datagram when it reaches zero.
             if self.topo.nodes[node as usize].kind == NodeKind::Host || pkt.ip.ttl <= 1 {
                 self.flow_counters[pkt.flow as usize].count_drop(DropCause::NoRoute);
@@ -467,13 +516,68 @@ impl World {
             }
             pkt.ip.ttl -= 1;
         }
-        match self.topo.next_hop(node, dst) {
+        let towards = match self.epc.as_mut().map(|e| (e.steer(node, src, dst, ingress), e)) {
+            None | Some((Steer::Ip, _)) => dst,
+            Some((Steer::ToGateway, e)) => e.gateway(),
+            Some((Steer::Encapsulate { end, teid }, e)) => {
+                e.stats_mut(node).encapsulated += 1;
+                let nodes = &self.topo.nodes;
+                let (here, there) = (nodes[node as usize].addr, nodes[end as usize].addr);
+                gtp::encapsulate(&mut pkt, here, there, teid, e.ecn_decap());
+                end
+            }
+        };
+        match self.topo.next_hop(node, towards) {
             Some(dir) => self.enqueue(dir, pkt, sched),
             None => self.flow_counters[pkt.flow as usize].count_drop(DropCause::NoRoute),
         }
     }
 
-    fn enqueue(&mut self, dir: DirId, pkt: Packet, sched: &mut Scheduler<Event>) {
+    /// Routes a tunnelled packet on its outer destination `outer_dst`, decapsulating it at the
+    /// endpoint. Inside the tunnel the inner TTL is not touched (the routers see the outer
+    /// header only).
+    fn route_tunnelled(
+        &mut self,
+        node: NodeId,
+        mut pkt: Packet,
+        outer_dst: Ipv4Addr,
+        sched: &mut Scheduler<Event>,
+    ) {
+        let flow = pkt.flow as usize;
+        let Some(end) = self.topo.node_by_addr(outer_dst) else {
+            self.flow_counters[flow].count_drop(DropCause::NoRoute);
+            return;
+        };
+        if end != node {
+            match self.topo.next_hop(node, end) {
+                Some(dir) => self.enqueue(dir, pkt, sched),
+                None => self.flow_counters[flow].count_drop(DropCause::NoRoute),
+            }
+            return;
+        }
+        let mode = self.epc.as_ref().map_or(gtp::EcnDecap::default(), Epc::ecn_decap);
+        let outcome = gtp::decapsulate(&mut pkt, mode);
+        if let Some(epc) = self.epc.as_mut() {
+            let stats = epc.stats_mut(node);
+            match outcome {
+                Decapsulated::Dropped => stats.drops_ecn_decap += 1,
+                Decapsulated::Forward { ce } => {
+                    stats.decapsulated += 1;
+                    match ce {
+                        CeFate::Propagated => stats.ce_propagated += 1,
+                        CeFate::Lost => stats.ce_lost += 1,
+                        CeFate::Unmarked => {}
+                    }
+                }
+            }
+        }
+        match outcome {
+            Decapsulated::Dropped => self.flow_counters[flow].drops_ecn_decap += 1,
+            Decapsulated::Forward { .. } => self.route(node, pkt, Ingress::Tunnel, sched),
+        }
+    }
+
+    fn enqueue(&mut self, dir: DirId, mut pkt: Packet, sched: &mut Scheduler<Event>) {
         let now = sched.now();
         if (dir / 2) as usize >= self.p2p_links {
             let m = self.edge_medium[(dir / 2) as usize - self.p2p_links];
@@ -485,6 +589,9 @@ impl World {
         }
         let flow = pkt.flow as usize;
         let d = &mut self.dirs[dir as usize];
+        // The queue reads and marks the outermost ECN field (RFC 6040 §4); `start_next` swaps
+        // the layers back when the packet leaves the queue.
+        gtp::swap_ecn_layers(&mut pkt);
         if let Verdict::Dropped(cause) = d.queue.enqueue(pkt, now, &mut d.queue_rng) {
             self.flow_counters[flow].count_drop(cause);
         }
@@ -504,7 +611,8 @@ impl World {
         let counters = &mut self.flow_counters;
         let next = d.queue.dequeue(now, &mut |p, cause| counters[p.flow as usize].count_drop(cause));
         d.record_occupancy(now);
-        if let Some(pkt) = next {
+        if let Some(mut pkt) = next {
+            gtp::swap_ecn_layers(&mut pkt);
             let done = d.start_transmission(pkt, now);
             sched.schedule_at(done, Event::TxDone(dir)).expect("transmission ends in the future");
             self.capture(dir, now, &pkt);
@@ -590,7 +698,7 @@ impl World {
                 c.packets_sent += 1;
                 c.bytes_sent += pkt.size_bytes() as u64;
             }
-            self.route(node, pkt, sched);
+            self.route(node, pkt, Ingress::Local, sched);
         }
         // Keep the buffer's capacity; a nested call may have left its own (empty) one.
         if self.out_buf.capacity() < out.capacity() {
@@ -616,7 +724,7 @@ impl World {
         }
         out.delivered = delivered;
         for (node, pkt) in out.delivered.drain(..) {
-            self.route(node, pkt, sched);
+            self.route(node, pkt, Ingress::Radio, sched);
         }
         self.medium_out = out;
     }
@@ -662,7 +770,7 @@ impl Model for World {
             Event::Arrive(dir) => {
                 let pkt = self.dirs[dir as usize].arrive();
                 let node = self.topo.dir_to(dir);
-                self.route(node, pkt, sched);
+                self.route(node, pkt, Ingress::Wire, sched);
             }
             Event::AgentStart(id) => self.call_agent(id, sched, |a, ctx| a.start(ctx)),
             Event::AgentTimer(id, generation) => {

@@ -29,12 +29,29 @@ fn schema() -> PyResult<String> {
     })
 }
 
+/// Loads a scenario whose relative file references (trace files) resolve against `base_dir`
+/// (the scenario file's directory), or the current directory when it has no file.
+fn load(
+    text: &str,
+    overrides: &[(String, String)],
+    base_dir: Option<&std::path::Path>,
+) -> Result<celltcp_scenario::Scenario, celltcp_scenario::ScenarioError> {
+    match base_dir {
+        Some(dir) => celltcp_scenario::load_str_in(text, overrides, dir),
+        None => celltcp_scenario::load_str(text, overrides),
+    }
+}
+
 /// Loads and validates a scenario; returns the resolved scenario (every default filled in) as
 /// JSON text. Raises `ScenarioError(message, key)` on bad input.
 #[pyfunction]
-#[pyo3(signature = (toml_text, overrides = Vec::new()))]
-fn validate(toml_text: &str, overrides: Vec<(String, String)>) -> PyResult<String> {
-    let scenario = celltcp_scenario::load_str(toml_text, &overrides).map_err(scenario_to_py_err)?;
+#[pyo3(signature = (toml_text, overrides = Vec::new(), base_dir = None))]
+fn validate(
+    toml_text: &str,
+    overrides: Vec<(String, String)>,
+    base_dir: Option<PathBuf>,
+) -> PyResult<String> {
+    let scenario = load(toml_text, &overrides, base_dir.as_deref()).map_err(scenario_to_py_err)?;
     serde_json::to_string(&scenario.echo())
         .map_err(|e| to_py_err(RunError::Internal(format!("echo is not serialisable: {e}"))))
 }
@@ -45,7 +62,7 @@ fn validate(toml_text: &str, overrides: Vec<(String, String)>) -> PyResult<Strin
 /// independent random streams); pcap files of `capture_links` (plus the scenario's own
 /// `capture.links`) are written to `capture_dir` as `<link>.pcap`.
 #[pyfunction]
-#[pyo3(signature = (toml_text, overrides = Vec::new(), seed = None, run = 0, capture_dir = None, capture_links = Vec::new()))]
+#[pyo3(signature = (toml_text, overrides = Vec::new(), seed = None, run = 0, capture_dir = None, capture_links = Vec::new(), base_dir = None))]
 fn run<'py>(
     py: Python<'py>,
     toml_text: &str,
@@ -54,6 +71,7 @@ fn run<'py>(
     run: u64,
     capture_dir: Option<PathBuf>,
     capture_links: Vec<String>,
+    base_dir: Option<PathBuf>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let opts = RunOptions {
         seed,
@@ -66,7 +84,7 @@ fn run<'py>(
     let outcome = py.allow_threads(|| {
         catch_unwind(AssertUnwindSafe(|| -> Result<RunOutput, RunError> {
             let scenario =
-                celltcp_scenario::load_str(toml_text, &overrides).map_err(RunError::Scenario)?;
+                load(toml_text, &overrides, base_dir.as_deref()).map_err(RunError::Scenario)?;
             celltcp_scenario::run(&scenario, &opts)
         }))
     });

@@ -12,6 +12,7 @@ use std::path::PathBuf;
 
 use celltcp_engine::SimTime;
 use celltcp_net::app::udp::{self, UdpSink, UdpSource, UdpSourceConfig};
+use celltcp_net::gtp::EpcConfig;
 use celltcp_net::link::LinkDirConfig;
 use celltcp_net::loss::{Bernoulli, BitErrorRate, GeConfig, GilbertElliott, LossModel};
 use celltcp_net::packet::NodeId;
@@ -311,6 +312,22 @@ pub(crate) fn build(
         b.add_medium(&format!("cell/{name}"), Box::new(lte));
     }
 
+    if let Some(epc) = &scenario.epc {
+        // Every cell's eNB is an S1-U endpoint; its UEs get their bearers in cell, then UE,
+        // name order, which fixes the TEIDs each endpoint allocates.
+        let cfg = EpcConfig {
+            gateway: node(&epc.gateway),
+            ecn_decap: epc.ecn_decap.mode(),
+            enbs: scenario.cells.values().map(|c| node(&c.file.enb)).collect(),
+            attachments: scenario
+                .cells
+                .values()
+                .flat_map(|c| c.file.ues.keys().map(|ue| (node(ue), node(&c.file.enb))))
+                .collect(),
+        };
+        b.epc(&cfg).map_err(|e| ScenarioError::new("epc", e.to_string()))?;
+    }
+
     let end = SimTime::ZERO + scenario.simulation.duration;
     let flow_names: Vec<String> = scenario.flows.keys().cloned().collect();
     let mut flows = Vec::new();
@@ -438,5 +455,16 @@ pub(crate) fn build(
             b.capture(index_of(&link_names, link), Box::new(writer));
         }
     }
-    Ok(Built { world: b.build(), flows, link_names, flow_names })
+    let mut world = b.build();
+    // Trace-driven directions (`trace = "file"`) are served at the trace's delivery
+    // opportunities; the world's link `name` holds directions 2·i (a→b) and 2·i + 1 (b→a).
+    for (name, link) in &scenario.links {
+        let i = world.topo.links.iter().position(|l| &l.name == name).expect("every link was added");
+        for (d, dir) in [&link.a_to_b, &link.b_to_a].into_iter().enumerate() {
+            if let Some(t) = &dir.trace {
+                world.dirs[2 * i + d].serve_by_trace(t.trace.clone());
+            }
+        }
+    }
+    Ok(Built { world, flows, link_names, flow_names })
 }

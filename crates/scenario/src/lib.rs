@@ -41,17 +41,33 @@ pub use run::{run, RunError, RunOptions, RunOutput};
 pub use schema::json_schema;
 pub use series::{Column, Series};
 
-/// Loads a scenario from TOML text, applying `overrides` (dotted key, value) in order.
+/// Loads a scenario from TOML text, applying `overrides` (dotted key, value) in order. Relative
+/// file paths in it (links' `trace` files) are relative to the current directory.
 pub fn load_str(text: &str, overrides: &[(String, String)]) -> Result<Scenario, ScenarioError> {
+    load_str_in(text, overrides, Path::new(""))
+}
+
+/// [`load_str`] with relative file paths (links' `trace` files) taken relative to `base_dir`,
+/// the directory of the scenario file the text came from. The resolved paths are what the
+/// scenario echoes.
+pub fn load_str_in(
+    text: &str,
+    overrides: &[(String, String)],
+    base_dir: &Path,
+) -> Result<Scenario, ScenarioError> {
     let mut root: toml::Table = text
         .parse()
         .map_err(|e: toml::de::Error| syntax_error(text, &e))?;
     overrides::apply(&mut root, overrides)?;
-    let file: ScenarioFile = de::from_table(&root)?;
+    let mut file: ScenarioFile = de::from_table(&root)?;
+    for link in file.links.values_mut() {
+        link.anchor_trace_paths(base_dir);
+    }
     file.resolve()
 }
 
-/// Loads a scenario file from disk; see [`load_str`].
+/// Loads a scenario file from disk; relative `trace` paths in it are relative to the file's
+/// directory. See [`load_str`].
 pub fn load_path(path: &Path, overrides: &[(String, String)]) -> Result<Scenario, ScenarioError> {
     let text = std::fs::read_to_string(path).map_err(|e| {
         ScenarioError::new(
@@ -59,7 +75,7 @@ pub fn load_path(path: &Path, overrides: &[(String, String)]) -> Result<Scenario
             format!("cannot read '{}': {e}", path.display()),
         )
     })?;
-    load_str(&text, overrides)
+    load_str_in(&text, overrides, path.parent().unwrap_or(Path::new("")))
 }
 
 /// "TOML syntax error at line 3, column 7: …", positions 1-based, columns in characters.

@@ -115,7 +115,7 @@ fn link_summary(world: &World, link: usize, end: SimTime) -> Value {
                 "queue_max_packets": d.occupancy_packets.max(),
                 "queue_mean_bytes": num(d.occupancy_bytes.mean(end)),
                 "queue_max_bytes": d.occupancy_bytes.max(),
-                "utilization": num(s.busy_ns.min(end.as_ns()) as f64 / end.as_ns().max(1) as f64),
+                "utilization": num(d.utilization(end)),
             }),
         );
     }

@@ -67,6 +67,7 @@ impl UdpSource {
             payload_len: self.cfg.payload_bytes,
             app_seq: self.next_seq,
             created_at: now,
+            tunnel: None,
         });
         self.next_seq += 1;
         self.bytes_sent += self.cfg.payload_bytes as u64;

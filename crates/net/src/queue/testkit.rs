@@ -27,6 +27,7 @@ pub(crate) fn udp_packet(uid: u64, payload_len: u32, ecn: Ecn) -> Packet {
         payload_len,
         app_seq: uid,
         created_at: SimTime::ZERO,
+        tunnel: None,
     }
 }
 

@@ -1,9 +1,13 @@
-//! Whole IPv4 datagrams: rendering a [`Packet`] to bytes and reading bytes back.
+//! Whole IPv4 datagrams: rendering a [`Packet`] to bytes and reading bytes back, including
+//! packets in a GTP-U tunnel (outer IPv4, UDP, GTP-U, inner datagram).
 
 use celltcp_engine::SimTime;
 
-use super::{ipv4, options, tcp, udp, WireError};
-use crate::packet::{IpHeader, Packet, Transport, IPV4_HEADER_BYTES};
+use super::{gtp, ipv4, options, tcp, udp, WireError};
+use crate::packet::{
+    GtpTunnel, IpHeader, Packet, Transport, UdpHeader, GTPU_TUNNEL_OVERHEAD_BYTES,
+    IPV4_HEADER_BYTES,
+};
 
 /// Largest IPv4 datagram: the 16-bit total length field (RFC 791 §3.1), bytes.
 pub const MAX_DATAGRAM_BYTES: u32 = u16::MAX as u32;
@@ -13,12 +17,17 @@ pub const MAX_DATAGRAM_BYTES: u32 = u16::MAX as u32;
 /// eight bytes starts with `pkt.app_seq` big-endian. DF is set and the identification field is
 /// `pkt.ip.id`.
 ///
+/// A packet in a GTP-U tunnel is written as the G-PDU seen on S1-U (3GPP TS 29.281): an outer
+/// IPv4 header from `outer_src` to `outer_dst` carrying `outer_ecn`, the inner packet's DSCP and
+/// identification and a TTL of 64; a UDP header from and to port 2152 with its checksum; the
+/// eight-byte GTP-U header with the TEID; then the inner datagram as above.
+///
 /// `out` only grows (by one `resize`), so a caller that clears and reuses it allocates nothing
 /// once it has reached the largest datagram size. On error nothing is appended.
 ///
 /// # Errors
 /// A packet the header formats cannot express: DSCP above 63, more than four SACK blocks, more
-/// than 40 option bytes, or a datagram above 65,535 bytes.
+/// than 40 option bytes, or a datagram (outer, when tunnelled) above 65,535 bytes.
 pub fn write_datagram(pkt: &Packet, out: &mut Vec<u8>) -> Result<(), WireError> {
     if pkt.ip.dscp > 0x3F {
         return Err(WireError::DscpOutOfRange { dscp: pkt.ip.dscp });
@@ -28,17 +37,29 @@ pub fn write_datagram(pkt: &Packet, out: &mut Vec<u8>) -> Result<(), WireError> 
         options::check(&h.options)?;
     }
     // Computed in u64: `Packet::size_bytes` would overflow u32 for a huge payload_len.
-    let size = u64::from(IPV4_HEADER_BYTES)
+    let inner_size = u64::from(IPV4_HEADER_BYTES)
         + u64::from(pkt.transport.header_len())
         + u64::from(pkt.payload_len);
+    let overhead = pkt.tunnel.map_or(0, |_| GTPU_TUNNEL_OVERHEAD_BYTES);
+    let size = inner_size + u64::from(overhead);
     if size > u64::from(MAX_DATAGRAM_BYTES) {
         return Err(WireError::DatagramTooLong { size_bytes: size });
     }
-    let size = size as usize;
     let start = out.len();
-    out.resize(start + size, 0);
+    out.resize(start + size as usize, 0);
     let datagram = &mut out[start..];
-    let (header, segment) = datagram.split_at_mut(ipv4::HEADER_LEN);
+    let (outer, inner) = datagram.split_at_mut(overhead as usize);
+    write_inner(pkt, inner);
+    if let Some(t) = &pkt.tunnel {
+        write_tunnel_headers(t, &pkt.ip, outer, inner);
+    }
+    Ok(())
+}
+
+/// Writes the (zeroed) datagram `out` of exactly the packet's inner size.
+fn write_inner(pkt: &Packet, out: &mut [u8]) {
+    let size = out.len();
+    let (header, segment) = out.split_at_mut(ipv4::HEADER_LEN);
     let (src, dst) = (pkt.ip.src, pkt.ip.dst);
     let protocol = match &pkt.transport {
         Transport::Udp(h) => {
@@ -51,18 +72,48 @@ pub fn write_datagram(pkt: &Packet, out: &mut Vec<u8>) -> Result<(), WireError> 
         }
     };
     ipv4::write_header(&pkt.ip, size as u16, protocol, header);
-    Ok(())
 }
 
-/// Header fields of a datagram read from bytes.
+/// Time to live of the outer header, as an endpoint originating the G-PDU sets it.
+const OUTER_TTL: u8 = 64;
+
+/// Writes the outer IPv4, UDP and GTP-U headers (`outer`, 36 bytes) in front of the inner
+/// datagram already written in `inner`.
+fn write_tunnel_headers(t: &GtpTunnel, inner_ip: &IpHeader, outer: &mut [u8], inner: &[u8]) {
+    let total = outer.len() + inner.len();
+    let (ip_header, udp_and_gtp) = outer.split_at_mut(ipv4::HEADER_LEN);
+    gtp::write_header(
+        t.teid,
+        inner.len() as u16,
+        &mut udp_and_gtp[udp::HEADER_LEN..],
+    );
+    let ports = UdpHeader {
+        src_port: gtp::GTPU_PORT,
+        dst_port: gtp::GTPU_PORT,
+    };
+    udp::write_header(t.outer_src, t.outer_dst, &ports, udp_and_gtp, inner);
+    let outer_ip = IpHeader {
+        src: t.outer_src,
+        dst: t.outer_dst,
+        ecn: t.outer_ecn,
+        dscp: inner_ip.dscp,
+        ttl: OUTER_TTL,
+        id: inner_ip.id,
+    };
+    ipv4::write_header(&outer_ip, total as u16, ipv4::PROTOCOL_UDP, ip_header);
+}
+
+/// Header fields of a datagram read from bytes. For a G-PDU (a UDP datagram to port 2152
+/// carrying a GTP-U header) these are the fields of the inner datagram, and `tunnel` holds the
+/// outer addresses, ECN field and TEID.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ParsedDatagram {
     pub ip: IpHeader,
     /// The IPv4 DF flag (RFC 791 §3.1); always set in datagrams celltcp writes.
     pub dont_fragment: bool,
-    /// IPv4 total length, bytes. Equals `to_packet().size_bytes()` for datagrams written by
-    /// [`write_datagram`]; other stacks may lay out TCP options more tightly, or carry options
-    /// celltcp does not model.
+    /// IPv4 total length, bytes (of the inner datagram when tunnelled). Equals
+    /// `to_packet().inner_size_bytes()` for datagrams written by [`write_datagram`]; other
+    /// stacks may lay out TCP options more tightly, or carry options celltcp does not model.
     pub total_len: u16,
     pub transport: Transport,
     /// TCP urgent pointer (0 for UDP).
@@ -71,6 +122,8 @@ pub struct ParsedDatagram {
     pub payload_len: u32,
     /// UDP: the first eight payload bytes big-endian, 0 when the payload is shorter. TCP: 0.
     pub app_seq: u64,
+    /// The GTP-U tunnel the datagram arrived in, if any.
+    pub tunnel: Option<GtpTunnel>,
 }
 
 impl ParsedDatagram {
@@ -84,6 +137,7 @@ impl ParsedDatagram {
             payload_len: self.payload_len,
             app_seq: self.app_seq,
             created_at: SimTime::ZERO,
+            tunnel: self.tunnel,
         }
     }
 }
@@ -92,10 +146,47 @@ impl ParsedDatagram {
 /// the IPv4, UDP and TCP checksums and the TCP option encodings. Bytes after the IPv4 total
 /// length are ignored, as link-layer padding. Never panics.
 ///
+/// A UDP datagram to port 2152 whose payload starts with a GTPv1-U G-PDU header (version 1,
+/// protocol type 1, message type 255) is read as a tunnelled packet: the inner datagram is
+/// parsed and validated the same way, and the outer addresses, ECN field and TEID are returned
+/// in `tunnel`. Any other UDP payload, on that port or not, is application data.
+///
 /// # Errors
 /// The first defect found, with the byte offset where it lies. IPv4 options and fragments are
-/// reported as unsupported.
+/// reported as unsupported. A defect inside a tunnelled datagram is wrapped in
+/// [`WireError::InTunnel`] with the inner datagram's offset.
 pub fn parse_datagram(bytes: &[u8]) -> Result<ParsedDatagram, WireError> {
+    let outer = parse_plain(bytes)?;
+    let ParsedDatagram {
+        ip,
+        transport: Transport::Udp(udp_header),
+        ..
+    } = outer
+    else {
+        return Ok(outer);
+    };
+    let gtp_at = ipv4::HEADER_LEN + udp::HEADER_LEN;
+    let payload = &bytes[gtp_at..usize::from(outer.total_len)];
+    if udp_header.dst_port != gtp::GTPU_PORT || !gtp::is_g_pdu(payload) {
+        return Ok(outer);
+    }
+    let teid = gtp::parse_header(payload, gtp_at)?;
+    let inner_at = gtp_at + gtp::HEADER_LEN;
+    let mut inner = parse_plain(&payload[gtp::HEADER_LEN..]).map_err(|e| WireError::InTunnel {
+        offset: inner_at,
+        source: Box::new(e),
+    })?;
+    inner.tunnel = Some(GtpTunnel {
+        outer_src: ip.src,
+        outer_dst: ip.dst,
+        teid,
+        outer_ecn: ip.ecn,
+    });
+    Ok(inner)
+}
+
+/// Parses one datagram without looking into UDP payloads.
+fn parse_plain(bytes: &[u8]) -> Result<ParsedDatagram, WireError> {
     let ip = ipv4::parse_header(bytes)?;
     let (src, dst) = (ip.header.src, ip.header.dst);
     let segment = &bytes[ipv4::HEADER_LEN..usize::from(ip.total_len)];
@@ -118,5 +209,6 @@ pub fn parse_datagram(bytes: &[u8]) -> Result<ParsedDatagram, WireError> {
         urgent_pointer,
         payload_len,
         app_seq,
+        tunnel: None,
     })
 }

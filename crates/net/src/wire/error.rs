@@ -83,6 +83,30 @@ pub enum WireError {
     #[error("TCP option kind {kind} at offset {offset} appears a second time")]
     DuplicateOption { offset: usize, kind: u8 },
 
+    #[error(
+        "GTP-U flags E/S/PN at offset {offset} are {flags:#05b}; optional fields and extension \
+         headers are not supported (3GPP TS 29.281 §5.1)"
+    )]
+    UnsupportedGtpFields { offset: usize, flags: u8 },
+
+    #[error(
+        "GTP-U length at offset {offset} is {length} bytes, expected {expected} (the bytes after \
+         the 8-byte header, 3GPP TS 29.281 §5.1)"
+    )]
+    BadGtpLength {
+        offset: usize,
+        length: u16,
+        expected: usize,
+    },
+
+    #[error(
+        "in the datagram tunnelled at offset {offset} (offsets from its own header): {source}"
+    )]
+    InTunnel {
+        offset: usize,
+        source: Box<WireError>,
+    },
+
     // ---- rendering ----
     #[error("datagram of {size_bytes} bytes exceeds the IPv4 total length limit of 65535")]
     DatagramTooLong { size_bytes: u64 },

@@ -2,8 +2,9 @@
 //! headers with correct checksums, from the plain-value [`crate::packet::Packet`].
 //!
 //! One file per layer: [`checksum`] (RFC 1071), `ipv4` (RFC 791), `udp` (RFC 768), `tcp`
-//! (RFC 9293) and `options` (TCP options of RFC 9293, RFC 7323 and RFC 2018); `datagram` puts
-//! them together in [`write_datagram`] and [`parse_datagram`].
+//! (RFC 9293), `options` (TCP options of RFC 9293, RFC 7323 and RFC 2018) and `gtp` (the GTP-U
+//! header of 3GPP TS 29.281, for tunnelled packets on S1-U); `datagram` puts them together in
+//! [`write_datagram`] and [`parse_datagram`].
 //!
 //! Writing is allocation-free apart from growing the caller's buffer; parsing borrows the input
 //! and reports every defect as a [`WireError`] naming the byte offset, never a panic.
@@ -11,6 +12,7 @@
 pub mod checksum;
 mod datagram;
 mod error;
+mod gtp;
 mod ipv4;
 mod options;
 mod tcp;
@@ -19,6 +21,7 @@ mod udp;
 pub use checksum::{internet_checksum, Checksum};
 pub use datagram::{parse_datagram, write_datagram, ParsedDatagram, MAX_DATAGRAM_BYTES};
 pub use error::WireError;
+pub use gtp::{GTPU_PORT, MESSAGE_TYPE_G_PDU};
 pub use ipv4::{PROTOCOL_TCP, PROTOCOL_UDP};
 pub use options::{
     KIND_EOL, KIND_MSS, KIND_NOP, KIND_SACK, KIND_SACK_PERMITTED, KIND_TIMESTAMPS,

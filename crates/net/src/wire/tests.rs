@@ -7,8 +7,8 @@ use proptest::prelude::*;
 
 use super::*;
 use crate::packet::{
-    Ecn, IpHeader, Packet, SackBlock, TcpFlags, TcpHeader, TcpOptions, Transport, UdpHeader,
-    MAX_SACK_BLOCKS,
+    Ecn, GtpTunnel, IpHeader, Packet, SackBlock, TcpFlags, TcpHeader, TcpOptions, Transport,
+    UdpHeader, MAX_SACK_BLOCKS,
 };
 
 fn ip(src: [u8; 4], dst: [u8; 4], ecn: Ecn, dscp: u8, id: u16) -> IpHeader {
@@ -31,6 +31,7 @@ fn packet(ip: IpHeader, transport: Transport, payload_len: u32, app_seq: u64) ->
         payload_len,
         app_seq,
         created_at: SimTime::ZERO,
+        tunnel: None,
     }
 }
 
@@ -112,6 +113,92 @@ fn hand_checked_tcp_datagram_with_options() {
     assert!(parsed.dont_fragment);
     assert_eq!(parsed.total_len, 64);
     assert_eq!(parsed.to_packet(), pkt);
+}
+
+fn tunnelled(mut pkt: Packet, teid: u32, outer_ecn: Ecn) -> Packet {
+    pkt.tunnel = Some(GtpTunnel {
+        outer_src: Ipv4Addr::new(10, 1, 0, 1),
+        outer_dst: Ipv4Addr::new(10, 1, 0, 2),
+        teid,
+        outer_ecn,
+    });
+    pkt
+}
+
+/// The UDP example in a GTP-U tunnel (3GPP TS 29.281), outer ECN CE.
+/// Outer IPv4: TOS 46<<2 | CE = 0xbb, total length 40 + 36 = 76, the inner identification,
+/// TTL 64, UDP; checksum 45bb+004c+1234+4000+4011+0a01+0001+0a01+0002 = 0xec51 → 0x13ae.
+/// UDP 2152 → 2152, length 56; checksum pseudo-header 0x144e + header and GTP-U 0x4236 +
+/// inner datagram 0xebd7 = 0x425c → 0xbda3. GTP-U: version 1, PT 1 (0x30), G-PDU (0xff),
+/// length 40, TEID 7.
+#[test]
+fn hand_checked_gtpu_datagram() {
+    let want = hex(
+        "45 bb 00 4c 12 34 40 00 40 11 13 ae 0a 01 00 01 0a 01 00 02 \
+         08 68 08 68 00 38 bd a3 30 ff 00 28 00 00 00 07 \
+         45 ba 00 28 12 34 40 00 40 11 13 d5 0a 00 00 01 0a 00 00 02 \
+         13 88 17 70 00 14 b0 b7 01 02 03 04 05 06 07 08 00 00 00 00",
+    );
+    let pkt = tunnelled(udp_example(), 7, Ecn::Ce);
+    assert_eq!(render(&pkt), want);
+    assert_eq!(want.len(), pkt.size_bytes() as usize);
+    let parsed = parse_datagram(&want).unwrap();
+    assert_eq!(parsed.total_len, 40);
+    assert_eq!(parsed.to_packet(), pkt);
+}
+
+#[test]
+fn gtpu_defects_are_reported_and_other_port_2152_payloads_are_udp() {
+    let pkt = tunnelled(udp_example(), 7, Ecn::Ect0);
+    let good = render(&pkt);
+    // A sequence number flag (S) is an optional field celltcp does not read.
+    let mut b = good.clone();
+    b[28] |= 0x02;
+    fix_checksums(&mut b);
+    assert_eq!(
+        parse_datagram(&b),
+        Err(WireError::UnsupportedGtpFields {
+            offset: 28,
+            flags: 0x02
+        })
+    );
+    // The GTP-U length must count the inner datagram exactly.
+    let mut b = good.clone();
+    b[31] = 39;
+    fix_checksums(&mut b);
+    assert_eq!(
+        parse_datagram(&b),
+        Err(WireError::BadGtpLength {
+            offset: 30,
+            length: 39,
+            expected: 40
+        })
+    );
+    // A corrupt inner datagram is reported with the inner offset.
+    let mut b = good.clone();
+    b[36] = 0x65;
+    fix_checksums(&mut b);
+    assert_eq!(
+        parse_datagram(&b),
+        Err(WireError::InTunnel {
+            offset: 36,
+            source: Box::new(WireError::BadVersion { version: 6 })
+        })
+    );
+    // Not a G-PDU (an echo request, type 1): plain UDP application data.
+    let mut b = good.clone();
+    b[29] = 1;
+    fix_checksums(&mut b);
+    let parsed = parse_datagram(&b).unwrap();
+    assert_eq!(parsed.tunnel, None);
+    assert_eq!(
+        parsed.transport,
+        Transport::Udp(UdpHeader {
+            src_port: 2152,
+            dst_port: 2152
+        })
+    );
+    assert_eq!(parsed.payload_len, 48);
 }
 
 #[test]
@@ -427,16 +514,33 @@ fn arb_packet() -> impl Strategy<Value = Packet> {
         });
     let udp = (any::<u16>(), any::<u16>())
         .prop_map(|(src_port, dst_port)| Transport::Udp(UdpHeader { src_port, dst_port }));
-    (arb_ip(), prop_oneof![tcp, udp], 0u32..=1500, any::<u64>()).prop_map(
-        |(ip, transport, payload_len, app_seq)| {
+    let tunnel = proptest::option::of((any::<u32>(), any::<u32>(), any::<u32>(), arb_ecn()))
+        .prop_map(|t| {
+            t.map(|(src, dst, teid, outer_ecn)| GtpTunnel {
+                outer_src: Ipv4Addr::from(src),
+                outer_dst: Ipv4Addr::from(dst),
+                teid,
+                outer_ecn,
+            })
+        });
+    (
+        arb_ip(),
+        prop_oneof![tcp, udp],
+        0u32..=1500,
+        any::<u64>(),
+        tunnel,
+    )
+        .prop_map(|(ip, transport, payload_len, app_seq, tunnel)| {
             // Only a UDP payload of 8 bytes or more carries the application sequence number.
             let app_seq = match transport {
                 Transport::Udp(_) if payload_len >= 8 => app_seq,
                 _ => 0,
             };
-            packet(ip, transport, payload_len, app_seq)
-        },
-    )
+            Packet {
+                tunnel,
+                ..packet(ip, transport, payload_len, app_seq)
+            }
+        })
 }
 
 fn is_udp_checksum_zeroed(bytes: &[u8]) -> bool {
@@ -453,7 +557,7 @@ proptest! {
         prop_assert_eq!(internet_checksum(&bytes[..20]), 0);
         let parsed = parse_datagram(&bytes).unwrap();
         prop_assert!(parsed.dont_fragment);
-        prop_assert_eq!(u32::from(parsed.total_len), pkt.size_bytes());
+        prop_assert_eq!(u32::from(parsed.total_len), pkt.inner_size_bytes());
         prop_assert_eq!(parsed.to_packet(), pkt);
     }
 

@@ -17,19 +17,33 @@ pub(super) const APP_SEQ_LEN: usize = 8;
 /// `out.len()` is the UDP length. The first eight payload bytes carry `app_seq` big-endian when
 /// the payload has room for them, so that captures show which datagram was lost or reordered.
 pub(super) fn write(src: Ipv4Addr, dst: Ipv4Addr, h: &UdpHeader, app_seq: u64, out: &mut [u8]) {
-    let len = out.len() as u16;
-    out[0..2].copy_from_slice(&h.src_port.to_be_bytes());
-    out[2..4].copy_from_slice(&h.dst_port.to_be_bytes());
-    out[4..6].copy_from_slice(&len.to_be_bytes());
-    out[6..8].fill(0);
     if out.len() >= HEADER_LEN + APP_SEQ_LEN {
         out[HEADER_LEN..HEADER_LEN + APP_SEQ_LEN].copy_from_slice(&app_seq.to_be_bytes());
     }
+    write_header(src, dst, h, out, &[]);
+}
+
+/// Writes the header of the UDP datagram `head ++ tail` into `head[..8]` around a payload
+/// already in place, with the checksum over the pseudo-header, the header and that payload.
+/// The split lets a tunnel header in `head` precede an inner datagram written elsewhere.
+pub(super) fn write_header(
+    src: Ipv4Addr,
+    dst: Ipv4Addr,
+    h: &UdpHeader,
+    head: &mut [u8],
+    tail: &[u8],
+) {
+    let len = (head.len() + tail.len()) as u16;
+    head[0..2].copy_from_slice(&h.src_port.to_be_bytes());
+    head[2..4].copy_from_slice(&h.dst_port.to_be_bytes());
+    head[4..6].copy_from_slice(&len.to_be_bytes());
+    head[6..8].fill(0);
     let mut sum = Checksum::new();
     sum.add_pseudo_header(src, dst, PROTOCOL_UDP, len);
-    sum.add_bytes(out);
+    sum.add_bytes(head);
+    sum.add_bytes(tail);
     let sum = transmitted(sum.finish());
-    out[CHECKSUM_OFFSET..CHECKSUM_OFFSET + 2].copy_from_slice(&sum.to_be_bytes());
+    head[CHECKSUM_OFFSET..CHECKSUM_OFFSET + 2].copy_from_slice(&sum.to_be_bytes());
 }
 
 /// RFC 768: a computed checksum of zero is transmitted as all ones, since an all-zero field

@@ -82,6 +82,18 @@ pub(crate) fn convert(
                 ));
             }
             if let Some(r) = &e.rate {
+                let link = &links[&e.link];
+                let traced = match e.direction {
+                    EventDirection::Both => link.a_to_b.trace.is_some() || link.b_to_a.trace.is_some(),
+                    EventDirection::AToB => link.a_to_b.trace.is_some(),
+                    EventDirection::BToA => link.b_to_a.trace.is_some(),
+                };
+                if traced {
+                    return Err(ScenarioError::new(
+                        format!("{key}.rate"),
+                        format!("link '{}' is driven by a trace there; its rate cannot be changed", e.link),
+                    ));
+                }
                 if r.value == 0 {
                     return Err(ScenarioError::new(
                         format!("{key}.rate"),

@@ -1,8 +1,16 @@
 //! `[links.NAME]`: full-duplex point-to-point links and their per-direction settings.
+//!
+//! A direction is served either at a fixed `rate` or at the delivery opportunities of a
+//! Mahimahi trace file (`trace`, per direction only): see `docs/trace-links.md`. Trace files are
+//! read and checked when the scenario is loaded, so a corrupt file is a scenario error naming
+//! the key and the line, before anything runs.
 
 use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
 
 use celltcp_engine::SimDuration;
+use celltcp_net::trace_file::DeliveryTrace;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -24,7 +32,7 @@ pub struct LinkFile {
     /// The other end (an existing node other than a).
     pub b: String,
     /// Transmission rate of both directions (a rate, > 0); required unless both a_to_b and
-    /// b_to_a give one.
+    /// b_to_a give a rate or a trace.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<Quantity<Rate>>,
     /// Propagation delay (a time, ≥ 0).
@@ -71,6 +79,24 @@ pub struct DirectionFile {
     /// Loss model of this direction (replaces the link-level loss model).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loss: Option<LossFile>,
+    /// Mahimahi delivery trace serving this direction instead of a rate: a file path, relative
+    /// to the scenario file (to the current directory for scenarios loaded from text). Each line
+    /// is a millisecond timestamp at which one packet of up to 1500 bytes may leave; the trace
+    /// repeats when it ends.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<String>,
+}
+
+impl DirectionFile {
+    /// Makes a relative `trace` path relative to `base_dir` instead (the scenario file's
+    /// directory); an absolute path is kept.
+    fn anchor_trace_path(&mut self, base_dir: &Path) {
+        if let Some(path) = &mut self.trace {
+            if Path::new(path.as_str()).is_relative() {
+                *path = base_dir.join(path.as_str()).to_string_lossy().into_owned();
+            }
+        }
+    }
 }
 
 /// A full-duplex link between nodes `a` and `b`.
@@ -100,16 +126,36 @@ impl Link {
 /// One direction of a link.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LinkDirection {
-    /// Transmission rate, bits per second (> 0).
+    /// Transmission rate, bits per second (> 0); for a trace-driven direction, the trace's mean
+    /// rate (opportunities × 1500 bytes × 8 over its period).
     pub rate_bps: u64,
     /// Propagation delay, nanoseconds.
     pub delay: SimDuration,
     /// Queue discipline at the sending end.
     pub queue: QueueSpec,
     pub loss: Option<LossSpec>,
+    /// Set when the direction is served at a trace's delivery opportunities instead of at
+    /// `rate_bps`.
+    pub trace: Option<TraceLink>,
+}
+
+/// The delivery trace of a trace-driven direction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TraceLink {
+    /// The file read, as resolved (relative paths joined to the scenario file's directory).
+    pub path: String,
+    pub trace: Arc<DeliveryTrace>,
 }
 
 impl LinkFile {
+    /// Makes the relative `trace` paths of both directions relative to `base_dir`, the
+    /// directory of the scenario file; call before [`LinkFile::convert`].
+    pub fn anchor_trace_paths(&mut self, base_dir: &Path) {
+        for dir in [&mut self.a_to_b, &mut self.b_to_a].into_iter().flatten() {
+            dir.anchor_trace_path(base_dir);
+        }
+    }
+
     /// Converts link `name`; its ends must be nodes of `nodes`.
     pub(crate) fn convert(
         &self,
@@ -169,25 +215,39 @@ impl LinkFile {
     ) -> Result<LinkDirection, ScenarioError> {
         let dir_key = join_key(key, dir);
         let own_rate = own.and_then(|d| d.rate.as_ref());
-        let (rate, rate_key) = match (own_rate, &self.rate) {
-            (Some(r), _) => (r, join_key(&dir_key, "rate")),
-            (None, Some(r)) => (r, join_key(key, "rate")),
-            (None, None) => {
-                let reverse_has_rate = reverse.is_some_and(|d| d.rate.is_some());
-                let message = if reverse_has_rate {
+        let own_trace = own.and_then(|d| d.trace.as_deref());
+        let (rate_bps, trace) = match (own_trace, own_rate, &self.rate) {
+            (Some(_), Some(_), _) => {
+                return Err(ScenarioError::new(
+                    join_key(&dir_key, "trace"),
+                    format!("{dir} gives both a rate and a trace; give one"),
+                ));
+            }
+            (Some(path), None, _) => {
+                // A trace replaces a link-level rate for this direction.
+                let trace_key = join_key(&dir_key, "trace");
+                let trace = DeliveryTrace::read(Path::new(path))
+                    .map_err(|e| ScenarioError::new(trace_key, e.to_string()))?;
+                let link = TraceLink {
+                    path: path.to_owned(),
+                    trace: Arc::new(trace),
+                };
+                (link.trace.mean_rate_bps(), Some(link))
+            }
+            (None, Some(r), _) => (positive(r, join_key(&dir_key, "rate"))?, None),
+            (None, None, Some(r)) => (positive(r, join_key(key, "rate"))?, None),
+            (None, None, None) => {
+                let reverse_has = |has: fn(&DirectionFile) -> bool| reverse.is_some_and(has);
+                let message = if reverse_has(|d| d.rate.is_some()) {
                     format!("required key is missing ({other} has a rate but {dir} does not)")
+                } else if reverse_has(|d| d.trace.is_some()) {
+                    format!("required key is missing ({other} has a trace but {dir} has neither a rate nor a trace)")
                 } else {
                     "required key is missing".to_owned()
                 };
                 return Err(ScenarioError::new(join_key(key, "rate"), message));
             }
         };
-        if rate.value == 0 {
-            return Err(ScenarioError::new(
-                rate_key,
-                format!("'{rate}' must be > 0"),
-            ));
-        }
         let delay = own.and_then(|d| d.delay.as_ref()).unwrap_or(&self.delay);
         let queue = match own.and_then(|d| d.queue.as_ref()) {
             Some(q) => q.convert(&join_key(&dir_key, "queue"))?,
@@ -199,10 +259,19 @@ impl LinkFile {
             (None, None) => None,
         };
         Ok(LinkDirection {
-            rate_bps: rate.value,
+            rate_bps,
             delay: delay.value,
             queue,
             loss,
+            trace,
         })
     }
+}
+
+/// The rate in bits per second, which must be > 0 (`key` names where it was given).
+fn positive(rate: &Quantity<Rate>, key: String) -> Result<u64, ScenarioError> {
+    if rate.value == 0 {
+        return Err(ScenarioError::new(key, format!("'{rate}' must be > 0")));
+    }
+    Ok(rate.value)
 }

@@ -3,11 +3,12 @@
 //! Each section has a raw form (`*File`, as written: serde with `deny_unknown_fields`, units
 //! kept as text, defaults filled by serde) and a typed form (units resolved, cross-references
 //! checked) produced by a `convert` step. [`ScenarioFile::resolve`] runs the steps in dependency
-//! order: simulation, nodes, links, cells, flows, trace, capture, events.
+//! order: simulation, nodes, links, cells, epc, flows, trace, capture, events.
 
 pub mod apps;
 pub mod capture;
 pub mod cells;
+pub mod epc;
 pub mod events;
 pub mod flows;
 pub mod links;
@@ -28,6 +29,7 @@ use serde::{Deserialize, Serialize};
 use crate::ScenarioError;
 use capture::{CaptureFile, CaptureSpec};
 use cells::{CellFile, CellSpec};
+use epc::{EpcFile, EpcSpec};
 use events::{EventFile, LinkEvent};
 use flows::{Flow, FlowFile};
 use links::{Link, LinkFile};
@@ -60,6 +62,9 @@ pub struct ScenarioFile {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     #[schemars(extend("propertyNames" = { "pattern": NAME_PATTERN }))]
     pub cells: BTreeMap<String, CellFile>,
+    /// The EPC user plane: a combined S-GW/P-GW tunnelling the cells' UEs over S1-U (GTP-U).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub epc: Option<EpcFile>,
     /// Application flows between hosts, by name.
     #[serde(default)]
     #[schemars(extend("propertyNames" = { "pattern": NAME_PATTERN }))]
@@ -85,6 +90,8 @@ pub struct Scenario {
     pub nodes: BTreeMap<String, Node>,
     pub links: BTreeMap<String, Link>,
     pub cells: BTreeMap<String, CellSpec>,
+    /// The EPC, when the file has an `[epc]` section.
+    pub epc: Option<EpcSpec>,
     pub flows: BTreeMap<String, Flow>,
     pub trace: TraceSpec,
     pub capture: CaptureSpec,
@@ -134,9 +141,11 @@ impl ScenarioFile {
             links.insert(name.clone(), link.convert(name, &nodes)?);
         }
         let cells = cells::convert(&self.cells, &nodes)?;
+        let epc = epc::convert(self.epc.as_ref(), &nodes, &links, &cells)?;
         let radio_edges = cells::radio_edges(&cells);
         let duration_text = self.simulation.duration.text.clone();
         let flows = flows::convert(&mut self.flows, &simulation, &duration_text, &nodes, &links, &radio_edges)?;
+        epc::check_flows(epc.as_ref(), &flows, &nodes, &links, &cells)?;
         let trace = self.trace.convert(&links, &flows)?;
         let capture = self.capture.convert(&links)?;
         let mut events = events::convert(&self.events, &simulation, &links)?;
@@ -146,6 +155,7 @@ impl ScenarioFile {
             nodes,
             links,
             cells,
+            epc,
             flows,
             trace,
             capture,

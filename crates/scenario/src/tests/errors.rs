@@ -40,11 +40,11 @@ fn unknown_keys_list_the_expected_ones() {
     );
     assert_eq!(
         err(&format!("{MINIMAL}[extra]\n")),
-        "extra: unknown key; expected one of: simulation, nodes, links, cells, flows, trace, capture, events"
+        "extra: unknown key; expected one of: simulation, nodes, links, cells, epc, flows, trace, capture, events"
     );
     assert_eq!(
         base_err("links.access.a_to_b.rte", "1Mbps"),
-        "links.access.a_to_b.rte: unknown key; expected one of: rate, delay, queue, loss"
+        "links.access.a_to_b.rte: unknown key; expected one of: rate, delay, queue, loss, trace"
     );
     assert_eq!(
         base_err("links.access.queue.max_p", "0.1"),

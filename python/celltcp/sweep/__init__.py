@@ -1,0 +1,65 @@
+"""Parameter sweeps with replications, a results store and statistics.
+
+>>> import celltcp
+>>> runs = celltcp.sweep("examples/sweeps/access-rate.toml", store="out/access-rate")  # doctest: +SKIP
+>>> celltcp.sweep.summarize(runs)                                                  # doctest: +SKIP
+
+``celltcp.sweep`` is this module, and calling it runs a sweep (:func:`sweep`); its other names
+are reached as attributes (``celltcp.sweep.summarize``, ``celltcp.sweep.Store``). The format
+of sweep files is in ``docs/sweeps.md`` and :mod:`celltcp.sweep.spec`.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+from typing import Any
+
+from celltcp.sweep.backend import WorkerLost
+from celltcp.sweep.metrics import DEFAULT_METRICS
+from celltcp.sweep.runner import SweepReport, collect, execute_sweep, sweep
+from celltcp.sweep.spec import (
+    Point,
+    ResolvedPoint,
+    SweepSpec,
+    expand_points,
+    load_spec,
+    resolve_points,
+    scenario_key,
+)
+from celltcp.sweep.stats import mean_interval, outcomes, summarize, t_quantile, wilson_interval
+from celltcp.sweep.store import Store
+
+__all__ = [
+    "sweep",
+    "execute_sweep",
+    "collect",
+    "SweepReport",
+    "SweepSpec",
+    "Point",
+    "ResolvedPoint",
+    "load_spec",
+    "expand_points",
+    "resolve_points",
+    "scenario_key",
+    "Store",
+    "summarize",
+    "outcomes",
+    "mean_interval",
+    "wilson_interval",
+    "t_quantile",
+    "WorkerLost",
+    "DEFAULT_METRICS",
+]
+
+
+class _SweepModule(types.ModuleType):
+    """This module, made callable: ``celltcp.sweep(...)`` is :func:`sweep`. A module attribute
+    and a function cannot share the name ``celltcp.sweep`` otherwise, because importing a
+    submodule (``celltcp.sweep.stats``) rebinds the package attribute to the module."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return sweep(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _SweepModule

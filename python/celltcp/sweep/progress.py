@@ -1,0 +1,119 @@
+"""A progress bar on stderr: runs done, failures, rate and estimated time left.
+
+On a terminal the bar is redrawn in place (``\\r``) at most every 0.1 s; otherwise (a log file,
+a CI job) one line is written at most every 10 s, so logs stay short. Rates and the ETA count
+only the runs executed by this invocation, not those found already stored.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import TextIO
+
+__all__ = ["Progress", "format_duration"]
+
+_BAR_WIDTH = 24
+#: Seconds between redraws on a terminal, and between lines elsewhere.
+_TTY_PERIOD_S = 0.1
+_LOG_PERIOD_S = 10.0
+
+
+def format_duration(seconds: float) -> str:
+    """``"0.4s"``, ``"42s"``, ``"3m05s"``, ``"2h07m"``."""
+    if seconds < 9.95:
+        return f"{max(seconds, 0.0):.1f}s"
+    s = int(round(seconds))
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m{s % 60:02d}s"
+    return f"{s // 3600}h{(s % 3600) // 60:02d}m"
+
+
+class Progress:
+    """Counts finished runs and draws the bar.
+
+    Args:
+        label: the sweep's name.
+        total: runs to execute in this invocation.
+        stored: runs of the sweep found already in the store (shown, not executed).
+        enabled: False draws nothing (``--quiet``).
+        stream: where to draw (stderr by default).
+    """
+
+    def __init__(self, label: str, total: int, stored: int = 0, *, enabled: bool = True,
+                 stream: TextIO | None = None):
+        self.label = label
+        self.total = total
+        self.stored = stored
+        self.done = 0
+        self.failed = 0
+        self.enabled = enabled
+        self._stream = stream if stream is not None else sys.stderr
+        self._tty = bool(getattr(self._stream, "isatty", lambda: False)())
+        self._start = time.monotonic()
+        self._last_draw = float("-inf")
+        self._width = 0
+
+    def advance(self, ok: bool) -> None:
+        """Records one finished run."""
+        self.done += 1
+        if not ok:
+            self.failed += 1
+        self._maybe_draw()
+
+    def line(self) -> str:
+        """The current status as one line of text."""
+        elapsed = time.monotonic() - self._start
+        fraction = self.done / self.total if self.total else 1.0
+        filled = int(round(fraction * _BAR_WIDTH))
+        bar = "#" * filled + "-" * (_BAR_WIDTH - filled)
+        parts = [f"{self.label} [{bar}] {self.done}/{self.total} runs"]
+        if self.stored:
+            parts.append(f"{self.stored} already stored")
+        parts.append(f"{self.failed} failed")
+        if self.done and elapsed > 0:
+            rate = self.done / elapsed
+            parts.append(f"{rate:.1f} runs/s" if rate >= 1 else f"{elapsed / self.done:.1f} s/run")
+            if self.done < self.total:
+                parts.append(f"ETA {format_duration((self.total - self.done) / rate)}")
+        if self.done >= self.total:
+            parts.append(f"in {format_duration(elapsed)}")
+        return ", ".join(parts)
+
+    def _maybe_draw(self) -> None:
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        period = _TTY_PERIOD_S if self._tty else _LOG_PERIOD_S
+        if now - self._last_draw >= period or self.done >= self.total:
+            self._draw()
+            self._last_draw = now
+
+    def _draw(self) -> None:
+        text = self.line()
+        if self._tty:
+            pad = " " * max(self._width - len(text), 0)
+            self._stream.write(f"\r{text}{pad}")
+            self._width = len(text)
+        else:
+            self._stream.write(text + "\n")
+        self._stream.flush()
+
+    def start(self) -> None:
+        """Draws the initial state."""
+        if self.enabled:
+            self._draw()
+            self._last_draw = time.monotonic()
+
+    def close(self) -> None:
+        """Draws the final state and ends the line."""
+        if not self.enabled:
+            return
+        if self._tty:
+            self._draw()
+            self._stream.write("\n")
+            self._stream.flush()
+        elif self.done < self.total or self._last_draw == float("-inf"):
+            self._draw()

@@ -1,0 +1,356 @@
+"""The results store of sweeps: a DuckDB database and Parquet files in one directory.
+
+Layout of a store directory ``DIR``:
+
+* ``DIR/results.duckdb``, with the tables
+
+  - ``meta(name, value)``: ``store_format`` and the celltcp version that created the store;
+  - ``scenarios(key, celltcp_version, scenario)``: each resolved scenario (JSON) by its key;
+  - ``runs(key, run, ...)``: one row per finished run, keyed by (scenario key, run number):
+    ``point`` (its index in the sweep that ran it), ``seed``, ``parameters`` (JSON),
+    ``status`` (``ok`` or ``error``), ``error`` (text), ``summary`` (the run's summary.json),
+    ``metrics`` (JSON object, concrete path → value, for the patterns in ``metric_spec``),
+    ``series`` (JSON list of the kept series), ``events`` and ``wall_s``;
+
+* ``DIR/series/<key>/<run>/<name>.parquet``: the kept time series of each run.
+
+Crash safety (SIGKILL at any instant loses no finished run and leaves no half-written one): a
+run's Parquet files are written into a hidden sibling directory, synced, and renamed into place;
+only then is its row inserted, in one transaction together with its scenario. A directory
+without a row is an orphan of an interrupted write; it is replaced when that run is written
+again. A run is finished exactly when its row exists, and the primary key (key, run) makes a
+second row impossible. Only the process that holds the database open writes to the store
+(DuckDB's file lock admits one writer), so stale temporary directories can be removed on open.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from celltcp import _core
+from celltcp.errors import scenario_error
+
+__all__ = ["Store", "StoredRun", "STORE_FORMAT", "DB_FILE", "SERIES_DIR"]
+
+#: Version of the layout above; a store of another format is refused, never converted.
+STORE_FORMAT = 1
+DB_FILE = "results.duckdb"
+SERIES_DIR = "series"
+
+_SCHEMA = (
+    "CREATE TABLE meta (name VARCHAR PRIMARY KEY, value VARCHAR NOT NULL)",
+    "CREATE TABLE scenarios (key VARCHAR PRIMARY KEY, celltcp_version VARCHAR NOT NULL, "
+    "scenario JSON NOT NULL)",
+    "CREATE TABLE runs ("
+    " key VARCHAR NOT NULL,"
+    " run BIGINT NOT NULL,"
+    " point BIGINT NOT NULL,"
+    " seed BIGINT NOT NULL,"
+    " parameters JSON NOT NULL,"
+    " status VARCHAR NOT NULL CHECK (status IN ('ok', 'error')),"
+    " error VARCHAR,"
+    " summary JSON,"
+    " metrics JSON NOT NULL,"
+    " metric_spec JSON NOT NULL,"
+    " series JSON NOT NULL,"
+    " events BIGINT NOT NULL,"
+    " wall_s DOUBLE NOT NULL,"
+    " PRIMARY KEY (key, run))",
+)
+_TABLES = {"meta", "scenarios", "runs"}
+
+
+@dataclass(frozen=True)
+class StoredRun:
+    """One row of ``runs`` as read back (the summary is fetched only on demand)."""
+
+    key: str
+    run: int
+    point: int
+    parameters: dict[str, Any]
+    status: str
+    error: str | None
+    metrics: dict[str, Any]
+    metric_spec: list[str]
+
+
+def _store_error(where: str, message: str) -> Exception:
+    return scenario_error("store", f"{where}: {message}")
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class Store:
+    """An open store. Use :meth:`open` (a directory) or :meth:`in_memory` (no files)."""
+
+    def __init__(self, con: Any, directory: Path | None):
+        self._con = con
+        #: The store directory, or None for an in-memory store (which cannot keep series).
+        self.directory = directory
+
+    # -- opening ------------------------------------------------------------------------------
+
+    @classmethod
+    def exists(cls, directory: str | os.PathLike[str]) -> bool:
+        return (Path(directory) / DB_FILE).is_file()
+
+    @classmethod
+    def open(cls, directory: str | os.PathLike[str], *, read_only: bool = False) -> Store:
+        """Opens (creating it unless ``read_only``) the store in ``directory``.
+
+        Raises ScenarioError (key ``store``) when the directory is unusable, the database is in
+        use by another process, is not a celltcp store, or was written in another store format.
+        """
+        import duckdb
+
+        root = Path(directory)
+        db = root / DB_FILE
+        if root.exists() and not root.is_dir():
+            raise _store_error(str(root), "exists and is not a directory")
+        if read_only and not db.is_file():
+            raise _store_error(str(root), f"no sweep store here (no {DB_FILE})")
+        if not read_only:
+            try:
+                root.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                raise _store_error(str(root), f"cannot create: {e.strerror or e}") from None
+        try:
+            con = duckdb.connect(str(db), read_only=read_only)
+        except duckdb.Error as e:
+            raise _store_error(str(db), _duckdb_message(e)) from None
+        store = cls(con, root)
+        try:
+            store._check_or_create(read_only)
+        except BaseException:
+            con.close()
+            raise
+        if not read_only:
+            store._remove_partials()
+        return store
+
+    @classmethod
+    def in_memory(cls) -> Store:
+        """A store that lives in this process only (nothing is written to disk)."""
+        import duckdb
+
+        store = cls(duckdb.connect(":memory:"), None)
+        store._check_or_create(False)
+        return store
+
+    def _check_or_create(self, read_only: bool) -> None:
+        shown = str(self.directory) if self.directory else ":memory:"
+        tables = {r[0] for r in self._con.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'"
+        ).fetchall()}
+        if not tables:
+            if read_only:
+                raise _store_error(shown, "an empty database, not a celltcp sweep store")
+            self._con.execute("BEGIN")
+            for statement in _SCHEMA:
+                self._con.execute(statement)
+            self._con.executemany(
+                "INSERT INTO meta VALUES (?, ?)",
+                [["store_format", str(STORE_FORMAT)], ["created_by", _core.__version__]],
+            )
+            self._con.execute("COMMIT")
+            return
+        if not _TABLES <= tables:
+            raise _store_error(shown, "a DuckDB database, but not a celltcp sweep store "
+                               f"(tables: {', '.join(sorted(tables))})")
+        meta = dict(self._con.execute("SELECT name, value FROM meta").fetchall())
+        found = meta.get("store_format", "?")
+        if found != str(STORE_FORMAT):
+            raise _store_error(
+                shown,
+                f"written in store format {found} by celltcp {meta.get('created_by', '?')}; "
+                f"celltcp {_core.__version__} reads format {STORE_FORMAT} only "
+                "(use another store directory)",
+            )
+
+    def _remove_partials(self) -> None:
+        """Removes temporary series directories left by a process killed mid-write."""
+        series = self.directory / SERIES_DIR if self.directory else None
+        if series is None or not series.is_dir():
+            return
+        for partial in series.glob("*/.*.partial-*"):
+            shutil.rmtree(partial, ignore_errors=True)
+
+    def close(self) -> None:
+        self._con.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- reading ------------------------------------------------------------------------------
+
+    def finished(self, keys: Iterable[str]) -> dict[tuple[str, int], str]:
+        """(key, run) → status of the stored runs of these scenario keys."""
+        rows = self._con.execute(
+            "SELECT key, run, status FROM runs WHERE list_contains(?, key)", [sorted(set(keys))]
+        ).fetchall()
+        return {(k, int(r)): s for k, r, s in rows}
+
+    def runs(self, keys: Iterable[str] | None = None) -> list[StoredRun]:
+        """The stored runs of these scenario keys (all runs when ``keys`` is None)."""
+        query = ("SELECT key, run, point, parameters, status, error, metrics, metric_spec "
+                 "FROM runs")
+        params: list[Any] = []
+        if keys is not None:
+            query += " WHERE list_contains(?, key)"
+            params.append(sorted(set(keys)))
+        rows = self._con.execute(query + " ORDER BY point, key, run", params).fetchall()
+        return [
+            StoredRun(k, int(r), int(p), json.loads(par), s, err, json.loads(m), json.loads(ms))
+            for k, r, p, par, s, err, m, ms in rows
+        ]
+
+    def summaries(self, pairs: Sequence[tuple[str, int]]) -> dict[tuple[str, int], dict[str, Any]]:
+        """Parsed summary.json of the given (key, run) pairs that completed."""
+        out: dict[tuple[str, int], dict[str, Any]] = {}
+        by_key: dict[str, list[int]] = {}
+        for k, r in pairs:
+            by_key.setdefault(k, []).append(r)
+        for k, run_list in by_key.items():
+            rows = self._con.execute(
+                "SELECT run, summary FROM runs WHERE key = ? AND list_contains(?, run) "
+                "AND summary IS NOT NULL", [k, run_list],
+            ).fetchall()
+            for r, text in rows:
+                out[(k, int(r))] = json.loads(text)
+        return out
+
+    def scenario(self, key: str) -> dict[str, Any]:
+        """The resolved scenario stored under ``key``."""
+        row = self._con.execute("SELECT scenario FROM scenarios WHERE key = ?", [key]).fetchone()
+        if row is None:
+            raise KeyError(key)
+        return json.loads(row[0])
+
+    def series_path(self, key: str, run: int, name: str) -> Path:
+        """Where the series ``name`` of a run is (or would be) kept."""
+        if self.directory is None:
+            raise ValueError("an in-memory store keeps no series")
+        return self.directory / SERIES_DIR / key / str(run) / f"{name}.parquet"
+
+    def read_series(self, key: str, run: int, name: str) -> Any:
+        """A kept series of one run as a DataFrame (FileNotFoundError when not kept)."""
+        import pandas as pd
+
+        return pd.read_parquet(self.series_path(key, run, name))
+
+    # -- writing ------------------------------------------------------------------------------
+
+    def _write_series(self, key: str, run: int, files: Mapping[str, bytes]) -> None:
+        assert self.directory is not None
+        parent = self.directory / SERIES_DIR / key
+        parent.mkdir(parents=True, exist_ok=True)
+        final = parent / str(run)
+        tmp = parent / f".{run}.partial-{os.getpid()}"
+        if tmp.exists():
+            shutil.rmtree(tmp)
+        tmp.mkdir()
+        try:
+            for name, data in sorted(files.items()):
+                with open(tmp / f"{name}.parquet", "wb") as f:
+                    f.write(data)
+                    f.flush()
+                    os.fsync(f.fileno())
+            _fsync_dir(tmp)
+            if final.exists():
+                # An orphan: written by a process killed before it inserted the run's row.
+                shutil.rmtree(final)
+            os.rename(tmp, final)
+            _fsync_dir(parent)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+
+    def write(
+        self,
+        *,
+        key: str,
+        run: int,
+        point: int,
+        seed: int,
+        parameters: Mapping[str, Any],
+        scenario: Mapping[str, Any],
+        status: str,
+        error: str | None,
+        summary: str | None,
+        metrics: Mapping[str, Any],
+        metric_spec: Sequence[str],
+        series: Mapping[str, bytes],
+        events: int,
+        wall_s: float,
+        replace: bool = False,
+    ) -> None:
+        """Stores one finished run: its series files first, then its row in one transaction.
+
+        ``replace`` deletes an earlier row of the same (key, run) in that transaction (to
+        re-run a failed run); otherwise a second row for a stored run is an error.
+        """
+        if series:
+            if self.directory is None:
+                raise ValueError("an in-memory store keeps no series")
+            self._write_series(key, run, series)
+        con = self._con
+        con.execute("BEGIN")
+        try:
+            con.execute(
+                "INSERT INTO scenarios VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                [key, _core.__version__, json.dumps(scenario, sort_keys=True)],
+            )
+            if replace:
+                con.execute("DELETE FROM runs WHERE key = ? AND run = ?", [key, run])
+            con.execute(
+                "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    key, run, point, seed, json.dumps(dict(parameters)), status, error, summary,
+                    json.dumps(dict(metrics), allow_nan=True), json.dumps(list(metric_spec)),
+                    json.dumps(sorted(series)), events, wall_s,
+                ],
+            )
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+
+    def set_metrics(self, updates: Sequence[tuple[str, int, Mapping[str, Any]]],
+                    metric_spec: Sequence[str]) -> None:
+        """Replaces the ``metrics`` of stored runs (after the metric list changed), atomically."""
+        if not updates:
+            return
+        spec = json.dumps(list(metric_spec))
+        con = self._con
+        con.execute("BEGIN")
+        try:
+            con.executemany(
+                "UPDATE runs SET metrics = ?, metric_spec = ? WHERE key = ? AND run = ?",
+                [[json.dumps(dict(m), allow_nan=True), spec, k, r] for k, r, m in updates],
+            )
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+
+
+def _duckdb_message(e: Exception) -> str:
+    text = " ".join(str(e).split())
+    if "lock" in text.lower():
+        return f"in use by another process ({text})"
+    return text
