@@ -71,6 +71,7 @@ fn flow_summary(world: &World, id: usize, f: &FlowInfo, now: SimTime) -> Value {
             "link_loss": c.drops_link_loss,
             "no_route": c.drops_no_route,
             "outage": c.drops_outage,
+            "ecn_decap": c.drops_ecn_decap,
         }),
     );
     // One-way delay and RFC 3550 jitter of the packets delivered to the destination host.
@@ -161,11 +162,31 @@ pub(crate) fn make(
     let links_json: Map<String, Value> = (0..world.p2p_links())
         .map(|l| (world.topo.links[l].name.clone(), link_summary(world, l, end)))
         .collect();
+    let epc_json: Map<String, Value> = world
+        .epc()
+        .map(|epc| {
+            epc.endpoints()
+                .map(|(node, st)| {
+                    (
+                        world.topo.nodes[node as usize].name.clone(),
+                        json!({
+                            "encapsulated": st.encapsulated,
+                            "decapsulated": st.decapsulated,
+                            "ce_propagated": st.ce_propagated,
+                            "ce_lost": st.ce_lost,
+                            "drops_ecn_decap": st.drops_ecn_decap,
+                        }),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
     let cells_json: Map<String, Value> =
         world.media().map(|m| (m.name().to_string(), cell_summary(world, m, end))).collect();
     json!({
         "celltcp_version": env!("CARGO_PKG_VERSION"),
         "cells": cells_json,
+        "epc": epc_json,
         "seed": seed,
         "run": run,
         "simulated_time_s": end.as_secs_f64(),

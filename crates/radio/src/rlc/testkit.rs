@@ -28,5 +28,6 @@ pub(crate) fn sdu(uid: u64, size_bytes: u32) -> Packet {
         payload_len: size_bytes.saturating_sub(headers),
         app_seq: uid,
         created_at: SimTime::ZERO,
+        tunnel: None,
     }
 }

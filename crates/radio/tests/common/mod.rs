@@ -38,6 +38,7 @@ pub fn packet(uid: u64, size_bytes: u32) -> Packet {
         payload_len: size_bytes - IPV4_HEADER_BYTES - UDP_HEADER_BYTES,
         app_seq: uid,
         created_at: SimTime::ZERO,
+        tunnel: None,
     }
 }
 

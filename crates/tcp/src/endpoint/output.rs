@@ -135,6 +135,7 @@ impl TcpEndpoint {
             payload_len,
             app_seq: 0,
             created_at: now,
+            tunnel: None,
         }
     }
 
