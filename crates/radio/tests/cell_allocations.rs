@@ -1,7 +1,6 @@
 //! Heap allocations in the steady state of a busy cell, counted by a wrapping global
-//! allocator (this test binary only). The cell's own per-TTI code reuses its buffers; the
-//! allocations that remain are those of the MAC scheduler call (its per-TTI candidate and
-//! ranking lists), measured separately here.
+//! allocator (this test binary only). The cell's per-TTI code and the MAC schedulers reuse
+//! their buffers; what remains is occasional (STATUS PDUs, amortised queue growth).
 
 mod common;
 

@@ -35,6 +35,7 @@ pub mod tbs;
 mod tti;
 mod ue;
 pub mod uplink;
+mod wake;
 
 use celltcp_engine::{RngStream, SimTime};
 use celltcp_net::medium::{Medium, MediumFigure, MediumOutput};
@@ -57,6 +58,7 @@ pub use uplink::UplinkStats;
 
 use ue::UeContext;
 use uplink::UplinkItem;
+use wake::WakeTable;
 
 /// An eNB and the UEs it serves, as a medium of the network.
 pub struct LteCell {
@@ -75,8 +77,14 @@ pub struct LteCell {
     next_tb_id: u64,
     ttis_processed: u64,
     prbs_used: u64,
+    /// Per UE: its earliest deadline and whether it needs a TTI, as last recorded
+    /// (`wake.rs`); refreshed with `refresh_wake` after every change to a UE.
+    wake: WakeTable,
     /// Per-TTI scratch buffers, reused.
     states: Vec<UeState<'static>>,
+    /// Indices of the UEs that needed the TTI being processed, and of those it changed.
+    active: Vec<usize>,
+    touched: Vec<usize>,
     allocs: Vec<Allocation>,
     served: Vec<(u32, u32)>,
     trace: Option<CellTrace>,
@@ -121,7 +129,7 @@ impl LteCell {
         }
         by_node.sort_unstable();
         let n = ues.len();
-        Ok(LteCell {
+        let mut cell = LteCell {
             tbs: MonotoneTbs::new(cfg.n_prb)?,
             trace: cfg.trace_series.then(CellTrace::default),
             cfg,
@@ -135,10 +143,17 @@ impl LteCell {
             next_tb_id: 0,
             ttis_processed: 0,
             prbs_used: 0,
+            wake: WakeTable::new(n),
             states: Vec::with_capacity(n),
+            active: Vec::with_capacity(n),
+            touched: Vec::with_capacity(n),
             allocs: Vec::with_capacity(n),
             served: Vec::with_capacity(n),
-        })
+        };
+        for i in 0..n {
+            cell.refresh_wake(i);
+        }
+        Ok(cell)
     }
 
     pub fn config(&self) -> &LteCellConfig {
@@ -265,8 +280,18 @@ impl LteCell {
         }
     }
 
-    fn has_tti_work(&self) -> bool {
-        self.ues.iter().any(|u| u.needs_tti())
+    /// Records UE `i`'s deadline and TTI need after a change to it (the contract of
+    /// `wake.rs`).
+    fn refresh_wake(&mut self, i: usize) {
+        if let Some(ue) = self.ues.get(i) {
+            self.wake.set(i, ue.next_deadline(), ue.needs_tti());
+        }
+    }
+
+    /// Whether the recorded deadlines and TTI needs are those of the UEs now.
+    fn wake_is_current(&self) -> bool {
+        self.wake
+            .matches(self.ues.iter().map(|u| (u.next_deadline(), u.needs_tti())))
     }
 
     /// Start of the first TTI that can still be processed.
@@ -309,6 +334,7 @@ impl Medium for LteCell {
                 out.dropped.push((pkt, DropCause::QueueFull));
             }
             ue.refresh_buffer(now);
+            self.refresh_wake(i);
         } else if to == enb {
             let Some(i) = self.index(from) else {
                 out.dropped.push((pkt, DropCause::NoRoute));
@@ -316,17 +342,18 @@ impl Medium for LteCell {
             };
             let cfg = &self.cfg.uplink;
             self.ues[i].uplink.push(now, UplinkItem::Packet(pkt), cfg);
+            self.refresh_wake(i);
         } else {
             out.dropped.push((pkt, DropCause::NoRoute));
         }
     }
 
     fn poll_timeout(&self) -> Option<SimTime> {
-        let tti = self.has_tti_work().then(|| self.next_tti_start());
-        self.ues
-            .iter()
-            .filter_map(|u| u.next_deadline())
-            .chain(tti)
+        debug_assert!(self.wake_is_current(), "wake table out of date");
+        let tti = self.wake.any_needs_tti().then(|| self.next_tti_start());
+        [self.wake.earliest_deadline(), tti]
+            .into_iter()
+            .flatten()
             .min()
     }
 
@@ -339,31 +366,39 @@ impl Medium for LteCell {
     ) {
         self.now = self.now.max(now);
         let enb = self.cfg.enb;
-        for ue in &mut self.ues {
-            while let Some((item, lost)) = ue.uplink.pop_due(now) {
-                match (item, lost) {
-                    (UplinkItem::Packet(p), false) => out.delivered.push((enb, p)),
-                    (UplinkItem::Packet(p), true) => out.dropped.push((p, DropCause::LinkLoss)),
-                    (UplinkItem::Status(s), false) => {
-                        ue.tx.on_status(now, &s);
-                        ue.refresh_buffer(now);
-                    }
-                    (UplinkItem::Status(_), true) => {}
+        // Only UEs with a deadline due have anything to do here (the wake table is current).
+        if self.wake.earliest_deadline().is_some_and(|e| e <= now) {
+            for i in 0..self.ues.len() {
+                if !self.wake.due(i, now) {
+                    continue;
                 }
-            }
-            if ue.tx.poll_timeout().is_some_and(|t| t <= now) {
-                ue.tx.on_timeout(now);
-                ue.refresh_buffer(now);
-            }
-            if ue.rx.poll_timeout().is_some_and(|t| t <= now) {
-                ue.rx.on_timeout(now);
-                // UM reassembles on t-Reordering expiry; AM may trigger a STATUS report.
-                ue.deliver(now, &self.cfg, out);
+                let ue = &mut self.ues[i];
+                while let Some((item, lost)) = ue.uplink.pop_due(now) {
+                    match (item, lost) {
+                        (UplinkItem::Packet(p), false) => out.delivered.push((enb, p)),
+                        (UplinkItem::Packet(p), true) => out.dropped.push((p, DropCause::LinkLoss)),
+                        (UplinkItem::Status(s), false) => {
+                            ue.tx.on_status(now, &s);
+                            ue.refresh_buffer(now);
+                        }
+                        (UplinkItem::Status(_), true) => {}
+                    }
+                }
+                if ue.tx.poll_timeout().is_some_and(|t| t <= now) {
+                    ue.tx.on_timeout(now);
+                    ue.refresh_buffer(now);
+                }
+                if ue.rx.poll_timeout().is_some_and(|t| t <= now) {
+                    ue.rx.on_timeout(now);
+                    // UM reassembles on t-Reordering expiry; AM may trigger a STATUS report.
+                    ue.deliver(now, &self.cfg, out);
+                }
+                self.refresh_wake(i);
             }
         }
         let tti = now.as_ns() / TTI_NS;
         let on_boundary = tti * TTI_NS == now.as_ns();
-        if on_boundary && tti >= self.next_tti && self.has_tti_work() {
+        if on_boundary && tti >= self.next_tti && self.wake.any_needs_tti() {
             self.run_tti(tti, now, out);
             self.next_tti = tti + 1;
         }

@@ -48,8 +48,9 @@ pub struct RadioLink {
     fading: Option<RayleighFading>,
     /// TTI of the current fading sample and its gain, dB.
     fading_sample: Option<(u64, f64)>,
-    /// Interference plus noise, mW.
-    interference_noise_mw: f64,
+    /// Interference plus noise, dBm: 10·log10 of their sum in mW, kept in dB because it changes
+    /// only when the UE moves while the SINR is needed in every TTI the UE is active.
+    interference_noise_dbm: f64,
     rng_fading: RngStream,
     rng_shadowing: RngStream,
 }
@@ -79,7 +80,7 @@ impl RadioLink {
             shadowing_db: 0.0,
             fading,
             fading_sample: None,
-            interference_noise_mw: 0.0,
+            interference_noise_dbm: 0.0,
             rng_fading: RngStream::new(seed, run, &format!("{rng_prefix}/fading")),
             rng_shadowing: RngStream::new(seed, run, &format!("{rng_prefix}/shadowing")),
         };
@@ -112,7 +113,7 @@ impl RadioLink {
                 - cfg.pathloss.path_loss_db(i.position.distance_m(position));
             i_mw += i.load * to_mw(rx_dbm);
         }
-        self.interference_noise_mw = i_mw + to_mw(noise_dbm);
+        self.interference_noise_dbm = 10.0 * (i_mw + to_mw(noise_dbm)).log10();
         Ok(())
     }
 
@@ -144,7 +145,7 @@ impl RadioLink {
 
     /// SINR without fast fading, dB.
     pub fn large_scale_sinr_db(&self, cfg: &LteCellConfig) -> f64 {
-        self.mean_signal_dbm(cfg) - 10.0 * self.interference_noise_mw.log10()
+        self.mean_signal_dbm(cfg) - self.interference_noise_dbm
     }
 
     /// SINR in TTI `tti`, dB, advancing the fading to that TTI. TTIs must not decrease between

@@ -15,8 +15,9 @@
 //!    block's transmissions when configured.
 //! 6. The scheduler learns the bits decoded per UE.
 //!
-//! Nothing here allocates once the cell's buffers have grown to their working size (the RLC and
-//! MAC modules may; see `docs/lte-model.md`).
+//! Only the UEs that need the TTI are visited (see `wake.rs`), and nothing here or in the MAC
+//! scheduler allocates once the buffers have grown to their working size (RLC may, for
+//! occasional STATUS PDUs and queue growth; see `docs/lte-model.md`).
 
 use celltcp_engine::SimTime;
 use celltcp_net::medium::MediumOutput;
@@ -31,17 +32,32 @@ use super::LteCell;
 impl LteCell {
     /// Runs TTI `tti`, which starts at `now`.
     pub(super) fn run_tti(&mut self, tti: u64, now: SimTime, out: &mut MediumOutput) {
-        for ue in &mut self.ues {
+        // Only the UEs that need this TTI: any other has nothing decoded, no HARQ process
+        // holding a block and an empty buffer, and nothing below changes that.
+        let mut active = std::mem::take(&mut self.active);
+        active.clear();
+        active.extend((0..self.ues.len()).filter(|&i| self.wake.needs_tti(i)));
+        // UEs whose bearer, HARQ entity or uplink this TTI changes (their deadline and TTI
+        // need are recorded again at the end): those that receive decoded data or HARQ
+        // feedback, and those that transmit. Building the scheduler state changes neither.
+        let mut touched = std::mem::take(&mut self.touched);
+        touched.clear();
+        for &i in &active {
+            let ue = &mut self.ues[i];
+            let had_decoded = !ue.decoded.is_empty();
             ue.receive_decoded(now, &self.cfg, out);
-            ue.harq_feedback(tti);
+            if ue.harq_feedback(tti) || had_decoded {
+                touched.push(i);
+            }
         }
-        self.build_states(tti);
+        self.build_states(tti, &active);
         let mut allocs = std::mem::take(&mut self.allocs);
         self.scheduler
             .schedule(tti, self.cfg.n_prb, &self.states, &self.tbs, &mut allocs);
         self.served.clear();
         for a in &allocs {
             self.transmit(tti, now, a);
+            touched.push(a.ue as usize);
         }
         self.allocs = allocs;
         self.scheduler.on_tti_end(tti, &self.served);
@@ -71,12 +87,19 @@ impl LteCell {
                 );
             }
         }
+        for &i in &touched {
+            self.refresh_wake(i);
+        }
+        self.active = active;
+        self.touched = touched;
     }
 
-    /// Step 3: channel, CQI and scheduler state of every UE that can be scheduled.
-    fn build_states(&mut self, tti: u64) {
+    /// Step 3: channel, CQI and scheduler state of every UE of `active` that can be
+    /// scheduled, in increasing index order.
+    fn build_states(&mut self, tti: u64, active: &[usize]) {
         self.states.clear();
-        for (i, ue) in self.ues.iter_mut().enumerate() {
+        for &i in active {
+            let ue = &mut self.ues[i];
             let retx = ue.harq.pending_retx(tti).map(|r| r.as_harq_retx());
             // No free HARQ process: the UE cannot take new data in this TTI.
             let buffer_bytes = match ue.harq.free_process(tti) {

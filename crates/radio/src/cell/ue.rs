@@ -152,7 +152,8 @@ impl UeContext {
 
     /// Applies the HARQ feedback due in TTI `tti` (ACK when the block was decoded). A block
     /// given up after maxTx NACKs loses its RLC PDUs; RLC AM recovers the data (36.322 §5.2).
-    pub fn harq_feedback(&mut self, tti: u64) {
+    /// Returns whether any feedback was due.
+    pub fn harq_feedback(&mut self, tti: u64) -> bool {
         let mut due = [0u8; 16];
         let mut n = 0;
         for p in self.harq.feedback_due(tti) {
@@ -169,5 +170,6 @@ impl UeContext {
                 self.harq_pdus[usize::from(p)].clear();
             }
         }
+        n > 0
     }
 }

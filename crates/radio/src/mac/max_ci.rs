@@ -8,18 +8,24 @@
 //! Beming, "3G Evolution: HSPA and LTE for Mobile Broadband", 2nd ed. 2008, §7.1,
 //! channel-dependent scheduling).
 //!
-//! No state and no parameters.
+//! No parameters, and no state carried from one TTI to the next (only reused working lists).
 
-use super::alloc::{begin_tti, fill_in_order, tbs_bytes};
+use std::collections::BinaryHeap;
+
+use super::alloc::{begin_tti, fill_by_rank, tbs_bytes, Ranked, TtiScratch};
 use super::{Allocation, MacScheduler, TbsLookup, UeState};
 
 /// Max C/I scheduler.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct MaxCi;
+#[derive(Clone, Debug, Default)]
+pub struct MaxCi {
+    /// Per-TTI working lists, reused.
+    scratch: TtiScratch,
+    ranked: BinaryHeap<Ranked>,
+}
 
 impl MaxCi {
     pub fn new() -> Self {
-        MaxCi
+        Self::default()
     }
 }
 
@@ -36,19 +42,20 @@ impl MacScheduler for MaxCi {
         tbs: &dyn TbsLookup,
         out: &mut Vec<Allocation>,
     ) {
-        let start = begin_tti(n_prb, ues, tbs, out);
-        if start.free_prb == 0 || start.candidates.is_empty() {
+        let free = begin_tti(n_prb, ues, tbs, out, &mut self.scratch);
+        if free == 0 || self.scratch.candidates.is_empty() {
             return;
         }
-        let free = start.free_prb;
-        let mut ranked: Vec<(u32, usize)> = start
-            .candidates
-            .iter()
-            .map(|&i| (tbs_bytes(tbs, ues[i].mcs, free), i))
-            .collect();
-        ranked.sort_by(|a, b| b.0.cmp(&a.0).then(ues[a.1].ue.cmp(&ues[b.1].ue)));
-        let order: Vec<usize> = ranked.into_iter().map(|(_, i)| i).collect();
-        fill_in_order(&order, free, ues, tbs, out);
+        self.ranked.clear();
+        self.ranked
+            .extend(self.scratch.candidates.iter().map(|&i| Ranked {
+                // Bytes are whole numbers below 2^32: exact as f64, so the order is that of
+                // the sizes.
+                metric: f64::from(tbs_bytes(tbs, ues[i].mcs, free)),
+                ue: ues[i].ue,
+                index: i,
+            }));
+        fill_by_rank(&mut self.ranked, free, ues, tbs, out);
     }
 
     fn on_tti_end(&mut self, _tti: u64, _served: &[(u32, u32)]) {}

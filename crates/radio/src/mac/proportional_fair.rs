@@ -20,9 +20,9 @@
 //! Parameter: t_c, default [`DEFAULT_TIME_CONSTANT_TTI`] = 1000 TTIs (1 s at 1 ms per TTI),
 //! the value t_c = 1000 slots used for the HDR scheduler by Jalali et al.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BinaryHeap};
 
-use super::alloc::{begin_tti, fill_in_order, tbs_bytes};
+use super::alloc::{begin_tti, fill_by_rank, tbs_bytes, Ranked, TtiScratch};
 use super::{Allocation, MacError, MacScheduler, TbsLookup, UeState};
 
 /// Default time constant of the throughput average, TTIs.
@@ -44,6 +44,9 @@ pub struct ProportionalFair {
     average: BTreeMap<u32, f64>,
     /// Last TTI whose deliveries were averaged.
     last_tti: Option<u64>,
+    /// Per-TTI working lists, reused.
+    scratch: TtiScratch,
+    ranked: BinaryHeap<Ranked>,
 }
 
 impl ProportionalFair {
@@ -61,6 +64,8 @@ impl ProportionalFair {
             time_constant_tti,
             average: BTreeMap::new(),
             last_tti: None,
+            scratch: TtiScratch::default(),
+            ranked: BinaryHeap::new(),
         })
     }
 
@@ -73,11 +78,12 @@ impl ProportionalFair {
     pub fn average_bits_per_tti(&self, ue: u32) -> Option<f64> {
         self.average.get(&ue).copied()
     }
+}
 
-    fn metric(&self, ue: u32, rate_bits_per_tti: f64) -> f64 {
-        let r = self.average.get(&ue).copied().unwrap_or(0.0);
-        rate_bits_per_tti / r.max(R_FLOOR_BITS_PER_TTI)
-    }
+/// r/R of `ue` with the averages `average` (bits per TTI) and its achievable rate now.
+fn metric(average: &BTreeMap<u32, f64>, ue: u32, rate_bits_per_tti: f64) -> f64 {
+    let r = average.get(&ue).copied().unwrap_or(0.0);
+    rate_bits_per_tti / r.max(R_FLOOR_BITS_PER_TTI)
 }
 
 impl Default for ProportionalFair {
@@ -86,6 +92,8 @@ impl Default for ProportionalFair {
             time_constant_tti: DEFAULT_TIME_CONSTANT_TTI,
             average: BTreeMap::new(),
             last_tti: None,
+            scratch: TtiScratch::default(),
+            ranked: BinaryHeap::new(),
         }
     }
 }
@@ -103,22 +111,21 @@ impl MacScheduler for ProportionalFair {
         tbs: &dyn TbsLookup,
         out: &mut Vec<Allocation>,
     ) {
-        let start = begin_tti(n_prb, ues, tbs, out);
-        if start.free_prb == 0 || start.candidates.is_empty() {
+        let free = begin_tti(n_prb, ues, tbs, out, &mut self.scratch);
+        if free == 0 || self.scratch.candidates.is_empty() {
             return;
         }
-        let free = start.free_prb;
-        let mut ranked: Vec<(f64, usize)> = start
-            .candidates
-            .iter()
-            .map(|&i| {
-                let rate = 8.0 * f64::from(tbs_bytes(tbs, ues[i].mcs, free));
-                (self.metric(ues[i].ue, rate), i)
-            })
-            .collect();
-        ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(ues[a.1].ue.cmp(&ues[b.1].ue)));
-        let order: Vec<usize> = ranked.into_iter().map(|(_, i)| i).collect();
-        fill_in_order(&order, free, ues, tbs, out);
+        let (average, ranked) = (&self.average, &mut self.ranked);
+        ranked.clear();
+        ranked.extend(self.scratch.candidates.iter().map(|&i| {
+            let rate = 8.0 * f64::from(tbs_bytes(tbs, ues[i].mcs, free));
+            Ranked {
+                metric: metric(average, ues[i].ue, rate),
+                ue: ues[i].ue,
+                index: i,
+            }
+        }));
+        fill_by_rank(ranked, free, ues, tbs, out);
     }
 
     fn on_tti_end(&mut self, tti: u64, served: &[(u32, u32)]) {

@@ -10,7 +10,7 @@
 //!
 //! Granularity: whole PRBs (no RBG rounding of resource allocation type 0).
 
-use super::alloc::{begin_tti, prbs_for_bytes, push_new_data};
+use super::alloc::{begin_tti, prbs_for_bytes, push_new_data, TtiScratch};
 use super::{Allocation, MacScheduler, TbsLookup, UeState};
 
 /// Round-robin scheduler. State: where the next deal starts.
@@ -19,6 +19,12 @@ pub struct RoundRobin {
     /// UE identifier at which the next deal starts (the first eligible UE with an identifier
     /// ≥ this value, wrapping around).
     next_ue: u32,
+    /// Per-TTI working lists, reused: candidates, then the deal's order (indices into `ues`),
+    /// each one's PRB need and the PRBs dealt to it.
+    scratch: TtiScratch,
+    order: Vec<usize>,
+    need: Vec<u32>,
+    given: Vec<u32>,
 }
 
 impl RoundRobin {
@@ -40,22 +46,28 @@ impl MacScheduler for RoundRobin {
         tbs: &dyn TbsLookup,
         out: &mut Vec<Allocation>,
     ) {
-        let start = begin_tti(n_prb, ues, tbs, out);
-        let mut free = start.free_prb;
-        if free == 0 || start.candidates.is_empty() {
+        let mut free = begin_tti(n_prb, ues, tbs, out, &mut self.scratch);
+        if free == 0 || self.scratch.candidates.is_empty() {
             return;
         }
-        // Cyclic order of identifiers, beginning at `next_ue`.
-        let mut order = start.candidates;
-        order.sort_by_key(|&i| ues[i].ue);
+        // Cyclic order of identifiers, beginning at `next_ue` (identifiers of candidates are
+        // distinct, so an unstable sort gives the one order).
+        let order = &mut self.order;
+        order.clear();
+        order.extend_from_slice(&self.scratch.candidates);
+        order.sort_unstable_by_key(|&i| ues[i].ue);
         let first = order.partition_point(|&i| ues[i].ue < self.next_ue);
         order.rotate_left(first);
 
-        let need: Vec<u32> = order
-            .iter()
-            .map(|&i| prbs_for_bytes(tbs, ues[i].mcs, ues[i].buffer_bytes, free))
-            .collect();
-        let mut given = vec![0u32; order.len()];
+        let (need, given) = (&mut self.need, &mut self.given);
+        need.clear();
+        need.extend(
+            order
+                .iter()
+                .map(|&i| prbs_for_bytes(tbs, ues[i].mcs, ues[i].buffer_bytes, free)),
+        );
+        given.clear();
+        given.resize(order.len(), 0);
         let mut last = None;
         'deal: loop {
             let mut dealt = false;

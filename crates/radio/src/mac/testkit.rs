@@ -111,3 +111,34 @@ pub fn jain(xs: &[f64]) -> f64 {
         s * s / (n * s2)
     }
 }
+
+/// Counts heap allocations of the current thread, for the tests that check a scheduler's
+/// steady state does not allocate. It is the global allocator of this crate's unit-test
+/// binary only; the count is per thread because tests run in parallel.
+struct CountingAllocator;
+
+thread_local! {
+    static ALLOCATIONS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+unsafe impl std::alloc::GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
+        std::alloc::System.alloc(layout)
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        std::alloc::System.dealloc(ptr, layout)
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
+        let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
+        std::alloc::System.realloc(ptr, layout, new_size)
+    }
+}
+
+#[global_allocator]
+static GLOBAL: CountingAllocator = CountingAllocator;
+
+/// Heap allocations (and reallocations) made by the current thread so far.
+pub fn allocations() -> u64 {
+    ALLOCATIONS.with(|c| c.get())
+}

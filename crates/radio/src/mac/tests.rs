@@ -180,3 +180,74 @@ fn ue_state_validation_names_the_key() {
     u.wideband_cqi = 16;
     assert!(u.validate().is_err());
 }
+
+/// UE lists that change from TTI to TTI (buffers that empty and refill, HARQ retransmissions
+/// that come and go, a UE whose CQI drops to 0), optionally with identifiers out of order and
+/// repeated, built before any allocation is counted.
+fn varying_ue_sets(n_ues: u32, shuffled: bool) -> Vec<Vec<UeState<'static>>> {
+    (0..16u32)
+        .map(|t| {
+            let mut ues: Vec<UeState<'static>> = (0..n_ues)
+                .map(|id| {
+                    let mut u = super::testkit::ue(id, 1_000_000, 10 + (id % 15) as u8);
+                    match (id + t) % 7 {
+                        0 => u.buffer_bytes = 0,
+                        1 => u.buffer_bytes = 40,
+                        2 => {
+                            u.harq_retx = Some(HarqRetx {
+                                n_prb: 3,
+                                mcs: u.mcs,
+                                process: (t % 8) as u8,
+                            })
+                        }
+                        3 if t % 2 == 0 => u.wideband_cqi = 0,
+                        _ => {}
+                    }
+                    u
+                })
+                .collect();
+            if shuffled {
+                ues.reverse();
+                let repeat = ues[0];
+                ues.push(repeat);
+            }
+            ues
+        })
+        .collect()
+}
+
+#[test]
+fn a_scheduler_in_its_steady_state_does_not_allocate() {
+    let tbs = super::testkit::linear_tbs;
+    for name in NAMES {
+        for n_ues in [1u32, 10, 50] {
+            for shuffled in [false, true] {
+                let sets = varying_ue_sets(n_ues, shuffled);
+                let mut mac = build(name, &MacSchedulerConfig::default()).unwrap();
+                let mut out: Vec<Allocation> = Vec::with_capacity(64);
+                let mut served: Vec<(u32, u32)> = Vec::with_capacity(64);
+                let mut tti_of = |mac: &mut Box<dyn super::MacScheduler>, tti: u64| {
+                    let ues = &sets[(tti % 16) as usize];
+                    mac.schedule(tti, 50, ues, &tbs, &mut out);
+                    served.clear();
+                    served.extend(out.iter().map(|a| (a.ue, a.tbs_bytes * 8)));
+                    mac.on_tti_end(tti, &served);
+                };
+                // Warm-up: the working lists grow, every UE gets its per-UE state.
+                for tti in 0..500 {
+                    tti_of(&mut mac, tti);
+                }
+                let before = super::testkit::allocations();
+                for tti in 500..2500 {
+                    tti_of(&mut mac, tti);
+                }
+                let allocations = super::testkit::allocations() - before;
+                assert_eq!(
+                    allocations, 0,
+                    "{name}, {n_ues} UEs, shuffled {shuffled}: {allocations} allocations in \
+                     2000 TTIs"
+                );
+            }
+        }
+    }
+}

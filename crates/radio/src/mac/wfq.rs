@@ -29,9 +29,9 @@
 //! PRBs).
 
 use std::cmp::{Ordering, Reverse};
-use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
+use std::collections::{BTreeMap, BinaryHeap};
 
-use super::alloc::{begin_tti, prbs_for_bytes, push_new_data, tbs_bytes};
+use super::alloc::{begin_tti, prbs_for_bytes, push_new_data, tbs_bytes, TtiScratch};
 use super::{Allocation, MacScheduler, TbsLookup, UeState};
 
 /// Weighted-fair-queueing scheduler.
@@ -39,10 +39,27 @@ use super::{Allocation, MacScheduler, TbsLookup, UeState};
 pub struct Wfq {
     /// F_i per UE, bytes per unit weight.
     finish: BTreeMap<u32, f64>,
-    /// UEs backlogged in the previous call of `schedule`.
-    backlogged: BTreeSet<u32>,
+    /// UEs backlogged in the previous call of `schedule`, by increasing identifier.
+    backlogged: Vec<u32>,
     /// V, bytes per unit weight.
     virtual_time: f64,
+    /// Per-TTI working lists, reused (see [`Work`]).
+    work: Work,
+}
+
+/// The lists one call of `schedule` works in, kept so that a TTI does not allocate.
+#[derive(Clone, Debug, Default)]
+struct Work {
+    scratch: TtiScratch,
+    /// UEs backlogged in this call, by increasing identifier.
+    backlogged_now: Vec<u32>,
+    /// Candidates with a valid weight, by increasing identifier (indices into `ues`).
+    order: Vec<usize>,
+    /// Per entry of `order`: F_i before this TTI, PRBs that carry the buffer, PRBs dealt.
+    base: Vec<f64>,
+    need: Vec<u32>,
+    given: Vec<u32>,
+    heap: BinaryHeap<Reverse<Deal>>,
 }
 
 impl Wfq {
@@ -60,27 +77,48 @@ impl Wfq {
         self.virtual_time
     }
 
-    /// Steps 1 and 2 of the rule.
+    /// Steps 1 and 2 of the rule. Needs the first-entry marks of `begin_tti` for `ues`.
     fn update_backlog(&mut self, ues: &[UeState<'_>]) {
-        let mut seen = BTreeSet::new();
-        let now: BTreeSet<u32> = ues
-            .iter()
-            .filter(|u| seen.insert(u.ue) && u.buffer_bytes > 0)
-            .map(|u| u.ue)
-            .collect();
-        let continuing_min = now
-            .intersection(&self.backlogged)
-            .filter_map(|ue| self.finish.get(ue))
-            .copied()
-            .min_by(f64::total_cmp);
+        let now = &mut self.work.backlogged_now;
+        now.clear();
+        now.extend(
+            ues.iter()
+                .enumerate()
+                .filter(|&(i, u)| self.work.scratch.is_first(i) && u.buffer_bytes > 0)
+                .map(|(_, u)| u.ue),
+        );
+        now.sort_unstable();
+        // Both lists are sorted without repeats: a merge walk finds the UEs in both (steps 1)
+        // and those new to the backlog (step 2).
+        let (mut continuing_min, mut k) = (None::<f64>, 0);
+        for &ue in now.iter() {
+            while k < self.backlogged.len() && self.backlogged[k] < ue {
+                k += 1;
+            }
+            if k < self.backlogged.len() && self.backlogged[k] == ue {
+                if let Some(&f) = self.finish.get(&ue) {
+                    continuing_min = Some(match continuing_min {
+                        Some(m) if m.total_cmp(&f).is_le() => m,
+                        _ => f,
+                    });
+                }
+            }
+        }
         if let Some(m) = continuing_min {
             self.virtual_time = self.virtual_time.max(m);
         }
-        for &ue in now.difference(&self.backlogged) {
+        let mut k = 0;
+        for &ue in now.iter() {
+            while k < self.backlogged.len() && self.backlogged[k] < ue {
+                k += 1;
+            }
+            if k < self.backlogged.len() && self.backlogged[k] == ue {
+                continue;
+            }
             let f = self.finish.entry(ue).or_insert(0.0);
             *f = f.max(self.virtual_time);
         }
-        self.backlogged = now;
+        std::mem::swap(&mut self.backlogged, now);
     }
 }
 
@@ -132,27 +170,43 @@ impl MacScheduler for Wfq {
         tbs: &dyn TbsLookup,
         out: &mut Vec<Allocation>,
     ) {
-        let start = begin_tti(n_prb, ues, tbs, out);
+        let mut free = begin_tti(n_prb, ues, tbs, out, &mut self.work.scratch);
         self.update_backlog(ues);
-        let mut free = start.free_prb;
-        let mut order: Vec<usize> = start
-            .candidates
-            .into_iter()
-            .filter(|&i| ues[i].weight.is_finite() && ues[i].weight > 0.0)
-            .collect();
+        let Work {
+            scratch,
+            order,
+            base,
+            need,
+            given,
+            heap,
+            ..
+        } = &mut self.work;
+        order.clear();
+        order.extend(
+            scratch
+                .candidates
+                .iter()
+                .copied()
+                .filter(|&i| ues[i].weight.is_finite() && ues[i].weight > 0.0),
+        );
         if free == 0 || order.is_empty() {
             return;
         }
-        order.sort_by_key(|&i| ues[i].ue);
-        let base: Vec<f64> = order
-            .iter()
-            .map(|&i| self.finish.get(&ues[i].ue).copied().unwrap_or(0.0))
-            .collect();
-        let need: Vec<u32> = order
-            .iter()
-            .map(|&i| prbs_for_bytes(tbs, ues[i].mcs, ues[i].buffer_bytes, free))
-            .collect();
-        let mut given = vec![0u32; order.len()];
+        order.sort_unstable_by_key(|&i| ues[i].ue);
+        base.clear();
+        base.extend(
+            order
+                .iter()
+                .map(|&i| self.finish.get(&ues[i].ue).copied().unwrap_or(0.0)),
+        );
+        need.clear();
+        need.extend(
+            order
+                .iter()
+                .map(|&i| prbs_for_bytes(tbs, ues[i].mcs, ues[i].buffer_bytes, free)),
+        );
+        given.clear();
+        given.resize(order.len(), 0);
         // Min-heap of prospective finish tags; a UE is in it while it wants more PRBs.
         let prospective = |k: usize, n: u32| {
             let u = &ues[order[k]];
@@ -162,10 +216,12 @@ impl MacScheduler for Wfq {
                 k,
             }
         };
-        let mut heap: BinaryHeap<Reverse<Deal>> = (0..order.len())
-            .filter(|&k| need[k] > 0)
-            .map(|k| Reverse(prospective(k, 1)))
-            .collect();
+        heap.clear();
+        heap.extend(
+            (0..order.len())
+                .filter(|&k| need[k] > 0)
+                .map(|k| Reverse(prospective(k, 1))),
+        );
         while free > 0 {
             let Some(Reverse(Deal { k, .. })) = heap.pop() else {
                 break;
@@ -176,6 +232,7 @@ impl MacScheduler for Wfq {
                 heap.push(Reverse(prospective(k, given[k] + 1)));
             }
         }
+        heap.clear();
         for (k, &i) in order.iter().enumerate() {
             let u = &ues[i];
             if given[k] > 0 && push_new_data(u, given[k], tbs, out) > 0 {
@@ -189,7 +246,7 @@ impl MacScheduler for Wfq {
 
     fn on_ue_removed(&mut self, ue: u32) {
         self.finish.remove(&ue);
-        self.backlogged.remove(&ue);
+        self.backlogged.retain(|&b| b != ue);
     }
 }
 
