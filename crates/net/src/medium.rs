@@ -50,4 +50,8 @@ pub trait Medium {
     fn on_timer(&mut self, now: SimTime, rng: &mut RngStream, traces: &mut Traces, out: &mut MediumOutput);
     /// Figures for the run summary, in a fixed order.
     fn report(&self, now: SimTime) -> Vec<MediumFigure>;
+    /// The medium's state for a sampled time series (`[trace] cells`), appended to `out` in a
+    /// fixed order: gauges at `now` and cumulative counters (whose differences between samples
+    /// give per-interval rates). Keys follow `report`'s naming.
+    fn sample(&self, _now: SimTime, _out: &mut Vec<MediumFigure>) {}
 }

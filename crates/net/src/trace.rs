@@ -112,13 +112,25 @@ pub struct VarColumns {
 #[derive(Clone, Debug, Default)]
 pub struct Traces {
     enabled_vars: u64,
+    /// Flows whose variables are recorded (indexed by flow id); all flows when empty.
+    flows: Vec<bool>,
     pub vars: VarColumns,
 }
 
 impl Traces {
     pub fn new(enabled: &[TraceVar]) -> Self {
         let enabled_vars = enabled.iter().fold(0u64, |m, v| m | 1 << (*v as u8));
-        Traces { enabled_vars, vars: VarColumns::default() }
+        Traces { enabled_vars, flows: Vec::new(), vars: VarColumns::default() }
+    }
+
+    /// Records variables of these flows only (all flows until called).
+    pub fn only_flows(mut self, flows: &[FlowId]) -> Self {
+        let n = flows.iter().map(|f| *f as usize + 1).max().unwrap_or(0);
+        self.flows = vec![false; n.max(1)];
+        for f in flows {
+            self.flows[*f as usize] = true;
+        }
+        self
     }
 
     #[inline]
@@ -134,7 +146,8 @@ impl Traces {
     /// Records `value` for `flow` if `var` is enabled.
     #[inline]
     pub fn record(&mut self, now: SimTime, flow: FlowId, var: TraceVar, value: f64) {
-        if self.enabled(var) {
+        let flow_on = self.flows.is_empty() || self.flows.get(flow as usize).copied().unwrap_or(false);
+        if self.enabled(var) && flow_on {
             self.vars.time_ns.push(now.as_ns());
             self.vars.flow.push(flow);
             self.vars.var.push(var as u8);
@@ -154,5 +167,9 @@ mod tests {
         t.record(SimTime(2), 0, TraceVar::Cwnd, 1448.0);
         assert_eq!(t.vars.time_ns, vec![2]);
         assert!(TraceVar::ALL.iter().all(|v| TraceVar::from_name(v.name()) == Some(*v)));
+        let mut only = Traces::new(&[TraceVar::Cwnd]).only_flows(&[1]);
+        only.record(SimTime(3), 0, TraceVar::Cwnd, 1.0);
+        only.record(SimTime(4), 1, TraceVar::Cwnd, 2.0);
+        assert_eq!(only.vars.flow, vec![1]);
     }
 }

@@ -154,6 +154,18 @@ pub struct PacketSeries {
     pub app_seq: Vec<u64>,
 }
 
+/// Sampled state of traced media (cells): one row per medium, figure and sampling instant.
+/// `figure` indexes `keys`, the figure names in the order first seen (`ue.<node>.<name>` or a
+/// medium-level name).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MediumSeries {
+    pub time_ns: Vec<u64>,
+    pub medium: Vec<u32>,
+    pub figure: Vec<u32>,
+    pub value: Vec<f64>,
+    pub keys: Vec<String>,
+}
+
 /// Which opt-in series to collect.
 #[derive(Clone, Debug, Default)]
 pub struct SeriesConfig {
@@ -161,6 +173,8 @@ pub struct SeriesConfig {
     pub queue_links: Vec<u32>,
     pub rate_flows: Vec<FlowId>,
     pub packet_flows: Vec<FlowId>,
+    /// Media (by index in the order added) whose state is sampled.
+    pub media: Vec<u32>,
 }
 
 struct AgentSlot {
@@ -378,6 +392,9 @@ impl WorldBuilder {
             queue_series: QueueSeries::default(),
             rate_series: FlowRateSeries::default(),
             packet_series: PacketSeries::default(),
+            medium_series: MediumSeries::default(),
+            medium_keys: std::collections::HashMap::new(),
+            medium_sample: Vec::new(),
             captures,
             capture_of_dir,
             capture_error: None,
@@ -408,6 +425,11 @@ pub struct World {
     pub queue_series: QueueSeries,
     pub rate_series: FlowRateSeries,
     pub packet_series: PacketSeries,
+    pub medium_series: MediumSeries,
+    /// Figure name → index in `medium_series.keys`.
+    medium_keys: std::collections::HashMap<String, u32>,
+    /// Reused buffer for media samples.
+    medium_sample: Vec<crate::medium::MediumFigure>,
     captures: Vec<Box<dyn CaptureSink>>,
     capture_of_dir: Vec<Option<u32>>,
     capture_error: Option<io::Error>,
@@ -458,7 +480,9 @@ impl World {
             sched.schedule_at(*at, Event::LinkChange(i as u32)).expect("change times are >= 0");
         }
         let s = &self.series_cfg;
-        if s.interval > SimDuration::ZERO && !(s.queue_links.is_empty() && s.rate_flows.is_empty()) {
+        if s.interval > SimDuration::ZERO
+            && !(s.queue_links.is_empty() && s.rate_flows.is_empty() && s.media.is_empty())
+        {
             sched.schedule_at(SimTime::ZERO, Event::Sample).expect("time zero");
         }
     }
@@ -757,6 +781,24 @@ impl World {
                 s.rate_bps.push(bytes as f64 * 8.0 / interval.as_secs_f64());
             }
         }
+        let mut sample = std::mem::take(&mut self.medium_sample);
+        for &m in &self.series_cfg.media {
+            sample.clear();
+            self.media[m as usize].medium.sample(now, &mut sample);
+            let s = &mut self.medium_series;
+            for (key, value) in sample.drain(..) {
+                let next = s.keys.len() as u32;
+                let figure = *self.medium_keys.entry(key).or_insert_with_key(|k| {
+                    s.keys.push(k.clone());
+                    next
+                });
+                s.time_ns.push(now.as_ns());
+                s.medium.push(m);
+                s.figure.push(figure);
+                s.value.push(value);
+            }
+        }
+        self.medium_sample = sample;
         sched.schedule_in(interval, Event::Sample);
     }
 }

@@ -443,8 +443,11 @@ pub(crate) fn build(
         queue_links: t.queues.iter().map(|l| index_of(&link_names, l)).collect(),
         rate_flows: t.flows.iter().map(|f| index_of(&flow_names, f)).collect(),
         packet_flows: t.packets.iter().map(|f| index_of(&flow_names, f)).collect(),
+        // Media are added in cell name order, so a cell's medium index is its rank.
+        media: t.cells.iter().map(|c| scenario.cells.keys().position(|k| k == c).expect("validated") as u32).collect(),
     });
-    b.traces(Traces::new(&t.tcp));
+    let tcp_flows: Vec<u32> = t.tcp_flows.iter().map(|f| index_of(&flow_names, f)).collect();
+    b.traces(Traces::new(&t.tcp).only_flows(&tcp_flows));
 
     if let Some(dir) = &captures.dir {
         for link in &captures.links {

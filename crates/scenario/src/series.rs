@@ -81,6 +81,46 @@ pub(crate) fn collect(world: &mut World, link_names: &[String], flow_names: &[St
             ],
         });
     }
+    let m = std::mem::take(&mut world.medium_series);
+    if !m.time_ns.is_empty() {
+        // Figure keys are `ue.<node id>.<name>` or a cell-level name: split them into a UE
+        // column (empty for cell-level figures) and a figure column.
+        let mut ue_names: Vec<String> = vec![String::new()];
+        let mut figure_names: Vec<String> = Vec::new();
+        let mut key_map: Vec<(u32, u32)> = Vec::with_capacity(m.keys.len());
+        for key in &m.keys {
+            let (ue, figure) = key
+                .strip_prefix("ue.")
+                .and_then(|rest| rest.split_once('.'))
+                .and_then(|(id, fig)| {
+                    let node = world.topo.nodes.get(id.parse::<usize>().ok()?)?;
+                    Some((node.name.clone(), fig.to_string()))
+                })
+                .unwrap_or_else(|| (String::new(), key.clone()));
+            let intern = |names: &mut Vec<String>, name: String| match names.iter().position(|n| *n == name) {
+                Some(i) => i as u32,
+                None => {
+                    names.push(name);
+                    (names.len() - 1) as u32
+                }
+            };
+            key_map.push((intern(&mut ue_names, ue), intern(&mut figure_names, figure)));
+        }
+        let cell_names: Vec<String> = world.media().map(|m| m.name().to_string()).collect();
+        out.push(Series {
+            name: "cells".into(),
+            columns: vec![
+                col("time_ns", Column::U64(m.time_ns)),
+                col("cell", Column::Cat { codes: m.medium, names: cell_names }),
+                col("ue", Column::Cat { codes: m.figure.iter().map(|f| key_map[*f as usize].0).collect(), names: ue_names }),
+                col("figure", Column::Cat {
+                    codes: m.figure.iter().map(|f| key_map[*f as usize].1).collect(),
+                    names: figure_names,
+                }),
+                col("value", Column::F64(m.value)),
+            ],
+        });
+    }
     let v = std::mem::take(&mut world.traces.vars);
     if !v.time_ns.is_empty() {
         let names = TraceVar::ALL.iter().map(|t| t.name().to_string()).collect();

@@ -31,3 +31,34 @@ fn a_ue_in_two_cells_or_a_host_as_enb_is_rejected() {
     let e = load_path(&example(), &[("cells.cell1.bandwidth_mhz".into(), "7".into())]).unwrap_err();
     assert_eq!(e.to_string(), "cells.cell1.bandwidth_mhz: 7 is not an LTE bandwidth; expected one of 1.4, 3, 5, 10, 15, 20");
 }
+
+#[test]
+fn cell_state_is_sampled_when_traced() {
+    let over = [
+        ("simulation.duration".to_string(), "2s".to_string()),
+        ("trace.cells".to_string(), "[\"cell1\"]".to_string()),
+        ("trace.interval".to_string(), "100ms".to_string()),
+        ("trace.tcp".to_string(), "[\"cwnd\"]".to_string()),
+        ("trace.tcp_flows".to_string(), "[\"far\"]".to_string()),
+    ];
+    let sc = load_path(&example(), &over).unwrap();
+    let out = run(&sc, &RunOptions::default()).unwrap();
+    let cells = out.series.iter().find(|s| s.name == "cells").expect("a cells series");
+    let col = |name: &str| &cells.columns.iter().find(|(n, _)| n == name).unwrap().1;
+    let celltcp_scenario::Column::Cat { codes: ue_codes, names: ue_names } = col("ue") else { panic!() };
+    let celltcp_scenario::Column::Cat { codes: fig_codes, names: fig_names } = col("figure") else { panic!() };
+    let celltcp_scenario::Column::F64(values) = col("value") else { panic!() };
+    // 21 sampling instants (0, 0.1, ..., 2.0 s) × (2 UEs × 9 figures + 1 cell figure).
+    assert_eq!(values.len(), 21 * 19);
+    // The near UE's delivered bytes only grow, and reach what the summary reports.
+    let near = ue_names.iter().position(|n| n == "ue_near").unwrap() as u32;
+    let bytes = fig_names.iter().position(|n| n == "sdu_bytes_delivered").unwrap() as u32;
+    let series: Vec<f64> =
+        (0..values.len()).filter(|&i| ue_codes[i] == near && fig_codes[i] == bytes).map(|i| values[i]).collect();
+    assert!(series.windows(2).all(|w| w[1] >= w[0]));
+    assert!(*series.last().unwrap() > 0.0);
+    // trace.tcp_flows limits the TCP variables to the named flow.
+    let tcp = out.series.iter().find(|s| s.name == "tcp").expect("a tcp series");
+    let celltcp_scenario::Column::Cat { codes, names } = &tcp.columns[1].1 else { panic!() };
+    assert!(codes.iter().all(|c| names[*c as usize] == "far"));
+}

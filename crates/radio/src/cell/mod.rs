@@ -404,6 +404,35 @@ impl Medium for LteCell {
         }
     }
 
+    /// Per UE: the eNB buffer (bytes queued for the UE now, a gauge), the current CQI, and the
+    /// cumulative decoded transport-block bits, delivered SDU bytes and SDUs, the summed eNB
+    /// queueing delay of the delivered SDUs (seconds; its difference over the SDUs' difference
+    /// is the interval's mean delay), HARQ and RLC retransmissions and RLC discards. Per cell:
+    /// PRBs used so far.
+    fn sample(&self, _now: SimTime, out: &mut Vec<MediumFigure>) {
+        for ue in &self.ues {
+            let n = ue.node;
+            let c = &ue.counters;
+            let mut push = |k: &str, v: f64| out.push((format!("ue.{n}.{k}"), v));
+            push("buffer_bytes", ue.buffer.current() as f64);
+            push("cqi", ue.cqi.current() as f64);
+            push("tb_bits_decoded", c.tb_bits_decoded as f64);
+            push("sdu_bytes_delivered", c.sdu_bytes_delivered as f64);
+            push("sdus_delivered", c.sdus_delivered as f64);
+            push("queueing_delay_sum_s", c.delay_sum_ns as f64 * 1e-9);
+            push("harq_retransmissions", ue.harq.stats().retransmissions as f64);
+            push("rlc_retransmissions", ue.tx.pdus_retx() as f64);
+            push(
+                "rlc_discards",
+                match ue.rx {
+                    bearer::DlRx::Am(_) => ue.tx.sdus_discarded(),
+                    bearer::DlRx::Um(_) => ue.rx.sdus_dropped(),
+                } as f64,
+            );
+        }
+        out.push(("prbs_used".to_string(), self.prbs_used as f64));
+    }
+
     fn report(&self, now: SimTime) -> Vec<MediumFigure> {
         let mut out = Vec::with_capacity(self.ues.len() * 20 + 2);
         for ue in &self.ues {

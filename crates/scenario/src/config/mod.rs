@@ -146,7 +146,7 @@ impl ScenarioFile {
         let duration_text = self.simulation.duration.text.clone();
         let flows = flows::convert(&mut self.flows, &simulation, &duration_text, &nodes, &links, &radio_edges)?;
         epc::check_flows(epc.as_ref(), &flows, &nodes, &links, &cells)?;
-        let trace = self.trace.convert(&links, &flows)?;
+        let trace = self.trace.convert(&links, &flows, &cells)?;
         let capture = self.capture.convert(&links)?;
         let mut events = events::convert(&self.events, &simulation, &links)?;
         events.sort_by_key(|e| e.at);

@@ -7,6 +7,7 @@ use celltcp_net::trace::TraceVar;
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Serialize};
 
+use super::cells::CellSpec;
 use super::flows::{Flow, FlowKind};
 use super::links::Link;
 use super::quantity::{Quantity, Time};
@@ -31,6 +32,10 @@ pub struct TraceFile {
     /// TCP flows whose variables are recorded; all TCP flows by default.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tcp_flows: Option<Vec<String>>,
+    /// Cells whose per-UE state (buffer, CQI, cumulative bits, SDUs, delays, retransmissions)
+    /// and PRB use are sampled.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cells: Vec<String>,
 }
 
 impl Default for TraceFile {
@@ -42,6 +47,7 @@ impl Default for TraceFile {
             packets: Vec::new(),
             tcp: Vec::new(),
             tcp_flows: None,
+            cells: Vec::new(),
         }
     }
 }
@@ -70,6 +76,8 @@ pub struct TraceSpec {
     pub tcp: Vec<TraceVar>,
     /// TCP flows whose variables are recorded.
     pub tcp_flows: Vec<String>,
+    /// Cells whose state is sampled.
+    pub cells: Vec<String>,
 }
 
 /// Rejects a name listed twice.
@@ -89,7 +97,18 @@ impl TraceFile {
         &mut self,
         links: &BTreeMap<String, Link>,
         flows: &BTreeMap<String, Flow>,
+        cells: &BTreeMap<String, CellSpec>,
     ) -> Result<TraceSpec, ScenarioError> {
+        unique("trace.cells", &self.cells)?;
+        for name in &self.cells {
+            if !cells.contains_key(name) {
+                let known: Vec<String> = cells.keys().cloned().collect();
+                return Err(ScenarioError::new(
+                    "trace.cells",
+                    format!("cell '{name}' does not exist (cells: {})", list_or_none(&known)),
+                ));
+            }
+        }
         positive_time("trace.interval", &self.interval)?;
         unique("trace.queues", &self.queues)?;
         for name in &self.queues {
@@ -151,6 +170,7 @@ impl TraceFile {
             packets: self.packets.clone(),
             tcp: vars,
             tcp_flows,
+            cells: self.cells.clone(),
         })
     }
 }
