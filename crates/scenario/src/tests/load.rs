@@ -69,6 +69,7 @@ fn base_scenario_resolves_units_and_directions() {
             packets: vec![],
             tcp: vec![TraceVar::Cwnd, TraceVar::Srtt],
             tcp_flows: vec!["bulk".into(), "web".into()],
+            cells: vec![],
         }
     );
     assert_eq!(
