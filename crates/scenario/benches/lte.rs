@@ -1,7 +1,7 @@
 //! Wall-clock speed and memory of the LTE benchmark scenarios (not a test; prints figures).
 //!
 //! Run: `cargo bench -p celltcp-scenario --bench lte` (optionally followed by `-- --runs N`).
-//! The three scenarios of issue 4, written as example files and mirroring
+//! The three LTE benchmark scenarios of the project, written as example files and mirroring
 //! `benches/ns3/lte_bulk.py` (ns-3.44 LENA):
 //! 1. `examples/lte-bench-1ue.toml`: 1 UE, 10 MHz, RLC AM, proportional fair, bulk TCP from a
 //!    remote host, 100 s simulated;
@@ -11,7 +11,7 @@
 //! Each scenario runs in its own child process (so that the peak resident set size, VmHWM of
 //! /proc/self/status, is that scenario's alone), `--runs` times (default 5) back to back; the
 //! parent prints the median wall time, the wall time per simulated second, the speed-up over the
-//! ns-3 figure of the issue, the peak RSS, the events and the TCP goodput that the runs produced
+//! ns-3 reference figure, the peak RSS, the events and the TCP goodput that the runs produced
 //! (identical in every run: the simulation is deterministic).
 
 use std::path::Path;
@@ -20,16 +20,16 @@ use std::time::Instant;
 
 use celltcp_scenario::{load_path, run, RunOptions};
 
-/// A benchmark scenario and the ns-3.44 LENA figure it is compared with (issue 4).
+/// A benchmark scenario and the ns-3.44 LENA figure it is compared with.
 struct Case {
     file: &'static str,
     /// ns-3 wall time for the whole run, seconds.
     ns3_wall_s: f64,
-    /// ns-3 peak memory, MB, where the issue gives one.
+    /// ns-3 peak memory, MB, where known.
     ns3_rss_mb: Option<f64>,
-    /// The issue's target for celltcp, wall seconds for the whole run.
+    /// The target for celltcp, wall seconds for the whole run.
     target_wall_s: f64,
-    /// The issue's memory target for celltcp, MB.
+    /// The memory target for celltcp, MB.
     target_rss_mb: Option<f64>,
 }
 
