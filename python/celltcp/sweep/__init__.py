@@ -1,8 +1,8 @@
 """Parameter sweeps with replications, a results store and statistics.
 
 >>> import celltcp
->>> runs = celltcp.sweep("examples/sweeps/access-rate.toml", store="out/access-rate")  # doctest: +SKIP
->>> celltcp.sweep.summarize(runs)                                                  # doctest: +SKIP
+>>> runs = celltcp.sweep("examples/sweeps/access-rate.toml", store="out/rates")  # doctest: +SKIP
+>>> celltcp.sweep.summarize(runs)                                            # doctest: +SKIP
 
 ``celltcp.sweep`` is this module, and calling it runs a sweep (:func:`sweep`); its other names
 are reached as attributes (``celltcp.sweep.summarize``, ``celltcp.sweep.Store``). The format

@@ -51,6 +51,7 @@ class LocalBackend:
         queued = iter(tasks)
         in_flight: set[Future[Outcome]] = set()
         limit = 2 * self.workers
+        received = 0
         try:
             for task in queued:
                 in_flight.add(pool.submit(execute, task))
@@ -66,9 +67,17 @@ class LocalBackend:
                         lost += 1
                         continue
                     on_outcome(outcome)
+                    received += 1
                 if lost:
+                    cause = "killed, or out of memory"
+                    if not received:
+                        # Workers that die before any result often could not start at all.
+                        cause += (
+                            "; a script that starts a sweep must guard it with "
+                            "if __name__ == '__main__':"
+                        )
                     raise WorkerLost(
-                        "a worker process died (killed, or out of memory); "
+                        f"a worker process died ({cause}); "
                         f"{lost + len(in_flight)} runs in progress were lost"
                     )
                 for task in queued:

@@ -119,10 +119,15 @@ def check_against(summary: Mapping[str, Any], patterns: Sequence[MetricPattern])
             where = ".".join(p.segments[:depth]) or "summary.json"
             if isinstance(node, Mapping):
                 known = ", ".join(sorted(node)) or "nothing"
-                raise scenario_error(f"metrics[{i}]", f"{p.text}: {where} has no "
-                                     f"{p.segments[depth]!r} (it has: {known})")
+                raise scenario_error(
+                    f"metrics[{i}]",
+                    f"{p.text}: {where} has no {p.segments[depth]!r} (it has: {known})",
+                )
             raise scenario_error(f"metrics[{i}]", f"{p.text}: {where} is a value, not a table")
         if isinstance(node, Mapping):
             example = next(iter(sorted(node)), "x")
-            raise scenario_error(f"metrics[{i}]", f"{p.text} is a table; name a value inside "
-                                 f"it (e.g. {p.text}.{example}) or use {p.text}.*")
+            raise scenario_error(
+                f"metrics[{i}]",
+                f"{p.text} is a table; name a value inside "
+                f"it (e.g. {p.text}.{example}) or use {p.text}.*",
+            )

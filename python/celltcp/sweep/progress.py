@@ -42,8 +42,15 @@ class Progress:
         stream: where to draw (stderr by default).
     """
 
-    def __init__(self, label: str, total: int, stored: int = 0, *, enabled: bool = True,
-                 stream: TextIO | None = None):
+    def __init__(
+        self,
+        label: str,
+        total: int,
+        stored: int = 0,
+        *,
+        enabled: bool = True,
+        stream: TextIO | None = None,
+    ):
         self.label = label
         self.total = total
         self.stored = stored

@@ -54,7 +54,9 @@ def probe_address(address: str, timeout_s: float = PROBE_TIMEOUT_S) -> None:
             pass
     except OSError as e:
         reason = e.strerror or str(e) or type(e).__name__
-        raise scenario_error("address", f"{address}: cannot reach a Ray cluster ({reason})") from None
+        raise scenario_error(
+            "address", f"{address}: cannot reach a Ray cluster ({reason})"
+        ) from None
 
 
 class RayBackend:
@@ -79,8 +81,9 @@ class RayBackend:
             ray.init(address=address, **options)
         except Exception as e:  # noqa: BLE001 - Ray raises many kinds; all mean "unusable"
             key = "address" if address else "backend"
-            raise scenario_error(key, f"cannot start Ray at {address or 'this machine'}: "
-                                 f"{' '.join(str(e).split())}") from None
+            raise scenario_error(
+                key, f"cannot start Ray at {address or 'this machine'}: {' '.join(str(e).split())}"
+            ) from None
         self._owns = True
 
     def _capacity(self) -> int:

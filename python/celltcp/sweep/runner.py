@@ -29,7 +29,14 @@ from celltcp.errors import ScenarioError, scenario_error
 from celltcp.sweep.backend import Backend, WorkerLost, check_workers, make_backend
 from celltcp.sweep.metrics import MetricPattern, check_against, extract
 from celltcp.sweep.progress import Progress
-from celltcp.sweep.spec import ResolvedPoint, SpecLike, SweepSpec, load_spec, resolve_points, toml_value
+from celltcp.sweep.spec import (
+    ResolvedPoint,
+    SpecLike,
+    SweepSpec,
+    load_spec,
+    resolve_points,
+    toml_value,
+)
 from celltcp.sweep.store import Store
 from celltcp.sweep.worker import Outcome, Task
 
@@ -76,8 +83,10 @@ def _check_named_metrics(spec: SweepSpec, resolved: Sequence[ResolvedPoint]) -> 
             known.update((rp.scenario.get(table) or {}).keys())
         if name not in known:
             listed = ", ".join(sorted(known)) or "none"
-            raise scenario_error(f"metrics[{i}]", f"{pattern.text}: no {table[:-1]} named "
-                                 f"{name!r} in any point ({table}: {listed})")
+            raise scenario_error(
+                f"metrics[{i}]",
+                f"{pattern.text}: no {table[:-1]} named {name!r} in any point ({table}: {listed})",
+            )
 
 
 class _MetricGuard:
@@ -105,9 +114,16 @@ class _MetricGuard:
 class _Collector:
     """Receives outcomes in the parent process and writes them to the store."""
 
-    def __init__(self, spec: SweepSpec, store: Store | None, open_store: Callable[[], Store],
-                 by_key: dict[str, ResolvedPoint], progress: Progress, report: SweepReport,
-                 replace: set[tuple[str, int]]):
+    def __init__(
+        self,
+        spec: SweepSpec,
+        store: Store | None,
+        open_store: Callable[[], Store],
+        by_key: dict[str, ResolvedPoint],
+        progress: Progress,
+        report: SweepReport,
+        replace: set[tuple[str, int]],
+    ):
         self.spec = spec
         #: The store; a new one is created by ``open_store`` only when the first run is written.
         self.store = store
@@ -176,8 +192,12 @@ def _display(value: Any) -> Any:
     return value
 
 
-def collect(spec: SweepSpec, resolved: Sequence[ResolvedPoint], store: Store,
-            report: SweepReport | None = None) -> pd.DataFrame:
+def collect(
+    spec: SweepSpec,
+    resolved: Sequence[ResolvedPoint],
+    store: Store,
+    report: SweepReport | None = None,
+) -> pd.DataFrame:
     """The sweep's results from the store: one row per (point, run), sorted by point then run.
 
     Columns: ``point``, the parameters, ``run``, ``status``, the metrics (concrete paths),
@@ -258,7 +278,7 @@ def collect_store(store: Store) -> pd.DataFrame:
 def _matches(column: str, pattern: MetricPattern) -> bool:
     parts = column.split(".")
     return len(parts) == len(pattern.segments) and all(
-        s == "*" or s == c for s, c in zip(pattern.segments, parts)
+        s == "*" or s == c for s, c in zip(pattern.segments, parts, strict=True)
     )
 
 
@@ -295,8 +315,12 @@ def execute_sweep(
     for rp in resolved:
         by_key.setdefault(rp.key, rp)
     wanted = [(key, run) for key in by_key for run in spec.runs]
-    report = SweepReport(spec.name, points=len(resolved), runs=len(wanted),
-                         store=None if store is None else str(store))
+    report = SweepReport(
+        spec.name,
+        points=len(resolved),
+        runs=len(wanted),
+        store=None if store is None else str(store),
+    )
 
     db: Store | None = Store.open(store) if store is not None and Store.exists(store) else None
     runner: Backend | None = None
@@ -313,8 +337,9 @@ def execute_sweep(
         if todo:
             runner = make_backend(backend, workers=workers, address=address)
         tasks = [Task(k, r, by_key[k].toml, spec.series) for k, r in todo]
-        bar = Progress(spec.name, len(tasks), report.stored_before,
-                       enabled=bool(progress) and bool(tasks))
+        bar = Progress(
+            spec.name, len(tasks), report.stored_before, enabled=bool(progress) and bool(tasks)
+        )
         collector = _Collector(spec, db, open_store, by_key, bar, report, redo)
         bar.start()
         try:
@@ -380,8 +405,15 @@ def sweep(
             grid, an unusable store or Ray address); nothing is written then.
         WorkerLost: a worker process died; the runs finished before are stored.
     """
-    frame, report = execute_sweep(spec, workers=workers, store=store, backend=backend,
-                                  address=address, progress=progress, retry_failed=retry_failed)
+    frame, report = execute_sweep(
+        spec,
+        workers=workers,
+        store=store,
+        backend=backend,
+        address=address,
+        progress=progress,
+        retry_failed=retry_failed,
+    )
     for text in report.warnings:
         warnings.warn(text, stacklevel=2)
     return frame

@@ -67,7 +67,7 @@ __all__ = [
 
 #: Keys a sweep file may have at its top level.
 _TOP_LEVEL = ("scenario", "name", "seed", "runs", "metrics", "series", "grid", "zip", "points")
-#: Names of series, and of sweeps: the characters allowed in file names of outputs.
+#: Names of series: the characters allowed in output file names.
 _NAME = re.compile(r"[A-Za-z0-9_-]+\Z")
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+\Z")
 
@@ -131,7 +131,9 @@ class SweepSpec:
     name: str = "sweep"
     seed: int | None = None
     runs: tuple[int, ...] = (0,)
-    metrics: tuple[MetricPattern, ...] = field(default_factory=lambda: parse_patterns(DEFAULT_METRICS))
+    metrics: tuple[MetricPattern, ...] = field(
+        default_factory=lambda: parse_patterns(DEFAULT_METRICS)
+    )
     series: tuple[str, ...] = ()
     grid: dict[str, list[Any]] = field(default_factory=dict)
     zips: list[dict[str, list[Any]]] = field(default_factory=list)
@@ -147,11 +149,8 @@ class SweepSpec:
             names.update(dict.fromkeys(p))
         return list(names)
 
-    def keeps_series(self, name: str) -> bool:
-        return "*" in self.series or name in self.series
 
-
-# -- TOML values ------------------------------------------------------------------------------------
+# -- TOML values -----------------------------------------------------------------------------------
 
 
 def _toml_string(text: str) -> str:
@@ -228,13 +227,16 @@ def scenario_key(scenario: Mapping[str, Any], version: str | None = None) -> str
     Two points that resolve to the same scenario share their runs; a new celltcp version, or an
     edited trace file, never reuses the runs made before.
     """
-    document: dict[str, Any] = {"celltcp_version": version or _core.__version__,
-                                "scenario": scenario}
+    document: dict[str, Any] = {
+        "celltcp_version": version or _core.__version__,
+        "scenario": scenario,
+    }
     files = _file_digests(scenario, {})
     if files:
         document["files"] = files
-    text = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
-                      allow_nan=False)
+    text = json.dumps(
+        document, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False
+    )
     return hashlib.sha256(text.encode("ascii")).hexdigest()[:32]
 
 
@@ -244,8 +246,9 @@ def scenario_key(scenario: Mapping[str, Any], version: str | None = None) -> str
 def _check_path(key: str, where: str) -> None:
     parts = key.split(".")
     if any(not p for p in parts):
-        raise scenario_error(f"{where}.{key}" if where else key,
-                             "a key is a dotted path such as links.access.rate")
+        raise scenario_error(
+            f"{where}.{key}" if where else key, "a key is a dotted path such as links.access.rate"
+        )
 
 
 def _flatten_lists(table: Mapping[str, Any], where: str, prefix: str = "") -> dict[str, list[Any]]:
@@ -312,39 +315,38 @@ def _parse_series(value: Any) -> tuple[str, ...]:
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, (list, tuple)):
-        raise scenario_error("series", "a list of series names, e.g. [\"tcp\", \"queue\"]")
+        raise scenario_error("series", 'a list of series names, e.g. ["tcp", "queue"]')
     names: list[str] = []
     for i, name in enumerate(value):
         if not isinstance(name, str) or not (name == "*" or _NAME.match(name)):
-            raise scenario_error(f"series[{i}]", f"{name!r} is not a series name (or \"*\")")
+            raise scenario_error(f"series[{i}]", f'{name!r} is not a series name (or "*")')
         if name in names:
             raise scenario_error(f"series[{i}]", f"{name!r} is listed twice")
         names.append(name)
     return tuple(names)
 
 
-def _parse_base(data: Mapping[str, Any], base_dir: Path,
-                sweep_file: Path | None) -> tuple[Scenario, str | None]:
+def _parse_base(data: Mapping[str, Any], base_dir: Path, sweep_file: Path | None) -> Scenario:
     if "scenario" not in data:
-        raise scenario_error("scenario", "missing: a path to the base scenario, or a [scenario] table")
+        raise scenario_error(
+            "scenario", "missing: a path to the base scenario, or a [scenario] table"
+        )
     base = data["scenario"]
     if isinstance(base, Scenario):
-        return base.copy(), base.source
+        return base.copy()
     if isinstance(base, Mapping):
         # Named after the sweep file, so that relative file references in the inline scenario
         # resolve against the sweep file's directory.
         scenario = Scenario.from_dict(base)
         if sweep_file is not None:
             scenario.source = str(sweep_file)
-        return scenario, None
+        return scenario
     if isinstance(base, (str, os.PathLike)):
         path = Path(base)
         if not path.is_absolute():
             path = base_dir / path
         try:
-            return Scenario.load(path), str(path)
-        except ScenarioError:
-            raise
+            return Scenario.load(path)
         except OSError as e:
             raise scenario_error("scenario", f"{path}: cannot read: {e.strerror or e}") from None
     raise scenario_error("scenario", f"a path or a table, not {type(base).__name__}")
@@ -358,7 +360,9 @@ def _parse_zips(value: Any) -> list[dict[str, list[Any]]]:
     for g, group in enumerate(groups):
         where = "zip" if isinstance(value, Mapping) else f"zip[{g}]"
         if not isinstance(group, Mapping) or not group:
-            raise scenario_error(where, "an empty zip; give at least one key with its list of values")
+            raise scenario_error(
+                where, "an empty zip; give at least one key with its list of values"
+            )
         lists = _flatten_lists(group, where)
         lengths = {k: len(v) for k, v in lists.items()}
         if len(set(lengths.values())) > 1:
@@ -401,15 +405,20 @@ def _check_keys(spec: SweepSpec) -> None:
                 raise scenario_error(f"points[{i}].{k}", f"also swept by {owner[k]}")
             point_keys.setdefault(k, i)
     names = sorted(set(owner) | set(point_keys))
-    for a, b in zip(names, names[1:]):
+    for a, b in zip(names, names[1:], strict=False):
         if b.startswith(a + "."):
             raise scenario_error(b, f"inside the swept key {a}; sweep one or the other")
     if spec.seed is not None and "simulation.seed" in names:
         raise scenario_error("seed", "simulation.seed is also swept; drop one of them")
 
 
-def spec_from_dict(data: Mapping[str, Any], *, base_dir: str | os.PathLike[str] = ".",
-                   name: str = "sweep", sweep_file: Path | None = None) -> SweepSpec:
+def spec_from_dict(
+    data: Mapping[str, Any],
+    *,
+    base_dir: str | os.PathLike[str] = ".",
+    name: str = "sweep",
+    sweep_file: Path | None = None,
+) -> SweepSpec:
     """Parses the tables of a sweep file (see the module documentation). A relative
     ``scenario`` path is taken from ``base_dir``."""
     if not isinstance(data, Mapping):
@@ -417,7 +426,7 @@ def spec_from_dict(data: Mapping[str, Any], *, base_dir: str | os.PathLike[str] 
     unknown = [k for k in data if k not in _TOP_LEVEL]
     if unknown:
         raise scenario_error(unknown[0], f"unknown key; expected one of: {', '.join(_TOP_LEVEL)}")
-    base, _ = _parse_base(data, Path(base_dir), sweep_file)
+    base = _parse_base(data, Path(base_dir), sweep_file)
     label = data.get("name", name)
     if not isinstance(label, str) or not label.strip():
         raise scenario_error("name", f"{label!r} is not a name")
@@ -435,7 +444,9 @@ def spec_from_dict(data: Mapping[str, Any], *, base_dir: str | os.PathLike[str] 
     )
     if "grid" in data:
         if not isinstance(data["grid"], Mapping) or not data["grid"]:
-            raise scenario_error("grid", "an empty grid; give at least one key with its list of values")
+            raise scenario_error(
+                "grid", "an empty grid; give at least one key with its list of values"
+            )
         spec.grid = _flatten_lists(data["grid"], "grid")
     if "zip" in data:
         spec.zips = _parse_zips(data["zip"])
@@ -479,10 +490,17 @@ def expand_points(spec: SweepSpec) -> list[Point]:
     blocks: list[list[dict[str, Any]]] = []
     if spec.grid:
         keys = list(spec.grid)
-        blocks.append([dict(zip(keys, combo)) for combo in itertools.product(*spec.grid.values())])
+        blocks.append(
+            [
+                dict(zip(keys, combo, strict=True))
+                for combo in itertools.product(*spec.grid.values())
+            ]
+        )
     for group in spec.zips:
         keys = list(group)
-        blocks.append([dict(zip(keys, values)) for values in zip(*group.values())])
+        blocks.append(
+            [dict(zip(keys, values, strict=True)) for values in zip(*group.values(), strict=True)]
+        )
     if spec.points:
         blocks.append([dict(p) for p in spec.points])
     points = []

@@ -85,8 +85,9 @@ def incomplete_beta(x: float, a: float, b: float) -> float:
     # The fraction converges fast for x < (a+1)/(a+b+2); otherwise use I_x(a,b) = 1 − I_{1−x}(b,a).
     if x > (a + 1.0) / (a + b + 2.0):
         return 1.0 - incomplete_beta(1.0 - x, b, a)
-    log_front = (a * math.log(x) + b * math.log1p(-x)
-                 + math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b))
+    log_front = (
+        a * math.log(x) + b * math.log1p(-x) + math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
+    )
     # DLMF 8.17.22: I_x(a,b) = x^a (1−x)^b / (a B(a,b)) · (1 / (1 + d1/(1 + d2/(1 + ...)))).
     return math.exp(log_front) / a * _beta_continued_fraction(x, a, b)
 
@@ -135,8 +136,9 @@ def t_quantile(p: float, df: float) -> float:
     return 0.5 * (lo + hi)
 
 
-def mean_interval(values: Sequence[float], confidence: float = 0.95) -> tuple[int, float, float,
-                                                                                float, float]:
+def mean_interval(
+    values: Sequence[float], confidence: float = 0.95
+) -> tuple[int, float, float, float, float]:
     """(n, mean, std, low, high) of the finite values, with a Student-t interval."""
     x = np.asarray([v for v in values if v is not None], dtype=float)
     x = x[np.isfinite(x)]
@@ -188,7 +190,9 @@ def _label_columns(frame: pd.DataFrame, parameters: Sequence[str]) -> list[str]:
     return ([by] if by else []) + [p for p in parameters if p != by]
 
 
-def _groups(frame: pd.DataFrame, parameters: Sequence[str]) -> list[tuple[dict[str, Any], pd.DataFrame]]:
+def _groups(
+    frame: pd.DataFrame, parameters: Sequence[str]
+) -> list[tuple[dict[str, Any], pd.DataFrame]]:
     by = _group_column(frame)
     keys = [by] if by else list(parameters)
     if not keys:
@@ -212,8 +216,13 @@ def _attr_list(frame: pd.DataFrame, name: str, given: Sequence[str] | None) -> l
     return list(frame.attrs.get(name, []))
 
 
-def summarize(frame: pd.DataFrame, *, parameters: Sequence[str] | None = None,
-              metrics: Sequence[str] | None = None, confidence: float = 0.95) -> pd.DataFrame:
+def summarize(
+    frame: pd.DataFrame,
+    *,
+    parameters: Sequence[str] | None = None,
+    metrics: Sequence[str] | None = None,
+    confidence: float = 0.95,
+) -> pd.DataFrame:
     """Per point and numeric metric: n, mean, std, and the Student-t confidence interval.
 
     ``frame`` is what :func:`celltcp.sweep` returns (its ``attrs`` name the parameter and
@@ -231,17 +240,39 @@ def summarize(frame: pd.DataFrame, *, parameters: Sequence[str] | None = None,
             if m not in group.columns or is_categorical(list(group[m])):
                 continue
             n, mean, std, lo, hi = mean_interval(list(ok[m]), confidence)
-            rows.append({**label, "metric": m, "n": n, "failed": failed, "mean": mean,
-                         "std": std, "ci_low": lo, "ci_high": hi})
-    columns = (_label_columns(frame, parameters)
-               + ["metric", "n", "failed", "mean", "std", "ci_low", "ci_high"])
+            rows.append(
+                {
+                    **label,
+                    "metric": m,
+                    "n": n,
+                    "failed": failed,
+                    "mean": mean,
+                    "std": std,
+                    "ci_low": lo,
+                    "ci_high": hi,
+                }
+            )
+    columns = _label_columns(frame, parameters) + [
+        "metric",
+        "n",
+        "failed",
+        "mean",
+        "std",
+        "ci_low",
+        "ci_high",
+    ]
     out = pd.DataFrame(rows, columns=columns)
     out.attrs["confidence"] = confidence
     return out
 
 
-def outcomes(frame: pd.DataFrame, *, parameters: Sequence[str] | None = None,
-             metrics: Sequence[str] | None = None, confidence: float = 0.95) -> pd.DataFrame:
+def outcomes(
+    frame: pd.DataFrame,
+    *,
+    parameters: Sequence[str] | None = None,
+    metrics: Sequence[str] | None = None,
+    confidence: float = 0.95,
+) -> pd.DataFrame:
     """Per point, categorical metric and outcome: count k of n runs, p = k/n and its Wilson
     score interval. Columns: the parameters, ``metric``, ``outcome``, ``k``, ``n``, ``p``,
     ``ci_low``, ``ci_high``."""
@@ -253,7 +284,9 @@ def outcomes(frame: pd.DataFrame, *, parameters: Sequence[str] | None = None,
         for m in metrics:
             if m not in group.columns or not is_categorical(list(group[m])):
                 continue
-            values = [v for v in ok[m] if v is not None and not (isinstance(v, float) and math.isnan(v))]
+            values = [
+                v for v in ok[m] if v is not None and not (isinstance(v, float) and math.isnan(v))
+            ]
             n = len(values)
             counts: dict[Any, int] = {}
             for v in values:
@@ -261,10 +294,27 @@ def outcomes(frame: pd.DataFrame, *, parameters: Sequence[str] | None = None,
             for outcome in sorted(counts, key=lambda v: (type(v).__name__, str(v))):
                 k = counts[outcome]
                 lo, hi = wilson_interval(k, n, confidence)
-                rows.append({**label, "metric": m, "outcome": outcome, "k": k, "n": n,
-                             "p": k / n, "ci_low": lo, "ci_high": hi})
-    columns = (_label_columns(frame, parameters)
-               + ["metric", "outcome", "k", "n", "p", "ci_low", "ci_high"])
+                rows.append(
+                    {
+                        **label,
+                        "metric": m,
+                        "outcome": outcome,
+                        "k": k,
+                        "n": n,
+                        "p": k / n,
+                        "ci_low": lo,
+                        "ci_high": hi,
+                    }
+                )
+    columns = _label_columns(frame, parameters) + [
+        "metric",
+        "outcome",
+        "k",
+        "n",
+        "p",
+        "ci_low",
+        "ci_high",
+    ]
     out = pd.DataFrame(rows, columns=columns)
     out.attrs["confidence"] = confidence
     return out

@@ -151,9 +151,12 @@ class Store:
 
     def _check_or_create(self, read_only: bool) -> None:
         shown = str(self.directory) if self.directory else ":memory:"
-        tables = {r[0] for r in self._con.execute(
-            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'"
-        ).fetchall()}
+        tables = {
+            r[0]
+            for r in self._con.execute(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'"
+            ).fetchall()
+        }
         if not tables:
             if read_only:
                 raise _store_error(shown, "an empty database, not a celltcp sweep store")
@@ -167,8 +170,11 @@ class Store:
             self._con.execute("COMMIT")
             return
         if not _TABLES <= tables:
-            raise _store_error(shown, "a DuckDB database, but not a celltcp sweep store "
-                               f"(tables: {', '.join(sorted(tables))})")
+            raise _store_error(
+                shown,
+                "a DuckDB database, but not a celltcp sweep store "
+                f"(tables: {', '.join(sorted(tables))})",
+            )
         meta = dict(self._con.execute("SELECT name, value FROM meta").fetchall())
         found = meta.get("store_format", "?")
         if found != str(STORE_FORMAT):
@@ -207,8 +213,7 @@ class Store:
 
     def runs(self, keys: Iterable[str] | None = None) -> list[StoredRun]:
         """The stored runs of these scenario keys (all runs when ``keys`` is None)."""
-        query = ("SELECT key, run, point, parameters, status, error, metrics, metric_spec "
-                 "FROM runs")
+        query = "SELECT key, run, point, parameters, status, error, metrics, metric_spec FROM runs"
         params: list[Any] = []
         if keys is not None:
             query += " WHERE list_contains(?, key)"
@@ -228,7 +233,8 @@ class Store:
         for k, run_list in by_key.items():
             rows = self._con.execute(
                 "SELECT run, summary FROM runs WHERE key = ? AND list_contains(?, run) "
-                "AND summary IS NOT NULL", [k, run_list],
+                "AND summary IS NOT NULL",
+                [k, run_list],
             ).fetchall()
             for r, text in rows:
                 out[(k, int(r))] = json.loads(text)
@@ -320,9 +326,19 @@ class Store:
             con.execute(
                 "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
-                    key, run, point, seed, json.dumps(dict(parameters)), status, error, summary,
-                    json.dumps(dict(metrics), allow_nan=True), json.dumps(list(metric_spec)),
-                    json.dumps(sorted(series)), events, wall_s,
+                    key,
+                    run,
+                    point,
+                    seed,
+                    json.dumps(dict(parameters)),
+                    status,
+                    error,
+                    summary,
+                    json.dumps(dict(metrics), allow_nan=True),
+                    json.dumps(list(metric_spec)),
+                    json.dumps(sorted(series)),
+                    events,
+                    wall_s,
                 ],
             )
             con.execute("COMMIT")
@@ -330,8 +346,9 @@ class Store:
             con.execute("ROLLBACK")
             raise
 
-    def set_metrics(self, updates: Sequence[tuple[str, int, Mapping[str, Any]]],
-                    metric_spec: Sequence[str]) -> None:
+    def set_metrics(
+        self, updates: Sequence[tuple[str, int, Mapping[str, Any]]], metric_spec: Sequence[str]
+    ) -> None:
         """Replaces the ``metrics`` of stored runs (after the metric list changed), atomically."""
         if not updates:
             return

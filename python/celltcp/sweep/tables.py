@@ -45,28 +45,52 @@ def stats_text(frame: pd.DataFrame, confidence: float = 0.95) -> str:
     numeric = summarize(frame, confidence=confidence)
     if len(numeric):
         labels = _labels(numeric)
-        header = [*labels, "metric", "n", "failed", "mean", "std", f"{level} CI low",
-                  f"{level} CI high"]
+        header = [
+            *labels,
+            "metric",
+            "n",
+            "failed",
+            "mean",
+            "std",
+            f"{level} CI low",
+            f"{level} CI high",
+        ]
         rows = [
-            [*(_cell(c, r[c]) for c in labels), r["metric"], _number(int(r["n"])),
-             _number(int(r["failed"])), _number(r["mean"]), _number(r["std"]),
-             _number(r["ci_low"]), _number(r["ci_high"])]
+            [
+                *(_cell(c, r[c]) for c in labels),
+                r["metric"],
+                _number(int(r["n"])),
+                _number(int(r["failed"])),
+                _number(r["mean"]),
+                _number(r["std"]),
+                _number(r["ci_low"]),
+                _number(r["ci_high"]),
+            ]
             for _, r in numeric.iterrows()
         ]
-        blocks.append(f"means with Student-t {level} confidence intervals\n"
-                      + format_table(header, rows))
+        blocks.append(
+            f"means with Student-t {level} confidence intervals\n" + format_table(header, rows)
+        )
     categorical = outcomes(frame, confidence=confidence)
     if len(categorical):
         labels = _labels(categorical)
         header = [*labels, "metric", "outcome", "k/n", "p", f"{level} CI low", f"{level} CI high"]
         rows = [
-            [*(_cell(c, r[c]) for c in labels), r["metric"], str(r["outcome"]),
-             f"{int(r['k'])}/{int(r['n'])}", _number(r["p"]), _number(r["ci_low"]),
-             _number(r["ci_high"])]
+            [
+                *(_cell(c, r[c]) for c in labels),
+                r["metric"],
+                str(r["outcome"]),
+                f"{int(r['k'])}/{int(r['n'])}",
+                _number(r["p"]),
+                _number(r["ci_low"]),
+                _number(r["ci_high"]),
+            ]
             for _, r in categorical.iterrows()
         ]
-        blocks.append(f"outcome probabilities with Wilson {level} score intervals\n"
-                      + format_table(header, rows))
+        blocks.append(
+            f"outcome probabilities with Wilson {level} score intervals\n"
+            + format_table(header, rows)
+        )
     if not blocks:
         return "no metrics to summarise"
     return "\n\n".join(blocks)
@@ -81,7 +105,8 @@ def _plain(value: Any) -> Any:
 
 
 def stats_json(frame: pd.DataFrame, confidence: float = 0.95) -> dict[str, Any]:
-    """The same statistics as plain data: ``{"confidence", "metrics": [...], "outcomes": [...]}``."""
+    """The same statistics as plain data: ``{"confidence", "metrics", "outcomes"}``."""
+
     def records(table: pd.DataFrame) -> list[dict[str, Any]]:
         return [{k: _plain(v) for k, v in row.items()} for row in table.to_dict("records")]
 

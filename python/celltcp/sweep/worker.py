@@ -91,8 +91,13 @@ def execute(task: Task) -> Outcome:
                 if "*" in task.series or name in task.series:
                     series[name] = encode_parquet(frame)
         return Outcome(
-            task.key, task.run, True, summary=str(raw["summary"]), events=int(raw["events"]),
-            wall_s=time.perf_counter() - started, series=series,
+            task.key,
+            task.run,
+            True,
+            summary=str(raw["summary"]),
+            events=int(raw["events"]),
+            wall_s=time.perf_counter() - started,
+            series=series,
         )
     except ScenarioError as e:
         error = _one_line(str(e))
