@@ -12,6 +12,8 @@
 //! at 15.2 Mbit/s is about 2.1 s. This is the RLC buffer bloat of the field measurements (e.g.
 //! Jiang, Wang, Lee & Rhee, "Tackling bufferbloat in 3G/4G networks", IMC 2012).
 
+mod lte_support;
+
 use celltcp_scenario::{load_str, run, Column, RunOptions};
 
 /// Base RTT of the path, seconds (see the module doc; the test checks the measured one).
@@ -30,19 +32,7 @@ gateway = {{ kind = "router" }}
 enb = {{ kind = "router" }}
 ue = {{ kind = "host" }}
 
-[links.internet]
-a = "server"
-b = "gateway"
-rate = "100Mbps"
-delay = "20ms"
-queue = {{ kind = "droptail", limit = "1000p" }}
-
-[links.backhaul]
-a = "gateway"
-b = "enb"
-rate = "1Gbps"
-delay = "3ms"
-queue = {{ kind = "droptail", limit = "1000p" }}
+{core}
 
 [cells.cell]
 enb = "enb"
@@ -63,7 +53,8 @@ app = {{ kind = "bulk" }}
 
 [trace]
 tcp = ["srtt"]
-"#
+"#,
+        core = lte_support::CORE_LINKS
     )
 }
 

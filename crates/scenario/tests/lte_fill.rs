@@ -11,6 +11,8 @@
 //! sender may time out, leaving the cell idle for a few hundred ms), and the segments still in
 //! flight at the end. The runs last 60 s so that the start-up weighs about 1 %.
 
+mod lte_support;
+
 use celltcp_radio::cell::MonotoneTbs;
 use celltcp_radio::mac::TbsLookup;
 use celltcp_scenario::{load_str, run, RunOptions};
@@ -35,19 +37,7 @@ gateway = {{ kind = "router" }}
 enb = {{ kind = "router" }}
 ue = {{ kind = "host" }}
 
-[links.internet]
-a = "server"
-b = "gateway"
-rate = "100Mbps"
-delay = "20ms"
-queue = {{ kind = "droptail", limit = "1000p" }}
-
-[links.backhaul]
-a = "gateway"
-b = "enb"
-rate = "1Gbps"
-delay = "3ms"
-queue = {{ kind = "droptail", limit = "1000p" }}
+{core}
 
 [cells.cell]
 enb = "enb"
@@ -64,7 +54,8 @@ src = "server"
 dst = "ue"
 cc = "{cc}"
 app = {{ kind = "bulk" }}
-"#
+"#,
+        core = lte_support::CORE_LINKS
     )
 }
 

@@ -5,6 +5,8 @@
 //! –1 Gb/s, 3 ms– eNB), through a 10 MHz cell with TR 38.901 UMa NLOS path loss, 46 dBm, no
 //! shadowing or fading, so that each UE's channel is fixed by its distance alone.
 
+mod lte_support;
+
 use celltcp_scenario::{load_str, run, RunOptions};
 
 /// A cell with `scheduler` serving `ues` (name, x, y in metres), one CUBIC download each.
@@ -26,19 +28,7 @@ enb = {{ kind = "router" }}
     }
     s += &format!(
         r#"
-[links.internet]
-a = "server"
-b = "gateway"
-rate = "100Mbps"
-delay = "20ms"
-queue = {{ kind = "droptail", limit = "1000p" }}
-
-[links.backhaul]
-a = "gateway"
-b = "enb"
-rate = "1Gbps"
-delay = "3ms"
-queue = {{ kind = "droptail", limit = "1000p" }}
+{core}
 
 [cells.cell]
 enb = "enb"
@@ -47,7 +37,8 @@ pathloss = "uma"
 scheduler = "{scheduler}"
 
 [cells.cell.ues]
-"#
+"#,
+        core = lte_support::CORE_LINKS
     );
     for (name, x, y) in ues {
         s += &format!("{name} = {{ position = [{x}, {y}] }}\n");
