@@ -1,7 +1,7 @@
 # Entry points of celltcp. Everything Python runs inside .venv/ at the repository root, which
 # these rules create and fill; nothing needs installing by hand.
 #
-#   make demo       set up, build the extension (release), run examples/wired-chain.toml
+#   make demo       set up, build the extension (release), reproduce seed study 003 (quick mode)
 #   make test       set up, build, cargo tests, Python tests without the slow ones
 #   make test-all   the same with the slow Python tests
 #   make bench      event-queue and end-to-end speed figures (release build)
@@ -31,7 +31,7 @@ CORE_MODULE := python/celltcp/_core.abi3.so
 .PHONY: demo test test-all bench setup build tshark
 
 demo: build
-	celltcp run examples/wired-chain.toml --out out/wired-chain
+	celltcp reproduce 003 --quick --out out/reproduce-003
 
 test: build tshark
 	cargo test --workspace --exclude celltcp-py

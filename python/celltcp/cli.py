@@ -8,6 +8,8 @@
     celltcp stats STORE [--confidence C] [--json]
     celltcp schema
     celltcp bench [--quick] [--runs N]
+    celltcp plot KIND --result DIR [--flow F] [--link L] [--t0 S] [--t1 S] [--out FILE]
+    celltcp reproduce NAME [--quick] [--out DIR] [--workers N] | --list
     celltcp version
 
 Exit status: 0 on success; 2 on a user error (bad scenario, unreadable file, unwritable output,
@@ -199,6 +201,69 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return run_bench(quick=args.quick, runs=args.runs, scenario=scenario)
 
 
+#: ``celltcp plot`` kinds → the run figure of :mod:`celltcp.plots` they draw.
+_PLOT_KINDS = ("cwnd-rtt", "sequence", "queue", "flow-rates")
+
+
+def _cmd_plot(args: argparse.Namespace) -> int:
+    from celltcp import plots
+
+    try:
+        result = plots.load_run(args.result)
+        if args.kind in ("cwnd-rtt", "sequence"):
+            if args.flow is None:
+                raise UserError(f"plot {args.kind}: --flow F is required")
+            draw = plots.cwnd_rtt if args.kind == "cwnd-rtt" else plots.sequence
+            fig = draw(result, args.flow, args.t0, args.t1)
+        elif args.kind == "queue":
+            if args.link is None:
+                raise UserError("plot queue: --link L is required")
+            fig = plots.queue(result, args.link, t0=args.t0, t1=args.t1)
+        else:
+            flows = None if args.flow is None else [args.flow]
+            fig = plots.flow_rates(result, flows, t0=args.t0, t1=args.t1)
+    except plots.PlotError as e:
+        raise UserError(f"plot {args.kind}: {e}") from None
+    out = Path(args.out) if args.out else Path(args.result) / f"{args.kind}.png"
+    try:
+        plots.save(fig, out)
+    except (OSError, ValueError) as e:
+        raise UserError(f"--out {out}: cannot write figure: {getattr(e, 'strerror', None) or e}") from None
+    if not args.quiet:
+        print(f"celltcp: figure written to {out}", file=sys.stderr)
+    return 0
+
+
+def _cmd_reproduce(args: argparse.Namespace) -> int:
+    from celltcp import reproduce
+
+    if args.list:
+        for r in reproduce.available():
+            aliases = f" (also {', '.join(r.aliases)})" if r.aliases else ""
+            print(f"{r.name}{aliases}: {r.summary}")
+        return 0
+    if args.name is None:
+        raise UserError("reproduce: name a reproduction or give --list")
+    entry = reproduce.find(args.name)  # an unknown name fails here, before anything is written
+    out = Path(args.out) if args.out is not None else Path("out") / f"reproduce-{entry.name}"
+    started = time.perf_counter()
+    try:
+        written = reproduce.reproduce(
+            entry.name, out, quick=args.quick, workers=args.workers,
+            progress=sys.stderr.isatty(),
+        )
+    except OSError as e:
+        raise UserError(f"--out {out}: cannot write output: {e.strerror or e}") from None
+    for path in written[:2]:
+        print(path)
+    print(
+        f"celltcp: reproduction {entry.name} done in {_duration(time.perf_counter() - started)}; "
+        f"runs stored in {reproduce.default_store(out)}",
+        file=sys.stderr,
+    )
+    return 0
+
+
 def _cmd_version(args: argparse.Namespace) -> int:
     print(f"celltcp {_core.__version__}")
     return 0
@@ -278,6 +343,31 @@ def _parser() -> _Parser:
         help="scenario for the end-to-end figure (default examples/wired-chain.toml)",
     )
     p.set_defaults(handler=_cmd_bench)
+
+    p = sub.add_parser("plot", help="draw a figure from a run's output directory")
+    p.add_argument("kind", metavar="KIND", choices=_PLOT_KINDS, help=", ".join(_PLOT_KINDS))
+    p.add_argument("--result", required=True, metavar="DIR", help="directory of 'celltcp run'")
+    p.add_argument("--flow", metavar="F", help="flow (cwnd-rtt, sequence; flow-rates: only F)")
+    p.add_argument("--link", metavar="L", help="link (queue)")
+    p.add_argument("--t0", type=float, metavar="S", help="start of the time window (seconds)")
+    p.add_argument("--t1", type=float, metavar="S", help="end of the time window (seconds)")
+    p.add_argument("--out", metavar="FILE", help="image file (default DIR/KIND.png)")
+    p.add_argument("--quiet", action="store_true", help="print nothing on success")
+    p.set_defaults(handler=_cmd_plot)
+
+    p = sub.add_parser(
+        "reproduce", help="run a seed study end to end and write report.md and report.html"
+    )
+    p.add_argument("name", metavar="NAME", nargs="?", help="reproduction (see --list)")
+    p.add_argument("--list", action="store_true", help="list the available reproductions")
+    p.add_argument(
+        "--quick", action="store_true", help="few replications and short runs (a smoke run)"
+    )
+    p.add_argument("--out", metavar="DIR", help="output directory (default out/reproduce-NAME)")
+    p.add_argument(
+        "--workers", type=_positive, metavar="N", help="worker processes; default: all CPUs"
+    )
+    p.set_defaults(handler=_cmd_reproduce)
 
     p = sub.add_parser("version", help="print the version")
     p.set_defaults(handler=_cmd_version)

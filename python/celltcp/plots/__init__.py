@@ -1,0 +1,34 @@
+"""Figures for celltcp results: each function returns a :class:`matplotlib.figure.Figure`
+(and writes it when given ``out=``). No window is ever opened; see :mod:`._common`.
+
+* :mod:`~celltcp.plots.tcp` -- :func:`cwnd_rtt`, :func:`sequence` (the ``tcp`` series).
+* :mod:`~celltcp.plots.network` -- :func:`queue`, :func:`flow_rates` (``queue``, ``flow_rate``).
+* :mod:`~celltcp.plots.sweep` -- :func:`metric_vs_parameter`, :func:`outcome_bars`
+  (frames of :func:`celltcp.sweep.summarize` and :func:`celltcp.sweep.outcomes`).
+* :mod:`~celltcp.plots.handover` -- :func:`recovery_time_vs_rate`,
+  :func:`overrun_probability_vs_buffer` (the models of seed study ``002_…``).
+
+A run written by ``celltcp run`` is read back with :func:`load_run`. Bad input raises
+:class:`PlotError` (a :class:`ValueError`). See docs/plots.md.
+"""
+
+from ._common import PlotError, RunOutput, load_run, save
+from .handover import overrun_probability_vs_buffer, recovery_time_vs_rate
+from .network import flow_rates, queue
+from .sweep import metric_vs_parameter, outcome_bars
+from .tcp import cwnd_rtt, sequence
+
+__all__ = [
+    "PlotError",
+    "RunOutput",
+    "cwnd_rtt",
+    "flow_rates",
+    "load_run",
+    "metric_vs_parameter",
+    "outcome_bars",
+    "overrun_probability_vs_buffer",
+    "queue",
+    "recovery_time_vs_rate",
+    "save",
+    "sequence",
+]

@@ -1,0 +1,100 @@
+"""One-command reproductions of the seed studies: ``celltcp reproduce NAME``.
+
+Each reproduction runs a seed study end to end on the scenario files of ``examples/`` (through
+:func:`celltcp.sweep`, so its runs are stored and a repeated invocation reuses them) and writes
+``report.md`` and a self-contained ``report.html`` into an output directory that appears whole
+or not at all (:func:`celltcp.output.atomic_output_dir`). See docs/reproductions.md.
+
+>>> from celltcp.reproduce import available, reproduce
+>>> [r.name for r in available()]
+['003-petra-lte']
+>>> reproduce("003", "out/reproduce-003", quick=True)  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from celltcp.output import atomic_output_dir
+from celltcp.reproduce import seed003
+from celltcp.reproduce.registry import Options, Reproduction, ReproductionError
+
+__all__ = [
+    "Options",
+    "Reproduction",
+    "ReproductionError",
+    "available",
+    "default_store",
+    "find",
+    "reproduce",
+]
+
+_REPRODUCTIONS = (
+    Reproduction(seed003.NAME, seed003.ALIASES, seed003.SUMMARY, seed003.run),
+)
+
+
+def available() -> list[Reproduction]:
+    """Every reproduction, in seed order."""
+    return list(_REPRODUCTIONS)
+
+
+def find(name: str) -> Reproduction:
+    """The reproduction called ``name`` or one of its aliases; ReproductionError otherwise."""
+    for r in _REPRODUCTIONS:
+        if name == r.name or name in r.aliases:
+            return r
+    known = ", ".join(f"{r.name} ({', '.join(r.aliases)})" for r in _REPRODUCTIONS)
+    raise ReproductionError(f"no reproduction named {name!r}; available: {known}")
+
+
+def default_store(out: str | os.PathLike[str]) -> Path:
+    """Where the runs of a reproduction written to ``out`` are kept: the sibling ``<out>.runs``.
+
+    It lies outside the output directory on purpose: that directory is replaced only when the
+    report is complete, while the store must survive an interrupted reproduction so that the
+    next invocation resumes it."""
+    final = Path(os.path.abspath(os.fspath(out)))
+    return final.with_name(final.name + ".runs")
+
+
+def reproduce(
+    name: str,
+    out: str | os.PathLike[str],
+    *,
+    quick: bool = False,
+    workers: int | None = None,
+    store: str | os.PathLike[str] | None = None,
+    progress: bool = False,
+) -> list[Path]:
+    """Runs reproduction ``name`` and writes its report into directory ``out``.
+
+    Args:
+        name: a name or alias from :func:`available`.
+        out: the output directory; replaced as a whole on success, untouched on failure.
+        quick: few replications and short runs.
+        workers: sweep worker processes (default: every CPU).
+        store: results store (default: :func:`default_store` of ``out``).
+        progress: draw progress bars on stderr.
+
+    Returns:
+        The files written, under their final paths (report.md, report.html, the figures).
+
+    Raises:
+        ReproductionError: unknown name, scenario files not found, runs that failed;
+            nothing is written to ``out`` then.
+        OSError: ``out`` cannot be written.
+    """
+    entry = find(name)
+    options = Options(
+        quick=quick,
+        workers=workers,
+        store=Path(store) if store is not None else default_store(out),
+        progress=progress,
+    )
+    document = entry.run(options)
+    final = Path(os.path.abspath(os.fspath(out)))
+    with atomic_output_dir(out) as tmp:
+        written = document.write(tmp)
+    return [final / p.name for p in written]

@@ -1,0 +1,202 @@
+"""A reproduction's report as a list of blocks, rendered to Markdown and to one HTML page.
+
+The HTML page is self-contained: its figures are embedded as base64 PNG (``data:`` URIs), so it
+can be mailed or archived alone. The Markdown file refers to the same figures written beside it
+as PNG files. Figures are drawn with matplotlib's Agg backend, which needs no display.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "Bullets",
+    "Document",
+    "Figure",
+    "Heading",
+    "Paragraph",
+    "Table",
+    "fmt_ci",
+    "mean_ci",
+    "png_of",
+]
+
+
+@dataclass(frozen=True)
+class Heading:
+    text: str
+    level: int = 2
+
+
+@dataclass(frozen=True)
+class Paragraph:
+    """Text with Markdown emphasis (``**bold**``) and code spans (`` `x` ``) only."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Bullets:
+    items: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Table:
+    header: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A PNG image; ``file`` is its name beside report.md."""
+
+    file: str
+    png: bytes
+    caption: str
+
+
+Block = Heading | Paragraph | Bullets | Table | Figure
+
+
+def png_of(fig: Any, dpi: int = 110) -> bytes:
+    """The PNG bytes of a matplotlib figure, which is closed afterwards."""
+    import matplotlib.pyplot as plt
+
+    buffer = io.BytesIO()
+    try:
+        fig.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")
+    finally:
+        plt.close(fig)
+    return buffer.getvalue()
+
+
+def _md_cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+_BOLD = re.compile(r"\*\*(.+?)\*\*")
+_CODE = re.compile(r"`([^`]+)`")
+
+
+def _inline_html(text: str) -> str:
+    """Escapes ``text`` and turns its ``**bold**`` and `` `code` `` into HTML."""
+    out = html.escape(text)
+    out = _CODE.sub(r"<code>\1</code>", out)
+    return _BOLD.sub(r"<strong>\1</strong>", out)
+
+
+_STYLE = """
+body { font-family: system-ui, sans-serif; max-width: 72rem; margin: 2rem auto; padding: 0 1rem;
+       line-height: 1.45; color: #222; }
+table { border-collapse: collapse; margin: 1rem 0; font-size: 0.9rem; }
+th, td { border: 1px solid #bbb; padding: 0.25rem 0.5rem; vertical-align: top; text-align: left; }
+th { background: #eee; }
+code { background: #f4f4f4; padding: 0 0.2rem; }
+figure { margin: 1.5rem 0; }
+figcaption { font-size: 0.9rem; color: #444; }
+img { max-width: 100%; }
+"""
+
+
+@dataclass
+class Document:
+    """A report: a title and blocks in reading order."""
+
+    title: str
+    blocks: list[Block] = field(default_factory=list)
+
+    def add(self, *blocks: Block) -> None:
+        self.blocks.extend(blocks)
+
+    @property
+    def figures(self) -> list[Figure]:
+        return [b for b in self.blocks if isinstance(b, Figure)]
+
+    def markdown(self) -> str:
+        lines = [f"# {self.title}", ""]
+        for b in self.blocks:
+            if isinstance(b, Heading):
+                lines += ["#" * b.level + " " + b.text, ""]
+            elif isinstance(b, Paragraph):
+                lines += [b.text, ""]
+            elif isinstance(b, Bullets):
+                lines += [f"* {item}" for item in b.items] + [""]
+            elif isinstance(b, Table):
+                lines.append("| " + " | ".join(_md_cell(h) for h in b.header) + " |")
+                lines.append("|" + "---|" * len(b.header))
+                lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in b.rows]
+                lines.append("")
+            else:
+                lines += [f"![{b.caption}]({b.file})", "", f"*{b.caption}*", ""]
+        return "\n".join(lines)
+
+    def html(self) -> str:
+        parts = [
+            "<!DOCTYPE html>",
+            '<html lang="en"><head><meta charset="utf-8">',
+            f"<title>{html.escape(self.title)}</title><style>{_STYLE}</style></head><body>",
+            f"<h1>{_inline_html(self.title)}</h1>",
+        ]
+        for b in self.blocks:
+            if isinstance(b, Heading):
+                parts.append(f"<h{b.level}>{_inline_html(b.text)}</h{b.level}>")
+            elif isinstance(b, Paragraph):
+                parts.append(f"<p>{_inline_html(b.text)}</p>")
+            elif isinstance(b, Bullets):
+                items = "".join(f"<li>{_inline_html(i)}</li>" for i in b.items)
+                parts.append(f"<ul>{items}</ul>")
+            elif isinstance(b, Table):
+                head = "".join(f"<th>{_inline_html(h)}</th>" for h in b.header)
+                body = "".join(
+                    "<tr>" + "".join(f"<td>{_inline_html(c)}</td>" for c in row) + "</tr>"
+                    for row in b.rows
+                )
+                parts.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+            else:
+                data = base64.b64encode(b.png).decode("ascii")
+                parts.append(
+                    f'<figure><img alt="{html.escape(b.caption)}" '
+                    f'src="data:image/png;base64,{data}">'
+                    f"<figcaption>{_inline_html(b.caption)}</figcaption></figure>"
+                )
+        parts.append("</body></html>")
+        return "\n".join(parts) + "\n"
+
+    def write(self, directory: Path) -> list[Path]:
+        """Writes report.md, report.html and the figures' PNG files; returns their paths."""
+        written = []
+        for f in self.figures:
+            path = directory / f.file
+            path.write_bytes(f.png)
+            written.append(path)
+        md = directory / "report.md"
+        md.write_text(self.markdown(), encoding="utf-8")
+        page = directory / "report.html"
+        page.write_text(self.html(), encoding="utf-8")
+        return [md, page, *written]
+
+
+def mean_ci(values: Sequence[float], confidence: float = 0.95) -> tuple[float, float]:
+    """Mean and the half-width of its Student-t interval (NaN with fewer than two values)."""
+    from celltcp.sweep.stats import mean_interval
+
+    n, mean, _std, low, high = mean_interval(list(values), confidence)
+    half = (high - low) / 2.0 if n >= 2 else float("nan")
+    return mean, half
+
+
+def fmt_ci(mean: float, half: float, digits: int = 3) -> str:
+    """``1.020 ± 0.041``; the ± part is left out when the interval is undefined."""
+    if math.isnan(mean):
+        return "n/a"
+    if math.isnan(half):
+        return f"{mean:.{digits}f}"
+    return f"{mean:.{digits}f} ± {half:.{digits}f}"

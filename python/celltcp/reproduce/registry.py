@@ -1,0 +1,55 @@
+"""The reproductions' common types: options, the error raised on bad input, a registry entry."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from celltcp.errors import ScenarioError
+
+if TYPE_CHECKING:
+    from celltcp.reproduce.document import Document
+
+__all__ = ["Options", "Reproduction", "ReproductionError"]
+
+
+class ReproductionError(ScenarioError):
+    """An unknown reproduction, missing scenario files or failed runs; one line, exit status 2.
+
+    A :class:`ScenarioError` without a key, so that the command line reports it as bad input."""
+
+
+@dataclass(frozen=True)
+class Options:
+    """How to run a reproduction.
+
+    Attributes:
+        quick: few replications and short runs (the tests' mode) instead of the seed's lengths.
+        workers: worker processes of the sweeps (None: every CPU).
+        store: directory of the results store that keeps every run (None: memory only).
+        progress: draw the sweeps' progress bars on stderr.
+    """
+
+    quick: bool = False
+    workers: int | None = None
+    store: Path | None = None
+    progress: bool = False
+
+
+@dataclass(frozen=True)
+class Reproduction:
+    """One seed study that ``celltcp reproduce`` can run.
+
+    Attributes:
+        name: the canonical name, ``<seed number>-<topic>``.
+        aliases: other accepted names (the bare seed number).
+        summary: one line for ``--list``.
+        run: runs the study and returns its report.
+    """
+
+    name: str
+    aliases: tuple[str, ...]
+    summary: str
+    run: Callable[[Options], Document]

@@ -1,0 +1,112 @@
+"""`celltcp reproduce`: the list, a quick reproduction of seed 003, and bad names."""
+
+from __future__ import annotations
+
+import base64
+import re
+from pathlib import Path
+
+import pytest
+from celltcp.cli import main
+from celltcp.reproduce import ReproductionError, available, default_store, find
+from celltcp.reproduce.document import Document, Table, fmt_ci, mean_ci
+from celltcp.reproduce.seed003 import (
+    Stat,
+    ber_for_byte_error_rate,
+    jain_index,
+    ordering_verdict,
+)
+
+
+def test_list_names_every_reproduction_on_one_line_each(capsys):
+    assert main(["reproduce", "--list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == len(available()) >= 1
+    assert lines[0].startswith("003-petra-lte (also 003): ")
+
+
+def test_alias_and_name_find_the_same_reproduction():
+    assert find("003") is find("003-petra-lte")
+    with pytest.raises(ReproductionError):
+        find("004")
+
+
+def test_unknown_name_is_one_line_exit_2_and_writes_nothing(tmp_path, capsys):
+    out = tmp_path / "sub" / "rep"
+    assert main(["reproduce", "no-such-study", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("celltcp: error: no reproduction named")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_missing_name_is_a_user_error(capsys):
+    assert main(["reproduce"]) == 2
+    assert "--list" in capsys.readouterr().err
+
+
+def test_quick_reproduction_writes_the_report(tmp_path, capsys):
+    out = tmp_path / "rep"
+    assert main(["reproduce", "003", "--quick", "--out", str(out), "--workers", "2"]) == 0
+    md = (out / "report.md").read_text()
+    page = (out / "report.html").read_text()
+    # What was run, and the comparison table with a verdict per row.
+    assert "examples/003/exp5-1.toml" in md and "run numbers 0–4" in md
+    assert "| table | claim | seed | celltcp | verdict |" in md
+    rows = [line for line in md.splitlines() if re.match(r"\| (5\.[457]|Fig\. 5\.9) \|", line)]
+    assert len(rows) == 5 + 5 + 1 + 4
+    assert all(re.search(r"\*\*(ordering holds|reproduced|not reproduced|reversed|weaker|"
+                         r"not comparable)", r) for r in rows)
+    # Seed numbers beside celltcp's mean ± CI.
+    assert "N 21.63 / W 81.23 / P 99.33" in md and " ± " in md
+    # Self-contained HTML: figures inline as PNG, nothing fetched from elsewhere.
+    images = re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', page)
+    assert len(images) == 2
+    assert all(base64.b64decode(i).startswith(b"\x89PNG") for i in images)
+    assert "<table>" in page and 'src="http' not in page
+    # The store sits beside the output and is reused: a second run executes nothing new.
+    store = default_store(out)
+    assert store.is_dir()
+    assert not any(p.name.startswith(".rep.partial") for p in tmp_path.iterdir())
+    assert main(["reproduce", "003-petra-lte", "--quick", "--out", str(out)]) == 0
+    assert (out / "report.md").read_text().split("## The seed")[1] == md.split("## The seed")[1]
+
+
+def test_failed_reproduction_leaves_nothing(tmp_path, monkeypatch):
+    from celltcp import reproduce as rep
+
+    def broken(options):
+        raise ReproductionError("experiment 5-1: 3 runs failed")
+
+    entry = rep.Reproduction("003-petra-lte", ("003",), "x", broken)
+    monkeypatch.setattr(rep, "_REPRODUCTIONS", (entry,))
+    with pytest.raises(ReproductionError):
+        rep.reproduce("003", tmp_path / "rep", quick=True)
+    assert not (tmp_path / "rep").exists()
+
+
+def test_verdicts_follow_the_numbers():
+    order = ("petra", "westwood", "newreno")
+    apart = {"petra": Stat(10.0, 1.0), "westwood": Stat(5.0, 1.0), "newreno": Stat(1.0, 0.5)}
+    assert ordering_verdict(apart, order).startswith("**ordering holds** (P > W > N), intervals")
+    close = {**apart, "westwood": Stat(9.5, 1.0)}
+    assert "overlap" in ordering_verdict(close, order)
+    swapped = {**apart, "newreno": Stat(6.0, 0.5)}
+    assert ordering_verdict(swapped, order).startswith("**not reproduced**: celltcp's order is P > N > W")
+
+
+def test_numbers():
+    assert jain_index([1.0, 1.0, 1.0]) == pytest.approx(1.0)
+    assert jain_index([1.0, 0.0]) == pytest.approx(0.5)
+    # 5e-5 per byte → 6.25014e-6 per bit (docs/seed-003.md); the packet error rate is equal.
+    ber = ber_for_byte_error_rate(5e-5)
+    assert ber == pytest.approx(6.25014e-6, rel=1e-5)
+    assert 1 - (1 - ber) ** (8 * 1500) == pytest.approx(1 - (1 - 5e-5) ** 1500)
+    mean, half = mean_ci([1.0, 2.0, 3.0])
+    assert mean == 2.0 and half == pytest.approx(4.303 * 1.0 / 3**0.5, rel=1e-3)
+    assert fmt_ci(mean, half, 2) == "2.00 ± 2.48"
+
+
+def test_markdown_tables_escape_pipes(tmp_path: Path):
+    doc = Document("t", [Table(("a",), (("x | y",),))])
+    assert "x \\| y" in doc.markdown()
+    assert "x | y" in doc.html()
