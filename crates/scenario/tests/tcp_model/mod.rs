@@ -7,8 +7,12 @@
 
 #![allow(dead_code)] // each test file uses a different subset
 
-use celltcp_scenario::{load_str, run, Column, RunOptions, RunOutput, Series};
-use serde_json::Value;
+use celltcp_scenario::RunOutput;
+
+#[path = "../support/mod.rs"]
+mod support;
+#[allow(unused_imports)] // each test file uses a different subset
+pub use support::{jain as jain_fairness, median, num, run_text, tcp_series};
 
 /// IPv4 header (20 B) plus TCP header with the timestamps option (20 + 12 B), bytes: the
 /// overhead of every full-sized data segment with the default endpoint settings.
@@ -88,67 +92,8 @@ impl Dumbbell {
 
     /// Loads and runs the scenario with `seed` (replication 0).
     pub fn run(&self, seed: u64) -> RunOutput {
-        let text = self.toml();
-        let sc = load_str(&text, &[]).unwrap_or_else(|e| panic!("{e}\n{text}"));
-        run(
-            &sc,
-            &RunOptions {
-                seed: Some(seed),
-                ..Default::default()
-            },
-        )
-        .unwrap()
+        run_text(&self.toml(), seed)
     }
-}
-
-/// `summary[path[0]][path[1]]...` as a number; panics with the path if absent.
-pub fn num(v: &Value, path: &[&str]) -> f64 {
-    let mut cur = v;
-    for k in path {
-        cur = &cur[*k];
-    }
-    cur.as_f64()
-        .unwrap_or_else(|| panic!("no number at {path:?}: {cur}"))
-}
-
-/// Rows `(time_ns, value)` of the traced TCP variable `var` of flow `flow`, in time order.
-pub fn tcp_series(out: &RunOutput, flow: &str, var: &str) -> Vec<(u64, f64)> {
-    let Some(s) = out.series.iter().find(|s| s.name == "tcp") else {
-        return Vec::new();
-    };
-    let (times, flows, vars, values) = tcp_columns(s);
-    let flow_code = code_of(flows.1, flow);
-    let var_code = code_of(vars.1, var);
-    (0..times.len())
-        .filter(|&i| Some(flows.0[i]) == flow_code && Some(vars.0[i]) == var_code)
-        .map(|i| (times[i], values[i]))
-        .collect()
-}
-
-type CatCol<'a> = (&'a [u32], &'a [String]);
-
-fn tcp_columns(s: &Series) -> (&[u64], CatCol<'_>, CatCol<'_>, &[f64]) {
-    let col = |name: &str| &s.columns.iter().find(|(n, _)| n == name).expect(name).1;
-    let (
-        Column::U64(t),
-        Column::Cat {
-            codes: fc,
-            names: fnames,
-        },
-        Column::Cat {
-            codes: vc,
-            names: vnames,
-        },
-        Column::F64(v),
-    ) = (col("time_ns"), col("flow"), col("var"), col("value"))
-    else {
-        panic!("unexpected column types in the tcp series");
-    };
-    (t, (fc, fnames), (vc, vnames), v)
-}
-
-fn code_of(names: &[String], name: &str) -> Option<u32> {
-    names.iter().position(|n| n == name).map(|i| i as u32)
 }
 
 /// Value of a cumulative series at `t_ns`: the last row at or before it (0 before the first).
@@ -166,29 +111,10 @@ pub fn mean(rows: &[(u64, f64)]) -> f64 {
     rows.iter().map(|r| r.1).sum::<f64>() / rows.len() as f64
 }
 
-/// Median of `v` (the mean of the two middle values for an even count).
-pub fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
-}
-
 /// Application payload rate a link of `rate_bps` carries when every packet is a full-sized
 /// segment of `mss` payload bytes plus `header_bytes`, bits per second.
 pub fn payload_capacity_bps(rate_bps: f64, mss: f64, header_bytes: f64) -> f64 {
     rate_bps * mss / (mss + header_bytes)
-}
-
-/// Jain's fairness index `(Σx)² / (n Σx²)`; `python/celltcp/models/throughput.py`,
-/// `jain_fairness` (Jain, Chiu & Hawe, DEC-TR-301, 1984).
-pub fn jain_fairness(x: &[f64]) -> f64 {
-    let s: f64 = x.iter().sum();
-    let s2: f64 = x.iter().map(|v| v * v).sum();
-    s * s / (x.len() as f64 * s2)
 }
 
 /// PFTK full model, eq. (31) of Padhye, Firoiu, Towsley & Kurose (SIGCOMM 1998), without the

@@ -8,8 +8,12 @@
 
 #![allow(dead_code)] // each test file uses a different subset
 
-use celltcp_scenario::{load_str, run, Column, RunOptions, RunOutput, Series};
-use serde_json::Value;
+use celltcp_scenario::RunOutput;
+
+#[path = "../support/mod.rs"]
+mod support;
+#[allow(unused_imports)] // each test file uses a different subset
+pub use support::{median, num, run_text, tcp_series};
 
 /// The wired chain with one bulk TCP flow `bulk` from `remote` to `ue`:
 ///
@@ -70,27 +74,8 @@ impl Chain {
 
     /// Loads and runs the scenario with master seed `seed` (replication 0).
     pub fn run(&self, seed: u64) -> RunOutput {
-        let text = self.toml();
-        let sc = load_str(&text, &[]).unwrap_or_else(|e| panic!("{e}\n{text}"));
-        run(
-            &sc,
-            &RunOptions {
-                seed: Some(seed),
-                ..Default::default()
-            },
-        )
-        .unwrap()
+        run_text(&self.toml(), seed)
     }
-}
-
-/// `v[path[0]][path[1]]...` as a number; panics with the path if absent.
-pub fn num(v: &Value, path: &[&str]) -> f64 {
-    let mut cur = v;
-    for k in path {
-        cur = &cur[*k];
-    }
-    cur.as_f64()
-        .unwrap_or_else(|| panic!("no number at {path:?}: {cur}"))
 }
 
 /// `summary["flows"]["bulk"]` followed by `path`, as a number.
@@ -98,64 +83,7 @@ pub fn bulk(out: &RunOutput, path: &[&str]) -> f64 {
     num(&out.summary["flows"]["bulk"], path)
 }
 
-/// Rows `(time_ns, value)` of the traced TCP variable `var` of flow `flow`, in time order.
-pub fn tcp_series(out: &RunOutput, flow: &str, var: &str) -> Vec<(u64, f64)> {
-    let Some(s) = out.series.iter().find(|s| s.name == "tcp") else {
-        return Vec::new();
-    };
-    let times = u64_column(s, "time_ns");
-    let (flow_codes, flow_names) = cat_column(s, "flow");
-    let (var_codes, var_names) = cat_column(s, "var");
-    let values = f64_column(s, "value");
-    let fc = flow_names.iter().position(|n| n == flow).map(|i| i as u32);
-    let vc = var_names.iter().position(|n| n == var).map(|i| i as u32);
-    (0..times.len())
-        .filter(|&i| Some(flow_codes[i]) == fc && Some(var_codes[i]) == vc)
-        .map(|i| (times[i], values[i]))
-        .collect()
-}
-
-fn column<'a>(s: &'a Series, name: &str) -> &'a Column {
-    &s.columns
-        .iter()
-        .find(|(n, _)| n == name)
-        .unwrap_or_else(|| panic!("no column {name}"))
-        .1
-}
-
-fn u64_column<'a>(s: &'a Series, name: &str) -> &'a [u64] {
-    match column(s, name) {
-        Column::U64(v) => v,
-        _ => panic!("column {name} is not u64"),
-    }
-}
-
-fn f64_column<'a>(s: &'a Series, name: &str) -> &'a [f64] {
-    match column(s, name) {
-        Column::F64(v) => v,
-        _ => panic!("column {name} is not f64"),
-    }
-}
-
-fn cat_column<'a>(s: &'a Series, name: &str) -> (&'a [u32], &'a [String]) {
-    match column(s, name) {
-        Column::Cat { codes, names } => (codes, names),
-        _ => panic!("column {name} is not categorical"),
-    }
-}
-
 /// The last value of `rows` at or before `t_ns`, if any.
 pub fn value_at(rows: &[(u64, f64)], t_ns: u64) -> Option<f64> {
     rows.iter().take_while(|r| r.0 <= t_ns).last().map(|r| r.1)
-}
-
-/// Median of `v` (the mean of the two middle values for an even count).
-pub fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
 }
