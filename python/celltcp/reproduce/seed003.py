@@ -349,6 +349,9 @@ def _figure_5_9(by_rate: dict[float, dict[str, dict[str, Stat]]]) -> Figure:
     right.set_ylabel("throughput (Mb/s)")
     for ax in (left, right):
         ax.set_xscale("log")
+        # Label the measured rates only: log minor-tick labels collide over this short range.
+        ax.set_xticks(rates, [f"{r:g}" for r in rates], rotation=45)
+        ax.minorticks_off()
         ax.set_xlabel("error rate per byte")
         ax.grid(True, which="both", alpha=0.3)
         ax.legend()
@@ -376,7 +379,9 @@ def _figure_5_2(by_cc: dict[str, Figures52]) -> Figure:
     ax.set_ylabel("throughput (Mb/s), mean over runs")
     ax.set_title("Experiment 5-2: per-flow throughput, error rate 5e-5")
     ax.grid(True, axis="y", alpha=0.3)
-    ax.legend()
+    # Above the plot: inside it the legend would hide the bars of the middle flows.
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.08), ncol=3, frameon=False)
+    fig.tight_layout()
     return Figure(
         "exp5-2-per-flow-throughput.png",
         png_of(fig),
