@@ -40,9 +40,9 @@ pub mod westwood;
 
 pub use bbr::Bbr;
 pub use cubic::Cubic;
-pub use newreno::NewReno;
+pub use newreno::new_reno;
 pub use petra::Petra;
-pub use reno::Reno;
+pub use reno::{Reno, RenoRecovery};
 pub use vegas::Vegas;
 pub use westwood::WestwoodPlus;
 
@@ -112,7 +112,7 @@ pub fn build_with_seed(
 ) -> Option<Box<dyn CongestionControl>> {
     let cc: Box<dyn CongestionControl> = match name {
         "reno" => Box::new(Reno::new(cfg)),
-        "newreno" => Box::new(NewReno::new(cfg)),
+        "newreno" => Box::new(new_reno(cfg)),
         "westwood" => Box::new(WestwoodPlus::new(cfg)),
         "cubic" => Box::new(Cubic::new(cfg)),
         "bbr" => Box::new(Bbr::new(cfg, seed)),

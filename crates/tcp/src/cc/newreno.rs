@@ -1,71 +1,22 @@
 //! TCP NewReno (RFC 6582). The controller is Reno's ([`super::reno_common::RenoCore`]): the
 //! NewReno modification lives in the endpoint, which keeps fast recovery going across partial
 //! ACKs (retransmitting the next hole and deflating the window, RFC 6582 §3.2 step 5) and
-//! calls [`CongestionControl::on_recovery_exit`] only on the full ACK that covers the
+//! calls `CongestionControl::on_recovery_exit` only on the full ACK that covers the
 //! `recover` point (step 3), where this controller sets cwnd = ssthresh.
 
-use super::reno_common::RenoCore;
-use super::{
-    AckEvent, CcConfig, CcSnapshot, CongestionControl, CongestionEvent, CongestionKind, RtoEvent,
-};
-use celltcp_engine::SimTime;
+use super::reno::{Reno, RenoRecovery};
+use super::CcConfig;
 
-/// NewReno congestion control; all windows in bytes.
-#[derive(Clone, Debug)]
-pub struct NewReno {
-    core: RenoCore,
-}
-
-impl NewReno {
-    pub fn new(cfg: &CcConfig) -> Self {
-        NewReno {
-            core: RenoCore::new(cfg),
-        }
-    }
-}
-
-impl CongestionControl for NewReno {
-    fn name(&self) -> &'static str {
-        "newreno"
-    }
-    fn cwnd(&self) -> u64 {
-        self.core.cwnd
-    }
-    fn ssthresh(&self) -> u64 {
-        self.core.ssthresh
-    }
-    /// Growth outside recovery only: RFC 6582 §3.2 steps 4–5 govern cwnd during recovery.
-    fn on_ack(&mut self, ack: &AckEvent) {
-        self.core.on_ack(ack);
-    }
-    /// RFC 6582 §3.2 step 2 refers to RFC 5681 §3.2 step 2: ssthresh = max(FlightSize/2,
-    /// 2·SMSS) (eq. 4); cwnd = ssthresh, the endpoint adds the 3·SMSS inflation. ECE
-    /// (RFC 3168 §6.1.2) reduces the same way without starting fast recovery.
-    fn on_congestion_event(&mut self, ev: &CongestionEvent) {
-        let ssthresh = self.core.half_flight(ev.bytes_in_flight);
-        self.core
-            .reduce(ssthresh, ev.kind == CongestionKind::FastRetransmit);
-    }
-    /// RFC 6582 §3.2 step 3, full ACK: cwnd = ssthresh (the "deflate the window" option).
-    fn on_recovery_exit(&mut self, _now: SimTime) {
-        self.core.exit_recovery();
-    }
-    /// RFC 5681 §3.1: ssthresh per eq. 4 (held on a repeated expiry), cwnd = 1 SMSS.
-    fn on_rto(&mut self, ev: &RtoEvent) {
-        let ssthresh = self.core.half_flight(ev.bytes_in_flight);
-        self.core.on_rto(ev.consecutive, ssthresh);
-    }
-    fn snapshot(&self) -> CcSnapshot {
-        self.core.snapshot(0)
-    }
-    fn restore(&mut self, snapshot: &CcSnapshot) {
-        self.core.restore(snapshot);
-    }
+/// NewReno: Reno's window arithmetic with the endpoint's RFC 6582 recovery.
+pub fn new_reno(cfg: &CcConfig) -> Reno {
+    Reno::with_recovery(cfg, RenoRecovery::NewReno)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cc::{CongestionControl, CongestionKind};
+    use celltcp_engine::SimTime;
     use crate::cc::testkit::{ack, ack_at, loss, run_trace};
     use celltcp_engine::SimDuration;
 
@@ -73,7 +24,7 @@ mod tests {
 
     #[test]
     fn partial_acks_do_not_grow_and_full_ack_deflates() {
-        let mut n = NewReno::new(&CcConfig {
+        let mut n = new_reno(&CcConfig {
             mss: 1000,
             ..CcConfig::default()
         });
@@ -96,7 +47,7 @@ mod tests {
 
     #[test]
     fn ecn_echo_reduces_without_recovery() {
-        let mut n = NewReno::new(&CcConfig {
+        let mut n = new_reno(&CcConfig {
             mss: 1000,
             ..CcConfig::default()
         });
@@ -114,7 +65,7 @@ mod tests {
     /// `reno::tests::scripted_trace_snapshot` for the hand check.
     #[test]
     fn scripted_trace_snapshot() {
-        let got = run_trace(&mut NewReno::new(&CcConfig::default()));
+        let got = run_trace(&mut new_reno(&CcConfig::default()));
         let expected = vec![
             (49, 86_880, u64::MAX),
             (99, 156_384, u64::MAX),

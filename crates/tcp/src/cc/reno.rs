@@ -2,31 +2,48 @@
 //! byte-counted congestion avoidance, ssthresh = max(FlightSize/2, 2·SMSS) on a congestion
 //! event and a one-segment loss window on RTO.
 //!
-//! Reno and NewReno ([`super::newreno`]) share their window arithmetic
-//! ([`super::reno_common::RenoCore`]); they differ only in what the endpoint does during fast
-//! recovery (Reno leaves recovery on the first new ACK, NewReno on the full ACK of RFC 6582).
+//! Reno and NewReno ([`super::newreno`]) are one type with a [`RenoRecovery`] variant: they share
+//! their window arithmetic ([`super::reno_common::RenoCore`]) and differ only in what the
+//! endpoint does during fast recovery (Reno leaves it on the first new ACK, NewReno on the full
+//! ACK of RFC 6582), which the endpoint asks through `exits_recovery_on_partial_ack`.
 
 use super::reno_common::RenoCore;
 use super::{AckEvent, CcConfig, CcSnapshot, CongestionControl, CongestionEvent, RtoEvent};
 use celltcp_engine::SimTime;
 
-/// Reno congestion control; all windows in bytes.
+/// How fast recovery ends without SACK; the only difference between Reno and NewReno.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RenoRecovery {
+    /// RFC 5681 §3.2 step 6: the first ACK of new data ends recovery.
+    Reno,
+    /// RFC 6582: partial ACKs retransmit the next hole; the full ACK ends recovery.
+    NewReno,
+}
+
+/// Reno-family congestion control (Reno or NewReno); all windows in bytes.
 #[derive(Clone, Debug)]
 pub struct Reno {
     core: RenoCore,
+    recovery: RenoRecovery,
 }
 
 impl Reno {
+    /// Classic Reno.
     pub fn new(cfg: &CcConfig) -> Self {
-        Reno {
-            core: RenoCore::new(cfg),
-        }
+        Self::with_recovery(cfg, RenoRecovery::Reno)
+    }
+
+    pub fn with_recovery(cfg: &CcConfig, recovery: RenoRecovery) -> Self {
+        Reno { core: RenoCore::new(cfg), recovery }
     }
 }
 
 impl CongestionControl for Reno {
     fn name(&self) -> &'static str {
-        "reno"
+        match self.recovery {
+            RenoRecovery::Reno => "reno",
+            RenoRecovery::NewReno => "newreno",
+        }
     }
     fn cwnd(&self) -> u64 {
         self.core.cwnd
@@ -37,19 +54,24 @@ impl CongestionControl for Reno {
     fn on_ack(&mut self, ack: &AckEvent) {
         self.core.on_ack(ack);
     }
-    /// RFC 5681 §3.2 step 6: the next ACK of new data deflates the window and ends recovery.
+    /// Without SACK, Reno leaves recovery on the first ACK of new data (RFC 5681 §3.2 step 6);
+    /// NewReno stays until the full ACK (RFC 6582 §3.2 steps 3–5).
     fn exits_recovery_on_partial_ack(&self) -> bool {
-        true
+        self.recovery == RenoRecovery::Reno
     }
-    /// RFC 5681 §3.2 step 2 (eq. 4) for a loss; RFC 3168 §6.1.2 for ECE: the same reduction.
+    /// RFC 5681 §3.2 step 2 (eq. 4) for a loss (RFC 6582 §3.2 step 2 refers to it); cwnd =
+    /// ssthresh, the endpoint adds the 3·SMSS inflation. RFC 3168 §6.1.2 for ECE: the same
+    /// reduction without fast recovery.
     fn on_congestion_event(&mut self, ev: &CongestionEvent) {
         let ssthresh = self.core.half_flight(ev.bytes_in_flight);
         self.core
             .reduce(ssthresh, ev.kind == super::CongestionKind::FastRetransmit);
     }
+    /// RFC 6582 §3.2 step 3 (full ACK) or RFC 5681 §3.2 step 6: cwnd = ssthresh.
     fn on_recovery_exit(&mut self, _now: SimTime) {
         self.core.exit_recovery();
     }
+    /// RFC 5681 §3.1: ssthresh per eq. 4 (held on a repeated expiry), cwnd = 1 SMSS.
     fn on_rto(&mut self, ev: &RtoEvent) {
         let ssthresh = self.core.half_flight(ev.bytes_in_flight);
         self.core.on_rto(ev.consecutive, ssthresh);
