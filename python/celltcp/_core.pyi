@@ -21,8 +21,9 @@ class ScenarioError(ValueError):
 class SimulationError(RuntimeError):
     """A failure inside the simulator (a broken invariant or a model's panic): a bug."""
 
-#: ``(dtype, little-endian payload)`` of a numeric column.
-NumericColumn = tuple[Literal["f64", "u64", "u32"], bytes]
+#: ``(dtype, little-endian payload)`` of a numeric column; ``"bool"`` is one byte (0 or 1) per
+#: value.
+NumericColumn = tuple[Literal["f64", "u64", "u32", "bool"], bytes]
 #: ``("cat", (little-endian u32 codes, category names))``.
 CategoricalColumn = tuple[Literal["cat"], tuple[bytes, list[str]]]
 Column = Union[NumericColumn, CategoricalColumn]

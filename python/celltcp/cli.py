@@ -114,6 +114,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print(json.dumps(result.summary, indent=2, sort_keys=True))
     elif not args.quiet:
         print(summary_tables(result.summary))
+        handovers = result.handover_line()
+        if handovers:
+            print(f"handovers: {handovers}")
     if not args.quiet:
         rate = result.events / wall_s if wall_s > 0 else float("inf")
         print(

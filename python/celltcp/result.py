@@ -21,9 +21,9 @@ from celltcp.output import atomic_output_dir
 
 __all__ = ["RunResult"]
 
-#: Core dtype tag → numpy dtype (all little-endian, as the core writes them).
+#: Core dtype tag → numpy dtype (all little-endian, as the core writes them; bool is one byte).
 _NUMPY_DTYPES: dict[str, np.dtype[Any]] = {
-    "f64": np.dtype("<f8"), "u64": np.dtype("<u8"), "u32": np.dtype("<u4"),
+    "f64": np.dtype("<f8"), "u64": np.dtype("<u8"), "u32": np.dtype("<u4"), "bool": np.dtype("?"),
 }
 
 #: Headline figures first in the tables; any other keys follow in the summary's order.
@@ -132,6 +132,43 @@ class RunResult:
         column is accompanied by ``time_s`` (float seconds)."""
         return {name: _decode_series(cols) for name, cols in self._raw_series.items()}
 
+    @property
+    def handovers(self) -> pd.DataFrame:
+        """One row per handover × TCP flow of the handing-over UE (the ``handovers`` series):
+        the handover's identity and times (``cause``, ``policy``, ``result``, ``decision_s`` …
+        ``interruption_s``), the flow's packet counts (``forwarded``, ``dropped``,
+        ``duplicated``, ``reordered``) and the TCP analytics (``outcome`` = timeout / halving /
+        none, ``rto_count``, ``spurious_rto``, ``rtt_peak_s``, ``recovery_time_s`` …); NaN where
+        undefined. Empty when the run had no handover (see docs/scenarios.md)."""
+        return self.series.get("handovers", pd.DataFrame())
+
+    @property
+    def handover_events(self) -> pd.DataFrame:
+        """The handovers' message timeline (the ``handover_events`` series): ``time_s``,
+        ``handover`` (id), ``ue``, ``from``, ``to`` (node names) and ``message``, in time order.
+        Empty when the run had no handover."""
+        return self.series.get("handover_events", pd.DataFrame())
+
+    def handover_line(self) -> str | None:
+        """A one-line account of the run's handovers (count, results, TCP outcomes, mean
+        interruption), or None when there were none."""
+        h = self.summary.get("handovers")
+        if not isinstance(h, Mapping) or not h.get("count"):
+            return None
+        results = ", ".join(
+            f"{n} {name.replace('_', ' ')}" for name, n in (h.get("by_result") or {}).items() if n
+        )
+        outcomes = h.get("outcomes") or {}
+        text = (
+            f"{h['count']} handover{'s' if h['count'] != 1 else ''} ({results}); TCP outcomes: "
+            f"{outcomes.get('timeout', 0)} timeout, {outcomes.get('halving', 0)} halving, "
+            f"{outcomes.get('none', 0)} none"
+        )
+        mean = h.get("interruption_mean_s")
+        if isinstance(mean, (int, float)):
+            text += f"; mean interruption {mean * 1e3:.1f} ms"
+        return text
+
     def write(self, out_dir: str | os.PathLike[str]) -> Path:
         """Writes ``summary.json`` and ``<series>.parquet`` into ``out_dir`` atomically (see
         :mod:`celltcp.output`); an existing directory of that name is replaced."""
@@ -164,5 +201,8 @@ class RunResult:
             parts.append(f"{name}: {', '.join(figures) or 'no figures'}")
         if len(flows) > 4:
             parts.append(f"... {len(flows) - 4} more flows")
+        handovers = self.handover_line()
+        if handovers:
+            parts.append(handovers)
         parts.append(f"series={sorted(self._raw_series)}")
         return f"<RunResult {'; '.join(parts)}>"

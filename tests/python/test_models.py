@@ -494,3 +494,26 @@ def test_bad_inputs_raise_value_error_naming_the_parameter(call, name):
         call()
     assert str(info.value).startswith(f"{name}:")
     assert "expected" in str(info.value)
+
+
+def test_recovery_to_a_fraction_of_the_bdp():
+    # 10 Mbit/s, 100 ms, 1500 B: W = 83.33 segments. Without delayed ACK (g = 2, a = 1):
+    # best case to 0.9 W = 75 segments: 0.1 * log2(75) = 0.6229 s;
+    # worst case: slow start to W/2 = 41.67 (0.1 * log2(41.67) = 0.5381 s), then congestion
+    # avoidance 41.67 -> 75 at one segment per RTT: 3.3333 s.
+    best = m.handover_recovery_time_s(10e6, 0.1, 1500, case="best", delayed_ack=False, target_fraction=0.9)
+    assert best == approx(0.1 * math.log2(75.0), rel=1e-9)
+    worst = m.handover_recovery_phases(10e6, 0.1, 1500, case="worst", delayed_ack=False, target_fraction=0.9)
+    assert worst.slow_start_s == approx(0.1 * math.log2(250.0 / 6.0), rel=1e-9)
+    assert worst.congestion_avoidance_s == approx(0.1 * (75.0 - 250.0 / 6.0), rel=1e-9)
+    # A target below W/2 is reached in slow start alone, in the worst case as in the best.
+    low = m.handover_recovery_phases(10e6, 0.1, 1500, case="worst", delayed_ack=False, target_fraction=0.4)
+    assert low.congestion_avoidance_s == 0.0
+    assert low.slow_start_s == approx(0.1 * math.log2(0.4 * 250.0 / 3.0), rel=1e-9)
+    # The default is the whole BDP.
+    assert m.handover_recovery_time_s(10e6, 0.1, 1500, case="best") == approx(
+        m.handover_recovery_time_s(10e6, 0.1, 1500, case="best", target_fraction=1.0))
+    with pytest.raises(ValueError, match="target_fraction"):
+        m.handover_recovery_time_s(10e6, 0.1, 1500, case="best", target_fraction=1.5)
+    with pytest.raises(ValueError, match="target_fraction"):
+        m.handover_recovery_time_s(10e6, 0.1, 1500, case="best", target_fraction=0.0)

@@ -22,10 +22,16 @@
 //! The bearer table (UE → serving eNB and TEIDs) lives in one place, [`Epc`], and
 //! [`Epc::switch_path`] changes a UE's downlink tunnel at run time, as the S1 path switch of a
 //! handover does (TS 36.300 §10.1.2.1.1 steps 12–16; TS 23.401 §5.5.1.1.2).
+//!
+//! Handover also uses X2-U: the source eNB forwards the downlink data it still holds to the
+//! target in G-PDUs that carry each packet's PDCP count (TS 36.300 §10.1.2.1.2, §10.1.2.3), under
+//! a TEID the target allocates ([`Epc::allocate_forwarding_teid`]); the outer ECN field follows
+//! the same [`EcnDecap`] mode as on S1-U, since the same routers carry both.
 
+use std::collections::BTreeMap;
 use std::net::Ipv4Addr;
 
-use crate::packet::{Ecn, GtpTunnel, NodeId, Packet};
+use crate::packet::{Ecn, GtpInterface, GtpMessage, GtpTunnel, NodeId, Packet};
 
 pub use crate::wire::GTPU_PORT;
 
@@ -91,14 +97,57 @@ pub fn decapsulated_ecn(mode: EcnDecap, inner: Ecn, outer: Ecn) -> Option<Ecn> {
     }
 }
 
-/// Puts `pkt` in a tunnel from `outer_src` to `outer_dst` with `teid`, the outer ECN field per
-/// `mode` ([`encapsulated_ecn`]). The packet grows by the 36 bytes of the outer headers.
+/// Puts `pkt` in an S1-U G-PDU from `outer_src` to `outer_dst` with `teid`, the outer ECN field
+/// per `mode` ([`encapsulated_ecn`]). The packet grows by the 36 bytes of the outer headers.
 pub fn encapsulate(
     pkt: &mut Packet,
     outer_src: Ipv4Addr,
     outer_dst: Ipv4Addr,
     teid: u32,
     mode: EcnDecap,
+) {
+    encapsulate_on(
+        pkt,
+        GtpInterface::S1u,
+        outer_src,
+        outer_dst,
+        teid,
+        mode,
+        None,
+    );
+}
+
+/// Puts `pkt` in an X2-U G-PDU from the source eNB's `outer_src` to the target eNB's
+/// `outer_dst` with the target's forwarding `teid` (TS 36.300 §10.1.2.1.2), carrying
+/// `pdcp_count` in the PDCP PDU Number extension when given (TS 29.281 §5.2.2.2). The outer ECN
+/// field follows `mode` as on S1-U. The packet grows by 36 bytes, 44 with the extension.
+pub fn encapsulate_forwarded(
+    pkt: &mut Packet,
+    outer_src: Ipv4Addr,
+    outer_dst: Ipv4Addr,
+    teid: u32,
+    mode: EcnDecap,
+    pdcp_count: Option<u32>,
+) {
+    encapsulate_on(
+        pkt,
+        GtpInterface::X2u,
+        outer_src,
+        outer_dst,
+        teid,
+        mode,
+        pdcp_count,
+    );
+}
+
+fn encapsulate_on(
+    pkt: &mut Packet,
+    interface: GtpInterface,
+    outer_src: Ipv4Addr,
+    outer_dst: Ipv4Addr,
+    teid: u32,
+    mode: EcnDecap,
+    pdcp_count: Option<u32>,
 ) {
     debug_assert!(pkt.tunnel.is_none(), "GTP-U in GTP-U is not modelled");
     let outer_ecn = encapsulated_ecn(mode, pkt.ip.ecn);
@@ -107,6 +156,9 @@ pub fn encapsulate(
         outer_dst,
         teid,
         outer_ecn,
+        message: GtpMessage::GPdu,
+        interface,
+        pdcp_count,
     });
 }
 
@@ -130,8 +182,9 @@ pub enum CeFate {
     Lost,
 }
 
-/// Removes the tunnel of `pkt`, setting the inner ECN field per `mode`. A packet that must be
-/// dropped is left untouched.
+/// Removes the tunnel of a G-PDU `pkt`, setting the inner ECN field per `mode`. A packet that
+/// must be dropped is left untouched. An end marker has no inner packet to forward: call this
+/// for G-PDUs only.
 pub fn decapsulate(pkt: &mut Packet, mode: EcnDecap) -> Decapsulated {
     let Some(t) = pkt.tunnel else {
         return Decapsulated::Forward {
@@ -204,6 +257,9 @@ pub struct TunnelEndpointStats {
     pub ce_lost: u64,
     /// Packets dropped at decapsulation: outer CE over a Not-ECT inner packet.
     pub drops_ecn_decap: u64,
+    /// GTP-U end markers sent (by the gateway at a path switch, by a source eNB after its last
+    /// forwarded packet) and received (by an eNB) here (TS 29.281 §7.3.2).
+    pub end_markers: u64,
 }
 
 /// How to set up the EPC of a world: the gateway, the decapsulation mode, the eNBs and the UEs
@@ -258,6 +314,8 @@ pub struct Epc {
     /// Per node: the next TEID it allocates. TEID 0 is reserved for signalling that precedes
     /// any tunnel (TS 29.281 §5.1), so allocation starts at 1.
     next_teid: Vec<u32>,
+    /// X2-U forwarding TEIDs by (target eNB, UE), allocated on first use.
+    forwarding_teids: BTreeMap<(NodeId, NodeId), u32>,
     stats: Vec<TunnelEndpointStats>,
 }
 
@@ -279,6 +337,7 @@ impl Epc {
             bearers: vec![None; nodes],
             is_enb: vec![false; nodes],
             next_teid: vec![1; nodes],
+            forwarding_teids: BTreeMap::new(),
             stats: vec![TunnelEndpointStats::default(); nodes],
         };
         let enbs = cfg
@@ -375,6 +434,30 @@ impl Epc {
             b.enb = enb;
             b.dl_teid = teid;
         }
+        Ok(teid)
+    }
+
+    /// The TEID under which eNB `target` receives the data forwarded to it over X2-U for `ue`
+    /// (TS 36.300 §10.1.2.1.1 step 5: the target allocates the DL forwarding tunnel in its
+    /// Handover Request Acknowledge). The target allocates it from its own TEID space the first
+    /// time it is asked for that UE, and reuses it for every later handover of the UE to it, so
+    /// the rule depends only on the order of requests, which is deterministic.
+    pub fn allocate_forwarding_teid(
+        &mut self,
+        target: NodeId,
+        ue: NodeId,
+    ) -> Result<u32, EpcError> {
+        if !self.is_enb(target) {
+            return Err(EpcError::NotAnEnb { node: target });
+        }
+        if self.bearer(ue).is_none() {
+            return Err(EpcError::NoBearer { ue });
+        }
+        if let Some(&teid) = self.forwarding_teids.get(&(target, ue)) {
+            return Ok(teid);
+        }
+        let teid = self.allocate_teid(target);
+        self.forwarding_teids.insert((target, ue), teid);
         Ok(teid)
     }
 
@@ -684,6 +767,94 @@ mod tests {
         );
         assert_eq!(e.switch_path(4, 0), Err(EpcError::NotAnEnb { node: 0 }));
         assert_eq!(e.switch_path(0, 2), Err(EpcError::NoBearer { ue: 0 }));
+    }
+
+    #[test]
+    fn forwarding_teids_come_from_the_targets_space_once_per_ue() {
+        let mut e = epc();
+        // enb2 (3) has allocated nothing yet; enb1 (2) has handed out 1 and 2 on S1-U.
+        assert_eq!(e.allocate_forwarding_teid(3, 4), Ok(1));
+        assert_eq!(e.allocate_forwarding_teid(3, 5), Ok(2));
+        assert_eq!(
+            e.allocate_forwarding_teid(3, 4),
+            Ok(1),
+            "stable per (target, UE)"
+        );
+        assert_eq!(e.allocate_forwarding_teid(2, 4), Ok(3));
+        // A path switch to enb2 draws from the same space, after the forwarding tunnels.
+        assert_eq!(e.switch_path(4, 3), Ok(3));
+        assert_eq!(
+            e.allocate_forwarding_teid(1, 4),
+            Err(EpcError::NotAnEnb { node: 1 })
+        );
+        assert_eq!(
+            e.allocate_forwarding_teid(99, 4),
+            Err(EpcError::NotAnEnb { node: 99 })
+        );
+        assert_eq!(
+            e.allocate_forwarding_teid(3, 0),
+            Err(EpcError::NoBearer { ue: 0 })
+        );
+        assert_eq!(
+            e.allocate_forwarding_teid(3, 999),
+            Err(EpcError::NoBearer { ue: 999 })
+        );
+    }
+
+    #[test]
+    fn forwarded_packets_are_x2u_g_pdus_with_their_pdcp_count() {
+        for (mode, outer) in [
+            (EcnDecap::Rfc6040, Ect1),
+            (EcnDecap::Ignore, Ect1),
+            (EcnDecap::DropNotEct, Ect0),
+        ] {
+            let mut p = packet(Ect1);
+            encapsulate_forwarded(
+                &mut p,
+                Ipv4Addr::new(10, 1, 0, 2),
+                Ipv4Addr::new(10, 1, 0, 3),
+                4,
+                mode,
+                Some(77),
+            );
+            let t = p.tunnel.unwrap();
+            assert_eq!(
+                (t.interface, t.message, t.pdcp_count, t.outer_ecn, t.teid),
+                (GtpInterface::X2u, GtpMessage::GPdu, Some(77), outer, 4),
+                "{mode:?}"
+            );
+            assert_eq!(p.size_bytes(), 1028 + 44);
+            assert_eq!(
+                decapsulate(&mut p, mode),
+                Decapsulated::Forward {
+                    ce: CeFate::Unmarked
+                }
+            );
+            assert_eq!((p.tunnel, p.size_bytes()), (None, 1028));
+        }
+        let mut p = packet(Ect0);
+        encapsulate_forwarded(
+            &mut p,
+            Ipv4Addr::LOCALHOST,
+            Ipv4Addr::LOCALHOST,
+            1,
+            EcnDecap::Rfc6040,
+            None,
+        );
+        assert_eq!(p.size_bytes(), 1028 + 36, "no extension without a count");
+        let mut s1 = packet(Ect0);
+        encapsulate(
+            &mut s1,
+            Ipv4Addr::LOCALHOST,
+            Ipv4Addr::LOCALHOST,
+            1,
+            EcnDecap::Rfc6040,
+        );
+        let t = s1.tunnel.unwrap();
+        assert_eq!(
+            (t.interface, t.message, t.pdcp_count),
+            (GtpInterface::S1u, GtpMessage::GPdu, None)
+        );
     }
 
     #[test]

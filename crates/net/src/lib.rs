@@ -12,6 +12,7 @@
 pub mod agent;
 pub mod app;
 pub mod gtp;
+pub mod handover;
 pub mod link;
 pub mod loss;
 pub mod medium;

@@ -8,6 +8,14 @@
 //!
 //! Either way packets leave the pipe in the order they entered it: the pipe is a FIFO and the
 //! arrival event carries no packet, which keeps events small.
+//!
+//! A direction can also stand for a radio hop that hands over, as in the emulator testbed of the
+//! 3GPP contribution on TCP and handover interruption (answering LS S1-060371/RP-060208; seed
+//! `002_…`): while *held* the base station's buffer is not served (the
+//! transmitter takes nothing from the queue; arrivals queue up to the limit, beyond which they
+//! are tail-dropped: buffer transfer, "buffer overrun"); a *flush* discards what is buffered and
+//! *refusing* discards every arrival (no buffer transfer). Packets lost these ways are counted
+//! with [`DropCause::Handover`].
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -131,6 +139,8 @@ pub struct LinkDirStats {
     pub drops_link_loss: u64,
     /// Packets lost while the link was down.
     pub drops_outage: u64,
+    /// Packets discarded by a link handover: flushed from the queue or refused on arrival.
+    pub drops_handover: u64,
     /// Nanoseconds the transmitter was busy. For a trace-driven direction: the time its used
     /// opportunities stand for ([`TraceService::busy_ns`]).
     pub busy_ns: u64,
@@ -150,6 +160,11 @@ pub struct LinkDir {
     pub transmitting: Option<Packet>,
     /// During an outage every packet that finishes serialisation is lost.
     pub down: bool,
+    /// While held the transmitter takes nothing from the queue (a handover interruption); the
+    /// packet being serialised finishes.
+    pub held: bool,
+    /// While refusing every arriving packet is dropped ([`DropCause::Handover`]).
+    pub refusing: bool,
     /// Packets propagating towards the far end, with their arrival times.
     pub pipe: VecDeque<(SimTime, Packet)>,
     pub stats: LinkDirStats,
@@ -171,6 +186,8 @@ impl LinkDir {
             queue_rng,
             transmitting: None,
             down: false,
+            held: false,
+            refusing: false,
             pipe: VecDeque::new(),
             stats: LinkDirStats::default(),
             occupancy_packets: TimeWeighted::default(),
@@ -263,6 +280,41 @@ impl LinkDir {
         Ok(at)
     }
 
+    /// True when the transmitter is idle and may start on the next queued packet.
+    #[inline]
+    pub fn can_start(&self) -> bool {
+        self.transmitting.is_none() && !self.held
+    }
+
+    /// Discards every queued packet at `now`, handing each to `on_drop` with
+    /// [`DropCause::Handover`]; returns how many. The packet being serialised, if any, is not
+    /// queued and finishes. The queue gives up its packets through its ordinary dequeue, so a
+    /// discipline that drops at dequeue (CoDel) may hand some over itself first: those are
+    /// discarded by the flush as well and count the same way.
+    pub fn flush(&mut self, now: SimTime, on_drop: &mut dyn FnMut(Packet, DropCause)) -> u64 {
+        let mut n = 0;
+        let mut discard = |p: Packet, _: DropCause| {
+            n += 1;
+            on_drop(p, DropCause::Handover);
+        };
+        while let Some(p) = self.queue.dequeue(now, &mut discard) {
+            discard(p, DropCause::Handover);
+        }
+        self.stats.drops_handover += n;
+        self.record_occupancy(now);
+        n
+    }
+
+    /// Whether a packet arriving now must be dropped because the direction is refusing
+    /// ([`DropCause::Handover`]); counts the drop.
+    #[inline]
+    pub fn refuses_arrival(&mut self) -> bool {
+        if self.refusing {
+            self.stats.drops_handover += 1;
+        }
+        self.refusing
+    }
+
     /// The packet whose propagation ends now.
     #[inline]
     pub fn arrive(&mut self) -> Packet {
@@ -276,6 +328,94 @@ impl LinkDir {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::packet::Ecn;
+    use crate::queue::testkit::udp_packet;
+    use crate::queue::{CoDel, CoDelConfig, DropTail, QueueLimit};
+
+    fn dir(queue: Box<dyn QueueDisc>) -> LinkDir {
+        let cfg = LinkDirConfig {
+            rate_bps: 8_000_000,
+            delay: SimDuration::from_ms(1),
+            queue,
+            loss: None,
+        };
+        LinkDir::new(
+            cfg,
+            RngStream::new(1, 0, "loss"),
+            RngStream::new(1, 0, "queue"),
+        )
+    }
+
+    fn fill(d: &mut LinkDir, n: u64) {
+        for uid in 0..n {
+            let v = d.queue.enqueue(
+                udp_packet(uid, 972, Ecn::NotEct),
+                SimTime::ZERO,
+                &mut d.queue_rng,
+            );
+            assert!(matches!(v, crate::queue::Verdict::Enqueued { .. }));
+        }
+    }
+
+    #[test]
+    fn a_held_or_busy_transmitter_cannot_start() {
+        let mut d = dir(Box::new(DropTail::new(QueueLimit::Packets(10)).unwrap()));
+        assert!(d.can_start());
+        d.held = true;
+        assert!(!d.can_start());
+        d.held = false;
+        d.start_transmission(udp_packet(1, 972, Ecn::NotEct), SimTime::ZERO);
+        assert!(!d.can_start());
+    }
+
+    #[test]
+    fn flush_discards_every_queued_packet_as_a_handover_drop() {
+        let mut d = dir(Box::new(DropTail::new(QueueLimit::Packets(10)).unwrap()));
+        fill(&mut d, 6);
+        // The packet being serialised is not queued: it is not flushed.
+        let head = d
+            .queue
+            .dequeue(SimTime::ZERO, &mut |_, _| unreachable!())
+            .unwrap();
+        d.start_transmission(head, SimTime::ZERO);
+        let mut dropped = Vec::new();
+        let n = d.flush(SimTime::from_ns(5), &mut |p, cause| {
+            dropped.push((p.uid, cause))
+        });
+        assert_eq!(n, 5);
+        let want: Vec<(u64, DropCause)> = (1..6).map(|u| (u, DropCause::Handover)).collect();
+        assert_eq!(dropped, want);
+        assert_eq!((d.queue.len_packets(), d.stats.drops_handover), (0, 5));
+        assert_eq!(d.transmitting.map(|p| p.uid), Some(0));
+        assert_eq!(d.occupancy_packets.current(), 0);
+        assert_eq!(d.flush(SimTime::from_ns(6), &mut |_, _| unreachable!()), 0);
+    }
+
+    /// CoDel may drop at dequeue; during a flush those drops are the flush's too.
+    #[test]
+    fn flush_counts_a_dequeue_dropping_discipline_once_per_packet() {
+        let cfg = CoDelConfig::rfc8289(QueueLimit::Packets(100));
+        let mut d = dir(Box::new(CoDel::new(cfg).unwrap()));
+        fill(&mut d, 40);
+        // Long after the arrivals every sojourn time is far above target.
+        let late = SimTime::ZERO + SimDuration::from_secs(2);
+        let _ = d.queue.dequeue(late, &mut |_, _| {});
+        let before = d.queue.len_packets() as u64;
+        let mut causes = Vec::new();
+        let n = d.flush(late + SimDuration::from_secs(1), &mut |_, c| causes.push(c));
+        assert_eq!((n, causes.len() as u64), (before, before));
+        assert!(causes.iter().all(|c| *c == DropCause::Handover));
+        assert_eq!(d.queue.len_packets(), 0);
+    }
+
+    #[test]
+    fn a_refusing_direction_drops_every_arrival() {
+        let mut d = dir(Box::new(DropTail::new(QueueLimit::Packets(10)).unwrap()));
+        assert!(!d.refuses_arrival());
+        d.refusing = true;
+        assert!(d.refuses_arrival());
+        assert_eq!(d.stats.drops_handover, 1);
+    }
 
     const MS: u64 = 1_000_000;
 

@@ -10,13 +10,51 @@
 //! * `on_timer` when the deadline last returned by `poll_timeout` is reached (a medium that has
 //!   nothing to do returns `None`, so idle TTIs cost nothing);
 //! * after each `send` and `on_timer`, `drain` hands over the packets that reached a node at
-//!   `now` and the packets the medium dropped.
+//!   `now` and the packets the medium dropped;
+//! * `tunnel_receive` when a GTP-U packet that is not S1-U downlink data reaches one of the
+//!   medium's base stations: X2-U forwarded data or an end marker (a radio access network with
+//!   handover, TS 36.300 §10.1.2.1). A medium asks the network for what only the network can
+//!   do — tunnel a packet to another base station, switch a UE's S1 path — through
+//!   [`MediumOutput::requests`].
 
 use celltcp_engine::{RngStream, SimTime};
 
+use crate::handover::{HandoverEvent, HandoverRecord};
 use crate::packet::{NodeId, Packet};
 use crate::queue::DropCause;
 use crate::trace::Traces;
+
+/// What a medium asks the network to do (the user plane of the EPC and of X2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MediumRequest {
+    /// The S-GW switches `ue`'s downlink to `enb` now (TS 36.300 §10.1.2.1.1 step 14, TS 23.401
+    /// §5.5.1.1.2 Modify Bearer) and sends an end marker on the old path to the old eNB
+    /// (TS 29.281 §7.3.2; 36.300 §10.1.2.2).
+    PathSwitch { ue: NodeId, enb: NodeId },
+    /// Data forwarding over X2-U (36.300 §10.1.2.1.2): tunnel `pkt` from eNB `from` to eNB `to`
+    /// in a G-PDU that carries the PDCP COUNT the source gave it, if any (the PDCP PDU number
+    /// extension header, TS 29.281 §5.2.2.2). The packet is routed like any other: over a
+    /// direct X2 link or through the core routers, whichever the topology offers.
+    Forward {
+        from: NodeId,
+        to: NodeId,
+        pkt: Packet,
+        pdcp_count: Option<u32>,
+    },
+    /// An end marker for `ue`'s bearer from eNB `from` to eNB `to` over X2-U, sent after the
+    /// last forwarded packet (36.300 §10.1.2.2).
+    ForwardEndMarker { from: NodeId, to: NodeId, ue: NodeId },
+}
+
+/// A GTP-U packet for a UE that reached one of the medium's base stations and is not S1-U
+/// downlink data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TunnelArrival {
+    /// Forwarded data out of its X2-U tunnel, with the PDCP COUNT the source gave it.
+    Forwarded { pkt: Packet, pdcp_count: Option<u32> },
+    /// An end marker: on S1-U from the S-GW (`from_gateway`), or forwarded over X2-U.
+    EndMarker { from_gateway: bool },
+}
 
 /// What a medium did in one call.
 #[derive(Default)]
@@ -25,12 +63,15 @@ pub struct MediumOutput {
     pub delivered: Vec<(NodeId, Packet)>,
     /// Packets the medium dropped (buffer overflow, residual errors after retransmissions).
     pub dropped: Vec<(Packet, DropCause)>,
+    /// What the network must do now, in order.
+    pub requests: Vec<MediumRequest>,
 }
 
 impl MediumOutput {
     pub fn clear(&mut self) {
         self.delivered.clear();
         self.dropped.clear();
+        self.requests.clear();
     }
 }
 
@@ -54,4 +95,31 @@ pub trait Medium {
     /// fixed order: gauges at `now` and cumulative counters (whose differences between samples
     /// give per-interval rates). Keys follow `report`'s naming.
     fn sample(&self, _now: SimTime, _out: &mut Vec<MediumFigure>) {}
+    /// A GTP-U packet for `ue` (X2-U data or an end marker) reached base station `at` of this
+    /// medium. A medium without handover drops forwarded data.
+    fn tunnel_receive(
+        &mut self,
+        _now: SimTime,
+        _at: NodeId,
+        _ue: NodeId,
+        arrival: TunnelArrival,
+        out: &mut MediumOutput,
+    ) {
+        if let TunnelArrival::Forwarded { pkt, .. } = arrival {
+            out.dropped.push((pkt, DropCause::NoRoute));
+        }
+    }
+    /// The media this one is made of, for per-part summaries and series (a radio access
+    /// network returns its cells); empty = the medium reports as one.
+    fn parts(&self) -> Vec<&dyn Medium> {
+        Vec::new()
+    }
+    /// The handovers carried out so far, in the order they started.
+    fn handovers(&self) -> Vec<HandoverRecord> {
+        Vec::new()
+    }
+    /// The message timeline of those handovers, in time order.
+    fn handover_events(&self) -> &[HandoverEvent] {
+        &[]
+    }
 }

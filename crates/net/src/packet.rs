@@ -9,10 +9,17 @@ use std::net::Ipv4Addr;
 
 use celltcp_engine::SimTime;
 
+/// UDP port of GTP-U (TS 29.281 §4.4.2.3).
+pub const GTPU_PORT: u16 = 2152;
+
 /// Index of a node (host or router) in the topology.
 pub type NodeId = u32;
 /// Index of an application flow in the scenario.
 pub type FlowId = u32;
+
+/// The flow of packets that belong to no application flow: GTP-U end markers. The network's
+/// per-flow counters ignore them.
+pub const NO_FLOW: FlowId = FlowId::MAX;
 
 /// IPv4 header without options (RFC 791).
 pub const IPV4_HEADER_BYTES: u32 = 20;
@@ -25,6 +32,10 @@ pub const GTPU_HEADER_BYTES: u32 = 8;
 /// What a GTP-U tunnel adds on S1-U: outer IPv4 20 + UDP 8 + GTP-U 8 bytes (TS 29.281 §4, §5.1).
 pub const GTPU_TUNNEL_OVERHEAD_BYTES: u32 =
     IPV4_HEADER_BYTES + UDP_HEADER_BYTES + GTPU_HEADER_BYTES;
+/// What the PDCP PDU Number extension adds to the GTP-U header: the optional fields (sequence
+/// number 2, N-PDU number 1, next extension header type 1; present whenever E is set, TS 29.281
+/// §5.1) and the four-byte extension header itself (§5.2.2.2), bytes.
+pub const GTPU_PDCP_EXTENSION_BYTES: u32 = 8;
 
 /// The two-bit ECN field of the IP header (RFC 3168 §5).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -192,12 +203,54 @@ impl Transport {
     }
 }
 
-/// The outer headers of a packet carried in a GTP-U tunnel (a G-PDU, 3GPP TS 29.281 §4.1):
-/// outer IPv4 from one tunnel endpoint to the other, UDP port 2152, and the GTP-U header with
-/// the tunnel endpoint identifier of the receiving end. The inner packet keeps its own header.
+/// The GTP-U message a tunnelled packet is (TS 29.281 §6.1, Table 6.1-1).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum GtpMessage {
+    /// A G-PDU (message type 255): a user packet (T-PDU) in the tunnel (§4.1).
+    #[default]
+    GPdu,
+    /// An End Marker (message type 254, §7.3.2): the last packet on a path, sent after the last
+    /// G-PDU when the path of a bearer is switched. It carries no T-PDU.
+    EndMarker,
+}
+
+impl GtpMessage {
+    /// The Message Type field of the GTP-U header.
+    pub const fn message_type(self) -> u8 {
+        match self {
+            GtpMessage::GPdu => 255,
+            GtpMessage::EndMarker => 254,
+        }
+    }
+}
+
+/// The interface a GTP-U tunnel runs on (TS 36.300 §4, §10.1.2.1).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum GtpInterface {
+    /// S1-U, between an eNB and the S-GW: a UE's EPS bearer.
+    #[default]
+    S1u,
+    /// X2-U, between two eNBs: data forwarding during a handover (TS 36.300 §10.1.2.1.2).
+    X2u,
+}
+
+impl GtpInterface {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GtpInterface::S1u => "s1u",
+            GtpInterface::X2u => "x2u",
+        }
+    }
+}
+
+/// The outer headers of a packet carried in a GTP-U tunnel (a G-PDU, 3GPP TS 29.281 §4.1, or an
+/// end marker, §7.3.2): outer IPv4 from one tunnel endpoint to the other, UDP port 2152, and the
+/// GTP-U header with the tunnel endpoint identifier of the receiving end. The inner packet keeps
+/// its own header.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GtpTunnel {
-    /// Address of the encapsulating endpoint (S-GW/P-GW downlink, eNB uplink).
+    /// Address of the encapsulating endpoint (S-GW/P-GW downlink, eNB uplink, the source eNB
+    /// on X2-U).
     pub outer_src: Ipv4Addr,
     /// Address of the decapsulating endpoint; a tunnelled packet is routed on this address.
     pub outer_dst: Ipv4Addr,
@@ -206,6 +259,31 @@ pub struct GtpTunnel {
     /// ECN field of the outer IPv4 header: the one routers on the path read and mark
     /// (RFC 6040 §4).
     pub outer_ecn: Ecn,
+    /// G-PDU or end marker.
+    pub message: GtpMessage,
+    pub interface: GtpInterface,
+    /// The PDCP COUNT the source eNB gave a forwarded packet, carried in the PDCP PDU Number
+    /// extension header (TS 29.281 §5.2.2.2; TS 36.300 §10.1.2.3: forwarded PDCP SDUs keep
+    /// their SN). `None` = no extension header.
+    pub pdcp_count: Option<u32>,
+}
+
+impl GtpTunnel {
+    /// The GTP-U header, bytes: 8, or 16 with the PDCP PDU Number extension
+    /// (TS 29.281 §5.1, §5.2).
+    #[inline]
+    pub fn gtp_header_bytes(&self) -> u32 {
+        match self.pdcp_count {
+            Some(_) => GTPU_HEADER_BYTES + GTPU_PDCP_EXTENSION_BYTES,
+            None => GTPU_HEADER_BYTES,
+        }
+    }
+
+    /// Outer IPv4, UDP and GTP-U headers, bytes: 36, or 44 with the PDCP PDU Number extension.
+    #[inline]
+    pub fn overhead_bytes(&self) -> u32 {
+        IPV4_HEADER_BYTES + UDP_HEADER_BYTES + self.gtp_header_bytes()
+    }
 }
 
 /// One IP packet in flight.
@@ -222,27 +300,86 @@ pub struct Packet {
     pub app_seq: u64,
     /// When the sending transport created this packet, for one-way delay.
     pub created_at: SimTime,
-    /// The GTP-U tunnel carrying the packet between an eNB and the S-GW/P-GW (S1-U), if any.
+    /// The GTP-U tunnel carrying the packet between an eNB and the S-GW/P-GW (S1-U) or between
+    /// two eNBs (X2-U), if any. An end marker is a packet whose tunnel is all there is: its
+    /// inner header only names the UE whose bearer it ends (`ip.dst`) and is not transmitted.
     pub tunnel: Option<GtpTunnel>,
 }
 
 impl Packet {
     /// Total IP datagram length in bytes: what a link serialises and a byte queue counts.
     /// A tunnelled packet also carries the outer IPv4, UDP and GTP-U headers
-    /// ([`GTPU_TUNNEL_OVERHEAD_BYTES`]).
+    /// ([`GtpTunnel::overhead_bytes`]: 36 bytes, 44 with the PDCP PDU Number extension); an
+    /// end marker is those headers only.
     #[inline]
     pub fn size_bytes(&self) -> u32 {
-        let inner = IPV4_HEADER_BYTES + self.transport.header_len() + self.payload_len;
         match self.tunnel {
-            Some(_) => inner + GTPU_TUNNEL_OVERHEAD_BYTES,
-            None => inner,
+            Some(t) => t.overhead_bytes() + self.inner_size_bytes(),
+            None => IPV4_HEADER_BYTES + self.transport.header_len() + self.payload_len,
         }
     }
 
-    /// Length of the inner IP datagram in bytes, without any tunnel headers.
+    /// Length of the inner IP datagram in bytes, without any tunnel headers; 0 for an end
+    /// marker, which carries no T-PDU (TS 29.281 §7.3.2).
     #[inline]
     pub fn inner_size_bytes(&self) -> u32 {
-        IPV4_HEADER_BYTES + self.transport.header_len() + self.payload_len
+        match self.tunnel {
+            Some(GtpTunnel {
+                message: GtpMessage::EndMarker,
+                ..
+            }) => 0,
+            _ => IPV4_HEADER_BYTES + self.transport.header_len() + self.payload_len,
+        }
+    }
+
+    /// True for a GTP-U end marker.
+    #[inline]
+    pub fn is_end_marker(&self) -> bool {
+        matches!(self.tunnel, Some(t) if t.message == GtpMessage::EndMarker)
+    }
+
+    /// A GTP-U end marker (TS 29.281 §7.3.2) for the bearer of the UE at `ue_addr`, sent at
+    /// `now` from `outer_src` to `outer_dst` on `interface` under `teid`. It belongs to no flow
+    /// ([`NO_FLOW`]); its outer ECN field is Not-ECT, as it carries no ECN-capable transport;
+    /// the inner header, which is not transmitted, runs from `outer_src` to `ue_addr` so that
+    /// the receiving eNB can tell which UE's path ended.
+    pub fn end_marker(
+        uid: u64,
+        ue_addr: Ipv4Addr,
+        outer_src: Ipv4Addr,
+        outer_dst: Ipv4Addr,
+        teid: u32,
+        interface: GtpInterface,
+        now: SimTime,
+    ) -> Packet {
+        Packet {
+            uid,
+            flow: NO_FLOW,
+            ip: IpHeader {
+                src: outer_src,
+                dst: ue_addr,
+                ecn: Ecn::NotEct,
+                dscp: 0,
+                ttl: 64,
+                id: uid as u16,
+            },
+            transport: Transport::Udp(UdpHeader {
+                src_port: GTPU_PORT,
+                dst_port: GTPU_PORT,
+            }),
+            payload_len: 0,
+            app_seq: 0,
+            created_at: now,
+            tunnel: Some(GtpTunnel {
+                outer_src,
+                outer_dst,
+                teid,
+                outer_ecn: Ecn::NotEct,
+                message: GtpMessage::EndMarker,
+                interface,
+                pdcp_count: None,
+            }),
+        }
     }
 
     pub fn tcp(&self) -> Option<&TcpHeader> {
@@ -266,7 +403,10 @@ mod tests {
 
     #[test]
     fn sizes_follow_the_rfcs() {
-        let mut opts = TcpOptions { timestamps: Some((1, 2)), ..Default::default() };
+        let mut opts = TcpOptions {
+            timestamps: Some((1, 2)),
+            ..Default::default()
+        };
         assert_eq!(opts.wire_len(), 12);
         opts.push_sack(SackBlock { left: 1, right: 2 });
         opts.push_sack(SackBlock { left: 3, right: 4 });
@@ -280,8 +420,12 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(syn.wire_len(), 24);
-        // A packet stays a small value: the GTP-U tunnel fields took it from 128 to 136 bytes.
-        assert!(std::mem::size_of::<Packet>() <= 144, "{}", std::mem::size_of::<Packet>());
+        // A packet stays a small value: the GTP-U tunnel fields took it from 128 to 144 bytes.
+        assert!(
+            std::mem::size_of::<Packet>() <= 144,
+            "{}",
+            std::mem::size_of::<Packet>()
+        );
     }
 
     #[test]
@@ -297,7 +441,10 @@ mod tests {
                 ttl: 64,
                 id: 1,
             },
-            transport: Transport::Udp(UdpHeader { src_port: 1, dst_port: 2 }),
+            transport: Transport::Udp(UdpHeader {
+                src_port: 1,
+                dst_port: 2,
+            }),
             payload_len: 1000,
             app_seq: 0,
             created_at: SimTime::ZERO,
@@ -309,10 +456,50 @@ mod tests {
             outer_dst: Ipv4Addr::new(10, 0, 0, 3),
             teid: 7,
             outer_ecn: Ecn::Ect0,
+            message: GtpMessage::GPdu,
+            interface: GtpInterface::S1u,
+            pdcp_count: None,
         });
         // TS 29.281: 20 (outer IPv4) + 8 (UDP) + 8 (GTP-U) = 36 bytes on S1-U.
         assert_eq!(GTPU_TUNNEL_OVERHEAD_BYTES, 36);
         assert_eq!(pkt.size_bytes(), 1064);
         assert_eq!(pkt.inner_size_bytes(), 1028);
+        assert!(!pkt.is_end_marker());
+        // Forwarded on X2-U with its PDCP SN: the GTP-U header grows to 16 bytes (4 bytes of
+        // optional fields, 4 of PDCP PDU Number extension; §5.1, §5.2.2.2).
+        if let Some(t) = pkt.tunnel.as_mut() {
+            t.interface = GtpInterface::X2u;
+            t.pdcp_count = Some(4095);
+        }
+        assert_eq!(pkt.tunnel.unwrap().gtp_header_bytes(), 16);
+        assert_eq!(pkt.size_bytes(), 1028 + 44);
+        assert_eq!(pkt.inner_size_bytes(), 1028);
+    }
+
+    #[test]
+    fn an_end_marker_is_outer_headers_only_and_of_no_flow() {
+        let m = Packet::end_marker(
+            70_000,
+            Ipv4Addr::new(10, 0, 0, 9),
+            Ipv4Addr::new(10, 0, 0, 2),
+            Ipv4Addr::new(10, 0, 0, 3),
+            5,
+            GtpInterface::S1u,
+            SimTime::from_ns(12),
+        );
+        assert_eq!((m.size_bytes(), m.inner_size_bytes()), (36, 0));
+        assert!(m.is_end_marker());
+        assert_eq!(m.flow, NO_FLOW);
+        assert_eq!(
+            (m.ip.src, m.ip.dst),
+            (Ipv4Addr::new(10, 0, 0, 2), Ipv4Addr::new(10, 0, 0, 9))
+        );
+        assert_eq!(m.ip.id, 70_000u64 as u16);
+        let t = m.tunnel.unwrap();
+        assert_eq!(
+            (t.message.message_type(), t.teid, t.outer_ecn),
+            (254, 5, Ecn::NotEct)
+        );
+        assert_eq!(GtpMessage::GPdu.message_type(), 255);
     }
 }

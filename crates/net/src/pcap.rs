@@ -704,6 +704,156 @@ mod tests {
             .is_ok_and(|o| o.status.success())
     }
 
+    /// Runs tshark on `records` with `-T fields` for `fields`; one line per record, fields
+    /// separated by `|`, repeated occurrences by `;`. `None` when tshark is not installed.
+    fn tshark_fields(records: &[(SimTime, Packet)], fields: &[&str], tag: &str) -> Option<String> {
+        if !tshark_available() {
+            println!("skipped: tshark not installed");
+            return None;
+        }
+        let path =
+            std::env::temp_dir().join(format!("celltcp-pcap-{}-{tag}.pcap", std::process::id()));
+        std::fs::write(&path, capture(records, 65_535)).unwrap();
+        let mut cmd = Command::new("tshark");
+        cmd.arg("-r").arg(&path);
+        for pref in [
+            "ip.check_checksum:TRUE",
+            "udp.check_checksum:TRUE",
+            "tcp.check_checksum:TRUE",
+        ] {
+            cmd.args(["-o", pref]);
+        }
+        cmd.args([
+            "-T",
+            "fields",
+            "-E",
+            "separator=|",
+            "-E",
+            "occurrence=a",
+            "-E",
+            "aggregator=;",
+        ]);
+        for f in fields {
+            cmd.args(["-e", f]);
+        }
+        let out = cmd.output().unwrap();
+        let _ = std::fs::remove_file(&path);
+        assert!(
+            out.status.success(),
+            "tshark failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        Some(String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+
+    /// Wireshark's GTP dissector reads what the handover plumbing sends: G-PDUs on S1-U, G-PDUs
+    /// forwarded on X2-U with the PDCP PDU Number extension (TS 29.281 §5.2.2.2) and end markers
+    /// (§7.3.2), with every checksum right and nothing malformed.
+    #[test]
+    fn tshark_decodes_end_markers_and_the_pdcp_pdu_number() {
+        use crate::gtp::{encapsulate, encapsulate_forwarded, EcnDecap};
+        use crate::packet::GtpInterface;
+        let (gw, enb1, enb2) = (
+            Ipv4Addr::new(10, 9, 0, 1),
+            Ipv4Addr::new(10, 9, 0, 2),
+            Ipv4Addr::new(10, 9, 0, 3),
+        );
+        let exchange = scripted_exchange();
+        let data = |i: usize| {
+            exchange
+                .iter()
+                .filter(|(_, p)| p.payload_len == SMSS)
+                .nth(i)
+                .unwrap()
+                .1
+        };
+        let mut s1u = data(0);
+        encapsulate(&mut s1u, gw, enb1, 3, EcnDecap::Rfc6040);
+        let mut x2u = data(1);
+        encapsulate_forwarded(&mut x2u, enb1, enb2, 9, EcnDecap::Rfc6040, Some(0x0abc));
+        let s1u_marker =
+            Packet::end_marker(7, CLIENT, gw, enb1, 3, GtpInterface::S1u, SimTime::ZERO);
+        let x2u_marker =
+            Packet::end_marker(8, CLIENT, enb1, enb2, 9, GtpInterface::X2u, SimTime::ZERO);
+        let at = |us: u64| SimTime::ZERO + SimDuration::from_us(us);
+        let records = [
+            (at(1), s1u),
+            (at(2), x2u),
+            (at(3), s1u_marker),
+            (at(4), x2u_marker),
+        ];
+        let fields = [
+            "frame.number",
+            "ip.checksum.status",
+            "udp.checksum.status",
+            "tcp.checksum.status",
+            "gtp.message",
+            "gtp.teid",
+            "gtp.length",
+            "gtp.flags.e",
+            "gtp.ext_hdr.pdcp_sn",
+            "gtp.ext_hdr.next",
+            "_ws.malformed",
+            "_ws.expert.severity",
+        ];
+        let Some(stdout) = tshark_fields(&records, &fields, "gtp") else {
+            return;
+        };
+        let lines: Vec<Vec<&str>> = stdout.lines().map(|l| l.split('|').collect()).collect();
+        assert_eq!(lines.len(), 4, "{stdout}");
+        const PI_WARN: u32 = 0x0060_0000;
+        for (i, f) in lines.iter().enumerate() {
+            assert_eq!(f.len(), fields.len(), "{stdout}");
+            assert_eq!(f[0], (i + 1).to_string());
+            // Outer (and, for a G-PDU, inner) IPv4 and UDP checksums verified good.
+            assert!(
+                f[1].split(';').all(|c| c == "1"),
+                "IPv4 checksums: {stdout}"
+            );
+            assert!(f[2].split(';').all(|c| c == "1"), "UDP checksums: {stdout}");
+            assert_eq!(f[10], "", "malformed: {stdout}");
+            for severity in f[11].split(';').filter(|s| !s.is_empty()) {
+                assert!(
+                    severity.parse::<u32>().unwrap() < PI_WARN,
+                    "expert warning: {stdout}"
+                );
+            }
+        }
+        let g = |i: usize, j: usize| lines[i][j];
+        // tshark prints the message type, the TEID and the extension types in hex.
+        // Frame 1: a G-PDU (255) on S1-U, TEID 3, length = the inner datagram, no extension.
+        assert_eq!(
+            (g(0, 3), g(0, 4), g(0, 5)),
+            ("1", "0xff", "0x00000003"),
+            "{stdout}"
+        );
+        assert_eq!(g(0, 6), s1u.inner_size_bytes().to_string());
+        assert_eq!((g(0, 7), g(0, 8)), ("0", ""), "{stdout}");
+        // Frame 2: a forwarded G-PDU with the PDCP PDU Number 0x0abc = 2748, announced by the
+        // next extension type 0xc0 and followed by none (0x00); the length counts the 8 bytes
+        // of optional fields and extension header (§5.1).
+        assert_eq!(
+            (g(1, 3), g(1, 4), g(1, 5)),
+            ("1", "0xff", "0x00000009"),
+            "{stdout}"
+        );
+        assert_eq!(g(1, 6), (x2u.inner_size_bytes() + 8).to_string());
+        assert_eq!(
+            (g(1, 7), g(1, 8), g(1, 9)),
+            ("1", "2748", "0xc0;0x00"),
+            "{stdout}"
+        );
+        // Frames 3 and 4: end markers (254) with nothing after the header.
+        for (i, teid) in [(2, "0x00000003"), (3, "0x00000009")] {
+            assert_eq!(
+                (g(i, 3), g(i, 4), g(i, 5), g(i, 6)),
+                ("", "0xfe", teid, "0"),
+                "{stdout}"
+            );
+            assert_eq!(g(i, 7), "0", "{stdout}");
+        }
+    }
+
     #[test]
     fn tshark_accepts_the_capture() {
         if !tshark_available() {

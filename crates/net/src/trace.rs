@@ -109,21 +109,42 @@ pub struct VarColumns {
 }
 
 /// The run's trace sink. Components check [`Traces::enabled`] before computing a value.
+///
+/// What is recorded is the union of two selections: the user's (variables × the flows of
+/// [`Traces::only_flows`], all flows by default) and the additions of [`Traces::also_record`]
+/// (variables per flow). `enabled` tests the union of all variables in one mask; `record`
+/// decides per flow, and writes one row whichever selections ask for it.
 #[derive(Clone, Debug, Default)]
 pub struct Traces {
+    /// Union of every selection's variables: what [`Traces::enabled`] tests.
     enabled_vars: u64,
-    /// Flows whose variables are recorded (indexed by flow id); all flows when empty.
+    /// The user's variables.
+    user_vars: u64,
+    /// Flows whose user variables are recorded (indexed by flow id); all flows when empty.
     flows: Vec<bool>,
+    /// Variables recorded in addition for some flows: (flow, mask), sorted by flow.
+    extra: Vec<(FlowId, u64)>,
     pub vars: VarColumns,
+}
+
+fn mask(vars: &[TraceVar]) -> u64 {
+    vars.iter().fold(0u64, |m, v| m | 1 << (*v as u8))
 }
 
 impl Traces {
     pub fn new(enabled: &[TraceVar]) -> Self {
-        let enabled_vars = enabled.iter().fold(0u64, |m, v| m | 1 << (*v as u8));
-        Traces { enabled_vars, flows: Vec::new(), vars: VarColumns::default() }
+        let user_vars = mask(enabled);
+        Traces {
+            enabled_vars: user_vars,
+            user_vars,
+            flows: Vec::new(),
+            extra: Vec::new(),
+            vars: VarColumns::default(),
+        }
     }
 
-    /// Records variables of these flows only (all flows until called).
+    /// Records the user's variables for these flows only (all flows until called). Variables
+    /// added with [`Traces::also_record`] are kept.
     pub fn only_flows(mut self, flows: &[FlowId]) -> Self {
         let n = flows.iter().map(|f| *f as usize + 1).max().unwrap_or(0);
         self.flows = vec![false; n.max(1)];
@@ -131,6 +152,24 @@ impl Traces {
             self.flows[*f as usize] = true;
         }
         self
+    }
+
+    /// Records `vars` for `flows` as well, whatever was enabled before (the per-handover
+    /// analytics need the loss-recovery variables of the flows of handing-over UEs even when
+    /// the user asked for nothing). Calls accumulate; a row asked for by several selections is
+    /// written once.
+    pub fn also_record(&mut self, vars: &[TraceVar], flows: &[FlowId]) {
+        let add = mask(vars);
+        if add == 0 {
+            return;
+        }
+        self.enabled_vars |= add;
+        for &flow in flows {
+            match self.extra.binary_search_by_key(&flow, |(f, _)| *f) {
+                Ok(i) => self.extra[i].1 |= add,
+                Err(i) => self.extra.insert(i, (flow, add)),
+            }
+        }
     }
 
     #[inline]
@@ -143,11 +182,20 @@ impl Traces {
         self.enabled_vars != 0
     }
 
-    /// Records `value` for `flow` if `var` is enabled.
+    /// Whether `var` of `flow` is recorded: by the user's selection or by an addition.
+    fn wanted(&self, flow: FlowId, bit: u64) -> bool {
+        let user = self.user_vars & bit != 0
+            && (self.flows.is_empty() || self.flows.get(flow as usize).copied().unwrap_or(false));
+        user || self
+            .extra
+            .binary_search_by_key(&flow, |(f, _)| *f)
+            .is_ok_and(|i| self.extra[i].1 & bit != 0)
+    }
+
+    /// Records `value` for `flow` if `var` is selected for that flow.
     #[inline]
     pub fn record(&mut self, now: SimTime, flow: FlowId, var: TraceVar, value: f64) {
-        let flow_on = self.flows.is_empty() || self.flows.get(flow as usize).copied().unwrap_or(false);
-        if self.enabled(var) && flow_on {
+        if self.enabled(var) && self.wanted(flow, 1 << (var as u8)) {
             self.vars.time_ns.push(now.as_ns());
             self.vars.flow.push(flow);
             self.vars.var.push(var as u8);
@@ -166,10 +214,83 @@ mod tests {
         t.record(SimTime(1), 0, TraceVar::Srtt, 0.1);
         t.record(SimTime(2), 0, TraceVar::Cwnd, 1448.0);
         assert_eq!(t.vars.time_ns, vec![2]);
-        assert!(TraceVar::ALL.iter().all(|v| TraceVar::from_name(v.name()) == Some(*v)));
+        assert!(TraceVar::ALL
+            .iter()
+            .all(|v| TraceVar::from_name(v.name()) == Some(*v)));
         let mut only = Traces::new(&[TraceVar::Cwnd]).only_flows(&[1]);
         only.record(SimTime(3), 0, TraceVar::Cwnd, 1.0);
         only.record(SimTime(4), 1, TraceVar::Cwnd, 2.0);
         assert_eq!(only.vars.flow, vec![1]);
+    }
+
+    /// Records (time, flow, var) of every (flow, var) pair offered at time `t`, in that order.
+    fn offer_all(t: &mut Traces, at: u64, flows: &[FlowId]) -> Vec<(u64, FlowId, u8)> {
+        for &f in flows {
+            for v in TraceVar::ALL {
+                t.record(SimTime(at), f, v, f64::from(f));
+            }
+        }
+        let c = &t.vars;
+        (0..c.time_ns.len())
+            .map(|i| (c.time_ns[i], c.flow[i], c.var[i]))
+            .collect()
+    }
+
+    #[test]
+    fn also_record_adds_variables_for_chosen_flows_only() {
+        use TraceVar::*;
+        // Nothing asked for by the user: only the additions are recorded.
+        let mut t = Traces::new(&[]);
+        assert!(!t.any_enabled());
+        t.also_record(&[RetxRto, Srtt], &[2]);
+        assert!(t.enabled(RetxRto) && t.enabled(Srtt) && !t.enabled(Cwnd));
+        let rows = offer_all(&mut t, 1, &[0, 1, 2, 3]);
+        assert_eq!(rows, vec![(1, 2, Srtt as u8), (1, 2, RetxRto as u8)]);
+
+        // Additions accumulate per flow and leave the user's selection as it was.
+        let mut t = Traces::new(&[Cwnd]).only_flows(&[0]);
+        t.also_record(&[Srtt], &[5, 1]);
+        t.also_record(&[Delivered, Cwnd], &[1, 0]);
+        t.also_record(&[], &[3]);
+        let rows = offer_all(&mut t, 7, &[0, 1, 3, 5]);
+        // Flow 0's cwnd is asked for by both selections: one row.
+        let want = vec![
+            (7, 0, Cwnd as u8),
+            (7, 0, Delivered as u8),
+            (7, 1, Cwnd as u8),
+            (7, 1, Srtt as u8),
+            (7, 1, Delivered as u8),
+            (7, 5, Srtt as u8),
+        ];
+        assert_eq!(rows, want);
+        assert_eq!(t.vars.value[2], 1.0, "values are as recorded");
+        // A flow id far beyond the others (the no-flow id) costs no table of that size.
+        t.also_record(&[Rto], &[FlowId::MAX]);
+        t.record(SimTime(8), FlowId::MAX, Rto, 3.0);
+        assert_eq!(t.vars.flow.last(), Some(&FlowId::MAX));
+    }
+
+    #[test]
+    fn the_same_calls_give_byte_identical_columns() {
+        let run = || {
+            let mut t = Traces::new(&[TraceVar::Cwnd]).only_flows(&[1]);
+            t.also_record(&[TraceVar::CcState, TraceVar::RttSample], &[0, 2]);
+            for at in 0..5 {
+                offer_all(&mut t, at, &[2, 0, 1]);
+            }
+            t.vars
+        };
+        let (a, b) = (run(), run());
+        assert_eq!(a, b);
+        assert_eq!(
+            a.time_ns.len(),
+            5 * 5,
+            "flows 0 and 2: two variables; flow 1: one"
+        );
+        let bits: Vec<u64> = a.value.iter().map(|v| v.to_bits()).collect();
+        assert_eq!(
+            bits,
+            b.value.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+        );
     }
 }

@@ -17,7 +17,9 @@ use celltcp_net::agent::{Agent, AgentCtx, ReportEntry};
 use celltcp_net::app::udp::{Arrival, UdpSink, UdpSource, UdpSourceConfig};
 use celltcp_net::gtp::{EcnDecap, EpcConfig, TunnelEndpointStats};
 use celltcp_net::link::LinkDirConfig;
-use celltcp_net::packet::{Ecn, GtpTunnel, IpHeader, NodeId, Packet, Transport, UdpHeader};
+use celltcp_net::packet::{
+    Ecn, GtpInterface, GtpMessage, GtpTunnel, IpHeader, NodeId, Packet, Transport, UdpHeader,
+};
 use celltcp_net::queue::{DropTail, QueueDisc, QueueLimit, Red, RedConfig};
 use celltcp_net::topology::NodeKind;
 use celltcp_net::world::{CaptureSink, World, WorldBuilder, PROTO_UDP};
@@ -312,6 +314,9 @@ impl Agent for Injector {
                     outer_dst: addr(ENB1),
                     teid: 1,
                     outer_ecn: *outer,
+                    message: GtpMessage::GPdu,
+                    interface: GtpInterface::S1u,
+                    pdcp_count: None,
                 }),
             });
         }

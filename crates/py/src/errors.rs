@@ -7,7 +7,7 @@
 //! |---------------------------------------|-------------------------------------------|
 //! | `ScenarioError` / `RunError::Scenario`| `celltcp.ScenarioError(message, key)`     |
 //! | `RunError::Io`                        | `OSError(errno, strerror, filename)`      |
-//! | `RunError::Internal`, a model's panic | `celltcp.SimulationError(message)`        |
+//! | `RunError::Network`, `RunError::Internal`, a model's panic | `celltcp.SimulationError(message)` |
 
 use celltcp_scenario::RunError;
 use celltcp_scenario::ScenarioError as RustScenarioError;
@@ -44,7 +44,9 @@ pub fn to_py_err(err: RunError) -> PyErr {
                 .to_string();
             PyOSError::new_err((errno, strerror, path.display().to_string()))
         }
-        RunError::Internal(message) => SimulationError::new_err(message),
+        // A request the network refused (e.g. a path switch for a UE without a bearer) means
+        // the run's results would be wrong: a failure of the simulation, not of the input.
+        RunError::Network(message) | RunError::Internal(message) => SimulationError::new_err(message),
     }
 }
 

@@ -1,8 +1,9 @@
 //! Conversion of a run's columnar output into Python objects without per-element objects.
 //!
 //! Each column becomes `(dtype, payload)`: dtype `"f64"`, `"u64"` or `"u32"` with the values as
-//! little-endian bytes (read with `numpy.frombuffer(payload, "<f8" | "<u8" | "<u4")`), or `"cat"`
-//! with payload `(codes, names)` where `codes` are little-endian u32 indices into `names`.
+//! little-endian bytes (read with `numpy.frombuffer(payload, "<f8" | "<u8" | "<u4")`), `"bool"`
+//! with one byte per value, 0 or 1 (`numpy.frombuffer(payload, "?")`), or `"cat"` with payload
+//! `(codes, names)` where `codes` are little-endian u32 indices into `names`.
 
 use celltcp_scenario::{Column, RunOutput, Series};
 use pyo3::prelude::*;
@@ -32,6 +33,9 @@ fn column_to_py<'py>(py: Python<'py>, column: &Column) -> PyResult<Bound<'py, Py
         }
         Column::U32(v) => {
             ("u32", le_bytes(py, v, u32::to_le_bytes)?.into_any()).into_pyobject(py)?
+        }
+        Column::Bool(v) => {
+            ("bool", le_bytes(py, v, |b: bool| [u8::from(b)])?.into_any()).into_pyobject(py)?
         }
         Column::Cat { codes, names } => {
             let codes = le_bytes(py, codes, u32::to_le_bytes)?;

@@ -14,6 +14,9 @@
 pub mod cell;
 pub mod channel;
 pub mod mac;
+pub mod measurement;
+pub mod mobility;
 pub mod pdcp;
 pub mod phy;
+pub mod ran;
 pub mod rlc;

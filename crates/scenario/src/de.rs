@@ -32,6 +32,8 @@ pub(crate) const TABLE_ENUMS: &[(&str, &str, bool)] = &[
     ("FlowFile", "kind", false),
     ("AppFile", "kind", false),
     ("FileSizeFile", "dist", true),
+    ("LayoutFile", "kind", false),
+    ("MobilityFile", "kind", false),
 ];
 
 /// Deserializes `T` from the document's root table.

@@ -8,10 +8,12 @@
 //!
 //! The format is documented in `docs/scenarios.md`; [`json_schema`] describes it for editors.
 
+pub mod analytics;
 mod build;
 pub mod config;
 mod de;
 pub mod error;
+mod handovers;
 pub mod overrides;
 pub mod run;
 pub mod series;

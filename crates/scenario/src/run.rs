@@ -1,12 +1,17 @@
-//! Running a validated scenario: build the world, drive the engine, collect the summary and the
-//! series.
+//! Running a validated scenario: build the world, drive the engine, collect the summary, the
+//! series and, when a handover can happen, the per-handover records and analytics.
 
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use celltcp_engine::{SimTime, Simulator, StopCondition};
+use celltcp_engine::{RunOutcome, SimDuration, SimTime, Simulator, StopCondition, StopReason};
+use celltcp_net::handover::HandoverFlowCounts;
+use celltcp_net::packet::FlowId;
+use celltcp_net::world::World;
 
-use crate::build::{build, CaptureRequest};
+use crate::build::{build, CaptureRequest, LinkHandoverPlan};
 use crate::error::ScenarioError;
+use crate::handovers;
 use crate::series::{self, Series};
 use crate::summary;
 use crate::Scenario;
@@ -38,7 +43,14 @@ pub enum RunError {
     #[error(transparent)]
     Scenario(#[from] ScenarioError),
     #[error("{}: {source}", path.display())]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// The network could not carry out what a medium asked of it (e.g. a path switch for a
+    /// UE the EPC has no bearer for): the run's results would be wrong, so it fails.
+    #[error("{0}")]
+    Network(String),
     #[error("{0}")]
     Internal(String),
 }
@@ -51,11 +63,153 @@ pub fn run(scenario: &Scenario, opts: &RunOptions) -> Result<RunOutput, RunError
     let mut sim = Simulator::new(built.world);
     sim.model.schedule_initial(&mut sim.sched);
     let end = SimTime::ZERO + scenario.simulation.duration;
-    let stop = StopCondition { until: Some(end), max_events: scenario.simulation.max_events };
-    let outcome = sim.run(stop).map_err(|p| RunError::Internal(p.to_string()))?;
+    let (outcome, link_drops) = drive(
+        &mut sim,
+        end,
+        scenario.simulation.max_events,
+        &built.handover.link_plans,
+    )?;
     let mut world = sim.model;
-    world.finish().map_err(|source| RunError::Io { path: captures.dir_display(), source })?;
-    let summary = summary::make(scenario, seed, opts.run, &outcome, &world, &built.flows);
-    let series = series::collect(&mut world, &built.link_names, &built.flow_names);
-    Ok(RunOutput { summary, series, events: outcome.events })
+    world.finish().map_err(|source| RunError::Io {
+        path: captures.dir_display(),
+        source,
+    })?;
+    network_errors(&world)?;
+    let handovers = if built.handover.active {
+        Some(handovers::collect(
+            &world,
+            &built.handover,
+            &link_drops,
+            outcome.end_time,
+        )?)
+    } else {
+        None
+    };
+    // The analytics have read the rows they asked for; the output keeps what [trace] asked.
+    built.handover.strip_traces(&mut world.traces.vars);
+    let summary = summary::make(
+        scenario,
+        seed,
+        opts.run,
+        &outcome,
+        &world,
+        &built.flows,
+        handovers.as_ref(),
+    );
+    let mut series = series::collect(
+        &mut world,
+        &built.link_names,
+        &built.flow_names,
+        &scenario.trace.cells,
+    );
+    if let Some(h) = &handovers {
+        series.extend(h.series(&world, &built.flow_names));
+    }
+    Ok(RunOutput {
+        summary,
+        series,
+        events: outcome.events,
+    })
+}
+
+/// A request the network refused fails the run, naming the first and counting the others.
+fn network_errors(world: &World) -> Result<(), RunError> {
+    match world.errors() {
+        [] => Ok(()),
+        [only] => Err(RunError::Network(format!(
+            "the network could not carry out a handover request {only}"
+        ))),
+        [first, rest @ ..] => Err(RunError::Network(format!(
+            "the network could not carry out {} handover requests; the first {first}",
+            rest.len() + 1
+        ))),
+    }
+}
+
+/// Per link handover, its flows' packet counts (only `dropped` is known for a link).
+type LinkDrops = Vec<Vec<(FlowId, HandoverFlowCounts)>>;
+
+/// Runs to `end`, stopping just before and at the end of each link handover to read its
+/// flows' handover drops (a world counts them per flow, not per handover). Stopping and
+/// resuming processes exactly the events of one uninterrupted run, in the same order.
+/// Returns the outcome and, per link handover, its flows' counts.
+fn drive(
+    sim: &mut Simulator<World>,
+    end: SimTime,
+    max_events: Option<u64>,
+    plans: &[LinkHandoverPlan],
+) -> Result<(RunOutcome, LinkDrops), RunError> {
+    let one_ns = SimDuration::from_ns(1);
+    let before_of = |p: &LinkHandoverPlan| {
+        (p.at > SimTime::ZERO).then(|| SimTime(p.at.as_ns() - one_ns.as_ns()))
+    };
+    let mut stops: BTreeSet<SimTime> = plans
+        .iter()
+        .filter_map(before_of)
+        .chain(plans.iter().map(|p| p.end))
+        .collect();
+    stops.retain(|t| *t < end);
+    stops.insert(end);
+    let snapshot = |w: &World, p: &LinkHandoverPlan| -> Vec<u64> {
+        p.flows
+            .iter()
+            .map(|f| {
+                w.flow_counters
+                    .get(*f as usize)
+                    .map_or(0, |c| c.drops_handover)
+            })
+            .collect()
+    };
+    let mut before: Vec<Option<Vec<u64>>> = plans
+        .iter()
+        .map(|p| before_of(p).is_none().then(|| vec![0; p.flows.len()]))
+        .collect();
+    let mut after: Vec<Option<Vec<u64>>> = vec![None; plans.len()];
+    let mut outcome = None;
+    for t in stops {
+        let budget = max_events.map(|m| m.saturating_sub(sim.events()));
+        let o = sim
+            .run(StopCondition {
+                until: Some(t),
+                max_events: budget,
+            })
+            .map_err(|p| RunError::Internal(p.to_string()))?;
+        outcome = Some(o);
+        for (i, p) in plans.iter().enumerate() {
+            if before_of(p) == Some(t) {
+                before[i] = Some(snapshot(&sim.model, p));
+            }
+            if p.end == t {
+                after[i] = Some(snapshot(&sim.model, p));
+            }
+        }
+        if o.reason == StopReason::EventBudget {
+            break;
+        }
+    }
+    let outcome = outcome.expect("the run has at least one stop: the end");
+    let drops = plans
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            // A run stopped by its event budget reads the counters where it stopped.
+            let now = snapshot(&sim.model, p);
+            let b = before[i].clone().unwrap_or_else(|| now.clone());
+            let a = after[i].clone().unwrap_or(now);
+            p.flows
+                .iter()
+                .zip(b.iter().zip(&a))
+                .map(|(f, (b, a))| {
+                    (
+                        *f,
+                        HandoverFlowCounts {
+                            dropped: a.saturating_sub(*b),
+                            ..HandoverFlowCounts::default()
+                        },
+                    )
+                })
+                .collect()
+        })
+        .collect();
+    Ok((outcome, drops))
 }

@@ -1,5 +1,7 @@
 //! Columnar time series handed to the Python layer (which writes them as Parquet).
 
+use std::collections::BTreeMap;
+
 use celltcp_net::trace::TraceVar;
 use celltcp_net::world::World;
 
@@ -9,6 +11,7 @@ pub enum Column {
     F64(Vec<f64>),
     U64(Vec<u64>),
     U32(Vec<u32>),
+    Bool(Vec<bool>),
     Cat { codes: Vec<u32>, names: Vec<String> },
 }
 
@@ -18,6 +21,7 @@ impl Column {
             Column::F64(v) => v.len(),
             Column::U64(v) => v.len(),
             Column::U32(v) => v.len(),
+            Column::Bool(v) => v.len(),
             Column::Cat { codes, .. } => codes.len(),
         }
     }
@@ -38,8 +42,14 @@ fn col(name: &str, c: Column) -> (String, Column) {
     (name.to_string(), c)
 }
 
-/// Moves the world's collected series out as tables; empty tables are omitted.
-pub(crate) fn collect(world: &mut World, link_names: &[String], flow_names: &[String]) -> Vec<Series> {
+/// Moves the world's collected series out as tables; empty tables are omitted. `trace_cells`
+/// are the cells `[trace] cells` lists (the parts of a network medium not listed are left out).
+pub(crate) fn collect(
+    world: &mut World,
+    link_names: &[String],
+    flow_names: &[String],
+    trace_cells: &[String],
+) -> Vec<Series> {
     let mut out = Vec::new();
     let q = std::mem::take(&mut world.queue_series);
     if !q.time_ns.is_empty() {
@@ -81,45 +91,8 @@ pub(crate) fn collect(world: &mut World, link_names: &[String], flow_names: &[St
             ],
         });
     }
-    let m = std::mem::take(&mut world.medium_series);
-    if !m.time_ns.is_empty() {
-        // Figure keys are `ue.<node id>.<name>` or a cell-level name: split them into a UE
-        // column (empty for cell-level figures) and a figure column.
-        let mut ue_names: Vec<String> = vec![String::new()];
-        let mut figure_names: Vec<String> = Vec::new();
-        let mut key_map: Vec<(u32, u32)> = Vec::with_capacity(m.keys.len());
-        for key in &m.keys {
-            let (ue, figure) = key
-                .strip_prefix("ue.")
-                .and_then(|rest| rest.split_once('.'))
-                .and_then(|(id, fig)| {
-                    let node = world.topo.nodes.get(id.parse::<usize>().ok()?)?;
-                    Some((node.name.clone(), fig.to_string()))
-                })
-                .unwrap_or_else(|| (String::new(), key.clone()));
-            let intern = |names: &mut Vec<String>, name: String| match names.iter().position(|n| *n == name) {
-                Some(i) => i as u32,
-                None => {
-                    names.push(name);
-                    (names.len() - 1) as u32
-                }
-            };
-            key_map.push((intern(&mut ue_names, ue), intern(&mut figure_names, figure)));
-        }
-        let cell_names: Vec<String> = world.media().map(|m| m.name().to_string()).collect();
-        out.push(Series {
-            name: "cells".into(),
-            columns: vec![
-                col("time_ns", Column::U64(m.time_ns)),
-                col("cell", Column::Cat { codes: m.medium, names: cell_names }),
-                col("ue", Column::Cat { codes: m.figure.iter().map(|f| key_map[*f as usize].0).collect(), names: ue_names }),
-                col("figure", Column::Cat {
-                    codes: m.figure.iter().map(|f| key_map[*f as usize].1).collect(),
-                    names: figure_names,
-                }),
-                col("value", Column::F64(m.value)),
-            ],
-        });
+    if let Some(cells) = cell_series(world, trace_cells) {
+        out.push(cells);
     }
     let v = std::mem::take(&mut world.traces.vars);
     if !v.time_ns.is_empty() {
@@ -137,4 +110,91 @@ pub(crate) fn collect(world: &mut World, link_names: &[String], flow_names: &[St
         });
     }
     out
+}
+
+/// Interns `name` into `names`, returning its code.
+fn intern(names: &mut Vec<String>, name: &str) -> u32 {
+    match names.iter().position(|n| n == name) {
+        Some(i) => i as u32,
+        None => {
+            names.push(name.to_string());
+            (names.len() - 1) as u32
+        }
+    }
+}
+
+/// A row's (cell, ue, figure) category codes.
+type RowCodes = (u32, u32, u32);
+
+/// The `cells` table from the world's medium samples.
+///
+/// A figure key is `ue.<node id>.<name>` or a cell-level name; a network medium (a radio
+/// access network) prefixes its cells' keys with `CELL/` and adds figures of its own (a UE's
+/// serving cell and measured RSRPs). Each row is attributed to its cell — the prefix's, else
+/// the medium's own name — and split into a UE column (empty for cell-level figures) and a
+/// figure column. Rows of a network's cells that `[trace] cells` does not list are dropped.
+fn cell_series(world: &mut World, trace_cells: &[String]) -> Option<Series> {
+    let m = std::mem::take(&mut world.medium_series);
+    if m.time_ns.is_empty() {
+        return None;
+    }
+    let media: Vec<(String, Vec<String>)> = world
+        .media()
+        .map(|md| (md.name().to_string(), md.parts().iter().map(|p| p.name().to_string()).collect()))
+        .collect();
+    // Cells in media order (a network's listed cells in its parts' order), as before any row.
+    let mut cell_names: Vec<String> = Vec::new();
+    for (name, parts) in &media {
+        if parts.is_empty() {
+            cell_names.push(name.clone());
+        }
+        for p in parts.iter().filter(|p| trace_cells.contains(p)) {
+            cell_names.push(p.clone());
+        }
+    }
+    let mut ue_names: Vec<String> = vec![String::new()];
+    let mut figure_names: Vec<String> = Vec::new();
+    // (medium, figure) → (cell, ue, figure) codes, or None for a row left out.
+    let mut attribution: BTreeMap<(u32, u32), Option<RowCodes>> = BTreeMap::new();
+    let (mut time_ns, mut cells, mut ues, mut figures, mut values) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for i in 0..m.time_ns.len() {
+        let (medium, figure) = (m.medium[i], m.figure[i]);
+        let codes = *attribution.entry((medium, figure)).or_insert_with(|| {
+            let (name, parts) = media.get(medium as usize)?;
+            let key = m.keys.get(figure as usize)?.as_str();
+            let (cell, key) = match key.split_once('/') {
+                Some((part, rest)) if parts.iter().any(|p| p == part) => (part, rest),
+                _ => (name.as_str(), key),
+            };
+            if !parts.is_empty() && cell != name && !trace_cells.iter().any(|c| c == cell) {
+                return None;
+            }
+            let (ue, fig) = key
+                .strip_prefix("ue.")
+                .and_then(|rest| rest.split_once('.'))
+                .and_then(|(id, fig)| {
+                    let node = world.topo.nodes.get(id.parse::<usize>().ok()?)?;
+                    Some((node.name.clone(), fig.to_string()))
+                })
+                .unwrap_or_else(|| (String::new(), key.to_string()));
+            Some((intern(&mut cell_names, cell), intern(&mut ue_names, &ue), intern(&mut figure_names, &fig)))
+        });
+        if let Some((c, u, f)) = codes {
+            time_ns.push(m.time_ns[i]);
+            cells.push(c);
+            ues.push(u);
+            figures.push(f);
+            values.push(m.value[i]);
+        }
+    }
+    Some(Series {
+        name: "cells".into(),
+        columns: vec![
+            col("time_ns", Column::U64(time_ns)),
+            col("cell", Column::Cat { codes: cells, names: cell_names }),
+            col("ue", Column::Cat { codes: ues, names: ue_names }),
+            col("figure", Column::Cat { codes: figures, names: figure_names }),
+            col("value", Column::F64(values)),
+        ],
+    })
 }

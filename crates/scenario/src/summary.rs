@@ -8,6 +8,7 @@ use celltcp_engine::{RunOutcome, SimTime};
 use celltcp_net::world::{AgentId, World};
 use serde_json::{json, Map, Value};
 
+use crate::handovers::HandoverOutputs;
 use crate::Scenario;
 
 /// What the summary needs to know about each flow beyond the world's counters.
@@ -72,6 +73,7 @@ fn flow_summary(world: &World, id: usize, f: &FlowInfo, now: SimTime) -> Value {
             "no_route": c.drops_no_route,
             "outage": c.drops_outage,
             "ecn_decap": c.drops_ecn_decap,
+            "handover": c.drops_handover,
         }),
     );
     // One-way delay and RFC 3550 jitter of the packets delivered to the destination host.
@@ -110,6 +112,7 @@ fn link_summary(world: &World, link: usize, end: SimTime) -> Value {
                     "aqm": q.dropped_aqm,
                     "link_loss": s.drops_link_loss,
                     "outage": s.drops_outage,
+                    "handover": s.drops_handover,
                 },
                 "ecn_marks": q.ce_marked,
                 "queue_mean_packets": num(d.occupancy_packets.mean(end)),
@@ -123,8 +126,8 @@ fn link_summary(world: &World, link: usize, end: SimTime) -> Value {
     Value::Object(m)
 }
 
-/// Per cell: its figures, with per-UE figures grouped under `ues.<name>` (the medium reports
-/// them as `ue.<node id>.<figure>`).
+/// Per cell (or network): its figures, with per-UE figures grouped under `ues.<name>` (the
+/// medium reports them as `ue.<node id>.<figure>`).
 fn cell_summary(world: &World, medium: &dyn celltcp_net::medium::Medium, end: SimTime) -> Value {
     let mut cell = Map::new();
     let mut ues: Map<String, Value> = Map::new();
@@ -148,6 +151,7 @@ fn cell_summary(world: &World, medium: &dyn celltcp_net::medium::Medium, end: Si
     Value::Object(cell)
 }
 
+/// The run summary; `handovers` (when a handover could happen) adds the `handovers` section.
 pub(crate) fn make(
     scenario: &Scenario,
     seed: u64,
@@ -155,6 +159,7 @@ pub(crate) fn make(
     outcome: &RunOutcome,
     world: &World,
     flows: &[FlowInfo],
+    handovers: Option<&HandoverOutputs>,
 ) -> Value {
     let end = outcome.end_time;
     let flows_json: Map<String, Value> =
@@ -181,9 +186,22 @@ pub(crate) fn make(
                 .collect()
         })
         .unwrap_or_default();
-    let cells_json: Map<String, Value> =
-        world.media().map(|m| (m.name().to_string(), cell_summary(world, m, end))).collect();
-    json!({
+    // A network medium (a radio access network) lists its cells as plain cells are listed,
+    // and its own figures under `ran`.
+    let mut cells_json: Map<String, Value> = Map::new();
+    let mut ran_json: Map<String, Value> = Map::new();
+    for m in world.media() {
+        let parts = m.parts();
+        if parts.is_empty() {
+            cells_json.insert(m.name().to_string(), cell_summary(world, m, end));
+        } else {
+            for p in parts {
+                cells_json.insert(p.name().to_string(), cell_summary(world, p, end));
+            }
+            ran_json.insert(m.name().to_string(), cell_summary(world, m, end));
+        }
+    }
+    let mut summary = json!({
         "celltcp_version": env!("CARGO_PKG_VERSION"),
         "cells": cells_json,
         "epc": epc_json,
@@ -195,5 +213,22 @@ pub(crate) fn make(
         "scenario": scenario.echo(),
         "flows": flows_json,
         "links": links_json,
-    })
+    });
+    if let Some(obj) = summary.as_object_mut() {
+        // With one network (the usual case) its figures are `ran` itself.
+        match ran_json.len() {
+            0 => {}
+            1 => {
+                let (_, v) = ran_json.into_iter().next().expect("one entry");
+                obj.insert("ran".into(), v);
+            }
+            _ => {
+                obj.insert("ran".into(), Value::Object(ran_json));
+            }
+        }
+        if let Some(h) = handovers {
+            obj.insert("handovers".into(), h.summary(world));
+        }
+    }
+    summary
 }

@@ -75,5 +75,5 @@ fn scheduled_outage_and_delay_spike_change_the_link() {
     assert!(f["delay_max_s"].as_f64().unwrap() > 0.028 + 0.195);
     let bad = celltcp_scenario::load_path(&example(), &[("events".into(), "[{ at = \"1s\", link = \"access\" }]".into())])
         .unwrap_err();
-    assert_eq!(bad.to_string(), "events[0]: changes nothing; give at least one of delay, rate, down");
+    assert_eq!(bad.to_string(), "events[0]: changes nothing; give at least one of delay, rate, down, handover");
 }

@@ -92,9 +92,12 @@ def handover_recovery_phases(
     delayed_ack: bool = True,
     abc_limit: float | None = None,
     initial_window: float = 1.0,
+    target_fraction: float = 1.0,
 ) -> RecoveryPhases:
     """Slow start and congestion avoidance durations (seconds) of a recovery from a timeout
-    after a handover without buffer transfer, until cwnd again equals the BDP.
+    after a handover without buffer transfer, until cwnd again equals the BDP (or
+    ``target_fraction`` of it: goodput is ``cwnd/RTT`` below the BDP, so 0.9 gives the time until
+    goodput is back to 90 % of the link rate, the definition the per-handover analytics use).
 
     ``case="best"``: the whole recovery in slow start, from ``initial_window`` to the BDP.
     ``case="worst"``: slow start to half the BDP, then congestion avoidance to the BDP.
@@ -105,15 +108,23 @@ def handover_recovery_phases(
     if case not in _CASES:
         raise ValueError(f"case: {case!r} is not a recovery case; expected 'best' or 'worst'")
     mss = positive("mss_bytes", mss_bytes)
+    fraction = positive("target_fraction", target_fraction)
+    if fraction > 1.0:
+        raise ValueError(f"target_fraction: {target_fraction!r} is above 1; expected 0 < f <= 1")
     bdp = bdp_bytes(rate_bps, rtt_s) / mss
+    target = fraction * bdp
     if case == "best":
-        ss = slow_start_time_s(bdp, rtt_s, initial_window, delayed_ack, abc_limit)
+        ss = slow_start_time_s(target, rtt_s, initial_window, delayed_ack, abc_limit)
         return RecoveryPhases(ss, 0.0)
     half = bdp / 2.0
+    if target <= half:
+        return RecoveryPhases(
+            slow_start_time_s(target, rtt_s, initial_window, delayed_ack, abc_limit), 0.0
+        )
     ss = slow_start_time_s(half, rtt_s, initial_window, delayed_ack, abc_limit)
     # If the loss window already exceeds W/2, congestion avoidance starts from it.
     start = max(half, positive("initial_window", initial_window))
-    ca = congestion_avoidance_time_s(start, bdp, rtt_s, delayed_ack, abc_limit)
+    ca = congestion_avoidance_time_s(start, target, rtt_s, delayed_ack, abc_limit)
     return RecoveryPhases(ss, ca)
 
 
@@ -126,6 +137,7 @@ def handover_recovery_time_s(
     delayed_ack: bool = True,
     abc_limit: float | None = None,
     initial_window: float = 1.0,
+    target_fraction: float = 1.0,
 ) -> float:
     """Recovery time in seconds after a handover without buffer transfer (see
     :func:`handover_recovery_phases` for the parameters and the module doc for the derivation).
@@ -143,6 +155,7 @@ def handover_recovery_time_s(
         delayed_ack=delayed_ack,
         abc_limit=abc_limit,
         initial_window=initial_window,
+        target_fraction=target_fraction,
     ).total_s
 
 

@@ -32,7 +32,11 @@ pub enum ParamError {
     #[error("{param}: {value} is not a probability; expected a value in [0, 1]")]
     NotProbability { param: &'static str, value: f64 },
     #[error("{param}: {value} is out of range; expected {expected}")]
-    OutOfRange { param: &'static str, value: f64, expected: &'static str },
+    OutOfRange {
+        param: &'static str,
+        value: f64,
+        expected: &'static str,
+    },
     #[error("{param}: must be greater than zero")]
     Zero { param: &'static str },
     #[error("red.min_th ({min_th}) must be below red.max_th ({max_th})")]
@@ -63,6 +67,11 @@ pub enum DropCause {
     Outage,
     /// No route to the destination, or TTL expired.
     NoRoute,
+    /// Discarded by a handover: a base station's buffer flushed, or arrivals refused, while a
+    /// link standing for a radio hop hands over without buffer transfer (TS 36.300
+    /// §10.1.2.1: data the source does not forward is lost); also a medium's own handover
+    /// losses.
+    Handover,
 }
 
 impl DropCause {
@@ -73,6 +82,7 @@ impl DropCause {
             DropCause::LinkLoss => "link_loss",
             DropCause::Outage => "outage",
             DropCause::NoRoute => "no_route",
+            DropCause::Handover => "handover",
         }
     }
 }

@@ -84,14 +84,32 @@ pub enum WireError {
     DuplicateOption { offset: usize, kind: u8 },
 
     #[error(
-        "GTP-U flags E/S/PN at offset {offset} are {flags:#05b}; optional fields and extension \
-         headers are not supported (3GPP TS 29.281 §5.1)"
+        "GTP-U flags E/S/PN at offset {offset} are {flags:#05b}; a sequence number or N-PDU \
+         number (S, PN) is not supported (3GPP TS 29.281 §5.1)"
     )]
     UnsupportedGtpFields { offset: usize, flags: u8 },
 
     #[error(
+        "GTP-U next extension header type at offset {offset} is {extension_type:#04x}; only \
+         0xc0 (PDCP PDU Number) followed by 0x00 is supported (3GPP TS 29.281 §5.2)"
+    )]
+    UnsupportedGtpExtension { offset: usize, extension_type: u8 },
+
+    #[error(
+        "GTP-U PDCP PDU Number extension length at offset {offset} is {units} units of 4 bytes, \
+         expected 1 (3GPP TS 29.281 §5.2.2.2)"
+    )]
+    BadGtpExtensionLength { offset: usize, units: u8 },
+
+    #[error(
+        "GTP-U end marker with {len} bytes of T-PDU at offset {offset}; an end marker carries \
+         none (3GPP TS 29.281 §7.3.2)"
+    )]
+    EndMarkerWithPayload { offset: usize, len: usize },
+
+    #[error(
         "GTP-U length at offset {offset} is {length} bytes, expected {expected} (the bytes after \
-         the 8-byte header, 3GPP TS 29.281 §5.1)"
+         the 8-byte mandatory header, 3GPP TS 29.281 §5.1)"
     )]
     BadGtpLength {
         offset: usize,

@@ -7,8 +7,8 @@ use proptest::prelude::*;
 
 use super::*;
 use crate::packet::{
-    Ecn, GtpTunnel, IpHeader, Packet, SackBlock, TcpFlags, TcpHeader, TcpOptions, Transport,
-    UdpHeader, MAX_SACK_BLOCKS,
+    Ecn, GtpInterface, GtpMessage, GtpTunnel, IpHeader, Packet, SackBlock, TcpFlags, TcpHeader,
+    TcpOptions, Transport, UdpHeader, MAX_SACK_BLOCKS,
 };
 
 fn ip(src: [u8; 4], dst: [u8; 4], ecn: Ecn, dscp: u8, id: u16) -> IpHeader {
@@ -33,6 +33,36 @@ fn packet(ip: IpHeader, transport: Transport, payload_len: u32, app_seq: u64) ->
         created_at: SimTime::ZERO,
         tunnel: None,
     }
+}
+
+/// What parsing the rendering of `pkt` gives back: the wire does not tell S1-U from X2-U, holds
+/// 15 (X2-U) or 16 bits of a PDCP count, and carries no inner header in an end marker (whose inner fields
+/// then read as the outer IPv4 and UDP headers, Not-ECT).
+fn as_read(pkt: &Packet) -> Packet {
+    let mut p = *pkt;
+    (p.uid, p.flow, p.created_at) = (0, 0, SimTime::ZERO);
+    let Some(t) = p.tunnel.as_mut() else {
+        return p;
+    };
+    t.pdcp_count = t
+        .pdcp_count
+        .map(|c| u32::from(pdcp_pdu_number(c, t.interface)));
+    t.interface = GtpInterface::S1u;
+    if t.message == GtpMessage::EndMarker {
+        p.ip = IpHeader {
+            src: t.outer_src,
+            dst: t.outer_dst,
+            ecn: Ecn::NotEct,
+            ttl: 64,
+            ..p.ip
+        };
+        p.transport = Transport::Udp(UdpHeader {
+            src_port: GTPU_PORT,
+            dst_port: GTPU_PORT,
+        });
+        (p.payload_len, p.app_seq) = (0, 0);
+    }
+    p
 }
 
 fn render(pkt: &Packet) -> Vec<u8> {
@@ -121,6 +151,9 @@ fn tunnelled(mut pkt: Packet, teid: u32, outer_ecn: Ecn) -> Packet {
         outer_dst: Ipv4Addr::new(10, 1, 0, 2),
         teid,
         outer_ecn,
+        message: GtpMessage::GPdu,
+        interface: GtpInterface::S1u,
+        pdcp_count: None,
     });
     pkt
 }
@@ -145,6 +178,82 @@ fn hand_checked_gtpu_datagram() {
     let parsed = parse_datagram(&want).unwrap();
     assert_eq!(parsed.total_len, 40);
     assert_eq!(parsed.to_packet(), pkt);
+}
+
+/// The UDP example forwarded over X2-U with PDCP SN 0x0abc (TS 29.281 §5.1, §5.2.2.2).
+/// Outer IPv4: total length 40 + 44 = 84; checksum 45bb+0054+1234+4000+4011+0a01+0001+0a01+0002
+/// = 0xec59 → 0x13a6. UDP length 64; checksum pseudo-header 0x1456 + header 0x10f0 + GTP-U
+/// 0x4eaa (3430+ff00+0030+0000+0007+0000+00c0+010a+bc00, folded) + inner datagram 0xebd7
+/// folds to 0x043f → 0xfbc0. GTP-U: flags 0x34 (version 1, PT 1, E), G-PDU, length 8 + 40 = 48,
+/// TEID 7; sequence number 0, N-PDU number 0, next type 0xc0; extension length 1, PDCP PDU
+/// number 0x0abc, next type 0.
+#[test]
+fn hand_checked_gtpu_datagram_with_the_pdcp_pdu_number() {
+    let want = hex(
+        "45 bb 00 54 12 34 40 00 40 11 13 a6 0a 01 00 01 0a 01 00 02 \
+         08 68 08 68 00 40 fb c0 34 ff 00 30 00 00 00 07 00 00 00 c0 01 0a bc 00 \
+         45 ba 00 28 12 34 40 00 40 11 13 d5 0a 00 00 01 0a 00 00 02 \
+         13 88 17 70 00 14 b0 b7 01 02 03 04 05 06 07 08 00 00 00 00",
+    );
+    let mut pkt = tunnelled(udp_example(), 7, Ecn::Ce);
+    if let Some(t) = pkt.tunnel.as_mut() {
+        t.interface = GtpInterface::X2u;
+        t.pdcp_count = Some(0x0abc);
+    }
+    assert_eq!(render(&pkt), want);
+    assert_eq!(want.len(), pkt.size_bytes() as usize);
+    let parsed = parse_datagram(&want).unwrap();
+    assert_eq!(parsed.total_len, 40);
+    // X2-U and S1-U datagrams look alike: the interface reads back as S1-U.
+    assert_eq!(parsed.to_packet(), as_read(&pkt));
+    assert_eq!(parsed.tunnel.unwrap().pdcp_count, Some(0x0abc));
+    // The field holds the COUNT's low bits, where the PDCP SN lies; on X2-U its top bit is
+    // spare and zero (§5.2.2.2).
+    for count in [0x0003_0abc, 0x8abc] {
+        if let Some(t) = pkt.tunnel.as_mut() {
+            t.pdcp_count = Some(count);
+        }
+        assert_eq!(render(&pkt), want, "{count:#x}");
+    }
+    assert_eq!(pdcp_pdu_number(0x8abc, GtpInterface::S1u), 0x8abc);
+}
+
+/// An end marker on S1-U (TS 29.281 §7.3.2): outer headers only. IPv4 total length 36,
+/// checksum 4500+0024+0001+4000+4011+0a01+0001+0a01+0002 = 0xd93b → 0x26c4. UDP length 16,
+/// checksum pseudo-header 0x1426 + header 0x10e0 + GTP-U 0x3105 = 0x560b → 0xa9f4. GTP-U:
+/// version 1, PT 1, type 254, length 0, TEID 7.
+#[test]
+fn hand_checked_end_marker() {
+    let want = hex(
+        "45 00 00 24 00 01 40 00 40 11 26 c4 0a 01 00 01 0a 01 00 02 \
+         08 68 08 68 00 10 a9 f4 30 fe 00 00 00 00 00 07",
+    );
+    let marker = Packet::end_marker(
+        1,
+        Ipv4Addr::new(10, 0, 0, 9),
+        Ipv4Addr::new(10, 1, 0, 1),
+        Ipv4Addr::new(10, 1, 0, 2),
+        7,
+        GtpInterface::S1u,
+        SimTime::ZERO,
+    );
+    assert_eq!(render(&marker), want);
+    assert_eq!(want.len(), marker.size_bytes() as usize);
+    let parsed = parse_datagram(&want).unwrap();
+    assert_eq!((parsed.total_len, parsed.payload_len), (0, 0));
+    let t = parsed.tunnel.unwrap();
+    assert_eq!(
+        (t.message, t.teid, t.outer_dst),
+        (GtpMessage::EndMarker, 7, Ipv4Addr::new(10, 1, 0, 2))
+    );
+    let mut read = parsed.to_packet();
+    assert!(read.is_end_marker());
+    assert_eq!(read.size_bytes(), 36);
+    // Only the UE's address, which is not transmitted, differs.
+    read.ip.dst = marker.ip.dst;
+    read.uid = marker.uid;
+    read.flow = marker.flow;
+    assert_eq!(read, marker);
 }
 
 #[test]
@@ -199,6 +308,94 @@ fn gtpu_defects_are_reported_and_other_port_2152_payloads_are_udp() {
         })
     );
     assert_eq!(parsed.payload_len, 48);
+}
+
+/// Sets the IPv4 total length, UDP length and GTP-U length of a tunnelled datagram after its
+/// size changed, and fixes the checksums.
+fn fix_gtp_lengths(b: &mut [u8]) {
+    let total = b.len() as u16;
+    b[2..4].copy_from_slice(&total.to_be_bytes());
+    b[24..26].copy_from_slice(&(total - 20).to_be_bytes());
+    b[30..32].copy_from_slice(&(total - 36).to_be_bytes());
+    fix_checksums(b);
+}
+
+#[test]
+fn gtpu_extension_and_end_marker_defects_are_reported() {
+    let mut pkt = tunnelled(udp_example(), 7, Ecn::Ect0);
+    if let Some(t) = pkt.tunnel.as_mut() {
+        t.pdcp_count = Some(5);
+    }
+    let good = render(&pkt);
+    assert_eq!(
+        parse_datagram(&good).unwrap().tunnel.unwrap().pdcp_count,
+        Some(5)
+    );
+    // The extension header is one 4-byte unit.
+    let mut b = good.clone();
+    b[40] = 2;
+    fix_checksums(&mut b);
+    assert_eq!(
+        parse_datagram(&b),
+        Err(WireError::BadGtpExtensionLength {
+            offset: 40,
+            units: 2
+        })
+    );
+    // A second extension header (a PDU session container) is not read.
+    let mut b = good.clone();
+    b[43] = 0x85;
+    fix_checksums(&mut b);
+    assert_eq!(
+        parse_datagram(&b),
+        Err(WireError::UnsupportedGtpExtension {
+            offset: 43,
+            extension_type: 0x85
+        })
+    );
+    // E set on a G-PDU written without optional fields: the inner header's bytes are read as
+    // optional fields, whose next extension type (the inner total length's low byte, 0x28)
+    // names no extension celltcp reads.
+    let mut b = render(&tunnelled(udp_example(), 7, Ecn::Ect0));
+    b[28] |= 0x04;
+    fix_checksums(&mut b);
+    assert_eq!(
+        parse_datagram(&b),
+        Err(WireError::UnsupportedGtpExtension {
+            offset: 39,
+            extension_type: 0x28
+        })
+    );
+    let marker = Packet::end_marker(
+        1,
+        Ipv4Addr::new(10, 0, 0, 9),
+        Ipv4Addr::new(10, 1, 0, 1),
+        Ipv4Addr::new(10, 1, 0, 2),
+        7,
+        GtpInterface::X2u,
+        SimTime::ZERO,
+    );
+    // E set on an end marker with nothing after its mandatory header.
+    let mut b = render(&marker);
+    b[28] |= 0x04;
+    fix_checksums(&mut b);
+    assert_eq!(
+        parse_datagram(&b),
+        Err(WireError::Truncated {
+            what: "GTP-U extension header",
+            offset: 36,
+            needed: 8,
+            available: 0
+        })
+    );
+    // An end marker carries no T-PDU.
+    let mut b = render(&marker);
+    b.extend_from_slice(&[0x45, 0, 0, 0]);
+    fix_gtp_lengths(&mut b);
+    assert_eq!(
+        parse_datagram(&b),
+        Err(WireError::EndMarkerWithPayload { offset: 36, len: 4 })
+    );
 }
 
 #[test]
@@ -514,15 +711,27 @@ fn arb_packet() -> impl Strategy<Value = Packet> {
         });
     let udp = (any::<u16>(), any::<u16>())
         .prop_map(|(src_port, dst_port)| Transport::Udp(UdpHeader { src_port, dst_port }));
-    let tunnel = proptest::option::of((any::<u32>(), any::<u32>(), any::<u32>(), arb_ecn()))
-        .prop_map(|t| {
-            t.map(|(src, dst, teid, outer_ecn)| GtpTunnel {
+    let message = prop_oneof![Just(GtpMessage::GPdu), Just(GtpMessage::EndMarker)];
+    let interface = prop_oneof![Just(GtpInterface::S1u), Just(GtpInterface::X2u)];
+    let tunnel = proptest::option::of((
+        (any::<u32>(), any::<u32>(), any::<u32>(), arb_ecn()),
+        message,
+        interface,
+        proptest::option::of(any::<u32>()),
+    ))
+    .prop_map(|t| {
+        t.map(
+            |((src, dst, teid, outer_ecn), message, interface, pdcp_count)| GtpTunnel {
                 outer_src: Ipv4Addr::from(src),
                 outer_dst: Ipv4Addr::from(dst),
                 teid,
                 outer_ecn,
-            })
-        });
+                message,
+                interface,
+                pdcp_count,
+            },
+        )
+    });
     (
         arb_ip(),
         prop_oneof![tcp, udp],
@@ -558,7 +767,9 @@ proptest! {
         let parsed = parse_datagram(&bytes).unwrap();
         prop_assert!(parsed.dont_fragment);
         prop_assert_eq!(u32::from(parsed.total_len), pkt.inner_size_bytes());
-        prop_assert_eq!(parsed.to_packet(), pkt);
+        prop_assert_eq!(parsed.to_packet(), as_read(&pkt));
+        // What was read renders to the same bytes.
+        prop_assert_eq!(render(&parsed.to_packet()), bytes);
     }
 
     #[test]

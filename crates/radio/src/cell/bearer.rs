@@ -165,6 +165,16 @@ impl DlTx {
         }
     }
 
+    /// Handover: the SDUs to forward — AM: from the first whose delivery is not confirmed
+    /// ([`RlcAmTx::take_unconfirmed`]); UM: those not yet entirely transmitted
+    /// ([`RlcUmTx::take_untransmitted`]) — after which the entity is re-established.
+    pub fn take_unconfirmed(&mut self) -> Vec<BearerSdu> {
+        match self {
+            DlTx::Am(t) => t.take_unconfirmed(),
+            DlTx::Um(t) => t.take_untransmitted(),
+        }
+    }
+
     /// SDUs refused because the transmission buffer was full.
     pub fn sdus_refused(&self) -> u64 {
         match self {
@@ -211,6 +221,15 @@ impl DlRx {
         match self {
             DlRx::Am(r) => r.on_timeout(now),
             DlRx::Um(r) => r.on_timeout(now),
+        }
+    }
+
+    /// RLC re-establishment (36.322 §5.4): what can be reassembled becomes available to
+    /// [`take_sdu`](Self::take_sdu), the rest is discarded, state and timers are reset.
+    pub fn reestablish(&mut self) {
+        match self {
+            DlRx::Am(r) => r.reestablish(),
+            DlRx::Um(r) => r.reestablish(),
         }
     }
 

@@ -8,7 +8,7 @@ use crate::channel::{ChannelError, FreeSpace, PathLossModel, Position};
 use crate::mac::{HarqConfig, HarqError, MacError};
 use crate::pdcp::{PdcpConfig, PdcpConfigError};
 use crate::phy::{BlerModel, PhyError, MCS_MAX, N_PRB_MAX};
-use crate::rlc::{BufferLimit, RlcAmConfig, RlcConfigError, RlcUmConfig};
+use crate::rlc::{BufferLimit, RlcAmConfig, RlcConfigError, RlcSduRefused, RlcUmConfig};
 
 /// Another cell on the same carrier, seen by every UE of this cell as interference.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -308,6 +308,16 @@ pub enum CellError {
     DuplicateUe { node: NodeId },
     #[error("cell: node {node} is not a UE of this cell")]
     UnknownUe { node: NodeId },
+    #[error("cell: UE {node} is not connected to this cell")]
+    NotConnected { node: NodeId },
+    #[error("cell: UE {node} is already connected to this cell")]
+    AlreadyConnected { node: NodeId },
+    #[error("cell: UE {node}: {source}")]
+    SduRefused {
+        node: NodeId,
+        #[source]
+        source: RlcSduRefused,
+    },
     #[error(transparent)]
     Channel(#[from] ChannelError),
     #[error(transparent)]

@@ -20,8 +20,15 @@
 //!   has downlink data, a HARQ process holding a block, or decoded data not yet handed to its
 //!   RLC; otherwise the earliest RLC timer or uplink arrival, or `None` when the cell is idle;
 //! * `on_timer(now)` delivers the uplink items due, runs the RLC timers due, and, if `now` is a
-//!   TTI boundary with work, runs that TTI ([`tti`]). Deliveries and drops go to the
+//!   TTI boundary with work, runs that TTI (`tti.rs`). Deliveries and drops go to the
 //!   `MediumOutput`.
+//!
+//! In a radio access network ([`LteCell::new_in_ran`], `handover.rs`) every UE of the network
+//! has a context in every cell, and a cell serves only the UEs connected to it: a UE not
+//! connected is never scheduled and has no deadline, and `send` to or from it is dropped with
+//! `DropCause::NoRoute`. The network moves UEs with `detach_ue` / `attach_ue` (X2 handover,
+//! TS 36.300 §10.1.2.1) and takes the reassembled downlink SDUs with `take_delivered_sdus`
+//! for the UE's PDCP receiver, which persists across cells.
 //!
 //! Randomness: the `RngStream` the world hands to `on_timer` is not used. Each UE has its own
 //! streams `cell/NAME/ue/NODE/{fading,shadowing,bler,uplink}` derived from the seed and run
@@ -29,7 +36,10 @@
 
 pub mod bearer;
 pub mod config;
+mod handover;
 pub mod radio_link;
+#[cfg(test)]
+mod ran_tests;
 pub mod stats;
 pub mod tbs;
 mod tti;
@@ -47,16 +57,17 @@ use crate::channel::{noise_power_dbm, Position};
 use crate::mac::{build, Allocation, MacScheduler, MacSchedulerConfig, UeState};
 use crate::phy::{Amc, TTI_NS};
 
-pub use bearer::StampedPacket;
+pub use bearer::{BearerSdu, StampedPacket};
 pub use config::{
     default_rlc_am, CellError, HarqCombining, Interferer, LteCellConfig, RlcModeConfig, UeConfig,
     UplinkConfig,
 };
+pub use handover::DetachedUe;
 pub use stats::{CellTrace, UeReport};
 pub use tbs::MonotoneTbs;
 pub use uplink::UplinkStats;
 
-use ue::UeContext;
+use ue::{RanQueue, UeContext};
 use uplink::UplinkItem;
 use wake::WakeTable;
 
@@ -88,6 +99,10 @@ pub struct LteCell {
     allocs: Vec<Allocation>,
     served: Vec<(u32, u32)>,
     trace: Option<CellTrace>,
+    /// A cell of a radio access network ([`LteCell::new_in_ran`]): the SDUs the UEs' RLC
+    /// reassembled, in order, until `take_delivered_sdus`. `None` for a cell on its own, which
+    /// delivers IP packets to the UE nodes.
+    ran_delivered: Option<RanQueue>,
 }
 
 impl std::fmt::Debug for LteCell {
@@ -109,7 +124,28 @@ impl LteCell {
         seed: u64,
         run: u64,
     ) -> Result<Self, CellError> {
+        let connected = vec![true; ues.len()];
+        Self::build(cfg, ues, &connected, seed, run, None)
+    }
+
+    /// A cell with a context for each of `ues`, serving those with `connected[i]`; `ran` is
+    /// the queue of reassembled SDUs in RAN mode.
+    fn build(
+        cfg: LteCellConfig,
+        ues: Vec<UeConfig>,
+        connected: &[bool],
+        seed: u64,
+        run: u64,
+        ran_delivered: Option<RanQueue>,
+    ) -> Result<Self, CellError> {
         cfg.validate()?;
+        if connected.len() != ues.len() {
+            return Err(CellError::InvalidConfig {
+                key: "connected",
+                value: format!("{} flags for {} UEs", connected.len(), ues.len()),
+                expected: "one flag per UE",
+            });
+        }
         let scheduler = build(
             &cfg.scheduler,
             &MacSchedulerConfig {
@@ -125,7 +161,15 @@ impl LteCell {
                 return Err(CellError::DuplicateUe { node: u.node });
             }
             by_node.push((u.node, i));
-            contexts.push(UeContext::new(&cfg, u, noise_dbm, &amc, seed, run)?);
+            contexts.push(UeContext::new(
+                &cfg,
+                u,
+                noise_dbm,
+                &amc,
+                seed,
+                run,
+                connected[i],
+            )?);
         }
         by_node.sort_unstable();
         let n = ues.len();
@@ -149,6 +193,7 @@ impl LteCell {
             touched: Vec::with_capacity(n),
             allocs: Vec::with_capacity(n),
             served: Vec::with_capacity(n),
+            ran_delivered,
         };
         for i in 0..n {
             cell.refresh_wake(i);
@@ -217,9 +262,17 @@ impl LteCell {
         Ok(self.report_of(self.ue(node)?, now))
     }
 
-    /// Reports of every UE, in the order they were given.
+    /// Reports of every UE connected at some time, in the order they were given.
     pub fn ue_reports(&self, now: SimTime) -> Vec<UeReport> {
-        self.ues.iter().map(|u| self.report_of(u, now)).collect()
+        self.reported_ues()
+            .map(|u| self.report_of(u, now))
+            .collect()
+    }
+
+    /// The UEs that reports cover: those connected at some time (in a radio access network
+    /// every cell has a context for every UE; a cell reports only those it served).
+    fn reported_ues(&self) -> impl Iterator<Item = &UeContext> + '_ {
+        self.ues.iter().filter(|u| u.ever_connected)
     }
 
     /// Fraction of the PRBs of [0, now] that carried a transport block.
@@ -321,7 +374,7 @@ impl Medium for LteCell {
         self.now = self.now.max(now);
         let enb = self.cfg.enb;
         if from == enb {
-            let Some(i) = self.index(to) else {
+            let Some(i) = self.index(to).filter(|&i| self.ues[i].connected) else {
                 out.dropped.push((pkt, DropCause::NoRoute));
                 return;
             };
@@ -336,7 +389,7 @@ impl Medium for LteCell {
             ue.refresh_buffer(now);
             self.refresh_wake(i);
         } else if to == enb {
-            let Some(i) = self.index(from) else {
+            let Some(i) = self.index(from).filter(|&i| self.ues[i].connected) else {
                 out.dropped.push((pkt, DropCause::NoRoute));
                 return;
             };
@@ -391,7 +444,7 @@ impl Medium for LteCell {
                 if ue.rx.poll_timeout().is_some_and(|t| t <= now) {
                     ue.rx.on_timeout(now);
                     // UM reassembles on t-Reordering expiry; AM may trigger a STATUS report.
-                    ue.deliver(now, &self.cfg, out);
+                    ue.deliver(now, &self.cfg, out, self.ran_delivered.as_mut());
                 }
                 self.refresh_wake(i);
             }
@@ -410,7 +463,7 @@ impl Medium for LteCell {
     /// is the interval's mean delay), HARQ and RLC retransmissions and RLC discards. Per cell:
     /// PRBs used so far.
     fn sample(&self, _now: SimTime, out: &mut Vec<MediumFigure>) {
-        for ue in &self.ues {
+        for ue in self.reported_ues() {
             let n = ue.node;
             let c = &ue.counters;
             let mut push = |k: &str, v: f64| out.push((format!("ue.{n}.{k}"), v));
@@ -420,7 +473,10 @@ impl Medium for LteCell {
             push("sdu_bytes_delivered", c.sdu_bytes_delivered as f64);
             push("sdus_delivered", c.sdus_delivered as f64);
             push("queueing_delay_sum_s", c.delay_sum_ns as f64 * 1e-9);
-            push("harq_retransmissions", ue.harq.stats().retransmissions as f64);
+            push(
+                "harq_retransmissions",
+                ue.harq.stats().retransmissions as f64,
+            );
             push("rlc_retransmissions", ue.tx.pdus_retx() as f64);
             push(
                 "rlc_discards",
@@ -435,7 +491,7 @@ impl Medium for LteCell {
 
     fn report(&self, now: SimTime) -> Vec<MediumFigure> {
         let mut out = Vec::with_capacity(self.ues.len() * 20 + 2);
-        for ue in &self.ues {
+        for ue in self.reported_ues() {
             self.report_of(ue, now).figures(&mut out);
         }
         out.push(("prb_utilization".to_string(), self.prb_utilization(now)));

@@ -49,8 +49,13 @@ pub struct RadioLink {
     /// TTI of the current fading sample and its gain, dB.
     fading_sample: Option<(u64, f64)>,
     /// Interference plus noise, dBm: 10·log10 of their sum in mW, kept in dB because it changes
-    /// only when the UE moves while the SINR is needed in every TTI the UE is active.
+    /// only when the UE moves or an interferer's load changes, while the SINR is needed in every
+    /// TTI the UE is active.
     interference_noise_dbm: f64,
+    /// Power received from each interferer at full load, mW, in `cfg.interferers` order (its
+    /// transmit power, the antenna gain and the path loss to this position): a load change
+    /// rescales these without recomputing path losses.
+    interferer_rx_mw: Vec<f64>,
     rng_fading: RngStream,
     rng_shadowing: RngStream,
 }
@@ -81,6 +86,7 @@ impl RadioLink {
             fading,
             fading_sample: None,
             interference_noise_dbm: 0.0,
+            interferer_rx_mw: Vec::with_capacity(cfg.interferers.len()),
             rng_fading: RngStream::new(seed, run, &format!("{rng_prefix}/fading")),
             rng_shadowing: RngStream::new(seed, run, &format!("{rng_prefix}/shadowing")),
         };
@@ -107,14 +113,25 @@ impl RadioLink {
         if let Some(s) = self.shadowing.as_mut() {
             self.shadowing_db = s.update(position, &mut self.rng_shadowing);
         }
-        let mut i_mw = 0.0;
+        self.interferer_rx_mw.clear();
         for i in &cfg.interferers {
             let rx_dbm = i.tx_power_dbm + cfg.antenna_gain_db
                 - cfg.pathloss.path_loss_db(i.position.distance_m(position));
-            i_mw += i.load * to_mw(rx_dbm);
+            self.interferer_rx_mw.push(to_mw(rx_dbm));
+        }
+        self.refresh_interference(cfg, noise_dbm);
+        Ok(())
+    }
+
+    /// Recomputes the interference plus noise from the loads of `cfg.interferers` (which must
+    /// be those the link was last moved with, in the same order), without a new shadowing draw
+    /// or path-loss evaluation: Σ_i load_i · P_rx,i + N, in mW, then dBm.
+    pub fn refresh_interference(&mut self, cfg: &LteCellConfig, noise_dbm: f64) {
+        let mut i_mw = 0.0;
+        for (i, rx_mw) in cfg.interferers.iter().zip(&self.interferer_rx_mw) {
+            i_mw += i.load * rx_mw;
         }
         self.interference_noise_dbm = 10.0 * (i_mw + to_mw(noise_dbm)).log10();
-        Ok(())
     }
 
     /// Changes the speed (m/s) and so the Doppler of the fading.
@@ -141,6 +158,15 @@ impl RadioLink {
     /// Received signal without fast fading, dBm.
     fn mean_signal_dbm(&self, cfg: &LteCellConfig) -> f64 {
         cfg.tx_power_dbm + cfg.antenna_gain_db - self.path_loss_db - self.shadowing_db
+    }
+
+    /// RSRP, dBm per resource element (TS 36.214 §5.1.1: the linear average over the
+    /// resource elements carrying cell-specific reference signals): the transmit power spread
+    /// evenly over the 12·N_RB subcarriers, plus the antenna gain, minus path loss and
+    /// shadowing. Fast fading is left out: the UE's layer-1 filtering averages it over the
+    /// measurement period (36.214 leaves the averaging to the implementation).
+    pub fn rsrp_dbm(&self, cfg: &LteCellConfig) -> f64 {
+        self.mean_signal_dbm(cfg) - 10.0 * (12.0 * f64::from(cfg.n_prb)).log10()
     }
 
     /// SINR without fast fading, dB.
@@ -197,6 +223,16 @@ impl CqiReports {
             sum: 0,
             count: 0,
         }
+    }
+
+    /// The UE starts reporting afresh from TTI `first_tti` (it has just accessed the cell,
+    /// after a handover): reports in flight are dropped, the scheduler uses `initial_cqi` (the
+    /// measurement made at access) until the first periodic report measured at or after
+    /// `first_tti` is visible. The mean over the reports made so far is kept.
+    pub fn restart(&mut self, first_tti: u64, initial_cqi: u8) {
+        self.in_flight.clear();
+        self.current = initial_cqi;
+        self.measured_through = first_tti.checked_sub(1);
     }
 
     /// The CQI the scheduler uses.

@@ -45,7 +45,7 @@ impl LteCell {
         for &i in &active {
             let ue = &mut self.ues[i];
             let had_decoded = !ue.decoded.is_empty();
-            ue.receive_decoded(now, &self.cfg, out);
+            ue.receive_decoded(now, &self.cfg, out, self.ran_delivered.as_mut());
             if ue.harq_feedback(tti) || had_decoded {
                 touched.push(i);
             }

@@ -4,13 +4,13 @@
 
 use celltcp_engine::{RngStream, SimTime};
 use celltcp_net::medium::MediumOutput;
-use celltcp_net::packet::NodeId;
+use celltcp_net::packet::{NodeId, Packet};
 
 use crate::mac::{HarqEntity, HarqProcessState};
 use crate::pdcp::PdcpTx;
 use crate::phy::Amc;
 
-use super::bearer::{bearer, DlPdu, DlRx, DlTx, StampedPacket};
+use super::bearer::{bearer, BearerSdu, DlPdu, DlRx, DlTx, StampedPacket};
 use super::config::{CellError, LteCellConfig, RlcModeConfig, UeConfig};
 use super::radio_link::{CqiReports, RadioLink};
 use super::stats::{TimeWeighted, UeCounters};
@@ -27,9 +27,20 @@ pub(crate) struct TtiRecord {
     pub decoded: bool,
 }
 
+/// Where the SDUs a UE's RLC reassembles go: to the UE node as IP packets (a cell on its own),
+/// or, in a radio access network, to a queue the network takes them from for the UE's PDCP
+/// receiver, which outlives the cell's bearer (36.323 §5.1.2.1.2).
+pub(crate) type RanQueue = Vec<(NodeId, BearerSdu)>;
+
 #[derive(Debug)]
 pub(crate) struct UeContext {
     pub node: NodeId,
+    /// The cell serves the UE now (RRC connected here). A UE not connected is never scheduled
+    /// and has no deadline: its context only follows its channel, so that the network can
+    /// measure the cell at the UE and hand the UE over to it.
+    pub connected: bool,
+    /// The UE has been connected to the cell at some time (reports cover only these).
+    pub ever_connected: bool,
     pub link: RadioLink,
     pub cqi: CqiReports,
     /// SINR of the TTI being processed, dB.
@@ -62,6 +73,7 @@ impl UeContext {
         amc: &Amc,
         seed: u64,
         run: u64,
+        connected: bool,
     ) -> Result<Self, CellError> {
         let prefix = format!("cell/{}/ue/{}", cfg.name, ue.node);
         let link = RadioLink::new(cfg, ue, noise_dbm, seed, run, &prefix)?;
@@ -76,6 +88,8 @@ impl UeContext {
         let l2_overhead = u32::from(cfg.pdcp.header_bytes()) + rlc_header;
         Ok(UeContext {
             node: ue.node,
+            connected,
+            ever_connected: connected,
             link,
             cqi: CqiReports::new(cfg.cqi_period_tti, cfg.cqi_delay_tti, initial_cqi),
             sinr_db: f64::NAN,
@@ -97,14 +111,19 @@ impl UeContext {
         })
     }
 
-    /// The UE needs a TTI: data to schedule, a HARQ process holding a block, or decoded PDUs
-    /// to hand to its RLC.
+    /// The UE needs a TTI: it is connected and has data to schedule, a HARQ process holding a
+    /// block, or decoded PDUs to hand to its RLC.
     pub fn needs_tti(&self) -> bool {
-        !self.decoded.is_empty() || self.harq.in_flight() > 0 || self.tx.buffer_bytes() > 0
+        self.connected
+            && (!self.decoded.is_empty() || self.harq.in_flight() > 0 || self.tx.buffer_bytes() > 0)
     }
 
-    /// Earliest RLC timer or uplink arrival of this UE.
+    /// Earliest RLC timer or uplink arrival of this UE; none while it is not connected (its
+    /// timers do not run).
     pub fn next_deadline(&self) -> Option<SimTime> {
+        if !self.connected {
+            return None;
+        }
         [
             self.tx.poll_timeout(),
             self.rx.poll_timeout(),
@@ -120,18 +139,31 @@ impl UeContext {
         self.buffer.set(now, self.tx.buffer_bytes());
     }
 
-    /// Hands the SDUs the UE's RLC has reassembled to the UE node, and queues a STATUS PDU
-    /// on the uplink if the receiving side has one to send.
-    pub fn deliver(&mut self, now: SimTime, cfg: &LteCellConfig, out: &mut MediumOutput) {
+    /// Counts an SDU the UE's RLC delivered at `now`.
+    fn count_delivered(&mut self, now: SimTime, sdu: &BearerSdu) {
+        let delay = now.saturating_since(sdu.sdu.arrived).as_ns();
+        let c = &mut self.counters;
+        c.sdus_delivered += 1;
+        c.sdu_bytes_delivered += u64::from(sdu.sdu.packet.size_bytes());
+        c.delay_sum_ns += u128::from(delay);
+        c.delay_max_ns = c.delay_max_ns.max(delay);
+    }
+
+    /// Hands the SDUs the UE's RLC has reassembled to the UE node (or to `ran`'s queue), and
+    /// queues a STATUS PDU on the uplink if the receiving side has one to send.
+    pub fn deliver(
+        &mut self,
+        now: SimTime,
+        cfg: &LteCellConfig,
+        out: &mut MediumOutput,
+        mut ran: Option<&mut RanQueue>,
+    ) {
         while let Some(sdu) = self.rx.take_sdu() {
-            let packet = sdu.sdu.packet;
-            let delay = now.saturating_since(sdu.sdu.arrived).as_ns();
-            let c = &mut self.counters;
-            c.sdus_delivered += 1;
-            c.sdu_bytes_delivered += u64::from(packet.size_bytes());
-            c.delay_sum_ns += u128::from(delay);
-            c.delay_max_ns = c.delay_max_ns.max(delay);
-            out.delivered.push((self.node, packet));
+            self.count_delivered(now, &sdu);
+            match ran.as_mut() {
+                Some(q) => q.push((self.node, sdu)),
+                None => out.delivered.push((self.node, sdu.sdu.packet)),
+            }
         }
         if let Some(status) = self.rx.pull_status(now) {
             self.uplink
@@ -140,14 +172,69 @@ impl UeContext {
     }
 
     /// Hands the PDUs decoded in the previous TTI to the UE's RLC and delivers what comes out.
-    pub fn receive_decoded(&mut self, now: SimTime, cfg: &LteCellConfig, out: &mut MediumOutput) {
+    pub fn receive_decoded(
+        &mut self,
+        now: SimTime,
+        cfg: &LteCellConfig,
+        out: &mut MediumOutput,
+        ran: Option<&mut RanQueue>,
+    ) {
         if self.decoded.is_empty() {
             return;
         }
         for pdu in self.decoded.drain(..) {
             self.rx.on_pdu(now, pdu);
         }
-        self.deliver(now, cfg, out);
+        self.deliver(now, cfg, out, ran);
+    }
+
+    /// The UE leaves the cell at `now` (handover command or radio link failure). The PDUs
+    /// decoded and not yet handed over reach the UE's RLC, whose re-establishment (36.322 §5.4)
+    /// delivers what can be reassembled into `delivered`; the eNB's RLC gives back the SDUs
+    /// not confirmed (AM) or not transmitted (UM) and is re-established; HARQ is reset (MAC
+    /// reset, 36.321 §5.9: the blocks in flight are lost); the uplink queue is emptied.
+    /// Returns (unconfirmed downlink SDUs, uplink packets). Counters are kept.
+    pub fn detach(
+        &mut self,
+        now: SimTime,
+        delivered: &mut Vec<BearerSdu>,
+    ) -> (Vec<BearerSdu>, Vec<Packet>) {
+        for pdu in self.decoded.drain(..) {
+            self.rx.on_pdu(now, pdu);
+        }
+        self.rx.reestablish();
+        while let Some(sdu) = self.rx.take_sdu() {
+            self.count_delivered(now, &sdu);
+            delivered.push(sdu);
+        }
+        let unconfirmed = self.tx.take_unconfirmed();
+        self.harq.reset();
+        self.harq_pdus.iter_mut().for_each(Vec::clear);
+        self.harq_decoded.fill(false);
+        let uplink = self.uplink.drain_packets();
+        self.connected = false;
+        self.refresh_buffer(now);
+        (unconfirmed, uplink)
+    }
+
+    /// The UE has accessed the cell (handover confirm) and is served from TTI `first_tti`: its
+    /// PDCP transmitter continues at `next_dl_count` (36.423 §9.1.4.4 SN STATUS TRANSFER), the
+    /// scheduler uses the CQI of the large-scale SINR until the UE's first periodic report. Its
+    /// RLC and HARQ entities are fresh already (built so, or re-established at its last
+    /// detach); SDUs forwarded to it meanwhile are kept.
+    pub fn attach(
+        &mut self,
+        cfg: &LteCellConfig,
+        amc: &Amc,
+        first_tti: u64,
+        next_dl_count: u32,
+    ) -> Result<(), CellError> {
+        self.pdcp = PdcpTx::resume(cfg.pdcp, next_dl_count)?;
+        let initial_cqi = amc.cqi_for_sinr(self.link.large_scale_sinr_db(cfg));
+        self.cqi.restart(first_tti, initial_cqi);
+        self.connected = true;
+        self.ever_connected = true;
+        Ok(())
     }
 
     /// Applies the HARQ feedback due in TTI `tti` (ACK when the block was decoded). A block

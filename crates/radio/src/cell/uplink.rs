@@ -112,6 +112,28 @@ impl UplinkFifo {
         self.queue.pop_front().map(|q| (q.item, q.lost))
     }
 
+    /// Empties the queue at a handover: returns the IP packets not yet delivered, in order, for
+    /// the UE to send in the target cell (36.300 §10.1.2.1.2: uplink PDCP SDUs not confirmed
+    /// are retransmitted there), and drops the STATUS PDUs (the RLC entity they belong to is
+    /// re-established). A packet whose loss was drawn when it entered is returned too — it has
+    /// not been lost yet — and is no longer counted as lost. The server is free at once.
+    pub fn drain_packets(&mut self) -> Vec<Packet> {
+        let mut packets = Vec::with_capacity(self.queue.len());
+        for q in self.queue.drain(..) {
+            match q.item {
+                UplinkItem::Packet(p) => {
+                    self.stats.packets_lost -= u64::from(q.lost);
+                    packets.push(p);
+                }
+                UplinkItem::Status(_) => {
+                    self.stats.status_lost -= u64::from(q.lost);
+                }
+            }
+        }
+        self.busy_until = SimTime::ZERO;
+        packets
+    }
+
     pub fn stats(&self) -> UplinkStats {
         self.stats
     }
@@ -154,6 +176,38 @@ mod tests {
         ul.pop_due(SimTime::from_ns(9_600_000));
         // The third waits its own grant delay: 28 ms + 0.8 ms.
         assert_eq!(ul.next_deadline(), Some(SimTime::from_ns(28_800_000)));
+    }
+
+    #[test]
+    fn drain_returns_the_packets_in_order_and_frees_the_server() {
+        let cfg = UplinkConfig {
+            rate_bps: 1_000_000,
+            grant_delay: SimDuration::from_ms(8),
+            loss: 1.0,
+        };
+        let mut ul = UplinkFifo::new(4, RngStream::new(1, 0, "ul"));
+        ul.push(SimTime::ZERO, UplinkItem::Packet(sdu(1, 96)), &cfg);
+        let status = StatusPdu {
+            ack_sn: 0,
+            nacks: Vec::new(),
+            mrw_ack: None,
+            size_bytes: 2,
+        };
+        ul.push(SimTime::ZERO, UplinkItem::Status(status), &cfg);
+        ul.push(SimTime::ZERO, UplinkItem::Packet(sdu(2, 96)), &cfg);
+        assert_eq!((ul.stats().packets_lost, ul.stats().status_lost), (2, 1));
+        let uids: Vec<u64> = ul.drain_packets().iter().map(|p| p.uid).collect();
+        assert_eq!(uids, vec![1, 2]);
+        assert!(ul.is_empty() && ul.next_deadline().is_none());
+        let st = ul.stats();
+        assert_eq!((st.packets, st.packets_lost, st.status_lost), (2, 0, 0));
+        // The next item waits only its own grant delay.
+        ul.push(
+            SimTime::from_ns(1_000_000),
+            UplinkItem::Packet(sdu(3, 96)),
+            &cfg,
+        );
+        assert_eq!(ul.next_deadline(), Some(SimTime::from_ns(9_800_000)));
     }
 
     #[test]

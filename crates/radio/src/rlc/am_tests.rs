@@ -668,3 +668,144 @@ mod entity_and_config {
         .contains("am.tx_buffer"));
     }
 }
+
+/// Handover with data forwarding: what the transmitting side hands back (36.300 §10.1.2.1.2,
+/// 36.323 §5.2.1.1) and the re-establishment that follows (36.322 §5.4).
+mod take_unconfirmed_handover {
+    use super::*;
+    use celltcp_engine::RngStream;
+    use proptest::prelude::*;
+
+    fn ids(sdus: &[Packet]) -> Vec<u64> {
+        sdus.iter().map(|p| p.uid).collect()
+    }
+
+    #[test]
+    fn starts_at_the_sdu_touching_vt_a_and_lists_each_sdu_once() {
+        let (mut tx, mut rx) = pair(cfg());
+        for uid in 1..=8 {
+            tx.write_sdu(ms(0), sdu(uid, 100)).unwrap();
+        }
+        // 50 data bytes per PDU: SDU k is in SN 2k − 2 and 2k − 1; SN 10 carries the first
+        // half of SDU 6, which stays at the head of the buffer with SDUs 7 and 8.
+        let pdus: Vec<AmdPdu> = (0..11)
+            .map(|_| data(tx.pull_pdu(ms(0), 52).unwrap()))
+            .collect();
+        assert_eq!(
+            pdus[10].data.first().map(|e| (e.sdu.uid, e.offset)),
+            Some((6, 0))
+        );
+        // SN 3 (the end of SDU 2) is lost, SN 9 and 10 are still in flight.
+        for p in pdus[..9].iter().filter(|p| p.sn != 3) {
+            rx.on_pdu(ms(1), RlcPdu::Data(p.clone()));
+        }
+        rx.on_timeout(ms(36)); // t-Reordering expiry reports the hole
+        let status = rx.pull_status(ms(36), 100).unwrap();
+        assert_eq!((status.ack_sn, status.nacks.len()), (9, 1));
+        tx.on_status(ms(37), &status);
+        assert_eq!((tx.vt_a(), tx.vt_s()), (3, 11));
+        // Half of the NACKed SN 3 is retransmitted and in flight too.
+        let retx = data(tx.pull_pdu(ms(37), 29).unwrap());
+        assert_eq!((retx.sn, retx.segment.map(|s| s.so)), (3, Some(0)));
+        assert_eq!(uids(&mut rx), vec![1]);
+        let unconfirmed = tx.take_unconfirmed();
+        // SDU 2 touches VT(A); SDUs 3 and 4 are acknowledged above the hole and still listed;
+        // SDU 5 is half acknowledged, half in flight; SDU 6 half sent, half waiting.
+        assert_eq!(ids(&unconfirmed), vec![2, 3, 4, 5, 6, 7, 8]);
+        assert!(
+            unconfirmed.iter().all(|p| p.size_bytes() == 100),
+            "whole SDUs"
+        );
+        // Re-established: empty, state variables at 0, no timer, counters kept.
+        assert!(tx.is_idle());
+        assert_eq!((tx.vt_a(), tx.vt_s(), tx.poll_timeout()), (0, 0, None));
+        assert_eq!(tx.buffer_status(), BufferStatus::default());
+        assert_eq!(tx.stats().sdus_written, 8);
+        assert!(tx.take_unconfirmed().is_empty());
+    }
+
+    #[test]
+    fn concatenated_sdus_and_an_idle_window() {
+        let (mut tx, mut rx) = pair(cfg());
+        for uid in 1..=5 {
+            tx.write_sdu(ms(0), sdu(uid, 60)).unwrap();
+        }
+        // One PDU: SDU 1, SDU 2 and the start of SDU 3 (concatenation, 36.322 §6.2.1.4).
+        let first = data(tx.pull_pdu(ms(0), 150).unwrap());
+        assert_eq!(
+            first.data.iter().map(|e| e.sdu.uid).collect::<Vec<_>>(),
+            vec![1, 2, 3]
+        );
+        assert_eq!(ids(&tx.take_unconfirmed()), vec![1, 2, 3, 4, 5]);
+        // All sent and acknowledged: nothing is unconfirmed.
+        for uid in 6..=7 {
+            tx.write_sdu(ms(1), sdu(uid, 60)).unwrap();
+        }
+        for p in drain(&mut tx, ms(1), 1000) {
+            rx.on_pdu(ms(2), RlcPdu::Data(p));
+        }
+        tx.on_status(ms(3), &rx.pull_status(ms(2), 100).unwrap());
+        assert_eq!(tx.vt_a(), tx.vt_s());
+        assert!(tx.take_unconfirmed().is_empty());
+        assert_eq!(uids(&mut rx), vec![6, 7]);
+    }
+
+    proptest! {
+        /// Through random losses, grants and STATUS reports, the unconfirmed SDUs are exactly
+        /// the SDUs written from the one holding the first byte of AMD PDU VT(A) on (or from
+        /// the head of the buffer when every PDU is acknowledged): a suffix of what was
+        /// written, so together with what the receiver delivered it covers every SDU.
+        #[test]
+        fn unconfirmed_is_the_suffix_from_vt_a(seed in 0u64..10_000, steps in 1u64..120) {
+            let mut rng = RngStream::new(seed, 0, "rlc/take_unconfirmed");
+            let (mut tx, mut rx) = pair(cfg());
+            let mut written: Vec<u64> = Vec::new();
+            // SN → SDU of the first byte of the AMD PDU first sent with it.
+            let mut first_sdu: std::collections::HashMap<u32, u64> = Default::default();
+            let mut delivered: Vec<u64> = Vec::new();
+            let mut uid = 0;
+            for step in 0..steps {
+                let now = ms(step);
+                tx.on_timeout(now);
+                rx.on_timeout(now);
+                for _ in 0..rng.below(3) {
+                    uid += 1;
+                    tx.write_sdu(now, sdu(uid, 28 + rng.below(400) as u32)).unwrap();
+                    written.push(uid);
+                }
+                for _ in 0..rng.below(4) {
+                    let vt_s = tx.vt_s();
+                    let Some(p) = tx.pull_pdu(now, 3 + rng.below(500) as u32) else { break };
+                    let p = data(p);
+                    if tx.vt_s() != vt_s {
+                        first_sdu.insert(p.sn, p.data.first().unwrap().sdu.uid);
+                    }
+                    if !rng.bernoulli(0.3) {
+                        rx.on_pdu(now, RlcPdu::Data(p));
+                    }
+                }
+                if let Some(s) = rx.pull_status(now, 200) {
+                    if !rng.bernoulli(0.2) {
+                        tx.on_status(now, &s);
+                    }
+                }
+                delivered.extend(uids(&mut rx));
+            }
+            let expected_first = if tx.vt_a() != tx.vt_s() {
+                Some(first_sdu[&tx.vt_a()])
+            } else {
+                // The head SDU, whose start (if any) is in an acknowledged PDU.
+                let (waiting, _) = tx.tx_buffer_len();
+                (waiting > 0).then(|| written[written.len() - waiting])
+            };
+            let got = ids(&tx.take_unconfirmed());
+            let k = expected_first.map_or(written.len(), |f| {
+                written.iter().position(|&w| w == f).unwrap()
+            });
+            prop_assert_eq!(&got[..], &written[k..]);
+            prop_assert_eq!(&delivered[..], &written[..delivered.len()]);
+            prop_assert!(k <= delivered.len(), "an undelivered SDU is missing");
+            prop_assert!(tx.is_idle());
+        }
+    }
+}

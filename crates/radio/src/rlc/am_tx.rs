@@ -367,6 +367,35 @@ impl<S: RlcSdu> RlcAmTx<S> {
         self.max_retx_reached = false;
     }
 
+    /// Handover with data forwarding (36.300 §10.1.2.1.2; 36.323 §5.2.1.1 for RLC AM): the SDUs
+    /// whose delivery RLC has not confirmed, each once, whole, in the order they were written —
+    /// first every SDU with a byte in an AMD PDU in [VT(A), VT(S)), acknowledged or not (PDCP
+    /// retransmits from the first SDU not confirmed on, so an SDU acknowledged above a hole is
+    /// listed too), then every SDU no PDU has carried yet — after which the entity is
+    /// re-established ([`reestablish`](Self::reestablish)). Statistics are kept.
+    pub fn take_unconfirmed(&mut self) -> Vec<S> {
+        let mut out = Vec::with_capacity(self.pdus.len() + self.buf.len());
+        let mut last: Option<u64> = None;
+        for e in self.pdus.iter().flat_map(|p| p.data.iter()) {
+            let id = e.sdu.sdu_id();
+            // New PDUs are cut from the SDUs in order, so the pieces of one SDU follow each other:
+            // a piece starts a new entry when it starts its SDU (offset 0) or when it is the
+            // first piece seen of an SDU begun below VT(A).
+            if e.offset == 0 || last != Some(id) {
+                out.push(e.sdu);
+            }
+            last = Some(id);
+        }
+        // A head SDU that the last PDU began is listed already.
+        let head = self.buf.head().map(|s| s.sdu_id());
+        let skip = usize::from(self.buf.head_sent_bytes() > 0 && last.is_some() && last == head);
+        let mut waiting = Vec::with_capacity(self.buf.len());
+        self.buf.drain_sdus(&mut waiting);
+        out.extend(waiting.into_iter().skip(skip));
+        self.reestablish();
+        out
+    }
+
     fn index(&self, sn: u32) -> Option<usize> {
         let off = self.sn.offset(sn, self.vt_a);
         (self.sn.contains(sn) && (off as usize) < self.pdus.len()).then_some(off as usize)

@@ -84,6 +84,26 @@ impl<S: RlcSdu> SduBuffer<S> {
         n
     }
 
+    /// The SDU at the head of the buffer, if any.
+    pub(crate) fn head(&self) -> Option<&S> {
+        self.sdus.front()
+    }
+
+    /// Bytes of the head SDU that earlier PDUs already carried (0: the head is untouched).
+    pub(crate) fn head_sent_bytes(&self) -> u32 {
+        self.head_offset
+    }
+
+    /// Moves every waiting SDU into `out` whole, in order — the head SDU too when earlier PDUs
+    /// already carried part of it — and leaves the buffer empty. What a transmitter hands back
+    /// to PDCP at handover (36.323 §5.2.1.1: SDUs whose delivery is not confirmed are sent
+    /// again whole; RLC never confirms a partly sent SDU).
+    pub(crate) fn drain_sdus(&mut self, out: &mut Vec<S>) {
+        out.extend(self.sdus.drain(..));
+        self.head_offset = 0;
+        self.bytes = 0;
+    }
+
     /// Estimated bytes on the air to send everything waiting (for buffer status reports).
     pub(crate) fn estimated_pdu_bytes(&self, mode: PduMode, h: &HeaderModel) -> u64 {
         if self.sdus.is_empty() {
@@ -301,6 +321,26 @@ mod tests {
         assert_eq!((parts(&p1), p1.header_bytes), (vec![(1, 0, 196)], 4));
         let p2 = b.build(mode, 200, &h).unwrap();
         assert_eq!((parts(&p2), p2.header_bytes), (vec![(1, 196, 1)], 4));
+    }
+
+    #[test]
+    fn drain_returns_a_partly_sent_head_whole_and_empties_the_buffer() {
+        let h = HeaderModel::lte_am(10);
+        let mut b = SduBuffer::new(BufferLimit::Bytes(250));
+        b.push(sdu(1, 100)).unwrap();
+        b.push(sdu(2, 100)).unwrap();
+        b.build(PduMode::Flexible, 42, &h).unwrap(); // 40 bytes of SDU 1
+        assert_eq!(b.bytes(), 160);
+        let mut out = vec![sdu(9, 50)];
+        b.drain_sdus(&mut out);
+        let got: Vec<(u64, u32)> = out.iter().map(|p| (p.uid, p.size_bytes())).collect();
+        assert_eq!(got, vec![(9, 50), (1, 100), (2, 100)]);
+        assert!(b.is_empty() && b.bytes() == 0);
+        assert!(b.build(PduMode::Flexible, 1000, &h).is_none());
+        // The limit counts from zero again, and a new head starts at its first byte.
+        b.push(sdu(3, 250)).unwrap();
+        let p = b.build(PduMode::Flexible, 1000, &h).unwrap();
+        assert_eq!(parts(&p), vec![(3, 0, 250)]);
     }
 
     #[test]

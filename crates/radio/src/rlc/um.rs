@@ -164,6 +164,24 @@ impl<S: RlcSdu> RlcUmTx<S> {
     pub fn stats(&self) -> RlcUmTxStats {
         self.stats
     }
+
+    /// Handover over RLC UM (36.300 §10.1.2.1.2: the source forwards the PDCP SDUs not yet
+    /// transmitted): every SDU with bytes no UMD PDU has carried yet, whole and in order — a
+    /// partly sent SDU is sent again whole, since its receiver discards the incomplete
+    /// copy — after which the entity is re-established ([`reestablish`](Self::reestablish)).
+    pub fn take_untransmitted(&mut self) -> Vec<S> {
+        let mut out = Vec::with_capacity(self.buf.len());
+        self.buf.drain_sdus(&mut out);
+        self.reestablish();
+        out
+    }
+
+    /// RLC re-establishment of a transmitting UM entity (36.322 §5.4): discard every SDU and
+    /// reset VT(US) to 0. Statistics are kept.
+    pub fn reestablish(&mut self) {
+        self.buf.clear();
+        self.vt_us = 0;
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -229,6 +247,25 @@ impl<S: RlcSdu> RlcUmRx<S> {
             self.t_reordering = None;
             self.t_reordering_expired(t);
         }
+    }
+
+    /// RLC re-establishment of a receiving UM entity (36.322 §5.4): reassemble SDUs from the
+    /// UMD PDUs received with SN < VR(UH) and deliver them in ascending SN order (missing PDUs
+    /// are gaps: SDUs with a lost piece are discarded), discard the rest, stop t-Reordering
+    /// and reset the state variables to 0. Reassembled SDUs wait for
+    /// [`take_sdu`](Self::take_sdu); statistics are kept.
+    pub fn reestablish(&mut self) {
+        // The buffer holds SNs [VR(UR), VR(UH)) only: everything in it is below VR(UH).
+        while let Some(slot) = self.buf.pop_front() {
+            match slot {
+                Some(d) => d.iter().for_each(|e| self.reasm.push(e)),
+                None => self.reasm.gap(),
+            }
+        }
+        // The SDU under reassembly cannot be completed by a later PDU.
+        self.reasm.gap();
+        (self.vr_ur, self.vr_ux, self.vr_uh) = (0, 0, 0);
+        self.t_reordering = None;
     }
 
     /// Offset of `sn` from the modulus base VR(UH) − UM_Window_Size.
@@ -422,6 +459,57 @@ mod tests {
             rx.on_pdu(t(0), p);
         }
         assert_eq!(uids(&mut rx), (0..100).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn take_untransmitted_returns_partly_sent_sdus_whole_and_resets() {
+        let (mut tx, mut rx) = pair();
+        for uid in 1..=3 {
+            tx.write_sdu(t(0), sdu(uid, 300)).unwrap();
+        }
+        // 402 bytes: SDU 1 whole and the start of SDU 2.
+        let p = tx.pull_pdu(t(0), 402).unwrap();
+        assert_eq!(
+            p.data.iter().map(|e| e.sdu.uid).collect::<Vec<_>>(),
+            vec![1, 2]
+        );
+        let left: Vec<u64> = tx.take_untransmitted().iter().map(|s| s.uid).collect();
+        assert_eq!(left, vec![2, 3]);
+        assert!(tx.buffer_status().is_empty());
+        assert!(tx.take_untransmitted().is_empty());
+        // VT(US) is back to 0: the next PDU has SN 0 again.
+        tx.write_sdu(t(1), sdu(4, 100)).unwrap();
+        assert_eq!(tx.pull_pdu(t(1), 500).unwrap().sn, 0);
+        assert_eq!(tx.stats().sdus_written, 4);
+        rx.on_pdu(t(1), p);
+        assert_eq!(uids(&mut rx), vec![1]);
+    }
+
+    #[test]
+    fn reestablishment_delivers_what_is_complete_below_vr_uh_and_resets() {
+        let (mut tx, mut rx) = pair();
+        for uid in 1..=4 {
+            tx.write_sdu(t(0), sdu(uid, 100)).unwrap();
+        }
+        // One SDU per PDU, SDU 4 cut in two.
+        let mut pdus: Vec<_> = (0..3).filter_map(|_| tx.pull_pdu(t(0), 102)).collect();
+        pdus.push(tx.pull_pdu(t(0), 52).unwrap());
+        // SN 0 lost; SN 1, 2 and the first half of SDU 4 wait for reordering.
+        for p in &pdus[1..] {
+            rx.on_pdu(t(1), p.clone());
+        }
+        assert_eq!(uids(&mut rx), Vec::<u64>::new());
+        assert!(rx.poll_timeout().is_some());
+        rx.reestablish();
+        assert_eq!(uids(&mut rx), vec![2, 3]);
+        assert_eq!(rx.poll_timeout(), None);
+        // The incomplete SDU 4 is discarded (nothing of SDU 1 was received).
+        assert_eq!(rx.stats().sdus_dropped, 1);
+        // The state variables restart at 0: SN 0 of a fresh transmitter is accepted.
+        let mut tx2: RlcUmTx = RlcUmTx::new(RlcUmConfig::lte(10)).unwrap();
+        tx2.write_sdu(t(2), sdu(9, 100)).unwrap();
+        rx.on_pdu(t(2), tx2.pull_pdu(t(2), 500).unwrap());
+        assert_eq!(uids(&mut rx), vec![9]);
     }
 
     #[test]

@@ -150,9 +150,9 @@ pub struct CellFile {
     /// Downlink bandwidth, MHz: 1.4, 3, 5, 10, 15 or 20.
     #[serde(default = "ten")]
     pub bandwidth_mhz: f64,
-    /// [x, y] of the eNB antenna, metres.
-    #[serde(default)]
-    pub position: [f64; 2],
+    /// [x, y] of the eNB antenna, metres; [0, 0] by default, or placed by `ran.layout`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub position: Option<[f64; 2]>,
     /// Carrier frequency, GHz (0.5 to 100).
     #[serde(default = "two")]
     pub carrier_ghz: f64,
@@ -208,7 +208,9 @@ pub struct CellFile {
     pub rlc: RlcFile,
     #[serde(default)]
     pub uplink: UplinkFile,
-    /// The UEs served, by node name.
+    /// The UEs served at the start, by node name (at least one, except in a radio access
+    /// network, whose UEs move between its cells).
+    #[serde(default)]
     pub ues: BTreeMap<String, UeFile>,
 }
 
@@ -241,6 +243,8 @@ fn cqi_delay() -> Quantity<Time> {
 #[derive(Clone, Debug, PartialEq)]
 pub struct CellSpec {
     pub file: CellFile,
+    /// [x, y] of the eNB antenna, metres: as written, from `ran.layout`, or [0, 0].
+    pub position: [f64; 2],
     pub cqi_period_tti: u32,
     pub cqi_delay_tti: u32,
     pub rlc_buffer: celltcp_net::queue::QueueLimit,
@@ -270,10 +274,12 @@ fn whole_ms(key: String, q: &Quantity<Time>, min_ms: u64) -> Result<u32, Scenari
     Ok((ns / 1_000_000) as u32)
 }
 
-/// Validates the cells against the nodes; every UE is served by one cell only.
+/// Validates the cells against the nodes; every UE is served by one cell only. Outside a radio
+/// access network (`in_ran` false) every cell serves at least one UE.
 pub(crate) fn convert(
     file: &BTreeMap<String, CellFile>,
     nodes: &BTreeMap<String, Node>,
+    in_ran: bool,
 ) -> Result<BTreeMap<String, CellSpec>, ScenarioError> {
     let mut served: BTreeMap<&str, &str> = BTreeMap::new();
     let mut out = BTreeMap::new();
@@ -320,7 +326,7 @@ pub(crate) fn convert(
         for (i, it) in c.interferers.iter().enumerate() {
             range(format!("cells.{name}.interferers[{i}].load"), it.load, 0.0, 1.0, "0 to 1")?;
         }
-        if c.ues.is_empty() {
+        if c.ues.is_empty() && !in_ran {
             return Err(ScenarioError::new(key("ues"), "a cell serves at least one UE"));
         }
         for (ue, u) in &c.ues {
@@ -340,6 +346,7 @@ pub(crate) fn convert(
             name.clone(),
             CellSpec {
                 file: c.clone(),
+                position: c.position.unwrap_or_default(),
                 cqi_period_tti,
                 cqi_delay_tti,
                 rlc_buffer: c.rlc.buffer.value,

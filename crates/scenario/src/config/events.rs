@@ -1,8 +1,12 @@
-//! `[[events]]`: changes to links at given times — a delay spike, a rate change, an outage.
+//! `[[events]]`: changes to links at given times — a delay spike, a rate change, an outage, a
+//! handover.
 //!
 //! These drive the TCP behaviours that matter on radio paths: a delay spike causes a spurious
 //! retransmission timeout (what F-RTO and Eifel detect), an outage produces the RFC 6298 backoff
-//! sequence, a rate drop makes a standing queue.
+//! sequence, a rate drop makes a standing queue. A link handover stands for the radio hop of an
+//! access link handing over, as in the emulator testbed of seed 002 (§2, §4.3): the base
+//! station (the link's `a` end) stops serving for the interruption, and either keeps its buffer
+//! (buffer transfer, `forward`) or loses it together with what arrives meanwhile (`discard`).
 
 use std::collections::BTreeMap;
 
@@ -24,6 +28,47 @@ pub enum EventDirection {
     Both,
     AToB,
     BToA,
+}
+
+/// What a link handover does to the base station's buffer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LinkHandoverPolicy {
+    /// Without buffer transfer: what is queued a→b at the start is dropped, and so is every
+    /// a→b arrival during the interruption.
+    Discard,
+    /// With buffer transfer: the queue is kept and keeps accepting packets up to its limit.
+    #[default]
+    Forward,
+}
+
+impl LinkHandoverPolicy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LinkHandoverPolicy::Discard => "discard",
+            LinkHandoverPolicy::Forward => "forward",
+        }
+    }
+}
+
+/// `handover = { interruption, policy }` of an event.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LinkHandoverFile {
+    /// How long the selected directions serve nothing (a time, > 0; the interruption ends
+    /// before the end of the run).
+    pub interruption: Quantity<Time>,
+    /// "forward" (default: the buffer is kept) or "discard" (it is lost, and so are arrivals
+    /// during the interruption).
+    #[serde(default)]
+    pub policy: LinkHandoverPolicy,
+}
+
+/// A validated link handover.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LinkHandover {
+    pub interruption: SimDuration,
+    pub policy: LinkHandoverPolicy,
 }
 
 /// `[[events]]` as written.
@@ -48,6 +93,9 @@ pub struct EventFile {
     /// with `down = false`. Queues keep filling and draining as usual.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub down: Option<bool>,
+    /// A handover of the radio hop the link stands for; excludes delay, rate and down.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub handover: Option<LinkHandoverFile>,
 }
 
 /// A validated link change.
@@ -61,6 +109,7 @@ pub struct LinkEvent {
     /// Bits per second.
     pub rate_bps: Option<u64>,
     pub down: Option<bool>,
+    pub handover: Option<LinkHandover>,
 }
 
 /// Validates `events` in the order written (events at the same time apply in that order).
@@ -101,10 +150,31 @@ pub(crate) fn convert(
                     ));
                 }
             }
-            if e.delay.is_none() && e.rate.is_none() && e.down.is_none() {
+            if let Some(h) = &e.handover {
+                for (k, given) in [("delay", e.delay.is_some()), ("rate", e.rate.is_some()), ("down", e.down.is_some())] {
+                    if given {
+                        return Err(ScenarioError::new(
+                            format!("{key}.{k}"),
+                            "cannot be combined with handover in one event; write a separate event",
+                        ));
+                    }
+                }
+                if h.interruption.value == SimDuration::ZERO {
+                    return Err(ScenarioError::new(
+                        format!("{key}.handover.interruption"),
+                        format!("'{}' must be > 0", h.interruption),
+                    ));
+                }
+                if e.at.value + h.interruption.value > simulation.duration {
+                    return Err(ScenarioError::new(
+                        format!("{key}.handover.interruption"),
+                        format!("'{}' from '{}' ends after the end of the run", h.interruption, e.at),
+                    ));
+                }
+            } else if e.delay.is_none() && e.rate.is_none() && e.down.is_none() {
                 return Err(ScenarioError::new(
                     key,
-                    "changes nothing; give at least one of delay, rate, down",
+                    "changes nothing; give at least one of delay, rate, down, handover",
                 ));
             }
             Ok(LinkEvent {
@@ -114,7 +184,28 @@ pub(crate) fn convert(
                 delay: e.delay.as_ref().map(|d| d.value),
                 rate_bps: e.rate.as_ref().map(|r| r.value),
                 down: e.down,
+                handover: e.handover.as_ref().map(|h| LinkHandover { interruption: h.interruption.value, policy: h.policy }),
             })
         })
-        .collect()
+        .collect::<Result<Vec<_>, _>>()
+        .and_then(|events| check_handover_overlap(&events).map(|()| events))
+}
+
+/// Two handovers of one link may not overlap: the end of the first would release the hold of
+/// the second.
+fn check_handover_overlap(events: &[LinkEvent]) -> Result<(), ScenarioError> {
+    for (i, e) in events.iter().enumerate() {
+        let Some(h) = e.handover else { continue };
+        for (j, other) in events.iter().enumerate().skip(i + 1) {
+            let Some(o) = other.handover else { continue };
+            let overlap = other.at < e.at + h.interruption && e.at < other.at + o.interruption;
+            if other.link == e.link && overlap {
+                return Err(ScenarioError::new(
+                    format!("events[{j}].handover"),
+                    format!("overlaps the handover of events[{i}] on link '{}'; handovers of a link follow one another", e.link),
+                ));
+            }
+        }
+    }
+    Ok(())
 }

@@ -3,7 +3,7 @@
 //! Each section has a raw form (`*File`, as written: serde with `deny_unknown_fields`, units
 //! kept as text, defaults filled by serde) and a typed form (units resolved, cross-references
 //! checked) produced by a `convert` step. [`ScenarioFile::resolve`] runs the steps in dependency
-//! order: simulation, nodes, links, cells, epc, flows, trace, capture, events.
+//! order: simulation, nodes, links, cells, epc, ran, mobility, flows, trace, capture, events.
 
 pub mod apps;
 pub mod capture;
@@ -11,11 +11,14 @@ pub mod cells;
 pub mod epc;
 pub mod events;
 pub mod flows;
+pub mod handover;
 pub mod links;
 pub mod loss;
+pub mod mobility;
 pub mod nodes;
 pub mod quantity;
 pub mod queue;
+pub mod ran;
 pub mod simulation;
 pub mod tcp;
 pub mod trace;
@@ -33,7 +36,9 @@ use epc::{EpcFile, EpcSpec};
 use events::{EventFile, LinkEvent};
 use flows::{Flow, FlowFile};
 use links::{Link, LinkFile};
+use mobility::{MobilityFile, MobilitySpec};
 use nodes::{Node, NodeFile};
+use ran::{RanFile, RanSpec};
 use simulation::{Simulation, SimulationFile};
 use trace::{TraceFile, TraceSpec};
 
@@ -65,6 +70,12 @@ pub struct ScenarioFile {
     /// The EPC user plane: a combined S-GW/P-GW tunnelling the cells' UEs over S1-U (GTP-U).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub epc: Option<EpcFile>,
+    /// The cells as one radio access network with X2 handover between them (needs `epc`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ran: Option<RanFile>,
+    /// How UEs of the radio access network move, by UE node name (needs `ran`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub mobility: BTreeMap<String, MobilityFile>,
     /// Application flows between hosts, by name.
     #[serde(default)]
     #[schemars(extend("propertyNames" = { "pattern": NAME_PATTERN }))]
@@ -75,7 +86,7 @@ pub struct ScenarioFile {
     /// pcap captures of links.
     #[serde(default)]
     pub capture: CaptureFile,
-    /// Changes to links at given times (delay spikes, rate changes, outages).
+    /// Changes to links at given times (delay spikes, rate changes, outages, handovers).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub events: Vec<EventFile>,
 }
@@ -92,6 +103,10 @@ pub struct Scenario {
     pub cells: BTreeMap<String, CellSpec>,
     /// The EPC, when the file has an `[epc]` section.
     pub epc: Option<EpcSpec>,
+    /// The radio access network, when the file has a `[ran]` section.
+    pub ran: Option<RanSpec>,
+    /// Motion of the UEs that move, by UE name (only with a radio access network).
+    pub mobility: BTreeMap<String, MobilitySpec>,
     pub flows: BTreeMap<String, Flow>,
     pub trace: TraceSpec,
     pub capture: CaptureSpec,
@@ -140,8 +155,23 @@ impl ScenarioFile {
         for (name, link) in &self.links {
             links.insert(name.clone(), link.convert(name, &nodes)?);
         }
-        let cells = cells::convert(&self.cells, &nodes)?;
+        let mut cells = cells::convert(&self.cells, &nodes, self.ran.is_some())?;
         let epc = epc::convert(self.epc.as_ref(), &nodes, &links, &cells)?;
+        let ran = ran::convert(self.ran.as_ref(), &self.cells, &cells, epc.as_ref())?;
+        if let Some(layout) = ran.as_ref().and_then(|r| r.layout.as_ref()) {
+            for (name, position) in layout.cells().iter().zip(ran::layout_positions(layout)?) {
+                if let Some(c) = cells.get_mut(name) {
+                    c.position = position;
+                }
+            }
+        }
+        // The echo shows every default: cells not placed by a layout show their position.
+        for (name, c) in self.cells.iter_mut() {
+            if c.position.is_none() && !ran.as_ref().is_some_and(|r| r.places(name)) {
+                c.position = Some(cells[name].position);
+            }
+        }
+        let mobility = mobility::convert(&self.mobility, ran.is_some(), &cells)?;
         let radio_edges = cells::radio_edges(&cells);
         let duration_text = self.simulation.duration.text.clone();
         let flows = flows::convert(&mut self.flows, &simulation, &duration_text, &nodes, &links, &radio_edges)?;
@@ -156,6 +186,8 @@ impl ScenarioFile {
             links,
             cells,
             epc,
+            ran,
+            mobility,
             flows,
             trace,
             capture,
@@ -185,7 +217,9 @@ pub(crate) struct DistTagged<'a, T: Serialize> {
 mod tests {
     use super::apps::{AppFile, FileSizeFile};
     use super::loss::LossFile;
+    use super::mobility::MobilityFile;
     use super::queue::QueueFile;
+    use super::ran::LayoutFile;
     use super::FlowFile;
     use crate::de::TABLE_ENUMS;
 
@@ -199,6 +233,8 @@ mod tests {
             std::any::type_name::<FlowFile>(),
             std::any::type_name::<AppFile>(),
             std::any::type_name::<FileSizeFile>(),
+            std::any::type_name::<LayoutFile>(),
+            std::any::type_name::<MobilityFile>(),
         ];
         let short: Vec<&str> = names
             .iter()

@@ -31,6 +31,13 @@ pub trait UnitKind: 'static {
     fn parse(text: &str) -> Result<Self::Value, UnitError>;
     /// The error for a TOML number given without a unit.
     fn bare_number(number: &str) -> UnitError;
+    /// A TOML number given without a unit: an error for every kind but speeds, where zero
+    /// needs no unit.
+    fn from_number(number: &str) -> Result<Self::Value, UnitError> {
+        Err(Self::bare_number(number))
+    }
+    /// The JSON Schema also accepts the number 0 (speeds).
+    const ZERO_NUMBER: bool = false;
 }
 
 /// Bit rates, stored in bits per second.
@@ -41,6 +48,10 @@ pub struct Time;
 pub struct Size;
 /// Queue limits: packets or bytes.
 pub struct Limit;
+/// Speeds, stored in metres per second (`f64`).
+pub struct Speed;
+/// Lengths, stored in metres (`f64`).
+pub struct Length;
 
 impl UnitKind for Rate {
     type Value = u64;
@@ -104,6 +115,45 @@ impl UnitKind for Limit {
     }
 }
 
+impl UnitKind for Speed {
+    type Value = f64;
+    const SCHEMA_NAME: &'static str = "Speed";
+    const PATTERN: &'static str = "^[0-9]+(\\.[0-9]+)? ?(km/h|m/s)$|^0+(\\.0+)?$";
+    const DESCRIPTION: &'static str = "A speed: a number and a unit, e.g. '100km/h', '27.8m/s'; \
+        a bare zero ('0' or 0) stands still. Stored in metres per second.";
+    const EXAMPLE: &'static str = "100km/h";
+    const ZERO_NUMBER: bool = true;
+    fn parse(text: &str) -> Result<f64, UnitError> {
+        units::parse_speed(text)
+    }
+    fn bare_number(number: &str) -> UnitError {
+        units::speed_missing_unit(number)
+    }
+    fn from_number(number: &str) -> Result<f64, UnitError> {
+        let zero = number.parse::<f64>().is_ok_and(|v| v == 0.0);
+        if zero {
+            Ok(0.0)
+        } else {
+            Err(Self::bare_number(number))
+        }
+    }
+}
+
+impl UnitKind for Length {
+    type Value = f64;
+    const SCHEMA_NAME: &'static str = "Length";
+    const PATTERN: &'static str = "^[0-9]+(\\.[0-9]+)? ?(m|km)$";
+    const DESCRIPTION: &'static str = "A length: a number and a unit, e.g. '250m', '1.5km'. \
+        Stored in metres.";
+    const EXAMPLE: &'static str = "250m";
+    fn parse(text: &str) -> Result<f64, UnitError> {
+        units::parse_length(text)
+    }
+    fn bare_number(number: &str) -> UnitError {
+        units::length_missing_unit(number)
+    }
+}
+
 /// A quantity read from the file: its value in base units and the text as written.
 pub struct Quantity<K: UnitKind> {
     pub value: K::Value,
@@ -119,6 +169,11 @@ impl<K: UnitKind> Quantity<K> {
             text: text.to_owned(),
             kind: PhantomData,
         })
+    }
+
+    /// A TOML number without a unit (accepted only where the kind allows it: a zero speed).
+    fn from_number(number: &str) -> Result<Self, UnitError> {
+        K::from_number(number).map(|value| Quantity { value, text: number.to_owned(), kind: PhantomData })
     }
 
     /// A default written in this crate's source. Every default is parsed when a minimal
@@ -183,15 +238,15 @@ impl<K: UnitKind> Visitor<'_> for QuantityVisitor<K> {
     }
 
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
-        Err(E::custom(K::bare_number(&v.to_string())))
+        Quantity::from_number(&v.to_string()).map_err(E::custom)
     }
 
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
-        Err(E::custom(K::bare_number(&v.to_string())))
+        Quantity::from_number(&v.to_string()).map_err(E::custom)
     }
 
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
-        Err(E::custom(K::bare_number(&v.to_string())))
+        Quantity::from_number(&v.to_string()).map_err(E::custom)
     }
 }
 
@@ -201,6 +256,16 @@ impl<K: UnitKind> JsonSchema for Quantity<K> {
     }
 
     fn json_schema(_generator: &mut SchemaGenerator) -> Schema {
+        if K::ZERO_NUMBER {
+            return json_schema!({
+                "anyOf": [
+                    { "type": "string", "pattern": K::PATTERN },
+                    { "const": 0 },
+                ],
+                "description": K::DESCRIPTION,
+                "examples": [K::EXAMPLE],
+            });
+        }
         json_schema!({
             "type": "string",
             "pattern": K::PATTERN,
@@ -224,5 +289,23 @@ mod tests {
             serde_json::to_value(&a).expect("serializes"),
             serde_json::json!("1000ms")
         );
+    }
+
+    #[test]
+    fn speeds_and_lengths() {
+        let s = Quantity::<Speed>::parse("36km/h").expect("valid");
+        assert!((s.value - 10.0).abs() < 1e-12);
+        assert_eq!(Quantity::<Speed>::parse("0").expect("zero").value, 0.0);
+        assert_eq!(Quantity::<Speed>::from_number("0").expect("zero").text, "0");
+        assert_eq!(
+            Quantity::<Speed>::from_number("5").unwrap_err().to_string(),
+            "5 has no unit; a speed needs one of km/h, m/s (e.g. '5km/h')"
+        );
+        assert_eq!(
+            Quantity::<Speed>::from_number("-5").unwrap_err().to_string(),
+            "'-5' is negative; a speed must be ≥ 0"
+        );
+        assert_eq!(Quantity::<Length>::parse("1.5km").expect("valid").value, 1500.0);
+        assert!(Quantity::<Length>::from_number("0").is_err());
     }
 }

@@ -52,6 +52,12 @@ fn quoted_messages_are_produced() {
         (err_with(BASE, &[("links.access.delay", "20")]), "links.access.delay: 20 has no unit; a time needs one of ns, us, ms, s, min (e.g. '20ms')"),
         (err_with("[simulation]\nduration = \"1s\"\nseed = = 3\n", &[]), "scenario: TOML syntax error at line 3, column 8: extra `=`, expected nothing"),
     ];
+    // The radio access network example, with a negative speed.
+    let header = "[simulation]\nduration = '30s'\n[nodes.server]\nkind = 'host'\n[nodes.ue]\nkind = 'host'\n\
+                  [links.l]\na = 'server'\nb = 'ue'\nrate = '10Mbps'\n";
+    let ran = toml_blocks(&text).into_iter().find(|b| b.contains("[mobility.car]")).expect("the [ran] example");
+    let speed = err_with(&format!("{header}{ran}"), &[("mobility.car.speed", "-3km/h")]);
+    let cases = cases.into_iter().chain([(speed, "mobility.car.speed: '-3km/h' is negative; a speed must be ≥ 0")]);
     for (produced, quoted) in cases {
         assert_eq!(produced, quoted);
         assert!(

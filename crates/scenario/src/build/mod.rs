@@ -4,6 +4,14 @@
 //! `flow/video/src`), never after creation order, so adding a flow or a link leaves every other
 //! component's random numbers unchanged.
 
+mod cells;
+mod events;
+mod handover;
+mod ran;
+
+pub(crate) use events::LinkHandoverPlan;
+pub(crate) use handover::HandoverSetup;
+
 use std::collections::BTreeSet;
 use std::fs::File;
 use std::io::BufWriter;
@@ -20,20 +28,11 @@ use celltcp_net::pcap::PcapWriter;
 use celltcp_net::queue::{CoDel, CoDelConfig, DropTail, ParamError, QueueDisc, Red, RedConfig};
 use celltcp_net::topology::NodeKind as NetNodeKind;
 use celltcp_net::trace::Traces;
-use celltcp_net::queue::QueueLimit;
-use celltcp_radio::cell::{default_rlc_am, Interferer, LteCell, LteCellConfig, RlcModeConfig, UeConfig, UplinkConfig};
-use celltcp_radio::channel::{
-    ChannelError, FreeSpace, LogDistance, LosCondition, PathLossModel, Position, UrbanMacro, UrbanMicro,
-};
-use celltcp_radio::phy::prbs_for_bandwidth;
-use celltcp_radio::rlc::{BufferLimit, MaxRetxAction, RlcAmConfig, RlcUmConfig};
-use celltcp_net::world::{LinkChange, SeriesConfig, World, WorldBuilder, PROTO_TCP, PROTO_UDP};
+use celltcp_net::world::{SeriesConfig, World, WorldBuilder, PROTO_TCP, PROTO_UDP};
 use celltcp_tcp::agent::{AgentError, TcpReceiverAgent, TcpSenderAgent};
 use celltcp_tcp::app::{Bulk, FileSize, Ftp, OnOff, TcpApplication};
 use celltcp_tcp::{AckControlConfig, TcpConfig};
 
-use crate::config::cells::{CellSpec, OnMaxRetx, PathLossKind, RlcMode};
-use crate::config::events::EventDirection;
 use crate::config::flows::{Arrival, FlowKind};
 use crate::config::links::LinkDirection;
 use crate::config::loss::LossSpec;
@@ -86,6 +85,19 @@ pub(crate) struct Built {
     pub flows: Vec<FlowInfo>,
     pub link_names: Vec<String>,
     pub flow_names: Vec<String>,
+    /// What the handover outputs need (nothing to do when no handover can happen).
+    pub handover: HandoverSetup,
+}
+
+/// Media whose state `[trace] cells` samples: without `[ran]` each cell is a medium, added in
+/// cell name order, so a cell's medium index is its rank; with `[ran]` every cell is a part of
+/// the one network medium, which is sampled whole (the series keeps the listed cells' rows).
+fn traced_media(scenario: &Scenario) -> Vec<u32> {
+    let cells = &scenario.trace.cells;
+    if scenario.ran.is_some() {
+        return if cells.is_empty() { Vec::new() } else { vec![0] };
+    }
+    cells.iter().map(|c| scenario.cells.keys().position(|k| k == c).expect("validated") as u32).collect()
 }
 
 fn param(key: &str, e: ParamError) -> ScenarioError {
@@ -188,70 +200,6 @@ fn tcp_app(spec: &AppSpec) -> Box<dyn TcpApplication> {
     }
 }
 
-/// The radio crate's cell configuration for a validated `[cells.NAME]`.
-fn lte_cell_config(name: &str, c: &CellSpec, enb: NodeId) -> Result<LteCellConfig, ScenarioError> {
-    let f = &c.file;
-    let key = |k: &str| format!("cells.{name}.{k}");
-    let carrier_hz = f.carrier_ghz * 1e9;
-    let channel = |k: &str, e: ChannelError| ScenarioError::new(key(k), e.to_string());
-    let los = if f.los { LosCondition::Los } else { LosCondition::Nlos };
-    let pathloss = match f.pathloss {
-        PathLossKind::FreeSpace => PathLossModel::FreeSpace(FreeSpace::new(carrier_hz).map_err(|e| channel("carrier_ghz", e))?),
-        PathLossKind::LogDistance => PathLossModel::LogDistance(
-            LogDistance::new(f.pl0_db.unwrap_or(0.0), f.d0_m.unwrap_or(1.0), f.exponent.unwrap_or(2.0))
-                .map_err(|e| channel("pathloss", e))?,
-        ),
-        PathLossKind::Uma => PathLossModel::UrbanMacro(
-            UrbanMacro::with_default_heights(carrier_hz, los).map_err(|e| channel("carrier_ghz", e))?,
-        ),
-        PathLossKind::Umi => PathLossModel::UrbanMicro(
-            UrbanMicro::with_default_heights(carrier_hz, los).map_err(|e| channel("carrier_ghz", e))?,
-        ),
-    };
-    let buffer = match c.rlc_buffer {
-        QueueLimit::Packets(n) => BufferLimit::Sdus(n as usize),
-        QueueLimit::Bytes(b) => BufferLimit::Bytes(b),
-    };
-    let rlc = match f.rlc.mode {
-        RlcMode::Am => RlcModeConfig::Am(RlcAmConfig {
-            max_retx_threshold: Some(f.rlc.max_retx),
-            on_max_retx: match f.rlc.on_max_retx {
-                OnMaxRetx::Rlf => MaxRetxAction::RadioLinkFailure,
-                OnMaxRetx::Discard => MaxRetxAction::Discard,
-            },
-            t_poll_retransmit: c.t_poll_retransmit,
-            t_reordering: c.t_reordering,
-            t_status_prohibit: c.t_status_prohibit,
-            tx_buffer: buffer,
-            ..default_rlc_am()
-        }),
-        RlcMode::Um => RlcModeConfig::Um(RlcUmConfig { t_reordering: c.t_reordering, tx_buffer: buffer, ..RlcUmConfig::lte(10) }),
-    };
-    let mut cfg = LteCellConfig::lte_default(name, enb);
-    cfg.position = Position::new(f.position[0], f.position[1]);
-    cfg.n_prb = prbs_for_bandwidth(f.bandwidth_mhz).map_err(|e| ScenarioError::new(key("bandwidth_mhz"), e.to_string()))?;
-    cfg.carrier_hz = carrier_hz;
-    cfg.tx_power_dbm = f.tx_power_dbm;
-    cfg.noise_figure_db = f.noise_figure_db;
-    cfg.pathloss = pathloss;
-    cfg.shadowing = (f.shadowing_db > 0.0).then_some((f.shadowing_db, f.shadowing_decorrelation_m));
-    cfg.fading = f.fading;
-    cfg.interferers = f
-        .interferers
-        .iter()
-        .map(|i| Interferer { position: Position::new(i.position[0], i.position[1]), tx_power_dbm: i.tx_power_dbm, load: i.load })
-        .collect();
-    cfg.scheduler = f.scheduler.clone();
-    cfg.harq.max_transmissions = f.harq_max_transmissions;
-    cfg.rlc = rlc;
-    cfg.cqi_period_tti = c.cqi_period_tti;
-    cfg.cqi_delay_tti = c.cqi_delay_tti;
-    cfg.fixed_mcs = f.fixed_mcs;
-    cfg.uplink = UplinkConfig { rate_bps: c.uplink_rate_bps, grant_delay: c.uplink_grant_delay, loss: f.uplink.loss };
-    cfg.validate().map_err(|e| ScenarioError::new(format!("cells.{name}"), e.to_string()))?;
-    Ok(cfg)
-}
-
 /// Addresses: as given, else 10.0.x.y numbered from 1 in name order, skipping given ones.
 fn addresses(scenario: &Scenario) -> Vec<Ipv4Addr> {
     let taken: BTreeSet<Ipv4Addr> = scenario.nodes.values().filter_map(|n| n.address).collect();
@@ -300,17 +248,7 @@ pub(crate) fn build(
         b.add_link(name, node(&link.a), node(&link.b), link.metric, ab, ba);
     }
 
-    for (name, cell) in &scenario.cells {
-        let ues = cell.file.ues.iter().map(|(ue, u)| UeConfig {
-            node: node(ue),
-            position: Position::new(u.position[0], u.position[1]),
-            speed_mps: u.speed_kmh / 3.6,
-        });
-        let cfg = lte_cell_config(name, cell, node(&cell.file.enb))?;
-        let lte = LteCell::new(cfg, ues.collect(), seed, run)
-            .map_err(|e| ScenarioError::new(format!("cells.{name}"), e.to_string()))?;
-        b.add_medium(&format!("cell/{name}"), Box::new(lte));
-    }
+    cells::add_cells(&mut b, scenario, seed, run, &node)?;
 
     if let Some(epc) = &scenario.epc {
         // Every cell's eNB is an S1-U endpoint; its UEs get their bearers in cell, then UE,
@@ -424,18 +362,7 @@ pub(crate) fn build(
         });
     }
 
-    for e in &scenario.events {
-        let link = index_of(&link_names, &e.link);
-        let change = LinkChange { delay: e.delay, rate_bps: e.rate_bps, down: e.down };
-        let dirs: &[u32] = match e.direction {
-            EventDirection::Both => &[0, 1],
-            EventDirection::AToB => &[0],
-            EventDirection::BToA => &[1],
-        };
-        for d in dirs {
-            b.link_change(SimTime::ZERO + e.at, 2 * link + d, change);
-        }
-    }
+    let link_handovers = events::schedule(&mut b, scenario, |l| index_of(&link_names, l), node);
 
     let t = &scenario.trace;
     b.series(SeriesConfig {
@@ -443,11 +370,13 @@ pub(crate) fn build(
         queue_links: t.queues.iter().map(|l| index_of(&link_names, l)).collect(),
         rate_flows: t.flows.iter().map(|f| index_of(&flow_names, f)).collect(),
         packet_flows: t.packets.iter().map(|f| index_of(&flow_names, f)).collect(),
-        // Media are added in cell name order, so a cell's medium index is its rank.
-        media: t.cells.iter().map(|c| scenario.cells.keys().position(|k| k == c).expect("validated") as u32).collect(),
+        media: traced_media(scenario),
     });
     let tcp_flows: Vec<u32> = t.tcp_flows.iter().map(|f| index_of(&flow_names, f)).collect();
-    b.traces(Traces::new(&t.tcp).only_flows(&tcp_flows));
+    let mut traces = Traces::new(&t.tcp).only_flows(&tcp_flows);
+    let handover = HandoverSetup::new(scenario, link_handovers, &node);
+    handover.enable_traces(&mut traces);
+    b.traces(traces);
 
     if let Some(dir) = &captures.dir {
         for link in &captures.links {
@@ -469,5 +398,5 @@ pub(crate) fn build(
             }
         }
     }
-    Ok(Built { world, flows, link_names, flow_names })
+    Ok(Built { world, flows, link_names, flow_names, handover })
 }

@@ -3,7 +3,12 @@
 //!
 //! With an EPC ([`crate::gtp`]) the world also steers the UEs' packets through the S-GW/P-GW
 //! and carries them in GTP-U tunnels on S1-U: [`WorldBuilder::epc`] sets it up,
-//! [`World::switch_path`] moves a UE's downlink tunnel at run time.
+//! [`World::switch_path`] moves a UE's downlink tunnel at run time. A medium with handover asks
+//! for path switches, X2-U forwarding and end markers; the `tunnel` module carries them out.
+//!
+//! Files: this one (building, routing, links, agents, the event loop), `counters` (per-flow
+//! counters and sampled series) and `tunnel` (tunnel endpoints and what media ask of the
+//! network).
 //!
 //! Same-time events run in the order they were scheduled (the engine's FIFO rule), so a run is a
 //! pure function of its inputs. Per-packet work allocates nothing: packets are values, pipes and
@@ -15,14 +20,22 @@ use std::net::Ipv4Addr;
 use celltcp_engine::{Model, RngStream, Scheduler, SimDuration, SimTime};
 
 use crate::agent::{Agent, AgentCtx};
-use crate::gtp::{self, CeFate, Decapsulated, Epc, EpcConfig, EpcError, Ingress, Steer};
+use crate::gtp::{self, Epc, EpcConfig, EpcError, Ingress, Steer};
 use crate::link::{LinkDir, LinkDirConfig};
 use crate::medium::{Medium, MediumOutput};
 use crate::packet::{FlowId, NodeId, Packet, Transport};
 use crate::queue::{DropCause, Verdict};
-use crate::stats::Histogram;
 use crate::topology::{DirId, LinkEnds, Node, NodeKind, Topology};
 use crate::trace::Traces;
+
+mod counters;
+mod tunnel;
+
+use counters::{count_drop, flow_mut};
+pub use counters::{
+    FlowCounters, FlowRateSeries, MediumSeries, PacketSeries, QueueSeries, SeriesConfig,
+};
+pub use tunnel::{RequestError, RequestFailure};
 
 /// IP protocol numbers used for demultiplexing.
 pub const PROTO_TCP: u8 = 6;
@@ -49,6 +62,12 @@ pub enum Event {
 }
 
 /// A change to one link direction at a scheduled time.
+///
+/// A handover of a radio hop that a point-to-point link stands for is a pair of changes: at the
+/// start `hold` (with buffer transfer: the buffer waits, arrivals queue up to its limit), or
+/// `hold`, `flush` and `refuse` (without: what is buffered and what arrives is lost); at the
+/// end `hold` and `refuse` released. Fields apply in the order `delay`, `rate_bps`, `down`,
+/// `flush`, `refuse`, `hold`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LinkChange {
     /// New propagation delay, for packets that finish serialisation from now on.
@@ -57,124 +76,20 @@ pub struct LinkChange {
     pub rate_bps: Option<u64>,
     /// Start (true) or end (false) an outage.
     pub down: Option<bool>,
+    /// Stop (true) or resume (false) serving the queue. While held the transmitter takes
+    /// nothing from the queue (the packet being serialised finishes) and arrivals are queued
+    /// per the queue discipline; resuming starts the transmitter at once.
+    pub hold: Option<bool>,
+    /// Drop every queued packet now ([`DropCause::Handover`]).
+    pub flush: bool,
+    /// Start (true) or stop (false) dropping every arriving packet ([`DropCause::Handover`]).
+    pub refuse: Option<bool>,
 }
 
 /// Where captured packets go (a pcap writer).
 pub trait CaptureSink {
     fn capture(&mut self, t: SimTime, pkt: &Packet) -> io::Result<()>;
     fn finish(&mut self) -> io::Result<()>;
-}
-
-/// Per-flow counters kept by the network itself (independent of the transport).
-#[derive(Clone, Debug, Default)]
-pub struct FlowCounters {
-    /// Packets and IP bytes the flow's agents handed to the network, both directions.
-    pub packets_sent: u64,
-    pub bytes_sent: u64,
-    /// Packets and IP bytes delivered to the flow's destination host.
-    pub packets_delivered: u64,
-    pub bytes_delivered: u64,
-    /// Packets of the flow dropped, by cause (both directions).
-    pub drops_queue_full: u64,
-    pub drops_aqm: u64,
-    pub drops_link_loss: u64,
-    pub drops_no_route: u64,
-    pub drops_outage: u64,
-    /// Packets dropped when leaving a GTP-U tunnel: outer CE over a Not-ECT inner packet
-    /// (RFC 6040 §4.2).
-    pub drops_ecn_decap: u64,
-    /// One-way delay of the packets delivered to the destination, nanoseconds.
-    pub delay_ns: Histogram,
-    /// RFC 3550 §6.4.1 interarrival jitter of those packets, nanoseconds.
-    pub jitter_ns: f64,
-    last_transit_ns: Option<u64>,
-    bytes_at_last_sample: u64,
-}
-
-impl FlowCounters {
-    pub fn drops(&self) -> u64 {
-        self.drops_queue_full
-            + self.drops_aqm
-            + self.drops_link_loss
-            + self.drops_no_route
-            + self.drops_outage
-            + self.drops_ecn_decap
-    }
-
-    /// A packet of the flow reached its destination after `transit_ns`.
-    fn delivered(&mut self, size_bytes: u32, transit_ns: u64) {
-        self.packets_delivered += 1;
-        self.bytes_delivered += size_bytes as u64;
-        self.delay_ns.record(transit_ns);
-        // RFC 3550 §6.4.1: D = transit_j − transit_i; J += (|D| − J)/16.
-        if let Some(prev) = self.last_transit_ns {
-            let d = transit_ns.abs_diff(prev) as f64;
-            self.jitter_ns += (d - self.jitter_ns) / 16.0;
-        }
-        self.last_transit_ns = Some(transit_ns);
-    }
-
-    fn count_drop(&mut self, cause: DropCause) {
-        match cause {
-            DropCause::QueueFull => self.drops_queue_full += 1,
-            DropCause::Aqm => self.drops_aqm += 1,
-            DropCause::LinkLoss => self.drops_link_loss += 1,
-            DropCause::NoRoute => self.drops_no_route += 1,
-            DropCause::Outage => self.drops_outage += 1,
-        }
-    }
-}
-
-/// Sampled queue lengths: one row per traced direction per sampling instant.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct QueueSeries {
-    pub time_ns: Vec<u64>,
-    pub link: Vec<u32>,
-    /// 0 = a→b, 1 = b→a.
-    pub direction: Vec<u32>,
-    pub packets: Vec<u32>,
-    pub bytes: Vec<u64>,
-}
-
-/// Sampled per-flow delivery rate at the destination host (IP bytes, bits per second).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct FlowRateSeries {
-    pub time_ns: Vec<u64>,
-    pub flow: Vec<u32>,
-    pub rate_bps: Vec<f64>,
-}
-
-/// One row per packet delivered to a traced flow's destination.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct PacketSeries {
-    pub time_ns: Vec<u64>,
-    pub flow: Vec<u32>,
-    pub delay_ns: Vec<u64>,
-    pub size_bytes: Vec<u32>,
-    pub app_seq: Vec<u64>,
-}
-
-/// Sampled state of traced media (cells): one row per medium, figure and sampling instant.
-/// `figure` indexes `keys`, the figure names in the order first seen (`ue.<node>.<name>` or a
-/// medium-level name).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct MediumSeries {
-    pub time_ns: Vec<u64>,
-    pub medium: Vec<u32>,
-    pub figure: Vec<u32>,
-    pub value: Vec<f64>,
-    pub keys: Vec<String>,
-}
-
-/// Which opt-in series to collect.
-#[derive(Clone, Debug, Default)]
-pub struct SeriesConfig {
-    pub interval: SimDuration,
-    pub queue_links: Vec<u32>,
-    pub rate_flows: Vec<FlowId>,
-    pub packet_flows: Vec<FlowId>,
-    /// Media (by index in the order added) whose state is sampled.
-    pub media: Vec<u32>,
 }
 
 struct AgentSlot {
@@ -266,7 +181,11 @@ impl WorldBuilder {
     }
 
     pub fn add_node(&mut self, name: &str, kind: NodeKind, addr: Ipv4Addr) -> NodeId {
-        self.nodes.push(Node { name: name.to_string(), kind, addr });
+        self.nodes.push(Node {
+            name: name.to_string(),
+            kind,
+            addr,
+        });
         (self.nodes.len() - 1) as NodeId
     }
 
@@ -287,7 +206,12 @@ impl WorldBuilder {
             let queue_rng = RngStream::new(self.seed, self.run, &format!("{path}/queue"));
             self.dirs.push(LinkDir::new(cfg, loss_rng, queue_rng));
         }
-        self.links.push(LinkEnds { name: name.to_string(), a, b, metric });
+        self.links.push(LinkEnds {
+            name: name.to_string(),
+            a,
+            b,
+            metric,
+        });
         (self.links.len() - 1) as u32
     }
 
@@ -353,15 +277,30 @@ impl WorldBuilder {
         let mut edge_medium = Vec::new();
         for (m, slot) in self.media.iter().enumerate() {
             for (a, b) in slot.medium.edges() {
-                let name = format!("{}:{}-{}", slot.medium.name(), self.nodes[a as usize].name, self.nodes[b as usize].name);
-                links.push(LinkEnds { name, a, b, metric: 1 });
+                let name = format!(
+                    "{}:{}-{}",
+                    slot.medium.name(),
+                    self.nodes[a as usize].name,
+                    self.nodes[b as usize].name
+                );
+                links.push(LinkEnds {
+                    name,
+                    a,
+                    b,
+                    metric: 1,
+                });
                 edge_medium.push(m as u32);
             }
         }
         let topo = Topology::new(self.nodes, links);
         let mut demux: Vec<Vec<Binding>> = vec![Vec::new(); topo.nodes.len()];
         for (i, a) in self.agents.iter().enumerate() {
-            demux[a.node as usize].push(Binding { proto: a.proto, port: a.port, flow: a.flow, agent: i as AgentId });
+            demux[a.node as usize].push(Binding {
+                proto: a.proto,
+                port: a.port,
+                flow: a.flow,
+                agent: i as AgentId,
+            });
         }
         let mut capture_of_dir = vec![None; self.dirs.len()];
         let mut captures = Vec::new();
@@ -372,11 +311,25 @@ impl WorldBuilder {
         }
         let mut queue_traced = vec![false; p2p_links];
         for &l in &self.series.queue_links {
-            queue_traced[l as usize] = true;
+            if let Some(t) = queue_traced.get_mut(l as usize) {
+                *t = true;
+            }
         }
         let mut packet_traced = vec![false; self.flows.len()];
         for &f in &self.series.packet_flows {
-            packet_traced[f as usize] = true;
+            if let Some(t) = packet_traced.get_mut(f as usize) {
+                *t = true;
+            }
+        }
+        // The base station of each medium edge is its first node; a base station listed by
+        // several media belongs to the first.
+        let mut enb_medium = vec![None; topo.nodes.len()];
+        for (m, slot) in self.media.iter().enumerate() {
+            for (enb, _) in slot.medium.edges() {
+                if let Some(e @ None) = enb_medium.get_mut(enb as usize) {
+                    *e = Some(m as u32);
+                }
+            }
         }
         World {
             flow_counters: vec![FlowCounters::default(); self.flows.len()],
@@ -405,7 +358,9 @@ impl WorldBuilder {
             edge_medium,
             media: self.media,
             medium_out: MediumOutput::default(),
+            enb_medium,
             epc: self.epc,
+            errors: Vec::new(),
         }
     }
 }
@@ -442,8 +397,13 @@ pub struct World {
     edge_medium: Vec<u32>,
     media: Vec<MediumSlot>,
     medium_out: MediumOutput,
+    /// Per node: the medium whose base station it is, if any (where X2-U data and end markers
+    /// for it are delivered).
+    enb_medium: Vec<Option<u32>>,
     /// The EPC's bearer table and tunnel endpoints, when the world has one.
     epc: Option<Epc>,
+    /// Requests of media that could not be carried out, in the order they were made.
+    errors: Vec<RequestError>,
 }
 
 impl World {
@@ -462,8 +422,21 @@ impl World {
         self.epc.as_ref()
     }
 
+    /// Requests of media the network could not carry out (a path switch without an EPC, a
+    /// forward to a node that is no eNB, …), in the order they were made. The run goes on
+    /// without them; the scenario reports them.
+    pub fn errors(&self) -> &[RequestError] {
+        &self.errors
+    }
+
+    /// The medium whose base station `node` is, by index in the order media were added.
+    pub fn medium_of_enb(&self, node: NodeId) -> Option<u32> {
+        self.enb_medium.get(node as usize).copied().flatten()
+    }
+
     /// S1 path switch: from now on the gateway tunnels `ue`'s downlink to `enb`, under a TEID
-    /// `enb` allocates (returned). Packets already in flight keep their tunnel.
+    /// `enb` allocates (returned). Packets already in flight keep their tunnel. No end marker is
+    /// sent (a medium's [`crate::medium::MediumRequest::PathSwitch`] sends one).
     pub fn switch_path(&mut self, ue: NodeId, enb: NodeId) -> Result<u32, EpcError> {
         match self.epc.as_mut() {
             Some(epc) => epc.switch_path(ue, enb),
@@ -471,19 +444,47 @@ impl World {
         }
     }
 
-    /// Schedules the agents' start events and the first sample; call once before running.
-    pub fn schedule_initial(&self, sched: &mut Scheduler<Event>) {
+    /// Schedules the agents' start events, the link changes, the first sample and the media's
+    /// first deadlines (a medium may have work before any packet reaches it: a mobility step, a
+    /// scheduled handover); call once before running.
+    pub fn schedule_initial(&mut self, sched: &mut Scheduler<Event>) {
         for (i, a) in self.agents.iter().enumerate() {
-            sched.schedule_at(a.start, Event::AgentStart(i as AgentId)).expect("start times are >= 0");
+            sched
+                .schedule_at(a.start, Event::AgentStart(i as AgentId))
+                .expect("start times are >= 0");
         }
         for (i, (at, _, _)) in self.changes.iter().enumerate() {
-            sched.schedule_at(*at, Event::LinkChange(i as u32)).expect("change times are >= 0");
+            sched
+                .schedule_at(*at, Event::LinkChange(i as u32))
+                .expect("change times are >= 0");
         }
         let s = &self.series_cfg;
         if s.interval > SimDuration::ZERO
             && !(s.queue_links.is_empty() && s.rate_flows.is_empty() && s.media.is_empty())
         {
-            sched.schedule_at(SimTime::ZERO, Event::Sample).expect("time zero");
+            sched
+                .schedule_at(SimTime::ZERO, Event::Sample)
+                .expect("time zero");
+        }
+        for m in 0..self.media.len() {
+            self.rearm_medium(m as u32, sched);
+        }
+    }
+
+    /// Schedules medium `m`'s timer at its deadline when the deadline changed (a superseded
+    /// timer event is recognised by its generation).
+    fn rearm_medium(&mut self, m: u32, sched: &mut Scheduler<Event>) {
+        let slot = &mut self.media[m as usize];
+        let deadline = slot.medium.poll_timeout();
+        if deadline != slot.timer {
+            slot.generation = slot.generation.wrapping_add(1);
+            slot.timer = deadline;
+            if let Some(at) = deadline {
+                let at = at.max(sched.now());
+                sched
+                    .schedule_at(at, Event::MediumTimer(m, slot.generation))
+                    .expect("clamped to now");
+            }
         }
     }
 
@@ -520,11 +521,11 @@ impl World {
         sched: &mut Scheduler<Event>,
     ) {
         if let Some(t) = pkt.tunnel {
-            self.route_tunnelled(node, pkt, t.outer_dst, sched);
+            self.route_tunnelled(node, pkt, t, sched);
             return;
         }
         let Some(dst) = self.topo.node_by_addr(pkt.ip.dst) else {
-            self.flow_counters[pkt.flow as usize].count_drop(DropCause::NoRoute);
+            self.count_drop(pkt.flow, DropCause::NoRoute);
             return;
         };
         if dst == node {
@@ -535,12 +536,16 @@ impl World {
         if src != Some(node) {
             // RFC 791: a router decrements TTL and discards the datagram when it reaches zero.
             if self.topo.nodes[node as usize].kind == NodeKind::Host || pkt.ip.ttl <= 1 {
-                self.flow_counters[pkt.flow as usize].count_drop(DropCause::NoRoute);
+                self.count_drop(pkt.flow, DropCause::NoRoute);
                 return;
             }
             pkt.ip.ttl -= 1;
         }
-        let towards = match self.epc.as_mut().map(|e| (e.steer(node, src, dst, ingress), e)) {
+        let towards = match self
+            .epc
+            .as_mut()
+            .map(|e| (e.steer(node, src, dst, ingress), e))
+        {
             None | Some((Steer::Ip, _)) => dst,
             Some((Steer::ToGateway, e)) => e.gateway(),
             Some((Steer::Encapsulate { end, teid }, e)) => {
@@ -553,73 +558,49 @@ impl World {
         };
         match self.topo.next_hop(node, towards) {
             Some(dir) => self.enqueue(dir, pkt, sched),
-            None => self.flow_counters[pkt.flow as usize].count_drop(DropCause::NoRoute),
+            None => self.count_drop(pkt.flow, DropCause::NoRoute),
         }
     }
 
-    /// Routes a tunnelled packet on its outer destination `outer_dst`, decapsulating it at the
-    /// endpoint. Inside the tunnel the inner TTL is not touched (the routers see the outer
-    /// header only).
-    fn route_tunnelled(
-        &mut self,
-        node: NodeId,
-        mut pkt: Packet,
-        outer_dst: Ipv4Addr,
-        sched: &mut Scheduler<Event>,
-    ) {
-        let flow = pkt.flow as usize;
-        let Some(end) = self.topo.node_by_addr(outer_dst) else {
-            self.flow_counters[flow].count_drop(DropCause::NoRoute);
-            return;
-        };
-        if end != node {
-            match self.topo.next_hop(node, end) {
-                Some(dir) => self.enqueue(dir, pkt, sched),
-                None => self.flow_counters[flow].count_drop(DropCause::NoRoute),
-            }
-            return;
-        }
-        let mode = self.epc.as_ref().map_or(gtp::EcnDecap::default(), Epc::ecn_decap);
-        let outcome = gtp::decapsulate(&mut pkt, mode);
-        if let Some(epc) = self.epc.as_mut() {
-            let stats = epc.stats_mut(node);
-            match outcome {
-                Decapsulated::Dropped => stats.drops_ecn_decap += 1,
-                Decapsulated::Forward { ce } => {
-                    stats.decapsulated += 1;
-                    match ce {
-                        CeFate::Propagated => stats.ce_propagated += 1,
-                        CeFate::Lost => stats.ce_lost += 1,
-                        CeFate::Unmarked => {}
-                    }
-                }
-            }
-        }
-        match outcome {
-            Decapsulated::Dropped => self.flow_counters[flow].drops_ecn_decap += 1,
-            Decapsulated::Forward { .. } => self.route(node, pkt, Ingress::Tunnel, sched),
-        }
+    /// Counts a drop for the packet's flow; packets of no flow (end markers) count nowhere.
+    #[inline]
+    fn count_drop(&mut self, flow: FlowId, cause: DropCause) {
+        count_drop(&mut self.flow_counters, flow, cause);
     }
 
-    fn enqueue(&mut self, dir: DirId, mut pkt: Packet, sched: &mut Scheduler<Event>) {
+    /// A fresh packet uid (and the IPv4 identification derived from it).
+    fn next_uid(&mut self) -> u64 {
+        let uid = self.next_uid;
+        self.next_uid += 1;
+        uid
+    }
+
+    fn enqueue(&mut self, dir: DirId, pkt: Packet, sched: &mut Scheduler<Event>) {
         let now = sched.now();
         if (dir / 2) as usize >= self.p2p_links {
             let m = self.edge_medium[(dir / 2) as usize - self.p2p_links];
             let (from, to) = (self.topo.dir_from(dir), self.topo.dir_to(dir));
             let mut out = std::mem::take(&mut self.medium_out);
-            self.media[m as usize].medium.send(now, from, to, pkt, &mut out);
+            self.media[m as usize]
+                .medium
+                .send(now, from, to, pkt, &mut out);
             self.after_medium(m, out, sched);
             return;
         }
-        let flow = pkt.flow as usize;
+        let flow = pkt.flow;
         let d = &mut self.dirs[dir as usize];
+        // A base station handing over without buffer transfer discards what arrives.
+        if d.refuses_arrival() {
+            return self.count_drop(flow, DropCause::Handover);
+        }
+        let mut pkt = pkt;
         // The queue reads and marks the outermost ECN field (RFC 6040 §4); `start_next` swaps
         // the layers back when the packet leaves the queue.
         gtp::swap_ecn_layers(&mut pkt);
         if let Verdict::Dropped(cause) = d.queue.enqueue(pkt, now, &mut d.queue_rng) {
-            self.flow_counters[flow].count_drop(cause);
+            count_drop(&mut self.flow_counters, flow, cause);
         }
-        if d.transmitting.is_none() {
+        if d.can_start() {
             // An idle transmitter takes the packet at once; occupancy is recorded after that, so
             // a packet that never waits does not count as queued.
             self.start_next(dir, sched);
@@ -628,17 +609,25 @@ impl World {
         }
     }
 
-    /// Starts serialising the next queued packet of an idle direction.
+    /// Starts serialising the next queued packet of an idle direction that is not held.
     fn start_next(&mut self, dir: DirId, sched: &mut Scheduler<Event>) {
         let now = sched.now();
         let d = &mut self.dirs[dir as usize];
+        if !d.can_start() {
+            d.record_occupancy(now);
+            return;
+        }
         let counters = &mut self.flow_counters;
-        let next = d.queue.dequeue(now, &mut |p, cause| counters[p.flow as usize].count_drop(cause));
+        let next = d
+            .queue
+            .dequeue(now, &mut |p, cause| count_drop(counters, p.flow, cause));
         d.record_occupancy(now);
         if let Some(mut pkt) = next {
             gtp::swap_ecn_layers(&mut pkt);
             let done = d.start_transmission(pkt, now);
-            sched.schedule_at(done, Event::TxDone(dir)).expect("transmission ends in the future");
+            sched
+                .schedule_at(done, Event::TxDone(dir))
+                .expect("transmission ends in the future");
             self.capture(dir, now, &pkt);
         }
     }
@@ -646,8 +635,10 @@ impl World {
     fn tx_done(&mut self, dir: DirId, sched: &mut Scheduler<Event>) {
         let now = sched.now();
         match self.dirs[dir as usize].finish_transmission(now) {
-            Ok(arrival) => sched.schedule_at(arrival, Event::Arrive(dir)).expect("arrival is in the future"),
-            Err((lost, cause)) => self.flow_counters[lost.flow as usize].count_drop(cause),
+            Ok(arrival) => sched
+                .schedule_at(arrival, Event::Arrive(dir))
+                .expect("arrival is in the future"),
+            Err((lost, cause)) => self.count_drop(lost.flow, cause),
         }
         self.start_next(dir, sched);
     }
@@ -658,12 +649,15 @@ impl World {
         if let Some(ends) = self.flows.get(flow) {
             if ends.dst == node {
                 let transit = now.saturating_since(pkt.created_at).as_ns();
-                self.flow_counters[flow].delivered(pkt.size_bytes(), transit);
-                if self.packet_traced[flow] {
+                if let Some(c) = flow_mut(&mut self.flow_counters, pkt.flow) {
+                    c.delivered(pkt.size_bytes(), transit);
+                }
+                if self.packet_traced.get(flow).copied().unwrap_or(false) {
                     let s = &mut self.packet_series;
                     s.time_ns.push(now.as_ns());
                     s.flow.push(flow as u32);
-                    s.delay_ns.push(now.saturating_since(pkt.created_at).as_ns());
+                    s.delay_ns
+                        .push(now.saturating_since(pkt.created_at).as_ns());
                     s.size_bytes.push(pkt.size_bytes());
                     s.app_seq.push(pkt.app_seq);
                 }
@@ -679,11 +673,15 @@ impl World {
         let agent = bindings
             .iter()
             .find(|b| b.proto == proto && b.port == port)
-            .or_else(|| bindings.iter().find(|b| b.proto == proto && b.flow == pkt.flow))
+            .or_else(|| {
+                bindings
+                    .iter()
+                    .find(|b| b.proto == proto && b.flow == pkt.flow)
+            })
             .map(|b| b.agent);
         match agent {
             Some(a) => self.call_agent(a, sched, |agent, ctx| agent.on_packet(pkt, ctx)),
-            None => self.flow_counters[flow].count_drop(DropCause::NoRoute),
+            None => self.count_drop(pkt.flow, DropCause::NoRoute),
         }
     }
 
@@ -706,19 +704,20 @@ impl World {
             slot.generation = slot.generation.wrapping_add(1);
             slot.timer = timer;
             if let Some(at) = timer {
-                sched.schedule_at(at, Event::AgentTimer(id, slot.generation)).expect("timer clamped to now");
+                sched
+                    .schedule_at(at, Event::AgentTimer(id, slot.generation))
+                    .expect("timer clamped to now");
             }
         }
         let node = slot.node;
         let src_addr = self.topo.nodes[node as usize].addr;
         for mut pkt in out.drain(..) {
-            pkt.uid = self.next_uid;
-            pkt.ip.id = self.next_uid as u16;
-            self.next_uid += 1;
+            pkt.uid = self.next_uid();
+            pkt.ip.id = pkt.uid as u16;
             if pkt.ip.src == Ipv4Addr::UNSPECIFIED {
                 pkt.ip.src = src_addr;
             }
-            if let Some(c) = self.flow_counters.get_mut(pkt.flow as usize) {
+            if let Some(c) = flow_mut(&mut self.flow_counters, pkt.flow) {
                 c.packets_sent += 1;
                 c.bytes_sent += pkt.size_bytes() as u64;
             }
@@ -730,27 +729,34 @@ impl World {
         }
     }
 
-    /// Applies a medium's output and re-arms its timer when its deadline changed.
-    fn after_medium(&mut self, m: u32, mut out: MediumOutput, sched: &mut Scheduler<Event>) {
-        for (pkt, cause) in out.dropped.drain(..) {
-            self.flow_counters[pkt.flow as usize].count_drop(cause);
+    /// Applies `change` to direction `dir` now, in the order documented on [`LinkChange`].
+    fn apply_link_change(&mut self, dir: DirId, change: LinkChange, sched: &mut Scheduler<Event>) {
+        let now = sched.now();
+        let Some(d) = self.dirs.get_mut(dir as usize) else {
+            return;
+        };
+        if let Some(delay) = change.delay {
+            d.delay = delay;
         }
-        let delivered = std::mem::take(&mut out.delivered);
-        let slot = &mut self.media[m as usize];
-        let deadline = slot.medium.poll_timeout();
-        if deadline != slot.timer {
-            slot.generation = slot.generation.wrapping_add(1);
-            slot.timer = deadline;
-            if let Some(at) = deadline {
-                let at = at.max(sched.now());
-                sched.schedule_at(at, Event::MediumTimer(m, slot.generation)).expect("clamped to now");
+        if let Some(rate) = change.rate_bps {
+            d.rate_bps = rate;
+        }
+        if let Some(down) = change.down {
+            d.down = down;
+        }
+        if change.flush {
+            let counters = &mut self.flow_counters;
+            d.flush(now, &mut |p, cause| count_drop(counters, p.flow, cause));
+        }
+        if let Some(refuse) = change.refuse {
+            d.refusing = refuse;
+        }
+        if let Some(hold) = change.hold {
+            d.held = hold;
+            if !hold && d.can_start() {
+                self.start_next(dir, sched);
             }
         }
-        out.delivered = delivered;
-        for (node, pkt) in out.delivered.drain(..) {
-            self.route(node, pkt, Ingress::Radio, sched);
-        }
-        self.medium_out = out;
     }
 
     fn sample(&mut self, sched: &mut Scheduler<Event>) {
@@ -771,9 +777,10 @@ impl World {
         }
         let interval = self.series_cfg.interval;
         for &f in &self.series_cfg.rate_flows {
-            let c = &mut self.flow_counters[f as usize];
-            let bytes = c.bytes_delivered - c.bytes_at_last_sample;
-            c.bytes_at_last_sample = c.bytes_delivered;
+            let Some(c) = flow_mut(&mut self.flow_counters, f) else {
+                continue;
+            };
+            let bytes = c.take_bytes_since_sample();
             if now > SimTime::ZERO {
                 let s = &mut self.rate_series;
                 s.time_ns.push(now.as_ns());
@@ -831,21 +838,13 @@ impl Model for World {
                 }
                 slot.timer = None;
                 let mut out = std::mem::take(&mut self.medium_out);
-                slot.medium.on_timer(sched.now(), &mut slot.rng, &mut self.traces, &mut out);
+                slot.medium
+                    .on_timer(sched.now(), &mut slot.rng, &mut self.traces, &mut out);
                 self.after_medium(m, out, sched);
             }
             Event::LinkChange(i) => {
                 let (_, dir, change) = self.changes[i as usize];
-                let d = &mut self.dirs[dir as usize];
-                if let Some(delay) = change.delay {
-                    d.delay = delay;
-                }
-                if let Some(rate) = change.rate_bps {
-                    d.rate_bps = rate;
-                }
-                if let Some(down) = change.down {
-                    d.down = down;
-                }
+                self.apply_link_change(dir, change, sched);
             }
         }
     }

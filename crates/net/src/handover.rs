@@ -1,0 +1,125 @@
+//! What a medium reports about the handovers it carried out: one [`HandoverRecord`] per
+//! handover (its timeline and what happened to each flow's packets) and the procedure's
+//! message timeline as [`HandoverEvent`]s.
+//!
+//! The records are the raw material of the per-handover TCP analytics (the scenario crate
+//! joins them with the flows' traces); the events are the message chart of TS 36.300
+//! §10.1.2.1.1 Fig. 10.1.2.1.1-1 as the simulation played it, one row per message.
+
+use celltcp_engine::SimTime;
+
+use crate::packet::{FlowId, NodeId};
+
+/// Why a handover started.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum HandoverCause {
+    /// An A3 measurement report (TS 36.331 §5.5.4.4).
+    A3,
+    /// A handover scheduled at a given time.
+    Manual,
+    /// RRC connection re-establishment after a radio link failure (TS 36.331 §5.3.7).
+    RadioLinkFailure,
+    /// An interruption of a point-to-point access link standing for a handover.
+    Link,
+}
+
+impl HandoverCause {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HandoverCause::A3 => "a3",
+            HandoverCause::Manual => "manual",
+            HandoverCause::RadioLinkFailure => "rlf",
+            HandoverCause::Link => "link",
+        }
+    }
+}
+
+/// How a handover ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum HandoverResult {
+    /// The UE attached to the target and the source released its context.
+    Completed,
+    /// The UE attached to the target; the procedure had not finished when the run ended.
+    InProgress,
+    /// The target refused the request (admission control) or preparation timed out.
+    PreparationFailed,
+    /// The radio link failed before the handover completed; the UE re-established.
+    RadioLinkFailure,
+}
+
+impl HandoverResult {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HandoverResult::Completed => "completed",
+            HandoverResult::InProgress => "in_progress",
+            HandoverResult::PreparationFailed => "preparation_failed",
+            HandoverResult::RadioLinkFailure => "radio_link_failure",
+        }
+    }
+}
+
+/// What a handover did to one flow's packets (downlink data of the bearer).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HandoverFlowCounts {
+    /// Packets sent from the source to the target over X2-U.
+    pub forwarded: u64,
+    /// Packets lost to the handover: discarded at the source, refused by a full target
+    /// buffer, or lost in the forwarding tunnel.
+    pub dropped: u64,
+    /// Packets the UE received twice (its PDCP receiver discarded the copy).
+    pub duplicated: u64,
+    /// Packets delivered to the UE after a packet of the same flow that was sent later.
+    pub reordered: u64,
+}
+
+/// One handover of one UE.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HandoverRecord {
+    /// 0, 1, … in the order the handovers started (per medium).
+    pub id: u32,
+    pub ue: NodeId,
+    /// Source and target base stations (for a link handover: the link's two ends).
+    pub source: NodeId,
+    pub target: NodeId,
+    pub cause: HandoverCause,
+    /// The data-path policy's name (`discard`, `forward`, `fast_path_switch`, `predicted`).
+    pub policy: &'static str,
+    /// The handover decision at the source (for a link handover: the interruption start).
+    pub decision: SimTime,
+    /// The RRC handover command: the UE detaches, the interruption starts.
+    pub command: Option<SimTime>,
+    /// The UE is synchronised to the target and has sent the handover confirm.
+    pub attach: Option<SimTime>,
+    /// The S-GW switched the downlink path to the target.
+    pub path_switch: Option<SimTime>,
+    /// The source released the UE context (end of the procedure).
+    pub completion: Option<SimTime>,
+    pub result: HandoverResult,
+    /// Per flow with downlink packets in the bearer during the handover, by flow id.
+    pub flows: Vec<(FlowId, HandoverFlowCounts)>,
+}
+
+impl HandoverRecord {
+    /// Interruption of the user plane: from the handover command to the attach.
+    pub fn interruption(&self) -> Option<celltcp_engine::SimDuration> {
+        Some(self.attach?.saturating_since(self.command?))
+    }
+}
+
+/// One message or step of a handover procedure, for the timeline.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HandoverEvent {
+    pub time: SimTime,
+    /// The handover's record id.
+    pub handover: u32,
+    pub ue: NodeId,
+    /// Sending and receiving entities (nodes; the MME and S-GW are the EPC gateway node).
+    pub from: NodeId,
+    pub to: NodeId,
+    /// The message, named as in TS 36.300 Fig. 10.1.2.1.1-1 in snake case
+    /// (`measurement_report`, `handover_request`, `handover_request_ack`,
+    /// `handover_command`, `sn_status_transfer`, `handover_confirm`, `path_switch_request`,
+    /// `modify_bearer_request`, `end_marker`, `path_switch_request_ack`, `ue_context_release`,
+    /// …).
+    pub message: &'static str,
+}

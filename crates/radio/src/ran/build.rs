@@ -1,0 +1,275 @@
+//! Building a radio access network from its configuration: validation at the boundary (every
+//! error names its key), the cells with every UE in each, and the per-UE state.
+
+use std::collections::VecDeque;
+
+use celltcp_engine::{RngStream, SimTime};
+use celltcp_net::packet::NodeId;
+
+use crate::cell::{Interferer, LteCell, UeConfig};
+use crate::measurement::{check_error_std_db, A3Monitor, L3Filter, RlfMonitor};
+use crate::mobility::Mobility;
+use crate::pdcp::{PdcpConfig, PdcpRx};
+
+use super::measure::Coupling;
+use super::steps::{Step, StepQueue};
+use super::timeline::Timeline;
+use super::ue::{ReceivedCounts, UeRan};
+use super::{LteRan, RanConfig, RanError};
+
+impl LteRan {
+    /// The network of `cfg`; random streams from (`seed`, `run`): each cell's as a plain
+    /// cell's, plus `ran/ue/NODE/mobility`, `ran/ue/NODE/measurement` and `ran/prediction`.
+    pub fn new(cfg: RanConfig, seed: u64, run: u64) -> Result<LteRan, RanError> {
+        validate(&cfg)?;
+        let RanConfig {
+            name,
+            mut cells,
+            ues,
+            gateway,
+            handover,
+            measurement,
+            coupled_interference,
+        } = cfg;
+
+        // Mobility first: the cells are built with every UE at its position at t = 0.
+        let mut mobilities = Vec::with_capacity(ues.len());
+        let mut ue_configs = Vec::with_capacity(ues.len());
+        for (i, ue) in ues.iter().enumerate() {
+            let rng = RngStream::new(seed, run, &format!("ran/ue/{}/mobility", ue.node));
+            let mut m = Mobility::new(ue.mobility.clone(), rng)
+                .map_err(|source| RanError::Mobility { index: i, source })?;
+            ue_configs.push(UeConfig {
+                node: ue.node,
+                position: m.position_at(SimTime::ZERO),
+                speed_mps: m.speed_mps_at(SimTime::ZERO),
+            });
+            mobilities.push(m);
+        }
+
+        let coupling = coupled_interference.then(|| {
+            let configured = cells
+                .iter()
+                .map(|c| c.interferers.iter().map(|i| i.load).collect())
+                .collect();
+            // Every other cell interferes, starting unloaded (nothing was sent before t = 0).
+            let others: Vec<Interferer> = cells
+                .iter()
+                .map(|c| Interferer {
+                    position: c.position,
+                    tx_power_dbm: c.tx_power_dbm,
+                    load: 0.0,
+                })
+                .collect();
+            for (c, cell) in cells.iter_mut().enumerate() {
+                let rest = others.iter().enumerate().filter(|&(o, _)| o != c);
+                cell.interferers.extend(rest.map(|(_, &i)| i));
+            }
+            Coupling {
+                configured,
+                prbs_at_last_tick: vec![0; cells.len()],
+            }
+        });
+
+        // The UE's PDCP receiver: as a plain cell's (delivering as RLC delivers) outside
+        // handovers, reordering during them if configured.
+        let pdcp = PdcpConfig {
+            reordering: false,
+            ..cells[0].pdcp
+        };
+        let pdcp_reordering = PdcpConfig {
+            reordering: true,
+            ..pdcp
+        };
+        let enbs: Vec<NodeId> = cells.iter().map(|c| c.enb).collect();
+        let mut built = Vec::with_capacity(cells.len());
+        for (i, cell) in cells.into_iter().enumerate() {
+            let connected: Vec<bool> = ues.iter().map(|u| u.serving == i).collect();
+            let name = cell.name.clone();
+            let lte = LteCell::new_in_ran(cell, ue_configs.clone(), &connected, seed, run)
+                .map_err(|source| RanError::Cell {
+                    index: i,
+                    name,
+                    source,
+                })?;
+            built.push(lte);
+        }
+
+        let filter = L3Filter::with_sample_period(measurement.filter_k, measurement.period)
+            .map_err(|source| RanError::Measurement {
+                section: "measurement",
+                source,
+            })?;
+        let a3 = handover
+            .a3
+            .map(A3Monitor::new)
+            .transpose()
+            .map_err(|source| RanError::Measurement {
+                section: "handover.a3",
+                source,
+            })?;
+        let rlf = handover
+            .rlf
+            .map(RlfMonitor::new)
+            .transpose()
+            .map_err(|source| RanError::Measurement {
+                section: "handover.rlf",
+                source,
+            })?;
+        let n_cells = built.len();
+        let mut states = Vec::with_capacity(ues.len());
+        for ((ue, mobility), ue_cfg) in ues.iter().zip(mobilities).zip(&ue_configs) {
+            let mut ever_served = vec![false; n_cells];
+            ever_served[ue.serving] = true;
+            states.push(UeRan {
+                node: ue.node,
+                serving: ue.serving,
+                attached: true,
+                sgw_cell: ue.serving,
+                ever_served,
+                mobility,
+                position: ue_cfg.position,
+                speed_mps: ue_cfg.speed_mps,
+                measurement_rng: RngStream::new(
+                    seed,
+                    run,
+                    &format!("ran/ue/{}/measurement", ue.node),
+                ),
+                l3: vec![filter.clone(); n_cells],
+                a3: a3.clone(),
+                rlf: rlf.clone(),
+                pdcp: PdcpRx::new(pdcp).map_err(|source| RanError::Pdcp { source })?,
+                pdcp_reordering: false,
+                received: ReceivedCounts::new(pdcp.sn_bits),
+                uplink_hold: VecDeque::new(),
+                ho: None,
+                latest_record: None,
+                last_commanded: None,
+                max_uid: Default::default(),
+            });
+        }
+        let mut ue_index: Vec<(NodeId, usize)> = states
+            .iter()
+            .enumerate()
+            .map(|(i, u)| (u.node, i))
+            .collect();
+        ue_index.sort_unstable();
+
+        let pdcp_reordering_cfg = handover.reordering.then_some(pdcp_reordering);
+        let mut steps = StepQueue::default();
+        for m in &handover.manual {
+            if let Some(&(_, u)) = ue_index.iter().find(|&&(n, _)| n == m.ue) {
+                steps.schedule(m.at, u, None, Step::ManualDecision { target: m.target });
+            }
+        }
+        Ok(LteRan {
+            name,
+            cells: built,
+            enbs,
+            ues: states,
+            ue_index,
+            gateway,
+            ho_cfg: handover,
+            meas_cfg: measurement,
+            coupling,
+            steps,
+            next_tick: SimTime::ZERO,
+            timeline: Timeline::default(),
+            pdcp_cfg: pdcp,
+            pdcp_reordering_cfg,
+            prediction_rng: RngStream::new(seed, run, "ran/prediction"),
+            radio_link_failures: 0,
+            sdus: Vec::new(),
+            neighbours: Vec::new(),
+            errors: Vec::new(),
+        })
+    }
+}
+
+/// Checks what the cells and the measurement types do not check themselves.
+fn validate(cfg: &RanConfig) -> Result<(), RanError> {
+    let n = cfg.cells.len();
+    if n == 0 {
+        return Err(RanError::invalid("cells", "no cell; expected at least one"));
+    }
+    for (i, c) in cfg.cells.iter().enumerate() {
+        if let Some(j) = cfg.cells[..i].iter().position(|d| d.enb == c.enb) {
+            return Err(RanError::invalid(
+                format!("cells[{i}].enb"),
+                format!("node {} is already the eNB of cells[{j}]", c.enb),
+            ));
+        }
+        if c.enb == cfg.gateway {
+            return Err(RanError::invalid(
+                format!("cells[{i}].enb"),
+                format!("node {} is the gateway; expected a node of its own", c.enb),
+            ));
+        }
+        // The UE's PDCP receiver and its COUNT continue across cells (36.323 §5.1.2.1.2):
+        // every cell must number with the same SN length.
+        let first = cfg.cells[0].pdcp.sn_bits;
+        if c.pdcp.sn_bits != first {
+            return Err(RanError::invalid(
+                format!("cells[{i}].pdcp.sn_bits"),
+                format!(
+                    "{} differs from cells[0] ({first}); expected one PDCP SN length in the \
+                     network",
+                    c.pdcp.sn_bits
+                ),
+            ));
+        }
+    }
+    for (i, ue) in cfg.ues.iter().enumerate() {
+        let key = |field: &str| format!("ues[{i}].{field}");
+        if cfg.ues[..i].iter().any(|u| u.node == ue.node) {
+            return Err(RanError::invalid(
+                key("node"),
+                format!("node {} appears twice", ue.node),
+            ));
+        }
+        if ue.node == cfg.gateway || cfg.cells.iter().any(|c| c.enb == ue.node) {
+            return Err(RanError::invalid(
+                key("node"),
+                format!("node {} is an eNB or the gateway", ue.node),
+            ));
+        }
+        if ue.serving >= n {
+            return Err(RanError::invalid(
+                key("serving"),
+                format!("{} is not a cell ({n} cells)", ue.serving),
+            ));
+        }
+    }
+    let ho = &cfg.handover;
+    for (i, m) in ho.manual.iter().enumerate() {
+        if m.target >= n {
+            return Err(RanError::invalid(
+                format!("handover.manual[{i}].target"),
+                format!("{} is not a cell ({n} cells)", m.target),
+            ));
+        }
+        if !cfg.ues.iter().any(|u| u.node == m.ue) {
+            return Err(RanError::invalid(
+                format!("handover.manual[{i}].ue"),
+                format!("node {} is not a UE of the network", m.ue),
+            ));
+        }
+    }
+    if ho.max_ues_per_cell == Some(0) {
+        return Err(RanError::invalid(
+            "handover.max_ues_per_cell",
+            "0; expected at least 1 (or no limit)",
+        ));
+    }
+    if cfg.measurement.period.as_ns() == 0 {
+        return Err(RanError::invalid(
+            "measurement.period",
+            "0 ms; expected a period > 0",
+        ));
+    }
+    check_error_std_db(cfg.measurement.error_std_db).map_err(|source| RanError::Measurement {
+        section: "measurement",
+        source,
+    })?;
+    Ok(())
+}

@@ -1,0 +1,189 @@
+//! Configuration of an [`LteRan`](super::LteRan): its cells, its UEs with their mobility, the
+//! measurements and triggers, the handover procedure's latencies and the data-path policy.
+
+use celltcp_engine::{SimDuration, SimTime};
+use celltcp_net::packet::NodeId;
+
+use crate::cell::LteCellConfig;
+use crate::measurement::{A3Config, RlfConfig};
+use crate::mobility::MobilityModel;
+use crate::rlc::BufferLimit;
+
+/// What happens to the downlink data of a UE that hands over (the "one switch" of the
+/// handover configuration).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum DataPathPolicy {
+    /// The source's buffered and in-transit data are lost (seed 002 "without buffer transfer").
+    Discard,
+    /// Buffered and in-transit data are forwarded to the target over X2-U (TS 36.300
+    /// §10.1.2.1.2); the path switch follows the handover confirm (the standard procedure).
+    Forward,
+    /// As `Forward`, but the path switch request is sent right after the handover command
+    /// (seed 000 §V-A.1, Fig. 5).
+    FastPathSwitch,
+    /// As `Forward`, with the path switch anticipated by a prediction step before the handover
+    /// command so that the source drains its buffer (seed 000 §V-A.2, Fig. 6). The predictor's
+    /// error is Gaussian with standard deviation `error_std` (0 = exact).
+    Predicted {
+        step: SimDuration,
+        error_std: SimDuration,
+    },
+}
+
+impl DataPathPolicy {
+    /// The scenario-file spelling.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            DataPathPolicy::Discard => "discard",
+            DataPathPolicy::Forward => "forward",
+            DataPathPolicy::FastPathSwitch => "fast_path_switch",
+            DataPathPolicy::Predicted { .. } => "predicted",
+        }
+    }
+}
+
+/// One-way latencies of the procedure's messages and steps (TS 36.300 Fig. 10.1.2.1.1-1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HandoverLatencies {
+    /// UE → source: the measurement report on the uplink (RRC).
+    pub measurement_report: SimDuration,
+    /// Source: handover decision after the report.
+    pub decision: SimDuration,
+    /// eNB ↔ eNB over X2-C: handover request, request ack, SN status transfer, UE context
+    /// release (each one way).
+    pub x2: SimDuration,
+    /// Target: admission control before the request ack.
+    pub admission: SimDuration,
+    /// Source → UE: the RRC handover command (RRCConnectionReconfiguration with
+    /// mobilityControlInfo).
+    pub rrc: SimDuration,
+    /// UE: detach from the source and synchronise to the target (the bulk of the
+    /// interruption: 30 ms in seed 000, 40–300 ms in seed 002).
+    pub detach_sync: SimDuration,
+    /// UE: random access in the target up to the handover confirm (RRCConnectionReconfiguration
+    /// Complete).
+    pub random_access: SimDuration,
+    /// Target ↔ MME over S1-C: path switch request and its ack (each one way).
+    pub s1: SimDuration,
+    /// MME ↔ S-GW over S11: modify bearer request and response (each one way).
+    pub s11: SimDuration,
+}
+
+impl Default for HandoverLatencies {
+    fn default() -> Self {
+        let ms = SimDuration::from_ms;
+        HandoverLatencies {
+            measurement_report: ms(5),
+            decision: ms(2),
+            x2: ms(5),
+            admission: ms(2),
+            rrc: ms(5),
+            detach_sync: ms(30),
+            random_access: ms(10),
+            s1: ms(5),
+            s11: ms(2),
+        }
+    }
+}
+
+/// A handover at a given time, whatever the measurements say.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ManualHandover {
+    /// The source's handover decision.
+    pub at: SimTime,
+    pub ue: NodeId,
+    /// Index of the target cell in [`RanConfig::cells`].
+    pub target: usize,
+}
+
+/// The handover procedure and its data path.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HandoverConfig {
+    pub policy: DataPathPolicy,
+    pub latencies: HandoverLatencies,
+    /// Measurement-triggered handovers; `None` = only manual ones (and RLF re-establishment).
+    pub a3: Option<A3Config>,
+    pub manual: Vec<ManualHandover>,
+    /// The target delivers forwarded data before data of the new path until the end marker
+    /// (36.300 §10.1.2.2) and the UE's PDCP reorders by COUNT; off = everything is delivered
+    /// as it arrives (seed 000 Table I "Reordering").
+    pub reordering: bool,
+    /// The target's per-UE buffer for data held while the UE is not yet attached or before
+    /// the end marker (seed 002's buffer overrun).
+    pub target_buffer: BufferLimit,
+    /// The target stops waiting for the end marker this long after the path switch.
+    pub end_marker_timeout: SimDuration,
+    /// Admission control: the most UEs a cell serves at once (`None` = no limit).
+    pub max_ues_per_cell: Option<u32>,
+    /// Radio link monitoring; `None` = the radio link never fails.
+    pub rlf: Option<RlfConfig>,
+    /// After a radio link failure: cell search, random access and RRC connection
+    /// re-establishment until the UE is served again (TS 36.331 §5.3.7, T311 running).
+    pub reestablishment: SimDuration,
+}
+
+impl Default for HandoverConfig {
+    fn default() -> Self {
+        HandoverConfig {
+            policy: DataPathPolicy::Forward,
+            latencies: HandoverLatencies::default(),
+            a3: None,
+            manual: Vec::new(),
+            reordering: true,
+            target_buffer: BufferLimit::Bytes(1_000_000),
+            end_marker_timeout: SimDuration::from_ms(200),
+            max_ues_per_cell: None,
+            rlf: None,
+            reestablishment: SimDuration::from_ms(200),
+        }
+    }
+}
+
+/// UE measurements (TS 36.331 §5.5.3).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MeasurementConfig {
+    /// Layer-1 measurement period: positions are updated, RSRP measured, filtered and
+    /// evaluated this often.
+    pub period: SimDuration,
+    /// filterCoefficient k of the layer-3 filter (36.331 §5.5.3.2).
+    pub filter_k: u8,
+    /// Standard deviation of the layer-1 measurement error, dB (0 = exact).
+    pub error_std_db: f64,
+}
+
+impl Default for MeasurementConfig {
+    fn default() -> Self {
+        MeasurementConfig {
+            period: SimDuration::from_ms(40),
+            filter_k: 4,
+            error_std_db: 0.0,
+        }
+    }
+}
+
+/// A UE of the network: where it starts being served and how it moves.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RanUe {
+    pub node: NodeId,
+    /// Index of its serving cell at the start in [`RanConfig::cells`].
+    pub serving: usize,
+    pub mobility: MobilityModel,
+}
+
+/// A radio access network: LTE cells, their UEs, X2 handover between the cells.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RanConfig {
+    /// Name in summaries.
+    pub name: String,
+    /// The cells, each with its own eNB node. Their `interferers` lists are kept; with
+    /// `coupled_interference` the other cells of the network are added to them.
+    pub cells: Vec<LteCellConfig>,
+    pub ues: Vec<RanUe>,
+    /// The MME and S-GW (the EPC gateway node), for the message timeline.
+    pub gateway: NodeId,
+    pub handover: HandoverConfig,
+    pub measurement: MeasurementConfig,
+    /// Every cell sees the others as interferers with the PRB load they had over the last
+    /// measurement period (instead of only the configured constant-load interferers).
+    pub coupled_interference: bool,
+}

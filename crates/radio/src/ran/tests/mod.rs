@@ -1,0 +1,13 @@
+//! Tests of the radio access network, driven by a small stand-in for the world
+//! ([`harness`]).
+
+mod a3;
+mod admission;
+mod config_errors;
+mod data_path;
+mod harness;
+mod interference;
+mod medium;
+mod procedure;
+mod rlf;
+mod single_cell;

@@ -1,0 +1,288 @@
+//! One row per (handover, TCP flow of the UE): how the flow's TCP reacted to the handover.
+//!
+//! The definitions of every field are in the [module documentation](super); this file applies
+//! them to one record and one flow at a time, reading the flow's series from a
+//! [`TraceIndex`] built once for the whole run.
+
+use std::collections::BTreeMap;
+
+use celltcp_engine::{SimDuration, SimTime};
+use celltcp_net::handover::{HandoverCause, HandoverFlowCounts, HandoverRecord, HandoverResult};
+use celltcp_net::packet::{FlowId, NodeId};
+use celltcp_net::trace::VarColumns;
+
+use super::config::{AnalyticsConfig, AnalyticsError};
+use super::index::{FlowTrace, TraceIndex};
+use super::recovery::{goodput_before_bps, recovered_at_ns, RecoveryGrid};
+
+/// `CcState` code of fast recovery (see [`celltcp_net::trace::TraceVar::CcState`]).
+const CC_STATE_FAST_RECOVERY: f64 = 2.0;
+
+/// How a flow's TCP reacted to a handover: the three classes of 000 §VI-B (Fig. 8: "slow
+/// start", "window halving", "nothing").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TcpOutcome {
+    /// A retransmission timeout fired in the window: cwnd fell to the loss window and the flow
+    /// restarted in slow start (RFC 5681 §3.1).
+    Timeout,
+    /// No timeout, but a fast retransmission or an entry into fast recovery: cwnd was halved
+    /// (RFC 5681 §3.2, RFC 6582).
+    Halving,
+    /// Neither: the handover was transparent to the congestion controller.
+    Unaffected,
+}
+
+impl TcpOutcome {
+    /// `timeout`, `halving` or `none`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TcpOutcome::Timeout => "timeout",
+            TcpOutcome::Halving => "halving",
+            TcpOutcome::Unaffected => "none",
+        }
+    }
+}
+
+/// The analytics of one TCP flow across one handover. Times are seconds since the start of
+/// the run; `None` where undefined (see the [module documentation](super)).
+#[derive(Clone, Debug, PartialEq)]
+pub struct HandoverOutcome {
+    /// The handover record's id.
+    pub handover: u32,
+    pub flow: FlowId,
+    pub ue: NodeId,
+    pub source: NodeId,
+    pub target: NodeId,
+    pub cause: HandoverCause,
+    /// The data-path policy's name, as in the record.
+    pub policy: &'static str,
+    pub result: HandoverResult,
+    /// Handover decision at the source, s.
+    pub decision_s: f64,
+    /// Handover command (the interruption starts), s.
+    pub command_s: Option<f64>,
+    /// UE attached to the target, s.
+    pub attach_s: Option<f64>,
+    /// Downlink path switched to the target, s.
+    pub path_switch_s: Option<f64>,
+    /// Source released the UE context, s.
+    pub completion_s: Option<f64>,
+    /// User-plane interruption (command to attach), s.
+    pub interruption_s: Option<f64>,
+    /// The flow's packets forwarded over X2-U (0 when the record does not list the flow).
+    pub forwarded: u64,
+    /// The flow's packets lost to the handover.
+    pub dropped: u64,
+    /// The flow's packets the UE received twice.
+    pub duplicated: u64,
+    /// The flow's packets delivered out of order.
+    pub reordered: u64,
+    /// Start of the observation window: the command, or the decision without one, s.
+    pub start_s: f64,
+    /// End of the observation window, s.
+    pub window_end_s: f64,
+    pub outcome: TcpOutcome,
+    /// RTO retransmissions in the window.
+    pub rto_count: u32,
+    /// Fast retransmissions in the window.
+    pub fast_retx_count: u32,
+    /// The timeout was spurious (see the module documentation for the rule).
+    pub spurious_rto: bool,
+    /// First RTO retransmission in the window, s.
+    pub first_rto_s: Option<f64>,
+    /// Smoothed RTT at the start, s.
+    pub rtt_before_s: Option<f64>,
+    /// Largest RTT sample in the window, s.
+    pub rtt_peak_s: Option<f64>,
+    /// Goodput in the second before the start, bits per second.
+    pub goodput_before_bps: Option<f64>,
+    /// When the windowed goodput got back to the recovery fraction of `goodput_before`, s.
+    pub recovered_at_s: Option<f64>,
+    /// `recovered_at − start`, s.
+    pub recovery_time_s: Option<f64>,
+    /// `recovered_at −` (first RTO retransmission, else attach, else start), s.
+    pub ramp_time_s: Option<f64>,
+    /// Bytes delivered in order from the start to one srtt after the attach, bytes.
+    pub delivered_bytes: Option<u64>,
+}
+
+/// Analyses every handover in `records` for each TCP flow of its UE.
+///
+/// `flows_of(ue)` returns the TCP flows with `ue` at either end; it is called once per distinct
+/// UE. `traces` holds the flows' variables (see the module documentation for the ones read);
+/// `run_end` is the time the run stopped. Rows are ordered by handover id, then flow id; a flow
+/// listed in a record but not returned by `flows_of` (not TCP) gets no row.
+///
+/// Cost: one pass over `traces` to index the rows of the flows of interest, then per row of the
+/// output a few binary searches plus the recovery scan, which walks the flow's `Delivered` rows
+/// and the recovery grid from the attach until the flow recovers (to the end of the run if it
+/// never does).
+pub fn analyse<F>(
+    records: &[HandoverRecord],
+    mut flows_of: F,
+    traces: &VarColumns,
+    run_end: SimTime,
+    cfg: AnalyticsConfig,
+) -> Result<Vec<HandoverOutcome>, AnalyticsError>
+where
+    F: FnMut(NodeId) -> Vec<FlowId>,
+{
+    cfg.validate()?;
+    let lengths = [
+        traces.time_ns.len(),
+        traces.flow.len(),
+        traces.var.len(),
+        traces.value.len(),
+    ];
+    if lengths.iter().any(|&n| n != lengths[0]) {
+        let [time_ns, flow, var, value] = lengths;
+        return Err(AnalyticsError::ColumnLengths {
+            time_ns,
+            flow,
+            var,
+            value,
+        });
+    }
+    let mut ue_flows: BTreeMap<NodeId, Vec<FlowId>> = BTreeMap::new();
+    for r in records {
+        ue_flows.entry(r.ue).or_insert_with(|| {
+            let mut flows = flows_of(r.ue);
+            flows.sort_unstable();
+            flows.dedup();
+            flows
+        });
+    }
+    let mut wanted: Vec<FlowId> = ue_flows.values().flatten().copied().collect();
+    wanted.sort_unstable();
+    wanted.dedup();
+    let index = TraceIndex::build(traces, &wanted);
+
+    let mut order: Vec<&HandoverRecord> = records.iter().collect();
+    order.sort_by_key(|r| r.id);
+    let mut out = Vec::new();
+    for r in order {
+        for &flow in &ue_flows[&r.ue] {
+            out.push(analyse_flow(r, flow, index.flow(flow), run_end, &cfg));
+        }
+    }
+    Ok(out)
+}
+
+/// Counts of the three outcomes: `(timeout, halving, none)`.
+pub fn outcome_counts(rows: &[HandoverOutcome]) -> (usize, usize, usize) {
+    rows.iter()
+        .fold((0, 0, 0), |(t, h, n), row| match row.outcome {
+            TcpOutcome::Timeout => (t + 1, h, n),
+            TcpOutcome::Halving => (t, h + 1, n),
+            TcpOutcome::Unaffected => (t, h, n + 1),
+        })
+}
+
+fn secs(ns: u64) -> f64 {
+    SimTime(ns).as_secs_f64()
+}
+
+fn opt_secs(t: Option<SimTime>) -> Option<f64> {
+    t.map(SimTime::as_secs_f64)
+}
+
+fn analyse_flow(
+    r: &HandoverRecord,
+    flow: FlowId,
+    trace: &FlowTrace,
+    run_end: SimTime,
+    cfg: &AnalyticsConfig,
+) -> HandoverOutcome {
+    let run_end_ns = run_end.as_ns();
+    let start = r.command.unwrap_or(r.decision).as_ns();
+    let srtt_before = trace.srtt.last_at_or_before(start);
+    let srtt_s = srtt_before.unwrap_or(0.0);
+    let srtt_ns = SimDuration::from_secs_f64(srtt_s).as_ns();
+
+    // The window runs to the end of the procedure plus k srtt (module doc, "window").
+    let procedure_end = r.completion.or(r.attach).unwrap_or(run_end).as_ns();
+    let tail_ns = SimDuration::from_secs_f64(cfg.k_rtt * srtt_s).as_ns();
+    let end = procedure_end.saturating_add(tail_ns).min(run_end_ns);
+
+    let rto_count = trace.retx_rto.count_in(start, end);
+    let fast_retx_count = trace.retx_fast.count_in(start, end);
+    let outcome = if rto_count > 0 {
+        TcpOutcome::Timeout
+    } else if fast_retx_count > 0 || trace.cc_state.enters_in(start, end, CC_STATE_FAST_RECOVERY) {
+        TcpOutcome::Halving
+    } else {
+        TcpOutcome::Unaffected
+    };
+    let counts: HandoverFlowCounts = r
+        .flows
+        .iter()
+        .find(|(f, _)| *f == flow)
+        .map(|(_, c)| *c)
+        .unwrap_or_default();
+    // A timeout with nothing lost at the handover was waiting for delayed, not lost, data:
+    // the spurious timeout of 000 §IV (RFC 3522 §1 and RFC 5682 §1 describe the same event).
+    let spurious_rto = outcome == TcpOutcome::Timeout
+        && (trace.spurious_undo.count_in(start, end) > 0 || counts.dropped == 0);
+    let first_rto = trace.retx_rto.first_in(start, end);
+
+    let goodput_before = goodput_before_bps(&trace.delivered, start);
+    let grid = RecoveryGrid::for_srtt(srtt_ns);
+    let scan_from = r.attach.map_or(start, |a| a.as_ns().max(start));
+    let recovered_at = goodput_before.filter(|&g| g > 0.0).and_then(|g| {
+        recovered_at_ns(
+            &trace.delivered,
+            grid,
+            scan_from,
+            cfg.recovery_fraction * g,
+            run_end_ns,
+        )
+    });
+    // The ramp starts at the timeout that caused it; a timeout after the recovery did not.
+    let ramp_from = |rec: u64| {
+        trace
+            .retx_rto
+            .first_in(start, end.min(rec))
+            .or(r.attach.map(SimTime::as_ns))
+            .unwrap_or(start)
+    };
+    let delivered_bytes = r.attach.map(|a| {
+        let after = a.as_ns().saturating_add(srtt_ns);
+        let bytes = trace.delivered.step_at(after) - trace.delivered.step_at(start);
+        bytes.max(0.0).round() as u64
+    });
+
+    HandoverOutcome {
+        handover: r.id,
+        flow,
+        ue: r.ue,
+        source: r.source,
+        target: r.target,
+        cause: r.cause,
+        policy: r.policy,
+        result: r.result,
+        decision_s: r.decision.as_secs_f64(),
+        command_s: opt_secs(r.command),
+        attach_s: opt_secs(r.attach),
+        path_switch_s: opt_secs(r.path_switch),
+        completion_s: opt_secs(r.completion),
+        interruption_s: r.interruption().map(SimDuration::as_secs_f64),
+        forwarded: counts.forwarded,
+        dropped: counts.dropped,
+        duplicated: counts.duplicated,
+        reordered: counts.reordered,
+        start_s: secs(start),
+        window_end_s: secs(end),
+        outcome,
+        rto_count: u32::try_from(rto_count).unwrap_or(u32::MAX),
+        fast_retx_count: u32::try_from(fast_retx_count).unwrap_or(u32::MAX),
+        spurious_rto,
+        first_rto_s: first_rto.map(secs),
+        rtt_before_s: srtt_before,
+        rtt_peak_s: trace.rtt_sample.max_in(start, end),
+        goodput_before_bps: goodput_before,
+        recovered_at_s: recovered_at.map(secs),
+        recovery_time_s: recovered_at.map(|rec| secs(rec - start)),
+        ramp_time_s: recovered_at.map(|rec| secs(rec - ramp_from(rec))),
+        delivered_bytes,
+    }
+}

@@ -1,0 +1,92 @@
+//! Per-handover TCP analytics: how each TCP flow of a UE fared across each of its handovers.
+//!
+//! [`analyse`] joins the media's [`HandoverRecord`](celltcp_net::handover::HandoverRecord)s with
+//! the flows' trace rows ([`VarColumns`](celltcp_net::trace::VarColumns)) and returns one
+//! [`HandoverOutcome`] per (handover, TCP flow with the UE at either end), ordered by handover
+//! id, then flow id. [`HandoverColumns`] is the same table column by column.
+//!
+//! # Inputs
+//!
+//! Seven trace variables of each flow are read: `RetxRto` and `RetxFast` (one row per RTO or
+//! fast retransmission), `CcState` (0 slow start, 1 congestion avoidance, 2 fast recovery, 3
+//! RTO recovery), `SpuriousUndo` (F-RTO/Eifel undid a reduction), `RttSample` and `Srtt`
+//! (seconds) and `Delivered` (cumulative bytes delivered in order at the receiver, recorded by
+//! the receiving agent under the same flow id). `D(t)` below is `Delivered` read as a step
+//! function: the last value at or before `t`, 0 before the first row. Rows of `RttSample`,
+//! `Srtt` and `Delivered` whose value is not finite are ignored.
+//!
+//! # Definitions
+//!
+//! All output times are seconds since the start of the run; a field is `None` where it is
+//! undefined. Intervals include both ends.
+//!
+//! - **start** — the handover command, when the user-plane interruption starts; the decision
+//!   when there was no command (preparation failed). `attach`, `path_switch` and `completion`
+//!   are copied as recorded (`None` if not reached), and so is the `interruption` (command to
+//!   attach).
+//! - **rtt_before** — the flow's last `Srtt` at or before start (`None` without a sample).
+//! - **window** — `[start, end_w]` with `end_w` = (completion, else attach, else the end of the
+//!   run) + `k_rtt` × rtt_before (rtt_before taken as 0 if unknown), clipped to the end of the
+//!   run. The `k_rtt` RTTs past the end of the procedure catch a retransmission timer armed
+//!   during the interruption that fires just after it.
+//! - **outcome** — `timeout` if an RTO retransmission falls in the window; else `halving` if a
+//!   fast retransmission falls in it or the controller enters fast recovery (a `CcState` row of
+//!   2 whose previous row was not 2) in it; else `none`. These are the three classes of 000
+//!   §VI-B (Fig. 8: slow start after a timeout, window halving, nothing). `rto_count` and
+//!   `fast_retx_count` count the retransmission rows in the window.
+//! - **spurious_rto** — the outcome is `timeout` and either a `SpuriousUndo` row falls in the
+//!   window (the sender itself found the timeout spurious) or the handover lost none of the
+//!   flow's packets (`dropped == 0` in the record). An RTO when nothing was lost means the data
+//!   was delayed, not lost: the spurious timeout of 000 §IV, caused by the RTT growth of
+//!   forwarding. The record counts the bearer's downlink packets only; a flow the record does
+//!   not list counts as having lost none.
+//! - **rtt_peak** — the largest `RttSample` in the window.
+//! - **goodput_before** — `(D(start) − D(start − 1 s)) / 1 s` in bits per second; when start
+//!   is under 1 s, `D(start) / start`; `None` when start is 0.
+//! - **recovery** — with `w = max(rtt_before, 10 ms)` and the windowed goodput
+//!   `g(t) = (D(t) − D(t − w)) / w` (`D` is 0 before time 0), **recovered_at** is the first
+//!   time `t` on the grid `t0 + j·w/4` (`t0` = attach, or start without an attach) such that
+//!   `g ≥ recovery_fraction × goodput_before` at every grid point of `[t, t + hold]`, with
+//!   `hold = max(2w, 100 ms)`. The hold rejects the instant jump of `D` when a retransmission
+//!   fills a hole and the receiver releases its out-of-order queue at once. `recovery_time` =
+//!   recovered_at − start. `ramp_time` = recovered_at − (the first RTO retransmission in the
+//!   window at or before recovered_at, else attach, else start): the quantity the recovery-time
+//!   model of 002 §4.3 predicts, which leaves out the interruption and the timeout wait (an RTO
+//!   after recovered_at did not start the ramp, so it is not the reference). All three are
+//!   `None` if the flow never recovers with `t + hold` at or before the end of the run, or when
+//!   goodput_before is `None` or 0.
+//! - **delivered_bytes** — `D(attach + rtt_before) − D(start)`: the data delivered from the
+//!   start of the handover until one RTT after the UE attaches (000 Fig. 12); `None` without
+//!   an attach.
+//! - **forwarded**, **dropped**, **duplicated**, **reordered** — the flow's packet counts in
+//!   the record, 0 when the record does not list the flow.
+//!
+//! # Cost
+//!
+//! The trace is read once to split the rows of the flows of interest by flow and variable;
+//! every window query after that is a binary search. The recovery scan walks forward from the
+//! attach and stops at the recovery, jumping over stretches where the goodput cannot rise, so
+//! it costs the flow's `Delivered` rows and grid points up to the recovery (up to the end of
+//! the run for a flow that never recovers), never a pass over the whole trace.
+//!
+//! # References
+//!
+//! - 000: D. Pacifico et al., "Improving TCP Performance During the Intra LTE Handover", IEEE
+//!   GLOBECOM 2009 — §IV the timeout and halving cases, §VI-B Fig. 8 their frequencies,
+//!   Fig. 12 the data delivered across the handover.
+//! - 002: 3GPP RAN contribution on TCP's tolerance to data loss at handover (answer to LS
+//!   S1-060371/RP-060208) — §2 and §4.3 the recovery time after a handover without buffer
+//!   transfer.
+
+mod columns;
+mod config;
+mod handover;
+mod index;
+mod recovery;
+
+#[cfg(test)]
+mod tests;
+
+pub use columns::HandoverColumns;
+pub use config::{AnalyticsConfig, AnalyticsError};
+pub use handover::{analyse, outcome_counts, HandoverOutcome, TcpOutcome};

@@ -1,0 +1,106 @@
+//! The cells of a scenario: each `[cells.NAME]` onto the radio crate's `LteCellConfig`, and
+//! either one medium per cell or, with `[ran]`, one radio access network of all of them.
+
+use celltcp_net::packet::NodeId;
+use celltcp_net::queue::QueueLimit;
+use celltcp_net::world::WorldBuilder;
+use celltcp_radio::cell::{default_rlc_am, Interferer, LteCell, LteCellConfig, RlcModeConfig, UeConfig, UplinkConfig};
+use celltcp_radio::channel::{
+    ChannelError, FreeSpace, LogDistance, LosCondition, PathLossModel, Position, UrbanMacro, UrbanMicro,
+};
+use celltcp_radio::phy::prbs_for_bandwidth;
+use celltcp_radio::rlc::{BufferLimit, MaxRetxAction, RlcAmConfig, RlcUmConfig};
+
+use crate::config::cells::{CellSpec, OnMaxRetx, PathLossKind, RlcMode};
+use crate::error::ScenarioError;
+use crate::Scenario;
+
+/// One medium per cell, named `cell/NAME` for its random streams (without `[ran]`).
+pub(super) fn add_cells(
+    b: &mut WorldBuilder,
+    scenario: &Scenario,
+    seed: u64,
+    run: u64,
+    node: &impl Fn(&str) -> NodeId,
+) -> Result<(), ScenarioError> {
+    if let Some(ran) = &scenario.ran {
+        return super::ran::add_ran(b, scenario, ran, seed, run, node);
+    }
+    for (name, cell) in &scenario.cells {
+        let ues = cell.file.ues.iter().map(|(ue, u)| UeConfig {
+            node: node(ue),
+            position: Position::new(u.position[0], u.position[1]),
+            speed_mps: u.speed_kmh / 3.6,
+        });
+        let cfg = lte_cell_config(name, cell, node(&cell.file.enb))?;
+        let lte = LteCell::new(cfg, ues.collect(), seed, run)
+            .map_err(|e| ScenarioError::new(format!("cells.{name}"), e.to_string()))?;
+        b.add_medium(&format!("cell/{name}"), Box::new(lte));
+    }
+    Ok(())
+}
+
+/// The radio crate's cell configuration for a validated `[cells.NAME]`.
+pub(super) fn lte_cell_config(name: &str, c: &CellSpec, enb: NodeId) -> Result<LteCellConfig, ScenarioError> {
+    let f = &c.file;
+    let key = |k: &str| format!("cells.{name}.{k}");
+    let carrier_hz = f.carrier_ghz * 1e9;
+    let channel = |k: &str, e: ChannelError| ScenarioError::new(key(k), e.to_string());
+    let los = if f.los { LosCondition::Los } else { LosCondition::Nlos };
+    let pathloss = match f.pathloss {
+        PathLossKind::FreeSpace => PathLossModel::FreeSpace(FreeSpace::new(carrier_hz).map_err(|e| channel("carrier_ghz", e))?),
+        PathLossKind::LogDistance => PathLossModel::LogDistance(
+            LogDistance::new(f.pl0_db.unwrap_or(0.0), f.d0_m.unwrap_or(1.0), f.exponent.unwrap_or(2.0))
+                .map_err(|e| channel("pathloss", e))?,
+        ),
+        PathLossKind::Uma => PathLossModel::UrbanMacro(
+            UrbanMacro::with_default_heights(carrier_hz, los).map_err(|e| channel("carrier_ghz", e))?,
+        ),
+        PathLossKind::Umi => PathLossModel::UrbanMicro(
+            UrbanMicro::with_default_heights(carrier_hz, los).map_err(|e| channel("carrier_ghz", e))?,
+        ),
+    };
+    let buffer = match c.rlc_buffer {
+        QueueLimit::Packets(n) => BufferLimit::Sdus(n as usize),
+        QueueLimit::Bytes(b) => BufferLimit::Bytes(b),
+    };
+    let rlc = match f.rlc.mode {
+        RlcMode::Am => RlcModeConfig::Am(RlcAmConfig {
+            max_retx_threshold: Some(f.rlc.max_retx),
+            on_max_retx: match f.rlc.on_max_retx {
+                OnMaxRetx::Rlf => MaxRetxAction::RadioLinkFailure,
+                OnMaxRetx::Discard => MaxRetxAction::Discard,
+            },
+            t_poll_retransmit: c.t_poll_retransmit,
+            t_reordering: c.t_reordering,
+            t_status_prohibit: c.t_status_prohibit,
+            tx_buffer: buffer,
+            ..default_rlc_am()
+        }),
+        RlcMode::Um => RlcModeConfig::Um(RlcUmConfig { t_reordering: c.t_reordering, tx_buffer: buffer, ..RlcUmConfig::lte(10) }),
+    };
+    let mut cfg = LteCellConfig::lte_default(name, enb);
+    cfg.position = Position::new(c.position[0], c.position[1]);
+    cfg.n_prb = prbs_for_bandwidth(f.bandwidth_mhz).map_err(|e| ScenarioError::new(key("bandwidth_mhz"), e.to_string()))?;
+    cfg.carrier_hz = carrier_hz;
+    cfg.tx_power_dbm = f.tx_power_dbm;
+    cfg.noise_figure_db = f.noise_figure_db;
+    cfg.pathloss = pathloss;
+    cfg.shadowing = (f.shadowing_db > 0.0).then_some((f.shadowing_db, f.shadowing_decorrelation_m));
+    cfg.fading = f.fading;
+    cfg.interferers = f
+        .interferers
+        .iter()
+        .map(|i| Interferer { position: Position::new(i.position[0], i.position[1]), tx_power_dbm: i.tx_power_dbm, load: i.load })
+        .collect();
+    cfg.scheduler = f.scheduler.clone();
+    cfg.harq.max_transmissions = f.harq_max_transmissions;
+    cfg.rlc = rlc;
+    cfg.cqi_period_tti = c.cqi_period_tti;
+    cfg.cqi_delay_tti = c.cqi_delay_tti;
+    cfg.fixed_mcs = f.fixed_mcs;
+    cfg.uplink = UplinkConfig { rate_bps: c.uplink_rate_bps, grant_delay: c.uplink_grant_delay, loss: f.uplink.loss };
+    cfg.validate().map_err(|e| ScenarioError::new(format!("cells.{name}"), e.to_string()))?;
+    Ok(cfg)
+}
+

@@ -1,0 +1,128 @@
+//! What the per-handover analytics need from the world: the TCP flows of each terminal that
+//! can hand over, and the loss-recovery variables of those flows recorded whatever `[trace]`
+//! asked for. The rows the user did not ask for are removed again after the analytics read
+//! them, so the `tcp` series stays exactly what `[trace]` requested.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use celltcp_net::packet::{FlowId, NodeId};
+use celltcp_net::trace::{TraceVar, Traces, VarColumns};
+
+use super::events::LinkHandoverPlan;
+use crate::config::flows::FlowKind;
+use crate::Scenario;
+
+/// The variables the analytics read (see `crate::analytics`).
+pub(crate) const ANALYTICS_VARS: [TraceVar; 7] = [
+    TraceVar::RetxRto,
+    TraceVar::RetxFast,
+    TraceVar::CcState,
+    TraceVar::SpuriousUndo,
+    TraceVar::RttSample,
+    TraceVar::Srtt,
+    TraceVar::Delivered,
+];
+
+/// Handover bookkeeping of a built world.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct HandoverSetup {
+    /// A handover can happen: the scenario has `[ran]` or a link handover event.
+    pub active: bool,
+    /// The link handovers, in time order.
+    pub link_plans: Vec<LinkHandoverPlan>,
+    /// TCP flows by terminal (either end), for every terminal that can hand over.
+    tcp_flows: BTreeMap<NodeId, Vec<FlowId>>,
+    /// The user's `[trace]` selection: variables and flows (all flows when `None`).
+    user_vars: BTreeSet<u8>,
+    user_flows: BTreeSet<FlowId>,
+}
+
+impl HandoverSetup {
+    /// The terminals that can hand over are every UE of the radio access network and the `b`
+    /// end of every link with a handover event.
+    pub(crate) fn new(
+        scenario: &Scenario,
+        link_plans: Vec<LinkHandoverPlan>,
+        node: &impl Fn(&str) -> NodeId,
+    ) -> Self {
+        let mut terminals: BTreeSet<NodeId> = link_plans.iter().map(|p| p.ue).collect();
+        if scenario.ran.is_some() {
+            terminals.extend(
+                scenario
+                    .cells
+                    .values()
+                    .flat_map(|c| c.file.ues.keys().map(|ue| node(ue))),
+            );
+        }
+        let mut tcp_flows: BTreeMap<NodeId, Vec<FlowId>> = BTreeMap::new();
+        for (id, flow) in scenario.flows.values().enumerate() {
+            if !matches!(flow.kind, FlowKind::Tcp(_)) {
+                continue;
+            }
+            for end in [node(&flow.src), node(&flow.dst)] {
+                if terminals.contains(&end) {
+                    let list = tcp_flows.entry(end).or_default();
+                    if !list.contains(&(id as FlowId)) {
+                        list.push(id as FlowId);
+                    }
+                }
+            }
+        }
+        let flow_id = |name: &String| {
+            scenario
+                .flows
+                .keys()
+                .position(|k| k == name)
+                .expect("validated") as FlowId
+        };
+        HandoverSetup {
+            active: scenario.ran.is_some() || !link_plans.is_empty(),
+            link_plans,
+            tcp_flows,
+            user_vars: scenario.trace.tcp.iter().map(|v| *v as u8).collect(),
+            user_flows: scenario.trace.tcp_flows.iter().map(flow_id).collect(),
+        }
+    }
+
+    /// The TCP flows with `ue` at either end, by id (empty for a terminal that cannot hand over).
+    pub(crate) fn tcp_flows_of(&self, ue: NodeId) -> Vec<FlowId> {
+        self.tcp_flows.get(&ue).cloned().unwrap_or_default()
+    }
+
+    /// Every flow whose analytics variables are recorded in addition.
+    fn analysed_flows(&self) -> Vec<FlowId> {
+        let set: BTreeSet<FlowId> = self.tcp_flows.values().flatten().copied().collect();
+        set.into_iter().collect()
+    }
+
+    /// Asks `traces` for the analytics' variables of the analysed flows.
+    pub(crate) fn enable_traces(&self, traces: &mut Traces) {
+        let flows = self.analysed_flows();
+        if self.active && !flows.is_empty() {
+            traces.also_record(&ANALYTICS_VARS, &flows);
+        }
+    }
+
+    /// Keeps only the rows `[trace]` asked for (the user's variables of the user's flows).
+    pub(crate) fn strip_traces(&self, vars: &mut VarColumns) {
+        if !self.active || self.analysed_flows().is_empty() {
+            return;
+        }
+        let keep: Vec<bool> = vars
+            .var
+            .iter()
+            .zip(&vars.flow)
+            .map(|(v, f)| self.user_vars.contains(v) && self.user_flows.contains(f))
+            .collect();
+        retain_by(&mut vars.time_ns, &keep);
+        retain_by(&mut vars.flow, &keep);
+        retain_by(&mut vars.var, &keep);
+        retain_by(&mut vars.value, &keep);
+    }
+}
+
+/// Keeps the elements whose `keep` entry is true (`Vec::retain` visits in order).
+fn retain_by<T>(v: &mut Vec<T>, keep: &[bool]) {
+    let mut k = keep.iter();
+    v.retain(|_| k.next().copied().unwrap_or(false));
+}

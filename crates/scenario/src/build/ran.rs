@@ -1,0 +1,150 @@
+//! `[ran]` onto the radio crate's `RanConfig`: every cell of the scenario in one radio access
+//! network medium (`celltcp_radio::ran::LteRan`), added to the world as `ran`.
+//!
+//! Cells keep their names and their order (name order), so `ran.handover.manual[i].target`
+//! maps to the cell's rank; each UE starts served by the cell that lists it, at its position
+//! there, and moves per `[mobility.UE]` (standing still without an entry).
+
+use celltcp_engine::SimTime;
+use celltcp_net::packet::NodeId;
+use celltcp_net::queue::QueueLimit;
+use celltcp_net::world::WorldBuilder;
+use celltcp_radio::measurement::{A3Config, RlfConfig};
+use celltcp_radio::mobility::MobilityModel;
+use celltcp_radio::ran::{
+    DataPathPolicy, HandoverConfig, HandoverLatencies, LteRan, ManualHandover, MeasurementConfig,
+    RanConfig, RanUe,
+};
+use celltcp_radio::rlc::BufferLimit;
+
+use super::cells::lte_cell_config;
+use crate::config::handover::{HandoverSpec, PolicySpec};
+use crate::config::ran::RanSpec;
+use crate::error::ScenarioError;
+use crate::Scenario;
+
+/// The medium's name in summaries and its random-stream path.
+pub(crate) const RAN_NAME: &str = "ran";
+
+/// Builds the network and adds it to the world.
+pub(super) fn add_ran(
+    b: &mut WorldBuilder,
+    scenario: &Scenario,
+    ran: &RanSpec,
+    seed: u64,
+    run: u64,
+    node: &impl Fn(&str) -> NodeId,
+) -> Result<(), ScenarioError> {
+    let cfg = ran_config(scenario, ran, node)?;
+    let medium =
+        LteRan::new(cfg, seed, run).map_err(|e| ScenarioError::new("ran", e.to_string()))?;
+    b.add_medium(RAN_NAME, Box::new(medium));
+    Ok(())
+}
+
+/// The radio crate's configuration of the network.
+pub(super) fn ran_config(
+    scenario: &Scenario,
+    ran: &RanSpec,
+    node: &impl Fn(&str) -> NodeId,
+) -> Result<RanConfig, ScenarioError> {
+    let mut cells = Vec::with_capacity(scenario.cells.len());
+    let mut ues = Vec::new();
+    for (index, (name, cell)) in scenario.cells.iter().enumerate() {
+        cells.push(lte_cell_config(name, cell, node(&cell.file.enb))?);
+        for (ue, u) in &cell.file.ues {
+            let mobility = match scenario.mobility.get(ue) {
+                Some(m) => m.model(u.position),
+                None => MobilityModel::Fixed {
+                    position: celltcp_radio::channel::Position::new(u.position[0], u.position[1]),
+                },
+            };
+            ues.push(RanUe {
+                node: node(ue),
+                serving: index,
+                mobility,
+            });
+        }
+    }
+    let gateway = scenario
+        .epc
+        .as_ref()
+        .map(|e| node(&e.gateway))
+        .ok_or_else(|| ScenarioError::new("ran", "a radio access network needs [epc]"))?;
+    Ok(RanConfig {
+        name: RAN_NAME.to_string(),
+        cells,
+        ues,
+        gateway,
+        handover: handover_config(scenario, &ran.handover, node),
+        measurement: MeasurementConfig {
+            period: ran.measurement.period,
+            filter_k: ran.measurement.filter_k,
+            error_std_db: ran.measurement.error_std_db,
+        },
+        coupled_interference: ran.coupled_interference,
+    })
+}
+
+fn handover_config(
+    scenario: &Scenario,
+    h: &HandoverSpec,
+    node: &impl Fn(&str) -> NodeId,
+) -> HandoverConfig {
+    let l = &h.latencies;
+    HandoverConfig {
+        policy: match h.policy {
+            PolicySpec::Discard => DataPathPolicy::Discard,
+            PolicySpec::Forward => DataPathPolicy::Forward,
+            PolicySpec::FastPathSwitch => DataPathPolicy::FastPathSwitch,
+            PolicySpec::Predicted { step, error_std } => {
+                DataPathPolicy::Predicted { step, error_std }
+            }
+        },
+        latencies: HandoverLatencies {
+            measurement_report: l.measurement_report,
+            decision: l.decision,
+            x2: l.x2,
+            admission: l.admission,
+            rrc: l.rrc,
+            detach_sync: l.detach_sync,
+            random_access: l.random_access,
+            s1: l.s1,
+            s11: l.s11,
+        },
+        a3: h.a3.map(|a| A3Config {
+            offset_db: a.offset_db,
+            hysteresis_db: a.hysteresis_db,
+            time_to_trigger: a.time_to_trigger,
+        }),
+        manual: h
+            .manual
+            .iter()
+            .map(|m| ManualHandover {
+                at: SimTime::ZERO + m.at,
+                ue: node(&m.ue),
+                // Validated: the target is a cell; cells are in name order.
+                target: scenario
+                    .cells
+                    .keys()
+                    .position(|k| *k == m.target)
+                    .unwrap_or(0),
+            })
+            .collect(),
+        reordering: h.reordering,
+        target_buffer: match h.target_buffer {
+            QueueLimit::Packets(n) => BufferLimit::Sdus(n as usize),
+            QueueLimit::Bytes(n) => BufferLimit::Bytes(n),
+        },
+        end_marker_timeout: h.end_marker_timeout,
+        max_ues_per_cell: h.max_ues_per_cell,
+        rlf: h.rlf.map(|r| RlfConfig {
+            q_out_db: r.q_out_db,
+            q_in_db: r.q_in_db,
+            n310: r.n310,
+            n311: r.n311,
+            t310: r.t310,
+        }),
+        reestablishment: h.reestablishment,
+    }
+}

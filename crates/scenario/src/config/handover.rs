@@ -1,0 +1,486 @@
+//! `[ran.handover]`: the X2 handover procedure of a radio access network (TS 36.300
+//! §10.1.2.1) — its triggers (A3 measurement reports, scheduled handovers, radio link failure),
+//! the latencies of its messages and the policy of its data path.
+
+use std::collections::BTreeMap;
+
+use celltcp_engine::SimDuration;
+use celltcp_net::queue::QueueLimit;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::cells::CellSpec;
+use super::quantity::{Limit, Quantity, Time};
+use crate::validate::positive_time;
+use crate::ScenarioError;
+
+/// What happens to the downlink data buffered at the source when a UE hands over.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PolicyKind {
+    /// The source's buffered and in-transit data are lost.
+    Discard,
+    /// Buffered and in-transit data are forwarded to the target over X2-U (TS 36.300
+    /// §10.1.2.1.2); the path switch follows the handover confirm.
+    #[default]
+    Forward,
+    /// As forward, with the path switch requested right after the handover command.
+    FastPathSwitch,
+    /// As forward, with the path switch anticipated by `prediction_step` before the command.
+    Predicted,
+}
+
+impl PolicyKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PolicyKind::Discard => "discard",
+            PolicyKind::Forward => "forward",
+            PolicyKind::FastPathSwitch => "fast_path_switch",
+            PolicyKind::Predicted => "predicted",
+        }
+    }
+}
+
+/// Event A3 (TS 36.331 §5.5.4.4): a neighbour becomes `offset_db` better than the serving
+/// cell, for `time_to_trigger`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct A3File {
+    /// a3-Offset, dB.
+    pub offset_db: f64,
+    /// hysteresis, dB (≥ 0).
+    pub hysteresis_db: f64,
+    /// timeToTrigger: one of 0, 40, 64, 80, 100, 128, 160, 256, 320, 480, 512, 640, 1024,
+    /// 1280, 2560, 5120 ms (TS 36.331 §6.3.5).
+    pub time_to_trigger: Quantity<Time>,
+}
+
+impl Default for A3File {
+    /// ns-3 LENA's A3-RSRP handover algorithm: hysteresis 3 dB, time-to-trigger 256 ms, and
+    /// no offset (the hysteresis alone separates the cells).
+    fn default() -> Self {
+        A3File {
+            offset_db: 0.0,
+            hysteresis_db: 3.0,
+            time_to_trigger: Quantity::default_of("256ms"),
+        }
+    }
+}
+
+/// Radio link monitoring (TS 36.331 §5.3.10, §7.3; TS 36.133 §7.6).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct RlfFile {
+    /// Out-of-sync threshold Qout: wideband SINR, dB.
+    pub q_out_db: f64,
+    /// In-sync threshold Qin: wideband SINR, dB (> q_out_db).
+    pub q_in_db: f64,
+    /// Consecutive out-of-sync indications that start T310 (≥ 1).
+    pub n310: u32,
+    /// Consecutive in-sync indications that stop T310 (≥ 1).
+    pub n311: u32,
+    /// T310: a radio link failure when it expires (a time, > 0).
+    pub t310: Quantity<Time>,
+}
+
+impl Default for RlfFile {
+    /// TS 36.331 defaults (N310 n1, N311 n1, T310 ms1000) and the Qout/Qin SINRs of 10 % and
+    /// 2 % hypothetical PDCCH BLER.
+    fn default() -> Self {
+        RlfFile {
+            q_out_db: -8.0,
+            q_in_db: -6.0,
+            n310: 1,
+            n311: 1,
+            t310: Quantity::default_of("1s"),
+        }
+    }
+}
+
+/// `[ran.handover.latencies]`: one-way latencies of the procedure's messages and steps
+/// (TS 36.300 Fig. 10.1.2.1.1-1); each a time.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct LatenciesFile {
+    /// UE → source: the measurement report.
+    pub measurement_report: Quantity<Time>,
+    /// Source: handover decision after the report.
+    pub decision: Quantity<Time>,
+    /// eNB ↔ eNB over X2-C, each message one way.
+    pub x2: Quantity<Time>,
+    /// Target: admission control.
+    pub admission: Quantity<Time>,
+    /// Source → UE: the RRC handover command.
+    pub rrc: Quantity<Time>,
+    /// UE: detach from the source and synchronise to the target.
+    pub detach_sync: Quantity<Time>,
+    /// UE: random access in the target up to the handover confirm.
+    pub random_access: Quantity<Time>,
+    /// Target ↔ MME over S1-C, each message one way.
+    pub s1: Quantity<Time>,
+    /// MME ↔ S-GW over S11, each message one way.
+    pub s11: Quantity<Time>,
+}
+
+impl Default for LatenciesFile {
+    fn default() -> Self {
+        let t = Quantity::default_of;
+        LatenciesFile {
+            measurement_report: t("5ms"),
+            decision: t("2ms"),
+            x2: t("5ms"),
+            admission: t("2ms"),
+            rrc: t("5ms"),
+            detach_sync: t("30ms"),
+            random_access: t("10ms"),
+            s1: t("5ms"),
+            s11: t("2ms"),
+        }
+    }
+}
+
+/// `[[ran.handover.manual]]`: a handover decided at a given time, whatever the measurements say.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ManualFile {
+    /// The source's handover decision (a time; one at or after the end of the run does not
+    /// happen, so a shortened run keeps its schedule).
+    pub at: Quantity<Time>,
+    /// The UE (a UE node of a cell).
+    pub ue: String,
+    /// The target cell (a cell name).
+    pub target: String,
+}
+
+/// `[ran.handover]` as written.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct HandoverFile {
+    /// "discard", "forward" (default), "fast_path_switch" or "predicted".
+    pub policy: PolicyKind,
+    /// Predicted: how long before the handover command the path switch is sent (a time;
+    /// default 130ms). Only with policy = "predicted".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prediction_step: Option<Quantity<Time>>,
+    /// Predicted: standard deviation of the predictor's Gaussian timing error (a time; default
+    /// 0 = exact). Only with policy = "predicted".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prediction_error: Option<Quantity<Time>>,
+    /// The target delivers forwarded data before data of the new path until the end marker,
+    /// and the UE's PDCP reorders by COUNT.
+    pub reordering: bool,
+    /// The target's per-UE buffer for data held until the UE attaches or the end marker
+    /// arrives: packets ("200p") or a size ("1MB"); overflow is dropped.
+    pub target_buffer: Quantity<Limit>,
+    /// The target stops waiting for the end marker this long after the path switch (a time).
+    pub end_marker_timeout: Quantity<Time>,
+    /// Admission control: the most UEs one cell serves (≥ 1); no limit by default.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub max_ues_per_cell: Option<u32>,
+    /// After a radio link failure, the time until the UE is served again (a time).
+    pub reestablishment: Quantity<Time>,
+    /// A3-triggered handover; absent = only scheduled handovers (and re-establishment).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub a3: Option<A3File>,
+    /// Message latencies.
+    pub latencies: LatenciesFile,
+    /// Radio link monitoring; absent = the radio link never fails.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rlf: Option<RlfFile>,
+    /// Handovers at given times.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub manual: Vec<ManualFile>,
+}
+
+impl Default for HandoverFile {
+    fn default() -> Self {
+        HandoverFile {
+            policy: PolicyKind::Forward,
+            prediction_step: None,
+            prediction_error: None,
+            reordering: true,
+            target_buffer: Quantity::default_of("1MB"),
+            end_marker_timeout: Quantity::default_of("200ms"),
+            max_ues_per_cell: None,
+            reestablishment: Quantity::default_of("200ms"),
+            a3: None,
+            latencies: LatenciesFile::default(),
+            rlf: None,
+            manual: Vec::new(),
+        }
+    }
+}
+
+/// Default prediction step of the predicted policy (seed 000, Table II).
+pub const DEFAULT_PREDICTION_STEP: &str = "130ms";
+
+/// A validated data-path policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PolicySpec {
+    Discard,
+    Forward,
+    FastPathSwitch,
+    Predicted {
+        step: SimDuration,
+        error_std: SimDuration,
+    },
+}
+
+/// Validated A3 parameters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct A3Spec {
+    pub offset_db: f64,
+    pub hysteresis_db: f64,
+    pub time_to_trigger: SimDuration,
+}
+
+/// Validated radio link monitoring parameters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RlfSpec {
+    pub q_out_db: f64,
+    pub q_in_db: f64,
+    pub n310: u32,
+    pub n311: u32,
+    pub t310: SimDuration,
+}
+
+/// The procedure's latencies, resolved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LatenciesSpec {
+    pub measurement_report: SimDuration,
+    pub decision: SimDuration,
+    pub x2: SimDuration,
+    pub admission: SimDuration,
+    pub rrc: SimDuration,
+    pub detach_sync: SimDuration,
+    pub random_access: SimDuration,
+    pub s1: SimDuration,
+    pub s11: SimDuration,
+}
+
+/// A validated scheduled handover.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ManualSpec {
+    pub at: SimDuration,
+    pub ue: String,
+    /// Target cell name.
+    pub target: String,
+}
+
+/// `[ran.handover]`, validated.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HandoverSpec {
+    pub policy: PolicySpec,
+    pub reordering: bool,
+    pub target_buffer: QueueLimit,
+    pub end_marker_timeout: SimDuration,
+    pub max_ues_per_cell: Option<u32>,
+    pub reestablishment: SimDuration,
+    pub a3: Option<A3Spec>,
+    pub latencies: LatenciesSpec,
+    pub rlf: Option<RlfSpec>,
+    pub manual: Vec<ManualSpec>,
+}
+
+/// The timeToTrigger values of TS 36.331 §6.3.5 (ReportConfigEUTRA), ms.
+pub const TIME_TO_TRIGGER_MS: [u64; 16] = [
+    0, 40, 64, 80, 100, 128, 160, 256, 320, 480, 512, 640, 1024, 1280, 2560, 5120,
+];
+
+fn finite(key: &str, v: f64, what: &str) -> Result<(), ScenarioError> {
+    if v.is_finite() {
+        Ok(())
+    } else {
+        Err(ScenarioError::new(
+            key,
+            format!("{v} is not allowed; expected {what}"),
+        ))
+    }
+}
+
+impl HandoverFile {
+    /// Validates the section against the cells (UE and target names).
+    pub(crate) fn convert(
+        &self,
+        cells: &BTreeMap<String, CellSpec>,
+    ) -> Result<HandoverSpec, ScenarioError> {
+        let key = |k: &str| format!("ran.handover.{k}");
+        if self.policy != PolicyKind::Predicted {
+            for (k, v) in [
+                ("prediction_step", &self.prediction_step),
+                ("prediction_error", &self.prediction_error),
+            ] {
+                if let Some(v) = v {
+                    return Err(ScenarioError::new(
+                        key(k),
+                        format!(
+                            "'{v}' is given but policy is \"{}\"; it applies only with policy = \"predicted\"",
+                            self.policy.as_str()
+                        ),
+                    ));
+                }
+            }
+        }
+        let policy = match self.policy {
+            PolicyKind::Discard => PolicySpec::Discard,
+            PolicyKind::Forward => PolicySpec::Forward,
+            PolicyKind::FastPathSwitch => PolicySpec::FastPathSwitch,
+            PolicyKind::Predicted => PolicySpec::Predicted {
+                step: self.prediction_step.as_ref().map_or_else(
+                    || Quantity::<Time>::default_of(DEFAULT_PREDICTION_STEP).value,
+                    |q| q.value,
+                ),
+                error_std: self
+                    .prediction_error
+                    .as_ref()
+                    .map_or(SimDuration::ZERO, |q| q.value),
+            },
+        };
+        let target_buffer = self.target_buffer.value;
+        if matches!(target_buffer, QueueLimit::Packets(0) | QueueLimit::Bytes(0)) {
+            return Err(ScenarioError::new(
+                key("target_buffer"),
+                format!(
+                    "'{}' must be > 0; use e.g. '200p' or '1MB'",
+                    self.target_buffer
+                ),
+            ));
+        }
+        positive_time(&key("end_marker_timeout"), &self.end_marker_timeout)?;
+        if self.max_ues_per_cell == Some(0) {
+            return Err(ScenarioError::new(
+                key("max_ues_per_cell"),
+                "0 is not allowed; expected an integer ≥ 1",
+            ));
+        }
+        let a3 = self.a3.as_ref().map(a3_spec).transpose()?;
+        let rlf = self.rlf.as_ref().map(rlf_spec).transpose()?;
+        let l = &self.latencies;
+        let latencies = LatenciesSpec {
+            measurement_report: l.measurement_report.value,
+            decision: l.decision.value,
+            x2: l.x2.value,
+            admission: l.admission.value,
+            rrc: l.rrc.value,
+            detach_sync: l.detach_sync.value,
+            random_access: l.random_access.value,
+            s1: l.s1.value,
+            s11: l.s11.value,
+        };
+        let mut manual = Vec::with_capacity(self.manual.len());
+        for (i, m) in self.manual.iter().enumerate() {
+            let mkey = |k: &str| format!("ran.handover.manual[{i}].{k}");
+            if !cells.values().any(|c| c.file.ues.contains_key(&m.ue)) {
+                let ues: Vec<&str> = cells
+                    .values()
+                    .flat_map(|c| c.file.ues.keys().map(String::as_str))
+                    .collect();
+                return Err(ScenarioError::new(
+                    mkey("ue"),
+                    format!(
+                        "'{}' is not a UE of the cells (UEs: {})",
+                        m.ue,
+                        ues.join(", ")
+                    ),
+                ));
+            }
+            if !cells.contains_key(&m.target) {
+                let names: Vec<&str> = cells.keys().map(String::as_str).collect();
+                return Err(ScenarioError::new(
+                    mkey("target"),
+                    format!("'{}' is not a cell (cells: {})", m.target, names.join(", ")),
+                ));
+            }
+            manual.push(ManualSpec {
+                at: m.at.value,
+                ue: m.ue.clone(),
+                target: m.target.clone(),
+            });
+        }
+        Ok(HandoverSpec {
+            policy,
+            reordering: self.reordering,
+            target_buffer,
+            end_marker_timeout: self.end_marker_timeout.value,
+            max_ues_per_cell: self.max_ues_per_cell,
+            reestablishment: self.reestablishment.value,
+            a3,
+            latencies,
+            rlf,
+            manual,
+        })
+    }
+}
+
+fn a3_spec(a: &A3File) -> Result<A3Spec, ScenarioError> {
+    finite(
+        "ran.handover.a3.offset_db",
+        a.offset_db,
+        "a finite number of dB",
+    )?;
+    if !(a.hysteresis_db.is_finite() && a.hysteresis_db >= 0.0) {
+        return Err(ScenarioError::new(
+            "ran.handover.a3.hysteresis_db",
+            format!(
+                "{} is not allowed; expected a number of dB ≥ 0",
+                a.hysteresis_db
+            ),
+        ));
+    }
+    let ttt = a.time_to_trigger.value;
+    let ms = ttt.as_ns() / 1_000_000;
+    if ms * 1_000_000 != ttt.as_ns() || !TIME_TO_TRIGGER_MS.contains(&ms) {
+        let list: Vec<String> = TIME_TO_TRIGGER_MS
+            .iter()
+            .map(|v| format!("{v}ms"))
+            .collect();
+        return Err(ScenarioError::new(
+            "ran.handover.a3.time_to_trigger",
+            format!(
+                "'{}' is not a timeToTrigger of TS 36.331; expected one of {}",
+                a.time_to_trigger,
+                list.join(", ")
+            ),
+        ));
+    }
+    Ok(A3Spec {
+        offset_db: a.offset_db,
+        hysteresis_db: a.hysteresis_db,
+        time_to_trigger: ttt,
+    })
+}
+
+fn rlf_spec(r: &RlfFile) -> Result<RlfSpec, ScenarioError> {
+    finite(
+        "ran.handover.rlf.q_out_db",
+        r.q_out_db,
+        "a finite SINR in dB",
+    )?;
+    finite("ran.handover.rlf.q_in_db", r.q_in_db, "a finite SINR in dB")?;
+    if r.q_in_db <= r.q_out_db {
+        return Err(ScenarioError::new(
+            "ran.handover.rlf.q_in_db",
+            format!(
+                "{} dB is not above q_out_db ({} dB); in-sync needs a better SINR than out-of-sync",
+                r.q_in_db, r.q_out_db
+            ),
+        ));
+    }
+    for (k, v) in [("n310", r.n310), ("n311", r.n311)] {
+        if v == 0 {
+            return Err(ScenarioError::new(
+                format!("ran.handover.rlf.{k}"),
+                "0 is not allowed; expected an integer ≥ 1",
+            ));
+        }
+    }
+    positive_time("ran.handover.rlf.t310", &r.t310)?;
+    Ok(RlfSpec {
+        q_out_db: r.q_out_db,
+        q_in_db: r.q_in_db,
+        n310: r.n310,
+        n311: r.n311,
+        t310: r.t310.value,
+    })
+}
