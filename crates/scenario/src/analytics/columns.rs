@@ -30,6 +30,7 @@ pub struct HandoverColumns {
     pub reordered: Vec<u64>,
     pub start_s: Vec<f64>,
     pub window_end_s: Vec<f64>,
+    pub episode_end_s: Vec<Option<f64>>,
     pub outcome: Vec<String>,
     pub rto_count: Vec<u32>,
     pub fast_retx_count: Vec<u32>,
@@ -75,6 +76,7 @@ impl HandoverColumns {
         self.reordered.push(r.reordered);
         self.start_s.push(r.start_s);
         self.window_end_s.push(r.window_end_s);
+        self.episode_end_s.push(r.episode_end_s);
         self.outcome.push(r.outcome.as_str().to_string());
         self.rto_count.push(r.rto_count);
         self.fast_retx_count.push(r.fast_retx_count);

@@ -65,6 +65,18 @@ impl SendProgress {
         ack_high: Vec::new(),
     };
 
+    /// The progress of these rows, both sorted by time, indexed.
+    pub fn new(seq_sent: VarSeries, ack_received: VarSeries) -> SendProgress {
+        let mut p = SendProgress {
+            seq_sent,
+            ack_received,
+            connection_starts: Vec::new(),
+            ack_high: Vec::new(),
+        };
+        p.index_connections();
+        p
+    }
+
     /// Splits the rows into connections and computes the per-connection highest ACK. Call once,
     /// after both series are sorted by time; costs one pass over each.
     pub fn index_connections(&mut self) {
@@ -72,11 +84,15 @@ impl SendProgress {
         self.connection_starts = (1..seq.len()).filter(|&i| seq[i] < seq[i - 1]).collect();
 
         // An ACK row belongs to the connection whose first segment is the latest one at or
-        // before it; the highest ACK restarts with each connection.
+        // before it (rows before the first segment, such as the handshake's, to none); the
+        // highest ACK restarts with each connection.
         let starts_ns: Vec<u64> = self
-            .connection_starts
-            .iter()
-            .map(|&i| self.seq_sent.time_ns[i])
+            .seq_sent
+            .time_ns
+            .first()
+            .into_iter()
+            .chain(self.connection_starts.iter().map(|&i| &self.seq_sent.time_ns[i]))
+            .copied()
             .collect();
         let mut next = 0;
         let mut high = f64::NEG_INFINITY;
@@ -159,13 +175,7 @@ mod tests {
             time_ns: rows.iter().map(|r| r.0).collect(),
             value: rows.iter().map(|r| r.1).collect(),
         };
-        let mut p = SendProgress {
-            seq_sent: series(seq),
-            ack_received: series(ack),
-            ..SendProgress::default()
-        };
-        p.index_connections();
-        p
+        SendProgress::new(series(seq), series(ack))
     }
 
     #[test]

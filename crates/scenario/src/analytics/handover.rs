@@ -12,6 +12,7 @@ use celltcp_net::packet::{FlowId, NodeId};
 use celltcp_net::trace::VarColumns;
 
 use super::config::{AnalyticsConfig, AnalyticsError};
+use super::episode::EpisodeEnd;
 use super::index::{FlowTrace, TraceIndex};
 use super::recovery::{goodput_before_bps, recovered_at_ns, RecoveryGrid};
 
@@ -79,8 +80,13 @@ pub struct HandoverOutcome {
     pub reordered: u64,
     /// Start of the observation window: the command, or the decision without one, s.
     pub start_s: f64,
-    /// End of the observation window, s.
+    /// End of the observation window: the later of the procedure end plus `k_rtt` srtt and
+    /// the episode end, clipped to the end of the run, s.
     pub window_end_s: f64,
+    /// When the sender's cumulative ACK passed the last segment sent before the procedure
+    /// ended (the loss episode was over), s; `None` without a segment sent by then or when it
+    /// was never acknowledged.
+    pub episode_end_s: Option<f64>,
     pub outcome: TcpOutcome,
     /// RTO retransmissions in the window.
     pub rto_count: u32,
@@ -199,10 +205,22 @@ fn analyse_flow(
     let srtt_s = srtt_before.unwrap_or(0.0);
     let srtt_ns = SimDuration::from_secs_f64(srtt_s).as_ns();
 
-    // The window runs to the end of the procedure plus k srtt (module doc, "window").
+    // The window runs to the end of the procedure plus k srtt, or to the end of the loss
+    // episode if later (module doc, "window").
     let procedure_end = r.completion.or(r.attach).unwrap_or(run_end).as_ns();
     let tail_ns = SimDuration::from_secs_f64(cfg.k_rtt * srtt_s).as_ns();
-    let end = procedure_end.saturating_add(tail_ns).min(run_end_ns);
+    let tail_end = procedure_end.saturating_add(tail_ns);
+    let episode = trace.send.episode_end(start, procedure_end, run_end_ns);
+    let end = match episode {
+        EpisodeEnd::Undefined => tail_end,
+        EpisodeEnd::Acknowledged(t) | EpisodeEnd::Replaced(t) => tail_end.max(t),
+        EpisodeEnd::Open => run_end_ns,
+    }
+    .min(run_end_ns);
+    let episode_end = match episode {
+        EpisodeEnd::Acknowledged(t) => Some(t),
+        _ => None,
+    };
 
     let rto_count = trace.retx_rto.count_in(start, end);
     let fast_retx_count = trace.retx_fast.count_in(start, end);
@@ -272,6 +290,7 @@ fn analyse_flow(
         reordered: counts.reordered,
         start_s: secs(start),
         window_end_s: secs(end),
+        episode_end_s: episode_end.map(secs),
         outcome,
         rto_count: u32::try_from(rto_count).unwrap_or(u32::MAX),
         fast_retx_count: u32::try_from(fast_retx_count).unwrap_or(u32::MAX),

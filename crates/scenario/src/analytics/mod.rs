@@ -7,13 +7,17 @@
 //!
 //! # Inputs
 //!
-//! Seven trace variables of each flow are read: `RetxRto` and `RetxFast` (one row per RTO or
-//! fast retransmission), `CcState` (0 slow start, 1 congestion avoidance, 2 fast recovery, 3
-//! RTO recovery), `SpuriousUndo` (F-RTO/Eifel undid a reduction), `RttSample` and `Srtt`
-//! (seconds) and `Delivered` (cumulative bytes delivered in order at the receiver, recorded by
-//! the receiving agent under the same flow id). `D(t)` below is `Delivered` read as a step
-//! function: the last value at or before `t`, 0 before the first row. Rows of `RttSample`,
-//! `Srtt` and `Delivered` whose value is not finite are ignored.
+//! The nine trace variables of [`REQUIRED_TRACE_VARS`] are read for each flow: `RetxRto` and
+//! `RetxFast` (one row per RTO or fast retransmission), `CcState` (0 slow start, 1 congestion
+//! avoidance, 2 fast recovery, 3 RTO recovery), `SpuriousUndo` (F-RTO/Eifel undid a
+//! reduction), `RttSample` and `Srtt` (seconds), `Delivered` (cumulative bytes delivered in
+//! order at the receiver, recorded by the receiving agent under the same flow id), `SeqSent`
+//! (relative sequence number of the first byte of each new segment the sender sends) and
+//! `AckReceived` (relative cumulative ACK number the sender receives). `D(t)` below is
+//! `Delivered` read as a step function: the last value at or before `t`, 0 before the first
+//! row. Rows of `RttSample`, `Srtt`, `Delivered`, `SeqSent` and `AckReceived` whose value is
+//! not finite are ignored. A run without `SeqSent` rows for a flow gets the window of the
+//! procedure alone (see **window**).
 //!
 //! # Definitions
 //!
@@ -25,10 +29,43 @@
 //!   are copied as recorded (`None` if not reached), and so is the `interruption` (command to
 //!   attach).
 //! - **rtt_before** — the flow's last `Srtt` at or before start (`None` without a sample).
-//! - **window** — `[start, end_w]` with `end_w` = (completion, else attach, else the end of the
-//!   run) + `k_rtt` × rtt_before (rtt_before taken as 0 if unknown), clipped to the end of the
-//!   run. The `k_rtt` RTTs past the end of the procedure catch a retransmission timer armed
-//!   during the interruption that fires just after it.
+//! - **procedure end** — the completion, else the attach, else the end of the run.
+//! - **H** — the largest `SeqSent` value recorded at or before the procedure end: the first
+//!   byte of the last new segment sent before the procedure ended. Undefined without such a
+//!   row. Sequence numbers are compared as recorded, with no wrap handling: the `tcp` crate
+//!   records 64-bit offsets from the initial sequence number (exact in an `f64` up to 2^53
+//!   bytes), so this holds for any connection; a recorder writing 32-bit wire numbers would
+//!   limit it to 4 GiB per connection.
+//! - **episode_end** — the first time at or after start by which the sender's cumulative ACK
+//!   (`AckReceived`) exceeds H, i.e. every byte sent before the procedure ended has been
+//!   acknowledged and the loss episode the handover started is over (start itself when that
+//!   was already so at start: an idle sender has no episode). `None` when H is undefined or
+//!   the ACK never passes H before the end of the run.
+//!   *Several connections*: an application may open several connections under one flow (FTP,
+//!   one per file), and relative sequence numbers restart with each. A `SeqSent` value below
+//!   the previous row's starts a new connection. H and the ACKs are taken from the connection
+//!   of the last `SeqSent` row at or before the procedure end only: its `SeqSent` rows and the
+//!   `AckReceived` rows from its first `SeqSent` row until the next connection's first one.
+//!   When a next connection starts sending before the ACK passes H (the connection was given
+//!   up), the episode is taken as over at that first segment, and episode_end is `None`. A
+//!   new connection whose first segment does not start below the previous connection's last
+//!   segment is not told apart (only possible when that connection sent a single segment).
+//! - **window** — `[start, end_w]` with `end_w` = max(procedure end + `k_rtt` × rtt_before,
+//!   episode_end), clipped to the end of the run (rtt_before taken as 0 if unknown). The
+//!   `k_rtt` RTTs past the end of the procedure catch a retransmission timer armed during the
+//!   interruption that fires just after it. The episode extends the window until the data
+//!   in flight when the procedure ended is acknowledged: when several segments of a window
+//!   were lost or delayed, Reno repairs the first by fast retransmit and, without SACK,
+//!   learns of the next hole only one partial ACK per RTT (RFC 6582 §3.2) or by a timeout
+//!   (RFC 6298 §5) that can fire long after the procedure (000 §IV). The end of the episode
+//!   by a replaced connection counts like episode_end; H defined but never acknowledged
+//!   extends the window to the end of the run; H undefined leaves the procedure window
+//!   alone (extending it to the end of the run would attribute every later timeout of the
+//!   flow to the handover).
+//!
+//!   Every field below that looks at "the window" (outcome, counts, spurious_rto, rtt_peak,
+//!   the ramp's reference timeout) uses this `end_w`, reported as `window_end_s`;
+//!   episode_end is reported as `episode_end_s`.
 //! - **outcome** — `timeout` if an RTO retransmission falls in the window; else `halving` if a
 //!   fast retransmission falls in it or the controller enters fast recovery (a `CcState` row of
 //!   2 whose previous row was not 2) in it; else `none`. These are the three classes of 000
@@ -63,8 +100,10 @@
 //!
 //! # Cost
 //!
-//! The trace is read once to split the rows of the flows of interest by flow and variable;
-//! every window query after that is a binary search. The recovery scan walks forward from the
+//! The trace is read once to split the rows of the flows of interest by flow and variable,
+//! then each flow's `SeqSent` and `AckReceived` rows are walked once to mark where its
+//! connections start and the highest ACK of the connection so far; every window query after
+//! that, the episode end included, is a binary search. The recovery scan walks forward from the
 //! attach and stops at the recovery, jumping over stretches where the goodput cannot rise, so
 //! it costs the flow's `Delivered` rows and grid points up to the recovery (up to the end of
 //! the run for a flow that never recovers), never a pass over the whole trace.
@@ -80,6 +119,7 @@
 
 mod columns;
 mod config;
+mod episode;
 mod handover;
 mod index;
 mod recovery;
@@ -87,6 +127,22 @@ mod recovery;
 #[cfg(test)]
 mod tests;
 
+use celltcp_net::trace::TraceVar;
+
 pub use columns::HandoverColumns;
 pub use config::{AnalyticsConfig, AnalyticsError};
 pub use handover::{analyse, outcome_counts, HandoverOutcome, TcpOutcome};
+
+/// The trace variables [`analyse`] reads: the scenario must record them for every TCP flow of a
+/// terminal that can hand over, whatever the user's trace selection.
+pub const REQUIRED_TRACE_VARS: [TraceVar; 9] = [
+    TraceVar::RetxRto,
+    TraceVar::RetxFast,
+    TraceVar::CcState,
+    TraceVar::SpuriousUndo,
+    TraceVar::RttSample,
+    TraceVar::Srtt,
+    TraceVar::Delivered,
+    TraceVar::SeqSent,
+    TraceVar::AckReceived,
+];

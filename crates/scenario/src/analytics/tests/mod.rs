@@ -2,9 +2,10 @@
 //!
 //! The common fixture is one handover of UE 10 with the command at 2.000 s, the attach at
 //! 2.050 s and the completion at 2.100 s; with an srtt of 50 ms and `k_rtt` = 2 its window is
-//! [2.000 s, 2.200 s].
+//! [2.000 s, 2.200 s] unless the flow's loss episode lasts longer (`episode`).
 
 mod classify;
+mod episode;
 mod measures;
 mod records;
 mod recovery;
@@ -46,6 +47,16 @@ impl Trace {
     /// A `var` event (retransmission, undo) of the fixture flow at `t_ns`.
     pub fn event(&mut self, t_ns: u64, var: TraceVar) -> &mut Self {
         self.row(t_ns, FLOW, var, 0.0)
+    }
+
+    /// The fixture flow's sender sent a new segment starting at relative sequence number `seq`.
+    pub fn seq_sent(&mut self, t_ns: u64, seq: f64) -> &mut Self {
+        self.row(t_ns, FLOW, TraceVar::SeqSent, seq)
+    }
+
+    /// The fixture flow's sender received the cumulative ACK number `ack` (relative).
+    pub fn ack(&mut self, t_ns: u64, ack: f64) -> &mut Self {
+        self.row(t_ns, FLOW, TraceVar::AckReceived, ack)
     }
 
     /// `bytes` more delivered in order to `flow` at `t_ns` (calls in time order per flow).
