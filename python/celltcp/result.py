@@ -138,7 +138,7 @@ class RunResult:
         the handover's identity and times (``cause``, ``policy``, ``result``, ``decision_s`` …
         ``interruption_s``), the flow's packet counts (``forwarded``, ``dropped``,
         ``duplicated``, ``reordered``) and the TCP analytics (``outcome`` = timeout / halving /
-        none, ``rto_count``, ``spurious_rto``, ``rtt_peak_s``, ``recovery_time_s`` …); NaN where
+        none, ``rto_retransmissions``, ``spurious_rto``, ``rtt_peak_s``, ``recovery_time_s`` …); NaN where
         undefined. Empty when the run had no handover (see docs/scenarios.md)."""
         return self.series.get("handovers", pd.DataFrame())
 

@@ -119,8 +119,9 @@ HANDOVER_COLUMNS = [
     "handover", "flow", "ue", "source", "target", "cause", "policy", "result",
     "decision_s", "command_s", "attach_s", "path_switch_s", "completion_s", "interruption_s",
     "forwarded", "dropped", "duplicated", "reordered", "start_s", "window_end_s", "outcome",
-    "rto_count", "fast_retx_count", "spurious_rto", "first_rto_s", "rtt_before_s", "rtt_peak_s",
-    "goodput_before_bps", "recovered_at_s", "recovery_time_s", "ramp_time_s", "delivered_bytes",
+    "rto_retransmissions", "fast_retransmissions", "spurious_rto", "first_rto_s", "rtt_before_s", "rtt_peak_s",
+    "goodput_before_bps", "recovered_at_s", "recovery_time_s", "ramp_time_s", "episode_end_s",
+    "delivered_bytes",
 ]
 
 

@@ -188,8 +188,8 @@ impl HandoverOutputs {
             ("start_s", Column::F64(c.start_s)),
             ("window_end_s", Column::F64(c.window_end_s)),
             ("outcome", categorical(&c.outcome, &OUTCOMES)),
-            ("rto_count", Column::U32(c.rto_count)),
-            ("fast_retx_count", Column::U32(c.fast_retx_count)),
+            ("rto_retransmissions", Column::U32(c.rto_retransmissions)),
+            ("fast_retransmissions", Column::U32(c.fast_retransmissions)),
             ("spurious_rto", Column::Bool(c.spurious_rto)),
             ("first_rto_s", opt(c.first_rto_s)),
             ("rtt_before_s", opt(c.rtt_before_s)),
@@ -198,6 +198,7 @@ impl HandoverOutputs {
             ("recovered_at_s", opt(c.recovered_at_s)),
             ("recovery_time_s", opt(c.recovery_time_s)),
             ("ramp_time_s", opt(c.ramp_time_s)),
+            ("episode_end_s", opt(c.episode_end_s)),
             (
                 "delivered_bytes",
                 opt(c

@@ -189,7 +189,7 @@ fn holding_the_uplink_too_returns_its_acks_and_sack_recovers_by_fast_retransmit(
     let out = run_with(&[("events", "[{ at = '2s', link = 'radio', handover = { interruption = '100ms', policy = 'discard' } }]")]);
     let rows = series(&out, "handovers");
     assert_eq!(cat(rows, "outcome", 0), "halving");
-    match column(rows, "fast_retx_count") {
+    match column(rows, "fast_retransmissions") {
         Column::U32(n) => assert!(
             n[0] > 10,
             "every lost segment is retransmitted fast: {}",

@@ -223,10 +223,10 @@ fn forward_carries_the_source_buffer_over_x2() {
     assert!(forwarded[0] > 0, "the source buffer is forwarded");
     // Nothing the flow sent was lost: TCP neither timed out nor retransmitted.
     assert_eq!(cats(rows, "outcome"), vec!["none"]);
-    let Column::U32(rto) = column(rows, "rto_count") else {
+    let Column::U32(rto) = column(rows, "rto_retransmissions") else {
         panic!()
     };
-    let Column::U32(fast) = column(rows, "fast_retx_count") else {
+    let Column::U32(fast) = column(rows, "fast_retransmissions") else {
         panic!()
     };
     assert_eq!((rto[0], fast[0]), (0, 0));

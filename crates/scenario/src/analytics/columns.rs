@@ -32,8 +32,8 @@ pub struct HandoverColumns {
     pub window_end_s: Vec<f64>,
     pub episode_end_s: Vec<Option<f64>>,
     pub outcome: Vec<String>,
-    pub rto_count: Vec<u32>,
-    pub fast_retx_count: Vec<u32>,
+    pub rto_retransmissions: Vec<u32>,
+    pub fast_retransmissions: Vec<u32>,
     pub spurious_rto: Vec<bool>,
     pub first_rto_s: Vec<Option<f64>>,
     pub rtt_before_s: Vec<Option<f64>>,
@@ -78,8 +78,8 @@ impl HandoverColumns {
         self.window_end_s.push(r.window_end_s);
         self.episode_end_s.push(r.episode_end_s);
         self.outcome.push(r.outcome.as_str().to_string());
-        self.rto_count.push(r.rto_count);
-        self.fast_retx_count.push(r.fast_retx_count);
+        self.rto_retransmissions.push(r.rto_retransmissions);
+        self.fast_retransmissions.push(r.fast_retransmissions);
         self.spurious_rto.push(r.spurious_rto);
         self.first_rto_s.push(r.first_rto_s);
         self.rtt_before_s.push(r.rtt_before_s);

@@ -65,7 +65,9 @@ impl SendProgress {
         ack_high: Vec::new(),
     };
 
-    /// The progress of these rows, both sorted by time, indexed.
+    /// The progress of these rows, both sorted by time, indexed. (The trace index fills the
+    /// series in place and calls [`SendProgress::index_connections`] instead.)
+    #[cfg(test)]
     pub fn new(seq_sent: VarSeries, ack_received: VarSeries) -> SendProgress {
         let mut p = SendProgress {
             seq_sent,
@@ -91,7 +93,11 @@ impl SendProgress {
             .time_ns
             .first()
             .into_iter()
-            .chain(self.connection_starts.iter().map(|&i| &self.seq_sent.time_ns[i]))
+            .chain(
+                self.connection_starts
+                    .iter()
+                    .map(|&i| &self.seq_sent.time_ns[i]),
+            )
             .copied()
             .collect();
         let mut next = 0;
@@ -202,10 +208,7 @@ mod tests {
         assert_eq!(p.connection_starts, vec![3, 5]);
         // The out-of-order 1001 at 35 does not lower the high of connection 1; the ACK at 40
         // is connection 2's first.
-        assert_eq!(
-            p.ack_high,
-            vec![1.0, 2001.0, 2001.0, 1.0, 1001.0, 501.0]
-        );
+        assert_eq!(p.ack_high, vec![1.0, 2001.0, 2001.0, 1.0, 1001.0, 501.0]);
         assert_eq!(p.connection_of(0), 0..3);
         assert_eq!(p.connection_of(2), 0..3);
         assert_eq!(p.connection_of(3), 3..5);
@@ -223,7 +226,7 @@ mod tests {
         // Procedure end at 25: H = 1001, passed at 60.
         assert_eq!(p.episode_end(25, 25, 1_000), EpisodeEnd::Acknowledged(60));
         // Already passed before the start: the episode ends at the start.
-        assert_eq!(p.episode_end(65, 65, 1_000), EpisodeEnd::Acknowledged(65));
+        assert_eq!(p.episode_end(75, 80, 1_000), EpisodeEnd::Acknowledged(75));
         // Nothing sent at or before the procedure end.
         assert_eq!(p.episode_end(0, 5, 1_000), EpisodeEnd::Undefined);
         // The run ends before the ACK that passes H.

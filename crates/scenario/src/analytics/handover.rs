@@ -89,9 +89,9 @@ pub struct HandoverOutcome {
     pub episode_end_s: Option<f64>,
     pub outcome: TcpOutcome,
     /// RTO retransmissions in the window.
-    pub rto_count: u32,
+    pub rto_retransmissions: u32,
     /// Fast retransmissions in the window.
-    pub fast_retx_count: u32,
+    pub fast_retransmissions: u32,
     /// The timeout was spurious (see the module documentation for the rule).
     pub spurious_rto: bool,
     /// First RTO retransmission in the window, s.
@@ -222,11 +222,11 @@ fn analyse_flow(
         _ => None,
     };
 
-    let rto_count = trace.retx_rto.count_in(start, end);
-    let fast_retx_count = trace.retx_fast.count_in(start, end);
-    let outcome = if rto_count > 0 {
+    let rto_retransmissions = trace.retx_rto.count_in(start, end);
+    let fast_retransmissions = trace.retx_fast.count_in(start, end);
+    let outcome = if rto_retransmissions > 0 {
         TcpOutcome::Timeout
-    } else if fast_retx_count > 0 || trace.cc_state.enters_in(start, end, CC_STATE_FAST_RECOVERY) {
+    } else if fast_retransmissions > 0 || trace.cc_state.enters_in(start, end, CC_STATE_FAST_RECOVERY) {
         TcpOutcome::Halving
     } else {
         TcpOutcome::Unaffected
@@ -292,8 +292,8 @@ fn analyse_flow(
         window_end_s: secs(end),
         episode_end_s: episode_end.map(secs),
         outcome,
-        rto_count: u32::try_from(rto_count).unwrap_or(u32::MAX),
-        fast_retx_count: u32::try_from(fast_retx_count).unwrap_or(u32::MAX),
+        rto_retransmissions: u32::try_from(rto_retransmissions).unwrap_or(u32::MAX),
+        fast_retransmissions: u32::try_from(fast_retransmissions).unwrap_or(u32::MAX),
         spurious_rto,
         first_rto_s: first_rto.map(secs),
         rtt_before_s: srtt_before,

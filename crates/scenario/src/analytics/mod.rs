@@ -30,9 +30,9 @@
 //!   attach).
 //! - **rtt_before** — the flow's last `Srtt` at or before start (`None` without a sample).
 //! - **procedure end** — the completion, else the attach, else the end of the run.
-//! - **H** — the largest `SeqSent` value recorded at or before the procedure end: the first
-//!   byte of the last new segment sent before the procedure ended. Undefined without such a
-//!   row. Sequence numbers are compared as recorded, with no wrap handling: the `tcp` crate
+//! - **H** — the largest `SeqSent` value recorded at or before the procedure end (in the
+//!   connection of the last such row, see *Several connections* below): the first byte of the
+//!   last new segment sent before the procedure ended. Undefined without such a row. Sequence numbers are compared as recorded, with no wrap handling: the `tcp` crate
 //!   records 64-bit offsets from the initial sequence number (exact in an `f64` up to 2^53
 //!   bytes), so this holds for any connection; a recorder writing 32-bit wire numbers would
 //!   limit it to 4 GiB per connection.
@@ -69,8 +69,8 @@
 //! - **outcome** — `timeout` if an RTO retransmission falls in the window; else `halving` if a
 //!   fast retransmission falls in it or the controller enters fast recovery (a `CcState` row of
 //!   2 whose previous row was not 2) in it; else `none`. These are the three classes of 000
-//!   §VI-B (Fig. 8: slow start after a timeout, window halving, nothing). `rto_count` and
-//!   `fast_retx_count` count the retransmission rows in the window.
+//!   §VI-B (Fig. 8: slow start after a timeout, window halving, nothing). `rto_retransmissions` and
+//!   `fast_retransmissions` count the retransmission rows in the window.
 //! - **spurious_rto** — the outcome is `timeout` and either a `SpuriousUndo` row falls in the
 //!   window (the sender itself found the timeout spurious) or the handover lost none of the
 //!   flow's packets (`dropped == 0` in the record). An RTO when nothing was lost means the data

@@ -6,22 +6,12 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use celltcp_net::packet::{FlowId, NodeId};
-use celltcp_net::trace::{TraceVar, Traces, VarColumns};
+use celltcp_net::trace::{Traces, VarColumns};
 
 use super::events::LinkHandoverPlan;
 use crate::config::flows::FlowKind;
 use crate::Scenario;
 
-/// The variables the analytics read (see `crate::analytics`).
-pub(crate) const ANALYTICS_VARS: [TraceVar; 7] = [
-    TraceVar::RetxRto,
-    TraceVar::RetxFast,
-    TraceVar::CcState,
-    TraceVar::SpuriousUndo,
-    TraceVar::RttSample,
-    TraceVar::Srtt,
-    TraceVar::Delivered,
-];
 
 /// Handover bookkeeping of a built world.
 #[derive(Clone, Debug, Default)]
@@ -99,7 +89,7 @@ impl HandoverSetup {
     pub(crate) fn enable_traces(&self, traces: &mut Traces) {
         let flows = self.analysed_flows();
         if self.active && !flows.is_empty() {
-            traces.also_record(&ANALYTICS_VARS, &flows);
+            traces.also_record(&crate::analytics::REQUIRED_TRACE_VARS, &flows);
         }
     }
 

@@ -13,7 +13,7 @@ fn rto_in_window_is_a_timeout() {
     t.event(2_160 * MS, TraceVar::RetxRto);
     let row = one(3, &t);
     assert_eq!(row.outcome, TcpOutcome::Timeout);
-    assert_eq!((row.rto_count, row.fast_retx_count), (2, 1));
+    assert_eq!((row.rto_retransmissions, row.fast_retransmissions), (2, 1));
     assert_secs(row.first_rto_s, 2.15);
     assert_secs(Some(row.start_s), 2.0);
     assert_secs(Some(row.window_end_s), 2.2);
@@ -26,7 +26,7 @@ fn fast_retransmit_in_window_is_a_halving() {
     t.event(2_120 * MS, TraceVar::RetxFast);
     let row = one(3, &t);
     assert_eq!(row.outcome, TcpOutcome::Halving);
-    assert_eq!((row.rto_count, row.fast_retx_count), (0, 1));
+    assert_eq!((row.rto_retransmissions, row.fast_retransmissions), (0, 1));
     assert_eq!(row.first_rto_s, None);
 }
 
@@ -37,7 +37,7 @@ fn entering_fast_recovery_is_a_halving() {
     t.row(2_080 * MS, FLOW, TraceVar::CcState, 2.0);
     let row = one(3, &t);
     assert_eq!(row.outcome, TcpOutcome::Halving);
-    assert_eq!(row.fast_retx_count, 0);
+    assert_eq!(row.fast_retransmissions, 0);
 }
 
 #[test]
@@ -62,7 +62,7 @@ fn events_outside_the_window_are_none() {
     let row = one(3, &t);
     assert_eq!(row.outcome, TcpOutcome::Unaffected);
     assert_eq!(row.outcome.as_str(), "none");
-    assert_eq!((row.rto_count, row.fast_retx_count), (0, 0));
+    assert_eq!((row.rto_retransmissions, row.fast_retransmissions), (0, 0));
     assert!(!row.spurious_rto);
 }
 

@@ -61,7 +61,7 @@ fn late_rto_before_the_ack_passes_h_is_a_timeout() {
     // The seed-000 pattern: RTO 0.6 s after the completion, ACK passing H 50 ms later.
     let row = one(3, &reno_pattern(Some(2_700), Some(2_750), true));
     assert_eq!(row.outcome, TcpOutcome::Timeout);
-    assert_eq!((row.rto_count, row.fast_retx_count), (1, 1));
+    assert_eq!((row.rto_retransmissions, row.fast_retransmissions), (1, 1));
     assert_secs(row.first_rto_s, 2.7);
     assert_secs(row.episode_end_s, 2.75);
     assert_secs(Some(row.window_end_s), 2.75);
@@ -76,7 +76,7 @@ fn without_seq_sent_rows_the_window_is_the_procedures() {
     assert_eq!(row.episode_end_s, None);
     assert_secs(Some(row.window_end_s), 2.2);
     assert_eq!(row.outcome, TcpOutcome::Halving);
-    assert_eq!(row.rto_count, 0);
+    assert_eq!(row.rto_retransmissions, 0);
 
     // Segments sent only after the procedure end leave H undefined too.
     let mut t = trace_srtt_50ms();
@@ -94,7 +94,7 @@ fn rto_after_the_episode_end_is_not_counted() {
     assert_secs(row.episode_end_s, 2.65);
     assert_secs(Some(row.window_end_s), 2.65);
     assert_eq!(row.outcome, TcpOutcome::Halving);
-    assert_eq!(row.rto_count, 0);
+    assert_eq!(row.rto_retransmissions, 0);
     assert_eq!(row.first_rto_s, None);
     // The window includes its end: an RTO at the episode end counts.
     let row = one(3, &reno_pattern(Some(2_700), Some(2_700), true));
@@ -125,7 +125,7 @@ fn an_early_episode_end_keeps_the_procedure_window() {
     let row = one(0, &t);
     assert_secs(row.episode_end_s, 2.15);
     assert_secs(Some(row.window_end_s), 2.2);
-    assert_eq!(row.rto_count, 1);
+    assert_eq!(row.rto_retransmissions, 1);
 }
 
 #[test]
@@ -135,7 +135,7 @@ fn an_episode_never_acknowledged_runs_to_the_end_of_the_run() {
     let row = one(3, &t);
     assert_eq!(row.episode_end_s, None);
     assert_secs(Some(row.window_end_s), 5.0);
-    assert_eq!(row.rto_count, 2);
+    assert_eq!(row.rto_retransmissions, 2);
     // The ACK passing H after the end of the run is not seen.
     let t = reno_pattern(Some(2_700), Some(2_750), true);
     let row = &run(&[record(0, 3)], &t, 2_720 * MS, AnalyticsConfig::default())[0];
@@ -157,7 +157,7 @@ fn an_idle_sender_ends_its_episode_at_the_start() {
     let row = one(0, &t);
     assert_secs(row.episode_end_s, 2.0);
     assert_secs(Some(row.window_end_s), 2.2);
-    assert_eq!(row.rto_count, 1);
+    assert_eq!(row.rto_retransmissions, 1);
 }
 
 /// Connection 1 of the fixture flow sends 500 segments from 1.0 s (relative numbers 1 to
@@ -193,7 +193,7 @@ fn h_and_acks_come_from_the_current_connection() {
     assert_secs(row.episode_end_s, 2.7);
     assert_secs(Some(row.window_end_s), 2.7);
     assert_eq!(row.outcome, TcpOutcome::Timeout);
-    assert_eq!(row.rto_count, 1);
+    assert_eq!(row.rto_retransmissions, 1);
 }
 
 #[test]
@@ -209,7 +209,7 @@ fn a_replaced_connection_ends_the_episode_at_the_next_ones_first_segment() {
     let row = one(3, &t);
     assert_eq!(row.episode_end_s, None);
     assert_secs(Some(row.window_end_s), 3.0);
-    assert_eq!(row.rto_count, 1);
+    assert_eq!(row.rto_retransmissions, 1);
 }
 
 #[test]

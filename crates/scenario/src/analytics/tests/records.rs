@@ -43,7 +43,7 @@ fn failed_preparation_starts_at_the_decision() {
     // No attach or completion: the window runs to the end of the run (k srtt past it clipped).
     assert_secs(Some(row.window_end_s), 5.0);
     assert_eq!(row.outcome, TcpOutcome::Halving);
-    assert_eq!(row.fast_retx_count, 1);
+    assert_eq!(row.fast_retransmissions, 1);
     assert_eq!(row.delivered_bytes, None);
     // The flow never slowed down: recovered at the start, nothing to ramp.
     assert_secs(row.recovered_at_s, 2.0);
