@@ -16,6 +16,7 @@ pub mod handover;
 pub mod link;
 pub mod loss;
 pub mod medium;
+pub mod middlebox;
 pub mod packet;
 pub mod pcap;
 pub mod queue;
