@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Measures ns-3 on celltcp's benchmark scenarios; see README.md in this directory.
 #
-#   bash benches/ns3/run_all.sh            # all four measurements, results in benches/ns3/results/
+#   bash benches/ns3/run_all.sh            # all five measurements, results in benches/ns3/results/
 #   NS3_VENV=/path/to/venv bash benches/ns3/run_all.sh
 #
 # ns-3 comes from PyPI (package ns3 3.44.post0) in its own virtual environment, never the
@@ -26,3 +26,5 @@ mkdir -p "$out"
 "$py" "$here/wired_chain_udp.py" --json "$out/wired_chain_udp.json"
 "$py" "$here/lte_bulk.py" --ues 1 --duration 100 --json "$out/lte_1ue_100s.json"
 "$py" "$here/lte_bulk.py" --ues 50 --duration 5 --json "$out/lte_50ue_5s.json"
+# --ues counts the UEs of each cell: 3 cells of 5 UEs, as examples/lte-bench-3cells.toml.
+"$py" "$here/lte_bulk.py" --cells 3 --ues 5 --duration 5 --json "$out/lte_3cells_5ue_5s.json"

@@ -7,7 +7,10 @@ produces):
   10^3, 10^5 and 10^6 events pending, in events per wall-clock second;
 * the wired-chain examples end to end (UDP, and a NewReno+SACK bulk download with random loss),
   in wall time per run and link packet transmissions per wall-clock second (and simulation
-  events per second).
+  events per second);
+* one replication of the seed-000 handover scenario (``examples/000/forwarding.toml``: two
+  eNBs, six UEs with cross traffic, one X2 handover, 5 s simulated), in wall and CPU time per
+  run, the per-handover analytics included.
 
 Figures depend on the machine; they are printed, never compared against thresholds.
 """
@@ -26,7 +29,13 @@ from celltcp.report import format_table
 from celltcp.runner import run
 from celltcp.scenario import Scenario
 
-__all__ = ["run_bench", "hold_model_rate", "scenario_rates", "find_example"]
+__all__ = [
+    "find_example",
+    "handover_times",
+    "hold_model_rate",
+    "run_bench",
+    "scenario_rates",
+]
 
 #: Pending-event counts of the hold model.
 HOLD_PENDING = (1_000, 100_000, 1_000_000)
@@ -37,6 +46,8 @@ DEFAULT_RUNS = {False: 5, True: 3}
 EXAMPLE = "wired-chain.toml"
 #: The end-to-end workloads measured by default.
 EXAMPLES = ("wired-chain.toml", "wired-chain-tcp.toml")
+#: The handover workload measured by default (seed `000_…`, relative to ``examples/``).
+HANDOVER_EXAMPLE = "000/forwarding.toml"
 
 
 def find_example(name: str = EXAMPLE) -> Path | None:
@@ -80,6 +91,26 @@ def scenario_rates(scenario: Scenario, runs: int) -> tuple[float, float, float]:
     return statistics.median(walls), statistics.median(packets), statistics.median(events)
 
 
+def handover_times(scenario: Scenario, runs: int) -> tuple[float, float, int, int]:
+    """Median (wall seconds, CPU seconds) of one replication of ``scenario``, with the events
+    and the handovers of the last run (the same in every run: the simulation is deterministic).
+
+    CPU time is this process's (the simulation runs in the calling thread), so that a figure
+    taken on a loaded machine stays comparable with one taken on an idle one."""
+    walls: list[float] = []
+    cpus: list[float] = []
+    events = handovers = 0
+    for _ in range(runs):
+        cpu0 = time.process_time()
+        started = time.perf_counter()
+        result = run(scenario)
+        walls.append(time.perf_counter() - started)
+        cpus.append(time.process_time() - cpu0)
+        events = result.events
+        handovers = int((result.summary.get("handovers") or {}).get("count", 0))
+    return statistics.median(walls), statistics.median(cpus), events, handovers
+
+
 def _per_second(rate: float, unit: str) -> str:
     return f"{rate / 1e6:.2f} M {unit}/s"
 
@@ -89,7 +120,8 @@ def run_bench(
 ) -> int:
     """Prints the benchmark table to stdout; returns the exit status.
 
-    ``scenario`` is the end-to-end workload; by default the wired-chain example, when found.
+    ``scenario`` is the end-to-end workload; by default the wired-chain examples and the
+    seed-000 handover example, each when found.
     """
     runs = runs or DEFAULT_RUNS[quick]
     ops = HOLD_OPS[quick]
@@ -121,6 +153,22 @@ def run_bench(
         rows.append([f"{label}, wall time per run", f"{wall_s * 1e3:.1f} ms"])
         rows.append([f"{label}, link packets", _per_second(packets_per_s, "packets")])
         rows.append([f"{label}, simulation events", _per_second(events_per_s, "events")])
+    if scenario is None:
+        path = find_example(HANDOVER_EXAMPLE)
+        if path is None:
+            print(
+                f"celltcp: note: examples/{HANDOVER_EXAMPLE} not found here or in the source "
+                "tree; the handover figure is skipped",
+                file=sys.stderr,
+            )
+        else:
+            wall_s, cpu_s, events, handovers = handover_times(Scenario.load(path), runs)
+            label = f"{HANDOVER_EXAMPLE} ({handovers} handover{'s' if handovers != 1 else ''})"
+            rows.append([
+                f"{label}, wall time per run",
+                f"{wall_s * 1e3:.1f} ms ({cpu_s * 1e3:.1f} ms CPU)",
+            ])
+            rows.append([f"{label}, simulation events", _per_second(events / wall_s, "events")])
     build = "debug" if _core.DEBUG_BUILD else "release"
     print(f"celltcp {_core.__version__} bench ({build} build, median of {runs} runs, "
           f"{ops:,} hold operations each)")

@@ -45,6 +45,13 @@ pub trait Middlebox {
     }
     /// Runs the timers due at `ctx.now`.
     fn on_timer(&mut self, _ctx: &mut MiddleboxCtx<'_>) {}
+    /// Whether `pkt`, just emitted through `ctx.out`, goes ahead of the packets waiting in the
+    /// queue of the point-to-point link it leaves on (Snoop sends its local retransmissions "at
+    /// a higher priority", Balakrishnan et al. 1995). Asked once per emitted packet, after the
+    /// call that emitted it; a packet leaving on a medium (a cell) is handed to it as any other.
+    fn expedite(&self, _pkt: &Packet) -> bool {
+        false
+    }
     /// Figures for the run summary, in a fixed order.
     fn report(&self, _now: SimTime) -> Vec<MiddleboxFigure> {
         Vec::new()

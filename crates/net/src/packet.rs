@@ -180,7 +180,18 @@ pub struct TcpHeader {
     /// Advertised window field as sent (already right-shifted by the window scale).
     pub window: u16,
     pub options: TcpOptions,
+    /// Explicit Loss Notification (Balakrishnan & Katz, GLOBECOM 1998): set by a base station
+    /// on an ACK for a hole its radio link caused, so that the sender retransmits without a
+    /// congestion response. It has no option of its own: on the wire it is [`TCP_ELN_BIT`], one
+    /// of the four reserved bits of RFC 9293 §3.1.
+    pub eln: bool,
 }
+
+/// The ELN bit in byte 12 of the TCP header (data offset in the high nibble, the four "Rsrvd"
+/// bits of RFC 9293 §3.1 in the low one): the most significant reserved bit, bit 100 of the
+/// header counted from 0. The least significant one (0x01) is left alone: it was the ECN nonce
+/// bit of RFC 3540 and is the AE bit of Accurate ECN.
+pub const TCP_ELN_BIT: u8 = 0x08;
 
 impl TcpHeader {
     pub fn wire_len(&self) -> u32 {

@@ -423,6 +423,7 @@ mod tests {
                 flags: s.flags,
                 window: s.window,
                 options: s.options,
+                eln: false,
             };
             let pkt = Packet {
                 uid: i as u64,

@@ -13,6 +13,7 @@
 
 pub mod cell;
 pub mod channel;
+pub mod dch;
 pub mod mac;
 pub mod measurement;
 pub mod mobility;

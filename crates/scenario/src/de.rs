@@ -34,6 +34,7 @@ pub(crate) const TABLE_ENUMS: &[(&str, &str, bool)] = &[
     ("FileSizeFile", "dist", true),
     ("LayoutFile", "kind", false),
     ("MobilityFile", "kind", false),
+    ("MiddleboxFile", "kind", false),
 ];
 
 /// Deserializes `T` from the document's root table.

@@ -64,6 +64,11 @@ fn flow_summary(world: &World, id: usize, f: &FlowInfo, now: SimTime) -> Value {
     m.insert("loss_ratio".into(), num(loss));
     m.insert("packets_sent".into(), json!(c.packets_sent));
     m.insert("packets_delivered".into(), json!(c.packets_delivered));
+    if world.middleboxes().next().is_some() {
+        // Of `packets_sent`, those middleboxes emitted; and the packets they absorbed.
+        m.insert("middlebox_packets_sent".into(), json!(c.middlebox_packets_sent));
+        m.insert("middlebox_absorbed".into(), json!(c.middlebox_absorbed));
+    }
     m.insert(
         "drops".into(),
         json!({
@@ -190,7 +195,12 @@ pub(crate) fn make(
     // and its own figures under `ran`.
     let mut cells_json: Map<String, Value> = Map::new();
     let mut ran_json: Map<String, Value> = Map::new();
+    let mut dch_json: Map<String, Value> = Map::new();
     for m in world.media() {
+        if crate::build::dch::is_dch(scenario, world, m) {
+            dch_json.insert(m.name().to_string(), crate::build::dch::summary(m, end));
+            continue;
+        }
         let parts = m.parts();
         if parts.is_empty() {
             cells_json.insert(m.name().to_string(), cell_summary(world, m, end));
@@ -225,6 +235,12 @@ pub(crate) fn make(
             _ => {
                 obj.insert("ran".into(), Value::Object(ran_json));
             }
+        }
+        if !dch_json.is_empty() {
+            obj.insert("dch".into(), Value::Object(dch_json));
+        }
+        if let Some(mb) = crate::build::middleboxes::summary(scenario, world, end) {
+            obj.insert("middleboxes".into(), mb);
         }
         if let Some(h) = handovers {
             obj.insert("handovers".into(), h.summary(world));

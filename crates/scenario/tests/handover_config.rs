@@ -169,7 +169,7 @@ fn unknown_keys_are_rejected_everywhere() {
     assert_eq!(
         err(&[("ran.handover.polcy", "discard")]),
         "ran.handover.polcy: unknown key; expected one of: policy, prediction_step, prediction_error, reordering, \
-         target_buffer, end_marker_timeout, max_ues_per_cell, reestablishment, a3, latencies, rlf, manual"
+         target_buffer, end_marker_timeout, max_ues_per_cell, reestablishment, q_rxlevmin_dbm, a3, latencies, rlf, manual"
     );
     assert_eq!(
         err(&[("ran.handover.latencies.x3", "5ms")]),
@@ -207,6 +207,10 @@ fn unknown_keys_are_rejected_everywhere() {
 
 #[test]
 fn bad_units_and_ranges() {
+    assert_eq!(
+        err(&[("ran.handover.q_rxlevmin_dbm", "-150")]),
+        "ran.handover.q_rxlevmin_dbm: -150 dBm is not allowed; expected a number from -140 to -44 (dBm)"
+    );
     assert_eq!(
         err(&[("ran.measurement.period", "40")]),
         "ran.measurement.period: 40 has no unit; a time needs one of ns, us, ms, s, min (e.g. '40ms')"

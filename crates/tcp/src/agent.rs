@@ -56,6 +56,9 @@ fn figures(s: &TcpStats, out: &mut Vec<ReportEntry>) {
     out.push(("spurious_undos", s.spurious_undos as f64));
     out.push(("fast_recoveries", s.fast_recoveries as f64));
     out.push(("ecn_reductions", s.ecn_reductions as f64));
+    out.push(("eln_acks_received", s.eln_acks_received as f64));
+    out.push(("eln_recoveries", s.eln_recoveries as f64));
+    out.push(("eln_timeouts", s.eln_timeouts as f64));
     out.push(("dupacks_received", s.dupacks_received as f64));
     out.push(("acks_received", s.acks_received as f64));
     out.push(("acks_sent", s.acks_sent as f64));

@@ -76,6 +76,10 @@ pub struct TcpConfig {
     pub frto: bool,
     /// Eifel detection of spurious timeouts with timestamps (RFC 3522).
     pub eifel: bool,
+    /// React to Explicit Loss Notification (Balakrishnan & Katz 1998): a fast retransmit or
+    /// timeout for a hole an ELN-marked ACK reports retransmits without reducing cwnd or
+    /// ssthresh. Off by default (the mark is not standardised).
+    pub eln: bool,
     /// Receive buffer, bytes: bounds the advertised window.
     pub rcv_buf_bytes: u64,
     /// Send buffer, bytes: bounds written but unacknowledged data.
@@ -112,6 +116,7 @@ impl Default for TcpConfig {
             ecn: false,
             frto: false,
             eifel: false,
+            eln: false,
             rcv_buf_bytes: 4 << 20,
             snd_buf_bytes: 4 << 20,
             dupack_threshold: 3,

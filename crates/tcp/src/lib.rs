@@ -8,14 +8,17 @@
 //! [`spurious`] (RFC 5682, RFC 3522/4015), [`receiver`] (reassembly, delayed ACK, SACK, ECN
 //! echo, window), [`ack_control`] (receiver ACK copies), [`rate`] (delivery-rate estimation),
 //! [`endpoint`] (the RFC 9293 state machine), [`app`] (applications) and [`agent`] (the
-//! network adapter).
+//! network adapter). Middleboxes on routers, TCP-aware: [`snoop`] (Snoop at a base station)
+//! and [`eln`] (the base station's Explicit Loss Notification marker).
 
 pub mod ack_control;
 pub mod agent;
 pub mod app;
 pub mod cc;
 pub mod config;
+pub mod eln;
 pub mod endpoint;
+pub mod proxy;
 pub mod rate;
 pub mod receiver;
 pub mod recovery;
@@ -23,6 +26,7 @@ pub mod rtt;
 pub mod scoreboard;
 pub mod send_buffer;
 pub mod seq;
+pub mod snoop;
 pub mod spurious;
 pub mod stats;
 

@@ -4,6 +4,12 @@
 //!
 //! The controller owns cwnd and ssthresh; this module owns the mechanics and NewReno's window
 //! inflation, which is added to the controller's cwnd only while in fast recovery without SACK.
+//!
+//! Explicit Loss Notification (Balakrishnan & Katz, "Explicit Loss Notification and Wireless Web
+//! Performance", GLOBECOM 1998), when `TcpConfig::eln` is set: an ACK carrying the ELN mark says
+//! that the base station's radio link lost the segment the ACK asks for. A fast retransmit (or a
+//! timeout) for that segment retransmits it without a congestion response — neither cwnd nor
+//! ssthresh is reduced, and the recovery it starts ends without `on_recovery_exit`.
 
 use celltcp_engine::SimTime;
 use celltcp_net::trace::{TraceVar, Traces};
@@ -44,6 +50,12 @@ pub struct Recovery {
     pub retransmit_now: bool,
     /// Partial ACKs received in the current NewReno fast recovery (RFC 6582 §3.2 step 5).
     pub partial_acks: u32,
+    /// ELN: SND.UNA when the last ACK carrying the ELN mark arrived, the hole a radio link
+    /// caused. It applies while SND.UNA stays there.
+    pub eln_hole: Option<u64>,
+    /// The current fast recovery repairs a radio loss (ELN): it began without a congestion
+    /// response, so it ends without one.
+    pub eln: bool,
 }
 
 /// What one ACK told the recovery machinery.
@@ -68,6 +80,10 @@ pub(crate) enum RecoveryEvent {
     Enter,
     /// Full ACK: `on_recovery_exit`.
     Exit,
+    /// Entering fast recovery for a hole marked by ELN: no controller call (no reduction).
+    EnterEln,
+    /// End of a recovery entered with `EnterEln`: no controller call either.
+    ExitEln,
 }
 
 impl TcpEndpoint {
@@ -103,7 +119,7 @@ impl TcpEndpoint {
                     self.rec.inflation = 0;
                     self.rec.dupacks = 0;
                     self.rec.retransmit_now = false;
-                    return RecoveryEvent::Exit;
+                    return self.exit_event();
                 }
                 if !self.sack_ok && info.advanced && self.cc.exits_recovery_on_partial_ack() {
                     // RFC 5681 §3.2 step 6 (Reno): new data acknowledged ends recovery; a further
@@ -113,7 +129,7 @@ impl TcpEndpoint {
                     self.rec.dupacks = 0;
                     self.rec.retransmit_now = false;
                     self.rec.recover = self.snd_una;
-                    return RecoveryEvent::Exit;
+                    return self.exit_event();
                 }
                 if !self.sack_ok {
                     if info.advanced {
@@ -149,6 +165,11 @@ impl TcpEndpoint {
                 // so one window's losses cause one reduction (also after an RTO).
                 if trigger && self.snd_una >= self.rec.recover && self.snd_una < self.snd_nxt {
                     self.enter_fast_recovery(thresh);
+                    if self.eln_marks_head() {
+                        self.rec.eln = true;
+                        self.stats.eln_recoveries += 1;
+                        return RecoveryEvent::EnterEln;
+                    }
                     return RecoveryEvent::Enter;
                 }
                 RecoveryEvent::None
@@ -160,6 +181,7 @@ impl TcpEndpoint {
     /// segment, inflate by DupThresh·SMSS without SACK.
     fn enter_fast_recovery(&mut self, thresh: u32) {
         self.rec.phase = RecoveryPhase::FastRecovery;
+        self.rec.eln = false;
         self.rec.partial_acks = 0;
         self.rec.recover = self.snd_nxt;
         self.buf.mark_lost_at(self.snd_una);
@@ -175,6 +197,46 @@ impl TcpEndpoint {
         // RFC 3168 §6.1.2: no ECN reduction again in this window.
         self.ecn_recover = self.snd_nxt;
         self.stats.fast_recoveries += 1;
+    }
+
+    /// The controller call that ends the current fast recovery: none after an ELN entry.
+    fn exit_event(&mut self) -> RecoveryEvent {
+        if std::mem::take(&mut self.rec.eln) {
+            RecoveryEvent::ExitEln
+        } else {
+            RecoveryEvent::Exit
+        }
+    }
+
+    /// ELN is enabled and the last ELN-marked ACK asked for the segment at SND.UNA.
+    pub(crate) fn eln_marks_head(&self) -> bool {
+        self.cfg.eln && self.rec.eln_hole == Some(self.snd_una) && self.snd_una < self.snd_nxt
+    }
+
+    /// An ACK carrying the ELN mark, processed up to the cumulative ACK: remembers the hole it
+    /// reports (SND.UNA, the segment the ACK asks for).
+    pub(crate) fn on_eln_ack(&mut self) {
+        self.stats.eln_acks_received += 1;
+        if self.cfg.eln && self.snd_una < self.snd_nxt {
+            self.rec.eln_hole = Some(self.snd_una);
+        }
+    }
+
+    /// A retransmission timeout for a hole ELN marked: the segment at SND.UNA is retransmitted
+    /// at once without a congestion response (no `on_rto`: cwnd and ssthresh stay), as a fast
+    /// retransmission would; the timer has been backed off (RFC 6298 §5.5), so a path that lost
+    /// its ACK clock is still probed ever more slowly.
+    pub(crate) fn eln_timeout(&mut self) {
+        self.stats.eln_timeouts += 1;
+        if self.rec.phase == RecoveryPhase::Open {
+            self.enter_fast_recovery(self.dupthresh());
+            self.rec.eln = true;
+            self.stats.eln_recoveries += 1;
+        } else {
+            self.buf.mark_lost_at(self.snd_una);
+            self.rec.high_rxt = self.snd_una;
+            self.rec.retransmit_now = true;
+        }
     }
 
     /// Whether an ACK that advanced SND.UNA restarts the retransmission timer (RFC 6298 §5.3).

@@ -29,6 +29,14 @@ pub struct TcpStats {
     pub fast_recoveries: u64,
     /// Window reductions triggered by ECN-Echo.
     pub ecn_reductions: u64,
+    /// ACKs received carrying the ELN mark (Explicit Loss Notification).
+    pub eln_acks_received: u64,
+    /// Fast recoveries entered for a hole ELN marked, without a window reduction (counted in
+    /// `fast_recoveries` too).
+    pub eln_recoveries: u64,
+    /// Retransmission timeouts for a hole ELN marked, answered without a window reduction
+    /// (counted in `timeouts` too).
+    pub eln_timeouts: u64,
     /// Duplicate ACKs received (by the definition in force: RFC 5681, or RFC 6675 with SACK).
     pub dupacks_received: u64,
     /// ACKs received (segments with the ACK bit processed in a synchronised state).
@@ -75,6 +83,9 @@ impl TcpStats {
         self.spurious_undos += o.spurious_undos;
         self.fast_recoveries += o.fast_recoveries;
         self.ecn_reductions += o.ecn_reductions;
+        self.eln_acks_received += o.eln_acks_received;
+        self.eln_recoveries += o.eln_recoveries;
+        self.eln_timeouts += o.eln_timeouts;
         self.dupacks_received += o.dupacks_received;
         self.acks_received += o.acks_received;
         self.acks_sent += o.acks_sent;

@@ -7,7 +7,7 @@ or not at all (:func:`celltcp.output.atomic_output_dir`). See docs/reproductions
 
 >>> from celltcp.reproduce import available, reproduce
 >>> [r.name for r in available()]
-['003-petra-lte']
+['003-petra-lte', '000-x2-handover', '002-handover-buffer']
 >>> reproduce("003", "out/reproduce-003", quick=True)  # doctest: +SKIP
 """
 
@@ -17,7 +17,7 @@ import os
 from pathlib import Path
 
 from celltcp.output import atomic_output_dir
-from celltcp.reproduce import seed003
+from celltcp.reproduce import seed000, seed002, seed003
 from celltcp.reproduce.registry import Options, Reproduction, ReproductionError
 
 __all__ = [
@@ -32,6 +32,8 @@ __all__ = [
 
 _REPRODUCTIONS = (
     Reproduction(seed003.NAME, seed003.ALIASES, seed003.SUMMARY, seed003.run),
+    Reproduction(seed000.NAME, seed000.ALIASES, seed000.SUMMARY, seed000.run),
+    Reproduction(seed002.NAME, seed002.ALIASES, seed002.SUMMARY, seed002.run),
 )
 
 

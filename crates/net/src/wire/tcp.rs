@@ -19,7 +19,7 @@ use std::net::Ipv4Addr;
 use super::checksum::{verify, Checksum};
 use super::ipv4::PROTOCOL_TCP;
 use super::{be16, be32, options, WireError};
-use crate::packet::{TcpFlags, TcpHeader, TCP_HEADER_BYTES};
+use crate::packet::{TcpFlags, TcpHeader, TCP_ELN_BIT, TCP_HEADER_BYTES};
 
 pub(super) const HEADER_LEN: usize = TCP_HEADER_BYTES as usize;
 const CHECKSUM_OFFSET: usize = 16;
@@ -32,8 +32,9 @@ pub(super) fn write(src: Ipv4Addr, dst: Ipv4Addr, h: &TcpHeader, out: &mut [u8])
     out[2..4].copy_from_slice(&h.dst_port.to_be_bytes());
     out[4..8].copy_from_slice(&h.seq.to_be_bytes());
     out[8..12].copy_from_slice(&h.ack.to_be_bytes());
-    // Data offset in 32-bit words; the four reserved bits are zero in generated segments.
-    out[12] = ((header_len / 4) as u8) << 4;
+    // Data offset in 32-bit words; the reserved bits are zero in generated segments except the
+    // ELN bit ([`TCP_ELN_BIT`]), which celltcp's base stations set.
+    out[12] = ((header_len / 4) as u8) << 4 | if h.eln { TCP_ELN_BIT } else { 0 };
     out[13] = h.flags.0;
     out[14..16].copy_from_slice(&h.window.to_be_bytes());
     out[16..18].fill(0);
@@ -97,7 +98,7 @@ pub(super) fn parse(
         },
         other => other,
     })?;
-    // RFC 9293 §3.1: the reserved bits of offset 12 are ignored on receipt.
+    // RFC 9293 §3.1: the reserved bits of offset 12 are ignored on receipt, except ELN.
     let options = options::parse(&seg[HEADER_LEN..header_len], base + HEADER_LEN)?;
     Ok(TcpFields {
         header: TcpHeader {
@@ -108,6 +109,7 @@ pub(super) fn parse(
             flags: TcpFlags(seg[13]),
             window: be16(seg, 14),
             options,
+            eln: seg[12] & TCP_ELN_BIT != 0,
         },
         urgent_pointer: be16(seg, 18),
         payload_len: (seg.len() - header_len) as u32,

@@ -105,6 +105,7 @@ fn tcp_syn_ack_example() -> Packet {
             timestamps: Some((0x1122_3344, 0x5566_7788)),
             ..Default::default()
         },
+        eln: false,
     };
     packet(
         ip([192, 168, 1, 10], [192, 168, 1, 20], Ecn::NotEct, 0, 0xbeef),
@@ -697,8 +698,9 @@ fn arb_packet() -> impl Strategy<Value = Packet> {
         any::<u8>(),
         any::<u16>(),
         arb_options(),
+        any::<bool>(),
     )
-        .prop_map(|(src_port, dst_port, seq, ack, flags, window, options)| {
+        .prop_map(|(src_port, dst_port, seq, ack, flags, window, options, eln)| {
             Transport::Tcp(TcpHeader {
                 src_port,
                 dst_port,
@@ -707,6 +709,7 @@ fn arb_packet() -> impl Strategy<Value = Packet> {
                 flags: TcpFlags(flags),
                 window,
                 options,
+                eln,
             })
         });
     let udp = (any::<u16>(), any::<u16>())

@@ -10,9 +10,17 @@ use crate::stats::Histogram;
 /// Per-flow counters kept by the network itself (independent of the transport).
 #[derive(Clone, Debug, Default)]
 pub struct FlowCounters {
-    /// Packets and IP bytes the flow's agents handed to the network, both directions.
+    /// Packets and IP bytes handed to the network, both directions: by the flow's agents and
+    /// by middleboxes (every packet a middlebox emits is a new transmission, a Snoop local
+    /// retransmission included).
     pub packets_sent: u64,
     pub bytes_sent: u64,
+    /// Of those, the packets and IP bytes middleboxes emitted.
+    pub middlebox_packets_sent: u64,
+    pub middlebox_bytes_sent: u64,
+    /// Packets of the flow a middlebox absorbed (not drops: a suppressed duplicate ACK, a
+    /// segment a proxy terminated).
+    pub middlebox_absorbed: u64,
     /// Packets and IP bytes delivered to the flow's destination host.
     pub packets_delivered: u64,
     pub bytes_delivered: u64,

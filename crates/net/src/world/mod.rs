@@ -6,35 +6,41 @@
 //! [`World::switch_path`] moves a UE's downlink tunnel at run time. A medium with handover asks
 //! for path switches, X2-U forwarding and end markers; the `tunnel` module carries them out.
 //!
-//! Files: this one (building, routing, links, agents, the event loop), `counters` (per-flow
-//! counters and sampled series) and `tunnel` (tunnel endpoints and what media ask of the
-//! network).
+//! Files: this one (building, agents, link changes, sampling, the event loop), `forward`
+//! (routing at a node and the transmitters of the links), `counters` (per-flow counters and
+//! sampled series), `tunnel` (tunnel endpoints and what media ask of the network) and
+//! `middlebox` (packet processing on routers: Snoop, ELN, split-TCP proxies).
 //!
 //! Same-time events run in the order they were scheduled (the engine's FIFO rule), so a run is a
 //! pure function of its inputs. Per-packet work allocates nothing: packets are values, pipes and
 //! queues reuse their buffers, and the agents' output buffer is recycled.
 
+use std::collections::VecDeque;
 use std::io;
 use std::net::Ipv4Addr;
 
 use celltcp_engine::{Model, RngStream, Scheduler, SimDuration, SimTime};
 
 use crate::agent::{Agent, AgentCtx};
-use crate::gtp::{self, Epc, EpcConfig, EpcError, Ingress, Steer};
+use crate::gtp::{Epc, EpcConfig, EpcError, Ingress};
 use crate::link::{LinkDir, LinkDirConfig};
 use crate::medium::{Medium, MediumOutput};
 use crate::packet::{FlowId, NodeId, Packet, Transport};
-use crate::queue::{DropCause, Verdict};
+use crate::queue::DropCause;
 use crate::topology::{DirId, LinkEnds, Node, NodeKind, Topology};
 use crate::trace::Traces;
 
 mod counters;
+mod forward;
+mod middlebox;
 mod tunnel;
 
 use counters::{count_drop, flow_mut};
 pub use counters::{
     FlowCounters, FlowRateSeries, MediumSeries, PacketSeries, QueueSeries, SeriesConfig,
 };
+use middlebox::{middlebox_of_node, MiddleboxSlot};
+pub use middlebox::{MiddleboxError, MiddleboxInfo, MiddleboxStats};
 pub use tunnel::{RequestError, RequestFailure};
 
 /// IP protocol numbers used for demultiplexing.
@@ -59,6 +65,8 @@ pub enum Event {
     LinkChange(u32),
     /// A medium's internal deadline; stale if the generation no longer matches.
     MediumTimer(u32, u32),
+    /// A middlebox's deadline; stale if the generation no longer matches.
+    MiddleboxTimer(u32, u32),
 }
 
 /// A change to one link direction at a scheduled time.
@@ -133,6 +141,7 @@ pub struct WorldBuilder {
     changes: Vec<(SimTime, DirId, LinkChange)>,
     media: Vec<MediumSlot>,
     epc: Option<Epc>,
+    middleboxes: Vec<MiddleboxSlot>,
 }
 
 /// A medium with its random stream and its pending timer.
@@ -159,6 +168,7 @@ impl WorldBuilder {
             changes: Vec::new(),
             media: Vec::new(),
             epc: None,
+            middleboxes: Vec::new(),
         }
     }
 
@@ -331,7 +341,12 @@ impl WorldBuilder {
                 }
             }
         }
+        let middlebox_of_node = middlebox_of_node(&self.middleboxes, topo.nodes.len());
         World {
+            expedited: vec![VecDeque::new(); self.dirs.len()],
+            middlebox_of_node,
+            middleboxes: self.middleboxes,
+            middlebox_out: Vec::new(),
             flow_counters: vec![FlowCounters::default(); self.flows.len()],
             flows: self.flows,
             topo,
@@ -404,6 +419,14 @@ pub struct World {
     epc: Option<Epc>,
     /// Requests of media that could not be carried out, in the order they were made.
     errors: Vec<RequestError>,
+    /// The middleboxes, in the order added, and the one of each node.
+    middleboxes: Vec<MiddleboxSlot>,
+    middlebox_of_node: Vec<Option<u32>>,
+    /// Recycled buffer for the packets middleboxes emit.
+    middlebox_out: Vec<Packet>,
+    /// Per point-to-point direction: emitted packets waiting ahead of the queue
+    /// ([`crate::middlebox::Middlebox::expedite`]).
+    expedited: Vec<VecDeque<Packet>>,
 }
 
 impl World {
@@ -469,6 +492,9 @@ impl World {
         for m in 0..self.media.len() {
             self.rearm_medium(m as u32, sched);
         }
+        for m in 0..self.middleboxes.len() {
+            self.rearm_middlebox(m as u32, sched);
+        }
     }
 
     /// Schedules medium `m`'s timer at its deadline when the deadline changed (a superseded
@@ -512,56 +538,6 @@ impl World {
         }
     }
 
-    /// Routes a packet that is at `node`, having come from `ingress`.
-    fn route(
-        &mut self,
-        node: NodeId,
-        mut pkt: Packet,
-        ingress: Ingress,
-        sched: &mut Scheduler<Event>,
-    ) {
-        if let Some(t) = pkt.tunnel {
-            self.route_tunnelled(node, pkt, t, sched);
-            return;
-        }
-        let Some(dst) = self.topo.node_by_addr(pkt.ip.dst) else {
-            self.count_drop(pkt.flow, DropCause::NoRoute);
-            return;
-        };
-        if dst == node {
-            self.deliver_local(node, pkt, sched);
-            return;
-        }
-        let src = self.topo.node_by_addr(pkt.ip.src);
-        if src != Some(node) {
-            // RFC 791: a router decrements TTL and discards the datagram when it reaches zero.
-            if self.topo.nodes[node as usize].kind == NodeKind::Host || pkt.ip.ttl <= 1 {
-                self.count_drop(pkt.flow, DropCause::NoRoute);
-                return;
-            }
-            pkt.ip.ttl -= 1;
-        }
-        let towards = match self
-            .epc
-            .as_mut()
-            .map(|e| (e.steer(node, src, dst, ingress), e))
-        {
-            None | Some((Steer::Ip, _)) => dst,
-            Some((Steer::ToGateway, e)) => e.gateway(),
-            Some((Steer::Encapsulate { end, teid }, e)) => {
-                e.stats_mut(node).encapsulated += 1;
-                let nodes = &self.topo.nodes;
-                let (here, there) = (nodes[node as usize].addr, nodes[end as usize].addr);
-                gtp::encapsulate(&mut pkt, here, there, teid, e.ecn_decap());
-                end
-            }
-        };
-        match self.topo.next_hop(node, towards) {
-            Some(dir) => self.enqueue(dir, pkt, sched),
-            None => self.count_drop(pkt.flow, DropCause::NoRoute),
-        }
-    }
-
     /// Counts a drop for the packet's flow; packets of no flow (end markers) count nowhere.
     #[inline]
     fn count_drop(&mut self, flow: FlowId, cause: DropCause) {
@@ -573,74 +549,6 @@ impl World {
         let uid = self.next_uid;
         self.next_uid += 1;
         uid
-    }
-
-    fn enqueue(&mut self, dir: DirId, pkt: Packet, sched: &mut Scheduler<Event>) {
-        let now = sched.now();
-        if (dir / 2) as usize >= self.p2p_links {
-            let m = self.edge_medium[(dir / 2) as usize - self.p2p_links];
-            let (from, to) = (self.topo.dir_from(dir), self.topo.dir_to(dir));
-            let mut out = std::mem::take(&mut self.medium_out);
-            self.media[m as usize]
-                .medium
-                .send(now, from, to, pkt, &mut out);
-            self.after_medium(m, out, sched);
-            return;
-        }
-        let flow = pkt.flow;
-        let d = &mut self.dirs[dir as usize];
-        // A base station handing over without buffer transfer discards what arrives.
-        if d.refuses_arrival() {
-            return self.count_drop(flow, DropCause::Handover);
-        }
-        let mut pkt = pkt;
-        // The queue reads and marks the outermost ECN field (RFC 6040 §4); `start_next` swaps
-        // the layers back when the packet leaves the queue.
-        gtp::swap_ecn_layers(&mut pkt);
-        if let Verdict::Dropped(cause) = d.queue.enqueue(pkt, now, &mut d.queue_rng) {
-            count_drop(&mut self.flow_counters, flow, cause);
-        }
-        if d.can_start() {
-            // An idle transmitter takes the packet at once; occupancy is recorded after that, so
-            // a packet that never waits does not count as queued.
-            self.start_next(dir, sched);
-        } else {
-            d.record_occupancy(now);
-        }
-    }
-
-    /// Starts serialising the next queued packet of an idle direction that is not held.
-    fn start_next(&mut self, dir: DirId, sched: &mut Scheduler<Event>) {
-        let now = sched.now();
-        let d = &mut self.dirs[dir as usize];
-        if !d.can_start() {
-            d.record_occupancy(now);
-            return;
-        }
-        let counters = &mut self.flow_counters;
-        let next = d
-            .queue
-            .dequeue(now, &mut |p, cause| count_drop(counters, p.flow, cause));
-        d.record_occupancy(now);
-        if let Some(mut pkt) = next {
-            gtp::swap_ecn_layers(&mut pkt);
-            let done = d.start_transmission(pkt, now);
-            sched
-                .schedule_at(done, Event::TxDone(dir))
-                .expect("transmission ends in the future");
-            self.capture(dir, now, &pkt);
-        }
-    }
-
-    fn tx_done(&mut self, dir: DirId, sched: &mut Scheduler<Event>) {
-        let now = sched.now();
-        match self.dirs[dir as usize].finish_transmission(now) {
-            Ok(arrival) => sched
-                .schedule_at(arrival, Event::Arrive(dir))
-                .expect("arrival is in the future"),
-            Err((lost, cause)) => self.count_drop(lost.flow, cause),
-        }
-        self.start_next(dir, sched);
     }
 
     fn deliver_local(&mut self, node: NodeId, pkt: Packet, sched: &mut Scheduler<Event>) {
@@ -732,6 +640,9 @@ impl World {
     /// Applies `change` to direction `dir` now, in the order documented on [`LinkChange`].
     fn apply_link_change(&mut self, dir: DirId, change: LinkChange, sched: &mut Scheduler<Event>) {
         let now = sched.now();
+        if change.flush && (dir as usize) < self.expedited.len() {
+            self.flush_expedited(dir);
+        }
         let Some(d) = self.dirs.get_mut(dir as usize) else {
             return;
         };
@@ -842,6 +753,7 @@ impl Model for World {
                     .on_timer(sched.now(), &mut slot.rng, &mut self.traces, &mut out);
                 self.after_medium(m, out, sched);
             }
+            Event::MiddleboxTimer(m, generation) => self.middlebox_timer(m, generation, sched),
             Event::LinkChange(i) => {
                 let (_, dir, change) = self.changes[i as usize];
                 self.apply_link_change(dir, change, sched);

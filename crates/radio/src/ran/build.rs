@@ -192,6 +192,13 @@ fn validate(cfg: &RanConfig) -> Result<(), RanError> {
     if n == 0 {
         return Err(RanError::invalid("cells", "no cell; expected at least one"));
     }
+    let q = cfg.handover.q_rxlevmin_dbm;
+    if !(-140.0..=-44.0).contains(&q) {
+        return Err(RanError::invalid(
+            "handover.q_rxlevmin_dbm",
+            format!("{q} dBm is not allowed; expected -140 to -44 dBm (TS 36.331 Q-RxLevMin)"),
+        ));
+    }
     for (i, c) in cfg.cells.iter().enumerate() {
         if let Some(j) = cfg.cells[..i].iter().position(|d| d.enb == c.enb) {
             return Err(RanError::invalid(

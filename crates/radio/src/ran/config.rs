@@ -96,6 +96,10 @@ pub struct ManualHandover {
     pub target: usize,
 }
 
+/// Default q-RxLevMin, dBm: a common operator setting within the −140…−44 dBm range of
+/// TS 36.331 (Q-RxLevMin, in 2 dB steps).
+pub const DEFAULT_Q_RXLEVMIN_DBM: f64 = -124.0;
+
 /// The handover procedure and its data path.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HandoverConfig {
@@ -120,6 +124,11 @@ pub struct HandoverConfig {
     /// After a radio link failure: cell search, random access and RRC connection
     /// re-establishment until the UE is served again (TS 36.331 §5.3.7, T311 running).
     pub reestablishment: SimDuration,
+    /// The cell selection criterion S of TS 36.304 §5.2.3.2, Srxlev = RSRP − q_rxlevmin > 0
+    /// (no offsets or power compensation): after a radio link failure the UE re-establishes
+    /// only in a cell it measures above this level, dBm; until one is, it stays out of service
+    /// and keeps searching every measurement period.
+    pub q_rxlevmin_dbm: f64,
 }
 
 impl Default for HandoverConfig {
@@ -135,6 +144,7 @@ impl Default for HandoverConfig {
             max_ues_per_cell: None,
             rlf: None,
             reestablishment: SimDuration::from_ms(200),
+            q_rxlevmin_dbm: DEFAULT_Q_RXLEVMIN_DBM,
         }
     }
 }

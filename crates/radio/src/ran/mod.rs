@@ -60,7 +60,7 @@ use crate::pdcp::PdcpConfig;
 
 pub use config::{
     DataPathPolicy, HandoverConfig, HandoverLatencies, ManualHandover, MeasurementConfig,
-    RanConfig, RanUe,
+    RanConfig, RanUe, DEFAULT_Q_RXLEVMIN_DBM,
 };
 pub use error::RanError;
 pub use timeline::HandoverMessage;

@@ -5,9 +5,12 @@
 //! semantics (nothing is forwarded: without a prepared target there is no X2-U tunnel), and a
 //! new record (cause `RadioLinkFailure`, policy `discard`) follows the recovery. After
 //! `reestablishment` (cell search, random access, re-establishment with T311 running) the UE is
-//! served by the cell with the best filtered RSRP; admission control is not applied (the
-//! re-establishment is not an X2 request). If the S-GW's path does not lead to that cell the
-//! path switch of 36.300 §10.1.2.1.1 steps 12–17 follows.
+//! served by the cell with the best filtered RSRP, provided that cell is suitable — its RSRP
+//! above `q_rxlevmin_dbm` (the S criterion of TS 36.304 §5.2.3.2); otherwise the UE stays out of
+//! service and searches again every measurement period, so a UE that drove out of coverage is
+//! not attached to a cell it cannot hear. Admission control is not applied (the
+//! re-establishment is not an X2 request). If the S-GW's path does not lead to the chosen cell
+//! the path switch of 36.300 §10.1.2.1.1 steps 12–17 follows.
 
 use celltcp_engine::SimTime;
 use celltcp_net::handover::{HandoverCause, HandoverResult};
@@ -99,6 +102,15 @@ impl LteRan {
         let Some(count) = ue.ho.as_ref().and_then(|h| h.dl_count) else {
             return;
         };
+        // 36.304 §5.2.3.2: Srxlev = Qrxlevmeas − Qrxlevmin must be > 0.
+        let suitable = ue
+            .filtered()
+            .any(|(c, rsrp)| c == best && rsrp > self.ho_cfg.q_rxlevmin_dbm);
+        if !suitable {
+            let at = now + self.meas_cfg.period;
+            self.steps.schedule(at, u, Some(ids.id), Step::Reestablishment);
+            return;
+        }
         let ids = Ids {
             target: best,
             tgt_enb: self.enbs[best],

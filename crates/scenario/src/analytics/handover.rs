@@ -102,11 +102,13 @@ pub struct HandoverOutcome {
     pub rtt_peak_s: Option<f64>,
     /// Goodput in the second before the start, bits per second.
     pub goodput_before_bps: Option<f64>,
-    /// When the windowed goodput got back to the recovery fraction of `goodput_before`, s.
+    /// Start of the first averaging window whose goodput got back to the recovery fraction of
+    /// `goodput_before` and stayed there for the hold (not before the attach), s.
     pub recovered_at_s: Option<f64>,
     /// `recovered_at − start`, s.
     pub recovery_time_s: Option<f64>,
-    /// `recovered_at −` (first RTO retransmission, else attach, else start), s.
+    /// `recovered_at −` (the first in-order delivery after the first RTO retransmission, else
+    /// that retransmission, else attach, else start), s.
     pub ramp_time_s: Option<f64>,
     /// Bytes delivered in order from the start to one srtt after the attach, bytes.
     pub delivered_bytes: Option<u64>,
@@ -226,7 +228,9 @@ fn analyse_flow(
     let fast_retransmissions = trace.retx_fast.count_in(start, end);
     let outcome = if rto_retransmissions > 0 {
         TcpOutcome::Timeout
-    } else if fast_retransmissions > 0 || trace.cc_state.enters_in(start, end, CC_STATE_FAST_RECOVERY) {
+    } else if fast_retransmissions > 0
+        || trace.cc_state.enters_in(start, end, CC_STATE_FAST_RECOVERY)
+    {
         TcpOutcome::Halving
     } else {
         TcpOutcome::Unaffected
@@ -246,6 +250,8 @@ fn analyse_flow(
     let goodput_before = goodput_before_bps(&trace.delivered, start);
     let grid = RecoveryGrid::for_srtt(srtt_ns);
     let scan_from = r.attach.map_or(start, |a| a.as_ns().max(start));
+    // Goodput is back from the start of the first averaging window that reaches the threshold
+    // and holds it: the window's end lags the rate it measures by w.
     let recovered_at = goodput_before.filter(|&g| g > 0.0).and_then(|g| {
         recovered_at_ns(
             &trace.delivered,
@@ -254,14 +260,19 @@ fn analyse_flow(
             cfg.recovery_fraction * g,
             run_end_ns,
         )
+        .map(|t| t.saturating_sub(grid.window_ns).max(scan_from))
     });
-    // The ramp starts at the timeout that caused it; a timeout after the recovery did not.
-    let ramp_from = |rec: u64| {
-        trace
-            .retx_rto
-            .first_in(start, end.min(rec))
-            .or(r.attach.map(SimTime::as_ns))
-            .unwrap_or(start)
+    // The ramp starts when the retransmission of the timeout that caused it reaches the
+    // receiver — the first in-order delivery after it — so that, like the 002 model, it leaves
+    // out the interruption, the timeout wait and the one-way trip; a timeout after the recovery
+    // did not cause it.
+    let ramp_from = |rec: u64| match trace.retx_rto.first_in(start, end.min(rec)) {
+        Some(rto) => trace
+            .delivered
+            .first_after(rto)
+            .filter(|&t| t <= rec)
+            .unwrap_or(rto),
+        None => r.attach.map_or(start, SimTime::as_ns),
     };
     let delivered_bytes = r.attach.map(|a| {
         let after = a.as_ns().saturating_add(srtt_ns);

@@ -74,6 +74,11 @@ impl VarSeries {
         (!r.is_empty()).then(|| self.time_ns[r.start])
     }
 
+    /// Time of the first row strictly after `t_ns`, ns.
+    pub fn first_after(&self, t_ns: u64) -> Option<u64> {
+        self.time_ns.get(self.upper_bound(t_ns)).copied()
+    }
+
     /// Largest value in `[from_ns, to_ns]`.
     pub fn max_in(&self, from_ns: u64, to_ns: u64) -> Option<f64> {
         self.value[self.range(from_ns, to_ns)]

@@ -81,16 +81,25 @@
 //! - **goodput_before** — `(D(start) − D(start − 1 s)) / 1 s` in bits per second; when start
 //!   is under 1 s, `D(start) / start`; `None` when start is 0.
 //! - **recovery** — with `w = max(rtt_before, 10 ms)` and the windowed goodput
-//!   `g(t) = (D(t) − D(t − w)) / w` (`D` is 0 before time 0), **recovered_at** is the first
-//!   time `t` on the grid `t0 + j·w/4` (`t0` = attach, or start without an attach) such that
-//!   `g ≥ recovery_fraction × goodput_before` at every grid point of `[t, t + hold]`, with
+//!   `g(t) = (D(t) − D(t − w)) / w` (`D` is 0 before time 0), let `t*` be the first time on
+//!   the grid `t0 + j·w/4` (`t0` = attach, or start without an attach) such that
+//!   `g ≥ recovery_fraction × goodput_before` at every grid point of `[t*, t* + hold]`, with
 //!   `hold = max(2w, 100 ms)`. The hold rejects the instant jump of `D` when a retransmission
-//!   fills a hole and the receiver releases its out-of-order queue at once. `recovery_time` =
-//!   recovered_at − start. `ramp_time` = recovered_at − (the first RTO retransmission in the
-//!   window at or before recovered_at, else attach, else start): the quantity the recovery-time
-//!   model of 002 §4.3 predicts, which leaves out the interruption and the timeout wait (an RTO
-//!   after recovered_at did not start the ramp, so it is not the reference). All three are
-//!   `None` if the flow never recovers with `t + hold` at or before the end of the run, or when
+//!   fills a hole and the receiver releases its out-of-order queue at once. **recovered_at** =
+//!   max(`t* − w`, `t0`): the start of that first averaging window, not its end, because the
+//!   average over `(t − w, t]` reports a rate reached inside the window only at its end, `w`
+//!   later (the ramp's lag that docs/seed-002.md measured); never before `t0`, where the scan
+//!   starts. `recovery_time` = recovered_at − start.
+//!   `ramp_time` = recovered_at − the ramp's start: with `rto` the first RTO retransmission
+//!   in the window at or before recovered_at, the first `Delivered` row strictly after `rto`
+//!   when it is at or before recovered_at (the retransmission, or whatever fills the hole,
+//!   reached the receiver in order), else `rto` itself (the first window starts before that
+//!   arrival, which the grid step allows); without such an `rto` the attach, else start.
+//!   That is the quantity the recovery-time model of 002 §4.3 predicts, slow start and
+//!   congestion avoidance from the loss window, which leaves out the interruption, the
+//!   timeout wait and the trip of the retransmission to the receiver (an RTO after
+//!   recovered_at did not start the ramp, so it is not the reference). All three are `None`
+//!   if the flow never recovers with `t* + hold` at or before the end of the run, or when
 //!   goodput_before is `None` or 0.
 //! - **delivered_bytes** — `D(attach + rtt_before) − D(start)`: the data delivered from the
 //!   start of the handover until one RTT after the UE attaches (000 Fig. 12); `None` without

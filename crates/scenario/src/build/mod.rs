@@ -5,8 +5,10 @@
 //! component's random numbers unchanged.
 
 mod cells;
+pub(crate) mod dch;
 mod events;
 mod handover;
+pub(crate) mod middleboxes;
 mod ran;
 
 pub(crate) use events::LinkHandoverPlan;
@@ -170,6 +172,7 @@ fn tcp_config(s: &TcpSettings) -> TcpConfig {
         ecn: s.ecn,
         frto: s.frto,
         eifel: s.eifel,
+        eln: s.eln,
         rcv_buf_bytes: s.rcv_buf_bytes,
         snd_buf_bytes: s.snd_buf_bytes,
         dupack_threshold: s.dupack_threshold,
@@ -249,6 +252,8 @@ pub(crate) fn build(
     }
 
     cells::add_cells(&mut b, scenario, seed, run, &node)?;
+    dch::add_dch(&mut b, scenario, seed, run, &node)?;
+    middleboxes::add_middleboxes(&mut b, scenario, &node)?;
 
     if let Some(epc) = &scenario.epc {
         // Every cell's eNB is an S1-U endpoint; its UEs get their bearers in cell, then UE,

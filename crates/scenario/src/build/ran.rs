@@ -146,5 +146,6 @@ fn handover_config(
             t310: r.t310,
         }),
         reestablishment: h.reestablishment,
+        q_rxlevmin_dbm: h.q_rxlevmin_dbm,
     }
 }

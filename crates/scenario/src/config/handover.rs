@@ -180,6 +180,9 @@ pub struct HandoverFile {
     pub max_ues_per_cell: Option<u32>,
     /// After a radio link failure, the time until the UE is served again (a time).
     pub reestablishment: Quantity<Time>,
+    /// Cell selection after a radio link failure (TS 36.304 §5.2.3.2): only a cell measured
+    /// above this RSRP, dBm (−140 to −44), is suitable.
+    pub q_rxlevmin_dbm: f64,
     /// A3-triggered handover; absent = only scheduled handovers (and re-establishment).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub a3: Option<A3File>,
@@ -204,6 +207,7 @@ impl Default for HandoverFile {
             end_marker_timeout: Quantity::default_of("200ms"),
             max_ues_per_cell: None,
             reestablishment: Quantity::default_of("200ms"),
+            q_rxlevmin_dbm: celltcp_radio::ran::DEFAULT_Q_RXLEVMIN_DBM,
             a3: None,
             latencies: LatenciesFile::default(),
             rlf: None,
@@ -277,6 +281,7 @@ pub struct HandoverSpec {
     pub end_marker_timeout: SimDuration,
     pub max_ues_per_cell: Option<u32>,
     pub reestablishment: SimDuration,
+    pub q_rxlevmin_dbm: f64,
     pub a3: Option<A3Spec>,
     pub latencies: LatenciesSpec,
     pub rlf: Option<RlfSpec>,
@@ -368,6 +373,15 @@ impl HandoverFile {
             s1: l.s1.value,
             s11: l.s11.value,
         };
+        if !(-140.0..=-44.0).contains(&self.q_rxlevmin_dbm) {
+            return Err(ScenarioError::new(
+                "ran.handover.q_rxlevmin_dbm",
+                format!(
+                    "{} dBm is not allowed; expected a number from -140 to -44 (dBm)",
+                    self.q_rxlevmin_dbm
+                ),
+            ));
+        }
         let mut manual = Vec::with_capacity(self.manual.len());
         for (i, m) in self.manual.iter().enumerate() {
             let mkey = |k: &str| format!("ran.handover.manual[{i}].{k}");
@@ -405,6 +419,7 @@ impl HandoverFile {
             end_marker_timeout: self.end_marker_timeout.value,
             max_ues_per_cell: self.max_ues_per_cell,
             reestablishment: self.reestablishment.value,
+            q_rxlevmin_dbm: self.q_rxlevmin_dbm,
             a3,
             latencies,
             rlf,

@@ -8,12 +8,14 @@
 pub mod apps;
 pub mod capture;
 pub mod cells;
+pub mod dch;
 pub mod epc;
 pub mod events;
 pub mod flows;
 pub mod handover;
 pub mod links;
 pub mod loss;
+pub mod middleboxes;
 pub mod mobility;
 pub mod nodes;
 pub mod quantity;
@@ -67,6 +69,10 @@ pub struct ScenarioFile {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     #[schemars(extend("propertyNames" = { "pattern": NAME_PATTERN }))]
     pub cells: BTreeMap<String, CellFile>,
+    /// WCDMA dedicated channels with RLC AM: an RNC router and one UE host each, by name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[schemars(extend("propertyNames" = { "pattern": NAME_PATTERN }))]
+    pub dch: BTreeMap<String, dch::DchFile>,
     /// The EPC user plane: a combined S-GW/P-GW tunnelling the cells' UEs over S1-U (GTP-U).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub epc: Option<EpcFile>,
@@ -76,6 +82,10 @@ pub struct ScenarioFile {
     /// How UEs of the radio access network move, by UE node name (needs `ran`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub mobility: BTreeMap<String, MobilityFile>,
+    /// Packet processing on routers (Snoop, ELN, split-TCP proxy), by name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[schemars(extend("propertyNames" = { "pattern": NAME_PATTERN }))]
+    pub middleboxes: BTreeMap<String, middleboxes::MiddleboxFile>,
     /// Application flows between hosts, by name.
     #[serde(default)]
     #[schemars(extend("propertyNames" = { "pattern": NAME_PATTERN }))]
@@ -101,12 +111,16 @@ pub struct Scenario {
     pub nodes: BTreeMap<String, Node>,
     pub links: BTreeMap<String, Link>,
     pub cells: BTreeMap<String, CellSpec>,
+    /// WCDMA dedicated channels, by name.
+    pub dch: BTreeMap<String, dch::DchSpec>,
     /// The EPC, when the file has an `[epc]` section.
     pub epc: Option<EpcSpec>,
     /// The radio access network, when the file has a `[ran]` section.
     pub ran: Option<RanSpec>,
     /// Motion of the UEs that move, by UE name (only with a radio access network).
     pub mobility: BTreeMap<String, MobilitySpec>,
+    /// Middleboxes, by name.
+    pub middleboxes: BTreeMap<String, middleboxes::MiddleboxSpec>,
     pub flows: BTreeMap<String, Flow>,
     pub trace: TraceSpec,
     pub capture: CaptureSpec,
@@ -172,10 +186,12 @@ impl ScenarioFile {
             }
         }
         let mobility = mobility::convert(&self.mobility, ran.is_some(), &cells)?;
-        let radio_edges = cells::radio_edges(&cells);
+        let dch = dch::convert(&mut self.dch, &nodes, &cells)?;
+        let radio_edges = [cells::radio_edges(&cells), dch::radio_edges(&dch)].concat();
         let duration_text = self.simulation.duration.text.clone();
         let flows = flows::convert(&mut self.flows, &simulation, &duration_text, &nodes, &links, &radio_edges)?;
         epc::check_flows(epc.as_ref(), &flows, &nodes, &links, &cells)?;
+        let middleboxes = middleboxes::convert(&self.middleboxes, &nodes, &links, &radio_edges)?;
         let trace = self.trace.convert(&links, &flows, &cells)?;
         let capture = self.capture.convert(&links)?;
         let mut events = events::convert(&self.events, &simulation, &links)?;
@@ -185,9 +201,11 @@ impl ScenarioFile {
             nodes,
             links,
             cells,
+            dch,
             epc,
             ran,
             mobility,
+            middleboxes,
             flows,
             trace,
             capture,
@@ -235,6 +253,7 @@ mod tests {
             std::any::type_name::<FileSizeFile>(),
             std::any::type_name::<LayoutFile>(),
             std::any::type_name::<MobilityFile>(),
+            std::any::type_name::<super::middleboxes::MiddleboxFile>(),
         ];
         let short: Vec<&str> = names
             .iter()

@@ -121,6 +121,9 @@ pub struct TcpFile {
     pub frto: bool,
     /// Eifel detection (RFC 3522) with the Eifel response (RFC 4015); needs timestamps.
     pub eifel: bool,
+    /// React to Explicit Loss Notification (docs/middleboxes.md): a fast retransmit or timeout
+    /// for a hole an ELN-marked ACK reports retransmits without reducing the window.
+    pub eln: bool,
     /// Receive buffer (a size, at least mss, at most 1GiB, the largest window of RFC 7323 §2.3).
     pub rcv_buf: Quantity<Size>,
     /// Send buffer (a size, at least mss).
@@ -151,6 +154,7 @@ impl Default for TcpFile {
             ecn: false,
             frto: false,
             eifel: false,
+            eln: false,
             rcv_buf: Quantity::default_of("4MB"),
             snd_buf: Quantity::default_of("4MB"),
             dupack_threshold: 3,
@@ -291,6 +295,8 @@ pub struct TcpSettings {
     pub ecn: bool,
     pub frto: bool,
     pub eifel: bool,
+    /// Explicit Loss Notification reaction at the sender.
+    pub eln: bool,
     /// Receive buffer, bytes.
     pub rcv_buf_bytes: u64,
     /// Send buffer, bytes.
@@ -341,7 +347,7 @@ impl TcpFlowFile {
 }
 
 impl TcpFile {
-    fn convert(&self, key: &str) -> Result<TcpSettings, ScenarioError> {
+    pub(crate) fn convert(&self, key: &str) -> Result<TcpSettings, ScenarioError> {
         let k = |field: &str| join_key(key, field);
         let mss = self.mss.value;
         if !(MIN_MSS..=MAX_MSS).contains(&mss) {
@@ -447,6 +453,7 @@ impl TcpFile {
             ecn: self.ecn,
             frto: self.frto,
             eifel: self.eifel,
+            eln: self.eln,
             rcv_buf_bytes: self.rcv_buf.value,
             snd_buf_bytes: self.snd_buf.value,
             dupack_threshold: self.dupack_threshold,

@@ -40,7 +40,7 @@ fn unknown_keys_list_the_expected_ones() {
     );
     assert_eq!(
         err(&format!("{MINIMAL}[extra]\n")),
-        "extra: unknown key; expected one of: simulation, nodes, links, cells, epc, ran, mobility, flows, trace, capture, events"
+        "extra: unknown key; expected one of: simulation, nodes, links, cells, dch, epc, ran, mobility, middleboxes, flows, trace, capture, events"
     );
     assert_eq!(
         base_err("links.access.a_to_b.rte", "1Mbps"),

@@ -396,6 +396,9 @@ impl TcpEndpoint {
         }
         let advanced = ack > prior_una;
         let cum_acked = ack - prior_una;
+        if hdr.eln {
+            self.on_eln_ack();
+        }
 
         // RTT: timestamps on every ACK that advances SND.UNA (RFC 7323 §4.1), else Karn.
         let mut rtt_sample = None;
@@ -477,7 +480,8 @@ impl TcpEndpoint {
                 });
             }
             RecoveryEvent::Exit => self.cc.on_recovery_exit(now),
-            RecoveryEvent::None => {}
+            // ELN: a radio loss, not congestion: no reduction and so nothing to end.
+            RecoveryEvent::EnterEln | RecoveryEvent::ExitEln | RecoveryEvent::None => {}
         }
 
         // ECN-Echo (RFC 3168 §6.1.2): at most one reduction per window of data, none while

@@ -114,6 +114,7 @@ impl TcpEndpoint {
             // RFC 7323 §2.2: the window of a SYN is never scaled.
             window: self.cfg.rcv_buf_bytes.min(65_535) as u16,
             options: opts,
+            eln: false,
         };
         self.stats.segments_sent += 1;
         self.packet(now, hdr, 0, Ecn::NotEct)
@@ -175,6 +176,7 @@ impl TcpEndpoint {
             flags,
             window: self.rcv.window_field(),
             options: opts,
+            eln: false,
         };
         self.rcv.on_ack_sent();
         self.stats.segments_sent += 1;

@@ -67,6 +67,12 @@ impl TcpEndpoint {
                     return;
                 }
                 self.stats.timeouts += 1;
+                if self.eln_marks_head() {
+                    self.rtt.back_off();
+                    self.eln_timeout();
+                    self.trace_cc(now, traces);
+                    return;
+                }
                 self.rto_consecutive += 1;
                 self.spurious_on_rto(self.rto_consecutive == 1);
                 self.cc.on_rto(&RtoEvent {

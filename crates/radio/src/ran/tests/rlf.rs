@@ -42,9 +42,12 @@ fn a_ue_out_of_coverage_fails_after_t310_and_reestablishes_at_the_best_cell() {
             ],
         },
     };
+    // Cell 1's RSRP at 270 m is 18.2 − 60 − 85.1 = −126.9 dBm per RE: below the default
+    // q-RxLevMin; a permissive −140 dBm lets the UE select it.
     let handover = HandoverConfig {
         rlf: Some(RlfConfig::default()),
         reestablishment: SimDuration::from_ms(200),
+        q_rxlevmin_dbm: -140.0,
         ..HandoverConfig::default()
     };
     let mut h = Harness::build(ran_config(
@@ -132,4 +135,59 @@ fn a_link_that_recovers_before_t310_does_not_fail() {
     let mut h = Harness::build(ran_config(vec![steep(0, 0.0)], vec![ue], handover));
     h.run_until(ms(4000));
     assert!(h.records().is_empty(), "{:?}", h.records());
+}
+
+/// RSRP per resource element of a `steep` cell at `d_m`: 46 dBm over 600 REs, PL = 60 + 35·log10(d).
+fn rsrp_dbm(d_m: f64) -> f64 {
+    46.0 - 10.0 * 600f64.log10() - (60.0 + 35.0 * d_m.log10())
+}
+
+#[test]
+fn without_a_suitable_cell_the_ue_stays_out_of_service_until_one_appears() {
+    // As above, but with the default q-RxLevMin (−124 dBm): at x = 380 m neither cell is
+    // suitable (cell 1: −126.9 dBm, cell 0: −128.3 dBm), so the UE searches; from t = 3 s it
+    // drives on at 110 m/s to x = 600 m (50 m from cell 1: −101.5 dBm) by t = 5 s and
+    // re-establishes there once its filtered RSRP crosses −124 dBm: beyond x = 427 m (223 m
+    // from cell 1), reached at t = 3.43 s, plus the layer-3 filter's lag.
+    assert!(rsrp_dbm(270.0) < -124.0 && rsrp_dbm(380.0) < -124.0 && rsrp_dbm(50.0) > -124.0);
+    let ue = RanUe {
+        node: UE,
+        serving: 0,
+        mobility: MobilityModel::Waypoints {
+            points: vec![
+                (ms(0), Position::new(250.0, 0.0)),
+                (ms(1000), Position::new(380.0, 0.0)),
+                (ms(3000), Position::new(380.0, 0.0)),
+                (ms(5000), Position::new(600.0, 0.0)),
+            ],
+        },
+    };
+    let handover = HandoverConfig {
+        rlf: Some(RlfConfig::default()),
+        reestablishment: SimDuration::from_ms(200),
+        ..HandoverConfig::default()
+    };
+    let mut h = Harness::build(ran_config(
+        vec![steep(0, 0.0), steep(1, 650.0)],
+        vec![ue],
+        handover,
+    ));
+    h.cbr(UE, 3, 1000, SimDuration::from_ms(5), ms(0), ms(5000));
+    h.run_until(ms(5500));
+    assert!(h.ran.errors().is_empty(), "{:?}", h.ran.errors());
+    let r = h.records();
+    assert_eq!(r.len(), 1, "{r:?}");
+    let r = &r[0];
+    assert_eq!(r.cause, HandoverCause::RadioLinkFailure);
+    assert_eq!(r.command, Some(ms(1880)));
+    // Nothing between the failure and the UE's return to coverage: no data, no attach.
+    let attach = r.attach.expect("re-established once in coverage");
+    assert!(attach > ms(3430) && attach < ms(4000), "{attach:?}");
+    assert_eq!(r.target, ENB0 + 1);
+    assert!(!h
+        .delivered
+        .iter()
+        .any(|d| d.node == UE && d.time > ms(1900) && d.time < ms(3000)));
+    assert_eq!(h.ran.serving_cell(UE), Some(1));
+    assert_eq!(h.ran.is_attached(UE), Some(true));
 }

@@ -267,18 +267,23 @@ fn many_handovers_over_a_long_trace() {
     assert_eq!(rows.len(), 100);
     assert_eq!(outcome_counts(&rows), (34, 0, 66));
     // First second: D(0.5 s) / 0.5 s = 25 × 2500 B / 0.5 s = 1 Mb/s, so g must reach
-    // 0.9 × 1 Mb/s × 100 ms = 11250 B, i.e. 5 rows in the 100 ms window: first at +805 ms
-    // on the 25 ms grid from +530 ms.
+    // 0.9 × 1 Mb/s × 100 ms = 11250 B, i.e. 5 rows in the 100 ms window: first window
+    // (+705 ms, +805 ms] on the 25 ms grid from +530 ms, so recovered_at is +705 ms. The RTO at
+    // +600 ms is repaired by the delivery at +700 ms + 1 ns, before it.
     assert_secs(rows[0].goodput_before_bps.map(|g| g / 1e6), 1.0);
-    assert_secs(rows[0].recovered_at_s, 0.805);
+    assert_secs(rows[0].recovered_at_s, 0.705);
+    assert_secs(rows[0].ramp_time_s, 0.705 - 0.700_000_001);
     for (h, row) in rows.iter().enumerate().skip(1) {
         let base = h as f64;
         // (start − 1 s, start] holds 15 rows of the previous second and 25 of this one:
-        // 100 kB/s = 0.8 Mb/s, so 4 rows (10 kB ≥ 9 kB) suffice: first at +780 ms.
+        // 100 kB/s = 0.8 Mb/s, so 4 rows (10 kB ≥ 9 kB) suffice: first window (+680 ms,
+        // +780 ms], recovered_at +680 ms.
         assert_secs(row.goodput_before_bps.map(|g| g / 1e6), 0.8);
-        assert_secs(row.recovered_at_s, base + 0.78);
-        assert_secs(row.recovery_time_s, 0.28);
-        let ramp = if h % 3 == 0 { 0.18 } else { 0.25 };
+        assert_secs(row.recovered_at_s, base + 0.68);
+        assert_secs(row.recovery_time_s, 0.18);
+        // That window starts before the first delivery after the gap (+700 ms + 1 ns), so a
+        // ramp after the RTO at +600 ms runs from the RTO; without one, from the attach.
+        let ramp = if h % 3 == 0 { 0.08 } else { 0.15 };
         assert_secs(row.ramp_time_s, ramp);
         // Nothing arrives from the start to attach + srtt (+630 ms).
         assert_eq!(row.delivered_bytes, Some(0));

@@ -1,0 +1,90 @@
+//! The dedicated channels of a scenario: each `[dch.NAME]` onto the radio crate's `DchConfig`,
+//! one medium per channel (random streams `dch/NAME/downlink` and `dch/NAME/uplink`), and the
+//! `dch` section of the run summary.
+
+use celltcp_engine::SimTime;
+use celltcp_net::medium::Medium;
+use celltcp_net::packet::NodeId;
+use celltcp_net::queue::QueueLimit;
+use celltcp_net::world::{World, WorldBuilder};
+use celltcp_radio::dch::{DchConfig, DchLink, DchRlcConfig};
+use celltcp_radio::rlc::BufferLimit;
+use serde_json::{json, Map, Value};
+
+use crate::config::dch::DchSpec;
+use crate::error::ScenarioError;
+use crate::Scenario;
+
+/// The radio crate's configuration of a validated `[dch.NAME]`.
+pub(crate) fn dch_config(name: &str, d: &DchSpec, rnc: NodeId, ue: NodeId) -> DchConfig {
+    DchConfig {
+        name: name.to_string(),
+        rnc,
+        ue,
+        downlink: d.downlink,
+        uplink: d.uplink,
+        delay: d.delay,
+        rlc: DchRlcConfig {
+            pdu_payload_bytes: d.pdu_payload_bytes,
+            max_dat: d.max_dat,
+            timer_poll: d.timer_poll,
+            timer_status_prohibit: d.timer_status_prohibit,
+            poll_pdu: Some(d.poll_pdu),
+            tx_buffer: match d.buffer {
+                QueueLimit::Packets(n) => BufferLimit::Sdus(n as usize),
+                QueueLimit::Bytes(b) => BufferLimit::Bytes(b),
+            },
+        },
+        session_gap: d.session_gap,
+    }
+}
+
+/// One medium per dedicated channel, in name order, after the cells.
+pub(super) fn add_dch(
+    b: &mut WorldBuilder,
+    scenario: &Scenario,
+    seed: u64,
+    run: u64,
+    node: &impl Fn(&str) -> NodeId,
+) -> Result<(), ScenarioError> {
+    for (name, d) in &scenario.dch {
+        let cfg = dch_config(name, d, node(&d.file.rnc), node(&d.file.ue));
+        let link = DchLink::new(cfg, seed, run)
+            .map_err(|e| ScenarioError::new(format!("dch.{name}"), e.to_string()))?;
+        b.add_medium(&format!("dch/{name}"), Box::new(link));
+    }
+    Ok(())
+}
+
+/// Whether `m` is the medium of `[dch.NAME]` for its name: its one edge joins that channel's
+/// RNC and UE (a cell or a network could carry the same name).
+pub(crate) fn is_dch(scenario: &Scenario, world: &World, m: &dyn Medium) -> bool {
+    let Some(d) = scenario.dch.get(m.name()) else {
+        return false;
+    };
+    let name = |n: NodeId| world.topo.nodes.get(n as usize).map(|n| n.name.as_str());
+    matches!(m.edges()[..], [(rnc, ue)] if name(rnc) == Some(&d.file.rnc) && name(ue) == Some(&d.file.ue))
+}
+
+fn num(v: f64) -> Value {
+    if v.is_finite() {
+        json!(v)
+    } else {
+        Value::Null
+    }
+}
+
+/// A channel's summary: its figures, the uplink's grouped under `uplink` (the medium reports
+/// them as `uplink.<figure>`).
+pub(crate) fn summary(m: &dyn Medium, end: SimTime) -> Value {
+    let mut out = Map::new();
+    let mut uplink = Map::new();
+    for (key, value) in m.report(end) {
+        match key.strip_prefix("uplink.") {
+            Some(figure) => uplink.insert(figure.to_string(), num(value)),
+            None => out.insert(key, num(value)),
+        };
+    }
+    out.insert("uplink".into(), Value::Object(uplink));
+    Value::Object(out)
+}

@@ -1,0 +1,194 @@
+//! `[dch.NAME]` in scenario files: defaults and their echo, errors naming the key, the JSON
+//! Schema of the examples.
+
+use std::path::{Path, PathBuf};
+
+use celltcp_scenario::{json_schema, load_path, load_str};
+
+const BASE: &str = r#"
+[simulation]
+duration = "10s"
+
+[nodes]
+server = { kind = "host" }
+rnc = { kind = "router" }
+ue = { kind = "host" }
+
+[links.core]
+a = "server"
+b = "rnc"
+rate = "100Mbps"
+delay = "10ms"
+
+[dch.radio]
+rnc = "rnc"
+ue = "ue"
+rate = "384kbps"
+
+[flows.f]
+kind = "udp"
+src = "server"
+dst = "ue"
+rate = "100kbps"
+"#;
+
+fn err(overrides: &[(&str, &str)]) -> String {
+    let over: Vec<(String, String)> = overrides
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    load_str(BASE, &over)
+        .expect_err("should be rejected")
+        .to_string()
+}
+
+#[test]
+fn defaults_are_filled_and_echoed() {
+    let sc = load_str(BASE, &[]).unwrap();
+    let d = &sc.dch["radio"];
+    assert_eq!(d.downlink.rate_bps, 384_000);
+    assert_eq!(d.downlink.tti.as_ns(), 10_000_000);
+    assert_eq!(d.uplink.rate_bps, 64_000);
+    assert_eq!(d.uplink.tti.as_ns(), 20_000_000);
+    assert_eq!((d.downlink.bler, d.uplink.bler), (0.0, 0.0));
+    assert_eq!(d.pdu_payload_bytes, 40);
+    assert_eq!(d.max_dat, Some(10));
+    let echo = &sc.echo()["dch"]["radio"];
+    assert_eq!(echo["uplink_bler"], 0.0);
+    assert_eq!(echo["rlc"]["max_dat"], 10);
+    assert_eq!(echo["rlc"]["pdu_size"], "40B");
+    // The uplink BLER follows the downlink's unless given.
+    let sc = load_str(BASE, &[("dch.radio.bler".into(), "0.2".into())]).unwrap();
+    assert_eq!(sc.dch["radio"].uplink.bler, 0.2);
+    let sc = load_str(
+        BASE,
+        &[
+            ("dch.radio.bler".into(), "0.2".into()),
+            ("dch.radio.uplink_bler".into(), "0".into()),
+        ],
+    )
+    .unwrap();
+    assert_eq!(sc.dch["radio"].uplink.bler, 0.0);
+    // "unlimited" MaxDAT, echoed as written.
+    let sc = load_str(
+        BASE,
+        &[("dch.radio.rlc.max_dat".into(), "unlimited".into())],
+    )
+    .unwrap();
+    assert_eq!(sc.dch["radio"].max_dat, None);
+    assert_eq!(sc.echo()["dch"]["radio"]["rlc"]["max_dat"], "unlimited");
+    // The echo loads to the same scenario.
+    let echo: toml::Table = serde_json::from_value(sc.echo()).unwrap();
+    let again = load_str(&toml::to_string(&echo).unwrap(), &[]).unwrap();
+    assert_eq!(again.dch, sc.dch);
+}
+
+#[test]
+fn bad_values_name_their_key() {
+    let cases: [(&[(&str, &str)], &str); 12] = [
+        (&[("dch.radio.tti", "15ms")], "dch.radio.tti: '15ms' is not a DCH TTI; expected 10ms, 20ms, 40ms or 80ms"),
+        (&[("dch.radio.uplink_tti", "5ms")], "dch.radio.uplink_tti: '5ms' is not a DCH TTI; expected 10ms, 20ms, 40ms or 80ms"),
+        (&[("dch.radio.bler", "1.0")], "dch.radio.bler: 1 is not a block error rate; expected a number in [0, 1)"),
+        (&[("dch.radio.uplink_bler", "-0.1")], "dch.radio.uplink_bler: -0.1 is not a block error rate; expected a number in [0, 1)"),
+        (&[("dch.radio.rate", "8kbps")], "dch.radio.rate: '8kbps' carries less than one 40-byte RLC payload per 10ms TTI; use a higher rate"),
+        (&[("dch.radio.rate", "384 kbit")], "dch.radio.rate: '384 kbit' is not a rate; use e.g. '25Mbps'"),
+        (&[("dch.radio.rnc", "ue")], "dch.radio.rnc: node 'ue' is a host; an RNC is a router"),
+        (&[("dch.radio.ue", "rnc")], "dch.radio.ue: node 'rnc' is a router; a UE is a host"),
+        (&[("dch.radio.ue", "phone")], "dch.radio.ue: node 'phone' does not exist (nodes: rnc, server, ue)"),
+        (&[("dch.radio.rlc.max_dat", "0")], "dch.radio.rlc.max_dat: expected an integer from 1 to 40, or 'unlimited', found 0"),
+        (&[("dch.radio.rlc.max_dat", "forever")], "dch.radio.rlc.max_dat: expected an integer from 1 to 40, or 'unlimited', found 'forever'"),
+        (&[("dch.radio.rlc.pdu_size", "2B")], "dch.radio.rlc.pdu_size: '2B' is out of range; expected 4B to 623B"),
+    ];
+    for (over, message) in cases {
+        assert_eq!(err(over), message);
+    }
+    assert!(err(&[("dch.radio.colour", "red")])
+        .starts_with("dch.radio.colour: unknown key; expected one of: rnc, ue, rate"));
+    assert_eq!(
+        err(&[("dch.radio.rlc.poll_pdu", "0")]),
+        "dch.radio.rlc.poll_pdu: 0 is out of range; expected 1 to 4096 PDUs"
+    );
+    assert_eq!(
+        err(&[("dch.radio.rlc.buffer", "0p")]),
+        "dch.radio.rlc.buffer: '0p' must be > 0"
+    );
+    assert_eq!(
+        err(&[("dch.radio.session_gap", "0s")]),
+        "dch.radio.session_gap: '0s' must be > 0"
+    );
+}
+
+#[test]
+fn a_ue_has_one_radio_access() {
+    let two = format!("{BASE}\n[dch.other]\nrnc = \"rnc\"\nue = \"ue\"\nrate = \"64kbps\"\n");
+    assert_eq!(
+        load_str(&two, &[]).unwrap_err().to_string(),
+        "dch.radio.ue: UE 'ue' already has the DCH 'other'"
+    );
+    let cell = |name: &str, ue: &str| {
+        format!(
+            "{BASE}\n[nodes.enb]\nkind = \"router\"\n[nodes.ue2]\nkind = \"host\"\n\
+             [cells.{name}]\nenb = \"enb\"\n[cells.{name}.ues]\n{ue} = {{ position = [100.0, 0.0] }}\n"
+        )
+    };
+    assert_eq!(
+        load_str(&cell("c1", "ue"), &[]).unwrap_err().to_string(),
+        "dch.radio.ue: UE 'ue' is already served by cell 'c1'"
+    );
+    assert!(load_str(&cell("c1", "ue2"), &[]).is_ok());
+    assert_eq!(
+        load_str(&cell("radio", "ue2"), &[]).unwrap_err().to_string(),
+        "dch.radio: 'radio' is also a cell's name; cells and dedicated channels need distinct names"
+    );
+}
+
+#[test]
+fn a_flow_reaches_the_ue_only_through_its_dch() {
+    let over = [
+        ("nodes.lonely", "{ kind = \"host\" }"),
+        ("dch.radio.ue", "lonely"),
+    ];
+    let e = err(&over);
+    assert!(e.starts_with("flows.f: ") && e.contains("no path"), "{e}");
+}
+
+fn examples() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/001");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn the_examples_and_their_echoes_match_the_schema() {
+    let validator = jsonschema::validator_for(&json_schema()).expect("the schema compiles");
+    let files = examples();
+    assert!(files.len() >= 2);
+    for path in files {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let table: toml::Table = text.parse().unwrap();
+        let as_json = serde_json::to_value(table).unwrap();
+        let errors: Vec<String> = validator
+            .iter_errors(&as_json)
+            .map(|e| e.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{}: {errors:?}", path.display());
+        let echo = load_path(&path, &[]).unwrap().echo();
+        let errors: Vec<String> = validator
+            .iter_errors(&echo)
+            .map(|e| e.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{} echo: {errors:?}", path.display());
+    }
+    // The schema refuses a MaxDAT out of range and accepts "unlimited".
+    let base: toml::Table = BASE.parse().unwrap();
+    let mut v = serde_json::to_value(base).unwrap();
+    v["dch"]["radio"]["rlc"] = serde_json::json!({ "max_dat": 41 });
+    assert!(!validator.is_valid(&v));
+    v["dch"]["radio"]["rlc"] = serde_json::json!({ "max_dat": "unlimited" });
+    assert!(validator.is_valid(&v));
+}

@@ -1,0 +1,798 @@
+"""Seed `000_…` (Pacifico et al., GLOBECOM 2009): TCP Reno across an X2 handover whose forwarded
+data queue a second time in a congested core router, and three remedies.
+
+Three experiments run through :func:`celltcp.sweep`, so every run is kept in a results store and
+a repeated or interrupted reproduction runs only what is missing:
+
+* **Figs. 8 and 11** — the reference UE's outcome class (`timeout`, `halving`, `none`: the
+  analytics' ``outcome``, 000 §VI-B) with one UE at the source cell and 2–5 in the target cell,
+  for the standard procedure (``forward``), the fast path switch, the handover prediction and,
+  as a reference, ``discard``. The UE count changes the topology, so each count's scenario is
+  generated from ``examples/000/forwarding.toml`` (the 5-UE case) by
+  :func:`target_cell_scenario`.
+* **Table IV** — the drop rate of the router → source eNB and router → target eNB queues with
+  Drop Tail, RED dropping and RED marking (ECN carried through the GTP-U tunnel by RFC 6040 or by
+  the seed's Fig. 7 rule), on ``examples/000/aqm.toml``; each run also once for its first second
+  alone, to separate the start-up transient from the rest of the run.
+* **Fig. 12** — the data delivered to the reference UE from the handover command until one RTT
+  after it attaches (the analytics' ``delivered_bytes``) for the standard procedure, AQM,
+  prediction and both, per UE count. The default and prediction groups are the Fig. 8/11 runs
+  (same scenarios, same store keys); the AQM groups add RED marking with ECN on both router
+  links.
+
+The mapping of the seed's set-up onto the scenario files, and why celltcp differs where it does,
+are in docs/seed-000.md; the published values below are copied from the seed's Table IV.
+Figs. 8, 11 and 12 are bar charts without printed values, so their claims are compared
+qualitatively, each with a verdict computed from the measurements.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import tomli_w
+
+from celltcp.reproduce.document import (
+    Bullets,
+    Document,
+    Figure,
+    Heading,
+    Paragraph,
+    Table,
+    fmt_ci,
+    mean_ci,
+    png_of,
+)
+from celltcp.reproduce.registry import Options, ReproductionError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+__all__ = [
+    "ALIASES", "AQM_VARIANTS", "FULL", "NAME", "QUICK", "SUMMARY", "UE_COUNTS", "Mean",
+    "Measurements", "Plan", "Probability", "compare_verdict", "drop_rate", "measure",
+    "most_frequent_verdict", "report", "run", "target_cell_scenario",
+]
+
+NAME = "000-x2-handover"
+ALIASES = ("000",)
+SUMMARY = (
+    "Pacifico et al. 2009: TCP Reno across an X2 handover through a congested core router; "
+    "fast path switch, prediction, RED (Figs. 8, 11, 12, Table IV)"
+)
+
+MASTER_SEED = 1
+#: UEs in the target cell (Figs. 8 and 11: "2 ME" … "5 ME"); one UE, the reference, at the source.
+UE_COUNTS = (2, 3, 4, 5)
+POLICIES = ("forward", "fast_path_switch", "predicted", "discard")
+POLICY_LABEL = {
+    "forward": "standard (forward)",
+    "fast_path_switch": "fast path switch",
+    "predicted": "prediction",
+    "discard": "discard (reference)",
+}
+OUTCOMES = ("timeout", "halving", "none")
+#: The reference UE's flow in both scenario files.
+REF_FLOW = "ue_ref"
+#: The router's links towards the eNBs (Table IV's "Link R → SeNodeB" and "R → TeNodeB").
+LINKS = ("s1u_source", "s1u_target")
+#: Table IV's runs are repeated this long: their drops are those of the start-up transient.
+STARTUP = "1s"
+_STARTUP_TEXT = "the first second"
+
+#: Table I/II: the core router's queue, 90 packets, Drop Tail.
+DROPTAIL_QUEUE = {"kind": "droptail", "limit": "90p"}
+#: Table III: RED with max_p 0.1, thresholds 20 and 65 packets, queue 90 packets.
+RED_QUEUE = {"kind": "red", "limit": "90p", "min_th": "20p", "max_th": "65p", "max_p": 0.1}
+
+
+@dataclass(frozen=True)
+class AqmVariant:
+    """One row of Table IV: a name, the queue table of both router links, ``epc.ecn_decap``,
+    whether the TCP flows negotiate ECN, and the seed's drop rates (%) towards the source and
+    the target eNB (None for a row the seed does not have)."""
+
+    key: str
+    label: str
+    queue: dict[str, Any]
+    ecn_decap: str
+    tcp_ecn: bool
+    seed: tuple[float, float] | None
+
+
+_RED_MARK = {**RED_QUEUE, "ecn": True}
+AQM_VARIANTS = (
+    AqmVariant("droptail", "Drop Tail", DROPTAIL_QUEUE, "rfc6040", True, (2.2, 3.9)),
+    AqmVariant("red_drop", "RED (dropping)", {**RED_QUEUE, "ecn": False}, "rfc6040", True,
+               (2.2, 3.6)),
+    AqmVariant("red_mark", "RED (marking), RFC 6040 tunnel", _RED_MARK, "rfc6040", True,
+               (2.1, 3.3)),
+    AqmVariant("red_mark_fig7", "RED (marking), Fig. 7 tunnel", _RED_MARK, "drop_not_ect", True,
+               (2.1, 3.3)),
+    AqmVariant("red_mark_not_ect", "RED (marking), Fig. 7 tunnel, ECN-unaware TCP", _RED_MARK,
+               "drop_not_ect", False, None),
+)
+
+#: Fig. 12's groups: (label, handover policy, AQM on the router links).
+DELIVERY_GROUPS = (
+    ("default", "forward", False),
+    ("AQM", "forward", True),
+    ("prediction", "predicted", False),
+    ("AQM + prediction", "predicted", True),
+)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Replications (run numbers 0..n−1 of master seed 1) per point of Figs. 8/11/12 (``runs``)
+    and per row of Table IV (``runs_aqm``)."""
+
+    runs: int
+    runs_aqm: int
+
+
+#: A smoke reproduction: 8 replications per point.
+QUICK = Plan(runs=8, runs_aqm=8)
+#: The seed's 50 simulations per configuration.
+FULL = Plan(runs=50, runs_aqm=50)
+
+
+# -- scenarios -------------------------------------------------------------------------------
+
+
+def _scenario_dir() -> Path:
+    here = Path(__file__).resolve()
+    for parent in here.parents:
+        candidate = parent / "examples" / "000"
+        if (candidate / "forwarding.toml").is_file() and (candidate / "aqm.toml").is_file():
+            return candidate
+    raise ReproductionError(
+        "the scenario files examples/000/forwarding.toml and aqm.toml were not found "
+        "above the celltcp package"
+    )
+
+
+def target_cell_scenario(ues_in_target: int, template: Path | None = None) -> str:
+    """The forwarding scenario with ``ues_in_target`` competing UEs in the target cell, as TOML.
+
+    ``template`` (default ``examples/000/forwarding.toml``) is the 5-UE case of Table II; a
+    smaller count keeps its first UEs of ``cells.target.ues`` and removes the others, so that
+    every count shares the reference UE, the links and the procedure, and the 5-UE text resolves
+    to the same scenario as the file. A removed UE takes its node, its ``mobility`` entry and
+    every flow it ends with it.
+
+    Raises:
+        ReproductionError: a count outside 1 … the template's number of target-cell UEs.
+    """
+    path = template if template is not None else _scenario_dir() / "forwarding.toml"
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    competitors = list(data["cells"]["target"]["ues"])
+    if isinstance(ues_in_target, bool) or not 1 <= ues_in_target <= len(competitors):
+        raise ReproductionError(
+            f"ues_in_target: {ues_in_target!r} UEs in the target cell; {path.name} "
+            f"provides 1 to {len(competitors)}"
+        )
+    for ue in competitors[ues_in_target:]:
+        del data["cells"]["target"]["ues"][ue]
+        del data["nodes"][ue]
+        data.get("mobility", {}).pop(ue, None)
+        data["flows"] = {k: f for k, f in data["flows"].items() if ue not in (f["src"], f["dst"])}
+    return tomli_w.dumps(data)
+
+
+def _forwarding_points(flows: Sequence[str]) -> list[tuple[str, bool, dict[str, Any]]]:
+    """(policy, AQM, sweep point), in sweep order: the four policies with Drop Tail, then the
+    standard procedure and prediction with the seed's AQM proposal (§V-B): RED marking on both
+    router links, ECN through the tunnel (RFC 6040) and ECN-capable TCP."""
+    out = [(p, False, {"ran.handover.policy": p}) for p in POLICIES]
+    for policy in ("forward", "predicted"):
+        point: dict[str, Any] = {"ran.handover.policy": policy, "epc.ecn_decap": "rfc6040"}
+        point.update({f"links.{link}.queue": _RED_MARK for link in LINKS})
+        point.update({f"flows.{flow}.tcp.ecn": True for flow in flows})
+        out.append((policy, True, point))
+    return out
+
+
+#: The reference flow's packets dropped by full queues over the run (before the handover it is
+#: alone on the source link and never fills the queue, so these are losses after it).
+_REF_QUEUE_DROPS = f"flows.{REF_FLOW}.drops.queue_full"
+
+
+def _aqm_spec(path: Path, plan: Plan, flows: Sequence[str]) -> dict[str, Any]:
+    """Table IV: the variants (a zip of queue, tunnel and TCP settings) crossed with the run
+    length (the seed's 10 s, and the start-up alone)."""
+    zipped: dict[str, list[Any]] = {f"links.{link}.queue": [v.queue for v in AQM_VARIANTS]
+                                    for link in LINKS}
+    zipped["epc.ecn_decap"] = [v.ecn_decap for v in AQM_VARIANTS]
+    zipped.update({f"flows.{f}.tcp.ecn": [v.tcp_ecn for v in AQM_VARIANTS] for f in flows})
+    metrics = [
+        f"links.{link}.a_to_b.{what}"
+        for link in LINKS
+        for what in ("packets_sent", "drops.queue_full", "drops.aqm", "ecn_marks")
+    ]
+    return {
+        "scenario": str(path),
+        "name": "000 Table IV",
+        "seed": MASTER_SEED,
+        "runs": plan.runs_aqm,
+        "metrics": [*metrics, "epc.*.drops_ecn_decap", "flows.*.goodput_bps"],
+        "series": ["handovers"],
+        "grid": {"simulation.duration": ["10s", STARTUP]},
+        "zip": zipped,
+    }
+
+
+def _ok_runs(frame: pd.DataFrame, what: str) -> pd.DataFrame:
+    failed = frame[frame["status"] != "ok"]
+    if len(failed):
+        first = failed.iloc[0].get("error", "")
+        raise ReproductionError(f"{what}: {len(failed)} runs failed (first: {first})")
+    return frame
+
+
+def _ref_rows(frame: pd.DataFrame, store: Path, what: str) -> pd.DataFrame:
+    """The reference flow's handover row of every run of ``frame`` (the ``handovers`` series),
+    with ``point`` and ``run``; ReproductionError unless each run has exactly one."""
+    from celltcp.sweep import Store
+
+    rows = []
+    with Store.open(store, read_only=True) as db:
+        for point, run_number, key in frame[["point", "run", "key"]].itertuples(index=False):
+            table = db.read_series(key, int(run_number), "handovers")
+            mine = table[table["flow"] == REF_FLOW]
+            if len(mine) != 1:
+                raise ReproductionError(
+                    f"{what}: run {run_number} of point {point} has {len(mine)} handover rows "
+                    f"for {REF_FLOW}; expected 1"
+                )
+            rows.append({**mine.iloc[0].to_dict(), "point": int(point), "run": int(run_number)})
+    return pd.DataFrame(rows)
+
+
+# -- numbers ---------------------------------------------------------------------------------
+
+
+def drop_rate(sent: float, dropped: float) -> float:
+    """Percentage of the packets offered to a queue that it dropped: 100 · d / (sent + d).
+
+    ``sent`` counts the packets that started transmission; the few still queued at the end of
+    the run are in neither."""
+    offered = sent + dropped
+    return 100.0 * dropped / offered if offered > 0 else math.nan
+
+
+@dataclass(frozen=True)
+class Probability:
+    """k of n runs, with the Wilson score 95 % interval [low, high]."""
+
+    k: int
+    n: int
+
+    @property
+    def value(self) -> float:
+        return self.k / self.n if self.n else math.nan
+
+    @property
+    def low(self) -> float:
+        return self._interval()[0]
+
+    @property
+    def high(self) -> float:
+        return self._interval()[1]
+
+    def _interval(self) -> tuple[float, float]:
+        from celltcp.sweep import wilson_interval
+
+        return wilson_interval(self.k, self.n)
+
+    def text(self) -> str:
+        return f"{self.value:.2f} [{self.low:.2f}, {self.high:.2f}]"
+
+
+@dataclass(frozen=True)
+class Mean:
+    """Mean over replications with the half-width of its Student-t 95 % interval; NaN values
+    (a quantity undefined in a run) are left out."""
+
+    value: float
+    half: float
+
+    @classmethod
+    def of(cls, values: Sequence[float]) -> Mean:
+        clean = [float(v) for v in values if not math.isnan(float(v))]
+        return cls(*mean_ci(clean)) if clean else cls(math.nan, math.nan)
+
+    def text(self, digits: int = 2) -> str:
+        return fmt_ci(self.value, self.half, digits)
+
+    @property
+    def low(self) -> float:
+        return self.value - (0.0 if math.isnan(self.half) else self.half)
+
+    @property
+    def high(self) -> float:
+        return self.value + (0.0 if math.isnan(self.half) else self.half)
+
+
+def _outcomes(rows: pd.DataFrame, column: str = "outcome") -> dict[str, Probability]:
+    return {o: Probability(int((rows[column] == o).sum()), len(rows)) for o in OUTCOMES}
+
+
+# -- verdicts --------------------------------------------------------------------------------
+
+
+def _per_count_verdict(results: dict[int, tuple[bool, bool, str]]) -> str:
+    """One verdict for a claim tested at every UE count. ``results`` maps a count to (holds,
+    the compared 95 % intervals are separate, celltcp's figures at that count)."""
+    holds = [n for n, (h, _, _) in results.items() if h]
+    fails = "; ".join(f"{n} UEs: {text}" for n, (h, _, text) in results.items() if not h)
+    weak = ", ".join(str(n) for n in holds if not results[n][1])
+    counts = ", ".join(str(n) for n in holds)
+    if not holds:
+        return f"**not reproduced**: {fails}"
+    text = (f"**reproduced** at every count ({counts} UEs)" if not fails
+            else f"**partly reproduced**: holds at {counts} UEs, not at {fails}")
+    return text + (f" (intervals overlap at {weak} UEs: not significant at 95 %)" if weak else "")
+
+
+def most_frequent_verdict(by_count: dict[int, dict[str, Probability]], claimed: str) -> str:
+    """Whether outcome class ``claimed`` is the most frequent at every UE count."""
+    results = {}
+    for n, probs in by_count.items():
+        top = max(OUTCOMES, key=lambda o: probs[o].value)
+        others = [probs[o] for o in OUTCOMES if o != claimed]
+        results[n] = (
+            probs[claimed].value > max(o.value for o in others),
+            all(probs[claimed].low > o.high for o in others),
+            f"{top} most frequent ({probs[top].value:.2f})",
+        )
+    return _per_count_verdict(results)
+
+
+def compare_verdict(
+    by_count: dict[int, tuple[Probability | Mean, Probability | Mean]], relation: str, what: str
+) -> str:
+    """Whether the first quantity is ``relation`` ("<" or ">") the second at every UE count."""
+    results = {}
+    for n, (a, b) in by_count.items():
+        less = relation == "<"
+        results[n] = (
+            a.value < b.value if less else a.value > b.value,
+            a.high < b.low if less else a.low > b.high,
+            f"{what} {a.value:.2f} vs {b.value:.2f}",
+        )
+    return _per_count_verdict(results)
+
+
+def _holds(ok: bool, text: str, otherwise: str) -> str:
+    return f"**reproduced**: {text}" if ok else f"**not reproduced**: {otherwise}"
+
+
+# -- running ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Measurements:
+    """Everything the report needs.
+
+    Attributes:
+        ho: the reference flow's handover rows of the Fig. 8/11/12 runs (the analytics'
+            columns), with ``ues``, ``policy``, ``aqm`` and ``queue_drops`` (the flow's
+            packets dropped by full queues in the run).
+        aqm: one row per Table IV run: ``variant``, ``run``, per link ``<link>_drop_pct`` (the
+            whole 10 s), ``<link>_steady_pct`` (after the first second) and ``<link>_marks``,
+            ``decap_drops``, ``goodput_mbps`` (all flows), ``ref_outcome``.
+        runs: number of runs per experiment.
+        wall_s: wall time of the sweeps, seconds.
+    """
+
+    ho: pd.DataFrame
+    aqm: pd.DataFrame
+    runs: dict[str, int]
+    wall_s: float
+
+
+def _aqm_table(frame: pd.DataFrame, outcomes: pd.Series) -> pd.DataFrame:
+    """Table IV's rows from the sweep: each 10 s run beside the same run's first second."""
+    # Points are the grid (run length, outer) crossed with the zip (variant, inner).
+    frame = frame.assign(variant=[AQM_VARIANTS[int(p) % len(AQM_VARIANTS)].key
+                                  for p in frame["point"]])
+    whole = frame[frame["simulation.duration"] != STARTUP].set_index(["variant", "run"])
+    start = frame[frame["simulation.duration"] == STARTUP].set_index(["variant", "run"])
+    start = start.reindex(whole.index)
+    out = pd.DataFrame(index=whole.index)
+    for link in LINKS:
+        base = f"links.{link}.a_to_b"
+
+        def dropped(f: pd.DataFrame, base: str = base) -> pd.Series:
+            return f[f"{base}.drops.queue_full"] + f[f"{base}.drops.aqm"]
+
+        out[f"{link}_drop_pct"] = [drop_rate(s, d) for s, d in
+                                   zip(whole[f"{base}.packets_sent"], dropped(whole), strict=True)]
+        # The runs are deterministic prefixes of each other: the first second of the 10 s run
+        # is the 1 s run, so differences are the rest of the run.
+        out[f"{link}_steady_pct"] = [
+            drop_rate(s, d) for s, d in zip(whole[f"{base}.packets_sent"]
+                                            - start[f"{base}.packets_sent"],
+                                            dropped(whole) - dropped(start), strict=True)
+        ]
+        out[f"{link}_marks"] = whole[f"{base}.ecn_marks"]
+    out["decap_drops"] = whole[[c for c in whole if c.endswith(".drops_ecn_decap")]].sum(axis=1)
+    out["goodput_mbps"] = whole[[c for c in whole if c.endswith(".goodput_bps")]].sum(axis=1) / 1e6
+    out["ref_outcome"] = [outcomes[int(p), int(r)] for p, r in
+                          zip(whole["point"], whole.index.get_level_values("run"), strict=True)]
+    return out.reset_index()
+
+
+def measure(options: Options, plan: Plan) -> Measurements:
+    """Runs (or reuses from the store) every run of the three experiments."""
+    import celltcp
+    from celltcp.scenario import Scenario
+
+    directory = _scenario_dir()
+    started = time.perf_counter()
+    with contextlib.ExitStack() as stack:
+        store = options.store
+        if store is None:
+            # Series need a store on disk; without one, a temporary store lives for this call.
+            store = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="celltcp-000-")))
+        common = {"workers": options.workers, "store": store, "progress": options.progress}
+        parts, runs = [], {}
+        for n in UE_COUNTS:
+            scenario = Scenario.from_toml(target_cell_scenario(n, directory / "forwarding.toml"))
+            points = _forwarding_points(list(scenario.get("flows")))
+            spec = {
+                "scenario": scenario,
+                "name": f"000 {n} UEs in the target",
+                "seed": MASTER_SEED,
+                "runs": plan.runs,
+                "metrics": ["handovers.outcomes.*", _REF_QUEUE_DROPS],
+                "series": ["handovers"],
+                "points": [p for _, _, p in points],
+            }
+            what = f"Figs. 8, 11, 12 with {n} UEs in the target cell"
+            frame = _ok_runs(celltcp.sweep(spec, **common), what)
+            drops = frame[["point", "run", _REF_QUEUE_DROPS]]
+            rows = _ref_rows(frame, store, what).merge(drops, on=["point", "run"])
+            rows = rows.rename(columns={_REF_QUEUE_DROPS: "queue_drops"}).assign(
+                ues=n,
+                policy=[points[i][0] for i in rows["point"]],
+                aqm=[points[i][1] for i in rows["point"]],
+            )
+            parts.append(rows)
+            runs[f"{n} UEs"] = len(frame)
+        path = directory / "aqm.toml"
+        spec = _aqm_spec(path, plan, list(Scenario.load(path).get("flows")))
+        frame = _ok_runs(celltcp.sweep(spec, **common), "Table IV")
+        whole = frame[frame["simulation.duration"] != STARTUP]
+        outcomes = _ref_rows(whole, store, "Table IV").set_index(["point", "run"])["outcome"]
+        runs["Table IV"] = len(frame)
+    return Measurements(pd.concat(parts, ignore_index=True), _aqm_table(frame, outcomes), runs,
+                        time.perf_counter() - started)
+
+
+def run(options: Options) -> Document:
+    """Runs the three experiments and returns the report (nothing is written here but the
+    store)."""
+    from celltcp import _core
+
+    plan = QUICK if options.quick else FULL
+    return report(measure(options, plan), plan, options, _core.__version__)
+
+
+# -- figures ---------------------------------------------------------------------------------
+
+
+def _figure_outcomes(probs: dict[tuple[str, int], dict[str, Probability]]) -> Figure:
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(POLICIES), figsize=(14, 3.8), sharey=True)
+    x = np.arange(len(UE_COUNTS))
+    for ax, policy in zip(axes, POLICIES, strict=True):
+        for i, outcome in enumerate(OUTCOMES):
+            values = [probs[policy, n][outcome] for n in UE_COUNTS]
+            p = np.array([v.value for v in values])
+            err = np.vstack([p - [v.low for v in values], [v.high for v in values] - p])
+            ax.bar(x + (i - 1) * 0.27, 100 * p, 0.27, label=outcome, yerr=100 * err, capsize=2)
+        ax.set_xticks(x, [f"{n} UEs" for n in UE_COUNTS])
+        ax.set_title(POLICY_LABEL[policy])
+        ax.set_ylim(0, 105)
+        ax.grid(True, axis="y", alpha=0.3)
+    axes[0].set_ylabel("probability (%), Wilson 95 % CI")
+    fig.tight_layout()
+    # Below the panels: inside one it would hide bars that reach 100 %.
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3,
+               frameon=False)
+    return Figure(
+        "fig-8-11-outcomes.png",
+        png_of(fig),
+        "Figs. 8 and 11 style: the reference UE's outcome class (timeout = the seed's slow "
+        "start, halving, none) against the number of UEs in the target cell, per policy.",
+    )
+
+
+def _figure_delivered(delivered: dict[tuple[str, int], Mean]) -> Figure:
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(9, 4))
+    groups = [g for g, _, _ in DELIVERY_GROUPS]
+    x = np.arange(len(groups))
+    for i, n in enumerate(UE_COUNTS):
+        stats = [delivered[g, n] for g in groups]
+        halves = [0.0 if math.isnan(s.half) else s.half for s in stats]
+        ax.bar(x + (i - 1.5) * 0.2, [s.value for s in stats], 0.2, yerr=halves, capsize=2,
+               label=f"{n} UEs")
+    ax.set_xticks(x, groups)
+    ax.set_ylabel("delivered data (KB), mean ± 95 % CI")
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    return Figure(
+        "fig-12-delivered.png",
+        png_of(fig),
+        "Fig. 12 style: data delivered to the reference UE from the handover command until one "
+        "RTT after it attaches to the target, per improvement and number of UEs in the target.",
+    )
+
+
+# -- the report ------------------------------------------------------------------------------
+
+
+def _select(ho: pd.DataFrame, policy: str, n: int, aqm: bool = False) -> pd.DataFrame:
+    return ho[(ho["policy"] == policy) & (ho["ues"] == n) & (ho["aqm"] == aqm)]
+
+
+def _per_count(pairs: dict[int, tuple[Probability | Mean, Probability | Mean]],
+               digits: int = 2) -> str:
+    return "; ".join(f"{n}: {a.value:.{digits}f} vs {b.value:.{digits}f}"
+                     for n, (a, b) in pairs.items())
+
+
+def _outcome_claims(ho: pd.DataFrame, probs: dict[tuple[str, int], dict[str, Probability]]
+                    ) -> list[tuple[str, ...]]:
+    std = {n: probs["forward", n] for n in UE_COUNTS}
+
+    def versus(policy: str, outcome: str) -> dict[int, tuple[Probability, Probability]]:
+        return {n: (probs[policy, n][outcome], std[n][outcome]) for n in UE_COUNTS}
+
+    fps_t, pred_t, pred_h = (versus("fast_path_switch", "timeout"),
+                             versus("predicted", "timeout"), versus("predicted", "halving"))
+    plain = ho[~ho["aqm"]]
+    fwd_pred = plain[plain["policy"] == "predicted"]["forwarded"]
+    fwd_std = plain[plain["policy"] == "forward"]["forwarded"]
+    rtt = {n: (Mean.of(_select(ho, "forward", n)["rtt_peak_s"] * 1e3),
+               Mean.of(_select(ho, "forward", n)["rtt_before_s"] * 1e3)) for n in UE_COUNTS}
+    return [
+        ("Fig. 8", "standard procedure: timeout the most frequent class",
+         "timeout highest at 2–5 UEs",
+         "; ".join(f"{n}: T {std[n]['timeout'].value:.2f} H {std[n]['halving'].value:.2f} "
+                   f"N {std[n]['none'].value:.2f}" for n in UE_COUNTS),
+         most_frequent_verdict(std, "timeout")),
+        ("Figs. 9, 10", "fast path switch avoids the timeout only partly: fewer than standard",
+         "partly avoided (one example run)", _per_count(fps_t),
+         compare_verdict(fps_t, "<", "timeout")),
+        ("Fig. 11", "prediction cuts the timeouts",
+         "\"substantial reduction of the slow start frequency\"", _per_count(pred_t),
+         compare_verdict(pred_t, "<", "timeout")),
+        ("Fig. 11", "prediction raises the window halvings",
+         "\"an increasing of the window halving frequency\"", _per_count(pred_h),
+         compare_verdict(pred_h, ">", "halving")),
+        ("§V-A.2", "prediction avoids the forwarding",
+         "\"avoids completely the packet forwarding\"",
+         f"forwarded packets: {fwd_pred.mean():.2f} (standard {fwd_std.mean():.1f})",
+         _holds(fwd_pred.mean() < 1.0, f"{fwd_pred.max():.0f} packets at most",
+                f"{fwd_pred.mean():.1f} packets forwarded on average")),
+        ("Fig. 10(a)", "forwarding raises the RTT across the handover (ms, peak vs before)",
+         "a peak at the handover", _per_count(rtt, 0), compare_verdict(rtt, ">", "RTT ms")),
+    ]
+
+
+def _table_iv_claims(rates: dict[tuple[str, str], Mean], steady: dict[tuple[str, str], Mean]
+                     ) -> list[tuple[str, ...]]:
+    def pair(table: dict[tuple[str, str], Mean], key: str) -> str:
+        return " / ".join(f"{table[key, link].value:.2f}" for link in LINKS)
+
+    src, tgt = LINKS
+    after = (f"; after the first second {pair(steady, 'droptail')}: target "
+             + ("above" if steady["droptail", tgt].value > steady["droptail", src].value
+                else "not above") + " source")
+    label = {v.key: v.label for v in AQM_VARIANTS}
+    worse = [f"{label[v]} towards the {link.removeprefix('s1u_')}"
+             for v in ("red_drop", "red_mark")
+             for link in LINKS if rates[v, link].value > rates["droptail", link].value]
+    best = all(rates["red_mark", link].value <= rates[v, link].value
+               for v in ("droptail", "red_drop") for link in LINKS)
+    gain = {link: 1.0 - rates["red_mark", link].value / rates["droptail", link].value
+            for link in LINKS}
+    return [
+        ("Table IV", "Drop Tail: the link to the target drops more (% source / target)",
+         "2.2 / 3.9", pair(rates, "droptail"),
+         _holds(rates["droptail", tgt].value > rates["droptail", src].value,
+                "target above source", "the source link drops more over the whole run")
+         + after),
+        ("Table IV", "RED (dropping, marking) drops less than Drop Tail on both links",
+         "2.2 / 3.6 and 2.1 / 3.3",
+         f"dropping {pair(rates, 'red_drop')}; marking {pair(rates, 'red_mark')}",
+         _holds(not worse, "lower or equal everywhere", f"higher for {', '.join(worse)}")),
+        ("Table IV", "RED (marking) has the lowest drop rates", "2.1 / 3.3",
+         pair(rates, "red_mark"),
+         _holds(best, "lowest on both links", "another queue drops less on some link")),
+        ("Table IV", "the gain of RED (marking) is larger towards the target",
+         "−5 % source, −15 % target",
+         f"−{100 * gain[src]:.0f} % source, −{100 * gain[tgt]:.0f} % target",
+         _holds(gain[tgt] > gain[src], "larger towards the target", "larger towards the source")),
+    ]
+
+
+def _delivery_claims(delivered: dict[tuple[str, int], Mean]) -> list[tuple[str, ...]]:
+    groups = [g for g, _, _ in DELIVERY_GROUPS]
+    both = "AQM + prediction"
+    results = {}
+    for n in UE_COUNTS:
+        top = max(groups, key=lambda g: delivered[g, n].value)
+        results[n] = (top == both,
+                      all(delivered[both, n].low > delivered[g, n].high for g in groups
+                          if g != both),
+                      f"{top} delivers the most")
+    pred = {n: (delivered["prediction", n], delivered["default", n]) for n in UE_COUNTS}
+    return [
+        ("Fig. 12", "AQM + prediction delivers the most (KB)", "the highest bars",
+         "; ".join(f"{n}: {delivered[both, n].value:.0f} (default "
+                   f"{delivered['default', n].value:.0f})" for n in UE_COUNTS),
+         _per_count_verdict(results)),
+        ("Fig. 12", "prediction delivers more than the standard procedure (KB)",
+         "\"a substantial increase of data delivered\"", _per_count(pred, 1),
+         compare_verdict(pred, ">", "KB")),
+    ]
+
+
+def report(m: Measurements, plan: Plan, options: Options, version: str) -> Document:
+    """The report of measurements ``m``."""
+    ho = m.ho
+    probs = {(p, n): _outcomes(_select(ho, p, n)) for p in POLICIES for n in UE_COUNTS}
+    delivered = {(g, n): Mean.of(_select(ho, policy, n, aqm)["delivered_bytes"] / 1e3)
+                 for g, policy, aqm in DELIVERY_GROUPS for n in UE_COUNTS}
+    by_variant = {v.key: m.aqm[m.aqm["variant"] == v.key] for v in AQM_VARIANTS}
+    rates = {(v.key, link): Mean.of(by_variant[v.key][f"{link}_drop_pct"])
+             for v in AQM_VARIANTS for link in LINKS}
+    steady = {(v.key, link): Mean.of(by_variant[v.key][f"{link}_steady_pct"])
+              for v in AQM_VARIANTS for link in LINKS}
+
+    doc = Document(f"Reproduction {NAME}: TCP across the X2 handover (seed `000_…`)")
+    doc.add(
+        Heading("What was run"),
+        Bullets((
+            (f"celltcp {version}, `celltcp reproduce {NAME}"
+             f"{' --quick' if options.quick else ''}` ({'quick' if options.quick else 'full'} "
+             "mode)"),
+            ("Figs. 8, 11, 12: `examples/000/forwarding.toml` (Tables I and II: 5 s, the "
+             "reference UE hands over at 2.3 s; 5 UEs in the target cell) and the same with "
+             "its first 2, 3 or 4 target-cell UEs (`seed000.target_cell_scenario`); policies "
+             + ", ".join(f"`{p}`" for p in POLICIES)
+             + "; `forward` and `predicted` also with RED marking and ECN on both router links"),
+            ("Table IV: `examples/000/aqm.toml` (Tables I and III: 10 s, 4 UEs at the source, "
+             f"3 at the target) with {len(AQM_VARIANTS)} queue/tunnel variants, each run also "
+             f"for {_STARTUP_TEXT} alone"),
+            (f"master seed {MASTER_SEED}; replications: run numbers 0–{plan.runs - 1} per "
+             f"point of Figs. 8/11/12, 0–{plan.runs_aqm - 1} per row of Table IV (the seed: "
+             "50)"),
+            "runs: " + ", ".join(f"{k}: {v}" for k, v in m.runs.items()),
+            f"results store: `{options.store}`" if options.store else "temporary results store",
+            f"wall time of the runs: {m.wall_s:.1f} s",
+        )),
+        Paragraph(
+            "Outcome classes are those of the seed's §VI-B, computed by celltcp's handover "
+            "analytics for the reference UE's flow: `timeout` (an RTO fired between the "
+            "handover command and the end of the loss episode it started — the seed's "
+            "\"slow start\"), `halving` (fast retransmit / fast recovery), `none`. "
+            "Probabilities carry Wilson 95 % intervals; other figures are means ± the "
+            "half-width of the Student-t 95 % interval."
+            + (" **Quick mode**: 8 replications instead of 50, so the intervals are wide."
+               if options.quick else "")
+        ),
+        Heading("The seed beside celltcp"),
+        Paragraph(
+            "One row per claim of the seed. Figs. 8, 11 and 12 are bar charts without printed "
+            "values, so their claims are compared, not their bars; Table IV is numeric. "
+            "Counts are UEs in the target cell; T / H / N are the probabilities of timeout, "
+            "halving and none. Verdicts are computed from this reproduction's numbers."
+        ),
+        Table(("figure", "claim", "seed", "celltcp", "verdict"),
+              tuple(_outcome_claims(ho, probs) + _table_iv_claims(rates, steady)
+                    + _delivery_claims(delivered))),
+    )
+
+    detail = []
+    for policy in POLICIES:
+        for n in UE_COUNTS:
+            sel = _select(ho, policy, n)
+            timeouts = sel[sel["outcome"] == "timeout"]
+            after = ((timeouts["first_rto_s"] - timeouts["completion_s"]) * 1e3).dropna()
+            detail.append((
+                POLICY_LABEL[policy], str(n), str(len(sel)),
+                *(probs[policy, n][o].text() for o in OUTCOMES),
+                f"{int(sel['spurious_rto'].sum())} of {len(timeouts)}",
+                f"{after.median():.0f}" if len(after) else "–",
+                f"{sel['queue_drops'].mean():.1f}", f"{sel['forwarded'].mean():.1f}",
+                Mean.of(sel["rtt_before_s"] * 1e3).text(1),
+                Mean.of(sel["rtt_peak_s"] * 1e3).text(1),
+            ))
+    doc.add(
+        Heading("Figs. 8 and 11: outcome classes"),
+        Paragraph(
+            "Per policy and number of UEs in the target cell: the probability of each class "
+            "with its Wilson 95 % interval; the timeouts the analytics flag as spurious (the "
+            "handover itself lost none of the flow's packets, or the sender undid the "
+            "reduction); the median time from the completion of the procedure to the first "
+            "RTO; the flow's packets dropped by full router queues in the run (all after the "
+            "handover: alone on the source link it never fills the queue) — an RTO flagged "
+            "spurious while these are above 0 followed real losses; packets forwarded over "
+            "X2-U; the smoothed RTT before the command and the peak RTT sample in the window, "
+            "which includes the samples of the loss recovery (ms)."
+        ),
+        Table(("policy", "UEs", "runs", "timeout", "halving", "none", "flagged spurious",
+               "RTO after completion (ms)", "queue drops", "forwarded", "RTT before",
+               "RTT peak"), tuple(detail)),
+        _figure_outcomes(probs),
+    )
+
+    t4 = []
+    for v in AQM_VARIANTS:
+        sel = by_variant[v.key]
+        ref = _outcomes(sel, "ref_outcome")
+        t4.append((
+            v.label, v.ecn_decap, "yes" if v.tcp_ecn else "no",
+            f"{v.seed[0]:g} / {v.seed[1]:g}" if v.seed else "–",
+            *(rates[v.key, link].text(3) for link in LINKS),
+            *(steady[v.key, link].text(3) for link in LINKS),
+            " / ".join(f"{sel[f'{link}_marks'].mean():.0f}" for link in LINKS),
+            f"{sel['decap_drops'].mean():.1f}", Mean.of(sel["goodput_mbps"]).text(2),
+            " ".join(f"{o[0].upper()} {ref[o].value:.2f}" for o in OUTCOMES),
+        ))
+    t12 = [(str(n), *(delivered[g, n].text(1) for g, _, _ in DELIVERY_GROUPS))
+           for n in UE_COUNTS]
+    doc.add(
+        Heading("Table IV: drop rates on the router's links"),
+        Paragraph(
+            "Drop rate = packets the router's queue towards the eNB dropped (overflow and RED) "
+            "over the packets offered to it, in %: over the whole 10 s run as in the seed, and "
+            f"after {_STARTUP_TEXT} (the 10 s run less the same run stopped after "
+            f"{_STARTUP_TEXT}), "
+            "which leaves out the slow starts of the seven downloads that all begin at 0 s. "
+            "Marks are CE marks set by RED; decapsulation drops are marked Not-ECT packets the "
+            "eNB discards (the seed's Fig. 7(b)). The last columns are the total goodput of "
+            "the seven downloads and the reference UE's outcome class."
+        ),
+        Table(("queue", "tunnel ECN", "ECN TCP", "seed % (source / target)", "source %",
+               "target %", "source % after 1 s", "target % after 1 s",
+               "CE marks (source / target)", "decap. drops", "total goodput Mb/s",
+               "reference UE"), tuple(t4)),
+        Heading("Fig. 12: data delivered across the handover (KB)"),
+        Paragraph(
+            "Bytes delivered in order to the reference UE from the handover command until one "
+            "smoothed RTT (measured before the handover) after it attaches to the target; KB = "
+            "1000 bytes. AQM is RED marking on both router links with ECN through the tunnel "
+            "(RFC 6040) and ECN-capable TCP."
+        ),
+        Table(("UEs", *(g for g, _, _ in DELIVERY_GROUPS)), tuple(t12)),
+        _figure_delivered(delivered),
+        Paragraph(
+            "Why celltcp differs where it does (celltcp's timeouts follow real losses in the "
+            "congested target link, the seed calls its own spurious; the start-up transient in "
+            "Table IV; the length of Fig. 12's window) is discussed in docs/seed-000.md."
+        ),
+    )
+    return doc

@@ -1,0 +1,376 @@
+"""Seed `003_…` experiment 5-3 (§5.4.3): one UE driving along five LTE cells at 25–100 km/h.
+
+``examples/003/exp5-3.toml`` is run for NewReno, Westwood+ and PETRA at the four speeds of
+Table 5.8 (overrides ``mobility.ue.speed`` and ``flows.bulk.cc``) through :func:`celltcp.sweep`,
+as a third experiment of the seed-003 reproduction (:mod:`celltcp.reproduce.seed003`). This
+module holds what is particular to it: the sweep, the figures, the checks that the scenario
+behaves as intended (handovers at the cell borders, radio link failures only beyond the last
+eNB), the rows it adds to the reproduction's comparison table and its own section of the report.
+
+The seed's Fig. 5.12 (throughput per speed and controller) has no numbers in its text, only
+two claims (throughput falls with speed; PETRA is highest); Table 5.9's delays and loss ratios
+are copied below. Figures per run are those of experiment 5-1: throughput = IP bytes delivered
+· 8 / run length (Mb/s), mean one-way delay (ms), loss = dropped / (delivered + dropped) (%).
+The mapping of the set-up and the doubts about the published numbers are in docs/seed-003.md.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from celltcp.reproduce.document import Block, Heading, Paragraph, Table
+from celltcp.reproduce.seed003 import CONTROLLERS, LABEL, MASTER_SEED, SHORT, Stat
+
+__all__ = [
+    "SEED_5_9",
+    "SPEEDS_KMH",
+    "Check",
+    "Results",
+    "a3_offsets",
+    "claim_rows",
+    "falls_verdict",
+    "highest_by_speed",
+    "results",
+    "section",
+    "spec",
+]
+
+#: UE speeds of Table 5.8, km/h.
+SPEEDS_KMH = (25, 50, 75, 100)
+#: Table 5.9: mean delay (ms) and packet loss ratio (%) at 25, 50, 75 and 100 km/h.
+SEED_5_9 = {
+    "newreno": {"delay": (6.90, 4.13, 3.35, 3.30), "loss": (7.37, 11.08, 30.45, 35.24)},
+    "westwood": {"delay": (5.30, 8.82, 7.20, 7.39), "loss": (15.31, 25.11, 32.44, 40.63)},
+    "petra": {"delay": (8.43, 7.80, 7.54, 7.18), "loss": (9.20, 13.01, 25.21, 30.53)},
+}
+#: x coordinate of each eNB in exp5-3.toml (a line layout from the origin, 250 m apart), m.
+ENB_X_M = {"enb1": 0.0, "enb2": 250.0, "enb3": 500.0, "enb4": 750.0, "enb5": 1000.0}
+#: The UE's start (x, under eNB1), m.
+START_X_M = 0.0
+#: How far past a cell border an A3 handover may be decided and still count as "at the
+#: border": the 3 dB hysteresis, time-to-trigger (256 ms) and the layer-3 filter put it
+#: 10–30 m past at these speeds (docs/seed-003.md), m.
+BORDER_TOLERANCE_M = 50.0
+#: One-way propagation of Table 5.2's wired path (20 ms + 3 ms), the floor of any delay, ms.
+WIRED_FLOOR_MS = 23.0
+
+_SPEED = "mobility.ue.speed"
+_CC = "flows.bulk.cc"
+_METRICS = (
+    "flows.bulk.throughput_bps",
+    "flows.bulk.delay_mean_s",
+    "flows.bulk.loss_ratio",
+    "flows.bulk.sender.timeouts",
+    "handovers.list",
+    "simulated_time_s",
+)
+
+
+def spec(path: Path, runs: int, duration: str) -> dict[str, Any]:
+    """The sweep: every controller at every speed, ``runs`` replications of ``duration``."""
+    points = [{_SPEED: f"{v}km/h", _CC: cc} for cc in CONTROLLERS for v in SPEEDS_KMH]
+    return {
+        "scenario": str(path),
+        "name": "003 exp5-3",
+        "seed": MASTER_SEED,
+        "runs": runs,
+        "metrics": list(_METRICS),
+        "grid": {"simulation.duration": [duration]},
+        "points": points,
+    }
+
+
+# -- the scenario's geometry -------------------------------------------------------------------
+
+
+def a3_offsets(handovers: Sequence[Mapping[str, Any]], speed_kmh: float) -> list[float] | None:
+    """Metres past the border between source and target at which each A3 handover of one run
+    was decided (the UE at START_X_M + v·t); None when one of them is not to the next eNB
+    along the road."""
+    v = speed_kmh / 3.6
+    out = []
+    for h in handovers:
+        if h.get("cause") != "a3":
+            continue
+        source, target = ENB_X_M.get(h.get("source", "")), ENB_X_M.get(h.get("target", ""))
+        if source is None or target is None or not math.isclose(target - source, 250.0):
+            return None
+        out.append(START_X_M + v * float(h["decision_s"]) - (source + target) / 2.0)
+    return out
+
+
+def _rlf_positions(handovers: Sequence[Mapping[str, Any]], speed_kmh: float) -> list[float]:
+    """Where the UE was at each radio link failure of one run, m."""
+    v = speed_kmh / 3.6
+    return [START_X_M + v * float(h["decision_s"]) for h in handovers if h.get("cause") == "rlf"]
+
+
+@dataclass(frozen=True)
+class Check:
+    """How the scenario behaved at one speed, over every run of every controller.
+
+    Attributes:
+        speed_kmh: the UE's speed.
+        end_x_m: where the UE is at the end of a run.
+        a3: A3 handovers per run (mean).
+        a3_ordered: every A3 handover went to the next eNB along the road.
+        offset_min_m, offset_max_m: range of the A3 decisions' distance past the border.
+        rlf: radio link failures per run (mean).
+        first_rlf_x_m: where the earliest radio link failure of any run happened (NaN: none).
+    """
+
+    speed_kmh: int
+    end_x_m: float
+    a3: float
+    a3_ordered: bool
+    offset_min_m: float
+    offset_max_m: float
+    rlf: float
+    first_rlf_x_m: float
+
+    @property
+    def a3_at_borders(self) -> bool:
+        return self.a3_ordered and (
+            self.a3 == 0 or 0.0 <= self.offset_min_m <= self.offset_max_m <= BORDER_TOLERANCE_M
+        )
+
+    @property
+    def rlf_beyond_last_enb(self) -> bool:
+        return self.rlf == 0 or self.first_rlf_x_m > max(ENB_X_M.values())
+
+
+@dataclass(frozen=True)
+class Results:
+    """Experiment 5-3's figures: ``figures[cc][speed][name]`` (``thr`` Mb/s, ``delay`` ms,
+    ``loss`` %, ``timeouts``, ``a3``, ``rlf`` per run) and one :class:`Check` per speed."""
+
+    figures: dict[str, dict[int, dict[str, Stat]]]
+    checks: tuple[Check, ...]
+    runs: int
+    duration_s: float
+
+
+def _speed_of(text: str) -> int:
+    value = text.strip().removesuffix("km/h").strip()
+    return round(float(value))
+
+
+def results(frame: pd.DataFrame) -> Results:
+    """Figures and checks from the sweep's DataFrame (successful runs only)."""
+    frame = frame.assign(_speed=frame[_SPEED].map(_speed_of))
+    duration_s = float(frame["simulated_time_s"].max())
+    figures: dict[str, dict[int, dict[str, Stat]]] = {}
+    for cc in CONTROLLERS:
+        figures[cc] = {}
+        for v in SPEEDS_KMH:
+            rows = frame[(frame[_CC] == cc) & (frame["_speed"] == v)]
+            lists = list(rows["handovers.list"])
+            figures[cc][v] = {
+                "thr": Stat.of(rows["flows.bulk.throughput_bps"] / 1e6),
+                "delay": Stat.of(rows["flows.bulk.delay_mean_s"] * 1e3),
+                "loss": Stat.of(rows["flows.bulk.loss_ratio"] * 100.0),
+                "timeouts": Stat.of(rows["flows.bulk.sender.timeouts"]),
+                "a3": Stat.of([sum(h.get("cause") == "a3" for h in hl) for hl in lists]),
+                "rlf": Stat.of([sum(h.get("cause") == "rlf" for h in hl) for hl in lists]),
+            }
+    checks = []
+    for v in SPEEDS_KMH:
+        lists = list(frame[frame["_speed"] == v]["handovers.list"])
+        offsets = [a3_offsets(hl, v) for hl in lists]
+        flat = [o for run in offsets if run is not None for o in run]
+        rlfs = [x for hl in lists for x in _rlf_positions(hl, v)]
+        checks.append(Check(
+            speed_kmh=v,
+            end_x_m=START_X_M + v / 3.6 * duration_s,
+            a3=sum(len(o) for o in offsets if o is not None) / max(len(lists), 1),
+            a3_ordered=all(o is not None for o in offsets),
+            offset_min_m=min(flat, default=math.nan),
+            offset_max_m=max(flat, default=math.nan),
+            rlf=len(rlfs) / max(len(lists), 1),
+            first_rlf_x_m=min(rlfs, default=math.nan),
+        ))
+    return Results(figures, tuple(checks), int(frame["run"].nunique()), duration_s)
+
+
+# -- verdicts ----------------------------------------------------------------------------------
+
+
+def falls_verdict(series: Mapping[str, Sequence[float]], what: str, rising: bool = False) -> str:
+    """Whether ``what`` falls (or rises) from each speed to the next for every controller;
+    ``series`` maps a controller to its means at SPEEDS_KMH."""
+
+    def holds(v: Sequence[float]) -> bool:
+        return all((b > a) if rising else (b < a) for a, b in itertools.pairwise(v))
+
+    word = "rises" if rising else "falls"
+    broken = [LABEL[c] for c, v in series.items() if not holds(v)]
+    if not broken:
+        return f"**reproduced**: {what} {word} at every step for all three"
+    if len(broken) == len(series):
+        return f"**not reproduced**: {what} does not {word[:-1]} monotonically for any controller"
+    return f"**partly**: {what} {word} monotonically except for {', '.join(broken)}"
+
+
+def highest_by_speed(figures: Mapping[str, Mapping[int, Mapping[str, Stat]]], name: str,
+                     lowest: bool = False) -> dict[int, str]:
+    """The controller with the highest (or lowest) mean of figure ``name`` at each speed."""
+    pick = min if lowest else max
+    return {
+        v: pick(CONTROLLERS, key=lambda c: figures[c][v][name].mean) for v in SPEEDS_KMH
+    }
+
+
+#: The seed's letters: T(CPW) where celltcp has W(estwood+).
+_SEED_SHORT = {**SHORT, "westwood": "T"}
+
+
+def _who_at(best: Mapping[int, str], short: Mapping[str, str] = SHORT) -> str:
+    return ", ".join(f"{v} km/h {short[c]}" for v, c in best.items())
+
+
+def _seed_extreme(name: str, lowest: bool) -> dict[int, str]:
+    """The seed's controller with the highest (or lowest) Table 5.9 value at each speed."""
+    pick = min if lowest else max
+    return {v: pick(CONTROLLERS, key=lambda c: SEED_5_9[c][name][i]) for i, v in enumerate(SPEEDS_KMH)}
+
+
+def _count_verdict(best: Mapping[int, str], who: str, claim: str) -> str:
+    at = [v for v, c in best.items() if c == who]
+    if len(at) == len(best):
+        return f"**reproduced**: {claim} at every speed"
+    if not at:
+        return f"**not reproduced**: {claim} at no speed"
+    return f"**partly**: {claim} at {', '.join(f'{v}' for v in at)} km/h only"
+
+
+def _means(figures: Mapping[str, Mapping[int, Mapping[str, Stat]]], name: str) -> dict[str, list]:
+    return {c: [figures[c][v][name].mean for v in SPEEDS_KMH] for c in CONTROLLERS}
+
+
+def _arrows(values: Sequence[float], digits: int) -> str:
+    return " → ".join(f"{x:.{digits}f}" for x in values)
+
+
+def _per_controller(series: Mapping[str, Sequence[float]], digits: int, seed: bool = False) -> str:
+    short = _SEED_SHORT if seed else SHORT
+    return " / ".join(f"{short[c]} {_arrows(series[c], digits)}" for c in CONTROLLERS)
+
+
+def claim_rows(res: Results) -> list[tuple[str, str, str, str, str]]:
+    """Rows for the reproduction's comparison table: (table, claim, seed, celltcp, verdict)."""
+    f = res.figures
+    thr, delay, loss = _means(f, "thr"), _means(f, "delay"), _means(f, "loss")
+    seed_loss = {c: list(SEED_5_9[c]["loss"]) for c in CONTROLLERS}
+    seed_delay = {c: list(SEED_5_9[c]["delay"]) for c in CONTROLLERS}
+    floor_ms = min(min(v) for v in delay.values())
+    return [
+        ("Fig. 5.12", "throughput falls with speed (Mb/s at 25 → 100 km/h)",
+         "yes (figure only, no numbers in the text)", _per_controller(thr, 2),
+         falls_verdict(thr, "throughput")),
+        ("Fig. 5.12", "PETRA has the highest throughput", "yes, at every speed",
+         "highest: " + _who_at(highest_by_speed(f, "thr")),
+         _count_verdict(highest_by_speed(f, "thr"), "petra", "PETRA highest")),
+        ("5.9", "loss (%) rises with speed", _per_controller(seed_loss, 2, seed=True),
+         _per_controller(loss, 2), falls_verdict(loss, "loss", rising=True)),
+        ("5.9", "PETRA has the lowest loss (text: in all experiments)",
+         "lowest: " + _who_at(_seed_extreme("loss", lowest=True), _SEED_SHORT),
+         "lowest: " + _who_at(highest_by_speed(f, "loss", lowest=True)),
+         _count_verdict(highest_by_speed(f, "loss", lowest=True), "petra", "PETRA lowest")),
+        ("5.9", "PETRA has the longest delays (text: \"some\")",
+         "highest: " + _who_at(_seed_extreme("delay", lowest=False), _SEED_SHORT),
+         "highest: " + _who_at(highest_by_speed(f, "delay")),
+         _count_verdict(highest_by_speed(f, "delay"), "petra", "PETRA longest")),
+        ("5.9", "delay (ms): absolute values", _per_controller(seed_delay, 2, seed=True),
+         _per_controller(delay, 1),
+         (
+             f"**not comparable**: every seed value is below the {WIRED_FLOOR_MS:.0f} ms "
+             f"one-way propagation of Table 5.2's wired path; celltcp's lowest is "
+             f"{floor_ms:.1f} ms"
+         )),
+    ]
+
+
+# -- the report section ------------------------------------------------------------------------
+
+
+def _check_rows(res: Results) -> tuple[tuple[str, ...], ...]:
+    rows = []
+    for c in res.checks:
+        offsets = (
+            f"{c.offset_min_m:.0f}–{c.offset_max_m:.0f}" if c.a3 else "–"
+        ) + ("" if c.a3_ordered else " (out of order)")
+        rows.append((
+            f"{c.speed_kmh}", f"{c.end_x_m:.0f}", f"{c.a3:g}", offsets, f"{c.rlf:g}",
+            f"{c.first_rlf_x_m:.0f}" if c.rlf else "–",
+        ))
+    return tuple(rows)
+
+
+def _check_verdicts(res: Results) -> tuple[str, ...]:
+    borders = [c.speed_kmh for c in res.checks if not c.a3_at_borders]
+    inside = [c.speed_kmh for c in res.checks if not c.rlf_beyond_last_enb]
+    with_rlf = [c.speed_kmh for c in res.checks if c.rlf]
+    return (
+        "**A3 handovers at the cell borders**: "
+        + ("yes at every speed, each to the next eNB along the road, "
+           f"0–{BORDER_TOLERANCE_M:.0f} m past the border" if not borders
+           else f"**no** at {', '.join(map(str, borders))} km/h"),
+        "**radio link failures only beyond the last eNB** (x > 1000 m): "
+        + ("yes" if not inside else f"**no** at {', '.join(map(str, inside))} km/h"),
+        "speeds with radio link failures: "
+        + (", ".join(f"{v} km/h" for v in with_rlf) if with_rlf else "none")
+        + " (the UE's end position decides: coverage ends about 800 m past eNB5)",
+    )
+
+
+def section(res: Results) -> list[Block]:
+    """The report's experiment 5-3 section."""
+    f = res.figures
+    fig_rows = []
+    best = highest_by_speed(f, "thr")
+    for v in SPEEDS_KMH:
+        fig_rows.append((
+            f"{v}", *(f[c][v]["thr"].text(2) for c in CONTROLLERS), LABEL[best[v]],
+        ))
+    t59 = []
+    for i, v in enumerate(SPEEDS_KMH):
+        for cc in CONTROLLERS:
+            x = f[cc][v]
+            t59.append((
+                f"{v}", LABEL[cc], f"{SEED_5_9[cc]['delay'][i]:g}", x["delay"].text(2),
+                f"{SEED_5_9[cc]['loss'][i]:g}", x["loss"].text(2), x["timeouts"].text(1),
+                x["a3"].text(1), x["rlf"].text(1),
+            ))
+    return [
+        Heading("Experiment 5-3 (one UE along five cells; Fig. 5.12, Table 5.9)"),
+        Paragraph(
+            f"`examples/003/exp5-3.toml`, {res.duration_s:g} s per run, {res.runs} "
+            f"replication{'s' if res.runs != 1 else ''} per point: the UE starts under eNB1 and "
+            "drives along the line of five eNBs (250 m apart) at 25, 50, 75 or 100 km/h; A3 "
+            "handovers with X2 forwarding, radio link monitoring with T310 = 1 s."
+        ),
+        Heading("Is the scenario what it should be?", 3),
+        Table(
+            ("km/h", "UE at the end (m)", "A3 handovers per run",
+             "decided past the border (m)", "radio link failures per run",
+             "first failure at (m)"),
+            _check_rows(res),
+        ),
+        *[Paragraph(text) for text in _check_verdicts(res)],
+        Heading("Fig. 5.12: throughput per speed and controller (Mb/s)", 3),
+        Paragraph("The seed's figure is not in its text; its claims are in the table above."),
+        Table(("km/h", *(LABEL[c] for c in CONTROLLERS), "highest"), tuple(fig_rows)),
+        Heading("Table 5.9: delay and loss", 3),
+        Table(
+            ("km/h", "TCP", "seed delay ms", "delay ms", "seed loss %", "loss %",
+             "timeouts", "A3 handovers", "radio link failures"),
+            tuple(t59),
+        ),
+    ]

@@ -1,0 +1,173 @@
+"""`celltcp reproduce 000`: the verdict helpers, a quick reproduction end to end, and (slow) the
+seed's claims with its 50 replications."""
+
+from __future__ import annotations
+
+import base64
+import math
+import re
+import time
+
+import pytest
+from celltcp.cli import main
+from celltcp.reproduce import Options, default_store, find
+from celltcp.reproduce.seed000 import (
+    AQM_VARIANTS,
+    FULL,
+    NAME,
+    UE_COUNTS,
+    Mean,
+    Probability,
+    compare_verdict,
+    drop_rate,
+    measure,
+    most_frequent_verdict,
+)
+
+# -- helpers -----------------------------------------------------------------------------------
+
+
+def _probs(timeout: int, halving: int, none: int) -> dict[str, Probability]:
+    n = timeout + halving + none
+    return {"timeout": Probability(timeout, n), "halving": Probability(halving, n),
+            "none": Probability(none, n)}
+
+
+def test_name_and_alias_find_the_reproduction():
+    assert find("000") is find(NAME)
+    assert NAME == "000-x2-handover"
+
+
+def test_drop_rate_counts_drops_among_offered_packets():
+    assert drop_rate(990, 10) == pytest.approx(1.0)
+    assert drop_rate(100, 0) == 0.0
+    assert math.isnan(drop_rate(0, 0))
+
+
+def test_probability_carries_the_wilson_interval():
+    p = Probability(8, 8)
+    assert p.value == 1.0 and p.high == pytest.approx(1.0)
+    # Wilson lower bound for 8 of 8 at 95 %: n / (n + z²) = 8 / 11.84.
+    assert p.low == pytest.approx(8 / (8 + 1.959964**2), rel=1e-6)
+    assert p.text() == "1.00 [0.68, 1.00]"
+
+
+def test_most_frequent_verdict_per_count():
+    clear = {2: _probs(45, 3, 2), 3: _probs(40, 5, 5)}
+    assert most_frequent_verdict(clear, "timeout").startswith("**reproduced** at every count")
+    mixed = {2: _probs(45, 3, 2), 3: _probs(10, 5, 35)}
+    verdict = most_frequent_verdict(mixed, "timeout")
+    assert verdict.startswith("**partly reproduced**: holds at 2 UEs")
+    assert "3 UEs: none most frequent (0.70)" in verdict
+    assert most_frequent_verdict({2: _probs(1, 1, 6)}, "timeout").startswith("**not reproduced")
+    # A lead inside the intervals is reported as such.
+    close = most_frequent_verdict({2: _probs(5, 4, 0)}, "timeout")
+    assert close.endswith("(intervals overlap at 2 UEs: not significant at 95 %)")
+
+
+def test_compare_verdict_reads_the_relation():
+    a, b = Mean(1.0, 0.1), Mean(2.0, 0.1)
+    assert compare_verdict({2: (a, b)}, "<", "x").startswith("**reproduced**")
+    assert compare_verdict({2: (a, b)}, ">", "x") == "**not reproduced**: 2 UEs: x 1.00 vs 2.00"
+    assert "overlap" in compare_verdict({2: (Mean(1.0, 1.0), b)}, "<", "x")
+
+
+# -- end to end --------------------------------------------------------------------------------
+
+
+def test_quick_reproduction_writes_the_report(tmp_path):
+    out = tmp_path / "rep"
+    started = time.perf_counter()
+    assert main(["reproduce", "000", "--quick", "--out", str(out), "--workers", "2"]) == 0
+    elapsed = time.perf_counter() - started
+    md = (out / "report.md").read_text()
+    page = (out / "report.html").read_text()
+    assert "examples/000/forwarding.toml" in md and "examples/000/aqm.toml" in md
+    assert "run numbers 0–7" in md
+    assert "| figure | claim | seed | celltcp | verdict |" in md
+    rows = [line for line in md.splitlines()
+            if re.match(r"\| (Fig\. (8|10\(a\)|11|12)|Figs\. 9, 10|Table IV|§V-A\.2) \|", line)]
+    assert len(rows) == 6 + 4 + 2
+    assert all(re.search(r"\*\*(reproduced|partly reproduced|not reproduced)\*\*", r)
+               for r in rows)
+    # Table IV: the seed's numbers beside celltcp's, one row per variant.
+    assert "| 2.2 / 3.9 |" in md and "| 2.1 / 3.3 |" in md
+    for v in AQM_VARIANTS:
+        assert f"| {v.label} |" in md
+    # Outcome rows for every policy and count: 4 × 4.
+    assert len(re.findall(r"^\| (standard|fast path|prediction|discard)", md, re.MULTILINE)) == 16
+    images = re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', page)
+    assert len(images) == 2
+    assert all(base64.b64decode(i).startswith(b"\x89PNG") for i in images)
+    assert default_store(out).is_dir()
+    # The brief's budget: the quick mode finishes within a minute on the 2-core machine. Not
+    # asserted (a shared machine makes timings noisy); printed for the log.
+    print(f"reproduce 000 --quick: {elapsed:.1f} s")
+
+
+# -- the seed's claims with 50 replications ----------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def full(tmp_path_factory):
+    store = tmp_path_factory.mktemp("seed000") / "store"
+    return measure(Options(workers=2, store=store), FULL)
+
+
+def _p(ho, policy, n, outcome):
+    sel = ho[(ho["policy"] == policy) & (ho["ues"] == n) & ~ho["aqm"]]
+    assert len(sel) == FULL.runs
+    return (sel["outcome"] == outcome).mean()
+
+
+@pytest.mark.slow
+def test_standard_procedure_mostly_times_out(full):
+    # Fig. 8: the timeout is the most frequent class at every count.
+    for n in UE_COUNTS:
+        t = _p(full.ho, "forward", n, "timeout")
+        assert t > 0.8 and t > _p(full.ho, "forward", n, "none"), n
+
+
+@pytest.mark.slow
+def test_prediction_and_fast_path_switch_cut_timeouts(full):
+    # Fig. 11 and Figs. 9–10, pooled over the counts: fewer timeouts than the standard
+    # procedure, and prediction no more than the fast path switch.
+    def pooled(policy):
+        return sum(_p(full.ho, policy, n, "timeout") for n in UE_COUNTS) / len(UE_COUNTS)
+
+    assert pooled("predicted") < pooled("fast_path_switch") < pooled("forward") - 0.2
+    assert pooled("predicted") < 0.7
+
+
+@pytest.mark.slow
+def test_prediction_forwards_nothing(full):
+    sel = full.ho[full.ho["policy"] == "predicted"]
+    assert sel["forwarded"].max() <= 2
+
+
+@pytest.mark.slow
+def test_aqm_with_prediction_delivers_the_most(full):
+    ho = full.ho
+    for n in UE_COUNTS:
+        means = {
+            (policy, aqm): ho[(ho["policy"] == policy) & (ho["ues"] == n)
+                              & (ho["aqm"] == aqm)]["delivered_bytes"].mean()
+            for policy in ("forward", "predicted") for aqm in (False, True)
+        }
+        assert max(means, key=means.get) == ("predicted", True), (n, means)
+
+
+@pytest.mark.slow
+def test_red_marking_drops_least_and_gains_most_towards_the_target(full):
+    aqm = full.aqm
+    mean = aqm.groupby("variant").mean(numeric_only=True)
+    for link in ("s1u_source", "s1u_target"):
+        assert mean.loc["red_mark", f"{link}_drop_pct"] < mean.loc["droptail", f"{link}_drop_pct"]
+    gain = {link: 1 - mean.loc["red_mark", f"{link}_drop_pct"]
+            / mean.loc["droptail", f"{link}_drop_pct"] for link in ("s1u_source", "s1u_target")}
+    assert gain["s1u_target"] > gain["s1u_source"]
+    # After the slow starts of the first second, the target link drops more with Drop Tail.
+    assert mean.loc["droptail", "s1u_target_steady_pct"] > mean.loc["droptail",
+                                                                    "s1u_source_steady_pct"]
+    # ECN-unaware TCP through the Fig. 7 tunnel: the eNB drops the marked packets instead.
+    assert mean.loc["red_mark_not_ect", "decap_drops"] > 10 * mean.loc["red_mark", "decap_drops"]

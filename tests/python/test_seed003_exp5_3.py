@@ -1,0 +1,151 @@
+"""Seed 003 experiment 5-3: the scenario's geometry, the verdicts, and the quick reproduction."""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+import pandas as pd
+import pytest
+from celltcp.cli import main
+from celltcp.reproduce.seed003 import CONTROLLERS, QUICK
+from celltcp.reproduce.seed003_exp5_3 import (
+    SEED_5_9,
+    SPEEDS_KMH,
+    a3_offsets,
+    claim_rows,
+    falls_verdict,
+    results,
+    spec,
+)
+from conftest import EXAMPLES
+
+EXP5_3 = EXAMPLES / "003" / "exp5-3.toml"
+
+
+def _handover(cause: str, source: str, target: str, at_s: float) -> dict:
+    return {"cause": cause, "source": source, "target": target, "decision_s": at_s}
+
+
+def test_a3_offsets_are_metres_past_the_border_between_source_and_target():
+    # 36 km/h = 10 m/s: at 14 s the UE is at 140 m, 15 m past the enb1/enb2 border (125 m).
+    runs = [_handover("a3", "enb1", "enb2", 14.0), _handover("a3", "enb2", "enb3", 38.0)]
+    assert a3_offsets(runs, 36.0) == pytest.approx([15.0, 5.0])
+    # Radio link failures are not A3 handovers; a jump over a cell is not "the next eNB".
+    assert a3_offsets([_handover("rlf", "enb5", "enb5", 90.0)], 36.0) == []
+    assert a3_offsets([_handover("a3", "enb1", "enb3", 30.0)], 36.0) is None
+
+
+def test_falls_verdict_names_the_controllers_that_break_the_trend():
+    falling = {c: [4.0, 3.0, 2.0, 1.0] for c in CONTROLLERS}
+    assert falls_verdict(falling, "throughput").startswith("**reproduced**")
+    one_up = {**falling, "petra": [4.0, 5.0, 2.0, 1.0]}
+    assert falls_verdict(one_up, "throughput") == (
+        "**partly**: throughput falls monotonically except for PETRA"
+    )
+    assert falls_verdict(one_up, "loss", rising=True).startswith("**not reproduced**")
+
+
+def _frame(thr, delay, loss, handovers) -> pd.DataFrame:
+    """A sweep DataFrame of one run per (controller, speed) with the given figures."""
+    rows = []
+    for cc in CONTROLLERS:
+        for i, v in enumerate(SPEEDS_KMH):
+            rows.append({
+                "mobility.ue.speed": f"{v}km/h", "flows.bulk.cc": cc, "run": 0,
+                "flows.bulk.throughput_bps": thr[cc][i] * 1e6,
+                "flows.bulk.delay_mean_s": delay[cc][i] / 1e3,
+                "flows.bulk.loss_ratio": loss[cc][i] / 100.0,
+                "flows.bulk.sender.timeouts": 0,
+                "handovers.list": handovers(v),
+                "simulated_time_s": 100.0,
+            })
+    return pd.DataFrame(rows)
+
+
+def test_claims_follow_the_numbers():
+    # PETRA highest throughput and lowest loss everywhere, loss rising, throughput falling:
+    # every claim of the seed holds except its delays, which no path can have.
+    thr = {"newreno": [4, 3, 2, 1], "westwood": [5, 4, 3, 2], "petra": [6, 5, 4, 3]}
+    loss = {"newreno": [2, 3, 4, 5], "westwood": [3, 4, 5, 6], "petra": [1, 2, 3, 4]}
+    delay = {"newreno": [25, 25, 25, 25], "westwood": [26, 26, 26, 26], "petra": [27] * 4}
+
+    def border(v: float) -> list[dict]:
+        return [_handover("a3", "enb1", "enb2", (125.0 + 20.0) / (v / 3.6))]
+
+    res = results(_frame(thr, delay, loss, border))
+    verdicts = {row[1]: row[4] for row in claim_rows(res)}
+    assert verdicts["throughput falls with speed (Mb/s at 25 → 100 km/h)"].startswith(
+        "**reproduced**"
+    )
+    assert verdicts["PETRA has the highest throughput"].startswith("**reproduced**")
+    assert verdicts["loss (%) rises with speed"].startswith("**reproduced**")
+    assert verdicts["PETRA has the lowest loss (text: in all experiments)"].startswith(
+        "**reproduced**"
+    )
+    assert verdicts['PETRA has the longest delays (text: "some")'].startswith("**reproduced**")
+    assert verdicts["delay (ms): absolute values"].startswith("**not comparable**")
+    assert all(c.a3_at_borders and c.rlf_beyond_last_enb for c in res.checks)
+    assert [c.offset_min_m for c in res.checks] == pytest.approx([20.0] * 4)
+    # NewReno ahead at the two lower speeds: PETRA leads at 75 and 100 km/h only.
+    thr["newreno"] = [9, 8, 2, 1]
+    partly = {r[1]: r[4] for r in claim_rows(results(_frame(thr, delay, loss, border)))}
+    assert partly["PETRA has the highest throughput"] == (
+        "**partly**: PETRA highest at 75, 100 km/h only"
+    )
+
+
+def test_the_seed_numbers_are_table_5_9():
+    # Spot checks against the seed's text: PETRA at 25 km/h, TCPW at 100 km/h.
+    assert SEED_5_9["petra"]["delay"][0] == 8.43 and SEED_5_9["petra"]["loss"][0] == 9.20
+    assert SEED_5_9["westwood"]["delay"][3] == 7.39 and SEED_5_9["westwood"]["loss"][3] == 40.63
+
+
+def test_the_scenario_hands_over_at_the_borders_and_fails_only_beyond_the_last_cell():
+    """One run of each point of the quick mode (100 s each): the behaviour docs/seed-003.md and
+    the scenario file describe."""
+    import celltcp
+
+    frame = celltcp.sweep(spec(EXP5_3, QUICK.runs_5_3, QUICK.duration_5_3), workers=2)
+    assert (frame["status"] == "ok").all(), frame["error"].dropna().tolist()
+    res = results(frame)
+    by_speed = {c.speed_kmh: c for c in res.checks}
+    # 694 m at 25 km/h: three borders crossed; the faster runs pass all four.
+    assert [by_speed[v].a3 for v in SPEEDS_KMH] == [3, 4, 4, 4]
+    for check in res.checks:
+        assert check.a3_ordered and check.a3_at_borders, check
+        # Later past the border at higher speed: a fixed delay after a fixed hysteresis point.
+        assert 5.0 < check.offset_min_m <= check.offset_max_m < 40.0, check
+    assert by_speed[25].offset_max_m < by_speed[100].offset_min_m
+    # Coverage ends about 800 m past eNB5 (x = 1000 m): only the two faster runs get there.
+    assert by_speed[25].rlf == by_speed[50].rlf == 0
+    for v in (75, 100):
+        assert by_speed[v].rlf > 0 and 1700.0 < by_speed[v].first_rlf_x_m < by_speed[v].end_x_m
+    assert by_speed[100].rlf > by_speed[75].rlf
+    # Fig. 5.12's first claim: the further the UE drives out, the less it receives.
+    for cc in CONTROLLERS:
+        thr = [res.figures[cc][v]["thr"].mean for v in SPEEDS_KMH]
+        assert all(b < a for a, b in itertools.pairwise(thr)), (cc, thr)
+        # Every delay lies above the wired path's one-way propagation (23 ms).
+        assert all(res.figures[cc][v]["delay"].mean > 23.0 for v in SPEEDS_KMH)
+    verdicts = [row[4] for row in claim_rows(res)]
+    assert len(verdicts) == 6 and all(v.startswith("**") for v in verdicts)
+
+
+@pytest.mark.slow
+def test_quick_reproduction_reports_experiment_5_3(tmp_path):
+    out = tmp_path / "rep"
+    assert main(["reproduce", "003", "--quick", "--out", str(out), "--workers", "2"]) == 0
+    md = (out / "report.md").read_text()
+    assert "examples/003/exp5-3.toml" in md and "## Experiment 5-3" in md
+    rows = [line for line in md.splitlines() if re.match(r"\| (5\.9|Fig\. 5\.12) \|", line)]
+    assert len(rows) == 6
+    assert all(re.search(r"\| \*\*(reproduced|partly|not reproduced|not comparable)", r)
+               for r in rows)
+    # Table 5.9 beside celltcp's figures: 4 speeds × 3 controllers.
+    detail = md.split("### Table 5.9: delay and loss")[1]
+    lines = [ln for ln in detail.splitlines() if re.match(r"\| (25|50|75|100) \| ", ln)]
+    assert len(lines) == 12
+    assert "| 25 | PETRA | 8.43 |" in detail and "| 100 | NewReno | 3.3 |" in detail
+    assert "radio link failures only beyond the last eNB** (x > 1000 m): yes" in md
+    assert "| 100 | 2778 | 4 |" in md
