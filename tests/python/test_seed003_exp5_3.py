@@ -121,7 +121,8 @@ def test_the_scenario_hands_over_at_the_borders_and_fails_only_beyond_the_last_c
     assert by_speed[25].rlf == by_speed[50].rlf == 0
     for v in (75, 100):
         assert by_speed[v].rlf > 0 and 1700.0 < by_speed[v].first_rlf_x_m < by_speed[v].end_x_m
-    assert by_speed[100].rlf > by_speed[75].rlf
+    # Out of coverage for good: one failure, then no suitable cell to re-establish in.
+    assert by_speed[75].rlf == by_speed[100].rlf == 1
     # Fig. 5.12's first claim: the further the UE drives out, the less it receives.
     for cc in CONTROLLERS:
         thr = [res.figures[cc][v]["thr"].mean for v in SPEEDS_KMH]

@@ -48,10 +48,13 @@ pub enum TraceVar {
     Delivered = 15,
     /// Receiver's estimate of the radio loss rate (ACK control of `004_…`).
     LossEstimate = 16,
+    /// A packet of the flow was dropped in the network; value = the cause's code
+    /// ([`crate::queue::DropCause::code`]). Recorded by the world, not by the transports.
+    Dropped = 17,
 }
 
 impl TraceVar {
-    pub const ALL: [TraceVar; 17] = [
+    pub const ALL: [TraceVar; 18] = [
         TraceVar::Cwnd,
         TraceVar::Ssthresh,
         TraceVar::Srtt,
@@ -69,6 +72,7 @@ impl TraceVar {
         TraceVar::AckReceived,
         TraceVar::Delivered,
         TraceVar::LossEstimate,
+        TraceVar::Dropped,
     ];
 
     /// Name used in scenario files and output columns.
@@ -91,6 +95,7 @@ impl TraceVar {
             TraceVar::AckReceived => "ack_received",
             TraceVar::Delivered => "delivered",
             TraceVar::LossEstimate => "loss_estimate",
+            TraceVar::Dropped => "dropped",
         }
     }
 

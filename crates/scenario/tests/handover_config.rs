@@ -4,6 +4,7 @@
 
 use celltcp_scenario::config::handover::PolicySpec;
 use celltcp_scenario::config::mobility::MobilitySpec;
+use celltcp_scenario::config::ran::TriggerQuantityKind;
 use celltcp_scenario::{load_str, Scenario};
 
 /// Two cells 500 m apart behind one gateway, one UE under each, a RAN with defaults.
@@ -83,6 +84,7 @@ fn defaults_fill_every_key() {
     assert!(ran.coupled_interference);
     assert_eq!(ran.measurement.period.as_ns(), 40_000_000);
     assert_eq!(ran.measurement.filter_k, 4);
+    assert_eq!(ran.measurement.trigger_quantity, TriggerQuantityKind::Rsrp);
     assert_eq!(ran.handover.policy, PolicySpec::Forward);
     assert!(ran.handover.reordering);
     assert_eq!(ran.handover.end_marker_timeout.as_ns(), 200_000_000);
@@ -92,6 +94,7 @@ fn defaults_fill_every_key() {
     let echo = s.echo();
     assert_eq!(echo["ran"]["handover"]["policy"], "forward");
     assert_eq!(echo["ran"]["measurement"]["period"], "40ms");
+    assert_eq!(echo["ran"]["measurement"]["trigger_quantity"], "rsrp");
     let again: toml::Table = serde_json::from_value(echo).unwrap();
     let reloaded = load_str(&toml::to_string(&again).unwrap(), &[]).unwrap();
     assert_eq!(reloaded.ran, s.ran);
@@ -186,7 +189,7 @@ fn unknown_keys_are_rejected_everywhere() {
     );
     assert_eq!(
         err(&[("ran.measurement.filter", "4")]),
-        "ran.measurement.filter: unknown key; expected one of: period, filter_k, error_std_db"
+        "ran.measurement.filter: unknown key; expected one of: period, filter_k, error_std_db, trigger_quantity"
     );
     assert_eq!(
         err(&[(
@@ -603,4 +606,16 @@ fn a_ues_speed_comes_from_its_motion_in_a_network() {
         err(&[("cells.a.ues.ue1.speed_kmh", "30.0")]),
         "cells.a.ues.ue1.speed_kmh: is not used with [ran]: a UE's speed comes from its motion; set [mobility.ue1] instead"
     );
+}
+
+#[test]
+fn trigger_quantity_selects_rsrq_and_names_its_key() {
+    let s = load(RAN, &[("ran.measurement.trigger_quantity", "rsrq")]).unwrap();
+    assert_eq!(
+        s.ran.unwrap().measurement.trigger_quantity,
+        TriggerQuantityKind::Rsrq
+    );
+    let e = err(&[("ran.measurement.trigger_quantity", "sinr")]);
+    assert!(e.starts_with("ran.measurement.trigger_quantity: "), "{e}");
+    assert!(e.contains("rsrp") && e.contains("rsrq"), "{e}");
 }

@@ -735,12 +735,11 @@ def report(m: Measurements, plan: Plan, options: Options, version: str) -> Docum
         Paragraph(
             "Per policy and number of UEs in the target cell: the probability of each class "
             "with its Wilson 95 % interval; the timeouts the analytics flag as spurious (the "
-            "handover itself lost none of the flow's packets, or the sender undid the "
-            "reduction); the median time from the completion of the procedure to the first "
-            "RTO; the flow's packets dropped by full router queues in the run (all after the "
-            "handover: alone on the source link it never fills the queue) — an RTO flagged "
-            "spurious while these are above 0 followed real losses; packets forwarded over "
-            "X2-U; the smoothed RTT before the command and the peak RTT sample in the window, "
+            "sender undid the reduction, or nothing of the flow was lost: not at the handover "
+            "and not in the network before the first RTO); the median time from the "
+            "completion of the procedure to the first RTO; the flow's packets dropped by full "
+            "router queues in the run (all after the handover: alone on the source link it "
+            "never fills the queue); packets forwarded over X2-U; the smoothed RTT before the command and the peak RTT sample in the window, "
             "which includes the samples of the loss recovery (ms)."
         ),
         Table(("policy", "UEs", "runs", "timeout", "halving", "none", "flagged spurious",

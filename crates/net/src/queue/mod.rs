@@ -75,6 +75,19 @@ pub enum DropCause {
 }
 
 impl DropCause {
+    /// A small stable number for the cause (the value of [`crate::trace::TraceVar::Dropped`]):
+    /// 0 queue full, 1 AQM, 2 link loss, 3 outage, 4 no route, 5 handover.
+    pub fn code(self) -> u8 {
+        match self {
+            DropCause::QueueFull => 0,
+            DropCause::Aqm => 1,
+            DropCause::LinkLoss => 2,
+            DropCause::Outage => 3,
+            DropCause::NoRoute => 4,
+            DropCause::Handover => 5,
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             DropCause::QueueFull => "queue_full",

@@ -1,11 +1,12 @@
 //! What the network counts and samples per flow, link and medium: [`FlowCounters`] and the
 //! opt-in series.
 
-use celltcp_engine::SimDuration;
+use celltcp_engine::{SimDuration, SimTime};
 
 use crate::packet::FlowId;
 use crate::queue::DropCause;
 use crate::stats::Histogram;
+use crate::trace::{TraceVar, Traces};
 
 /// Per-flow counters kept by the network itself (independent of the transport).
 #[derive(Clone, Debug, Default)]
@@ -94,11 +95,19 @@ pub(super) fn flow_mut(counters: &mut [FlowCounters], flow: FlowId) -> Option<&m
     counters.get_mut(flow as usize)
 }
 
-/// Counts a drop of a packet of `flow`; packets of no known flow count nowhere.
+/// Counts a drop of a packet of `flow` at `now` (and records it when the flow's `dropped`
+/// variable is traced); packets of no known flow count nowhere.
 #[inline]
-pub(super) fn count_drop(counters: &mut [FlowCounters], flow: FlowId, cause: DropCause) {
+pub(super) fn count_drop(
+    counters: &mut [FlowCounters],
+    traces: &mut Traces,
+    now: SimTime,
+    flow: FlowId,
+    cause: DropCause,
+) {
     if let Some(c) = flow_mut(counters, flow) {
         c.count_drop(cause);
+        traces.record(now, flow, TraceVar::Dropped, f64::from(cause.code()));
     }
 }
 

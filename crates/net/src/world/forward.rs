@@ -133,7 +133,7 @@ impl World {
         // the layers back when the packet leaves the queue.
         gtp::swap_ecn_layers(&mut pkt);
         if let Verdict::Dropped(cause) = d.queue.enqueue(pkt, now, &mut d.queue_rng) {
-            count_drop(&mut self.flow_counters, flow, cause);
+            count_drop(&mut self.flow_counters, &mut self.traces, self.now, flow, cause);
         }
         if d.can_start() {
             // An idle transmitter takes the packet at once; occupancy is recorded after that, so
@@ -156,9 +156,9 @@ impl World {
         let next = match self.expedited[dir as usize].pop_front() {
             Some(p) => Some(p),
             None => {
-                let counters = &mut self.flow_counters;
+                let (counters, traces) = (&mut self.flow_counters, &mut self.traces);
                 d.queue
-                    .dequeue(now, &mut |p, cause| count_drop(counters, p.flow, cause))
+                    .dequeue(now, &mut |p, cause| count_drop(counters, traces, now, p.flow, cause))
                     .map(|mut p| {
                         gtp::swap_ecn_layers(&mut p);
                         p

@@ -342,7 +342,7 @@ impl World {
         }
         let d = &mut self.dirs[dir as usize];
         if d.refuses_arrival() {
-            return count_drop(&mut self.flow_counters, pkt.flow, DropCause::Handover);
+            return count_drop(&mut self.flow_counters, &mut self.traces, self.now, pkt.flow, DropCause::Handover);
         }
         self.expedited[dir as usize].push_back(pkt);
         if self.dirs[dir as usize].can_start() {
@@ -356,7 +356,7 @@ impl World {
         let lane = &mut self.expedited[dir as usize];
         let n = lane.len() as u64;
         for p in lane.drain(..) {
-            count_drop(&mut self.flow_counters, p.flow, DropCause::Handover);
+            count_drop(&mut self.flow_counters, &mut self.traces, self.now, p.flow, DropCause::Handover);
         }
         self.dirs[dir as usize].stats.drops_handover += n;
     }

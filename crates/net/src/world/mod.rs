@@ -343,6 +343,7 @@ impl WorldBuilder {
         }
         let middlebox_of_node = middlebox_of_node(&self.middleboxes, topo.nodes.len());
         World {
+            now: SimTime::ZERO,
             expedited: vec![VecDeque::new(); self.dirs.len()],
             middlebox_of_node,
             middleboxes: self.middleboxes,
@@ -381,6 +382,8 @@ impl WorldBuilder {
 }
 
 pub struct World {
+    /// Time of the event being handled (drops are recorded at it).
+    now: SimTime,
     pub topo: Topology,
     pub dirs: Vec<LinkDir>,
     agents: Vec<AgentSlot>,
@@ -541,7 +544,7 @@ impl World {
     /// Counts a drop for the packet's flow; packets of no flow (end markers) count nowhere.
     #[inline]
     fn count_drop(&mut self, flow: FlowId, cause: DropCause) {
-        count_drop(&mut self.flow_counters, flow, cause);
+        count_drop(&mut self.flow_counters, &mut self.traces, self.now, flow, cause);
     }
 
     /// A fresh packet uid (and the IPv4 identification derived from it).
@@ -656,8 +659,8 @@ impl World {
             d.down = down;
         }
         if change.flush {
-            let counters = &mut self.flow_counters;
-            d.flush(now, &mut |p, cause| count_drop(counters, p.flow, cause));
+            let (counters, traces) = (&mut self.flow_counters, &mut self.traces);
+            d.flush(now, &mut |p, cause| count_drop(counters, traces, now, p.flow, cause));
         }
         if let Some(refuse) = change.refuse {
             d.refusing = refuse;
@@ -725,6 +728,7 @@ impl Model for World {
     type Event = Event;
 
     fn handle(&mut self, event: Event, sched: &mut Scheduler<Event>) {
+        self.now = sched.now();
         match event {
             Event::TxDone(dir) => self.tx_done(dir, sched),
             Event::Arrive(dir) => {

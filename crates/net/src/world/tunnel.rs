@@ -182,7 +182,7 @@ impl World {
         sched: &mut Scheduler<Event>,
     ) {
         for (pkt, cause) in out.dropped.drain(..) {
-            count_drop(&mut self.flow_counters, pkt.flow, cause);
+            count_drop(&mut self.flow_counters, &mut self.traces, self.now, pkt.flow, cause);
         }
         for request in out.requests.drain(..) {
             if let Err(reason) = self.carry_out(request, sched) {

@@ -19,7 +19,8 @@ use super::{LteRan, RanConfig, RanError};
 
 impl LteRan {
     /// The network of `cfg`; random streams from (`seed`, `run`): each cell's as a plain
-    /// cell's, plus `ran/ue/NODE/mobility`, `ran/ue/NODE/measurement` and `ran/prediction`.
+    /// cell's, plus `ran/ue/NODE/mobility`, `ran/ue/NODE/measurement`,
+    /// `ran/ue/NODE/measurement/rsrq` and `ran/prediction`.
     pub fn new(cfg: RanConfig, seed: u64, run: u64) -> Result<LteRan, RanError> {
         validate(&cfg)?;
         let RanConfig {
@@ -65,10 +66,7 @@ impl LteRan {
                 let rest = others.iter().enumerate().filter(|&(o, _)| o != c);
                 cell.interferers.extend(rest.map(|(_, &i)| i));
             }
-            Coupling {
-                configured,
-                prbs_at_last_tick: vec![0; cells.len()],
-            }
+            Coupling { configured }
         });
 
         // The UE's PDCP receiver: as a plain cell's (delivering as RLC delivers) outside
@@ -136,6 +134,12 @@ impl LteRan {
                     &format!("ran/ue/{}/measurement", ue.node),
                 ),
                 l3: vec![filter.clone(); n_cells],
+                rsrq_rng: RngStream::new(
+                    seed,
+                    run,
+                    &format!("ran/ue/{}/measurement/rsrq", ue.node),
+                ),
+                l3_rsrq: vec![filter.clone(); n_cells],
                 a3: a3.clone(),
                 rlf: rlf.clone(),
                 pdcp: PdcpRx::new(pdcp).map_err(|source| RanError::Pdcp { source })?,
@@ -172,6 +176,8 @@ impl LteRan {
             ho_cfg: handover,
             meas_cfg: measurement,
             coupling,
+            prbs_at_last_tick: vec![0; n_cells],
+            cell_loads: vec![0.0; n_cells],
             steps,
             next_tick: SimTime::ZERO,
             timeline: Timeline::default(),
@@ -181,6 +187,8 @@ impl LteRan {
             radio_link_failures: 0,
             sdus: Vec::new(),
             neighbours: Vec::new(),
+            signals: Vec::new(),
+            rssi_terms: Vec::new(),
             errors: Vec::new(),
         })
     }

@@ -152,13 +152,38 @@ impl Default for HandoverConfig {
 /// UE measurements (TS 36.331 §5.5.3).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MeasurementConfig {
-    /// Layer-1 measurement period: positions are updated, RSRP measured, filtered and
-    /// evaluated this often.
+    /// Layer-1 measurement period: positions are updated, RSRP and RSRQ measured, filtered
+    /// and evaluated this often.
     pub period: SimDuration,
     /// filterCoefficient k of the layer-3 filter (36.331 §5.5.3.2).
     pub filter_k: u8,
-    /// Standard deviation of the layer-1 measurement error, dB (0 = exact).
+    /// Standard deviation of the layer-1 measurement error, dB (0 = exact), of RSRP and,
+    /// drawn independently, of RSRQ.
     pub error_std_db: f64,
+    /// The quantity Event A3 compares (36.331 ReportConfigEUTRA triggerQuantity).
+    pub trigger_quantity: TriggerQuantity,
+}
+
+/// The measured quantity a UE's Event A3 evaluates (TS 36.331 §6.3.5 ReportConfigEUTRA,
+/// triggerQuantity). The offset and hysteresis are in dB for either.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TriggerQuantity {
+    /// Reference signal received power, dBm (TS 36.214 §5.1.1).
+    #[default]
+    Rsrp,
+    /// Reference signal received quality, dB (TS 36.214 §5.1.3): falls with the neighbours'
+    /// load as well as with the serving cell's path loss.
+    Rsrq,
+}
+
+impl TriggerQuantity {
+    /// The scenario-file spelling.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            TriggerQuantity::Rsrp => "rsrp",
+            TriggerQuantity::Rsrq => "rsrq",
+        }
+    }
 }
 
 impl Default for MeasurementConfig {
@@ -167,6 +192,7 @@ impl Default for MeasurementConfig {
             period: SimDuration::from_ms(40),
             filter_k: 4,
             error_std_db: 0.0,
+            trigger_quantity: TriggerQuantity::Rsrp,
         }
     }
 }

@@ -1,26 +1,40 @@
 //! The measurement tick of a radio access network, every `measurement.period` from t = 0:
 //!
-//! 1. with `coupled_interference`, each cell sees every other cell of the network as an
-//!    interferer loaded with the PRB utilisation it had over the last period;
+//! 1. each cell's PRB utilisation over the last period, Δprbs_used / (TTIs in the period ×
+//!    N_RB); with `coupled_interference`, each cell then sees every other cell of the network
+//!    as an interferer loaded with it;
 //! 2. per UE, in configuration order: its position and speed from its mobility, in every cell
-//!    (a cell measures and can take over every UE); the RSRP of every cell (TS 36.214 §5.1.1)
-//!    plus the layer-1 measurement error, through the layer-3 filter (36.331 §5.5.3.2, its
-//!    coefficient adapted to the measurement period as NOTE 2 of the clause asks);
-//!    radio link monitoring on the serving cell's SINR (36.331 §5.3.10, 36.133 §7.6); Event A3
-//!    on the filtered values (36.331 §5.5.4.4), every other cell a neighbour.
+//!    (a cell measures and can take over every UE); the RSRP (TS 36.214 §5.1.1) and RSRQ
+//!    (§5.1.3) of every cell, each plus its own layer-1 measurement error, through its own
+//!    layer-3 filter (36.331 §5.5.3.2, the coefficient adapted to the measurement period as
+//!    NOTE 2 of the clause asks); radio link monitoring on the serving cell's SINR (36.331
+//!    §5.3.10, 36.133 §7.6); Event A3 on the filtered values of `trigger_quantity` (36.331
+//!    §5.5.4.4), every other cell a neighbour.
+//!
+//! RSRQ of cell c = N_PRB × RSRP_c / RSSI, with the carrier RSSI over cell c's N_PRB summing
+//! every cell of the network at its RSRP × 12·N_PRB, weighted (2 + 10·load)/12 for the REs it
+//! fills in a reference-signal symbol ([`crate::channel::rssi_dbm`]), plus the thermal noise
+//! over the N_PRB at cell c's noise figure. The load of a cell is its utilisation of the last
+//! period whether or not the interference is coupled: the UE measures the power the
+//! neighbours radiate even where the SINR model keeps its configured interferers. The cells'
+//! configured (non-network) interferers do not enter RSSI: they have a load but no received
+//! power at a moving UE. All cells are taken to share the carrier (intra-frequency A3).
 //!
 //! Radio link monitoring runs before A3 so that a UE whose link fails at this tick does not
 //! also start a handover on it. Neither runs while the UE is not served (during the
 //! interruption T304 is the UE's timer, and a detached UE has no serving cell); A3 does not run
 //! while a handover of the UE is in progress (one at a time), so its time to trigger starts
-//! over afterwards. The measurement error is drawn for every (UE, cell) at every tick whatever
-//! happens, so the stream `ran/ue/NODE/measurement` stays aligned across configurations.
+//! over afterwards. The measurement errors are drawn for every (UE, cell) at every tick
+//! whatever happens, RSRP's from `ran/ue/NODE/measurement` and RSRQ's from
+//! `ran/ue/NODE/measurement/rsrq`, so the streams stay aligned across configurations.
 
 use celltcp_engine::SimTime;
 use celltcp_net::medium::MediumOutput;
 
+use crate::cell::LteCell;
+use crate::channel::{noise_power_dbm, rsrq_db, rssi_dbm, CellSignal};
 use crate::measurement::measurement_error_db;
-use crate::phy::TTI_NS;
+use crate::phy::{SUBCARRIERS_PER_PRB, TTI_NS};
 
 use super::LteRan;
 
@@ -29,13 +43,12 @@ use super::LteRan;
 pub(super) struct Coupling {
     /// Per cell: the loads of its configured interferers (kept as configured).
     pub configured: Vec<Vec<f64>>,
-    /// Per cell: `prbs_used` at the previous tick.
-    pub prbs_at_last_tick: Vec<u64>,
 }
 
 impl LteRan {
     /// Runs the tick due at `now`.
     pub(super) fn tick(&mut self, now: SimTime, out: &mut MediumOutput) {
+        self.update_cell_loads();
         if self.coupling.is_some() {
             self.couple_interference();
         }
@@ -57,12 +70,13 @@ impl LteRan {
                 continue;
             }
             let serving = ue.serving;
-            let Some(ms) = ue.l3[serving].value() else {
+            let quantity = self.meas_cfg.trigger_quantity;
+            let Some(ms) = ue.filters_of(quantity)[serving].value() else {
                 continue;
             };
             self.neighbours.clear();
             self.neighbours
-                .extend(ue.filtered().filter(|&(c, _)| c != serving));
+                .extend(ue.filtered_of(quantity).filter(|&(c, _)| c != serving));
             let Some(a3) = ue.a3.as_mut() else { continue };
             if let Some(target) = a3.evaluate(now, ms, &self.neighbours) {
                 self.a3_triggered(now, u, target);
@@ -70,25 +84,30 @@ impl LteRan {
         }
     }
 
-    /// Each cell's interferers: its configured ones at their configured loads, then the other
-    /// cells of the network (in index order) at the PRB utilisation of the last period,
-    /// Δprbs_used / (TTIs in the period × N_RB).
-    fn couple_interference(&mut self) {
-        let Some(coupling) = self.coupling.as_mut() else {
-            return;
-        };
+    /// Each cell's PRB utilisation over the last period, Δprbs_used / (TTIs in the period ×
+    /// N_RB), into `cell_loads`.
+    fn update_cell_loads(&mut self) {
         let period_ttis = self.meas_cfg.period.as_ns() as f64 / TTI_NS as f64;
-        let utilisation: Vec<f64> = self
+        for ((cell, last), load) in self
             .cells
             .iter()
-            .zip(coupling.prbs_at_last_tick.iter_mut())
-            .map(|(cell, last)| {
-                let used = cell.prbs_used();
-                let delta = used.saturating_sub(*last);
-                *last = used;
-                (delta as f64 / (period_ttis * f64::from(cell.n_prb()))).clamp(0.0, 1.0)
-            })
-            .collect();
+            .zip(self.prbs_at_last_tick.iter_mut())
+            .zip(self.cell_loads.iter_mut())
+        {
+            let used = cell.prbs_used();
+            let delta = used.saturating_sub(*last);
+            *last = used;
+            *load = (delta as f64 / (period_ttis * f64::from(cell.n_prb()))).clamp(0.0, 1.0);
+        }
+    }
+
+    /// Each cell's interferers: its configured ones at their configured loads, then the other
+    /// cells of the network (in index order) at their utilisation of the last period.
+    fn couple_interference(&mut self) {
+        let Some(coupling) = self.coupling.as_ref() else {
+            return;
+        };
+        let utilisation = &self.cell_loads;
         for (c, cell) in self.cells.iter_mut().enumerate() {
             let mut loads = coupling.configured[c].clone();
             loads.extend(
@@ -133,7 +152,8 @@ impl LteRan {
         }
     }
 
-    /// RSRP of every cell at UE `u` with its measurement error, into the layer-3 filters.
+    /// RSRP and RSRQ of every cell at UE `u`, each with its measurement error, into their
+    /// layer-3 filters.
     fn measure_ue(&mut self, u: usize) {
         let std_db = self.meas_cfg.error_std_db;
         let ue = &mut self.ues[u];
@@ -143,6 +163,27 @@ impl LteRan {
                 filter.update(rsrp + error);
             }
         }
+        // Every cell's RSRP and load once; `rx_power_dbm` holds the RSRP (per RE) here.
+        self.signals.clear();
+        for (cell, &load) in self.cells.iter().zip(&self.cell_loads) {
+            let rsrp = cell.ue_rsrp_dbm(ue.node).unwrap_or(f64::NEG_INFINITY);
+            self.signals.push(CellSignal {
+                rx_power_dbm: rsrp,
+                load,
+            });
+        }
+        for (c, filter) in ue.l3_rsrq.iter_mut().enumerate() {
+            let error = measurement_error_db(std_db, &mut ue.rsrq_rng);
+            match rsrq_of(&self.cells[c], c, &self.signals, &mut self.rssi_terms) {
+                Ok(Some(rsrq)) => {
+                    filter.update(rsrq + error);
+                }
+                Ok(None) => {}
+                Err(e) => self
+                    .errors
+                    .push(format!("RSRQ of cell {c} at UE {}: {e}", ue.node)),
+            }
+        }
     }
 
     /// The first tick strictly after `now` (ticks are at k × period).
@@ -150,4 +191,30 @@ impl LteRan {
         let p = self.meas_cfg.period.as_ns().max(1);
         SimTime::from_ns((now.as_ns() / p + 1).saturating_mul(p))
     }
+}
+
+/// RSRQ of `cell` (index `c`), dB (TS 36.214 §5.1.3), from `rsrp`: per cell of the network
+/// its RSRP at the UE (in `rx_power_dbm`, dBm per RE, −∞ when unknown) and its load. `None`
+/// when the cell's own RSRP is unknown. `band` is scratch.
+fn rsrq_of(
+    cell: &LteCell,
+    c: usize,
+    rsrp: &[CellSignal],
+    band: &mut Vec<CellSignal>,
+) -> Result<Option<f64>, crate::channel::ChannelError> {
+    let own = rsrp[c].rx_power_dbm;
+    if !own.is_finite() {
+        return Ok(None);
+    }
+    let n_prb = cell.n_prb();
+    let noise = noise_power_dbm(n_prb, cell.config().noise_figure_db)?;
+    // RSRP × 12·N_PRB: each cell's received power over the measured band when fully loaded.
+    let per_re_to_band = 10.0 * (f64::from(SUBCARRIERS_PER_PRB) * f64::from(n_prb)).log10();
+    band.clear();
+    band.extend(rsrp.iter().map(|s| CellSignal {
+        rx_power_dbm: s.rx_power_dbm + per_re_to_band,
+        load: s.load,
+    }));
+    let rssi = rssi_dbm(band, n_prb, noise)?;
+    Ok(Some(rsrq_db(own, rssi, n_prb)?))
 }

@@ -13,7 +13,7 @@
 //! * the handover state machine and its message chart (`procedure.rs`, timed by `steps.rs`),
 //!   radio link failure and re-establishment (`reestablishment.rs`);
 //! * the user plane — forwarding, the target's buffer, end markers, per policy (`data_path.rs`);
-//! * the measurement tick — mobility, RSRP, layer-3 filtering, A3, radio link monitoring,
+//! * the measurement tick — mobility, RSRP and RSRQ, layer-3 filtering, A3, radio link monitoring,
 //!   interference coupling (`measure.rs`);
 //! * the UE's state and its PDCP receiver (`ue.rs`); the records (`timeline.rs`);
 //! * construction and validation (`build.rs`, `error.rs`).
@@ -31,7 +31,8 @@
 //!
 //! Randomness: every cell keeps the streams of a plain cell (`cell/NAME/ue/NODE/…`), so a
 //! one-cell network without handover reproduces the plain cell exactly; the network adds
-//! `ran/ue/NODE/mobility`, `ran/ue/NODE/measurement` and `ran/prediction`.
+//! `ran/ue/NODE/mobility`, `ran/ue/NODE/measurement`, `ran/ue/NODE/measurement/rsrq` and
+//! `ran/prediction`.
 
 mod build;
 pub mod config;
@@ -60,7 +61,7 @@ use crate::pdcp::PdcpConfig;
 
 pub use config::{
     DataPathPolicy, HandoverConfig, HandoverLatencies, ManualHandover, MeasurementConfig,
-    RanConfig, RanUe, DEFAULT_Q_RXLEVMIN_DBM,
+    RanConfig, RanUe, TriggerQuantity, DEFAULT_Q_RXLEVMIN_DBM,
 };
 pub use error::RanError;
 pub use timeline::HandoverMessage;
@@ -86,6 +87,11 @@ pub struct LteRan {
     ho_cfg: HoCfg,
     meas_cfg: MeasurementConfig,
     coupling: Option<Coupling>,
+    /// Per cell: `prbs_used` at the previous measurement tick.
+    prbs_at_last_tick: Vec<u64>,
+    /// Per cell: its PRB utilisation over the last measurement period, 0..=1 (the load its
+    /// data REs put into the other cells' RSRQ and, when coupled, SINR).
+    cell_loads: Vec<f64>,
     steps: StepQueue,
     next_tick: SimTime,
     timeline: Timeline,
@@ -99,6 +105,8 @@ pub struct LteRan {
     /// Scratch buffers, reused.
     sdus: Vec<(NodeId, BearerSdu)>,
     neighbours: Vec<(usize, f64)>,
+    signals: Vec<crate::channel::CellSignal>,
+    rssi_terms: Vec<crate::channel::CellSignal>,
     /// Inconsistencies met at run time (a cell refusing a call the network believed valid).
     /// Empty in a correct run; kept instead of panicking.
     errors: Vec<String>,
@@ -147,6 +155,12 @@ impl LteRan {
     pub fn filtered_rsrp_dbm(&self, node: NodeId, cell: usize) -> Option<f64> {
         let u = self.ue_by_node(node)?;
         self.ues[u].l3.get(cell)?.value()
+    }
+
+    /// The layer-3 filtered RSRQ of cell `cell` at UE `node`, dB, once measured.
+    pub fn filtered_rsrq_db(&self, node: NodeId, cell: usize) -> Option<f64> {
+        let u = self.ue_by_node(node)?;
+        self.ues[u].l3_rsrq.get(cell)?.value()
     }
 
     /// A UE's position as of the last measurement tick.
@@ -307,8 +321,8 @@ impl Medium for LteRan {
         ]
     }
 
-    /// Per UE its serving cell index and filtered RSRP per cell (NaN before the first
-    /// measurement), then each cell's own figures prefixed with its name.
+    /// Per UE its serving cell index, filtered RSRP per cell and filtered RSRQ per cell (NaN
+    /// before the first measurement), then each cell's own figures prefixed with its name.
     fn sample(&self, now: SimTime, out: &mut Vec<MediumFigure>) {
         for ue in &self.ues {
             let n = ue.node;
@@ -317,6 +331,13 @@ impl Medium for LteRan {
                 let name = &cell.config().name;
                 out.push((
                     format!("ue.{n}.rsrp.{name}"),
+                    filter.value().unwrap_or(f64::NAN),
+                ));
+            }
+            for (cell, filter) in self.cells.iter().zip(&ue.l3_rsrq) {
+                let name = &cell.config().name;
+                out.push((
+                    format!("ue.{n}.rsrq.{name}"),
                     filter.value().unwrap_or(f64::NAN),
                 ));
             }

@@ -108,7 +108,8 @@ impl LteRan {
             .any(|(c, rsrp)| c == best && rsrp > self.ho_cfg.q_rxlevmin_dbm);
         if !suitable {
             let at = now + self.meas_cfg.period;
-            self.steps.schedule(at, u, Some(ids.id), Step::Reestablishment);
+            self.steps
+                .schedule(at, u, Some(ids.id), Step::Reestablishment);
             return;
         }
         let ids = Ids {

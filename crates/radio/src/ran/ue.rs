@@ -20,6 +20,7 @@ use crate::measurement::{A3Monitor, L3Filter, RlfMonitor};
 use crate::mobility::Mobility;
 use crate::pdcp::{PdcpConfig, PdcpRx};
 
+use super::config::TriggerQuantity;
 use super::procedure::Handover;
 use super::timeline::PacketFate;
 use super::LteRan;
@@ -50,6 +51,11 @@ pub(super) struct UeRan {
     pub measurement_rng: RngStream,
     /// Layer-3 filtered RSRP per cell, dBm.
     pub l3: Vec<L3Filter>,
+    /// `ran/ue/NODE/measurement/rsrq`: the layer-1 error of RSRQ, apart from RSRP's so that
+    /// adding RSRQ left the RSRP samples unchanged.
+    pub rsrq_rng: RngStream,
+    /// Layer-3 filtered RSRQ per cell, dB (same filterCoefficient as RSRP).
+    pub l3_rsrq: Vec<L3Filter>,
     pub a3: Option<A3Monitor>,
     pub rlf: Option<RlfMonitor>,
     pub pdcp: PdcpRx<StampedPacket>,
@@ -72,7 +78,20 @@ pub(super) struct UeRan {
 impl UeRan {
     /// Filtered RSRP of every cell that has one, (cell index, dBm).
     pub fn filtered(&self) -> impl Iterator<Item = (usize, f64)> + '_ {
-        self.l3
+        self.filtered_of(TriggerQuantity::Rsrp)
+    }
+
+    /// The layer-3 filters of quantity `q`, one per cell.
+    pub fn filters_of(&self, q: TriggerQuantity) -> &[L3Filter] {
+        match q {
+            TriggerQuantity::Rsrp => &self.l3,
+            TriggerQuantity::Rsrq => &self.l3_rsrq,
+        }
+    }
+
+    /// Filtered value of quantity `q` of every cell that has one, (cell index, dBm or dB).
+    pub fn filtered_of(&self, q: TriggerQuantity) -> impl Iterator<Item = (usize, f64)> + '_ {
+        self.filters_of(q)
             .iter()
             .enumerate()
             .filter_map(|(c, f)| f.value().map(|v| (c, v)))

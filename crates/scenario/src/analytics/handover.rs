@@ -243,9 +243,11 @@ fn analyse_flow(
         .unwrap_or_default();
     // A timeout with nothing lost at the handover was waiting for delayed, not lost, data:
     // the spurious timeout of 000 §IV (RFC 3522 §1 and RFC 5682 §1 describe the same event).
-    let spurious_rto = outcome == TcpOutcome::Timeout
-        && (trace.spurious_undo.count_in(start, end) > 0 || counts.dropped == 0);
     let first_rto = trace.retx_rto.first_in(start, end);
+    let lost_before_rto = first_rto.is_some_and(|rto| trace.dropped.count_in(start, rto) > 0);
+    let spurious_rto = outcome == TcpOutcome::Timeout
+        && (trace.spurious_undo.count_in(start, end) > 0
+            || (counts.dropped == 0 && !lost_before_rto));
 
     let goodput_before = goodput_before_bps(&trace.delivered, start);
     let grid = RecoveryGrid::for_srtt(srtt_ns);

@@ -107,7 +107,7 @@ impl VarSeries {
     }
 }
 
-/// The nine variables the analytics reads ([`REQUIRED_TRACE_VARS`](super::REQUIRED_TRACE_VARS)),
+/// The ten variables the analytics reads ([`REQUIRED_TRACE_VARS`](super::REQUIRED_TRACE_VARS)),
 /// for one flow.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct FlowTrace {
@@ -125,6 +125,8 @@ pub(crate) struct FlowTrace {
     pub spurious_undo: VarSeries,
     /// Cumulative in-order bytes at the receiver.
     pub delivered: VarSeries,
+    /// The flow's packets dropped in the network (value: the cause's code, unused here).
+    pub dropped: VarSeries,
     /// The sender's `SeqSent` and `AckReceived` rows, split into connections.
     pub send: SendProgress,
 }
@@ -139,6 +141,7 @@ impl FlowTrace {
         retx_rto: VarSeries::EMPTY,
         spurious_undo: VarSeries::EMPTY,
         delivered: VarSeries::EMPTY,
+        dropped: VarSeries::EMPTY,
         send: SendProgress::EMPTY,
     };
 
@@ -152,6 +155,7 @@ impl FlowTrace {
         const DELIVERED: u8 = TraceVar::Delivered as u8;
         const SEQ_SENT: u8 = TraceVar::SeqSent as u8;
         const ACK_RECEIVED: u8 = TraceVar::AckReceived as u8;
+        const DROPPED: u8 = TraceVar::Dropped as u8;
         match var {
             SRTT => Some(&mut self.srtt),
             RTT_SAMPLE => Some(&mut self.rtt_sample),
@@ -162,6 +166,7 @@ impl FlowTrace {
             DELIVERED => Some(&mut self.delivered),
             SEQ_SENT => Some(&mut self.send.seq_sent),
             ACK_RECEIVED => Some(&mut self.send.ack_received),
+            DROPPED => Some(&mut self.dropped),
             _ => None,
         }
     }
@@ -222,6 +227,7 @@ impl TraceIndex {
                 &mut trace.retx_rto,
                 &mut trace.spurious_undo,
                 &mut trace.delivered,
+                &mut trace.dropped,
                 &mut trace.send.seq_sent,
                 &mut trace.send.ack_received,
             ] {

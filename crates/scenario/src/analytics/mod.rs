@@ -7,7 +7,7 @@
 //!
 //! # Inputs
 //!
-//! The nine trace variables of [`REQUIRED_TRACE_VARS`] are read for each flow: `RetxRto` and
+//! The ten trace variables of [`REQUIRED_TRACE_VARS`] are read for each flow: `RetxRto` and
 //! `RetxFast` (one row per RTO or fast retransmission), `CcState` (0 slow start, 1 congestion
 //! avoidance, 2 fast recovery, 3 RTO recovery), `SpuriousUndo` (F-RTO/Eifel undid a
 //! reduction), `RttSample` and `Srtt` (seconds), `Delivered` (cumulative bytes delivered in
@@ -72,11 +72,13 @@
 //!   §VI-B (Fig. 8: slow start after a timeout, window halving, nothing). `rto_retransmissions` and
 //!   `fast_retransmissions` count the retransmission rows in the window.
 //! - **spurious_rto** — the outcome is `timeout` and either a `SpuriousUndo` row falls in the
-//!   window (the sender itself found the timeout spurious) or the handover lost none of the
-//!   flow's packets (`dropped == 0` in the record). An RTO when nothing was lost means the data
-//!   was delayed, not lost: the spurious timeout of 000 §IV, caused by the RTT growth of
-//!   forwarding. The record counts the bearer's downlink packets only; a flow the record does
-//!   not list counts as having lost none.
+//!   window (the sender itself found the timeout spurious) or nothing of the flow was lost: the
+//!   handover dropped none of its packets (`dropped == 0` in the record) and the network dropped
+//!   none from the start of the window to the first RTO (no `Dropped` row, which the world
+//!   records for every drop of a traced flow: router queues, AQM, link losses). An RTO when
+//!   nothing was lost means the data was delayed, not lost: the spurious timeout of 000 §IV,
+//!   caused by the RTT growth of forwarding. A flow the record does not list counts as having
+//!   lost none at the handover.
 //! - **rtt_peak** — the largest `RttSample` in the window.
 //! - **goodput_before** — `(D(start) − D(start − 1 s)) / 1 s` in bits per second; when start
 //!   is under 1 s, `D(start) / start`; `None` when start is 0.
@@ -144,7 +146,7 @@ pub use handover::{analyse, outcome_counts, HandoverOutcome, TcpOutcome};
 
 /// The trace variables [`analyse`] reads: the scenario must record them for every TCP flow of a
 /// terminal that can hand over, whatever the user's trace selection.
-pub const REQUIRED_TRACE_VARS: [TraceVar; 9] = [
+pub const REQUIRED_TRACE_VARS: [TraceVar; 10] = [
     TraceVar::RetxRto,
     TraceVar::RetxFast,
     TraceVar::CcState,
@@ -154,4 +156,5 @@ pub const REQUIRED_TRACE_VARS: [TraceVar; 9] = [
     TraceVar::Delivered,
     TraceVar::SeqSent,
     TraceVar::AckReceived,
+    TraceVar::Dropped,
 ];

@@ -13,13 +13,13 @@ use celltcp_radio::measurement::{A3Config, RlfConfig};
 use celltcp_radio::mobility::MobilityModel;
 use celltcp_radio::ran::{
     DataPathPolicy, HandoverConfig, HandoverLatencies, LteRan, ManualHandover, MeasurementConfig,
-    RanConfig, RanUe,
+    RanConfig, RanUe, TriggerQuantity,
 };
 use celltcp_radio::rlc::BufferLimit;
 
 use super::cells::lte_cell_config;
 use crate::config::handover::{HandoverSpec, PolicySpec};
-use crate::config::ran::RanSpec;
+use crate::config::ran::{RanSpec, TriggerQuantityKind};
 use crate::error::ScenarioError;
 use crate::Scenario;
 
@@ -81,6 +81,10 @@ pub(super) fn ran_config(
             period: ran.measurement.period,
             filter_k: ran.measurement.filter_k,
             error_std_db: ran.measurement.error_std_db,
+            trigger_quantity: match ran.measurement.trigger_quantity {
+                TriggerQuantityKind::Rsrp => TriggerQuantity::Rsrp,
+                TriggerQuantityKind::Rsrq => TriggerQuantity::Rsrq,
+            },
         },
         coupled_interference: ran.coupled_interference,
     })

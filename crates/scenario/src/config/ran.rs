@@ -85,6 +85,9 @@ pub struct MeasurementFile {
     pub filter_k: u8,
     /// Standard deviation of the Gaussian layer-1 measurement error, dB (≥ 0; 0 = exact).
     pub error_std_db: f64,
+    /// The quantity Event A3 compares, "rsrp" (default) or "rsrq" (TS 36.331
+    /// triggerQuantity); the offset and hysteresis are in dB either way.
+    pub trigger_quantity: TriggerQuantityKind,
 }
 
 impl Default for MeasurementFile {
@@ -93,8 +96,20 @@ impl Default for MeasurementFile {
             period: Quantity::default_of("40ms"),
             filter_k: 4,
             error_std_db: 0.0,
+            trigger_quantity: TriggerQuantityKind::Rsrp,
         }
     }
+}
+
+/// The measured quantity of Event A3 (TS 36.331 ReportConfigEUTRA triggerQuantity).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TriggerQuantityKind {
+    /// Reference signal received power, dBm (TS 36.214 §5.1.1).
+    #[default]
+    Rsrp,
+    /// Reference signal received quality, dB (TS 36.214 §5.1.3).
+    Rsrq,
 }
 
 /// `[ran]` as written.
@@ -205,6 +220,7 @@ pub struct MeasurementSpec {
     pub period: SimDuration,
     pub filter_k: u8,
     pub error_std_db: f64,
+    pub trigger_quantity: TriggerQuantityKind,
 }
 
 /// `[ran]`, validated.
@@ -273,6 +289,7 @@ pub(crate) fn convert(
             period: m.period.value,
             filter_k: m.filter_k,
             error_std_db: m.error_std_db,
+            trigger_quantity: m.trigger_quantity,
         },
         handover,
     }))

@@ -10,4 +10,5 @@ mod interference;
 mod medium;
 mod procedure;
 mod rlf;
+mod rsrq;
 mod single_cell;

@@ -171,6 +171,27 @@ fn timeout_without_handover_losses_is_spurious() {
 }
 
 #[test]
+fn timeout_after_a_network_drop_is_not_spurious() {
+    // The handover lost nothing (dropped = 0) but a router queue dropped a packet of the flow
+    // at 2.12 s, before the RTO at 2.15 s: the timeout repaired a real loss.
+    let mut t = trace_srtt_50ms();
+    t.row(2_120 * MS, FLOW, TraceVar::Dropped, 0.0);
+    t.event(2_150 * MS, TraceVar::RetxRto);
+    assert!(!one(0, &t).spurious_rto);
+    // A drop after the first RTO (or before the handover's start) does not count.
+    let mut t = trace_srtt_50ms();
+    t.row(1_990 * MS, FLOW, TraceVar::Dropped, 0.0);
+    t.event(2_150 * MS, TraceVar::RetxRto);
+    t.row(2_160 * MS, FLOW, TraceVar::Dropped, 0.0);
+    assert!(one(0, &t).spurious_rto);
+    // Another flow's drop does not count either.
+    let mut t = trace_srtt_50ms();
+    t.row(2_120 * MS, FLOW + 1, TraceVar::Dropped, 0.0);
+    t.event(2_150 * MS, TraceVar::RetxRto);
+    assert!(one(0, &t).spurious_rto);
+}
+
+#[test]
 fn halving_is_never_a_spurious_timeout() {
     let mut t = trace_srtt_50ms();
     t.event(2_120 * MS, TraceVar::RetxFast);
