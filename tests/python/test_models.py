@@ -517,3 +517,75 @@ def test_recovery_to_a_fraction_of_the_bdp():
         m.handover_recovery_time_s(10e6, 0.1, 1500, case="best", target_fraction=1.5)
     with pytest.raises(ValueError, match="target_fraction"):
         m.handover_recovery_time_s(10e6, 0.1, 1500, case="best", target_fraction=0.0)
+
+
+# --------------------------------------------------------------------------------------------
+# Recovery in whole rounds (docs/models.md, "Recovery in whole rounds")
+
+# 10 segments of 1500 bytes per 100 ms: W = 10, one segment per tau = 10 ms at the bottleneck.
+_W10 = {"rate_bps": 10 * 1500 * 8 / 0.1, "rtt_s": 0.1, "mss_bytes": 1500}
+
+
+def _rounds(case="best", **kw):
+    return m.handover_recovery_rounds_s(**_W10, case=case, **kw)
+
+
+def test_rounds_every_segment_acknowledged_hand_computed():
+    # cwnd 1 -> 2 at RTT, 4 at 2 RTT + tau, 8 at 3 RTT + 3 tau; the fourth round's ACKs arrive
+    # at 4 RTT + j tau and lift cwnd to 9 and then 10 = W (the best case's ssthresh).
+    expected = {0.2: 0.1, 0.4: 0.21, 0.8: 0.33, 0.9: 0.40, 1.0: 0.41}
+    for fraction, t in expected.items():
+        assert _rounds(delayed_ack=False, target_fraction=fraction) == approx(t), fraction
+    # Fluid model: log2(10) RTT = 0.332 s, 0.8 RTT earlier.
+    assert m.handover_recovery_time_s(**_W10, case="best", delayed_ack=False) == approx(0.3322, abs=1e-4)
+
+
+def test_rounds_delayed_ack_timer_hand_computed():
+    # The lone retransmission is acknowledged by the 40 ms timer: cwnd 2 at RTT + D = 0.14 s.
+    assert _rounds(target_fraction=0.2) == approx(0.14)
+    # Its two segments leave the bottleneck tau apart; the second one is acknowledged at once
+    # (one ACK for two segments, +1 without byte counting): cwnd 3 at 2 RTT + D + tau.
+    assert _rounds(target_fraction=0.3) == approx(0.25)
+    # With byte counting (L = 2) that ACK adds 2: cwnd 4 at the same instant.
+    assert _rounds(target_fraction=0.4, abc_limit=2) == approx(0.25)
+    # The timer changes nothing while it is 0, and a longer one stalls the first round longer.
+    assert _rounds(target_fraction=0.2, delack_timeout_s=0.0) == approx(0.1)
+    assert _rounds(target_fraction=0.2, delack_timeout_s=0.2) == approx(0.3)
+
+
+def test_rounds_worst_case_hand_computed():
+    # ssthresh = 5: round 3's first ACK takes cwnd from 4 to 5; its other three ACKs and round
+    # 4's first two give the 5 credits of congestion avoidance: cwnd 6 at 4 RTT + tau.
+    assert _rounds("worst", delayed_ack=False, target_fraction=0.5) == approx(0.3)
+    assert _rounds("worst", delayed_ack=False, target_fraction=0.6) == approx(0.41)
+
+
+def test_rounds_converge_to_the_fluid_model():
+    args = (100e6, 0.1, 1500)
+    for case, delayed, rel in [("best", False, 0.08), ("best", True, 0.04),
+                               ("worst", False, 0.006), ("worst", True, 0.005)]:
+        rounds = m.handover_recovery_rounds_s(*args, case=case, delayed_ack=delayed)
+        fluid = m.handover_recovery_time_s(*args, case=case, delayed_ack=delayed)
+        # Whole rounds are never faster than the fluid growth, and the best case differs by
+        # less than one RTT (the last, partly used round).
+        assert fluid < rounds < fluid * (1 + rel), (case, delayed)
+        if case == "best":
+            assert rounds - fluid < 0.1
+    # The seed's 84 s case: 85.20 s against 84.82 s.
+    assert m.handover_recovery_rounds_s(*args, case="worst") == approx(85.20, abs=0.01)
+
+
+def test_rounds_edge_cases_and_errors():
+    assert _rounds(initial_window=10) == 0.0
+    with pytest.raises(ValueError, match="case"):
+        _rounds("typical")
+    with pytest.raises(ValueError, match="target_fraction"):
+        _rounds(target_fraction=1.5)
+    with pytest.raises(ValueError, match="delack_timeout_s"):
+        _rounds(delack_timeout_s=-1)
+    with pytest.raises(ValueError, match="abc_limit"):
+        _rounds(abc_limit=3)
+    with pytest.raises(ValueError, match="initial_window"):
+        _rounds(initial_window=0.5)
+    with pytest.raises(ValueError, match="delayed_ack"):
+        _rounds(delayed_ack=1)

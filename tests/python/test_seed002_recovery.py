@@ -6,9 +6,12 @@ from __future__ import annotations
 import celltcp
 import pytest
 import tomllib
+from celltcp.models import handover_recovery_rounds_s
 from celltcp.reproduce.registry import Options, ReproductionError
 from celltcp.reproduce.seed002 import (
+    PACKET_BYTES,
     RATES_BPS,
+    RECOVERY_FRACTION,
     RTTS_S,
     RecoveryCell,
     Runner,
@@ -144,3 +147,25 @@ def test_full_grid(tmp_path):
     out = best[(best["ratio"] - 1).abs() > 0.2]
     assert len(out) == 1 and timer_bound[out.index].all() and (out["cwnd_ratio"] > 1.2).all()
     assert table["cwnd_ramp_s"].notna().all()
+
+
+def test_small_bdp_ramp_is_within_20_percent_of_the_round_model(tmp_path):
+    # Three cells outside ±20 % of the fluid model (1.22, 1.24 and 2.08 ×): BDPs of 21 and 4
+    # segments, where slow start is a few whole rounds and, with delayed ACKs, the 40 ms timer
+    # stalls the lone retransmission. Stepped ACK by ACK, the model follows them.
+    cells = [RecoveryCell(5e6, 0.05, "best", False), RecoveryCell(5e6, 0.05, "worst", True),
+             RecoveryCell(5e6, 0.01, "worst", True)]
+    table = _table(tmp_path, cells)
+    assert (table["timeouts"] == table["runs"]).all()
+    assert ((table["ratio"] - 1).abs() > 0.2).all()  # the fluid model misses all three
+    for _, row in table.iterrows():
+        rounds = handover_recovery_rounds_s(
+            row["rate_bps"], row["rtt_s"], PACKET_BYTES, case=row["case"],
+            delayed_ack=bool(row["delayed_ack"]), target_fraction=RECOVERY_FRACTION)
+        assert row["ramp_s"] / rounds == pytest.approx(1.0, abs=0.2), row.to_dict()
+        assert row["cwnd_ramp_s"] / rounds == pytest.approx(1.0, abs=0.2), row.to_dict()
+    # In the best case the sender's window reaches 90 % of the BDP on the model's ACK.
+    best = table.iloc[0]
+    assert best["cwnd_ramp_s"] == pytest.approx(handover_recovery_rounds_s(
+        5e6, 0.05, PACKET_BYTES, case="best", delayed_ack=False,
+        target_fraction=RECOVERY_FRACTION), rel=0.01)

@@ -20,6 +20,7 @@ from .handover import (
     RecoveryPhases,
     buffer_overrun_probability,
     handover_recovery_phases,
+    handover_recovery_rounds_s,
     handover_recovery_time_s,
     overrun_free_extra_buffer_bytes,
 )
@@ -73,6 +74,7 @@ __all__ = [
     "congestion_avoidance_time_s",
     "crossover_p_buff",
     "handover_recovery_phases",
+    "handover_recovery_rounds_s",
     "handover_recovery_time_s",
     "jain_fairness",
     "loss_rate_ewma",

@@ -54,16 +54,24 @@ seed's Fig. 6 (10 Mbit/s, 200 ms RTT): 62.5 kB for a 50 ms interruption.
 
 from __future__ import annotations
 
+import math
+from collections import deque
 from typing import NamedTuple
 
 from ._validate import at_least, non_negative, positive
-from .slow_start import congestion_avoidance_time_s, slow_start_time_s
+from .slow_start import (
+    _abc_limit,
+    congestion_avoidance_time_s,
+    segments_per_ack,
+    slow_start_time_s,
+)
 from .throughput import BITS_PER_BYTE, bdp_bytes
 
 __all__ = [
     "RecoveryPhases",
     "buffer_overrun_probability",
     "handover_recovery_phases",
+    "handover_recovery_rounds_s",
     "handover_recovery_time_s",
     "overrun_free_extra_buffer_bytes",
 ]
@@ -157,6 +165,111 @@ def handover_recovery_time_s(
         initial_window=initial_window,
         target_fraction=target_fraction,
     ).total_s
+
+
+def handover_recovery_rounds_s(
+    rate_bps: float,
+    rtt_s: float,
+    mss_bytes: float,
+    *,
+    case: str,
+    delayed_ack: bool = True,
+    abc_limit: float | None = None,
+    initial_window: float = 1.0,
+    target_fraction: float = 1.0,
+    delack_timeout_s: float = 0.04,
+) -> float:
+    """Recovery time in seconds after a timeout, with TCP's window stepped ACK by ACK in whole
+    rounds (docs/models.md, "Recovery in whole rounds"), rather than the fluid growth of
+    :func:`handover_recovery_time_s`. Time 0 is the timeout (the retransmission of the loss
+    window ``initial_window``); the result is the arrival time of the ACK that lifts cwnd to
+    ``target_fraction`` of the BDP ``W = rate_bps * rtt_s / (8 * mss_bytes)`` segments.
+
+    The path is a bottleneck serving one segment per ``tau = rtt_s / W`` seconds, FIFO, and a
+    fixed remainder such that a lone segment is acknowledged ``rtt_s`` after it is sent.
+    The sender (RFC 5681 section 3.1) starts with ``cwnd = initial_window`` and
+    ``ssthresh = W`` (``case="best"``) or ``W/2`` (``"worst"``), sends whenever a whole segment
+    fits under cwnd, and grows on each ACK of ``n`` new segments: in slow start
+    (``cwnd < ssthresh``) by 1 segment, or ``min(n, abc_limit)`` with byte counting (RFC 3465
+    section 2.2), at most up to ssthresh, the rest of the ACK counting in congestion avoidance;
+    in congestion avoidance by one segment each time the credit reaches cwnd, the credit being
+    1 per ACK (RFC 5681 eq. (3)) or ``n`` with byte counting (RFC 3465 section 2.1). With
+    ``delayed_ack`` the receiver acknowledges every second segment at once and a segment left
+    alone when ``delack_timeout_s`` after its arrival expires (RFC 5681 section 4.2); a round
+    opened by such an ACK lasts ``rtt_s + delack_timeout_s``.
+
+    ``rate_bps``, ``rtt_s``, ``mss_bytes`` > 0; ``initial_window`` >= 1 segment;
+    ``0 < target_fraction <= 1``; ``delack_timeout_s`` >= 0; ``abc_limit`` None or in [1, 2].
+    Returns 0 if the loss window already reaches the target.
+
+    Example: W = 10, every segment acknowledged, best case, target 1: rounds end at cwnd 2, 4,
+    8 (times RTT, 2 RTT + tau, 3 RTT + 3 tau), and the second ACK of the fourth round, at
+    ``4 RTT + tau = 4.1 RTT``, lifts cwnd from 9 to 10 (fluid model: ``log2(10) = 3.32 RTT``).
+    """
+    if case not in _CASES:
+        raise ValueError(f"case: {case!r} is not a recovery case; expected 'best' or 'worst'")
+    segments_per_ack(delayed_ack)  # validates the flag (ValueError, as everywhere here)
+    rtt = positive("rtt_s", rtt_s)
+    mss = positive("mss_bytes", mss_bytes)
+    fraction = positive("target_fraction", target_fraction)
+    if fraction > 1.0:
+        raise ValueError(f"target_fraction: {target_fraction!r} is above 1; expected 0 < f <= 1")
+    limit = _abc_limit(abc_limit)
+    cwnd = at_least("initial_window", initial_window, 1.0)
+    timer = non_negative("delack_timeout_s", delack_timeout_s)
+    bdp = bdp_bytes(rate_bps, rtt) / mss
+    target = fraction * bdp
+    if cwnd >= target:
+        return 0.0
+    ssthresh = bdp if case == "best" else bdp / 2.0
+    tau = rtt / bdp  # bottleneck service time of one segment
+    credit = 0.0  # congestion avoidance credit, segments (RFC 3465 bytes_acked / SMSS)
+    # Times at which a prompt ACK for each segment in flight would reach the sender ("echo"
+    # times: the bottleneck departure plus the rest of the round trip), in sending order.
+    echoes: deque[float] = deque()
+    last_departure = -math.inf
+    in_flight = 0
+
+    def send(now: float) -> None:
+        nonlocal last_departure, in_flight
+        while in_flight + 1 <= cwnd + 1e-9:
+            last_departure = max(now, last_departure) + tau
+            echoes.append(last_departure + rtt - tau)
+            in_flight += 1
+
+    send(0.0)
+    held: float | None = None  # echo time of a segment the receiver holds an ACK for
+    while True:
+        # Next ACK: a prompt one (every segment, or the second of a pair) or the timer's.
+        if held is not None and (not echoes or held + timer < echoes[0]):
+            now, acked, held = held + timer, 1, None
+        else:
+            arrival = echoes.popleft()
+            if delayed_ack and held is None:
+                held = arrival
+                continue
+            now, acked, held = arrival, (2 if held is not None else 1), None
+        in_flight -= acked
+        if cwnd < ssthresh:
+            increase = 1.0 if limit is None else min(float(acked), limit)
+            room = ssthresh - cwnd
+            if increase <= room:
+                cwnd += increase
+                rest = 0.0
+            else:
+                cwnd = ssthresh
+                rest = max(0.0, acked - room)
+            if rest > 0.0:
+                credit += 1.0 if limit is None else rest
+        else:
+            credit += 1.0 if limit is None else float(acked)
+        if credit >= cwnd:
+            credit -= cwnd
+            cwnd += 1.0
+            credit = min(credit, cwnd)
+        if cwnd >= target - 1e-9:
+            return now
+        send(now)
 
 
 def _rtt_weight_integral(window: float, bdp: float) -> float:
