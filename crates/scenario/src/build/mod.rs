@@ -191,15 +191,20 @@ fn tcp_config(s: &TcpSettings) -> TcpConfig {
 fn tcp_app(spec: &AppSpec) -> Box<dyn TcpApplication> {
     match *spec {
         AppSpec::Bulk { bytes } => Box::new(Bulk::new(bytes)),
-        AppSpec::Ftp { ref file_size, think_time_mean } => {
-            let size = match *file_size {
-                SizeDist::Fixed { bytes } => FileSize::Fixed(bytes),
-                SizeDist::Exponential { mean_bytes } => FileSize::Exponential { mean: mean_bytes },
-                SizeDist::Pareto { mean_bytes, shape } => FileSize::Pareto { mean: mean_bytes, shape },
-            };
-            Box::new(Ftp::new(size, think_time_mean))
+        AppSpec::Ftp { ref file_size, think_time_mean } => Box::new(Ftp::new(file_size_dist(file_size), think_time_mean)),
+        AppSpec::FtpInterRequest { ref file_size, inter_request_mean } => {
+            Box::new(Ftp::with_inter_request(file_size_dist(file_size), inter_request_mean))
         }
         AppSpec::OnOff { on_mean, off_mean, rate_bps } => Box::new(OnOff::new(on_mean, off_mean, rate_bps)),
+    }
+}
+
+/// The FTP file-size distribution of the TCP application model.
+fn file_size_dist(size: &SizeDist) -> FileSize {
+    match *size {
+        SizeDist::Fixed { bytes } => FileSize::Fixed(bytes),
+        SizeDist::Exponential { mean_bytes } => FileSize::Exponential { mean: mean_bytes },
+        SizeDist::Pareto { mean_bytes, shape } => FileSize::Pareto { mean: mean_bytes, shape },
     }
 }
 

@@ -22,7 +22,8 @@ use crate::ScenarioError;
 pub enum AppFile {
     /// Sends as fast as TCP allows: unbounded, or `bytes` then closes.
     Bulk(BulkFile),
-    /// Repeated file transfers, each on a new connection, separated by exponential think times.
+    /// Repeated file transfers, each on a new connection, spaced by exponential think times or
+    /// inter-request times.
     Ftp(FtpFile),
     /// Alternating exponential on and off periods; sends at `rate` while on.
     #[serde(rename = "onoff")]
@@ -56,8 +57,15 @@ pub struct BulkFile {
 pub struct FtpFile {
     /// Size of each file: a size, or a distribution table { dist = "fixed" | "exponential" | "pareto", … }.
     pub file_size: FileSizeFile,
-    /// Mean of the exponential think time between transfers (a time, ≥ 0).
-    pub think_time: Quantity<Time>,
+    /// Mean of the exponential think time from the end of one transfer to the next request (a
+    /// time, ≥ 0). Exactly one of `think_time` and `inter_request` is required.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub think_time: Option<Quantity<Time>>,
+    /// Mean of the exponential time between the starts of successive requests (a time, > 0); a
+    /// request due while the previous transfer still runs starts when it ends. Exactly one of
+    /// `think_time` and `inter_request` is required.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inter_request: Option<Quantity<Time>>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -208,10 +216,18 @@ impl JsonSchema for FileSizeFile {
 pub enum AppSpec {
     /// Keeps the send buffer full; `bytes` (then closes) or unbounded.
     Bulk { bytes: Option<u64> },
-    /// Repeated transfers on new connections; think times are exponential with this mean.
+    /// Repeated transfers on new connections; think times (from the end of a transfer to the
+    /// next request) are exponential with this mean.
     Ftp {
         file_size: SizeDist,
         think_time_mean: SimDuration,
+    },
+    /// Repeated transfers on new connections; the times between the starts of successive
+    /// requests are exponential with this mean (> 0). Transfers do not overlap: a request due
+    /// while the previous transfer still runs starts when that transfer ends.
+    FtpInterRequest {
+        file_size: SizeDist,
+        inter_request_mean: SimDuration,
     },
     /// Exponential on and off periods with these means; sends at `rate_bps` while on.
     OnOff {
@@ -284,9 +300,31 @@ impl AppFile {
                         }
                     }
                 };
-                AppSpec::Ftp {
-                    file_size,
-                    think_time_mean: a.think_time.value,
+                match (&a.think_time, &a.inter_request) {
+                    (Some(think), None) => AppSpec::Ftp {
+                        file_size,
+                        think_time_mean: think.value,
+                    },
+                    (None, Some(inter)) => {
+                        let key = k("inter_request");
+                        positive_time(&key, inter)?;
+                        AppSpec::FtpInterRequest {
+                            file_size,
+                            inter_request_mean: inter.value,
+                        }
+                    }
+                    (Some(_), Some(_)) => {
+                        return Err(ScenarioError::new(
+                            k("inter_request"),
+                            "not allowed together with think_time; give exactly one of the two",
+                        ))
+                    }
+                    (None, None) => {
+                        return Err(ScenarioError::new(
+                            k("think_time"),
+                            "required key is missing (give think_time or inter_request)",
+                        ))
+                    }
                 }
             }
             AppFile::OnOff(a) => {
