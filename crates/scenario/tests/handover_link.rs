@@ -4,7 +4,11 @@
 //! (seed 002 §1: "in all investigated cases TCP entered slow-start"); with buffer transfer
 //! (`forward`) the data only wait, and TCP sees a delay, not a loss (§2).
 
-use celltcp_scenario::{load_str, run, Column, RunOptions, RunOutput, Series};
+use celltcp_scenario::{load_str, run, Column, RunOptions, RunOutput};
+
+#[path = "support/mod.rs"]
+mod support;
+use support::{cats, column, f64s, series};
 use serde_json::Value;
 
 /// server –core– bs –radio– ue; the receive window (64 KB ≈ the 10 Mb/s × 50 ms path's BDP)
@@ -55,36 +59,6 @@ fn run_with(overrides: &[(&str, &str)]) -> RunOutput {
     run(&scenario, &RunOptions::default()).unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn series<'a>(out: &'a RunOutput, name: &str) -> &'a Series {
-    out.series
-        .iter()
-        .find(|s| s.name == name)
-        .unwrap_or_else(|| panic!("no series {name}"))
-}
-
-fn column<'a>(s: &'a Series, name: &str) -> &'a Column {
-    &s.columns
-        .iter()
-        .find(|(n, _)| n == name)
-        .unwrap_or_else(|| panic!("no column {name}"))
-        .1
-}
-
-/// The category name of row `i` of a categorical column.
-fn cat(s: &Series, name: &str, i: usize) -> String {
-    match column(s, name) {
-        Column::Cat { codes, names } => names[codes[i] as usize].clone(),
-        other => panic!("{name} is not categorical: {other:?}"),
-    }
-}
-
-fn f64s(s: &Series, name: &str) -> Vec<f64> {
-    match column(s, name) {
-        Column::F64(v) => v.clone(),
-        other => panic!("{name} is not f64: {other:?}"),
-    }
-}
-
 #[test]
 fn discard_loses_the_window_and_the_sender_times_out() {
     let out = run_with(&[]);
@@ -125,9 +99,9 @@ fn discard_loses_the_window_and_the_sender_times_out() {
 
     let rows = series(&out, "handovers");
     assert_eq!(column(rows, "handover").len(), 1);
-    assert_eq!(cat(rows, "outcome", 0), "timeout");
-    assert_eq!(cat(rows, "flow", 0), "bulk");
-    assert_eq!(cat(rows, "cause", 0), "link");
+    assert_eq!(cats(rows, "outcome")[0], "timeout");
+    assert_eq!(cats(rows, "flow")[0], "bulk");
+    assert_eq!(cats(rows, "cause")[0], "link");
     match column(rows, "dropped") {
         Column::U64(d) => assert_eq!(
             d[0], flow_drops,
@@ -155,13 +129,13 @@ fn discard_loses_the_window_and_the_sender_times_out() {
     );
     assert_eq!(
         (
-            cat(events, "message", 0),
-            cat(events, "from", 0),
-            cat(events, "to", 0)
+            cats(events, "message")[0].clone(),
+            cats(events, "from")[0].clone(),
+            cats(events, "to")[0].clone()
         ),
         ("interruption_start".into(), "bs".into(), "ue".into())
     );
-    assert_eq!(cat(events, "message", 1), "interruption_end");
+    assert_eq!(cats(events, "message")[1], "interruption_end");
 }
 
 #[test]
@@ -172,7 +146,7 @@ fn forward_keeps_the_buffer_and_tcp_sees_only_a_delay() {
     assert_eq!(out.summary["flows"]["bulk"]["drops"]["handover"], 0);
     assert_eq!(out.summary["flows"]["bulk"]["drops"]["queue_full"], 0);
     let rows = series(&out, "handovers");
-    assert_eq!(cat(rows, "outcome", 0), "none");
+    assert_eq!(cats(rows, "outcome")[0], "none");
     // The RTT samples of the data held in the queue include the interruption.
     let peak = f64s(rows, "rtt_peak_s")[0];
     let before = f64s(rows, "rtt_before_s")[0];
@@ -188,7 +162,7 @@ fn holding_the_uplink_too_returns_its_acks_and_sack_recovers_by_fast_retransmit(
     // segments, whose SACKs reveal the lost run, and recovery (RFC 6675) needs no timeout.
     let out = run_with(&[("events", "[{ at = '2s', link = 'radio', handover = { interruption = '100ms', policy = 'discard' } }]")]);
     let rows = series(&out, "handovers");
-    assert_eq!(cat(rows, "outcome", 0), "halving");
+    assert_eq!(cats(rows, "outcome")[0], "halving");
     match column(rows, "fast_retransmissions") {
         Column::U32(n) => assert!(
             n[0] > 10,

@@ -2,7 +2,11 @@
 //! the run yields the handover's record, the analytics rows of the UE's TCP flow and the
 //! message timeline, the cells are reported as plain cells are, and two runs are identical.
 
-use celltcp_scenario::{load_str, run, Column, RunOptions, RunOutput, Series};
+use celltcp_scenario::{load_str, run, Column, RunOptions, RunOutput};
+
+#[path = "support/mod.rs"]
+mod support;
+use support::{cats, column, series};
 use serde_json::Value;
 
 /// server – pgw – {enb1, enb2}; the UE, 150 m from enb1 and 350 m from enb2, downloads with
@@ -83,28 +87,6 @@ fn run_with(overrides: &[(&str, &str)]) -> RunOutput {
         .collect();
     let scenario = load_str(RAN, &owned).unwrap_or_else(|e| panic!("{e}"));
     run(&scenario, &RunOptions::default()).unwrap_or_else(|e| panic!("{e}"))
-}
-
-fn series<'a>(out: &'a RunOutput, name: &str) -> &'a Series {
-    out.series
-        .iter()
-        .find(|s| s.name == name)
-        .unwrap_or_else(|| panic!("no series {name}"))
-}
-
-fn column<'a>(s: &'a Series, name: &str) -> &'a Column {
-    &s.columns
-        .iter()
-        .find(|(n, _)| n == name)
-        .unwrap_or_else(|| panic!("no column {name}"))
-        .1
-}
-
-fn cats(s: &Series, name: &str) -> Vec<String> {
-    match column(s, name) {
-        Column::Cat { codes, names } => codes.iter().map(|c| names[*c as usize].clone()).collect(),
-        other => panic!("{name} is not categorical: {other:?}"),
-    }
 }
 
 /// The message timeline as (time in ms, from, to, message).

@@ -4,6 +4,10 @@
 
 use celltcp_scenario::{load_str, run, Column, RunOptions, RunOutput};
 
+#[path = "support/mod.rs"]
+mod support;
+use support::{column, series};
+
 /// server – pgw – {enb1, enb2}, optionally enb1 – enb2 (X2); the UE is handed over from cell
 /// `a` to cell `b` at 0.8 s with forwarding.
 fn scenario(x2_link: bool) -> String {
@@ -93,9 +97,7 @@ fn packets(out: &RunOutput, link: &str, dir: &str) -> u64 {
 }
 
 fn forwarded(out: &RunOutput) -> u64 {
-    let rows = out.series.iter().find(|s| s.name == "handovers").expect("handovers series");
-    let col = &rows.columns.iter().find(|(n, _)| n == "forwarded").expect("forwarded").1;
-    match col {
+    match column(series(out, "handovers"), "forwarded") {
         Column::U64(v) => v.iter().sum(),
         other => panic!("forwarded: {other:?}"),
     }

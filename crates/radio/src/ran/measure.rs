@@ -157,13 +157,8 @@ impl LteRan {
     fn measure_ue(&mut self, u: usize) {
         let std_db = self.meas_cfg.error_std_db;
         let ue = &mut self.ues[u];
-        for (cell, filter) in self.cells.iter().zip(ue.l3.iter_mut()) {
-            let error = measurement_error_db(std_db, &mut ue.measurement_rng);
-            if let Ok(rsrp) = cell.ue_rsrp_dbm(ue.node) {
-                filter.update(rsrp + error);
-            }
-        }
-        // Every cell's RSRP and load once; `rx_power_dbm` holds the RSRP (per RE) here.
+        // Every cell's RSRP and load once; `rx_power_dbm` holds the RSRP (per RE) here, −∞ when
+        // the cell cannot measure the UE.
         self.signals.clear();
         for (cell, &load) in self.cells.iter().zip(&self.cell_loads) {
             let rsrp = cell.ue_rsrp_dbm(ue.node).unwrap_or(f64::NEG_INFINITY);
@@ -171,6 +166,13 @@ impl LteRan {
                 rx_power_dbm: rsrp,
                 load,
             });
+        }
+        for (signal, filter) in self.signals.iter().zip(ue.l3.iter_mut()) {
+            // One draw per cell and tick whether or not the cell is measured, as before.
+            let error = measurement_error_db(std_db, &mut ue.measurement_rng);
+            if signal.rx_power_dbm.is_finite() {
+                filter.update(signal.rx_power_dbm + error);
+            }
         }
         for (c, filter) in ue.l3_rsrq.iter_mut().enumerate() {
             let error = measurement_error_db(std_db, &mut ue.rsrq_rng);

@@ -1,5 +1,5 @@
 //! Helpers shared by the scenario tests: running TOML text, reading summary figures and traced
-//! TCP series, and the small statistics the tests compare with.
+//! TCP series and other output series, and the small statistics the tests compare with.
 #![allow(dead_code)]
 
 use celltcp_scenario::{load_str, run, Column, RunOptions, RunOutput, Series};
@@ -38,7 +38,8 @@ pub fn tcp_series(out: &RunOutput, flow: &str, var: &str) -> Vec<(u64, f64)> {
         .collect()
 }
 
-fn column<'a>(s: &'a Series, name: &str) -> &'a Column {
+/// The column called `name` of a series.
+pub fn column<'a>(s: &'a Series, name: &str) -> &'a Column {
     &s.columns.iter().find(|(n, _)| n == name).unwrap_or_else(|| panic!("no column {name}")).1
 }
 
@@ -82,4 +83,28 @@ pub fn jain(x: &[f64]) -> f64 {
     let s: f64 = x.iter().sum();
     let s2: f64 = x.iter().map(|v| v * v).sum();
     s * s / (x.len() as f64 * s2)
+}
+
+/// The output series called `name`.
+pub fn series<'a>(out: &'a RunOutput, name: &str) -> &'a Series {
+    out.series
+        .iter()
+        .find(|s| s.name == name)
+        .unwrap_or_else(|| panic!("no series {name}"))
+}
+
+/// Every row of a categorical column, as names.
+pub fn cats(s: &Series, name: &str) -> Vec<String> {
+    match column(s, name) {
+        Column::Cat { codes, names } => codes.iter().map(|c| names[*c as usize].clone()).collect(),
+        other => panic!("{name} is not categorical: {other:?}"),
+    }
+}
+
+/// Every row of an f64 column.
+pub fn f64s(s: &Series, name: &str) -> Vec<f64> {
+    match column(s, name) {
+        Column::F64(v) => v.clone(),
+        other => panic!("{name} is not f64: {other:?}"),
+    }
 }
