@@ -7,16 +7,25 @@ a worker starts in milliseconds and inherits nothing of the parent's threads or 
 with ``spawn`` elsewhere. As with any ``spawn``-style start, a script that runs a sweep at import
 time must guard it with ``if __name__ == "__main__":``.
 
-At most ``2 × workers`` tasks are queued at once, so a sweep of a million runs holds only a few
-tasks in memory and Ctrl-C stops it promptly.
+Each worker has a pipe of its own, which only it and the parent hold. That is what makes a
+worker's death safe to detect: an outcome carries the run's series (often hundreds of kilobytes),
+and a worker killed half-way through sending one leaves a partial message. On a pipe shared by
+all workers (as in :class:`concurrent.futures.ProcessPoolExecutor`) the reader then waits for
+the rest forever, because the surviving workers keep the pipe open; on a worker's own pipe the
+read ends with end-of-file, and the sweep stops with :class:`WorkerLost`.
+
+A worker holds at most two tasks (one running, one queued behind it, so that it never waits for
+the parent between runs), so a sweep of a million runs holds only a few tasks in memory and
+Ctrl-C stops it promptly.
 """
 
 from __future__ import annotations
 
 import multiprocessing
-from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
+import signal
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from multiprocessing.connection import Connection, wait
 
 from celltcp.sweep.backend import WorkerLost
 from celltcp.sweep.worker import Outcome, Task, execute
@@ -25,6 +34,12 @@ __all__ = ["LocalBackend", "start_context"]
 
 #: Imported once by the fork server, before it forks any worker.
 _PRELOAD = ["celltcp.sweep.worker", "celltcp.result", "pyarrow.parquet"]
+
+#: Tasks a worker holds at once: the one it runs and the next.
+_DEPTH = 2
+
+#: Seconds a worker is given to exit after its pipe is closed, before it is killed.
+_EXIT_GRACE_S = 5.0
 
 
 def start_context() -> multiprocessing.context.BaseContext:
@@ -36,6 +51,49 @@ def start_context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context("spawn")
 
 
+def _serve(conn: Connection) -> None:
+    """A worker's loop: a task in, its outcome out, until the parent closes the pipe."""
+    # Ctrl-C reaches the whole process group; the parent alone decides what stops.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
+            return
+        conn.send(execute(task))
+
+
+class _Worker:
+    """One worker process, its pipe, and the tasks sent to it, oldest first."""
+
+    def __init__(self, ctx: multiprocessing.context.BaseContext):
+        self.conn, child = ctx.Pipe(duplex=True)
+        self.process = ctx.Process(target=_serve, args=(child,), name="celltcp-worker", daemon=True)
+        self.process.start()
+        # The parent must not hold the worker's end, or the worker's death would not close it.
+        child.close()
+        self.pending: deque[Task] = deque()
+
+    def send(self, task: Task) -> None:
+        self.conn.send(task)
+        self.pending.append(task)
+
+    def receive(self) -> Outcome:
+        """The outcome of the oldest pending task; EOFError or OSError if the worker died."""
+        outcome: Outcome = self.conn.recv()
+        self.pending.popleft()
+        return outcome
+
+    def stop(self, kill: bool) -> None:
+        self.conn.close()
+        if kill:
+            self.process.kill()
+        self.process.join(_EXIT_GRACE_S)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join()
+
+
 class LocalBackend:
     """Runs tasks on ``workers`` local processes."""
 
@@ -45,51 +103,59 @@ class LocalBackend:
     def run(self, tasks: Sequence[Task], on_outcome: Callable[[Outcome], None]) -> None:
         if not tasks:
             return
-        pool = ProcessPoolExecutor(
-            max_workers=min(self.workers, len(tasks)), mp_context=start_context()
-        )
+        ctx = start_context()
         queued = iter(tasks)
-        in_flight: set[Future[Outcome]] = set()
-        limit = 2 * self.workers
-        received = 0
+        remaining = len(tasks)
+        pool: list[_Worker] = []
+        clean = False
         try:
-            for task in queued:
-                in_flight.add(pool.submit(execute, task))
-                if len(in_flight) >= limit:
-                    break
-            while in_flight:
-                done, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
-                lost = 0
-                for future in done:
+            pool = [_Worker(ctx) for _ in range(min(self.workers, len(tasks)))]
+            received = 0
+            unsent = _fill(pool, queued, remaining, received)
+            while any(w.pending for w in pool):
+                busy = {w.conn: w for w in pool if w.pending}
+                for conn in wait(list(busy)):
+                    worker = busy[conn]
                     try:
-                        outcome = future.result()
-                    except BrokenProcessPool:
-                        lost += 1
-                        continue
+                        outcome = worker.receive()
+                    except (EOFError, OSError):
+                        raise _lost(pool, received) from None
                     on_outcome(outcome)
                     received += 1
-                if lost:
-                    cause = "killed, or out of memory"
-                    if not received:
-                        # Workers that die before any result often could not start at all.
-                        cause += (
-                            "; a script that starts a sweep must guard it with "
-                            "if __name__ == '__main__':"
-                        )
-                    raise WorkerLost(
-                        f"a worker process died ({cause}); "
-                        f"{lost + len(in_flight)} runs in progress were lost"
-                    )
-                for task in queued:
-                    in_flight.add(pool.submit(execute, task))
-                    if len(in_flight) >= limit:
-                        break
-        except BaseException:
-            # Queued tasks are cancelled; those already running finish in their worker and are
-            # discarded (the store records only what was handed over).
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
-        pool.shutdown(wait=True)
+                unsent = _fill(pool, queued, unsent, received)
+            clean = True
+        finally:
+            # On any failure (a lost worker, Ctrl-C, an error while storing an outcome) the
+            # workers are killed: what they were running is discarded, as the store records
+            # only what was handed over.
+            for worker in pool:
+                worker.stop(kill=not clean)
 
     def close(self) -> None:
         """Nothing to release: each :meth:`run` owns its pool."""
+
+
+def _fill(pool: list[_Worker], queued: Iterator[Task], unsent: int, received: int) -> int:
+    """Sends tasks to idle workers first, then a second one to each while plenty remain (at the
+    tail a second task would wait behind a run while another worker idles). Returns how many
+    tasks are still unsent."""
+    for depth in range(1, _DEPTH + 1):
+        for worker in pool:
+            if unsent == 0:
+                return 0
+            if len(worker.pending) < depth and (depth == 1 or unsent >= len(pool)):
+                try:
+                    worker.send(next(queued))
+                except OSError:  # the worker died since its last outcome
+                    raise _lost(pool, received) from None
+                unsent -= 1
+    return unsent
+
+
+def _lost(pool: list[_Worker], received: int) -> WorkerLost:
+    cause = "killed, or out of memory"
+    if not received:
+        # Workers that die before any result often could not start at all.
+        cause += "; a script that starts a sweep must guard it with if __name__ == '__main__':"
+    in_progress = sum(len(w.pending) for w in pool)
+    return WorkerLost(f"a worker process died ({cause}); {in_progress} runs in progress were lost")
