@@ -560,6 +560,21 @@ def test_rounds_worst_case_hand_computed():
     assert _rounds("worst", delayed_ack=False, target_fraction=0.6) == approx(0.41)
 
 
+def test_rounds_ssthresh_from_the_flight_hand_computed():
+    # A flight of 10 segments at the timeout gives the worst case's W/2 = 5: nothing changes.
+    assert _rounds("worst", delayed_ack=False, target_fraction=0.5, flight_segments=10) == approx(0.3)
+    # A flight of 9 gives ssthresh 4.5 (RFC 5681 eq. (4)): round 3's first ACK lifts cwnd from 4
+    # to 4.5 and counts one credit; its other three ACKs bring the credit to 4, and round 4's
+    # first ACK to 5 >= 4.5: cwnd 5.5 at 4 RTT, a whole round later than with ssthresh 5.
+    assert _rounds("worst", delayed_ack=False, target_fraction=0.5, flight_segments=9) == approx(0.4)
+    # The best case's 2·W flight is its ssthresh W.
+    assert _rounds(delayed_ack=False, flight_segments=20) == approx(0.41)
+    # ssthresh never falls below 2 segments: from a flight of 2, congestion avoidance from 2.
+    assert _rounds(delayed_ack=False, flight_segments=2) > _rounds("worst", delayed_ack=False)
+    with pytest.raises(ValueError, match="flight_segments"):
+        _rounds(flight_segments=0)
+
+
 def test_rounds_converge_to_the_fluid_model():
     args = (100e6, 0.1, 1500)
     for case, delayed, rel in [("best", False, 0.08), ("best", True, 0.04),

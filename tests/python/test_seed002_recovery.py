@@ -110,7 +110,6 @@ def test_best_case_ramp_time_is_within_20_percent_of_the_model(tmp_path):
     assert timer_bound["cwnd_ratio"] > 1.2 and timer_bound["ratio"] > 1.2
 
 
-@pytest.mark.slow
 def test_full_grid(tmp_path):
     cells, _ = recovery_cells(RATES_BPS, RTTS_S,
                               [("best", False), ("best", True), ("worst", False), ("worst", True)])
@@ -142,10 +141,20 @@ def test_full_grid(tmp_path):
     best = table[(table["case"] == "best") & (table["bdp_segments"] >= 40)]
     lag_rtts = (best["ramp_s"] - best["cwnd_ramp_s"]).abs() / best["rtt_s"]
     assert (lag_rtts <= 1.0).all(), lag_rtts
-    # The one best-case cell outside ±20 % with a BDP ≥ 40 is timer-bound, and so is its
-    # window: 100 Mb/s, 10 ms, delayed ACKs.
-    out = best[(best["ratio"] - 1).abs() > 0.2]
-    assert len(out) == 1 and timer_bound[out.index].all() and (out["cwnd_ratio"] > 1.2).all()
+    # The one best-case cell outside ±20 % of the fluid model with a BDP ≥ 40 is timer-bound,
+    # and so is its window: 100 Mb/s, 10 ms, delayed ACKs.
+    fluid_out = best[(best["ratio"] - 1).abs() > 0.2]
+    assert len(fluid_out) == 1 and timer_bound[fluid_out.index].all()
+    assert (fluid_out["cwnd_ratio"] > 1.2).all()
+    # Against whole rounds with ssthresh from the flight, the sender's window is on time in
+    # every cell, and ramp_time within ±20 % everywhere but in four best-case cells with a BDP
+    # below 10 segments, where one segment of alignment is as much as the 90 % threshold's
+    # tolerance within the averaging window (docs/seed-002.md).
+    assert ((table["cwnd_rounds_ratio"] - 1).abs() <= 0.01).all(), table["cwnd_rounds_ratio"]
+    out = table[(table["rounds_ratio"] - 1).abs() > 0.2]
+    assert sorted(zip(out["rate_bps"], out["rtt_s"], out["delayed_ack"])) == [
+        (1e6, 0.05, True), (1e6, 0.1, True), (5e6, 0.01, False), (5e6, 0.01, True)]
+    assert (out["case"] == "best").all() and (out["bdp_segments"] < 10).all()
     assert table["cwnd_ramp_s"].notna().all()
 
 
@@ -159,11 +168,9 @@ def test_small_bdp_ramp_is_within_20_percent_of_the_round_model(tmp_path):
     assert (table["timeouts"] == table["runs"]).all()
     assert ((table["ratio"] - 1).abs() > 0.2).all()  # the fluid model misses all three
     for _, row in table.iterrows():
-        rounds = handover_recovery_rounds_s(
-            row["rate_bps"], row["rtt_s"], PACKET_BYTES, case=row["case"],
-            delayed_ack=bool(row["delayed_ack"]), target_fraction=RECOVERY_FRACTION)
-        assert row["ramp_s"] / rounds == pytest.approx(1.0, abs=0.2), row.to_dict()
-        assert row["cwnd_ramp_s"] / rounds == pytest.approx(1.0, abs=0.2), row.to_dict()
+        assert row["rounds_ratio"] == pytest.approx(1.0, abs=0.2), row.to_dict()
+        # The sender's window is where the model puts it, to the ACK.
+        assert row["cwnd_rounds_ratio"] == pytest.approx(1.0, abs=0.01), row.to_dict()
     # In the best case the sender's window reaches 90 % of the BDP on the model's ACK.
     best = table.iloc[0]
     assert best["cwnd_ramp_s"] == pytest.approx(handover_recovery_rounds_s(

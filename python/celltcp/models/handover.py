@@ -178,6 +178,7 @@ def handover_recovery_rounds_s(
     initial_window: float = 1.0,
     target_fraction: float = 1.0,
     delack_timeout_s: float = 0.04,
+    flight_segments: float | None = None,
 ) -> float:
     """Recovery time in seconds after a timeout, with TCP's window stepped ACK by ACK in whole
     rounds (docs/models.md, "Recovery in whole rounds"), rather than the fluid growth of
@@ -188,7 +189,10 @@ def handover_recovery_rounds_s(
     The path is a bottleneck serving one segment per ``tau = rtt_s / W`` seconds, FIFO, and a
     fixed remainder such that a lone segment is acknowledged ``rtt_s`` after it is sent.
     The sender (RFC 5681 section 3.1) starts with ``cwnd = initial_window`` and
-    ``ssthresh = W`` (``case="best"``) or ``W/2`` (``"worst"``), sends whenever a whole segment
+    ``ssthresh = W`` (``case="best"``) or ``W/2`` (``"worst"``) -- or, when the flight at the
+    timeout is known in whole segments (``flight_segments``), ``max(flight_segments / 2, 2)``
+    as RFC 5681 eq. (4) computes it (a window of 4 segments over a BDP of 4.2 gives 2, not
+    2.1, and the difference is a whole round of congestion avoidance) -- and sends whenever a whole segment
     fits under cwnd, and grows on each ACK of ``n`` new segments: in slow start
     (``cwnd < ssthresh``) by 1 segment, or ``min(n, abc_limit)`` with byte counting (RFC 3465
     section 2.2), at most up to ssthresh, the rest of the ACK counting in congestion avoidance;
@@ -221,7 +225,10 @@ def handover_recovery_rounds_s(
     target = fraction * bdp
     if cwnd >= target:
         return 0.0
-    ssthresh = bdp if case == "best" else bdp / 2.0
+    if flight_segments is None:
+        ssthresh = bdp if case == "best" else bdp / 2.0
+    else:
+        ssthresh = max(positive("flight_segments", flight_segments) / 2.0, 2.0)
     tau = rtt / bdp  # bottleneck service time of one segment
     credit = 0.0  # congestion avoidance credit, segments (RFC 3465 bytes_acked / SMSS)
     # Times at which a prompt ACK for each segment in flight would reach the sender ("echo"

@@ -48,6 +48,7 @@ import pandas as pd
 from celltcp.models import (
     bdp_bytes,
     buffer_overrun_probability,
+    handover_recovery_rounds_s,
     handover_recovery_time_s,
     overrun_free_extra_buffer_bytes,
 )
@@ -320,6 +321,16 @@ class RecoveryCell:
         )
 
     @property
+    def rounds_s(self) -> float:
+        """The same time with the window stepped ACK by ACK in whole rounds, from the flight the
+        forced window leaves at the timeout (docs/models.md, "Recovery in whole rounds")."""
+        return handover_recovery_rounds_s(
+            self.rate_bps, self.rtt_s, PACKET_BYTES, case=self.case,
+            delayed_ack=self.delayed_ack, target_fraction=RECOVERY_FRACTION,
+            flight_segments=self.window_segments,
+        )
+
+    @property
     def window_segments(self) -> int:
         """The receive window that forces the case: 2·BDP or BDP, in whole segments."""
         return max(1, round((2.0 if self.case == "best" else 1.0) * self.bdp_segments))
@@ -389,7 +400,8 @@ def run_recovery(runner: Runner, cells: Sequence[RecoveryCell], phases: int) -> 
         rows.append({
             "rate_bps": cell.rate_bps, "rtt_s": cell.rtt_s, "case": cell.case,
             "delayed_ack": cell.delayed_ack, "phase": phase, "bdp_segments": cell.bdp_segments,
-            "model_s": cell.model_s, "outcome": h["outcome"], "ramp_s": h["ramp_time_s"],
+            "model_s": cell.model_s, "rounds_s": cell.rounds_s,
+            "outcome": h["outcome"], "ramp_s": h["ramp_time_s"],
             "cwnd_ramp_s": _cwnd_ramp_s(tcp, h["first_rto_s"], target),
             "first_rto_s": h["first_rto_s"], "attach_s": h["attach_s"],
         })
@@ -404,10 +416,12 @@ def recovery_table(rows: pd.DataFrame) -> pd.DataFrame:
     for key, g in rows.groupby(keys, sort=False):
         ramp, half = mean_ci(g["ramp_s"])
         cwnd, model = float(g["cwnd_ramp_s"].mean()), float(g["model_s"].iloc[0])
+        rounds = float(g["rounds_s"].iloc[0])
         out.append({
             **dict(zip(keys, key, strict=True)), "bdp_segments": g["bdp_segments"].iloc[0],
             "model_s": model, "ramp_s": ramp, "ramp_half_s": half, "ratio": ramp / model,
             "cwnd_ramp_s": cwnd, "cwnd_ratio": cwnd / model, "offset_rtts": (ramp - model) / key[1],
+            "rounds_s": rounds, "rounds_ratio": ramp / rounds, "cwnd_rounds_ratio": cwnd / rounds,
             "timeouts": int((g["outcome"] == "timeout").sum()), "runs": len(g),
             "recovered": int(g["ramp_s"].notna().sum()),
         })

@@ -222,7 +222,12 @@ def _recovery_summary(table: pd.DataFrame) -> str:
         "where the 40 ms timer stalls the small windows after the timeout (4 RTTs at 10 ms) "
         "and the sender's own window is as late. " + (
             f"Runs that never held 90 % for the analytics' hold time: {unrecovered}. "
-            if unrecovered else "") + "docs/seed-002.md has the analysis.")
+            if unrecovered else "") + (
+            f"Against `handover_recovery_rounds_s` (whole rounds, ssthresh from the flight at "
+            f"the timeout): ramp_time within ±20 % in {inside(table, 'rounds_ratio')} cells, "
+            f"the sender's cwnd within ±1 % in "
+            f"{int(((table['cwnd_rounds_ratio'] - 1).abs() <= 0.01).sum())}/{len(table)}. ")
+        + "docs/seed-002.md has the analysis.")
 
 
 def _recovery_rows(table: pd.DataFrame) -> tuple[tuple[str, ...], ...]:
@@ -233,6 +238,9 @@ def _recovery_rows(table: pd.DataFrame) -> tuple[tuple[str, ...], ...]:
             "" if r["recovered"] == r["runs"] else f" ({r['recovered']}/{r['runs']} recovered)"),
         f"{r['ratio']:.2f}" + ("" if abs(r["ratio"] - 1) <= 0.2 else " **out**"),
         f"{r['cwnd_ramp_s']:.3f}", f"{r['cwnd_ratio']:.2f}", f"{r['offset_rtts']:.1f}",
+        f"{r['rounds_s']:.3f}",
+        f"{r['rounds_ratio']:.2f}" + ("" if abs(r["rounds_ratio"] - 1) <= 0.2 else " **out**"),
+        f"{r['cwnd_rounds_ratio']:.3f}",
     ) for _, r in table.iterrows())
 
 
@@ -309,7 +317,8 @@ def report(results: Results, options: Options) -> Document:
         Heading("Recovery time without buffer transfer (validation 1)"),
         Paragraph(_recovery_summary(r.recovery)),
         Table(("Mb/s", "RTT ms", "case", "ACKs", "BDP seg", "model s", "ramp_time s", "ratio",
-               "cwnd s", "ratio", "offset RTT"), _recovery_rows(r.recovery)),
+               "cwnd s", "ratio", "offset RTT", "rounds s", "ramp_time / rounds",
+               "cwnd / rounds"), _recovery_rows(r.recovery)),
         _figure_recovery(r.recovery),
         Heading("The testbed: interruption × policy × rate (RTT 50 ms)"),
         Paragraph(
