@@ -11,108 +11,16 @@ import pytest
 
 import celltcp
 
+#: Scenario files shared with the Rust tests (crates/scenario/tests/handover_*.rs).
+DATA = Path(__file__).resolve().parents[1] / "data"
+
 #: A bulk NewReno download through an access link whose base station (the link's ``a`` end)
 #: stops serving its downlink for 200 ms and discards its buffer: seed 002's emulated handover
 #: without buffer transfer.
-LINK_TOML = """\
-[simulation]
-duration = "4s"
-
-[nodes]
-server = { kind = "host" }
-bs = { kind = "router" }
-ue = { kind = "host" }
-
-[links.core]
-a = "server"
-b = "bs"
-rate = "100Mbps"
-delay = "5ms"
-
-[links.radio]
-a = "bs"
-b = "ue"
-rate = "10Mbps"
-delay = "20ms"
-queue = { kind = "droptail", limit = "100p" }
-
-[flows.bulk]
-kind = "tcp"
-src = "server"
-dst = "ue"
-cc = "newreno"
-app = { kind = "bulk" }
-tcp = { rcv_buf = "64KB" }
-
-[[events]]
-at = "2s"
-link = "radio"
-direction = "a_to_b"
-handover = { interruption = "200ms", policy = "discard" }
-"""
+LINK_TOML = (DATA / "handover-link.toml").read_text(encoding="utf-8")
 
 #: Two cells 500 m apart on a line; the UE is handed over at 0.8 s.
-RAN_TOML = """\
-[simulation]
-duration = "1.6s"
-
-[nodes]
-server = { kind = "host" }
-pgw = { kind = "router" }
-enb1 = { kind = "router" }
-enb2 = { kind = "router" }
-ue = { kind = "host" }
-
-[links.sgi]
-a = "server"
-b = "pgw"
-rate = "100Mbps"
-delay = "10ms"
-
-[links.s1u1]
-a = "pgw"
-b = "enb1"
-rate = "100Mbps"
-delay = "2ms"
-
-[links.s1u2]
-a = "pgw"
-b = "enb2"
-rate = "100Mbps"
-delay = "2ms"
-
-[cells.a]
-enb = "enb1"
-bandwidth_mhz = 5
-rlc = { buffer = "200p" }
-
-[cells.a.ues]
-ue = { position = [150.0, 0.0] }
-
-[cells.b]
-enb = "enb2"
-bandwidth_mhz = 5
-rlc = { buffer = "200p" }
-
-[epc]
-gateway = "pgw"
-
-[ran]
-layout = { kind = "line", cells = ["a", "b"], spacing = "500m" }
-
-[[ran.handover.manual]]
-at = "0.8s"
-ue = "ue"
-target = "b"
-
-[flows.bulk]
-kind = "tcp"
-src = "server"
-dst = "ue"
-cc = "newreno"
-app = { kind = "bulk" }
-tcp = { rcv_buf = "128KB" }
-"""
+RAN_TOML = (DATA / "handover-ran.toml").read_text(encoding="utf-8")
 
 #: Every field of the analytics, in the order the core writes them.
 HANDOVER_COLUMNS = [

@@ -8,47 +8,12 @@ use celltcp_scenario::{load_str, run, Column, RunOptions, RunOutput};
 
 #[path = "support/mod.rs"]
 mod support;
-use support::{cats, column, f64s, series};
 use serde_json::Value;
+use support::{cats, column, f64s, series};
 
-/// server –core– bs –radio– ue; the receive window (64 KB ≈ the 10 Mb/s × 50 ms path's BDP)
-/// keeps the flow from filling the 100-packet queue on its own, so any loss is the handover's.
-const LINK: &str = r#"
-[simulation]
-duration = "4s"
-
-[nodes]
-server = { kind = "host" }
-bs = { kind = "router" }
-ue = { kind = "host" }
-
-[links.core]
-a = "server"
-b = "bs"
-rate = "100Mbps"
-delay = "5ms"
-
-[links.radio]
-a = "bs"
-b = "ue"
-rate = "10Mbps"
-delay = "20ms"
-queue = { kind = "droptail", limit = "100p" }
-
-[flows.bulk]
-kind = "tcp"
-src = "server"
-dst = "ue"
-cc = "newreno"
-app = { kind = "bulk" }
-tcp = { rcv_buf = "64KB" }
-
-[[events]]
-at = "2s"
-link = "radio"
-direction = "a_to_b"
-handover = { interruption = "200ms", policy = "discard" }
-"#;
+/// server –core– bs –radio– ue, a 200 ms `discard` handover of the downlink at 2 s; the file
+/// (shared with the Python tests) says why the flow alone loses nothing.
+const LINK: &str = include_str!("../../../tests/data/handover-link.toml");
 
 fn run_with(overrides: &[(&str, &str)]) -> RunOutput {
     let owned: Vec<(String, String)> = overrides

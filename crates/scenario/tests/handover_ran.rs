@@ -6,75 +6,16 @@ use celltcp_scenario::{load_str, run, Column, RunOptions, RunOutput};
 
 #[path = "support/mod.rs"]
 mod support;
-use support::{cats, column, series};
 use serde_json::Value;
+use support::{cats, column, series};
 
 /// server – pgw – {enb1, enb2}; the UE, 150 m from enb1 and 350 m from enb2, downloads with
-/// NewReno and is handed over from cell `a` to cell `b` at 0.8 s. The receive window (128 KB)
-/// keeps the flow from overflowing the eNB's RLC buffer (200 packets) on its own, and that
-/// buffer is smaller than the target's handover buffer (1 MB), so forwarding never overruns
-/// it: whatever happens to TCP is the handover's doing.
-const RAN: &str = r#"
-[simulation]
-duration = "1.6s"
+/// NewReno and is handed over from cell `a` to cell `b` at 0.8 s. The file (shared with the
+/// Python tests) says why whatever happens to TCP is the handover's doing.
+const RAN: &str = include_str!("../../../tests/data/handover-ran.toml");
 
-[nodes]
-server = { kind = "host" }
-pgw = { kind = "router" }
-enb1 = { kind = "router" }
-enb2 = { kind = "router" }
-ue = { kind = "host" }
-
-[links.sgi]
-a = "server"
-b = "pgw"
-rate = "100Mbps"
-delay = "10ms"
-
-[links.s1u1]
-a = "pgw"
-b = "enb1"
-rate = "100Mbps"
-delay = "2ms"
-
-[links.s1u2]
-a = "pgw"
-b = "enb2"
-rate = "100Mbps"
-delay = "2ms"
-
-[cells.a]
-enb = "enb1"
-bandwidth_mhz = 5
-rlc = { buffer = "200p" }
-
-[cells.a.ues]
-ue = { position = [150.0, 0.0] }
-
-[cells.b]
-enb = "enb2"
-bandwidth_mhz = 5
-rlc = { buffer = "200p" }
-
-[epc]
-gateway = "pgw"
-
-[ran]
-layout = { kind = "line", cells = ["a", "b"], spacing = "500m" }
-
-[[ran.handover.manual]]
-at = "0.8s"
-ue = "ue"
-target = "b"
-
-[flows.bulk]
-kind = "tcp"
-src = "server"
-dst = "ue"
-cc = "newreno"
-app = { kind = "bulk" }
-tcp = { rcv_buf = "128KB" }
-
+/// Cell `b`'s series, every 100 ms.
+const TRACE: &str = r#"
 [trace]
 cells = ["b"]
 interval = "100ms"
@@ -85,7 +26,8 @@ fn run_with(overrides: &[(&str, &str)]) -> RunOutput {
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
-    let scenario = load_str(RAN, &owned).unwrap_or_else(|e| panic!("{e}"));
+    let text = format!("{RAN}{TRACE}");
+    let scenario = load_str(&text, &owned).unwrap_or_else(|e| panic!("{e}"));
     run(&scenario, &RunOptions::default()).unwrap_or_else(|e| panic!("{e}"))
 }
 

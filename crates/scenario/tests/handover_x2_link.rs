@@ -8,85 +8,28 @@ use celltcp_scenario::{load_str, run, Column, RunOptions, RunOutput};
 mod support;
 use support::{column, series};
 
-/// server – pgw – {enb1, enb2}, optionally enb1 – enb2 (X2); the UE is handed over from cell
-/// `a` to cell `b` at 0.8 s with forwarding.
-fn scenario(x2_link: bool) -> String {
-    let x2 = if x2_link {
-        "[links.x2]\na = \"enb1\"\nb = \"enb2\"\nrate = \"1Gbps\"\ndelay = \"1ms\"\n"
-    } else {
-        ""
-    };
-    format!(
-        r#"
-[simulation]
-duration = "1.6s"
+/// The two-cell network of the handover tests (server – pgw – {enb1, enb2}), optionally with a
+/// direct enb1 – enb2 (X2) link; the UE is handed over from cell `a` to cell `b` at 0.8 s with
+/// forwarding.
+const RAN: &str = include_str!("../../../tests/data/handover-ran.toml");
 
-[nodes]
-server = {{ kind = "host" }}
-pgw = {{ kind = "router" }}
-enb1 = {{ kind = "router" }}
-enb2 = {{ kind = "router" }}
-ue = {{ kind = "host" }}
-
-[links.sgi]
-a = "server"
-b = "pgw"
-rate = "100Mbps"
-delay = "10ms"
-
-[links.s1u1]
-a = "pgw"
-b = "enb1"
-rate = "100Mbps"
-delay = "2ms"
-
-[links.s1u2]
-a = "pgw"
+/// 1 Gb/s, 1 ms each way.
+const X2_LINK: &str = r#"
+[links.x2]
+a = "enb1"
 b = "enb2"
-rate = "100Mbps"
-delay = "2ms"
-
-{x2}
-[cells.a]
-enb = "enb1"
-bandwidth_mhz = 5
-rlc = {{ buffer = "200p" }}
-
-[cells.a.ues]
-ue = {{ position = [150.0, 0.0] }}
-
-[cells.b]
-enb = "enb2"
-bandwidth_mhz = 5
-rlc = {{ buffer = "200p" }}
-
-[epc]
-gateway = "pgw"
-
-[ran]
-layout = {{ kind = "line", cells = ["a", "b"], spacing = "500m" }}
-
-[ran.handover]
-policy = "forward"
-
-[[ran.handover.manual]]
-at = "0.8s"
-ue = "ue"
-target = "b"
-
-[flows.bulk]
-kind = "tcp"
-src = "server"
-dst = "ue"
-cc = "newreno"
-app = {{ kind = "bulk" }}
-tcp = {{ rcv_buf = "128KB" }}
-"#
-    )
-}
+rate = "1Gbps"
+delay = "1ms"
+"#;
 
 fn run_it(x2_link: bool) -> RunOutput {
-    let s = load_str(&scenario(x2_link), &[]).unwrap_or_else(|e| panic!("{e}"));
+    let text = if x2_link {
+        format!("{RAN}{X2_LINK}")
+    } else {
+        RAN.to_string()
+    };
+    let overrides = [("ran.handover.policy".to_string(), "forward".to_string())];
+    let s = load_str(&text, &overrides).unwrap_or_else(|e| panic!("{e}"));
     run(&s, &RunOptions::default()).unwrap_or_else(|e| panic!("{e}"))
 }
 

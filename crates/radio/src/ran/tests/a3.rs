@@ -1,52 +1,20 @@
 //! Measurement-triggered handovers (Event A3) of a UE driving between two cells.
 
 use celltcp_engine::SimDuration;
-use celltcp_net::handover::{HandoverCause, HandoverResult};
+use celltcp_net::handover::HandoverResult;
 
 use super::harness::*;
-use crate::channel::Position;
+use super::support::*;
 use crate::measurement::A3Config;
-use crate::mobility::MobilityModel;
-use crate::ran::{HandoverConfig, MeasurementConfig, RanUe};
+use crate::ran::MeasurementConfig;
 
-const UE: u32 = 1;
-/// 120 km/h.
-const SPEED_MPS: f64 = 120.0 / 3.6;
-
-/// Cells at x = 0 and 1000 m (free space, 46 dBm each); the UE drives from x = 100 m to
-/// x = 900 m at 120 km/h (24 s) with a light downlink.
-fn drive(a3: A3Config, error_std_db: f64) -> Harness {
-    let ue = RanUe {
-        node: UE,
-        serving: 0,
-        mobility: MobilityModel::Linear {
-            start: Position::new(100.0, 0.0),
-            velocity_mps: (SPEED_MPS, 0.0),
-            depart: ms(0),
-        },
-    };
-    let mut cfg = ran_config(
-        vec![cell(0, 0.0), cell(1, 1000.0)],
-        vec![ue],
-        HandoverConfig {
-            a3: Some(a3),
-            ..HandoverConfig::default()
-        },
-    );
-    cfg.measurement = MeasurementConfig {
+/// The [`drive`] with A3 as `a3` and `error_std_db` of measurement error, dB.
+fn drive_with(a3: A3Config, error_std_db: f64) -> Harness {
+    let measurement = MeasurementConfig {
         error_std_db,
         ..MeasurementConfig::default()
     };
-    let mut h = Harness::build(cfg);
-    h.cbr(UE, 0, 1500, SimDuration::from_ms(20), ms(0), ms(24_000));
-    h.run_until(ms(24_000));
-    assert!(h.ran.errors().is_empty(), "{:?}", h.ran.errors());
-    h
-}
-
-/// x of the UE at `t`.
-fn x_at(t: celltcp_engine::SimTime) -> f64 {
-    100.0 + SPEED_MPS * t.as_secs_f64()
+    drive(a3, measurement)
 }
 
 #[test]
@@ -56,13 +24,8 @@ fn one_handover_past_the_midpoint_by_offset_and_hysteresis() {
         hysteresis_db: 1.0,
         time_to_trigger: SimDuration::from_ms(256),
     };
-    let h = drive(a3, 0.0);
-    let r = h.records();
-    assert_eq!(r.len(), 1, "{r:?}");
-    let r = &r[0];
-    assert_eq!(r.cause, HandoverCause::A3);
-    assert_eq!(r.result, HandoverResult::Completed);
-    assert_eq!((r.source, r.target), (ENB0, ENB0 + 1));
+    let h = drive_with(a3, 0.0);
+    let r = the_one_a3_handover(&h);
     // Entering condition Mn − Hys > Ms + Off: in free space Ms − Mn = 20·log10(dn/ds), so the
     // neighbour is 4 dB better at x = 1000 / (1 + 10^(−4/20)) = 613.2 m. The report comes one
     // time to trigger later (8.5 m at 33.3 m/s), behind the layer-3 filter's lag (a' = 0.129
@@ -78,7 +41,7 @@ fn one_handover_past_the_midpoint_by_offset_and_hysteresis() {
     let chart: Vec<&str> = h.events().iter().map(|e| e.message).collect();
     assert_eq!(chart[0], "measurement_report");
     assert_eq!(chart[1], "handover_decision");
-    assert_eq!(h.ran.serving_cell(UE), Some(1));
+    assert_eq!(h.ran.serving_cell(DRIVER), Some(1));
 }
 
 #[test]
@@ -90,10 +53,10 @@ fn hysteresis_prevents_ping_pong_under_measurement_noise() {
         hysteresis_db: 0.0,
         time_to_trigger: SimDuration::ZERO,
     };
-    let bouncing = drive(bare, 2.0);
+    let bouncing = drive_with(bare, 2.0);
     let n_bare = bouncing.records().len();
     // With 3 dB of hysteresis and 256 ms to trigger (ns-3's A3 defaults), one handover.
-    let steady = drive(A3Config::default(), 2.0);
+    let steady = drive_with(A3Config::default(), 2.0);
     let r = steady.records();
     eprintln!("handovers: {n_bare} without hysteresis, {} with", r.len());
     assert!(n_bare >= 3, "{n_bare}");
@@ -108,8 +71,8 @@ fn hysteresis_prevents_ping_pong_under_measurement_noise() {
 
 #[test]
 fn the_same_seed_gives_the_same_handovers() {
-    let a = drive(A3Config::default(), 2.0);
-    let b = drive(A3Config::default(), 2.0);
+    let a = drive_with(A3Config::default(), 2.0);
+    let b = drive_with(A3Config::default(), 2.0);
     assert_eq!(a.records(), b.records());
     assert_eq!(a.events(), b.events());
     assert_eq!(a.delivered, b.delivered);

@@ -1,33 +1,18 @@
 //! Interference coupling: each cell sees the others loaded with their actual PRB use.
 
-use celltcp_engine::SimDuration;
-
-use super::harness::*;
+use super::harness::ms;
+use super::support::*;
 use crate::channel::noise_power_dbm;
-use crate::ran::HandoverConfig;
 
 /// Friis at 2 GHz, dB.
 fn free_space_db(d_m: f64) -> f64 {
     20.0 * (4.0 * std::f64::consts::PI * d_m * 2.0e9 / 299_792_458.0).log10()
 }
 
-/// Cells at 0 and 500 m with coupled interference; UE 1 at 200 m in cell 0, UE 2 at 480 m in
-/// cell 1, which gets `rate_bps` of downlink. Returns UE 1's large-scale SINR at 1 s and the
-/// load cell 0 then sees from cell 1.
+/// [`loaded_neighbour`] with coupled interference for 1 s: UE 1's large-scale SINR at 1 s, dB,
+/// and the load cell 0 then sees from cell 1.
 fn sinr_of_ue1(cell1_rate_bps: f64) -> (f64, f64) {
-    let mut cfg = ran_config(
-        vec![cell(0, 0.0), cell(1, 500.0)],
-        vec![fixed_ue(1, 0, 200.0), fixed_ue(2, 1, 480.0)],
-        HandoverConfig::default(),
-    );
-    cfg.coupled_interference = true;
-    let mut h = Harness::build(cfg);
-    if cell1_rate_bps > 0.0 {
-        let interval = SimDuration::from_secs_f64(1500.0 * 8.0 / cell1_rate_bps);
-        h.cbr(2, 0, 1500, interval, ms(0), ms(1000));
-    }
-    h.run_until(ms(1000));
-    assert!(h.ran.errors().is_empty(), "{:?}", h.ran.errors());
+    let h = loaded_neighbour(cell1_rate_bps, true, ms(1000));
     let cell0 = &h.ran.cells()[0];
     assert_eq!(cell0.config().interferers.len(), 1, "cell 1 appended");
     let load = cell0.config().interferers[0].load;
@@ -50,8 +35,8 @@ fn a_loaded_neighbour_lowers_the_sinr_by_the_expected_amount() {
         expected(0.0)
     );
 
-    // 80 Mbit/s is more than a 50-PRB cell carries: cell 1 uses every PRB of every TTI.
-    let (loaded, load) = sinr_of_ue1(80e6);
+    // Saturated: cell 1 uses every PRB of every TTI.
+    let (loaded, load) = sinr_of_ue1(SATURATING_BPS);
     eprintln!(
         "UE 1 SINR: {idle:.2} dB with cell 1 idle, {loaded:.2} dB with cell 1 at load {load:.3} \
          (hand computation {:.2} dB at full load)",

@@ -12,3 +12,4 @@ mod procedure;
 mod rlf;
 mod rsrq;
 mod single_cell;
+mod support;
