@@ -8,7 +8,8 @@
     celltcp stats STORE [--confidence C] [--json]
     celltcp schema
     celltcp bench [--quick] [--runs N]
-    celltcp plot KIND --result DIR [--flow F] [--link L] [--t0 S] [--t1 S] [--out FILE]
+    celltcp plot KIND (--result DIR | --store DIR | model options) [--out FILE]
+                      (kinds and options: celltcp.plot_cli, docs/cli.md)
     celltcp reproduce NAME [--quick] [--out DIR] [--workers N] | --list
     celltcp version
 
@@ -32,6 +33,7 @@ from typing import NoReturn
 from celltcp import _core
 from celltcp.errors import ScenarioError, SimulationError
 from celltcp.output import atomic_output_dir
+from celltcp.plot_cli import add_plot_command
 from celltcp.report import summary_tables
 from celltcp.runner import parse_overrides, run
 from celltcp.scenario import Scenario
@@ -204,39 +206,6 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return run_bench(quick=args.quick, runs=args.runs, scenario=scenario)
 
 
-#: ``celltcp plot`` kinds → the run figure of :mod:`celltcp.plots` they draw.
-_PLOT_KINDS = ("cwnd-rtt", "sequence", "queue", "flow-rates")
-
-
-def _cmd_plot(args: argparse.Namespace) -> int:
-    from celltcp import plots
-
-    try:
-        result = plots.load_run(args.result)
-        if args.kind in ("cwnd-rtt", "sequence"):
-            if args.flow is None:
-                raise UserError(f"plot {args.kind}: --flow F is required")
-            draw = plots.cwnd_rtt if args.kind == "cwnd-rtt" else plots.sequence
-            fig = draw(result, args.flow, args.t0, args.t1)
-        elif args.kind == "queue":
-            if args.link is None:
-                raise UserError("plot queue: --link L is required")
-            fig = plots.queue(result, args.link, t0=args.t0, t1=args.t1)
-        else:
-            flows = None if args.flow is None else [args.flow]
-            fig = plots.flow_rates(result, flows, t0=args.t0, t1=args.t1)
-    except plots.PlotError as e:
-        raise UserError(f"plot {args.kind}: {e}") from None
-    out = Path(args.out) if args.out else Path(args.result) / f"{args.kind}.png"
-    try:
-        plots.save(fig, out)
-    except (OSError, ValueError) as e:
-        raise UserError(f"--out {out}: cannot write figure: {getattr(e, 'strerror', None) or e}") from None
-    if not args.quiet:
-        print(f"celltcp: figure written to {out}", file=sys.stderr)
-    return 0
-
-
 def _cmd_reproduce(args: argparse.Namespace) -> int:
     from celltcp import reproduce
 
@@ -347,16 +316,7 @@ def _parser() -> _Parser:
     )
     p.set_defaults(handler=_cmd_bench)
 
-    p = sub.add_parser("plot", help="draw a figure from a run's output directory")
-    p.add_argument("kind", metavar="KIND", choices=_PLOT_KINDS, help=", ".join(_PLOT_KINDS))
-    p.add_argument("--result", required=True, metavar="DIR", help="directory of 'celltcp run'")
-    p.add_argument("--flow", metavar="F", help="flow (cwnd-rtt, sequence; flow-rates: only F)")
-    p.add_argument("--link", metavar="L", help="link (queue)")
-    p.add_argument("--t0", type=float, metavar="S", help="start of the time window (seconds)")
-    p.add_argument("--t1", type=float, metavar="S", help="end of the time window (seconds)")
-    p.add_argument("--out", metavar="FILE", help="image file (default DIR/KIND.png)")
-    p.add_argument("--quiet", action="store_true", help="print nothing on success")
-    p.set_defaults(handler=_cmd_plot)
+    add_plot_command(sub, UserError)
 
     p = sub.add_parser(
         "reproduce", help="run a seed study end to end and write report.md and report.html"
@@ -374,6 +334,7 @@ def _parser() -> _Parser:
 
     p = sub.add_parser("version", help="print the version")
     p.set_defaults(handler=_cmd_version)
+
     return parser
 
 

@@ -12,23 +12,39 @@ A run written by ``celltcp run`` is read back with :func:`load_run`. Bad input r
 :class:`PlotError` (a :class:`ValueError`). See docs/plots.md.
 """
 
-from ._common import PlotError, RunOutput, load_run, save
-from .handover import overrun_probability_vs_buffer, recovery_time_vs_rate
+from ._common import PlotError, RunOutput, load_run, load_store, save, store_series
+from .handover import (
+    delivered_bars,
+    handover_outcome_bars,
+    handover_outcomes,
+    overrun_probability_vs_buffer,
+    recovery_points,
+    recovery_time_vs_rate,
+    store_handovers,
+)
 from .network import flow_rates, queue
 from .sweep import metric_vs_parameter, outcome_bars
-from .tcp import cwnd_rtt, sequence
+from .tcp import cwnd_rtt, cwnd_rtt_handover, sequence
 
 __all__ = [
     "PlotError",
     "RunOutput",
     "cwnd_rtt",
+    "cwnd_rtt_handover",
+    "delivered_bars",
     "flow_rates",
+    "handover_outcome_bars",
+    "handover_outcomes",
     "load_run",
+    "load_store",
     "metric_vs_parameter",
     "outcome_bars",
     "overrun_probability_vs_buffer",
     "queue",
+    "recovery_points",
     "recovery_time_vs_rate",
     "save",
     "sequence",
+    "store_handovers",
+    "store_series",
 ]

@@ -1,5 +1,6 @@
 """Shared pieces of the figures: the error type, access to a run's series, loading an output
-directory written by ``celltcp run``, and saving.
+directory written by ``celltcp run`` or a results store written by ``celltcp sweep``, quantities
+written with units, and saving.
 
 Figures are built with :class:`matplotlib.figure.Figure` directly rather than through
 ``pyplot``: no global figure registry, no interactive backend and no window, so the functions
@@ -9,7 +10,9 @@ are safe in scripts, tests, notebooks and worker processes alike. ``savefig`` re
 from __future__ import annotations
 
 import json
+import math
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +23,17 @@ import pandas as pd
 import pyarrow as pa
 from matplotlib.figure import Figure
 
-__all__ = ["PlotError", "RunOutput", "load_run", "save"]
+__all__ = [
+    "PlotError",
+    "RunOutput",
+    "kept_series",
+    "load_run",
+    "load_store",
+    "parse_quantity",
+    "save",
+    "split_quantity",
+    "store_series",
+]
 
 #: Seconds → milliseconds, bytes → kilobytes, bit/s → Mbit/s (decimal SI prefixes).
 MS_PER_S = 1e3
@@ -131,3 +144,137 @@ def new_figure(rows: int = 1, sharex: bool = True, height: float | None = None) 
     for ax in axes:
         ax.grid(True, alpha=0.3)
     return fig, list(axes)
+
+
+# -- quantities written with units ------------------------------------------------------------
+
+#: The units of scenario files (docs/scenarios.md, "Units"), by kind: the base unit a value is
+#: converted to, and each unit's factor to it. Units are matched exactly, as in scenario files
+#: (``Mbps`` is megabits, ``MBps`` megabytes per second; ``KB`` = 1000 B, ``KiB`` = 1024 B).
+QUANTITY_UNITS: dict[str, tuple[str, dict[str, float]]] = {
+    "rate": ("bit/s", {"bps": 1.0, "kbps": 1e3, "Mbps": 1e6, "Gbps": 1e9,
+                       "Bps": 8.0, "kBps": 8e3, "MBps": 8e6, "GBps": 8e9}),
+    "time": ("s", {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0}),
+    "size": ("B", {"B": 1.0, "KB": 1e3, "MB": 1e6, "GB": 1e9,
+                   "KiB": 1024.0, "MiB": 1024.0**2, "GiB": 1024.0**3}),
+    "packets": ("packets", {"p": 1.0}),
+    # 1 km/h = 1000 m / 3600 s.
+    "speed": ("m/s", {"km/h": 1.0 / 3.6, "m/s": 1.0}),
+    "length": ("m", {"m": 1.0, "km": 1e3}),
+}
+_EXAMPLES = {"rate": "10Mbps", "time": "50ms", "size": "250KB", "packets": "100p",
+             "speed": "100km/h", "length": "250m"}
+_KIND_OF_UNIT = {unit: kind for kind, (_, units) in QUANTITY_UNITS.items() for unit in units}
+#: NUMBER [" "] UNIT: decimal digits with an optional fraction, at most one space.
+_QUANTITY = re.compile(r"(\d+(?:\.\d+)?) ?([A-Za-z/]+)\Z")
+
+
+def split_quantity(value: Any) -> tuple[float, str, str] | None:
+    """``(number, unit, kind)`` of a string written as in scenario files (``"25Mbps"`` →
+    ``(25.0, "Mbps", "rate")``), or None for anything else (a number, another string)."""
+    if not isinstance(value, str):
+        return None
+    match = _QUANTITY.match(value.strip())
+    if match is None or match.group(2) not in _KIND_OF_UNIT:
+        return None
+    return float(match.group(1)), match.group(2), _KIND_OF_UNIT[match.group(2)]
+
+
+def parse_quantity(text: str, kind: str) -> float:
+    """A quantity of ``kind`` (a key of :data:`QUANTITY_UNITS`) in its base unit: bit/s, s,
+    bytes, packets, m/s or m. ``parse_quantity("50ms", "time") == 0.05``.
+
+    Raises :class:`PlotError` naming the units of the kind when ``text`` is not one."""
+    _, units = QUANTITY_UNITS[kind]
+    listing = ", ".join(units)
+    parsed = split_quantity(text)
+    if parsed is None or parsed[2] != kind:
+        stripped = str(text).strip()
+        if re.fullmatch(r"\d+(?:\.\d+)?", stripped):
+            raise PlotError(
+                f"{stripped} has no unit; a {kind} needs one of {listing} "
+                f"(e.g. '{stripped}{_EXAMPLES[kind].lstrip('0123456789.')}')"
+            )
+        raise PlotError(f"{text!r} is not a {kind}; use e.g. '{_EXAMPLES[kind]}' ({listing})")
+    number, unit, _ = parsed
+    value = number * units[unit]
+    if not math.isfinite(value):
+        raise PlotError(f"{text!r} is too large")
+    return value
+
+
+# -- results stores -------------------------------------------------------------------------------
+
+
+def load_store(directory: str | os.PathLike[str]) -> pd.DataFrame:
+    """Every run of a results store written by ``celltcp sweep`` (or :func:`celltcp.sweep`), one
+    row per (scenario key, run): the parameters, ``run``, ``status``, the metrics, ``error`` and
+    ``key``, with ``attrs["parameters"]`` and ``attrs["metrics"]`` naming those columns (the
+    frame of ``celltcp stats``). A grid point is a scenario key.
+
+    The store is opened read-only, so it can be read while no sweep writes to it. Raises
+    :class:`PlotError` when ``directory`` is not a store or holds no run.
+    """
+    from celltcp.errors import ScenarioError
+    from celltcp.sweep.runner import collect_store
+    from celltcp.sweep.store import Store
+
+    try:
+        with Store.open(directory, read_only=True) as store:
+            frame = collect_store(store)
+    except ScenarioError as e:
+        raise PlotError(e.message) from None
+    if len(frame) == 0:
+        raise PlotError(f"{directory}: the store holds no runs")
+    return frame
+
+
+def kept_series(directory: str | os.PathLike[str], name: str, runs: pd.DataFrame) -> int:
+    """How many successful runs of ``runs`` (a frame of :func:`load_store`) kept the series
+    ``name`` in the store."""
+    from celltcp.sweep.store import SERIES_DIR
+
+    ok = runs[runs["status"] == "ok"] if "status" in runs.columns else runs
+    root = Path(directory) / SERIES_DIR
+    return sum((root / str(k) / str(int(r)) / f"{name}.parquet").is_file()
+               for k, r in zip(ok["key"], ok["run"], strict=True))
+
+
+def store_series(
+    directory: str | os.PathLike[str], name: str, runs: pd.DataFrame, hint: str
+) -> pd.DataFrame:
+    """The series ``name`` kept by the successful runs of ``runs`` (a frame of
+    :func:`load_store`, possibly filtered), concatenated: the run's parameters, ``key`` and
+    ``run`` first, then the series' columns. ``attrs["parameters"]`` is carried over.
+
+    Raises :class:`PlotError` (ending with ``hint``) when no run of ``runs`` kept the series.
+    """
+    from celltcp.errors import ScenarioError
+    from celltcp.sweep.store import Store
+
+    parameters = list(runs.attrs.get("parameters", []))
+    ok = runs[runs["status"] == "ok"] if "status" in runs.columns else runs
+    parts: list[pd.DataFrame] = []
+    try:
+        with Store.open(directory, read_only=True) as store:
+            for _, row in ok.iterrows():
+                path = store.series_path(row["key"], int(row["run"]), name)
+                if not path.is_file():
+                    continue
+                try:
+                    table = pd.read_parquet(path)
+                except (OSError, ValueError, pa.ArrowException) as e:
+                    raise PlotError(f"{path}: cannot read: {e}") from None
+                front = {p: row[p] for p in parameters}
+                front.update(key=row["key"], run=int(row["run"]))
+                for i, (column, value) in enumerate(front.items()):
+                    if column not in table.columns:
+                        table.insert(i, column, [value] * len(table))
+                parts.append(table)
+    except ScenarioError as e:
+        raise PlotError(e.message) from None
+    if not parts:
+        raise PlotError(f"no run of the {len(ok)} selected kept the series '{name}'; {hint}")
+    frame = pd.concat(parts, ignore_index=True)
+    frame.attrs["parameters"] = parameters
+    return frame

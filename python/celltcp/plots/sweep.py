@@ -4,13 +4,20 @@ speed, Fig. 5.12), and outcome probabilities with Wilson intervals (seed ``000_â
 
 Both take the frames of :mod:`celltcp.sweep.stats`: ``summarize`` (``metric``, ``n``, ``mean``,
 ``ci_low``, ``ci_high`` per point) and ``outcomes`` (``metric``, ``outcome``, ``p``, ``ci_low``,
-``ci_high`` per point). A raw sweep frame (one row per run, as :func:`celltcp.sweep.sweep`
-returns) is summarized first.
+``ci_high`` per point). A raw sweep frame (one row per run, as :func:`celltcp.sweep.sweep` or
+:func:`load_store` returns) is summarized first.
+
+The runs of a results store are read with :func:`load_store` (and the series they kept with
+:func:`store_series`), both defined in :mod:`._common` and offered here.
+
+Parameter values written with a unit, as in scenario files (``"5Mbps"``, ``"120km/h"``), are
+drawn at their numbers: in that unit when all share it, else in the kind's base unit (bit/s,
+s, bytes, m/s, ...), so that an axis of rates is ordered by rate and not as text.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 import numpy as np
@@ -19,9 +26,28 @@ from matplotlib.figure import Figure
 
 from celltcp.sweep.stats import outcomes, summarize, wilson_interval
 
-from ._common import BPS_PER_MBPS, PlotError, new_figure, save
+from ._common import (
+    BPS_PER_MBPS,
+    QUANTITY_UNITS,
+    PlotError,
+    kept_series,
+    load_store,
+    new_figure,
+    save,
+    split_quantity,
+    store_series,
+)
 
-__all__ = ["metric_vs_parameter", "outcome_bars"]
+__all__ = [
+    "kept_series",
+    "load_store",
+    "metric_vs_parameter",
+    "outcome_bars",
+    "point_labels",
+    "quantity_numbers",
+    "sorted_groups",
+    "store_series",
+]
 
 _SUMMARY_COLUMNS = ("metric", "mean", "ci_low", "ci_high")
 _OUTCOME_COLUMNS = ("metric", "outcome", "p", "ci_low", "ci_high")
@@ -37,6 +63,40 @@ def _metric_axis(metric: str) -> tuple[str, float]:
     if metric.endswith("_s"):
         return f"{metric[:-2]} (s)", 1.0
     return metric, 1.0
+
+
+def quantity_numbers(values: Sequence[Any]) -> tuple[list[float], str] | None:
+    """The numbers to draw parameter values at, and their unit: numbers as they are (unit
+    ``""``); strings with a unit of one kind (:func:`._common.split_quantity`) as their
+    numbers in that unit when they all share it, else in the kind's base unit. None when the
+    values are neither (text, tables, a mix of kinds), which are then drawn as categories."""
+    present = list(values)
+    if not present:
+        return None
+    if all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+           for v in present):
+        return [float(v) for v in present], ""
+    parsed = [split_quantity(v) for v in present]
+    if any(p is None for p in parsed):
+        return None
+    kinds = {p[2] for p in parsed if p is not None}
+    if len(kinds) != 1:
+        return None
+    units = {p[1] for p in parsed if p is not None}
+    if len(units) == 1:
+        return [p[0] for p in parsed if p is not None], units.pop()
+    base, factors = QUANTITY_UNITS[kinds.pop()]
+    return [p[0] * factors[p[1]] for p in parsed if p is not None], base
+
+
+def sorted_groups(rows: pd.DataFrame, by: str) -> list[tuple[Hashable, pd.DataFrame]]:
+    """Groups of ``rows`` by the values of ``by``, ordered by quantity when they are ones."""
+    groups = list(rows.groupby(by, sort=False, dropna=False))
+    numbers = quantity_numbers([value for value, _ in groups])
+    if numbers is None:
+        return sorted(groups, key=lambda g: str(g[0]))
+    order = np.argsort(numbers[0], kind="stable")
+    return [groups[i] for i in order]
 
 
 def _summary(frame: pd.DataFrame) -> pd.DataFrame:
@@ -101,21 +161,29 @@ def metric_vs_parameter(
         _column(frame, hue, "hue")
     y = _one_metric(frame, y, "numeric")
     rows = frame[frame["metric"].astype(str) == y]
+    if rows.empty:
+        raise PlotError(f"metric '{y}' has no rows")
     label, scale = _metric_axis(y)
+    numbers = quantity_numbers(list(rows[x]))
+    # Positions on the x axis: numbers (quantities converted), or the values as categories.
+    rows = rows.assign(_x=list(rows[x]) if numbers is None else numbers[0])
     fig, (ax,) = new_figure(1)
-    groups: list[tuple[Hashable, pd.DataFrame]] = (
-        [(None, rows)] if hue is None else list(rows.groupby(hue, sort=True))
-    )
+    groups = [(None, rows)] if hue is None else sorted_groups(rows, hue)
     for value, group in groups:
         if group[x].duplicated().any():
-            others = [c for c in group.columns if c not in _NOT_PARAMETERS and c not in (x, hue)
+            others = [c for c in group.columns
+                      if c not in _NOT_PARAMETERS and c not in (x, hue, "_x")
                       and group[c].nunique(dropna=False) > 1]
-            raise PlotError(
-                f"several points share each {x} value (they differ in {', '.join(others)}); "
-                "pass hue= one of them, or select the rows of one value"
-            )
-        group = group.sort_values(x)
-        xs = group[x].to_numpy()
+            if others:
+                why = (f"they differ in {', '.join(others)}: pass one of them as hue "
+                       "(celltcp plot: --by), or select one value (--where)")
+            else:
+                keys = ", ".join(sorted({str(k)[:8] for k in group.get("key", [])}))
+                why = (f"they differ only in their base scenario (store keys {keys}); keep "
+                       "the sweeps in separate stores")
+            raise PlotError(f"several points share each {x} value ({why})")
+        group = group.sort_values("_x")
+        xs = group["_x"].to_numpy()
         mean = group["mean"].to_numpy(dtype=float) / scale
         low = group["ci_low"].to_numpy(dtype=float) / scale
         high = group["ci_high"].to_numpy(dtype=float) / scale
@@ -123,12 +191,14 @@ def metric_vs_parameter(
         yerr = np.vstack([mean - low, high - mean])
         ax.errorbar(xs, mean, yerr=yerr, marker="o", capsize=3,
                     label=None if hue is None else f"{hue} = {value}")
-    positive = pd.to_numeric(rows[x], errors="coerce")
+    positive = pd.to_numeric(rows["_x"], errors="coerce")
     if logx is None:
         logx = bool((positive > 0).all() and positive.max() / positive.min() >= 100.0)
     if logx:
+        if not (positive > 0).all():
+            raise PlotError(f"x '{x}': a log axis needs positive numbers")
         ax.set_xscale("log")
-    ax.set_xlabel(x)
+    ax.set_xlabel(f"{x} ({numbers[1]})" if numbers is not None and numbers[1] else x)
     ax.set_ylabel(label)
     confidence = frame.attrs.get("confidence", 0.95)
     ax.set_title(f"{label} versus {x} (mean, {confidence:.0%} CI)")
@@ -138,28 +208,43 @@ def metric_vs_parameter(
     return fig
 
 
-def _point_label(row: pd.Series, parameters: list[str]) -> str:
-    return ", ".join(f"{p} = {row[p]}" for p in parameters) or "all runs"
+def point_labels(firsts: Sequence[pd.Series], parameters: Sequence[str]) -> list[str]:
+    """A legend label per grid point (the first row of each): the parameters whose value
+    differs between the points (all of them when none does), with the first 8 characters of
+    the store key added where two points would otherwise read the same."""
+    varying = [p for p in parameters if len({str(r.get(p)) for r in firsts}) > 1]
+    shown = varying or list(parameters)
+    labels = [", ".join(f"{p} = {r.get(p)}" for p in shown) or "all runs" for r in firsts]
+    if len(set(labels)) < len(labels):
+        labels = [f"{text} [{str(r.get('key', r.get('point', i)))[:8]}]"
+                  for i, (text, r) in enumerate(zip(labels, firsts, strict=True))]
+    return labels
 
 
 def outcome_bars(
     outcomes_frame: pd.DataFrame,
     metric: str | None = None,
     *,
+    order: Sequence[str] | None = None,
     out: str | None = None,
 ) -> Figure:
     """Probability of each outcome of a categorical ``metric`` (e.g. a handover class), with
     its Wilson score interval as error bars: outcomes along the x axis, one bar per grid point
-    within each group. ``metric`` may be omitted when the frame holds only one."""
+    within each group. ``metric`` may be omitted when the frame holds only one. ``order`` puts
+    the outcomes it names first, in its order (e.g. ``("timeout", "halving", "none")``); the
+    others follow sorted."""
     frame = _outcomes(outcomes_frame)
     metric = _one_metric(frame, metric, "categorical")
     rows = frame[frame["metric"].astype(str) == metric]
     parameters = [c for c in rows.columns if c not in _NOT_PARAMETERS]
-    names = sorted({str(o) for o in rows["outcome"]})
+    seen = {str(o) for o in rows["outcome"]}
+    first = [str(o) for o in (order or ())]
+    names = first + sorted(seen - set(first))
     by = [c for c in ("point", "key") if c in rows.columns][:1] or parameters
     points: list[tuple[Any, pd.DataFrame]] = (
         list(rows.groupby(by, sort=False)) if by else [(None, rows)]
     )
+    labels = point_labels([group.iloc[0] for _, group in points], parameters)
     confidence = frame.attrs.get("confidence", 0.95)
     fig, (ax,) = new_figure(1)
     width = 0.8 / len(points)
@@ -176,7 +261,7 @@ def outcome_bars(
         )
         offset = (i - (len(points) - 1) / 2.0) * width
         ax.bar(centres + offset, p, width=width, yerr=np.vstack([p - low, high - p]),
-               capsize=3, label=_point_label(group.iloc[0], parameters))
+               capsize=3, label=labels[i])
     ax.set_xticks(centres)
     ax.set_xticklabels(names)
     ax.set_ylim(0.0, 1.0)
@@ -184,6 +269,8 @@ def outcome_bars(
     ax.set_ylabel("probability")
     ax.set_title(f"{metric}: outcome probabilities ({confidence:.0%} Wilson intervals)")
     if len(points) > 1 or parameters:
-        ax.legend(fontsize="small")
+        # Below the axes: inside, it would hide bars that reach 1.
+        ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.15),
+                  ncol=2 if len(points) > 3 else 1, frameon=False)
     save(fig, out)
     return fig

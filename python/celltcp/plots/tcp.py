@@ -1,6 +1,7 @@
 """TCP sender figures from the ``tcp`` series (``[trace] tcp = [...]``, docs/scenarios.md):
-cwnd and RTT around an event, in the style of seed study ``000_…`` Figs. 9–10, and the classic
-time–sequence plot (seq_sent, ack_received, retransmissions).
+cwnd and RTT over a time window or around one handover of the run (seed study ``000_…``
+Figs. 9–10, the window read from the ``handovers`` series), and the classic time–sequence plot
+(seq_sent, ack_received, retransmissions).
 
 The ``tcp`` series is long-form: ``time_s``, ``flow``, ``var``, ``value``; windows and sequence
 numbers are in bytes (sequence numbers relative to the initial one), times in seconds.
@@ -24,7 +25,7 @@ from ._common import (
     time_window,
 )
 
-__all__ = ["cwnd_rtt", "sequence"]
+__all__ = ["cwnd_rtt", "cwnd_rtt_handover", "sequence"]
 
 _TCP_HINT = 'add e.g. tcp = ["cwnd", "srtt", "rtt", "retx_rto"] to the scenario\'s [trace] table'
 _BYTES_PER_MB = 1e6
@@ -105,6 +106,74 @@ def cwnd_rtt(
     ax_w.legend(loc="upper right", fontsize="small")
     ax_r.legend(loc="upper right", fontsize="small")
     fig.suptitle(f"Flow {flow}: congestion window and RTT")
+    save(fig, out)
+    return fig
+
+
+_HANDOVERS_HINT = "the run has no handover analytics (no handover happened, or no TCP flow " \
+    "ends at the UE that handed over)"
+
+
+def _handover_row(result: HasSeries, handover: int, flow: str | None) -> pd.Series:
+    """The analytics row of ``handover`` (its id) for ``flow``, or the only flow it has."""
+    table = get_series(result, "handovers", _HANDOVERS_HINT)
+    rows = table[table["handover"].to_numpy() == handover]
+    if rows.empty:
+        ids = ", ".join(str(i) for i in sorted(pd.unique(table["handover"]))) or "none"
+        raise PlotError(f"handover {handover} is not in series 'handovers' (have: {ids})")
+    flows = [str(f) for f in rows["flow"].astype(str)]
+    if flow is None:
+        if len(flows) != 1:
+            raise PlotError(f"handover {handover} concerns flows {', '.join(flows)}; name one")
+        return rows.iloc[0]
+    if flow not in flows:
+        raise PlotError(f"flow '{flow}' has no row for handover {handover} in series "
+                        f"'handovers' (have: {', '.join(flows)})")
+    return rows.iloc[flows.index(flow)]
+
+
+def cwnd_rtt_handover(
+    result: HasSeries,
+    handover: int,
+    flow: str | None = None,
+    *,
+    before_s: float = 1.0,
+    after_s: float = 1.0,
+    out: str | None = None,
+) -> Figure:
+    """:func:`cwnd_rtt` around one handover of the run (seed ``000_…`` Figs. 9–10).
+
+    ``handover`` is the id in the ``handovers`` series (``summary.json`` ``handovers.list``);
+    ``flow`` may be omitted when the handover concerns one TCP flow only. The window starts
+    ``before_s`` seconds before the handover command and ends ``after_s`` seconds after the
+    latest of the attach, the completion, the end of the outcome window and of the loss
+    episode, and the recovery (those that happened). The interruption (command to attach) is
+    shaded on both axes; the path switch and the completion are dashed lines.
+    """
+    for name, value in (("before_s", before_s), ("after_s", after_s)):
+        if not (np.isfinite(value) and value >= 0):
+            raise PlotError(f"{name}: {value!r} is not a duration >= 0 in seconds")
+    row = _handover_row(result, handover, flow)
+    flow = str(row["flow"])
+    command = float(row["command_s"])
+    ends = [float(row[c]) for c in ("attach_s", "completion_s", "window_end_s", "episode_end_s",
+                                    "recovered_at_s") if c in row.index]
+    last = max([t for t in ends if np.isfinite(t)], default=command)
+    fig = cwnd_rtt(result, flow, max(0.0, command - before_s), last + after_s)
+    attach = float(row["attach_s"]) if np.isfinite(float(row["attach_s"])) else last
+    marks = [(c, label) for c, label in (("path_switch_s", "path switch"),
+                                         ("completion_s", "completion"))
+             if c in row.index and np.isfinite(float(row[c]))]
+    for i, ax in enumerate(fig.axes):
+        ax.axvspan(command, attach, color="0.5", alpha=0.2,
+                   label="interruption" if i == 0 else None)
+        for j, (column, label) in enumerate(marks):
+            ax.axvline(float(row[column]), color="0.3", linestyle="--", linewidth=0.8,
+                       dashes=(4, 2 + 2 * j), label=label if i == 0 else None)
+        ax.legend(loc="upper right", fontsize="small")
+    outcome = f"; outcome {row['outcome']}" if "outcome" in row.index else ""
+    fig.suptitle(f"Flow {flow} around handover {handover} ({row.get('source', '?')} → "
+                 f"{row.get('target', '?')}, {row.get('policy', '?')}{outcome})")
     save(fig, out)
     return fig
 
