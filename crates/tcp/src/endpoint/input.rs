@@ -376,6 +376,7 @@ impl TcpEndpoint {
 
         // Cumulative ACK.
         let mut karn_sample = None;
+        let mut acked_retransmission = false;
         if ack > prior_una {
             let rate = &mut self.rate;
             self.buf.ack_through(ack, |s| {
@@ -383,13 +384,25 @@ impl TcpEndpoint {
                     rate.on_delivered(now, &s.tx, s.len());
                 }
                 if s.tx_count == 1 {
-                    // Karn's rule (RFC 6298 §3): only segments sent once give samples.
-                    karn_sample = Some(now.saturating_since(s.sent_time));
+                    // Karn's rule (RFC 6298 §3): only segments sent once give samples, and
+                    // not one that was SACKed before (its ACK is this one only by delay).
+                    if !s.sacked {
+                        karn_sample = Some(now.saturating_since(s.sent_time));
+                    }
                     if s.end <= recover {
                         ev.acked_original_below_recover = true;
                     }
+                } else {
+                    acked_retransmission = true;
                 }
             });
+            // An ACK that also covers a retransmission was held back until the repair arrived:
+            // timing a newer segment by it would count the repair as path delay (the sample
+            // Linux also refuses, FLAG_RETRANS_DATA_ACKED), and after a long outage drive the
+            // RTO towards its ceiling.
+            if acked_retransmission {
+                karn_sample = None;
+            }
             self.snd_una = ack;
             self.buf.on_cumulative_ack(ack);
             self.stats.bytes_acked = self.bytes_acked();

@@ -62,6 +62,28 @@ fn karn_no_sample_from_a_retransmitted_segment_rfc6298_3() {
 }
 
 #[test]
+fn no_sample_from_an_ack_that_covers_a_retransmission_and_older_originals() {
+    // Three segments, the first lost: two duplicate ACKs do not trigger fast retransmit, the
+    // RTO does. The ACK of the retransmission also covers segments 1 and 2, sent once but an
+    // RTO earlier; timing them would count the timeout as path delay.
+    let c = TcpConfig {
+        timestamps: false,
+        sack: false,
+        ..cfg()
+    };
+    let mut h = Harness::new(c, c);
+    h.handshake();
+    let samples = h.a.stats().rtt_samples;
+    let srtt = h.a.srtt();
+    h.rule = drop_first(vec![seg(0)], c.isn);
+    assert!(h.transfer(3 * MSS, secs(10)));
+    h.run_until(secs(11), |h| h.a.all_acked());
+    assert_eq!((h.a.stats().timeouts, h.a.stats().retx_fast), (1, 0));
+    assert_eq!(h.a.stats().rtt_samples, samples);
+    assert_eq!(h.a.srtt(), srtt);
+}
+
+#[test]
 fn go_back_n_in_slow_start_after_an_expiry_rfc5681_3_1() {
     let mut c = cfg();
     c.sack = false;
