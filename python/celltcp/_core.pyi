@@ -51,5 +51,38 @@ def run(
     Returns ``{"summary": str (JSON), "events": int, "series": {name: {column: Column}}}``.
     """
 
+def emulate(
+    toml_text: str,
+    overrides: list[tuple[str, str]] | list[str] = ...,
+    attachments: list[tuple[str, int]] = ...,
+    stop_fd: int = -1,
+    options: dict[str, object] | None = None,
+) -> dict[str, object]:
+    """Runs a scenario in real time with the GIL released; hosts in ``attachments`` exchange
+    real IPv4 datagrams with the simulated path through their descriptors.
+
+    ``attachments``: ``(host, fd)``, each fd an open non-blocking TUN device in
+    ``IFF_TUN | IFF_NO_PI`` mode (one datagram per read/write). ``stop_fd``: the read end of a
+    pipe; when it becomes readable the run ends cleanly (-1: none). ``overrides``: ``(key,
+    value)`` pairs or ``"key=value"`` strings. ``options``: ``duration`` (seconds or None: the
+    scenario's), ``pcap`` (path or None: capture of the real datagrams where they enter and
+    leave the path, linktype raw IPv4, written atomically), ``pcap_points`` (``"both"``
+    (default), ``"ingress"``, ``"egress"``), ``max_lag`` (seconds, default 0.1: falling
+    further behind real time for over 1 s raises SimulationError), ``seed``, ``run``,
+    ``base_dir`` (for the scenario's relative file references), ``priority`` (``"auto"``
+    (default): SCHED_FIFO priority 10 when permitted; 0: the thread's own scheduling; 1-99:
+    SCHED_FIFO at that priority, OSError if not permitted).
+
+    Returns the dict of :func:`run` plus ``"emulation"``: lag (``lag_mean_s``,
+    ``lag_max_s``), ``late_packets``, ``timing_error_s`` (``p50``, ``p90``, ``p99``, ``max``),
+    datagram counts (``packets_in``, ``packets_out``, ``bytes_in``, ``bytes_out``,
+    ``dropped_non_ipv4``, ``dropped_unroutable``, ...), ``hosts`` and ``connections`` (per
+    real TCP connection: 5-tuple, per direction bytes delivered, goodput, data and
+    retransmitted segments, RTT at the path). The summary holds the same section under
+    ``emulation``; RTT samples are the ``emulation_rtt`` series. Bad attachments or options
+    raise ScenarioError (key ``attachments``, ``stop_fd``, ``options.NAME``); descriptor and
+    capture failures raise OSError.
+    """
+
 def bench_event_queue(pending: int, ops: int, seed: int = 1) -> float:
     """Hold-model operations per wall-clock second with ``pending`` queued events."""

@@ -11,6 +11,9 @@
     celltcp plot KIND (--result DIR | --store DIR | model options) [--out FILE]
                       (kinds and options: celltcp.plot_cli, docs/cli.md)
     celltcp reproduce NAME [--quick] [--out DIR] [--workers N] | --list
+    celltcp emulate SCENARIO --host NAME... [--exec HOST=CMD]... [--duration T] [--out DIR]
+                    [--pcap FILE] [--set k=v]... | --cleanup          (see celltcp.emulate.cli)
+    celltcp shell SCENARIO --host NAME [--pid PID] [-- CMD...]
     celltcp version
 
 Exit status: 0 on success; 2 on a user error (bad scenario, unreadable file, unwritable output,
@@ -335,6 +338,9 @@ def _parser() -> _Parser:
     p = sub.add_parser("version", help="print the version")
     p.set_defaults(handler=_cmd_version)
 
+    from celltcp.emulate.cli import register as register_emulation
+
+    register_emulation(sub)
     return parser
 
 

@@ -307,7 +307,9 @@ pub struct Packet {
     pub transport: Transport,
     /// Application bytes carried (not rendered; captures fill them with zeros).
     pub payload_len: u32,
-    /// Application-level sequence number (UDP datagram counter); 0 for TCP.
+    /// Application-level sequence number (UDP datagram counter); 0 for TCP. For a packet a
+    /// real program sent (flow [`crate::world::EXTERNAL_FLOW`]): the key under which the
+    /// emulator keeps its real bytes.
     pub app_seq: u64,
     /// When the sending transport created this packet, for one-way delay.
     pub created_at: SimTime,

@@ -6,6 +6,7 @@
 //! same inputs with the same messages. Errors are mapped in one place, [`errors::to_py_err`].
 
 mod bench;
+mod emulate;
 mod errors;
 mod series;
 
@@ -111,6 +112,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(emulate::emulate, m)?)?;
     m.add_function(wrap_pyfunction!(bench_event_queue, m)?)?;
     Ok(())
 }

@@ -1,5 +1,6 @@
-//! Running a validated scenario: build the world, drive the engine, collect the summary, the
-//! series and, when a handover can happen, the per-handover records and analytics.
+//! Running a validated scenario: build the world, drive the engine (as fast as possible, or
+//! through a [`Driver`] such as a real-time emulator), collect the summary, the series and, when
+//! a handover can happen, the per-handover records and analytics.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -55,16 +56,68 @@ pub enum RunError {
     Internal(String),
 }
 
+/// What moves a run's simulated time forward. [`run`] handles events as fast as it can; a
+/// real-time emulator paces them against a clock and exchanges packets with real programs
+/// between them.
+///
+/// Call order: `prepare` once, with the world built and before its initial events are
+/// scheduled; then `advance` for each stop of the run, in time order (the end of the run and
+/// the instants where link handovers are measured), until `stopped` is true or the run is over.
+pub trait Driver {
+    /// Adjusts the built world before it runs (e.g. attaches external hosts).
+    fn prepare(&mut self, _world: &mut World) -> Result<(), RunError> {
+        Ok(())
+    }
+
+    /// Handles the events up to `stop.until` (at most `stop.max_events` of them) and leaves
+    /// simulated time there, as [`Simulator::run`] does, unless `stopped` becomes true first.
+    fn advance(
+        &mut self,
+        sim: &mut Simulator<World>,
+        stop: StopCondition,
+    ) -> Result<RunOutcome, RunError>;
+
+    /// True when the run must end where the last `advance` left it, before its duration.
+    fn stopped(&self) -> bool {
+        false
+    }
+}
+
+/// An ordinary run: events are handled as fast as possible.
+struct AsFastAsPossible;
+
+impl Driver for AsFastAsPossible {
+    fn advance(
+        &mut self,
+        sim: &mut Simulator<World>,
+        stop: StopCondition,
+    ) -> Result<RunOutcome, RunError> {
+        sim.run(stop).map_err(|p| RunError::Internal(p.to_string()))
+    }
+}
+
 /// Runs one replication of `scenario`.
 pub fn run(scenario: &Scenario, opts: &RunOptions) -> Result<RunOutput, RunError> {
+    run_with(scenario, opts, &mut AsFastAsPossible)
+}
+
+/// Runs one replication of `scenario`, with `driver` moving simulated time forward. The
+/// summary and series are made as in [`run`], up to the time where the driver stopped.
+pub fn run_with(
+    scenario: &Scenario,
+    opts: &RunOptions,
+    driver: &mut dyn Driver,
+) -> Result<RunOutput, RunError> {
     let seed = opts.seed.unwrap_or(scenario.simulation.seed);
     let captures = CaptureRequest::resolve(scenario, opts)?;
-    let built = build(scenario, seed, opts.run, &captures)?;
+    let mut built = build(scenario, seed, opts.run, &captures)?;
+    driver.prepare(&mut built.world)?;
     let mut sim = Simulator::new(built.world);
     sim.model.schedule_initial(&mut sim.sched);
     let end = SimTime::ZERO + scenario.simulation.duration;
     let (outcome, link_drops) = drive(
         &mut sim,
+        driver,
         end,
         scenario.simulation.max_events,
         &built.handover.link_plans,
@@ -132,9 +185,11 @@ type LinkDrops = Vec<Vec<(FlowId, HandoverFlowCounts)>>;
 /// Runs to `end`, stopping just before and at the end of each link handover to read its
 /// flows' handover drops (a world counts them per flow, not per handover). Stopping and
 /// resuming processes exactly the events of one uninterrupted run, in the same order.
-/// Returns the outcome and, per link handover, its flows' counts.
+/// Returns the outcome and, per link handover, its flows' counts; a driver that stops early
+/// leaves the counts of handovers not yet over as they are then.
 fn drive(
     sim: &mut Simulator<World>,
+    driver: &mut dyn Driver,
     end: SimTime,
     max_events: Option<u64>,
     plans: &[LinkHandoverPlan],
@@ -168,12 +223,13 @@ fn drive(
     let mut outcome = None;
     for t in stops {
         let budget = max_events.map(|m| m.saturating_sub(sim.events()));
-        let o = sim
-            .run(StopCondition {
+        let o = driver.advance(
+            sim,
+            StopCondition {
                 until: Some(t),
                 max_events: budget,
-            })
-            .map_err(|p| RunError::Internal(p.to_string()))?;
+            },
+        )?;
         outcome = Some(o);
         for (i, p) in plans.iter().enumerate() {
             if before_of(p) == Some(t) {
@@ -183,7 +239,7 @@ fn drive(
                 after[i] = Some(snapshot(&sim.model, p));
             }
         }
-        if o.reason == StopReason::EventBudget {
+        if o.reason == StopReason::EventBudget || driver.stopped() {
             break;
         }
     }

@@ -8,8 +8,9 @@
 //!
 //! Files: this one (building, agents, link changes, sampling, the event loop), `forward`
 //! (routing at a node and the transmitters of the links), `counters` (per-flow counters and
-//! sampled series), `tunnel` (tunnel endpoints and what media ask of the network) and
-//! `middlebox` (packet processing on routers: Snoop, ELN, split-TCP proxies).
+//! sampled series), `tunnel` (tunnel endpoints and what media ask of the network),
+//! `middlebox` (packet processing on routers: Snoop, ELN, split-TCP proxies) and `external`
+//! (hosts whose packets come from and go to real programs, for real-time emulation).
 //!
 //! Same-time events run in the order they were scheduled (the engine's FIFO rule), so a run is a
 //! pure function of its inputs. Per-packet work allocates nothing: packets are values, pipes and
@@ -31,6 +32,7 @@ use crate::topology::{DirId, LinkEnds, Node, NodeKind, Topology};
 use crate::trace::Traces;
 
 mod counters;
+mod external;
 mod forward;
 mod middlebox;
 mod tunnel;
@@ -39,6 +41,7 @@ use counters::{count_drop, flow_mut};
 pub use counters::{
     FlowCounters, FlowRateSeries, MediumSeries, PacketSeries, QueueSeries, SeriesConfig,
 };
+pub use external::{ExternalDelivery, ExternalError, EXTERNAL_FLOW};
 use middlebox::{middlebox_of_node, MiddleboxSlot};
 pub use middlebox::{MiddleboxError, MiddleboxInfo, MiddleboxStats};
 pub use tunnel::{RequestError, RequestFailure};
@@ -377,6 +380,7 @@ impl WorldBuilder {
             enb_medium,
             epc: self.epc,
             errors: Vec::new(),
+            external: external::ExternalHosts::default(),
         }
     }
 }
@@ -430,6 +434,8 @@ pub struct World {
     /// Per point-to-point direction: emitted packets waiting ahead of the queue
     /// ([`crate::middlebox::Middlebox::expedite`]).
     expedited: Vec<VecDeque<Packet>>,
+    /// Hosts whose traffic is real (see `external`).
+    external: external::ExternalHosts,
 }
 
 impl World {
@@ -556,6 +562,9 @@ impl World {
 
     fn deliver_local(&mut self, node: NodeId, pkt: Packet, sched: &mut Scheduler<Event>) {
         let now = sched.now();
+        if pkt.flow == EXTERNAL_FLOW {
+            return self.deliver_external(node, pkt, now);
+        }
         let flow = pkt.flow as usize;
         if let Some(ends) = self.flows.get(flow) {
             if ends.dst == node {

@@ -1,0 +1,299 @@
+//! Real-time emulation: a scenario's engine paced against the wall clock, with chosen hosts
+//! attached to real programs through TUN devices.
+//!
+//! Packets a real program sends are read from its host's descriptor and injected at that host
+//! at the current simulated time; they cross the simulated path (links, queues and AQM, GTP-U
+//! tunnels, cells with HARQ and RLC, handovers) and, on reaching another attached host, are
+//! written to its descriptor at their simulated departure time. The scenario's own flows run
+//! alongside as cross traffic. [`emulate`] returns the run's usual output with an `emulation`
+//! section: how well real time was kept (lag, timing error of the output) and what the real
+//! TCP connections did on the path.
+//!
+//! Files: [`clock`] (pacing and lag), [`tun`] (descriptor I/O), [`ipv4`] (real headers),
+//! [`payload`] (the real bytes beside the simulated packets), [`observe`] (passive TCP
+//! analysis), [`capture`] (the pcap of the real traffic), [`run`] (the loop), [`error`].
+
+pub mod capture;
+pub mod clock;
+pub mod error;
+pub mod ipv4;
+pub mod observe;
+pub mod payload;
+pub mod run;
+pub mod tun;
+
+use std::collections::BTreeSet;
+use std::os::fd::RawFd;
+use std::path::PathBuf;
+
+use celltcp_engine::SimDuration;
+use celltcp_scenario::series::{Column, Series};
+use celltcp_scenario::{NodeKind, RunOptions, RunOutput, ScenarioError};
+use serde_json::Value;
+
+pub use capture::CapturePoints;
+pub use error::EmuError;
+
+use crate::tun::Port;
+
+/// Default of [`EmulateOptions::max_lag`]: 100 ms.
+pub const DEFAULT_MAX_LAG: SimDuration = SimDuration::from_ms(100);
+
+/// A host of the scenario and the descriptor of its TUN device (`IFF_TUN | IFF_NO_PI`,
+/// non-blocking: one IPv4 datagram per read and write).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Attachment {
+    pub host: String,
+    pub fd: RawFd,
+}
+
+/// How to emulate; the scenario says what.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EmulateOptions {
+    /// Simulated (and so real) time to run; `None` = the scenario's `simulation.duration`.
+    pub duration: Option<SimDuration>,
+    /// Where to write the capture of the real datagrams; `None` = no capture.
+    pub pcap: Option<PathBuf>,
+    /// Which points of the path the capture records.
+    pub pcap_points: CapturePoints,
+    /// How far the engine may fall behind the wall clock, for at most a second, before the run
+    /// fails.
+    pub max_lag: SimDuration,
+    /// Master seed; `None` = `simulation.seed`.
+    pub seed: Option<u64>,
+    /// Replication number.
+    pub run: u64,
+    /// Directory that relative file references of the scenario (trace files) are relative to.
+    pub base_dir: Option<PathBuf>,
+    /// The scheduling of the loop's thread (see [`Priority`]).
+    pub priority: Priority,
+}
+
+impl Default for EmulateOptions {
+    fn default() -> Self {
+        EmulateOptions {
+            duration: None,
+            pcap: None,
+            pcap_points: CapturePoints::Both,
+            max_lag: DEFAULT_MAX_LAG,
+            seed: None,
+            run: 0,
+            base_dir: None,
+            priority: Priority::Auto,
+        }
+    }
+}
+
+/// Priority of the loop's default `SCHED_FIFO` scheduling.
+pub const DEFAULT_PRIORITY: u8 = 10;
+
+/// How the loop's thread is scheduled. Under the default scheduler its wake-ups wait for
+/// whatever else the machine runs (on a busy 2-core machine the 99th percentile of the output
+/// timing error reaches several milliseconds); under `SCHED_FIFO` (sched(7)) they do not.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Priority {
+    /// `SCHED_FIFO` at [`DEFAULT_PRIORITY`] when the process may use it (`CAP_SYS_NICE` or an
+    /// `RLIMIT_RTPRIO` allowance), else the thread's own scheduling.
+    #[default]
+    Auto,
+    /// `SCHED_FIFO` at this priority (1–99); the run fails if it may not be had.
+    Fifo(u8),
+    /// The thread's own scheduling.
+    Inherit,
+}
+
+/// A positive, finite number of seconds as a duration; `key` names the option in the error.
+///
+/// # Errors
+/// The value is not positive and finite, or rounds to 0 ns.
+pub fn seconds(key: &str, value: f64) -> Result<SimDuration, ScenarioError> {
+    let d = SimDuration::from_secs_f64(value);
+    if !value.is_finite() || value <= 0.0 || d == SimDuration::ZERO || value > 1e9 {
+        return Err(ScenarioError::new(
+            key,
+            format!("{value} is not a positive number of seconds"),
+        ));
+    }
+    Ok(d)
+}
+
+/// A run's usual output (its summary holds the `emulation` section too; the series include
+/// `emulation_rtt` when RTT samples were taken) and the `emulation` section itself (its keys
+/// are described at [`run::Emulator::report`], plus `priority`: the `SCHED_FIFO` priority the
+/// loop ran at, or null).
+#[derive(Clone, Debug)]
+pub struct EmulateOutput {
+    pub run: RunOutput,
+    pub emulation: Value,
+}
+
+/// Checks the attachments against the scenario and opens their descriptors.
+fn ports(
+    scenario: &celltcp_scenario::Scenario,
+    attachments: &[Attachment],
+) -> Result<Vec<Port>, ScenarioError> {
+    let key = "attachments";
+    let mut hosts = BTreeSet::new();
+    let mut fds = std::collections::BTreeMap::new();
+    let mut ports = Vec::with_capacity(attachments.len());
+    for a in attachments {
+        let Some(node) = scenario.nodes.get(&a.host) else {
+            let known: Vec<&str> = scenario.nodes.keys().map(String::as_str).collect();
+            return Err(ScenarioError::new(
+                key,
+                format!(
+                    "'{}' is not a node of the scenario (nodes: {})",
+                    a.host,
+                    known.join(", ")
+                ),
+            ));
+        };
+        if node.kind != NodeKind::Host {
+            return Err(ScenarioError::new(
+                key,
+                format!(
+                    "'{}' is a {}; only hosts can be attached",
+                    a.host,
+                    node.kind.as_str()
+                ),
+            ));
+        }
+        if !hosts.insert(a.host.as_str()) {
+            return Err(ScenarioError::new(
+                key,
+                format!("host '{}' is attached twice", a.host),
+            ));
+        }
+        if let Some(other) = fds.insert(a.fd, a.host.as_str()) {
+            return Err(ScenarioError::new(
+                key,
+                format!(
+                    "descriptor {} is given for both '{other}' and '{}'",
+                    a.fd, a.host
+                ),
+            ));
+        }
+        let port = Port::open(&a.host, a.fd).map_err(|e| {
+            ScenarioError::new(
+                key,
+                format!(
+                    "descriptor {} of host '{}' cannot be used: {e}",
+                    a.fd, a.host
+                ),
+            )
+        })?;
+        ports.push(port);
+    }
+    Ok(ports)
+}
+
+/// Emulates `toml` (with `overrides` applied in order) in real time with `attachments`
+/// connected, until its duration has passed or `stop_fd` (the read end of a pipe) becomes
+/// readable. Blocks the calling thread for the run.
+///
+/// # Errors
+/// [`EmuError::Input`] for an invalid scenario, override, attachment (key `attachments`) or
+/// stop descriptor (key `stop_fd`); [`EmuError::TooSlow`] when the engine cannot keep up with
+/// the wall clock; I/O errors of the descriptors or the capture; failures of the simulation.
+/// On any error no capture file is left behind.
+pub fn emulate(
+    toml: &str,
+    overrides: &[(String, String)],
+    attachments: &[Attachment],
+    stop_fd: Option<RawFd>,
+    opts: &EmulateOptions,
+) -> Result<EmulateOutput, EmuError> {
+    let mut overrides = overrides.to_vec();
+    if let Some(d) = opts.duration {
+        overrides.push(("simulation.duration".into(), format!("{}ns", d.as_ns())));
+    }
+    let scenario = match &opts.base_dir {
+        Some(dir) => celltcp_scenario::load_str_in(toml, &overrides, dir),
+        None => celltcp_scenario::load_str(toml, &overrides),
+    }?;
+    let ports = ports(&scenario, attachments)?;
+    if let Some(fd) = stop_fd {
+        // SAFETY: F_GETFL takes no argument; an invalid descriptor gives -1 and EBADF.
+        if unsafe { libc::fcntl(fd, libc::F_GETFL) } < 0 {
+            let e = std::io::Error::last_os_error();
+            return Err(ScenarioError::new(
+                "stop_fd",
+                format!("descriptor {fd} cannot be used: {e}"),
+            )
+            .into());
+        }
+    }
+    // Held until the run is over (the loop runs on this thread); restored when dropped.
+    let priority_guard = match opts.priority {
+        Priority::Fifo(p) if !(1..=99).contains(&p) => {
+            let msg = format!("{p} is not a priority from 1 to 99");
+            return Err(ScenarioError::new("options.priority", msg).into());
+        }
+        Priority::Fifo(p) => {
+            Some(
+                clock::RealtimePriority::enter(p).map_err(|source| EmuError::Priority {
+                    priority: p,
+                    source,
+                })?,
+            )
+        }
+        Priority::Auto => clock::RealtimePriority::enter(DEFAULT_PRIORITY).ok(),
+        Priority::Inherit => None,
+    };
+    let fifo_priority = priority_guard.as_ref().map(|p| p.priority());
+    let capture =
+        match &opts.pcap {
+            Some(path) => Some(capture::Capture::create(path, opts.pcap_points).map_err(
+                |source| EmuError::Capture {
+                    path: path.clone(),
+                    source,
+                },
+            )?),
+            None => None,
+        };
+    let run_opts = RunOptions {
+        seed: opts.seed,
+        run: opts.run,
+        ..RunOptions::default()
+    };
+    let mut emulator = run::Emulator::new(ports, stop_fd, opts.max_lag, capture);
+    let result = celltcp_scenario::run::run_with(&scenario, &run_opts, &mut emulator);
+    let mut output = match result {
+        Ok(o) => o,
+        Err(e) => return Err(emulator.failure.take().unwrap_or_else(|| e.into())),
+    };
+    let mut emulation = emulator.report();
+    if let Value::Object(e) = &mut emulation {
+        e.insert("priority".into(), fifo_priority.into());
+    }
+    if let Some(c) = emulator.take_capture() {
+        let path = c.path().to_path_buf();
+        c.commit()
+            .map_err(|source| EmuError::Capture { path, source })?;
+    }
+    if let Value::Object(summary) = &mut output.summary {
+        summary.insert("emulation".into(), emulation.clone());
+    }
+    let rtt = &emulator.observer().rtt;
+    if !rtt.time_ns.is_empty() {
+        output.series.push(Series {
+            name: "emulation_rtt".into(),
+            columns: vec![
+                ("time_ns".into(), Column::U64(rtt.time_ns.clone())),
+                ("connection".into(), Column::U32(rtt.connection.clone())),
+                (
+                    "direction".into(),
+                    Column::Cat {
+                        codes: rtt.direction.clone(),
+                        names: vec!["forward".into(), "reverse".into()],
+                    },
+                ),
+                ("rtt_ns".into(), Column::U64(rtt.rtt_ns.clone())),
+            ],
+        });
+    }
+    Ok(EmulateOutput {
+        run: output,
+        emulation,
+    })
+}
