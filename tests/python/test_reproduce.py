@@ -28,7 +28,7 @@ def test_list_names_every_reproduction_on_one_line_each(capsys):
 def test_alias_and_name_find_the_same_reproduction():
     assert find("003") is find("003-petra-lte")
     with pytest.raises(ReproductionError):
-        find("004")
+        find("999")
 
 
 def test_unknown_name_is_one_line_exit_2_and_writes_nothing(tmp_path, capsys):

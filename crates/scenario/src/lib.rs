@@ -17,6 +17,7 @@ mod handovers;
 pub mod overrides;
 pub mod run;
 pub mod series;
+mod series_dch;
 mod summary;
 pub mod schema;
 pub mod units;

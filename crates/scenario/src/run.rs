@@ -14,6 +14,7 @@ use crate::build::{build, CaptureRequest, LinkHandoverPlan};
 use crate::error::ScenarioError;
 use crate::handovers;
 use crate::series::{self, Series};
+use crate::series_dch;
 use crate::summary;
 use crate::Scenario;
 
@@ -149,12 +150,15 @@ pub fn run_with(
         &built.flows,
         handovers.as_ref(),
     );
+    // The traced channels' rows leave the medium series before the cells' table is built.
+    let dch_series = series_dch::take(&mut world, scenario);
     let mut series = series::collect(
         &mut world,
         &built.link_names,
         &built.flow_names,
         &scenario.trace.cells,
     );
+    series.extend(dch_series);
     if let Some(h) = &handovers {
         series.extend(h.series(&world, &built.flow_names));
     }

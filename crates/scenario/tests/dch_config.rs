@@ -192,3 +192,126 @@ fn the_examples_and_their_echoes_match_the_schema() {
     v["dch"]["radio"]["rlc"] = serde_json::json!({ "max_dat": "unlimited" });
     assert!(validator.is_valid(&v));
 }
+
+#[test]
+fn block_errors_are_independent_by_default_and_bursty_on_request() {
+    use celltcp_radio::dch::{BlockErrorModel, GilbertElliottConfig};
+    let sc = load_str(BASE, &[]).unwrap();
+    let d = &sc.dch["radio"];
+    assert_eq!(d.downlink.errors, BlockErrorModel::Independent);
+    assert_eq!(d.uplink.errors, BlockErrorModel::Independent);
+    let echo = &sc.echo()["dch"]["radio"];
+    assert_eq!(
+        echo["errors"],
+        serde_json::json!({ "model": "independent" })
+    );
+    assert_eq!(
+        echo["uplink_errors"],
+        serde_json::json!({ "model": "independent" })
+    );
+    // The seed's bursty channel: both directions, the uplink following the downlink.
+    let bursty = [
+        ("dch.radio.bler", "0.1"),
+        (
+            "dch.radio.errors",
+            "{ model = \"gilbert_elliott\", mean_burst = \"200ms\", bad_bler = 0.9 }",
+        ),
+    ];
+    let over: Vec<(String, String)> = bursty
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let sc = load_str(BASE, &over).unwrap();
+    let d = &sc.dch["radio"];
+    let ge = BlockErrorModel::GilbertElliott(GilbertElliottConfig {
+        mean_burst: celltcp_engine::SimDuration::from_ms(200),
+        bad_bler: 0.9,
+        bad_share: None,
+    });
+    assert_eq!((d.downlink.errors, d.uplink.errors), (ge, ge));
+    let echo = sc.echo();
+    assert_eq!(
+        echo["dch"]["radio"]["uplink_errors"],
+        serde_json::json!({ "model": "gilbert_elliott", "mean_burst": "200ms", "bad_bler": 0.9 })
+    );
+    let table: toml::Table = serde_json::from_value(echo).unwrap();
+    let again = load_str(&toml::to_string(&table).unwrap(), &[]).unwrap();
+    assert_eq!(again.dch, sc.dch);
+    // An error-free uplink keeps independent (no) errors; keys one at a time work too.
+    let sc = load_str(
+        BASE,
+        &[
+            ("dch.radio.bler".into(), "0.2".into()),
+            ("dch.radio.uplink_bler".into(), "0".into()),
+            ("dch.radio.errors.model".into(), "gilbert_elliott".into()),
+            ("dch.radio.errors.mean_burst".into(), "1s".into()),
+            ("dch.radio.errors.bad_bler".into(), "0.5".into()),
+            ("dch.radio.errors.bad_share".into(), "0.2".into()),
+        ],
+    )
+    .unwrap();
+    assert_eq!(sc.dch["radio"].uplink.errors, BlockErrorModel::Independent);
+    assert!(matches!(
+        sc.dch["radio"].downlink.errors,
+        BlockErrorModel::GilbertElliott(GilbertElliottConfig { bad_share: Some(s), .. }) if s == 0.2
+    ));
+}
+
+#[test]
+fn impossible_block_errors_name_their_key() {
+    let ge = |extra: &str| format!("{{ model = \"gilbert_elliott\"{extra} }}");
+    let cases: Vec<(Vec<(&str, String)>, &str)> = vec![
+        (
+            vec![("dch.radio.errors", ge(", bad_bler = 0.9"))],
+            "dch.radio.errors.mean_burst: is required with model = \"gilbert_elliott\" (e.g. mean_burst = \"200ms\")",
+        ),
+        (
+            vec![("dch.radio.errors", ge(", mean_burst = \"200ms\""))],
+            "dch.radio.errors.bad_bler: is required with model = \"gilbert_elliott\" (e.g. bad_bler = 0.9)",
+        ),
+        (
+            vec![("dch.radio.errors", "{ model = \"independent\", bad_bler = 0.9 }".into())],
+            "dch.radio.errors.bad_bler: applies to model = \"gilbert_elliott\" only; independent losses take only the BLER",
+        ),
+        (
+            vec![("dch.radio.errors", ge(", mean_burst = \"200ms\", bad_bler = 0.9"))],
+            "dch.radio.bler: 0 leaves no errors to put in bursts; a Gilbert–Elliott channel needs a block error rate in (0, 1) (with errors = { model = \"gilbert_elliott\" })",
+        ),
+        (
+            vec![
+                ("dch.radio.bler", "0.1".into()),
+                ("dch.radio.errors", ge(", mean_burst = \"200ms\", bad_bler = 0.05")),
+            ],
+            "dch.radio.errors.bad_bler: 0.05 is not a bad-state block error rate for a mean BLER of 0.1; expected a number above 0.1 and at most 1",
+        ),
+        (
+            vec![
+                ("dch.radio.bler", "0.1".into()),
+                ("dch.radio.errors", ge(", mean_burst = \"200ms\", bad_bler = 0.9, bad_share = 0.3")),
+            ],
+            "dch.radio.errors.bad_share: 0.3 × bad_bler 0.9 = 0.270000 exceeds the mean BLER 0.1: the good state would need a negative BLER; expected at most 0.111111 (bler / bad_bler)",
+        ),
+        (
+            // 15 ms bursts suit the 10 ms downlink TTI but not the uplink's 20 ms, which
+            // follows the downlink's errors.
+            vec![
+                ("dch.radio.bler", "0.1".into()),
+                ("dch.radio.errors", ge(", mean_burst = \"15ms\", bad_bler = 0.9")),
+            ],
+            "dch.radio.uplink_errors.mean_burst: 15 ms is too short: with a bad share of 0.1111 and a 20 ms TTI both the bursts and the gaps between them must last one TTI or more on average; expected at least 20 ms",
+        ),
+        (
+            vec![("dch.radio.errors", "{ model = \"rayleigh\" }".into())],
+            "dch.radio.errors.model: 'rayleigh' is not one of: independent, gilbert_elliott",
+        ),
+    ];
+    for (over, message) in cases {
+        let over: Vec<(&str, &str)> = over.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        assert_eq!(err(&over), message);
+    }
+    assert!(err(&[(
+        "dch.radio.errors",
+        "{ model = \"independent\", burst = \"1s\" }"
+    )])
+    .starts_with("dch.radio.errors.burst: unknown key"));
+}

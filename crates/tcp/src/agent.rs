@@ -13,6 +13,7 @@ use celltcp_net::agent::{Agent, AgentCtx, ReportEntry};
 use celltcp_net::packet::{FlowId, Packet, TcpFlags};
 use thiserror::Error;
 
+use crate::ack_control::TerminalLossEstimate;
 use crate::app::{AppRequest, Connection, TcpApplication};
 use crate::cc::{self, CongestionControl};
 use crate::config::{TcpConfig, TcpConfigError};
@@ -271,6 +272,9 @@ pub struct TcpReceiverAgent {
     delivered: u64,
     first_syn: Option<SimTime>,
     last_delivery: Option<SimTime>,
+    /// The receiving terminal's radio loss estimate, shared by the connections it accepts
+    /// (receiver ACK control of the seed `004_…`); `None`: each connection keeps its own.
+    terminal: Option<TerminalLossEstimate>,
 }
 
 impl TcpReceiverAgent {
@@ -292,7 +296,16 @@ impl TcpReceiverAgent {
             delivered: 0,
             first_syn: None,
             last_delivery: None,
+            terminal: None,
         })
+    }
+
+    /// Attaches every connection this agent accepts to `terminal`'s radio loss estimate
+    /// (seed `004_…`: the terminal keeps the estimate across its connections). Give the
+    /// agents of one receiving host the same handle.
+    pub fn with_terminal_estimate(mut self, terminal: TerminalLossEstimate) -> Self {
+        self.terminal = Some(terminal);
+        self
     }
 
     /// As [`TcpReceiverAgent::new`] with the controller named `cc_name` (used only for data the
@@ -382,7 +395,12 @@ impl Agent for TcpReceiverAgent {
                 self.finished.accumulate(old.stats());
             }
             let cc = (self.factory)();
-            self.ep = Some(TcpEndpoint::listen(self.cfg, cc, self.local, self.flow));
+            let mut ep = TcpEndpoint::listen(self.cfg, cc, self.local, self.flow);
+            if let Some(t) = &self.terminal {
+                // Before the SYN is processed, so no data has been counted privately.
+                ep.ack_est.attach(t.clone());
+            }
+            self.ep = Some(ep);
             self.connections += 1;
             self.first_syn.get_or_insert(now);
         }

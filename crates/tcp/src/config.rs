@@ -9,13 +9,19 @@ use thiserror::Error;
 
 use crate::cc::CcConfig;
 
+/// Most copies of one ACK that receiver ACK control may send. The seed `004_…` studies one to
+/// three; the bound keeps a mistyped value from turning every ACK into a burst on the uplink.
+/// Scenario files are checked against the same constant.
+pub const MAX_ACK_COPIES: u32 = 16;
+
 /// Receiver ACK control of the seed `004_…` (Miyoshi, Sugano, Murata): the receiver estimates
 /// the radio loss rate and sends every ACK several times when it is high.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct AckControlConfig {
     /// Enables the estimator and the copies; when false every ACK is sent once.
     pub enabled: bool,
-    /// Number of times each ACK is sent while the estimate exceeds `threshold` (≥ 1).
+    /// Number of times each ACK is sent while the estimate is at or above `threshold`
+    /// (1 to [`MAX_ACK_COPIES`]).
     pub copies: u32,
     /// Threshold on the estimated radio loss probability p_err, in [0, 1].
     pub threshold: f64,
@@ -138,6 +144,9 @@ pub enum TcpConfigError {
     },
 }
 
+/// What `ack_copies.copies` must be; states [`MAX_ACK_COPIES`] (a test pins the two together).
+const ACK_COPIES_EXPECTED: &str = "1 to 16";
+
 fn check(
     ok: bool,
     field: &'static str,
@@ -241,10 +250,10 @@ impl TcpConfig {
         )?;
         let a = &self.ack_copies;
         check(
-            (1..=8).contains(&a.copies),
+            (1..=MAX_ACK_COPIES).contains(&a.copies),
             "ack_copies.copies",
             a.copies.to_string(),
-            "1..=8",
+            ACK_COPIES_EXPECTED,
         )?;
         check(
             (0.0..=1.0).contains(&a.threshold),
@@ -314,6 +323,24 @@ mod tests {
         let mut cfg = TcpConfig::default();
         cfg.ack_copies.p_buff = 1.0;
         assert!(cfg.validate().is_err());
+    }
+
+    #[test]
+    fn ack_copies_are_bounded_by_one_constant() {
+        let with_copies = |copies| {
+            let mut cfg = TcpConfig::default();
+            cfg.ack_copies.copies = copies;
+            cfg.validate()
+        };
+        with_copies(1).unwrap();
+        with_copies(MAX_ACK_COPIES).unwrap();
+        for bad in [0, MAX_ACK_COPIES + 1] {
+            let e = with_copies(bad).unwrap_err().to_string();
+            assert_eq!(
+                e,
+                format!("ack_copies.copies: {bad} is out of range; expected 1 to {MAX_ACK_COPIES}")
+            );
+        }
     }
 
     #[test]

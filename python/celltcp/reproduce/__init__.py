@@ -7,7 +7,7 @@ or not at all (:func:`celltcp.output.atomic_output_dir`). See docs/reproductions
 
 >>> from celltcp.reproduce import available, reproduce
 >>> [r.name for r in available()]
-['003-petra-lte', '000-x2-handover', '002-handover-buffer']
+['003-petra-lte', '000-x2-handover', '001-wcdma', '002-handover-buffer', '004-ack-control']
 >>> reproduce("003", "out/reproduce-003", quick=True)  # doctest: +SKIP
 """
 
@@ -17,7 +17,8 @@ import os
 from pathlib import Path
 
 from celltcp.output import atomic_output_dir
-from celltcp.reproduce import seed000, seed002, seed003
+from celltcp.reproduce import seed000, seed001, seed002, seed003
+from celltcp.reproduce import seed004
 from celltcp.reproduce.registry import Options, Reproduction, ReproductionError
 
 __all__ = [
@@ -33,7 +34,9 @@ __all__ = [
 _REPRODUCTIONS = (
     Reproduction(seed003.NAME, seed003.ALIASES, seed003.SUMMARY, seed003.run),
     Reproduction(seed000.NAME, seed000.ALIASES, seed000.SUMMARY, seed000.run),
+    Reproduction(seed001.NAME, seed001.ALIASES, seed001.SUMMARY, seed001.run),
     Reproduction(seed002.NAME, seed002.ALIASES, seed002.SUMMARY, seed002.run),
+    Reproduction(seed004.NAME, seed004.ALIASES, seed004.SUMMARY, seed004.run),
 )
 
 

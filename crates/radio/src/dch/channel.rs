@@ -1,7 +1,10 @@
 //! One direction of the dedicated channel: a transport channel that, once per TTI while its
-//! RLC entity has something to send, carries up to N transport blocks (an AMD or MRW PDU each,
-//! or part of a STATUS report), loses each block independently with probability BLER, and
+//! RLC entity has something to send, carries up to N transport blocks (an AMD, MRW or STATUS
+//! PDU each; a status report may take several STATUS PDUs), loses each block with the TTI's
+//! BLER (the configured one, or the state's of a Gilbert–Elliott channel: [`errors`]), and
 //! delivers the others at the end of the TTI plus the fixed Iub/processing delay.
+//!
+//! [`errors`]: super::errors
 //!
 //! Timing (TS 25.302 §7.1: a transport block set is handed to the physical layer once per TTI
 //! and, after interleaving over the whole TTI, decoded at its end):
@@ -12,15 +15,18 @@
 //! * a TTI with nothing to send sends nothing and costs nothing (transport format 0).
 //!
 //! Randomness: one uniform per transport block from the direction's own stream, drawn whatever
-//! the BLER (so the stream stays aligned when only the BLER changes).
+//! the BLER (so the stream stays aligned when only the BLER or the error model changes); a
+//! Gilbert–Elliott channel draws its states from a stream of its own.
 
 use std::collections::VecDeque;
 
 use celltcp_engine::{RngStream, SimDuration, SimTime};
 
-use crate::rlc::{Nack, RlcAmEntity, RlcPdu, StatusPdu};
+use crate::rlc::status_sufi::{wcdma_status_layout, WcdmaStatusLayout};
+use crate::rlc::{RlcAmEntity, RlcPdu, StatusPdu};
 
 use super::config::TransportFormat;
+use super::errors::BlockErrors;
 use super::sdu::DchSdu;
 
 /// Counters of one direction.
@@ -34,6 +40,10 @@ pub struct ChannelStats {
     /// Transport blocks that carried STATUS reports, or an MRW.
     pub status_tbs: u64,
     pub mrw_tbs: u64,
+    /// TTIs with blocks sent in the bad state of a Gilbert–Elliott channel (0 with
+    /// independent losses), and the blocks they carried.
+    pub ttis_bad: u64,
+    pub tbs_sent_bad: u64,
 }
 
 /// A transport block on its way to the peer.
@@ -47,11 +57,14 @@ struct InFlight {
 #[derive(Debug)]
 pub(crate) struct TransportChannel {
     format: TransportFormat,
-    bler: f64,
+    errors: BlockErrors,
+    /// BLER of the TTI being built.
+    tti_bler: f64,
     delay: SimDuration,
+    /// One uniform per transport block.
     rng: RngStream,
-    /// SN length of the RLC entities, bits (for the size of STATUS fields).
-    sn_bits: u32,
+    /// SN length of the RLC entities, bits (for the size of STATUS super-fields).
+    sn_bits: u8,
     /// First TTI index not yet processed.
     next_tti: u64,
     /// Received blocks in delivery order (`deliver_at` never decreases: a constant delay after
@@ -63,17 +76,18 @@ pub(crate) struct TransportChannel {
 impl TransportChannel {
     pub(crate) fn new(
         format: TransportFormat,
-        bler: f64,
+        errors: BlockErrors,
         delay: SimDuration,
         sn_bits: u8,
         rng: RngStream,
     ) -> Self {
         TransportChannel {
             format,
-            bler,
+            errors,
+            tti_bler: 0.0,
             delay,
             rng,
-            sn_bits: u32::from(sn_bits),
+            sn_bits,
             next_tti: 0,
             in_flight: VecDeque::new(),
             stats: ChannelStats::default(),
@@ -86,6 +100,12 @@ impl TransportChannel {
 
     pub(crate) fn stats(&self) -> ChannelStats {
         self.stats
+    }
+
+    /// The per-block stream, for tests of its alignment.
+    #[cfg(test)]
+    pub(crate) fn block_rng(&self) -> &RngStream {
+        &self.rng
     }
 
     fn tti_ns(&self) -> u64 {
@@ -121,93 +141,143 @@ impl TransportChannel {
     /// STATUS report first, then MRW, retransmissions and new data: the priorities of 25.322
     /// §11.3.2 and 36.322 §5.1.3.1.1), draws each block's fate and queues the received PDUs.
     ///
-    /// A data or MRW PDU fills one block. A STATUS report gets the blocks left in the TTI and
-    /// takes as many as its size needs (several STATUS PDUs of one report, 25.322 §11.5); the
-    /// peer receives what the blocks before the first lost one carry ([`truncate_status`]).
+    /// A data or MRW PDU fills one block. A STATUS report is written as 25.322 STATUS PDUs
+    /// ([`status_sufi`](crate::rlc::status_sufi)), one block each, in the blocks left in the
+    /// TTI; the peer receives what the blocks before the first lost one carry
+    /// ([`status_received`]).
     pub(crate) fn run_tti(&mut self, k: u64, now: SimTime, entity: &mut RlcAmEntity<DchSdu>) {
         debug_assert_eq!(Some(k), self.tti_at(now));
         self.next_tti = k + 1;
         let deliver_at = now + self.format.tti + self.delay;
         let tb = self.format.tb_bytes;
         let mut sent = 0u32;
+        // The state is drawn for every TTI run, even one that ends up sending nothing (the
+        // caller runs a TTI only when the entity has something to send).
+        let (bler, bad) = self.errors.at_tti(k);
+        self.tti_bler = bler;
         while sent < self.format.tbs_per_tti {
             let left = self.format.tbs_per_tti - sent;
-            let Some(pdu) = entity.pull_pdu(now, left * tb) else {
+            // The receiving side lists every missing SN (a grant without limit); the 25.322
+            // layout then decides how many blocks the report takes and where it is cut.
+            if let Some(st) = entity.rx.pull_status(now, UNLIMITED_GRANT_BYTES) {
+                sent += self.send_status(st, left, deliver_at);
+                continue;
+            }
+            let Some(pdu) = entity.tx.pull_pdu(now, left * tb) else {
                 break;
             };
-            let blocks = pdu.size_bytes().div_ceil(tb).clamp(1, left);
-            sent += blocks;
-            match pdu {
-                RlcPdu::Status(_) => self.stats.status_tbs += u64::from(blocks),
-                RlcPdu::Mrw(_) => self.stats.mrw_tbs += 1,
-                RlcPdu::Data(_) => {}
+            sent += 1;
+            if let RlcPdu::Mrw(_) = pdu {
+                self.stats.mrw_tbs += 1;
             }
-            // One uniform per block; a block is lost when its draw falls below the BLER.
-            let first_lost = (0..blocks).fold(None, |first, i| {
-                let lost = self.rng.next_f64() < self.bler;
-                self.stats.tbs_lost += u64::from(lost);
-                first.or(lost.then_some(i))
-            });
-            let received = match (first_lost, pdu) {
-                (None, pdu) => Some(pdu),
-                (Some(i), RlcPdu::Status(st)) => {
-                    truncate_status(st, i * tb, self.sn_bits).map(RlcPdu::Status)
-                }
-                (Some(_), _) => None,
-            };
-            if let Some(pdu) = received {
+            if !self.block_lost() {
                 self.in_flight.push_back(InFlight { deliver_at, pdu });
             }
         }
         if sent > 0 {
             self.stats.ttis += 1;
             self.stats.tbs_sent += u64::from(sent);
+            if bad {
+                self.stats.ttis_bad += 1;
+                self.stats.tbs_sent_bad += u64::from(sent);
+            }
         }
     }
-}
 
-/// Bits of the fixed part of a STATUS PDU as the RLC entities size it (36.322 §6.2.1.6: D/C,
-/// CPT, ACK_SN and E1 = 5 + SN bits), with the MRW_ACK super-field (type, N, SN_ACK = 8 + SN
-/// bits) when present.
-fn status_head_bits(st: &StatusPdu, sn_bits: u32) -> u32 {
-    5 + sn_bits + st.mrw_ack.map_or(0, |_| 8 + sn_bits)
-}
-
-/// Bits of one NACK (36.322 §6.2.1.6: NACK_SN, E1, E2; SOstart and SOend, 16 bits each beyond
-/// a 10-bit SN, when it covers a portion).
-fn nack_bits(n: &Nack, sn_bits: u32) -> u32 {
-    let so = if sn_bits > 10 { 16 } else { 15 };
-    sn_bits + 2 + n.so.map_or(0, |_| 2 * so)
-}
-
-/// What the peer receives of STATUS report `st` when only its first `kept_bytes` arrive (the
-/// blocks before the first lost one): the NACKs entirely inside, with ACK_SN moved to the first
-/// NACK left out — the rule by which an RLC entity cuts a report to fit (36.322 §5.2.3: "set
-/// ACK_SN to the SN of the next not received RLC Data PDU which is not indicated as missing").
-/// `None` if not even the fixed part arrived. 25.322 would keep the NACKs of later STATUS PDUs
-/// of the report too; dropping them only delays those retransmissions to the next report.
-pub(crate) fn truncate_status(st: StatusPdu, kept_bytes: u32, sn_bits: u32) -> Option<StatusPdu> {
-    let budget = kept_bytes * 8;
-    let mut bits = status_head_bits(&st, sn_bits);
-    if bits > budget {
-        return None;
+    /// Draws one block's fate: one uniform, lost when it falls below the TTI's BLER.
+    fn block_lost(&mut self) -> bool {
+        let lost = self.rng.next_f64() < self.tti_bler;
+        self.stats.tbs_lost += u64::from(lost);
+        lost
     }
-    let mut keep = 0;
+
+    /// Sends STATUS report `st` in at most `left` blocks; returns the blocks used.
+    fn send_status(&mut self, st: StatusPdu, left: u32, deliver_at: SimTime) -> u32 {
+        let tb = self.format.tb_bytes;
+        let missing = missing_sns(&st);
+        let layout = wcdma_status_layout(&missing, self.sn_bits, tb, st.mrw_ack.is_some(), left);
+        let blocks = layout.pdus.len() as u32;
+        self.stats.status_tbs += u64::from(blocks);
+        // Every block draws its fate, whatever happened to the ones before it.
+        let first_lost = (0..blocks).fold(None, |first, i| {
+            let lost = self.block_lost();
+            first.or(lost.then_some(i as usize))
+        });
+        let sent = status_received(st, &missing, &layout, None, blocks * tb);
+        let received = match first_lost {
+            None => Some(sent),
+            Some(0) => None,
+            Some(i) => Some(status_received(
+                sent,
+                &missing,
+                &layout,
+                Some(i),
+                i as u32 * tb,
+            )),
+        };
+        if let Some(st) = received {
+            self.in_flight.push_back(InFlight {
+                deliver_at,
+                pdu: RlcPdu::Status(st),
+            });
+        }
+        blocks
+    }
+}
+
+/// A grant larger than any status report: the receiving side then lists every missing SN.
+const UNLIMITED_GRANT_BYTES: u32 = u32::MAX / 8;
+
+/// The SNs a STATUS report acknowledges negatively, each once, in its order (from VR(R)). On
+/// a DCH no PDU is segmented, so a NACK covers a whole PDU.
+fn missing_sns(st: &StatusPdu) -> Vec<u32> {
+    let mut out: Vec<u32> = Vec::with_capacity(st.nacks.len());
     for n in &st.nacks {
-        let b = nack_bits(n, sn_bits);
-        if bits + b > budget {
-            break;
+        if out.last() != Some(&n.sn) {
+            out.push(n.sn);
         }
-        bits += b;
-        keep += 1;
     }
+    out
+}
+
+/// What the peer receives of report `st` laid out as `layout`: the NACKs of the STATUS PDUs
+/// before the first lost one, `first_lost` (all that were written when `None`), with the LSN
+/// (ACK_SN) lowered to the first missing SN left out — 25.322 §9.2.2.11.2: an LSN above VR(R)
+/// implies that every erroneous PDU below it is reported. `size_bytes` is the blocks' bytes.
+///
+/// 25.322 would let the STATUS PDUs after a lost one report their NACKs too (with an LSN of
+/// VR(R)); here they are dropped, which only delays those retransmissions to the next report.
+pub(crate) fn status_received(
+    st: StatusPdu,
+    missing: &[u32],
+    layout: &WcdmaStatusLayout,
+    first_lost: Option<usize>,
+    size_bytes: u32,
+) -> StatusPdu {
+    let kept = match first_lost {
+        None => layout.nacks_written,
+        Some(i) => layout
+            .pdus
+            .get(i)
+            .map_or(layout.nacks_written, |p| p.nacks.start),
+    };
     let mut st = st;
-    if keep < st.nacks.len() {
-        st.ack_sn = st.nacks[keep].sn;
-        st.nacks.truncate(keep);
+    if kept < missing.len() {
+        let cut_at = missing[kept];
+        // NACKs are in SN order from VR(R): keep those of the first `kept` missing SNs.
+        let mut distinct = 0;
+        let mut last = None;
+        st.nacks.retain(|n| {
+            if last != Some(n.sn) {
+                last = Some(n.sn);
+                distinct += 1;
+            }
+            distinct <= kept
+        });
+        st.ack_sn = cut_at;
     }
-    st.size_bytes = bits.div_ceil(8);
-    Some(st)
+    st.size_bytes = size_bytes;
+    st
 }
 
 #[cfg(test)]
@@ -237,23 +307,39 @@ mod tests {
     }
 
     #[test]
-    fn status_bits_match_the_rlc_byte_model() {
+    fn a_report_takes_the_25_322_blocks_and_is_cut_at_a_lost_one() {
         let st = status_with_gaps();
-        assert_eq!(st.nacks.len(), 20);
-        let bits =
-            status_head_bits(&st, 12) + st.nacks.iter().map(|n| nack_bits(n, 12)).sum::<u32>();
-        assert_eq!(bits.div_ceil(8), st.size_bytes());
-    }
-
-    #[test]
-    fn a_status_cut_at_a_lost_block_keeps_the_nacks_before_it() {
-        let st = status_with_gaps();
-        // 17 + 20 × 14 = 297 bits = 38 bytes; 20 bytes (160 bits) hold 17 + 10 × 14 = 157 bits.
-        let cut = truncate_status(st.clone(), 20, 12).unwrap();
-        assert_eq!(cut.nacks, st.nacks[..10].to_vec());
-        assert_eq!(cut.ack_sn, st.nacks[10].sn);
-        assert_eq!(cut.size_bytes(), 20);
-        assert_eq!(truncate_status(st.clone(), 40, 12), Some(st.clone()));
-        assert_eq!(truncate_status(st, 2, 12), None);
+        let missing = missing_sns(&st);
+        assert_eq!(missing.len(), 20);
+        // Every third SN missing (1, 4, …, 58): one BITMAP of 8 octets covers all 20 in
+        // 20 + 64 = 84 bits (an RLIST would take 16 in 80 bits): 4 + 84 + 16 = 104 bits, one
+        // 42-byte block (36.322's list: 17 + 20 × 14 = 297 bits).
+        let layout = wcdma_status_layout(&missing, 12, 42, false, 12);
+        assert_eq!(layout.pdus.len(), 1);
+        assert_eq!(layout.pdus[0].bits, 104);
+        let all = status_received(st.clone(), &missing, &layout, None, 42);
+        assert_eq!(
+            all,
+            StatusPdu {
+                size_bytes: 42,
+                ..st.clone()
+            }
+        );
+        // In 8-byte PDUs (64 bits: 44 for SUFIs, a BITMAP of 3 octets holding 8 NACKs) the
+        // report takes 3 PDUs; losing the second keeps the NACKs of the first and moves ACK_SN
+        // to the next missing SN.
+        let small = wcdma_status_layout(&missing, 12, 8, false, 12);
+        let sizes: Vec<usize> = small.pdus.iter().map(|p| p.nacks.len()).collect();
+        assert_eq!(sizes, vec![8, 8, 4]);
+        let cut = status_received(st.clone(), &missing, &small, Some(1), 8);
+        assert_eq!(cut.nacks, st.nacks[..8].to_vec());
+        assert_eq!(cut.ack_sn, missing[8]);
+        assert_eq!(cut.size_bytes(), 8);
+        // Allowed fewer PDUs than it needs, the report is cut the same way before sending.
+        let two = wcdma_status_layout(&missing, 12, 8, false, 2);
+        assert_eq!(two.nacks_written, 16);
+        let sent = status_received(st.clone(), &missing, &two, None, 16);
+        assert_eq!(sent.nacks.len(), two.nacks_written);
+        assert_eq!(sent.ack_sn, missing[two.nacks_written]);
     }
 }

@@ -20,12 +20,15 @@
 //!   12 for 384 kbit/s; using every count only removes padding TBs, whose data would be empty).
 //!
 //! CRC (16 bits per TB), channel coding and rate matching are below the TB and not modelled: a
-//! TB is received or lost as a whole, with probability BLER, independently of the others.
+//! TB is received or lost as a whole, with probability BLER, independently of the others or
+//! with a BLER that follows a two-state channel from TTI to TTI ([`errors`](super::errors)).
 
 use celltcp_engine::SimDuration;
 use celltcp_net::packet::NodeId;
 
 use crate::rlc::{BufferLimit, PduMode, RlcAmConfig, RlcConfigError};
+
+use super::errors::{BlockErrorModel, BlockErrorsError};
 
 /// Header of an AMD PDU with a 12-bit SN, bytes (25.322 §9.2.1.4: D/C, SN, P, HE).
 pub const AMD_HEADER_BYTES: u32 = 2;
@@ -48,8 +51,11 @@ pub struct DchDirectionConfig {
     pub rate_bps: u64,
     /// Transmission time interval.
     pub tti: SimDuration,
-    /// Probability that a transport block is lost, in [0, 1).
+    /// Probability that a transport block is lost, in [0, 1): the long-run BLER.
     pub bler: f64,
+    /// How losses are spread over the blocks: independently (the default), or in bursts
+    /// ([`errors`](super::errors)).
+    pub errors: BlockErrorModel,
 }
 
 /// RLC acknowledged mode of the radio bearer, both directions (25.322; parameter names of
@@ -114,14 +120,15 @@ impl DchRlcConfig {
     }
 
     /// The configuration of the receiving sides: as [`am_config`](Self::am_config), except that
-    /// a STATUS report is sized to its contents and may fill several transport blocks.
+    /// the entity lists every missing SN in one report, whatever its size.
     ///
     /// The RLC entities size a STATUS report as 36.322's NACK list (14 bits per missing SN with
-    /// a 12-bit SN). Cut to one 42-byte PDU, that holds 22 NACKs, while 25.322 reports the same
-    /// losses in one PDU with LIST and BITMAP super-fields (a BITMAP covers up to 128 SNs) and
-    /// may send one status report as several STATUS PDUs in a TTI (25.322 §9.2.2.11, §11.5).
-    /// With one PDU per report, 384 kbit/s at BLER 0.2 loses more PDUs between two reports than
-    /// one can list and the window stalls; a report of several blocks removes that artefact.
+    /// a 12-bit SN). On the DCH the report is instead written as 25.322 STATUS PDUs of the AMD
+    /// PDU size, with ACK, LIST, BITMAP and RLIST super-fields
+    /// ([`status_sufi`](crate::rlc::status_sufi), 25.322 §9.2.1.6, §9.2.2.11), as many as the
+    /// TTI's blocks allow (§11.5: a report may take several STATUS PDUs); the channel
+    /// (`channel.rs`) takes the report from the entity with a grant without limit and cuts it
+    /// to the blocks it can carry.
     pub fn am_rx_config(&self) -> RlcAmConfig {
         RlcAmConfig {
             pdu_mode: PduMode::Flexible,
@@ -160,11 +167,13 @@ impl DchConfig {
                 rate_bps: 384_000,
                 tti: SimDuration::from_ms(10),
                 bler: 0.0,
+                errors: BlockErrorModel::Independent,
             },
             uplink: DchDirectionConfig {
                 rate_bps: 64_000,
                 tti: SimDuration::from_ms(20),
                 bler: 0.0,
+                errors: BlockErrorModel::Independent,
             },
             delay: SimDuration::from_ms(20),
             rlc: DchRlcConfig::default(),
@@ -212,6 +221,10 @@ impl DchConfig {
                     d.bler,
                     "a probability in [0, 1)",
                 ));
+            }
+            if let BlockErrorModel::GilbertElliott(ge) = &d.errors {
+                ge.chain(d.bler, d.tti)
+                    .map_err(|source| DchError::Errors { dir, source })?;
             }
             TransportFormat::new(d, self.rlc.pdu_payload_bytes).map_err(|e| e.in_direction(dir))?;
         }
@@ -293,6 +306,13 @@ pub enum DchError {
         value: String,
         expected: &'static str,
     },
+    /// Block-error parameters that cannot give the direction's BLER; `source.key` is relative
+    /// to the direction (`bler`, `errors.bad_share`, …).
+    #[error("dch.{dir}.{source}")]
+    Errors {
+        dir: &'static str,
+        source: BlockErrorsError,
+    },
     #[error(transparent)]
     Rlc(#[from] RlcConfigError),
 }
@@ -332,6 +352,7 @@ mod tests {
             rate_bps,
             tti: SimDuration::from_ms(tti_ms),
             bler: 0.0,
+            errors: BlockErrorModel::Independent,
         }
     }
 

@@ -15,8 +15,9 @@
 //! STATUS PDUs of each receiving side travel in the transport blocks of the other direction,
 //! ahead of data. Both directions work alike ([`channel`]): a TTI carries at most N transport
 //! blocks of one PDU each ([`config`] gives the transport-block arithmetic), each block is lost
-//! independently with the direction's BLER, and the received blocks reach the peer at the end
-//! of the TTI plus a fixed delay standing for the Iub transport and the Node B and RNC
+//! with the direction's BLER — independently, or with the BLER of the TTI's state in a
+//! Gilbert–Elliott channel whose long-run BLER is the configured one ([`errors`]) — and the
+//! received blocks reach the peer at the end of the TTI plus a fixed delay standing for the Iub transport and the Node B and RNC
 //! processing. RLC AM then recovers losses by ARQ and delivers in order; after MaxDAT
 //! transmissions of a PDU it discards the SDUs concerned and moves the receiver on with an MRW.
 //!
@@ -34,14 +35,19 @@
 //! Randomness: the `RngStream` the world hands to `on_timer` is not used. Each direction draws
 //! one uniform per transport block from its own stream, `dch/NAME/downlink` and
 //! `dch/NAME/uplink`, derived from the seed and run given to [`DchLink::new`], so uplink
-//! traffic never changes the downlink's losses.
+//! traffic never changes the downlink's losses; a Gilbert–Elliott channel draws one uniform per
+//! TTI with blocks from `dch/NAME/DIRECTION/gilbert_elliott`.
 
 mod channel;
 pub mod config;
+pub mod errors;
 pub mod sdu;
+pub mod series;
 pub mod stats;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_errors;
 
 use celltcp_engine::{RngStream, SimTime};
 use celltcp_net::medium::{Medium, MediumFigure, MediumOutput};
@@ -57,10 +63,13 @@ pub use config::{
     DchConfig, DchDirectionConfig, DchError, DchRlcConfig, TransportFormat, AMD_HEADER_BYTES,
     DCH_TTIS_MS, MAX_PDU_BYTES, STANDARD_RATES_BPS,
 };
+pub use errors::{BlockErrorModel, BlockErrorsError, GilbertElliottChain, GilbertElliottConfig};
 pub use sdu::DchSdu;
+pub use series::{DchSample, SAMPLE_FIGURES, SERIES_COLUMNS};
 pub use stats::{Activity, DchReport, DeliveryCounters, DirectionReport};
 
 use channel::TransportChannel;
+use errors::BlockErrors;
 use sdu::PacketStore;
 
 /// The RLC AM entity of one end, carrying references to the packets of a [`PacketStore`].
@@ -120,16 +129,28 @@ impl DchLink {
         let am = cfg.rlc.am_config();
         let payload = cfg.rlc.pdu_payload_bytes;
         let stream = |dir: &str| RngStream::new(seed, run, &format!("dch/{}/{dir}", cfg.name));
+        let errors = |dir: &'static str, d: &DchDirectionConfig| match &d.errors {
+            BlockErrorModel::Independent => Ok(BlockErrors::independent(d.bler)),
+            BlockErrorModel::GilbertElliott(ge) => {
+                let chain = ge
+                    .chain(d.bler, d.tti)
+                    .map_err(|source| DchError::Errors { dir, source })?;
+                Ok::<_, DchError>(BlockErrors::gilbert_elliott(
+                    chain,
+                    stream(&format!("{dir}/gilbert_elliott")),
+                ))
+            }
+        };
         let downlink = TransportChannel::new(
             TransportFormat::new(&cfg.downlink, payload)?,
-            cfg.downlink.bler,
+            errors("downlink", &cfg.downlink)?,
             cfg.delay,
             am.sn_bits,
             stream("downlink"),
         );
         let uplink = TransportChannel::new(
             TransportFormat::new(&cfg.uplink, payload)?,
-            cfg.uplink.bler,
+            errors("uplink", &cfg.uplink)?,
             cfg.delay,
             am.sn_bits,
             stream("uplink"),
@@ -210,6 +231,33 @@ impl DchLink {
         }
     }
 
+    /// Gauges at `now` — the SDU bytes waiting at the RNC and at the UE — and cumulative
+    /// counters: SDU bytes and SDUs delivered to the UE and their summed RNC-to-UE delay (s),
+    /// the RNC's new and retransmitted AMD PDUs, downlink blocks sent and lost, SDUs discarded
+    /// after MaxDAT, downlink MRW blocks, the downlink RLC's busy time (s), uplink blocks sent
+    /// and those carrying STATUS PDUs.
+    pub fn dch_sample(&self, now: SimTime) -> DchSample {
+        let t = self.rnc.tx.stats();
+        let d = &self.dl_delivered;
+        let (dl, ul) = (self.downlink.stats(), self.uplink.stats());
+        DchSample([
+            self.dl_buffer.current() as f64,
+            self.ul_buffer.current() as f64,
+            d.bytes as f64,
+            d.sdus as f64,
+            d.delay_sum_ns as f64 * 1e-9,
+            t.pdus_new as f64,
+            t.pdus_retx as f64,
+            dl.tbs_sent as f64,
+            dl.tbs_lost as f64,
+            t.sdus_discarded as f64,
+            dl.mrw_tbs as f64,
+            self.activity.busy(now).as_secs_f64(),
+            ul.tbs_sent as f64,
+            ul.status_tbs as f64,
+        ])
+    }
+
     fn direction_report(&self, downlink: bool, now: SimTime) -> DirectionReport {
         let (dir, ch, tx, rx, delivered, buffer) = if downlink {
             (
@@ -255,6 +303,7 @@ impl DchLink {
             pdus_discarded: t.pdus_discarded,
             sdus_lost: rx.rx.stats().sdus_dropped,
             ttis: c.ttis,
+            ttis_bad: c.ttis_bad,
             buffer_mean_bytes: buffer.mean(now),
             buffer_max_bytes: buffer.max(),
         }
@@ -392,23 +441,12 @@ impl Medium for DchLink {
         out
     }
 
-    /// Gauges at `now` — the SDU bytes waiting at the RNC (`buffer_bytes`) and at the UE
-    /// (`uplink.buffer_bytes`) — and cumulative counters: SDU bytes and SDUs delivered to the UE,
-    /// the summed RNC-to-UE delay of those SDUs (s), downlink PDUs retransmitted, transport
-    /// blocks lost and SDUs discarded after MaxDAT.
-    fn sample(&self, _now: SimTime, out: &mut Vec<MediumFigure>) {
-        let t = self.rnc.tx.stats();
-        let d = &self.dl_delivered;
-        out.push(("buffer_bytes".into(), self.dl_buffer.current() as f64));
-        out.push((
-            "uplink.buffer_bytes".into(),
-            self.ul_buffer.current() as f64,
-        ));
-        out.push(("sdu_bytes_delivered".into(), d.bytes as f64));
-        out.push(("sdus_delivered".into(), d.sdus as f64));
-        out.push(("delay_sum_s".into(), d.delay_sum_ns as f64 * 1e-9));
-        out.push(("pdus_retransmitted".into(), t.pdus_retx as f64));
-        out.push(("tbs_lost".into(), self.downlink.stats().tbs_lost as f64));
-        out.push(("max_dat_discards".into(), t.sdus_discarded as f64));
+    /// The figures of [`DchSample`] at `now` (the `[trace] dch` series, [`series`]).
+    fn sample(&self, now: SimTime, out: &mut Vec<MediumFigure>) {
+        out.extend(
+            self.dch_sample(now)
+                .figures()
+                .map(|(k, v)| (k.to_string(), v)),
+        );
     }
 }

@@ -150,6 +150,9 @@ pub struct DirectionReport {
     pub sdus_lost: u64,
     /// TTIs that carried at least one block.
     pub ttis: u64,
+    /// Of those, TTIs in the bad state of a Gilbert–Elliott channel (0 with independent
+    /// losses).
+    pub ttis_bad: u64,
     /// SDU bytes waiting for their first transmission at the transmitting end: time-weighted
     /// mean over [0, now] and maximum.
     pub buffer_mean_bytes: f64,
@@ -180,6 +183,7 @@ impl DirectionReport {
         push("pdus_discarded", self.pdus_discarded as f64);
         push("sdus_lost", self.sdus_lost as f64);
         push("ttis", self.ttis as f64);
+        push("ttis_bad", self.ttis_bad as f64);
         push("buffer_mean_bytes", self.buffer_mean_bytes);
         push("buffer_max_bytes", self.buffer_max_bytes as f64);
     }

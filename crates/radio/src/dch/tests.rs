@@ -12,17 +12,17 @@ use super::*;
 use crate::rlc::testkit::sdu;
 use crate::rlc::BufferLimit;
 
-const RNC: NodeId = 0;
-const UE: NodeId = 1;
+pub(super) const RNC: NodeId = 0;
+pub(super) const UE: NodeId = 1;
 
-fn ms(v: u64) -> SimTime {
+pub(super) fn ms(v: u64) -> SimTime {
     SimTime::from_ns(v * 1_000_000)
 }
 
 /// A DCH and the record of what it delivered and dropped, driven like the world drives a
 /// medium: sends at their times, `on_timer` at every deadline.
-struct Harness {
-    link: DchLink,
+pub(super) struct Harness {
+    pub(super) link: DchLink,
     /// (time, node, uid) of every delivery, in order.
     delivered: Vec<(SimTime, NodeId, u64)>,
     dropped: Vec<(u64, DropCause)>,
@@ -31,7 +31,7 @@ struct Harness {
 }
 
 impl Harness {
-    fn new(cfg: DchConfig, seed: u64) -> Self {
+    pub(super) fn new(cfg: DchConfig, seed: u64) -> Self {
         Harness {
             link: DchLink::new(cfg, seed, 0).expect("valid configuration"),
             delivered: Vec::new(),
@@ -52,7 +52,11 @@ impl Harness {
 
     /// Runs until `end`, handing over each of `sends` (time-ordered) at its time; a send and a
     /// deadline at the same instant: the send first.
-    fn run(&mut self, end: SimTime, sends: impl IntoIterator<Item = (SimTime, NodeId, Packet)>) {
+    pub(super) fn run(
+        &mut self,
+        end: SimTime,
+        sends: impl IntoIterator<Item = (SimTime, NodeId, Packet)>,
+    ) {
         let mut sends = sends.into_iter().peekable();
         let mut out = MediumOutput::default();
         let mut rng = RngStream::new(0, 0, "unused");
@@ -83,7 +87,7 @@ impl Harness {
         }
     }
 
-    fn delivered_to(&self, node: NodeId) -> Vec<u64> {
+    pub(super) fn delivered_to(&self, node: NodeId) -> Vec<u64> {
         self.delivered
             .iter()
             .filter(|d| d.1 == node)
@@ -93,7 +97,7 @@ impl Harness {
 }
 
 /// `count` packets of `size` bytes from `from`, one every `gap`, uids from `first_uid`.
-fn cbr(
+pub(super) fn cbr(
     from: NodeId,
     count: u64,
     size: u32,
@@ -109,7 +113,7 @@ fn cbr(
     })
 }
 
-fn config() -> DchConfig {
+pub(super) fn config() -> DchConfig {
     let mut c = DchConfig::new("d", RNC, UE);
     c.rlc.tx_buffer = BufferLimit::Unlimited;
     c
@@ -180,7 +184,7 @@ fn at_bler_zero_a_saturated_downlink_delivers_the_payload_rate_less_length_indic
 
 /// Runs a saturating 1028-byte downlink for `secs` with `bler` on both directions and no
 /// MaxDAT; returns the report and the harness.
-fn saturated(bler: f64, secs: u64, seed: u64) -> (DchReport, Harness) {
+pub(super) fn saturated(bler: f64, secs: u64, seed: u64) -> (DchReport, Harness) {
     let mut c = config();
     c.downlink.bler = bler;
     c.uplink.bler = bler;
@@ -195,15 +199,15 @@ fn saturated(bler: f64, secs: u64, seed: u64) -> (DchReport, Harness) {
 #[test]
 fn with_bler_and_unlimited_max_dat_the_rate_is_the_fraction_of_blocks_received() {
     for bler in [0.05, 0.1, 0.2] {
-        let (r, h) = saturated(bler, 20, 3);
+        let (r, h) = saturated(bler, 40, 3);
         // In-order delivery lags the blocks by the recovery of the latest losses, so the rate
-        // is measured over [5 s, 20 s], in steady state.
+        // is measured over [5 s, 40 s], in steady state.
         let in_window = h
             .delivered
             .iter()
             .filter(|d| d.1 == UE && d.0 > ms(5_000))
             .count();
-        let rate = in_window as f64 * 1028.0 * 8.0 / 15.0;
+        let rate = in_window as f64 * 1028.0 * 8.0 / 35.0;
         // Only data blocks on the downlink (no uplink data, so no STATUS reports on it): the
         // payload rate times the fraction of blocks received, less one LI per SDU.
         let expected = 384_000.0 * (1.0 - bler) * 1028.0 / 1029.0;
@@ -217,14 +221,21 @@ fn with_bler_and_unlimited_max_dat_the_rate_is_the_fraction_of_blocks_received()
             r.downlink.bler_measured
         );
         assert_eq!(r.downlink.status_pdus, 0);
-        // Every lost block is resent once per loss, and nothing else is (no spurious
-        // retransmission): retransmissions equal the blocks lost, less those lost in the last
-        // round trips.
+        // Every lost block is resent once per loss, less those lost in the last round trips;
+        // a retransmission beyond that is spurious and reaches the UE as a duplicate (or is
+        // lost). Spurious ones come from a report sent while the retransmissions asked by the
+        // one before are still queued (after lost reports, when they exceed
+        // Timer_Status_Prohibit's worth of TTIs): under 1 % of the PDUs.
         let data_lost = r.downlink.tbs_lost as f64;
         let retx = r.downlink.pdus_retransmitted as f64;
+        let duplicates = h.link.ue.rx.stats().pdus_duplicate as f64;
         assert!(
-            retx <= data_lost && retx >= data_lost - 120.0,
+            retx <= data_lost + duplicates && retx >= data_lost - 120.0,
             "BLER {bler}: {retx} retransmissions for {data_lost} lost blocks"
+        );
+        assert!(
+            duplicates < 0.01 * r.downlink.pdus_sent as f64,
+            "{duplicates}"
         );
         assert_eq!(r.downlink.max_dat_discards, 0);
         let got = h.delivered_to(UE);
@@ -234,7 +245,8 @@ fn with_bler_and_unlimited_max_dat_the_rate_is_the_fraction_of_blocks_received()
         );
         eprintln!(
             "BLER {bler}: {rate:.0} bit/s in steady state ({:.4} of R(1-b)S/(S+1)), {retx} \
-             retransmissions for {data_lost} lost blocks, {} STATUS blocks on the uplink",
+             retransmissions for {data_lost} lost blocks ({duplicates} duplicates at the UE), \
+             {} STATUS blocks on the uplink",
             rate / expected,
             r.uplink.status_pdus
         );

@@ -4,6 +4,8 @@
 //!   separate sans-IO objects that exchange [`RlcPdu`]s through the MAC, plus [`RlcAmEntity`]
 //!   pairing one of each in a node (36.322 §4.2.1.3).
 //! * [`um`]: the UM entity — [`RlcUmTx`] and [`RlcUmRx`] (36.322 §4.2.1.2).
+//! * [`status_sufi`]: the size of a WCDMA status report written as 25.322 super-fields in
+//!   fixed-size STATUS PDUs (used by the DCH; the entities themselves size 36.322 NACK lists).
 //!
 //! PDUs do not carry bytes: a data PDU lists its data field elements (36.322 §6.2.2.x "Data
 //! field"), each a copy of the SDU value with a byte offset and length, and its size on the air
@@ -26,6 +28,7 @@ pub mod am;
 mod am_pdu;
 mod am_rx;
 mod am_tx;
+pub mod status_sufi;
 pub mod um;
 
 #[cfg(test)]

@@ -39,21 +39,26 @@ pub(crate) fn dch_config(name: &str, d: &DchSpec, rnc: NodeId, ue: NodeId) -> Dc
     }
 }
 
-/// One medium per dedicated channel, in name order, after the cells.
+/// One medium per dedicated channel, in name order, after the cells. Returns the media of the
+/// channels `[trace] dch` lists, for sampling.
 pub(super) fn add_dch(
     b: &mut WorldBuilder,
     scenario: &Scenario,
     seed: u64,
     run: u64,
     node: &impl Fn(&str) -> NodeId,
-) -> Result<(), ScenarioError> {
+) -> Result<Vec<u32>, ScenarioError> {
+    let mut traced = Vec::new();
     for (name, d) in &scenario.dch {
         let cfg = dch_config(name, d, node(&d.file.rnc), node(&d.file.ue));
         let link = DchLink::new(cfg, seed, run)
             .map_err(|e| ScenarioError::new(format!("dch.{name}"), e.to_string()))?;
-        b.add_medium(&format!("dch/{name}"), Box::new(link));
+        let medium = b.add_medium(&format!("dch/{name}"), Box::new(link));
+        if scenario.trace.dch.contains(name) {
+            traced.push(medium);
+        }
     }
-    Ok(())
+    Ok(traced)
 }
 
 /// Whether `m` is the medium of `[dch.NAME]` for its name: its one edge joins that channel's

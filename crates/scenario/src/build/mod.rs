@@ -14,6 +14,7 @@ mod ran;
 pub(crate) use events::LinkHandoverPlan;
 pub(crate) use handover::HandoverSetup;
 
+use std::collections::BTreeMap;
 use std::collections::BTreeSet;
 use std::fs::File;
 use std::io::BufWriter;
@@ -31,6 +32,7 @@ use celltcp_net::queue::{CoDel, CoDelConfig, DropTail, ParamError, QueueDisc, Re
 use celltcp_net::topology::NodeKind as NetNodeKind;
 use celltcp_net::trace::Traces;
 use celltcp_net::world::{SeriesConfig, World, WorldBuilder, PROTO_TCP, PROTO_UDP};
+use celltcp_tcp::ack_control::TerminalLossEstimate;
 use celltcp_tcp::agent::{AgentError, TcpReceiverAgent, TcpSenderAgent};
 use celltcp_tcp::app::{Bulk, FileSize, Ftp, OnOff, TcpApplication};
 use celltcp_tcp::{AckControlConfig, TcpConfig};
@@ -257,7 +259,7 @@ pub(crate) fn build(
     }
 
     cells::add_cells(&mut b, scenario, seed, run, &node)?;
-    dch::add_dch(&mut b, scenario, seed, run, &node)?;
+    let traced_dch = dch::add_dch(&mut b, scenario, seed, run, &node)?;
     middleboxes::add_middleboxes(&mut b, scenario, &node)?;
 
     if let Some(epc) = &scenario.epc {
@@ -279,6 +281,9 @@ pub(crate) fn build(
     let end = SimTime::ZERO + scenario.simulation.duration;
     let flow_names: Vec<String> = scenario.flows.keys().cloned().collect();
     let mut flows = Vec::new();
+    // Receiver ACK control (seed `004_…`): the radio loss estimate belongs to the receiving
+    // terminal, so the TCP flows to one host that enable `ack_copies` share one estimate.
+    let mut terminals: BTreeMap<&str, TerminalLossEstimate> = BTreeMap::new();
     for (name, flow) in &scenario.flows {
         let (src, dst) = (node(&flow.src), node(&flow.dst));
         let id = b.add_flow(dst);
@@ -337,8 +342,14 @@ pub(crate) fn build(
                     Some(_) => sender.with_stop(stop),
                     None => sender,
                 };
+                let ack_copies = cfg.ack_copies.enabled;
                 let receiver = TcpReceiverAgent::with_cc_name(cfg, id, (dst_addr, flow.dst_port), t.cc.name())
                     .map_err(agent_err)?;
+                let receiver = if ack_copies {
+                    receiver.with_terminal_estimate(terminals.entry(flow.dst.as_str()).or_default().clone())
+                } else {
+                    receiver
+                };
                 let s = b.add_agent(
                     src,
                     id,
@@ -380,7 +391,7 @@ pub(crate) fn build(
         queue_links: t.queues.iter().map(|l| index_of(&link_names, l)).collect(),
         rate_flows: t.flows.iter().map(|f| index_of(&flow_names, f)).collect(),
         packet_flows: t.packets.iter().map(|f| index_of(&flow_names, f)).collect(),
-        media: traced_media(scenario),
+        media: [traced_media(scenario), traced_dch].concat(),
     });
     let tcp_flows: Vec<u32> = t.tcp_flows.iter().map(|f| index_of(&flow_names, f)).collect();
     let mut traces = Traces::new(&t.tcp).only_flows(&tcp_flows);

@@ -12,7 +12,8 @@ use std::fmt;
 use celltcp_engine::SimDuration;
 use celltcp_net::queue::QueueLimit;
 use celltcp_radio::dch::{
-    DchDirectionConfig, TransportFormat, AMD_HEADER_BYTES, DCH_TTIS_MS, MAX_PDU_BYTES,
+    BlockErrorModel, DchDirectionConfig, GilbertElliottConfig, TransportFormat, AMD_HEADER_BYTES,
+    DCH_TTIS_MS, MAX_PDU_BYTES,
 };
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::de::{self, Visitor};
@@ -96,6 +97,47 @@ impl JsonSchema for MaxDatFile {
     }
 }
 
+/// `errors.model`: how the transport blocks of a direction are lost.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorModelName {
+    /// Each block lost with probability `bler`, independently of the others.
+    Independent,
+    /// A two-state Gilbert–Elliott channel stepping once per TTI, long-run BLER `bler`.
+    GilbertElliott,
+}
+
+/// `[dch.NAME] errors` (and `uplink_errors`) as written: the block-error process of a
+/// direction (docs/wcdma.md, "Block errors").
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DchErrorsFile {
+    /// "independent" (the default) or "gilbert_elliott" (bursts).
+    pub model: ErrorModelName,
+    /// gilbert_elliott: mean duration of a burst, the bad state's mean stay (a time, at least
+    /// one TTI).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_burst: Option<Quantity<Time>>,
+    /// gilbert_elliott: block error rate in the bad state, above `bler` and at most 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bad_bler: Option<f64>,
+    /// gilbert_elliott: long-run share of TTIs in the bad state, in (0, bler / bad_bler];
+    /// bler / bad_bler by default (an error-free good state).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bad_share: Option<f64>,
+}
+
+impl Default for DchErrorsFile {
+    fn default() -> Self {
+        DchErrorsFile {
+            model: ErrorModelName::Independent,
+            mean_burst: None,
+            bad_bler: None,
+            bad_share: None,
+        }
+    }
+}
+
 /// `[dch.NAME.rlc]` as written: RLC AM of both directions (25.322, 25.331 names).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
@@ -154,6 +196,14 @@ pub struct DchFile {
     /// Uplink block error rate, in [0, 1); the downlink's by default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub uplink_bler: Option<f64>,
+    /// How the downlink's block errors fall: `{ model = "independent" }` (the default) or
+    /// `{ model = "gilbert_elliott", mean_burst, bad_bler, bad_share }` (bursts with long-run
+    /// BLER `bler`).
+    #[serde(default)]
+    pub errors: DchErrorsFile,
+    /// The uplink's: the downlink's `errors` by default, independent when the uplink BLER is 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uplink_errors: Option<DchErrorsFile>,
     /// From the end of a TTI to delivery at the other end: Iub transport and Node B/RNC
     /// processing (a time, both directions).
     #[serde(default = "delay_20ms")]
@@ -225,31 +275,119 @@ fn bler(key: String, b: f64) -> Result<f64, ScenarioError> {
     }
 }
 
-/// One direction, checked: the rate fills at least one transport block per TTI.
+/// The keys of one direction in `[dch.NAME]`.
+struct DirectionKeys {
+    rate: &'static str,
+    tti: &'static str,
+    bler: &'static str,
+    errors: &'static str,
+}
+
+const DOWNLINK: DirectionKeys = DirectionKeys {
+    rate: "rate",
+    tti: "tti",
+    bler: "bler",
+    errors: "errors",
+};
+const UPLINK: DirectionKeys = DirectionKeys {
+    rate: "uplink_rate",
+    tti: "uplink_tti",
+    bler: "uplink_bler",
+    errors: "uplink_errors",
+};
+
+/// The error model of `e`, its keys checked against the model; the combination with the BLER
+/// and TTI is checked by the caller.
+fn error_model(
+    key: &dyn Fn(&str) -> String,
+    keys: &DirectionKeys,
+    e: &DchErrorsFile,
+) -> Result<BlockErrorModel, ScenarioError> {
+    let sub = |k: &str| key(&format!("{}.{k}", keys.errors));
+    match e.model {
+        ErrorModelName::Independent => {
+            let given = [
+                ("mean_burst", e.mean_burst.is_some()),
+                ("bad_bler", e.bad_bler.is_some()),
+                ("bad_share", e.bad_share.is_some()),
+            ];
+            match given.iter().find(|g| g.1) {
+                Some((k, _)) => Err(ScenarioError::new(
+                    sub(k),
+                    "applies to model = \"gilbert_elliott\" only; independent losses take \
+                     only the BLER"
+                        .to_string(),
+                )),
+                None => Ok(BlockErrorModel::Independent),
+            }
+        }
+        ErrorModelName::GilbertElliott => {
+            let missing = |k: &str, example: &str| {
+                ScenarioError::new(
+                    sub(k),
+                    format!("is required with model = \"gilbert_elliott\" (e.g. {k} = {example})"),
+                )
+            };
+            let mean_burst = e
+                .mean_burst
+                .as_ref()
+                .ok_or_else(|| missing("mean_burst", "\"200ms\""))?;
+            let bad_bler = e.bad_bler.ok_or_else(|| missing("bad_bler", "0.9"))?;
+            Ok(BlockErrorModel::GilbertElliott(GilbertElliottConfig {
+                mean_burst: mean_burst.value,
+                bad_bler,
+                bad_share: e.bad_share,
+            }))
+        }
+    }
+}
+
+/// One direction, checked: the rate fills at least one transport block per TTI, and the error
+/// model can give the BLER.
 fn direction(
     key: &dyn Fn(&str) -> String,
-    (rate_key, tti_key, bler_key): (&str, &str, &str),
+    keys: &DirectionKeys,
     rate: &Quantity<Rate>,
     tti_q: &Quantity<Time>,
     b: f64,
+    errors: &DchErrorsFile,
     payload: u32,
 ) -> Result<DchDirectionConfig, ScenarioError> {
     let d = DchDirectionConfig {
         rate_bps: rate.value,
-        tti: tti(key(tti_key), tti_q)?,
-        bler: bler(key(bler_key), b)?,
+        tti: tti(key(keys.tti), tti_q)?,
+        bler: bler(key(keys.bler), b)?,
+        errors: error_model(key, keys, errors)?,
     };
     if TransportFormat::new(&d, payload).is_err() {
         return Err(ScenarioError::new(
-            key(rate_key),
+            key(keys.rate),
             format!("'{rate}' carries less than one {payload}-byte RLC payload per {tti_q} TTI; use a higher rate"),
         ));
+    }
+    if let BlockErrorModel::GilbertElliott(ge) = &d.errors {
+        // The radio crate's keys are relative to the direction: `bler` or `errors.KEY`.
+        ge.chain(d.bler, d.tti).map_err(|e| {
+            let k = match e.key.strip_prefix("errors.") {
+                Some(sub) => format!("{}.{sub}", keys.errors),
+                None => keys.bler.to_string(),
+            };
+            let message = if k == keys.bler {
+                format!(
+                    "{} (with {} = {{ model = \"gilbert_elliott\" }})",
+                    e.message, keys.errors
+                )
+            } else {
+                e.message
+            };
+            ScenarioError::new(key(&k), message)
+        })?;
     }
     Ok(d)
 }
 
-/// Validates the dedicated channels against the nodes and the cells; fills the uplink BLER in
-/// the file when left to its default, so that the echo shows it.
+/// Validates the dedicated channels against the nodes and the cells; fills the uplink BLER and
+/// error model in the file when left to their defaults, so that the echo shows them.
 pub(crate) fn convert(
     file: &mut BTreeMap<String, DchFile>,
     nodes: &BTreeMap<String, Node>,
@@ -296,21 +434,26 @@ pub(crate) fn convert(
             ));
         }
         let payload = r.pdu_size.value as u32;
-        let downlink = direction(
-            &key,
-            ("rate", "tti", "bler"),
-            &d.rate,
-            &d.tti,
-            d.bler,
-            payload,
-        )?;
+        let downlink = direction(&key, &DOWNLINK, &d.rate, &d.tti, d.bler, &d.errors, payload)?;
         let ul_bler = *d.uplink_bler.get_or_insert(d.bler);
+        // The uplink's errors follow the downlink's, as its BLER does, unless it has no errors.
+        let ul_errors = d
+            .uplink_errors
+            .get_or_insert_with(|| {
+                if ul_bler > 0.0 {
+                    d.errors.clone()
+                } else {
+                    DchErrorsFile::default()
+                }
+            })
+            .clone();
         let uplink = direction(
             &key,
-            ("uplink_rate", "uplink_tti", "uplink_bler"),
+            &UPLINK,
             &d.uplink_rate,
             &d.uplink_tti,
             ul_bler,
+            &ul_errors,
             payload,
         )?;
         positive_time(&key("session_gap"), &d.session_gap)?;

@@ -192,7 +192,7 @@ impl ScenarioFile {
         let flows = flows::convert(&mut self.flows, &simulation, &duration_text, &nodes, &links, &radio_edges)?;
         epc::check_flows(epc.as_ref(), &flows, &nodes, &links, &cells)?;
         let middleboxes = middleboxes::convert(&self.middleboxes, &nodes, &links, &radio_edges)?;
-        let trace = self.trace.convert(&links, &flows, &cells)?;
+        let trace = self.trace.convert(&links, &flows, &cells, &dch)?;
         let capture = self.capture.convert(&links)?;
         let mut events = events::convert(&self.events, &simulation, &links)?;
         events.sort_by_key(|e| e.at);

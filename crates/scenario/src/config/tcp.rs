@@ -4,6 +4,7 @@ use std::borrow::Cow;
 use std::fmt;
 
 use celltcp_engine::SimDuration;
+use celltcp_tcp::config::MAX_ACK_COPIES;
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -132,7 +133,7 @@ pub struct TcpFile {
     #[schemars(range(min = 1))]
     pub dupack_threshold: u32,
     /// Receiver ACK copies: each ACK is sent `copies` times while the estimated radio loss rate
-    /// exceeds `threshold`.
+    /// is at or above `threshold`.
     pub ack_copies: AckCopiesFile,
 }
 
@@ -165,17 +166,18 @@ impl Default for TcpFile {
 
 /// Receiver ACK copies (Miyoshi, Sugano & Murata, "Performance improvement of TCP in wireless
 /// cellular network based on acknowledgement control"): while the receiver's estimate of the
-/// radio loss rate, p_err = 1 − sqrt((1 − p)/(1 − p_buff)), exceeds `threshold`, each ACK is sent
-/// `copies` times.
+/// radio loss rate, p_err = 1 − sqrt((1 − p)/(1 − p_buff)), is at or above `threshold`, each ACK
+/// is sent `copies` times (so `threshold = 0` sends every ACK `copies` times). The estimate is
+/// kept per receiving host: the flows to one host that enable this share it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct AckCopiesFile {
     /// Switch the mechanism on.
     pub enabled: bool,
-    /// Copies of each ACK while active (1 to 16).
-    #[schemars(range(min = 1, max = 16))]
+    /// Copies of each ACK while active (1 to 16, `celltcp_tcp::config::MAX_ACK_COPIES`).
+    #[schemars(range(min = 1, max = MAX_ACK_COPIES))]
     pub copies: u32,
-    /// Estimated radio loss rate p_err above which copies are sent, in [0, 1].
+    /// Estimated radio loss rate p_err at or above which copies are sent, in [0, 1].
     #[schemars(range(min = 0.0, max = 1.0))]
     pub threshold: f64,
     /// Assumed loss rate in the wired buffer, p_buff, in [0, 1).
@@ -465,8 +467,12 @@ impl TcpFile {
 impl AckCopiesFile {
     fn convert(&self, key: &str) -> Result<AckCopies, ScenarioError> {
         let k = |field: &str| join_key(key, field);
-        if !(1..=16).contains(&self.copies) {
-            return Err(out_of_range(k("copies"), self.copies, "1 to 16"));
+        if !(1..=MAX_ACK_COPIES).contains(&self.copies) {
+            return Err(out_of_range(
+                k("copies"),
+                self.copies,
+                &format!("1 to {MAX_ACK_COPIES}"),
+            ));
         }
         unit_interval(&k("threshold"), self.threshold)?;
         unit_interval(&k("p_buff"), self.p_buff)?;

@@ -8,6 +8,7 @@ use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Serialize};
 
 use super::cells::CellSpec;
+use super::dch::DchSpec;
 use super::flows::{Flow, FlowKind};
 use super::links::Link;
 use super::quantity::{Quantity, Time};
@@ -36,6 +37,10 @@ pub struct TraceFile {
     /// and PRB use are sampled.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub cells: Vec<String>,
+    /// Dedicated channels (`[dch.NAME]`) whose per-interval RLC and transport-channel figures
+    /// are sampled (the `dch` series).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub dch: Vec<String>,
 }
 
 impl Default for TraceFile {
@@ -48,6 +53,7 @@ impl Default for TraceFile {
             tcp: Vec::new(),
             tcp_flows: None,
             cells: Vec::new(),
+            dch: Vec::new(),
         }
     }
 }
@@ -78,6 +84,8 @@ pub struct TraceSpec {
     pub tcp_flows: Vec<String>,
     /// Cells whose state is sampled.
     pub cells: Vec<String>,
+    /// Dedicated channels whose state is sampled.
+    pub dch: Vec<String>,
 }
 
 /// Rejects a name listed twice.
@@ -98,7 +106,21 @@ impl TraceFile {
         links: &BTreeMap<String, Link>,
         flows: &BTreeMap<String, Flow>,
         cells: &BTreeMap<String, CellSpec>,
+        dch: &BTreeMap<String, DchSpec>,
     ) -> Result<TraceSpec, ScenarioError> {
+        unique("trace.dch", &self.dch)?;
+        for name in &self.dch {
+            if !dch.contains_key(name) {
+                let known: Vec<String> = dch.keys().cloned().collect();
+                return Err(ScenarioError::new(
+                    "trace.dch",
+                    format!(
+                        "channel '{name}' does not exist (dch: {})",
+                        list_or_none(&known)
+                    ),
+                ));
+            }
+        }
         unique("trace.cells", &self.cells)?;
         for name in &self.cells {
             if !cells.contains_key(name) {
@@ -171,6 +193,7 @@ impl TraceFile {
             tcp: vars,
             tcp_flows,
             cells: self.cells.clone(),
+            dch: self.dch.clone(),
         })
     }
 }

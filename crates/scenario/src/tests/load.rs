@@ -70,6 +70,7 @@ fn base_scenario_resolves_units_and_directions() {
             tcp: vec![TraceVar::Cwnd, TraceVar::Srtt],
             tcp_flows: vec!["bulk".into(), "web".into()],
             cells: vec![],
+            dch: vec![],
         }
     );
     assert_eq!(

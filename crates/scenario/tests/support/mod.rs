@@ -9,7 +9,14 @@ use serde_json::Value;
 /// scenario error.
 pub fn run_text(text: &str, seed: u64) -> RunOutput {
     let sc = load_str(text, &[]).unwrap_or_else(|e| panic!("{e}\n{text}"));
-    run(&sc, &RunOptions { seed: Some(seed), ..Default::default() }).unwrap()
+    run(
+        &sc,
+        &RunOptions {
+            seed: Some(seed),
+            ..Default::default()
+        },
+    )
+    .unwrap()
 }
 
 /// `v[path[0]][path[1]]...` as a number; panics with the path if absent.
@@ -18,7 +25,8 @@ pub fn num(v: &Value, path: &[&str]) -> f64 {
     for k in path {
         cur = &cur[*k];
     }
-    cur.as_f64().unwrap_or_else(|| panic!("no number at {path:?}: {cur}"))
+    cur.as_f64()
+        .unwrap_or_else(|| panic!("no number at {path:?}: {cur}"))
 }
 
 /// Rows `(time_ns, value)` of the traced TCP variable `var` of flow `flow`, in time order.
@@ -40,7 +48,11 @@ pub fn tcp_series(out: &RunOutput, flow: &str, var: &str) -> Vec<(u64, f64)> {
 
 /// The column called `name` of a series.
 pub fn column<'a>(s: &'a Series, name: &str) -> &'a Column {
-    &s.columns.iter().find(|(n, _)| n == name).unwrap_or_else(|| panic!("no column {name}")).1
+    &s.columns
+        .iter()
+        .find(|(n, _)| n == name)
+        .unwrap_or_else(|| panic!("no column {name}"))
+        .1
 }
 
 fn u64_column<'a>(s: &'a Series, name: &str) -> &'a [u64] {

@@ -1,0 +1,312 @@
+"""Seed `001_…` ("Evaluation of End-to-End TCP Performance over WCDMA"): FTP downloads over a
+WCDMA dedicated channel with RLC acknowledged mode, and a split-TCP proxy.
+
+Everything runs on ``examples/001/ftp-dch.toml`` (server — Internet 190 ms, loss 1 % — GGSN —
+SGSN — RNC — DCH — UE, a round trip of about 500 ms as the seed's BDP figures imply; FTP with
+exponential inter-request times of mean 30 s, one file per connection, NewReno) through
+:func:`celltcp.sweep.execute_sweep`, so every run is stored and a repeated invocation reuses
+them. The figure is the seed's **RLC throughput**, ``dch.radio.rlc_throughput_bps``: SDU bits
+delivered to the UE over the time the downlink RLC is active within transfers (docs/wcdma.md,
+"Outputs"). The seed's goals:
+
+1. RLC throughput versus file size (50–200 kB) per DCH rate (64, 128, 256, 384 kbit/s);
+2. versus TCP's initial window ("initial counter", 1–4 segments, and 10);
+3. versus the Internet's packet loss ratio (0.01–0.1);
+4. versus MaxDAT (transmissions of an RLC PDU before its SDU is discarded) at BLER 10 % and
+   20 %, with F-RTO (RFC 5682) in a second set of runs to count the timeouts it finds spurious:
+   once with independent block errors and once on a bursty channel (a Gilbert–Elliott channel
+   with the same long-run BLER, ``dch.radio.errors``, docs/wcdma.md), where long error bursts
+   can hold a segment in the RLC for longer than TCP's retransmission timeout;
+5. with and without a split-TCP proxy at the GGSN (initial window 10 towards the UE) versus
+   file size (up to 1000 kB) and versus BLER (0–15 %).
+
+The base point is the example's: 256 kbit/s (20 ms TTI; 384 kbit/s uses 10 ms), BLER 0.1,
+MaxDAT 6, initial window 2, 100 kB files, Internet loss 1 %. Each goal varies its parameters
+from there. The report (claims and verdicts computed from the measurements, tables, figures)
+is built by :mod:`celltcp.reproduce.seed001_report`; docs/seed-001.md discusses it.
+
+Units: rates bit/s, times s, sizes bytes unless a name says otherwise.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from celltcp.reproduce.document import Document
+from celltcp.reproduce.registry import Options, ReproductionError
+
+__all__ = [
+    "ALIASES", "FULL", "NAME", "QUICK", "SUMMARY", "Plan", "Results", "burst_point",
+    "rate_point", "run", "scenario_file", "seconds_of", "sweep_points",
+]
+
+NAME = "001-wcdma"
+ALIASES = ("001",)
+SUMMARY = (
+    "TCP over a WCDMA DCH with RLC AM: RLC throughput versus file size, initial window, "
+    "Internet loss and MaxDAT (goals 1-4), and a split-TCP proxy"
+)
+
+#: DCH rates (kbit/s) and their TTIs: the 34.108 bearers (384 kbit/s with a 10 ms TTI).
+RATES_KBPS = (64, 128, 256, 384)
+TTI = {64: "20ms", 128: "20ms", 256: "20ms", 384: "10ms"}
+MASTER_SEED = 1
+
+RATE = "dch.radio.rate"
+RATE_TTI = "dch.radio.tti"
+FILE = "flows.ftp.app.file_size"
+WINDOW = "flows.ftp.tcp.initial_window"
+LOSS = "links.internet.a_to_b.loss.p"
+MAX_DAT = "dch.radio.rlc.max_dat"
+BLER = "dch.radio.bler"
+FRTO = "flows.ftp.tcp.frto"
+DURATION = "simulation.duration"
+#: The block-error process of both directions (the uplink's follows the downlink's).
+ERRORS_MODEL = "dch.radio.errors.model"
+MEAN_BURST = "dch.radio.errors.mean_burst"
+BAD_BLER = "dch.radio.errors.bad_bler"
+
+RLC = "dch.radio.rlc_throughput_bps"
+METRICS = (
+    RLC,
+    "dch.radio.sessions",
+    "dch.radio.bler_measured",
+    "dch.radio.pdus_retransmitted",
+    "dch.radio.max_dat_discards",
+    "dch.radio.sdus_refused",
+    "flows.ftp.sender.ftp_transfers",
+    "flows.ftp.sender.timeouts",
+    "flows.ftp.sender.spurious_undos",
+    "flows.ftp.sender.retransmissions",
+)
+#: Goal 4 on the bursty channel adds the longest RNC-to-UE delay of an SDU (s) and the TTIs
+#: spent in the channel's bad state.
+BURST_METRICS = (
+    *METRICS,
+    "dch.radio.delay_max_s",
+    "dch.radio.ttis",
+    "dch.radio.ttis_bad",
+)
+PROXY_METRICS = (
+    *METRICS,
+    "middleboxes.pep.timeouts_to_mobile",
+    "middleboxes.pep.retransmissions_to_mobile",
+)
+#: The seed's proxy (slide 14): local ACKs at the GGSN, initial window 10 towards the UE.
+PROXY = {
+    "middleboxes.pep.kind": "split_tcp",
+    "middleboxes.pep.node": "ggsn",
+    "middleboxes.pep.mobile": ["ue"],
+    "middleboxes.pep.to_mobile.initial_window": 10,
+}
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Replications, run length and grids of one mode.
+
+    Attributes:
+        runs: replications per point (run numbers 0..runs−1 of master seed 1).
+        duration: simulated length of each run; with a request every 30 s on average a run
+            holds duration/30 s transfers.
+        file_sizes_kb: goal 1's file sizes, kB.
+        windows: goal 2's initial windows, segments.
+        losses: goal 3's Internet loss ratios.
+        max_dats: goal 4's MaxDAT values ("unlimited" retransmits until acknowledged).
+        blers: goal 4's block error rates.
+        bursts: goal 4's bursty channels, (mean burst, bad-state BLER) each: a Gilbert–Elliott
+            channel with an error-free good state and the long-run BLER of ``blers``.
+        burst_max_dats: the MaxDAT values on the bursty channels (bursts need more
+            transmissions, so the grid goes further).
+        proxy_rates_kbps, proxy_file_sizes_kb: the proxy's grid versus file size.
+        proxy_blers: the proxy's grid versus BLER (at 384 kbit/s, 200 kB files).
+    """
+
+    runs: int
+    duration: str
+    file_sizes_kb: tuple[int, ...]
+    windows: tuple[int, ...]
+    losses: tuple[float, ...]
+    max_dats: tuple[int | str, ...]
+    blers: tuple[float, ...]
+    bursts: tuple[tuple[str, float], ...]
+    burst_max_dats: tuple[int | str, ...]
+    proxy_rates_kbps: tuple[int, ...]
+    proxy_file_sizes_kb: tuple[int, ...]
+    proxy_blers: tuple[float, ...]
+
+
+#: Every goal on a coarse grid, 2 × 600 s per point (about 20 transfers per point).
+QUICK = Plan(
+    runs=2, duration="600s", file_sizes_kb=(50, 100, 150, 200), windows=(1, 2, 3, 4, 10),
+    losses=(0.01, 0.05, 0.1), max_dats=(1, 2, 3, 4, 6, 10, "unlimited"), blers=(0.1, 0.2),
+    bursts=(("200ms", 0.9), ("1s", 0.9)), burst_max_dats=(3, 4, 6, 10, 20, "unlimited"),
+    proxy_rates_kbps=(64, 128, 384), proxy_file_sizes_kb=(50, 200, 1000),
+    proxy_blers=(0.0, 0.05, 0.1, 0.15),
+)
+#: The seed gives no replication count or run length in the text we have (its "Simulation
+#: Parameter" slide is an image): 10 × 3600 s per point, about 1200 transfers.
+FULL = Plan(
+    runs=10, duration="3600s", file_sizes_kb=(50, 75, 100, 125, 150, 175, 200),
+    windows=(1, 2, 3, 4, 10), losses=(0.0, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1),
+    max_dats=(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 15, 20, "unlimited"), blers=(0.1, 0.2),
+    bursts=(("200ms", 0.9), ("1s", 0.9)),
+    burst_max_dats=(2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 40, "unlimited"),
+    proxy_rates_kbps=(64, 128, 384), proxy_file_sizes_kb=(50, 100, 200, 500, 1000),
+    proxy_blers=(0.0, 0.025, 0.05, 0.075, 0.1, 0.125, 0.15),
+)
+
+
+def scenario_file() -> Path:
+    """``examples/001/ftp-dch.toml`` above the package; ReproductionError if absent."""
+    for parent in Path(__file__).resolve().parents:
+        candidate = parent / "examples" / "001" / "ftp-dch.toml"
+        if candidate.is_file():
+            return candidate
+    raise ReproductionError(
+        "the scenario file examples/001/ftp-dch.toml was not found above the celltcp package"
+    )
+
+
+def rate_point(rate_kbps: int) -> dict[str, Any]:
+    """Overrides for a DCH rate and its TTI."""
+    if rate_kbps not in TTI:
+        raise ReproductionError(
+            f"{rate_kbps} kbit/s is not a DCH rate of the study; expected one of "
+            f"{', '.join(map(str, RATES_KBPS))}"
+        )
+    return {RATE: f"{rate_kbps}kbps", RATE_TTI: TTI[rate_kbps]}
+
+
+def burst_point(mean_burst: str, bad_bler: float) -> dict[str, Any]:
+    """Overrides for a Gilbert–Elliott channel on both directions: bursts of mean length
+    ``mean_burst`` (a time, e.g. "200ms") with block error rate ``bad_bler`` in them, an
+    error-free good state, and the point's ``dch.radio.bler`` as the long-run BLER."""
+    return {ERRORS_MODEL: "gilbert_elliott", MEAN_BURST: mean_burst, BAD_BLER: bad_bler}
+
+
+def sweep_points(plan: Plan) -> dict[str, list[dict[str, Any]]]:
+    """The points of each sweep, by sweep name (proxy sweeps: without the proxy's keys)."""
+    goal1 = [{**rate_point(r), FILE: f"{s}KB"} for r in RATES_KBPS for s in plan.file_sizes_kb]
+    goal2 = [{**rate_point(r), WINDOW: w} for r in RATES_KBPS for w in plan.windows]
+    goal3 = [{**rate_point(r), LOSS: p} for r in RATES_KBPS for p in plan.losses]
+    goal4 = [{BLER: b, MAX_DAT: m, FRTO: frto} for frto in (False, True) for b in plan.blers
+             for m in plan.max_dats]
+    goal4_bursty = [{BLER: b, MAX_DAT: m, FRTO: frto, **burst_point(burst, bad)}
+                    for frto in (False, True) for burst, bad in plan.bursts for b in plan.blers
+                    for m in plan.burst_max_dats]
+    proxy_size = [{**rate_point(r), FILE: f"{s}KB"} for r in plan.proxy_rates_kbps
+                  for s in plan.proxy_file_sizes_kb]
+    proxy_bler = [{**rate_point(384), FILE: "200KB", BLER: b} for b in plan.proxy_blers]
+    return {"goal1": goal1, "goal2": goal2, "goal3": goal3, "goal4": goal4,
+            "goal4-bursty": goal4_bursty, "proxy-size": proxy_size, "proxy-bler": proxy_bler}
+
+
+def _sweep(options: Options, plan: Plan, name: str, points: Sequence[dict[str, Any]],
+           metrics: Sequence[str]) -> tuple[pd.DataFrame, int]:
+    """One row per (point, run) with the points' parameters and the metrics; the number of
+    runs executed now (not found in the store). ReproductionError if a run failed."""
+    from celltcp.sweep import execute_sweep
+
+    spec = {
+        "scenario": str(scenario_file()), "name": f"001 {name}", "seed": MASTER_SEED,
+        "runs": plan.runs, "metrics": list(metrics),
+        "points": [{**p, DURATION: plan.duration} for p in points],
+    }
+    frame, report = execute_sweep(spec, workers=options.workers, store=options.store,
+                                  progress=options.progress)
+    failed = frame[frame["status"] != "ok"]
+    if len(failed):
+        raise ReproductionError(
+            f"001 {name}: {len(failed)} runs failed (first: {failed.iloc[0]['error']})"
+        )
+    return frame, report.executed
+
+
+def _numeric(frame: pd.DataFrame) -> pd.DataFrame:
+    """Adds numeric columns for the swept quantities: ``rate_kbps``, ``file_kb``,
+    ``max_dat_label`` (text) and ``burst_s`` (mean burst, s)."""
+    out = frame.copy()
+    if RATE in out.columns:
+        out["rate_kbps"] = out[RATE].astype(str).str.removesuffix("kbps").astype(int)
+    if FILE in out.columns:
+        out["file_kb"] = out[FILE].astype(str).str.removesuffix("KB").astype(int)
+    if MAX_DAT in out.columns:
+        out["max_dat_label"] = out[MAX_DAT].astype(str)
+    if MEAN_BURST in out.columns:
+        out["burst_s"] = out[MEAN_BURST].map(seconds_of)
+    return out
+
+
+def seconds_of(text: Any) -> float:
+    """A time written as in scenario files ("200ms", "1s") in seconds."""
+    t = str(text).strip()
+    for unit, scale in (("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9), ("min", 60.0), ("s", 1.0)):
+        if t.endswith(unit):
+            return float(t.removesuffix(unit)) * scale
+    raise ReproductionError(f"{text!r} is not a time such as '200ms'")
+
+
+@dataclass(frozen=True)
+class Results:
+    """One row per run of each experiment (parameters, metrics, ``rate_kbps``/``file_kb``
+    where swept) and what the reproduction cost."""
+
+    plan: Plan
+    goal1: pd.DataFrame
+    goal2: pd.DataFrame
+    goal3: pd.DataFrame
+    goal4: pd.DataFrame
+    proxy_size: pd.DataFrame
+    proxy_bler: pd.DataFrame
+    timeline: Any
+    runs_executed: int
+    wall_s: float
+    #: Goal 4 on the bursty channels (``burst_s`` and ``dch.radio.errors.bad_bler`` added).
+    goal4_bursty: pd.DataFrame
+
+
+def timeline_run() -> Any:
+    """One run of the base point with the ``dch`` series every second, 300 s."""
+    import celltcp
+
+    return celltcp.run(str(scenario_file()), set={
+        DURATION: "300s", "trace.dch": '["radio"]', "trace.interval": "1s",
+    })
+
+
+def run(options: Options) -> Document:
+    """Runs the study and returns the report (nothing is written here but the store)."""
+    from celltcp.reproduce.seed001_report import report
+
+    plan = QUICK if options.quick else FULL
+    started = time.perf_counter()
+    points = sweep_points(plan)
+    frames: dict[str, pd.DataFrame] = {}
+    executed = 0
+    for name, metrics in (("goal1", METRICS), ("goal2", METRICS), ("goal3", METRICS),
+                          ("goal4", METRICS), ("goal4-bursty", BURST_METRICS),
+                          ("proxy-size", METRICS), ("proxy-bler", METRICS)):
+        frame, n = _sweep(options, plan, name, points[name], metrics)
+        frames[name] = _numeric(frame)
+        executed += n
+        if name.startswith("proxy"):
+            with_proxy = [{**p, **PROXY} for p in points[name]]
+            frame, n = _sweep(options, plan, f"{name} with proxy", with_proxy, PROXY_METRICS)
+            frames[name] = pd.concat(
+                [frames[name].assign(proxy=False), _numeric(frame).assign(proxy=True)],
+                ignore_index=True,
+            )
+            executed += n
+    results = Results(
+        plan, frames["goal1"], frames["goal2"], frames["goal3"], frames["goal4"],
+        frames["proxy-size"], frames["proxy-bler"], timeline_run(), executed,
+        time.perf_counter() - started, frames["goal4-bursty"],
+    )
+    return report(results, options)

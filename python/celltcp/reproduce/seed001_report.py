@@ -1,0 +1,600 @@
+"""The report of seed `001_…`'s reproduction (:mod:`celltcp.reproduce.seed001`): the seed's
+claims beside celltcp's numbers with a verdict each (computed from the runs, never written in
+advance), a table and a figure per goal, and one run's ``dch`` series. docs/seed-001.md
+discusses the agreements and the differences.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from celltcp.plots.wcdma import dch_timeline, rlc_throughput_vs_parameter
+from celltcp.reproduce.document import (
+    Bullets,
+    Document,
+    Figure,
+    Heading,
+    Paragraph,
+    Table,
+    fmt_ci,
+    mean_ci,
+    png_of,
+)
+from celltcp.reproduce.registry import Options
+from celltcp.reproduce.seed001 import (
+    BLER,
+    FRTO,
+    LOSS,
+    MASTER_SEED,
+    NAME,
+    RATES_KBPS,
+    RLC,
+    WINDOW,
+    Results,
+    seconds_of,
+)
+
+__all__ = ["report", "stats"]
+
+_TIMEOUTS = "flows.ftp.sender.timeouts"
+_SPURIOUS = "flows.ftp.sender.spurious_undos"
+_TRANSFERS = "flows.ftp.sender.ftp_transfers"
+_DISCARDS = "dch.radio.max_dat_discards"
+_DELAY_MAX = "dch.radio.delay_max_s"
+#: Goal 4's "within reach of the optimum": throughput at least this share of the best MaxDAT's.
+NEAR_BEST = 0.95
+
+
+def stats(frame: pd.DataFrame, by: Sequence[str], metric: str = RLC) -> pd.DataFrame:
+    """Per group of ``by``: ``mean`` and 95 % ``half`` width of ``metric`` over the runs,
+    ``ci_low``/``ci_high``, ``n``."""
+    rows = []
+    for key, g in frame.groupby(list(by), sort=True):
+        mean, half = mean_ci(g[metric].astype(float).tolist())
+        h = 0.0 if math.isnan(half) else half
+        rows.append({**dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True)),
+                     "mean": mean, "half": half, "ci_low": mean - h, "ci_high": mean + h,
+                     "n": len(g)})
+    return pd.DataFrame(rows)
+
+
+def _value(s: pd.DataFrame, **where: Any) -> float:
+    """The mean of the one row of ``s`` matching ``where``; NaN if none."""
+    mask = pd.Series(True, index=s.index)
+    for k, v in where.items():
+        mask &= s[k] == v
+    rows = s[mask]
+    return float(rows["mean"].iloc[0]) if len(rows) else math.nan
+
+
+def _kbps(bps: float) -> str:
+    return "n/a" if math.isnan(bps) else f"{bps / 1e3:.1f}"
+
+
+def _pct(x: float) -> str:
+    return "n/a" if math.isnan(x) else f"{100 * x:+.0f} %"
+
+
+def _verdict(ok: bool, text: str) -> str:
+    return f"**{'reproduced' if ok else 'not reproduced'}**: {text}"
+
+
+def _grid_table(s: pd.DataFrame, row: str, col: str, row_label: str,
+                col_fmt: Any = str) -> Table:
+    """Means ± 95 % half-widths (kbit/s): one line per value of ``row``, a column per ``col``."""
+    cols = sorted(s[col].unique(), key=lambda v: (isinstance(v, str), v))
+    rows = []
+    for r in sorted(s[row].unique()):
+        cells = []
+        for c in cols:
+            sel = s[(s[row] == r) & (s[col] == c)]
+            cells.append("" if sel.empty else fmt_ci(sel["mean"].iloc[0] / 1e3,
+                                                      sel["half"].iloc[0] / 1e3, 1))
+        rows.append((str(r), *cells))
+    return Table((row_label, *(col_fmt(c) for c in cols)), tuple(rows))
+
+
+def _figure(name: str, fig: Any, caption: str) -> Figure:
+    return Figure(name, png_of(fig), caption)
+
+
+# -- the goals ---------------------------------------------------------------------------------
+
+
+def _goal1(r: Results) -> tuple[list[Any], tuple[str, ...]]:
+    s = stats(r.goal1, ["rate_kbps", "file_kb"])
+    small, large = min(r.plan.file_sizes_kb), max(r.plan.file_sizes_kb)
+    ratio = {k: _value(s, rate_kbps=k, file_kb=large) / _value(s, rate_kbps=k, file_kb=small)
+             for k in RATES_KBPS}
+    ordered = ratio[64] < ratio[128] < ratio[256]
+    ok = ordered and ratio[64] <= 1.3 and ratio[256] >= 1.5
+    text = ", ".join(f"{k}: ×{ratio[k]:.2f}" for k in RATES_KBPS)
+    claim = (
+        "Goal 1 (slide 9)", "small files hurt high-rate DCHs most; low-rate DCHs slightly",
+        (f"\"200 %\" ({small}→{large} kB) on high-rate DCHs; figure: 20–160 kbit/s over "
+         "50–200 kB for 64/128/256 kbit/s"),
+        f"RLC throughput at {large} kB / at {small} kB per DCH rate: {text}",
+        _verdict(ok, "the ratio grows with the rate, is at most 1.3 at 64 kbit/s and at "
+                     "least 1.5 at 256 kbit/s" if ok else
+                 "wanted a ratio growing with the rate (64 < 128 < 256 kbit/s), ≤ 1.3 at "
+                 "64 kbit/s and ≥ 1.5 at 256 kbit/s"),
+    )
+    fig = rlc_throughput_vs_parameter(
+        s, "file_kb", "rate_kbps", xlabel="file size (kB)",
+        labels={k: f"DCH {k} kbit/s" for k in RATES_KBPS},
+        title="Goal 1: RLC throughput versus file size (mean, 95 % CI)")
+    blocks = [
+        Heading("Goal 1: file size"),
+        Paragraph("RLC throughput (kbit/s, mean ± 95 % half-width over the runs) per DCH rate "
+                  "and file size; base point otherwise."),
+        _grid_table(s, "rate_kbps", "file_kb", "DCH kbit/s", lambda c: f"{c} kB"),
+        _figure("fig-goal1-file-size.png", fig,
+                "RLC throughput versus file size per DCH rate (seed slide 9)."),
+    ]
+    return blocks, claim
+
+
+def _goal2(r: Results) -> tuple[list[Any], tuple[str, ...]]:
+    s = stats(r.goal2, ["rate_kbps", WINDOW])
+    gain = {k: _value(s, rate_kbps=k, **{WINDOW: 4}) / _value(s, rate_kbps=k, **{WINDOW: 1}) - 1
+            for k in RATES_KBPS}
+    gain10 = {k: _value(s, rate_kbps=k, **{WINDOW: 10}) / _value(s, rate_kbps=k, **{WINDOW: 1})
+              - 1 for k in RATES_KBPS}
+    ok = gain[256] > gain[64] > 0
+    claim = (
+        "Goal 2 (slide 10)", "a larger initial window helps, more on faster DCHs",
+        "initial window 1→4: +32 % at 256 kbit/s, +19 % at 64 kbit/s; figure: 35–85 kbit/s",
+        "1→4: " + ", ".join(f"{k}: {_pct(gain[k])}" for k in RATES_KBPS)
+        + "; 1→10: " + ", ".join(f"{k}: {_pct(gain10[k])}" for k in RATES_KBPS),
+        _verdict(ok, f"+{100 * gain[256]:.0f} % at 256 against +{100 * gain[64]:.0f} % at 64 "
+                     "kbit/s" if ok else "wanted gain(256) > gain(64) > 0"),
+    )
+    s["window"] = s[WINDOW].astype(int)
+    fig = rlc_throughput_vs_parameter(
+        s, "window", "rate_kbps", xlabel="initial window (segments)",
+        labels={k: f"DCH {k} kbit/s" for k in RATES_KBPS},
+        title="Goal 2: RLC throughput versus initial window (mean, 95 % CI)")
+    blocks = [
+        Heading("Goal 2: initial window"),
+        Paragraph("RLC throughput (kbit/s) per DCH rate and TCP initial window (the seed's "
+                  "\"initial counter\"), 100 kB files."),
+        _grid_table(s, "rate_kbps", WINDOW, "DCH kbit/s", lambda c: f"IW {c}"),
+        _figure("fig-goal2-initial-window.png", fig,
+                "RLC throughput versus TCP's initial window per DCH rate (seed slide 10)."),
+    ]
+    return blocks, claim
+
+
+def _goal3(r: Results) -> tuple[list[Any], tuple[str, ...]]:
+    s = stats(r.goal3, ["rate_kbps", LOSS])
+    low, high = 0.01, max(r.plan.losses)
+    drop = {k: 1 - _value(s, rate_kbps=k, **{LOSS: high}) / _value(s, rate_kbps=k, **{LOSS: low})
+            for k in RATES_KBPS}
+    ok = drop[256] > drop[128] and drop[384] > drop[64]
+    claim = (
+        "Goal 3 (slide 11)",
+        "Internet loss hurts high-rate DCHs significantly, low-rate ones little", "figure: 60–150 kbit/s over loss 0.01–0.11 for 128 and 256 kbit/s",
+        f"drop from loss {low:g} to {high:g}: " + ", ".join(f"{k}: {100 * drop[k]:.0f} %"
+                                                           for k in RATES_KBPS),
+        _verdict(ok, "the drop is larger at 256 than at 128 kbit/s and at 384 than at 64"
+                 if ok else "wanted drop(256) > drop(128) and drop(384) > drop(64)"),
+    )
+    s["loss"] = s[LOSS].astype(float)
+    fig = rlc_throughput_vs_parameter(
+        s, "loss", "rate_kbps", xlabel="Internet packet loss ratio",
+        labels={k: f"DCH {k} kbit/s" for k in RATES_KBPS},
+        title="Goal 3: RLC throughput versus Internet loss (mean, 95 % CI)")
+    blocks = [
+        Heading("Goal 3: Internet loss"),
+        Paragraph("RLC throughput (kbit/s) per DCH rate and loss ratio of the Internet link "
+                  "(server → GGSN, Bernoulli)."),
+        _grid_table(s, "rate_kbps", LOSS, "DCH kbit/s", lambda c: f"p = {c:g}"),
+        _figure("fig-goal3-internet-loss.png", fig,
+                "RLC throughput versus the Internet's loss ratio per DCH rate (seed slide 11)."),
+    ]
+    return blocks, claim
+
+
+def _max_dat_key(v: Any) -> float:
+    return math.inf if str(v) == "unlimited" else float(v)
+
+
+def _per_transfer(sel: pd.DataFrame, metric: str) -> float:
+    """``metric`` summed over the runs of ``sel`` per FTP transfer completed; NaN when no
+    transfer completed."""
+    transfers = sel[_TRANSFERS].astype(float).sum()
+    return sel[metric].astype(float).sum() / transfers if transfers > 0 else math.nan
+
+
+def _rate(x: float) -> str:
+    return "n/a (no transfer completed)" if math.isnan(x) else f"{x:.2f}"
+
+
+@dataclass(frozen=True)
+class _Curve:
+    """Throughput versus MaxDAT at one BLER (and one burst length): the runs without F-RTO
+    (``plain``) and with it (``frto``), both with a numeric ``max_dat`` column, and what the
+    claims read off them."""
+
+    plain: pd.DataFrame
+    frto: pd.DataFrame
+    #: Throughput per MaxDAT (:func:`stats` rows, in MaxDAT order).
+    s: pd.DataFrame
+    best: pd.Series
+    #: The smallest MaxDAT within NEAR_BEST of the best.
+    near: float
+    lowest: pd.Series
+    largest: pd.Series
+    #: F-RTO's spurious timeouts per transfer at the best and at the largest MaxDAT.
+    spurious_best: float
+    spurious_largest: float
+
+    @property
+    def plateau(self) -> bool:
+        """Throughput rises by more than 5 % from the smallest MaxDAT and comes within
+        NEAR_BEST of the best before the largest."""
+        return bool(self.best["mean"] > 1.05 * self.lowest["mean"]
+                    and self.near < self.s["max_dat"].max())
+
+    @property
+    def penalty(self) -> bool:
+        """The largest MaxDAT is below NEAR_BEST of the best with more spurious timeouts."""
+        return bool(self.largest["mean"] < NEAR_BEST * self.best["mean"]
+                    and self.spurious_largest > self.spurious_best)
+
+    def at(self, frame: pd.DataFrame, m: float) -> pd.DataFrame:
+        return frame[frame["max_dat"] == m]
+
+    def spurious_at(self, m: float) -> float:
+        """F-RTO's spurious timeouts per transfer at MaxDAT ``m``."""
+        return _per_transfer(self.at(self.frto, m), _SPURIOUS)
+
+    def plateau_text(self, prefix: str) -> str:
+        lo, best = self.lowest, self.best
+        return (f"{prefix}: {_kbps(lo['mean'])} kbit/s at MaxDAT {_label(lo['max_dat'])}, best "
+                f"{_kbps(best['mean'])} at {_label(best['max_dat'])}, within {NEAR_BEST:.0%} "
+                f"of it from MaxDAT {_label(self.near)} on")
+
+    def large_text(self, prefix: str) -> str:
+        big, best = self.largest, self.best
+        return (f"{prefix}: MaxDAT {_label(big['max_dat'])} gives {_kbps(big['mean'])} against "
+                f"{_kbps(best['mean'])} kbit/s at {_label(best['max_dat'])}; spurious timeouts "
+                f"(F-RTO) per transfer {_rate(self.spurious_largest)} against "
+                f"{_rate(self.spurious_best)}")
+
+
+def _curve(frame: pd.DataFrame) -> _Curve:
+    """The curve of ``frame`` (one BLER, one channel; both F-RTO settings)."""
+    plain = frame[~frame[FRTO].astype(bool)]
+    frto = frame[frame[FRTO].astype(bool)]
+    s = stats(plain, ["max_dat"]).sort_values("max_dat").reset_index(drop=True)
+    best = s.loc[s["mean"].idxmax()]
+    near = float(s[s["mean"] >= NEAR_BEST * best["mean"]]["max_dat"].min())
+    lowest, largest = s.iloc[0], s.iloc[-1]
+    spurious = [_per_transfer(frto[frto["max_dat"] == m], _SPURIOUS)
+                for m in (best["max_dat"], largest["max_dat"])]
+    return _Curve(plain, frto, s, best, near, lowest, largest, *spurious)
+
+
+def _bursty_large_text(prefix: str, c: _Curve, independent: float) -> str:
+    """The throughput and spurious timeouts at the largest MaxDAT, at the best and at the
+    threshold (the smallest MaxDAT within NEAR_BEST of the best), the independent channel's
+    spurious timeouts, and the longest SDU delays."""
+    big, best, near = c.largest["max_dat"], c.best["max_dat"], c.near
+
+    def delay(m: float) -> float:
+        return float(c.at(c.plain, m)[_DELAY_MAX].astype(float).mean())
+
+    return (f"{prefix}: MaxDAT {_label(big)} gives {_kbps(c.largest['mean'])} kbit/s, the best "
+            f"{_kbps(c.best['mean'])} at {_label(best)}; spurious timeouts (F-RTO) per transfer "
+            f"{_rate(c.spurious_largest)} at {_label(big)}, {_rate(c.spurious_best)} at the "
+            f"best, {_rate(c.spurious_at(near))} at the threshold {_label(near)} "
+            f"(independent errors: {_rate(independent)}); longest SDU delay {delay(big):.2f} s "
+            f"at {_label(big)}, {delay(near):.2f} s at {_label(near)}")
+
+
+def _with_max_dat(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame.assign(max_dat=frame["max_dat_label"].map(_max_dat_key))
+
+
+def _max_dat_figure(s: pd.DataFrame, hue: str, labels: dict[Any, str], title: str) -> Any:
+    """Throughput versus MaxDAT with MaxDAT unlimited drawn at twice the largest finite one."""
+    s = s.assign(max_dat_x=s["max_dat"].map(lambda m: 2 * _finite_max(s) if math.isinf(m)
+                                                else m))
+    return rlc_throughput_vs_parameter(s, "max_dat_x", hue,
+                                       xlabel="MaxDAT (the last point: unlimited)",
+                                       labels=labels, title=title)
+
+
+def _goal4(r: Results) -> tuple[list[Any], tuple[str, ...], tuple[str, ...]]:
+    frame = _with_max_dat(r.goal4)
+    curves = {b: _curve(frame[frame[BLER] == b]) for b in r.plan.blers}
+    rows = []
+    for b, c in curves.items():
+        for _, row in c.s.iterrows():
+            m = row["max_dat"]
+            rows.append((f"{b:g}", _label(m), fmt_ci(row["mean"] / 1e3, row["half"] / 1e3, 1),
+                         _rate(_per_transfer(c.at(c.plain, m), _DISCARDS)),
+                         _rate(_per_transfer(c.at(c.plain, m), _TIMEOUTS)),
+                         _rate(_per_transfer(c.at(c.frto, m), _TIMEOUTS)),
+                         _rate(_per_transfer(c.at(c.frto, m), _SPURIOUS))))
+    plateau = all(c.plateau for c in curves.values())
+    large = [b for b, c in curves.items() if c.penalty]
+    claim_plateau = (
+        "Goal 4 (slide 12)",
+        "for a given BLER there is a MaxDAT above which RLC throughput is at its best",
+        "figure: 20–160 kbit/s over MaxDAT 3–10 at BLER 10 % and 20 %",
+        "; ".join(c.plateau_text(f"BLER {b:g}") for b, c in curves.items()),
+        _verdict(plateau, "throughput rises with MaxDAT and levels off before the largest "
+                          "value at both BLERs" if plateau else
+                 "wanted a rise of more than 5 % from the smallest MaxDAT and a plateau "
+                 f"(within {NEAR_BEST:.0%} of the best) before the largest, at both BLERs"),
+    )
+    claim_large = (
+        "Goal 4 (slide 12)",
+        "a too large MaxDAT delays PDUs and triggers spurious TCP timeouts",
+        "stated without numbers",
+        "; ".join(c.large_text(f"BLER {b:g}") for b, c in curves.items()),
+        _verdict(bool(large), "at the largest MaxDAT throughput falls below "
+                              f"{NEAR_BEST:.0%} of the best and F-RTO finds more spurious "
+                              "timeouts, at BLER " + ", ".join(f"{b:g}" for b in large)
+                 if large else
+                 f"at neither BLER is the largest MaxDAT below {NEAR_BEST:.0%} of the best "
+                 "with more spurious timeouts than the best"),
+    )
+    s = pd.concat([c.s.assign(**{BLER: b}) for b, c in curves.items()], ignore_index=True)
+    fig = _max_dat_figure(s, BLER, {b: f"BLER {b:g}" for b in r.plan.blers},
+                          "Goal 4: RLC throughput versus MaxDAT, 256 kbit/s (mean, 95 % CI)")
+    blocks = [
+        Heading("Goal 4: MaxDAT"),
+        Paragraph("256 kbit/s, 100 kB files, independent block errors. RLC throughput "
+                  "(kbit/s), SDUs discarded after MaxDAT transmissions per transfer, TCP "
+                  "timeouts per transfer; and, in a second set of runs with F-RTO (RFC 5682) at "
+                  "the server, the timeouts per transfer and those F-RTO judged spurious "
+                  "(`spurious_undos`)."),
+        Table(("BLER", "MaxDAT", "RLC kbit/s", "discards/transfer", "timeouts/transfer",
+               "with F-RTO: timeouts/transfer", "spurious/transfer"), tuple(rows)),
+        _figure("fig-goal4-max-dat.png", fig,
+                "RLC throughput versus MaxDAT at BLER 10 % and 20 % (seed slide 12); the "
+                "rightmost point is MaxDAT unlimited."),
+    ]
+    return blocks, claim_plateau, claim_large
+
+
+def _burst_label(burst_s: float) -> str:
+    return f"{burst_s * 1e3:g} ms" if burst_s < 1 else f"{burst_s:g} s"
+
+
+def _spurious_trend(prefix: str, c: _Curve) -> str:
+    """How F-RTO's spurious timeouts per transfer, and their share of its timeouts, move from
+    the smallest MaxDAT over the threshold to the largest."""
+    points = (c.lowest["max_dat"], c.near, c.largest["max_dat"])
+
+    def share(m: float) -> str:
+        sel = c.at(c.frto, m)
+        timeouts = sel[_TIMEOUTS].astype(float).sum()
+        return (f"{100 * sel[_SPURIOUS].astype(float).sum() / timeouts:.0f} %"
+                if timeouts > 0 else "n/a")
+
+    steps = ", ".join(f"{_rate(c.spurious_at(m))} at MaxDAT {_label(m)}" for m in points)
+    shares = ", ".join(share(m) for m in points)
+    return (f"{prefix}: spurious timeouts per transfer {steps} (threshold in the middle); "
+            f"share of the timeouts F-RTO judged spurious: {shares}")
+
+
+def _goal4_bursty(r: Results) -> tuple[list[Any], tuple[str, ...], tuple[str, ...]]:
+    """Goal 4 on the Gilbert–Elliott channels: the same claims, per burst length and BLER,
+    with the independent channel's spurious timeouts beside."""
+    frame = _with_max_dat(r.goal4_bursty)
+    independent = _with_max_dat(r.goal4)
+    curves: dict[tuple[float, float], _Curve] = {}
+    for (burst, b), g in frame.groupby(["burst_s", BLER], sort=True):
+        curves[(float(burst), float(b))] = _curve(g)
+    rows = []
+    for (burst, b), c in curves.items():
+        for _, row in c.s.iterrows():
+            m = row["max_dat"]
+            plain, frto = c.at(c.plain, m), c.at(c.frto, m)
+            ttis = plain["dch.radio.ttis"].astype(float).sum()
+            bad = plain["dch.radio.ttis_bad"].astype(float).sum() / ttis if ttis else math.nan
+            rows.append((_burst_label(burst), f"{b:g}", _label(m),
+                         fmt_ci(row["mean"] / 1e3, row["half"] / 1e3, 1),
+                         f"{plain['dch.radio.bler_measured'].astype(float).mean():.3f}",
+                         f"{bad:.3f}",
+                         f"{plain[_DELAY_MAX].astype(float).mean():.2f}",
+                         _rate(_per_transfer(plain, _DISCARDS)),
+                         _rate(_per_transfer(plain, _TIMEOUTS)),
+                         _rate(_per_transfer(frto, _TIMEOUTS)),
+                         _rate(_per_transfer(frto, _SPURIOUS))))
+
+    def prefix(burst: float, b: float) -> str:
+        return f"{_burst_label(burst)} bursts, BLER {b:g}"
+
+    def independent_spurious(b: float) -> float:
+        sel = independent[(independent[BLER] == b) & independent[FRTO].astype(bool)]
+        return _per_transfer(sel[sel["max_dat"] == sel["max_dat"].max()], _SPURIOUS)
+
+    plateau = all(c.plateau for c in curves.values())
+    large = [k for k, c in curves.items() if c.penalty]
+    claim_plateau = (
+        "Goal 4, bursty channel",
+        "for a given BLER there is a MaxDAT above which RLC throughput is at its best",
+        "the seed's channel model is not given; error bursts are typical of WCDMA",
+        "; ".join(c.plateau_text(prefix(*k)) for k, c in curves.items()),
+        _verdict(plateau, "throughput rises with MaxDAT and levels off before the largest "
+                          "value for every burst length and BLER" if plateau else
+                 "wanted a rise of more than 5 % from the smallest MaxDAT and a plateau "
+                 f"(within {NEAR_BEST:.0%} of the best) before the largest, everywhere"),
+    )
+    claim_large = (
+        "Goal 4, bursty channel",
+        "a too large MaxDAT delays PDUs and triggers spurious TCP timeouts",
+        "stated without numbers",
+        "; ".join(_bursty_large_text(prefix(*k), c, independent_spurious(k[1]))
+                  for k, c in curves.items()),
+        _verdict(bool(large), "at the largest MaxDAT throughput falls below "
+                              f"{NEAR_BEST:.0%} of the best and F-RTO finds more spurious "
+                              "timeouts, with " + ", ".join(prefix(*k) for k in large)
+                 if large else
+                 f"with no burst length and BLER is the largest MaxDAT below {NEAR_BEST:.0%} "
+                 "of the best with more spurious timeouts than the best"),
+    )
+    keys = list(curves)
+    s = pd.concat([c.s.assign(line=keys.index(k)) for k, c in curves.items()],
+                  ignore_index=True)
+    fig = _max_dat_figure(s, "line", {i: prefix(*k) for i, k in enumerate(keys)},
+                          "Goal 4 with error bursts: RLC throughput versus MaxDAT, 256 kbit/s "
+                          "(mean, 95 % CI)")
+    bursts = ", ".join(f"{_burst_label(seconds_of(b))} at BLER {bad:g}"
+                       for b, bad in r.plan.bursts)
+    blocks = [
+        Heading("Goal 4 with error bursts"),
+        Paragraph("The same experiment on a Gilbert–Elliott channel in both directions "
+                  f"(`dch.radio.errors`; bursts of mean length {bursts}, an error-free good "
+                  "state, the long-run BLER of the column BLER; docs/wcdma.md). Besides the "
+                  "columns of goal 4: the measured BLER (blocks lost / sent: TCP sends less "
+                  "into a burst, so it can fall below the channel's), the share of the "
+                  "downlink's TTIs with blocks that were in the bad state, and the longest "
+                  "RNC-to-UE delay of an SDU in a run (mean over the runs)."),
+        Table(("mean burst", "BLER", "MaxDAT", "RLC kbit/s", "measured BLER", "bad TTIs",
+               "longest SDU delay (s)", "discards/transfer", "timeouts/transfer",
+               "with F-RTO: timeouts/transfer", "spurious/transfer"), tuple(rows)),
+        Bullets(tuple(_spurious_trend(prefix(*k), c) for k, c in curves.items())),
+        _figure("fig-goal4-bursty-max-dat.png", fig,
+                "RLC throughput versus MaxDAT on bursty channels (Gilbert–Elliott, both "
+                "directions); the rightmost point is MaxDAT unlimited."),
+    ]
+    return blocks, claim_plateau, claim_large
+
+
+def _label(m: float) -> str:
+    return "unlimited" if math.isinf(m) else f"{m:g}"
+
+
+def _finite_max(s: pd.DataFrame) -> float:
+    finite = s["max_dat"][~s["max_dat"].map(math.isinf)]
+    return float(finite.max()) if len(finite) else 1.0
+
+
+def _proxy(r: Results) -> tuple[list[Any], tuple[str, ...], tuple[str, ...]]:
+    s = stats(r.proxy_size, ["rate_kbps", "file_kb", "proxy"])
+    sizes, rates = r.plan.proxy_file_sizes_kb, r.plan.proxy_rates_kbps
+    gain = {(k, f): _value(s, rate_kbps=k, file_kb=f, proxy=True)
+            / _value(s, rate_kbps=k, file_kb=f, proxy=False) - 1 for k in rates for f in sizes}
+    top, bottom = max(rates), min(rates)
+    by_rate = all(gain[(top, f)] > gain[(bottom, f)] for f in sizes)
+    by_size = gain[(top, max(sizes))] > gain[(top, min(sizes))]
+    table_rows = []
+    for k in rates:
+        for f in sizes:
+            cells = []
+            for p in (False, True):
+                sel = s[(s["rate_kbps"] == k) & (s["file_kb"] == f) & (s["proxy"] == p)]
+                cells.append(fmt_ci(sel["mean"].iloc[0] / 1e3, sel["half"].iloc[0] / 1e3, 1))
+            table_rows.append((str(k), str(f), *cells, _pct(gain[(k, f)])))
+    claim_rate = (
+        "Proxy (slides 14–17)", "a split-TCP proxy gives more gain on high-rate DCHs",
+        "expected (not measured in the seed); file sizes 0–1000 kB on 64/128/384 kbit/s",
+        "gain at " + ", ".join(f"{f} kB: {bottom}: {_pct(gain[(bottom, f)])}, {top}: "
+                               f"{_pct(gain[(top, f)])}" for f in sizes),
+        _verdict(by_rate, f"larger at {top} than at {bottom} kbit/s for every file size"
+                 if by_rate else f"wanted gain({top}) > gain({bottom}) at every file size"),
+    )
+    claim_size = (
+        "Proxy (slide 17)", "the proxy gives more gain for larger files",
+        "expected (not measured in the seed)",
+        (f"at {top} kbit/s: {min(sizes)} kB {_pct(gain[(top, min(sizes))])}, {max(sizes)} kB "
+         f"{_pct(gain[(top, max(sizes))])}"),
+        _verdict(by_size, f"the gain at {top} kbit/s grows from {min(sizes)} to {max(sizes)} kB"
+                 if by_size else f"wanted gain({max(sizes)} kB) > gain({min(sizes)} kB)"),
+    )
+    sb = stats(r.proxy_bler, [BLER, "proxy"])
+    bler_rows = []
+    for b in sorted(sb[BLER].unique()):
+        plain, split = (_value(sb, **{BLER: b}, proxy=p) for p in (False, True))
+        cells = [fmt_ci(*(sb[(sb[BLER] == b) & (sb["proxy"] == p)][["mean", "half"]]
+                          .iloc[0].to_numpy() / 1e3), 1) for p in (False, True)]
+        bler_rows.append((f"{b:g}", *cells, _pct(split / plain - 1)))
+    # One line per (rate, proxy), in rate order, the proxy's after the plain one.
+    fig_size = rlc_throughput_vs_parameter(
+        s.assign(line=2 * s["rate_kbps"] + s["proxy"].astype(int)),
+        "file_kb", "line", xlabel="file size (kB)",
+        labels={2 * k + int(p): f"DCH {k} kbit/s{', proxy' if p else ''}" for k in rates
+                for p in (False, True)},
+        title="RLC throughput with and without the split-TCP proxy (mean, 95 % CI)")
+    fig_bler = rlc_throughput_vs_parameter(
+        sb.assign(bler=sb[BLER].astype(float)), "bler", "proxy", xlabel="BLER",
+        labels={False: "without proxy", True: "with proxy"},
+        title="RLC throughput versus BLER, 384 kbit/s, 200 kB (mean, 95 % CI)")
+    blocks = [
+        Heading("Split-TCP proxy"),
+        Paragraph("The proxy at the GGSN splits each FTP connection (local ACKs towards the "
+                  "server, initial window 10 towards the UE, RFC 3135 §2.4). RLC throughput "
+                  "(kbit/s) without and with it, and the gain."),
+        Table(("DCH kbit/s", "file kB", "without", "with proxy", "gain"), tuple(table_rows)),
+        _figure("fig-proxy-file-size.png", fig_size,
+                "RLC throughput versus file size with and without the proxy (seed slide 16)."),
+        Table(("BLER", "without", "with proxy", "gain"), tuple(bler_rows)),
+        _figure("fig-proxy-bler.png", fig_bler,
+                "RLC throughput versus BLER with and without the proxy, 384 kbit/s, 200 kB "
+                "files (seed slide 16)."),
+    ]
+    return blocks, claim_rate, claim_size
+
+
+def _timeline(r: Results) -> list[Any]:
+    fig = dch_timeline(r.timeline, "radio")
+    d = r.timeline.summary["dch"]["radio"]
+    return [
+        Heading("One run, interval by interval"),
+        Paragraph(f"The base point for 300 s with `[trace] dch = [\"radio\"]` (1 s intervals): "
+                  f"run-wide RLC throughput {_kbps(d['rlc_throughput_bps'])} kbit/s over "
+                  f"{d['rlc_active_s']:.0f} s of activity, measured BLER "
+                  f"{d['bler_measured']:.3f}."),
+        _figure("fig-dch-timeline.png", fig,
+                "The `dch` series of one run: RLC throughput per second (in-order delivery "
+                "after a repair releases the SDUs held behind it at once, so a second can "
+                "exceed the DCH's rate), the RNC's RLC buffer, retransmissions and MaxDAT "
+                "discards."),
+    ]
+
+
+def report(r: Results, options: Options) -> Document:
+    """The Markdown/HTML report of one reproduction."""
+    mode = "quick mode" if options.quick else "full mode"
+    doc = Document(f"Reproduction {NAME}: TCP over WCDMA ({mode})")
+    b1, c1 = _goal1(r)
+    b2, c2 = _goal2(r)
+    b3, c3 = _goal3(r)
+    b4, c4, c4b = _goal4(r)
+    b4e, c4e, c4eb = _goal4_bursty(r)
+    b5, c5, c6 = _proxy(r)
+    doc.add(
+        Paragraph(
+            f"Seed `001_…`, \"Evaluation of End-to-End TCP Performance over WCDMA\", on "
+            f"`examples/001/ftp-dch.toml` ({mode}: {r.plan.runs} runs of {r.plan.duration} per "
+            f"point, master seed {MASTER_SEED}; {r.runs_executed} runs executed now, the rest "
+            f"read from the store; {r.wall_s:.1f} s of wall time). The figure is the seed's "
+            "RLC throughput: SDU bits delivered to the UE over the downlink RLC's active time "
+            "within transfers (docs/wcdma.md). The seed shows its results as figures without "
+            "tables; where it states numbers (percentages) they are beside celltcp's, "
+            "otherwise its figures' axis ranges are."),
+        Heading("The seed's claims"),
+        Table(("where", "claim", "seed", "celltcp", "verdict"),
+              (c1, c2, c3, c4, c4b, c4e, c4eb, c5, c6)),
+        Bullets((
+            ("Base point: 256 kbit/s DCH (20 ms TTI, 384 kbit/s: 10 ms), 64 kbit/s uplink, "
+             "BLER 0.1 both ways with independent block errors (goal 4 also with error "
+             "bursts), MaxDAT 6, 40-byte RLC PDUs, Internet loss 1 %, round trip about "
+             "500 ms, NewReno with initial window 2, FTP 100 kB files, a request every 30 s on "
+             "average (exponential)."),
+            "Verdicts compare means; the tables give the 95 % intervals.",
+        )),
+        *b1, *b2, *b3, *b4, *b4e, *b5, *_timeline(r),
+    )
+    return doc

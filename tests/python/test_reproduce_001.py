@@ -1,0 +1,218 @@
+"""Seed 001 (TCP over WCDMA): the `dch` series from Python, the WCDMA figures, the sweep
+points, the report's verdicts on made-up results, and `celltcp reproduce 001 --quick` end to
+end."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+from celltcp import run
+from celltcp.cli import main
+from celltcp.plots import PlotError, dch_timeline, rlc_throughput_vs_parameter
+from celltcp.reproduce import find
+from celltcp.reproduce.registry import Options, ReproductionError
+from celltcp.reproduce.seed001 import (
+    BAD_BLER,
+    BLER,
+    ERRORS_MODEL,
+    FILE,
+    FRTO,
+    MAX_DAT,
+    MEAN_BURST,
+    QUICK,
+    RATES_KBPS,
+    RLC,
+    Results,
+    burst_point,
+    rate_point,
+    seconds_of,
+    sweep_points,
+)
+from celltcp.reproduce.seed001_report import report
+from conftest import EXAMPLES
+
+FTP = EXAMPLES / "001" / "ftp-dch.toml"
+
+
+@pytest.fixture(scope="module")
+def traced():
+    """120 s of the seed's base point with the `dch` series every 500 ms."""
+    return run(FTP, set={"simulation.duration": "120s", "trace.dch": '["radio"]',
+                         "trace.interval": "500ms"})
+
+
+def test_the_dch_series_adds_up_to_the_summary(traced):
+    dch = traced.series["dch"]
+    summary = traced.summary["dch"]["radio"]
+    assert len(dch) == 240
+    assert set(dch["dch"].astype(str)) == {"radio"}
+    assert np.allclose(dch["interval_s"], 0.5)
+    bits = (dch["rlc_throughput_bps"] * dch["interval_s"]).sum()
+    assert bits == pytest.approx(8 * summary["sdu_bytes_delivered"], rel=1e-9)
+    assert dch["tbs_lost"].sum() == summary["tbs_lost"]
+    assert dch["pdus_retransmitted"].sum() == summary["pdus_retransmitted"]
+    assert dch["uplink_status_pdus"].sum() == summary["uplink"]["status_pdus"]
+    sent = dch["tbs_sent"] > 0
+    assert np.allclose(dch.loc[sent, "bler_measured"],
+                       dch.loc[sent, "tbs_lost"] / dch.loc[sent, "tbs_sent"])
+    assert dch.loc[~sent, "bler_measured"].isna().all()
+    # The channel is no cell: nothing lands in the cells' series.
+    assert "cells" not in traced.series
+
+
+def test_dch_figures_draw_and_name_what_is_missing(traced):
+    fig = dch_timeline(traced, "radio", t0=10.0, t1=60.0)
+    assert len(fig.axes) == 3
+    with pytest.raises(PlotError, match="channel 'nope' is not in series 'dch'"):
+        dch_timeline(traced, "nope")
+    plain = run(FTP, set={"simulation.duration": "10s"})
+    with pytest.raises(PlotError, match=r"add dch = \[\"NAME\"\]"):
+        dch_timeline(plain)
+    frame = pd.DataFrame({"x": [1, 2, 1, 2], "h": ["a", "a", "b", "b"],
+                          "mean": [1e4, 2e4, 3e4, 4e4], "ci_low": [9e3, 1.9e4, 2.9e4, 3.9e4],
+                          "ci_high": [1.1e4, 2.1e4, 3.1e4, 4.1e4]})
+    fig = rlc_throughput_vs_parameter(frame, "x", "h", seed={"a": [(1, 12.0), (2, 25.0)]})
+    ax = fig.axes[0]
+    assert ax.get_ylabel() == "RLC throughput (kbit/s)"
+    assert len(ax.get_legend().get_texts()) == 3
+    with pytest.raises(PlotError, match="'y' is not a column"):
+        rlc_throughput_vs_parameter(frame, "y")
+
+
+def test_points_cover_every_goal_with_the_rates_ttis():
+    points = sweep_points(QUICK)
+    assert len(points["goal1"]) == len(RATES_KBPS) * len(QUICK.file_sizes_kb)
+    assert len(points["goal4"]) == 2 * len(QUICK.blers) * len(QUICK.max_dats)
+    assert {p[FRTO] for p in points["goal4"]} == {False, True}
+    assert all(ERRORS_MODEL not in p for p in points["goal4"])
+    bursty = points["goal4-bursty"]
+    assert len(bursty) == 2 * len(QUICK.bursts) * len(QUICK.blers) * len(QUICK.burst_max_dats)
+    assert {(p[MEAN_BURST], p[BAD_BLER]) for p in bursty} == set(QUICK.bursts)
+    assert all(p[ERRORS_MODEL] == "gilbert_elliott" for p in bursty)
+    assert burst_point("1s", 0.9) == {ERRORS_MODEL: "gilbert_elliott", MEAN_BURST: "1s",
+                                      BAD_BLER: 0.9}
+    assert (seconds_of("200ms"), seconds_of("1s"), seconds_of("1.5 s")) == (0.2, 1.0, 1.5)
+    with pytest.raises(ReproductionError, match="'fast' is not a time"):
+        seconds_of("fast")
+    assert rate_point(384) == {"dch.radio.rate": "384kbps", "dch.radio.tti": "10ms"}
+    assert all(p["dch.radio.tti"] == "20ms" for p in points["goal1"]
+               if p["dch.radio.rate"] != "384kbps")
+    with pytest.raises(ReproductionError, match="100 kbit/s is not a DCH rate"):
+        rate_point(100)
+
+
+def _made_up(rates_gain: dict[int, float], frto_spurious: float) -> Results:
+    """Results shaped like a reproduction's, with throughputs following simple rules."""
+    plan = QUICK
+    rows1, rows2, rows3 = [], [], []
+    for k in RATES_KBPS:
+        for s in plan.file_sizes_kb:
+            # Throughput grows with the file size, more at higher rates.
+            rows1 += [{"rate_kbps": k, "file_kb": s, RLC: 1e3 * k * (0.3 + rates_gain[k] * s
+                                                                     / 200), "run": i}
+                      for i in range(2)]
+        for w in plan.windows:
+            rows2 += [{"rate_kbps": k, "flows.ftp.tcp.initial_window": w,
+                       RLC: 1e3 * k * (0.5 + 0.01 * w * k / 64), "run": i} for i in range(2)]
+        for p in plan.losses:
+            rows3 += [{"rate_kbps": k, "links.internet.a_to_b.loss.p": p,
+                       RLC: 1e3 * k * (0.6 - p * k / 128), "run": i} for i in range(2)]
+    rows4 = []
+    for frto in (False, True):
+        for b in plan.blers:
+            for m in plan.max_dats:
+                mm = math.inf if m == "unlimited" else m
+                tput = 1e5 * min(mm, 4) / 4 * (0.9 if math.isinf(mm) else 1.0)
+                rows4 += [{BLER: b, MAX_DAT: m, "max_dat_label": str(m), FRTO: frto, RLC: tput,
+                           "flows.ftp.sender.ftp_transfers": 10.0,
+                           "flows.ftp.sender.timeouts": 1.0,
+                           "flows.ftp.sender.spurious_undos":
+                               frto_spurious if math.isinf(mm) else 0.0,
+                           "dch.radio.max_dat_discards": 0.0, "run": i} for i in range(2)]
+    rows4b = []
+    for frto in (False, True):
+        for burst, _ in plan.bursts:
+            for b in plan.blers:
+                for m in plan.burst_max_dats:
+                    mm = math.inf if m == "unlimited" else m
+                    # An optimum at MaxDAT 10, 15 % lower at unlimited.
+                    tput = 1e5 * min(mm, 10) / 10 * (0.85 if math.isinf(mm) else 1.0)
+                    rows4b += [{BLER: b, MAX_DAT: m, "max_dat_label": str(m), FRTO: frto,
+                                "burst_s": seconds_of(burst), RLC: tput,
+                                "flows.ftp.sender.ftp_transfers": 10.0,
+                                "flows.ftp.sender.timeouts": 1.0,
+                                "flows.ftp.sender.spurious_undos":
+                                    frto_spurious if math.isinf(mm) else 0.0,
+                                "dch.radio.max_dat_discards": 0.0,
+                                "dch.radio.bler_measured": b, "dch.radio.ttis": 1000.0,
+                                "dch.radio.ttis_bad": 100.0, "dch.radio.delay_max_s": 2.0,
+                                "run": i} for i in range(2)]
+    rows5 = [{"rate_kbps": k, "file_kb": s, "proxy": p, FILE: f"{s}KB",
+              RLC: 1e3 * k * 0.5 * (1 + (0.001 * k * s / 200 if p else 0)), "run": i}
+             for k in plan.proxy_rates_kbps for s in plan.proxy_file_sizes_kb
+             for p in (False, True) for i in range(2)]
+    rows6 = [{BLER: b, "proxy": p, RLC: 2e5 * (1 - b) * (1.3 if p else 1), "run": i}
+             for b in plan.proxy_blers for p in (False, True) for i in range(2)]
+    timeline = run(FTP, set={"simulation.duration": "30s", "trace.dch": '["radio"]',
+                             "trace.interval": "1s"})
+    return Results(plan, pd.DataFrame(rows1), pd.DataFrame(rows2), pd.DataFrame(rows3),
+                   pd.DataFrame(rows4), pd.DataFrame(rows5), pd.DataFrame(rows6), timeline,
+                   0, 1.0, pd.DataFrame(rows4b))
+
+
+def _claims(md: str) -> list[str]:
+    return [line for line in md.splitlines() if line.startswith(("| Goal", "| Proxy"))]
+
+
+#: Rows of the claims table: goals 1–3, goal 4 (two), goal 4 with bursts (two), the proxy (two).
+CLAIMS = 9
+
+
+def test_verdicts_follow_the_numbers():
+    good = report(_made_up({64: 0.05, 128: 0.3, 256: 0.6, 384: 0.7}, 0.5),
+                  Options(quick=True)).markdown()
+    rows = _claims(good)
+    assert len(rows) == CLAIMS
+    assert all("**reproduced**" in r for r in rows), "\n".join(rows)
+    assert rows[5].startswith("| Goal 4, bursty channel") and "1 s bursts, BLER 0.2" in rows[6]
+    # Goal 1 fails when small files hurt every rate alike; goal 4's second claim, on either
+    # channel, when the largest MaxDAT brings no more spurious timeouts than the best.
+    flat = report(_made_up({k: 0.6 for k in RATES_KBPS}, 0.0), Options(quick=True)).markdown()
+    rows = _claims(flat)
+    assert "**not reproduced**" in rows[0]
+    assert "**not reproduced**" in rows[4] and "**reproduced**" in rows[3]
+    assert "**not reproduced**" in rows[6] and "**reproduced**" in rows[5]
+
+
+def test_name_and_alias_find_the_seed_001_reproduction(capsys):
+    assert find("001") is find("001-wcdma")
+    assert main(["reproduce", "--list"]) == 0
+    out = capsys.readouterr().out
+    assert any(line.startswith("001-wcdma (also 001): ") for line in out.splitlines())
+
+
+@pytest.mark.slow
+def test_quick_reproduction_writes_the_report(tmp_path):
+    out = tmp_path / "rep"
+    assert main(["reproduce", "001", "--quick", "--out", str(out), "--workers", "2"]) == 0
+    assert (tmp_path / "rep.runs" / "results.duckdb").is_file()
+    md = (out / "report.md").read_text()
+    page = (out / "report.html").read_text()
+    assert "examples/001/ftp-dch.toml" in md and "(quick mode)" in md
+    rows = _claims(md)
+    assert len(rows) == CLAIMS
+    assert all(re.search(r"\*\*(reproduced|not reproduced)\*\*", r) for r in rows)
+    # The seed's numbers stand beside celltcp's.
+    assert "+32 % at 256 kbit/s, +19 % at 64 kbit/s" in md and "\"200 %\"" in md
+    figures = ("fig-goal1-file-size.png", "fig-goal2-initial-window.png",
+               "fig-goal3-internet-loss.png", "fig-goal4-max-dat.png",
+               "fig-goal4-bursty-max-dat.png",
+               "fig-proxy-file-size.png", "fig-proxy-bler.png", "fig-dch-timeline.png")
+    for name in figures:
+        assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert f"({name})" in md
+    assert page.count('src="data:image/png;base64,') == len(figures)
