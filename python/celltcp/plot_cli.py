@@ -7,6 +7,7 @@ Figures of one run (``--result DIR``, a directory written by ``celltcp run``)::
     celltcp plot sequence   --result DIR --flow F [--t0 S] [--t1 S]
     celltcp plot queue      --result DIR --link L [--unit packets|bytes] [--t0 S] [--t1 S]
     celltcp plot flow-rates --result DIR [--flow F]... [--t0 S] [--t1 S]
+    celltcp plot dch        --result DIR [--dch NAME] [--t0 S] [--t1 S]
 
 Figures of a results store (``--store DIR``, written by ``celltcp sweep``), each also with
 ``--where PARAM=VALUE`` (repeatable: keep the runs with that parameter value) and
@@ -297,6 +298,12 @@ def _draw_flow_rates(args: argparse.Namespace) -> Any:
     return plots.flow_rates(plots.load_run(args.result), args.flow, args.t0, args.t1)
 
 
+def _draw_dch(args: argparse.Namespace) -> Any:
+    from celltcp import plots
+
+    return plots.dch_timeline(plots.load_run(args.result), args.dch, args.t0, args.t1)
+
+
 def _draw_metric(args: argparse.Namespace) -> Any:
     from celltcp import plots
     from celltcp.sweep.stats import summarize
@@ -465,6 +472,13 @@ def _flow_rates_options(p: argparse.ArgumentParser) -> None:
     _window_options(p)
 
 
+def _dch_options(p: argparse.ArgumentParser) -> None:
+    _result_option(p)
+    p.add_argument("--dch", metavar="NAME",
+                   help="channel of the dch series (required when it holds several)")
+    _window_options(p)
+
+
 def _metric_options(p: argparse.ArgumentParser) -> None:
     _store_options(p)
     p.add_argument("--metric", required=True, metavar="M",
@@ -539,6 +553,9 @@ PLOT_KINDS: tuple[_Kind, ...] = (
           "DIR/queue.png"),
     _Kind("flow-rates", "received rate of each flow", _flow_rates_options, _draw_flow_rates,
           _in_result, "DIR/flow-rates.png"),
+    _Kind("dch", "a DCH's RLC throughput, RLC buffer, retransmissions and MaxDAT discards "
+                 "over time (001)",
+          _dch_options, _draw_dch, _in_result, "DIR/dch.png"),
     _Kind("metric", "a metric's mean with its CI versus a parameter (003 Figs. 5.9, 5.12)",
           _metric_options, _draw_metric, _in_store, "STORE/metric-M-vs-PARAM.png"),
     _Kind("outcomes", "outcome probabilities with Wilson intervals per grid point "

@@ -509,3 +509,20 @@ def test_bad_options_and_data_are_one_line_exit_2_and_no_file(
     assert message in lines[0]
     assert not list(tmp_path.rglob("*.png")) and not list(tmp_path.rglob("*.txt"))
     assert before == {p: sorted(p.rglob("*.png")) for p in where.values()}
+
+
+def test_dch_kind_draws_the_traced_channel_and_refuses_a_run_without_it(tmp_path, run_dir):
+    ftp = Path(__file__).parents[2] / "examples" / "001" / "ftp-dch.toml"
+    result = celltcp.run(ftp, set={"simulation.duration": "60s", "trace.dch": '["radio"]',
+                                   "trace.interval": "1s"})
+    directory = result.write(tmp_path / "dch-run")
+    fig = _draw("dch", "--result", directory, "--dch", "radio")
+    rows = result.series["dch"]
+    # The first panel is the RLC throughput of each interval, in kbit/s.
+    drawn = fig.axes[0].lines[0].get_ydata()
+    assert np.allclose(drawn, rows["rlc_throughput_bps"].to_numpy() / 1e3)
+    assert main(["plot", "dch", "--result", str(directory), "--quiet"]) == 0
+    assert (directory / "dch.png").stat().st_size > 10_000
+    # A run that traced no channel: a one-line error naming what to add.
+    assert main(["plot", "dch", "--result", str(run_dir), "--quiet"]) == 2
+    assert not (run_dir / "dch.png").exists()
