@@ -21,6 +21,9 @@ class ScenarioError(ValueError):
 class SimulationError(RuntimeError):
     """A failure inside the simulator (a broken invariant or a model's panic): a bug."""
 
+class RealTimeError(SimulationError):
+    """An emulation fell further behind the wall clock than its ``max_lag``."""
+
 #: ``(dtype, little-endian payload)`` of a numeric column; ``"bool"`` is one byte (0 or 1) per
 #: value.
 NumericColumn = tuple[Literal["f64", "u64", "u32", "bool"], bytes]
@@ -68,7 +71,7 @@ def emulate(
     scenario's), ``pcap`` (path or None: capture of the real datagrams where they enter and
     leave the path, linktype raw IPv4, written atomically), ``pcap_points`` (``"both"``
     (default), ``"ingress"``, ``"egress"``), ``max_lag`` (seconds, default 0.1: falling
-    further behind real time for over 1 s raises SimulationError), ``seed``, ``run``,
+    further behind real time for over 1 s raises RealTimeError, a SimulationError), ``seed``, ``run``,
     ``base_dir`` (for the scenario's relative file references), ``priority`` (``"auto"``
     (default): SCHED_FIFO priority 10 when permitted; 0: the thread's own scheduling; 1-99:
     SCHED_FIFO at that priority, OSError if not permitted).

@@ -45,6 +45,8 @@ def _left_by(pid: int) -> list[str]:
         ([WIRED, "--host", "ue", "--exec", "ue"], ["HOST=COMMAND"]),
         ([WIRED, "--host", "ue", "--duration", "0s"], ["--duration"]),
         ([WIRED, "--host", "ue", "--mtu", "0"], ["--mtu"]),
+        ([WIRED, "--host", "ue", "--priority", "100"], ["--priority", "1 to 99"]),
+        ([WIRED, "--host", "ue", "--priority", "fifo"], ["--priority"]),
         (["/nonexistent/x.toml", "--host", "ue"], ["cannot read"]),
         ([WIRED, "--cleanup"], ["--cleanup takes no scenario"]),
     ],

@@ -70,7 +70,8 @@ def test_tun_names_are_checked_before_the_device_is_opened(tmp_path):
 
 @pytest.mark.parametrize(
     "text, seconds",
-    [("30", 30.0), ("30s", 30.0), ("500ms", 0.5), ("2min", 120.0), ("1h", 3600.0), (".5s", 0.5)],
+    [("30", 30.0), ("30s", 30.0), ("500ms", 0.5), ("2min", 120.0), ("1h", 3600.0), (".5s", 0.5),
+     ("250us", 250e-6), ("0.1µs", 1e-7)],
 )
 def test_durations(text, seconds):
     assert parse_duration(text) == pytest.approx(seconds)
@@ -89,6 +90,23 @@ def test_exec_splits_at_the_first_equals_sign():
     for bad in ("ue", "=ls", "ue=", " = "):
         with pytest.raises(EmulationError, match="HOST=COMMAND"):
             parse_exec(bad)
+
+
+def test_a_handover_of_a_real_connection_reads_as_one_line():
+    from celltcp.emulate.cli import _handover_row
+
+    row = _handover_row({
+        "handover": 0, "cause": "link", "policy": "discard", "interruption_s": 0.1,
+        "sender": "10.0.0.1:5201", "receiver": "10.0.0.2:40000", "outcome": "timeout",
+        "dropped": 69, "silence_s": 0.3956, "rto_estimate_s": 0.2, "rtt_before_s": 0.0817,
+        "rtt_peak_s": 0.42, "goodput_before_bps": 9.65e6, "recovery_time_s": 0.7,
+    })
+    assert row[0] == "0 link/discard 100.00 ms"
+    assert row[1] == "10.0.0.1:5201 > 10.0.0.2:40000"
+    assert row[2:4] == ["timeout", "69"]
+    assert row[4] == "395.60 ms / 200.00 ms"
+    # A row without a timeout shows no silence; missing figures read as "-".
+    assert _handover_row({"outcome": "none"})[4] == "-"
 
 
 def test_program_results_read_well():

@@ -5,6 +5,9 @@ use std::path::PathBuf;
 
 use celltcp_scenario::{RunError, ScenarioError};
 
+/// How the message of [`EmuError::TooSlow`] begins.
+pub const TOO_SLOW_MARKER: &str = "cannot keep up with real time";
+
 /// An emulation failure. Bad input (the scenario, the attachments, the options) is a
 /// [`ScenarioError`] naming the key at fault; the rest are failures of the run.
 #[derive(Debug, thiserror::Error)]
@@ -17,11 +20,15 @@ pub enum EmuError {
     #[error(transparent)]
     Run(RunError),
     /// The engine stayed further behind the wall clock than `max_lag` for more than a second.
+    /// The message begins with [`TOO_SLOW_MARKER`], by which the Python layer tells this
+    /// failure (the machine's, not a bug) from the others.
     #[error(
-        "the path's rate cannot be emulated in real time on this machine: the engine fell \
-         {behind_s:.3} s behind real time (max_lag {max_lag_s} s) and stayed more than \
-         max_lag behind for {over_for_s:.2} s, at simulated time {at_s:.3} s; lower the \
-         rates or the number of flows and cells, or raise max_lag"
+        "cannot keep up with real time: the engine fell {} behind the wall clock (max_lag {}) \
+         and stayed more than max_lag behind for {over_for_s:.2} s, at simulated time \
+         {at_s:.3} s; this machine cannot emulate the path's rate: lower the rates or the \
+         number of flows and cells, stop other work on the machine, or raise max_lag",
+        readable(*behind_s),
+        readable(*max_lag_s)
     )]
     TooSlow {
         behind_s: f64,
@@ -48,11 +55,51 @@ pub enum EmuError {
     Capture { path: PathBuf, source: io::Error },
 }
 
+/// Seconds in the unit that reads best: `1.25 s`, `12.3 ms`, `40 µs`, `100 ns`.
+fn readable(s: f64) -> String {
+    let (value, unit) = if s >= 1.0 {
+        (s, "s")
+    } else if s >= 1e-3 {
+        (s * 1e3, "ms")
+    } else if s >= 1e-6 {
+        (s * 1e6, "µs")
+    } else {
+        (s * 1e9, "ns")
+    };
+    let text = format!("{value:.3}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    format!("{text} {unit}")
+}
+
 impl From<RunError> for EmuError {
     fn from(e: RunError) -> Self {
         match e {
             RunError::Scenario(s) => EmuError::Input(s),
             other => EmuError::Run(other),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn falling_behind_reads_in_sensible_units() {
+        let e = EmuError::TooSlow {
+            behind_s: 0.012345,
+            max_lag_s: 1e-7,
+            over_for_s: 1.004,
+            at_s: 3.5,
+        };
+        let text = e.to_string();
+        assert!(text.starts_with(TOO_SLOW_MARKER), "{text}");
+        assert!(
+            text.contains("fell 12.345 ms behind the wall clock (max_lag 100 ns)"),
+            "{text}"
+        );
+        assert_eq!(readable(0.1), "100 ms");
+        assert_eq!(readable(2.5), "2.5 s");
+        assert_eq!(readable(4e-5), "40 µs");
     }
 }

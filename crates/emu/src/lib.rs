@@ -9,30 +9,43 @@
 //! section: how well real time was kept (lag, timing error of the output) and what the real
 //! TCP connections did on the path.
 //!
+//! When a handover can happen (a `[ran]`, a link handover event), every handover × every
+//! real TCP connection with the UE at either end gets the per-handover analytics of simulated
+//! flows, computed from the packets ([`handover`]): rows of the run's `handovers` table and
+//! the `handovers` list of the `emulation` section.
+//!
 //! Files: [`clock`] (pacing and lag), [`tun`] (descriptor I/O), [`ipv4`] (real headers),
 //! [`payload`] (the real bytes beside the simulated packets), [`observe`] (passive TCP
-//! analysis), [`capture`] (the pcap of the real traffic), [`run`] (the loop), [`error`].
+//! analysis), [`history`] (what the handover analytics needs of each connection),
+//! [`handover`] (the analytics), [`table`] (their rows in the run's table), [`capture`] (the
+//! pcap of the real traffic), [`run`] (the loop), [`error`].
 
 pub mod capture;
 pub mod clock;
 pub mod error;
+pub mod handover;
+pub mod history;
 pub mod ipv4;
 pub mod observe;
 pub mod payload;
 pub mod run;
+pub mod table;
 pub mod tun;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
+use std::net::Ipv4Addr;
 use std::os::fd::RawFd;
 use std::path::PathBuf;
 
-use celltcp_engine::SimDuration;
+use celltcp_engine::{SimDuration, SimTime};
+use celltcp_net::packet::NodeId;
 use celltcp_scenario::series::{Column, Series};
-use celltcp_scenario::{NodeKind, RunOptions, RunOutput, ScenarioError};
+use celltcp_scenario::{NodeKind, RunError, RunOptions, RunOutput, ScenarioError};
 use serde_json::Value;
 
 pub use capture::CapturePoints;
 pub use error::EmuError;
+pub use history::HistoryConfig;
 
 use crate::tun::Port;
 
@@ -67,6 +80,8 @@ pub struct EmulateOptions {
     pub base_dir: Option<PathBuf>,
     /// The scheduling of the loop's thread (see [`Priority`]).
     pub priority: Priority,
+    /// The RTO estimate of the per-handover analytics ([`history`]).
+    pub analytics: HistoryConfig,
 }
 
 impl Default for EmulateOptions {
@@ -80,6 +95,7 @@ impl Default for EmulateOptions {
             run: 0,
             base_dir: None,
             priority: Priority::Auto,
+            analytics: HistoryConfig::default(),
         }
     }
 }
@@ -118,9 +134,11 @@ pub fn seconds(key: &str, value: f64) -> Result<SimDuration, ScenarioError> {
 }
 
 /// A run's usual output (its summary holds the `emulation` section too; the series include
-/// `emulation_rtt` when RTT samples were taken) and the `emulation` section itself (its keys
-/// are described at [`run::Emulator::report`], plus `priority`: the `SCHED_FIFO` priority the
-/// loop ran at, or null).
+/// `emulation_rtt` when RTT samples were taken, and the `handovers` table the real
+/// connections' rows) and the `emulation` section itself (its keys are described at
+/// [`run::Emulator::report`], plus `priority`: the `SCHED_FIFO` priority the loop ran at, or
+/// null; and when a handover could happen, `handovers`: one object per handover × direction of
+/// data of a real connection ([`handover::row_json`]), and `handover_history_truncated`).
 #[derive(Clone, Debug)]
 pub struct EmulateOutput {
     pub run: RunOutput,
@@ -185,6 +203,34 @@ fn ports(
         ports.push(port);
     }
     Ok(ports)
+}
+
+/// The per-handover rows of the real connections (see [`handover`]).
+fn real_handovers(
+    scenario: &celltcp_scenario::Scenario,
+    attachments: &[Attachment],
+    summary: &Value,
+    emulator: &run::Emulator,
+    history: &history::History,
+) -> Result<Vec<handover::RealHandoverRow>, EmuError> {
+    let records = handover::records_from_summary(summary, |n| scenario.node_id(n));
+    let attached: BTreeMap<NodeId, Ipv4Addr> = attachments
+        .iter()
+        .filter_map(|a| {
+            let id = scenario.node_id(&a.host)?;
+            Some((id, scenario.nodes.get(&a.host)?.address?))
+        })
+        .collect();
+    let end_s = summary["simulated_time_s"].as_f64().unwrap_or(0.0);
+    let end = SimTime::from_ns(SimDuration::from_secs_f64(end_s).as_ns());
+    handover::analyse_real(
+        &records,
+        |id| attached.get(&id).copied(),
+        emulator.observer(),
+        history,
+        end,
+    )
+    .map_err(|e| EmuError::Run(RunError::Internal(format!("handover analytics: {e}"))))
 }
 
 /// Emulates `toml` (with `overrides` applied in order) in real time with `attachments`
@@ -256,7 +302,10 @@ pub fn emulate(
         run: opts.run,
         ..RunOptions::default()
     };
-    let mut emulator = run::Emulator::new(ports, stop_fd, opts.max_lag, capture);
+    let can_hand_over =
+        scenario.ran.is_some() || scenario.events.iter().any(|e| e.handover.is_some());
+    let history = can_hand_over.then(|| history::History::new(opts.analytics));
+    let mut emulator = run::Emulator::new(ports, stop_fd, opts.max_lag, capture, history);
     let result = celltcp_scenario::run::run_with(&scenario, &run_opts, &mut emulator);
     let mut output = match result {
         Ok(o) => o,
@@ -265,6 +314,20 @@ pub fn emulate(
     let mut emulation = emulator.report();
     if let Value::Object(e) = &mut emulation {
         e.insert("priority".into(), fifo_priority.into());
+    }
+    if let Some(history) = emulator.history() {
+        let rows = real_handovers(&scenario, attachments, &output.summary, &emulator, history)?;
+        let names: Vec<String> = scenario.nodes.keys().cloned().collect();
+        let name = |id: NodeId| names.get(id as usize).cloned().unwrap_or_default();
+        if let Value::Object(e) = &mut emulation {
+            let list = rows.iter().map(|r| handover::row_json(r, name)).collect();
+            e.insert("handovers".into(), Value::Array(list));
+            e.insert(
+                "handover_history_truncated".into(),
+                history.truncated().into(),
+            );
+        }
+        table::add_real_rows(&mut output.series, &rows, &names);
     }
     if let Some(c) = emulator.take_capture() {
         let path = c.path().to_path_buf();

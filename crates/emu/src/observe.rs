@@ -130,8 +130,16 @@ impl Direction {
         })
     }
 
-    /// A segment of this direction entered the path at `t`.
-    fn entered(&mut self, t: SimTime, seq: u32, seq_len: u32, syn: bool, payload: u32) {
+    /// A segment of this direction entered the path at `t`; returns its data's range, if it
+    /// carries data.
+    fn entered(
+        &mut self,
+        t: SimTime,
+        seq: u32,
+        seq_len: u32,
+        syn: bool,
+        payload: u32,
+    ) -> Option<SeenData> {
         let space = *self.space.get_or_insert(SeqSpace {
             data_start: u64::from(syn),
             ref_seq: seq,
@@ -139,15 +147,22 @@ impl Direction {
         });
         let start = space.offset(seq);
         let end = start + u64::from(seq_len);
-        if payload > 0 {
+        let data = (payload > 0).then(|| {
+            let data_start = start + u64::from(syn);
+            SeenData {
+                start: data_start,
+                end: data_start + u64::from(payload),
+                retransmission: start < self.snd_max,
+            }
+        });
+        if let Some(d) = data {
             self.data_segments += 1;
             self.data_bytes += u64::from(payload);
             self.first_data.get_or_insert(t);
-            let data_start = start + u64::from(syn);
-            self.data_max = self.data_max.max(data_start + u64::from(payload));
+            self.data_max = self.data_max.max(d.end);
         }
         if seq_len == 0 {
-            return;
+            return data;
         }
         if start < self.snd_max {
             let repeated = end.min(self.snd_max) - start;
@@ -172,6 +187,7 @@ impl Direction {
                 s.ref_off = end;
             }
         }
+        data
     }
 
     /// Marks the first transmissions overlapping `[start, end)` as retransmitted.
@@ -186,9 +202,10 @@ impl Direction {
         }
     }
 
-    /// The receiver sent a cumulative ACK for `ack` into the path at `t`.
-    fn ack_entered(&mut self, t: SimTime, ack: u32) {
-        let Some(space) = self.space else { return };
+    /// The receiver sent a cumulative ACK for `ack` into the path at `t`; returns its offset
+    /// (`None` before the direction's sequence space is known).
+    fn ack_entered(&mut self, t: SimTime, ack: u32) -> Option<u64> {
+        let space = self.space?;
         let off = space.offset(ack).min(self.snd_max);
         if off > self.acked {
             self.acked = off;
@@ -196,13 +213,21 @@ impl Direction {
                 self.last_ack_advance = Some(t);
             }
         }
+        Some(off)
     }
 
     /// A cumulative ACK for `ack` left the path towards the sender at `t`: every first
-    /// transmission it covers gives an RTT sample, pushed to `rows`.
-    fn ack_left(&mut self, t: SimTime, ack: u32, mut sample: impl FnMut(SimTime, u64)) {
-        let Some(space) = self.space else { return };
+    /// transmission it covers gives an RTT sample, pushed to `rows`. Returns the ACK's offset
+    /// and the sample of the oldest transmission it covered, if any.
+    fn ack_left(
+        &mut self,
+        t: SimTime,
+        ack: u32,
+        mut sample: impl FnMut(SimTime, u64),
+    ) -> Option<(u64, Option<u64>)> {
+        let space = self.space?;
         let off = space.offset(ack);
+        let mut first = None;
         while let Some(s) = self.outstanding.front() {
             if s.end > off {
                 break;
@@ -211,8 +236,68 @@ impl Direction {
                 let rtt = t.saturating_since(s.entered).as_ns();
                 self.rtt_ns.record(rtt);
                 sample(t, rtt);
+                first.get_or_insert(rtt);
             }
             self.outstanding.pop_front();
+        }
+        Some((off, first))
+    }
+}
+
+/// The data of a segment, as offsets in its direction's sequence space (SYN and FIN
+/// excluded).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SeenData {
+    pub start: u64,
+    pub end: u64,
+    /// Its range starts below the highest sequence number that entered before: it was sent
+    /// before (RFC 9293 §3.4's sequence space; the retransmission counted above).
+    pub retransmission: bool,
+}
+
+/// What the observer made of one TCP segment, for the per-handover history
+/// ([`crate::history`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Seen {
+    /// The connection's index in [`Observer::report`]'s list.
+    pub connection: u32,
+    /// The direction of data the segment's sender sends: 0 forward (from the initiator), 1
+    /// reverse.
+    pub direction: usize,
+    /// Its data, if any.
+    pub data: Option<SeenData>,
+    /// Its cumulative ACK as an offset in the other direction's sequence space (`None`
+    /// without the ACK flag or before that direction's space is known).
+    pub ack: Option<u64>,
+    /// Bytes of the other direction delivered so far (after this segment's ACK).
+    pub delivered: u64,
+    /// Neither data nor SYN nor FIN: what a duplicate ACK is (RFC 5681 §2).
+    pub pure_ack: bool,
+    /// The window field as sent, unscaled.
+    pub window: u16,
+    /// It carries SACK blocks (RFC 2018 §3).
+    pub sack: bool,
+    /// For a segment leaving the path: the RTT sample of the oldest first transmission its
+    /// ACK covered, ns.
+    pub rtt_ns: Option<u64>,
+}
+
+impl Seen {
+    fn new(connection: u32, direction: usize, d: &Datagram, seg: &crate::ipv4::TcpSegment) -> Seen {
+        let (window, sack) = match d.transport {
+            celltcp_net::packet::Transport::Tcp(h) => (h.window, h.options.sack_len > 0),
+            celltcp_net::packet::Transport::Udp(_) => (0, false),
+        };
+        Seen {
+            connection,
+            direction,
+            data: None,
+            ack: None,
+            delivered: 0,
+            pure_ack: seg.seq_len() == 0,
+            window,
+            sack,
+            rtt_ns: None,
         }
     }
 }
@@ -311,45 +396,48 @@ impl Observer {
         Some(i)
     }
 
-    /// A datagram entered the path at `t` (read from its sender's TUN device).
-    pub fn ingress(&mut self, t: SimTime, d: &Datagram) {
-        let Some(seg) = d.tcp else { return };
+    /// A datagram entered the path at `t` (read from its sender's TUN device); returns what
+    /// it was, when it is a segment of a followed TCP connection.
+    pub fn ingress(&mut self, t: SimTime, d: &Datagram) -> Option<Seen> {
+        let seg = d.tcp?;
         let (src, dst) = ((d.ip.src, seg.src_port), (d.ip.dst, seg.dst_port));
-        let Some(i) = self.connection(t, src, dst, seg.flags, true) else {
-            return;
-        };
+        let i = self.connection(t, src, dst, seg.flags, true)?;
         let c = &mut self.conns[i as usize];
         c.last_seen = t;
         let syn = seg.flags.contains(TcpFlags::SYN);
         c.handshake_seen |= syn;
         c.reset_seen |= seg.flags.contains(TcpFlags::RST);
         let dir = c.direction_of(src);
+        let mut seen = Seen::new(i, dir, d, &seg);
         let mine = &mut c.dirs[dir];
         mine.packets_in += 1;
         mine.bytes_in += u64::from(d.total_len);
         if mine.space.is_some() || syn || seg.seq_len() > 0 {
-            mine.entered(t, seg.seq, seg.seq_len(), syn, seg.payload_len);
+            seen.data = mine.entered(t, seg.seq, seg.seq_len(), syn, seg.payload_len);
         }
         if seg.flags.contains(TcpFlags::ACK) {
-            c.dirs[1 - dir].ack_entered(t, seg.ack);
+            let other = &mut c.dirs[1 - dir];
+            seen.ack = other.ack_entered(t, seg.ack);
+            seen.delivered = other.delivered_bytes();
         }
+        Some(seen)
     }
 
-    /// A datagram left the path at `t` (written to its receiver's TUN device).
-    pub fn egress(&mut self, t: SimTime, d: &Datagram) {
-        let Some(seg) = d.tcp else { return };
+    /// A datagram left the path at `t` (written to its receiver's TUN device); returns what
+    /// it was, when it is a segment of a followed TCP connection.
+    pub fn egress(&mut self, t: SimTime, d: &Datagram) -> Option<Seen> {
+        let seg = d.tcp?;
         let (src, dst) = ((d.ip.src, seg.src_port), (d.ip.dst, seg.dst_port));
-        let Some(i) = self.connection(t, src, dst, seg.flags, false) else {
-            return;
-        };
+        let i = self.connection(t, src, dst, seg.flags, false)?;
         let c = &mut self.conns[i as usize];
         c.last_seen = t;
         let dir = c.direction_of(src);
+        let mut seen = Seen::new(i, dir, d, &seg);
         c.dirs[dir].packets_out += 1;
         c.dirs[dir].bytes_out += u64::from(d.total_len);
         if seg.flags.contains(TcpFlags::ACK) {
             let rows = &mut self.rtt;
-            c.dirs[1 - dir].ack_left(t, seg.ack, |t, rtt| {
+            let left = c.dirs[1 - dir].ack_left(t, seg.ack, |t, rtt| {
                 if rows.time_ns.len() < MAX_RTT_ROWS {
                     rows.time_ns.push(t.as_ns());
                     rows.connection.push(i);
@@ -359,7 +447,23 @@ impl Observer {
                     rows.omitted += 1;
                 }
             });
+            if let Some((off, rtt)) = left {
+                seen.ack = Some(off);
+                seen.rtt_ns = rtt;
+            }
+            seen.delivered = c.dirs[1 - dir].delivered_bytes();
         }
+        Some(seen)
+    }
+
+    /// Number of connections followed.
+    pub fn connections(&self) -> usize {
+        self.conns.len()
+    }
+
+    /// The endpoints (address, port) of connection `i`: the initiator first.
+    pub fn endpoints(&self, i: u32) -> Option<[(Ipv4Addr, u16); 2]> {
+        self.conns.get(i as usize).map(|c| c.endpoints)
     }
 
     /// Connections seen beyond [`MAX_CONNECTIONS`].

@@ -34,6 +34,7 @@ use serde_json::{json, Map, Value};
 use crate::capture::Capture;
 use crate::clock::{self, Clock, LagMonitor, TimerSlack, TICK};
 use crate::error::EmuError;
+use crate::history::History;
 use crate::ipv4;
 use crate::observe::Observer;
 use crate::payload::PayloadTable;
@@ -107,6 +108,8 @@ pub struct Emulator {
     lag: LagMonitor,
     payloads: PayloadTable,
     observer: Observer,
+    /// What the per-handover analytics reads, kept when a handover can happen.
+    history: Option<History>,
     capture: Option<Capture>,
     counters: Counters,
     /// Output timing error of every datagram written, ns.
@@ -128,12 +131,14 @@ pub struct Emulator {
 
 impl Emulator {
     /// A driver for `ports` (the attached hosts, validated), stopping when `stop_fd` becomes
-    /// readable, failing when the engine stays more than `max_lag` behind for over a second.
+    /// readable, failing when the engine stays more than `max_lag` behind for over a second;
+    /// `history` records the real connections for the per-handover analytics.
     pub(crate) fn new(
         ports: Vec<Port>,
         stop_fd: Option<RawFd>,
         max_lag: SimDuration,
         capture: Option<Capture>,
+        history: Option<History>,
     ) -> Emulator {
         let n = ports.len();
         Emulator {
@@ -149,6 +154,7 @@ impl Emulator {
             lag: LagMonitor::new(max_lag.as_ns()),
             payloads: PayloadTable::new(),
             observer: Observer::default(),
+            history,
             capture,
             counters: Counters::default(),
             timing_ns: Histogram::new(),
@@ -269,7 +275,10 @@ impl Emulator {
         c.injected += 1;
         let bytes = &self.read_buf[..usize::from(d.total_len)];
         let key = self.payloads.insert(bytes);
-        self.observer.ingress(arrival, &d);
+        let seen = self.observer.ingress(arrival, &d);
+        if let Some(h) = self.history.as_mut() {
+            h.entered(key, arrival, seen.as_ref());
+        }
         if let Some(cap) = self.capture.as_mut().filter(|c| c.points.ingress()) {
             cap.record(unix_ns, bytes)
                 .map_err(|source| EmuError::Capture {
@@ -355,6 +364,9 @@ impl Emulator {
         let mut deliveries = std::mem::take(&mut self.deliveries);
         for d in deliveries.drain(..) {
             self.counters.reached_hosts += 1;
+            if let Some(h) = self.history.as_mut() {
+                h.left(d.pkt.app_seq, d.time);
+            }
             let Some(mut bytes) = self.payloads.take(d.pkt.app_seq) else {
                 self.counters.dropped_expired += 1;
                 continue;
@@ -410,7 +422,10 @@ impl Emulator {
                 self.hosts[i].packets_out += 1;
                 self.hosts[i].bytes_out += bytes.len() as u64;
                 if let Ok(d) = ipv4::parse(&bytes) {
-                    self.observer.egress(time, &d);
+                    let seen = self.observer.egress(time, &d);
+                    if let (Some(h), Some(seen)) = (self.history.as_mut(), seen) {
+                        h.written(time, &seen);
+                    }
                 }
                 if let Some(cap) = self.capture.as_mut().filter(|c| c.points.egress()) {
                     cap.record(clock.unix_ns(mono), &bytes).map_err(|source| {
@@ -535,9 +550,14 @@ impl Emulator {
         })
     }
 
-    /// The RTT samples of the TCP observer.
+    /// The TCP observer (its RTT samples, its connections).
     pub(crate) fn observer(&self) -> &Observer {
         &self.observer
+    }
+
+    /// The history of the real connections, when kept.
+    pub(crate) fn history(&self) -> Option<&History> {
+        self.history.as_ref()
     }
 
     /// Takes the capture out, to commit it once the run has succeeded.

@@ -137,6 +137,8 @@ fn the_stop_descriptor_ends_the_run_early_and_cleanly() {
     assert_eq!(out.emulation["stopped_early"], true);
     let simulated = f(&summary(&out)["simulated_time_s"]);
     assert!(simulated > 0.1 && simulated < 2.0, "{simulated}");
+    // The summary says the run was stopped, not that it ran its 30 s.
+    assert_eq!(summary(&out)["stop_reason"], "stopped");
     for fd in [app, emu, stop_r, stop_w] {
         close(fd);
     }

@@ -12,7 +12,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use serde_json::Value;
 
-use crate::errors::{panic_to_py_err, scenario_to_py_err, to_py_err, SimulationError};
+use crate::errors::{
+    panic_to_py_err, scenario_to_py_err, to_py_err, RealTimeError, SimulationError,
+};
 use crate::series::run_output_to_py;
 
 /// An override as `(key, value)` or as `"key=value"`.
@@ -141,7 +143,7 @@ fn emu_to_py_err(e: EmuError) -> PyErr {
     match e {
         EmuError::Input(s) => scenario_to_py_err(s),
         EmuError::Run(r) => to_py_err(r),
-        e @ EmuError::TooSlow { .. } => SimulationError::new_err(e.to_string()),
+        e @ EmuError::TooSlow { .. } => RealTimeError::new_err(e.to_string()),
         EmuError::Device {
             host,
             fd,

@@ -8,6 +8,7 @@
 //! | `ScenarioError` / `RunError::Scenario`| `celltcp.ScenarioError(message, key)`     |
 //! | `RunError::Io`                        | `OSError(errno, strerror, filename)`      |
 //! | `RunError::Network`, `RunError::Internal`, a model's panic | `celltcp.SimulationError(message)` |
+//! | an emulation that fell behind real time (`EmuError::TooSlow`) | `RealTimeError(message)`, a `SimulationError` |
 
 use celltcp_scenario::RunError;
 use celltcp_scenario::ScenarioError as RustScenarioError;
@@ -28,6 +29,14 @@ create_exception!(
     "A failure inside the simulator itself (an internal invariant or a model's panic): a bug."
 );
 
+create_exception!(
+    celltcp._core,
+    RealTimeError,
+    SimulationError,
+    "An emulation whose engine fell further behind the wall clock than its max_lag: the \
+     machine cannot run this path in real time. Not a bug; the message says by how much."
+);
+
 /// Converts any run or scenario error into the Python exception of its kind.
 pub fn to_py_err(err: RunError) -> PyErr {
     match err {
@@ -46,7 +55,9 @@ pub fn to_py_err(err: RunError) -> PyErr {
         }
         // A request the network refused (e.g. a path switch for a UE without a bearer) means
         // the run's results would be wrong: a failure of the simulation, not of the input.
-        RunError::Network(message) | RunError::Internal(message) => SimulationError::new_err(message),
+        RunError::Network(message) | RunError::Internal(message) => {
+            SimulationError::new_err(message)
+        }
     }
 }
 

@@ -84,6 +84,10 @@ pub trait Driver {
     }
 }
 
+/// The summary's `stop_reason` when the driver stopped the run before its duration
+/// ([`Driver::stopped`]); `simulated_time_s` is then where it stopped.
+pub const STOP_REASON_STOPPED: &str = "stopped";
+
 /// An ordinary run: events are handled as fast as possible.
 struct AsFastAsPossible;
 
@@ -123,6 +127,15 @@ pub fn run_with(
         scenario.simulation.max_events,
         &built.handover.link_plans,
     )?;
+    // A driver that stopped early (an emulation whose programs are done, or a stop signal) ran
+    // to `outcome.end_time` only: the flows' active periods, and the rates averaged over them,
+    // end there.
+    let stopped_early = driver.stopped();
+    if stopped_early {
+        for f in &mut built.flows {
+            f.end = f.end.min(outcome.end_time);
+        }
+    }
     let mut world = sim.model;
     world.finish().map_err(|source| RunError::Io {
         path: captures.dir_display(),
@@ -141,7 +154,7 @@ pub fn run_with(
     };
     // The analytics have read the rows they asked for; the output keeps what [trace] asked.
     built.handover.strip_traces(&mut world.traces.vars);
-    let summary = summary::make(
+    let mut summary = summary::make(
         scenario,
         seed,
         opts.run,
@@ -150,6 +163,9 @@ pub fn run_with(
         &built.flows,
         handovers.as_ref(),
     );
+    if let (true, Some(obj)) = (stopped_early, summary.as_object_mut()) {
+        obj.insert("stop_reason".into(), STOP_REASON_STOPPED.into());
+    }
     // The traced channels' rows leave the medium series before the cells' table is built.
     let dch_series = series_dch::take(&mut world, scenario);
     let mut series = series::collect(

@@ -11,7 +11,7 @@ the run itself (:mod:`.runner`) and the two commands (:mod:`.cli`).
 
 from __future__ import annotations
 
-from celltcp.emulate.errors import EmulationError, PrivilegeError
+from celltcp.emulate.errors import EmulationError, PrivilegeError, RealTimeError
 from celltcp.emulate.session import EmulationSession, Interrupted
 
-__all__ = ["EmulationError", "PrivilegeError", "EmulationSession", "Interrupted"]
+__all__ = ["EmulationError", "PrivilegeError", "RealTimeError", "EmulationSession", "Interrupted"]

@@ -2,15 +2,16 @@
 
     celltcp emulate SCENARIO --host NAME [--host NAME]... [--exec HOST=CMD]... [--set k=v]...
                     [--duration T] [--out DIR] [--pcap FILE] [--seed N] [--run N]
-                    [--max-lag T] [--mtu BYTES] [--json] [--quiet]
+                    [--max-lag T] [--priority auto|off|N] [--mtu BYTES] [--json] [--quiet]
     celltcp emulate --cleanup
     celltcp shell SCENARIO --host NAME [--pid PID] [-- CMD [ARG]...]
 
 Exit status of ``emulate``: 0 on success; 1 when an ``--exec`` program failed or had to be
 stopped because the emulation ended first (the outputs are written all the same); 2 on a user
-error, including missing privileges (nothing is left created); 3 on a failure inside the engine
-(including an engine that cannot keep up with real time); 128 + N when signal N arrived during
-set-up. ``shell`` exits with the command's own status.
+error, including missing privileges (nothing is left created); 3 on a failure inside the engine;
+4 when the engine could not keep up with real time (no outputs; the message says by how much it
+fell behind and what to lower); 128 + N when signal N arrived during set-up. ``shell`` exits
+with the command's own status.
 """
 
 from __future__ import annotations
@@ -26,9 +27,15 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from celltcp.emulate import cleanup, netns, privileges, registry
-from celltcp.emulate.errors import EmulationError
+from celltcp.emulate.errors import EmulationError, RealTimeError
 from celltcp.emulate.programs import parse_exec
-from celltcp.emulate.runner import DEFAULT_MAX_LAG_S, DEFAULT_MTU, EmulationRun, emulate
+from celltcp.emulate.runner import (
+    DEFAULT_MAX_LAG_S,
+    DEFAULT_MTU,
+    EmulationRun,
+    emulate,
+    parse_priority,
+)
 from celltcp.emulate.session import Interrupted, environment
 from celltcp.output import atomic_output_dir
 from celltcp.report import format_rate, format_seconds, format_table, summary_tables
@@ -36,13 +43,16 @@ from celltcp.report import format_rate, format_seconds, format_table, summary_ta
 __all__ = ["register", "parse_duration"]
 
 EXIT_PROGRAM_FAILED = 1
+#: The engine fell behind real time: the machine could not emulate the path.
+EXIT_REAL_TIME = 4
 
-_DURATION = re.compile(r"\s*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)\s*(ms|s|min|h)?\s*")
-_UNIT_S = {None: 1.0, "s": 1.0, "ms": 1e-3, "min": 60.0, "h": 3600.0}
+_DURATION = re.compile(r"\s*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)\s*(us|µs|ms|s|min|h)?\s*")
+_UNIT_S = {None: 1.0, "s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "min": 60.0, "h": 3600.0}
 
 
 def parse_duration(text: str) -> float:
-    """Seconds from ``"30"``, ``"30s"``, ``"500ms"``, ``"2min"`` or ``"1h"`` (argparse type)."""
+    """Seconds from ``"30"``, ``"30s"``, ``"500ms"``, ``"250us"``, ``"2min"`` or ``"1h"``
+    (argparse type)."""
     m = _DURATION.fullmatch(text)
     if not m or float(m.group(1)) <= 0:
         raise argparse.ArgumentTypeError(
@@ -66,6 +76,18 @@ def _positive_int(text: str) -> int:
     if value == 0:
         raise argparse.ArgumentTypeError(f"{text!r} must be >= 1")
     return value
+
+
+def _priority(text: str) -> str | int:
+    """``auto``, ``off`` or 1 to 99 (argparse type)."""
+    from celltcp.errors import ScenarioError
+
+    try:
+        return parse_priority(text)
+    except ScenarioError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not auto, off or a SCHED_FIFO priority from 1 to 99"
+        ) from None
 
 
 class _Refused(Exception):
@@ -171,9 +193,35 @@ def _emulation_text(run: EmulationRun) -> str:
         header = ["real TCP data", "goodput", "delivered", "segments", "retransmitted",
                   "rtt min", "rtt mean", "rtt p99"]
         lines.append(format_table(header, rows))
+    handovers = [h for h in e.get("handovers") or [] if isinstance(h, dict)]
+    if handovers:
+        header = ["handover", "real TCP data", "outcome", "dropped", "silence / RTO",
+                  "rtt before", "rtt peak", "goodput before", "recovery"]
+        lines.append(format_table(header, [_handover_row(h) for h in handovers]))
     for p in run.programs:
         lines.append(f"  program {p.describe()}")
     return "\n".join(lines)
+
+
+def _handover_row(h: dict[str, Any]) -> list[str]:
+    """One line per handover × direction of data of a real connection."""
+    interruption = h.get("interruption_s")
+    what = f"{h.get('handover', '?')} {h.get('cause', '?')}/{h.get('policy', '?')}"
+    if isinstance(interruption, (int, float)):
+        what += f" {format_seconds(interruption)}"
+    silence, rto = h.get("silence_s"), h.get("rto_estimate_s")
+    gap = f"{format_seconds(silence)} / {format_seconds(rto)}" if silence is not None else "-"
+    return [
+        what,
+        f"{h.get('sender', '?')} > {h.get('receiver', '?')}",
+        str(h.get("outcome", "-")),
+        _count(h.get("dropped")),
+        gap,
+        format_seconds(h.get("rtt_before_s")),
+        format_seconds(h.get("rtt_peak_s")),
+        format_rate(h.get("goodput_before_bps")),
+        format_seconds(h.get("recovery_time_s")),
+    ]
 
 
 def _scheduling(e: dict[str, Any]) -> str:
@@ -243,8 +291,13 @@ def _cmd_emulate(args: argparse.Namespace) -> int:
         run = emulate(
             scenario, args.host, set=args.set, seed=args.seed, run=args.run,
             duration=args.duration, pcap=args.pcap,
-            max_lag=args.max_lag, execs=specs, mtu=args.mtu,
+            max_lag=args.max_lag, execs=specs, mtu=args.mtu, priority=args.priority,
         )
+    except RealTimeError as e:
+        from celltcp.cli import _error
+
+        _error("error", str(e))
+        return EXIT_REAL_TIME
     except Interrupted as e:
         print(
             f"celltcp: {signal.Signals(e.signum).name} during set-up; everything created was "
@@ -402,6 +455,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "--max-lag", type=parse_duration, default=DEFAULT_MAX_LAG_S, metavar="T",
         help="give up when the engine stays this far behind real time for over a second "
         f"(default {DEFAULT_MAX_LAG_S * 1e3:g}ms)",
+    )
+    p.add_argument(
+        "--priority", type=_priority, default="auto", metavar="auto|off|N",
+        help="scheduling of the engine's loop: auto (default: SCHED_FIFO priority 10 when "
+        "permitted), off (the default scheduler) or a SCHED_FIFO priority 1-99 (fails if not "
+        "permitted)",
     )
     p.add_argument(
         "--mtu", type=_positive_int, default=DEFAULT_MTU, metavar="BYTES",

@@ -17,14 +17,22 @@ from typing import Any
 
 from celltcp import _core
 from celltcp.emulate import privileges, registry
-from celltcp.emulate.errors import EmulationError
+from celltcp.emulate.errors import EmulationError, RealTimeError
 from celltcp.emulate.programs import ExecSpec, ProgramResult, Programs
 from celltcp.emulate.session import EmulationSession
 from celltcp.errors import SimulationError, scenario_error
 from celltcp.result import RunResult
 from celltcp.runner import Overrides, ScenarioLike, as_scenario, parse_overrides
 
-__all__ = ["Engine", "EmulationRun", "attachable_hosts", "core_engine", "emulate"]
+__all__ = [
+    "EmulationRun",
+    "Engine",
+    "Priority",
+    "attachable_hosts",
+    "core_engine",
+    "emulate",
+    "parse_priority",
+]
 
 #: ``engine(attachments, stop_fd) -> raw result`` (``_core.emulate`` with the scenario bound).
 Engine = Callable[[list[tuple[str, int]], int], Mapping[str, Any]]
@@ -34,6 +42,26 @@ DEFAULT_MAX_LAG_S = 0.1
 #: Default MTU of the TUN devices, bytes: Ethernet's (RFC 894), so real stacks choose the
 #: 1460-byte MSS they would use on most paths.
 DEFAULT_MTU = 1500
+
+#: How the engine's loop is scheduled: ``"auto"`` (SCHED_FIFO at priority 10 when the process
+#: may use it, else the default scheduler), ``"off"`` (the default scheduler), or a SCHED_FIFO
+#: priority from 1 to 99 (the run fails with OSError when it may not be had).
+Priority = str | int
+
+
+def parse_priority(value: Priority) -> str | int:
+    """The core's ``priority`` option for ``value``: ``"auto"``, 0 (``"off"``) or 1 to 99;
+    raises ScenarioError (key ``--priority``) for anything else."""
+    text = str(value).strip().lower()
+    if text == "auto":
+        return "auto"
+    if text in ("off", "0"):
+        return 0
+    if text.isdigit() and 1 <= int(text) <= 99:
+        return int(text)
+    raise scenario_error(
+        "--priority", f"{value!r} is not auto, off or a SCHED_FIFO priority from 1 to 99"
+    )
 
 
 def attachable_hosts(resolved: Mapping[str, Any], hosts: Sequence[str]) -> dict[str, str]:
@@ -87,6 +115,11 @@ def core_engine(
             return core_emulate(toml_text, list(overrides), attachments, stop_fd, dict(options))
         except OSError as e:
             raise SimulationError(f"emulation failed: {e.filename or ''}: {e.strerror or e}") from e
+        except SimulationError as e:
+            recognised = RealTimeError.recognise(e)
+            if recognised is e:
+                raise
+            raise recognised from e
 
     return engine
 
@@ -164,6 +197,7 @@ def emulate(
     max_lag: float = DEFAULT_MAX_LAG_S,
     execs: Iterable[ExecSpec] = (),
     mtu: int = DEFAULT_MTU,
+    priority: Priority = "auto",
     registry_dir: Path = registry.RUN_DIR,
     engine: Callable[[str, list[tuple[str, str]], Mapping[str, Any]], Engine] = core_engine,
 ) -> EmulationRun:
@@ -181,13 +215,15 @@ def emulate(
         max_lag: seconds the engine may fall behind real time before it gives up.
         execs: programs to run in the namespaces; the emulation ends once all have exited.
         mtu: MTU of the TUN devices, bytes.
+        priority: scheduling of the engine's loop (see :data:`Priority`).
         engine: builds the engine from (TOML text, overrides, options); the compiled one by
             default, a stand-in in tests.
 
     Raises:
         ScenarioError: bad scenario, override or host name (nothing created).
         EmulationError: missing privileges or a failed set-up step (everything created removed).
-        SimulationError: a failure inside the engine, including falling behind real time.
+        RealTimeError: the engine fell behind real time (a SimulationError).
+        SimulationError: any other failure inside the engine.
         Interrupted: a stop signal during set-up (everything created removed).
     """
     sc = as_scenario(scenario)
@@ -205,6 +241,7 @@ def emulate(
         raise scenario_error("--duration", f"{duration!r} must be a positive number of seconds")
     if not max_lag > 0:
         raise scenario_error("--max-lag", f"{max_lag!r} must be a positive number of seconds")
+    core_priority = parse_priority(priority)
     privileges.check()
     if seed is not None and (not isinstance(seed, int) or seed < 0):
         raise scenario_error("seed", f"{seed!r} is not an integer >= 0")
@@ -216,6 +253,7 @@ def emulate(
         "max_lag": float(max_lag),
         "seed": seed,
         "run": run,
+        "priority": core_priority,
         # Relative file references (trace files) resolve against the scenario file's directory.
         "base_dir": sc.base_dir,
     }

@@ -1,9 +1,17 @@
 """A bulk TCP transfer between two emulated hosts, measured at the receiver.
 
-    python bulk_transfer.py server --bind ADDR [--port P] --bytes N
+    python bulk_transfer.py server --bind ADDR [--port P] --bytes N [--cc NAME]
     python bulk_transfer.py client --connect ADDR [--port P] --bytes N [--timeout S]
+                                   [--rcvbuf BYTES]
 
-The server accepts one connection, sends N bytes and closes. The client connects (retrying while
+The server accepts one connection, sends N bytes and closes; ``--cc`` sets the connection's
+congestion control (``TCP_CONGESTION``, tcp(7): ``reno``, ``cubic``, ``bbr``, … — whatever
+``/proc/sys/net/ipv4/tcp_available_congestion_control`` lists; choosing one that
+``tcp_allowed_congestion_control`` does not list needs CAP_NET_ADMIN) and prints the one the
+kernel used. The client's ``--rcvbuf`` fixes its receive buffer (``SO_RCVBUF``, socket(7):
+the kernel doubles the value and turns its autotuning off, tcp(7)), which bounds the window it
+advertises and so makes the transfer window-limited; the window itself is the kernel's choice
+(a share of the buffer), to be read from a capture. The client connects (retrying while
 the path comes up: a SYN sent before the engine starts waiting in the TUN queue is fine, a refused
 connection is retried), reads until the server closes, and prints one JSON line:
 ``{"bytes": N, "seconds": T, "goodput_bps": 8N/T}`` where T runs from the first byte received to
@@ -21,11 +29,16 @@ import time
 CHUNK = 64 * 1024
 
 
-def serve(bind: str, port: int, total: int, timeout: float) -> int:
+def serve(bind: str, port: int, total: int, timeout: float, cc: str | None = None) -> int:
     with socket.create_server((bind, port)) as listener:
         listener.settimeout(timeout)
         conn, _ = listener.accept()
         with conn:
+            if cc is not None:
+                # Set on the connection itself, before any data is sent.
+                conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
+            used = conn.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16)
+            cc_used = used.split(b"\0", 1)[0].decode()
             conn.settimeout(timeout)
             block = bytes(CHUNK)
             sent = 0
@@ -35,16 +48,32 @@ def serve(bind: str, port: int, total: int, timeout: float) -> int:
             # Wait for the client's close, so every byte is acknowledged before we exit.
             while conn.recv(CHUNK):
                 pass
-    print(json.dumps({"sent": sent}), flush=True)
+    print(json.dumps({"sent": sent, "cc": cc_used}), flush=True)
     return 0
 
 
-def fetch(address: str, port: int, total: int, timeout: float) -> int:
+def _connect(address: str, port: int, timeout: float, rcvbuf: int | None) -> socket.socket:
+    conn = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        if rcvbuf is not None:
+            # Before the SYN, which announces the window scale the buffer calls for.
+            conn.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        conn.settimeout(timeout)
+        conn.connect((address, port))
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def fetch(
+    address: str, port: int, total: int, timeout: float, rcvbuf: int | None = None
+) -> int:
     deadline = time.monotonic() + timeout
     while True:
         try:
             left = max(0.1, deadline - time.monotonic())
-            conn = socket.create_connection((address, port), timeout=left)
+            conn = _connect(address, port, left, rcvbuf)
             break
         except (TimeoutError, ConnectionRefusedError, OSError):
             if time.monotonic() > deadline:
@@ -77,12 +106,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--port", type=int, default=5201)
     p.add_argument("--bytes", type=int, required=True)
     p.add_argument("--timeout", type=float, default=30.0)
+    p.add_argument("--cc", help="server: congestion control of the connection (TCP_CONGESTION)")
+    p.add_argument(
+        "--rcvbuf", type=int, help="client: receive buffer (SO_RCVBUF), bytes; bounds the window"
+    )
     a = p.parse_args(argv)
     if a.role == "server":
-        return serve(a.bind, a.port, a.bytes, a.timeout)
+        return serve(a.bind, a.port, a.bytes, a.timeout, a.cc)
     if not a.connect:
         p.error("client needs --connect ADDR")
-    return fetch(a.connect, a.port, a.bytes, a.timeout)
+    return fetch(a.connect, a.port, a.bytes, a.timeout, a.rcvbuf)
 
 
 if __name__ == "__main__":
