@@ -233,13 +233,29 @@ fn real_handovers(
     .map_err(|e| EmuError::Run(RunError::Internal(format!("handover analytics: {e}"))))
 }
 
+/// Middleboxes (Snoop, ELN, split TCP) act on the simulated TCP header and build segments of
+/// their own; a real packet's bytes would not follow what they decide (a Snoop retransmission
+/// or a proxy's segment has no real bytes to write, an ELN mark none to set), so a scenario
+/// with one is refused rather than emulated wrongly.
+fn refuse_middleboxes(scenario: &celltcp_scenario::Scenario) -> Result<(), ScenarioError> {
+    match scenario.middleboxes.keys().next() {
+        Some(name) => Err(ScenarioError::new(
+            format!("middleboxes.{name}"),
+            "middleboxes cannot carry real packets in an emulation (they build segments \
+             without the real bytes); remove it, or study it with `celltcp run`",
+        )),
+        None => Ok(()),
+    }
+}
+
 /// Emulates `toml` (with `overrides` applied in order) in real time with `attachments`
 /// connected, until its duration has passed or `stop_fd` (the read end of a pipe) becomes
 /// readable. Blocks the calling thread for the run.
 ///
 /// # Errors
 /// [`EmuError::Input`] for an invalid scenario, override, attachment (key `attachments`) or
-/// stop descriptor (key `stop_fd`); [`EmuError::TooSlow`] when the engine cannot keep up with
+/// stop descriptor (key `stop_fd`), or a scenario with middleboxes (key `middleboxes.NAME`);
+/// [`EmuError::TooSlow`] when the engine cannot keep up with
 /// the wall clock; I/O errors of the descriptors or the capture; failures of the simulation.
 /// On any error no capture file is left behind.
 pub fn emulate(
@@ -257,6 +273,7 @@ pub fn emulate(
         Some(dir) => celltcp_scenario::load_str_in(toml, &overrides, dir),
         None => celltcp_scenario::load_str(toml, &overrides),
     }?;
+    refuse_middleboxes(&scenario)?;
     let ports = ports(&scenario, attachments)?;
     if let Some(fd) = stop_fd {
         // SAFETY: F_GETFL takes no argument; an invalid descriptor gives -1 and EBADF.

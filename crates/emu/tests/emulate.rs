@@ -201,6 +201,14 @@ fn bad_options_and_scenarios_are_input_errors() {
         Err(EmuError::Input(e)) => assert_eq!(e.key, "links.access.rate"),
         other => panic!("{other:?}"),
     }
+    // A middlebox would act on segments whose real bytes it cannot produce: refused by name.
+    let snooped = format!(
+        "{WIRED}\n[middleboxes.snoop]\nkind = \"snoop\"\nnode = \"enb\"\nmobile = [\"ue\"]\n"
+    );
+    match celltcp_emu::emulate(&snooped, &[], &[], None, &EmulateOptions::default()) {
+        Err(EmuError::Input(e)) => assert_eq!(e.key, "middleboxes.snoop"),
+        other => panic!("{other:?}"),
+    }
 }
 
 fn tshark_lines(path: &std::path::Path) -> Vec<String> {
