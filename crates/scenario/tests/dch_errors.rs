@@ -2,44 +2,17 @@
 //! reaches the channel (bursts with the configured long-run BLER on the downlink, the uplink's
 //! own setting), and the default stays independent.
 
+#[path = "support/mod.rs"]
+mod support;
+
 use celltcp_scenario::{load_str, run, RunOptions, RunOutput};
 use serde_json::Value;
 
-/// A server, a wired path and an RNC with one 384 kbit/s DCH (10 ms TTIs); a 500 kbit/s CBR
-/// of 1028-byte IP packets to the UE, more than the DCH carries, so every downlink TTI is used.
+/// The DCH network of the tests' support, RLC with unlimited MaxDAT and a 2 MB buffer, and a
+/// saturating CBR to the UE, so every downlink TTI is used.
 fn scenario(dch_extra: &str, secs: u64) -> String {
-    format!(
-        r#"
-[simulation]
-duration = "{secs}s"
-
-[nodes]
-server = {{ kind = "host" }}
-rnc = {{ kind = "router" }}
-ue = {{ kind = "host" }}
-
-[links.core]
-a = "server"
-b = "rnc"
-rate = "100Mbps"
-delay = "10ms"
-
-[dch.radio]
-rnc = "rnc"
-ue = "ue"
-rate = "384kbps"
-tti = "10ms"
-rlc = {{ max_dat = "unlimited", buffer = "2MB" }}
-{dch_extra}
-
-[flows.cbr]
-kind = "udp"
-src = "server"
-dst = "ue"
-rate = "500kbps"
-packet_size = "1000B"
-"#
-    )
+    let extra = format!("rlc = {{ max_dat = \"unlimited\", buffer = \"2MB\" }}\n{dch_extra}");
+    support::dch_network(secs, &extra, support::DCH_SATURATING_CBR)
 }
 
 /// The run's output and the scenario's echo.

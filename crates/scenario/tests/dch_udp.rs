@@ -1,43 +1,15 @@
 //! UDP over a WCDMA dedicated channel in a network: the saturated rate at BLER 0 and with
 //! block errors, MaxDAT discards, determinism.
 
+#[path = "support/mod.rs"]
+mod support;
+
 use celltcp_scenario::{load_str, run, RunOptions, RunOutput};
 use serde_json::Value;
 
-/// A server, a wired path and an RNC with one 384 kbit/s DCH; a 500 kbit/s CBR of 1000-byte
-/// datagrams (1028-byte IP packets) to the UE, more than the DCH carries.
+/// The DCH network of the tests' support with a saturating CBR to the UE.
 fn scenario(dch_extra: &str, secs: u64) -> String {
-    format!(
-        r#"
-[simulation]
-duration = "{secs}s"
-
-[nodes]
-server = {{ kind = "host" }}
-rnc = {{ kind = "router" }}
-ue = {{ kind = "host" }}
-
-[links.core]
-a = "server"
-b = "rnc"
-rate = "100Mbps"
-delay = "10ms"
-
-[dch.radio]
-rnc = "rnc"
-ue = "ue"
-rate = "384kbps"
-tti = "10ms"
-{dch_extra}
-
-[flows.cbr]
-kind = "udp"
-src = "server"
-dst = "ue"
-rate = "500kbps"
-packet_size = "1000B"
-"#
-    )
+    support::dch_network(secs, dch_extra, support::DCH_SATURATING_CBR)
 }
 
 fn run_text(text: &str) -> RunOutput {

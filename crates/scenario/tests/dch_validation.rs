@@ -7,35 +7,10 @@ mod support;
 use celltcp_scenario::{load_path, load_str, run, Column, RunOptions, RunOutput};
 use support::{column, num};
 
-/// A server, a wired core and an RNC with one 384 kbit/s DCH (10 ms TTI, 64 kbit/s uplink);
-/// `flows` and `dch_extra` complete it.
+/// The DCH network of the tests' support (64 kbit/s uplink by default); `flows` and
+/// `dch_extra` complete it.
 fn scenario(dch_extra: &str, flows: &str, secs: u64) -> String {
-    format!(
-        r#"
-[simulation]
-duration = "{secs}s"
-
-[nodes]
-server = {{ kind = "host" }}
-rnc = {{ kind = "router" }}
-ue = {{ kind = "host" }}
-
-[links.core]
-a = "server"
-b = "rnc"
-rate = "100Mbps"
-delay = "10ms"
-
-[dch.radio]
-rnc = "rnc"
-ue = "ue"
-rate = "384kbps"
-tti = "10ms"
-{dch_extra}
-
-{flows}
-"#
-    )
+    support::dch_network(secs, dch_extra, flows)
 }
 
 fn run_text(text: &str) -> RunOutput {

@@ -120,3 +120,45 @@ pub fn f64s(s: &Series, name: &str) -> Vec<f64> {
         other => panic!("{name} is not f64: {other:?}"),
     }
 }
+
+/// A server, a 100 Mbit/s, 10 ms wired core and an RNC with one 384 kbit/s DCH `radio` (10 ms
+/// TTIs) to the UE, simulated for `secs`; `dch_extra` completes the channel's table and `rest`
+/// (flows, trace) follows it.
+pub fn dch_network(secs: u64, dch_extra: &str, rest: &str) -> String {
+    format!(
+        r#"
+[simulation]
+duration = "{secs}s"
+
+[nodes]
+server = {{ kind = "host" }}
+rnc = {{ kind = "router" }}
+ue = {{ kind = "host" }}
+
+[links.core]
+a = "server"
+b = "rnc"
+rate = "100Mbps"
+delay = "10ms"
+
+[dch.radio]
+rnc = "rnc"
+ue = "ue"
+rate = "384kbps"
+tti = "10ms"
+{dch_extra}
+
+{rest}
+"#
+    )
+}
+
+/// A 500 kbit/s CBR of 1000-byte datagrams (1028-byte IP packets) from the server to the UE:
+/// more than a 384 kbit/s DCH carries, so every downlink TTI is used.
+pub const DCH_SATURATING_CBR: &str = r#"[flows.cbr]
+kind = "udp"
+src = "server"
+dst = "ue"
+rate = "500kbps"
+packet_size = "1000B"
+"#;
