@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from celltcp import _core
+from celltcp._argtypes import non_negative_int, positive_int
 from celltcp.errors import ScenarioError, SimulationError
 from celltcp.output import atomic_output_dir
 from celltcp.plot_cli import add_plot_command
@@ -65,21 +66,6 @@ class _Parser(argparse.ArgumentParser):
         raise UserError(f"{message} (see '{self.prog} --help')")
 
 
-def _non_negative(text: str) -> int:
-    try:
-        value = int(text, 10)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be >= 0")
-    return value
-
-
-def _positive(text: str) -> int:
-    value = _non_negative(text)
-    if value == 0:
-        raise argparse.ArgumentTypeError("must be >= 1")
-    return value
 
 
 def _load(path: str) -> Scenario:
@@ -256,8 +242,8 @@ def _parser() -> _Parser:
 
     p = sub.add_parser("run", help="run a scenario and write its outputs")
     p.add_argument("file", metavar="FILE", help="scenario file (TOML)")
-    p.add_argument("--seed", type=_non_negative, help="master seed (overrides simulation.seed)")
-    p.add_argument("--run", type=_non_negative, default=0, help="replication number (default 0)")
+    p.add_argument("--seed", type=non_negative_int, help="master seed (overrides simulation.seed)")
+    p.add_argument("--run", type=non_negative_int, default=0, help="replication number (default 0)")
     p.add_argument("--out", metavar="DIR", help="output directory (default out/<file stem>)")
     p.add_argument(
         "--set", action="append", default=[], metavar="KEY=VALUE",
@@ -281,7 +267,7 @@ def _parser() -> _Parser:
     )
     p.add_argument("file", metavar="FILE", help="sweep file (TOML; see docs/sweeps.md)")
     p.add_argument(
-        "--workers", type=_positive, metavar="N",
+        "--workers", type=positive_int, metavar="N",
         help="worker processes (ray: CPUs of a new local instance); default: all CPUs",
     )
     p.add_argument("--store", metavar="DIR", help="results store (default out/<file stem>)")
@@ -312,7 +298,7 @@ def _parser() -> _Parser:
 
     p = sub.add_parser("bench", help="measure event-queue and end-to-end simulation speed")
     p.add_argument("--quick", action="store_true", help="fewer operations (a smoke run)")
-    p.add_argument("--runs", type=_positive, help="repetitions per figure (median reported)")
+    p.add_argument("--runs", type=positive_int, help="repetitions per figure (median reported)")
     p.add_argument(
         "--scenario", metavar="FILE",
         help="scenario for the end-to-end figure (default examples/wired-chain.toml)",
@@ -331,7 +317,7 @@ def _parser() -> _Parser:
     )
     p.add_argument("--out", metavar="DIR", help="output directory (default out/reproduce-NAME)")
     p.add_argument(
-        "--workers", type=_positive, metavar="N", help="worker processes; default: all CPUs"
+        "--workers", type=positive_int, metavar="N", help="worker processes; default: all CPUs"
     )
     p.set_defaults(handler=_cmd_reproduce)
 

@@ -26,6 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
+from celltcp._argtypes import non_negative_int, positive_int
 from celltcp.emulate import cleanup, netns, privileges, registry
 from celltcp.emulate.errors import EmulationError, RealTimeError
 from celltcp.emulate.programs import parse_exec
@@ -59,23 +60,6 @@ def parse_duration(text: str) -> float:
             f"{text!r} is not a positive duration (e.g. 30s, 500ms, 2min)"
         )
     return float(m.group(1)) * _UNIT_S[m.group(2)]
-
-
-def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text, 10)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be >= 0")
-    return value
-
-
-def _positive_int(text: str) -> int:
-    value = _non_negative_int(text)
-    if value == 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be >= 1")
-    return value
 
 
 def _priority(text: str) -> str | int:
@@ -384,7 +368,7 @@ class _ShellParser(argparse.ArgumentParser):
 def _shell_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--host", metavar="NAME", help="attached host to enter (required)")
     p.add_argument(
-        "--pid", type=_positive_int, metavar="PID",
+        "--pid", type=positive_int, metavar="PID",
         help="which emulation, when several of the scenario are running",
     )
     p.add_argument(
@@ -436,9 +420,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "--set", action="append", default=[], metavar="KEY=VALUE",
         help="override a scenario value by dotted key, e.g. links.access.rate=10Mbps",
     )
-    p.add_argument("--seed", type=_non_negative_int, help="master seed (overrides simulation.seed)")
+    p.add_argument("--seed", type=non_negative_int, help="master seed (overrides simulation.seed)")
     p.add_argument(
-        "--run", type=_non_negative_int, default=0, help="replication number (default 0)"
+        "--run", type=non_negative_int, default=0, help="replication number (default 0)"
     )
     p.add_argument(
         "--duration", type=parse_duration, metavar="T",
@@ -463,7 +447,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "permitted)",
     )
     p.add_argument(
-        "--mtu", type=_positive_int, default=DEFAULT_MTU, metavar="BYTES",
+        "--mtu", type=positive_int, default=DEFAULT_MTU, metavar="BYTES",
         help=f"MTU of the namespaces' interfaces (default {DEFAULT_MTU})",
     )
     p.add_argument(
