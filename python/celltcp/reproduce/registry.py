@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from celltcp.errors import ScenarioError
 
 if TYPE_CHECKING:
     from celltcp.reproduce.document import Document
 
-__all__ = ["Options", "Reproduction", "ReproductionError"]
+__all__ = ["Options", "Reproduction", "ReproductionError", "StoreRunner"]
+
+_R = TypeVar("_R", bound="StoreRunner")
 
 
 class ReproductionError(ScenarioError):
@@ -53,3 +57,25 @@ class Reproduction:
     aliases: tuple[str, ...]
     summary: str
     run: Callable[[Options], Document]
+
+
+class StoreRunner:
+    """The results store a reproduction's sweeps write to and whose kept series it reads back.
+    :meth:`open` gives a temporary store when the options name none: series are kept in a store
+    directory only. Subclasses add the study's ways of running points."""
+
+    #: Prefix of the temporary store's directory name.
+    temporary_prefix = "celltcp-"
+
+    def __init__(self, options: Options, store: Path):
+        self.options = options
+        self.store = store
+
+    @classmethod
+    @contextmanager
+    def open(cls: type[_R], options: Options) -> Iterator[_R]:
+        if options.store is not None:
+            yield cls(options, options.store)
+            return
+        with tempfile.TemporaryDirectory(prefix=cls.temporary_prefix) as tmp:
+            yield cls(options, Path(tmp) / "runs")

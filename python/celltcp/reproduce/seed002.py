@@ -34,10 +34,8 @@ Units: rates bit/s, times s, sizes bytes, windows in 1500-byte packets (segments
 from __future__ import annotations
 
 import math
-import tempfile
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -53,7 +51,7 @@ from celltcp.models import (
     overrun_free_extra_buffer_bytes,
 )
 from celltcp.reproduce.document import Document, mean_ci
-from celltcp.reproduce.registry import Options, ReproductionError
+from celltcp.reproduce.registry import Options, ReproductionError, StoreRunner
 
 __all__ = [
     "ALIASES", "FULL", "NAME", "QUICK", "SUMMARY", "Plan", "RecoveryCell", "Results", "Runner",
@@ -235,23 +233,11 @@ def _scenario_file() -> Path:
     )
 
 
-class Runner:
+class Runner(StoreRunner):
     """Runs lists of override points through :func:`celltcp.sweep` into one results store and
-    reads the series kept there. :meth:`open` gives a temporary store when the options have
-    none (series can only be kept in a store directory)."""
+    reads the series kept there (:class:`StoreRunner`)."""
 
-    def __init__(self, options: Options, store: Path):
-        self.options = options
-        self.store = store
-
-    @classmethod
-    @contextmanager
-    def open(cls, options: Options) -> Iterator[Runner]:
-        if options.store is not None:
-            yield cls(options, options.store)
-            return
-        with tempfile.TemporaryDirectory(prefix="celltcp-002-") as tmp:
-            yield cls(options, Path(tmp) / "runs")
+    temporary_prefix = "celltcp-002-"
 
     def run(
         self, points: Sequence[dict[str, Any]], name: str, metrics: Sequence[str] = (_DROPS,),

@@ -30,10 +30,8 @@ Units: rates bit/s of payload (goodput), times s, probabilities per packet, wind
 from __future__ import annotations
 
 import math
-import tempfile
 import time
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,7 +45,7 @@ from celltcp.models import (
     pftk_approx_throughput_bps,
 )
 from celltcp.reproduce.document import Document, mean_ci
-from celltcp.reproduce.registry import Options, ReproductionError
+from celltcp.reproduce.registry import Options, ReproductionError, StoreRunner
 
 __all__ = [
     "ALIASES", "FULL", "NAME", "QUICK", "SENSITIVITY", "SUMMARY", "VARIANTS", "Plan", "Results",
@@ -200,23 +198,11 @@ def scenario_file(name: str) -> Path:
         f"the scenario file examples/004/{name} was not found above the package")
 
 
-class Runner:
+class Runner(StoreRunner):
     """Runs lists of override points through :func:`celltcp.sweep` into one results store and
-    reads the series kept there; :meth:`open` gives a temporary store when the options have
-    none (series are kept in a store directory only)."""
+    reads the series kept there (:class:`StoreRunner`)."""
 
-    def __init__(self, options: Options, store: Path):
-        self.options = options
-        self.store = store
-
-    @classmethod
-    @contextmanager
-    def open(cls, options: Options) -> Iterator[Runner]:
-        if options.store is not None:
-            yield cls(options, options.store)
-            return
-        with tempfile.TemporaryDirectory(prefix="celltcp-004-") as tmp:
-            yield cls(options, Path(tmp) / "runs")
+    temporary_prefix = "celltcp-004-"
 
     def run(self, scenario: str, points: Sequence[Mapping[str, Any]], name: str,
             metrics: Sequence[str], runs: int, series: Sequence[str] = ()) -> pd.DataFrame:
