@@ -109,7 +109,8 @@ class LocalBackend:
         pool: list[_Worker] = []
         clean = False
         try:
-            pool = [_Worker(ctx) for _ in range(min(self.workers, len(tasks)))]
+            for _ in range(min(self.workers, len(tasks))):
+                pool.append(_Worker(ctx))  # one at a time: a failed start stops those started
             received = 0
             unsent = _fill(pool, queued, remaining, received)
             while any(w.pending for w in pool):
