@@ -2,20 +2,15 @@
 //! step with ppoll(2), and the lag monitor.
 //!
 //! Simulated time `t` is due at the monotonic instant `origin + t`. The loop handles every
-//! event due by now, then waits on the TUN devices and the stop descriptor. The engine's
-//! scheduler does not expose the time of its next event, so the wait is bounded by a short
-//! tick ([`TICK`]) while events are pending, and lasts until a descriptor is ready when none
-//! are. The thread's timer slack is lowered for the run (prctl(2) `PR_SET_TIMERSLACK`) so that
-//! a tick is not stretched by the default 50 µs slack.
+//! event due by now, then waits on the TUN devices and the stop descriptor until the engine's
+//! next event falls due (`Scheduler::next_event_time`), or until a descriptor is ready when no
+//! event is pending. The thread's timer slack is lowered for the run (prctl(2)
+//! `PR_SET_TIMERSLACK`) so that a wait is not stretched by the default 50 µs slack.
 
 use std::io;
 use std::os::fd::RawFd;
 
 use celltcp_engine::{SimDuration, SimTime};
-
-/// Longest wait while the engine has events pending: the resolution with which the loop can
-/// notice that an event fell due.
-pub const TICK: SimDuration = SimDuration(100_000);
 
 /// Timer slack during the run, nanoseconds.
 const TIMER_SLACK_NS: libc::c_ulong = 1_000;

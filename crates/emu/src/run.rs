@@ -3,8 +3,8 @@
 //!
 //! One step of the loop, in this order:
 //! 1. wait with ppoll(2) for a descriptor (an attached host's, or the stop descriptor) or for
-//!    the wait's end: no wait when work is left over, a [`TICK`] while the engine has events
-//!    pending, else until the next stop of the run;
+//!    the wait's end: no wait when work is left over, else until the engine's next event or
+//!    the next stop of the run, whichever comes first;
 //! 2. stop if the stop descriptor is readable; write out what waits for a writable descriptor;
 //! 3. read what the hosts sent (at most [`READ_BATCH`] datagrams per host), each stamped with
 //!    the simulated time due when it was read;
@@ -32,7 +32,7 @@ use celltcp_scenario::{RunError, ScenarioError};
 use serde_json::{json, Map, Value};
 
 use crate::capture::Capture;
-use crate::clock::{self, Clock, LagMonitor, TimerSlack, TICK};
+use crate::clock::{self, Clock, LagMonitor, TimerSlack};
 use crate::error::EmuError;
 use crate::history::History;
 use crate::ipv4;
@@ -644,13 +644,14 @@ impl Driver for Emulator {
             if sim.sched.now() >= until {
                 return Ok(outcome(sim, StopReason::Duration));
             }
-            let left = SimDuration(until.as_ns().saturating_sub(clock.sim_now().as_ns()));
-            self.next_wait = if sim.sched.pending() > 0 {
-                Some(left.min(TICK))
-            } else if until == SimTime::MAX {
-                None
-            } else {
-                Some(left)
+            // Sleep until the next event falls due (or the end, or a descriptor is ready): the
+            // scheduler knows when that is, so nothing needs to poll in between.
+            let now = clock.sim_now().as_ns();
+            let left = SimDuration(until.as_ns().saturating_sub(now));
+            self.next_wait = match sim.sched.next_event_time() {
+                Some(t) => Some(left.min(SimDuration(t.as_ns().saturating_sub(now)))),
+                None if until == SimTime::MAX => None,
+                None => Some(left),
             };
         }
     }

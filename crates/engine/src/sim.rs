@@ -33,7 +33,10 @@ impl<E> Default for Scheduler<E> {
 
 impl<E> Scheduler<E> {
     pub fn new() -> Self {
-        Scheduler { now: SimTime::ZERO, queue: EventQueue::new() }
+        Scheduler {
+            now: SimTime::ZERO,
+            queue: EventQueue::new(),
+        }
     }
 
     #[inline]
@@ -54,11 +57,20 @@ impl<E> Scheduler<E> {
     #[inline]
     pub fn schedule_in(&mut self, delay: SimDuration, event: E) {
         let at = self.now + delay;
-        self.queue.push(at, event).expect("now + delay is never in the past");
+        self.queue
+            .push(at, event)
+            .expect("now + delay is never in the past");
     }
 
     pub fn pending(&self) -> usize {
         self.queue.len()
+    }
+
+    /// Time of the earliest pending event, if any: how long a real-time driver may sleep.
+    /// Takes `&mut` because the queue may move its next bucket forward to find it; events
+    /// scheduled afterwards, even before that time, are still ordered correctly.
+    pub fn next_event_time(&mut self) -> Option<SimTime> {
+        self.queue.peek_time()
     }
 }
 
@@ -104,7 +116,11 @@ pub struct Simulator<M: Model> {
 
 impl<M: Model> Simulator<M> {
     pub fn new(model: M) -> Self {
-        Simulator { model, sched: Scheduler::new(), events: 0 }
+        Simulator {
+            model,
+            sched: Scheduler::new(),
+            events: 0,
+        }
     }
 
     /// Events processed so far over all calls to `run`.
@@ -139,7 +155,11 @@ impl<M: Model> Simulator<M> {
                         self.sched.now = self.sched.now.max(until);
                     }
                 }
-                Ok(RunOutcome { reason, events: self.events, end_time: self.sched.now })
+                Ok(RunOutcome {
+                    reason,
+                    events: self.events,
+                    end_time: self.sched.now,
+                })
             }
             Err(payload) => {
                 let message = payload
@@ -162,6 +182,19 @@ impl<M: Model> Simulator<M> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn next_event_time_then_an_earlier_event_keeps_the_order() {
+        let mut s: Scheduler<u32> = Scheduler::new();
+        assert_eq!(s.next_event_time(), None);
+        s.schedule_at(SimTime(1_000_000), 1).unwrap();
+        assert_eq!(s.next_event_time(), Some(SimTime(1_000_000)));
+        // Scheduled after the peek, before the event peeked at: it still comes first.
+        s.schedule_at(SimTime(5), 2).unwrap();
+        assert_eq!(s.next_event_time(), Some(SimTime(5)));
+        assert_eq!(s.queue.pop(), Some((SimTime(5), 2)));
+        assert_eq!(s.queue.pop(), Some((SimTime(1_000_000), 1)));
+    }
+
     /// Re-arms itself every 10 ns and records when it ran.
     struct Ticker(Vec<SimTime>);
     impl Model for Ticker {
@@ -176,7 +209,12 @@ mod tests {
     fn stops_at_duration_inclusive() {
         let mut sim = Simulator::new(Ticker(vec![]));
         sim.sched.schedule_at(SimTime(0), ()).unwrap();
-        let out = sim.run(StopCondition { until: Some(SimTime(50)), max_events: None }).unwrap();
+        let out = sim
+            .run(StopCondition {
+                until: Some(SimTime(50)),
+                max_events: None,
+            })
+            .unwrap();
         assert_eq!(out.reason, StopReason::Duration);
         assert_eq!(sim.model.0.len(), 6); // 0,10,...,50
         assert_eq!(out.end_time, SimTime(50));
@@ -186,9 +224,19 @@ mod tests {
     fn stops_at_event_budget_and_resumes() {
         let mut sim = Simulator::new(Ticker(vec![]));
         sim.sched.schedule_at(SimTime(0), ()).unwrap();
-        let out = sim.run(StopCondition { until: None, max_events: Some(3) }).unwrap();
+        let out = sim
+            .run(StopCondition {
+                until: None,
+                max_events: Some(3),
+            })
+            .unwrap();
         assert_eq!((out.reason, out.events), (StopReason::EventBudget, 3));
-        let out = sim.run(StopCondition { until: None, max_events: Some(2) }).unwrap();
+        let out = sim
+            .run(StopCondition {
+                until: None,
+                max_events: Some(2),
+            })
+            .unwrap();
         assert_eq!(out.events, 5);
         assert_eq!(sim.model.0.last(), Some(&SimTime(40)));
     }
@@ -199,10 +247,19 @@ mod tests {
         // legal (57 >= now) and must run before it.
         let mut sim = Simulator::new(Ticker(vec![]));
         sim.sched.schedule_at(SimTime(0), ()).unwrap();
-        let out = sim.run(StopCondition { until: Some(SimTime(55)), max_events: None }).unwrap();
+        let out = sim
+            .run(StopCondition {
+                until: Some(SimTime(55)),
+                max_events: None,
+            })
+            .unwrap();
         assert_eq!(out.end_time, SimTime(55));
         sim.sched.schedule_in(SimDuration(2), ());
-        sim.run(StopCondition { until: Some(SimTime(60)), max_events: None }).unwrap();
+        sim.run(StopCondition {
+            until: Some(SimTime(60)),
+            max_events: None,
+        })
+        .unwrap();
         assert_eq!(sim.model.0[5..], [SimTime(50), SimTime(57), SimTime(60)]);
     }
 
@@ -222,7 +279,10 @@ mod tests {
         let mut sim = Simulator::new(Bomb);
         sim.sched.schedule_at(SimTime(7), ()).unwrap();
         let err = sim.run(StopCondition::default()).unwrap_err();
-        assert_eq!((err.model.as_str(), err.time, err.message.as_str()), ("bomb", SimTime(7), "boom"));
+        assert_eq!(
+            (err.model.as_str(), err.time, err.message.as_str()),
+            ("bomb", SimTime(7), "boom")
+        );
     }
 
     #[test]
