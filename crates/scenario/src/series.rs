@@ -57,13 +57,29 @@ pub(crate) fn collect(
             name: "queue".into(),
             columns: vec![
                 col("time_ns", Column::U64(q.time_ns)),
-                col("link", Column::Cat { codes: q.link, names: link_names.to_vec() }),
+                col(
+                    "link",
+                    Column::Cat {
+                        codes: q.link,
+                        names: link_names.to_vec(),
+                    },
+                ),
                 col(
                     "direction",
-                    Column::Cat { codes: q.direction, names: vec!["a_to_b".into(), "b_to_a".into()] },
+                    Column::Cat {
+                        codes: q.direction,
+                        names: vec!["a_to_b".into(), "b_to_a".into()],
+                    },
                 ),
                 col("packets", Column::U32(q.packets)),
                 col("bytes", Column::U64(q.bytes)),
+                col("bytes_delivered", Column::U64(q.bytes_delivered)),
+                col("drops_queue_full", Column::U64(q.drops_queue_full)),
+                col("drops_aqm", Column::U64(q.drops_aqm)),
+                col("drops_link_loss", Column::U64(q.drops_link_loss)),
+                col("drops_outage", Column::U64(q.drops_outage)),
+                col("drops_handover", Column::U64(q.drops_handover)),
+                col("ecn_marks", Column::U64(q.ecn_marks)),
             ],
         });
     }
@@ -73,7 +89,13 @@ pub(crate) fn collect(
             name: "flow_rate".into(),
             columns: vec![
                 col("time_ns", Column::U64(r.time_ns)),
-                col("flow", Column::Cat { codes: r.flow, names: flow_names.to_vec() }),
+                col(
+                    "flow",
+                    Column::Cat {
+                        codes: r.flow,
+                        names: flow_names.to_vec(),
+                    },
+                ),
                 col("rate_bps", Column::F64(r.rate_bps)),
             ],
         });
@@ -84,7 +106,13 @@ pub(crate) fn collect(
             name: "packets".into(),
             columns: vec![
                 col("time_ns", Column::U64(p.time_ns)),
-                col("flow", Column::Cat { codes: p.flow, names: flow_names.to_vec() }),
+                col(
+                    "flow",
+                    Column::Cat {
+                        codes: p.flow,
+                        names: flow_names.to_vec(),
+                    },
+                ),
                 col("delay_ns", Column::U64(p.delay_ns)),
                 col("size_bytes", Column::U32(p.size_bytes)),
                 col("app_seq", Column::U64(p.app_seq)),
@@ -98,13 +126,28 @@ pub(crate) fn collect(
     if !v.time_ns.is_empty() {
         let names = TraceVar::ALL.iter().map(|t| t.name().to_string()).collect();
         // Codes are the enum's discriminants, which equal their positions in TraceVar::ALL.
-        debug_assert!(TraceVar::ALL.iter().enumerate().all(|(i, t)| *t as usize == i));
+        debug_assert!(TraceVar::ALL
+            .iter()
+            .enumerate()
+            .all(|(i, t)| *t as usize == i));
         out.push(Series {
             name: "tcp".into(),
             columns: vec![
                 col("time_ns", Column::U64(v.time_ns)),
-                col("flow", Column::Cat { codes: v.flow, names: flow_names.to_vec() }),
-                col("var", Column::Cat { codes: v.var.into_iter().map(u32::from).collect(), names }),
+                col(
+                    "flow",
+                    Column::Cat {
+                        codes: v.flow,
+                        names: flow_names.to_vec(),
+                    },
+                ),
+                col(
+                    "var",
+                    Column::Cat {
+                        codes: v.var.into_iter().map(u32::from).collect(),
+                        names,
+                    },
+                ),
                 col("value", Column::F64(v.value)),
             ],
         });
@@ -140,7 +183,12 @@ fn cell_series(world: &mut World, trace_cells: &[String]) -> Option<Series> {
     }
     let media: Vec<(String, Vec<String>)> = world
         .media()
-        .map(|md| (md.name().to_string(), md.parts().iter().map(|p| p.name().to_string()).collect()))
+        .map(|md| {
+            (
+                md.name().to_string(),
+                md.parts().iter().map(|p| p.name().to_string()).collect(),
+            )
+        })
         .collect();
     // Cells in media order (a network's listed cells in its parts' order), as before any row.
     let mut cell_names: Vec<String> = Vec::new();
@@ -156,7 +204,8 @@ fn cell_series(world: &mut World, trace_cells: &[String]) -> Option<Series> {
     let mut figure_names: Vec<String> = Vec::new();
     // (medium, figure) → (cell, ue, figure) codes, or None for a row left out.
     let mut attribution: BTreeMap<(u32, u32), Option<RowCodes>> = BTreeMap::new();
-    let (mut time_ns, mut cells, mut ues, mut figures, mut values) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut time_ns, mut cells, mut ues, mut figures, mut values) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for i in 0..m.time_ns.len() {
         let (medium, figure) = (m.medium[i], m.figure[i]);
         let codes = *attribution.entry((medium, figure)).or_insert_with(|| {
@@ -177,7 +226,11 @@ fn cell_series(world: &mut World, trace_cells: &[String]) -> Option<Series> {
                     Some((node.name.clone(), fig.to_string()))
                 })
                 .unwrap_or_else(|| (String::new(), key.to_string()));
-            Some((intern(&mut cell_names, cell), intern(&mut ue_names, &ue), intern(&mut figure_names, &fig)))
+            Some((
+                intern(&mut cell_names, cell),
+                intern(&mut ue_names, &ue),
+                intern(&mut figure_names, &fig),
+            ))
         });
         if let Some((c, u, f)) = codes {
             time_ns.push(m.time_ns[i]);
@@ -191,9 +244,27 @@ fn cell_series(world: &mut World, trace_cells: &[String]) -> Option<Series> {
         name: "cells".into(),
         columns: vec![
             col("time_ns", Column::U64(time_ns)),
-            col("cell", Column::Cat { codes: cells, names: cell_names }),
-            col("ue", Column::Cat { codes: ues, names: ue_names }),
-            col("figure", Column::Cat { codes: figures, names: figure_names }),
+            col(
+                "cell",
+                Column::Cat {
+                    codes: cells,
+                    names: cell_names,
+                },
+            ),
+            col(
+                "ue",
+                Column::Cat {
+                    codes: ues,
+                    names: ue_names,
+                },
+            ),
+            col(
+                "figure",
+                Column::Cat {
+                    codes: figures,
+                    names: figure_names,
+                },
+            ),
             col("value", Column::F64(values)),
         ],
     })

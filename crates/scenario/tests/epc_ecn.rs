@@ -177,3 +177,72 @@ fn not_ect_traffic_marked_in_the_tunnel_is_dropped_at_the_enb() {
         rfc.goodput_bps / 1e6
     );
 }
+
+#[test]
+fn the_queue_series_counts_marks_and_drops_over_time_up_to_the_summary() {
+    use celltcp_scenario::Column;
+    let text = scenario("ignore", true) + "\n[trace]\nqueues = [\"s1u\"]\ninterval = \"1s\"\n";
+    let sc = load_str(&text, &[]).unwrap_or_else(|e| panic!("{e}"));
+    let out = run(&sc, &RunOptions::default()).unwrap();
+    let series = out
+        .series
+        .iter()
+        .find(|s| s.name == "queue")
+        .expect("a queue series");
+    let column = |name: &str| -> &Column {
+        &series
+            .columns
+            .iter()
+            .find(|(n, _)| n == name)
+            .unwrap_or_else(|| panic!("{name}"))
+            .1
+    };
+    let Column::Cat { codes: dirs, .. } = column("direction") else {
+        panic!("direction")
+    };
+    let Column::U64(times) = column("time_ns") else {
+        panic!("time_ns")
+    };
+    // The S1-U downlink's rows, one per second from 0 s to the end of the run.
+    let rows: Vec<usize> = (0..dirs.len()).filter(|&i| dirs[i] == 0).collect();
+    assert_eq!(rows.len(), 11);
+    assert_eq!(times[rows[0]], 0);
+    assert_eq!(times[*rows.last().unwrap()], 10_000_000_000);
+    let s1u = &out.summary["links"]["s1u"]["a_to_b"];
+    for (name, path) in [
+        ("ecn_marks", &["ecn_marks"][..]),
+        ("drops_aqm", &["drops", "aqm"]),
+        ("drops_queue_full", &["drops", "queue_full"]),
+        ("drops_link_loss", &["drops", "link_loss"]),
+        ("bytes_delivered", &["bytes_delivered"]),
+    ] {
+        let Column::U64(v) = column(name) else {
+            panic!("{name} is not u64")
+        };
+        let values: Vec<u64> = rows.iter().map(|&i| v[i]).collect();
+        assert!(
+            values.windows(2).all(|w| w[0] <= w[1]),
+            "{name} is a counter: {values:?}"
+        );
+        let mut total = s1u;
+        for k in path {
+            total = &total[*k];
+        }
+        assert_eq!(*values.last().unwrap(), total.as_u64().unwrap(), "{name}");
+    }
+    // Drops in slow start's overshoot (the first second) and again later; marks all along, as
+    // the sender never hears of them: both are spread over the run, not one step.
+    let pick = |name: &str| -> Vec<u64> {
+        let Column::U64(v) = column(name) else {
+            unreachable!()
+        };
+        rows.iter().map(|&i| v[i]).collect()
+    };
+    let marks = pick("ecn_marks");
+    let (full, aqm) = (pick("drops_queue_full"), pick("drops_aqm"));
+    let drops: Vec<u64> = full.iter().zip(&aqm).map(|(f, a)| f + a).collect();
+    println!("marks {marks:?}\ndrops {drops:?}");
+    let rising = |v: &[u64]| v.windows(2).filter(|w| w[1] > w[0]).count();
+    assert!(rising(&drops) >= 2, "{drops:?}");
+    assert!(rising(&marks) >= 8, "{marks:?}");
+}

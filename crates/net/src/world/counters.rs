@@ -111,7 +111,9 @@ pub(super) fn count_drop(
     }
 }
 
-/// Sampled queue lengths: one row per traced direction per sampling instant.
+/// Sampled link directions: one row per traced direction per sampling instant. The queue
+/// length is a gauge; the other columns are counters since the start of the run, so the
+/// difference between two samples is the interval's figure (throughput, drops, marks).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct QueueSeries {
     pub time_ns: Vec<u64>,
@@ -120,6 +122,17 @@ pub struct QueueSeries {
     pub direction: Vec<u32>,
     pub packets: Vec<u32>,
     pub bytes: Vec<u64>,
+    /// Bytes delivered to the far end.
+    pub bytes_delivered: Vec<u64>,
+    /// Packets dropped, by cause: queue full (tail drops and forced drops of an AQM), AQM
+    /// (early drops), the loss model, an outage, a link handover.
+    pub drops_queue_full: Vec<u64>,
+    pub drops_aqm: Vec<u64>,
+    pub drops_link_loss: Vec<u64>,
+    pub drops_outage: Vec<u64>,
+    pub drops_handover: Vec<u64>,
+    /// Packets the queue discipline marked CE instead of dropping (RFC 3168 §5).
+    pub ecn_marks: Vec<u64>,
 }
 
 /// Sampled per-flow delivery rate at the destination host (IP bytes, bits per second).

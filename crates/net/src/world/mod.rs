@@ -696,6 +696,14 @@ impl World {
                 s.direction.push(dir as u32);
                 s.packets.push(d.queue.len_packets() as u32);
                 s.bytes.push(d.queue.len_bytes());
+                let q = d.queue.stats();
+                s.bytes_delivered.push(d.stats.bytes_delivered);
+                s.drops_queue_full.push(q.dropped_full);
+                s.drops_aqm.push(q.dropped_aqm);
+                s.drops_link_loss.push(d.stats.drops_link_loss);
+                s.drops_outage.push(d.stats.drops_outage);
+                s.drops_handover.push(d.stats.drops_handover);
+                s.ecn_marks.push(q.ce_marked);
             }
         }
         let interval = self.series_cfg.interval;
