@@ -33,7 +33,7 @@
 mod config;
 mod split;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::net::Ipv4Addr;
 
 use celltcp_engine::{RngStream, SimTime};
@@ -65,6 +65,12 @@ pub struct SplitTcpProxy {
     /// `cfg.mobile_side`, sorted for binary search.
     mobile: Vec<Ipv4Addr>,
     splits: BTreeMap<SplitKey, SplitConnection>,
+    /// The next deadline of every split that has one, ordered by time then key (the key order
+    /// makes simultaneous deadlines fire deterministically), and each split's entry in it: the
+    /// world asks for the earliest deadline after every packet, which must not cost a scan of
+    /// every connection.
+    deadlines: BTreeSet<(SimTime, SplitKey)>,
+    armed: BTreeMap<SplitKey, SimTime>,
     /// Connections split so far.
     opened: u64,
     /// Counters of the splits already finished and forgotten.
@@ -89,6 +95,8 @@ impl SplitTcpProxy {
             cfg,
             mobile,
             splits: BTreeMap::new(),
+            deadlines: BTreeSet::new(),
+            armed: BTreeMap::new(),
             opened: 0,
             finished_to_mobile: TcpStats::default(),
             finished_to_server: TcpStats::default(),
@@ -224,18 +232,48 @@ impl SplitTcpProxy {
         self.relay_max = self.relay_max.max(c.relay_max_bytes());
     }
 
-    /// Relays and transmits for the split `key`, forgetting it once both connections ended.
+    /// Relays and transmits for the split `key`, forgetting it once both connections ended,
+    /// and records its next deadline. Every change to a split ends here.
     fn drive(&mut self, key: SplitKey, ctx: &mut MiddleboxCtx<'_>) {
         let limit = self.cfg.relay_buffer_bytes;
-        let Some(c) = self.splits.get_mut(&key) else {
-            return;
-        };
-        c.drive(ctx.now, limit, ctx.out, &mut self.quiet);
-        if c.is_finished() {
-            if let Some(c) = self.splits.remove(&key) {
-                self.retire(&c);
+        let next = match self.splits.get_mut(&key) {
+            Some(c) => {
+                c.drive(ctx.now, limit, ctx.out, &mut self.quiet);
+                if c.is_finished() {
+                    if let Some(c) = self.splits.remove(&key) {
+                        self.retire(&c);
+                    }
+                    None
+                } else {
+                    c.poll_timeout()
+                }
             }
+            None => None,
+        };
+        self.arm(key, next);
+    }
+
+    /// Makes `at` the recorded deadline of the split `key` (none: it has no timer running).
+    fn arm(&mut self, key: SplitKey, at: Option<SimTime>) {
+        if let Some(old) = self.armed.remove(&key) {
+            self.deadlines.remove(&(old, key));
         }
+        if let Some(at) = at {
+            self.armed.insert(key, at);
+            self.deadlines.insert((at, key));
+        }
+    }
+
+    /// The recorded deadlines are those the splits report (checked in debug builds).
+    fn deadlines_agree(&self) -> bool {
+        let recorded: Vec<(SimTime, SplitKey)> = self.deadlines.iter().copied().collect();
+        let mut actual: Vec<(SimTime, SplitKey)> = self
+            .splits
+            .iter()
+            .filter_map(|(k, c)| c.poll_timeout().map(|t| (t, *k)))
+            .collect();
+        actual.sort_unstable();
+        recorded == actual
     }
 }
 
@@ -287,16 +325,17 @@ impl Middlebox for SplitTcpProxy {
     }
 
     fn poll_timeout(&self) -> Option<SimTime> {
-        self.splits.values().filter_map(|c| c.poll_timeout()).min()
+        debug_assert!(self.deadlines_agree(), "a split's deadline changed outside drive()");
+        self.deadlines.first().map(|(t, _)| *t)
     }
 
     fn on_timer(&mut self, ctx: &mut MiddleboxCtx<'_>) {
         let now = ctx.now;
         let due: Vec<SplitKey> = self
-            .splits
+            .deadlines
             .iter()
-            .filter(|(_, c)| c.poll_timeout().is_some_and(|t| t <= now))
-            .map(|(k, _)| *k)
+            .take_while(|(t, _)| *t <= now)
+            .map(|(_, k)| *k)
             .collect();
         for key in due {
             if let Some(c) = self.splits.get_mut(&key) {
