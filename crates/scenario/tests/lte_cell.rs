@@ -48,8 +48,8 @@ fn cell_state_is_sampled_when_traced() {
     let celltcp_scenario::Column::Cat { codes: ue_codes, names: ue_names } = col("ue") else { panic!() };
     let celltcp_scenario::Column::Cat { codes: fig_codes, names: fig_names } = col("figure") else { panic!() };
     let celltcp_scenario::Column::F64(values) = col("value") else { panic!() };
-    // 21 sampling instants (0, 0.1, ..., 2.0 s) × (2 UEs × 9 figures + 1 cell figure).
-    assert_eq!(values.len(), 21 * 19);
+    // 21 sampling instants (0, 0.1, ..., 2.0 s) × (2 UEs × 16 figures + 1 cell figure).
+    assert_eq!(values.len(), 21 * 33);
     // The near UE's delivered bytes only grow, and reach what the summary reports.
     let near = ue_names.iter().position(|n| n == "ue_near").unwrap() as u32;
     let bytes = fig_names.iter().position(|n| n == "sdu_bytes_delivered").unwrap() as u32;
@@ -57,6 +57,28 @@ fn cell_state_is_sampled_when_traced() {
         (0..values.len()).filter(|&i| ue_codes[i] == near && fig_codes[i] == bytes).map(|i| values[i]).collect();
     assert!(series.windows(2).all(|w| w[1] >= w[0]));
     assert!(*series.last().unwrap() > 0.0);
+    // The last sample is taken at 2.0 s before that instant's TTI, which the summary includes:
+    // each counter trails the summary by at most one TTI's worth, and the sums behind the means
+    // give the summary's means to within that TTI.
+    let last = |ue: &str, figure: &str| -> f64 {
+        let u = ue_names.iter().position(|n| n == ue).unwrap() as u32;
+        let f = fig_names.iter().position(|n| n == figure).unwrap_or_else(|| panic!("{figure}")) as u32;
+        (0..values.len()).filter(|&i| ue_codes[i] == u && fig_codes[i] == f).map(|i| values[i]).last().unwrap()
+    };
+    for ue in ["ue_near", "ue_far"] {
+        let summary = &out.summary["cells"]["cell1"]["ues"][ue];
+        let figure = |k: &str| summary[k].as_f64().unwrap_or_else(|| panic!("{ue}.{k}"));
+        // One TTI: at most 50 PRBs; at most 4 SDUs of 1500 bytes in a 50-PRB block (≤ 4.6 kB).
+        for (k, one_tti) in [("prbs", 50.0), ("sdus_delivered", 4.0), ("sdus_refused", 0.0), ("uplink_lost", 0.0)] {
+            let (sampled, total) = (last(ue, k), figure(k));
+            assert!(sampled <= total && total - sampled <= one_tti, "{ue}.{k}: {sampled} vs {total}");
+        }
+        let sinr = last(ue, "sinr_sum_db") / last(ue, "sinr_samples");
+        assert!((sinr - figure("sinr_mean_db")).abs() < 0.01, "{ue}: {sinr}");
+        let mcs = last(ue, "mcs_sum") / last(ue, "new_tbs");
+        assert!((mcs - figure("mcs_mean")).abs() < 0.01, "{ue}: {mcs}");
+        assert!(last(ue, "prbs") > 0.0);
+    }
     // trace.tcp_flows limits the TCP variables to the named flow.
     let tcp = out.series.iter().find(|s| s.name == "tcp").expect("a tcp series");
     let celltcp_scenario::Column::Cat { codes, names } = &tcp.columns[1].1 else { panic!() };

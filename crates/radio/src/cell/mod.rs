@@ -460,8 +460,10 @@ impl Medium for LteCell {
     /// Per UE: the eNB buffer (bytes queued for the UE now, a gauge), the current CQI, and the
     /// cumulative decoded transport-block bits, delivered SDU bytes and SDUs, the summed eNB
     /// queueing delay of the delivered SDUs (seconds; its difference over the SDUs' difference
-    /// is the interval's mean delay), HARQ and RLC retransmissions and RLC discards. Per cell:
-    /// PRBs used so far.
+    /// is the interval's mean delay), HARQ and RLC retransmissions, RLC discards, SDUs refused
+    /// by the full buffer, uplink losses, PRBs allocated, and the sums behind the mean SINR
+    /// and MCS (differences of a sum over differences of its count give the interval's mean,
+    /// as the summary's means are the run's). Per cell: PRBs used so far.
     fn sample(&self, _now: SimTime, out: &mut Vec<MediumFigure>) {
         for ue in self.reported_ues() {
             let n = ue.node;
@@ -485,6 +487,14 @@ impl Medium for LteCell {
                     bearer::DlRx::Um(_) => ue.rx.sdus_dropped(),
                 } as f64,
             );
+            push("sdus_refused", ue.tx.sdus_refused() as f64);
+            let ul = ue.uplink.stats();
+            push("uplink_lost", (ul.packets_lost + ul.status_lost) as f64);
+            push("prbs", c.prbs as f64);
+            push("sinr_sum_db", c.sinr_sum_db);
+            push("sinr_samples", c.sinr_samples as f64);
+            push("mcs_sum", c.mcs_sum as f64);
+            push("new_tbs", c.new_tbs as f64);
         }
         out.push(("prbs_used".to_string(), self.prbs_used as f64));
     }
