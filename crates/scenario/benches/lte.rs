@@ -6,7 +6,10 @@
 //! 1. `examples/lte-bench-1ue.toml`: 1 UE, 10 MHz, RLC AM, proportional fair, bulk TCP from a
 //!    remote host, 100 s simulated;
 //! 2. `examples/lte-bench-3cells.toml`: 3 cells × 5 UEs, one bulk TCP download per UE, 5 s;
-//! 3. `examples/lte-bench-50ue.toml`: 50 UEs in one cell, one bulk TCP download each, 5 s.
+//! 3. `examples/lte-bench-50ue.toml`: 50 UEs in one cell, one bulk TCP download each, 5 s;
+//! 4. `examples/lte-bench-3cells-ran.toml`: scenario 2 with the three cells in one radio access
+//!    network, each interfering with the PRB load it actually carries (as LENA's cells do)
+//!    instead of as a constant fully loaded interferer.
 //!
 //! Each scenario runs in its own child process (so that the peak resident set size, VmHWM of
 //! /proc/self/status, is that scenario's alone), `--runs` times (default 5) back to back; the
@@ -33,7 +36,7 @@ struct Case {
     target_rss_mb: Option<f64>,
 }
 
-const CASES: [Case; 3] = [
+const CASES: [Case; 4] = [
     Case {
         file: "lte-bench-1ue.toml",
         ns3_wall_s: 100.0,
@@ -55,6 +58,13 @@ const CASES: [Case; 3] = [
         ns3_rss_mb: Some(181.0),
         target_wall_s: 0.5,
         target_rss_mb: Some(50.0),
+    },
+    Case {
+        file: "lte-bench-3cells-ran.toml",
+        ns3_wall_s: 14.0,
+        ns3_rss_mb: None,
+        target_wall_s: 0.14,
+        target_rss_mb: None,
     },
 ];
 
@@ -171,7 +181,7 @@ fn main() {
         let per_sim_s = m.wall_median_s / m.sim_s;
         let rss_mb = m.peak_rss_kib as f64 * 1024.0 / 1e6;
         println!(
-            "{:<22} sim {:>5.0} s  wall {:>7.1} ms (min {:.1}, max {:.1})  {:.4} s per sim s  \
+            "{:<26} sim {:>5.0} s  wall {:>7.1} ms (min {:.1}, max {:.1})  {:.4} s per sim s  \
              {:>8} events  {:.2} M events/s  goodput {:.2} Mb/s  PRB use {:.3}  peak RSS {:.1} MB",
             case.file,
             m.sim_s,
@@ -186,7 +196,7 @@ fn main() {
             rss_mb,
         );
         println!(
-            "{:<22} ns-3 {:.1} s -> {:.0}x faster; target wall <= {:.2} s: {}{}",
+            "{:<26} ns-3 {:.1} s -> {:.0}x faster; target wall <= {:.2} s: {}{}",
             "",
             case.ns3_wall_s,
             case.ns3_wall_s / m.wall_median_s,
