@@ -8,6 +8,8 @@ Figures of one run (``--result DIR``, a directory written by ``celltcp run``)::
     celltcp plot queue      --result DIR --link L [--unit packets|bytes] [--t0 S] [--t1 S]
     celltcp plot flow-rates --result DIR [--flow F]... [--t0 S] [--t1 S]
     celltcp plot dch        --result DIR [--dch NAME] [--t0 S] [--t1 S]
+    celltcp plot cell       --result DIR [--cell NAME] [--ue U]... [--t0 S] [--t1 S]
+    celltcp plot link       --result DIR --link L [--direction a_to_b|b_to_a] [--t0 S] [--t1 S]
 
 Figures of a results store (``--store DIR``, written by ``celltcp sweep``), each also with
 ``--where PARAM=VALUE`` (repeatable: keep the runs with that parameter value) and
@@ -304,6 +306,21 @@ def _draw_dch(args: argparse.Namespace) -> Any:
     return plots.dch_timeline(plots.load_run(args.result), args.dch, args.t0, args.t1)
 
 
+def _draw_cell(args: argparse.Namespace) -> Any:
+    from celltcp import plots
+
+    return plots.cell_timeline(plots.load_run(args.result), args.cell, args.ue, args.t0, args.t1)
+
+
+def _draw_link(args: argparse.Namespace) -> Any:
+    from celltcp import plots
+
+    if args.link is None:
+        raise PlotOptionError("--link L is required")
+    return plots.link_timeline(plots.load_run(args.result), args.link, args.direction, args.t0,
+                               args.t1)
+
+
 def _draw_metric(args: argparse.Namespace) -> Any:
     from celltcp import plots
     from celltcp.sweep.stats import summarize
@@ -479,6 +496,23 @@ def _dch_options(p: argparse.ArgumentParser) -> None:
     _window_options(p)
 
 
+def _cell_options(p: argparse.ArgumentParser) -> None:
+    _result_option(p)
+    p.add_argument("--cell", metavar="NAME",
+                   help="cell of the cells series (required when it holds several)")
+    p.add_argument("--ue", action="append", metavar="U",
+                   help="draw only this UE (repeatable; default: every UE of the cell)")
+    _window_options(p)
+
+
+def _link_options(p: argparse.ArgumentParser) -> None:
+    _result_option(p)
+    p.add_argument("--link", metavar="L", help="link whose queue is traced (required)")
+    p.add_argument("--direction", choices=("a_to_b", "b_to_a"), default="a_to_b",
+                   help="direction of the link (default a_to_b)")
+    _window_options(p)
+
+
 def _metric_options(p: argparse.ArgumentParser) -> None:
     _store_options(p)
     p.add_argument("--metric", required=True, metavar="M",
@@ -556,6 +590,12 @@ PLOT_KINDS: tuple[_Kind, ...] = (
     _Kind("dch", "a DCH's RLC throughput, RLC buffer, retransmissions and MaxDAT discards "
                  "over time (001)",
           _dch_options, _draw_dch, _in_result, "DIR/dch.png"),
+    _Kind("cell", "an LTE cell per interval: each UE's RLC throughput, eNB buffer, queueing "
+                  "delay and SINR, and the cell's PRB utilisation",
+          _cell_options, _draw_cell, _in_result, "DIR/cell.png"),
+    _Kind("link", "a link direction per interval: throughput, queue, drops by cause and ECN "
+                  "marks",
+          _link_options, _draw_link, _in_result, "DIR/link.png"),
     _Kind("metric", "a metric's mean with its CI versus a parameter (003 Figs. 5.9, 5.12)",
           _metric_options, _draw_metric, _in_store, "STORE/metric-M-vs-PARAM.png"),
     _Kind("outcomes", "outcome probabilities with Wilson intervals per grid point "

@@ -10,6 +10,8 @@
   :func:`handover_outcome_bars`, :func:`delivered_bars` (``000_…`` Figs. 8/11 and 12).
 * :mod:`~celltcp.plots.wcdma` -- :func:`dch_timeline`, :func:`rlc_throughput_vs_parameter`
   (the ``dch`` series; seed study ``001_…``).
+* :mod:`~celltcp.plots.lte` -- :func:`cell_timeline`, :func:`link_timeline` (the ``cells``
+  and ``queue`` series per interval, through :mod:`celltcp.intervals`).
 * :mod:`~celltcp.plots.ack_control` -- :func:`throughput_vs_p_err`,
   :func:`throughput_ratio_vs_p_err`, :func:`cwnd_over_time`, :func:`loss_estimate_over_time`
   (seed study ``004_…``).
@@ -34,6 +36,7 @@ from .ack_control import (
     throughput_ratio_vs_p_err,
     throughput_vs_p_err,
 )
+from .lte import cell_timeline, link_timeline
 from .network import flow_rates, queue
 from .sweep import metric_vs_parameter, outcome_bars
 from .tcp import cwnd_rtt, cwnd_rtt_handover, sequence
@@ -42,6 +45,7 @@ from .wcdma import dch_timeline, rlc_throughput_vs_parameter
 __all__ = [
     "PlotError",
     "RunOutput",
+    "cell_timeline",
     "cwnd_over_time",
     "cwnd_rtt",
     "cwnd_rtt_handover",
@@ -50,6 +54,7 @@ __all__ = [
     "flow_rates",
     "handover_outcome_bars",
     "handover_outcomes",
+    "link_timeline",
     "load_run",
     "load_store",
     "loss_estimate_over_time",
