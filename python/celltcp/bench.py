@@ -10,7 +10,12 @@ produces):
   events per second);
 * one replication of the seed-000 handover scenario (``examples/000/forwarding.toml``: two
   eNBs, six UEs with cross traffic, one X2 handover, 5 s simulated), in wall and CPU time per
-  run, the per-handover analytics included.
+  run, the per-handover analytics included;
+* the LTE benchmark scenarios (``examples/lte-bench-*.toml``: one UE for 100 s, 3 cells × 5 UEs
+  and 50 UEs for 5 s, and the 3 cells as one radio access network), in wall time per run and
+  per simulated second, through Python (the result objects included; ``cargo bench -p
+  celltcp-scenario --bench lte`` measures the Rust side alone, docs/benchmarks.md "LTE"). With
+  ``--quick`` the one-UE scenario runs 10 s instead of 100 s.
 
 Figures depend on the machine; they are printed, never compared against thresholds.
 """
@@ -30,6 +35,7 @@ from celltcp.runner import run
 from celltcp.scenario import Scenario
 
 __all__ = [
+    "LTE_EXAMPLES",
     "find_example",
     "handover_times",
     "hold_model_rate",
@@ -48,6 +54,15 @@ EXAMPLE = "wired-chain.toml"
 EXAMPLES = ("wired-chain.toml", "wired-chain-tcp.toml")
 #: The handover workload measured by default (seed `000_…`, relative to ``examples/``).
 HANDOVER_EXAMPLE = "000/forwarding.toml"
+#: The LTE workloads (docs/benchmarks.md, "LTE").
+LTE_EXAMPLES = (
+    "lte-bench-1ue.toml",
+    "lte-bench-3cells.toml",
+    "lte-bench-50ue.toml",
+    "lte-bench-3cells-ran.toml",
+)
+#: Simulated time of the one-UE LTE workload with --quick.
+LTE_QUICK_DURATION = "10s"
 
 
 def find_example(name: str = EXAMPLE) -> Path | None:
@@ -111,6 +126,32 @@ def handover_times(scenario: Scenario, runs: int) -> tuple[float, float, int, in
     return statistics.median(walls), statistics.median(cpus), events, handovers
 
 
+def _lte_rows(quick: bool, runs: int) -> list[list[str]]:
+    """Rows of the LTE workloads found here or in the source tree."""
+    rows = []
+    for name in LTE_EXAMPLES:
+        path = find_example(name)
+        if path is None:
+            print(f"celltcp: note: examples/{name} not found here or in the source tree; its "
+                  "figure is skipped", file=sys.stderr)
+            continue
+        sc = Scenario.load(path)
+        if quick and name == "lte-bench-1ue.toml":
+            sc.set("simulation.duration", LTE_QUICK_DURATION)
+        walls = []
+        simulated = 0.0
+        for _ in range(runs):
+            started = time.perf_counter()
+            result = run(sc)
+            walls.append(time.perf_counter() - started)
+            simulated = float(result.summary.get("simulated_time_s") or 0.0)
+        wall_s = statistics.median(walls)
+        per_sim = f", {wall_s / simulated * 1e3:.1f} ms per simulated s" if simulated > 0 else ""
+        rows.append([f"{name} ({simulated:g} s simulated), wall time per run",
+                     f"{wall_s * 1e3:.1f} ms{per_sim}"])
+    return rows
+
+
 def _per_second(rate: float, unit: str) -> str:
     return f"{rate / 1e6:.2f} M {unit}/s"
 
@@ -169,6 +210,8 @@ def run_bench(
                 f"{wall_s * 1e3:.1f} ms ({cpu_s * 1e3:.1f} ms CPU)",
             ])
             rows.append([f"{label}, simulation events", _per_second(events / wall_s, "events")])
+    if scenario is None:
+        rows.extend(_lte_rows(quick, runs))
     build = "debug" if _core.DEBUG_BUILD else "release"
     print(f"celltcp {_core.__version__} bench ({build} build, median of {runs} runs, "
           f"{ops:,} hold operations each)")

@@ -271,3 +271,6 @@ def test_bench_quick(cli, tmp_path: Path) -> None:
     assert sum("hold model" in r for r in rows) == 3
     if (EXAMPLES / "wired-chain.toml").is_file():
         assert any("wired-chain.toml, link packets" in r for r in rows)
+    lte = [ln for ln in res.stdout.splitlines() if "lte-bench-" in ln]
+    assert len(lte) == 4, res.stdout
+    assert "lte-bench-1ue.toml (10 s simulated)" in lte[0] and "per simulated s" in lte[0]
