@@ -2,8 +2,8 @@
 //!
 //! * SINR → CQI: the highest CQI whose transport block would be received with a block error
 //!   probability not above 0.1 (the CQI definition of TS 36.213 §7.2.3), judged with the
-//!   [`BlerModel`] curve of the MCS that the CQI maps to. CQI 0 ("out of range") when even
-//!   CQI 1 misses the target.
+//!   [`BlerModel`] curve of the MCS that the CQI maps to (logistic or from a link-level
+//!   table). CQI 0 ("out of range") when even CQI 1 misses the target.
 //! * CQI → MCS, the table-based rule of Piro, Grieco, Boggia and Camarda (European Wireless
 //!   2010; the "PiroEW2010" AMC of the ns-3 LTE module): the highest MCS whose R1-081483
 //!   spectral efficiency does not exceed the CQI's efficiency. Both are compared at the two
@@ -60,7 +60,9 @@ pub fn transport_rate_bps(mcs: u8, n_prb: u32) -> Result<u64, PhyError> {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Amc {
     bler: BlerModel,
-    /// SINR at BLER 10 % of the MCS of CQI 1..=15 (index 0 unused), dB; increasing.
+    /// SINR at BLER 10 % of the MCS of CQI 1..=15 (index 0 unused), dB. Both forms of
+    /// `BlerModel` make it strictly increasing (checked when they are built), but
+    /// `cqi_for_sinr` does not rely on that.
     cqi_threshold_db: [f64; CQI_MAX as usize + 1],
 }
 
@@ -93,9 +95,12 @@ impl Amc {
     }
 
     /// The CQI a UE reports at wideband SINR `sinr_db` (dB): the highest CQI whose MCS has BLER
-    /// ≤ 10 % at that SINR, 0 if none (and for a NaN SINR). Because each curve decreases with
-    /// SINR, "BLER ≤ 10 %" is "SINR ≥ the MCS's 10 % threshold", which is what is compared, so
-    /// the result does not depend on rounding exactly at a threshold.
+    /// ≤ 10 % at that SINR, 0 if none (and for a NaN SINR). Because no curve increases with
+    /// SINR and the threshold is the lowest SINR at which BLER ≤ 10 %, "BLER ≤ 10 %" is "SINR ≥
+    /// the MCS's 10 % threshold", which is what is compared, so the result does not depend on
+    /// rounding exactly at a threshold. The search runs from CQI 15 down and tests every
+    /// threshold on its own, so it picks the highest qualifying CQI even if the thresholds
+    /// were out of order.
     pub fn cqi_for_sinr(&self, sinr_db: f64) -> u8 {
         (1..=CQI_MAX)
             .rev()

@@ -1,6 +1,13 @@
 //! Block error rate of a transport block as a function of its SINR, per MCS, and HARQ chase
 //! combining.
 //!
+//! [`BlerModel`] has two forms: the default logistic curves below, and link-level curves
+//! supplied as a table of (SINR, BLER) points per MCS ([`BlerTable`], [`BlerModel::from_table`]).
+//! Both answer the same questions with the same semantics: BLER at an SINR, the 10 % point of
+//! each MCS, the BLER after chase combining, and one decoding draw.
+//!
+//! # Logistic form
+//!
 //! Each MCS m has a threshold `s10[m]`, the SINR (dB) at which its BLER is 10 %, and all MCSs
 //! share a slope. Between and around the thresholds the curve is logistic in dB:
 //!
@@ -22,10 +29,12 @@
 //! s10[m] = Γ_dB + 10·log10(2^(SE_m / η) − 1)        (−7.3 dB for MCS 0 … 23.2 dB for MCS 28)
 //! ```
 //!
+//! # Chase combining
+//!
 //! HARQ with chase combining (every retransmission repeats the same coded bits, which the
 //! receiver adds with maximum-ratio combining) is modelled by the usual effective-SINR rule: the
 //! SINR of the combined block after k transmissions is the sum of the k linear SINRs, and its
-//! BLER is read off the same curve.
+//! BLER is read off the same curve, logistic or table.
 //!
 //! Simplifications (see `docs/lte-phy.md`): one curve per MCS whatever the block length and the
 //! number of PRBs; the SINR is one wideband value per transmission (no effective-SINR mapping
@@ -33,7 +42,8 @@
 
 use celltcp_engine::RngStream;
 
-use super::tables::{MCS_COUNT, MCS_SPECTRAL_EFFICIENCY};
+use super::bler_table::{check_target, BlerTable};
+use super::tables::{MCS_COUNT, MCS_MAX, MCS_SPECTRAL_EFFICIENCY};
 use super::PhyError;
 
 /// BLER at which CQI is defined (TS 36.213 §7.2.3: the transport block "could be received with
@@ -50,13 +60,25 @@ pub const DEFAULT_SNR_EFFICIENCY_DB: f64 = 0.969_100_130_080_564_2;
 /// Default SINR step from BLER 10 % to 1 %, dB.
 pub const DEFAULT_DECADE_DB: f64 = 1.0;
 
-/// BLER curves of the 29 PDSCH MCSs.
+/// BLER curves of the 29 PDSCH MCSs: logistic curves around per-MCS 10 % thresholds (the
+/// default) or link-level curves from a [`BlerTable`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct BlerModel {
-    /// SINR at BLER 10 % of each MCS, dB; strictly increasing.
-    sinr10_db: [f64; MCS_COUNT],
-    /// Logistic scale `w`, dB.
-    width_db: f64,
+    curves: Curves,
+}
+
+/// The two forms of [`BlerModel`]. The logistic thresholds stay inline (one model per cell,
+/// never stored in bulk), so the default model allocates nothing.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Debug, PartialEq)]
+enum Curves {
+    Logistic {
+        /// SINR at BLER 10 % of each MCS, dB; strictly increasing.
+        sinr10_db: [f64; MCS_COUNT],
+        /// Logistic scale `w`, dB.
+        width_db: f64,
+    },
+    Table(BlerTable),
 }
 
 impl Default for BlerModel {
@@ -68,6 +90,12 @@ impl Default for BlerModel {
             DEFAULT_DECADE_DB,
         )
         .expect("the default calibration is valid")
+    }
+}
+
+impl From<BlerTable> for BlerModel {
+    fn from(table: BlerTable) -> Self {
+        Self::from_table(table)
     }
 }
 
@@ -121,30 +149,99 @@ impl BlerModel {
             }
         }
         Ok(BlerModel {
-            sinr10_db,
-            width_db: decade_db / 11f64.ln(),
+            curves: Curves::Logistic {
+                sinr10_db,
+                width_db: decade_db / 11f64.ln(),
+            },
         })
     }
 
-    /// SINR at which MCS `mcs` has BLER 10 %, dB.
-    pub fn sinr10_db(&self, mcs: u8) -> Result<f64, PhyError> {
-        self.sinr10_db
-            .get(usize::from(mcs))
-            .copied()
-            .ok_or(PhyError::Mcs { mcs })
+    /// Link-level curves from a validated table: BLER interpolated between its points (see
+    /// [`BlerTable`]). Every MCS has a curve and the 10 % points increase with the MCS, which
+    /// the table checked when it was built.
+    pub fn from_table(table: BlerTable) -> Self {
+        BlerModel {
+            curves: Curves::Table(table),
+        }
     }
 
-    /// SINR step from BLER 10 % to 1 %, dB.
+    /// The table behind this model; `None` for the logistic form.
+    pub fn table(&self) -> Option<&BlerTable> {
+        match &self.curves {
+            Curves::Logistic { .. } => None,
+            Curves::Table(table) => Some(table),
+        }
+    }
+
+    /// SINR at which MCS `mcs` has BLER 10 %, dB. For a table, the lowest SINR at which the
+    /// interpolated curve is at or below 0.1 (where it crosses 0.1).
+    pub fn sinr10_db(&self, mcs: u8) -> Result<f64, PhyError> {
+        match &self.curves {
+            Curves::Logistic { sinr10_db, .. } => sinr10_db
+                .get(usize::from(mcs))
+                .copied()
+                .ok_or(PhyError::Mcs { mcs }),
+            Curves::Table(table) => table.sinr10_db(mcs),
+        }
+    }
+
+    /// SINR step from BLER 10 % to 1 %, dB. For the logistic form the slope shared by every
+    /// MCS. For a table, whose curves each have their own slope, the mean over the MCSs whose
+    /// curve reaches 1 % of `sinr_db_for_bler(mcs, 0.01) − sinr10_db(mcs)`, NaN when no curve
+    /// reaches 1 %; use [`BlerModel::sinr_db_for_bler`] for the step of one MCS.
     pub fn decade_db(&self) -> f64 {
-        self.width_db * 11f64.ln()
+        match &self.curves {
+            Curves::Logistic { width_db, .. } => width_db * 11f64.ln(),
+            Curves::Table(table) => {
+                let (sum, count) = (0..=MCS_MAX)
+                    .filter_map(|mcs| {
+                        let s1 = table.sinr_db_for_bler(mcs, 0.01).ok()?;
+                        let s10 = table.sinr10_db(mcs).ok()?;
+                        s1.is_finite().then_some(s1 - s10)
+                    })
+                    .fold((0.0, 0u32), |(sum, n), step| (sum + step, n + 1));
+                if count == 0 {
+                    f64::NAN
+                } else {
+                    sum / f64::from(count)
+                }
+            }
+        }
+    }
+
+    /// The lowest SINR (dB) at which MCS `mcs` has BLER ≤ `bler` (a probability in [0, 1]):
+    /// the inverse of [`BlerModel::bler`]. −∞ when the curve is at or below `bler` at every
+    /// SINR (`bler` = 1, or a table's first point), +∞ when it never gets there (`bler` = 0 for
+    /// the logistic form, below a table's last point).
+    pub fn sinr_db_for_bler(&self, mcs: u8, bler: f64) -> Result<f64, PhyError> {
+        match &self.curves {
+            Curves::Logistic { width_db, .. } => {
+                let s10 = self.sinr10_db(mcs)?;
+                check_target(bler)?;
+                // Solving 1/(1 + 9·e^((s − s10)/w)) = b: s = s10 + w·ln((1/b − 1)/9).
+                Ok(if bler >= 1.0 {
+                    f64::NEG_INFINITY
+                } else if bler <= 0.0 {
+                    f64::INFINITY
+                } else {
+                    s10 + width_db * ((1.0 / bler - 1.0) / 9.0).ln()
+                })
+            }
+            Curves::Table(table) => table.sinr_db_for_bler(mcs, bler),
+        }
     }
 
     /// BLER of one transmission at MCS `mcs` and SINR `sinr_db` (dB), in [0, 1]. A NaN SINR
     /// counts as no signal (BLER 1).
     pub fn bler(&self, mcs: u8, sinr_db: f64) -> Result<f64, PhyError> {
-        let s10 = self.sinr10_db(mcs)?;
-        let bler = 1.0 / (1.0 + 9.0 * ((sinr_db - s10) / self.width_db).exp());
-        Ok(if bler.is_nan() { 1.0 } else { bler })
+        match &self.curves {
+            Curves::Logistic { width_db, .. } => {
+                let s10 = self.sinr10_db(mcs)?;
+                let bler = 1.0 / (1.0 + 9.0 * ((sinr_db - s10) / width_db).exp());
+                Ok(if bler.is_nan() { 1.0 } else { bler })
+            }
+            Curves::Table(table) => table.bler(mcs, sinr_db),
+        }
     }
 
     /// BLER of a block at MCS `mcs` after the transmissions accumulated in `combining`; 1 when
@@ -158,8 +255,8 @@ impl BlerModel {
     }
 
     /// Draws whether a block at MCS `mcs` and SINR `sinr_db` is decoded. Uses exactly one
-    /// uniform from `rng` whatever the outcome, so the stream stays aligned across runs that
-    /// differ only in SINR.
+    /// uniform from `rng` whatever the outcome and whatever the form of the model, so the stream
+    /// stays aligned across runs that differ only in SINR or in the curves.
     pub fn is_decoded(&self, mcs: u8, sinr_db: f64, rng: &mut RngStream) -> Result<bool, PhyError> {
         let bler = self.bler(mcs, sinr_db)?;
         Ok(rng.next_f64() >= bler)

@@ -8,6 +8,8 @@
 //! * [`bler`]: block error rate per MCS as a function of SINR (a logistic curve around a
 //!   per-MCS 10 % threshold calibrated on an attenuated Shannon bound), and HARQ chase
 //!   combining.
+//! * [`bler_table`]: link-level BLER curves supplied as a table of (SINR, BLER) points per MCS,
+//!   parsed from CSV and interpolated; a [`BlerModel`] can be built on one.
 //! * [`amc`]: adaptive modulation and coding: SINR → CQI → MCS, channel bandwidth → PRBs.
 //!
 //! Units: SINR in dB (`_db`), spectral efficiency in information bits per resource element,
@@ -17,10 +19,12 @@
 
 pub mod amc;
 pub mod bler;
+pub mod bler_table;
 pub mod tables;
 
 pub use amc::{mcs_for_cqi, prbs_for_bandwidth, transport_rate_bps, Amc};
 pub use bler::{BlerModel, ChaseCombining, BLER_TARGET};
+pub use bler_table::{BlerTable, BlerTableError, BLER_TABLE_HEADER};
 pub use tables::{
     cqi_efficiency, cqi_entry, mcs_spectral_efficiency, mcs_to_itbs, tbs_bits, tbs_bits_for_mcs,
     CqiEntry, McsEntry, Modulation, CQI_MAX, MCS_MAX, N_PRB_MAX,
