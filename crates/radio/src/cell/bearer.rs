@@ -5,10 +5,12 @@
 //! datagram plus the PDCP header (TS 36.323 §6.2.3: 2 bytes for a 12-bit SN), and it remembers
 //! when the packet reached the eNB so that the queueing delay can be measured at delivery.
 //!
-//! The UE's PDCP receiving entity is not instantiated: over RLC AM it receives SDUs in order and
-//! exactly once, so without reordering (36.323 §5.1.2.1.2) it delivers each one as it arrives;
-//! over RLC UM (§5.1.2.2) it delivers in the order RLC delivers. Ciphering and header
-//! compression are not modelled (PDCP module documentation).
+//! The UE's PDCP receiving entity is instantiated only when it reorders (`pdcp.reordering`,
+//! 36.323 §5.1.2.1.4, in a cell on its own; it lives in the UE's context, `ue.rs`). Without
+//! reordering it would be a pass-through: over RLC AM it receives SDUs in order and exactly
+//! once, so (36.323 §5.1.2.1.2) it delivers each one as it arrives; over RLC UM (§5.1.2.2) it
+//! delivers in the order RLC delivers. Ciphering and header compression are not modelled (PDCP
+//! module documentation).
 
 use celltcp_engine::SimTime;
 use celltcp_net::packet::Packet;
@@ -157,7 +159,8 @@ impl DlTx {
         }
     }
 
-    /// The radio-link-failure indication of 36.322 §5.2.1 has been latched.
+    /// The radio-link-failure indication of 36.322 §5.2.1 has been latched (AM in
+    /// `RadioLinkFailure` mode only: `Discard` mode discards instead of indicating).
     pub fn max_retx_reached(&self) -> bool {
         match self {
             DlTx::Am(t) => t.max_retx_reached(),

@@ -1,6 +1,8 @@
 //! Configuration of an [`LteCell`](super::LteCell) and its UEs, with validation and the error
 //! type of the cell.
 
+use std::collections::BTreeMap;
+
 use celltcp_engine::SimDuration;
 use celltcp_net::packet::NodeId;
 
@@ -116,6 +118,10 @@ pub struct LteCellConfig {
     pub interferers: Vec<Interferer>,
     /// MAC scheduler name (`mac::NAMES`).
     pub scheduler: String,
+    /// Weighted-fair-queueing weight of each UE, by node (dimensionless, finite and > 0); a
+    /// UE not listed weighs 1. Only `wfq` reads weights (the other schedulers ignore them).
+    /// Every node listed must be a UE of the cell.
+    pub ue_weights: BTreeMap<NodeId, f64>,
     /// Proportional-fair time constant, TTIs.
     pub pf_time_constant_tti: f64,
     pub harq: HarqConfig,
@@ -125,7 +131,13 @@ pub struct LteCellConfig {
     /// RLC of the downlink bearer of every UE (the eNB's transmitting side, the UE's receiving
     /// side); its buffer limit is the eNB's per-UE queue.
     pub rlc: RlcModeConfig,
-    /// PDCP of the downlink bearer (SN length gives the header size).
+    /// PDCP of the bearer. The SN length gives the header size, on the downlink and on the
+    /// uplink's overhead. In a cell on its own, `reordering` instantiates the UE's receiving
+    /// entity with reordering (36.323 §5.1.2.1.4, for RLC AM bearers only), which holds the
+    /// SDUs after a gap in COUNT until the gap fills or `t_reordering` expires; without it the
+    /// UE's receiver delivers as RLC delivers (see `bearer.rs`). In a radio access network the
+    /// UE's receiver sits above the cells and the network decides when it reorders; the cell
+    /// ignores `reordering` there.
     pub pdcp: PdcpConfig,
     /// Period of the wideband CQI reports, TTIs (≥ 1).
     pub cqi_period_tti: u32,
@@ -140,7 +152,7 @@ pub struct LteCellConfig {
 
 impl LteCellConfig {
     /// A 10 MHz (50 PRB) cell at 2 GHz and 46 dBm, noise figure 9 dB, free-space path loss, no shadowing, no fading, no interferers, proportional fair
-    /// (t_c = 1000 TTIs), HARQ 8 processes / maxTx 4 with chase combining, RLC AM
+    /// (t_c = 1000 TTIs), every UE of weight 1, HARQ 8 processes / maxTx 4 with chase combining, RLC AM
     /// ([`default_rlc_am`]), PDCP 12-bit SN, CQI every 5 TTIs used 4 TTIs later, AMC, the
     /// default uplink, no traces. Every field may be overridden.
     pub fn lte_default(name: &str, enb: NodeId) -> Self {
@@ -160,6 +172,7 @@ impl LteCellConfig {
             fading: false,
             interferers: Vec::new(),
             scheduler: "proportional_fair".to_string(),
+            ue_weights: BTreeMap::new(),
             pf_time_constant_tti: crate::mac::proportional_fair::DEFAULT_TIME_CONSTANT_TTI,
             harq: HarqConfig::default(),
             harq_combining: HarqCombining::Chase,
@@ -237,6 +250,11 @@ impl LteCellConfig {
                 );
             }
         }
+        for w in self.ue_weights.values() {
+            if !(w.is_finite() && *w > 0.0) {
+                return bad("ue_weights", w.to_string(), "a finite weight > 0");
+            }
+        }
         if self.cqi_period_tti == 0 {
             return bad("cqi_period_tti", "0".into(), "at least 1 TTI");
         }
@@ -262,6 +280,14 @@ impl LteCellConfig {
             RlcModeConfig::Um(c) => c.validate()?,
         }
         self.pdcp.validate()?;
+        if self.pdcp.reordering && matches!(self.rlc, RlcModeConfig::Um(_)) {
+            return bad(
+                "pdcp.reordering",
+                "true".into(),
+                "false with RLC UM (PDCP reordering is defined for RLC AM bearers, 36.323 \
+                 §5.1.2.1.4)",
+            );
+        }
         crate::channel::noise_power_dbm(self.n_prb, self.noise_figure_db)?;
         if let Some((sigma, d)) = self.shadowing {
             crate::channel::Shadowing::new(sigma, d)?;
@@ -399,6 +425,46 @@ mod tests {
         };
         let e = LteCell::new(bad_scheduler, vec![ue(1)], 1, 0).unwrap_err();
         assert!(e.to_string().contains("fifo"), "{e}");
+    }
+
+    #[test]
+    fn weights_and_pdcp_reordering_are_checked() {
+        let base = LteCellConfig::lte_default("c", 0);
+        for w in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+            let cfg = LteCellConfig {
+                ue_weights: BTreeMap::from([(1, w)]),
+                ..base.clone()
+            };
+            let e = cfg.validate().unwrap_err().to_string();
+            assert!(e.starts_with("cell.ue_weights: "), "{e}");
+        }
+        // A weight for a node that is not a UE of the cell.
+        let stray = LteCellConfig {
+            ue_weights: BTreeMap::from([(7, 2.0)]),
+            ..base.clone()
+        };
+        assert_eq!(
+            LteCell::new(stray, vec![ue(1)], 1, 0).unwrap_err(),
+            CellError::UnknownUe { node: 7 }
+        );
+        let um_reordering = LteCellConfig {
+            rlc: RlcModeConfig::Um(RlcUmConfig::lte(10)),
+            pdcp: PdcpConfig {
+                reordering: true,
+                ..PdcpConfig::default()
+            },
+            ..base.clone()
+        };
+        let e = um_reordering.validate().unwrap_err().to_string();
+        assert!(
+            e.starts_with("cell.pdcp.reordering: true is invalid"),
+            "{e}"
+        );
+        let weighted = LteCellConfig {
+            ue_weights: BTreeMap::from([(1, 3.0)]),
+            ..base
+        };
+        assert!(LteCell::new(weighted, vec![ue(1), ue(2)], 1, 0).is_ok());
     }
 
     #[test]

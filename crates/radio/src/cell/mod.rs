@@ -4,7 +4,8 @@
 //! Layers, each from its own module of this crate (`docs/lte-model.md` states what is
 //! simplified and the measured validation figures):
 //! * downlink bearer per UE ([`bearer`]): PDCP numbering and header (TS 36.323), RLC AM or UM
-//!   (TS 36.322) with the eNB's transmitting side and the UE's receiving side;
+//!   (TS 36.322) with the eNB's transmitting side and the UE's receiving side, and the UE's
+//!   PDCP receiver when it reorders (`pdcp.reordering`);
 //! * MAC ([`crate::mac`]): one scheduler for the cell, one HARQ entity per UE (TS 36.321
 //!   §5.3.2), transport block sizes of TS 36.213 made monotone ([`tbs`]);
 //! * PHY abstraction ([`crate::phy`], [`radio_link`]): per-UE SINR from path loss, shadowing,
@@ -18,10 +19,11 @@
 //!   dropped with `DropCause::QueueFull`); `send(UE → eNB)` queues it on the UE's uplink;
 //! * TTI k starts at k × 1 ms. `poll_timeout` returns the next TTI boundary only while some UE
 //!   has downlink data, a HARQ process holding a block, or decoded data not yet handed to its
-//!   RLC; otherwise the earliest RLC timer or uplink arrival, or `None` when the cell is idle;
-//! * `on_timer(now)` delivers the uplink items due, runs the RLC timers due, and, if `now` is a
-//!   TTI boundary with work, runs that TTI (`tti.rs`). Deliveries and drops go to the
-//!   `MediumOutput`.
+//!   RLC; otherwise the earliest RLC or PDCP timer or uplink arrival, or `None` when the cell
+//!   is idle;
+//! * `on_timer(now)` delivers the uplink items due, runs the RLC timers and the UEs' PDCP
+//!   t-Reordering due, and, if `now` is a TTI boundary with work, runs that TTI (`tti.rs`).
+//!   Deliveries and drops go to the `MediumOutput`.
 //!
 //! In a radio access network ([`LteCell::new_in_ran`], `handover.rs`) every UE of the network
 //! has a context in every cell, and a cell serves only the UEs connected to it: a UE not
@@ -169,7 +171,17 @@ impl LteCell {
                 seed,
                 run,
                 connected[i],
+                ran_delivered.is_some(),
             )?);
+        }
+        // A weight for a node that is not a UE here is a configuration mistake (a misspelt or
+        // misplaced UE), not something to ignore.
+        if let Some(&node) = cfg
+            .ue_weights
+            .keys()
+            .find(|n| by_node.iter().all(|&(m, _)| m != **n))
+        {
+            return Err(CellError::UnknownUe { node });
         }
         by_node.sort_unstable();
         let n = ues.len();
@@ -445,6 +457,9 @@ impl Medium for LteCell {
                     ue.rx.on_timeout(now);
                     // UM reassembles on t-Reordering expiry; AM may trigger a STATUS report.
                     ue.deliver(now, &self.cfg, out, self.ran_delivered.as_mut());
+                }
+                if ue.pdcp_timeout().is_some_and(|t| t <= now) {
+                    ue.on_pdcp_timeout(now, out);
                 }
                 self.refresh_wake(i);
             }

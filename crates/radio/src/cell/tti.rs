@@ -6,7 +6,8 @@
 //! 2. HARQ feedback due now (sent in TTI k − 4, TS 36.213 §10.1.2) is applied.
 //! 3. For every UE with data (and a free HARQ process) or a retransmission due: its channel is
 //!    brought to this TTI (fading, CQI reports measured and made visible) and its state for the
-//!    scheduler is built: buffer, CQI, MCS from the CQI (`mcs_for_cqi`) or the fixed MCS.
+//!    scheduler is built: buffer, CQI, MCS from the CQI (`mcs_for_cqi`) or the fixed MCS, and
+//!    the UE's WFQ weight (`LteCellConfig::ue_weights`).
 //! 4. The MAC scheduler allocates the PRBs (HARQ retransmissions first).
 //! 5. Each allocation is transmitted: a retransmission resends the block its process holds;
 //!    new data is built by pulling RLC PDUs until the transport block is full (control PDUs
@@ -119,15 +120,18 @@ impl LteCell {
                 Some(m) => (reported.max(1), m),
                 None => (reported, mcs_for_cqi(reported).ok().flatten().unwrap_or(0)),
             };
-            self.states.push(UeState {
+            let state = UeState {
                 ue: i as u32,
                 buffer_bytes,
                 wideband_cqi,
                 subband_cqi: None,
                 mcs,
-                weight: 1.0,
+                // Checked by `LteCellConfig::validate` (finite, > 0).
+                weight: ue.weight,
                 harq_retx: retx,
-            });
+            };
+            debug_assert!(state.validate().is_ok(), "{state:?}");
+            self.states.push(state);
         }
     }
 

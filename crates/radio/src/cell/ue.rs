@@ -7,7 +7,7 @@ use celltcp_net::medium::MediumOutput;
 use celltcp_net::packet::{NodeId, Packet};
 
 use crate::mac::{HarqEntity, HarqProcessState};
-use crate::pdcp::PdcpTx;
+use crate::pdcp::{PdcpRx, PdcpTx};
 use crate::phy::Amc;
 
 use super::bearer::{bearer, BearerSdu, DlPdu, DlRx, DlTx, StampedPacket};
@@ -46,6 +46,13 @@ pub(crate) struct UeContext {
     /// SINR of the TTI being processed, dB.
     pub sinr_db: f64,
     pub pdcp: PdcpTx<StampedPacket>,
+    /// The UE's PDCP receiving entity with reordering (36.323 §5.1.2.1.4), in a cell on its
+    /// own configured with `pdcp.reordering`. `None` otherwise: without reordering the
+    /// receiver of §5.1.2.1.2 delivers each SDU as RLC delivers it (in order, once), and in a
+    /// radio access network the UE's receiver sits above the cells.
+    pub pdcp_rx: Option<PdcpRx<StampedPacket>>,
+    /// Weighted-fair-queueing weight (dimensionless, > 0), handed to the MAC scheduler.
+    pub weight: f64,
     pub tx: DlTx,
     pub rx: DlRx,
     pub harq: HarqEntity,
@@ -66,6 +73,9 @@ pub(crate) struct UeContext {
 }
 
 impl UeContext {
+    /// The context of `ue` in a cell configured by `cfg`; `in_ran` for a cell of a radio
+    /// access network (whose UE PDCP receivers are the network's).
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         cfg: &LteCellConfig,
         ue: &UeConfig,
@@ -74,6 +84,7 @@ impl UeContext {
         seed: u64,
         run: u64,
         connected: bool,
+        in_ran: bool,
     ) -> Result<Self, CellError> {
         let prefix = format!("cell/{}/ue/{}", cfg.name, ue.node);
         let link = RadioLink::new(cfg, ue, noise_dbm, seed, run, &prefix)?;
@@ -94,6 +105,12 @@ impl UeContext {
             cqi: CqiReports::new(cfg.cqi_period_tti, cfg.cqi_delay_tti, initial_cqi),
             sinr_db: f64::NAN,
             pdcp: PdcpTx::new(cfg.pdcp)?,
+            pdcp_rx: if cfg.pdcp.reordering && !in_ran {
+                Some(PdcpRx::new(cfg.pdcp)?)
+            } else {
+                None
+            },
+            weight: cfg.ue_weights.get(&ue.node).copied().unwrap_or(1.0),
             tx,
             rx,
             harq: HarqEntity::new(cfg.harq)?,
@@ -127,6 +144,7 @@ impl UeContext {
         [
             self.tx.poll_timeout(),
             self.rx.poll_timeout(),
+            self.pdcp_rx.as_ref().and_then(|p| p.poll_timeout()),
             self.uplink.next_deadline(),
         ]
         .into_iter()
@@ -149,8 +167,10 @@ impl UeContext {
         c.delay_max_ns = c.delay_max_ns.max(delay);
     }
 
-    /// Hands the SDUs the UE's RLC has reassembled to the UE node (or to `ran`'s queue), and
-    /// queues a STATUS PDU on the uplink if the receiving side has one to send.
+    /// Hands the SDUs the UE's RLC has reassembled to the UE node (through its PDCP
+    /// receiver when it reorders) or to `ran`'s queue, and queues a STATUS PDU on the uplink
+    /// if the receiving side has one to send. The delivery counters are RLC's: an SDU is
+    /// counted when RLC delivers it, before any PDCP reordering wait.
     pub fn deliver(
         &mut self,
         now: SimTime,
@@ -160,14 +180,39 @@ impl UeContext {
     ) {
         while let Some(sdu) = self.rx.take_sdu() {
             self.count_delivered(now, &sdu);
-            match ran.as_mut() {
-                Some(q) => q.push((self.node, sdu)),
-                None => out.delivered.push((self.node, sdu.sdu.packet)),
+            match (ran.as_mut(), self.pdcp_rx.as_mut()) {
+                (Some(q), _) => q.push((self.node, sdu)),
+                (None, Some(pdcp)) => pdcp.on_pdu(now, sdu),
+                (None, None) => out.delivered.push((self.node, sdu.sdu.packet)),
             }
         }
+        self.release_pdcp(out);
         if let Some(status) = self.rx.pull_status(now) {
             self.uplink
                 .push(now, UplinkItem::Status(status), &cfg.uplink);
+        }
+    }
+
+    /// When the UE's PDCP receiver's t-Reordering is due: its deadline, if it runs.
+    pub fn pdcp_timeout(&self) -> Option<SimTime> {
+        self.pdcp_rx.as_ref().and_then(|p| p.poll_timeout())
+    }
+
+    /// Runs the UE's PDCP t-Reordering due at `now` (36.323 §5.1.2.1.4.2) and delivers what
+    /// it releases.
+    pub fn on_pdcp_timeout(&mut self, now: SimTime, out: &mut MediumOutput) {
+        if let Some(pdcp) = self.pdcp_rx.as_mut() {
+            pdcp.on_timeout(now);
+        }
+        self.release_pdcp(out);
+    }
+
+    /// Delivers to the UE node the SDUs its PDCP receiver has released, in COUNT order.
+    fn release_pdcp(&mut self, out: &mut MediumOutput) {
+        if let Some(pdcp) = self.pdcp_rx.as_mut() {
+            while let Some(sdu) = pdcp.take_sdu() {
+                out.delivered.push((self.node, sdu.packet));
+            }
         }
     }
 

@@ -20,7 +20,8 @@ use super::{BufferLimit, BufferStatus, PduMode, RlcConfigError, RlcSdu, RlcSduRe
 pub enum MaxRetxAction {
     /// WCDMA-style SDU discard (25.322 §11.6, the MaxDAT rule): discard the AMD PDU, every
     /// unacknowledged PDU below it and the SDUs they carry, and move the peer's receiving window
-    /// past them with an MRW.
+    /// past them with an MRW. No radio link failure is indicated
+    /// ([`RlcAmTx::max_retx_reached`] stays false); the discards are counted.
     Discard,
     /// LTE (36.322 §5.2.1): indicate to upper layers that max retransmission has been reached —
     /// RRC then declares radio link failure (36.331 §5.3.11.3). The entity latches
@@ -154,7 +155,7 @@ pub struct RlcAmTxStats {
     pub polls: u64,
     pub t_poll_retransmit_expiries: u64,
     pub status_received: u64,
-    /// Times an AMD PDU's RETX_COUNT reached maxRetxThreshold.
+    /// Times an AMD PDU's RETX_COUNT reached maxRetxThreshold, in either mode.
     pub max_retx_reached: u64,
     /// AMD PDUs discarded unacknowledged (Discard mode).
     pub pdus_discarded: u64,

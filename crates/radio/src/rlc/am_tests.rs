@@ -418,6 +418,10 @@ mod retransmission_5_2_1 {
             );
             assert_eq!(s.mrw_sent, 1);
             assert_eq!((tx.vt_a(), tx.vt_s()), (1, 1));
+            // The threshold was reached and counted, but Discard replaces the indication of
+            // §5.2.1: no radio link failure is signalled.
+            assert_eq!(s.max_retx_reached, 1);
+            assert!(!tx.max_retx_reached(), "maxRetx {max_retx}");
         }
     }
 

@@ -220,7 +220,10 @@ impl<S: RlcSdu> RlcAmTx<S> {
         self.index(sn).and_then(|i| self.pdus[i].retx_count)
     }
 
-    /// Latched once an AMD PDU reached maxRetxThreshold (the indication of 36.322 §5.2.1).
+    /// Latched once an AMD PDU reached maxRetxThreshold in
+    /// [`MaxRetxAction::RadioLinkFailure`] mode (the indication of 36.322 §5.2.1). Never set in
+    /// [`MaxRetxAction::Discard`] mode, which discards instead; both modes count the PDUs that
+    /// reached the threshold in [`RlcAmTxStats::max_retx_reached`].
     pub fn max_retx_reached(&self) -> bool {
         self.max_retx_reached
     }
@@ -578,8 +581,17 @@ impl<S: RlcSdu> RlcAmTx<S> {
         }
         if self.cfg.max_retx_threshold == Some(count) {
             self.stats.max_retx_reached += 1;
-            self.max_retx_reached = true;
-            return self.cfg.on_max_retx == MaxRetxAction::Discard;
+            return match self.cfg.on_max_retx {
+                // The SDU discard of 25.322 §11.6 replaces the indication: the transfer goes
+                // on past the discarded data, so upper layers are not told of a failure.
+                MaxRetxAction::Discard => true,
+                // 36.322 §5.2.1: indicate to upper layers that max retransmission has been
+                // reached (RRC declares radio link failure, 36.331 §5.3.11.3).
+                MaxRetxAction::RadioLinkFailure => {
+                    self.max_retx_reached = true;
+                    false
+                }
+            };
         }
         false
     }

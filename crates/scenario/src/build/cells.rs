@@ -4,14 +4,20 @@
 use celltcp_net::packet::NodeId;
 use celltcp_net::queue::QueueLimit;
 use celltcp_net::world::WorldBuilder;
-use celltcp_radio::cell::{default_rlc_am, Interferer, LteCell, LteCellConfig, RlcModeConfig, UeConfig, UplinkConfig};
-use celltcp_radio::channel::{
-    ChannelError, FreeSpace, LogDistance, LosCondition, PathLossModel, Position, UrbanMacro, UrbanMicro,
+use celltcp_radio::cell::{
+    default_rlc_am, HarqCombining, Interferer, LteCell, LteCellConfig, RlcModeConfig, UeConfig,
+    UplinkConfig,
 };
-use celltcp_radio::phy::prbs_for_bandwidth;
+use celltcp_radio::channel::{
+    ChannelError, FreeSpace, LogDistance, LosCondition, PathLossModel, Position, UrbanMacro,
+    UrbanMicro,
+};
+use celltcp_radio::pdcp::PdcpConfig;
+use celltcp_radio::phy::bler::{DEFAULT_SHANNON_ETA, DEFAULT_SNR_EFFICIENCY_DB};
+use celltcp_radio::phy::{prbs_for_bandwidth, BlerModel};
 use celltcp_radio::rlc::{BufferLimit, MaxRetxAction, RlcAmConfig, RlcUmConfig};
 
-use crate::config::cells::{CellSpec, OnMaxRetx, PathLossKind, RlcMode};
+use crate::config::cells::{CellSpec, HarqCombiningKind, OnMaxRetx, PathLossKind, RlcMode};
 use crate::error::ScenarioError;
 use crate::Scenario;
 
@@ -32,7 +38,7 @@ pub(super) fn add_cells(
             position: Position::new(u.position[0], u.position[1]),
             speed_mps: u.speed_kmh / 3.6,
         });
-        let cfg = lte_cell_config(name, cell, node(&cell.file.enb))?;
+        let cfg = lte_cell_config(name, cell, node)?;
         let lte = LteCell::new(cfg, ues.collect(), seed, run)
             .map_err(|e| ScenarioError::new(format!("cells.{name}"), e.to_string()))?;
         b.add_medium(&format!("cell/{name}"), Box::new(lte));
@@ -40,24 +46,42 @@ pub(super) fn add_cells(
     Ok(())
 }
 
-/// The radio crate's cell configuration for a validated `[cells.NAME]`.
-pub(super) fn lte_cell_config(name: &str, c: &CellSpec, enb: NodeId) -> Result<LteCellConfig, ScenarioError> {
+/// The radio crate's cell configuration for a validated `[cells.NAME]`, with the WFQ weights of
+/// the UEs it lists (`node` maps node names to ids).
+pub(super) fn lte_cell_config(
+    name: &str,
+    c: &CellSpec,
+    node: &impl Fn(&str) -> NodeId,
+) -> Result<LteCellConfig, ScenarioError> {
     let f = &c.file;
+    let enb = node(&f.enb);
     let key = |k: &str| format!("cells.{name}.{k}");
     let carrier_hz = f.carrier_ghz * 1e9;
     let channel = |k: &str, e: ChannelError| ScenarioError::new(key(k), e.to_string());
-    let los = if f.los { LosCondition::Los } else { LosCondition::Nlos };
+    let los = if f.los {
+        LosCondition::Los
+    } else {
+        LosCondition::Nlos
+    };
     let pathloss = match f.pathloss {
-        PathLossKind::FreeSpace => PathLossModel::FreeSpace(FreeSpace::new(carrier_hz).map_err(|e| channel("carrier_ghz", e))?),
+        PathLossKind::FreeSpace => PathLossModel::FreeSpace(
+            FreeSpace::new(carrier_hz).map_err(|e| channel("carrier_ghz", e))?,
+        ),
         PathLossKind::LogDistance => PathLossModel::LogDistance(
-            LogDistance::new(f.pl0_db.unwrap_or(0.0), f.d0_m.unwrap_or(1.0), f.exponent.unwrap_or(2.0))
-                .map_err(|e| channel("pathloss", e))?,
+            LogDistance::new(
+                f.pl0_db.unwrap_or(0.0),
+                f.d0_m.unwrap_or(1.0),
+                f.exponent.unwrap_or(2.0),
+            )
+            .map_err(|e| channel("pathloss", e))?,
         ),
         PathLossKind::Uma => PathLossModel::UrbanMacro(
-            UrbanMacro::with_default_heights(carrier_hz, los).map_err(|e| channel("carrier_ghz", e))?,
+            UrbanMacro::with_default_heights(carrier_hz, los)
+                .map_err(|e| channel("carrier_ghz", e))?,
         ),
         PathLossKind::Umi => PathLossModel::UrbanMicro(
-            UrbanMicro::with_default_heights(carrier_hz, los).map_err(|e| channel("carrier_ghz", e))?,
+            UrbanMicro::with_default_heights(carrier_hz, los)
+                .map_err(|e| channel("carrier_ghz", e))?,
         ),
     };
     let buffer = match c.rlc_buffer {
@@ -74,14 +98,21 @@ pub(super) fn lte_cell_config(name: &str, c: &CellSpec, enb: NodeId) -> Result<L
             t_poll_retransmit: c.t_poll_retransmit,
             t_reordering: c.t_reordering,
             t_status_prohibit: c.t_status_prohibit,
+            poll_pdu: c.poll_pdu,
+            poll_byte: c.poll_byte,
             tx_buffer: buffer,
             ..default_rlc_am()
         }),
-        RlcMode::Um => RlcModeConfig::Um(RlcUmConfig { t_reordering: c.t_reordering, tx_buffer: buffer, ..RlcUmConfig::lte(10) }),
+        RlcMode::Um => RlcModeConfig::Um(RlcUmConfig {
+            t_reordering: c.t_reordering,
+            tx_buffer: buffer,
+            ..RlcUmConfig::lte(10)
+        }),
     };
     let mut cfg = LteCellConfig::lte_default(name, enb);
     cfg.position = Position::new(c.position[0], c.position[1]);
-    cfg.n_prb = prbs_for_bandwidth(f.bandwidth_mhz).map_err(|e| ScenarioError::new(key("bandwidth_mhz"), e.to_string()))?;
+    cfg.n_prb = prbs_for_bandwidth(f.bandwidth_mhz)
+        .map_err(|e| ScenarioError::new(key("bandwidth_mhz"), e.to_string()))?;
     cfg.carrier_hz = carrier_hz;
     cfg.tx_power_dbm = f.tx_power_dbm;
     cfg.noise_figure_db = f.noise_figure_db;
@@ -91,16 +122,47 @@ pub(super) fn lte_cell_config(name: &str, c: &CellSpec, enb: NodeId) -> Result<L
     cfg.interferers = f
         .interferers
         .iter()
-        .map(|i| Interferer { position: Position::new(i.position[0], i.position[1]), tx_power_dbm: i.tx_power_dbm, load: i.load })
+        .map(|i| Interferer {
+            position: Position::new(i.position[0], i.position[1]),
+            tx_power_dbm: i.tx_power_dbm,
+            load: i.load,
+        })
         .collect();
     cfg.scheduler = f.scheduler.clone();
+    cfg.pf_time_constant_tti = c.pf_time_constant_tti;
+    cfg.ue_weights = f
+        .ues
+        .iter()
+        .filter(|(_, u)| u.weight != 1.0)
+        .map(|(ue, u)| (node(ue), u.weight))
+        .collect();
     cfg.harq.max_transmissions = f.harq_max_transmissions;
+    cfg.harq_combining = match f.harq_combining {
+        HarqCombiningKind::Chase => HarqCombining::Chase,
+        HarqCombiningKind::None => HarqCombining::None,
+    };
+    cfg.bler = BlerModel::from_shannon_bound(
+        DEFAULT_SHANNON_ETA,
+        DEFAULT_SNR_EFFICIENCY_DB,
+        f.bler_decade_db,
+    )
+    .map_err(|e| ScenarioError::new(key("bler_decade_db"), e.to_string()))?;
     cfg.rlc = rlc;
+    cfg.pdcp = PdcpConfig {
+        sn_bits: f.pdcp.sn_bits,
+        reordering: f.pdcp.reordering,
+        t_reordering: c.pdcp_t_reordering,
+        ..PdcpConfig::default()
+    };
     cfg.cqi_period_tti = c.cqi_period_tti;
     cfg.cqi_delay_tti = c.cqi_delay_tti;
     cfg.fixed_mcs = f.fixed_mcs;
-    cfg.uplink = UplinkConfig { rate_bps: c.uplink_rate_bps, grant_delay: c.uplink_grant_delay, loss: f.uplink.loss };
-    cfg.validate().map_err(|e| ScenarioError::new(format!("cells.{name}"), e.to_string()))?;
+    cfg.uplink = UplinkConfig {
+        rate_bps: c.uplink_rate_bps,
+        grant_delay: c.uplink_grant_delay,
+        loss: f.uplink.loss,
+    };
+    cfg.validate()
+        .map_err(|e| ScenarioError::new(format!("cells.{name}"), e.to_string()))?;
     Ok(cfg)
 }
-

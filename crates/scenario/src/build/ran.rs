@@ -50,8 +50,12 @@ pub(super) fn ran_config(
 ) -> Result<RanConfig, ScenarioError> {
     let mut cells = Vec::with_capacity(scenario.cells.len());
     let mut ues = Vec::new();
+    // A UE's WFQ weight is the UE's: every cell has a context for every UE of the network.
+    let mut weights = std::collections::BTreeMap::new();
     for (index, (name, cell)) in scenario.cells.iter().enumerate() {
-        cells.push(lte_cell_config(name, cell, node(&cell.file.enb))?);
+        let cfg = lte_cell_config(name, cell, node)?;
+        weights.extend(cfg.ue_weights.iter().map(|(&n, &w)| (n, w)));
+        cells.push(cfg);
         for (ue, u) in &cell.file.ues {
             let mobility = match scenario.mobility.get(ue) {
                 Some(m) => m.model(u.position),
@@ -65,6 +69,9 @@ pub(super) fn ran_config(
                 mobility,
             });
         }
+    }
+    for cfg in &mut cells {
+        cfg.ue_weights = weights.clone();
     }
     let gateway = scenario
         .epc
@@ -151,5 +158,50 @@ fn handover_config(
         }),
         reestablishment: h.reestablishment,
         q_rxlevmin_dbm: h.q_rxlevmin_dbm,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use celltcp_engine::SimDuration;
+    use celltcp_net::packet::NodeId;
+
+    /// The network of `examples/000/forwarding.toml` (WFQ cells `source` and `target`), with
+    /// the node ids of `ue_ref` and `ue_t1`.
+    fn config(overrides: &[(&str, &str)]) -> (celltcp_radio::ran::RanConfig, NodeId, NodeId) {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../examples/000/forwarding.toml");
+        let over: Vec<(String, String)> = overrides
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let scenario = crate::load_path(&path, &over).unwrap();
+        let node = |n: &str| scenario.node_id(n).unwrap();
+        let cfg = super::ran_config(&scenario, scenario.ran.as_ref().unwrap(), &node).unwrap();
+        (cfg, node("ue_ref"), node("ue_t1"))
+    }
+
+    #[test]
+    fn a_ues_weight_and_the_pdcp_reach_every_cell() {
+        let (cfg, ue_ref, ue_t1) = config(&[
+            ("cells.source.ues.ue_ref.weight", "2.0"),
+            ("cells.target.ues.ue_t1.weight", "0.5"),
+            ("cells.source.pdcp.t_reordering", "80ms"),
+            ("cells.target.pdcp.t_reordering", "80ms"),
+        ]);
+        // The weight is the UE's: every cell has a context for every UE and knows it.
+        let expected = BTreeMap::from([(ue_ref, 2.0), (ue_t1, 0.5)]);
+        for c in &cfg.cells {
+            assert_eq!(c.ue_weights, expected, "{}", c.name);
+            // The cells never reorder themselves in a network; the UE's receiver, above them,
+            // takes its SN length and t-Reordering from them.
+            assert!(!c.pdcp.reordering);
+            assert_eq!(c.pdcp.t_reordering, SimDuration::from_ms(80));
+            assert_eq!(c.pdcp.sn_bits, 12);
+        }
+        let (plain, _, _) = config(&[]);
+        assert!(plain.cells.iter().all(|c| c.ue_weights.is_empty()));
     }
 }

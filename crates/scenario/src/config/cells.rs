@@ -4,14 +4,17 @@
 //! form keeps them resolved for the world builder, which maps them onto the radio crate's
 //! `LteCellConfig`.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::fmt;
 
 use celltcp_engine::SimDuration;
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
+use serde::de::{self, Deserializer, Visitor};
+use serde::{Deserialize, Serialize, Serializer};
 
 use super::nodes::{Node, NodeKind};
-use super::quantity::{Limit, Quantity, Rate, Time};
+use super::quantity::{Limit, Quantity, Rate, Size, Time};
 use crate::validate::{check_name, node_ref};
 use crate::ScenarioError;
 
@@ -19,6 +22,10 @@ use crate::ScenarioError;
 pub const BANDWIDTHS_MHZ: [f64; 6] = [1.4, 3.0, 5.0, 10.0, 15.0, 20.0];
 /// MAC schedulers by name.
 pub const SCHEDULERS: [&str; 4] = ["round_robin", "proportional_fair", "max_ci", "wfq"];
+/// PDCP SN lengths of TS 36.323 §6.3.2 for data radio bearers, bits.
+pub const PDCP_SN_BITS: [u8; 4] = [7, 12, 15, 18];
+/// Default proportional-fair time constant: 1000 TTIs (`celltcp_radio::mac::proportional_fair`).
+pub const DEFAULT_PF_TIME_CONSTANT: &str = "1s";
 
 /// Path-loss model of a cell.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -57,6 +64,148 @@ pub enum OnMaxRetx {
     Discard,
 }
 
+/// Combining of HARQ retransmissions at the UE.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum HarqCombiningKind {
+    /// Chase combining: a block is decoded on the sum of the linear SINRs of its transmissions.
+    #[default]
+    Chase,
+    /// No soft combining: each transmission is decoded on its own SINR.
+    None,
+}
+
+/// pollPDU (TS 36.322 §5.2.2.1; RLC-Config of TS 36.331 §6.3.2): a poll every this many AMD
+/// PDUs, or never by count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PollPduFile {
+    /// A number of PDUs, ≥ 1 (36.331 can signal 4, 8, 16, 32, 64, 128 and 256).
+    Pdus(u32),
+    /// "infinity" (pInfinity, the 36.331 default).
+    Infinity,
+}
+
+/// pollByte (TS 36.322 §5.2.2.1; TS 36.331 §6.3.2): a poll every this many bytes of new data,
+/// or never by volume.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PollByteFile {
+    /// A size > 0 (36.331 can signal 25KB to 3000KB: kB25, kB50, … kB3000, kB = 1000 bytes).
+    Bytes(Quantity<Size>),
+    /// "infinity" (kBinfinity, the 36.331 default).
+    Infinity,
+}
+
+const INFINITY: &str = "infinity";
+
+impl Serialize for PollPduFile {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            PollPduFile::Pdus(n) => s.serialize_u32(*n),
+            PollPduFile::Infinity => s.serialize_str(INFINITY),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for PollPduFile {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(PollPduVisitor)
+    }
+}
+
+struct PollPduVisitor;
+
+impl Visitor<'_> for PollPduVisitor {
+    type Value = PollPduFile;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a number of PDUs ≥ 1 (e.g. 32), or \"infinity\"")
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<PollPduFile, E> {
+        match u32::try_from(v) {
+            Ok(n) if n >= 1 => Ok(PollPduFile::Pdus(n)),
+            _ => Err(E::custom(format!(
+                "{v} is not a pollPDU; expected a number of PDUs ≥ 1 (e.g. 32), or \"infinity\""
+            ))),
+        }
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<PollPduFile, E> {
+        if v == INFINITY {
+            Ok(PollPduFile::Infinity)
+        } else {
+            Err(E::custom(format!(
+                "'{v}' is not a pollPDU; expected a number of PDUs ≥ 1 (e.g. 32), or \"infinity\""
+            )))
+        }
+    }
+}
+
+impl JsonSchema for PollPduFile {
+    fn schema_name() -> Cow<'static, str> {
+        Cow::Borrowed("PollPdu")
+    }
+
+    fn json_schema(_generator: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "pollPDU: a number of AMD PDUs ≥ 1 between polls, or \"infinity\".",
+            "anyOf": [{ "type": "integer", "minimum": 1 }, { "const": INFINITY }],
+        })
+    }
+}
+
+impl Serialize for PollByteFile {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            PollByteFile::Bytes(q) => q.serialize(s),
+            PollByteFile::Infinity => s.serialize_str(INFINITY),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for PollByteFile {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(PollByteVisitor)
+    }
+}
+
+struct PollByteVisitor;
+
+impl Visitor<'_> for PollByteVisitor {
+    type Value = PollByteFile;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a size like '25KB', or \"infinity\"")
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<PollByteFile, E> {
+        if v == INFINITY {
+            return Ok(PollByteFile::Infinity);
+        }
+        Quantity::parse(v)
+            .map(PollByteFile::Bytes)
+            .map_err(E::custom)
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<PollByteFile, E> {
+        Err(E::custom(crate::units::size_missing_unit(&v.to_string())))
+    }
+}
+
+impl JsonSchema for PollByteFile {
+    fn schema_name() -> Cow<'static, str> {
+        Cow::Borrowed("PollByte")
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        let size = generator.subschema_for::<Quantity<Size>>();
+        json_schema!({
+            "description": "pollByte: bytes of new data between polls (a size > 0), or \"infinity\".",
+            "anyOf": [size, { "const": INFINITY }],
+        })
+    }
+}
+
 /// `[cells.NAME.rlc]` as written.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
@@ -75,6 +224,10 @@ pub struct RlcFile {
     pub t_reordering: Quantity<Time>,
     /// t-StatusProhibit (a time).
     pub t_status_prohibit: Quantity<Time>,
+    /// pollPDU (AM): a number of PDUs ≥ 1, or "infinity".
+    pub poll_pdu: PollPduFile,
+    /// pollByte (AM): a size > 0, or "infinity".
+    pub poll_byte: PollByteFile,
 }
 
 impl Default for RlcFile {
@@ -87,6 +240,32 @@ impl Default for RlcFile {
             t_poll_retransmit: Quantity::default_of("45ms"),
             t_reordering: Quantity::default_of("35ms"),
             t_status_prohibit: Quantity::default_of("0ms"),
+            poll_pdu: PollPduFile::Pdus(32),
+            poll_byte: PollByteFile::Bytes(Quantity::default_of("25KB")),
+        }
+    }
+}
+
+/// `[cells.NAME.pdcp]` as written: the PDCP of every UE's bearer (TS 36.323).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct PdcpFile {
+    /// PDCP SN length, bits: 7, 12, 15 or 18 (header of 1, 2, 2 or 3 bytes).
+    #[schemars(extend("enum" = [7, 12, 15, 18]))]
+    pub sn_bits: u8,
+    /// The UE's receiver reorders by COUNT (RLC AM only; not with [ran], see
+    /// ran.handover.reordering).
+    pub reordering: bool,
+    /// t-Reordering of the UE's receiver (a time).
+    pub t_reordering: Quantity<Time>,
+}
+
+impl Default for PdcpFile {
+    fn default() -> Self {
+        PdcpFile {
+            sn_bits: 12,
+            reordering: false,
+            t_reordering: Quantity::default_of("50ms"),
         }
     }
 }
@@ -105,7 +284,11 @@ pub struct UplinkFile {
 
 impl Default for UplinkFile {
     fn default() -> Self {
-        UplinkFile { rate: Quantity::default_of("5Mbps"), grant_delay: Quantity::default_of("8ms"), loss: 0.0 }
+        UplinkFile {
+            rate: Quantity::default_of("5Mbps"),
+            grant_delay: Quantity::default_of("8ms"),
+            loss: 0.0,
+        }
     }
 }
 
@@ -118,6 +301,9 @@ pub struct UeFile {
     /// Speed for the fast-fading Doppler, km/h (≥ 0).
     #[serde(default)]
     pub speed_kmh: f64,
+    /// Weighted-fair-queueing weight (> 0); other than 1 only with scheduler = "wfq".
+    #[serde(default = "one")]
+    pub weight: f64,
 }
 
 /// An interfering cell on the same carrier.
@@ -192,9 +378,19 @@ pub struct CellFile {
     /// "proportional_fair" (default), "round_robin", "max_ci" or "wfq".
     #[serde(default = "pf")]
     pub scheduler: String,
+    /// Proportional fair: time constant of the throughput average (a time ≥ 1ms; one TTI is
+    /// 1ms). Other than the default only with scheduler = "proportional_fair".
+    #[serde(default = "pf_time_constant")]
+    pub pf_time_constant: Quantity<Time>,
     /// HARQ maximum transmissions per transport block (1 to 8).
     #[serde(default = "four")]
     pub harq_max_transmissions: u8,
+    /// "chase" (default) or "none".
+    #[serde(default)]
+    pub harq_combining: HarqCombiningKind,
+    /// BLER curves: SINR step from BLER 10 % to 1 %, dB (0.1 to 10).
+    #[serde(default = "one")]
+    pub bler_decade_db: f64,
     /// Period of the CQI reports (a time, whole milliseconds).
     #[serde(default = "cqi_period")]
     pub cqi_period: Quantity<Time>,
@@ -206,6 +402,9 @@ pub struct CellFile {
     pub fixed_mcs: Option<u8>,
     #[serde(default)]
     pub rlc: RlcFile,
+    /// PDCP of every UE's bearer.
+    #[serde(default)]
+    pub pdcp: PdcpFile,
     #[serde(default)]
     pub uplink: UplinkFile,
     /// The UEs served at the start, by node name (at least one, except in a radio access
@@ -232,6 +431,9 @@ fn four() -> u8 {
 fn pf() -> String {
     "proportional_fair".into()
 }
+fn pf_time_constant() -> Quantity<Time> {
+    Quantity::default_of(DEFAULT_PF_TIME_CONSTANT)
+}
 fn cqi_period() -> Quantity<Time> {
     Quantity::default_of("5ms")
 }
@@ -251,6 +453,13 @@ pub struct CellSpec {
     pub t_poll_retransmit: SimDuration,
     pub t_reordering: SimDuration,
     pub t_status_prohibit: SimDuration,
+    /// pollPDU, PDUs; `None` = infinity.
+    pub poll_pdu: Option<u32>,
+    /// pollByte, bytes; `None` = infinity.
+    pub poll_byte: Option<u64>,
+    pub pdcp_t_reordering: SimDuration,
+    /// Proportional-fair time constant, TTIs (1 ms each).
+    pub pf_time_constant_tti: f64,
     pub uplink_rate_bps: u64,
     pub uplink_grant_delay: SimDuration,
 }
@@ -259,10 +468,15 @@ fn range(key: String, v: f64, lo: f64, hi: f64, what: &str) -> Result<(), Scenar
     if v.is_finite() && v >= lo && v <= hi {
         Ok(())
     } else {
-        Err(ScenarioError::new(key, format!("{v} is out of range; expected {what}")))
+        Err(ScenarioError::new(
+            key,
+            format!("{v} is out of range; expected {what}"),
+        ))
     }
 }
 
+// `%` rather than `is_multiple_of`, which is newer than the workspace's rust-version (1.80).
+#[allow(clippy::manual_is_multiple_of)]
 fn whole_ms(key: String, q: &Quantity<Time>, min_ms: u64) -> Result<u32, ScenarioError> {
     let ns = q.value.as_ns();
     if ns % 1_000_000 != 0 || ns / 1_000_000 < min_ms {
@@ -288,57 +502,162 @@ pub(crate) fn convert(
         let key = |k: &str| format!("cells.{name}.{k}");
         node_ref(&key("enb"), &c.enb, nodes)?;
         if nodes[&c.enb].kind != NodeKind::Router {
-            return Err(ScenarioError::new(key("enb"), format!("node '{}' is a host; an eNB is a router", c.enb)));
-        }
-        if !BANDWIDTHS_MHZ.iter().any(|b| (b - c.bandwidth_mhz).abs() < 1e-9) {
             return Err(ScenarioError::new(
-                key("bandwidth_mhz"),
-                format!("{} is not an LTE bandwidth; expected one of 1.4, 3, 5, 10, 15, 20", c.bandwidth_mhz),
+                key("enb"),
+                format!("node '{}' is a host; an eNB is a router", c.enb),
             ));
         }
-        range(key("carrier_ghz"), c.carrier_ghz, 0.5, 100.0, "0.5 to 100 (GHz)")?;
-        range(key("tx_power_dbm"), c.tx_power_dbm, -30.0, 80.0, "-30 to 80 (dBm)")?;
-        range(key("noise_figure_db"), c.noise_figure_db, 0.0, 30.0, "0 to 30 (dB)")?;
-        range(key("shadowing_db"), c.shadowing_db, 0.0, 30.0, "0 to 30 (dB)")?;
-        range(key("shadowing_decorrelation_m"), c.shadowing_decorrelation_m, 0.1, 1e4, "0.1 to 10000 (m)")?;
+        if !BANDWIDTHS_MHZ
+            .iter()
+            .any(|b| (b - c.bandwidth_mhz).abs() < 1e-9)
+        {
+            return Err(ScenarioError::new(
+                key("bandwidth_mhz"),
+                format!(
+                    "{} is not an LTE bandwidth; expected one of 1.4, 3, 5, 10, 15, 20",
+                    c.bandwidth_mhz
+                ),
+            ));
+        }
+        let radio = [
+            ("carrier_ghz", c.carrier_ghz, 0.5, 100.0, "0.5 to 100 (GHz)"),
+            (
+                "tx_power_dbm",
+                c.tx_power_dbm,
+                -30.0,
+                80.0,
+                "-30 to 80 (dBm)",
+            ),
+            (
+                "noise_figure_db",
+                c.noise_figure_db,
+                0.0,
+                30.0,
+                "0 to 30 (dB)",
+            ),
+            ("shadowing_db", c.shadowing_db, 0.0, 30.0, "0 to 30 (dB)"),
+            (
+                "shadowing_decorrelation_m",
+                c.shadowing_decorrelation_m,
+                0.1,
+                1e4,
+                "0.1 to 10000 (m)",
+            ),
+        ];
+        for (k, v, lo, hi, what) in radio {
+            range(key(k), v, lo, hi, what)?;
+        }
         if c.pathloss == PathLossKind::LogDistance {
-            for (k, v) in [("pl0_db", c.pl0_db), ("d0_m", c.d0_m), ("exponent", c.exponent)] {
+            for (k, v) in [
+                ("pl0_db", c.pl0_db),
+                ("d0_m", c.d0_m),
+                ("exponent", c.exponent),
+            ] {
                 if v.is_none() {
-                    return Err(ScenarioError::new(key(k), "required by pathloss = \"log_distance\""));
+                    return Err(ScenarioError::new(
+                        key(k),
+                        "required by pathloss = \"log_distance\"",
+                    ));
                 }
             }
         }
         if !SCHEDULERS.contains(&c.scheduler.as_str()) {
             return Err(ScenarioError::new(
                 key("scheduler"),
-                format!("'{}' is not a MAC scheduler; expected one of: {}", c.scheduler, SCHEDULERS.join(", ")),
+                format!(
+                    "'{}' is not a MAC scheduler; expected one of: {}",
+                    c.scheduler,
+                    SCHEDULERS.join(", ")
+                ),
             ));
         }
-        range(key("harq_max_transmissions"), c.harq_max_transmissions as f64, 1.0, 8.0, "1 to 8")?;
-        if let Some(m) = c.fixed_mcs {
-            range(key("fixed_mcs"), m as f64, 0.0, 28.0, "an MCS index 0 to 28")?;
+        let pf_time_constant_tti = pf_time_constant_tti(&key("pf_time_constant"), c)?;
+        let link = [
+            (
+                "harq_max_transmissions",
+                f64::from(c.harq_max_transmissions),
+                1.0,
+                8.0,
+                "1 to 8",
+            ),
+            (
+                "bler_decade_db",
+                c.bler_decade_db,
+                0.1,
+                10.0,
+                "0.1 to 10 (dB from BLER 10 % to 1 %)",
+            ),
+            (
+                "fixed_mcs",
+                c.fixed_mcs.map_or(0.0, f64::from),
+                0.0,
+                28.0,
+                "an MCS index 0 to 28",
+            ),
+            (
+                "rlc.max_retx",
+                f64::from(c.rlc.max_retx),
+                1.0,
+                32.0,
+                "1 to 32",
+            ),
+            (
+                "uplink.loss",
+                c.uplink.loss,
+                0.0,
+                1.0,
+                "a probability in [0, 1]",
+            ),
+        ];
+        for (k, v, lo, hi, what) in link {
+            range(key(k), v, lo, hi, what)?;
         }
-        range(key("rlc.max_retx"), c.rlc.max_retx as f64, 1.0, 32.0, "1 to 32")?;
-        range(key("uplink.loss"), c.uplink.loss, 0.0, 1.0, "a probability in [0, 1]")?;
+        let (poll_pdu, poll_byte) = polls(&key, &c.rlc)?;
+        check_pdcp(&key, c, in_ran)?;
         if c.uplink.rate.value == 0 {
-            return Err(ScenarioError::new(key("uplink.rate"), "must be a positive rate, e.g. '5Mbps'"));
+            return Err(ScenarioError::new(
+                key("uplink.rate"),
+                "must be a positive rate, e.g. '5Mbps'",
+            ));
         }
         for (i, it) in c.interferers.iter().enumerate() {
-            range(format!("cells.{name}.interferers[{i}].load"), it.load, 0.0, 1.0, "0 to 1")?;
+            range(
+                format!("cells.{name}.interferers[{i}].load"),
+                it.load,
+                0.0,
+                1.0,
+                "0 to 1",
+            )?;
         }
         if c.ues.is_empty() && !in_ran {
-            return Err(ScenarioError::new(key("ues"), "a cell serves at least one UE"));
+            return Err(ScenarioError::new(
+                key("ues"),
+                "a cell serves at least one UE",
+            ));
         }
         for (ue, u) in &c.ues {
             let ukey = format!("cells.{name}.ues.{ue}");
             node_ref(&ukey, ue, nodes)?;
             if nodes[ue].kind != NodeKind::Host {
-                return Err(ScenarioError::new(ukey, format!("node '{ue}' is a router; a UE is a host")));
+                return Err(ScenarioError::new(
+                    ukey,
+                    format!("node '{ue}' is a router; a UE is a host"),
+                ));
             }
             if let Some(other) = served.insert(ue, name) {
-                return Err(ScenarioError::new(ukey, format!("UE '{ue}' is already served by cell '{other}'")));
+                return Err(ScenarioError::new(
+                    ukey,
+                    format!("UE '{ue}' is already served by cell '{other}'"),
+                ));
             }
-            range(format!("{ukey}.speed_kmh"), u.speed_kmh, 0.0, 500.0, "0 to 500 (km/h)")?;
+            range(
+                format!("{ukey}.speed_kmh"),
+                u.speed_kmh,
+                0.0,
+                500.0,
+                "0 to 500 (km/h)",
+            )?;
+            check_weight(&format!("{ukey}.weight"), u.weight, &c.scheduler)?;
         }
         let cqi_period_tti = whole_ms(key("cqi_period"), &c.cqi_period, 1)?;
         let cqi_delay_tti = whole_ms(key("cqi_delay"), &c.cqi_delay, 0)?;
@@ -353,18 +672,157 @@ pub(crate) fn convert(
                 t_poll_retransmit: c.rlc.t_poll_retransmit.value,
                 t_reordering: c.rlc.t_reordering.value,
                 t_status_prohibit: c.rlc.t_status_prohibit.value,
+                poll_pdu,
+                poll_byte,
+                pdcp_t_reordering: c.pdcp.t_reordering.value,
+                pf_time_constant_tti,
                 uplink_rate_bps: c.uplink.rate.value,
                 uplink_grant_delay: c.uplink.grant_delay.value,
             },
         );
     }
+    if in_ran {
+        same_pdcp_in_ran(file)?;
+    }
     Ok(out)
+}
+
+/// `pf_time_constant` in TTIs (1 ms each): at least one TTI, and other than the default only
+/// with the proportional-fair scheduler (no other scheduler reads it).
+fn pf_time_constant_tti(key: &str, c: &CellFile) -> Result<f64, ScenarioError> {
+    let q = &c.pf_time_constant;
+    let ns = q.value.as_ns();
+    if ns < 1_000_000 {
+        return Err(ScenarioError::new(
+            key,
+            format!("'{q}' is too short; expected a time ≥ 1ms (one TTI)"),
+        ));
+    }
+    if c.scheduler != "proportional_fair" && q.value != pf_time_constant().value {
+        return Err(ScenarioError::new(
+            key,
+            format!(
+                "'{q}' is given but scheduler is \"{}\"; it applies to \"proportional_fair\" only",
+                c.scheduler
+            ),
+        ));
+    }
+    Ok(ns as f64 / 1e6)
+}
+
+/// A UE's WFQ weight: finite and > 0, and other than 1 only with the "wfq" scheduler (the
+/// only one that reads weights).
+fn check_weight(key: &str, w: f64, scheduler: &str) -> Result<(), ScenarioError> {
+    if !(w.is_finite() && w > 0.0) {
+        return Err(ScenarioError::new(
+            key,
+            format!("{w} is not a weight; expected a finite number > 0"),
+        ));
+    }
+    if w != 1.0 && scheduler != "wfq" {
+        return Err(ScenarioError::new(
+            key,
+            format!("{w} is given but scheduler is \"{scheduler}\"; weights apply to \"wfq\" only"),
+        ));
+    }
+    Ok(())
+}
+
+/// pollPDU and pollByte resolved (`None` = infinity); a poll byte count must be > 0.
+fn polls(
+    key: &impl Fn(&str) -> String,
+    rlc: &RlcFile,
+) -> Result<(Option<u32>, Option<u64>), ScenarioError> {
+    let poll_pdu = match rlc.poll_pdu {
+        PollPduFile::Pdus(n) => Some(n),
+        PollPduFile::Infinity => None,
+    };
+    let poll_byte = match &rlc.poll_byte {
+        PollByteFile::Bytes(q) if q.value == 0 => {
+            return Err(ScenarioError::new(
+                key("rlc.poll_byte"),
+                format!("'{q}' must be > 0; use a size such as '25KB', or \"infinity\""),
+            ))
+        }
+        PollByteFile::Bytes(q) => Some(q.value),
+        PollByteFile::Infinity => None,
+    };
+    Ok((poll_pdu, poll_byte))
+}
+
+/// `[cells.NAME.pdcp]`: an SN length of 36.323 §6.3.2; reordering only over RLC AM (36.323
+/// §5.1.2.1.4) and only in a cell on its own — in a radio access network the UE's receiver
+/// sits above the cells and `ran.handover.reordering` decides when it reorders.
+fn check_pdcp(
+    key: &impl Fn(&str) -> String,
+    c: &CellFile,
+    in_ran: bool,
+) -> Result<(), ScenarioError> {
+    if !PDCP_SN_BITS.contains(&c.pdcp.sn_bits) {
+        return Err(ScenarioError::new(
+            key("pdcp.sn_bits"),
+            format!(
+                "{} is not a PDCP SN length; expected 7, 12, 15 or 18 (bits)",
+                c.pdcp.sn_bits
+            ),
+        ));
+    }
+    if c.pdcp.reordering && in_ran {
+        return Err(ScenarioError::new(
+            key("pdcp.reordering"),
+            "true is not allowed with [ran]: the UE's PDCP receiver sits above the cells there and \
+             reorders around handovers as ran.handover.reordering says",
+        ));
+    }
+    if c.pdcp.reordering && c.rlc.mode == RlcMode::Um {
+        return Err(ScenarioError::new(
+            key("pdcp.reordering"),
+            "true is not allowed with rlc.mode = \"um\"; PDCP reordering is for RLC AM bearers \
+             (TS 36.323 §5.1.2.1.4)",
+        ));
+    }
+    Ok(())
+}
+
+/// In a radio access network the UE's PDCP receiver and its COUNT persist across cells: every
+/// cell numbers with one SN length and bounds reordering with one t-Reordering.
+fn same_pdcp_in_ran(file: &BTreeMap<String, CellFile>) -> Result<(), ScenarioError> {
+    let mut cells = file.iter();
+    let Some((first, f)) = cells.next() else {
+        return Ok(());
+    };
+    for (name, c) in cells {
+        if c.pdcp.sn_bits != f.pdcp.sn_bits {
+            return Err(ScenarioError::new(
+                format!("cells.{name}.pdcp.sn_bits"),
+                format!(
+                    "{} differs from cells.{first}.pdcp.sn_bits ({}); a radio access network uses one PDCP SN length",
+                    c.pdcp.sn_bits, f.pdcp.sn_bits
+                ),
+            ));
+        }
+        if c.pdcp.t_reordering.value != f.pdcp.t_reordering.value {
+            return Err(ScenarioError::new(
+                format!("cells.{name}.pdcp.t_reordering"),
+                format!(
+                    "'{}' differs from cells.{first}.pdcp.t_reordering ('{}'); a radio access network uses one t-Reordering",
+                    c.pdcp.t_reordering, f.pdcp.t_reordering
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The (eNB, UE) pairs of every cell, for reachability checks.
 pub(crate) fn radio_edges(cells: &BTreeMap<String, CellSpec>) -> Vec<(String, String)> {
     cells
         .values()
-        .flat_map(|c| c.file.ues.keys().map(move |ue| (c.file.enb.clone(), ue.clone())))
+        .flat_map(|c| {
+            c.file
+                .ues
+                .keys()
+                .map(move |ue| (c.file.enb.clone(), ue.clone()))
+        })
         .collect()
 }

@@ -34,6 +34,13 @@ pub enum UnitError {
         kind: &'static str,
         example: &'static str,
     },
+    /// A queue limit of neither form: names both, and the case of the size units (`"200kB"`
+    /// is not a size: sizes write `KB`, while rates write `kbps`/`kBps`).
+    #[error(
+        "'{text}' is not a queue limit; use whole packets ('500p') or a size such as '200KB' \
+         (units B, KB, MB, GB, KiB, MiB, GiB; KB = 1000 bytes, KiB = 1024 bytes)"
+    )]
+    MalformedLimit { text: String },
     /// A number without a unit (a TOML number, or a string of digits only).
     #[error("{number} has no unit; a {kind} needs one of {units} (e.g. '{number}{suggested}')")]
     MissingUnit {
@@ -175,11 +182,7 @@ pub fn parse_queue_limit(text: &str) -> Result<QueueLimit, UnitError> {
     match parse_with(&SIZE, text) {
         Ok(bytes) => Ok(QueueLimit::Bytes(bytes as u64)),
         // Report a malformed or unit-less limit as a queue limit, naming both forms.
-        Err(UnitError::Malformed { text, .. }) => Err(UnitError::Malformed {
-            text,
-            kind: PACKETS.kind,
-            example: PACKETS.example,
-        }),
+        Err(UnitError::Malformed { text, .. }) => Err(UnitError::MalformedLimit { text }),
         Err(UnitError::MissingUnit { number, .. }) => Err(missing_unit(&PACKETS, number)),
         Err(UnitError::Negative { text, .. }) => Err(UnitError::Negative {
             text,
@@ -496,12 +499,12 @@ mod tests {
         );
         assert_eq!(
             err(parse_queue_limit("200 pkts")),
-            "'200 pkts' is not a queue limit; use e.g. '100p'"
+            "'200 pkts' is not a queue limit; use whole packets ('500p') or a size such as '200KB' \
+             (units B, KB, MB, GB, KiB, MiB, GiB; KB = 1000 bytes, KiB = 1024 bytes)"
         );
-        assert_eq!(
-            err(parse_queue_limit("x")),
-            "'x' is not a queue limit; use e.g. '100p'"
-        );
+        assert!(err(parse_queue_limit("x")).starts_with("'x' is not a queue limit; use whole packets"));
+        // Size units are case-sensitive everywhere (`KB`); a lower-case k is named in the message.
+        assert!(err(parse_queue_limit("200kB")).contains("a size such as '200KB'"));
     }
 
     #[test]
