@@ -40,6 +40,8 @@ _UE_COUNTS = {
     "sdus_delivered": "sdus_delivered",
     "sdus_refused": "sdus_refused",
     "uplink_lost": "uplink_lost",
+    # Only for UEs with a receive-error model (`downlink_loss`).
+    "downlink_lost": "downlink_lost",
 }
 
 #: Per-direction counters of the ``queue`` series reported per interval.
@@ -112,8 +114,8 @@ def cell_intervals(result: Any, cell: str | None = None) -> pd.DataFrame:
     blocks); ``prb_share`` (the UE's PRBs over all the cell used), ``cell_prb_utilization``
     (the cell's PRBs over those it had, when the result carries the scenario); the gauges
     ``buffer_bytes`` and ``cqi`` at the interval's end; and the interval's counts of HARQ and
-    RLC retransmissions, RLC discards, SDUs delivered, SDUs refused by the full buffer and
-    uplink losses. Columns whose counters the series lacks (a run of an older version) are
+    RLC retransmissions, RLC discards, SDUs delivered, SDUs refused by the full buffer,
+    uplink losses and (for a UE with a ``downlink_loss`` model) packets its receiver lost. Columns whose counters the series lacks (a run of an older version) are
     left out.
     """
     frame = _series(result, "cells", 'add cells = ["NAME"] to the scenario\'s [trace] table')

@@ -143,3 +143,21 @@ def test_plot_cell_and_link_from_the_command_line(lte_run, tmp_path, capsys):
     assert "--link L is required" in capsys.readouterr().err
     assert main(["plot", "cell", "--result", str(out), "--cell", "c9"]) == 2
     assert "cell 'c9' is not in series 'cells' (have: cell1)" in capsys.readouterr().err
+
+
+def test_receive_errors_at_the_ue_are_counted_per_interval():
+    sc = celltcp.Scenario.load(EXAMPLE)
+    sc.set("simulation.duration", "2s")
+    sc.set("cells.cell1.ues.ue_far.downlink_loss", {"kind": "bernoulli", "p": 0.05})
+    sc.set("trace.cells", ["cell1"])
+    sc.set("trace.interval", "200ms")
+    result = celltcp.run(sc)
+    rows = cell_intervals(result)
+    far, near = rows[rows["ue"] == "ue_far"], rows[rows["ue"] == "ue_near"]
+    total = result.summary["cells"]["cell1"]["ues"]["ue_far"]["downlink_lost"]
+    assert 0 < far["downlink_lost"].sum() <= total
+    # About 5 % of what the far UE's RLC delivered.
+    ratio = far["downlink_lost"].sum() / far["sdus_delivered"].sum()
+    assert 0.02 < ratio < 0.08, ratio
+    # A UE without a model has no such figure.
+    assert near["downlink_lost"].isna().all()

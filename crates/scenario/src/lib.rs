@@ -45,14 +45,15 @@ pub use schema::json_schema;
 pub use series::{Column, Series};
 
 /// Loads a scenario from TOML text, applying `overrides` (dotted key, value) in order. Relative
-/// file paths in it (links' `trace` files) are relative to the current directory.
+/// file paths in it (links' `trace` files, cells' `bler_table` files) are relative to the
+/// current directory.
 pub fn load_str(text: &str, overrides: &[(String, String)]) -> Result<Scenario, ScenarioError> {
     load_str_in(text, overrides, Path::new(""))
 }
 
-/// [`load_str`] with relative file paths (links' `trace` files) taken relative to `base_dir`,
-/// the directory of the scenario file the text came from. The resolved paths are what the
-/// scenario echoes.
+/// [`load_str`] with relative file paths (links' `trace` files, cells' `bler_table` files)
+/// taken relative to `base_dir`, the directory of the scenario file the text came from. The
+/// resolved paths are what the scenario echoes.
 pub fn load_str_in(
     text: &str,
     overrides: &[(String, String)],
@@ -66,11 +67,14 @@ pub fn load_str_in(
     for link in file.links.values_mut() {
         link.anchor_trace_paths(base_dir);
     }
+    for cell in file.cells.values_mut() {
+        cell.anchor_bler_table_path(base_dir);
+    }
     file.resolve()
 }
 
-/// Loads a scenario file from disk; relative `trace` paths in it are relative to the file's
-/// directory. See [`load_str`].
+/// Loads a scenario file from disk; relative `trace` and `bler_table` paths in it are relative
+/// to the file's directory. See [`load_str`].
 pub fn load_path(path: &Path, overrides: &[(String, String)]) -> Result<Scenario, ScenarioError> {
     let text = std::fs::read_to_string(path).map_err(|e| {
         ScenarioError::new(

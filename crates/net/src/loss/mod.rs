@@ -7,15 +7,18 @@
 //! Models: [`Bernoulli`] (independent losses), [`BitErrorRate`] (independent bit errors, so
 //! longer packets are lost more often) and [`GilbertElliott`] (a two-state Markov chain for
 //! bursty losses). Constructors reject out-of-range parameters with [`ParamError`], the error
-//! type shared with the queue disciplines.
+//! type shared with the queue disciplines. [`AnyLossModel`] holds any of them as a plain value
+//! (`Clone`, `PartialEq`) for configurations that carry a loss model.
 
 use celltcp_engine::{RngStream, SimTime};
 
+mod any;
 mod ber;
 mod bernoulli;
 mod gilbert_elliott;
 
 pub use crate::queue::ParamError;
+pub use any::AnyLossModel;
 pub use ber::BitErrorRate;
 pub use bernoulli::Bernoulli;
 pub use gilbert_elliott::{GeConfig, GeState, GilbertElliott};

@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use celltcp_engine::SimDuration;
+use celltcp_net::loss::AnyLossModel;
 use celltcp_net::packet::NodeId;
 
 use crate::channel::{ChannelError, FreeSpace, PathLossModel, Position};
@@ -122,6 +123,11 @@ pub struct LteCellConfig {
     /// UE not listed weighs 1. Only `wfq` reads weights (the other schedulers ignore them).
     /// Every node listed must be a UE of the cell.
     pub ue_weights: BTreeMap<NodeId, f64>,
+    /// Receive errors of each UE on the downlink, by node: every IP packet the UE's RLC and
+    /// PDCP deliver is lost at the UE with the model's probability (`downlink_loss.rs`); a UE
+    /// not listed loses nothing there. Every node listed must be a UE of the cell. In a radio
+    /// access network the model is the UE's (`RanUe::downlink_loss`) and this map stays empty.
+    pub downlink_loss: BTreeMap<NodeId, AnyLossModel>,
     /// Proportional-fair time constant, TTIs.
     pub pf_time_constant_tti: f64,
     pub harq: HarqConfig,
@@ -152,7 +158,7 @@ pub struct LteCellConfig {
 
 impl LteCellConfig {
     /// A 10 MHz (50 PRB) cell at 2 GHz and 46 dBm, noise figure 9 dB, free-space path loss, no shadowing, no fading, no interferers, proportional fair
-    /// (t_c = 1000 TTIs), every UE of weight 1, HARQ 8 processes / maxTx 4 with chase combining, RLC AM
+    /// (t_c = 1000 TTIs), every UE of weight 1 and without downlink receive errors, HARQ 8 processes / maxTx 4 with chase combining, RLC AM
     /// ([`default_rlc_am`]), PDCP 12-bit SN, CQI every 5 TTIs used 4 TTIs later, AMC, the
     /// default uplink, no traces. Every field may be overridden.
     pub fn lte_default(name: &str, enb: NodeId) -> Self {
@@ -173,6 +179,7 @@ impl LteCellConfig {
             interferers: Vec::new(),
             scheduler: "proportional_fair".to_string(),
             ue_weights: BTreeMap::new(),
+            downlink_loss: BTreeMap::new(),
             pf_time_constant_tti: crate::mac::proportional_fair::DEFAULT_TIME_CONSTANT_TTI,
             harq: HarqConfig::default(),
             harq_combining: HarqCombining::Chase,
@@ -428,7 +435,7 @@ mod tests {
     }
 
     #[test]
-    fn weights_and_pdcp_reordering_are_checked() {
+    fn per_ue_maps_and_pdcp_reordering_are_checked() {
         let base = LteCellConfig::lte_default("c", 0);
         for w in [0.0, -1.0, f64::NAN, f64::INFINITY] {
             let cfg = LteCellConfig {
@@ -446,6 +453,15 @@ mod tests {
         assert_eq!(
             LteCell::new(stray, vec![ue(1)], 1, 0).unwrap_err(),
             CellError::UnknownUe { node: 7 }
+        );
+        // A downlink loss model likewise.
+        let stray_loss = LteCellConfig {
+            downlink_loss: BTreeMap::from([(8, AnyLossModel::bernoulli(0.1).unwrap())]),
+            ..base.clone()
+        };
+        assert_eq!(
+            LteCell::new(stray_loss, vec![ue(1)], 1, 0).unwrap_err(),
+            CellError::UnknownUe { node: 8 }
         );
         let um_reordering = LteCellConfig {
             rlc: RlcModeConfig::Um(RlcUmConfig::lte(10)),

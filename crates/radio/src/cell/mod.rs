@@ -12,7 +12,9 @@
 //!   fading and interference; periodic, delayed wideband CQI; BLER curves with chase
 //!   combining;
 //! * uplink ([`uplink`]): abstracted as a per-UE FIFO with a grant delay, a rate and losses,
-//!   carrying IP packets (TCP ACKs) and the RLC STATUS PDUs of the downlink.
+//!   carrying IP packets (TCP ACKs) and the RLC STATUS PDUs of the downlink;
+//! * receive errors at the UE ([`downlink_loss`]), optional per UE: a loss model applied to
+//!   every IP packet at its delivery to the UE node, after RLC and PDCP.
 //!
 //! Timing and the call contract (the world's, see `celltcp_net::medium`):
 //! * `send(eNB → UE)` writes the packet into the UE's downlink RLC buffer (refused when full:
@@ -34,10 +36,12 @@
 //!
 //! Randomness: the `RngStream` the world hands to `on_timer` is not used. Each UE has its own
 //! streams `cell/NAME/ue/NODE/{fading,shadowing,bler,uplink}` derived from the seed and run
-//! given to [`LteCell::new`], so adding a UE never changes another UE's numbers.
+//! given to [`LteCell::new`], so adding a UE never changes another UE's numbers; a UE with a
+//! downlink loss model adds `cell/NAME/ue/NODE/downlink_loss`, which changes no other stream.
 
 pub mod bearer;
 pub mod config;
+pub mod downlink_loss;
 mod handover;
 pub mod radio_link;
 #[cfg(test)]
@@ -64,6 +68,7 @@ pub use config::{
     default_rlc_am, CellError, HarqCombining, Interferer, LteCellConfig, RlcModeConfig, UeConfig,
     UplinkConfig,
 };
+pub use downlink_loss::DownlinkLoss;
 pub use handover::DetachedUe;
 pub use stats::{CellTrace, UeReport};
 pub use tbs::MonotoneTbs;
@@ -174,11 +179,12 @@ impl LteCell {
                 ran_delivered.is_some(),
             )?);
         }
-        // A weight for a node that is not a UE here is a configuration mistake (a misspelt or
-        // misplaced UE), not something to ignore.
+        // A weight or a loss model for a node that is not a UE here is a configuration mistake
+        // (a misspelt or misplaced UE), not something to ignore.
         if let Some(&node) = cfg
             .ue_weights
             .keys()
+            .chain(cfg.downlink_loss.keys())
             .find(|n| by_node.iter().all(|&(m, _)| m != **n))
         {
             return Err(CellError::UnknownUe { node });
@@ -342,6 +348,7 @@ impl LteCell {
             mcs_mean: mean(c.mcs_sum as f64, c.new_tbs),
             prbs: c.prbs,
             uplink_lost: ul.packets_lost + ul.status_lost,
+            downlink_lost: ue.downlink_loss.as_ref().map(DownlinkLoss::lost),
         }
     }
 
@@ -476,9 +483,10 @@ impl Medium for LteCell {
     /// cumulative decoded transport-block bits, delivered SDU bytes and SDUs, the summed eNB
     /// queueing delay of the delivered SDUs (seconds; its difference over the SDUs' difference
     /// is the interval's mean delay), HARQ and RLC retransmissions, RLC discards, SDUs refused
-    /// by the full buffer, uplink losses, PRBs allocated, and the sums behind the mean SINR
+    /// by the full buffer, uplink losses, PRBs allocated, the sums behind the mean SINR
     /// and MCS (differences of a sum over differences of its count give the interval's mean,
-    /// as the summary's means are the run's). Per cell: PRBs used so far.
+    /// as the summary's means are the run's), and, for a UE with a downlink loss model, the
+    /// packets its receiver lost (`downlink_lost`). Per cell: PRBs used so far.
     fn sample(&self, _now: SimTime, out: &mut Vec<MediumFigure>) {
         for ue in self.reported_ues() {
             let n = ue.node;
@@ -510,6 +518,9 @@ impl Medium for LteCell {
             push("sinr_samples", c.sinr_samples as f64);
             push("mcs_sum", c.mcs_sum as f64);
             push("new_tbs", c.new_tbs as f64);
+            if let Some(l) = &ue.downlink_loss {
+                push(downlink_loss::DOWNLINK_LOST, l.lost() as f64);
+            }
         }
         out.push(("prbs_used".to_string(), self.prbs_used as f64));
     }

@@ -108,10 +108,15 @@ pub struct UeReport {
     pub prbs: u64,
     /// Items (IP packets and STATUS PDUs) lost on the uplink.
     pub uplink_lost: u64,
+    /// IP packets lost by the UE's receiver after delivery by RLC and PDCP
+    /// (`downlink_loss.rs`); `None` for a UE without a downlink loss model, which has no such
+    /// figure.
+    pub downlink_lost: Option<u64>,
 }
 
 impl UeReport {
-    /// `(name, value)` pairs for the run summary, names `ue.<node>.<figure>`.
+    /// `(name, value)` pairs for the run summary, names `ue.<node>.<figure>`; `downlink_lost`
+    /// only for a UE with a downlink loss model.
     pub fn figures(&self, out: &mut Vec<(String, f64)>) {
         let n = self.node;
         let mut push = |k: &str, v: f64| out.push((format!("ue.{n}.{k}"), v));
@@ -138,6 +143,9 @@ impl UeReport {
         push("mcs_mean", self.mcs_mean);
         push("prbs", self.prbs as f64);
         push("uplink_lost", self.uplink_lost as f64);
+        if let Some(lost) = self.downlink_lost {
+            push(super::downlink_loss::DOWNLINK_LOST, lost as f64);
+        }
     }
 }
 

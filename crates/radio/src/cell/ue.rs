@@ -1,6 +1,7 @@
 //! Everything the cell keeps for one UE: its radio link and CQI reports, the downlink bearer
 //! (PDCP numbering, the eNB's RLC transmitting side and the UE's receiving side), the HARQ
-//! entity with the RLC PDUs each process holds, the uplink FIFO, random streams and counters.
+//! entity with the RLC PDUs each process holds, the uplink FIFO, the UE's downlink receive
+//! errors, random streams and counters.
 
 use celltcp_engine::{RngStream, SimTime};
 use celltcp_net::medium::MediumOutput;
@@ -12,6 +13,7 @@ use crate::phy::Amc;
 
 use super::bearer::{bearer, BearerSdu, DlPdu, DlRx, DlTx, StampedPacket};
 use super::config::{CellError, LteCellConfig, RlcModeConfig, UeConfig};
+use super::downlink_loss::{deliver_to_ue, DownlinkLoss};
 use super::radio_link::{CqiReports, RadioLink};
 use super::stats::{TimeWeighted, UeCounters};
 use super::uplink::{UplinkFifo, UplinkItem};
@@ -67,6 +69,9 @@ pub(crate) struct UeContext {
     pub uplink: UplinkFifo,
     /// Decoding draws: one uniform per transmission.
     pub rng_bler: RngStream,
+    /// Receive errors of the IP packets handed to the UE node (`downlink_loss.rs`), if the UE
+    /// has a model; a cell of a radio access network has none (the network applies the UE's).
+    pub downlink_loss: Option<DownlinkLoss>,
     pub counters: UeCounters,
     pub buffer: TimeWeighted,
     pub record: TtiRecord,
@@ -122,6 +127,10 @@ impl UeContext {
                 RngStream::new(seed, run, &format!("{prefix}/uplink")),
             ),
             rng_bler: RngStream::new(seed, run, &format!("{prefix}/bler")),
+            downlink_loss: cfg
+                .downlink_loss
+                .get(&ue.node)
+                .map(|m| DownlinkLoss::new(m.clone(), seed, run, &prefix)),
             counters: UeCounters::default(),
             buffer: TimeWeighted::default(),
             record: TtiRecord::default(),
@@ -170,7 +179,8 @@ impl UeContext {
     /// Hands the SDUs the UE's RLC has reassembled to the UE node (through its PDCP
     /// receiver when it reorders) or to `ran`'s queue, and queues a STATUS PDU on the uplink
     /// if the receiving side has one to send. The delivery counters are RLC's: an SDU is
-    /// counted when RLC delivers it, before any PDCP reordering wait.
+    /// counted when RLC delivers it, before any PDCP reordering wait and before the UE's
+    /// receive errors (which RLC does not see).
     pub fn deliver(
         &mut self,
         now: SimTime,
@@ -183,10 +193,16 @@ impl UeContext {
             match (ran.as_mut(), self.pdcp_rx.as_mut()) {
                 (Some(q), _) => q.push((self.node, sdu)),
                 (None, Some(pdcp)) => pdcp.on_pdu(now, sdu),
-                (None, None) => out.delivered.push((self.node, sdu.sdu.packet)),
+                (None, None) => deliver_to_ue(
+                    self.downlink_loss.as_mut(),
+                    now,
+                    self.node,
+                    sdu.sdu.packet,
+                    out,
+                ),
             }
         }
-        self.release_pdcp(out);
+        self.release_pdcp(now, out);
         if let Some(status) = self.rx.pull_status(now) {
             self.uplink
                 .push(now, UplinkItem::Status(status), &cfg.uplink);
@@ -204,14 +220,15 @@ impl UeContext {
         if let Some(pdcp) = self.pdcp_rx.as_mut() {
             pdcp.on_timeout(now);
         }
-        self.release_pdcp(out);
+        self.release_pdcp(now, out);
     }
 
-    /// Delivers to the UE node the SDUs its PDCP receiver has released, in COUNT order.
-    fn release_pdcp(&mut self, out: &mut MediumOutput) {
+    /// Delivers to the UE node the SDUs its PDCP receiver has released at `now`, in COUNT
+    /// order (each subject to the UE's receive errors).
+    fn release_pdcp(&mut self, now: SimTime, out: &mut MediumOutput) {
         if let Some(pdcp) = self.pdcp_rx.as_mut() {
             while let Some(sdu) = pdcp.take_sdu() {
-                out.delivered.push((self.node, sdu.packet));
+                deliver_to_ue(self.downlink_loss.as_mut(), now, self.node, sdu.packet, out);
             }
         }
     }

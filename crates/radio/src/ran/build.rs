@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use celltcp_engine::{RngStream, SimTime};
 use celltcp_net::packet::NodeId;
 
-use crate::cell::{Interferer, LteCell, UeConfig};
+use crate::cell::{DownlinkLoss, Interferer, LteCell, UeConfig};
 use crate::measurement::{check_error_std_db, A3Monitor, L3Filter, RlfMonitor};
 use crate::mobility::Mobility;
 use crate::pdcp::{PdcpConfig, PdcpRx};
@@ -20,7 +20,8 @@ use super::{LteRan, RanConfig, RanError};
 impl LteRan {
     /// The network of `cfg`; random streams from (`seed`, `run`): each cell's as a plain
     /// cell's, plus `ran/ue/NODE/mobility`, `ran/ue/NODE/measurement`,
-    /// `ran/ue/NODE/measurement/rsrq` and `ran/prediction`.
+    /// `ran/ue/NODE/measurement/rsrq`, `ran/prediction` and, for a UE with receive errors,
+    /// `ran/ue/NODE/downlink_loss`.
     pub fn new(cfg: RanConfig, seed: u64, run: u64) -> Result<LteRan, RanError> {
         validate(&cfg)?;
         let RanConfig {
@@ -150,6 +151,10 @@ impl LteRan {
                 latest_record: None,
                 last_commanded: None,
                 max_uid: Default::default(),
+                downlink_loss: ue
+                    .downlink_loss
+                    .clone()
+                    .map(|m| DownlinkLoss::new(m, seed, run, &format!("ran/ue/{}", ue.node))),
             });
         }
         let mut ue_index: Vec<(NodeId, usize)> = states
@@ -218,6 +223,17 @@ fn validate(cfg: &RanConfig) -> Result<(), RanError> {
             return Err(RanError::invalid(
                 format!("cells[{i}].enb"),
                 format!("node {} is the gateway; expected a node of its own", c.enb),
+            ));
+        }
+        // The UE's receive errors are the UE's, applied above the cells (its `RanUe`); a
+        // cell's map would be silently unused.
+        if let Some(node) = c.downlink_loss.keys().next() {
+            return Err(RanError::invalid(
+                format!("cells[{i}].downlink_loss"),
+                format!(
+                    "a model for node {node}; expected none in a radio access network (a UE's \
+                     receive errors are its own: ues[..].downlink_loss)"
+                ),
             ));
         }
         // The UE's PDCP receiver and its COUNT continue across cells (36.323 §5.1.2.1.2):

@@ -2,6 +2,7 @@
 //! measurements and triggers, the handover procedure's latencies and the data-path policy.
 
 use celltcp_engine::{SimDuration, SimTime};
+use celltcp_net::loss::AnyLossModel;
 use celltcp_net::packet::NodeId;
 
 use crate::cell::LteCellConfig;
@@ -197,13 +198,19 @@ impl Default for MeasurementConfig {
     }
 }
 
-/// A UE of the network: where it starts being served and how it moves.
+/// A UE of the network: where it starts being served, how it moves, and the receive errors
+/// of its downlink.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RanUe {
     pub node: NodeId,
     /// Index of its serving cell at the start in [`RanConfig::cells`].
     pub serving: usize,
     pub mobility: MobilityModel,
+    /// Receive errors at the UE (`cell::downlink_loss`): every IP packet its PDCP receiver
+    /// delivers is lost with the model's probability, whichever cell served it; the model
+    /// belongs to the UE's receiver and keeps its state across handovers. `None`: no losses
+    /// there and no draws.
+    pub downlink_loss: Option<AnyLossModel>,
 }
 
 /// A radio access network: LTE cells, their UEs, X2 handover between the cells.
@@ -212,7 +219,9 @@ pub struct RanConfig {
     /// Name in summaries.
     pub name: String,
     /// The cells, each with its own eNB node. Their `interferers` lists are kept; with
-    /// `coupled_interference` the other cells of the network are added to them.
+    /// `coupled_interference` the other cells of the network are added to them. Their
+    /// `downlink_loss` maps must be empty: a UE's receive errors are its own
+    /// ([`RanUe::downlink_loss`]).
     pub cells: Vec<LteCellConfig>,
     pub ues: Vec<RanUe>,
     /// The MME and S-GW (the EPC gateway node), for the message timeline.

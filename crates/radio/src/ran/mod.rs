@@ -31,8 +31,9 @@
 //!
 //! Randomness: every cell keeps the streams of a plain cell (`cell/NAME/ue/NODE/…`), so a
 //! one-cell network without handover reproduces the plain cell exactly; the network adds
-//! `ran/ue/NODE/mobility`, `ran/ue/NODE/measurement`, `ran/ue/NODE/measurement/rsrq` and
-//! `ran/prediction`.
+//! `ran/ue/NODE/mobility`, `ran/ue/NODE/measurement`, `ran/ue/NODE/measurement/rsrq`,
+//! `ran/prediction`, and `ran/ue/NODE/downlink_loss` for a UE with receive errors (the UE's
+//! own model, applied above the cells, so it follows the UE through handovers).
 
 mod build;
 pub mod config;
@@ -193,6 +194,16 @@ impl LteRan {
         self.sdus = sdus;
     }
 
+    /// `ue.NODE.downlink_lost` of every UE with a downlink loss model, in UE order.
+    fn downlink_lost(&self, out: &mut Vec<MediumFigure>) {
+        for ue in &self.ues {
+            if let Some(l) = &ue.downlink_loss {
+                let figure = crate::cell::downlink_loss::DOWNLINK_LOST;
+                out.push((format!("ue.{}.{figure}", ue.node), l.lost() as f64));
+            }
+        }
+    }
+
     /// The earliest T310 expiry of a served UE.
     fn next_t310(&self) -> Option<SimTime> {
         self.ues
@@ -283,7 +294,7 @@ impl Medium for LteRan {
         for u in 0..self.ues.len() {
             if self.ues[u].pdcp.poll_timeout().is_some_and(|t| t <= now) {
                 self.ues[u].pdcp.on_timeout(now);
-                self.deliver_ready(u, out);
+                self.deliver_ready(now, u, out);
             }
             if self.ues[u].pdcp_reordering {
                 self.settle_pdcp(now, u);
@@ -291,12 +302,13 @@ impl Medium for LteRan {
         }
     }
 
-    /// RAN-level figures; the cells report as parts.
+    /// RAN-level figures, then per UE with a downlink loss model the packets its receiver
+    /// lost (`ue.NODE.downlink_lost`); the cells report as parts.
     fn report(&self, _now: SimTime) -> Vec<MediumFigure> {
         let t = self.timeline.totals();
         let x2 = |r: &HandoverRecord| r.cause != HandoverCause::RadioLinkFailure;
         let count = |pred: &dyn Fn(&HandoverRecord) -> bool| self.timeline.count_where(pred) as f64;
-        vec![
+        let mut figures = vec![
             ("handovers".into(), count(&x2)),
             (
                 "handovers_completed".into(),
@@ -318,11 +330,15 @@ impl Medium for LteRan {
             ("packets_dropped_handover".into(), t.dropped as f64),
             ("packets_duplicated".into(), t.duplicated as f64),
             ("packets_reordered".into(), t.reordered as f64),
-        ]
+        ];
+        self.downlink_lost(&mut figures);
+        figures
     }
 
     /// Per UE its serving cell index, filtered RSRP per cell and filtered RSRQ per cell (NaN
-    /// before the first measurement), then each cell's own figures prefixed with its name.
+    /// before the first measurement), then the packets lost by the receivers of the UEs with
+    /// a downlink loss model (`ue.NODE.downlink_lost`, cumulative), then each cell's own
+    /// figures prefixed with its name.
     fn sample(&self, now: SimTime, out: &mut Vec<MediumFigure>) {
         for ue in &self.ues {
             let n = ue.node;
@@ -342,6 +358,7 @@ impl Medium for LteRan {
                 ));
             }
         }
+        self.downlink_lost(out);
         let mut part = Vec::new();
         for cell in &self.cells {
             part.clear();

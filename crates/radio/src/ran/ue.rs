@@ -4,7 +4,8 @@
 //!
 //! Also the last hop to the UE node: every downlink PDCP PDU a cell's RLC reassembled, or the
 //! source handed over at detach, goes through [`LteRan::pdcp_receive`], which counts duplicates
-//! and reordering against the UE's latest handover.
+//! and reordering against the UE's latest handover; what the receiver releases meets the UE's
+//! receive errors, if it has a model, on its way to the UE node.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -14,6 +15,7 @@ use celltcp_net::packet::{FlowId, NodeId, Packet};
 use celltcp_net::queue::DropCause;
 
 use crate::cell::bearer::BearerSdu;
+use crate::cell::downlink_loss::DownlinkLoss;
 use crate::cell::StampedPacket;
 use crate::channel::Position;
 use crate::measurement::{A3Monitor, L3Filter, RlfMonitor};
@@ -73,6 +75,9 @@ pub(super) struct UeRan {
     pub last_commanded: Option<u32>,
     /// Per flow, the largest packet uid delivered to the UE node.
     pub max_uid: BTreeMap<FlowId, u64>,
+    /// `ran/ue/NODE/downlink_loss`: the UE receiver's errors on the IP packets its PDCP
+    /// receiver releases, whichever cell served them (`cell::downlink_loss`).
+    pub downlink_loss: Option<DownlinkLoss>,
 }
 
 impl UeRan {
@@ -198,7 +203,7 @@ impl LteRan {
         } else {
             ue.received.insert(count);
         }
-        self.deliver_ready(u, out);
+        self.deliver_ready(now, u, out);
     }
 
     /// UE `u` leaves a cell: if the network reorders, its PDCP receiver reorders by COUNT
@@ -240,11 +245,20 @@ impl LteRan {
         }
     }
 
-    /// Delivers to the UE node every SDU its PDCP receiver has released, noting reordering.
-    pub(super) fn deliver_ready(&mut self, u: usize, out: &mut MediumOutput) {
+    /// Delivers to the UE node every SDU its PDCP receiver has released at `now`, noting
+    /// reordering. With a downlink loss model each packet may be lost at the UE's receiver
+    /// first (dropped as a link loss); a lost packet does not count for reordering, since the
+    /// UE node never sees it.
+    pub(super) fn deliver_ready(&mut self, now: SimTime, u: usize, out: &mut MediumOutput) {
         let ue = &mut self.ues[u];
         while let Some(sdu) = ue.pdcp.take_sdu() {
             let p = sdu.packet;
+            if let Some(loss) = ue.downlink_loss.as_mut() {
+                if loss.is_lost(now, &p) {
+                    out.dropped.push((p, DropCause::LinkLoss));
+                    continue;
+                }
+            }
             let max = ue.max_uid.entry(p.flow).or_insert(p.uid);
             if p.uid < *max {
                 self.timeline

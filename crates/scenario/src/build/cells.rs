@@ -1,6 +1,9 @@
 //! The cells of a scenario: each `[cells.NAME]` onto the radio crate's `LteCellConfig`, and
 //! either one medium per cell or, with `[ran]`, one radio access network of all of them.
 
+use std::collections::BTreeMap;
+
+use celltcp_net::loss::{AnyLossModel, GeConfig};
 use celltcp_net::packet::NodeId;
 use celltcp_net::queue::QueueLimit;
 use celltcp_net::world::WorldBuilder;
@@ -14,10 +17,11 @@ use celltcp_radio::channel::{
 };
 use celltcp_radio::pdcp::PdcpConfig;
 use celltcp_radio::phy::bler::{DEFAULT_SHANNON_ETA, DEFAULT_SNR_EFFICIENCY_DB};
-use celltcp_radio::phy::{prbs_for_bandwidth, BlerModel};
+use celltcp_radio::phy::{prbs_for_bandwidth, BlerModel, BlerTable};
 use celltcp_radio::rlc::{BufferLimit, MaxRetxAction, RlcAmConfig, RlcUmConfig};
 
 use crate::config::cells::{CellSpec, HarqCombiningKind, OnMaxRetx, PathLossKind, RlcMode};
+use crate::config::loss::LossSpec;
 use crate::error::ScenarioError;
 use crate::Scenario;
 
@@ -46,8 +50,9 @@ pub(super) fn add_cells(
     Ok(())
 }
 
-/// The radio crate's cell configuration for a validated `[cells.NAME]`, with the WFQ weights of
-/// the UEs it lists (`node` maps node names to ids).
+/// The radio crate's cell configuration for a validated `[cells.NAME]`, with the WFQ weights and
+/// the downlink loss models of the UEs it lists (`node` maps node names to ids); a radio access
+/// network moves the loss models to its UEs.
 pub(super) fn lte_cell_config(
     name: &str,
     c: &CellSpec,
@@ -136,17 +141,22 @@ pub(super) fn lte_cell_config(
         .filter(|(_, u)| u.weight != 1.0)
         .map(|(ue, u)| (node(ue), u.weight))
         .collect();
+    cfg.downlink_loss = downlink_loss(name, c, node)?;
     cfg.harq.max_transmissions = f.harq_max_transmissions;
     cfg.harq_combining = match f.harq_combining {
         HarqCombiningKind::Chase => HarqCombining::Chase,
         HarqCombiningKind::None => HarqCombining::None,
     };
-    cfg.bler = BlerModel::from_shannon_bound(
-        DEFAULT_SHANNON_ETA,
-        DEFAULT_SNR_EFFICIENCY_DB,
-        f.bler_decade_db,
-    )
-    .map_err(|e| ScenarioError::new(key("bler_decade_db"), e.to_string()))?;
+    cfg.bler = match &c.bler_table {
+        // Validated when the scenario was resolved; one copy per cell built.
+        Some(table) => BlerModel::from_table(BlerTable::clone(table)),
+        None => BlerModel::from_shannon_bound(
+            DEFAULT_SHANNON_ETA,
+            DEFAULT_SNR_EFFICIENCY_DB,
+            f.bler_decade_db,
+        )
+        .map_err(|e| ScenarioError::new(key("bler_decade_db"), e.to_string()))?,
+    };
     cfg.rlc = rlc;
     cfg.pdcp = PdcpConfig {
         sn_bits: f.pdcp.sn_bits,
@@ -165,4 +175,43 @@ pub(super) fn lte_cell_config(
     cfg.validate()
         .map_err(|e| ScenarioError::new(format!("cells.{name}"), e.to_string()))?;
     Ok(cfg)
+}
+
+/// The loss model of each UE of cell `name` that has one, by node.
+fn downlink_loss(
+    name: &str,
+    c: &CellSpec,
+    node: &impl Fn(&str) -> NodeId,
+) -> Result<BTreeMap<NodeId, AnyLossModel>, ScenarioError> {
+    c.downlink_loss
+        .iter()
+        .map(|(ue, spec)| {
+            let model = any_loss_model(spec).map_err(|e| {
+                ScenarioError::new(
+                    format!("cells.{name}.ues.{ue}.downlink_loss"),
+                    e.to_string(),
+                )
+            })?;
+            Ok((node(ue), model))
+        })
+        .collect()
+}
+
+/// A validated loss model as a value (a link's is boxed instead, `build::loss_model`).
+fn any_loss_model(spec: &LossSpec) -> Result<AnyLossModel, celltcp_net::loss::ParamError> {
+    match *spec {
+        LossSpec::Bernoulli { p } => AnyLossModel::bernoulli(p),
+        LossSpec::Ber { ber } => AnyLossModel::ber(ber),
+        LossSpec::GilbertElliott {
+            p_good_to_bad,
+            p_bad_to_good,
+            loss_good,
+            loss_bad,
+        } => AnyLossModel::gilbert_elliott(GeConfig {
+            p_good_to_bad,
+            p_bad_to_good,
+            loss_good,
+            loss_bad,
+        }),
+    }
 }

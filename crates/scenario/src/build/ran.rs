@@ -3,7 +3,9 @@
 //!
 //! Cells keep their names and their order (name order), so `ran.handover.manual[i].target`
 //! maps to the cell's rank; each UE starts served by the cell that lists it, at its position
-//! there, and moves per `[mobility.UE]` (standing still without an entry).
+//! there, and moves per `[mobility.UE]` (standing still without an entry). A UE's downlink loss
+//! model (its own, or the default of the cell that lists it) becomes the UE's in the network,
+//! applied above the cells whichever serves it.
 
 use celltcp_engine::SimTime;
 use celltcp_net::packet::NodeId;
@@ -53,8 +55,10 @@ pub(super) fn ran_config(
     // A UE's WFQ weight is the UE's: every cell has a context for every UE of the network.
     let mut weights = std::collections::BTreeMap::new();
     for (index, (name, cell)) in scenario.cells.iter().enumerate() {
-        let cfg = lte_cell_config(name, cell, node)?;
+        let mut cfg = lte_cell_config(name, cell, node)?;
         weights.extend(cfg.ue_weights.iter().map(|(&n, &w)| (n, w)));
+        // The UE's receive errors are the UE's, not this cell's (`RanUe::downlink_loss`).
+        let mut losses = std::mem::take(&mut cfg.downlink_loss);
         cells.push(cfg);
         for (ue, u) in &cell.file.ues {
             let mobility = match scenario.mobility.get(ue) {
@@ -67,6 +71,7 @@ pub(super) fn ran_config(
                 node: node(ue),
                 serving: index,
                 mobility,
+                downlink_loss: losses.remove(&node(ue)),
             });
         }
     }

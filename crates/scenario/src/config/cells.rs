@@ -2,28 +2,40 @@
 //!
 //! The file gives the radio parameters with units and plain numbers for dB quantities; the typed
 //! form keeps them resolved for the world builder, which maps them onto the radio crate's
-//! `LteCellConfig`.
+//! `LteCellConfig`. The bearer's tables (`rlc`, `pdcp`, `uplink`) are in `cells/bearer.rs`, the
+//! BLER curves read from a file (`bler_table`) in `cells/bler_table.rs`, the UEs' receive errors
+//! (`downlink_loss`) in `cells/downlink_loss.rs`.
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
-use std::fmt;
+use std::sync::Arc;
 
 use celltcp_engine::SimDuration;
-use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
-use serde::de::{self, Deserializer, Visitor};
-use serde::{Deserialize, Serialize, Serializer};
+use celltcp_radio::phy::BlerTable;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
+use super::loss::{LossFile, LossSpec};
 use super::nodes::{Node, NodeKind};
-use super::quantity::{Limit, Quantity, Rate, Size, Time};
+use super::quantity::{Quantity, Time};
 use crate::validate::{check_name, node_ref};
 use crate::ScenarioError;
+
+mod bearer;
+mod bler_table;
+mod downlink_loss;
+
+use bearer::{check_pdcp, polls, same_pdcp_in_ran};
+pub use bearer::{
+    OnMaxRetx, PdcpFile, PollByteFile, PollPduFile, RlcFile, RlcMode, UplinkFile, PDCP_SN_BITS,
+};
 
 /// Downlink bandwidths of TS 36.101 Table 5.6-1, MHz.
 pub const BANDWIDTHS_MHZ: [f64; 6] = [1.4, 3.0, 5.0, 10.0, 15.0, 20.0];
 /// MAC schedulers by name.
 pub const SCHEDULERS: [&str; 4] = ["round_robin", "proportional_fair", "max_ci", "wfq"];
-/// PDCP SN lengths of TS 36.323 §6.3.2 for data radio bearers, bits.
-pub const PDCP_SN_BITS: [u8; 4] = [7, 12, 15, 18];
+/// Default `bler_decade_db`: the logistic curves' 1 dB from BLER 10 % to 1 %
+/// (`celltcp_radio::phy::bler::DEFAULT_DECADE_DB`).
+pub const DEFAULT_BLER_DECADE_DB: f64 = 1.0;
 /// Default proportional-fair time constant: 1000 TTIs (`celltcp_radio::mac::proportional_fair`).
 pub const DEFAULT_PF_TIME_CONSTANT: &str = "1s";
 
@@ -42,28 +54,6 @@ pub enum PathLossKind {
     Umi,
 }
 
-/// RLC mode of the UEs' downlink bearer.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum RlcMode {
-    /// Acknowledged mode: ARQ with status reports (TS 36.322 §5.1.3).
-    #[default]
-    Am,
-    /// Unacknowledged mode: no retransmission at RLC.
-    Um,
-}
-
-/// What RLC AM does when a PDU reached its maximum number of retransmissions.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum OnMaxRetx {
-    /// Indicate a radio link failure (LTE, TS 36.322 §5.2.1).
-    #[default]
-    Rlf,
-    /// Discard the PDU's SDUs and move the window on (WCDMA's MaxDAT behaviour).
-    Discard,
-}
-
 /// Combining of HARQ retransmissions at the UE.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -73,223 +63,6 @@ pub enum HarqCombiningKind {
     Chase,
     /// No soft combining: each transmission is decoded on its own SINR.
     None,
-}
-
-/// pollPDU (TS 36.322 §5.2.2.1; RLC-Config of TS 36.331 §6.3.2): a poll every this many AMD
-/// PDUs, or never by count.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PollPduFile {
-    /// A number of PDUs, ≥ 1 (36.331 can signal 4, 8, 16, 32, 64, 128 and 256).
-    Pdus(u32),
-    /// "infinity" (pInfinity, the 36.331 default).
-    Infinity,
-}
-
-/// pollByte (TS 36.322 §5.2.2.1; TS 36.331 §6.3.2): a poll every this many bytes of new data,
-/// or never by volume.
-#[derive(Clone, Debug, PartialEq)]
-pub enum PollByteFile {
-    /// A size > 0 (36.331 can signal 25KB to 3000KB: kB25, kB50, … kB3000, kB = 1000 bytes).
-    Bytes(Quantity<Size>),
-    /// "infinity" (kBinfinity, the 36.331 default).
-    Infinity,
-}
-
-const INFINITY: &str = "infinity";
-
-impl Serialize for PollPduFile {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            PollPduFile::Pdus(n) => s.serialize_u32(*n),
-            PollPduFile::Infinity => s.serialize_str(INFINITY),
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for PollPduFile {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(PollPduVisitor)
-    }
-}
-
-struct PollPduVisitor;
-
-impl Visitor<'_> for PollPduVisitor {
-    type Value = PollPduFile;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a number of PDUs ≥ 1 (e.g. 32), or \"infinity\"")
-    }
-
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<PollPduFile, E> {
-        match u32::try_from(v) {
-            Ok(n) if n >= 1 => Ok(PollPduFile::Pdus(n)),
-            _ => Err(E::custom(format!(
-                "{v} is not a pollPDU; expected a number of PDUs ≥ 1 (e.g. 32), or \"infinity\""
-            ))),
-        }
-    }
-
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<PollPduFile, E> {
-        if v == INFINITY {
-            Ok(PollPduFile::Infinity)
-        } else {
-            Err(E::custom(format!(
-                "'{v}' is not a pollPDU; expected a number of PDUs ≥ 1 (e.g. 32), or \"infinity\""
-            )))
-        }
-    }
-}
-
-impl JsonSchema for PollPduFile {
-    fn schema_name() -> Cow<'static, str> {
-        Cow::Borrowed("PollPdu")
-    }
-
-    fn json_schema(_generator: &mut SchemaGenerator) -> Schema {
-        json_schema!({
-            "description": "pollPDU: a number of AMD PDUs ≥ 1 between polls, or \"infinity\".",
-            "anyOf": [{ "type": "integer", "minimum": 1 }, { "const": INFINITY }],
-        })
-    }
-}
-
-impl Serialize for PollByteFile {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            PollByteFile::Bytes(q) => q.serialize(s),
-            PollByteFile::Infinity => s.serialize_str(INFINITY),
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for PollByteFile {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(PollByteVisitor)
-    }
-}
-
-struct PollByteVisitor;
-
-impl Visitor<'_> for PollByteVisitor {
-    type Value = PollByteFile;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a size like '25KB', or \"infinity\"")
-    }
-
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<PollByteFile, E> {
-        if v == INFINITY {
-            return Ok(PollByteFile::Infinity);
-        }
-        Quantity::parse(v)
-            .map(PollByteFile::Bytes)
-            .map_err(E::custom)
-    }
-
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<PollByteFile, E> {
-        Err(E::custom(crate::units::size_missing_unit(&v.to_string())))
-    }
-}
-
-impl JsonSchema for PollByteFile {
-    fn schema_name() -> Cow<'static, str> {
-        Cow::Borrowed("PollByte")
-    }
-
-    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
-        let size = generator.subschema_for::<Quantity<Size>>();
-        json_schema!({
-            "description": "pollByte: bytes of new data between polls (a size > 0), or \"infinity\".",
-            "anyOf": [size, { "const": INFINITY }],
-        })
-    }
-}
-
-/// `[cells.NAME.rlc]` as written.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, default)]
-pub struct RlcFile {
-    /// "am" or "um".
-    pub mode: RlcMode,
-    /// The eNB's per-UE queue: packets ("500p") or bytes ("1MB").
-    pub buffer: Quantity<Limit>,
-    /// maxRetxThreshold (AM), 1 to 32.
-    pub max_retx: u32,
-    /// "rlf" (LTE) or "discard" (MaxDAT-like).
-    pub on_max_retx: OnMaxRetx,
-    /// t-PollRetransmit (a time).
-    pub t_poll_retransmit: Quantity<Time>,
-    /// t-Reordering (a time).
-    pub t_reordering: Quantity<Time>,
-    /// t-StatusProhibit (a time).
-    pub t_status_prohibit: Quantity<Time>,
-    /// pollPDU (AM): a number of PDUs ≥ 1, or "infinity".
-    pub poll_pdu: PollPduFile,
-    /// pollByte (AM): a size > 0, or "infinity".
-    pub poll_byte: PollByteFile,
-}
-
-impl Default for RlcFile {
-    fn default() -> Self {
-        RlcFile {
-            mode: RlcMode::Am,
-            buffer: Quantity::default_of("1MB"),
-            max_retx: 4,
-            on_max_retx: OnMaxRetx::Rlf,
-            t_poll_retransmit: Quantity::default_of("45ms"),
-            t_reordering: Quantity::default_of("35ms"),
-            t_status_prohibit: Quantity::default_of("0ms"),
-            poll_pdu: PollPduFile::Pdus(32),
-            poll_byte: PollByteFile::Bytes(Quantity::default_of("25KB")),
-        }
-    }
-}
-
-/// `[cells.NAME.pdcp]` as written: the PDCP of every UE's bearer (TS 36.323).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, default)]
-pub struct PdcpFile {
-    /// PDCP SN length, bits: 7, 12, 15 or 18 (header of 1, 2, 2 or 3 bytes).
-    #[schemars(extend("enum" = [7, 12, 15, 18]))]
-    pub sn_bits: u8,
-    /// The UE's receiver reorders by COUNT (RLC AM only; not with [ran], see
-    /// ran.handover.reordering).
-    pub reordering: bool,
-    /// t-Reordering of the UE's receiver (a time).
-    pub t_reordering: Quantity<Time>,
-}
-
-impl Default for PdcpFile {
-    fn default() -> Self {
-        PdcpFile {
-            sn_bits: 12,
-            reordering: false,
-            t_reordering: Quantity::default_of("50ms"),
-        }
-    }
-}
-
-/// `[cells.NAME.uplink]` as written: the abstracted uplink of each UE.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, default)]
-pub struct UplinkFile {
-    /// Service rate of one UE's uplink (a rate, > 0).
-    pub rate: Quantity<Rate>,
-    /// Scheduling request to transmission (a time).
-    pub grant_delay: Quantity<Time>,
-    /// Loss probability per uplink packet, 0 to 1.
-    pub loss: f64,
-}
-
-impl Default for UplinkFile {
-    fn default() -> Self {
-        UplinkFile {
-            rate: Quantity::default_of("5Mbps"),
-            grant_delay: Quantity::default_of("8ms"),
-            loss: 0.0,
-        }
-    }
 }
 
 /// `[cells.NAME.ues.UE]`: a UE node served by the cell.
@@ -304,6 +77,9 @@ pub struct UeFile {
     /// Weighted-fair-queueing weight (> 0); other than 1 only with scheduler = "wfq".
     #[serde(default = "one")]
     pub weight: f64,
+    /// Receive errors of this UE on the downlink (replaces the cell's downlink_loss).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub downlink_loss: Option<LossFile>,
 }
 
 /// An interfering cell on the same carrier.
@@ -391,6 +167,11 @@ pub struct CellFile {
     /// BLER curves: SINR step from BLER 10 % to 1 %, dB (0.1 to 10).
     #[serde(default = "one")]
     pub bler_decade_db: f64,
+    /// BLER curves from a CSV file of link-level points (mcs,sinr_db,bler) instead of the
+    /// default curves: a path, relative to the scenario file (to the current directory for
+    /// scenarios loaded from text). Not with a bler_decade_db other than 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bler_table: Option<String>,
     /// Period of the CQI reports (a time, whole milliseconds).
     #[serde(default = "cqi_period")]
     pub cqi_period: Quantity<Time>,
@@ -407,6 +188,11 @@ pub struct CellFile {
     pub pdcp: PdcpFile,
     #[serde(default)]
     pub uplink: UplinkFile,
+    /// Receive errors of the UEs on the downlink: each IP packet the radio delivered is lost
+    /// at the UE with this loss model (the table of a link's loss); the default of the UEs
+    /// listed here, which may give their own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub downlink_loss: Option<LossFile>,
     /// The UEs served at the start, by node name (at least one, except in a radio access
     /// network, whose UEs move between its cells).
     #[serde(default)]
@@ -462,6 +248,10 @@ pub struct CellSpec {
     pub pf_time_constant_tti: f64,
     pub uplink_rate_bps: u64,
     pub uplink_grant_delay: SimDuration,
+    /// The BLER curves read from `bler_table`, if given.
+    pub bler_table: Option<Arc<BlerTable>>,
+    /// Receive-error model of each UE listed that has one (its own or the cell's), by UE name.
+    pub downlink_loss: BTreeMap<String, LossSpec>,
 }
 
 fn range(key: String, v: f64, lo: f64, hi: f64, what: &str) -> Result<(), ScenarioError> {
@@ -659,6 +449,8 @@ pub(crate) fn convert(
             )?;
             check_weight(&format!("{ukey}.weight"), u.weight, &c.scheduler)?;
         }
+        let bler_table = bler_table::read(name, c)?;
+        let downlink_loss = downlink_loss::resolve(name, c)?;
         let cqi_period_tti = whole_ms(key("cqi_period"), &c.cqi_period, 1)?;
         let cqi_delay_tti = whole_ms(key("cqi_delay"), &c.cqi_delay, 0)?;
         out.insert(
@@ -678,6 +470,8 @@ pub(crate) fn convert(
                 pf_time_constant_tti,
                 uplink_rate_bps: c.uplink.rate.value,
                 uplink_grant_delay: c.uplink.grant_delay.value,
+                bler_table,
+                downlink_loss,
             },
         );
     }
@@ -724,92 +518,6 @@ fn check_weight(key: &str, w: f64, scheduler: &str) -> Result<(), ScenarioError>
             key,
             format!("{w} is given but scheduler is \"{scheduler}\"; weights apply to \"wfq\" only"),
         ));
-    }
-    Ok(())
-}
-
-/// pollPDU and pollByte resolved (`None` = infinity); a poll byte count must be > 0.
-fn polls(
-    key: &impl Fn(&str) -> String,
-    rlc: &RlcFile,
-) -> Result<(Option<u32>, Option<u64>), ScenarioError> {
-    let poll_pdu = match rlc.poll_pdu {
-        PollPduFile::Pdus(n) => Some(n),
-        PollPduFile::Infinity => None,
-    };
-    let poll_byte = match &rlc.poll_byte {
-        PollByteFile::Bytes(q) if q.value == 0 => {
-            return Err(ScenarioError::new(
-                key("rlc.poll_byte"),
-                format!("'{q}' must be > 0; use a size such as '25KB', or \"infinity\""),
-            ))
-        }
-        PollByteFile::Bytes(q) => Some(q.value),
-        PollByteFile::Infinity => None,
-    };
-    Ok((poll_pdu, poll_byte))
-}
-
-/// `[cells.NAME.pdcp]`: an SN length of 36.323 §6.3.2; reordering only over RLC AM (36.323
-/// §5.1.2.1.4) and only in a cell on its own — in a radio access network the UE's receiver
-/// sits above the cells and `ran.handover.reordering` decides when it reorders.
-fn check_pdcp(
-    key: &impl Fn(&str) -> String,
-    c: &CellFile,
-    in_ran: bool,
-) -> Result<(), ScenarioError> {
-    if !PDCP_SN_BITS.contains(&c.pdcp.sn_bits) {
-        return Err(ScenarioError::new(
-            key("pdcp.sn_bits"),
-            format!(
-                "{} is not a PDCP SN length; expected 7, 12, 15 or 18 (bits)",
-                c.pdcp.sn_bits
-            ),
-        ));
-    }
-    if c.pdcp.reordering && in_ran {
-        return Err(ScenarioError::new(
-            key("pdcp.reordering"),
-            "true is not allowed with [ran]: the UE's PDCP receiver sits above the cells there and \
-             reorders around handovers as ran.handover.reordering says",
-        ));
-    }
-    if c.pdcp.reordering && c.rlc.mode == RlcMode::Um {
-        return Err(ScenarioError::new(
-            key("pdcp.reordering"),
-            "true is not allowed with rlc.mode = \"um\"; PDCP reordering is for RLC AM bearers \
-             (TS 36.323 §5.1.2.1.4)",
-        ));
-    }
-    Ok(())
-}
-
-/// In a radio access network the UE's PDCP receiver and its COUNT persist across cells: every
-/// cell numbers with one SN length and bounds reordering with one t-Reordering.
-fn same_pdcp_in_ran(file: &BTreeMap<String, CellFile>) -> Result<(), ScenarioError> {
-    let mut cells = file.iter();
-    let Some((first, f)) = cells.next() else {
-        return Ok(());
-    };
-    for (name, c) in cells {
-        if c.pdcp.sn_bits != f.pdcp.sn_bits {
-            return Err(ScenarioError::new(
-                format!("cells.{name}.pdcp.sn_bits"),
-                format!(
-                    "{} differs from cells.{first}.pdcp.sn_bits ({}); a radio access network uses one PDCP SN length",
-                    c.pdcp.sn_bits, f.pdcp.sn_bits
-                ),
-            ));
-        }
-        if c.pdcp.t_reordering.value != f.pdcp.t_reordering.value {
-            return Err(ScenarioError::new(
-                format!("cells.{name}.pdcp.t_reordering"),
-                format!(
-                    "'{}' differs from cells.{first}.pdcp.t_reordering ('{}'); a radio access network uses one t-Reordering",
-                    c.pdcp.t_reordering, f.pdcp.t_reordering
-                ),
-            ));
-        }
     }
     Ok(())
 }

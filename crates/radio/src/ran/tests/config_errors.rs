@@ -59,6 +59,19 @@ fn errors_name_the_key_and_the_value() {
     cfg.ues.push(fixed_ue(11, 0, 10.0));
     assert_eq!(error(cfg), "ues[1].node: node 11 is an eNB or the gateway");
 
+    // A UE's receive errors are the UE's (`RanUe::downlink_loss`), never a cell's.
+    let mut cfg = base();
+    let model = celltcp_net::loss::AnyLossModel::bernoulli(0.1).unwrap();
+    cfg.cells[1].downlink_loss.insert(1, model.clone());
+    assert_eq!(
+        error(cfg),
+        "cells[1].downlink_loss: a model for node 1; expected none in a radio access network \
+         (a UE's receive errors are its own: ues[..].downlink_loss)"
+    );
+    let mut cfg = base();
+    cfg.ues[0].downlink_loss = Some(model);
+    assert!(LteRan::new(cfg, 1, 0).is_ok());
+
     let mut cfg = base();
     cfg.cells[1].pdcp.sn_bits = 7;
     assert!(error(cfg).starts_with("cells[1].pdcp.sn_bits: 7 differs from cells[0] (12)"));
@@ -74,6 +87,7 @@ fn errors_name_the_key_and_the_value() {
     cfg.ues[0] = RanUe {
         node: 1,
         serving: 0,
+        downlink_loss: None,
         mobility: MobilityModel::Linear {
             start: Position::new(0.0, 0.0),
             velocity_mps: (300.0, 0.0),

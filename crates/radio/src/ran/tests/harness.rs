@@ -66,6 +66,7 @@ pub fn fixed_ue(node: NodeId, serving: usize, x_m: f64) -> RanUe {
     RanUe {
         node,
         serving,
+        downlink_loss: None,
         mobility: MobilityModel::Fixed {
             position: Position::new(x_m, 0.0),
         },

@@ -35,6 +35,7 @@ fn a_ue_out_of_coverage_fails_after_t310_and_reestablishes_at_the_best_cell() {
     let ue = RanUe {
         node: UE,
         serving: 0,
+        downlink_loss: None,
         mobility: MobilityModel::Waypoints {
             points: vec![
                 (ms(0), Position::new(250.0, 0.0)),
@@ -119,6 +120,7 @@ fn a_link_that_recovers_before_t310_does_not_fail() {
     let ue = RanUe {
         node: UE,
         serving: 0,
+        downlink_loss: None,
         mobility: MobilityModel::Waypoints {
             points: vec![
                 (ms(0), Position::new(250.0, 0.0)),
@@ -153,6 +155,7 @@ fn without_a_suitable_cell_the_ue_stays_out_of_service_until_one_appears() {
     let ue = RanUe {
         node: UE,
         serving: 0,
+        downlink_loss: None,
         mobility: MobilityModel::Waypoints {
             points: vec![
                 (ms(0), Position::new(250.0, 0.0)),

@@ -144,6 +144,7 @@ fn a_one_cell_network_reproduces_the_plain_cell() {
     let ran_ue = RanUe {
         node: 1,
         serving: 0,
+        downlink_loss: None,
         mobility: MobilityModel::Linear {
             start: Position::new(START_X, 0.0),
             velocity_mps: (SPEED, 0.0),

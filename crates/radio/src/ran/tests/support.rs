@@ -41,6 +41,7 @@ pub fn drive(a3: A3Config, measurement: MeasurementConfig) -> Harness {
     let ue = RanUe {
         node: DRIVER,
         serving: 0,
+        downlink_loss: None,
         mobility: MobilityModel::Linear {
             start: Position::new(START_X_M, 0.0),
             velocity_mps: (SPEED_MPS, 0.0),

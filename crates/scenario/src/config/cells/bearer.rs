@@ -1,0 +1,343 @@
+//! `[cells.NAME.rlc]`, `[cells.NAME.pdcp]` and `[cells.NAME.uplink]`: the downlink data radio
+//! bearer of every UE of a cell (RLC of TS 36.322, PDCP of TS 36.323) and its abstracted uplink,
+//! as written and as checked (see docs/lte-model.md, "Bearer" and "Uplink abstraction").
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::fmt;
+
+use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
+use serde::de::{self, Deserializer, Visitor};
+use serde::{Deserialize, Serialize, Serializer};
+
+use super::CellFile;
+use crate::config::quantity::{Limit, Quantity, Rate, Size, Time};
+use crate::ScenarioError;
+
+/// PDCP SN lengths of TS 36.323 §6.3.2 for data radio bearers, bits.
+pub const PDCP_SN_BITS: [u8; 4] = [7, 12, 15, 18];
+
+/// RLC mode of the UEs' downlink bearer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RlcMode {
+    /// Acknowledged mode: ARQ with status reports (TS 36.322 §5.1.3).
+    #[default]
+    Am,
+    /// Unacknowledged mode: no retransmission at RLC.
+    Um,
+}
+
+/// What RLC AM does when a PDU reached its maximum number of retransmissions.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum OnMaxRetx {
+    /// Indicate a radio link failure (LTE, TS 36.322 §5.2.1).
+    #[default]
+    Rlf,
+    /// Discard the PDU's SDUs and move the window on (WCDMA's MaxDAT behaviour).
+    Discard,
+}
+
+/// pollPDU (TS 36.322 §5.2.2.1; RLC-Config of TS 36.331 §6.3.2): a poll every this many AMD
+/// PDUs, or never by count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PollPduFile {
+    /// A number of PDUs, ≥ 1 (36.331 can signal 4, 8, 16, 32, 64, 128 and 256).
+    Pdus(u32),
+    /// "infinity" (pInfinity, the 36.331 default).
+    Infinity,
+}
+
+/// pollByte (TS 36.322 §5.2.2.1; TS 36.331 §6.3.2): a poll every this many bytes of new data,
+/// or never by volume.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PollByteFile {
+    /// A size > 0 (36.331 can signal 25KB to 3000KB: kB25, kB50, … kB3000, kB = 1000 bytes).
+    Bytes(Quantity<Size>),
+    /// "infinity" (kBinfinity, the 36.331 default).
+    Infinity,
+}
+
+const INFINITY: &str = "infinity";
+
+impl Serialize for PollPduFile {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            PollPduFile::Pdus(n) => s.serialize_u32(*n),
+            PollPduFile::Infinity => s.serialize_str(INFINITY),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for PollPduFile {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(PollPduVisitor)
+    }
+}
+
+struct PollPduVisitor;
+
+impl Visitor<'_> for PollPduVisitor {
+    type Value = PollPduFile;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a number of PDUs ≥ 1 (e.g. 32), or \"infinity\"")
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<PollPduFile, E> {
+        match u32::try_from(v) {
+            Ok(n) if n >= 1 => Ok(PollPduFile::Pdus(n)),
+            _ => Err(E::custom(format!(
+                "{v} is not a pollPDU; expected a number of PDUs ≥ 1 (e.g. 32), or \"infinity\""
+            ))),
+        }
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<PollPduFile, E> {
+        if v == INFINITY {
+            Ok(PollPduFile::Infinity)
+        } else {
+            Err(E::custom(format!(
+                "'{v}' is not a pollPDU; expected a number of PDUs ≥ 1 (e.g. 32), or \"infinity\""
+            )))
+        }
+    }
+}
+
+impl JsonSchema for PollPduFile {
+    fn schema_name() -> Cow<'static, str> {
+        Cow::Borrowed("PollPdu")
+    }
+
+    fn json_schema(_generator: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "pollPDU: a number of AMD PDUs ≥ 1 between polls, or \"infinity\".",
+            "anyOf": [{ "type": "integer", "minimum": 1 }, { "const": INFINITY }],
+        })
+    }
+}
+
+impl Serialize for PollByteFile {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            PollByteFile::Bytes(q) => q.serialize(s),
+            PollByteFile::Infinity => s.serialize_str(INFINITY),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for PollByteFile {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(PollByteVisitor)
+    }
+}
+
+struct PollByteVisitor;
+
+impl Visitor<'_> for PollByteVisitor {
+    type Value = PollByteFile;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a size like '25KB', or \"infinity\"")
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<PollByteFile, E> {
+        if v == INFINITY {
+            return Ok(PollByteFile::Infinity);
+        }
+        Quantity::parse(v)
+            .map(PollByteFile::Bytes)
+            .map_err(E::custom)
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<PollByteFile, E> {
+        Err(E::custom(crate::units::size_missing_unit(&v.to_string())))
+    }
+}
+
+impl JsonSchema for PollByteFile {
+    fn schema_name() -> Cow<'static, str> {
+        Cow::Borrowed("PollByte")
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        let size = generator.subschema_for::<Quantity<Size>>();
+        json_schema!({
+            "description": "pollByte: bytes of new data between polls (a size > 0), or \"infinity\".",
+            "anyOf": [size, { "const": INFINITY }],
+        })
+    }
+}
+
+/// `[cells.NAME.rlc]` as written.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct RlcFile {
+    /// "am" or "um".
+    pub mode: RlcMode,
+    /// The eNB's per-UE queue: packets ("500p") or bytes ("1MB").
+    pub buffer: Quantity<Limit>,
+    /// maxRetxThreshold (AM), 1 to 32.
+    pub max_retx: u32,
+    /// "rlf" (LTE) or "discard" (MaxDAT-like).
+    pub on_max_retx: OnMaxRetx,
+    /// t-PollRetransmit (a time).
+    pub t_poll_retransmit: Quantity<Time>,
+    /// t-Reordering (a time).
+    pub t_reordering: Quantity<Time>,
+    /// t-StatusProhibit (a time).
+    pub t_status_prohibit: Quantity<Time>,
+    /// pollPDU (AM): a number of PDUs ≥ 1, or "infinity".
+    pub poll_pdu: PollPduFile,
+    /// pollByte (AM): a size > 0, or "infinity".
+    pub poll_byte: PollByteFile,
+}
+
+impl Default for RlcFile {
+    fn default() -> Self {
+        RlcFile {
+            mode: RlcMode::Am,
+            buffer: Quantity::default_of("1MB"),
+            max_retx: 4,
+            on_max_retx: OnMaxRetx::Rlf,
+            t_poll_retransmit: Quantity::default_of("45ms"),
+            t_reordering: Quantity::default_of("35ms"),
+            t_status_prohibit: Quantity::default_of("0ms"),
+            poll_pdu: PollPduFile::Pdus(32),
+            poll_byte: PollByteFile::Bytes(Quantity::default_of("25KB")),
+        }
+    }
+}
+
+/// `[cells.NAME.pdcp]` as written: the PDCP of every UE's bearer (TS 36.323).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct PdcpFile {
+    /// PDCP SN length, bits: 7, 12, 15 or 18 (header of 1, 2, 2 or 3 bytes).
+    #[schemars(extend("enum" = [7, 12, 15, 18]))]
+    pub sn_bits: u8,
+    /// The UE's receiver reorders by COUNT (RLC AM only; not with [ran], see
+    /// ran.handover.reordering).
+    pub reordering: bool,
+    /// t-Reordering of the UE's receiver (a time).
+    pub t_reordering: Quantity<Time>,
+}
+
+impl Default for PdcpFile {
+    fn default() -> Self {
+        PdcpFile {
+            sn_bits: 12,
+            reordering: false,
+            t_reordering: Quantity::default_of("50ms"),
+        }
+    }
+}
+
+/// `[cells.NAME.uplink]` as written: the abstracted uplink of each UE.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct UplinkFile {
+    /// Service rate of one UE's uplink (a rate, > 0).
+    pub rate: Quantity<Rate>,
+    /// Scheduling request to transmission (a time).
+    pub grant_delay: Quantity<Time>,
+    /// Loss probability per uplink packet, 0 to 1.
+    pub loss: f64,
+}
+
+impl Default for UplinkFile {
+    fn default() -> Self {
+        UplinkFile {
+            rate: Quantity::default_of("5Mbps"),
+            grant_delay: Quantity::default_of("8ms"),
+            loss: 0.0,
+        }
+    }
+}
+
+/// pollPDU and pollByte resolved (`None` = infinity); a poll byte count must be > 0.
+pub(super) fn polls(
+    key: &impl Fn(&str) -> String,
+    rlc: &RlcFile,
+) -> Result<(Option<u32>, Option<u64>), ScenarioError> {
+    let poll_pdu = match rlc.poll_pdu {
+        PollPduFile::Pdus(n) => Some(n),
+        PollPduFile::Infinity => None,
+    };
+    let poll_byte = match &rlc.poll_byte {
+        PollByteFile::Bytes(q) if q.value == 0 => {
+            return Err(ScenarioError::new(
+                key("rlc.poll_byte"),
+                format!("'{q}' must be > 0; use a size such as '25KB', or \"infinity\""),
+            ))
+        }
+        PollByteFile::Bytes(q) => Some(q.value),
+        PollByteFile::Infinity => None,
+    };
+    Ok((poll_pdu, poll_byte))
+}
+
+/// `[cells.NAME.pdcp]`: an SN length of 36.323 §6.3.2; reordering only over RLC AM (36.323
+/// §5.1.2.1.4) and only in a cell on its own — in a radio access network the UE's receiver
+/// sits above the cells and `ran.handover.reordering` decides when it reorders.
+pub(super) fn check_pdcp(
+    key: &impl Fn(&str) -> String,
+    c: &CellFile,
+    in_ran: bool,
+) -> Result<(), ScenarioError> {
+    if !PDCP_SN_BITS.contains(&c.pdcp.sn_bits) {
+        return Err(ScenarioError::new(
+            key("pdcp.sn_bits"),
+            format!(
+                "{} is not a PDCP SN length; expected 7, 12, 15 or 18 (bits)",
+                c.pdcp.sn_bits
+            ),
+        ));
+    }
+    if c.pdcp.reordering && in_ran {
+        return Err(ScenarioError::new(
+            key("pdcp.reordering"),
+            "true is not allowed with [ran]: the UE's PDCP receiver sits above the cells there and \
+             reorders around handovers as ran.handover.reordering says",
+        ));
+    }
+    if c.pdcp.reordering && c.rlc.mode == RlcMode::Um {
+        return Err(ScenarioError::new(
+            key("pdcp.reordering"),
+            "true is not allowed with rlc.mode = \"um\"; PDCP reordering is for RLC AM bearers \
+             (TS 36.323 §5.1.2.1.4)",
+        ));
+    }
+    Ok(())
+}
+
+/// In a radio access network the UE's PDCP receiver and its COUNT persist across cells: every
+/// cell numbers with one SN length and bounds reordering with one t-Reordering.
+pub(super) fn same_pdcp_in_ran(file: &BTreeMap<String, CellFile>) -> Result<(), ScenarioError> {
+    let mut cells = file.iter();
+    let Some((first, f)) = cells.next() else {
+        return Ok(());
+    };
+    for (name, c) in cells {
+        if c.pdcp.sn_bits != f.pdcp.sn_bits {
+            return Err(ScenarioError::new(
+                format!("cells.{name}.pdcp.sn_bits"),
+                format!(
+                    "{} differs from cells.{first}.pdcp.sn_bits ({}); a radio access network uses one PDCP SN length",
+                    c.pdcp.sn_bits, f.pdcp.sn_bits
+                ),
+            ));
+        }
+        if c.pdcp.t_reordering.value != f.pdcp.t_reordering.value {
+            return Err(ScenarioError::new(
+                format!("cells.{name}.pdcp.t_reordering"),
+                format!(
+                    "'{}' differs from cells.{first}.pdcp.t_reordering ('{}'); a radio access network uses one t-Reordering",
+                    c.pdcp.t_reordering, f.pdcp.t_reordering
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
