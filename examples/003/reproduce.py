@@ -3,11 +3,14 @@ tables of docs/seed-003.md (Markdown), each figure the median over master seeds.
 
     .venv/bin/python examples/003/reproduce.py            # everything, about 5 min (release)
     .venv/bin/python examples/003/reproduce.py --only 5-1 --seeds 3
+    .venv/bin/python examples/003/reproduce.py --only 5-2 --errors s1u --errors ue
 
 Figures as in ns-3's FlowMonitor, per flow: throughput = IP bytes delivered · 8 / 100 s
 (Mb/s), mean one-way delay (ms), jitter = mean |D_i − D_{i−1}| over consecutive delivered
 packets (ms), loss = dropped / (delivered + dropped) (%). The error rates are the seed's,
 per byte as ns-3's RateErrorModel applies them; exp5-1.toml explains the conversion.
+Experiment 5-2 is run with its errors on S1-U (the file's setting), at the UEs' receivers
+(`downlink_loss`, where ns-3 applied them) and without errors.
 """
 
 from __future__ import annotations
@@ -66,11 +69,22 @@ def exp_5_1(cc: str, rate: float, sack: bool, seeds: int) -> dict[str, float]:
     return medians(runs)
 
 
-def exp_5_2(cc: str, errors: bool, seeds: int) -> tuple[list[dict[str, float]], float]:
+#: Where experiment 5-2's errors are applied: on S1-U towards each eNB (the file's setting), at
+#: each UE's receiver on what its cell delivered (`downlink_loss`, where ns-3 applied them), or
+#: nowhere.
+ERRORS_5_2 = ("s1u", "ue", "none")
+
+
+def exp_5_2(cc: str, errors: str, seeds: int) -> tuple[list[dict[str, float]], float]:
     """Per-flow medians and the median of the per-run Jain index."""
     overrides: dict[str, object] = {f"flows.{f}.cc": cc for f in FLOWS_5_2}
-    if not errors:
+    if errors != "s1u":
         overrides.update({f"links.s1u{c}.a_to_b": "{}" for c in (1, 2, 3)})
+    if errors == "ue":
+        ber = ber_for_byte_error_rate(BASE_RATE)
+        overrides.update(
+            {f"cells.cell{c}.downlink_loss": f'{{ kind = "ber", ber = {ber:e} }}' for c in (1, 2, 3)}
+        )
     per_run: list[list[dict[str, float]]] = []
     jain: list[float] = []
     for s in range(1, seeds + 1):
@@ -102,6 +116,8 @@ def main() -> None:
         "--seeds", type=int, default=5, help="master seeds 1..N (default 5)"
     )
     parser.add_argument("--only", choices=("5-1", "5-2"), help="run one experiment")
+    parser.add_argument("--errors", choices=ERRORS_5_2, action="append",
+                        help="experiment 5-2: only these error placements (repeatable)")
     args = parser.parse_args()
 
     if args.only in (None, "5-1"):
@@ -136,7 +152,7 @@ def main() -> None:
             )
         )
         print(row(*["---"] * 8))
-        for errors in (True, False):
+        for errors in args.errors or ERRORS_5_2:
             for cc in CONTROLLERS:
                 per_flow, jain = exp_5_2(cc, errors, seeds)
                 thr = [f["thr"] for f in per_flow]
@@ -145,7 +161,7 @@ def main() -> None:
                 }
                 print(
                     row(
-                        "5e-5" if errors else "none",
+                        {"s1u": "5e-5 on S1-U", "ue": "5e-5 at the UEs", "none": "none"}[errors],
                         cc,
                         f"{sum(thr):.2f}",
                         f"{min(thr):.2f}–{max(thr):.2f}",
