@@ -284,6 +284,58 @@ fn pathloss_kinds_and_los_give_the_hand_computed_sinr() {
 }
 
 #[test]
+fn probabilistic_los_draws_each_link_with_the_probability_of_table_7_4_2_1() {
+    // 200 UEs at 200 m from a UMa eNB, no shadowing or fading: each UE's SINR is the LOS or
+    // the NLOS figure of the test above, LOS with p(200 m) = 18/200 + e^(−200/63)(1 − 18/200)
+    // = 0.12805 (TR 38.901 Table 7.4.2-1): 25.6 of 200 expected, σ = 4.7. Within 18 m every
+    // link is LOS. The draws follow the seed.
+    let n = 200;
+    let names: Vec<String> = (0..n).map(|i| format!("u{i:03}")).collect();
+    let los_of = |distance: f64, seed: &str| -> Vec<bool> {
+        let ues: Vec<(&str, f64, &str)> = names.iter().map(|u| (u.as_str(), distance, "")).collect();
+        let flows: String =
+            names.iter().map(|u| udp(&format!("f_{u}"), "server", u, "20kbps", "200B", "")).collect();
+        let text = scenario("0.03s", "pathloss = \"uma\"\nlos = \"probabilistic\"", &ues, &flows);
+        let s = summary(&text, &[("simulation.seed", seed)]);
+        let (d3, fc) = (distance.hypot(23.5), 20.0 * 2f64.log10());
+        let los_pl = 28.0 + 22.0 * d3.log10() + fc;
+        let nlos_pl = los_pl.max(13.54 + 39.08 * d3.log10() + fc);
+        names
+            .iter()
+            .map(|u| {
+                let sinr = ue_figure(&s, u, "sinr_mean_db");
+                let (los, nlos) = (46.0 - los_pl - noise_dbm(50), 46.0 - nlos_pl - noise_dbm(50));
+                if (sinr - los).abs() < 0.01 {
+                    true
+                } else {
+                    assert!((sinr - nlos).abs() < 0.01, "{u}: {sinr} is neither {los} nor {nlos}");
+                    false
+                }
+            })
+            .collect()
+    };
+    let first = los_of(200.0, "1");
+    let count = first.iter().filter(|&&l| l).count();
+    eprintln!("probabilistic LOS at 200 m: {count} of {n} links LOS (25.6 expected)");
+    assert!((7..=44).contains(&count), "{count}");
+    assert_eq!(los_of(200.0, "1"), first, "same seed, same draws");
+    assert_ne!(los_of(200.0, "2"), first, "another seed, other draws");
+    assert!(los_of(10.0, "1").iter().all(|&l| l), "within 18 m every link is LOS");
+    // Only the models with a LOS condition can draw one.
+    let text = scenario("0.03s", "pathloss = \"free_space\"\nlos = \"probabilistic\"", &[("ue", 200.0, "")], "");
+    assert_eq!(
+        error(&text, &[]),
+        "cells.c.los: \"probabilistic\" needs a path-loss model with a LOS condition: pathloss = \"uma\" or \"umi\""
+    );
+    let text = scenario("0.03s", "pathloss = \"uma\"\nlos = \"sometimes\"", &[("ue", 200.0, "")], "");
+    assert!(
+        error(&text, &[]).contains("'sometimes' is not a LOS condition; expected true (LOS), false (NLOS) or \"probabilistic\""),
+        "{}",
+        error(&text, &[])
+    );
+}
+
+#[test]
 fn shadowing_db_spreads_the_sinr_across_seeds() {
     // A UE that does not move keeps one shadowing draw for the run: over 40 seeds its mean
     // SINR has the standard deviation shadowing_db (99.9 % chi-square interval for 39 degrees

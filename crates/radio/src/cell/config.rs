@@ -111,6 +111,13 @@ pub struct LteCellConfig {
     /// UE receiver noise figure, dB (0..=30).
     pub noise_figure_db: f64,
     pub pathloss: PathLossModel,
+    /// Draw the LOS condition of every link to a UE — from the serving eNB and from each
+    /// interferer — from the path-loss model's LOS probability at the UE's first position
+    /// (TR 38.901 §7.4.2, Table 7.4.2-1), and keep it for the link's life, as ns-3's
+    /// `ThreeGppChannelConditionModel` does with its default update period of 0. The condition
+    /// of `pathloss` is then only the starting point. UMa and UMi only (the other models have
+    /// no LOS condition).
+    pub probabilistic_los: bool,
     /// Log-normal shadowing (standard deviation, dB; decorrelation distance, m), or none.
     pub shadowing: Option<(f64, f64)>,
     /// Time-correlated Rayleigh fading with the Doppler of each UE's speed; a UE at speed 0
@@ -174,6 +181,7 @@ impl LteCellConfig {
             pathloss: PathLossModel::FreeSpace(
                 FreeSpace::new(2.0e9).expect("2 GHz is a valid carrier"),
             ),
+            probabilistic_los: false,
             shadowing: None,
             fading: false,
             interferers: Vec::new(),
@@ -261,6 +269,13 @@ impl LteCellConfig {
             if !(w.is_finite() && *w > 0.0) {
                 return bad("ue_weights", w.to_string(), "a finite weight > 0");
             }
+        }
+        if self.probabilistic_los && self.pathloss.los_probability(0.0).is_none() {
+            return bad(
+                "probabilistic_los",
+                "true".into(),
+                "false with a path-loss model without a LOS condition (free space, log-distance)",
+            );
         }
         if self.cqi_period_tti == 0 {
             return bad("cqi_period_tti", "0".into(), "at least 1 TTI");

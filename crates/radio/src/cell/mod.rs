@@ -43,6 +43,7 @@ pub mod bearer;
 pub mod config;
 pub mod downlink_loss;
 mod handover;
+pub mod los;
 pub mod radio_link;
 #[cfg(test)]
 mod ran_tests;

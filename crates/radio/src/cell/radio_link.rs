@@ -10,7 +10,8 @@
 //!
 //! with PL the cell's path-loss model at the UE's distance, Sh the correlated log-normal
 //! shadowing (updated when the UE moves), F the Rayleigh fading gain sampled at TTI k, and the
-//! interferers seen through the same path-loss model without shadowing or fading. The fading
+//! interferers seen through the same path-loss model without shadowing or fading (with
+//! `probabilistic_los`, each link in its own drawn LOS condition, `los.rs`). The fading
 //! process is advanced only in TTIs the cell processes; a gap of g TTIs is crossed in one step
 //! with the exact correlation J0(2π f_d g·1 ms) (`RayleighFading::advance`), so skipping idle
 //! TTIs does not change the statistics of the channel.
@@ -31,6 +32,7 @@ use crate::channel::{PathLoss, Position, RayleighFading, Shadowing};
 use crate::phy::{Amc, TTI_NS};
 
 use super::config::{CellError, LteCellConfig, UeConfig};
+use super::los::LinkConditions;
 
 /// dBm → mW.
 fn to_mw(dbm: f64) -> f64 {
@@ -58,6 +60,9 @@ pub struct RadioLink {
     interferer_rx_mw: Vec<f64>,
     rng_fading: RngStream,
     rng_shadowing: RngStream,
+    /// The links' own LOS conditions with `probabilistic_los` (`los.rs`); otherwise every
+    /// link uses the cell's model as configured.
+    conditions: Option<LinkConditions>,
 }
 
 impl RadioLink {
@@ -89,6 +94,9 @@ impl RadioLink {
             interferer_rx_mw: Vec::with_capacity(cfg.interferers.len()),
             rng_fading: RngStream::new(seed, run, &format!("{rng_prefix}/fading")),
             rng_shadowing: RngStream::new(seed, run, &format!("{rng_prefix}/shadowing")),
+            conditions: cfg.probabilistic_los.then(|| {
+                LinkConditions::new(&cfg.pathloss, ue.node, cfg.position, ue.position, seed, run)
+            }),
         };
         link.move_to(cfg, ue.position, noise_dbm)?;
         Ok(link)
@@ -109,14 +117,22 @@ impl RadioLink {
             });
         }
         self.position = position;
-        self.path_loss_db = cfg.pathloss.path_loss_db(cfg.position.distance_m(position));
+        let serving = self
+            .conditions
+            .as_ref()
+            .map_or(&cfg.pathloss, |c| c.serving());
+        self.path_loss_db = serving.path_loss_db(cfg.position.distance_m(position));
         if let Some(s) = self.shadowing.as_mut() {
             self.shadowing_db = s.update(position, &mut self.rng_shadowing);
         }
         self.interferer_rx_mw.clear();
-        for i in &cfg.interferers {
+        for (k, i) in cfg.interferers.iter().enumerate() {
+            let model = match self.conditions.as_mut() {
+                Some(c) => c.interferer(k, &cfg.pathloss, i.position, position),
+                None => &cfg.pathloss,
+            };
             let rx_dbm = i.tx_power_dbm + cfg.antenna_gain_db
-                - cfg.pathloss.path_loss_db(i.position.distance_m(position));
+                - model.path_loss_db(i.position.distance_m(position));
             self.interferer_rx_mw.push(to_mw(rx_dbm));
         }
         self.refresh_interference(cfg, noise_dbm);

@@ -351,6 +351,32 @@ pub enum PathLossModel {
     UrbanMicro(UrbanMicro),
 }
 
+impl PathLossModel {
+    /// Probability of line of sight at `distance_2d_m` (TR 38.901 Table 7.4.2-1) for the models
+    /// that have a LOS condition (UMa, UMi); `None` for the others.
+    pub fn los_probability(&self, distance_2d_m: f64) -> Option<f64> {
+        match self {
+            PathLossModel::UrbanMacro(m) => Some(m.los_probability(distance_2d_m)),
+            PathLossModel::UrbanMicro(m) => Some(m.los_probability(distance_2d_m)),
+            PathLossModel::FreeSpace(_) | PathLossModel::LogDistance(_) => None,
+        }
+    }
+
+    /// The same model in `condition` (UMa, UMi); a model without a LOS condition is returned
+    /// as it is.
+    pub fn with_condition(&self, condition: LosCondition) -> PathLossModel {
+        match *self {
+            PathLossModel::UrbanMacro(m) => {
+                PathLossModel::UrbanMacro(UrbanMacro { condition, ..m })
+            }
+            PathLossModel::UrbanMicro(m) => {
+                PathLossModel::UrbanMicro(UrbanMicro { condition, ..m })
+            }
+            other => other,
+        }
+    }
+}
+
 impl PathLoss for PathLossModel {
     fn path_loss_db(&self, distance_2d_m: f64) -> f64 {
         match self {

@@ -63,7 +63,7 @@ pub(super) fn lte_cell_config(
     let key = |k: &str| format!("cells.{name}.{k}");
     let carrier_hz = f.carrier_ghz * 1e9;
     let channel = |k: &str, e: ChannelError| ScenarioError::new(key(k), e.to_string());
-    let los = if f.los {
+    let los = if f.los.is_los() {
         LosCondition::Los
     } else {
         LosCondition::Nlos
@@ -122,6 +122,7 @@ pub(super) fn lte_cell_config(
     cfg.tx_power_dbm = f.tx_power_dbm;
     cfg.noise_figure_db = f.noise_figure_db;
     cfg.pathloss = pathloss;
+    cfg.probabilistic_los = f.los.is_probabilistic();
     cfg.shadowing = (f.shadowing_db > 0.0).then_some((f.shadowing_db, f.shadowing_decorrelation_m));
     cfg.fading = f.fading;
     cfg.interferers = f

@@ -23,11 +23,13 @@ use crate::ScenarioError;
 mod bearer;
 mod bler_table;
 mod downlink_loss;
+mod los;
 
 use bearer::{check_pdcp, polls, same_pdcp_in_ran};
 pub use bearer::{
     OnMaxRetx, PdcpFile, PollByteFile, PollPduFile, RlcFile, RlcMode, UplinkFile, PDCP_SN_BITS,
 };
+pub use los::LosFile;
 
 /// Downlink bandwidths of TS 36.101 Table 5.6-1, MHz.
 pub const BANDWIDTHS_MHZ: [f64; 6] = [1.4, 3.0, 5.0, 10.0, 15.0, 20.0];
@@ -127,9 +129,9 @@ pub struct CellFile {
     /// "uma" (default), "umi", "free_space" or "log_distance".
     #[serde(default)]
     pub pathloss: PathLossKind,
-    /// Line of sight for "uma" and "umi".
+    /// Line of sight for "uma" and "umi": true, false, or "probabilistic" (drawn per link).
     #[serde(default)]
-    pub los: bool,
+    pub los: LosFile,
     /// Log-distance: loss at d0_m, dB.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pl0_db: Option<f64>,
@@ -336,6 +338,17 @@ pub(crate) fn convert(
         ];
         for (k, v, lo, hi, what) in radio {
             range(key(k), v, lo, hi, what)?;
+        }
+        if c.los.is_probabilistic()
+            && matches!(
+                c.pathloss,
+                PathLossKind::FreeSpace | PathLossKind::LogDistance
+            )
+        {
+            return Err(ScenarioError::new(
+                key("los"),
+                "\"probabilistic\" needs a path-loss model with a LOS condition: pathloss = \"uma\" or \"umi\"",
+            ));
         }
         if c.pathloss == PathLossKind::LogDistance {
             for (k, v) in [
