@@ -103,6 +103,27 @@ def _figure(name: str, fig: Any, caption: str) -> Figure:
     return Figure(name, png_of(fig), caption)
 
 
+#: Line labels of the per-rate figures.
+_RATE_LABELS = {k: f"DCH {k} kbit/s" for k in RATES_KBPS}
+
+
+def _per_rate_section(
+    s: pd.DataFrame, x: str, table_col: str, col_fmt: Any, *, heading: str, intro: str,
+    xlabel: str, title: str, file: str, caption: str,
+) -> list[Any]:
+    """The blocks of a goal that varies one parameter at every DCH rate: a table of the means
+    per rate and value (column ``table_col``) and the figure of RLC throughput versus the
+    numeric column ``x``, one line per rate."""
+    fig = rlc_throughput_vs_parameter(s, x, "rate_kbps", xlabel=xlabel, labels=_RATE_LABELS,
+                                      title=title)
+    return [
+        Heading(heading),
+        Paragraph(intro),
+        _grid_table(s, "rate_kbps", table_col, "DCH kbit/s", col_fmt),
+        _figure(file, fig, caption),
+    ]
+
+
 # -- the goals ---------------------------------------------------------------------------------
 
 
@@ -124,18 +145,13 @@ def _goal1(r: Results) -> tuple[list[Any], tuple[str, ...]]:
                  "wanted a ratio growing with the rate (64 < 128 < 256 kbit/s), ≤ 1.3 at "
                  "64 kbit/s and ≥ 1.5 at 256 kbit/s"),
     )
-    fig = rlc_throughput_vs_parameter(
-        s, "file_kb", "rate_kbps", xlabel="file size (kB)",
-        labels={k: f"DCH {k} kbit/s" for k in RATES_KBPS},
-        title="Goal 1: RLC throughput versus file size (mean, 95 % CI)")
-    blocks = [
-        Heading("Goal 1: file size"),
-        Paragraph("RLC throughput (kbit/s, mean ± 95 % half-width over the runs) per DCH rate "
-                  "and file size; base point otherwise."),
-        _grid_table(s, "rate_kbps", "file_kb", "DCH kbit/s", lambda c: f"{c} kB"),
-        _figure("fig-goal1-file-size.png", fig,
-                "RLC throughput versus file size per DCH rate (seed slide 9)."),
-    ]
+    blocks = _per_rate_section(
+        s, "file_kb", "file_kb", lambda c: f"{c} kB", heading="Goal 1: file size",
+        intro="RLC throughput (kbit/s, mean ± 95 % half-width over the runs) per DCH rate and "
+              "file size; base point otherwise.",
+        xlabel="file size (kB)", title="Goal 1: RLC throughput versus file size (mean, 95 % CI)",
+        file="fig-goal1-file-size.png",
+        caption="RLC throughput versus file size per DCH rate (seed slide 9).")
     return blocks, claim
 
 
@@ -155,18 +171,14 @@ def _goal2(r: Results) -> tuple[list[Any], tuple[str, ...]]:
                      "kbit/s" if ok else "wanted gain(256) > gain(64) > 0"),
     )
     s["window"] = s[WINDOW].astype(int)
-    fig = rlc_throughput_vs_parameter(
-        s, "window", "rate_kbps", xlabel="initial window (segments)",
-        labels={k: f"DCH {k} kbit/s" for k in RATES_KBPS},
-        title="Goal 2: RLC throughput versus initial window (mean, 95 % CI)")
-    blocks = [
-        Heading("Goal 2: initial window"),
-        Paragraph("RLC throughput (kbit/s) per DCH rate and TCP initial window (the seed's "
-                  "\"initial counter\"), 100 kB files."),
-        _grid_table(s, "rate_kbps", WINDOW, "DCH kbit/s", lambda c: f"IW {c}"),
-        _figure("fig-goal2-initial-window.png", fig,
-                "RLC throughput versus TCP's initial window per DCH rate (seed slide 10)."),
-    ]
+    blocks = _per_rate_section(
+        s, "window", WINDOW, lambda c: f"IW {c}", heading="Goal 2: initial window",
+        intro="RLC throughput (kbit/s) per DCH rate and TCP initial window (the seed's "
+              "\"initial counter\"), 100 kB files.",
+        xlabel="initial window (segments)",
+        title="Goal 2: RLC throughput versus initial window (mean, 95 % CI)",
+        file="fig-goal2-initial-window.png",
+        caption="RLC throughput versus TCP's initial window per DCH rate (seed slide 10).")
     return blocks, claim
 
 
@@ -185,18 +197,14 @@ def _goal3(r: Results) -> tuple[list[Any], tuple[str, ...]]:
                  if ok else "wanted drop(256) > drop(128) and drop(384) > drop(64)"),
     )
     s["loss"] = s[LOSS].astype(float)
-    fig = rlc_throughput_vs_parameter(
-        s, "loss", "rate_kbps", xlabel="Internet packet loss ratio",
-        labels={k: f"DCH {k} kbit/s" for k in RATES_KBPS},
-        title="Goal 3: RLC throughput versus Internet loss (mean, 95 % CI)")
-    blocks = [
-        Heading("Goal 3: Internet loss"),
-        Paragraph("RLC throughput (kbit/s) per DCH rate and loss ratio of the Internet link "
-                  "(server → GGSN, Bernoulli)."),
-        _grid_table(s, "rate_kbps", LOSS, "DCH kbit/s", lambda c: f"p = {c:g}"),
-        _figure("fig-goal3-internet-loss.png", fig,
-                "RLC throughput versus the Internet's loss ratio per DCH rate (seed slide 11)."),
-    ]
+    blocks = _per_rate_section(
+        s, "loss", LOSS, lambda c: f"p = {c:g}", heading="Goal 3: Internet loss",
+        intro="RLC throughput (kbit/s) per DCH rate and loss ratio of the Internet link "
+              "(server → GGSN, Bernoulli).",
+        xlabel="Internet packet loss ratio",
+        title="Goal 3: RLC throughput versus Internet loss (mean, 95 % CI)",
+        file="fig-goal3-internet-loss.png",
+        caption="RLC throughput versus the Internet's loss ratio per DCH rate (seed slide 11).")
     return blocks, claim
 
 
