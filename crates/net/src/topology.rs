@@ -61,7 +61,7 @@ impl Topology {
     /// Node at the sending end of a direction.
     pub fn dir_from(&self, dir: DirId) -> NodeId {
         let l = &self.links[(dir / 2) as usize];
-        if dir % 2 == 0 {
+        if dir.is_multiple_of(2) {
             l.a
         } else {
             l.b
@@ -71,7 +71,7 @@ impl Topology {
     /// Node at the receiving end of a direction.
     pub fn dir_to(&self, dir: DirId) -> NodeId {
         let l = &self.links[(dir / 2) as usize];
-        if dir % 2 == 0 {
+        if dir.is_multiple_of(2) {
             l.b
         } else {
             l.a

@@ -63,7 +63,7 @@ fn cell_state_is_sampled_when_traced() {
     let last = |ue: &str, figure: &str| -> f64 {
         let u = ue_names.iter().position(|n| n == ue).unwrap() as u32;
         let f = fig_names.iter().position(|n| n == figure).unwrap_or_else(|| panic!("{figure}")) as u32;
-        (0..values.len()).filter(|&i| ue_codes[i] == u && fig_codes[i] == f).map(|i| values[i]).last().unwrap()
+        (0..values.len()).filter(|&i| ue_codes[i] == u && fig_codes[i] == f).map(|i| values[i]).next_back().unwrap()
     };
     for ue in ["ue_near", "ue_far"] {
         let summary = &out.summary["cells"]["cell1"]["ues"][ue];

@@ -55,7 +55,7 @@ fn rto_backoff_through_an_outage_rfc6298() {
         let exp = expiries(&out);
         let rto = value_at(&tcp_series(&out, "bulk", "rto"), exp[0]).unwrap();
         let acks = tcp_series(&out, "bulk", "ack_received");
-        let last_ack = acks.iter().filter(|a| a.0 < exp[0]).last().unwrap().0;
+        let last_ack = acks.iter().rfind(|a| a.0 < exp[0]).unwrap().0;
         let ctx = format!("max_rto {max_rto}: expiries {exp:?}, rto {rto}");
         println!("{ctx}, last ACK before {last_ack}");
         assert!(

@@ -71,6 +71,7 @@ fn compare(p_data: &str, p_ack: &str, on: &str) -> (f64, f64, usize, usize) {
 /// Measured (120 s runs, medians over seeds 1–9):
 /// * ACK loss 20 %: 138.3 → 196.4 kb/s (+42 %), copies sent in 9/9 seeds, gain in 9/9;
 /// * ACK loss 25 %: 133.6 → 152.8 kb/s (+14 %), copies in 8/9, gain in 7/9.
+///
 /// At 30–40 % ACK loss (with 25 % data loss) the extra timeouts shrink the flights and the
 /// estimate stays below 0.1 in most seeds, so the mechanism rarely engages; with the threshold
 /// at 0 (copies as soon as any loss is seen) it gains there too: 40 % ACK loss, 25 % data loss

@@ -330,7 +330,7 @@ pub(crate) fn build(
                 let agent_err = |e: AgentError| ScenarioError::new(format!("{key}.tcp"), e.to_string());
                 let app = tcp_app(&t.app);
                 let sender = TcpSenderAgent::with_cc_name(
-                    cfg.clone(),
+                    cfg,
                     id,
                     (src_addr, flow.src_port),
                     (dst_addr, flow.dst_port),
