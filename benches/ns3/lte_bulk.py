@@ -51,6 +51,7 @@ from typing import Any, List
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import gap_probe  # noqa: E402
 import harness  # noqa: E402
 from tcp_bulk import RECOVERY, bulk_download, configure_tcp  # noqa: E402
 
@@ -166,6 +167,14 @@ def build(ns: Any, args: Any) -> harness.Collect:
         for i in range(n_ues)
     ]
 
+    # With `gap_traces` (lte_gap.py): LENA's statistics files (DlMacStats.txt, DlRlcStats.txt,
+    # DlRsrpSinrStats.txt, ...) in the working directory, and the probes of gap_probe.py on the
+    # first UE's download.
+    probe = None
+    if getattr(args, "gap_traces", False):
+        lte.EnableTraces()
+        probe = gap_probe.install(sinks[0], args.duration)
+
     def collect() -> dict:
         on_s = args.duration - START_S
         per_ue = [int(s.GetTotalRx()) * 8 / on_s / 1e6 for s in sinks]
@@ -182,11 +191,15 @@ def build(ns: Any, args: Any) -> harness.Collect:
             out["goodput_mbps_per_cell"] = [
                 sum(per_ue[c * args.ues : (c + 1) * args.ues]) for c in range(args.cells)
             ]
+        if probe is not None:
+            out["gap"] = gap_probe.collect(probe)
         return out
 
     # The helpers must outlive the run: disposing the EPC helper (when Python drops its last
     # reference) disposes the P-GW, S-GW and MME nodes it created, devices and all.
     collect.helpers = (lte, epc)  # type: ignore[attr-defined]
+    collect.probe = probe  # type: ignore[attr-defined]
+    collect.remote = remote  # type: ignore[attr-defined]
     return collect
 
 
