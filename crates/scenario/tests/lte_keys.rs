@@ -127,18 +127,12 @@ fn harq_combining_and_max_transmissions_set_the_residual_block_errors() {
     // decoded at the SINR + 10·log10 2 dB.
     let sinr = sinr_for_bler(MCS, 0.5, 1.0);
     let run = |combining: &str, max_tx: u8| {
-        let cell = format!(
-            "{}\nharq_combining = \"{combining}\"\nharq_max_transmissions = {max_tx}",
-            fixed_sinr_cell(sinr, MCS)
-        );
-        let s = summary(
-            &scenario(
-                "2s",
-                &cell,
-                &[("ue", 5.0, "")],
-                &udp("f", "server", "ue", "2Mbps", "500B", ""),
-            ),
-            &[],
+        let s = one_ue_summary(
+            "2s",
+            sinr,
+            MCS,
+            &format!("harq_combining = \"{combining}\"\nharq_max_transmissions = {max_tx}"),
+            &udp("f", "server", "ue", "2Mbps", "500B", ""),
         );
         // The channel is the one computed: 46 dBm − PL0 − noise.
         assert!((ue_figure(&s, "ue", "sinr_mean_db") - sinr).abs() < 1e-6);
@@ -167,18 +161,12 @@ fn bler_decade_db_sets_the_slope_of_the_bler_curves() {
     // transmission failures. The 10 % points, and so the CQI, do not move.
     let sinr = sinr_for_bler(MCS, 0.1, 1.0) + 2.0;
     for decade in [1.0, 5.0] {
-        let cell = format!(
-            "{}\nharq_max_transmissions = 1\nbler_decade_db = {decade:?}",
-            fixed_sinr_cell(sinr, MCS)
-        );
-        let s = summary(
-            &scenario(
-                "2s",
-                &cell,
-                &[("ue", 5.0, "")],
-                &udp("f", "server", "ue", "2Mbps", "500B", ""),
-            ),
-            &[],
+        let s = one_ue_summary(
+            "2s",
+            sinr,
+            MCS,
+            &format!("harq_max_transmissions = 1\nbler_decade_db = {decade:?}"),
+            &udp("f", "server", "ue", "2Mbps", "500B", ""),
         );
         let (n, r) = residual(&s, "ue");
         let p = bler_at(MCS, sinr, decade);
@@ -475,13 +463,12 @@ fn discard_at_max_retx_reports_no_radio_link_failure() {
     // reported and every SDU is still delivered.
     let sinr = sinr_for_bler(MCS, 0.5, 1.0);
     let run = |mode: &str, t: u32| {
-        let cell = format!(
-            "{}\nharq_max_transmissions = 1\nrlc = {{ max_retx = {t}, on_max_retx = \"{mode}\" }}",
-            fixed_sinr_cell(sinr, MCS)
-        );
-        summary(
-            &scenario("5s", &cell, &[("ue", 5.0, "")], &one_block_flow()),
-            &[],
+        one_ue_summary(
+            "5s",
+            sinr,
+            MCS,
+            &format!("harq_max_transmissions = 1\nrlc = {{ max_retx = {t}, on_max_retx = \"{mode}\" }}"),
+            &one_block_flow(),
         )
     };
     let mut discards = Vec::new();
@@ -527,13 +514,12 @@ fn rlc_um_loses_what_harq_loses_and_am_recovers_it() {
     // blocks HARQ gave up; AM retransmits them and delivers all.
     let sinr = sinr_for_bler(MCS, 0.2, 1.0);
     let run = |mode: &str| {
-        let cell = format!(
-            "{}\nharq_max_transmissions = 1\nrlc = {{ mode = \"{mode}\" }}",
-            fixed_sinr_cell(sinr, MCS)
-        );
-        summary(
-            &scenario("5s", &cell, &[("ue", 5.0, "")], &one_block_flow()),
-            &[],
+        one_ue_summary(
+            "5s",
+            sinr,
+            MCS,
+            &format!("harq_max_transmissions = 1\nrlc = {{ mode = \"{mode}\" }}"),
+            &one_block_flow(),
         )
     };
     let um = run("um");
@@ -593,18 +579,12 @@ fn rlc_t_status_prohibit_and_t_poll_retransmit_set_the_status_reports() {
     // after 512 PDUs (the AM window) it stalls and polls once per t-PollRetransmit. With
     // t-StatusProhibit the UE sends at most one report per prohibit time.
     let statuses = |prohibit: &str, poll: &str| {
-        let cell = format!(
-            "{}\nrlc = {{ t_status_prohibit = \"{prohibit}\", t_poll_retransmit = \"{poll}\" }}\nuplink = {{ loss = 1.0 }}",
-            fixed_sinr_cell(30.0, 28)
-        );
-        let s = summary(
-            &scenario(
-                "2s",
-                &cell,
-                &[("ue", 5.0, "")],
-                &udp("f", "server", "ue", "6Mbps", "500B", ""),
-            ),
-            &[],
+        let s = one_ue_summary(
+            "2s",
+            30.0,
+            28,
+            &format!("rlc = {{ t_status_prohibit = \"{prohibit}\", t_poll_retransmit = \"{poll}\" }}\nuplink = {{ loss = 1.0 }}"),
+            &udp("f", "server", "ue", "6Mbps", "500B", ""),
         );
         ue_figure(&s, "ue", "uplink_lost")
     };
@@ -628,19 +608,13 @@ fn poll_pdu_and_poll_byte_keep_the_window_open() {
     // A poll every 32 PDUs, or every 25 KB (46 PDUs), gets the STATUS back before the window
     // closes. t-PollRetransmit is set beyond the wait so that it plays no part.
     let busy_ttis = |pdu: &str, byte: &str| {
-        let cell = format!(
-            "{}\nrlc = {{ poll_pdu = {pdu}, poll_byte = {byte}, t_poll_retransmit = \"500ms\" }}\n\
-             uplink = {{ grant_delay = \"200ms\" }}",
-            fixed_sinr_cell(40.0, 28)
-        );
-        let s = summary(
-            &scenario(
-                "3s",
-                &cell,
-                &[("ue", 5.0, "")],
-                &udp("f", "server", "ue", "6Mbps", "500B", ""),
-            ),
-            &[],
+        let s = one_ue_summary(
+            "3s",
+            40.0,
+            28,
+            &format!("rlc = {{ poll_pdu = {pdu}, poll_byte = {byte}, t_poll_retransmit = \"500ms\" }}\n\
+             uplink = {{ grant_delay = \"200ms\" }}"),
+            &udp("f", "server", "ue", "6Mbps", "500B", ""),
         );
         ue_figure(&s, "ue", "prbs") / 6.0
     };
@@ -669,18 +643,12 @@ fn rlc_buffer_counts_packets_or_bytes() {
     // 2 Mbit/s of 1028-byte packets into a 1 Mbit/s cell: the buffer fills to its limit. The
     // buffer figure counts each SDU (1030 bytes with PDCP) with an estimated 2-byte RLC header.
     let buffer_max = |limit: &str| {
-        let cell = format!(
-            "{}\nrlc = {{ buffer = \"{limit}\" }}",
-            fixed_sinr_cell(30.0, MCS)
-        );
-        let s = summary(
-            &scenario(
-                "2s",
-                &cell,
-                &[("ue", 5.0, "")],
-                &udp("f", "server", "ue", "2Mbps", "1000B", ""),
-            ),
-            &[],
+        let s = one_ue_summary(
+            "2s",
+            30.0,
+            MCS,
+            &format!("rlc = {{ buffer = \"{limit}\" }}"),
+            &udp("f", "server", "ue", "2Mbps", "1000B", ""),
         );
         assert!(ue_figure(&s, "ue", "sdus_refused") > 0.0);
         ue_figure(&s, "ue", "buffer_max_bytes")
@@ -713,18 +681,12 @@ fn pdcp_sn_bits_set_the_header_size() {
     // header. One-way delay = grant delay 8 ms + (1028 + header + 2)·8/80 000 s + the
     // backhaul's 8.224 µs of transmission and 5 ms.
     for (sn_bits, header) in [(7, 1.0), (12, 2.0), (18, 3.0)] {
-        let cell = format!(
-            "{}\npdcp = {{ sn_bits = {sn_bits} }}\nuplink = {{ rate = \"80kbps\" }}",
-            fixed_sinr_cell(30.0, MCS)
-        );
-        let s = summary(
-            &scenario(
-                "3s",
-                &cell,
-                &[("ue", 5.0, "")],
-                &udp("up", "ue", "server", "8kbps", "1000B", ""),
-            ),
-            &[],
+        let s = one_ue_summary(
+            "3s",
+            30.0,
+            MCS,
+            &format!("pdcp = {{ sn_bits = {sn_bits} }}\nuplink = {{ rate = \"80kbps\" }}"),
+            &udp("up", "ue", "server", "8kbps", "1000B", ""),
         );
         let delay = flow_figure(&s, "up", "delay_max_s");
         let expected =

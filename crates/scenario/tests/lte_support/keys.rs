@@ -116,6 +116,13 @@ pub fn fixed_sinr_cell(sinr_db: f64, mcs: u8) -> String {
     )
 }
 
+/// The summary of a run of `duration` with one UE ("ue") in a cell of `fixed_sinr_cell(sinr_db,
+/// mcs)` plus the cell keys `extra` (lines), carrying `flows`.
+pub fn one_ue_summary(duration: &str, sinr_db: f64, mcs: u8, extra: &str, flows: &str) -> Value {
+    let cell = format!("{}\n{extra}", fixed_sinr_cell(sinr_db, mcs));
+    summary(&scenario(duration, &cell, &[("ue", 5.0, "")], flows), &[])
+}
+
 /// The SINR (dB) at which MCS `mcs` has BLER `bler` on the curves with `decade_db`.
 pub fn sinr_for_bler(mcs: u8, bler: f64, decade_db: f64) -> f64 {
     let m = BlerModel::default();
