@@ -118,6 +118,19 @@ def select(frame: pd.DataFrame, column: str, value: str, what: str, series: str)
     return frame[frame[column].astype(str) == value]
 
 
+def pick_one(names: list[str], given: str | None, what: str, series: str) -> str:
+    """``given`` if it is one of ``names``; without it, the only name there is. Otherwise a
+    PlotError naming the known ones (or asking to name one of several)."""
+    if given is not None:
+        if given not in names:
+            raise PlotError(f"{what} '{given}' is not in series '{series}' (have: "
+                            f"{', '.join(sorted(names)) or 'none'})")
+        return given
+    if len(names) != 1:
+        raise PlotError(f"several {what}s in series '{series}' ({', '.join(names)}); name one")
+    return names[0]
+
+
 def time_window(
     frame: pd.DataFrame, t0: float | None, t1: float | None
 ) -> pd.DataFrame:

@@ -20,6 +20,7 @@ from ._common import (
     PlotError,
     get_series,
     new_figure,
+    pick_one,
     save,
     time_window,
 )
@@ -35,17 +36,6 @@ _DROP_LABELS = {
     "drops_handover": "dropped: handover",
     "ecn_marks": "ECN marks",
 }
-
-
-def _one(names: list[str], given: str | None, what: str, series: str) -> str:
-    if given is not None:
-        if given not in names:
-            raise PlotError(f"{what} '{given}' is not in series '{series}' (have: "
-                            f"{', '.join(names) or 'none'})")
-        return given
-    if len(names) != 1:
-        raise PlotError(f"several {what}s in series '{series}' ({', '.join(names)}); name one")
-    return names[0]
 
 
 def cell_timeline(
@@ -65,7 +55,7 @@ def cell_timeline(
     share). ``cell`` may be omitted when the series holds one cell."""
     frame = get_series(result, "cells", 'add cells = ["NAME"] to the scenario\'s [trace] table')
     names = sorted({str(c) for c in frame["cell"].astype(str)})
-    cell = _one(names, cell, "cell", "cells")
+    cell = pick_one(names, cell, "cell", "cells")
     try:
         rows = cell_intervals(result, cell)
     except IntervalError as e:

@@ -17,6 +17,7 @@ from ._common import (
     PlotError,
     get_series,
     new_figure,
+    pick_one,
     save,
     select,
     time_window,
@@ -43,10 +44,7 @@ def dch_timeline(
     hint = 'add dch = ["NAME"] to the scenario\'s [trace] table'
     frame = get_series(result, "dch", hint)
     names = [str(n) for n in pd.unique(frame["dch"].astype(str))]
-    if dch is None:
-        if len(names) != 1:
-            raise PlotError(f"several channels in series 'dch' ({', '.join(names)}); name one")
-        dch = names[0]
+    dch = pick_one(names, dch, "channel", "dch")
     rows = time_window(select(frame, "dch", dch, "channel", "dch"), t0, t1)
     if rows.empty:
         raise PlotError("series 'dch' has no samples (in the time window, if one was given)")
