@@ -3,7 +3,8 @@
 //! Layers, each in its own module: [`packet`] (plain-value packets), [`wire`] (byte-exact
 //! headers and checksums) and [`pcap`] (captures), [`queue`] (queue disciplines, one file each),
 //! [`loss`] (loss models, one file each), [`link`] (one direction of a point-to-point link, fixed-rate or
-//! trace-driven), [`trace_file`] (Mahimahi delivery traces), [`medium`] (shared media such as cells), [`gtp`]
+//! trace-driven), [`trace_file`] (Mahimahi delivery traces), [`medium`] (shared media such as cells), [`forwarding`] (a base station's X2-U
+//! data forwarding), [`gtp`]
 //! (the EPC's GTP-U tunnels on S1-U and ECN at their ends),
 //! [`topology`] (nodes, links and static shortest-path routes), [`agent`] (transport endpoints on
 //! hosts), [`app`] (UDP applications), [`stats`] (streaming statistics), [`trace`] (opt-in
@@ -11,6 +12,7 @@
 
 pub mod agent;
 pub mod app;
+pub mod forwarding;
 pub mod gtp;
 pub mod handover;
 pub mod link;

@@ -51,10 +51,15 @@ pub enum TraceVar {
     /// A packet of the flow was dropped in the network; value = the cause's code
     /// ([`crate::queue::DropCause::code`]). Recorded by the world, not by the transports.
     Dropped = 17,
+    /// Where the packet of the `Dropped` row just before was dropped
+    /// ([`crate::world::DropSite::code`]): the node whose egress (queue, link, X2-U forwarding
+    /// buffer) or routing lost it, or −1 inside a shared medium (a cell's buffers and radio
+    /// link). Recorded with every `Dropped` row, at the same time, when traced.
+    DropSite = 18,
 }
 
 impl TraceVar {
-    pub const ALL: [TraceVar; 18] = [
+    pub const ALL: [TraceVar; 19] = [
         TraceVar::Cwnd,
         TraceVar::Ssthresh,
         TraceVar::Srtt,
@@ -73,6 +78,7 @@ impl TraceVar {
         TraceVar::Delivered,
         TraceVar::LossEstimate,
         TraceVar::Dropped,
+        TraceVar::DropSite,
     ];
 
     /// Name used in scenario files and output columns.
@@ -96,6 +102,7 @@ impl TraceVar {
             TraceVar::Delivered => "delivered",
             TraceVar::LossEstimate => "loss_estimate",
             TraceVar::Dropped => "dropped",
+            TraceVar::DropSite => "drop_site",
         }
     }
 

@@ -3,7 +3,7 @@
 
 use celltcp_engine::{SimDuration, SimTime};
 
-use crate::packet::FlowId;
+use crate::packet::{FlowId, NodeId};
 use crate::queue::DropCause;
 use crate::stats::Histogram;
 use crate::trace::{TraceVar, Traces};
@@ -95,8 +95,28 @@ pub(super) fn flow_mut(counters: &mut [FlowCounters], flow: FlowId) -> Option<&m
     counters.get_mut(flow as usize)
 }
 
-/// Counts a drop of a packet of `flow` at `now` (and records it when the flow's `dropped`
-/// variable is traced); packets of no known flow count nowhere.
+/// Where in the network a packet was dropped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DropSite {
+    /// At a node: its routing (no route, TTL), or one of its egress link directions (queue,
+    /// loss model, outage, a held radio hop) or its X2-U forwarding buffer.
+    Node(NodeId),
+    /// Inside a shared medium: a cell's buffers, its radio link, a handover procedure.
+    Medium,
+}
+
+impl DropSite {
+    /// The value of a [`TraceVar::DropSite`] row: the node id, or −1 inside a medium.
+    pub fn code(self) -> f64 {
+        match self {
+            DropSite::Node(n) => f64::from(n),
+            DropSite::Medium => -1.0,
+        }
+    }
+}
+
+/// Counts a drop of a packet of `flow` at `now` and `site` (and records it when the flow's
+/// `dropped` and `drop_site` variables are traced); packets of no known flow count nowhere.
 #[inline]
 pub(super) fn count_drop(
     counters: &mut [FlowCounters],
@@ -104,10 +124,12 @@ pub(super) fn count_drop(
     now: SimTime,
     flow: FlowId,
     cause: DropCause,
+    site: DropSite,
 ) {
     if let Some(c) = flow_mut(counters, flow) {
         c.count_drop(cause);
         traces.record(now, flow, TraceVar::Dropped, f64::from(cause.code()));
+        traces.record(now, flow, TraceVar::DropSite, site.code());
     }
 }
 

@@ -12,7 +12,7 @@ use celltcp_engine::Scheduler;
 
 use super::counters::count_drop;
 use super::middlebox::Via;
-use super::{Event, World};
+use super::{DropSite, Event, World};
 use crate::gtp::{self, Ingress, Steer};
 use crate::packet::{NodeId, Packet};
 use crate::queue::{DropCause, Verdict};
@@ -46,7 +46,7 @@ impl World {
             return;
         }
         let Some(dst) = self.topo.node_by_addr(pkt.ip.dst) else {
-            self.count_drop(pkt.flow, DropCause::NoRoute);
+            self.count_drop(pkt.flow, DropCause::NoRoute, DropSite::Node(node));
             return;
         };
         if dst == node {
@@ -57,7 +57,7 @@ impl World {
         if via == Via::Network && src != Some(node) {
             // RFC 791: a router decrements TTL and discards the datagram when it reaches zero.
             if self.topo.nodes[node as usize].kind == NodeKind::Host || pkt.ip.ttl <= 1 {
-                self.count_drop(pkt.flow, DropCause::NoRoute);
+                self.count_drop(pkt.flow, DropCause::NoRoute, DropSite::Node(node));
                 return;
             }
             pkt.ip.ttl -= 1;
@@ -106,7 +106,7 @@ impl World {
                 self.enqueue_expedited(dir, pkt, sched)
             }
             (Some(dir), _) => self.enqueue(dir, pkt, sched),
-            (None, _) => self.count_drop(pkt.flow, DropCause::NoRoute),
+            (None, _) => self.count_drop(pkt.flow, DropCause::NoRoute, DropSite::Node(node)),
         }
     }
 
@@ -123,17 +123,25 @@ impl World {
             return;
         }
         let flow = pkt.flow;
+        let site = DropSite::Node(self.topo.dir_from(dir));
         let d = &mut self.dirs[dir as usize];
         // A base station handing over without buffer transfer discards what arrives.
         if d.refuses_arrival() {
-            return self.count_drop(flow, DropCause::Handover);
+            return self.count_drop(flow, DropCause::Handover, site);
         }
         let mut pkt = pkt;
         // The queue reads and marks the outermost ECN field (RFC 6040 §4); `start_next` swaps
         // the layers back when the packet leaves the queue.
         gtp::swap_ecn_layers(&mut pkt);
         if let Verdict::Dropped(cause) = d.queue.enqueue(pkt, now, &mut d.queue_rng) {
-            count_drop(&mut self.flow_counters, &mut self.traces, self.now, flow, cause);
+            count_drop(
+                &mut self.flow_counters,
+                &mut self.traces,
+                self.now,
+                flow,
+                cause,
+                site,
+            );
         }
         if d.can_start() {
             // An idle transmitter takes the packet at once; occupancy is recorded after that, so
@@ -147,6 +155,7 @@ impl World {
     /// Starts serialising the next queued packet of an idle direction that is not held.
     pub(super) fn start_next(&mut self, dir: DirId, sched: &mut Scheduler<Event>) {
         let now = sched.now();
+        let site = DropSite::Node(self.topo.dir_from(dir));
         let d = &mut self.dirs[dir as usize];
         if !d.can_start() {
             d.record_occupancy(now);
@@ -158,7 +167,9 @@ impl World {
             None => {
                 let (counters, traces) = (&mut self.flow_counters, &mut self.traces);
                 d.queue
-                    .dequeue(now, &mut |p, cause| count_drop(counters, traces, now, p.flow, cause))
+                    .dequeue(now, &mut |p, cause| {
+                        count_drop(counters, traces, now, p.flow, cause, site)
+                    })
                     .map(|mut p| {
                         gtp::swap_ecn_layers(&mut p);
                         p
@@ -182,12 +193,13 @@ impl World {
                 .schedule_at(arrival, Event::Arrive(dir))
                 .expect("arrival is in the future"),
             Err((lost, cause)) => {
-                self.count_drop(lost.flow, cause);
+                self.count_drop(lost.flow, cause, DropSite::Node(self.topo.dir_from(dir)));
                 if cause == DropCause::LinkLoss {
                     self.middlebox_link_loss(dir, &lost, sched);
                 }
             }
         }
         self.start_next(dir, sched);
+        self.egress_idle(dir, sched);
     }
 }

@@ -35,7 +35,7 @@ use std::net::Ipv4Addr;
 
 use celltcp_engine::{RngStream, Scheduler, SimTime};
 
-use super::counters::{count_drop, flow_mut};
+use super::counters::{count_drop, flow_mut, DropSite};
 use super::{Event, World, WorldBuilder};
 use crate::gtp::Ingress;
 use crate::middlebox::{Middlebox, MiddleboxCtx};
@@ -225,7 +225,7 @@ impl World {
         match self.topo.node_by_addr(pkt.ip.dst) {
             Some(dst) if dst == node => self.deliver_local(node, pkt, sched),
             Some(dst) => self.send_on(node, pkt, src, dst, ingress, Via::Network, sched),
-            None => self.count_drop(pkt.flow, DropCause::NoRoute),
+            None => self.count_drop(pkt.flow, DropCause::NoRoute, DropSite::Node(node)),
         }
     }
 
@@ -283,7 +283,7 @@ impl World {
         let src_addr = self.topo.nodes[node as usize].addr;
         for mut pkt in out.drain(..) {
             if pkt.tunnel.is_some() {
-                self.count_drop(pkt.flow, DropCause::NoRoute);
+                self.count_drop(pkt.flow, DropCause::NoRoute, DropSite::Node(node));
                 continue;
             }
             pkt.uid = self.next_uid();
@@ -342,7 +342,8 @@ impl World {
         }
         let d = &mut self.dirs[dir as usize];
         if d.refuses_arrival() {
-            return count_drop(&mut self.flow_counters, &mut self.traces, self.now, pkt.flow, DropCause::Handover);
+            let site = DropSite::Node(node);
+            return self.count_drop(pkt.flow, DropCause::Handover, site);
         }
         self.expedited[dir as usize].push_back(pkt);
         if self.dirs[dir as usize].can_start() {
@@ -353,10 +354,19 @@ impl World {
     /// Discards the expedited packets waiting on `dir` (a flush of its buffer), counting each
     /// as a handover drop of the direction and of its flow.
     pub(super) fn flush_expedited(&mut self, dir: DirId) {
+        let site = DropSite::Node(self.topo.dir_from(dir));
         let lane = &mut self.expedited[dir as usize];
         let n = lane.len() as u64;
         for p in lane.drain(..) {
-            count_drop(&mut self.flow_counters, &mut self.traces, self.now, p.flow, DropCause::Handover);
+            let (counters, traces) = (&mut self.flow_counters, &mut self.traces);
+            count_drop(
+                counters,
+                traces,
+                self.now,
+                p.flow,
+                DropCause::Handover,
+                site,
+            );
         }
         self.dirs[dir as usize].stats.drops_handover += n;
     }

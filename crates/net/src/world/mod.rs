@@ -23,6 +23,7 @@ use std::net::Ipv4Addr;
 use celltcp_engine::{Model, RngStream, Scheduler, SimDuration, SimTime};
 
 use crate::agent::{Agent, AgentCtx};
+use crate::forwarding::{ForwardingBuffer, ForwardingConfig};
 use crate::gtp::{Epc, EpcConfig, EpcError, Ingress};
 use crate::link::{LinkDir, LinkDirConfig};
 use crate::medium::{Medium, MediumOutput};
@@ -36,7 +37,9 @@ mod external;
 mod forward;
 mod middlebox;
 mod tunnel;
+mod x2u;
 
+pub use counters::DropSite;
 use counters::{count_drop, flow_mut};
 pub use counters::{
     FlowCounters, FlowRateSeries, MediumSeries, PacketSeries, QueueSeries, SeriesConfig,
@@ -70,6 +73,8 @@ pub enum Event {
     MediumTimer(u32, u32),
     /// A middlebox's deadline; stale if the generation no longer matches.
     MiddleboxTimer(u32, u32),
+    /// The pacing deadline of a base station's X2-U forwarding buffer; stale unless pending.
+    Forwarding(NodeId),
 }
 
 /// A change to one link direction at a scheduled time.
@@ -145,6 +150,7 @@ pub struct WorldBuilder {
     media: Vec<MediumSlot>,
     epc: Option<Epc>,
     middleboxes: Vec<MiddleboxSlot>,
+    forwarding: Vec<(NodeId, ForwardingConfig)>,
 }
 
 /// A medium with its random stream and its pending timer.
@@ -172,7 +178,15 @@ impl WorldBuilder {
             media: Vec::new(),
             epc: None,
             middleboxes: Vec::new(),
+            forwarding: Vec::new(),
         }
+    }
+
+    /// How base station `node` forwards over X2-U during handovers (its rate and buffer; see
+    /// [`crate::forwarding`]). A station without a configuration forwards at its line rate
+    /// from an unlimited buffer.
+    pub fn forwarding(&mut self, node: NodeId, cfg: ForwardingConfig) {
+        self.forwarding.push((node, cfg));
     }
 
     /// Attaches a shared medium (a cell); its edges become routable after every link added
@@ -345,6 +359,12 @@ impl WorldBuilder {
             }
         }
         let middlebox_of_node = middlebox_of_node(&self.middleboxes, topo.nodes.len());
+        let mut forwarders = vec![None; topo.nodes.len()];
+        for (node, cfg) in self.forwarding {
+            if let Some(f) = forwarders.get_mut(node as usize) {
+                *f = Some(ForwardingBuffer::new(cfg));
+            }
+        }
         World {
             now: SimTime::ZERO,
             expedited: vec![VecDeque::new(); self.dirs.len()],
@@ -381,6 +401,7 @@ impl WorldBuilder {
             epc: self.epc,
             errors: Vec::new(),
             external: external::ExternalHosts::default(),
+            forwarders,
         }
     }
 }
@@ -436,6 +457,8 @@ pub struct World {
     expedited: Vec<VecDeque<Packet>>,
     /// Hosts whose traffic is real (see `external`).
     external: external::ExternalHosts,
+    /// Per node: the X2-U forwarding buffer of a base station that forwards (module `x2u`).
+    forwarders: Vec<Option<ForwardingBuffer>>,
 }
 
 impl World {
@@ -547,10 +570,18 @@ impl World {
         }
     }
 
-    /// Counts a drop for the packet's flow; packets of no flow (end markers) count nowhere.
+    /// Counts a drop at `site` for the packet's flow; packets of no flow (end markers) count
+    /// nowhere.
     #[inline]
-    fn count_drop(&mut self, flow: FlowId, cause: DropCause) {
-        count_drop(&mut self.flow_counters, &mut self.traces, self.now, flow, cause);
+    fn count_drop(&mut self, flow: FlowId, cause: DropCause, site: DropSite) {
+        count_drop(
+            &mut self.flow_counters,
+            &mut self.traces,
+            self.now,
+            flow,
+            cause,
+            site,
+        );
     }
 
     /// A fresh packet uid (and the IPv4 identification derived from it).
@@ -601,7 +632,7 @@ impl World {
             .map(|b| b.agent);
         match agent {
             Some(a) => self.call_agent(a, sched, |agent, ctx| agent.on_packet(pkt, ctx)),
-            None => self.count_drop(pkt.flow, DropCause::NoRoute),
+            None => self.count_drop(pkt.flow, DropCause::NoRoute, DropSite::Node(node)),
         }
     }
 
@@ -669,7 +700,10 @@ impl World {
         }
         if change.flush {
             let (counters, traces) = (&mut self.flow_counters, &mut self.traces);
-            d.flush(now, &mut |p, cause| count_drop(counters, traces, now, p.flow, cause));
+            let site = DropSite::Node(self.topo.dir_from(dir));
+            d.flush(now, &mut |p, cause| {
+                count_drop(counters, traces, now, p.flow, cause, site)
+            });
         }
         if let Some(refuse) = change.refuse {
             d.refusing = refuse;
@@ -678,6 +712,7 @@ impl World {
             d.held = hold;
             if !hold && d.can_start() {
                 self.start_next(dir, sched);
+                self.egress_idle(dir, sched);
             }
         }
     }
@@ -775,6 +810,7 @@ impl Model for World {
                 self.after_medium(m, out, sched);
             }
             Event::MiddleboxTimer(m, generation) => self.middlebox_timer(m, generation, sched),
+            Event::Forwarding(node) => self.forwarding_timer(node, sched),
             Event::LinkChange(i) => {
                 let (_, dir, change) = self.changes[i as usize];
                 self.apply_link_change(dir, change, sched);

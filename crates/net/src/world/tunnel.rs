@@ -12,7 +12,7 @@ use std::net::Ipv4Addr;
 
 use celltcp_engine::{Scheduler, SimTime};
 
-use super::{count_drop, Event, World};
+use super::{count_drop, DropSite, Event, World};
 use crate::gtp::{self, CeFate, Decapsulated, Epc, EpcError, Ingress};
 use crate::medium::{MediumOutput, MediumRequest, TunnelArrival};
 use crate::packet::{GtpInterface, GtpMessage, GtpTunnel, NodeId, Packet};
@@ -65,12 +65,12 @@ impl World {
         sched: &mut Scheduler<Event>,
     ) {
         let Some(end) = self.topo.node_by_addr(t.outer_dst) else {
-            return self.count_drop(pkt.flow, DropCause::NoRoute);
+            return self.count_drop(pkt.flow, DropCause::NoRoute, DropSite::Node(node));
         };
         if end != node {
             match self.topo.next_hop(node, end) {
                 Some(dir) => self.enqueue(dir, pkt, sched),
-                None => self.count_drop(pkt.flow, DropCause::NoRoute),
+                None => self.count_drop(pkt.flow, DropCause::NoRoute, DropSite::Node(node)),
             }
             return;
         }
@@ -147,7 +147,7 @@ impl World {
         let ue = self.topo.node_by_addr(pkt.ip.dst);
         let (Some(m), Some(ue)) = (medium, ue) else {
             if !end_marker {
-                self.count_drop(pkt.flow, DropCause::NoRoute);
+                self.count_drop(pkt.flow, DropCause::NoRoute, DropSite::Node(node));
             }
             return;
         };
@@ -182,7 +182,8 @@ impl World {
         sched: &mut Scheduler<Event>,
     ) {
         for (pkt, cause) in out.dropped.drain(..) {
-            count_drop(&mut self.flow_counters, &mut self.traces, self.now, pkt.flow, cause);
+            let (counters, traces, now) = (&mut self.flow_counters, &mut self.traces, self.now);
+            count_drop(counters, traces, now, pkt.flow, cause, DropSite::Medium);
         }
         for request in out.requests.drain(..) {
             if let Err(reason) = self.carry_out(request, sched) {
@@ -192,8 +193,8 @@ impl World {
                     request: request_name(&request),
                     reason,
                 });
-                if let MediumRequest::Forward { pkt, .. } = request {
-                    self.count_drop(pkt.flow, DropCause::NoRoute);
+                if let MediumRequest::Forward { from, pkt, .. } = request {
+                    self.count_drop(pkt.flow, DropCause::NoRoute, DropSite::Node(from));
                 }
             }
         }
@@ -285,7 +286,7 @@ impl World {
         if let Some(stats) = self.endpoint_stats_mut(from) {
             stats.encapsulated += 1;
         }
-        self.route(from, pkt, Ingress::Local, sched);
+        self.forward_from(from, pkt, sched);
         Ok(())
     }
 
@@ -313,7 +314,7 @@ impl World {
             GtpInterface::X2u,
             sched.now(),
         );
-        self.route(from, marker, Ingress::Local, sched);
+        self.forward_from(from, marker, sched);
         Ok(())
     }
 

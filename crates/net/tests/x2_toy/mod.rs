@@ -22,6 +22,7 @@ use std::rc::Rc;
 use celltcp_engine::{RngStream, SimDuration, SimTime, Simulator, StopCondition};
 use celltcp_net::agent::Agent;
 use celltcp_net::app::udp::UdpSink;
+use celltcp_net::forwarding::ForwardingConfig;
 use celltcp_net::gtp::{EcnDecap, EpcConfig};
 use celltcp_net::link::LinkDirConfig;
 use celltcp_net::medium::{Medium, MediumFigure, MediumOutput, MediumRequest, TunnelArrival};
@@ -216,6 +217,12 @@ pub struct Setup {
     pub script: Vec<(SimTime, Action)>,
     /// Limit of the router → enb1 queue, packets.
     pub x_a_limit: u32,
+    /// Limit of the enb1 → router queue (enb1's transport egress), packets.
+    pub enb1_egress_limit: u32,
+    /// How enb1 forwards over X2-U (`None`: the world's default).
+    pub forwarding: Option<ForwardingConfig>,
+    /// The run's trace selection (`None`: nothing traced).
+    pub traces: Option<Traces>,
     pub epc: bool,
     /// Bursts of this many datagrams every 20 ms from the server to the UE, for 1 s.
     pub burst: u32,
@@ -226,6 +233,9 @@ impl Default for Setup {
         Setup {
             script: Vec::new(),
             x_a_limit: 1000,
+            enb1_egress_limit: 1000,
+            forwarding: None,
+            traces: None,
             epc: true,
             burst: 0,
         }
@@ -298,7 +308,7 @@ pub fn build(setup: Setup) -> Run {
         ENB1,
         1,
         dir(m / 10, 3, setup.x_a_limit),
-        dir(m / 10, 3, 1000),
+        dir(m / 10, 3, setup.enb1_egress_limit),
     );
     let x_b = b.add_link(
         "x_b",
@@ -317,6 +327,12 @@ pub fn build(setup: Setup) -> Run {
         dir(m / 10, 1, 1000),
     );
     assert_eq!((x_a, x_b), (X_A, X_B));
+    if let Some(cfg) = setup.forwarding {
+        b.forwarding(ENB1, cfg);
+    }
+    if let Some(t) = setup.traces {
+        b.traces(t);
+    }
     let log: Log = Default::default();
     b.add_medium("cell/toy", Box::new(ToyRan::new(setup.script, log.clone())));
     if setup.epc {
