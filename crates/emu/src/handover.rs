@@ -16,7 +16,7 @@
 //! | `RttSample`, `Srtt` | RTT at the path (entry of a first transmission to its ACK leaving), RFC 6298 smoothing |
 //! | `Delivered` | the receiver's cumulative ACK entering the path |
 //! | `SeqSent`, `AckReceived` | new data entering, ACKs of new data leaving towards the sender |
-//! | `Dropped` | a datagram that never left the path while a later one of its stream did |
+//! | `Dropped` | a datagram that never left the path while a later one of its stream did (cause `handover` inside a handover's interruption, which its record counts, else `queue_full`) |
 //! | `CcState`, `SpuriousUndo` | not observable: no rows |
 //!
 //! So the outcome is `timeout` when a timeout retransmission falls in the window, else
@@ -42,6 +42,7 @@ use std::net::Ipv4Addr;
 use celltcp_engine::SimTime;
 use celltcp_net::handover::{HandoverCause, HandoverFlowCounts, HandoverRecord, HandoverResult};
 use celltcp_net::packet::{FlowId, NodeId};
+use celltcp_net::queue::DropCause;
 use celltcp_net::trace::{TraceVar, VarColumns};
 use celltcp_scenario::analytics::{analyse, AnalyticsConfig, AnalyticsError, HandoverOutcome};
 use serde_json::{json, Value};
@@ -186,7 +187,20 @@ fn push_rows(cols: &mut VarColumns, flow: FlowId, var: TraceVar, rows: &Rows) {
 }
 
 /// The trace rows of `streams` rebuilt from the history (see the module documentation).
-fn trace_of(streams: &[FlowId], history: &History, lost: &[Lost]) -> VarColumns {
+fn trace_of(
+    streams: &[FlowId],
+    history: &History,
+    lost: &[Lost],
+    records: &[HandoverRecord],
+) -> VarColumns {
+    // A loss inside a handover's interruption is the one its record counts (cause handover);
+    // of any other the emulator sees that the datagram never left the path, not why.
+    let counted = |l: &Lost| {
+        records.iter().any(|r| match (r.command, r.attach) {
+            (Some(c), Some(a)) => lost_in(l, c.as_ns(), a.as_ns()),
+            _ => false,
+        })
+    };
     let mut cols = VarColumns::default();
     for &id in streams {
         let Some(s) = history.stream(id) else {
@@ -212,10 +226,15 @@ fn trace_of(streams: &[FlowId], history: &History, lost: &[Lost]) -> VarColumns 
         // dropped once its predecessor had left.
         let connection = id / 2;
         for l in lost.iter().filter(|l| l.stream / 2 == connection) {
+            let cause = if counted(l) {
+                DropCause::Handover
+            } else {
+                DropCause::QueueFull
+            };
             cols.time_ns.push(l.after_ns.max(l.entered_ns));
             cols.flow.push(id);
             cols.var.push(TraceVar::Dropped as u8);
-            cols.value.push(1.0);
+            cols.value.push(f64::from(cause.code()));
         }
     }
     cols
@@ -270,7 +289,7 @@ pub fn analyse_real(
     let mut wanted: Vec<FlowId> = by_ue.values().flatten().copied().collect();
     wanted.sort_unstable();
     wanted.dedup();
-    let traces = trace_of(&wanted, history, &lost);
+    let traces = trace_of(&wanted, history, &lost, &records);
     let outcomes = analyse(
         &records,
         |ue| by_ue.get(&ue).cloned().unwrap_or_default(),

@@ -63,9 +63,14 @@ impl HandoverResult {
 pub struct HandoverFlowCounts {
     /// Packets sent from the source to the target over X2-U.
     pub forwarded: u64,
-    /// Packets lost to the handover: discarded at the source, refused by a full target
-    /// buffer, or lost in the forwarding tunnel.
+    /// Packets the handover procedure itself lost (every one also a drop of cause
+    /// [`crate::queue::DropCause::Handover`]): discarded at the source, refused by a full
+    /// target buffer, or lost at the UE because forwarded data came too late.
     pub dropped: u64,
+    /// Of `dropped`, those lost on the target's side of the data path: the target's buffer,
+    /// a forwarding tunnel that led nowhere, the UE's PDCP receiver. The rest were lost at the
+    /// source (its buffer discarded, data reaching it after the forwarding ended).
+    pub dropped_at_target: u64,
     /// Packets the UE received twice (its PDCP receiver discarded the copy).
     pub duplicated: u64,
     /// Packets delivered to the UE after a packet of the same flow that was sent later.

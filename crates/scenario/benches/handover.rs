@@ -237,6 +237,7 @@ fn records(out: &RunOutput) -> (Vec<HandoverRecord>, Vec<(NodeId, Vec<FlowId>)>)
         let counts = HandoverFlowCounts {
             forwarded: fwd[i],
             dropped: drop[i],
+            dropped_at_target: 0,
             duplicated: dup[i],
             reordered: reord[i],
         };

@@ -15,7 +15,7 @@ use celltcp_net::world::World;
 use serde_json::{json, Map, Value};
 
 use crate::analytics::{
-    analyse, outcome_counts, AnalyticsConfig, HandoverColumns, HandoverOutcome,
+    analyse, outcome_counts, AnalyticsConfig, HandoverColumns, HandoverDrops, HandoverOutcome,
 };
 use crate::build::HandoverSetup;
 use crate::run::RunError;
@@ -160,7 +160,17 @@ impl HandoverOutputs {
         };
         let c = HandoverColumns::from(self.outcomes.as_slice());
         let results: Vec<&str> = RESULTS.iter().map(|r| r.as_str()).collect();
-        let columns = vec![
+        // One column per place and cause of the losses, after `dropped`.
+        let drop_columns: Vec<(&'static str, Column)> = HandoverDrops::default()
+            .columns()
+            .iter()
+            .enumerate()
+            .map(|(k, (name, _))| {
+                let values = c.drops.iter().map(|d| d.columns()[k].1).collect();
+                (*name, Column::U64(values))
+            })
+            .collect();
+        let mut columns = vec![
             ("handover", Column::U32(c.handover)),
             (
                 "flow",
@@ -208,6 +218,8 @@ impl HandoverOutputs {
                     .collect()),
             ),
         ];
+        let after_dropped = columns.iter().position(|(n, _)| *n == "dropped").map_or(0, |i| i + 1);
+        columns.splice(after_dropped..after_dropped, drop_columns);
         let mut messages: Vec<String> = Vec::new();
         let message_codes = self
             .events

@@ -33,7 +33,7 @@ use crate::rlc::BufferLimit;
 
 use super::config::DataPathPolicy;
 use super::procedure::Ids;
-use super::timeline::PacketFate;
+use super::timeline::{DropPlace, PacketFate};
 use super::LteRan;
 
 /// Data a target eNB holds for a UE during a handover.
@@ -83,7 +83,7 @@ impl LteRan {
             if c == h.source && h.detached && !served_here {
                 let id = Some(h.id);
                 if !h.forwards() || h.released || h.end_marker_forwarded {
-                    self.timeline.count(id, pkt.flow, PacketFate::Dropped);
+                    self.timeline.count(id, pkt.flow, PacketFate::Dropped(DropPlace::Source));
                     out.dropped.push((pkt, DropCause::Handover));
                 } else {
                     // 36.300 §10.1.2.1.2: fresh data reaching the source are forwarded
@@ -110,7 +110,7 @@ impl LteRan {
             self.cells[c].send(now, enb, node, pkt, out);
         } else if ue.ever_served[c] {
             self.timeline
-                .count(ue.latest_record, pkt.flow, PacketFate::Dropped);
+                .count(ue.latest_record, pkt.flow, PacketFate::Dropped(DropPlace::Source));
             out.dropped.push((pkt, DropCause::Handover));
         } else {
             out.dropped.push((pkt, DropCause::NoRoute));
@@ -133,7 +133,7 @@ impl LteRan {
         };
         if !h.held.fits(limit, pkt.size_bytes()) {
             self.timeline
-                .count(Some(h.id), pkt.flow, PacketFate::Dropped);
+                .count(Some(h.id), pkt.flow, PacketFate::Dropped(DropPlace::Target));
             out.dropped.push((pkt, DropCause::Handover));
             return;
         }
@@ -170,7 +170,7 @@ impl LteRan {
                 // No handover to this eNB any more (it failed, or the UE re-established
                 // elsewhere): the forwarding tunnel leads nowhere.
                 self.timeline
-                    .count(ue.latest_record, pkt.flow, PacketFate::Dropped);
+                    .count(ue.latest_record, pkt.flow, PacketFate::Dropped(DropPlace::Target));
                 out.dropped.push((pkt, DropCause::Handover));
             }
         }
@@ -205,8 +205,8 @@ impl LteRan {
         if self.cells[c].write_forwarded(now, node, pdu).is_err() {
             // The target's RLC buffer is full: a forwarded packet lost to the handover.
             let blame = self.ues[u].ho.as_ref().map(|h| h.id);
-            self.timeline.count(blame, pkt.flow, PacketFate::Dropped);
-            out.dropped.push((pkt, DropCause::QueueFull));
+            self.timeline.count(blame, pkt.flow, PacketFate::Dropped(DropPlace::Target));
+            out.dropped.push((pkt, DropCause::Handover));
         }
     }
 
@@ -293,7 +293,7 @@ impl LteRan {
     pub(super) fn drop_held(&mut self, held: TargetBuffer, id: u32, out: &mut MediumOutput) {
         let forwarded = held.forwarded.into_iter().map(|(p, _)| p);
         for pkt in forwarded.chain(held.direct) {
-            self.timeline.count(Some(id), pkt.flow, PacketFate::Dropped);
+            self.timeline.count(Some(id), pkt.flow, PacketFate::Dropped(DropPlace::Target));
             out.dropped.push((pkt, DropCause::Handover));
         }
     }
@@ -391,7 +391,7 @@ impl LteRan {
         for pdu in unconfirmed {
             if !self.ues[u].received.contains(pdu.count) {
                 let pkt = pdu.sdu.packet;
-                self.timeline.count(Some(id), pkt.flow, PacketFate::Dropped);
+                self.timeline.count(Some(id), pkt.flow, PacketFate::Dropped(DropPlace::Source));
                 out.dropped.push((pkt, DropCause::Handover));
             }
         }

@@ -86,9 +86,18 @@ impl HandoverMessage {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum PacketFate {
     Forwarded,
-    Dropped,
+    Dropped(DropPlace),
     Duplicated,
     Reordered,
+}
+
+/// Which side of the handover's data path lost a packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum DropPlace {
+    /// The source: its buffer discarded, data reaching it after the forwarding ended.
+    Source,
+    /// The target: its buffer, a forwarding tunnel leading nowhere, the UE's PDCP receiver.
+    Target,
 }
 
 /// Totals over every handover, for the medium's report.
@@ -192,7 +201,7 @@ impl Timeline {
         let bump = |c: &mut u64| *c += 1;
         match fate {
             PacketFate::Forwarded => bump(&mut self.totals.forwarded),
-            PacketFate::Dropped => bump(&mut self.totals.dropped),
+            PacketFate::Dropped(_) => bump(&mut self.totals.dropped),
             PacketFate::Duplicated => bump(&mut self.totals.duplicated),
             PacketFate::Reordered => bump(&mut self.totals.reordered),
         }
@@ -202,7 +211,12 @@ impl Timeline {
         let c = e.flows.entry(flow).or_default();
         match fate {
             PacketFate::Forwarded => bump(&mut c.forwarded),
-            PacketFate::Dropped => bump(&mut c.dropped),
+            PacketFate::Dropped(place) => {
+                bump(&mut c.dropped);
+                if place == DropPlace::Target {
+                    bump(&mut c.dropped_at_target);
+                }
+            }
             PacketFate::Duplicated => bump(&mut c.duplicated),
             PacketFate::Reordered => bump(&mut c.reordered),
         }
@@ -252,13 +266,14 @@ mod tests {
         t.touch_flow(id, 4);
         t.count(Some(id), 3, PacketFate::Forwarded);
         t.count(Some(id), 3, PacketFate::Forwarded);
-        t.count(Some(id), 3, PacketFate::Dropped);
-        t.count(None, 3, PacketFate::Dropped);
+        t.count(Some(id), 3, PacketFate::Dropped(DropPlace::Target));
+        t.count(None, 3, PacketFate::Dropped(DropPlace::Source));
         let r = &t.records()[0];
         assert_eq!(r.flows.len(), 2);
         assert_eq!(r.flows[0].0, 3);
         assert_eq!(r.flows[0].1.forwarded, 2);
         assert_eq!(r.flows[0].1.dropped, 1);
+        assert_eq!(r.flows[0].1.dropped_at_target, 1);
         assert_eq!(r.flows[1], (4, HandoverFlowCounts::default()));
         assert_eq!(t.totals().dropped, 2);
         assert_eq!(r.result, HandoverResult::InProgress);

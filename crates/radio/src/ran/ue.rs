@@ -24,7 +24,7 @@ use crate::pdcp::{PdcpConfig, PdcpRx};
 
 use super::config::TriggerQuantity;
 use super::procedure::Handover;
-use super::timeline::PacketFate;
+use super::timeline::{DropPlace, PacketFate};
 use super::LteRan;
 
 /// Uplink packets a UE keeps while it is not served (between the handover command and the
@@ -197,7 +197,8 @@ impl LteRan {
                 self.timeline
                     .count(blame, packet.flow, PacketFate::Duplicated);
             } else {
-                self.timeline.count(blame, packet.flow, PacketFate::Dropped);
+                self.timeline
+                    .count(blame, packet.flow, PacketFate::Dropped(DropPlace::Target));
                 out.dropped.push((packet, DropCause::Handover));
             }
         } else {

@@ -3,7 +3,7 @@
 
 use celltcp_net::packet::{FlowId, NodeId};
 
-use super::handover::HandoverOutcome;
+use super::handover::{HandoverDrops, HandoverOutcome};
 
 /// The rows of [`HandoverOutcome`] transposed: entry `i` of every field is row `i`.
 /// Enumerations and names are strings (`cause`: `a3`/`manual`/`rlf`/`link`, `result`:
@@ -26,6 +26,8 @@ pub struct HandoverColumns {
     pub interruption_s: Vec<Option<f64>>,
     pub forwarded: Vec<u64>,
     pub dropped: Vec<u64>,
+    /// The losses by place and cause, one column each ([`HandoverDrops::columns`]).
+    pub drops: Vec<HandoverDrops>,
     pub duplicated: Vec<u64>,
     pub reordered: Vec<u64>,
     pub start_s: Vec<f64>,
@@ -72,6 +74,7 @@ impl HandoverColumns {
         self.interruption_s.push(r.interruption_s);
         self.forwarded.push(r.forwarded);
         self.dropped.push(r.dropped);
+        self.drops.push(r.drops);
         self.duplicated.push(r.duplicated);
         self.reordered.push(r.reordered);
         self.start_s.push(r.start_s);

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use celltcp_engine::{SimDuration, SimTime};
 use celltcp_net::handover::{HandoverCause, HandoverFlowCounts, HandoverRecord, HandoverResult};
 use celltcp_net::packet::{FlowId, NodeId};
+use celltcp_net::queue::DropCause;
 use celltcp_net::trace::VarColumns;
 
 use super::config::{AnalyticsConfig, AnalyticsError};
@@ -44,6 +45,93 @@ impl TcpOutcome {
     }
 }
 
+/// A flow's packets lost during one handover (module documentation, **drops**): by place, and
+/// the same packets by cause. Both partitions add up to [`total`](Self::total).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HandoverDrops {
+    /// Lost by the procedure at the source: its buffer discarded, data reaching it after the
+    /// forwarding ended (or a link handover's flushed and refused packets).
+    pub source: u64,
+    /// Lost at the source eNB's transport side: its X2-U forwarding buffer, its egress queues
+    /// and links.
+    pub source_egress: u64,
+    /// Lost further on in the transport network: routers' queues, links, routing.
+    pub transport: u64,
+    /// Lost by the procedure at the target: its buffer, a forwarding tunnel leading nowhere,
+    /// forwarded data reaching the UE's PDCP too late.
+    pub target: u64,
+    /// Lost in the cells: RLC buffers, the radio link, receive errors at the UE.
+    pub radio: u64,
+    /// By cause ([`DropCause`] order: queue full, AQM, link loss, outage, no route,
+    /// handover).
+    pub by_cause: [u64; 6],
+}
+
+impl HandoverDrops {
+    /// The causes in the order of [`by_cause`](Self::by_cause).
+    pub const CAUSES: [DropCause; 6] = [
+        DropCause::QueueFull,
+        DropCause::Aqm,
+        DropCause::LinkLoss,
+        DropCause::Outage,
+        DropCause::NoRoute,
+        DropCause::Handover,
+    ];
+
+    pub fn total(&self) -> u64 {
+        self.source + self.source_egress + self.transport + self.target + self.radio
+    }
+
+    /// Every count with its output column name: the places, then `dropped_<cause>`.
+    pub fn columns(&self) -> [(&'static str, u64); 11] {
+        let c = &self.by_cause;
+        [
+            ("dropped_source", self.source),
+            ("dropped_source_egress", self.source_egress),
+            ("dropped_transport", self.transport),
+            ("dropped_target", self.target),
+            ("dropped_radio", self.radio),
+            ("dropped_queue_full", c[0]),
+            ("dropped_aqm", c[1]),
+            ("dropped_link_loss", c[2]),
+            ("dropped_outage", c[3]),
+            ("dropped_no_route", c[4]),
+            ("dropped_handover", c[5]),
+        ]
+    }
+
+    /// The procedure's own losses from its record, and the flow's other drops in
+    /// `[from, to]` from the trace, placed by their site.
+    fn count(counts: &HandoverFlowCounts, source: NodeId, trace: &FlowTrace, from: u64, to: u64) -> Self {
+        let mut d = HandoverDrops {
+            source: counts.dropped - counts.dropped_at_target.min(counts.dropped),
+            target: counts.dropped_at_target.min(counts.dropped),
+            ..HandoverDrops::default()
+        };
+        d.by_cause[5] = counts.dropped;
+        let rows = trace.dropped.range(from, to);
+        // The sites are recorded row for row with the drops; a trace without them places every
+        // drop in the transport network.
+        let sites = (trace.drop_site.time_ns.len() == trace.dropped.time_ns.len())
+            .then_some(&trace.drop_site.value);
+        for i in rows {
+            let cause = trace.dropped.value[i];
+            if cause == f64::from(DropCause::Handover.code()) {
+                continue; // the procedure's own: counted from the record
+            }
+            if let Some(k) = Self::CAUSES.iter().position(|c| f64::from(c.code()) == cause) {
+                d.by_cause[k] += 1;
+            }
+            match sites.map(|s| s[i]) {
+                Some(site) if site < 0.0 => d.radio += 1,
+                Some(site) if site == f64::from(source) => d.source_egress += 1,
+                _ => d.transport += 1,
+            }
+        }
+        d
+    }
+}
+
 /// The analytics of one TCP flow across one handover. Times are seconds since the start of
 /// the run; `None` where undefined (see the [module documentation](super)).
 #[derive(Clone, Debug, PartialEq)]
@@ -72,8 +160,10 @@ pub struct HandoverOutcome {
     pub interruption_s: Option<f64>,
     /// The flow's packets forwarded over X2-U (0 when the record does not list the flow).
     pub forwarded: u64,
-    /// The flow's packets lost to the handover.
+    /// The flow's packets lost during the handover: `drops.total()`.
     pub dropped: u64,
+    /// Those losses by place and by cause.
+    pub drops: HandoverDrops,
     /// The flow's packets the UE received twice.
     pub duplicated: u64,
     /// The flow's packets delivered out of order.
@@ -203,6 +293,11 @@ fn analyse_flow(
 ) -> HandoverOutcome {
     let run_end_ns = run_end.as_ns();
     let start = r.command.unwrap_or(r.decision).as_ns();
+    // With prediction the downlink moves to the target before the command: the flow's
+    // retransmissions count from the earlier of the two (module documentation, **window**).
+    let from = r.path_switch.map_or(start, |p| p.as_ns().min(start));
+    // Its losses count from the earliest step of the procedure, the decision included.
+    let lost_from = r.decision.as_ns().min(from);
     let srtt_before = trace.srtt.last_at_or_before(start);
     let srtt_s = srtt_before.unwrap_or(0.0);
     let srtt_ns = SimDuration::from_secs_f64(srtt_s).as_ns();
@@ -224,12 +319,12 @@ fn analyse_flow(
         _ => None,
     };
 
-    let rto_retransmissions = trace.retx_rto.count_in(start, end);
-    let fast_retransmissions = trace.retx_fast.count_in(start, end);
+    let rto_retransmissions = trace.retx_rto.count_in(from, end);
+    let fast_retransmissions = trace.retx_fast.count_in(from, end);
     let outcome = if rto_retransmissions > 0 {
         TcpOutcome::Timeout
     } else if fast_retransmissions > 0
-        || trace.cc_state.enters_in(start, end, CC_STATE_FAST_RECOVERY)
+        || trace.cc_state.enters_in(from, end, CC_STATE_FAST_RECOVERY)
     {
         TcpOutcome::Halving
     } else {
@@ -241,12 +336,16 @@ fn analyse_flow(
         .find(|(f, _)| *f == flow)
         .map(|(_, c)| *c)
         .unwrap_or_default();
+    let drops = HandoverDrops::count(&counts, r.source, trace, lost_from, end);
     // A timeout with nothing lost at the handover was waiting for delayed, not lost, data:
     // the spurious timeout of 000 §IV (RFC 3522 §1 and RFC 5682 §1 describe the same event).
-    let first_rto = trace.retx_rto.first_in(start, end);
-    let lost_before_rto = first_rto.is_some_and(|rto| trace.dropped.count_in(start, rto) > 0);
+    // Losses count from the earliest step, so that a drop after a predicted path switch and
+    // before the command makes the timeout genuine.
+    let first_rto = trace.retx_rto.first_in(from, end);
+    let lost_before_rto =
+        first_rto.is_some_and(|rto| trace.dropped.count_in(lost_from, rto) > 0);
     let spurious_rto = outcome == TcpOutcome::Timeout
-        && (trace.spurious_undo.count_in(start, end) > 0
+        && (trace.spurious_undo.count_in(from, end) > 0
             || (counts.dropped == 0 && !lost_before_rto));
 
     let goodput_before = goodput_before_bps(&trace.delivered, start);
@@ -268,7 +367,7 @@ fn analyse_flow(
     // receiver — the first in-order delivery after it — so that, like the 002 model, it leaves
     // out the interruption, the timeout wait and the one-way trip; a timeout after the recovery
     // did not cause it.
-    let ramp_from = |rec: u64| match trace.retx_rto.first_in(start, end.min(rec)) {
+    let ramp_from = |rec: u64| match trace.retx_rto.first_in(from, end.min(rec)) {
         Some(rto) => trace
             .delivered
             .first_after(rto)
@@ -298,7 +397,8 @@ fn analyse_flow(
         completion_s: opt_secs(r.completion),
         interruption_s: r.interruption().map(SimDuration::as_secs_f64),
         forwarded: counts.forwarded,
-        dropped: counts.dropped,
+        dropped: drops.total(),
+        drops,
         duplicated: counts.duplicated,
         reordered: counts.reordered,
         start_s: secs(start),

@@ -107,7 +107,7 @@ impl VarSeries {
     }
 }
 
-/// The ten variables the analytics reads ([`REQUIRED_TRACE_VARS`](super::REQUIRED_TRACE_VARS)),
+/// The eleven variables the analytics reads ([`REQUIRED_TRACE_VARS`](super::REQUIRED_TRACE_VARS)),
 /// for one flow.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct FlowTrace {
@@ -125,8 +125,11 @@ pub(crate) struct FlowTrace {
     pub spurious_undo: VarSeries,
     /// Cumulative in-order bytes at the receiver.
     pub delivered: VarSeries,
-    /// The flow's packets dropped in the network (value: the cause's code, unused here).
+    /// The flow's packets dropped in the network (value: the cause's code).
     pub dropped: VarSeries,
+    /// Where each of those was dropped, row for row (value: the node, −1 in a medium). Empty
+    /// for a trace recorded without it.
+    pub drop_site: VarSeries,
     /// The sender's `SeqSent` and `AckReceived` rows, split into connections.
     pub send: SendProgress,
 }
@@ -142,6 +145,7 @@ impl FlowTrace {
         spurious_undo: VarSeries::EMPTY,
         delivered: VarSeries::EMPTY,
         dropped: VarSeries::EMPTY,
+        drop_site: VarSeries::EMPTY,
         send: SendProgress::EMPTY,
     };
 
@@ -156,6 +160,7 @@ impl FlowTrace {
         const SEQ_SENT: u8 = TraceVar::SeqSent as u8;
         const ACK_RECEIVED: u8 = TraceVar::AckReceived as u8;
         const DROPPED: u8 = TraceVar::Dropped as u8;
+        const DROP_SITE: u8 = TraceVar::DropSite as u8;
         match var {
             SRTT => Some(&mut self.srtt),
             RTT_SAMPLE => Some(&mut self.rtt_sample),
@@ -167,6 +172,7 @@ impl FlowTrace {
             SEQ_SENT => Some(&mut self.send.seq_sent),
             ACK_RECEIVED => Some(&mut self.send.ack_received),
             DROPPED => Some(&mut self.dropped),
+            DROP_SITE => Some(&mut self.drop_site),
             _ => None,
         }
     }
@@ -228,6 +234,7 @@ impl TraceIndex {
                 &mut trace.spurious_undo,
                 &mut trace.delivered,
                 &mut trace.dropped,
+                &mut trace.drop_site,
                 &mut trace.send.seq_sent,
                 &mut trace.send.ack_received,
             ] {

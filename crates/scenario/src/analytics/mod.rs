@@ -142,11 +142,11 @@ use celltcp_net::trace::TraceVar;
 
 pub use columns::HandoverColumns;
 pub use config::{AnalyticsConfig, AnalyticsError};
-pub use handover::{analyse, outcome_counts, HandoverOutcome, TcpOutcome};
+pub use handover::{analyse, outcome_counts, HandoverDrops, HandoverOutcome, TcpOutcome};
 
 /// The trace variables [`analyse`] reads: the scenario must record them for every TCP flow of a
 /// terminal that can hand over, whatever the user's trace selection.
-pub const REQUIRED_TRACE_VARS: [TraceVar; 10] = [
+pub const REQUIRED_TRACE_VARS: [TraceVar; 11] = [
     TraceVar::RetxRto,
     TraceVar::RetxFast,
     TraceVar::CcState,
@@ -157,4 +157,5 @@ pub const REQUIRED_TRACE_VARS: [TraceVar; 10] = [
     TraceVar::SeqSent,
     TraceVar::AckReceived,
     TraceVar::Dropped,
+    TraceVar::DropSite,
 ];

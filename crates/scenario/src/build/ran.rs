@@ -8,6 +8,7 @@
 //! applied above the cells whichever serves it.
 
 use celltcp_engine::SimTime;
+use celltcp_net::forwarding::ForwardingConfig;
 use celltcp_net::packet::NodeId;
 use celltcp_net::queue::QueueLimit;
 use celltcp_net::world::WorldBuilder;
@@ -38,6 +39,14 @@ pub(super) fn add_ran(
     node: &impl Fn(&str) -> NodeId,
 ) -> Result<(), ScenarioError> {
     let cfg = ran_config(scenario, ran, node)?;
+    // Every eNB of the network forwards over X2-U from its own buffer at its own pace.
+    let forwarding = ForwardingConfig {
+        rate_bps: ran.handover.forwarding_rate,
+        capacity: Some(ran.handover.forwarding_buffer),
+    };
+    for cell in &cfg.cells {
+        b.forwarding(cell.enb, forwarding);
+    }
     let medium =
         LteRan::new(cfg, seed, run).map_err(|e| ScenarioError::new("ran", e.to_string()))?;
     b.add_medium(RAN_NAME, Box::new(medium));

@@ -10,7 +10,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::cells::CellSpec;
-use super::quantity::{Limit, Quantity, Time};
+use super::quantity::{Limit, Quantity, Rate, Time};
 use crate::validate::positive_time;
 use crate::ScenarioError;
 
@@ -174,6 +174,13 @@ pub struct HandoverFile {
     pub target_buffer: Quantity<Limit>,
     /// The target stops waiting for the end marker this long after the path switch (a time).
     pub end_marker_timeout: Quantity<Time>,
+    /// The most a source eNB forwards over X2-U per second (a rate); absent = as fast as its
+    /// transport interface takes the data (its line rate).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub forwarding_rate: Option<Quantity<Rate>>,
+    /// Each eNB's buffer of data waiting to be forwarded over X2-U: packets ("2000p") or a
+    /// size ("4MB"); what does not fit is dropped at the source.
+    pub forwarding_buffer: Quantity<Limit>,
     /// Admission control: the most UEs one cell serves (≥ 1); no limit by default.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1))]
@@ -205,6 +212,8 @@ impl Default for HandoverFile {
             reordering: true,
             target_buffer: Quantity::default_of("1MB"),
             end_marker_timeout: Quantity::default_of("200ms"),
+            forwarding_rate: None,
+            forwarding_buffer: Quantity::default_of(DEFAULT_FORWARDING_BUFFER),
             max_ues_per_cell: None,
             reestablishment: Quantity::default_of("200ms"),
             q_rxlevmin_dbm: celltcp_radio::ran::DEFAULT_Q_RXLEVMIN_DBM,
@@ -218,6 +227,12 @@ impl Default for HandoverFile {
 
 /// Default prediction step of the predicted policy (seed 000, Table II).
 pub const DEFAULT_PREDICTION_STEP: &str = "130ms";
+
+/// Default X2-U forwarding buffer of an eNB. TS 36.300 §10.1.2.1.2 leaves its size to the
+/// implementation; 4 MB holds the whole default RLC buffer of a UE (1 MiB) three times over
+/// with room for the fresh data that reaches the source during the interruption, so that with
+/// default settings forwarding is limited by the transport network, not by the eNB's memory.
+pub const DEFAULT_FORWARDING_BUFFER: &str = "4MB";
 
 /// A validated data-path policy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -279,6 +294,9 @@ pub struct HandoverSpec {
     pub reordering: bool,
     pub target_buffer: QueueLimit,
     pub end_marker_timeout: SimDuration,
+    /// Bits per second; `None` = line rate.
+    pub forwarding_rate: Option<u64>,
+    pub forwarding_buffer: QueueLimit,
     pub max_ues_per_cell: Option<u32>,
     pub reestablishment: SimDuration,
     pub q_rxlevmin_dbm: f64,
@@ -353,6 +371,19 @@ impl HandoverFile {
             ));
         }
         positive_time(&key("end_marker_timeout"), &self.end_marker_timeout)?;
+        if let Some(rate) = self.forwarding_rate.as_ref().filter(|r| r.value == 0) {
+            return Err(ScenarioError::new(
+                key("forwarding_rate"),
+                format!("'{rate}' must be > 0; use e.g. '100Mbps', or leave it out for the line rate"),
+            ));
+        }
+        let forwarding_buffer = self.forwarding_buffer.value;
+        if matches!(forwarding_buffer, QueueLimit::Packets(0) | QueueLimit::Bytes(0)) {
+            return Err(ScenarioError::new(
+                key("forwarding_buffer"),
+                format!("'{}' must be > 0; use e.g. '2000p' or '4MB'", self.forwarding_buffer),
+            ));
+        }
         if self.max_ues_per_cell == Some(0) {
             return Err(ScenarioError::new(
                 key("max_ues_per_cell"),
@@ -417,6 +448,8 @@ impl HandoverFile {
             reordering: self.reordering,
             target_buffer,
             end_marker_timeout: self.end_marker_timeout.value,
+            forwarding_rate: self.forwarding_rate.as_ref().map(|r| r.value),
+            forwarding_buffer,
             max_ues_per_cell: self.max_ues_per_cell,
             reestablishment: self.reestablishment.value,
             q_rxlevmin_dbm: self.q_rxlevmin_dbm,

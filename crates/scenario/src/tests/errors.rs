@@ -435,7 +435,7 @@ fn trace_and_capture_names_exist() {
         base_err("trace.tcp", "['cwnd', 'cwin']"),
         "trace.tcp: 'cwin' is not a TCP trace variable; expected one of: cwnd, ssthresh, srtt, rttvar, rto, rtt, \
          bytes_in_flight, cc_state, bandwidth_estimate, retx_fast, retx_rto, spurious_undo, dupack, seq_sent, \
-         ack_received, delivered, loss_estimate, dropped"
+         ack_received, delivered, loss_estimate, dropped, drop_site"
     );
     assert_eq!(
         base_err("trace.tcp_flows", "['video']"),

@@ -178,9 +178,14 @@ fn timeout_after_a_network_drop_is_not_spurious() {
     t.row(2_120 * MS, FLOW, TraceVar::Dropped, 0.0);
     t.event(2_150 * MS, TraceVar::RetxRto);
     assert!(!one(0, &t).spurious_rto);
-    // A drop after the first RTO (or before the handover's start) does not count.
+    // So does a drop between the decision (1.95 s) and the command: the procedure had begun.
     let mut t = trace_srtt_50ms();
     t.row(1_990 * MS, FLOW, TraceVar::Dropped, 0.0);
+    t.event(2_150 * MS, TraceVar::RetxRto);
+    assert!(!one(0, &t).spurious_rto);
+    // A drop after the first RTO (or before the decision) does not count.
+    let mut t = trace_srtt_50ms();
+    t.row(1_940 * MS, FLOW, TraceVar::Dropped, 0.0);
     t.event(2_150 * MS, TraceVar::RetxRto);
     t.row(2_160 * MS, FLOW, TraceVar::Dropped, 0.0);
     assert!(one(0, &t).spurious_rto);

@@ -87,6 +87,7 @@ pub(super) fn counts(dropped: u64) -> HandoverFlowCounts {
     HandoverFlowCounts {
         forwarded: 12,
         dropped,
+        dropped_at_target: 0,
         duplicated: 2,
         reordered: 5,
     }
