@@ -19,6 +19,8 @@ use super::recovery::{goodput_before_bps, recovered_at_ns, RecoveryGrid};
 
 /// `CcState` code of fast recovery (see [`celltcp_net::trace::TraceVar::CcState`]).
 const CC_STATE_FAST_RECOVERY: f64 = 2.0;
+/// `CcState` code of the loss recovery that follows a retransmission timeout.
+const CC_STATE_RTO_RECOVERY: f64 = 3.0;
 
 /// How a flow's TCP reacted to a handover: the three classes of 000 §VI-B (Fig. 8: "slow
 /// start", "window halving", "nothing").
@@ -284,6 +286,21 @@ fn opt_secs(t: Option<SimTime>) -> Option<f64> {
     t.map(SimTime::as_secs_f64)
 }
 
+/// Where the window's own RTO retransmissions start: `from`, or, when the flow was already in
+/// a timeout's loss recovery just before `from`, the first `CcState` row in `[from, end]` that
+/// leaves it (`end + 1` if none does). A trace without `CcState` rows (the emulator's) keeps
+/// `from`.
+fn inherited_recovery_end(trace: &FlowTrace, from: u64, end: u64) -> u64 {
+    let before = from.checked_sub(1).and_then(|t| trace.cc_state.last_at_or_before(t));
+    if before != Some(CC_STATE_RTO_RECOVERY) {
+        return from;
+    }
+    let s = &trace.cc_state;
+    s.range(from, end)
+        .find(|&i| s.value[i] != CC_STATE_RTO_RECOVERY)
+        .map_or(end.saturating_add(1), |i| s.time_ns[i])
+}
+
 fn analyse_flow(
     r: &HandoverRecord,
     flow: FlowId,
@@ -319,7 +336,10 @@ fn analyse_flow(
         _ => None,
     };
 
-    let rto_retransmissions = trace.retx_rto.count_in(from, end);
+    // A timeout's loss recovery that began before the window goes on retransmitting into it:
+    // those retransmissions are not the handover's (module documentation, **outcome**).
+    let rto_from = inherited_recovery_end(trace, from, end);
+    let rto_retransmissions = trace.retx_rto.count_in(rto_from, end);
     let fast_retransmissions = trace.retx_fast.count_in(from, end);
     let outcome = if rto_retransmissions > 0 {
         TcpOutcome::Timeout
@@ -341,7 +361,7 @@ fn analyse_flow(
     // the spurious timeout of 000 §IV (RFC 3522 §1 and RFC 5682 §1 describe the same event).
     // Losses count from the earliest step, so that a drop after a predicted path switch and
     // before the command makes the timeout genuine.
-    let first_rto = trace.retx_rto.first_in(from, end);
+    let first_rto = trace.retx_rto.first_in(rto_from, end);
     let lost_before_rto =
         first_rto.is_some_and(|rto| trace.dropped.count_in(lost_from, rto) > 0);
     let spurious_rto = outcome == TcpOutcome::Timeout
@@ -367,7 +387,7 @@ fn analyse_flow(
     // receiver — the first in-order delivery after it — so that, like the 002 model, it leaves
     // out the interruption, the timeout wait and the one-way trip; a timeout after the recovery
     // did not cause it.
-    let ramp_from = |rec: u64| match trace.retx_rto.first_in(from, end.min(rec)) {
+    let ramp_from = |rec: u64| match trace.retx_rto.first_in(rto_from, end.min(rec)) {
         Some(rto) => trace
             .delivered
             .first_after(rto)

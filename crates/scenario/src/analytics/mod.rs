@@ -7,13 +7,14 @@
 //!
 //! # Inputs
 //!
-//! The ten trace variables of [`REQUIRED_TRACE_VARS`] are read for each flow: `RetxRto` and
+//! The eleven trace variables of [`REQUIRED_TRACE_VARS`] are read for each flow: `RetxRto` and
 //! `RetxFast` (one row per RTO or fast retransmission), `CcState` (0 slow start, 1 congestion
 //! avoidance, 2 fast recovery, 3 RTO recovery), `SpuriousUndo` (F-RTO/Eifel undid a
 //! reduction), `RttSample` and `Srtt` (seconds), `Delivered` (cumulative bytes delivered in
 //! order at the receiver, recorded by the receiving agent under the same flow id), `SeqSent`
 //! (relative sequence number of the first byte of each new segment the sender sends) and
-//! `AckReceived` (relative cumulative ACK number the sender receives). `D(t)` below is
+//! `AckReceived` (relative cumulative ACK number the sender receives), and `Dropped` with
+//! `DropSite` (the world's record of each drop of the flow: cause and node). `D(t)` below is
 //! `Delivered` read as a step function: the last value at or before `t`, 0 before the first
 //! row. Rows of `RttSample`, `Srtt`, `Delivered`, `SeqSent` and `AckReceived` whose value is
 //! not finite are ignored. A run without `SeqSent` rows for a flow gets the window of the
@@ -66,16 +67,24 @@
 //!   Every field below that looks at "the window" (outcome, counts, spurious_rto, rtt_peak,
 //!   the ramp's reference timeout) uses this `end_w`, reported as `window_end_s`;
 //!   episode_end is reported as `episode_end_s`.
-//! - **outcome** — `timeout` if an RTO retransmission falls in the window; else `halving` if a
-//!   fast retransmission falls in it or the controller enters fast recovery (a `CcState` row of
-//!   2 whose previous row was not 2) in it; else `none`. These are the three classes of 000
+//! - **from** — the earlier of the command and the path switch: a predicted handover moves the
+//!   downlink to the target ~130 ms before the command, and what that does to the flow is the
+//!   handover's. The retransmission counts and the outcome look at `[from, end_w]`; **lost_from**
+//!   = the earlier of `from` and the decision, where the drop counts and the spurious rule start.
+//! - **outcome** — `timeout` if an RTO retransmission falls in `[from, end_w]`; else `halving` if
+//!   a fast retransmission falls in it or the controller enters fast recovery (a `CcState` row
+//!   of 2 whose previous row was not 2) in it; else `none`. A timeout's loss recovery that was
+//!   already under way just before `from` (the last `CcState` row before it is 3) is not the
+//!   handover's: its RTO retransmissions are skipped up to the first `CcState` row in the window
+//!   that leaves state 3 (the whole window when none does). A trace without `CcState` rows
+//!   (the emulator's) skips nothing. These are the three classes of 000
 //!   §VI-B (Fig. 8: slow start after a timeout, window halving, nothing). `rto_retransmissions` and
 //!   `fast_retransmissions` count the retransmission rows in the window.
 //! - **spurious_rto** — the outcome is `timeout` and either a `SpuriousUndo` row falls in the
 //!   window (the sender itself found the timeout spurious) or nothing of the flow was lost: the
 //!   handover dropped none of its packets (`dropped == 0` in the record) and the network dropped
-//!   none from the start of the window to the first RTO (no `Dropped` row, which the world
-//!   records for every drop of a traced flow: router queues, AQM, link losses). An RTO when
+//!   none from lost_from to the first RTO (no `Dropped` row, which the world records for every
+//!   drop of a traced flow: router queues, AQM, link losses). An RTO when
 //!   nothing was lost means the data was delayed, not lost: the spurious timeout of 000 §IV,
 //!   caused by the RTT growth of forwarding. A flow the record does not list counts as having
 //!   lost none at the handover.
@@ -106,8 +115,17 @@
 //! - **delivered_bytes** — `D(attach + rtt_before) − D(start)`: the data delivered from the
 //!   start of the handover until one RTT after the UE attaches (000 Fig. 12); `None` without
 //!   an attach.
-//! - **forwarded**, **dropped**, **duplicated**, **reordered** — the flow's packet counts in
-//!   the record, 0 when the record does not list the flow.
+//! - **forwarded**, **duplicated**, **reordered** — the flow's packet counts in the record, 0
+//!   when the record does not list the flow.
+//! - **drops** — every packet of the flow lost during the handover, by place and by cause
+//!   ([`HandoverDrops`]); **dropped** is their total. The procedure's own losses (cause
+//!   `handover`) come from the record: `dropped_at_target` of them at the target, the rest at
+//!   the source. Every other `Dropped` row of the flow in `[lost_from, end_w]` is placed by the
+//!   `DropSite` row recorded with it: the source eNB's node → `source_egress` (its X2-U
+//!   forwarding buffer, its egress queues and links), −1 → `radio` (inside a cell), any other
+//!   node → `transport` (a trace without sites places every such drop there). Rows of cause
+//!   `handover` are skipped (the record has them). Two handovers whose windows overlap both
+//!   count a drop in the overlap.
 //!
 //! # Cost
 //!

@@ -205,3 +205,68 @@ fn halving_is_never_a_spurious_timeout() {
     assert_eq!(row.outcome, TcpOutcome::Halving);
     assert!(!row.spurious_rto);
 }
+
+#[test]
+fn a_timeout_recovery_begun_before_the_handover_is_not_its_timeout() {
+    // RTO at 1.90 s: the flow is in loss recovery (state 3) until 2.06 s and retransmits into
+    // the window (command at 2.00 s). Those retransmissions are the earlier timeout's.
+    let mut t = trace_srtt_50ms();
+    t.row(1_900 * MS, FLOW, TraceVar::CcState, 3.0);
+    t.event(1_900 * MS, TraceVar::RetxRto);
+    t.event(2_010 * MS, TraceVar::RetxRto);
+    t.event(2_040 * MS, TraceVar::RetxRto);
+    t.row(2_060 * MS, FLOW, TraceVar::CcState, 1.0);
+    let row = one(0, &t);
+    assert_eq!(row.outcome, TcpOutcome::Unaffected);
+    assert_eq!(row.rto_retransmissions, 0);
+    // A new timeout after that recovery ended is the handover's.
+    t.row(2_150 * MS, FLOW, TraceVar::CcState, 3.0);
+    t.event(2_150 * MS, TraceVar::RetxRto);
+    let row = one(0, &t);
+    assert_eq!(row.outcome, TcpOutcome::Timeout);
+    assert_eq!(row.rto_retransmissions, 1);
+    assert!((row.first_rto_s.unwrap() - 2.15).abs() < 1e-9);
+}
+
+#[test]
+fn a_predicted_handovers_window_opens_at_its_path_switch() {
+    // Path switch at 1.97 s, 30 ms before the command: an RTO at 1.98 s is the handover's.
+    let mut t = trace_srtt_50ms();
+    t.event(1_980 * MS, TraceVar::RetxRto);
+    let mut r = record(0, 0);
+    r.path_switch = Some(SimTime(1_970 * MS));
+    let rows = run(&[r], &t, 10 * S, AnalyticsConfig::default());
+    assert_eq!(rows[0].outcome, TcpOutcome::Timeout);
+    assert!((rows[0].first_rto_s.unwrap() - 1.98).abs() < 1e-9);
+    // With the path switch after the command (forwarding), it is before the window.
+    let row = one(0, &t);
+    assert_eq!(row.outcome, TcpOutcome::Unaffected);
+}
+
+#[test]
+fn every_drop_of_the_flow_is_placed_and_caused() {
+    // The record lost 3 at the handover, 1 of them at the target; the network dropped the
+    // flow's packets at the source eNB (node 100, a queue), a router (node 7, AQM), in a cell
+    // (a link loss) — and one before the decision, which is not the handover's.
+    let mut t = trace_srtt_50ms();
+    let drop = |t: &mut Trace, at: u64, cause: f64, site: f64| {
+        t.row(at, FLOW, TraceVar::Dropped, cause);
+        t.row(at, FLOW, TraceVar::DropSite, site);
+    };
+    drop(&mut t, 1_900 * MS, 0.0, 7.0);
+    drop(&mut t, 2_010 * MS, 0.0, 100.0);
+    drop(&mut t, 2_020 * MS, 1.0, 7.0);
+    drop(&mut t, 2_030 * MS, 2.0, -1.0);
+    drop(&mut t, 2_040 * MS, 5.0, -1.0); // the procedure's own: counted from the record
+    let mut r = record(0, 3);
+    r.flows[0].1.dropped_at_target = 1;
+    let row = &run(&[r], &t, 10 * S, AnalyticsConfig::default())[0];
+    let d = row.drops;
+    assert_eq!(
+        (d.source, d.source_egress, d.transport, d.target, d.radio),
+        (2, 1, 1, 1, 1)
+    );
+    assert_eq!(d.by_cause, [1, 1, 1, 0, 0, 3]);
+    assert_eq!(row.dropped, 6);
+    assert_eq!(d.columns().iter().take(5).map(|c| c.1).sum::<u64>(), 6);
+}
