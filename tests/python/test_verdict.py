@@ -28,6 +28,7 @@ from celltcp.reproduce.verdict import (
     one_sample_test,
     point_decision,
     ratio_test,
+    ratios_test,
     replications_for_power,
     share_test,
     t_power,
@@ -102,6 +103,18 @@ def test_ratio_test_reaches_all_three_outcomes():
     assert decide(ratio_test(num, den, 1.8), ">").verdict is C
     assert decide(ratio_test(num, den, 1.5), ">").verdict is NS
     assert ratio_test(num, den).effect == pytest.approx(0.5)
+
+
+def test_ratio_of_ratios_reaches_all_three_outcomes():
+    def s(m: float) -> Sample:
+        return Sample(m, 0.02 * m, 8)
+
+    # (3.3/3.9)/(2.1/2.2) = 0.886: the gain towards the target is larger.
+    test = ratios_test((s(3.3), s(3.9)), (s(2.1), s(2.2)))
+    assert test.effect == pytest.approx(3.3 / 3.9 / (2.1 / 2.2) - 1)
+    assert decide(test, "<").verdict is R and decide(test, ">").verdict is C
+    assert decide(ratios_test((s(2.0), s(1.0)), (s(2.02), s(1.0))), ">").verdict is NS
+    assert "one run" in ratios_test((Sample(1, 0, 1), s(1)), (s(1), s(1))).note
 
 
 def test_fisher_exact_against_known_values():
@@ -275,6 +288,8 @@ _TESTS = {
     "one-sample": (lambda e: one_sample_test(Sample(5 + e, 1, 8), 5)),
     "intervals": (lambda e: intervals_test(Sample(5 + e, 1, 8), Sample(5, 1, 8))),
     "ratio": (lambda e: ratio_test(Sample(5 + e, 1, 8), Sample(5, 1, 8))),
+    "ratios": (lambda e: ratios_test((Sample(5 + e, 1, 8), Sample(5, 1, 8)),
+                                     (Sample(5, 1, 8), Sample(5, 1, 8)))),
     "fisher": (lambda e: fisher_test(Proportion(round(5 + 2.5 * e), 10), Proportion(5, 10))),
     "binomial": (lambda e: binomial_test(Proportion(round(5 + 2.5 * e), 10), 0.5)),
     "share": (lambda e: share_test(round(5 + 2.5 * e), round(5 - 2.5 * e), 10)),

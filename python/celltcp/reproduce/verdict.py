@@ -78,6 +78,7 @@ __all__ = [
     "one_sample_test",
     "point_decision",
     "ratio_test",
+    "ratios_test",
     "replications_for_power",
     "share_test",
     "t_power",
@@ -525,6 +526,47 @@ def ratio_test(
     need = replications_for_power(
         lambda n: t_power(stated, math.sqrt(va / n + vb / n), _welch_df(va, n, vb, n)))
     return Test(kind, math.expm1(log_r), p, (num.n, den.n), p < ALPHA, power, need, words)
+
+
+def ratios_test(
+    a: tuple[Sample, Sample], b: tuple[Sample, Sample], effect: float | None = None,
+    relative: float = DEFAULT_RELATIVE_EFFECT,
+) -> Test:
+    """Test of one ratio of means against another, (a₀/a₁)/(b₀/b₁) against 1, on the log scale
+    (four independent samples; delta-method standard error, Welch–Satterthwaite degrees of
+    freedom over the four). The effect is the ratio of the ratios minus one. Power for a
+    relative change ``effect`` (or ``relative``)."""
+    kind = "t-test of a ratio of ratios (log scale)"
+    samples = (*a, *b)
+    n = tuple(s.n for s in samples)
+    means = [s.mean for s in samples]
+    value = (means[0] / means[1]) / (means[2] / means[3]) - 1 if all(means) else math.nan
+    if min(n) < 2:
+        return _too_few(kind, value, n)
+    if not all(m > 0 for m in means):
+        return Test(kind, math.nan, math.nan, n, False, math.nan, None, "",
+                    "a mean is not positive")
+    cv2 = [(s.sd / s.mean) ** 2 for s in samples]
+    terms = [v / s.n for v, s in zip(cv2, samples, strict=True)]
+    se = math.sqrt(sum(terms))
+    stated = abs(math.log1p(effect if effect is not None else relative))
+    words = f"a change of {100 * abs(math.expm1(stated)):.0f} %"
+    log_r = math.log1p(value)
+    if se == 0:
+        p = 0.0 if log_r != 0 else 1.0
+        return Test(kind, value, p, n, log_r != 0, 1.0, 2, words, "no spread in the samples")
+
+    def df_of(ns: Sequence[int]) -> float:
+        t = [v / k for v, k in zip(cv2, ns, strict=True)]
+        den = sum(x * x / (k - 1) for x, k in zip(t, ns, strict=True) if x)
+        return sum(t) ** 2 / den if den > 0 else float(sum(ns) - len(ns))
+
+    df = df_of(n)
+    p = 2.0 * t_cdf(-abs(log_r / se), df)
+    power = t_power(stated, se, df)
+    need = replications_for_power(
+        lambda k: t_power(stated, math.sqrt(sum(cv2) / k), df_of([k] * 4)))
+    return Test(kind, value, p, n, p < ALPHA, power, need, words)
 
 
 def fisher_test(a: Proportion, b: Proportion, effect: float | None = None,
