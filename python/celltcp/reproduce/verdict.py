@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import enum
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
@@ -357,6 +358,14 @@ class Test:
     n_for_power: int | None
     power_for: str = ""
     note: str = ""
+    #: A combination of tests at several points (:func:`combine`).
+    combined: bool = False
+
+    @property
+    def family(self) -> str:
+        """The test's name without its numbers ("exact binomial test", "one-sample t-test")."""
+        name = re.sub(r" of \d+ against \d+ of \d+ runs$", " of two classes", self.kind)
+        return re.sub(r" against [-+0-9.e]+", "", name)
 
     def effect_sign(self) -> int:
         """+1, −1, or 0 for no (or an undefined) effect."""
@@ -366,13 +375,21 @@ class Test:
 
     def describe(self) -> str:
         """``Welch's t-test, p = 0.012, n = 8/8, power 0.74 for +20 % (80 % needs n = 11)``."""
-        n = "/".join(str(x) for x in self.n)
-        parts = [self.kind, _p_text(self.p_value), f"n = {n}"]
+        n = (f"{self.n[0]}" if self.combined and len(set(self.n)) == 1
+             else "/".join(str(x) for x in self.n))
+        parts = [self.kind, _p_text(self.p_value) + (" (the largest)" if self.combined
+                                                     and self.p_value < ALPHA else ""),
+                 f"n = {n}" + (" at each" if self.combined and len(set(self.n)) == 1 else "")]
+        target = f"{100 * POWER_TARGET:.0f} %"
         if math.isnan(self.power):
             parts.append("power n/a")
+        elif self.combined:
+            needs = ("" if self.n_for_power is None
+                     else f"; {target} at every point needs n = {self.n_for_power}")
+            parts.append(f"power {self.power:.2f} of all holding" + needs)
         else:
             needs = ("" if self.n_for_power is None
-                     else f"; {100 * POWER_TARGET:.0f} % needs n = {self.n_for_power}")
+                     else f"; {target} needs n = {self.n_for_power}")
             parts.append(f"power {self.power:.2f}"
                          + (f" for {self.power_for}" if self.power_for else "") + needs)
         if self.note:
@@ -695,38 +712,48 @@ def point_decision(value: float, reference: float, relation: str | int,
     return Decision(Verdict.NOT_SIGNIFICANT, test, _sign(relation))
 
 
+def _leaves(d: Decision) -> list[Decision]:
+    return [leaf for _, part in d.parts for leaf in _leaves(part)] if d.parts else [d]
+
+
 def combine(parts: Mapping[str, Decision] | Sequence[tuple[str, Decision]]) -> Decision:
-    """One decision for a claim checked at several points (every UE count, every rate).
+    """One decision for a claim checked at several points (every UE count, every rate); the
+    parts may be combined decisions themselves, whose single tests all count as points.
 
     Reproduced when every point is reproduced: the intersection–union test, valid at α
-    without correction (its p-value is the largest). Contradicted when some point is
-    contradicted at α/m, Bonferroni over the m points. Not significant otherwise."""
+    without correction; its p-value is the largest of the points' (a point found in the
+    wrong direction counts as p = 1), its power the product of theirs (independent points).
+    Contradicted when some point is contradicted at α/m, Bonferroni over the m points. Not
+    significant otherwise."""
     items = tuple(parts.items()) if isinstance(parts, Mapping) else tuple(parts)
     if not items:
         raise ValueError("combine: no decisions")
-    m = len(items)
-    decisions = [d for _, d in items]
-    claimed = decisions[0].claimed
-    kinds = sorted({d.test.kind for d in decisions})
-    n = tuple(min(d.test.n) for d in decisions)
-    powers = [d.test.power for d in decisions]
+    leaves = [leaf for _, d in items for leaf in _leaves(d)]
+    m = len(leaves)
+    claimed = leaves[0].claimed
+    n = tuple(min(d.test.n) for d in leaves)
+    powers = [d.test.power for d in leaves]
     power = math.prod(powers) if all(math.isfinite(x) for x in powers) else math.nan
-    needs = [d.test.n_for_power for d in decisions]
-    need = max(needs) if all(x is not None for x in needs) else None  # type: ignore[type-var]
-    against = [d for d in decisions if d.verdict is Verdict.CONTRADICTED
+    needs = [d.test.n_for_power for d in leaves]
+    need = max(x for x in needs if x is not None) if all(x is not None for x in needs) else None
+    against = [d for d in leaves if d.verdict is Verdict.CONTRADICTED
                and d.test.p_value < ALPHA / m]
-    if all(d.verdict is Verdict.REPRODUCED for d in decisions):
-        verdict, p = Verdict.REPRODUCED, max(d.test.p_value for d in decisions)
+    if all(d.verdict is Verdict.REPRODUCED for d in leaves):
+        verdict, p = Verdict.REPRODUCED, max(d.test.p_value for d in leaves)
     elif against:
         verdict, p = Verdict.CONTRADICTED, min(1.0, m * min(d.test.p_value for d in against))
     else:
         verdict = Verdict.NOT_SIGNIFICANT
-        ps = [d.test.p_value if d.verdict is Verdict.REPRODUCED else 1.0 for d in decisions]
+        ps = [d.test.p_value if d.verdict is Verdict.REPRODUCED else 1.0 for d in leaves]
         p = max(ps) if all(math.isfinite(x) for x in ps) else math.nan
-    notes = sorted({d.test.note for d in decisions if d.test.note})
-    test = Test(f"{' / '.join(kinds)} at each of {m} points", math.nan, p, n,
-                verdict is not Verdict.NOT_SIGNIFICANT, power, need,
-                "every point" if m > 1 else decisions[0].test.power_for, "; ".join(notes))
+    families = " / ".join(sorted({d.test.family for d in leaves}))
+    notes = sorted({d.test.note for d in leaves if d.test.note})
+    if m == 1:
+        test = leaves[0].test
+    else:
+        test = Test(f"{families} at each of {m} points (all must hold)", math.nan, p, n,
+                    verdict is not Verdict.NOT_SIGNIFICANT, power, need, "", "; ".join(notes),
+                    combined=True)
     return Decision(verdict, test, claimed, items)
 
 
@@ -778,6 +805,26 @@ class Estimate:
         se = math.sqrt(va / num.n + vb / den.n)
         half = 0.0 if se == 0 else t_quantile(0.975, _welch_df(va, num.n, vb, den.n)) * se
         return cls(r, r * math.exp(-half), r * math.exp(half), min(num.n, den.n))
+
+    @classmethod
+    def of_ratios(cls, a: tuple[Sample, Sample], b: tuple[Sample, Sample]) -> Estimate:
+        """(mean(a₀)/mean(a₁))/(mean(b₀)/mean(b₁)) with the delta-method interval (log scale)."""
+        samples = (*a, *b)
+        n = min(s.n for s in samples)
+        if not all(s.mean > 0 for s in samples):
+            return cls(math.nan, math.nan, math.nan, n)
+        r = (a[0].mean / a[1].mean) / (b[0].mean / b[1].mean)
+        if n < 2:
+            return cls(r, math.nan, math.nan, n)
+        terms = [(s.sd / s.mean) ** 2 / s.n for s in samples]
+        se = math.sqrt(sum(terms))
+        if se == 0:
+            return cls(r, r, r, n)
+        # Welch–Satterthwaite over the four terms, as in ratios_test.
+        den = sum(x * x / (s.n - 1) for x, s in zip(terms, samples, strict=True) if x)
+        df = sum(terms) ** 2 / den if den > 0 else float(sum(s.n for s in samples) - 4)
+        half = t_quantile(0.975, df) * se
+        return cls(r, r * math.exp(-half), r * math.exp(half), n)
 
     @classmethod
     def point(cls, value: float) -> Estimate:
