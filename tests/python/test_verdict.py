@@ -207,8 +207,9 @@ def test_welch_reports_power_and_replications_needed():
     assert test.n_for_power == 64
     assert test.power == pytest.approx(0.185, abs=0.005)
     assert "power 0.19 for a difference of 0.5; 80 % needs n = 64" in test.describe()
-    # Default effect: 20 % of the baseline's mean.
-    assert welch_test(Sample(11.0, 1.0, 8), Sample(10.0, 1.0, 8)).power_for == "20 % of 10"
+    # Default effect: 20 % of the larger mean.
+    assert welch_test(Sample(11.0, 1.0, 8), Sample(10.0, 1.0, 8)).power_for == "20 % of 11"
+    assert welch_test(Sample(1.0, 1.0, 8), Sample(10.0, 1.0, 8)).power_for == "20 % of 10"
 
 
 def test_fisher_power_by_enumeration():

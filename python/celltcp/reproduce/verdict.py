@@ -14,10 +14,12 @@ The rules (docs/reproductions.md, "How verdicts are decided"):
   runs in either against ½. Proportions carry Wilson score intervals. A ratio of two means is
   tested on the log scale with the delta method.
 * **Alpha.** Two-sided tests at :data:`ALPHA` = 0.05.
-* **Power.** For a stated effect (the seed's own difference, or a relative difference of the
-  baseline) and the observed variance: the probability that the test is significant at the
-  given replications (t-tests: the noncentral t distribution; Fisher and binomial: exact
-  enumeration), and the replications per group needed for :data:`POWER_TARGET` = 80 %.
+* **Power.** For a stated effect (the seed's own difference; without one, 20 % of the larger
+  mean compared, a 20 % change of a ratio, or 0.2 of probability) and the observed variance:
+  the probability that the test is significant at the given replications (t-tests: the
+  noncentral t distribution; Fisher and binomial: exact enumeration), and the replications
+  per group needed for :data:`POWER_TARGET` = 80 % (the arcsine approximation for
+  proportions).
 * **Three outcomes** (:class:`Verdict`): *reproduced* (significant, in the direction the seed
   claims), *not significant*, *contradicted* (significant, in the opposite direction). With
   fewer than two replications in a sample there is no variance: the verdict is *not
@@ -94,7 +96,7 @@ POWER_TARGET = 0.8
 #: celltcp's number is "within" the seed's when their ratio is in [1/1.5, 1.5].
 MAGNITUDE_FACTOR = 1.5
 #: The effect a test's power is computed for when the seed gives no number: this share of the
-#: baseline's mean (a 20 % difference).
+#: larger of the two means compared (a 20 % difference).
 DEFAULT_RELATIVE_EFFECT = 0.2
 #: The effect, in absolute probability, when a claim about proportions has no number.
 DEFAULT_PROPORTION_EFFECT = 0.2
@@ -422,7 +424,7 @@ def welch_test(
     relative: float = DEFAULT_RELATIVE_EFFECT,
 ) -> Test:
     """Welch's t-test of mean(a) − mean(b). Power for the absolute difference ``effect`` (the
-    seed's, say), or else ``relative`` × |mean(b)|, at the observed variances."""
+    seed's, say), or else ``relative`` × the larger |mean|, at the observed variances."""
     a, b = _sample(a), _sample(b)
     kind = "Welch's t-test"
     diff = a.mean - b.mean
@@ -430,7 +432,7 @@ def welch_test(
         return _too_few(kind, diff, (a.n, b.n))
     va, vb = a.sd ** 2, b.sd ** 2
     se = math.sqrt(va / a.n + vb / b.n)
-    stated, words = _stated_effect(effect, b.mean if b.mean else a.mean, relative)
+    stated, words = _stated_effect(effect, max(abs(a.mean), abs(b.mean)), relative)
     if se == 0.0:
         # No spread in either sample: any difference is certain, none is none.
         p = 0.0 if diff != 0 else 1.0
@@ -455,13 +457,13 @@ def one_sample_test(
     relative: float = DEFAULT_RELATIVE_EFFECT,
 ) -> Test:
     """The one-sample t-test of mean(a) − ``reference``. Power for the absolute difference
-    ``effect``, or else ``relative`` × |reference|."""
+    ``effect``, or else ``relative`` × the larger of |reference| and |mean(a)|."""
     a = _sample(a)
     kind = f"one-sample t-test against {reference:.4g}"
     diff = a.mean - reference
     if a.n < 2:
         return _too_few(kind, diff, (a.n,))
-    stated, words = _stated_effect(effect, reference if reference else a.mean, relative)
+    stated, words = _stated_effect(effect, max(abs(reference), abs(a.mean)), relative)
     if a.sd == 0.0:
         p = 0.0 if diff != 0 else 1.0
         return Test(kind, diff, p, (a.n,), diff != 0, 1.0 if stated > 0 else math.nan,
@@ -490,7 +492,7 @@ def intervals_test(
         return _too_few(kind, welch.effect, (a.n, b.n))
     (la, ha), (lb, hb) = a.interval(), b.interval()
     apart = ha < lb or hb < la
-    stated, words = _stated_effect(effect, b.mean if b.mean else a.mean, relative)
+    stated, words = _stated_effect(effect, max(abs(a.mean), abs(b.mean)), relative)
     va, vb = a.sd ** 2, b.sd ** 2
 
     def power_at(n: int) -> float:
