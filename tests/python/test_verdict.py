@@ -19,6 +19,7 @@ from celltcp.reproduce.verdict import (
     claim_table,
     combine,
     decide,
+    equivalence,
     fisher_exact,
     fisher_power,
     fisher_test,
@@ -32,6 +33,7 @@ from celltcp.reproduce.verdict import (
     replications_for_power,
     share_test,
     t_power,
+    unavailable,
     welch_test,
 )
 from celltcp.sweep.stats import t_cdf
@@ -141,6 +143,23 @@ def test_binomial_and_share_tests_reach_all_three_outcomes():
     assert decide(share_test(8, 0, 8), ">").verdict is R
     assert decide(share_test(0, 8, 8), ">").verdict is C
     assert decide(share_test(5, 3, 8), ">").verdict is NS
+
+
+def test_equivalence_reaches_all_three_outcomes():
+    assert equivalence(Sample(0.01, 0.05, 100), 0.0, 0.05).verdict is R
+    assert equivalence(Sample(0.2, 0.05, 20), 0.0, 0.05).verdict is C
+    assert equivalence(Sample(0.03, 0.2, 5), 0.0, 0.05).verdict is NS
+    # Hand value: mean 0.02, se 0.01, df 99, margin 0.05 → the larger one-sided p is
+    # P(T > (0.05 − 0.02)/0.01 = 3) = 0.0017.
+    d = equivalence(Sample(0.02, 0.1, 100), 0.0, 0.05)
+    assert d.test.p_value == pytest.approx(1 - t_cdf(3.0, 99), rel=1e-9)
+    assert d.test.describe().startswith("equivalence test (TOST) within ±0.05 of 0, p = 0.002")
+    assert equivalence([0.3], 0.0, 0.05).verdict is NS
+
+
+def test_a_claim_not_run_is_not_significant_with_its_reason():
+    d = unavailable("one-sample t-test", "not run in quick mode")
+    assert d.verdict is NS and d.text() == "**not significant** (not run in quick mode)"
 
 
 # -- one run ---------------------------------------------------------------------------------

@@ -72,6 +72,7 @@ __all__ = [
     "claim_table",
     "combine",
     "decide",
+    "equivalence",
     "fisher_exact",
     "fisher_power",
     "fisher_test",
@@ -85,6 +86,7 @@ __all__ = [
     "replications_for_power",
     "share_test",
     "t_power",
+    "unavailable",
     "welch_test",
     "wilson_interval",
 ]
@@ -673,7 +675,8 @@ class Decision:
 
     verdict: Verdict
     test: Test
-    #: +1: the seed claims the first quantity larger (or above the reference); −1: smaller.
+    #: +1: the seed claims the first quantity larger (or above the reference); −1: smaller;
+    #: 0: equal within a margin (:func:`equivalence`).
     claimed: int
     #: Points behind a combined decision (label → its decision); empty for a single test.
     parts: tuple[tuple[str, Decision], ...] = ()
@@ -716,6 +719,51 @@ def point_decision(value: float, reference: float, relation: str | int,
 
 def _leaves(d: Decision) -> list[Decision]:
     return [leaf for _, part in d.parts for leaf in _leaves(part)] if d.parts else [d]
+
+
+def equivalence(a: Sample | Sequence[float], reference: float, margin: float) -> Decision:
+    """A claim that a quantity equals ``reference`` (a model's value, say) within ``margin``:
+    two one-sided t-tests (TOST, Schuirmann 1987).
+
+    Reproduced when the mean is significantly inside reference ± margin (both one-sided tests
+    reject at α; the p-value is the larger), contradicted when it is significantly outside
+    (the one-sided test beyond the nearer bound rejects at α), not significant otherwise. The
+    power is that of TOST when the true mean is the reference."""
+    a = _sample(a)
+    kind = f"equivalence test (TOST) within ±{margin:.3g} of {reference:.4g}"
+    diff = a.mean - reference
+    if a.n < 2:
+        return Decision(Verdict.NOT_SIGNIFICANT, _too_few(kind, diff, (a.n,)), 0)
+    df = a.n - 1
+    if a.se == 0:
+        inside = abs(diff) < margin
+        p_in, p_out = (0.0, 1.0) if inside else (1.0, 0.0 if abs(diff) > margin else 1.0)
+        power, need, note = (1.0, 2, "no spread in the sample")
+    else:
+        p_in = max(1.0 - t_cdf((diff + margin) / a.se, df), t_cdf((diff - margin) / a.se, df))
+        p_out = 1.0 - t_cdf((abs(diff) - margin) / a.se, df)
+
+        def power_at(n: int) -> float:
+            se = a.sd / math.sqrt(n)
+            return max(0.0, 2.0 * t_cdf(margin / se - t_quantile(1.0 - ALPHA, n - 1), n - 1) - 1)
+
+        power, need, note = power_at(a.n), replications_for_power(power_at), ""
+    if p_in < ALPHA:
+        verdict, p = Verdict.REPRODUCED, p_in
+    elif p_out < ALPHA:
+        verdict, p = Verdict.CONTRADICTED, p_out
+    else:
+        verdict, p = Verdict.NOT_SIGNIFICANT, p_in
+    test = Test(kind, diff, p, (a.n,), verdict is not Verdict.NOT_SIGNIFICANT, power, need,
+                "a true value at the reference", note)
+    return Decision(verdict, test, 0)
+
+
+def unavailable(kind: str, note: str) -> Decision:
+    """A claim this run could not test (a point run in full mode only, say): not significant,
+    with the reason."""
+    return Decision(Verdict.NOT_SIGNIFICANT,
+                    Test(kind, math.nan, math.nan, (0,), False, math.nan, None, "", note), 0)
 
 
 def combine(parts: Mapping[str, Decision] | Sequence[tuple[str, Decision]]) -> Decision:
