@@ -610,7 +610,7 @@ def fisher_test(a: Proportion, b: Proportion, effect: float | None = None,
     if not 0.0 <= target <= 1.0:
         target = base - stated if diff >= 0 else base + stated
     target = min(max(target, 0.0), 1.0)
-    words = f"{base:.2f} against {target:.2f}"
+    words = f"a true {target:.2f} against {base:.2f}"
     if max(a.n, b.n) <= 200:
         power = fisher_power(target, base, a.n, b.n)
     else:
