@@ -17,6 +17,7 @@ from celltcp.reproduce.verdict import (
     Verdict,
     binomial_test,
     claim_table,
+    any_of,
     combine,
     decide,
     equivalence,
@@ -263,6 +264,20 @@ def test_combine_contradicts_only_at_the_corrected_level():
     assert weak.verdict is C and 0.01 < weak.test.p_value < 0.05
     ns = decide(welch_test(Sample(5.0, 1, 8), Sample(5.0, 1, 8)), ">")
     assert combine([("a", weak)] + [(str(i), ns) for i in range(4)]).verdict is NS
+
+
+def test_any_of_reproduced_when_one_point_is_at_the_corrected_level():
+    yes = decide(welch_test(Sample(10, 1, 8), Sample(5, 1, 8)), ">")
+    ns = decide(welch_test(Sample(5.0, 1, 8), Sample(5.0, 1, 8)), ">")
+    no = decide(welch_test(Sample(1, 1, 8), Sample(5, 1, 8)), ">")
+    assert any_of({"0": ns, "0.01": yes}).verdict is R
+    assert any_of({"0": no, "0.01": no}).verdict is C
+    assert any_of({"0": no, "0.01": ns}).verdict is NS
+    # p ≈ 0.03 at one of three points: not below 0.05/3.
+    weak = decide(welch_test(Sample(6.2, 1, 8), Sample(5.0, 1, 8)), ">")
+    assert weak.verdict is R and 0.0167 < weak.test.p_value < 0.05
+    d = any_of([("a", weak), ("b", ns), ("c", ns)])
+    assert d.verdict is NS and "(one must hold, Bonferroni)" in d.test.describe()
 
 
 # -- magnitudes and rows ------------------------------------------------------------------------

@@ -67,6 +67,7 @@ __all__ = [
     "Sample",
     "Test",
     "Verdict",
+    "any_of",
     "binomial_power",
     "binomial_test",
     "claim_table",
@@ -362,8 +363,9 @@ class Test:
     n_for_power: int | None
     power_for: str = ""
     note: str = ""
-    #: A combination of tests at several points (:func:`combine`).
-    combined: bool = False
+    #: A combination of tests at several points: "all" (:func:`combine`), "any"
+    #: (:func:`any_of`), or "" for a single test.
+    combined: str = ""
 
     @property
     def family(self) -> str:
@@ -388,9 +390,11 @@ class Test:
         if math.isnan(self.power):
             parts.append("power n/a")
         elif self.combined:
+            which = "every" if self.combined == "all" else "one"
             needs = ("" if self.n_for_power is None
-                     else f"; {target} at every point needs n = {self.n_for_power}")
-            parts.append(f"power {self.power:.2f} of all holding" + needs)
+                     else f"; {target} at {which} point needs n = {self.n_for_power}")
+            held = "all holding" if self.combined == "all" else "one holding"
+            parts.append(f"power {self.power:.2f} of {held}" + needs)
         else:
             needs = ("" if self.n_for_power is None
                      else f"; {target} needs n = {self.n_for_power}")
@@ -681,6 +685,11 @@ class Decision:
     #: Points behind a combined decision (label → its decision); empty for a single test.
     parts: tuple[tuple[str, Decision], ...] = ()
 
+    @property
+    def effect_agrees(self) -> bool:
+        """The effect found points the way the seed claims (whether significant or not)."""
+        return self.test.effect_sign() == self.claimed != 0
+
     def text(self) -> str:
         """``**reproduced**``, ``**not significant** (one run)``, ``**contradicted**``."""
         out = f"**{self.verdict.value}**"
@@ -803,8 +812,42 @@ def combine(parts: Mapping[str, Decision] | Sequence[tuple[str, Decision]]) -> D
     else:
         test = Test(f"{families} at each of {m} points (all must hold)", math.nan, p, n,
                     verdict is not Verdict.NOT_SIGNIFICANT, power, need, "", "; ".join(notes),
-                    combined=True)
+                    combined="all")
     return Decision(verdict, test, claimed, items)
+
+
+def any_of(parts: Mapping[str, Decision] | Sequence[tuple[str, Decision]]) -> Decision:
+    """One decision for a claim that holds at some point ("at a low error rate two ACKs may do
+    worse"): reproduced when some point is reproduced at α/m (Bonferroni over the m points),
+    contradicted when every point is contradicted (intersection–union), not significant
+    otherwise."""
+    items = tuple(parts.items()) if isinstance(parts, Mapping) else tuple(parts)
+    if not items:
+        raise ValueError("any_of: no decisions")
+    leaves = [leaf for _, d in items for leaf in _leaves(d)]
+    m = len(leaves)
+    found = [d for d in leaves if d.verdict is Verdict.REPRODUCED and d.test.p_value < ALPHA / m]
+    if found:
+        verdict, p = Verdict.REPRODUCED, min(1.0, m * min(d.test.p_value for d in found))
+    elif all(d.verdict is Verdict.CONTRADICTED for d in leaves):
+        verdict, p = Verdict.CONTRADICTED, max(d.test.p_value for d in leaves)
+    else:
+        verdict = Verdict.NOT_SIGNIFICANT
+        ps = [d.test.p_value for d in leaves if d.effect_agrees]
+        p = min(1.0, m * min(ps)) if ps and all(math.isfinite(x) for x in ps) else 1.0
+    powers = [d.test.power for d in leaves]
+    power = (1.0 - math.prod(1.0 - x for x in powers)
+             if all(math.isfinite(x) for x in powers) else math.nan)
+    needs = [d.test.n_for_power for d in leaves if d.test.n_for_power is not None]
+    families = " / ".join(sorted({d.test.family for d in leaves}))
+    notes = sorted({d.test.note for d in leaves if d.test.note})
+    if m == 1:
+        test = leaves[0].test
+    else:
+        test = Test(f"{families} at {m} points (one must hold, Bonferroni)", math.nan, p,
+                    tuple(min(d.test.n) for d in leaves), verdict is not Verdict.NOT_SIGNIFICANT,
+                    power, min(needs) if needs else None, "", "; ".join(notes), combined="any")
+    return Decision(verdict, test, leaves[0].claimed, items)
 
 
 # -- estimates and rows ------------------------------------------------------------------------
