@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -335,3 +336,13 @@ _TESTS = {
 def test_every_test_can_give_every_verdict(name):
     seen = {decide(_TESTS[name](e), rel).verdict for e in (-2.0, 0.0, 2.0) for rel in "<>"}
     assert seen == {R, NS, C}
+_CONVERTED = ("seed000.py", "seed001_report.py", "seed002_report.py", "seed004_report.py")
+
+
+@pytest.mark.parametrize("module", _CONVERTED)
+def test_reports_write_no_verdict_in_advance(module):
+    """A verdict word in a report's source is a branch that cannot fail: verdicts come from
+    :class:`Verdict` through :func:`decide` only."""
+    source = (Path(__file__).parents[2] / "python/celltcp/reproduce" / module).read_text()
+    assert not re.search(r"\*\*(reproduced|not reproduced|partly|contradicted|not significant)",
+                         source)

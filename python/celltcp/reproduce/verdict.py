@@ -803,7 +803,9 @@ def combine(parts: Mapping[str, Decision] | Sequence[tuple[str, Decision]]) -> D
         verdict, p = Verdict.CONTRADICTED, min(1.0, m * min(d.test.p_value for d in against))
     else:
         verdict = Verdict.NOT_SIGNIFICANT
-        ps = [d.test.p_value if d.verdict is Verdict.REPRODUCED else 1.0 for d in leaves]
+        # A point found in the wrong direction counts as p = 1; one without a test as NaN.
+        ps = [d.test.p_value if d.verdict is Verdict.REPRODUCED or math.isnan(d.test.p_value)
+              else 1.0 for d in leaves]
         p = max(ps) if all(math.isfinite(x) for x in ps) else math.nan
     families = " / ".join(sorted({d.test.family for d in leaves}))
     notes = sorted({d.test.note for d in leaves if d.test.note})
