@@ -692,6 +692,8 @@ class Decision:
 
     def text(self) -> str:
         """``**reproduced**``, ``**not significant** (one run)``, ``**contradicted**``."""
+        if len(self.parts) == 1 and self.parts[0][1].verdict is self.verdict:
+            return self.parts[0][1].text()
         out = f"**{self.verdict.value}**"
         if self.verdict is Verdict.NOT_SIGNIFICANT and self.test.note and not self.parts:
             out += f" ({self.test.note})"
