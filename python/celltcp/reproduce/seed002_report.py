@@ -137,8 +137,9 @@ def _figure_overrun(fig6: pd.DataFrame, sawtooth: pd.DataFrame | None) -> Figure
     return Figure(
         "fig-6-overrun.png", png_of(fig),
         "Buffer overrun probability with buffer transfer against the extra buffer (seed Fig. 6): "
-        "lines are the model (a reconstruction of the seed's formula), dots the share of emulated sawtooth windows whose handover "
-        "overflowed the queue, squares phases of the real sawtooth without extra buffer.",
+        "lines are the model (a reconstruction of the seed's formula), dots the share of "
+        "emulated sawtooth windows whose handover overflowed the queue, squares phases of the "
+        "real sawtooth without extra buffer.",
     )
 
 
