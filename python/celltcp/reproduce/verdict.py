@@ -366,6 +366,8 @@ class Test:
     #: A combination of tests at several points: "all" (:func:`combine`), "any"
     #: (:func:`any_of`), or "" for a single test.
     combined: str = ""
+    #: How a combined test's p-value was formed ("the largest", "Bonferroni"), shown after it.
+    p_is: str = ""
 
     @property
     def family(self) -> str:
@@ -383,8 +385,8 @@ class Test:
         """``Welch's t-test, p = 0.012, n = 8/8, power 0.74 for +20 % (80 % needs n = 11)``."""
         n = (f"{self.n[0]}" if self.combined and len(set(self.n)) == 1
              else "/".join(str(x) for x in self.n))
-        parts = [self.kind, _p_text(self.p_value) + (" (the largest)" if self.combined
-                                                     and self.p_value < ALPHA else ""),
+        parts = [self.kind, _p_text(self.p_value) + (f" ({self.p_is})" if self.p_is
+                                                     and self.significant else ""),
                  f"n = {n}" + (" at each" if self.combined and len(set(self.n)) == 1 else "")]
         target = f"{100 * POWER_TARGET:.0f} %"
         if math.isnan(self.power):
@@ -799,10 +801,12 @@ def combine(parts: Mapping[str, Decision] | Sequence[tuple[str, Decision]]) -> D
     need = max(x for x in needs if x is not None) if all(x is not None for x in needs) else None
     against = [d for d in leaves if d.verdict is Verdict.CONTRADICTED
                and d.test.p_value < ALPHA / m]
+    p_is = "the largest"
     if all(d.verdict is Verdict.REPRODUCED for d in leaves):
         verdict, p = Verdict.REPRODUCED, max(d.test.p_value for d in leaves)
     elif against:
         verdict, p = Verdict.CONTRADICTED, min(1.0, m * min(d.test.p_value for d in against))
+        p_is = f"the smallest against the claim × {m}"
     else:
         verdict = Verdict.NOT_SIGNIFICANT
         # A point found in the wrong direction counts as p = 1; one without a test as NaN.
@@ -816,7 +820,7 @@ def combine(parts: Mapping[str, Decision] | Sequence[tuple[str, Decision]]) -> D
     else:
         test = Test(f"{families} at each of {m} points (all must hold)", math.nan, p, n,
                     verdict is not Verdict.NOT_SIGNIFICANT, power, need, "", "; ".join(notes),
-                    combined="all")
+                    combined="all", p_is=p_is)
     return Decision(verdict, test, claimed, items)
 
 
@@ -831,10 +835,12 @@ def any_of(parts: Mapping[str, Decision] | Sequence[tuple[str, Decision]]) -> De
     leaves = [leaf for _, d in items for leaf in _leaves(d)]
     m = len(leaves)
     found = [d for d in leaves if d.verdict is Verdict.REPRODUCED and d.test.p_value < ALPHA / m]
+    p_is = f"the smallest × {m}"
     if found:
         verdict, p = Verdict.REPRODUCED, min(1.0, m * min(d.test.p_value for d in found))
     elif all(d.verdict is Verdict.CONTRADICTED for d in leaves):
         verdict, p = Verdict.CONTRADICTED, max(d.test.p_value for d in leaves)
+        p_is = "the largest"
     else:
         verdict = Verdict.NOT_SIGNIFICANT
         ps = [d.test.p_value for d in leaves if d.effect_agrees]
@@ -850,7 +856,8 @@ def any_of(parts: Mapping[str, Decision] | Sequence[tuple[str, Decision]]) -> De
     else:
         test = Test(f"{families} at {m} points (one must hold, Bonferroni)", math.nan, p,
                     tuple(min(d.test.n) for d in leaves), verdict is not Verdict.NOT_SIGNIFICANT,
-                    power, min(needs) if needs else None, "", "; ".join(notes), combined="any")
+                    power, min(needs) if needs else None, "", "; ".join(notes), combined="any",
+                    p_is=p_is)
     return Decision(verdict, test, leaves[0].claimed, items)
 
 
