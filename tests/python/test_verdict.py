@@ -34,6 +34,7 @@ from celltcp.reproduce.verdict import (
     ratios_test,
     replications_for_power,
     share_test,
+    shortfall,
     t_power,
     unavailable,
     welch_test,
@@ -279,6 +280,15 @@ def test_any_of_reproduced_when_one_point_is_at_the_corrected_level():
     assert weak.verdict is R and 0.0167 < weak.test.p_value < 0.05
     d = any_of([("a", weak), ("b", ns), ("c", ns)])
     assert d.verdict is NS and "(one must hold, Bonferroni)" in d.test.describe()
+
+
+def test_shortfall_names_the_points_and_the_power_missing():
+    yes = decide(welch_test(Sample(10, 1, 8), Sample(5, 1, 8)), ">")
+    maybe = decide(welch_test(Sample(5.2, 1, 8), Sample(5, 1, 8)), ">")
+    assert shortfall(combine({"2": yes, "3": yes})) == ""
+    text = shortfall(combine({"2": yes, "3": maybe}), "p_err ")
+    assert text.startswith("not reproduced at p_err 3; power 0.")
+    assert re.search(r"80 % needs n = \d+$", text)
 
 
 # -- magnitudes and rows ------------------------------------------------------------------------

@@ -61,13 +61,13 @@ from celltcp.reproduce.verdict import (
     Proportion,
     Sample,
     Test,
-    Verdict,
     claim_table,
     combine,
     decide,
     fisher_test,
     ratios_test,
     share_test,
+    shortfall,
     welch_test,
 )
 
@@ -397,21 +397,6 @@ def _join(*parts: str) -> str:
     return "; ".join(p for p in parts if p)
 
 
-def _why_not(d: Decision) -> str:
-    """The points that did not reproduce a combined claim, and the power the runs had."""
-    parts = d.parts if d.parts else (("", d),)
-    missing = [label for label, p in parts if p.verdict is not Verdict.REPRODUCED]
-    low = [p.test for _, p in parts if p.verdict is Verdict.NOT_SIGNIFICANT
-           and math.isfinite(p.test.power) and p.test.power < 0.8]
-    text = f"not reproduced at {', '.join(missing)}" if missing and d.parts else ""
-    if low:
-        need = max((t.n_for_power or 0) for t in low)
-        text += ("; " if text else "") + (
-            f"power {min(t.power for t in low):.2f}–{max(t.power for t in low):.2f} at "
-            f"n = {min(min(t.n) for t in low)}" + (f", 80 % needs n = {need}" if need else ""))
-    return text
-
-
 # -- running ---------------------------------------------------------------------------------
 
 
@@ -630,19 +615,19 @@ def _outcome_claims(ho: pd.DataFrame, probs: dict[tuple[str, int], dict[str, Pro
                  detail="per count T / H / N: " + "; ".join(
                      f"{n}: {std[n]['timeout'].value:.2f} / {std[n]['halving'].value:.2f} / "
                      f"{std[n]['none'].value:.2f}" for n in UE_COUNTS),
-                 reason=_why_not(fig8), digits=2),
+                 reason=shortfall(fig8), digits=2),
         ClaimRow("Figs. 9, 10", "fast path switch: fewer timeouts than standard (avoided partly)",
                  "partly avoided (one example run)", None,
                  _pooled(share("fast_path_switch", "timeout")), fps,
                  detail="timeouts per count vs standard: " + _per_count(fps_t),
-                 reason=_join(_why_not(fps), "the outcome depends on the phase of the "
+                 reason=_join(shortfall(fps), "the outcome depends on the phase of the "
                               "competitors' receive-window-limited sawtooth when the UE joins "
                               "(docs/seed-000.md)"), digits=2),
         ClaimRow("Fig. 11", "prediction cuts the timeouts",
                  "\"substantial reduction of the slow start frequency\"", None,
                  _pooled(share("predicted", "timeout")), pred,
                  detail="timeouts per count vs standard: " + _per_count(pred_t),
-                 reason=_join(_why_not(pred), "the outcome depends on the phase of the "
+                 reason=_join(shortfall(pred), "the outcome depends on the phase of the "
                               "competitors' sawtooth when the UE joins (docs/seed-000.md)"),
                  digits=2),
         ClaimRow("Fig. 11", "prediction raises the window halvings",
@@ -653,7 +638,7 @@ def _outcome_claims(ho: pd.DataFrame, probs: dict[tuple[str, int], dict[str, Pro
                               "timeout more often than in one fast recovery, so prediction "
                               f"turns timeouts into none ({none_pred.value:.2f} against "
                               f"{none_std.value:.2f} with the standard procedure), not into "
-                              "halvings", _why_not(halv)),
+                              "halvings", shortfall(halv)),
                  digits=2),
         ClaimRow("§V-A.2", "prediction avoids the forwarding (packets forwarded over X2-U)",
                  "\"avoids completely the packet forwarding\": 0", 0.0,
@@ -666,7 +651,7 @@ def _outcome_claims(ho: pd.DataFrame, probs: dict[tuple[str, int], dict[str, Pro
                  "before)", "a peak at the handover", None, None, peak,
                  detail="; ".join(f"{n}: {a.text(0)} vs {b.text(0)}"
                                   for n, (a, b) in rtt.items()),
-                 reason=_why_not(peak)),
+                 reason=shortfall(peak)),
     ]
 
 
@@ -735,7 +720,7 @@ def _table_iv_claims(m: Measurements) -> list[ClaimRow]:
             reason=_join("every flow is limited by its 64 KB receive window: the queue "
                          "overflows mainly in the slow starts of the first second; after it "
                          f"RED (marking) drops {sample('red_mark', link, 'steady').mean:.3f} %",
-                         _why_not(d) if d.verdict is not Verdict.REPRODUCED else "")))
+                         shortfall(d))))
     # The gain of RED (marking) over Drop Tail is larger towards the target: its ratio to Drop
     # Tail is smaller there.
     pair_t = (sample("red_mark", tgt), sample("droptail", tgt))
@@ -771,12 +756,12 @@ def _delivery_claims(delivered: dict[tuple[str, int], Mean]) -> list[ClaimRow]:
                  None, None, most,
                  detail="; ".join(f"{n}: {delivered[both, n].text(1)} (default "
                                   f"{delivered['default', n].text(1)})" for n in UE_COUNTS),
-                 reason=_why_not(most)),
+                 reason=shortfall(most)),
         ClaimRow("Fig. 12", "prediction delivers more than the standard procedure (KB)",
                  "\"a substantial increase of data delivered\"", None, None, more,
                  detail="; ".join(f"{n}: {a.text(1)} vs {b.text(1)}"
                                   for n, (a, b) in pred.items()),
-                 reason=_join(_why_not(more), "the standard procedure's data wait behind "
+                 reason=_join(shortfall(more), "the standard procedure's data wait behind "
                               "a full router queue")),
     ]
 

@@ -31,12 +31,12 @@ from celltcp.reproduce.verdict import (
     Decision,
     Estimate,
     Sample,
-    Verdict,
     claim_table,
     combine,
     decide,
     ratio_test,
     ratios_test,
+    shortfall,
     welch_test,
 )
 from celltcp.reproduce.seed001 import (
@@ -111,19 +111,7 @@ def _per_transfer_runs(sel: pd.DataFrame, metric: str) -> Sample:
 
 def _why(d: Decision, *more: str) -> str:
     """The points that did not reproduce a claim and the power the runs had, then ``more``."""
-    parts = d.parts if d.parts else (("", d),)
-    missing = [label for label, p in parts if p.verdict is not Verdict.REPRODUCED]
-    weak = [p.test for _, p in parts if p.verdict is Verdict.NOT_SIGNIFICANT
-            and math.isfinite(p.test.power) and p.test.power < 0.8]
-    text = []
-    if missing and d.parts:
-        text.append("not reproduced at " + ", ".join(missing))
-    if weak:
-        need = max((t.n_for_power or 0) for t in weak)
-        text.append(f"power {min(t.power for t in weak):.2f} at n = "
-                    f"{min(min(t.n) for t in weak)}"
-                    + (f"; 80 % needs n = {need}" if need else ""))
-    return "; ".join([*text, *(m for m in more if m)])
+    return "; ".join(m for m in (shortfall(d), *more) if m)
 
 
 def _grid_table(s: pd.DataFrame, row: str, col: str, row_label: str,

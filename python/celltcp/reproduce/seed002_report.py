@@ -31,11 +31,9 @@ from celltcp.reproduce.document import (
 from celltcp.reproduce.registry import Options
 from celltcp.reproduce.verdict import (
     ClaimRow,
-    Decision,
     Estimate,
     Proportion,
     Sample,
-    Verdict,
     claim_table,
     combine,
     decide,
@@ -43,6 +41,7 @@ from celltcp.reproduce.verdict import (
     fisher_test,
     one_sample_test,
     share_test,
+    shortfall,
     unavailable,
 )
 from celltcp.reproduce.seed002 import (
@@ -164,14 +163,6 @@ def _ramp(row: Any) -> Sample:
                                 int(row["recovered"]))
 
 
-def _power_text(d: Decision) -> str:
-    t = d.test
-    if d.verdict is not Verdict.NOT_SIGNIFICANT or not math.isfinite(t.power) or t.power >= 0.8:
-        return ""
-    return f"power {t.power:.2f} at n = {min(t.n)}" + (
-        f"; 80 % needs n = {t.n_for_power}" if t.n_for_power else "")
-
-
 def _join(*parts: str) -> str:
     return "; ".join(p for p in parts if p)
 
@@ -194,7 +185,7 @@ def _claims(table: pd.DataFrame, testbed: pd.DataFrame, sized: pd.DataFrame,
             f"< 1 s ({RECONSTRUCTED}: {best['model_s']:.3f} s to 90 %, 0.970 s to the full "
             "rate)", float(best["model_s"]), Estimate.of_sample(_ramp(best)), d,
             detail=f"the sender's cwnd at 0.9·BDP after {best['cwnd_ramp_s']:.3f} s",
-            reason=_join(_power_text(d),
+            reason=_join(shortfall(d),
                          f"ramp_time is {best['offset_rtts']:.1f} RTT above the model; the "
                          f"sender's window {window}")))
     worst = _cell(table, 100e6, 0.1, "worst", True)
@@ -214,7 +205,7 @@ def _claims(table: pd.DataFrame, testbed: pd.DataFrame, sized: pd.DataFrame,
             where, claim, f"84 s to the full rate ({RECONSTRUCTED}: 84.8 s; {model:.1f} s to "
             "90 %)", model, Estimate.of_sample(_ramp(worst)), d,
             detail=f"{worst['ratio']:.3f} × the model to 90 %",
-            reason=_join(_power_text(d), f"{worst['ratio']:.3f} × the model to 90 %"), digits=2))
+            reason=_join(shortfall(d), f"{worst['ratio']:.3f} × the model to 90 %"), digits=2))
     discard = testbed[testbed["variant"] == "discard"]
     long = discard[discard["interruption_s"] >= TESTBED_RTT_S]
     brief = discard[discard["interruption_s"] < TESTBED_RTT_S]
@@ -233,7 +224,7 @@ def _claims(table: pd.DataFrame, testbed: pd.DataFrame, sized: pd.DataFrame,
         "handovers that time out)", "all investigated cases: 1", 1.0,
         Estimate.of_proportion(Proportion(outcome(discard, "timeout"), len(discard))), d,
         detail=cell,
-        reason=_join(_power_text(d) if not d.parts else "", (
+        reason=_join(shortfall(d), (
             "an interruption shorter than the RTT lets the packets the ACK clock releases "
             "during it through, and SACK repairs the hole by fast recovery "
             f"({outcome(brief, 'halving')} of {len(brief)} below the RTT)")
@@ -252,7 +243,7 @@ def _claims(table: pd.DataFrame, testbed: pd.DataFrame, sized: pd.DataFrame,
         detail=(f"RTO in {spurious} of {len(lossless)} handovers that lost nothing "
                 f"({after_overrun} after an overrun); without buffer transfer {discard_rto} of "
                 f"{len(discard)}"),
-        reason=_join(_power_text(d), "with the RTO floor of 1 s (RFC 6298) an interruption of "
+        reason=_join(shortfall(d), "with the RTO floor of 1 s (RFC 6298) an interruption of "
                      "up to 300 ms never outlasts the timer" if spurious == 0 else
                      f"{spurious} RTOs in handovers that lost nothing"), digits=2))
     bad = int((~((sized["outcome"] == "none") & (sized["drops"] == 0))).sum())
@@ -265,7 +256,7 @@ def _claims(table: pd.DataFrame, testbed: pd.DataFrame, sized: pd.DataFrame,
         detail=(f"{len(sized) - bad}/{len(sized)} handovers outcome none and no drop; 2 packets "
                 f"less at the peak: {lossy}/{len(short)} overrun (the size is "
                 f"{'tight' if lossy == len(short) else 'not tight'})"),
-        reason=_join(_power_text(d), f"{bad} of {len(sized)} handovers dropped or reduced the "
+        reason=_join(shortfall(d), f"{bad} of {len(sized)} handovers dropped or reduced the "
                      "rate" if bad else ""), digits=2))
     diffs = []
     for _, r in overrun.iterrows():
@@ -281,7 +272,7 @@ def _claims(table: pd.DataFrame, testbed: pd.DataFrame, sized: pd.DataFrame,
         f"validated ({RECONSTRUCTED})", None, Estimate.of_sample(diff), d,
         detail=(f"largest |sim − model| {worst_gap:.3f} over {len(overrun)} points (phase "
                 f"resolution 1/n ≤ {step:.3f})"),
-        reason=_join(_power_text(d), f"the largest gap at one point is {worst_gap:.3f}, the "
+        reason=_join(shortfall(d), f"the largest gap at one point is {worst_gap:.3f}, the "
                      f"phase resolution {step:.3f}")))
     return rows
 

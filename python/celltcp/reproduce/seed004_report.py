@@ -36,7 +36,6 @@ from celltcp.reproduce.verdict import (
     Decision,
     Estimate,
     Sample,
-    Verdict,
     any_of,
     claim_table,
     combine,
@@ -44,6 +43,7 @@ from celltcp.reproduce.verdict import (
     equivalence,
     one_sample_test,
     point_decision,
+    shortfall,
     unavailable,
     welch_test,
 )
@@ -98,18 +98,7 @@ def _goodput(table: pd.DataFrame, variant: str, p: float) -> Sample:
 
 def _why(d: Decision, *more: str) -> str:
     """The points that did not reproduce a claim and the power the runs had, then ``more``."""
-    parts = d.parts if d.parts else (("", d),)
-    missing = [label for label, q in parts if q.verdict is not Verdict.REPRODUCED]
-    weak = [q.test for _, q in parts if q.verdict is Verdict.NOT_SIGNIFICANT
-            and math.isfinite(q.test.power) and q.test.power < 0.8]
-    text = []
-    if missing and d.parts and d.test.combined != "any":
-        text.append("not reproduced at p_err " + ", ".join(missing))
-    if weak:
-        need = max((t.n_for_power or 0) for t in weak)
-        text.append(f"power {min(t.power for t in weak):.2f} at n = "
-                    f"{min(min(t.n) for t in weak)}" + (f"; 80 % needs n = {need}" if need else ""))
-    return "; ".join([*text, *(m for m in more if m)])
+    return "; ".join(m for m in (shortfall(d, "p_err "), *more) if m)
 
 
 def _list(ps: Sequence[float]) -> str:

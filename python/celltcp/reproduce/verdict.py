@@ -86,6 +86,7 @@ __all__ = [
     "ratios_test",
     "replications_for_power",
     "share_test",
+    "shortfall",
     "t_power",
     "unavailable",
     "welch_test",
@@ -859,6 +860,28 @@ def any_of(parts: Mapping[str, Decision] | Sequence[tuple[str, Decision]]) -> De
                     power, min(needs) if needs else None, "", "; ".join(notes), combined="any",
                     p_is=p_is)
     return Decision(verdict, test, leaves[0].claimed, items)
+
+
+def shortfall(d: Decision, label: str = "") -> str:
+    """What the tests themselves say when a claim is not reproduced: the points that did not
+    hold (``label`` before each, e.g. "p_err ") and, where a point was not significant with
+    less than :data:`POWER_TARGET` power, that power and the replications that would reach it.
+    An empty string for a reproduced claim."""
+    if d.verdict is Verdict.REPRODUCED:
+        return ""
+    text = []
+    if len(d.parts) > 1 and d.test.combined != "any":
+        missing = [name for name, p in d.parts if p.verdict is not Verdict.REPRODUCED]
+        text.append("not reproduced at " + ", ".join(label + name for name in missing))
+    weak = [leaf.test for leaf in _leaves(d) if leaf.verdict is Verdict.NOT_SIGNIFICANT
+            and math.isfinite(leaf.test.power) and leaf.test.power < POWER_TARGET]
+    if weak:
+        low, high = min(t.power for t in weak), max(t.power for t in weak)
+        need = max((t.n_for_power or 0) for t in weak)
+        power = f"{low:.2f}" if f"{low:.2f}" == f"{high:.2f}" else f"{low:.2f}–{high:.2f}"
+        text.append(f"power {power} at n = {min(min(t.n) for t in weak)}"
+                    + (f", {100 * POWER_TARGET:.0f} % needs n = {need}" if need else ""))
+    return "; ".join(text)
 
 
 # -- estimates and rows ------------------------------------------------------------------------
