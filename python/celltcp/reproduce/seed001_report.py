@@ -386,6 +386,23 @@ def _penalty(c: _Curve) -> Decision:
     })
 
 
+def _rise_text(c: _Curve) -> str:
+    """The threshold's throughput over the smallest MaxDAT's, with its interval."""
+    e = Estimate.of_ratio(_runs(c.at(c.plain, c.near)), _runs(c.at(c.plain, c.lowest["max_dat"])))
+    return f"threshold / smallest MaxDAT ×{e.text(2)}"
+
+
+def _penalty_text(c: _Curve) -> str:
+    """The largest MaxDAT's throughput over the threshold's, and the difference of their
+    spurious timeouts per transfer, with intervals."""
+    big = c.largest["max_dat"]
+    ratio = Estimate.of_ratio(_runs(c.at(c.plain, big)), _runs(c.at(c.plain, c.near)))
+    more = Estimate.of_difference(_per_transfer_runs(c.at(c.frto, big), _SPURIOUS),
+                                  _per_transfer_runs(c.at(c.frto, c.near), _SPURIOUS))
+    return (f"largest / threshold MaxDAT ×{ratio.text(2)}, spurious timeouts per transfer "
+            f"{more.text(2)} more")
+
+
 _INDEPENDENT = ("with independent block errors a PDU needs more than 6 transmissions with "
                 "probability BLER⁶ (10⁻⁶ at 0.1), so a large MaxDAT almost never holds a PDU "
                 "long enough to exceed TCP's RTO")
@@ -413,14 +430,16 @@ def _goal4(r: Results) -> tuple[list[Any], ClaimRow, ClaimRow]:
         f"the threshold, the smallest MaxDAT within {NEAR_BEST:.0%} of the best, above the "
         "smallest MaxDAT)",
         "figure: 20–160 kbit/s over MaxDAT 3–10 at BLER 10 % and 20 %", None, None, rise,
-        detail="; ".join(c.plateau_text(f"BLER {b:g}") for b, c in curves.items()),
+        detail="; ".join(f"{c.plateau_text(f'BLER {b:g}')} ({_rise_text(c)})"
+                         for b, c in curves.items()),
         reason=_why(rise))
     claim_large = ClaimRow(
         "Goal 4 (slide 12)",
         "a too large MaxDAT delays PDUs and triggers spurious TCP timeouts (tested: at the "
         "largest MaxDAT less throughput and more spurious timeouts than at the threshold)",
         "stated without numbers", None, None, penalty,
-        detail="; ".join(c.large_text(f"BLER {b:g}") for b, c in curves.items()),
+        detail="; ".join(f"{c.large_text(f'BLER {b:g}')} ({_penalty_text(c)})"
+                         for b, c in curves.items()),
         reason=_why(penalty, _INDEPENDENT))
     s = pd.concat([c.s.assign(**{BLER: b}) for b, c in curves.items()], ignore_index=True)
     fig = _max_dat_figure(s, BLER, {b: f"BLER {b:g}" for b in r.plan.blers},
@@ -501,15 +520,16 @@ def _goal4_bursty(r: Results) -> tuple[list[Any], ClaimRow, ClaimRow]:
         "for a given BLER there is a MaxDAT above which RLC throughput is at its best (tested: "
         "the threshold above the smallest MaxDAT)",
         "the seed's channel model is not given; error bursts are typical of WCDMA", None, None,
-        rise, detail="; ".join(c.plateau_text(prefix(*k)) for k, c in curves.items()),
+        rise, detail="; ".join(f"{c.plateau_text(prefix(*k))} ({_rise_text(c)})"
+                               for k, c in curves.items()),
         reason=_why(rise))
     claim_large = ClaimRow(
         "Goal 4, bursty channel",
         "a too large MaxDAT delays PDUs and triggers spurious TCP timeouts (tested: less "
         "throughput and more spurious timeouts at the largest MaxDAT than at the threshold)",
         "stated without numbers", None, None, penalty,
-        detail="; ".join(_bursty_large_text(prefix(*k), c, independent_spurious(k[1]))
-                         for k, c in curves.items()),
+        detail="; ".join(f"{_bursty_large_text(prefix(*k), c, independent_spurious(k[1]))} "
+                         f"({_penalty_text(c)})" for k, c in curves.items()),
         reason=_why(penalty, _BURSTS))
     keys = list(curves)
     s = pd.concat([c.s.assign(line=keys.index(k)) for k, c in curves.items()],

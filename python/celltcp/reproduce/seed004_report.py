@@ -149,8 +149,10 @@ def _claim_low(table: pd.DataFrame, p_errs: Sequence[float]) -> tuple[str, Decis
     parts = []
     for p in low:
         one, two = _row(table, ONE, p), _row(table, TWO, p)
-        parts.append(f"{p:g}: {_kbps(two['goodput_bps'])} vs {_kbps(one['goodput_bps'])} kb/s, "
-                     f"{two['spurious_retx']:.0f} spurious retransmissions per run")
+        ratio = Estimate.of_ratio(_goodput(table, TWO, p), _goodput(table, ONE, p))
+        parts.append(f"{p:g}: {_kbps(two['goodput_bps'])} vs {_kbps(one['goodput_bps'])} kb/s "
+                     f"(×{ratio.text(2)}), {two['spurious_retx']:.0f} spurious retransmissions "
+                     "per run")
     d = any_of({f"{p:g}": decide(welch_test(_goodput(table, TWO, p), _goodput(table, ONE, p)),
                                  "<") for p in low})
     return "two vs one ACK at p_err " + "; ".join(parts), d
@@ -251,7 +253,8 @@ def _claim_estimator(r: Results) -> tuple[str, Decision, Estimate | None, str]:
     return "; ".join(parts), d, Estimate.of_sample(Sample.of(of_true)), why
 
 
-def _claim_adaptive(table: pd.DataFrame, rows: pd.DataFrame) -> tuple[str, Decision]:
+def _claim_adaptive(table: pd.DataFrame, rows: pd.DataFrame
+                    ) -> tuple[str, Decision, Estimate | None]:
     """The adaptive variant sends ACK copies at the p_err where the estimate's limit reaches
     the threshold (one-sample t-test of the copies per run against 0)."""
     mine = table[table["variant"] == ADAPTIVE]
@@ -259,10 +262,11 @@ def _claim_adaptive(table: pd.DataFrame, rows: pd.DataFrame) -> tuple[str, Decis
         f"{x['p_err']:g}: {x['ack_copies_sent']:.0f}" for _, x in mine.iterrows())
     runs = rows[(rows["variant"] == ADAPTIVE) & (rows["p_err"] >= _threshold_p_err())]
     if runs.empty:
-        return cell, unavailable("one-sample t-test", f"no p_err ≥ {_threshold_p_err():.3f} run")
-    d = decide(one_sample_test(Sample.of(runs["ack_copies_sent"].astype(float).to_numpy()), 0.0,
-                               effect=1.0), ">")
-    return cell, d
+        return (cell, unavailable("one-sample t-test",
+                                  f"no p_err ≥ {_threshold_p_err():.3f} run"), None)
+    copies = Sample.of(runs["ack_copies_sent"].astype(float).to_numpy())
+    d = decide(one_sample_test(copies, 0.0, effect=1.0), ">")
+    return cell, d, Estimate.of_sample(copies)
 
 
 def _threshold_p_err() -> float:
@@ -297,11 +301,11 @@ def _claims(r: Results) -> list[ClaimRow]:
     rows.append(ClaimRow("simulation (window figure)", "larger window with two ACKs", "yes",
                          None, None, d, detail=cell,
                          reason="one traced run per p_err: a point estimate, no test"))
-    cell, d = _claim_adaptive(r.table, r.rows)
+    cell, d, copies = _claim_adaptive(r.table, r.rows)
     rows.append(ClaimRow("proposed method", (f"copies sent when the estimate exceeds a "
                                              f"threshold (here {THRESHOLD:g}): copies per run "
                                              f"at p_err ≥ {_threshold_p_err():.3f}"),
-                         "method", None, None, d, detail=cell,
+                         "method", None, copies, d, detail=cell, digits=1,
                          reason=_why(d, f"the estimator's limit reaches {THRESHOLD:g} only at "
                                         f"p_err ≥ {_threshold_p_err():.3f}")))
     cell, d, ours, why = _claim_estimator(r)
