@@ -146,8 +146,15 @@ def test_quick_reproduction_writes_the_report(tmp_path):
     claims = [line for line in md.splitlines()
               if re.match(r"\| (simulation|proposed method|analysis|estimation|sensitivity)", line)]
     assert len(claims) == 8
-    verdict = re.compile(r"\*\*(reproduced|partly|not reproduced|not seen)\*\*")
+    verdict = re.compile(r"\| \*\*(reproduced|not significant|contradicted)\*\*")
     assert all(verdict.search(c) for c in claims)
+    assert all(re.search(r"p (=|<) [0-9.]+|p n/a", c) and "power" in c for c in claims)
+    # The window rests on one traced run per p_err: never more than not significant.
+    window = next(c for c in claims if c.startswith("| simulation (window figure)"))
+    assert "| **not significant**" in window and "one run; the point estimate" in window
+    # The estimator is compared with the seed's agreement (estimate / p_err = 1).
+    estimation = next(c for c in claims if c.startswith("| estimation"))
+    assert "| good agreement (figure): 1 |" in estimation and "magnitude off ×" in estimation
     # The seed's analysis and the formula's requirement on p_buff(n).
     assert "p_buff(2) = 0.100" in md and "p_buff(3) = 0.218" in md
     # Every variant at every p_err of the quick grid.

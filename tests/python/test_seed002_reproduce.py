@@ -22,13 +22,22 @@ def test_quick_reproduction_writes_the_report(tmp_path, capsys):
     md = (out / "report.md").read_text()
     page = (out / "report.html").read_text()
     assert "examples/002/handover-link.toml" in md and "(quick mode)" in md
-    # One verdict per claim of the seed, computed from the runs.
+    # One verdict per claim of the seed, a stated test on the phases.
     rows = [line for line in md.splitlines() if re.match(r"\| (§|Fig)", line)]
     assert len(rows) == 6
-    assert all(re.search(r"\*\*(reproduced|not reproduced)|\| not run \|$", r) for r in rows)
-    # Buffer transfer with the model's extra buffer: nothing lost, TCP undisturbed.
-    assert "**reproduced**, and the size is tight" in md
+    for r in rows:
+        assert re.search(r"\| \*\*(reproduced|not significant|contradicted)\*\*", r), r
+        assert re.search(r"\| (magnitude (within ×1\.5|off [^|]+|n/a)|direction only) \|", r)
+    # The worst case at 100 Mb/s runs in full mode only: not significant, with the reason.
+    assert "**not significant** (not run: full mode only)" in md
+    # Buffer transfer with the model's extra buffer: nothing lost, TCP undisturbed, and the size
+    # is tight (Fisher's exact test against the buffer two packets smaller).
+    sized = next(r for r in rows if r.startswith("| §2.2, §3 |"))
+    assert "| **reproduced** |" in sized and "the size is tight" in sized
+    assert "Fisher's exact test" in sized
     assert "0 drops in all" in md
+    # The seed's lost formulas are marked as reconstructions.
+    assert md.count("reconstructed formula") >= 3 and "model s (reconstructed)" in md
     # The recovery grid with its ratios, skipping the cell whose BDP is below 4 segments.
     assert "| Mb/s | RTT ms | case | ACKs |" in md and "1 Mb/s × 10 ms" in md
     # The figures beside report.md and embedded in the page.
