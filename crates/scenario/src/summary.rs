@@ -245,6 +245,24 @@ pub(crate) fn make(
         if let Some(h) = handovers {
             obj.insert("handovers".into(), h.summary(world));
         }
+        let forwarding: Map<String, Value> = world
+            .forwarding_buffers()
+            .map(|(node, f)| {
+                let s = f.stats();
+                let name = world.topo.nodes[node as usize].name.clone();
+                let wait = celltcp_engine::SimDuration::from_ns(s.max_wait_ns);
+                let v = json!({
+                    "released": s.released,
+                    "dropped": s.dropped,
+                    "peak_bytes": s.peak_bytes,
+                    "max_wait_s": wait.as_secs_f64(),
+                });
+                (name, v)
+            })
+            .collect();
+        if !forwarding.is_empty() {
+            obj.insert("forwarding".into(), Value::Object(forwarding));
+        }
     }
     summary
 }

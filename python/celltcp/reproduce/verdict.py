@@ -79,7 +79,9 @@ __all__ = [
     "fisher_test",
     "intervals_test",
     "magnitude",
+    "newcombe_interval",
     "noncentral_t_cdf",
+    "noninferiority",
     "one_sample_test",
     "point_decision",
     "ratio_test",
@@ -771,6 +773,54 @@ def equivalence(a: Sample | Sequence[float], reference: float, margin: float) ->
     test = Test(kind, diff, p, (a.n,), verdict is not Verdict.NOT_SIGNIFICANT, power, need,
                 "a true value at the reference", note)
     return Decision(verdict, test, 0)
+
+
+def newcombe_interval(a: Proportion, b: Proportion,
+                      confidence: float = 0.95) -> tuple[float, float]:
+    """The interval of a's share minus b's from the two Wilson score intervals (Newcombe 1998,
+    method 10, the hybrid score interval): good coverage down to shares of 0 and 1, where the
+    Wald interval collapses."""
+    (la, ua), (lb, ub) = a.interval(confidence), b.interval(confidence)
+    d = a.value - b.value
+    return (d - math.hypot(a.value - la, ub - b.value),
+            d + math.hypot(ua - a.value, b.value - lb))
+
+
+def noninferiority(a: Proportion, b: Proportion, margin: float) -> Decision:
+    """A claim that a's share is no larger than b's (fewer timeouts, say) — up to ``margin`` of
+    probability: the non-inferiority test on the difference a − b (one-sided at α, by the
+    Newcombe interval at 1 − 2α).
+
+    Reproduced when the upper bound is below ``margin``; contradicted when the lower bound is
+    above it (a is worse by more than the margin); not significant otherwise. The power is the
+    probability of reproducing when the true shares are equal (at b's observed share), by the
+    normal approximation."""
+    kind = f"non-inferiority test within +{margin:.3g} (Newcombe)"
+    diff = a.value - b.value
+    if min(a.n, b.n) < 2:
+        return Decision(Verdict.NOT_SIGNIFICANT, _too_few(kind, diff, (a.n, b.n)), -1)
+    low, high = newcombe_interval(a, b, 1.0 - 2.0 * ALPHA)
+    if high < margin:
+        verdict = Verdict.REPRODUCED
+    elif low > margin:
+        verdict = Verdict.CONTRADICTED
+    else:
+        verdict = Verdict.NOT_SIGNIFICANT
+    # One-sided p-value of "a − b ≥ margin" by the normal approximation at the observed shares.
+    se = math.sqrt(a.value * (1 - a.value) / a.n + b.value * (1 - b.value) / b.n)
+    p = _Z.cdf((diff - margin) / se) if se > 0 else (0.0 if diff < margin else 1.0)
+    z = _Z.inv_cdf(1.0 - ALPHA)
+
+    def power_at(n: int) -> float:
+        # Equal true shares: the upper bound d + z·se falls below the margin.
+        s0 = math.sqrt(2.0 * b.value * (1.0 - b.value) / n)
+        return _Z.cdf(margin / s0 - z) if s0 > 0 else 1.0
+
+    power = power_at(min(a.n, b.n))
+    need = replications_for_power(power_at)
+    test = Test(kind, diff, p, (a.n, b.n), verdict is not Verdict.NOT_SIGNIFICANT, power, need,
+                "equal true shares")
+    return Decision(verdict, test, -1)
 
 
 def unavailable(kind: str, note: str) -> Decision:

@@ -46,6 +46,14 @@ impl World {
         self.forwarders.get(node as usize).and_then(Option::as_ref)
     }
 
+    /// Every base station's forwarding buffer, in node order.
+    pub fn forwarding_buffers(&self) -> impl Iterator<Item = (NodeId, &ForwardingBuffer)> {
+        self.forwarders
+            .iter()
+            .enumerate()
+            .filter_map(|(n, f)| f.as_ref().map(|f| (n as NodeId, f)))
+    }
+
     /// Hands an encapsulated X2-U packet of base station `node` to its forwarding buffer.
     pub(super) fn forward_from(&mut self, node: NodeId, pkt: Packet, sched: &mut Scheduler<Event>) {
         let now = sched.now();
