@@ -399,9 +399,9 @@ mod tests {
     /// Westwood+). The per-ACK filter reads the three duplicate ACKs (one MSS per ms each) as
     /// the same rate, so BWE ≈ 1_448_000 B/s and ssthresh = cwnd = ⌊BWE·20 ms⌋ at slot 100,
     /// one byte short of Westwood+'s 28_960 because ns-3 rounds down and the filter is still
-    /// converging. The 4-MSS full ACK at slot 110 raises the estimate briefly (a sample of
-    /// 4 MSS in 1 ms, the ACK-compression effect Westwood+ avoids), which the RTO at slot 150
-    /// no longer sees.
+    /// converging. The 4-MSS full ACK at slot 110 is debited by what the three duplicate ACKs
+    /// reported in advance (AckedCount), so it counts one MSS and the estimate, hence the
+    /// ssthresh of the RTO at slot 150, stays at the path's rate.
     #[test]
     fn scripted_trace_snapshot() {
         let got = run_trace(&mut WestwoodOriginal::new(&CcConfig::default()));
