@@ -168,8 +168,9 @@ def _claims(md: str) -> list[str]:
     return [line for line in md.splitlines() if line.startswith(("| Goal", "| Proxy"))]
 
 
-#: Rows of the claims table: goals 1–3, goal 4 (two), goal 4 with bursts (two), the proxy (two).
-CLAIMS = 9
+#: Rows of the claims table: goal 1, goal 2 (three), goal 3, goal 4 (two), goal 4 with bursts
+#: (two), the proxy (two).
+CLAIMS = 11
 
 
 def test_verdicts_follow_the_numbers():
@@ -177,15 +178,18 @@ def test_verdicts_follow_the_numbers():
                   Options(quick=True)).markdown()
     rows = _claims(good)
     assert len(rows) == CLAIMS
-    assert all("**reproduced**" in r for r in rows), "\n".join(rows)
-    assert rows[5].startswith("| Goal 4, bursty channel") and "1 s bursts, BLER 0.2" in rows[6]
-    # Goal 1 fails when small files hurt every rate alike; goal 4's second claim, on either
-    # channel, when the largest MaxDAT brings no more spurious timeouts than the best.
+    assert all("| **reproduced** |" in r for r in rows), "\n".join(rows)
+    assert rows[7].startswith("| Goal 4, bursty channel") and "1 s bursts, BLER 0.2" in rows[8]
+    # Goal 1 is not significant when small files hurt every rate alike; goal 4's second claim,
+    # on either channel, when the largest MaxDAT brings no more spurious timeouts than the
+    # threshold.
     flat = report(_made_up({k: 0.6 for k in RATES_KBPS}, 0.0), Options(quick=True)).markdown()
     rows = _claims(flat)
-    assert "**not reproduced**" in rows[0]
-    assert "**not reproduced**" in rows[4] and "**reproduced**" in rows[3]
-    assert "**not reproduced**" in rows[6] and "**reproduced**" in rows[5]
+    assert "| **not significant**" in rows[0]
+    assert "| **not significant**" in rows[6] and "| **reproduced** |" in rows[5]
+    assert "| **not significant**" in rows[8] and "| **reproduced** |" in rows[7]
+    # Goal 2's gains are compared with the seed's numbers.
+    assert re.search(r"\| \+32 % \| 1\.\d\d \[", good)
 
 
 def test_name_and_alias_find_the_seed_001_reproduction(capsys):
@@ -205,7 +209,8 @@ def test_quick_reproduction_writes_the_report(tmp_path):
     assert "examples/001/ftp-dch.toml" in md and "(quick mode)" in md
     rows = _claims(md)
     assert len(rows) == CLAIMS
-    assert all(re.search(r"\*\*(reproduced|not reproduced)\*\*", r) for r in rows)
+    assert all(re.search(r"\| \*\*(reproduced|not significant|contradicted)\*\*", r)
+               for r in rows)
     # The seed's numbers stand beside celltcp's.
     assert "+32 % at 256 kbit/s, +19 % at 64 kbit/s" in md and "\"200 %\"" in md
     figures = ("fig-goal1-file-size.png", "fig-goal2-initial-window.png",

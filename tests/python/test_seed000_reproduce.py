@@ -23,6 +23,7 @@ from celltcp.reproduce.seed000 import (
     measure,
     most_frequent_verdict,
 )
+from celltcp.reproduce.verdict import CLAIM_HEADER, Verdict
 
 # -- helpers -----------------------------------------------------------------------------------
 
@@ -54,22 +55,34 @@ def test_probability_carries_the_wilson_interval():
 
 def test_most_frequent_verdict_per_count():
     clear = {2: _probs(45, 3, 2), 3: _probs(40, 5, 5)}
-    assert most_frequent_verdict(clear, "timeout").startswith("**reproduced** at every count")
-    mixed = {2: _probs(45, 3, 2), 3: _probs(10, 5, 35)}
-    verdict = most_frequent_verdict(mixed, "timeout")
-    assert verdict.startswith("**partly reproduced**: holds at 2 UEs")
-    assert "3 UEs: none most frequent (0.70)" in verdict
-    assert most_frequent_verdict({2: _probs(1, 1, 6)}, "timeout").startswith("**not reproduced")
-    # A lead inside the intervals is reported as such.
+    d = most_frequent_verdict(clear, "timeout")
+    assert d.verdict is Verdict.REPRODUCED and d.text() == "**reproduced**"
+    assert d.test.describe().startswith(
+        "exact binomial test of two classes at each of 4 points (all must hold), p < 0.001")
+    mixed = most_frequent_verdict({2: _probs(45, 3, 2), 3: _probs(10, 5, 35)}, "timeout")
+    assert mixed.verdict is Verdict.CONTRADICTED
+    assert mixed.text() == "**contradicted**: 2 UEs reproduced; 3 UEs contradicted"
+    # A lead of 5 against 4 runs is not significant.
     close = most_frequent_verdict({2: _probs(5, 4, 0)}, "timeout")
-    assert close.endswith("(intervals overlap at 2 UEs: not significant at 95 %)")
+    assert close.verdict is Verdict.NOT_SIGNIFICANT
+    # One run can never reproduce the claim.
+    assert most_frequent_verdict({2: _probs(1, 0, 0)}, "timeout").verdict is (
+        Verdict.NOT_SIGNIFICANT)
 
 
 def test_compare_verdict_reads_the_relation():
-    a, b = Mean(1.0, 0.1), Mean(2.0, 0.1)
-    assert compare_verdict({2: (a, b)}, "<", "x").startswith("**reproduced**")
-    assert compare_verdict({2: (a, b)}, ">", "x") == "**not reproduced**: 2 UEs: x 1.00 vs 2.00"
-    assert "overlap" in compare_verdict({2: (Mean(1.0, 1.0), b)}, "<", "x")
+    a, b = Mean(1.0, 0.1, 8), Mean(2.0, 0.1, 8)
+    assert compare_verdict({2: (a, b)}, "<").verdict is Verdict.REPRODUCED
+    assert compare_verdict({2: (a, b)}, ">").verdict is Verdict.CONTRADICTED
+    assert compare_verdict({2: (Mean(1.0, 1.5, 8), b)}, "<").verdict is Verdict.NOT_SIGNIFICANT
+    # Without replications (n = 1) a mean has no interval: not significant.
+    assert compare_verdict({2: (Mean(1.0, math.nan, 1), b)}, "<").verdict is (
+        Verdict.NOT_SIGNIFICANT)
+    # Probabilities: Fisher's exact test.
+    few, many = Probability(0, 8), Probability(8, 8)
+    d = compare_verdict({2: (few, many), 3: (few, many)}, "<")
+    assert d.verdict is Verdict.REPRODUCED
+    assert d.test.kind == "Fisher's exact test at each of 2 points (all must hold)"
 
 
 # -- end to end --------------------------------------------------------------------------------
@@ -84,12 +97,17 @@ def test_quick_reproduction_writes_the_report(tmp_path):
     page = (out / "report.html").read_text()
     assert "examples/000/forwarding.toml" in md and "examples/000/aqm.toml" in md
     assert "run numbers 0–7" in md
-    assert "| figure | claim | seed | celltcp | verdict |" in md
+    assert "| " + " | ".join(CLAIM_HEADER) + " |" in md
     rows = [line for line in md.splitlines()
             if re.match(r"\| (Fig\. (8|10\(a\)|11|12)|Figs\. 9, 10|Table IV|§V-A\.2) \|", line)]
-    assert len(rows) == 6 + 4 + 2
-    assert all(re.search(r"\*\*(reproduced|partly reproduced|not reproduced)\*\*", r)
-               for r in rows)
+    assert len(rows) == 6 + 7 + 2
+    # Every row: a verdict of the three, a magnitude label, a stated test with p, n and power.
+    for r in rows:
+        assert re.search(r"\| \*\*(reproduced|not significant|contradicted)\*\*", r), r
+        assert re.search(r"\| (magnitude within ×1\.5|magnitude off [^|]+|direction only) \|", r)
+        assert re.search(r"p (=|<) [0-9.]+.*n = \d+.*power", r), r
+    # Table IV's claims carry the seed's numbers and the ratio.
+    assert "| 3.9 − 2.2 = 1.7 |" in md and "| 2.1 |" in md and "| 3.3 |" in md
     # Table IV: the seed's numbers beside celltcp's, one row per variant.
     assert "| 2.2 / 3.9 |" in md and "| 2.1 / 3.3 |" in md
     for v in AQM_VARIANTS:

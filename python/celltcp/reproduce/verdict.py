@@ -1,0 +1,935 @@
+"""Verdicts that can fail: every claim of a seed is decided by a stated statistical test on the
+replications, with its p-value, its n and its power.
+
+The rules (docs/reproductions.md, "How verdicts are decided"):
+
+* **Tests.** A difference of means: Welch's t-test (two samples with unequal variances, Welch
+  1947; degrees of freedom by Welch–Satterthwaite), or the one-sample t-test against a reference
+  value; as an alternative, non-overlapping 95 % Student-t intervals (stricter than the test:
+  two intervals can overlap while the difference is significant). A difference of proportions:
+  Fisher's exact test (two samples; hypergeometric, two-sided p as in R's ``fisher.test``: the
+  probability of the tables no more likely than the observed one), the exact binomial test
+  against a reference proportion, and for two classes of one set of runs (one run falls in one
+  class only, so the counts are not independent) the binomial test of one class's share of the
+  runs in either against ½. Proportions carry Wilson score intervals. A ratio of two means is
+  tested on the log scale with the delta method.
+* **Alpha.** Two-sided tests at :data:`ALPHA` = 0.05.
+* **Power.** For a stated effect (the seed's own difference; without one, 20 % of the larger
+  mean compared, a 20 % change of a ratio, or 0.2 of probability) and the observed variance:
+  the probability that the test is significant at the given replications (t-tests: the
+  noncentral t distribution; Fisher and binomial: exact enumeration), and the replications
+  per group needed for :data:`POWER_TARGET` = 80 % (the arcsine approximation for
+  proportions).
+* **Three outcomes** (:class:`Verdict`): *reproduced* (significant, in the direction the seed
+  claims), *not significant*, *contradicted* (significant, in the opposite direction). With
+  fewer than two replications in a sample there is no variance: the verdict is *not
+  significant (one run)*, never reproduced. A claim checked at several points (every UE count,
+  every rate) is reproduced when every point is (an intersection–union test, valid at α without
+  correction), contradicted when one point is contradicted at α/m (Bonferroni over m points),
+  and not significant otherwise.
+* **Magnitude.** Where the seed gives a number, a second label compares celltcp's estimate with
+  it: "magnitude within ×1.5" when the ratio lies in [1/1.5, 1.5], otherwise "magnitude off ×k"
+  (k ≥ 1 the factor between them); "direction only" where the seed gives none.
+
+The standard library and numpy only (SciPy is not a dependency): Student's t from the
+regularized incomplete beta function in :mod:`celltcp.sweep.stats`, the noncentral t by
+integrating the normal distribution over the chi distribution, the hypergeometric and binomial
+distributions from log-gamma.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from celltcp.sweep.stats import t_cdf, t_quantile, wilson_interval
+
+if TYPE_CHECKING:
+    from celltcp.reproduce.document import Table
+
+__all__ = [
+    "ALPHA",
+    "CLAIM_HEADER",
+    "DEFAULT_RELATIVE_EFFECT",
+    "MAGNITUDE_FACTOR",
+    "POWER_TARGET",
+    "ClaimRow",
+    "Decision",
+    "Estimate",
+    "Proportion",
+    "Sample",
+    "Test",
+    "Verdict",
+    "binomial_power",
+    "binomial_test",
+    "claim_table",
+    "combine",
+    "decide",
+    "fisher_exact",
+    "fisher_power",
+    "fisher_test",
+    "intervals_test",
+    "magnitude",
+    "noncentral_t_cdf",
+    "one_sample_test",
+    "point_decision",
+    "ratio_test",
+    "ratios_test",
+    "replications_for_power",
+    "share_test",
+    "t_power",
+    "welch_test",
+    "wilson_interval",
+]
+
+#: Significance level of every test (two-sided).
+ALPHA = 0.05
+#: The power a verdict asks of its test; the replications needed for it are reported.
+POWER_TARGET = 0.8
+#: celltcp's number is "within" the seed's when their ratio is in [1/1.5, 1.5].
+MAGNITUDE_FACTOR = 1.5
+#: The effect a test's power is computed for when the seed gives no number: this share of the
+#: larger of the two means compared (a 20 % difference).
+DEFAULT_RELATIVE_EFFECT = 0.2
+#: The effect, in absolute probability, when a claim about proportions has no number.
+DEFAULT_PROPORTION_EFFECT = 0.2
+
+_Z = NormalDist()
+
+
+class Verdict(enum.Enum):
+    """The three outcomes of a claim."""
+
+    REPRODUCED = "reproduced"
+    NOT_SIGNIFICANT = "not significant"
+    CONTRADICTED = "contradicted"
+
+
+def _sign(relation: str | int) -> int:
+    """+1 for a claim that the first quantity is larger (">", "greater", +1), −1 for smaller."""
+    if relation in (">", "greater", 1):
+        return 1
+    if relation in ("<", "less", -1):
+        return -1
+    raise ValueError(f"relation: {relation!r} is not one of '>', '<'")
+
+
+# -- samples -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Sample:
+    """Replications of one quantity, summarised: mean, sample standard deviation (n − 1), n."""
+
+    mean: float
+    sd: float
+    n: int
+
+    @classmethod
+    def of(cls, values: Sequence[float] | np.ndarray) -> Sample:
+        """The summary of the finite values (NaN, None and infinities are left out)."""
+        x = np.asarray([v for v in values if v is not None], dtype=float)
+        x = x[np.isfinite(x)]
+        n = int(x.size)
+        if n == 0:
+            return cls(math.nan, math.nan, 0)
+        return cls(float(x.mean()), float(x.std(ddof=1)) if n > 1 else math.nan, n)
+
+    @classmethod
+    def from_interval(cls, mean: float, half: float, n: int, confidence: float = 0.95) -> Sample:
+        """The summary behind ``mean ± half``, a Student-t interval over ``n`` replications."""
+        if n < 2 or not math.isfinite(half):
+            return cls(mean, math.nan, n)
+        return cls(mean, half * math.sqrt(n) / t_quantile(0.5 + confidence / 2.0, n - 1), n)
+
+    @property
+    def se(self) -> float:
+        """Standard error of the mean (NaN with fewer than two replications)."""
+        return self.sd / math.sqrt(self.n) if self.n >= 2 else math.nan
+
+    def half(self, confidence: float = 0.95) -> float:
+        """Half-width of the Student-t interval of the mean."""
+        if self.n < 2:
+            return math.nan
+        return t_quantile(0.5 + confidence / 2.0, self.n - 1) * self.se
+
+    def interval(self, confidence: float = 0.95) -> tuple[float, float]:
+        h = self.half(confidence)
+        return self.mean - h, self.mean + h
+
+
+@dataclass(frozen=True)
+class Proportion:
+    """k of n runs with a property, with the Wilson score 95 % interval."""
+
+    k: int
+    n: int
+
+    @property
+    def value(self) -> float:
+        return self.k / self.n if self.n else math.nan
+
+    def interval(self, confidence: float = 0.95) -> tuple[float, float]:
+        return wilson_interval(self.k, self.n, confidence)
+
+
+def _sample(x: Sample | Sequence[float] | np.ndarray) -> Sample:
+    return x if isinstance(x, Sample) else Sample.of(x)
+
+
+# -- distributions -----------------------------------------------------------------------------
+
+
+def _phi(x: np.ndarray) -> np.ndarray:
+    """The standard normal distribution function, elementwise."""
+    erf = np.frompyfunc(math.erf, 1, 1)
+    return 0.5 * (1.0 + erf(x / math.sqrt(2.0)).astype(float))
+
+
+def noncentral_t_cdf(t: float, df: float, nc: float) -> float:
+    """P(T ≤ t) for the noncentral t with ``df`` degrees of freedom and noncentrality ``nc``.
+
+    T = (Z + nc)/√(V/df) with Z standard normal and V chi-square: P(T ≤ t) = E[Φ(t·S/√df − nc)]
+    over S = √V, chi-distributed, integrated by Simpson's rule over S's mass (±12 of its standard
+    deviation ≈ 1/√2 around √df, which holds all but ~1e-30 of it)."""
+    if df <= 0:
+        raise ValueError(f"degrees of freedom must be > 0 (got {df})")
+    if math.isinf(df):
+        return _Z.cdf(t - nc)
+    centre = math.sqrt(max(df - 0.5, 0.0))
+    lo, hi = max(0.0, centre - 12.0), centre + 12.0
+    s = np.linspace(lo, hi, 4001)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        power_term = np.zeros_like(s) if df == 1.0 else (df - 1.0) * np.log(s)
+        log_f = (power_term - s * s / 2.0 - (df / 2.0 - 1.0) * math.log(2.0)
+                 - math.lgamma(df / 2.0))
+    f = np.exp(log_f)
+    f[~np.isfinite(f)] = 0.0
+    g = f * _phi(t * s / math.sqrt(df) - nc)
+    h = (hi - lo) / (len(s) - 1)
+    simpson = h / 3.0 * (g[0] + g[-1] + 4.0 * g[1:-1:2].sum() + 2.0 * g[2:-1:2].sum())
+    return float(min(max(simpson, 0.0), 1.0))
+
+
+def t_power(effect: float, se: float, df: float, alpha: float = ALPHA) -> float:
+    """Power of the two-sided t-test at ``alpha`` when the true difference is ``effect`` and the
+    estimate's standard error is ``se`` with ``df`` degrees of freedom."""
+    if not (se > 0 and df > 0) or not math.isfinite(effect):
+        return math.nan
+    crit = t_quantile(1.0 - alpha / 2.0, df)
+    nc = abs(effect) / se
+    return 1.0 - noncentral_t_cdf(crit, df, nc) + noncentral_t_cdf(-crit, df, nc)
+
+
+def _welch_df(va: float, na: int, vb: float, nb: int) -> float:
+    """Welch–Satterthwaite degrees of freedom of the difference of two means."""
+    a, b = va / na, vb / nb
+    den = (a * a / (na - 1) if a else 0.0) + (b * b / (nb - 1) if b else 0.0)
+    return (a + b) ** 2 / den if den > 0 else float(na + nb - 2)
+
+
+def replications_for_power(
+    power_at: Callable[[int], float], target: float = POWER_TARGET, limit: int = 100_000
+) -> int | None:
+    """The smallest n ≥ 2 with ``power_at(n) ≥ target`` (power grows with n), by doubling and
+    bisection; None when even ``limit`` replications do not reach it."""
+    if power_at(2) >= target:
+        return 2
+    lo, hi = 2, 4
+    while not power_at(hi) >= target:
+        lo, hi = hi, hi * 2
+        if hi > limit:
+            return None
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if power_at(mid) >= target:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def _log_choose(n: int, k: int) -> float:
+    return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
+
+
+def _binomial_pmf(n: int, p: float) -> np.ndarray:
+    k = np.arange(n + 1)
+    if p <= 0.0:
+        return (k == 0).astype(float)
+    if p >= 1.0:
+        return (k == n).astype(float)
+    log = np.array([_log_choose(n, i) for i in k]) + k * math.log(p) + (n - k) * math.log1p(-p)
+    return np.exp(log)
+
+
+#: Relative tolerance when comparing table probabilities (as R's fisher.test and binom.test).
+_REL_TOL = 1.0 + 1e-7
+
+
+def fisher_exact(k1: int, n1: int, k2: int, n2: int) -> float:
+    """Two-sided p-value of Fisher's exact test of k1/n1 against k2/n2: the hypergeometric
+    probability, with the margins fixed, of the tables no more likely than the observed one."""
+    if not (0 <= k1 <= n1 and 0 <= k2 <= n2):
+        raise ValueError(f"need 0 <= k <= n (got {k1}/{n1}, {k2}/{n2})")
+    total, column = n1 + n2, k1 + k2
+    lo, hi = max(0, column - n2), min(column, n1)
+    if lo == hi:
+        return 1.0
+
+    def log_p(x: int) -> float:
+        return _log_choose(n1, x) + _log_choose(n2, column - x) - _log_choose(total, column)
+
+    observed = log_p(k1)
+    probs = [math.exp(log_p(x)) for x in range(lo, hi + 1)]
+    cut = math.exp(observed) * _REL_TOL
+    return float(min(1.0, sum(p for p in probs if p <= cut)))
+
+
+def _binomial_p(k: int, n: int, p0: float) -> float:
+    """Two-sided p-value of the exact binomial test of k of n against p0 (R's binom.test)."""
+    pmf = _binomial_pmf(n, p0)
+    return float(min(1.0, pmf[pmf <= pmf[k] * _REL_TOL].sum()))
+
+
+def fisher_power(p1: float, p2: float, n1: int, n2: int, alpha: float = ALPHA) -> float:
+    """Power of Fisher's exact test at ``alpha`` for true proportions p1 and p2 with n1 and n2
+    runs: the probability of the tables it finds significant, enumerated exactly."""
+    a, b = _binomial_pmf(n1, p1), _binomial_pmf(n2, p2)
+    power = 0.0
+    for k1 in range(n1 + 1):
+        if a[k1] < 1e-15:
+            continue
+        for k2 in range(n2 + 1):
+            if b[k2] >= 1e-15 and fisher_exact(k1, n1, k2, n2) < alpha:
+                power += a[k1] * b[k2]
+    return min(power, 1.0)
+
+
+def binomial_power(p: float, n: int, p0: float, alpha: float = ALPHA) -> float:
+    """Power of the exact two-sided binomial test of p0 at ``alpha`` when the true proportion is
+    ``p``, with n runs."""
+    pmf = _binomial_pmf(n, p)
+    return float(sum(pmf[k] for k in range(n + 1) if _binomial_p(k, n, p0) < alpha))
+
+
+def _arcsine_n(p1: float, p2: float, one_sample: bool, target: float = POWER_TARGET) -> int | None:
+    """Runs (per group) for ``target`` power by the arcsine approximation (Cohen's h)."""
+    h = abs(2.0 * math.asin(math.sqrt(min(max(p1, 0.0), 1.0)))
+            - 2.0 * math.asin(math.sqrt(min(max(p2, 0.0), 1.0))))
+    if h == 0:
+        return None
+    z = _Z.inv_cdf(1.0 - ALPHA / 2.0) + _Z.inv_cdf(target)
+    return max(2, math.ceil((z / h) ** 2 * (1.0 if one_sample else 2.0)))
+
+
+# -- tests -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Test:
+    """One test's result.
+
+    Attributes:
+        kind: the test's name ("Welch's t-test", "Fisher's exact test", ...).
+        effect: the observed effect on the test's scale; its sign is the direction found (first
+            quantity minus the second, or minus the reference).
+        p_value: two-sided p-value.
+        n: replications of each sample.
+        significant: whether the test's rule rejects "no difference" at :data:`ALPHA`.
+        power: the probability of a significant result for the stated effect at these n.
+        n_for_power: replications per sample for :data:`POWER_TARGET` (None: not reachable or
+            undefined).
+        power_for: the stated effect the power refers to, in words.
+        note: why the test cannot decide (one run, no variance), or an empty string.
+    """
+
+    kind: str
+    effect: float
+    p_value: float
+    n: tuple[int, ...]
+    significant: bool
+    power: float
+    n_for_power: int | None
+    power_for: str = ""
+    note: str = ""
+    #: A combination of tests at several points (:func:`combine`).
+    combined: bool = False
+
+    @property
+    def family(self) -> str:
+        """The test's name without its numbers ("exact binomial test", "one-sample t-test")."""
+        name = re.sub(r" of \d+ against \d+ of \d+ runs$", " of two classes", self.kind)
+        return re.sub(r" against [-+0-9.e]+", "", name)
+
+    def effect_sign(self) -> int:
+        """+1, −1, or 0 for no (or an undefined) effect."""
+        if not math.isfinite(self.effect) or self.effect == 0:
+            return 0
+        return 1 if self.effect > 0 else -1
+
+    def describe(self) -> str:
+        """``Welch's t-test, p = 0.012, n = 8/8, power 0.74 for +20 % (80 % needs n = 11)``."""
+        n = (f"{self.n[0]}" if self.combined and len(set(self.n)) == 1
+             else "/".join(str(x) for x in self.n))
+        parts = [self.kind, _p_text(self.p_value) + (" (the largest)" if self.combined
+                                                     and self.p_value < ALPHA else ""),
+                 f"n = {n}" + (" at each" if self.combined and len(set(self.n)) == 1 else "")]
+        target = f"{100 * POWER_TARGET:.0f} %"
+        if math.isnan(self.power):
+            parts.append("power n/a")
+        elif self.combined:
+            needs = ("" if self.n_for_power is None
+                     else f"; {target} at every point needs n = {self.n_for_power}")
+            parts.append(f"power {self.power:.2f} of all holding" + needs)
+        else:
+            needs = ("" if self.n_for_power is None
+                     else f"; {target} needs n = {self.n_for_power}")
+            parts.append(f"power {self.power:.2f}"
+                         + (f" for {self.power_for}" if self.power_for else "") + needs)
+        if self.note:
+            parts.append(self.note)
+        return ", ".join(parts)
+
+
+def _p_text(p: float) -> str:
+    if math.isnan(p):
+        return "p n/a"
+    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+
+
+def _too_few(kind: str, effect: float, n: tuple[int, ...]) -> Test:
+    """A test that cannot be made: fewer than two replications in a sample."""
+    note = "one run" if min(n) == 1 else ("no runs" if min(n) == 0 else "too few runs")
+    return Test(kind, effect, math.nan, n, False, math.nan, None, "", note)
+
+
+def _stated_effect(effect: float | None, baseline: float, relative: float) -> tuple[float, str]:
+    if effect is not None:
+        return abs(effect), f"a difference of {abs(effect):.3g}"
+    return abs(relative * baseline), f"{100 * relative:.0f} % of {abs(baseline):.3g}"
+
+
+def welch_test(
+    a: Sample | Sequence[float],
+    b: Sample | Sequence[float],
+    effect: float | None = None,
+    relative: float = DEFAULT_RELATIVE_EFFECT,
+) -> Test:
+    """Welch's t-test of mean(a) − mean(b). Power for the absolute difference ``effect`` (the
+    seed's, say), or else ``relative`` × the larger |mean|, at the observed variances."""
+    a, b = _sample(a), _sample(b)
+    kind = "Welch's t-test"
+    diff = a.mean - b.mean
+    if min(a.n, b.n) < 2:
+        return _too_few(kind, diff, (a.n, b.n))
+    va, vb = a.sd ** 2, b.sd ** 2
+    se = math.sqrt(va / a.n + vb / b.n)
+    stated, words = _stated_effect(effect, max(abs(a.mean), abs(b.mean)), relative)
+    if se == 0.0:
+        # No spread in either sample: any difference is certain, none is none.
+        p = 0.0 if diff != 0 else 1.0
+        return Test(kind, diff, p, (a.n, b.n), diff != 0, 1.0 if stated > 0 else math.nan,
+                    2 if stated > 0 else None, words, "no spread in either sample")
+    df = _welch_df(va, a.n, vb, b.n)
+    t = diff / se
+    p = 2.0 * t_cdf(-abs(t), df)
+
+    def power_at(n: int) -> float:
+        return t_power(stated, math.sqrt(va / n + vb / n), _welch_df(va, n, vb, n))
+
+    power = t_power(stated, se, df)
+    need = replications_for_power(power_at) if stated > 0 else None
+    return Test(kind, diff, p, (a.n, b.n), p < ALPHA, power, need, words)
+
+
+def one_sample_test(
+    a: Sample | Sequence[float],
+    reference: float,
+    effect: float | None = None,
+    relative: float = DEFAULT_RELATIVE_EFFECT,
+) -> Test:
+    """The one-sample t-test of mean(a) − ``reference``. Power for the absolute difference
+    ``effect``, or else ``relative`` × the larger of |reference| and |mean(a)|."""
+    a = _sample(a)
+    kind = f"one-sample t-test against {reference:.4g}"
+    diff = a.mean - reference
+    if a.n < 2:
+        return _too_few(kind, diff, (a.n,))
+    stated, words = _stated_effect(effect, max(abs(reference), abs(a.mean)), relative)
+    if a.sd == 0.0:
+        p = 0.0 if diff != 0 else 1.0
+        return Test(kind, diff, p, (a.n,), diff != 0, 1.0 if stated > 0 else math.nan,
+                    2 if stated > 0 else None, words, "no spread in the sample")
+    t = diff / a.se
+    p = 2.0 * t_cdf(-abs(t), a.n - 1)
+    power = t_power(stated, a.se, a.n - 1)
+    need = (replications_for_power(lambda n: t_power(stated, a.sd / math.sqrt(n), n - 1))
+            if stated > 0 else None)
+    return Test(kind, diff, p, (a.n,), p < ALPHA, power, need, words)
+
+
+def intervals_test(
+    a: Sample | Sequence[float],
+    b: Sample | Sequence[float],
+    effect: float | None = None,
+    relative: float = DEFAULT_RELATIVE_EFFECT,
+) -> Test:
+    """Non-overlapping 95 % Student-t intervals of mean(a) and mean(b): significant when they
+    are apart. The p-value shown is Welch's; the power is that of the interval rule (a normal
+    approximation: the difference must exceed the sum of the half-widths)."""
+    a, b = _sample(a), _sample(b)
+    welch = welch_test(a, b, effect, relative)
+    kind = "95 % intervals apart"
+    if min(a.n, b.n) < 2:
+        return _too_few(kind, welch.effect, (a.n, b.n))
+    (la, ha), (lb, hb) = a.interval(), b.interval()
+    apart = ha < lb or hb < la
+    stated, words = _stated_effect(effect, max(abs(a.mean), abs(b.mean)), relative)
+    va, vb = a.sd ** 2, b.sd ** 2
+
+    def power_at(n: int) -> float:
+        se = math.sqrt(va / n + vb / n)
+        if se == 0:
+            return 1.0 if stated > 0 else 0.0
+        gap = t_quantile(0.975, n - 1) * (a.sd + b.sd) / math.sqrt(n)
+        return _Z.cdf((stated - gap) / se) + _Z.cdf((-stated - gap) / se)
+
+    se = math.sqrt(va / a.n + vb / b.n)
+    if se == 0:
+        power = 1.0 if stated > 0 else math.nan
+    else:
+        gap = a.half() + b.half()
+        power = _Z.cdf((stated - gap) / se) + _Z.cdf((-stated - gap) / se)
+    need = replications_for_power(power_at) if stated > 0 else None
+    return Test(kind, welch.effect, welch.p_value, (a.n, b.n), apart, power, need, words,
+                welch.note)
+
+
+def ratio_test(
+    num: Sample, den: Sample, reference: float = 1.0, effect: float | None = None,
+    relative: float = DEFAULT_RELATIVE_EFFECT,
+) -> Test:
+    """Test of the ratio of two independent means against ``reference``, on the log scale:
+    log(mean(num)/mean(den)) − log(reference) with the delta-method standard error
+    √(s²/(n·m²) summed over both) and Welch–Satterthwaite degrees of freedom. The effect is
+    reported as the ratio over the reference minus one (its sign is the direction). Power for a
+    relative change ``effect`` of the ratio (or ``relative``)."""
+    kind = f"t-test of the ratio against {reference:.3g} (log scale)"
+    if min(num.n, den.n) < 2:
+        value = num.mean / den.mean / reference - 1 if den.mean else math.nan
+        return _too_few(kind, value, (num.n, den.n))
+    if not (num.mean > 0 and den.mean > 0 and reference > 0):
+        return Test(kind, math.nan, math.nan, (num.n, den.n), False, math.nan, None, "",
+                    "a mean is not positive")
+    log_r = math.log(num.mean / den.mean) - math.log(reference)
+    va = (num.sd / num.mean) ** 2
+    vb = (den.sd / den.mean) ** 2
+    se = math.sqrt(va / num.n + vb / den.n)
+    stated = abs(math.log1p(effect if effect is not None else relative))
+    words = f"a change of {100 * abs(math.expm1(stated)):.0f} %"
+    if se == 0:
+        p = 0.0 if log_r != 0 else 1.0
+        return Test(kind, math.expm1(log_r), p, (num.n, den.n), log_r != 0, 1.0, 2, words,
+                    "no spread in either sample")
+    df = _welch_df(va, num.n, vb, den.n)
+    p = 2.0 * t_cdf(-abs(log_r / se), df)
+    power = t_power(stated, se, df)
+    need = replications_for_power(
+        lambda n: t_power(stated, math.sqrt(va / n + vb / n), _welch_df(va, n, vb, n)))
+    return Test(kind, math.expm1(log_r), p, (num.n, den.n), p < ALPHA, power, need, words)
+
+
+def ratios_test(
+    a: tuple[Sample, Sample], b: tuple[Sample, Sample], effect: float | None = None,
+    relative: float = DEFAULT_RELATIVE_EFFECT,
+) -> Test:
+    """Test of one ratio of means against another, (a₀/a₁)/(b₀/b₁) against 1, on the log scale
+    (four independent samples; delta-method standard error, Welch–Satterthwaite degrees of
+    freedom over the four). The effect is the ratio of the ratios minus one. Power for a
+    relative change ``effect`` (or ``relative``)."""
+    kind = "t-test of a ratio of ratios (log scale)"
+    samples = (*a, *b)
+    n = tuple(s.n for s in samples)
+    means = [s.mean for s in samples]
+    value = (means[0] / means[1]) / (means[2] / means[3]) - 1 if all(means) else math.nan
+    if min(n) < 2:
+        return _too_few(kind, value, n)
+    if not all(m > 0 for m in means):
+        return Test(kind, math.nan, math.nan, n, False, math.nan, None, "",
+                    "a mean is not positive")
+    cv2 = [(s.sd / s.mean) ** 2 for s in samples]
+    terms = [v / s.n for v, s in zip(cv2, samples, strict=True)]
+    se = math.sqrt(sum(terms))
+    stated = abs(math.log1p(effect if effect is not None else relative))
+    words = f"a change of {100 * abs(math.expm1(stated)):.0f} %"
+    log_r = math.log1p(value)
+    if se == 0:
+        p = 0.0 if log_r != 0 else 1.0
+        return Test(kind, value, p, n, log_r != 0, 1.0, 2, words, "no spread in the samples")
+
+    def df_of(ns: Sequence[int]) -> float:
+        t = [v / k for v, k in zip(cv2, ns, strict=True)]
+        den = sum(x * x / (k - 1) for x, k in zip(t, ns, strict=True) if x)
+        return sum(t) ** 2 / den if den > 0 else float(sum(ns) - len(ns))
+
+    df = df_of(n)
+    p = 2.0 * t_cdf(-abs(log_r / se), df)
+    power = t_power(stated, se, df)
+    need = replications_for_power(
+        lambda k: t_power(stated, math.sqrt(sum(cv2) / k), df_of([k] * 4)))
+    return Test(kind, value, p, n, p < ALPHA, power, need, words)
+
+
+def fisher_test(a: Proportion, b: Proportion, effect: float | None = None,
+                relative: float | None = None) -> Test:
+    """Fisher's exact test of a.k/a.n against b.k/b.n (two independent sets of runs). Power for
+    a true difference ``effect`` in absolute probability (or ``relative`` × b's share, or
+    :data:`DEFAULT_PROPORTION_EFFECT`) away from b's share, enumerated exactly for up to 200
+    runs per set (the arcsine approximation beyond)."""
+    kind = "Fisher's exact test"
+    diff = a.value - b.value
+    if min(a.n, b.n) < 2:
+        return _too_few(kind, diff, (a.n, b.n))
+    p = fisher_exact(a.k, a.n, b.k, b.n)
+    base = b.value
+    if effect is None:
+        effect = relative * base if relative is not None else DEFAULT_PROPORTION_EFFECT
+    stated = abs(effect)
+    # The alternative in the direction observed (up if a is not below b), kept inside [0, 1].
+    target = base + stated if diff >= 0 else base - stated
+    if not 0.0 <= target <= 1.0:
+        target = base - stated if diff >= 0 else base + stated
+    target = min(max(target, 0.0), 1.0)
+    words = f"{base:.2f} against {target:.2f}"
+    if max(a.n, b.n) <= 200:
+        power = fisher_power(target, base, a.n, b.n)
+    else:
+        power = _arcsine_power(target, base, a.n, b.n)
+    need = _arcsine_n(target, base, one_sample=False)
+    return Test(kind, diff, p, (a.n, b.n), p < ALPHA, power, need, words)
+
+
+def _arcsine_power(p1: float, p2: float, n1: int, n2: float | None) -> float:
+    h = abs(2.0 * math.asin(math.sqrt(p1)) - 2.0 * math.asin(math.sqrt(p2)))
+    scale = math.sqrt(1.0 / n1 + (1.0 / n2 if n2 else 0.0))
+    z = _Z.inv_cdf(1.0 - ALPHA / 2.0)
+    return _Z.cdf(h / scale - z) + _Z.cdf(-h / scale - z)
+
+
+def binomial_test(a: Proportion, p0: float, effect: float | None = None) -> Test:
+    """The exact binomial test of a.k of a.n against the proportion ``p0``. Power for a true
+    proportion ``effect`` away from p0 (default :data:`DEFAULT_PROPORTION_EFFECT`), in the
+    direction observed."""
+    kind = f"exact binomial test against {p0:.3g}"
+    diff = a.value - p0
+    if a.n < 2:
+        return _too_few(kind, diff, (a.n,))
+    p = _binomial_p(a.k, a.n, p0)
+    stated = abs(effect) if effect is not None else DEFAULT_PROPORTION_EFFECT
+    target = p0 + stated if diff >= 0 else p0 - stated
+    if not 0.0 <= target <= 1.0:
+        target = p0 - stated if diff >= 0 else p0 + stated
+    target = min(max(target, 0.0), 1.0)
+    power = binomial_power(target, a.n, p0) if a.n <= 2000 else _arcsine_power(target, p0, a.n,
+                                                                                None)
+    need = _arcsine_n(target, p0, one_sample=True)
+    return Test(kind, diff, p, (a.n,), p < ALPHA, power, need, f"a true {target:.2f}")
+
+
+def share_test(k_a: int, k_b: int, n: int, effect: float | None = None) -> Test:
+    """Two classes of one set of n runs: whether class a is more (or less) frequent than class b.
+
+    One run falls in one class, so the counts are not independent and Fisher's test does not
+    apply; conditional on the k_a + k_b runs in either class, k_a is binomial with share ½
+    when both are equally likely (the exact conditional test of two multinomial cells). The
+    effect is reported as the difference of the shares of all n runs."""
+    both = k_a + k_b
+    diff = (k_a - k_b) / n if n else math.nan
+    kind = f"exact binomial test of {k_a} against {k_b} of {n} runs"
+    if n < 2 or both == 0:
+        test = _too_few(kind, diff, (n,))
+        return test if n < 2 else Test(kind, 0.0, 1.0, (n,), False, math.nan, None, "",
+                                       "neither class occurred")
+    inner = binomial_test(Proportion(k_a, both), 0.5,
+                          effect if effect is not None else DEFAULT_PROPORTION_EFFECT)
+    return Test(kind, diff, inner.p_value, (n,), inner.significant, inner.power,
+                inner.n_for_power, inner.power_for + " of the runs in either class")
+
+
+# -- decisions ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A test read against the direction the seed claims."""
+
+    verdict: Verdict
+    test: Test
+    #: +1: the seed claims the first quantity larger (or above the reference); −1: smaller.
+    claimed: int
+    #: Points behind a combined decision (label → its decision); empty for a single test.
+    parts: tuple[tuple[str, Decision], ...] = ()
+
+    def text(self) -> str:
+        """``**reproduced**``, ``**not significant** (one run)``, ``**contradicted**``."""
+        out = f"**{self.verdict.value}**"
+        if self.verdict is Verdict.NOT_SIGNIFICANT and self.test.note and not self.parts:
+            out += f" ({self.test.note})"
+        if self.parts and self.verdict is not Verdict.REPRODUCED:
+            out += ": " + "; ".join(f"{label} {d.verdict.value}" for label, d in self.parts)
+        return out
+
+
+def decide(test: Test, relation: str | int) -> Decision:
+    """The verdict of ``test`` on a claim that the effect is positive (``">"``) or negative
+    (``"<"``): reproduced when significant in that direction, contradicted when significant in
+    the other, not significant otherwise (and always with fewer than two runs in a sample)."""
+    claimed = _sign(relation)
+    found = test.effect_sign()
+    if not test.significant or found == 0 or min(test.n) < 2:
+        verdict = Verdict.NOT_SIGNIFICANT
+    elif found == claimed:
+        verdict = Verdict.REPRODUCED
+    else:
+        verdict = Verdict.CONTRADICTED
+    return Decision(verdict, test, claimed)
+
+
+def point_decision(value: float, reference: float, relation: str | int,
+                   kind: str = "a single value") -> Decision:
+    """A claim judged on one number (one run, or a point estimate without replications): never
+    reproduced. Its direction is stated in the test's note."""
+    diff = value - reference
+    holds = (diff > 0) == (_sign(relation) > 0) and diff != 0
+    note = f"one run; the point estimate {'agrees' if holds else 'disagrees'}"
+    test = Test(kind, diff, math.nan, (1,), False, math.nan, None, "", note)
+    return Decision(Verdict.NOT_SIGNIFICANT, test, _sign(relation))
+
+
+def _leaves(d: Decision) -> list[Decision]:
+    return [leaf for _, part in d.parts for leaf in _leaves(part)] if d.parts else [d]
+
+
+def combine(parts: Mapping[str, Decision] | Sequence[tuple[str, Decision]]) -> Decision:
+    """One decision for a claim checked at several points (every UE count, every rate); the
+    parts may be combined decisions themselves, whose single tests all count as points.
+
+    Reproduced when every point is reproduced: the intersection–union test, valid at α
+    without correction; its p-value is the largest of the points' (a point found in the
+    wrong direction counts as p = 1), its power the product of theirs (independent points).
+    Contradicted when some point is contradicted at α/m, Bonferroni over the m points. Not
+    significant otherwise."""
+    items = tuple(parts.items()) if isinstance(parts, Mapping) else tuple(parts)
+    if not items:
+        raise ValueError("combine: no decisions")
+    leaves = [leaf for _, d in items for leaf in _leaves(d)]
+    m = len(leaves)
+    claimed = leaves[0].claimed
+    n = tuple(min(d.test.n) for d in leaves)
+    powers = [d.test.power for d in leaves]
+    power = math.prod(powers) if all(math.isfinite(x) for x in powers) else math.nan
+    needs = [d.test.n_for_power for d in leaves]
+    need = max(x for x in needs if x is not None) if all(x is not None for x in needs) else None
+    against = [d for d in leaves if d.verdict is Verdict.CONTRADICTED
+               and d.test.p_value < ALPHA / m]
+    if all(d.verdict is Verdict.REPRODUCED for d in leaves):
+        verdict, p = Verdict.REPRODUCED, max(d.test.p_value for d in leaves)
+    elif against:
+        verdict, p = Verdict.CONTRADICTED, min(1.0, m * min(d.test.p_value for d in against))
+    else:
+        verdict = Verdict.NOT_SIGNIFICANT
+        ps = [d.test.p_value if d.verdict is Verdict.REPRODUCED else 1.0 for d in leaves]
+        p = max(ps) if all(math.isfinite(x) for x in ps) else math.nan
+    families = " / ".join(sorted({d.test.family for d in leaves}))
+    notes = sorted({d.test.note for d in leaves if d.test.note})
+    if m == 1:
+        test = leaves[0].test
+    else:
+        test = Test(f"{families} at each of {m} points (all must hold)", math.nan, p, n,
+                    verdict is not Verdict.NOT_SIGNIFICANT, power, need, "", "; ".join(notes),
+                    combined=True)
+    return Decision(verdict, test, claimed, items)
+
+
+# -- estimates and rows ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """celltcp's number for a claim: a value, its 95 % interval (NaN when undefined) and the
+    replications behind it."""
+
+    value: float
+    low: float
+    high: float
+    n: int
+
+    @classmethod
+    def of_sample(cls, a: Sample | Sequence[float]) -> Estimate:
+        a = _sample(a)
+        low, high = a.interval()
+        return cls(a.mean, low, high, a.n)
+
+    @classmethod
+    def of_proportion(cls, a: Proportion) -> Estimate:
+        low, high = a.interval()
+        return cls(a.value, low, high, a.n)
+
+    @classmethod
+    def of_difference(cls, a: Sample | Sequence[float], b: Sample | Sequence[float]) -> Estimate:
+        """mean(a) − mean(b) with Welch's interval."""
+        a, b = _sample(a), _sample(b)
+        diff = a.mean - b.mean
+        if min(a.n, b.n) < 2:
+            return cls(diff, math.nan, math.nan, min(a.n, b.n))
+        va, vb = a.sd ** 2, b.sd ** 2
+        se = math.sqrt(va / a.n + vb / b.n)
+        half = 0.0 if se == 0 else t_quantile(0.975, _welch_df(va, a.n, vb, b.n)) * se
+        return cls(diff, diff - half, diff + half, min(a.n, b.n))
+
+    @classmethod
+    def of_ratio(cls, num: Sample, den: Sample) -> Estimate:
+        """mean(num)/mean(den) with the delta-method interval on the log scale."""
+        if not (den.mean and num.mean) or min(num.n, den.n) < 1:
+            return cls(math.nan, math.nan, math.nan, min(num.n, den.n))
+        r = num.mean / den.mean
+        if min(num.n, den.n) < 2 or r <= 0:
+            return cls(r, math.nan, math.nan, min(num.n, den.n))
+        va, vb = (num.sd / num.mean) ** 2, (den.sd / den.mean) ** 2
+        se = math.sqrt(va / num.n + vb / den.n)
+        half = 0.0 if se == 0 else t_quantile(0.975, _welch_df(va, num.n, vb, den.n)) * se
+        return cls(r, r * math.exp(-half), r * math.exp(half), min(num.n, den.n))
+
+    @classmethod
+    def of_ratios(cls, a: tuple[Sample, Sample], b: tuple[Sample, Sample]) -> Estimate:
+        """(mean(a₀)/mean(a₁))/(mean(b₀)/mean(b₁)) with the delta-method interval (log scale)."""
+        samples = (*a, *b)
+        n = min(s.n for s in samples)
+        if not all(s.mean > 0 for s in samples):
+            return cls(math.nan, math.nan, math.nan, n)
+        r = (a[0].mean / a[1].mean) / (b[0].mean / b[1].mean)
+        if n < 2:
+            return cls(r, math.nan, math.nan, n)
+        terms = [(s.sd / s.mean) ** 2 / s.n for s in samples]
+        se = math.sqrt(sum(terms))
+        if se == 0:
+            return cls(r, r, r, n)
+        # Welch–Satterthwaite over the four terms, as in ratios_test.
+        den = sum(x * x / (s.n - 1) for x, s in zip(terms, samples, strict=True) if x)
+        df = sum(terms) ** 2 / den if den > 0 else float(sum(s.n for s in samples) - 4)
+        half = t_quantile(0.975, df) * se
+        return cls(r, r * math.exp(-half), r * math.exp(half), n)
+
+    @classmethod
+    def point(cls, value: float) -> Estimate:
+        return cls(value, math.nan, math.nan, 1)
+
+    def text(self, digits: int = 3, unit: str = "") -> str:
+        """``1.23 [1.10, 1.36] (n = 8)``."""
+        if math.isnan(self.value):
+            return "n/a"
+        u = f" {unit}" if unit else ""
+        if math.isnan(self.low):
+            return f"{self.value:.{digits}f}{u} (n = {self.n})"
+        return (f"{self.value:.{digits}f} [{self.low:.{digits}f}, {self.high:.{digits}f}]{u} "
+                f"(n = {self.n})")
+
+
+def magnitude(ours: float, seed: float | None, factor: float = MAGNITUDE_FACTOR) -> str:
+    """``magnitude within ×1.5``, ``magnitude off ×k`` or ``direction only`` (no seed number)."""
+    if seed is None:
+        return "direction only"
+    if not (math.isfinite(ours) and math.isfinite(seed)):
+        return "magnitude n/a"
+    if ours == seed:
+        return f"magnitude within ×{factor:g}"
+    if ours == 0 or seed == 0:
+        return "magnitude off ×∞"
+    if (ours > 0) != (seed > 0):
+        return "magnitude off (opposite sign)"
+    k = max(ours / seed, seed / ours)
+    return f"magnitude within ×{factor:g}" if k <= factor else f"magnitude off ×{k:.2g}"
+
+
+#: The columns of a claims table.
+CLAIM_HEADER = ("where", "claim", "seed", "celltcp: mean [95 % CI] (n)", "ours / seed",
+                "verdict", "magnitude", "test", "why they differ")
+
+
+@dataclass(frozen=True)
+class ClaimRow:
+    """One claim of a seed beside celltcp's number and its verdict.
+
+    Attributes:
+        where: the seed's figure, table or section.
+        claim: the claim in words.
+        seed_text: how the seed states it (its number with its unit, or its words).
+        seed: the seed's number on the scale of ``ours`` (None: the seed gives none).
+        ours: celltcp's estimate (mean, 95 % interval, n); None when the claim has no number.
+        decision: the test's verdict.
+        detail: celltcp's figures behind the estimate (per point), shown with it.
+        reason: what was measured to explain a difference from the seed (a verdict other than
+            reproduced, or a magnitude off).
+        digits: decimals of the estimate.
+        unit: the estimate's unit.
+    """
+
+    where: str
+    claim: str
+    seed_text: str
+    seed: float | None
+    ours: Estimate | None
+    decision: Decision
+    detail: str = ""
+    reason: str = ""
+    digits: int = 3
+    unit: str = ""
+
+    @property
+    def verdict(self) -> Verdict:
+        return self.decision.verdict
+
+    @property
+    def ratio(self) -> float:
+        """celltcp's value over the seed's (NaN without both)."""
+        if self.seed is None or self.ours is None or self.seed == 0:
+            return math.nan
+        return self.ours.value / self.seed
+
+    @property
+    def magnitude(self) -> str:
+        if self.ours is None:
+            return "direction only" if self.seed is None else "magnitude n/a"
+        return magnitude(self.ours.value, self.seed)
+
+    @property
+    def differs(self) -> bool:
+        """The verdict is not reproduced, or the magnitude is off."""
+        return self.verdict is not Verdict.REPRODUCED or "off" in self.magnitude
+
+    def cells(self) -> tuple[str, ...]:
+        ours = "–" if self.ours is None else self.ours.text(self.digits, self.unit)
+        if self.detail:
+            ours = f"{ours}; {self.detail}" if self.ours is not None else self.detail
+        ratio = "–" if math.isnan(self.ratio) else f"{self.ratio:.2f}"
+        reason = self.reason if self.differs else ""
+        if self.differs and not reason:
+            reason = "not explained yet"
+        return (self.where, self.claim, self.seed_text, ours, ratio, self.decision.text(),
+                self.magnitude, self.decision.test.describe(), reason)
+
+
+def claim_table(rows: Sequence[ClaimRow]) -> Table:
+    """The claims as a report table (:class:`celltcp.reproduce.document.Table`)."""
+    from celltcp.reproduce.document import Table
+
+    return Table(CLAIM_HEADER, tuple(r.cells() for r in rows))
+

@@ -1,0 +1,303 @@
+"""The verdict module: every test on synthetic data reaches all three outcomes, the one-run rule,
+power against published values, the magnitude labels and the claims table."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pytest
+from celltcp.reproduce.verdict import (
+    CLAIM_HEADER,
+    ClaimRow,
+    Estimate,
+    Proportion,
+    Sample,
+    Verdict,
+    binomial_test,
+    claim_table,
+    combine,
+    decide,
+    fisher_exact,
+    fisher_power,
+    fisher_test,
+    intervals_test,
+    magnitude,
+    noncentral_t_cdf,
+    one_sample_test,
+    point_decision,
+    ratio_test,
+    ratios_test,
+    replications_for_power,
+    share_test,
+    t_power,
+    welch_test,
+)
+from celltcp.sweep.stats import t_cdf
+
+R, NS, C = Verdict.REPRODUCED, Verdict.NOT_SIGNIFICANT, Verdict.CONTRADICTED
+
+
+def _normal(mean: float, sd: float, n: int, seed: int) -> list[float]:
+    return list(np.random.default_rng(seed).normal(mean, sd, n))
+
+
+# -- the tests and their three outcomes ---------------------------------------------------------
+
+
+def test_welch_reaches_all_three_outcomes():
+    high, low = _normal(10.0, 1.0, 8, 1), _normal(5.0, 1.0, 8, 2)
+    assert decide(welch_test(high, low), ">").verdict is R
+    assert decide(welch_test(high, low), "<").verdict is C
+    assert decide(welch_test(high, _normal(10.0, 1.0, 8, 3)), ">").verdict is NS
+
+
+def test_welch_matches_a_hand_computation():
+    # a: mean 3, s² = 2.5, n 5; b: mean 1.5, s² = 1.667, n 4 → t = 1.5/√(0.5 + 0.4167) = 1.567,
+    # Welch–Satterthwaite df = 0.9167² / (0.5²/4 + 0.4167²/3) = 6.99.
+    a, b = [1.0, 2.0, 3.0, 4.0, 5.0], [0.0, 1.0, 2.0, 3.0]
+    test = welch_test(a, b)
+    t = 1.5 / math.sqrt(2.5 / 5 + (5 / 3) / 4)
+    df = (2.5 / 5 + (5 / 3) / 4) ** 2 / ((2.5 / 5) ** 2 / 4 + ((5 / 3) / 4) ** 2 / 3)
+    assert test.p_value == pytest.approx(2 * t_cdf(-t, df), rel=1e-12)
+    assert df == pytest.approx(6.99, abs=0.01)
+    assert test.p_value == pytest.approx(0.161, abs=0.001)
+    assert not test.significant and test.n == (5, 4)
+
+
+def test_welch_from_summaries_equals_from_values():
+    a, b = _normal(3.0, 1.0, 6, 4), _normal(2.0, 0.5, 9, 5)
+    sa = Sample.of(a)
+    back = Sample.from_interval(sa.mean, sa.half(), sa.n)
+    assert back.sd == pytest.approx(sa.sd, rel=1e-12)
+    assert welch_test(back, b).p_value == pytest.approx(welch_test(a, b).p_value, rel=1e-9)
+
+
+def test_one_sample_reaches_all_three_outcomes():
+    x = _normal(1.2, 0.05, 10, 6)
+    assert decide(one_sample_test(x, 1.0), ">").verdict is R
+    assert decide(one_sample_test(x, 1.0), "<").verdict is C
+    assert decide(one_sample_test(x, 1.2), ">").verdict is NS
+    # Hand value: mean 2, s = 1, n 4 against 1 → t = 2, df 3, p = 0.1393.
+    test = one_sample_test([1.0, 2.0, 2.0, 3.0], 2.0 - 2 * math.sqrt(2 / 3) / 2)
+    assert test.p_value == pytest.approx(2 * t_cdf(-2.0, 3), rel=1e-9)
+    assert test.p_value == pytest.approx(0.1393, abs=1e-4)
+
+
+def test_intervals_rule_is_stricter_than_welch():
+    a, b = Sample(1.0, 1.0, 10), Sample(0.0, 1.0, 10)
+    # t = 1/√0.2 = 2.24 → Welch significant; half-widths 0.715 each → the intervals overlap.
+    assert welch_test(a, b).significant
+    rule = intervals_test(a, b)
+    assert not rule.significant and decide(rule, ">").verdict is NS
+    far = Sample(3.0, 1.0, 10)
+    assert decide(intervals_test(far, b), ">").verdict is R
+    assert decide(intervals_test(far, b), "<").verdict is C
+    assert rule.kind == "95 % intervals apart" and rule.p_value == welch_test(a, b).p_value
+
+
+def test_ratio_test_reaches_all_three_outcomes():
+    num, den = Sample(150.0, 5.0, 8), Sample(100.0, 5.0, 8)
+    assert decide(ratio_test(num, den, 1.2), ">").verdict is R
+    assert decide(ratio_test(num, den, 1.8), ">").verdict is C
+    assert decide(ratio_test(num, den, 1.5), ">").verdict is NS
+    assert ratio_test(num, den).effect == pytest.approx(0.5)
+
+
+def test_ratio_of_ratios_reaches_all_three_outcomes():
+    def s(m: float) -> Sample:
+        return Sample(m, 0.02 * m, 8)
+
+    # (3.3/3.9)/(2.1/2.2) = 0.886: the gain towards the target is larger.
+    test = ratios_test((s(3.3), s(3.9)), (s(2.1), s(2.2)))
+    assert test.effect == pytest.approx(3.3 / 3.9 / (2.1 / 2.2) - 1)
+    assert decide(test, "<").verdict is R and decide(test, ">").verdict is C
+    assert decide(ratios_test((s(2.0), s(1.0)), (s(2.02), s(1.0))), ">").verdict is NS
+    assert "one run" in ratios_test((Sample(1, 0, 1), s(1)), (s(1), s(1))).note
+
+
+def test_fisher_exact_against_known_values():
+    # Fisher's tea tasting: 3 of 4 against 1 of 4, two-sided p = 34/70.
+    assert fisher_exact(3, 4, 1, 4) == pytest.approx(34 / 70, rel=1e-12)
+    # [[8, 2], [1, 5]]: two-sided 0.03497 (R fisher.test).
+    assert fisher_exact(8, 10, 1, 6) == pytest.approx(0.034965, abs=1e-6)
+    assert fisher_exact(0, 5, 0, 5) == 1.0
+
+
+def test_fisher_reaches_all_three_outcomes():
+    many, few = Proportion(9, 10), Proportion(1, 10)
+    assert decide(fisher_test(many, few), ">").verdict is R
+    assert decide(fisher_test(many, few), "<").verdict is C
+    assert decide(fisher_test(Proportion(5, 10), Proportion(4, 10)), ">").verdict is NS
+
+
+def test_binomial_and_share_tests_reach_all_three_outcomes():
+    assert decide(binomial_test(Proportion(10, 10), 0.5), ">").verdict is R
+    assert decide(binomial_test(Proportion(0, 10), 0.5), ">").verdict is C
+    assert decide(binomial_test(Proportion(6, 10), 0.5), ">").verdict is NS
+    # R binom.test(9, 10): p = 0.02148.
+    assert binomial_test(Proportion(9, 10), 0.5).p_value == pytest.approx(0.021484, abs=1e-6)
+    assert decide(share_test(8, 0, 8), ">").verdict is R
+    assert decide(share_test(0, 8, 8), ">").verdict is C
+    assert decide(share_test(5, 3, 8), ">").verdict is NS
+
+
+# -- one run ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("make", [
+    lambda: welch_test([5.0], [1.0, 1.1, 0.9]),
+    lambda: one_sample_test([5.0], 1.0),
+    lambda: intervals_test([5.0], [1.0]),
+    lambda: ratio_test(Sample(5.0, math.nan, 1), Sample(1.0, 0.1, 5)),
+    lambda: fisher_test(Proportion(1, 1), Proportion(0, 9)),
+    lambda: binomial_test(Proportion(1, 1), 0.1),
+    lambda: share_test(1, 0, 1),
+])
+def test_one_run_is_never_reproduced(make):
+    test = make()
+    for relation in (">", "<"):
+        d = decide(test, relation)
+        assert d.verdict is NS
+        assert "one run" in d.text() and "one run" in test.describe()
+
+
+def test_a_point_estimate_is_not_significant_with_its_direction():
+    d = point_decision(3.0, 1.0, ">")
+    assert d.verdict is NS and "(one run; the point estimate agrees)" in d.text()
+    assert "disagrees" in point_decision(0.5, 1.0, ">").text()
+
+
+def test_no_spread_differences_are_certain():
+    assert decide(welch_test([2.0, 2.0, 2.0], [0.0, 0.0]), ">").verdict is R
+    assert decide(welch_test([0.0, 0.0, 0.0], [0.0, 0.0]), ">").verdict is NS
+
+
+# -- power -----------------------------------------------------------------------------------
+
+
+def test_noncentral_t_reduces_to_student_and_matches_simulation():
+    for df in (1, 3, 12.5):
+        for t in (-2.0, 0.4, 1.7):
+            assert noncentral_t_cdf(t, df, 0.0) == pytest.approx(t_cdf(t, df), abs=1e-9)
+    rng = np.random.default_rng(7)
+    z, v = rng.standard_normal(400_000), rng.chisquare(5, 400_000)
+    simulated = np.mean((z + 1.3) / np.sqrt(v / 5) <= 2.0)
+    assert noncentral_t_cdf(2.0, 5, 1.3) == pytest.approx(simulated, abs=0.004)
+
+
+def test_power_of_the_two_sample_t_test_matches_cohens_tables():
+    # pwr.t.test(n = 64, d = 0.5): power 0.8015; n for 80 %: 64 (d 0.5), 26 (0.8), 17 (1.0).
+    def power(d: float, n: int) -> float:
+        return t_power(d, math.sqrt(2 / n), 2 * n - 2)
+
+    assert power(0.5, 64) == pytest.approx(0.80146, abs=1e-4)
+    assert power(0.8, 26) == pytest.approx(0.80749, abs=1e-4)
+    for d, n in ((0.5, 64), (0.8, 26), (1.0, 17)):
+        assert replications_for_power(lambda k, d=d: power(d, k)) == n
+    # One-sample, d = 0.5, n = 34: 0.8078 (pwr.t.test(type = "one.sample")).
+    assert t_power(0.5, 1 / math.sqrt(34), 33) == pytest.approx(0.8078, abs=1e-3)
+
+
+def test_welch_reports_power_and_replications_needed():
+    # Unit variances, a stated effect of 0.5 → 64 per group; at n = 10 power ≈ 0.185.
+    a, b = Sample(0.1, 1.0, 10), Sample(0.0, 1.0, 10)
+    test = welch_test(a, b, effect=0.5)
+    assert test.n_for_power == 64
+    assert test.power == pytest.approx(0.185, abs=0.005)
+    assert "power 0.19 for a difference of 0.5; 80 % needs n = 64" in test.describe()
+    # Default effect: 20 % of the larger mean.
+    assert welch_test(Sample(11.0, 1.0, 8), Sample(10.0, 1.0, 8)).power_for == "20 % of 11"
+    assert welch_test(Sample(1.0, 1.0, 8), Sample(10.0, 1.0, 8)).power_for == "20 % of 10"
+
+
+def test_fisher_power_by_enumeration():
+    # Exact power of Fisher's test for 0.9 against 0.1 with 10 runs each: a check by
+    # enumerating outcomes directly.
+    from math import comb
+    expected = sum(comb(10, i) * 0.9 ** i * 0.1 ** (10 - i) * comb(10, j) * 0.1 ** j
+                   * 0.9 ** (10 - j) for i in range(11) for j in range(11)
+                   if fisher_exact(i, 10, j, 10) < 0.05)
+    assert fisher_power(0.9, 0.1, 10, 10) == pytest.approx(expected, rel=1e-12)
+    assert 0.9 < expected < 1.0
+    assert fisher_power(0.5, 0.5, 10, 10) < 0.05  # the test keeps its level
+
+
+# -- combining points --------------------------------------------------------------------------
+
+
+def test_combine_reproduced_only_when_every_point_is():
+    yes = decide(welch_test(Sample(10, 1, 8), Sample(5, 1, 8)), ">")
+    maybe = decide(welch_test(Sample(5.2, 1, 8), Sample(5, 1, 8)), ">")
+    no = decide(welch_test(Sample(1, 1, 8), Sample(5, 1, 8)), ">")
+    assert combine({"2 UEs": yes, "3 UEs": yes}).verdict is R
+    mixed = combine({"2 UEs": yes, "3 UEs": maybe})
+    assert mixed.verdict is NS and "3 UEs not significant" in mixed.text()
+    assert combine({"2 UEs": yes, "3 UEs": no}).verdict is C
+    assert "at each of 2 points" in mixed.test.describe()
+
+
+def test_combine_contradicts_only_at_the_corrected_level():
+    # p ≈ 0.02 against the claim: contradicted alone, not at α/5 among five points.
+    weak = decide(welch_test(Sample(4.0, 1, 8), Sample(5.2, 1, 8)), ">")
+    assert weak.verdict is C and 0.01 < weak.test.p_value < 0.05
+    ns = decide(welch_test(Sample(5.0, 1, 8), Sample(5.0, 1, 8)), ">")
+    assert combine([("a", weak)] + [(str(i), ns) for i in range(4)]).verdict is NS
+
+
+# -- magnitudes and rows ------------------------------------------------------------------------
+
+
+def test_magnitude_labels():
+    assert magnitude(3.0, 2.1) == "magnitude within ×1.5"
+    assert magnitude(2.0, 3.0) == "magnitude within ×1.5"
+    assert magnitude(1.0, 3.0) == "magnitude off ×3"
+    assert magnitude(1.0, None) == "direction only"
+    assert magnitude(-1.0, 1.0) == "magnitude off (opposite sign)"
+    assert magnitude(0.0, 1.0) == "magnitude off ×∞"
+
+
+def test_claim_rows_render_with_test_and_reason():
+    a, b = Sample(3.9, 0.2, 8), Sample(2.2, 0.2, 8)
+    good = ClaimRow("Table IV", "target drops more", "3.9 / 2.2", 1.7,
+                    Estimate.of_difference(a, b), decide(welch_test(a, b), ">"), unit="%")
+    off = ClaimRow("Table IV", "target drops more", "3.9 / 2.2", 5.1,
+                   Estimate.of_difference(a, b), decide(welch_test(a, b), ">"))
+    against = ClaimRow("Fig. 8", "timeout most frequent", "highest bar", None, None,
+                       decide(share_test(0, 8, 8), ">"),
+                       reason="real losses in the target link end in fast recovery")
+    cells = good.cells()
+    assert len(cells) == len(CLAIM_HEADER)
+    assert cells[5] == "**reproduced**" and cells[6] == "magnitude within ×1.5"
+    assert cells[4] == "1.00" and cells[8] == ""
+    assert re.match(r"1\.700 \[1\.4\d\d, 1\.9\d\d\] % \(n = 8\)", cells[3])
+    assert "Welch's t-test, p < 0.001, n = 8/8" in cells[7]
+    assert off.cells()[6] == "magnitude off ×3" and off.cells()[8] == "not explained yet"
+    assert against.cells()[5] == "**contradicted**"
+    assert against.cells()[6] == "direction only"
+    assert against.cells()[8].startswith("real losses")
+    table = claim_table([good, off, against])
+    assert table.header == CLAIM_HEADER and len(table.rows) == 3
+
+
+# -- no verdict that cannot fail --------------------------------------------------------------
+
+
+_TESTS = {
+    "welch": (lambda e: welch_test(Sample(5 + e, 1, 8), Sample(5, 1, 8))),
+    "one-sample": (lambda e: one_sample_test(Sample(5 + e, 1, 8), 5)),
+    "intervals": (lambda e: intervals_test(Sample(5 + e, 1, 8), Sample(5, 1, 8))),
+    "ratio": (lambda e: ratio_test(Sample(5 + e, 1, 8), Sample(5, 1, 8))),
+    "ratios": (lambda e: ratios_test((Sample(5 + e, 1, 8), Sample(5, 1, 8)),
+                                     (Sample(5, 1, 8), Sample(5, 1, 8)))),
+    "fisher": (lambda e: fisher_test(Proportion(round(5 + 2.5 * e), 10), Proportion(5, 10))),
+    "binomial": (lambda e: binomial_test(Proportion(round(5 + 2.5 * e), 10), 0.5)),
+    "share": (lambda e: share_test(round(5 + 2.5 * e), round(5 - 2.5 * e), 10)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_TESTS))
+def test_every_test_can_give_every_verdict(name):
+    seen = {decide(_TESTS[name](e), rel).verdict for e in (-2.0, 0.0, 2.0) for rel in "<>"}
+    assert seen == {R, NS, C}
