@@ -26,7 +26,7 @@ from typing import Any
 import pandas as pd
 
 from celltcp.reproduce.document import Block, Heading, Paragraph, Table
-from celltcp.reproduce.seed003 import CONTROLLERS, LABEL, MASTER_SEED, SHORT, Stat
+from celltcp.reproduce.seed003 import MASTER_SEED, Stat
 
 __all__ = [
     "SEED_5_9",
@@ -42,6 +42,11 @@ __all__ = [
     "spec",
 ]
 
+#: The controllers of experiment 5-3. The seed's TCPW is run here as Westwood+ (`westwood`);
+#: experiments 5-1 and 5-2 run the original Westwood the seed's ns-3.19 had (docs/seed-003.md).
+CONTROLLERS = ("newreno", "westwood", "petra")
+LABEL = {"newreno": "NewReno", "westwood": "TCPW / Westwood+", "petra": "PETRA"}
+SHORT = {"newreno": "N", "westwood": "W", "petra": "P"}
 #: UE speeds of Table 5.8, km/h.
 SPEEDS_KMH = (25, 50, 75, 100)
 #: Table 5.9: mean delay (ms) and packet loss ratio (%) at 25, 50, 75 and 100 km/h.
