@@ -8,8 +8,9 @@ import re
 import pandas as pd
 import pytest
 from celltcp.cli import main
-from celltcp.reproduce.seed003 import CONTROLLERS, QUICK
+from celltcp.reproduce.seed003 import QUICK
 from celltcp.reproduce.seed003_exp5_3 import (
+    CONTROLLERS,
     SEED_5_9,
     SPEEDS_KMH,
     a3_offsets,
