@@ -671,8 +671,11 @@ def _claims_5_1(
     seed_thr = [SEED_5_4[c]["thr"] for c in CONTROLLERS]
     rows.append(_throughput_row(
         "5.4", "throughput PETRA > TCPW > NewReno (faithful set-up)", base, seed_thr,
-        reason="see docs/seed-003.md: the original Westwood overflows the 100-packet queue "
-               "after every timeout (its per-ACK estimate reads the bottleneck's capacity)",
+        reason="the original Westwood's per-ACK samples read the bottleneck's 25 Mb/s from "
+               "back-to-back packets (BWE about 22 Mb/s while it carries under 1 Mb/s): after "
+               "each timeout it slow-starts towards BWE·RTTmin, about the whole pipe, and "
+               "overflows the 100-packet queue (seed 1: 3010 overflows beside 406 random "
+               "losses); its throughput varies twofold between runs",
     ))
     for setup, figs in by_setup.items():
         if setup != FAITHFUL and BASE_RATE in figs:
@@ -710,8 +713,9 @@ def _claims_5_1(
     ))
     for rate in SWEEP_RATES:
         reason = ("at 31 % or more lost packets timeouts repair most losses and RFC 6298's "
-                  "backoff sets the pace" if rate >= 2.5e-4 else
-                  "see docs/seed-003.md (the original Westwood's overflows)")
+                  "backoff sets the pace; the original Westwood also overflows the queue"
+                  if rate >= 2.5e-4 else
+                  "the original Westwood overflows the queue after its timeouts (row 5.4)")
         rows.append(_throughput_row(
             "5.5", f"throughput at {rate:g}: PETRA > TCPW > NewReno", faithful[rate],
             SEED_5_5[rate], reason=reason,
@@ -769,7 +773,8 @@ def _claims_5_1(
         digits=1,
     ))
     rows.append(ClaimRow(
-        "Fig. 5.8", "TCPW: five resets in 10 s", "5", 5.0, t_r.estimate,
+        "Fig. 5.8", "TCPW resets its window in the first 10 s (five times)", "5", 5.0,
+        t_r.estimate,
         decide(one_sample_test(t_r.sample, 0.0), ">"),
         detail="tested against none", reason="timeouts are random events; one run of the seed",
         digits=1,
@@ -782,7 +787,8 @@ def _claims_5_1(
                                                        mean_cw[o].sample), ">"))
                  for o in ("newreno", TCPW)]),
         detail="P/T; segments " + _triple(mean_cw, 1),
-        reason="the original Westwood's windows after its slow starts to BWE·RTTmin are larger",
+        reason="between its resets the original Westwood slow-starts towards BWE·RTTmin, "
+               "about the whole pipe, so its mean window is the largest",
         digits=2,
     ))
     rows.append(ClaimRow(
@@ -802,7 +808,10 @@ def _claims_5_2(faithful: dict[str, Figures52]) -> list[ClaimRow]:
         + f" (P/T {seed_tot[2] / seed_tot[1]:.2f})", seed_tot[2] / seed_tot[1],
         _ratio_estimate(totals["petra"], totals[TCPW]),
         ordering_decision(totals, ("petra", TCPW, "newreno")),
-        detail="P/T; Mb/s " + _triple(totals, 2), reason="see docs/seed-003.md", digits=2,
+        detail="P/T; Mb/s " + _triple(totals, 2),
+        reason="the original Westwood collapses in the LTE cells: ACKs of one transport block "
+               "arrive microseconds apart, its per-ACK samples read tens of Mb/s, and it "
+               "overflows the 10 KiB RLC buffers (45 % of its packets lost)", digits=2,
     ))
     jain = {c: faithful[c].jain for c in ALL_CC}
     rows.append(ClaimRow(
@@ -824,8 +833,8 @@ def _claims_5_2(faithful: dict[str, Figures52]) -> list[ClaimRow]:
         "5.7", "loss (mean per flow): PETRA lowest", "P 0.44 % (N 0.48, T 0.46)",
         SEED_5_7["petra"]["loss"], l52["petra"].estimate,
         lowest_decision(l52, "petra", ("newreno", TCPW)), detail="% " + _triple(l52, 2),
-        reason="PETRA overflows the 10 KiB RLC buffer, which is under half its pipe "
-               "(docs/petra.md); the seed's losses are below the 5e-5 errors themselves",
+        reason="NewReno, PETRA and Westwood+ lose the random errors alone (2.84 % of 576-byte "
+               "packets); the seed's losses are below the 5e-5 errors themselves",
         digits=2, unit="%",
     ))
     return rows
