@@ -251,7 +251,6 @@ mod tests {
     use crate::cc::testkit::{ack_at, loss, rto, run_trace};
 
     const RTT: SimDuration = SimDuration::from_ms(20);
-    const MS: SimDuration = SimDuration::from_ms(1);
 
     fn t(ms: u64) -> SimTime {
         SimTime::ZERO + SimDuration::from_ms(ms)
