@@ -963,8 +963,8 @@ def run(options: Options) -> Document:
                 "controller, no SACK, segments of "
                 + " and ".join(f"{READINGS[r].mss}" for r in plan.readings_5_2)
                 + f" with the 5e-5 errors, the faithful set-up also without; {len(f52)} runs",
-                f"experiment 5-3: {plan.duration_5_3} per run; NewReno, Westwood+ and PETRA at "
-                "25, 50, 75 and 100 km/h with celltcp's default TCP (1448-byte segments, SACK), "
+                f"experiment 5-3: {plan.duration_5_3} per run; the four controllers at 25, 50, "
+                "75 and 100 km/h on the faithful set-up, "
                 + (f"run numbers 0–{plan.runs_5_3 - 1}" if plan.runs_5_3 > 1 else "run number 0")
                 + f"; {len(f53)} runs",
                 f"results store: `{options.store}`" if options.store else "results in memory",
@@ -1000,8 +1000,7 @@ def run(options: Options) -> Document:
             "the t-test of a ratio on the log scale; a claim at several points holds when "
             "every point does). Seed values are N(ewReno) / T(CPW) / P(ETRA) in the seed's "
             "units; celltcp's are N / T (the original Westwood) / P / W+ (Westwood+), mean ± "
-            "95 % CI, faithful set-up unless the row says otherwise (experiment 5-3's rows, "
-            "Fig. 5.12 and Table 5.9, run celltcp's default TCP with W = Westwood+)."
+            "95 % CI, faithful set-up unless the row says otherwise."
         ),
         claim_table([*_claims_5_1(by_setup, cw), *_claims_5_2(with_err),
                      *exp5_3.claim_rows(res_5_3)]),
