@@ -118,11 +118,13 @@ class Reading:
     """A reading of the seed's packet size: the TCP segment and header options it implies.
 
     Attributes:
-        name: "536" or "1448".
+        name: "536", "1448" or "536-ns3".
         mss: the ``flows.*.tcp.mss`` value.
         timestamps: the ``flows.*.tcp.timestamps`` value.
         packet_bytes: IP size of a full data packet (payload + 20 + 20, + 12 with timestamps).
         why: where the reading comes from.
+        initial_window, abc, window_scale: the ``flows.*.tcp`` keys of the same names
+            (celltcp's defaults unless the reading takes ns-3.19's).
     """
 
     name: str
@@ -130,6 +132,9 @@ class Reading:
     timestamps: bool
     packet_bytes: int
     why: str
+    initial_window: int = 10
+    abc: int = 2
+    window_scale: bool = True
 
 
 #: The two readings; "536" is the faithful one (docs/seed-003.md).
@@ -137,6 +142,11 @@ READINGS = {
     "536": Reading("536", "536B", False, 576,
                    "ns-3.19's TcpSocket::SegmentSize default; no timestamps option in ns-3.19"),
     "1448": Reading("1448", "1448B", True, 1500, "Table 5.3's 1500-byte packets"),
+    # An ablation: ns-3.19's other TCP defaults as well (TcpSocket::InitialCwnd = 1, one
+    # segment per ACK in slow start, no window scale option: at most 64 KiB in flight).
+    "536-ns3": Reading("536-ns3", "536B", False, 576,
+                       "the 536 reading with ns-3.19's other TCP defaults",
+                       initial_window=1, abc=0, window_scale=False),
 }
 #: The faithful set-up: (reading, SACK).
 FAITHFUL = ("536", False)
@@ -224,8 +234,9 @@ QUICK = Plan(
 #: The seed's 100 s runs.
 FULL = Plan(
     runs=5, duration_5_1="100s", duration_5_2="100s",
-    setups_at_base=(FAITHFUL, ("536", True), ("1448", False), ("1448", True)),
-    setups_in_sweep=(FAITHFUL, ("536", True), ("1448", False)),
+    setups_at_base=(FAITHFUL, ("536", True), ("1448", False), ("1448", True),
+                    ("536-ns3", False)),
+    setups_in_sweep=(FAITHFUL, ("536", True), ("1448", False), ("536-ns3", False)),
     readings_5_2=("536", "1448"),
     runs_5_3=5, duration_5_3="100s",
 )
@@ -260,6 +271,9 @@ _BER = "links.access.a_to_b.loss.ber"
 _SACK = "flows.bulk.tcp.sack"
 _MSS = "flows.bulk.tcp.mss"
 _TS = "flows.bulk.tcp.timestamps"
+_IW = "flows.bulk.tcp.initial_window"
+_ABC = "flows.bulk.tcp.abc"
+_WS = "flows.bulk.tcp.window_scale"
 
 
 def _setups(plan: Plan, rate: float) -> tuple[tuple[str, bool], ...]:
@@ -274,7 +288,8 @@ def _spec_5_1(path: Path, plan: Plan) -> dict[str, Any]:
             for cc in ALL_CC:
                 points.append({
                     _BER: ber_for_byte_error_rate(rate), _SACK: sack, _MSS: r.mss,
-                    _TS: r.timestamps, _CC: cc,
+                    _TS: r.timestamps, _IW: r.initial_window, _ABC: r.abc,
+                    _WS: r.window_scale, _CC: cc,
                 })
     return {
         "scenario": str(path),
@@ -382,6 +397,7 @@ def _select_5_1(
         np.isclose(frame[_BER].astype(float), ber, rtol=1e-9, atol=0.0)
         & (frame[_SACK].astype(bool) == sack)
         & (frame[_MSS] == READINGS[reading].mss)
+        & (frame[_IW].astype(int) == READINGS[reading].initial_window)
         & (frame[_CC] == cc)
     )
     return frame[mask]
@@ -642,6 +658,7 @@ _SETUP_TEXT = {
     ("536", True): "536 B, SACK",
     ("1448", False): "1448 B, no SACK",
     ("1448", True): "1448 B, SACK",
+    ("536-ns3", False): "536 B, no SACK, IW 1, no ABC, no window scaling",
 }
 
 
@@ -672,10 +689,11 @@ def _claims_5_1(
     rows.append(_throughput_row(
         "5.4", "throughput PETRA > TCPW > NewReno (faithful set-up)", base, seed_thr,
         reason="the original Westwood's per-ACK samples read the bottleneck's 25 Mb/s from "
-               "back-to-back packets (BWE about 22 Mb/s while it carries under 1 Mb/s): after "
-               "each timeout it slow-starts towards BWE·RTTmin, about the whole pipe, and "
-               "overflows the 100-packet queue (seed 1: 3010 overflows beside 406 random "
-               "losses); its throughput varies twofold between runs",
+               "back-to-back packets (BWE about 22 Mb/s while it carries under 1 Mb/s), so "
+               "ssthresh = BWE·RTTmin is about the whole pipe; each end of fast recovery sets "
+               "cwnd = ssthresh, a jump of up to 260 segments sent at once into the remote "
+               "host's 100-packet queue, which overflows (seed 1: 3001 overflows there, 406 "
+               "random losses); its throughput varies twofold between runs",
     ))
     for setup, figs in by_setup.items():
         if setup != FAITHFUL and BASE_RATE in figs:
@@ -708,14 +726,15 @@ def _claims_5_1(
         loss["petra"].estimate, lowest_decision(loss, "petra", ("newreno", TCPW)),
         detail="% " + _triple(loss, 2),
         reason="every controller loses at least the random errors (2.84 % of 576-byte packets); "
-               "the original Westwood adds queue overflows",
+               "the original Westwood adds overflows of the remote host's queue",
         digits=2, unit="%",
     ))
     for rate in SWEEP_RATES:
         reason = ("at 31 % or more lost packets timeouts repair most losses and RFC 6298's "
                   "backoff sets the pace; the original Westwood also overflows the queue"
                   if rate >= 2.5e-4 else
-                  "the original Westwood overflows the queue after its timeouts (row 5.4)")
+                  "the original Westwood overflows the remote host's queue at the end of "
+                  "each fast recovery (row 5.4)")
         rows.append(_throughput_row(
             "5.5", f"throughput at {rate:g}: PETRA > TCPW > NewReno", faithful[rate],
             SEED_5_5[rate], reason=reason,
@@ -787,8 +806,8 @@ def _claims_5_1(
                                                        mean_cw[o].sample), ">"))
                  for o in ("newreno", TCPW)]),
         detail="P/T; segments " + _triple(mean_cw, 1),
-        reason="between its resets the original Westwood slow-starts towards BWE·RTTmin, "
-               "about the whole pipe, so its mean window is the largest",
+        reason="the original Westwood's ssthresh, BWE·RTTmin, is about the whole pipe, and "
+               "each end of fast recovery sets cwnd to it: its mean window is the largest",
         digits=2,
     ))
     rows.append(ClaimRow(
@@ -990,7 +1009,7 @@ def run(options: Options) -> Document:
             "The seed's loss ratio beside the packet error rate (PER) of each reading at the "
             "per-byte error rate and the loss measured without SACK. NewReno and PETRA lose the "
             "random errors alone (their mean is compared with the seed's mean of the three); "
-            "the original Westwood adds overflows of the 100-packet queue."
+            "the original Westwood adds overflows of the remote host's 100-packet queue."
         ),
         _loss_readings_table(by_setup),
         Heading("The seed beside celltcp"),
