@@ -707,7 +707,8 @@ def _claims_5_1(
     ))
     delay = {c: base[c]["delay"] for c in ALL_CC}
     rows.append(ClaimRow(
-        "5.4", "delay: NewReno lowest", "N 33.69 ms (T 114.34, P 90.16)", SEED_5_4["newreno"]["delay"],
+        "5.4", "delay: NewReno lowest", "N 33.69 ms (T 114.34, P 90.16)",
+        SEED_5_4["newreno"]["delay"],
         delay["newreno"].estimate, lowest_decision(delay, "newreno", ("petra", TCPW)),
         detail="ms " + _triple(delay, 2),
         reason="celltcp's path has no queue but the 100-packet drop-tail ones of Table 5.2: "
