@@ -11,6 +11,11 @@ packets (ms), loss = dropped / (delivered + dropped) (%). The error rates are th
 per byte as ns-3's RateErrorModel applies them; exp5-1.toml explains the conversion.
 Experiment 5-2 is run with its errors on S1-U (the file's setting), at the UEs' receivers
 (`downlink_loss`, where ns-3 applied them) and without errors.
+
+This script keeps the set-up of docs/seed-003.md's "celltcp's default TCP" tables: 1448-byte
+segments with timestamps (1500-byte packets) and Westwood+ as TCPW, SACK on and off in
+experiment 5-1 and on in 5-2. The scenario files themselves now run ns-3.19's TCP (536-byte
+segments, no SACK, the original Westwood), which `celltcp reproduce 003` measures.
 """
 
 from __future__ import annotations
@@ -61,6 +66,8 @@ def exp_5_1(cc: str, rate: float, sack: bool, seeds: int) -> dict[str, float]:
         "flows.bulk.cc": cc,
         "links.access.a_to_b.loss.ber": f"{ber_for_byte_error_rate(rate):e}",
         "flows.bulk.tcp.sack": sack,
+        "flows.bulk.tcp.mss": "1448B",
+        "flows.bulk.tcp.timestamps": True,
     }
     runs = [
         flow_figures(celltcp.run(HERE / "exp5-1.toml", seed=s, set=overrides), "bulk")
@@ -78,6 +85,7 @@ ERRORS_5_2 = ("s1u", "ue", "none")
 def exp_5_2(cc: str, errors: str, seeds: int) -> tuple[list[dict[str, float]], float]:
     """Per-flow medians and the median of the per-run Jain index."""
     overrides: dict[str, object] = {f"flows.{f}.cc": cc for f in FLOWS_5_2}
+    overrides.update({f"flows.{f}.tcp": "{}" for f in FLOWS_5_2})  # celltcp's default TCP
     if errors != "s1u":
         overrides.update({f"links.s1u{c}.a_to_b": "{}" for c in (1, 2, 3)})
     if errors == "ue":

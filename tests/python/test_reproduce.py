@@ -11,11 +11,16 @@ from celltcp.cli import main
 from celltcp.reproduce import ReproductionError, available, default_store, find
 from celltcp.reproduce.document import Document, Table, fmt_ci, mean_ci
 from celltcp.reproduce.seed003 import (
+    READINGS,
     Stat,
     ber_for_byte_error_rate,
+    cwnd_figures,
     jain_index,
-    ordering_verdict,
+    lowest_decision,
+    ordering_decision,
+    packet_error_rate,
 )
+from celltcp.reproduce.verdict import Verdict
 
 
 def test_list_names_every_reproduction_on_one_line_each(capsys):
@@ -51,16 +56,21 @@ def test_quick_reproduction_writes_the_report(tmp_path, capsys):
     page = (out / "report.html").read_text()
     # What was run, and the comparison table with a verdict per row.
     assert "examples/003/exp5-1.toml" in md and "run numbers 0–4" in md
-    assert "| table | claim | seed | celltcp | verdict |" in md
-    rows = [line for line in md.splitlines() if re.match(r"\| (5\.[457]|Fig\. 5\.9) \|", line)]
-    assert len(rows) == 5 + 5 + 1 + 4
-    assert all(re.search(r"\*\*(ordering holds|reproduced|not reproduced|reversed|weaker|"
-                         r"not comparable)", r) for r in rows)
-    # Seed numbers beside celltcp's mean ± CI.
-    assert "N 21.63 / W 81.23 / P 99.33" in md and " ± " in md
+    assert "536-byte segments without timestamps" in md and "`westwood-original`" in md
+    assert "| where | claim | seed | celltcp: mean [95 % CI] (n) | ours / seed | verdict |" in md
+    rows = [line for line in md.splitlines() if re.match(r"\| (5\.[457]|Fig\. 5\.[89]) \|", line)]
+    # 5.4: 4 throughput rows (faithful, 2 set-up ablations, Westwood+), delay ×2, loss;
+    # 5.5: 5 rates, 3 delay/loss rows; Fig. 5.9; Fig. 5.8: 4; 5.7: 4.
+    assert len(rows) == 7 + 8 + 1 + 4 + 4
+    assert all(re.search(r"\*\*(reproduced|not significant|contradicted)\*\*", r) for r in rows)
+    # Seed numbers beside celltcp's mean [CI].
+    assert "N 21.63 / T 81.23 / P 99.33" in md and " ± " in md and "[" in md
+    # The two readings' loss ratios beside the seed's.
+    assert "## Which reading of the packet size reproduces the seed's loss ratios" in md
+    assert "| 5e-05 | 3.1 / 3.2 / 3 | 2.84 |" in md
     # Self-contained HTML: figures inline as PNG, nothing fetched from elsewhere.
     images = re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', page)
-    assert len(images) == 2
+    assert len(images) == 3
     assert all(base64.b64decode(i).startswith(b"\x89PNG") for i in images)
     assert "<table>" in page and 'src="http' not in page
     # The store sits beside the output and is reused: a second run executes nothing new.
@@ -85,13 +95,36 @@ def test_failed_reproduction_leaves_nothing(tmp_path, monkeypatch):
 
 
 def test_verdicts_follow_the_numbers():
-    order = ("petra", "westwood", "newreno")
-    apart = {"petra": Stat(10.0, 1.0), "westwood": Stat(5.0, 1.0), "newreno": Stat(1.0, 0.5)}
-    assert ordering_verdict(apart, order).startswith("**ordering holds** (P > W > N), intervals")
-    close = {**apart, "westwood": Stat(9.5, 1.0)}
-    assert "overlap" in ordering_verdict(close, order)
-    swapped = {**apart, "newreno": Stat(6.0, 0.5)}
-    assert ordering_verdict(swapped, order).startswith("**not reproduced**: celltcp's order is P > N > W")
+    order = ("petra", "westwood-original", "newreno")
+    apart = {
+        "petra": Stat.of([10.0, 10.5, 9.5, 10.2, 9.8]),
+        "westwood-original": Stat.of([5.0, 5.5, 4.5, 5.2, 4.8]),
+        "newreno": Stat.of([1.0, 1.2, 0.8, 1.1, 0.9]),
+    }
+    assert ordering_decision(apart, order).verdict is Verdict.REPRODUCED
+    close = {**apart, "westwood-original": Stat.of([9.9, 10.6, 9.4, 10.1, 9.7])}
+    decision = ordering_decision(close, order)
+    assert decision.verdict is Verdict.NOT_SIGNIFICANT
+    assert "P > T not significant" in decision.text()
+    swapped = {**apart, "newreno": Stat.of([6.0, 6.2, 5.8, 6.1, 5.9])}
+    decision = ordering_decision(swapped, order)
+    assert decision.verdict is Verdict.CONTRADICTED and "T > N contradicted" in decision.text()
+    assert lowest_decision(apart, "newreno", ("petra", "westwood-original")).verdict is (
+        Verdict.REPRODUCED)
+    assert lowest_decision(apart, "petra", ("newreno",)).verdict is Verdict.CONTRADICTED
+    # One run each: never reproduced.
+    single = {k: Stat.of(v.values[:1]) for k, v in apart.items()}
+    assert ordering_decision(single, order).verdict is Verdict.NOT_SIGNIFICANT
+
+
+def test_cwnd_resets_and_mean_window():
+    # 536-byte segments: 10 → 20 segments at 1 s, a timeout to 1 at 2 s, 2 at 3 s, 1 at 4 s.
+    t = [0.0, 1.0, 2.0, 3.0, 4.0]
+    w = [5360.0, 10720.0, 536.0, 1072.0, 536.0]
+    resets, mean = cwnd_figures(t, w, 536, 5.0)
+    assert resets == 2
+    assert mean == pytest.approx((10 + 20 + 1 + 2 + 1) / 5)
+    assert cwnd_figures([], [], 536, 5.0)[0] == 0
 
 
 def test_numbers():
@@ -101,6 +134,10 @@ def test_numbers():
     ber = ber_for_byte_error_rate(5e-5)
     assert ber == pytest.approx(6.25014e-6, rel=1e-5)
     assert 1 - (1 - ber) ** (8 * 1500) == pytest.approx(1 - (1 - 5e-5) ** 1500)
+    # The two readings of the packet size: 576-byte packets lose 2.84 %, 1500-byte ones 7.23 %.
+    assert READINGS["536"].packet_bytes == 576 and READINGS["1448"].packet_bytes == 1500
+    assert packet_error_rate(5e-5, 576) == pytest.approx(0.02839, abs=1e-5)
+    assert packet_error_rate(5e-5, 1500) == pytest.approx(0.07226, abs=1e-5)
     mean, half = mean_ci([1.0, 2.0, 3.0])
     assert mean == 2.0 and half == pytest.approx(4.303 * 1.0 / 3**0.5, rel=1e-3)
     assert fmt_ci(mean, half, 2) == "2.00 ± 2.48"

@@ -5,6 +5,10 @@
 //! seed's error rate (per byte, the default unit of ns-3's `RateErrorModel`) is explained there
 //! and in docs/seed-003.md, which puts the seed's numbers beside the ones measured here.
 //!
+//! Every test replaces the file's `[flows.bulk.tcp]` (ns-3.19's 536-byte segments without SACK,
+//! the set-up `celltcp reproduce 003` measures) with celltcp's defaults and the SACK setting it
+//! states: 1448-byte segments with timestamps, 1500-byte packets.
+//!
 //! Runs are shorter than the seed's 100 s where they carry many packets (stated per test), and
 //! every figure is the median over master seeds; the error stream of a seed is the same for
 //! every controller. The seed's absolute numbers came from ns-3.19 with LENA and are not

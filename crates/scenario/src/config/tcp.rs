@@ -63,8 +63,12 @@ pub enum CcAlgorithm {
     Bbr,
     /// Vegas (Brakmo & Peterson 1995).
     Vegas,
-    /// Westwood+ (Mascolo et al.).
+    /// Westwood+ (Mascolo et al.; Grieco & Mascolo 2004): one bandwidth sample per RTT.
     Westwood,
+    /// The original Westwood (Mascolo et al., MobiCom 2001) as ns-3's `TcpWestwood` runs it:
+    /// per-ACK samples, Tustin filter, Reno recovery.
+    #[serde(rename = "westwood-original")]
+    WestwoodOriginal,
     /// PETRA, the loss-differentiating controller for LTE described in docs/petra.md.
     Petra,
 }
@@ -79,6 +83,7 @@ impl CcAlgorithm {
             CcAlgorithm::Bbr => "bbr",
             CcAlgorithm::Vegas => "vegas",
             CcAlgorithm::Westwood => "westwood",
+            CcAlgorithm::WestwoodOriginal => "westwood-original",
             CcAlgorithm::Petra => "petra",
         }
     }

@@ -80,7 +80,14 @@ fn defaults_match_the_documented_ones() {
 #[test]
 fn every_controller_name_loads() {
     for name in [
-        "reno", "newreno", "cubic", "bbr", "vegas", "westwood", "petra",
+        "reno",
+        "newreno",
+        "cubic",
+        "bbr",
+        "vegas",
+        "westwood",
+        "westwood-original",
+        "petra",
     ] {
         assert_eq!(
             tcp(&with(&[("flows.bulk.cc", name)]), "bulk").cc.name(),
@@ -89,7 +96,7 @@ fn every_controller_name_loads() {
     }
     assert_eq!(
         base_err("flows.bulk.cc", "renoo"),
-        "flows.bulk.cc: 'renoo' is not one of: reno, newreno, cubic, bbr, vegas, westwood, petra"
+        "flows.bulk.cc: 'renoo' is not one of: reno, newreno, cubic, bbr, vegas, westwood, westwood-original, petra"
     );
 }
 

@@ -12,8 +12,9 @@
 //! called when the retransmission timer expires, before the retransmission is sent.
 //!
 //! Controllers ([`NAMES`], built by [`build`]): `reno` and `newreno` (RFC 5681/6582, with ABC
-//! of RFC 3465), `westwood` (Westwood+), `cubic` (RFC 9438), `bbr` (BBR v1), `vegas` and
-//! `petra` (Westwood+ with the modifications of the PETRA thesis). `docs/congestion-control.md`
+//! of RFC 3465), `westwood` (Westwood+), `westwood-original` (the original Westwood of
+//! MobiCom 2001 as ns-3's `TcpWestwood` runs it), `cubic` (RFC 9438), `bbr` (BBR v1), `vegas`
+//! and `petra` (Westwood+ with the modifications of the PETRA thesis). `docs/congestion-control.md`
 //! describes each, with its parameters and what is not modelled; `docs/petra.md` the PETRA
 //! design choices.
 //!
@@ -37,6 +38,7 @@ pub mod reno_common;
 mod testkit;
 pub mod vegas;
 pub mod westwood;
+pub mod westwood_original;
 
 pub use bbr::Bbr;
 pub use cubic::Cubic;
@@ -45,11 +47,19 @@ pub use petra::Petra;
 pub use reno::{Reno, RenoRecovery};
 pub use vegas::Vegas;
 pub use westwood::WestwoodPlus;
+pub use westwood_original::WestwoodOriginal;
 
 /// Names accepted by [`build`], in the order they are documented in
 /// `docs/congestion-control.md`.
 pub const NAMES: &[&str] = &[
-    "reno", "newreno", "westwood", "cubic", "bbr", "vegas", "petra",
+    "reno",
+    "newreno",
+    "westwood",
+    "westwood-original",
+    "cubic",
+    "bbr",
+    "vegas",
+    "petra",
 ];
 
 /// Why a controller could not be built.
@@ -114,6 +124,7 @@ pub fn build_with_seed(
         "reno" => Box::new(Reno::new(cfg)),
         "newreno" => Box::new(new_reno(cfg)),
         "westwood" => Box::new(WestwoodPlus::new(cfg)),
+        "westwood-original" => Box::new(WestwoodOriginal::new(cfg)),
         "cubic" => Box::new(Cubic::new(cfg)),
         "bbr" => Box::new(Bbr::new(cfg, seed)),
         "vegas" => Box::new(Vegas::new(cfg)),
@@ -326,7 +337,7 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "congestion control 'tahoe' is unknown; expected one of \
-             reno, newreno, westwood, cubic, bbr, vegas, petra"
+             reno, newreno, westwood, westwood-original, cubic, bbr, vegas, petra"
         );
         let cfg = CcConfig {
             mss: 0,

@@ -468,6 +468,61 @@ mod tests {
         assert_eq!((p.cwnd(), p.ssthresh()), (MSS, 28_960));
     }
 
+    /// A bulk flow alone behind a drop-tail bottleneck of one MSS per millisecond (11.584 Mb/s)
+    /// with a minimum RTT of 40 ms (pipe 40 MSS) and a buffer of `buffer_segments` MSS, in a
+    /// fluid script: every millisecond one MSS is acknowledged; the window beyond the pipe sits
+    /// in the buffer and delays the RTT samples by its drain time; once the window exceeds
+    /// pipe + buffer, the next step reports the first overflow (a fast-retransmit congestion event
+    /// with the window in flight). Returns how PETRA classified that overflow, with the queue
+    /// it saw and its pipe estimate, bytes.
+    fn overflow_cause(buffer_segments: u64) -> (LossCause, u64, u64) {
+        const RTT_MIN: SimDuration = SimDuration::from_ms(40);
+        let pipe = 40 * MSS;
+        let buffer = buffer_segments * MSS;
+        // ssthresh starts at the pipe, so the queue builds in congestion avoidance, one MSS
+        // per RTT, as in the steady state of a long transfer (not in the first slow start).
+        let mut p = Petra::new(&CcConfig {
+            initial_ssthresh: pipe,
+            ..CcConfig::default()
+        });
+        let mut t = SimTime::ZERO;
+        for _ in 0..100_000 {
+            let queued = p.cwnd().saturating_sub(pipe);
+            if queued > buffer {
+                let srtt = RTT_MIN + MS.saturating_mul(buffer_segments);
+                p.on_congestion_event(&loss(t, p.cwnd(), srtt, RTT_MIN));
+                let bwe_pipe = p.bw.bytes_in(RTT_MIN).unwrap();
+                return (p.last_loss_cause().unwrap(), queued.min(buffer), bwe_pipe);
+            }
+            // A queue of q bytes drains in q / (1 MSS per ms).
+            let rtt = RTT_MIN + SimDuration::from_ns(queued * 1_000_000 / MSS);
+            let mut a = ack_at(t, MSS, rtt);
+            a.min_rtt = RTT_MIN;
+            p.on_ack(&a);
+            t += MS;
+        }
+        panic!("no overflow with a buffer of {buffer_segments} segments");
+    }
+
+    /// docs/petra.md, "A known weakness": an overflow is seen with a queue of at most the
+    /// buffer, and the classifier calls congestion only from half the pipe (20 MSS here). A
+    /// 10-MSS buffer (a quarter of the pipe) overflows with 10 MSS queued: every overflow is
+    /// taken for a radio loss. A 30-MSS buffer overflows with 30 MSS queued: congestion.
+    #[test]
+    fn overflow_of_a_buffer_under_half_the_pipe_is_classified_wireless() {
+        let (cause, queued, bwe_pipe) = overflow_cause(10);
+        assert_eq!(queued, 10 * MSS);
+        assert!((39 * MSS..=41 * MSS).contains(&bwe_pipe), "{bwe_pipe}");
+        assert_eq!(cause, LossCause::Wireless);
+        // Just under half the pipe: still wireless.
+        assert_eq!(overflow_cause(19).0, LossCause::Wireless);
+        // Above half the pipe the same overflow is congestion.
+        let (cause, queued, _) = overflow_cause(30);
+        assert_eq!(queued, 30 * MSS);
+        assert_eq!(cause, LossCause::Congestion);
+        assert_eq!(overflow_cause(40).0, LossCause::Congestion);
+    }
+
     /// Pins PETRA's reaction to the scripted trace. The second bandwidth sample (slot 40) is
     /// flat, so ssthresh becomes BWE·RTTmin = 28_960 while cwnd is 50 segments (72_400): from
     /// there on Reno congestion avoidance, one MSS per window (73_848 at slot 99). The trace's

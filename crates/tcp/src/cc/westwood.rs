@@ -36,8 +36,6 @@ pub const MIN_SAMPLE_INTERVAL: SimDuration = SimDuration::from_ms(10);
 /// The Westwood+ bandwidth estimator (shared with PETRA).
 #[derive(Clone, Debug, PartialEq)]
 pub struct BandwidthEstimator {
-    /// Bytes credited to a duplicate ACK.
-    mss: u64,
     /// Filtered estimate BWE, bytes per second; meaningful once `samples > 0`.
     bwe_bytes_per_sec: f64,
     /// The last raw sample b_k, bytes per second.
@@ -48,25 +46,36 @@ pub struct BandwidthEstimator {
     interval_start: Option<SimTime>,
     /// Bytes credited since `interval_start` (d_k).
     credited: u64,
+    /// What each ACK is credited with.
+    acked_count: AckedCount,
+}
+
+/// The "AckedCount" procedure of Mascolo et al. 2001 (§2.3), in bytes: how many bytes an ACK
+/// reports as having left the network. Shared by Westwood+ and the original Westwood
+/// ([`super::westwood_original`]); ns-3's `TcpWestwood::CountAck` counts the same in segments.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AckedCount {
+    /// Bytes credited to a duplicate ACK.
+    mss: u64,
     /// Bytes credited to duplicate ACKs and not yet matched by a cumulative ACK.
     accounted: u64,
 }
 
-impl BandwidthEstimator {
+impl AckedCount {
     pub fn new(mss: u64) -> Self {
-        BandwidthEstimator {
+        AckedCount {
             mss: mss.max(1),
-            bwe_bytes_per_sec: 0.0,
-            last_sample: 0.0,
-            samples: 0,
-            interval_start: None,
-            credited: 0,
             accounted: 0,
         }
     }
 
-    /// Bytes this ACK is credited with (AckedCount of Mascolo et al. 2001, in bytes).
-    fn credit(&mut self, ack: &AckEvent) -> u64 {
+    /// Bytes this ACK is credited with:
+    /// * a duplicate ACK (no new data, no new SACK information) is credited with one MSS,
+    ///   because it reports a segment that left the network;
+    /// * a cumulative ACK larger than one segment may cover segments already credited to
+    ///   duplicate ACKs; only the remainder is new (a delayed ACK counts at least one MSS);
+    /// * any other ACK of no new data (e.g. a pure window update) is worth nothing.
+    pub fn credit(&mut self, ack: &AckEvent) -> u64 {
         if ack.acked_bytes == 0 {
             if ack.duplicate {
                 self.accounted = self.accounted.saturating_add(self.mss);
@@ -75,8 +84,6 @@ impl BandwidthEstimator {
             return 0; // e.g. a pure window update: nothing left the network
         }
         let mut cumulative = ack.acked_bytes;
-        // A cumulative ACK larger than one segment may cover segments already credited to
-        // duplicate ACKs; only the remainder is new (a delayed ACK counts at least one MSS).
         if cumulative > self.mss {
             if self.accounted >= cumulative {
                 self.accounted -= cumulative;
@@ -89,13 +96,31 @@ impl BandwidthEstimator {
         cumulative
     }
 
+    /// Bytes credited to duplicate ACKs and not yet matched by a cumulative ACK.
+    pub fn accounted(&self) -> u64 {
+        self.accounted
+    }
+}
+
+impl BandwidthEstimator {
+    pub fn new(mss: u64) -> Self {
+        BandwidthEstimator {
+            bwe_bytes_per_sec: 0.0,
+            last_sample: 0.0,
+            samples: 0,
+            interval_start: None,
+            credited: 0,
+            acked_count: AckedCount::new(mss),
+        }
+    }
+
     /// Feeds one ACK. Returns the raw sample b_k (bytes per second) when this ACK closed a
     /// sampling interval and the filter was updated.
     ///
     /// The first ACK only opens the first interval (its bytes were delivered before it); no
     /// interval closes before the first RTT measurement, since its length is one srtt.
     pub fn on_ack(&mut self, ack: &AckEvent) -> Option<f64> {
-        let credited = self.credit(ack);
+        let credited = self.acked_count.credit(ack);
         let Some(start) = self.interval_start else {
             self.interval_start = Some(ack.now);
             return None;
@@ -283,7 +308,7 @@ mod tests {
 
     #[test]
     fn duplicate_acks_are_credited_and_debited_later() {
-        let mut b = BandwidthEstimator::new(1_000);
+        let mut b = AckedCount::new(1_000);
         let mut dup = ack(0);
         dup.duplicate = true;
         assert_eq!(b.credit(&dup), 1_000);
@@ -293,13 +318,13 @@ mod tests {
         assert_eq!(b.credit(&ack(0)), 0);
         // The cumulative ACK of 5 segments had 3 credited in advance.
         assert_eq!(b.credit(&ack(5_000)), 2_000);
-        assert_eq!(b.accounted, 0);
+        assert_eq!(b.accounted(), 0);
         // If more was credited than the ACK covers, it still counts one segment.
         for _ in 0..4 {
             b.credit(&dup);
         }
         assert_eq!(b.credit(&ack(2_000)), 1_000);
-        assert_eq!(b.accounted, 2_000);
+        assert_eq!(b.accounted(), 2_000);
         // A one-segment (partial) ACK is never debited.
         assert_eq!(b.credit(&ack(1_000)), 1_000);
     }

@@ -104,7 +104,7 @@ fn rescue_retransmission_recovers_a_lost_tail_rfc6675_4_rule_4() {
 /// rebuild the old window within that round trip and resend, go-back-N, the queued flight.)
 #[test]
 fn sack_only_acks_after_a_timeout_do_not_grow_cwnd_rfc5681_3_1() {
-    for name in ["newreno", "westwood", "petra", "cubic"] {
+    for name in ["newreno", "westwood", "westwood-original", "petra", "cubic"] {
         let c = cfg();
         let cc = |c: &TcpConfig| crate::cc::build(name, &c.cc_config()).unwrap();
         let a = TcpEndpoint::connect(c, cc(&c), A, B, 1, SimTime::ZERO);
