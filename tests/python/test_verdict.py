@@ -27,7 +27,9 @@ from celltcp.reproduce.verdict import (
     fisher_test,
     intervals_test,
     magnitude,
+    newcombe_interval,
     noncentral_t_cdf,
+    noninferiority,
     one_sample_test,
     point_decision,
     ratio_test,
@@ -158,6 +160,24 @@ def test_equivalence_reaches_all_three_outcomes():
     assert d.test.p_value == pytest.approx(1 - t_cdf(3.0, 99), rel=1e-9)
     assert d.test.describe().startswith("equivalence test (TOST) within ±0.05 of 0, p = 0.002")
     assert equivalence([0.3], 0.0, 0.05).verdict is NS
+
+
+def test_noninferiority_reaches_all_three_outcomes():
+    # Equal small shares with many runs: the upper bound is well inside the margin.
+    assert noninferiority(Proportion(4, 100), Proportion(4, 100), 0.1).verdict is R
+    # Far worse than the margin allows.
+    assert noninferiority(Proportion(50, 100), Proportion(5, 100), 0.1).verdict is C
+    # Too few runs to tell.
+    d = noninferiority(Proportion(4, 20), Proportion(2, 20), 0.1)
+    assert d.verdict is NS and d.test.power < 0.8 and d.test.n_for_power > 20
+    assert noninferiority(Proportion(0, 1), Proportion(0, 1), 0.1).verdict is NS
+
+
+def test_newcombe_interval_matches_the_published_example():
+    # Newcombe (1998), Table II example (h): 56/70 − 48/80 = 0.2, method 10 gives
+    # [0.0524, 0.3339] at 95 %.
+    low, high = newcombe_interval(Proportion(56, 70), Proportion(48, 80))
+    assert (low, high) == (pytest.approx(0.0524, abs=5e-4), pytest.approx(0.3339, abs=5e-4))
 
 
 def test_a_claim_not_run_is_not_significant_with_its_reason():
