@@ -26,7 +26,9 @@ RAN_TOML = (DATA / "handover-ran.toml").read_text(encoding="utf-8")
 HANDOVER_COLUMNS = [
     "handover", "flow", "ue", "source", "target", "cause", "policy", "result",
     "decision_s", "command_s", "attach_s", "path_switch_s", "completion_s", "interruption_s",
-    "forwarded", "dropped", "duplicated", "reordered", "start_s", "window_end_s", "outcome",
+    "forwarded", "dropped", "dropped_source", "dropped_source_egress", "dropped_transport",
+    "dropped_target", "dropped_radio", "dropped_queue_full", "dropped_aqm", "dropped_link_loss",
+    "dropped_outage", "dropped_no_route", "dropped_handover", "duplicated", "reordered", "start_s", "window_end_s", "outcome",
     "rto_retransmissions", "fast_retransmissions", "spurious_rto", "first_rto_s", "rtt_before_s", "rtt_peak_s",
     "goodput_before_bps", "recovered_at_s", "recovery_time_s", "ramp_time_s", "episode_end_s",
     "delivered_bytes",

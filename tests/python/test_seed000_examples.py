@@ -73,8 +73,11 @@ def test_each_policy_gives_one_handover_with_its_timeline(by_policy, policy):
 
 def test_standard_procedure_forwards_and_raises_the_rtt(by_policy):
     row = _ref_row(by_policy["forward"])
-    # The source's buffer (about the 44-segment window less the source link's pipe) crosses X2.
-    assert row["forwarded"] >= 20 and row["dropped"] == 0
+    # The source's buffer (about the 44-segment window less the source link's pipe) crosses X2;
+    # the procedure loses nothing, the congested router does (the seed's double queueing).
+    assert row["forwarded"] >= 20
+    assert row["dropped_source"] == row["dropped_target"] == row["dropped_source_egress"] == 0
+    assert row["dropped"] == row["dropped_transport"] == row["dropped_queue_full"] > 0
     # Forwarded packets queue a second time in the router: the RTT after the command exceeds
     # the RTT before it.
     assert row["rtt_peak_s"] > row["rtt_before_s"] > 0
@@ -92,8 +95,11 @@ def test_prediction_switches_the_path_before_the_command_and_forwards_nothing(by
     # S-GW switches after S1 + S11: the lead is prediction_step − S1 − S11 + RRC = 128 ms.
     assert row["command_s"] - row["path_switch_s"] == pytest.approx(0.130 - S1 - S11 + RRC,
                                                                     abs=US)
-    # The source empties its buffer over the radio before the UE leaves.
-    assert row["forwarded"] <= 2 and row["dropped"] == 0
+    # The source empties its buffer over the radio before the UE leaves; what the flow loses
+    # is lost in the congested router, not by the procedure.
+    assert row["forwarded"] <= 2
+    assert row["dropped_source"] == row["dropped_target"] == row["dropped_source_egress"] == 0
+    assert row["dropped"] == row["dropped_transport"]
 
 
 def test_prediction_lead_follows_the_configured_latencies():
