@@ -134,15 +134,9 @@ impl World {
         // the layers back when the packet leaves the queue.
         gtp::swap_ecn_layers(&mut pkt);
         if let Verdict::Dropped(cause) = d.queue.enqueue(pkt, now, &mut d.queue_rng) {
-            count_drop(
-                &mut self.flow_counters,
-                &mut self.traces,
-                self.now,
-                flow,
-                cause,
-                site,
-            );
+            self.count_drop(flow, cause, site);
         }
+        let d = &mut self.dirs[dir as usize];
         if d.can_start() {
             // An idle transmitter takes the packet at once; occupancy is recorded after that, so
             // a packet that never waits does not count as queued.
