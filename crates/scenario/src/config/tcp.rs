@@ -59,6 +59,9 @@ pub enum CcAlgorithm {
     NewReno,
     /// CUBIC (RFC 9438).
     Cubic,
+    /// CUBIC with Linux's Reno-friendly increase (`tcp_cubic.c`).
+    #[serde(rename = "cubic-linux")]
+    CubicLinux,
     /// BBR (v1, draft-cardwell-iccrg-bbr-congestion-control).
     Bbr,
     /// Vegas (Brakmo & Peterson 1995).
@@ -80,6 +83,7 @@ impl CcAlgorithm {
             CcAlgorithm::Reno => "reno",
             CcAlgorithm::NewReno => "newreno",
             CcAlgorithm::Cubic => "cubic",
+            CcAlgorithm::CubicLinux => "cubic-linux",
             CcAlgorithm::Bbr => "bbr",
             CcAlgorithm::Vegas => "vegas",
             CcAlgorithm::Westwood => "westwood",

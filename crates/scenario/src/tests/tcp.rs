@@ -83,6 +83,7 @@ fn every_controller_name_loads() {
         "reno",
         "newreno",
         "cubic",
+        "cubic-linux",
         "bbr",
         "vegas",
         "westwood",
@@ -96,7 +97,7 @@ fn every_controller_name_loads() {
     }
     assert_eq!(
         base_err("flows.bulk.cc", "renoo"),
-        "flows.bulk.cc: 'renoo' is not one of: reno, newreno, cubic, bbr, vegas, westwood, westwood-original, petra"
+        "flows.bulk.cc: 'renoo' is not one of: reno, newreno, cubic, cubic-linux, bbr, vegas, westwood, westwood-original, petra"
     );
 }
 

@@ -9,6 +9,14 @@
 //!
 //! Window quantities of the RFC are in segments; this file keeps W_max, cwnd_prior and W_est
 //! in segments (f64) and converts at the boundary, where cwnd and ssthresh are bytes.
+//!
+//! Two readings of the Reno-friendly region ([`RenoFriendly`]): RFC 9438 §4.3 raises W_est's
+//! additive increase from α_cubic to 1 once W_est reaches cwnd_prior (`cubic`); Linux's
+//! `tcp_cubic.c` (`bictcp_update`, its "TCP friendliness" step: one segment per
+//! `cwnd · beta_scale / 8` ACKs, `beta_scale = 8·(1024 + 717)/3/(1024 − 717)`) keeps α_cubic
+//! for good (`cubic-linux`). With frequent losses W_est soon passes cwnd_prior, and RFC 9438's
+//! CUBIC becomes AIMD(1, 0.7), whose mean window is √(1.7/0.6)/√1.5 = 1.37 times Reno's; the
+//! kernel's stays at Reno's (docs/congestion-control.md, "CUBIC against the kernel's").
 
 use super::reno_common::RenoCore;
 use super::{
@@ -39,10 +47,21 @@ struct Epoch {
     w_est: f64,
 }
 
+/// How W_est of the Reno-friendly region grows (module documentation).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RenoFriendly {
+    /// RFC 9438 §4.3: α_cubic until W_est reaches cwnd_prior, 1 after.
+    #[default]
+    Rfc9438,
+    /// Linux `tcp_cubic.c`: α_cubic always.
+    Linux,
+}
+
 /// CUBIC congestion control; cwnd and ssthresh in bytes.
 #[derive(Clone, Debug)]
 pub struct Cubic {
     core: RenoCore,
+    reno_friendly: RenoFriendly,
     /// W_max, segments: the window just before the last reduction (after fast convergence).
     w_max: f64,
     /// cwnd_prior, segments: cwnd before the last reduction (§4.6); W_est switches to an
@@ -57,9 +76,16 @@ pub struct Cubic {
 }
 
 impl Cubic {
+    /// RFC 9438's CUBIC.
     pub fn new(cfg: &CcConfig) -> Self {
+        Self::with_reno_friendly(cfg, RenoFriendly::Rfc9438)
+    }
+
+    /// CUBIC with the given reading of the Reno-friendly region.
+    pub fn with_reno_friendly(cfg: &CcConfig, reno_friendly: RenoFriendly) -> Self {
         Cubic {
             core: RenoCore::new(cfg),
+            reno_friendly,
             w_max: 0.0,
             cwnd_prior: 0.0,
             epoch: None,
@@ -142,11 +168,11 @@ impl Cubic {
         let acked_segments = acked as f64 / mss;
         let t = now.saturating_since(epoch.start).as_secs_f64();
 
-        // §4.3: W_est grows by α_cubic per window of ACKs, by 1 once it reaches cwnd_prior.
-        let alpha = if epoch.w_est >= self.cwnd_prior {
-            1.0
-        } else {
-            ALPHA_CUBIC
+        // §4.3: W_est grows by α_cubic per window of ACKs, by 1 once it reaches cwnd_prior
+        // (Linux: α_cubic always).
+        let alpha = match self.reno_friendly {
+            RenoFriendly::Rfc9438 if epoch.w_est >= self.cwnd_prior => 1.0,
+            _ => ALPHA_CUBIC,
         };
         epoch.w_est += alpha * acked_segments / cwnd;
 
@@ -363,6 +389,39 @@ mod tests {
         // W_est passed cwnd_prior = 10 and then grew by 1 segment per window: far above the
         // 7 + 0.53·(200/≈9) ≈ 18 of a constant α_cubic, below Reno's 7 + 200/≈9.
         assert!(w_est > 10.0 && w_est < 7.0 + 200.0 / 7.0);
+    }
+
+    #[test]
+    fn linux_keeps_alpha_cubic_past_cwnd_prior() {
+        // The scenario above, with Linux's reading: W_est grows by α_cubic per window for good.
+        // Returns W_est and cwnd (segments) at every ACK.
+        let run = |reno_friendly: RenoFriendly| {
+            let mut c = cubic_at(10);
+            c.reno_friendly = reno_friendly;
+            c.on_congestion_event(&loss(SimTime::ZERO, 10 * MSS, RTT, RTT));
+            c.on_recovery_exit(SimTime::ZERO);
+            let rtt = SimDuration::from_ms(10);
+            let mut t = SimTime::ZERO;
+            let mut rows = Vec::new();
+            for _ in 0..400 {
+                let cwnd = c.cwnd_segments();
+                c.on_ack(&ack_at(t, MSS, rtt));
+                rows.push((c.w_est_segments().unwrap(), cwnd));
+                t += SimDuration::from_ms(1);
+            }
+            rows
+        };
+        let (rfc, linux) = (run(RenoFriendly::Rfc9438), run(RenoFriendly::Linux));
+        // The same up to the ACK on which W_est reaches cwnd_prior = 10 segments...
+        let cross = rfc.iter().position(|r| r.0 >= 10.0).unwrap();
+        assert_eq!(rfc[..=cross], linux[..=cross]);
+        // ...then RFC 9438 adds 1/cwnd per acknowledged segment, Linux α_cubic/cwnd.
+        let step = |rows: &[(f64, f64)]| rows[cross + 1].0 - rows[cross].0;
+        let cwnd = rfc[cross + 1].1;
+        assert!(close(step(&rfc), 1.0 / cwnd, 1e-12));
+        assert!(close(step(&linux), ALPHA_CUBIC / cwnd, 1e-12));
+        // 400 ACKs later Linux's window is the smaller.
+        assert!(linux[399].0 < rfc[399].0 - 1.0, "{:?} {:?}", linux[399], rfc[399]);
     }
 
     #[test]

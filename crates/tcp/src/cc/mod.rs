@@ -13,7 +13,8 @@
 //!
 //! Controllers ([`NAMES`], built by [`build`]): `reno` and `newreno` (RFC 5681/6582, with ABC
 //! of RFC 3465), `westwood` (Westwood+), `westwood-original` (the original Westwood of
-//! MobiCom 2001 as ns-3's `TcpWestwood` runs it), `cubic` (RFC 9438), `bbr` (BBR v1), `vegas`
+//! MobiCom 2001 as ns-3's `TcpWestwood` runs it), `cubic` (RFC 9438), `cubic-linux` (CUBIC with
+//! the Reno-friendly increase of Linux's `tcp_cubic.c`), `bbr` (BBR v1), `vegas`
 //! and `petra` (Westwood+ with the modifications of the PETRA thesis). `docs/congestion-control.md`
 //! describes each, with its parameters and what is not modelled; `docs/petra.md` the PETRA
 //! design choices.
@@ -41,7 +42,7 @@ pub mod westwood;
 pub mod westwood_original;
 
 pub use bbr::Bbr;
-pub use cubic::Cubic;
+pub use cubic::{Cubic, RenoFriendly};
 pub use newreno::new_reno;
 pub use petra::Petra;
 pub use reno::{Reno, RenoRecovery};
@@ -57,6 +58,7 @@ pub const NAMES: &[&str] = &[
     "westwood",
     "westwood-original",
     "cubic",
+    "cubic-linux",
     "bbr",
     "vegas",
     "petra",
@@ -126,6 +128,7 @@ pub fn build_with_seed(
         "westwood" => Box::new(WestwoodPlus::new(cfg)),
         "westwood-original" => Box::new(WestwoodOriginal::new(cfg)),
         "cubic" => Box::new(Cubic::new(cfg)),
+        "cubic-linux" => Box::new(Cubic::with_reno_friendly(cfg, RenoFriendly::Linux)),
         "bbr" => Box::new(Bbr::new(cfg, seed)),
         "vegas" => Box::new(Vegas::new(cfg)),
         "petra" => Box::new(Petra::new(cfg)),
@@ -337,7 +340,7 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "congestion control 'tahoe' is unknown; expected one of \
-             reno, newreno, westwood, westwood-original, cubic, bbr, vegas, petra"
+             reno, newreno, westwood, westwood-original, cubic, cubic-linux, bbr, vegas, petra"
         );
         let cfg = CcConfig {
             mss: 0,
