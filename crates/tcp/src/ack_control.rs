@@ -82,8 +82,8 @@ struct Estimate {
 
 /// The radio loss estimate of one wireless terminal, shared by the connections it receives
 /// (seed `004_…`). Cloning gives another handle to the same estimate; the connections of one
-/// terminal should share one [`AckControlConfig`] (the update window and p_buff used are those
-/// of the connection whose segment completes the window).
+/// terminal should share one [`AckControlConfig`] (the update window, p_buff and copies used
+/// are those of the connection whose segment completes the window).
 ///
 /// Handles are `Send` (a mutex, never contended: the simulation is single-threaded and the
 /// updates happen in event order, so the shared estimate is deterministic).
