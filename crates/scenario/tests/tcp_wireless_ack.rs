@@ -71,7 +71,8 @@ fn compare(p_data: &str, p_ack: &str, on: &str) -> (f64, f64, usize, usize) {
 /// Measured (120 s runs, medians over seeds 1–9), since the estimator counts repeats:
 /// * ACK loss 20 %: 138.3 → 224.5 kb/s (+62 %), copies sent in 9/9 seeds, gain in 9/9;
 /// * ACK loss 25 %: 133.6 → 180.9 kb/s (+35 %), copies in 9/9, gain in 7/9.
-/// (Counting gaps only: 196.4 (+42 %), and 152.8 (+14 %) with copies in 8/9 seeds.)
+///
+/// Counting gaps only: 196.4 (+42 %), and 152.8 (+14 %) with copies in 8/9 seeds.
 ///
 /// At 30–40 % ACK loss (with 25 % data loss) the extra timeouts shrink the flights and the
 /// estimate stays lower, so the mechanism engages less; with the threshold at 0 (copies as

@@ -27,10 +27,10 @@
 //!     reached it before its retransmission decision: the second crossing (the ACK) failed.
 //!     This is how a receiver sees the ACK half of the seed's p; without it the receiver sees
 //!     one crossing and the formula returns about 0.4 × p_err (docs/seed-004.md).
-//!   With n = 1 ACK per segment, the loss indications per expected segment are
-//!   p_new = (missing + duplicates)/(received + missing) = 1 − (1 − d)(1 − a), with
-//!   d = missing/(received + missing) the data loss ratio and a = duplicates/received the
-//!   ratio of received segments whose ACK was lost;
+//!   - with n = 1 ACK per segment, the loss indications per expected segment are
+//!     p_new = (missing + duplicates)/(received + missing) = 1 − (1 − d)(1 − a), with
+//!     d = missing/(received + missing) the data loss ratio and a = duplicates/received the
+//!     ratio of received segments whose ACK was lost;
 //! * copies: while each ACK is sent n > 1 times, a duplicate means all n copies were lost
 //!   (probability a^n for independent losses), so a = (duplicates/received)^(1/n) recovers the
 //!   one-ACK loss the seed's p contains. Without this the estimate would fall as soon as the
