@@ -13,7 +13,7 @@
 //! What the estimator sees: the gaps of lost data and the repeats of segments it had
 //! acknowledged (lost ACKs). A lost ACK leaves a repeat only when no later cumulative ACK
 //! reaches the sender first, so on this path the estimate stays near the one-crossing value
-//! (about 0.45–0.6 × p_err while one ACK is sent); once copies are sent a repeat is read as
+//! (about 0.3–0.6 × p_err while one ACK is sent); once copies are sent a repeat is read as
 //! both copies lost and converted back to one ACK's loss, which lifts the estimate and keeps the
 //! switch on.
 //!
