@@ -14,6 +14,11 @@ use crate::cc::CcConfig;
 /// Scenario files are checked against the same constant.
 pub const MAX_ACK_COPIES: u32 = 16;
 
+/// Largest update window of the ACK-control estimator, segments. The seed `004_…` gives the
+/// smoothing gain (1/8) but no averaging period; beyond this a window would span minutes of the
+/// seed's 384 kbit/s bearer. Scenario files are checked against the same constant.
+pub const MAX_ACK_WINDOW_SEGMENTS: u32 = 65_536;
+
 /// Receiver ACK control of the seed `004_…` (Miyoshi, Sugano, Murata): the receiver estimates
 /// the radio loss rate and sends every ACK several times when it is high.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -28,7 +33,10 @@ pub struct AckControlConfig {
     /// Loss probability at the bottleneck buffer, p_buff in [0, 1), a given parameter.
     pub p_buff: f64,
     /// Update period of the estimator: the observed loss ratio is computed over each window of
-    /// this many expected segments (received plus detected missing) and then smoothed.
+    /// this many expected segments (received plus detected missing) and then smoothed with gain
+    /// 1/8 (1 to [`MAX_ACK_WINDOW_SEGMENTS`]). The seed gives the gain but no period; 32 is
+    /// this model's choice (about a tenth of a second of the seed's 384 kbit/s bearer with
+    /// 100-byte segments).
     pub window_segments: u32,
 }
 
@@ -268,10 +276,10 @@ impl TcpConfig {
             "a probability in [0, 1)",
         )?;
         check(
-            a.window_segments >= 1,
+            (1..=MAX_ACK_WINDOW_SEGMENTS).contains(&a.window_segments),
             "ack_copies.window_segments",
             a.window_segments.to_string(),
-            ">= 1",
+            "1 to 65536 segments",
         )?;
         Ok(())
     }
@@ -339,6 +347,25 @@ mod tests {
             assert_eq!(
                 e,
                 format!("ack_copies.copies: {bad} is out of range; expected 1 to {MAX_ACK_COPIES}")
+            );
+        }
+    }
+
+    #[test]
+    fn ack_window_is_bounded_by_one_constant() {
+        let with_window = |w| {
+            let mut cfg = TcpConfig::default();
+            cfg.ack_copies.window_segments = w;
+            cfg.validate()
+        };
+        with_window(1).unwrap();
+        with_window(MAX_ACK_WINDOW_SEGMENTS).unwrap();
+        for bad in [0, MAX_ACK_WINDOW_SEGMENTS + 1] {
+            assert_eq!(
+                with_window(bad).unwrap_err().to_string(),
+                format!(
+                    "ack_copies.window_segments: {bad} is out of range; expected 1 to {MAX_ACK_WINDOW_SEGMENTS} segments"
+                )
             );
         }
     }

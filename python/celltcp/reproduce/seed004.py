@@ -50,7 +50,8 @@ from celltcp.reproduce.registry import Options, ReproductionError, StoreRunner
 __all__ = [
     "ALIASES", "FULL", "NAME", "QUICK", "SENSITIVITY", "SUMMARY", "VARIANTS", "Plan", "Results",
     "Runner",
-    "Variant", "connections_over_time", "expected_estimate", "first_updates", "longest_gap_s",
+    "Variant", "connections_over_time", "expected_estimate", "first_updates", "gaps_only_estimate",
+    "longest_gap_s",
     "pftk_rows", "run",
     "throughput_runs", "throughput_table", "trace_runs", "tracking_periods", "tracking_runs",
     "tracking_schedule",
@@ -154,6 +155,8 @@ FIXED = tuple(v for v in VARIANTS if v.copies is not None)
 SENSITIVITY = (
     *(Variant(f"{v.label}, timestamps", {**v.overrides, **_TIMESTAMPS}, v.copies) for v in FIXED),
     Variant("ELN, timestamps", {**_ELN, **_TIMESTAMPS}, None, _ELN_METRICS),
+    Variant(f"two ACKs at p_err est. ≥ {THRESHOLD:g}, timestamps",
+            {**_copies(2, THRESHOLD), **_TIMESTAMPS}, None),
 )
 
 
@@ -411,9 +414,19 @@ def tracking_schedule(period_s: float) -> dict[str, Any]:
 
 
 def expected_estimate(p_err: float, p_buff: float = ASSUMED_P_BUFF) -> float:
-    """What the seed's estimator converges to at a receiver whose new segments are lost with
-    probability ``p_err`` (the radio downlink; no buffer loss): the formula inverts two radio
-    crossings, the receiver sees one (celltcp_tcp::ack_control::expected_estimate)."""
+    """What the seed's estimator converges to in the seed's own model (one ACK per segment, a
+    segment whose ACK is lost retransmitted and seen again by the receiver) when both radio
+    crossings lose with probability ``p_err`` and the buffers lose nothing: the receiver counts
+    gaps and repeats, p = 1 − (1 − p_err)², and the formula returns p_err less the assumed
+    p_buff's share (celltcp_tcp::ack_control::expected_estimate)."""
+    return p_err_estimate(1.0 - (1.0 - p_err) ** 2, p_buff)
+
+
+def gaps_only_estimate(p_err: float, p_buff: float = ASSUMED_P_BUFF) -> float:
+    """What the estimator converges to when it sees the data losses only, p = p_err (the gaps;
+    no repeat of an acknowledged segment): the formula then inverts two crossings where there
+    was one, about half the true p_err. This was celltcp's estimator before it counted repeats,
+    and it is what remains where cumulative ACKs hide the lost ones."""
     return p_err_estimate(p_err, p_buff)
 
 
@@ -438,8 +451,8 @@ def tracking_runs(runner: Runner, p_errs: Sequence[float], runs: int,
 def tracking_periods(tcp: pd.DataFrame, p_err: float, period_s: float) -> pd.DataFrame:
     """Per period of one tracking run: the scheduled connections, the connections that
     delivered data in it, the estimate updates, and the estimates' mean and range (over every
-    update of every connection in the period) beside the true p_err and
-    :func:`expected_estimate`."""
+    update of every connection in the period) beside the true p_err, :func:`expected_estimate`
+    and :func:`gaps_only_estimate`."""
     est = tcp[tcp["var"] == "loss_estimate"]
     spans = connections_over_time(tcp)
     rows = []
@@ -450,6 +463,7 @@ def tracking_periods(tcp: pd.DataFrame, p_err: float, period_s: float) -> pd.Dat
         rows.append({
             "period": i + 1, "scheduled": scheduled, "delivering": active,
             "updates": len(inside), "p_err": p_err, "expected": expected_estimate(p_err),
+            "gaps_only": gaps_only_estimate(p_err),
             "mean": float(inside["value"].mean()) if len(inside) else math.nan,
             "min": float(inside["value"].min()) if len(inside) else math.nan,
             "max": float(inside["value"].max()) if len(inside) else math.nan,

@@ -183,7 +183,7 @@ fn tcp_config(s: &TcpSettings) -> TcpConfig {
             copies: s.ack_copies.copies,
             threshold: s.ack_copies.threshold,
             p_buff: s.ack_copies.p_buff,
-            ..AckControlConfig::default()
+            window_segments: s.ack_copies.window_segments,
         },
         ..TcpConfig::default()
     }

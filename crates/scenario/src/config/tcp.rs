@@ -4,7 +4,8 @@ use std::borrow::Cow;
 use std::fmt;
 
 use celltcp_engine::SimDuration;
-use celltcp_tcp::config::MAX_ACK_COPIES;
+use celltcp_tcp::config::{MAX_ACK_COPIES, MAX_ACK_WINDOW_SEGMENTS};
+use celltcp_tcp::AckControlConfig;
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -192,6 +193,11 @@ pub struct AckCopiesFile {
     /// Assumed loss rate in the wired buffer, p_buff, in [0, 1).
     #[schemars(range(min = 0.0, max = 1.0))]
     pub p_buff: f64,
+    /// Update window of the estimator, in expected segments (received + missing): the loss
+    /// ratio of each window is smoothed with gain 1/8. 1 to 65 536; the seed gives the gain
+    /// but no period, 32 is this model's choice.
+    #[schemars(range(min = 1, max = MAX_ACK_WINDOW_SEGMENTS))]
+    pub window_segments: u32,
 }
 
 impl Default for AckCopiesFile {
@@ -201,6 +207,7 @@ impl Default for AckCopiesFile {
             copies: 2,
             threshold: 0.1,
             p_buff: 0.01,
+            window_segments: AckControlConfig::default().window_segments,
         }
     }
 }
@@ -327,6 +334,8 @@ pub struct AckCopies {
     pub threshold: f64,
     /// Wired-buffer loss rate p_buff, in [0, 1).
     pub p_buff: f64,
+    /// Estimator update window, expected segments.
+    pub window_segments: u32,
 }
 
 /// Smallest MSS accepted, bytes (Linux's TCP_MIN_MSS).
@@ -489,11 +498,19 @@ impl AckCopiesFile {
             // p_err = 1 − sqrt((1 − p)/(1 − p_buff)) divides by 1 − p_buff.
             return Err(out_of_range(k("p_buff"), 1, "a number in [0, 1)"));
         }
+        if !(1..=MAX_ACK_WINDOW_SEGMENTS).contains(&self.window_segments) {
+            return Err(out_of_range(
+                k("window_segments"),
+                self.window_segments,
+                &format!("1 to {MAX_ACK_WINDOW_SEGMENTS} segments"),
+            ));
+        }
         Ok(AckCopies {
             enabled: self.enabled,
             copies: self.copies,
             threshold: self.threshold,
             p_buff: self.p_buff,
+            window_segments: self.window_segments,
         })
     }
 }

@@ -184,7 +184,7 @@ fn keys_have_descriptions_and_defaults() {
     assert_eq!(tcp["delayed_ack"]["default"], "40ms");
     assert_eq!(
         tcp["ack_copies"]["default"],
-        json!({ "enabled": false, "copies": 2, "threshold": 0.1, "p_buff": 0.01 })
+        json!({ "enabled": false, "copies": 2, "threshold": 0.1, "p_buff": 0.01, "window_segments": 32 })
     );
     assert!(tcp["initial_window"]["description"]
         .as_str()

@@ -51,7 +51,8 @@ fn defaults_match_the_documented_ones() {
                 enabled: false,
                 copies: 2,
                 threshold: 0.1,
-                p_buff: 0.01
+                p_buff: 0.01,
+                window_segments: 32
             },
         }
     );
@@ -213,7 +214,9 @@ fn settings_limits() {
         ("ack_copies.copies", "0", "flows.bulk.tcp.ack_copies.copies: 0 is out of range; expected 1 to 16"),
         ("ack_copies.threshold", "2.0", "flows.bulk.tcp.ack_copies.threshold: 2 is not a probability; expected a number in [0, 1]"),
         ("ack_copies.p_buff", "1.0", "flows.bulk.tcp.ack_copies.p_buff: 1 is out of range; expected a number in [0, 1)"),
-        ("ack_copies.enable", "true", "flows.bulk.tcp.ack_copies.enable: unknown key; expected one of: enabled, copies, threshold, p_buff"),
+        ("ack_copies.enable", "true", "flows.bulk.tcp.ack_copies.enable: unknown key; expected one of: enabled, copies, threshold, p_buff, window_segments"),
+        ("ack_copies.window_segments", "0", "flows.bulk.tcp.ack_copies.window_segments: 0 is out of range; expected 1 to 65536 segments"),
+        ("ack_copies.window_segments", "65537", "flows.bulk.tcp.ack_copies.window_segments: 65537 is out of range; expected 1 to 65536 segments"),
         ("nagle", "true", "flows.bulk.tcp.nagle: unknown key; expected one of: mss, initial_window, initial_rto, min_rto, max_rto, delayed_ack, delack_segments, abc, sack, timestamps, window_scale, limited_transmit, ecn, frto, eifel, eln, rcv_buf, snd_buf, dupack_threshold, ack_copies"),
     ];
     for (key, value, expected) in cases {
@@ -236,7 +239,7 @@ fn settings_at_their_limits_load() {
         ("flows.bulk.tcp.eifel", "true"),
         (
             "flows.bulk.tcp.ack_copies",
-            "{ enabled = true, copies = 3 }",
+            "{ enabled = true, copies = 3, window_segments = 8 }",
         ),
     ]);
     let settings = tcp(&s, "bulk").settings;
@@ -252,7 +255,8 @@ fn settings_at_their_limits_load() {
             enabled: true,
             copies: 3,
             threshold: 0.1,
-            p_buff: 0.01
+            p_buff: 0.01,
+            window_segments: 8
         }
     );
 }

@@ -240,6 +240,9 @@ impl TcpEndpoint {
             // RFC 3168 §6.1.3: CWR ends the echo (a CE on this very packet sets it again).
             self.rcv.ece = false;
         }
+        // What this receiver had acknowledged before the segment: a segment wholly below it is
+        // a repeat whose ACK the sender never got, which the ACK-control estimator counts.
+        let acked = self.rcv.last_ack_sent;
         let out = self.rcv.on_segment(
             now,
             seq,
@@ -248,17 +251,17 @@ impl TcpEndpoint {
             self.cfg.delayed_ack,
             self.cfg.delack_segments,
         );
+        if len > 0 && (!out.unacceptable || seq + len <= acked) {
+            if let Some(p_err) = self.ack_est.on_data(seq, seq + len, self.cfg.mss, acked) {
+                traces.record(now, self.flow, TraceVar::LossEstimate, p_err);
+            }
+        }
         if out.unacceptable {
             return;
         }
         if len > 0 && self.ecn_ok && pkt.ip.ecn == Ecn::Ce {
             self.rcv.ece = true;
             self.stats.ce_received += 1;
-        }
-        if len > 0 {
-            if let Some(p_err) = self.ack_est.on_data(seq, seq + len, self.cfg.mss) {
-                traces.record(now, self.flow, TraceVar::LossEstimate, p_err);
-            }
         }
         if out.delivered > 0 {
             self.stats.bytes_delivered += out.delivered;
