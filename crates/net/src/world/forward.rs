@@ -132,7 +132,7 @@ impl World {
         // The queue reads and marks the outermost ECN field (RFC 6040 §4); `start_next` swaps
         // the layers back when the packet leaves the queue.
         gtp::swap_ecn_layers(&mut pkt);
-        if let Verdict::Dropped(cause) = d.queue.enqueue(pkt, now, &mut d.queue_rng) {
+        if let Verdict::Dropped(cause) = d.enqueue(pkt, now) {
             count_drop(&mut self.flow_counters, &mut self.traces, self.now, flow, cause);
         }
         if d.can_start() {

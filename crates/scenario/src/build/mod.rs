@@ -415,7 +415,7 @@ pub(crate) fn build(
         let i = world.topo.links.iter().position(|l| &l.name == name).expect("every link was added");
         for (d, dir) in [&link.a_to_b, &link.b_to_a].into_iter().enumerate() {
             if let Some(t) = &dir.trace {
-                world.dirs[2 * i + d].serve_by_trace(t.trace.clone());
+                world.dirs[2 * i + d].serve_by_trace(t.trace.clone(), t.accounting);
             }
         }
     }
