@@ -174,6 +174,7 @@ fn tcp_config(s: &TcpSettings) -> TcpConfig {
         ecn: s.ecn,
         frto: s.frto,
         eifel: s.eifel,
+        detect_lost_retransmissions: s.detect_lost_retransmissions,
         eln: s.eln,
         rcv_buf_bytes: s.rcv_buf_bytes,
         snd_buf_bytes: s.snd_buf_bytes,

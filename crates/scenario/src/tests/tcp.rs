@@ -43,6 +43,7 @@ fn defaults_match_the_documented_ones() {
             ecn: false,
             frto: false,
             eifel: false,
+            detect_lost_retransmissions: true,
             eln: false,
             rcv_buf_bytes: 4_000_000,
             snd_buf_bytes: 4_000_000,
@@ -206,7 +207,7 @@ fn settings_limits() {
         ("ack_copies.threshold", "2.0", "flows.bulk.tcp.ack_copies.threshold: 2 is not a probability; expected a number in [0, 1]"),
         ("ack_copies.p_buff", "1.0", "flows.bulk.tcp.ack_copies.p_buff: 1 is out of range; expected a number in [0, 1)"),
         ("ack_copies.enable", "true", "flows.bulk.tcp.ack_copies.enable: unknown key; expected one of: enabled, copies, threshold, p_buff"),
-        ("nagle", "true", "flows.bulk.tcp.nagle: unknown key; expected one of: mss, initial_window, initial_rto, min_rto, max_rto, delayed_ack, delack_segments, abc, sack, timestamps, window_scale, limited_transmit, ecn, frto, eifel, eln, rcv_buf, snd_buf, dupack_threshold, ack_copies"),
+        ("nagle", "true", "flows.bulk.tcp.nagle: unknown key; expected one of: mss, initial_window, initial_rto, min_rto, max_rto, delayed_ack, delack_segments, abc, sack, timestamps, window_scale, limited_transmit, ecn, frto, eifel, detect_lost_retransmissions, eln, rcv_buf, snd_buf, dupack_threshold, ack_copies"),
     ];
     for (key, value, expected) in cases {
         assert_eq!(base_err(&format!("flows.bulk.tcp.{key}"), value), expected);
