@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes the example delivery traces of this directory (Mahimahi format).
 
-Each line of a trace is a delivery opportunity for one packet of up to 1500 bytes, as an integer
+Each line of a trace is a delivery opportunity for an MTU-sized packet (1500 bytes of IP; with
+Mahimahi's byte accounting, 1504 bytes shared by as many packets as fit), as an integer
 millisecond timestamp; repeated timestamps are several opportunities in that millisecond. One
 opportunity per millisecond is 1500 * 8 * 1000 = 12 Mb/s.
 

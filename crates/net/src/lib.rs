@@ -2,10 +2,11 @@
 //!
 //! Layers, each in its own module: [`packet`] (plain-value packets), [`wire`] (byte-exact
 //! headers and checksums) and [`pcap`] (captures), [`queue`] (queue disciplines, one file each),
-//! [`loss`] (loss models, one file each), [`link`] (one direction of a point-to-point link, fixed-rate or
-//! trace-driven), [`trace_file`] (Mahimahi delivery traces), [`medium`] (shared media such as cells), [`forwarding`] (a base station's X2-U
-//! data forwarding), [`gtp`]
-//! (the EPC's GTP-U tunnels on S1-U and ECN at their ends),
+//! [`loss`] (loss models, one file each), [`link`] (one direction of a point-to-point link,
+//! fixed-rate or trace-driven), [`trace_file`] (Mahimahi delivery traces), [`trace_service`] (how
+//! a trace serves packets: Mahimahi's byte accounting), [`medium`] (shared media such as cells),
+//! [`forwarding`] (a base station's X2-U data forwarding), [`gtp`] (the EPC's GTP-U tunnels on
+//! S1-U and ECN at their ends),
 //! [`topology`] (nodes, links and static shortest-path routes), [`agent`] (transport endpoints on
 //! hosts), [`app`] (UDP applications), [`stats`] (streaming statistics), [`trace`] (opt-in
 //! columnar series) and [`world`] (the engine model that ties them together).
@@ -26,5 +27,6 @@ pub mod stats;
 pub mod topology;
 pub mod trace;
 pub mod trace_file;
+pub mod trace_service;
 pub mod wire;
 pub mod world;

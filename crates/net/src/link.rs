@@ -5,6 +5,8 @@
 //! * at a fixed rate (`rate_bps`): serialisation takes size · 8 / rate;
 //! * at the delivery opportunities of a Mahimahi trace ([`TraceService`], set with
 //!   [`LinkDir::serve_by_trace`]): the packet leaves at the opportunity that completes it.
+//!   Mahimahi's byte accounting needs to know whether the packet reached the link at the
+//!   instant it is taken, so arrivals go through [`LinkDir::enqueue`].
 //!
 //! Either way packets leave the pipe in the order they entered it: the pipe is a FIFO and the
 //! arrival event carries no packet, which keeps events small.
@@ -24,96 +26,10 @@ use celltcp_engine::{RngStream, SimDuration, SimTime};
 
 use crate::loss::LossModel;
 use crate::packet::Packet;
-use crate::queue::{DropCause, QueueDisc};
+use crate::queue::{DropCause, QueueDisc, Verdict};
 use crate::stats::TimeWeighted;
-use crate::trace_file::{opportunities_for, DeliveryTrace};
-
-/// The delivery-opportunity state of a trace-driven direction.
-///
-/// The model of Mahimahi's trace format (`mm-link` manual page): each opportunity lets the
-/// head-of-line packet leave; a packet of more than 1500 bytes needs one opportunity per started
-/// 1500 bytes, and a smaller one uses a whole opportunity (Mahimahi's own queue instead lets the
-/// unused bytes of an opportunity carry the next queued packet; see `docs/trace-links.md`). An
-/// opportunity that finds the queue empty is lost: capacity never accumulates. A packet may use
-/// an opportunity at the very instant it reaches the transmitter (at or after, never before).
-#[derive(Clone, Debug)]
-pub struct TraceService {
-    trace: Arc<DeliveryTrace>,
-    /// Global index of the first opportunity neither used nor passed by.
-    next: u64,
-    /// Opportunities used by packets since the start of the run.
-    used: u64,
-    /// The sum of the used opportunities' slices ([`DeliveryTrace::slice_ns`]), nanoseconds.
-    busy_ns: u64,
-}
-
-impl TraceService {
-    /// A service starting at time zero of the run with the trace's first line.
-    pub fn new(trace: Arc<DeliveryTrace>) -> Self {
-        TraceService {
-            trace,
-            next: 0,
-            used: 0,
-            busy_ns: 0,
-        }
-    }
-
-    pub fn trace(&self) -> &DeliveryTrace {
-        &self.trace
-    }
-
-    /// Reserves the `n` (≥ 1) opportunities a packet that reaches the transmitter at `now` needs:
-    /// the first `n` not yet used at or after `now`; those before `now` pass unused. Returns the
-    /// time of the last one, when the packet has left.
-    pub fn reserve(&mut self, n: u64, now: SimTime) -> SimTime {
-        let n = n.max(1);
-        if self.trace.opportunity_time(self.next) < now {
-            self.next = self.next.max(self.trace.count_before(now));
-        }
-        let last = self.next + (n - 1);
-        for k in self.next..=last {
-            self.busy_ns = self.busy_ns.saturating_add(self.trace.slice_ns(k));
-        }
-        self.next = last + 1;
-        self.used += n;
-        self.trace.opportunity_time(last)
-    }
-
-    /// Opportunities used by packets so far (including those reserved by the packet being
-    /// served, which may lie in the future).
-    pub fn opportunities_used(&self) -> u64 {
-        self.used
-    }
-
-    /// Opportunities the trace offered from the start of the run to `end`, inclusive.
-    pub fn opportunities_offered(&self, end: SimTime) -> u64 {
-        self.trace.count_at_or_before(end)
-    }
-
-    /// Fraction of the opportunities offered up to `end` that carried a packet, in [0, 1]; NaN
-    /// when none was offered. `end` is at or after the last reservation (the end of the run).
-    ///
-    /// Reserved opportunities after `end` (those of a packet still being served) do not count:
-    /// a packet's opportunities are consecutive and nothing passes unused after `now`, so every
-    /// opportunity between `end` and the reservation cursor is one of them.
-    pub fn utilization(&self, end: SimTime) -> f64 {
-        let offered = self.opportunities_offered(end);
-        if offered == 0 {
-            return f64::NAN;
-        }
-        let after_end = self.next.saturating_sub(offered);
-        let used = self.used.saturating_sub(after_end);
-        used as f64 / offered as f64
-    }
-
-    /// How long the used opportunities kept the link occupied, nanoseconds: the sum of their
-    /// slices (each opportunity stands for the interval since the previous one). A saturated
-    /// link is busy all the time, gaps included; on a constant trace busy time over run time
-    /// equals [`TraceService::utilization`].
-    pub fn busy_ns(&self) -> u64 {
-        self.busy_ns
-    }
-}
+use crate::trace_file::DeliveryTrace;
+use crate::trace_service::{TraceAccounting, TraceService};
 
 /// Static settings of a link direction.
 pub struct LinkDirConfig {
@@ -173,6 +89,11 @@ pub struct LinkDir {
     /// Set when the direction serves packets at a trace's delivery opportunities instead of at
     /// `rate_bps`.
     pub trace: Option<TraceService>,
+    /// The instant of the latest arrival through [`LinkDir::enqueue`] and the uids of the
+    /// packets queued at that instant (kept only for a trace-driven direction): a packet taken
+    /// by the transmitter at the instant it arrived may not use an opportunity of that instant.
+    queued_at: SimTime,
+    queued_now: Vec<u64>,
 }
 
 impl LinkDir {
@@ -193,17 +114,40 @@ impl LinkDir {
             occupancy_packets: TimeWeighted::default(),
             occupancy_bytes: TimeWeighted::default(),
             trace: None,
+            queued_at: SimTime::ZERO,
+            queued_now: Vec::new(),
         }
     }
 
     /// Serves this direction at the delivery opportunities of `trace` (Mahimahi's `mm-link`)
-    /// instead of at a fixed rate; `rate_bps` becomes the trace's mean rate. Call before the run
-    /// starts: the trace's time zero is the run's. The queue discipline, the loss model, outages
-    /// and the propagation delay apply as on a fixed-rate direction; a later change of
-    /// `rate_bps` changes only the reported rate.
-    pub fn serve_by_trace(&mut self, trace: Arc<DeliveryTrace>) {
+    /// instead of at a fixed rate, charging packets as `accounting` says; `rate_bps` becomes the
+    /// trace's mean rate. Call before the run starts: the trace's time zero is the run's. The
+    /// queue discipline, the loss model, outages and the propagation delay apply as on a
+    /// fixed-rate direction; a later change of `rate_bps` changes only the reported rate.
+    pub fn serve_by_trace(&mut self, trace: Arc<DeliveryTrace>, accounting: TraceAccounting) {
         self.rate_bps = trace.mean_rate_bps();
-        self.trace = Some(TraceService::new(trace));
+        self.trace = Some(TraceService::new(trace, accounting));
+    }
+
+    /// Queues a packet arriving at `now` (its ECN layers already arranged for the queue).
+    /// Every arrival to the queue goes through here, so that a trace-driven direction knows
+    /// which packets reached it at the current instant.
+    #[inline]
+    pub fn enqueue(&mut self, pkt: Packet, now: SimTime) -> Verdict {
+        if self.trace.is_some() {
+            if self.queued_at != now {
+                self.queued_at = now;
+                self.queued_now.clear();
+            }
+            self.queued_now.push(pkt.uid);
+        }
+        self.queue.enqueue(pkt, now, &mut self.queue_rng)
+    }
+
+    /// Whether `pkt` reached this direction's queue at `now` (see [`LinkDir::enqueue`]). A
+    /// packet that did not come through the queue (an expedited one) counts as waiting.
+    fn arrived_at(&self, pkt: &Packet, now: SimTime) -> bool {
+        self.queued_at == now && self.queued_now.contains(&pkt.uid)
     }
 
     /// Serialisation time of `pkt` at `rate_bps` (a fixed-rate direction; a trace-driven one
@@ -238,9 +182,10 @@ impl LinkDir {
         debug_assert!(self.transmitting.is_none());
         self.stats.packets_sent += 1;
         self.stats.bytes_sent += pkt.size_bytes() as u64;
+        let arrived_now = self.trace.is_some() && self.arrived_at(&pkt, now);
         let done = match self.trace.as_mut() {
             Some(t) => {
-                let done = t.reserve(opportunities_for(pkt.size_bytes()), now);
+                let done = t.reserve(pkt.size_bytes(), now, arrived_now);
                 self.stats.busy_ns = t.busy_ns();
                 done
             }
@@ -417,49 +362,28 @@ mod tests {
         assert_eq!(d.stats.drops_handover, 1);
     }
 
-    const MS: u64 = 1_000_000;
-
-    fn at_ms(ms: u64) -> SimTime {
-        SimTime::from_ns(ms * MS)
-    }
-
-    fn service(text: &str) -> TraceService {
-        TraceService::new(Arc::new(DeliveryTrace::parse(text).unwrap()))
-    }
-
+    /// A packet taken at the instant it reached the queue may not use an opportunity of that
+    /// instant; one queued earlier may use what the previous packet left of it.
     #[test]
-    fn reserve_takes_consecutive_opportunities_at_or_after_now() {
-        let mut s = service("1\n1\n4\n6\n");
-        // One packet at 0: the first opportunity, at 1 ms.
-        assert_eq!(s.reserve(1, SimTime::ZERO), at_ms(1));
-        // The next packet at 1 ms takes the second opportunity in the same millisecond.
-        assert_eq!(s.reserve(1, at_ms(1)), at_ms(1));
-        // A packet needing three: 4, 6 and (second repetition) 7 ms.
-        assert_eq!(s.reserve(3, at_ms(1)), at_ms(7));
-        assert_eq!(s.opportunities_used(), 5);
-    }
-
-    #[test]
-    fn opportunities_before_now_pass_unused() {
-        let mut s = service("1\n1\n4\n6\n");
-        // Idle until 13 ms: the opportunities at 1, 1, 4, 6, 7, 7, 10, 12 are lost.
-        assert_eq!(s.reserve(1, at_ms(13)), at_ms(13));
-        assert_eq!(s.reserve(1, at_ms(13)), at_ms(13));
-        assert_eq!(s.reserve(1, at_ms(13)), at_ms(16));
-        // A packet arriving just after an opportunity waits for the next one.
-        assert_eq!(s.reserve(1, SimTime::from_ns(16 * MS + 1)), at_ms(18));
-    }
-
-    #[test]
-    fn utilization_ignores_reservations_after_the_end() {
-        let mut s = service("1\n2\n3\n4\n");
-        s.reserve(1, SimTime::ZERO);
-        s.reserve(3, at_ms(2)); // 2, 3, 4 ms
-                                // By 3 ms: offered 1, 2, 3; used 1, 2, 3 (the reservation at 4 ms is in the future).
-        assert_eq!(s.utilization(at_ms(3)), 1.0);
-        assert_eq!(s.utilization(at_ms(4)), 1.0);
-        // By 8 ms: 8 offered, 4 used.
-        assert_eq!(s.utilization(at_ms(8)), 0.5);
-        assert!(s.utilization(SimTime::ZERO).is_nan());
+    fn a_trace_direction_knows_which_packets_arrived_at_this_instant() {
+        let ms = |v: u64| SimTime::from_ns(v * 1_000_000);
+        let mut d = dir(Box::new(DropTail::new(QueueLimit::Packets(10)).unwrap()));
+        let trace = DeliveryTrace::parse("1\n2\n3\n4\n").unwrap();
+        d.serve_by_trace(Arc::new(trace), TraceAccounting::Bytes);
+        let take = |d: &mut LinkDir, now: SimTime| {
+            let p = d.queue.dequeue(now, &mut |_, _| unreachable!()).unwrap();
+            d.start_transmission(p, now)
+        };
+        // p0 arrives at 0.5 ms: the opportunity at 1 ms, 104 of its 1504 bytes.
+        d.enqueue(udp_packet(0, 72, Ecn::NotEct), SimTime::from_ns(500_000));
+        assert_eq!(take(&mut d, SimTime::from_ns(500_000)), ms(1));
+        // p1 arrives at 1 ms, just before p0 leaves: it waits for 2 ms.
+        d.enqueue(udp_packet(1, 72, Ecn::NotEct), ms(1));
+        assert!(d.finish_transmission(ms(1)).is_ok());
+        assert_eq!(take(&mut d, ms(1)), ms(2));
+        // p2 arrives at 1.5 ms and is taken when p1 leaves at 2 ms: it shares that opportunity.
+        d.enqueue(udp_packet(2, 72, Ecn::NotEct), SimTime::from_ns(1_500_000));
+        assert!(d.finish_transmission(ms(2)).is_ok());
+        assert_eq!(take(&mut d, ms(2)), ms(2));
     }
 }

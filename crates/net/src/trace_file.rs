@@ -2,14 +2,15 @@
 //! for HTTP", USENIX ATC 2015; the `mm-link` manual page).
 //!
 //! A trace is a text file with one line per delivery opportunity: an integer number of
-//! milliseconds from the start of the trace, at which one packet of up to 1500 bytes may leave
-//! the bottleneck queue. Several lines with the same timestamp are several opportunities in that
+//! milliseconds from the start of the trace, at which an MTU-sized packet (1500 bytes of IP) may
+//! leave the bottleneck queue. Several lines with the same timestamp are several opportunities in that
 //! millisecond. Timestamps never decrease. When the trace ends it repeats, each repetition offset
 //! by the last timestamp (the trace's period), so a trace whose lines are `1` … `1000` offers one
 //! opportunity every millisecond forever: 12 Mb/s.
 //!
-//! This module only reads and indexes the file. The service of a link direction by a trace is in
-//! [`crate::link`].
+//! This module only reads and indexes the file. How a trace serves the packets of a link
+//! direction (Mahimahi's byte accounting, or whole opportunities per packet) is in
+//! [`crate::trace_service`].
 //!
 //! Opportunities are numbered globally: opportunity `k` is line `k mod n` of repetition
 //! `k / n` (n = lines in the file), at time `(k / n) · period + t[k mod n]`. Times never decrease
@@ -20,7 +21,9 @@ use std::path::Path;
 
 use celltcp_engine::SimTime;
 
-/// Largest packet one delivery opportunity carries, bytes (Mahimahi's MTU-sized opportunity).
+/// IP bytes of the MTU-sized packet one delivery opportunity stands for: the unit of a trace's
+/// mean rate, and of per-packet accounting. (Mahimahi's byte accounting counts 1504 bytes per
+/// opportunity, the 1500 plus a TUN header per packet: see [`crate::trace_service`].)
 pub const OPPORTUNITY_BYTES: u32 = 1500;
 
 /// Nanoseconds per millisecond.
@@ -260,8 +263,9 @@ fn slices(opportunities_ms: &[u64]) -> Vec<u64> {
     out
 }
 
-/// Opportunities a packet of `size_bytes` occupies: one per started 1500 bytes, and a whole one
-/// for a smaller packet (the unused part of an opportunity is not passed on).
+/// Opportunities a packet of `size_bytes` occupies under per-packet accounting: one per started
+/// 1500 bytes, and a whole one for a smaller packet (the unused part of an opportunity is not
+/// passed on).
 pub fn opportunities_for(size_bytes: u32) -> u64 {
     (size_bytes.div_ceil(OPPORTUNITY_BYTES) as u64).max(1)
 }

@@ -12,6 +12,7 @@ use celltcp_net::loss::{Bernoulli, LossModel};
 use celltcp_net::queue::{DropTail, QueueLimit};
 use celltcp_net::topology::NodeKind;
 use celltcp_net::trace_file::DeliveryTrace;
+use celltcp_net::trace_service::TraceAccounting;
 use celltcp_net::world::{SeriesConfig, World, WorldBuilder, PROTO_UDP};
 
 const MS: u64 = 1_000_000;
@@ -41,6 +42,7 @@ struct Setup {
     end_ms: u64,
     queue_limit: u32,
     loss: Option<Box<dyn LossModel>>,
+    accounting: TraceAccounting,
 }
 
 impl Setup {
@@ -51,6 +53,7 @@ impl Setup {
             end_ms,
             queue_limit: 1000,
             loss: None,
+            accounting: TraceAccounting::Bytes,
         }
     }
 }
@@ -103,7 +106,7 @@ fn run(setup: Setup) -> Simulator<World> {
         ..SeriesConfig::default()
     });
     let mut world = b.build();
-    world.dirs[0].serve_by_trace(Arc::new(setup.trace));
+    world.dirs[0].serve_by_trace(Arc::new(setup.trace), setup.accounting);
     let mut sim = Simulator::new(world);
     sim.model.schedule_initial(&mut sim.sched);
     sim.run(StopCondition {
@@ -193,8 +196,9 @@ fn unsaturated_packets_wait_for_the_next_opportunity_only() {
     let gap_ns = SimDuration::transmission(1472, 6_000_000).as_ns();
     for (i, &t) in deliveries(&sim).iter().enumerate() {
         let sent = i as u64 * gap_ns;
-        // Served at the first whole millisecond at or after it arrives (the trace starts at 1 ms).
-        let opportunity = sent.div_ceil(MS).max(1) * MS;
+        // Served at the first whole millisecond after it arrives (Mahimahi serves the
+        // opportunities up to an arrival's instant before it queues the packet).
+        let opportunity = (sent / MS + 1) * MS;
         assert_eq!(t, opportunity + DELAY_MS * MS, "datagram {i}");
     }
     // Utilisation: opportunities used over offered up to the end.
@@ -272,17 +276,18 @@ fn unused_opportunities_do_not_accumulate() {
     };
     let sim = run(Setup::new(constant_12mbps(), burst, 1_000));
     let times: Vec<u64> = deliveries(&sim).iter().map(|t| t / MS).collect();
-    // The first datagram arrives exactly at the 500 ms opportunity and uses it.
-    assert_eq!(times, (510..527).collect::<Vec<_>>());
+    // The first datagram arrives exactly at the 500 ms opportunity, which is served before it
+    // is queued: it leaves at 501 ms.
+    assert_eq!(times, (511..528).collect::<Vec<_>>());
     assert!(deliveries(&sim).iter().all(|t| t % MS == 0));
     let d = &sim.model.dirs[0];
     assert_eq!(d.utilization(SimTime::from_ns(1_000 * MS)), 17.0 / 1000.0);
 }
 
 #[test]
-fn packet_size_sets_the_opportunities_used() {
-    // A 3000-byte datagram takes two opportunities: one delivery every 2 ms, still 12 Mb/s of IP
-    // bytes.
+fn large_packets_carry_their_bytes_into_the_next_opportunities() {
+    // A 3000-byte datagram counts 3004 bytes: two opportunities less 4 bytes, which the next
+    // datagram uses. Still 1504 bytes per millisecond, 12 Mb/s of IP bytes.
     let big = Source {
         rate_bps: 20_000_000,
         payload_bytes: 2972,
@@ -291,17 +296,66 @@ fn packet_size_sets_the_opportunities_used() {
     };
     let sim = run(Setup::new(constant_12mbps(), big, 1_000));
     let times: Vec<u64> = deliveries(&sim).iter().map(|t| t / MS).collect();
+    // Datagram k (from 1) leaves at the opportunity that completes its 3004·k-th byte.
+    let expected: Vec<u64> = (1..=times.len() as u64)
+        .map(|k| (3004 * k).div_ceil(1504) + DELAY_MS)
+        .collect();
+    assert_eq!(times, expected);
     assert_eq!(times[..4], [12, 14, 16, 18]);
-    assert_eq!(times.len(), 495);
-    // A 100-byte datagram uses a whole opportunity: one per millisecond, 0.8 Mb/s of IP bytes,
-    // yet the link is fully used.
-    let small = Source {
+    // The 990 opportunities up to 990 ms hold 495.7 datagrams.
+    assert_eq!(times.len(), 990 * 1504 / 3004);
+    // Under packet accounting each takes two whole opportunities.
+    let big = Source {
+        rate_bps: 20_000_000,
+        payload_bytes: 2972,
+        start_ms: 0,
+        stop_ms: 1_000,
+    };
+    let mut setup = Setup::new(constant_12mbps(), big, 1_000);
+    setup.accounting = TraceAccounting::Packets;
+    let sim = run(setup);
+    let times: Vec<u64> = deliveries(&sim).iter().map(|t| t / MS).collect();
+    assert_eq!(times, (0..495).map(|k| 12 + 2 * k).collect::<Vec<_>>());
+}
+
+/// 100-byte datagrams at 2 Mb/s of payload (3,472 per second, 0.35 Mb/s of opportunity bytes).
+fn small_datagrams() -> Source {
+    Source {
         rate_bps: 2_000_000,
         payload_bytes: 72,
         start_ms: 0,
         stop_ms: 1_000,
-    };
-    let sim = run(Setup::new(constant_12mbps(), small, 1_000));
+    }
+}
+
+#[test]
+fn small_packets_share_an_opportunity() {
+    // Mahimahi's byte accounting: each datagram takes 104 of an opportunity's 1504 bytes, so
+    // every one leaves at the first opportunity after it arrives, without queueing.
+    let sim = run(Setup::new(constant_12mbps(), small_datagrams(), 1_000));
+    let f = &sim.model.flow_counters[0];
+    let gap_ns = SimDuration::transmission(72, 2_000_000).as_ns();
+    let times = deliveries(&sim);
+    for (i, &t) in times.iter().enumerate() {
+        let sent = i as u64 * gap_ns;
+        assert_eq!(t, (sent / MS + 1 + DELAY_MS) * MS, "datagram {i}");
+    }
+    // Those sent from 990 ms on are delivered after the end.
+    assert_eq!(times.len() as u64, (990 * MS).div_ceil(gap_ns));
+    assert_eq!(f.packets_sent, 1_000 * MS / gap_ns + 1);
+    // 104 bytes per datagram over 1504 per opportunity.
+    let d = &sim.model.dirs[0];
+    let u = d.utilization(SimTime::from_ns(1_000 * MS));
+    assert_eq!(u, d.stats.packets_sent as f64 * 104.0 / (1000.0 * 1504.0));
+}
+
+#[test]
+fn under_packet_accounting_a_small_packet_uses_a_whole_opportunity() {
+    // One datagram per millisecond, 0.8 Mb/s of IP bytes, yet the link is fully used and the
+    // queue grows.
+    let mut setup = Setup::new(constant_12mbps(), small_datagrams(), 1_000);
+    setup.accounting = TraceAccounting::Packets;
+    let sim = run(setup);
     let times = deliveries(&sim);
     assert_eq!(
         times,

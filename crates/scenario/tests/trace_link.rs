@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use celltcp_net::trace_service::TraceAccounting;
 use celltcp_scenario::{load_path, load_str, run, Column, RunOptions, RunOutput};
 use serde_json::Value;
 
@@ -345,4 +346,151 @@ fn tcp_over_the_drive_trace_runs_and_repeats_identically() {
         "goodput {goodput}"
     );
     assert!(f64_at(link, &["drops", "link_loss"]) > 0.0);
+}
+
+#[test]
+fn accounting_is_validated_echoed_and_defaults_to_bytes() {
+    let sc = load_path(&example(), &[]).unwrap();
+    let access = &sc.links["access"];
+    let trace = access.a_to_b.trace.as_ref().unwrap();
+    assert_eq!(trace.accounting, TraceAccounting::Bytes);
+    // The echo shows the default on the trace-driven direction only.
+    let echo = sc.echo();
+    assert_eq!(echo["links"]["access"]["a_to_b"]["accounting"], "bytes");
+    assert!(echo["links"]["access"]["b_to_a"].get("accounting").is_none());
+    let sc = load_path(
+        &example(),
+        &set(&[("links.access.a_to_b.accounting", "packets")]),
+    )
+    .unwrap();
+    let trace = sc.links["access"].a_to_b.trace.as_ref().unwrap();
+    assert_eq!(trace.accounting, TraceAccounting::Packets);
+    assert_eq!(sc.echo()["links"]["access"]["a_to_b"]["accounting"], "packets");
+    let err = |key: &str, value: &str| {
+        load_path(&example(), &set(&[(key, value)]))
+            .unwrap_err()
+            .to_string()
+    };
+    assert_eq!(
+        err("links.access.a_to_b.accounting", "bits"),
+        "links.access.a_to_b.accounting: 'bits' is not a trace accounting; expected one of: bytes, packets"
+    );
+    assert_eq!(
+        err("links.access.b_to_a.accounting", "bytes"),
+        "links.access.b_to_a.accounting: applies only to a trace-driven direction; b_to_a has no trace"
+    );
+}
+
+/// The access link with both directions on the 12 Mb/s constant trace, uplink accounting
+/// `accounting`, for `duration`, with `flow` as the flow `bulk` (the example's TCP flow if
+/// `None`).
+fn run_constant_both_ways(accounting: &str, duration: &str, flow: Option<&str>) -> RunOutput {
+    let mut over = vec![
+        ("links.access.a_to_b.trace", "const-12mbps.trace"),
+        ("links.access.a_to_b.accounting", accounting),
+        ("links.access.b_to_a", "{ trace = \"const-12mbps.trace\" }"),
+        ("links.access.b_to_a.accounting", accounting),
+        ("simulation.duration", duration),
+    ];
+    if let Some(f) = flow {
+        over.push(("flows.bulk", f));
+    }
+    run_example(&over)
+}
+
+#[test]
+fn small_udp_datagrams_share_opportunities() {
+    // 200-byte IP datagrams (172 bytes of payload) at 8 Mb/s of payload: 5,814 per second,
+    // 29,070 in 5 s, over 1,000 opportunities per second.
+    let flow =
+        "{ kind = \"udp\", src = \"server\", dst = \"ue\", rate = \"8Mbps\", packet_size = \"172B\" }";
+    let figures = |accounting: &str| {
+        let out = run_constant_both_ways(accounting, "5s", Some(flow));
+        let link = &out.summary["links"]["access"]["a_to_b"];
+        (
+            f64_at(link, &["packets_sent"]),
+            f64_at(link, &["packets_delivered"]),
+            f64_at(link, &["drops", "queue_full"]),
+            f64_at(link, &["utilization"]),
+        )
+    };
+    let (sent, delivered, dropped, utilization) = figures("bytes");
+    eprintln!("200-byte UDP at 8 Mb/s, bytes: {sent} sent, {delivered} delivered, {dropped} dropped, utilization {utilization}");
+    // Mahimahi's accounting: 204 of an opportunity's 1504 bytes each; none waits for more than
+    // the next opportunity, none is dropped, and every datagram that left the link is delivered
+    // but those still propagating at the end (5 ms × 5,814/s = 29).
+    assert_eq!(dropped, 0.0);
+    assert!(sent - delivered <= 30.0, "{sent} sent, {delivered} delivered");
+    // 29,070 datagrams sent, less those sent in the last 25.1 ms (wired hop and propagation).
+    assert!((delivered - 29_070.0 + 146.0).abs() <= 2.0, "{delivered}");
+    assert!((utilization - sent * 204.0 / (5_000.0 * 1504.0)).abs() < 1e-4);
+    let (p_sent, p_delivered, p_dropped, p_utilization) = figures("packets");
+    eprintln!("200-byte UDP at 8 Mb/s, packets: {p_sent} sent, {p_delivered} delivered, {p_dropped} dropped, utilization {p_utilization}");
+    // One whole opportunity each: at most 1,000 a second, the rest dropped at the queue.
+    assert!(p_delivered < 5_000.0 && p_dropped > 23_000.0);
+    assert!(p_utilization > 0.99);
+}
+
+#[test]
+fn acks_over_a_trace_uplink_use_only_their_bytes() {
+    let figures = |accounting: &str| {
+        let out = run_constant_both_ways(accounting, "10s", None);
+        let up = &out.summary["links"]["access"]["b_to_a"];
+        (
+            f64_at(up, &["packets_sent"]),
+            f64_at(up, &["bytes_sent"]),
+            f64_at(up, &["utilization"]),
+            f64_at(&out.summary["flows"]["bulk"], &["goodput_bps"]),
+        )
+    };
+    let (acks, ack_bytes, utilization, goodput) = figures("bytes");
+    eprintln!("TCP over the 12 Mb/s trace, ACKs on a 12 Mb/s trace uplink, bytes: {acks} ACKs, uplink utilization {utilization}, goodput {goodput:.0} b/s");
+    // Each ACK takes its IP bytes plus 4 of the 10,000 opportunities' 1504 bytes (give or take
+    // the ACK in service at the end).
+    let expected = (ack_bytes + 4.0 * acks) / (10_000.0 * 1504.0);
+    assert!((utilization - expected).abs() < 1e-4, "{utilization} vs {expected}");
+    assert!(utilization < 0.05);
+    let (p_acks, _, p_utilization, p_goodput) = figures("packets");
+    eprintln!("same, packets: {p_acks} ACKs, uplink utilization {p_utilization}, goodput {p_goodput:.0} b/s");
+    // One whole opportunity per ACK.
+    assert!((p_utilization - p_acks / 10_000.0).abs() < 2e-4);
+    assert!(p_utilization > 10.0 * utilization);
+}
+
+#[test]
+fn a_slow_trace_uplink_is_saturated_by_acks_only_under_packet_accounting() {
+    // Uplink: one opportunity every 4 ms (3 Mb/s); downlink: the 12 Mb/s constant trace. The
+    // ACKs of a 12 Mb/s download (about 500 a second with delayed ACKs) would need half the
+    // uplink's opportunities if each took a whole one.
+    let s = Scratch::new("slow-uplink");
+    let every_4ms: String = (1..=250).map(|i| format!("{}\n", 4 * i)).collect();
+    std::fs::write(s.0.join("every-4ms.trace"), every_4ms).unwrap();
+    std::fs::copy(
+        traces_dir().join("const-12mbps.trace"),
+        s.0.join("const-12mbps.trace"),
+    )
+    .unwrap();
+    let figures = |accounting: &str| {
+        let over = set(&[
+            ("links.access.a_to_b.trace", "const-12mbps.trace"),
+            ("links.access.b_to_a", "{ trace = \"every-4ms.trace\" }"),
+            ("links.access.b_to_a.accounting", accounting),
+            ("simulation.duration", "10s"),
+        ]);
+        let sc = load_path(&s.0.join("trace-link.toml"), &over).unwrap();
+        let out = run(&sc, &RunOptions::default()).unwrap();
+        let up = &out.summary["links"]["access"]["b_to_a"];
+        (
+            f64_at(up, &["utilization"]),
+            f64_at(up, &["queue_mean_packets"]),
+            f64_at(&out.summary["flows"]["bulk"], &["goodput_bps"]),
+        )
+    };
+    let (utilization, queue, goodput) = figures("bytes");
+    eprintln!("ACKs on a 3 Mb/s trace uplink, bytes: uplink utilization {utilization:.4}, ACK queue {queue:.2} packets, goodput {goodput:.0} b/s");
+    let (p_utilization, p_queue, p_goodput) = figures("packets");
+    eprintln!("same, packets: uplink utilization {p_utilization:.4}, ACK queue {p_queue:.2} packets, goodput {p_goodput:.0} b/s");
+    assert!(utilization < 0.15 && queue < 3.0, "{utilization} {queue}");
+    assert!(p_utilization > 0.9 && p_queue > 50.0, "{p_utilization} {p_queue}");
+    assert!(goodput > p_goodput);
 }

@@ -54,6 +54,7 @@ fn figures(s: &TcpStats, out: &mut Vec<ReportEntry>) {
     out.push(("retx_fast", s.retx_fast as f64));
     out.push(("retx_rto", s.retx_rto as f64));
     out.push(("timeouts", s.timeouts as f64));
+    out.push(("lost_retransmissions", s.lost_retransmissions as f64));
     out.push(("spurious_undos", s.spurious_undos as f64));
     out.push(("fast_recoveries", s.fast_recoveries as f64));
     out.push(("ecn_reductions", s.ecn_reductions as f64));

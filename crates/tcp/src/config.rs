@@ -90,6 +90,10 @@ pub struct TcpConfig {
     pub frto: bool,
     /// Eifel detection of spurious timeouts with timestamps (RFC 3522).
     pub eifel: bool,
+    /// During RTO recovery with SACK, a retransmission that later transmissions overtook is
+    /// lost and sent again (RACK's rule, RFC 8985 §6.2; see [`crate::rack`]). On by default, as
+    /// Linux; off, such a retransmission waits for another timeout.
+    pub detect_lost_retransmissions: bool,
     /// React to Explicit Loss Notification (Balakrishnan & Katz 1998): a fast retransmit or
     /// timeout for a hole an ELN-marked ACK reports retransmits without reducing cwnd or
     /// ssthresh. Off by default (the mark is not standardised).
@@ -130,6 +134,7 @@ impl Default for TcpConfig {
             ecn: false,
             frto: false,
             eifel: false,
+            detect_lost_retransmissions: true,
             eln: false,
             rcv_buf_bytes: 4 << 20,
             snd_buf_bytes: 4 << 20,

@@ -5,7 +5,8 @@
 //!
 //! One concept per module: [`config`], [`seq`] (sequence arithmetic), [`rtt`] (RFC 6298),
 //! [`send_buffer`] and [`scoreboard`] (RFC 6675), [`recovery`] (RFC 5681/6582/6675/3042),
-//! [`spurious`] (RFC 5682, RFC 3522/4015), [`receiver`] (reassembly, delayed ACK, SACK, ECN
+//! [`rack`] (lost retransmissions in RTO recovery, RFC 8985), [`spurious`] (RFC 5682, RFC
+//! 3522/4015), [`receiver`] (reassembly, delayed ACK, SACK, ECN
 //! echo, window), [`ack_control`] (receiver ACK copies), [`rate`] (delivery-rate estimation),
 //! [`endpoint`] (the RFC 9293 state machine), [`app`] (applications) and [`agent`] (the
 //! network adapter). Middleboxes on routers, TCP-aware: [`snoop`] (Snoop at a base station)
@@ -19,6 +20,7 @@ pub mod config;
 pub mod eln;
 pub mod endpoint;
 pub mod proxy;
+pub mod rack;
 pub mod rate;
 pub mod receiver;
 pub mod recovery;

@@ -23,6 +23,9 @@ pub struct TcpStats {
     pub syn_retx: u64,
     /// Retransmission-timer expiries with data outstanding.
     pub timeouts: u64,
+    /// ACKs during RTO recovery that found go-back-N retransmissions lost (RFC 8985 §6.2),
+    /// each sending them again without waiting for another timeout.
+    pub lost_retransmissions: u64,
     /// Reductions undone as spurious (F-RTO or Eifel).
     pub spurious_undos: u64,
     /// Entries into fast recovery.
@@ -80,6 +83,7 @@ impl TcpStats {
         self.retx_bytes += o.retx_bytes;
         self.syn_retx += o.syn_retx;
         self.timeouts += o.timeouts;
+        self.lost_retransmissions += o.lost_retransmissions;
         self.spurious_undos += o.spurious_undos;
         self.fast_recoveries += o.fast_recoveries;
         self.ecn_reductions += o.ecn_reductions;

@@ -133,7 +133,7 @@ impl World {
         // The queue reads and marks the outermost ECN field (RFC 6040 §4); `start_next` swaps
         // the layers back when the packet leaves the queue.
         gtp::swap_ecn_layers(&mut pkt);
-        if let Verdict::Dropped(cause) = d.queue.enqueue(pkt, now, &mut d.queue_rng) {
+        if let Verdict::Dropped(cause) = d.enqueue(pkt, now) {
             self.count_drop(flow, cause, site);
         }
         let d = &mut self.dirs[dir as usize];

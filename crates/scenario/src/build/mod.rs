@@ -174,6 +174,7 @@ fn tcp_config(s: &TcpSettings) -> TcpConfig {
         ecn: s.ecn,
         frto: s.frto,
         eifel: s.eifel,
+        detect_lost_retransmissions: s.detect_lost_retransmissions,
         eln: s.eln,
         rcv_buf_bytes: s.rcv_buf_bytes,
         snd_buf_bytes: s.snd_buf_bytes,
@@ -415,7 +416,7 @@ pub(crate) fn build(
         let i = world.topo.links.iter().position(|l| &l.name == name).expect("every link was added");
         for (d, dir) in [&link.a_to_b, &link.b_to_a].into_iter().enumerate() {
             if let Some(t) = &dir.trace {
-                world.dirs[2 * i + d].serve_by_trace(t.trace.clone());
+                world.dirs[2 * i + d].serve_by_trace(t.trace.clone(), t.accounting);
             }
         }
     }

@@ -11,7 +11,8 @@ use std::sync::Arc;
 
 use celltcp_engine::SimDuration;
 use celltcp_net::trace_file::DeliveryTrace;
-use schemars::JsonSchema;
+use celltcp_net::trace_service::TraceAccounting;
+use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Serialize};
 
 use super::loss::{LossFile, LossSpec};
@@ -81,13 +82,32 @@ pub struct DirectionFile {
     pub loss: Option<LossFile>,
     /// Mahimahi delivery trace serving this direction instead of a rate: a file path, relative
     /// to the scenario file (to the current directory for scenarios loaded from text). Each line
-    /// is a millisecond timestamp at which one packet of up to 1500 bytes may leave; the trace
-    /// repeats when it ends.
+    /// is a millisecond timestamp at which an MTU-sized packet may leave; the trace repeats when
+    /// it ends.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace: Option<String>,
+    /// How the trace charges packets (only with `trace`): "bytes" (default; Mahimahi's mm-link:
+    /// 1504 bytes per opportunity, each packet counting its IP bytes plus 4, small packets
+    /// sharing an opportunity) or "packets" (one whole opportunity per started 1500 bytes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "accounting_schema")]
+    pub accounting: Option<String>,
+}
+
+fn accounting_schema(_generator: &mut SchemaGenerator) -> Schema {
+    let names: Vec<&str> = TraceAccounting::ALL.iter().map(|a| a.as_str()).collect();
+    json_schema!({ "type": "string", "enum": names })
 }
 
 impl DirectionFile {
+    /// A trace-driven direction shows its accounting in the echo, also when left to the
+    /// default.
+    fn fill_accounting(&mut self) {
+        if self.trace.is_some() && self.accounting.is_none() {
+            self.accounting = Some(TraceAccounting::default().as_str().to_owned());
+        }
+    }
+
     /// Makes a relative `trace` path relative to `base_dir` instead (the scenario file's
     /// directory); an absolute path is kept.
     fn anchor_trace_path(&mut self, base_dir: &Path) {
@@ -145,6 +165,8 @@ pub struct TraceLink {
     /// The file read, as resolved (relative paths joined to the scenario file's directory).
     pub path: String,
     pub trace: Arc<DeliveryTrace>,
+    /// How the trace charges packets (`accounting`).
+    pub accounting: TraceAccounting,
 }
 
 impl LinkFile {
@@ -153,6 +175,13 @@ impl LinkFile {
     pub fn anchor_trace_paths(&mut self, base_dir: &Path) {
         for dir in [&mut self.a_to_b, &mut self.b_to_a].into_iter().flatten() {
             dir.anchor_trace_path(base_dir);
+        }
+    }
+
+    /// Fills the defaults the echo shows: the `accounting` of each trace-driven direction.
+    pub(crate) fn fill_defaults(&mut self) {
+        for dir in [&mut self.a_to_b, &mut self.b_to_a].into_iter().flatten() {
+            dir.fill_accounting();
         }
     }
 
@@ -216,6 +245,7 @@ impl LinkFile {
         let dir_key = join_key(key, dir);
         let own_rate = own.and_then(|d| d.rate.as_ref());
         let own_trace = own.and_then(|d| d.trace.as_deref());
+        let accounting = accounting(&dir_key, dir, own)?;
         let (rate_bps, trace) = match (own_trace, own_rate, &self.rate) {
             (Some(_), Some(_), _) => {
                 return Err(ScenarioError::new(
@@ -231,6 +261,7 @@ impl LinkFile {
                 let link = TraceLink {
                     path: path.to_owned(),
                     trace: Arc::new(trace),
+                    accounting,
                 };
                 (link.trace.mean_rate_bps(), Some(link))
             }
@@ -266,6 +297,34 @@ impl LinkFile {
             trace,
         })
     }
+}
+
+/// The `accounting` of direction `dir` (key `dir_key`): valid, and given only with a trace.
+fn accounting(
+    dir_key: &str,
+    dir: &str,
+    own: Option<&DirectionFile>,
+) -> Result<TraceAccounting, ScenarioError> {
+    let Some(text) = own.and_then(|d| d.accounting.as_deref()) else {
+        return Ok(TraceAccounting::default());
+    };
+    let key = join_key(dir_key, "accounting");
+    if own.is_some_and(|d| d.trace.is_none()) {
+        return Err(ScenarioError::new(
+            key,
+            format!("applies only to a trace-driven direction; {dir} has no trace"),
+        ));
+    }
+    TraceAccounting::parse(text).ok_or_else(|| {
+        let names: Vec<&str> = TraceAccounting::ALL.iter().map(|a| a.as_str()).collect();
+        ScenarioError::new(
+            key,
+            format!(
+                "'{text}' is not a trace accounting; expected one of: {}",
+                names.join(", ")
+            ),
+        )
+    })
 }
 
 /// The rate in bits per second, which must be > 0 (`key` names where it was given).

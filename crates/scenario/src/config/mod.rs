@@ -166,7 +166,8 @@ impl ScenarioFile {
         let simulation = self.simulation.convert()?;
         let nodes = nodes::convert(&mut self.nodes)?;
         let mut links = BTreeMap::new();
-        for (name, link) in &self.links {
+        for (name, link) in self.links.iter_mut() {
+            link.fill_defaults();
             links.insert(name.clone(), link.convert(name, &nodes)?);
         }
         let mut cells = cells::convert(&self.cells, &nodes, self.ran.is_some())?;

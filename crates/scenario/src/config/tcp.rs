@@ -132,6 +132,10 @@ pub struct TcpFile {
     pub frto: bool,
     /// Eifel detection (RFC 3522) with the Eifel response (RFC 4015); needs timestamps.
     pub eifel: bool,
+    /// During RTO recovery with SACK, resend a retransmission that later transmissions
+    /// overtook (RACK's rule, RFC 8985 §6.2, as Linux in its Loss state) instead of waiting for
+    /// another timeout.
+    pub detect_lost_retransmissions: bool,
     /// React to Explicit Loss Notification (docs/middleboxes.md): a fast retransmit or timeout
     /// for a hole an ELN-marked ACK reports retransmits without reducing the window.
     pub eln: bool,
@@ -165,6 +169,7 @@ impl Default for TcpFile {
             ecn: false,
             frto: false,
             eifel: false,
+            detect_lost_retransmissions: true,
             eln: false,
             rcv_buf: Quantity::default_of("4MB"),
             snd_buf: Quantity::default_of("4MB"),
@@ -313,6 +318,7 @@ pub struct TcpSettings {
     pub ecn: bool,
     pub frto: bool,
     pub eifel: bool,
+    pub detect_lost_retransmissions: bool,
     /// Explicit Loss Notification reaction at the sender.
     pub eln: bool,
     /// Receive buffer, bytes.
@@ -473,6 +479,7 @@ impl TcpFile {
             ecn: self.ecn,
             frto: self.frto,
             eifel: self.eifel,
+            detect_lost_retransmissions: self.detect_lost_retransmissions,
             eln: self.eln,
             rcv_buf_bytes: self.rcv_buf.value,
             snd_buf_bytes: self.snd_buf.value,

@@ -44,7 +44,7 @@ fn unknown_keys_list_the_expected_ones() {
     );
     assert_eq!(
         base_err("links.access.a_to_b.rte", "1Mbps"),
-        "links.access.a_to_b.rte: unknown key; expected one of: rate, delay, queue, loss, trace"
+        "links.access.a_to_b.rte: unknown key; expected one of: rate, delay, queue, loss, trace, accounting"
     );
     assert_eq!(
         base_err("links.access.queue.max_p", "0.1"),

@@ -43,6 +43,7 @@ fn defaults_match_the_documented_ones() {
             ecn: false,
             frto: false,
             eifel: false,
+            detect_lost_retransmissions: true,
             eln: false,
             rcv_buf_bytes: 4_000_000,
             snd_buf_bytes: 4_000_000,
@@ -217,7 +218,7 @@ fn settings_limits() {
         ("ack_copies.enable", "true", "flows.bulk.tcp.ack_copies.enable: unknown key; expected one of: enabled, copies, threshold, p_buff, window_segments"),
         ("ack_copies.window_segments", "0", "flows.bulk.tcp.ack_copies.window_segments: 0 is out of range; expected 1 to 65536 segments"),
         ("ack_copies.window_segments", "65537", "flows.bulk.tcp.ack_copies.window_segments: 65537 is out of range; expected 1 to 65536 segments"),
-        ("nagle", "true", "flows.bulk.tcp.nagle: unknown key; expected one of: mss, initial_window, initial_rto, min_rto, max_rto, delayed_ack, delack_segments, abc, sack, timestamps, window_scale, limited_transmit, ecn, frto, eifel, eln, rcv_buf, snd_buf, dupack_threshold, ack_copies"),
+        ("nagle", "true", "flows.bulk.tcp.nagle: unknown key; expected one of: mss, initial_window, initial_rto, min_rto, max_rto, delayed_ack, delack_segments, abc, sack, timestamps, window_scale, limited_transmit, ecn, frto, eifel, detect_lost_retransmissions, eln, rcv_buf, snd_buf, dupack_threshold, ack_copies"),
     ];
     for (key, value, expected) in cases {
         assert_eq!(base_err(&format!("flows.bulk.tcp.{key}"), value), expected);

@@ -364,10 +364,13 @@ impl TcpEndpoint {
                 }
             }
             let rate = &mut self.rate;
+            let rack = &mut self.rack;
+            let min_rtt = self.rtt.min_rtt();
             newly_sacked =
                 self.buf
                     .apply_sack(&blocks[..n], ack.max(prior_una), self.snd_nxt, |s| {
                         rate.on_delivered(now, &s.tx, s.len());
+                        rack.on_delivered(s.sent_time, s.end, s.tx_count > 1, now, min_rtt);
                         if s.end <= recover {
                             ev.sacked_below_recover = true;
                             if s.tx_count == 1 {
@@ -382,9 +385,12 @@ impl TcpEndpoint {
         let mut acked_retransmission = false;
         if ack > prior_una {
             let rate = &mut self.rate;
+            let rack = &mut self.rack;
+            let min_rtt = self.rtt.min_rtt();
             self.buf.ack_through(ack, |s| {
                 if !s.sacked {
                     rate.on_delivered(now, &s.tx, s.len());
+                    rack.on_delivered(s.sent_time, s.end, s.tx_count > 1, now, min_rtt);
                 }
                 if s.tx_count == 1 {
                     // Karn's rule (RFC 6298 §3): only segments sent once give samples, and
@@ -452,6 +458,21 @@ impl TcpEndpoint {
         };
         let in_recovery = self.rec.phase == RecoveryPhase::FastRecovery;
         let event = self.update_recovery(now, &info, traces);
+        // RFC 8985 §6.2 (as Linux in its Loss state): a go-back-N retransmission that later
+        // transmissions overtook is lost; send it again now rather than after another RTO.
+        if self.cfg.detect_lost_retransmissions
+            && self.sack_ok
+            && self.rec.phase == RecoveryPhase::Loss
+        {
+            let (min_rtt, srtt) = (self.rtt.min_rtt(), self.rtt.srtt());
+            if let Some(start) =
+                self.rack
+                    .detect_lost_retransmissions(&mut self.buf, now, min_rtt, srtt)
+            {
+                self.rec.high_rxt = self.rec.high_rxt.min(start);
+                self.stats.lost_retransmissions += 1;
+            }
+        }
         // An RTO recovery episode lasts until its recovery point is acknowledged: an expiry
         // before then finds SND.UNA at a segment the timer has already resent, so it is not a
         // first expiry (RFC 5681 §3.1: ssthresh is then held constant; RFC 5682 §2.1: F-RTO

@@ -24,6 +24,7 @@ use celltcp_net::trace::{TraceVar, Traces};
 use crate::ack_control::AckLossEstimator;
 use crate::cc::CongestionControl;
 use crate::config::TcpConfig;
+use crate::rack::Rack;
 use crate::rate::RateEstimator;
 use crate::receiver::Receiver;
 use crate::recovery::{Recovery, RecoveryPhase};
@@ -116,6 +117,8 @@ pub struct TcpEndpoint {
     pub(crate) probe_pending: bool,
     pub(crate) time_wait_deadline: Option<SimTime>,
     pub(crate) rec: Recovery,
+    /// RACK's record of the latest delivered transmission (lost retransmissions, RFC 8985).
+    pub(crate) rack: Rack,
     pub(crate) spur: Spurious,
     pub(crate) rcv: Receiver,
     pub(crate) ack_est: AckLossEstimator,
@@ -181,6 +184,7 @@ impl TcpEndpoint {
             probe_pending: false,
             time_wait_deadline: None,
             rec: Recovery::default(),
+            rack: Rack::default(),
             spur: Spurious::default(),
             rcv: Receiver::new(cfg.rcv_buf_bytes, cfg.mss),
             ack_est: AckLossEstimator::new(cfg.ack_copies),

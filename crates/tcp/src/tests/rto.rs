@@ -165,3 +165,49 @@ fn newreno_partial_acks_restart_the_timer_once_rfc6582() {
     );
     assert!(h.run_until(secs(60), |h| h.delivered >= 200_000));
 }
+
+/// RFC 8985 §6.2, as Linux applies it in its Loss state: during go-back-N after an expiry, a
+/// retransmission that segments sent after it overtake (they are SACKed) is lost once RACK.rtt
+/// plus min_RTT/4 has passed since it was sent, and goes out again at once. Without the rule
+/// the lost retransmission waited for a second, backed-off expiry (RFC 6298 §5.5).
+#[test]
+fn a_lost_go_back_n_retransmission_is_resent_without_a_second_timeout_rfc8985() {
+    // RFC 6298's 1 s minimum RTO: the second expiry would come well after the detection.
+    let c = TcpConfig {
+        min_rto: SimDuration::from_secs(1),
+        ..cfg()
+    };
+    assert!(c.sack);
+    let mut h = Harness::new(c, c);
+    h.handshake();
+    // The whole second flight (segments 4..11) is lost once, and segment 5's first
+    // retransmission too.
+    let iss = c.isn;
+    let mut sends: std::collections::HashMap<u64, u32> = std::collections::HashMap::new();
+    h.rule = Box::new(move |_, dir, p| {
+        if dir == Dir::AtoB && p.payload_len > 0 {
+            let off = p.tcp().unwrap().seq.wrapping_sub(iss) as u64;
+            let n = sends.entry(off).or_insert(0);
+            *n += 1;
+            let lost = (seg(4)..seg(12)).contains(&off) && *n == 1 || off == seg(5) && *n == 2;
+            if lost {
+                return Fate::Drop;
+            }
+        }
+        Fate::Deliver
+    });
+    assert!(h.transfer(30 * MSS, secs(30)));
+    let s = h.a.stats();
+    assert_eq!(s.timeouts, 1, "{s:?}");
+    assert!(s.lost_retransmissions >= 1, "{s:?}");
+    let seg5: Vec<SimTime> = h
+        .data_sent()
+        .iter()
+        .filter(|x| x.1 == seg(5))
+        .map(|x| x.0)
+        .collect();
+    assert_eq!(seg5.len(), 3, "{seg5:?}");
+    // Resent two round trips (100 ms each) after the lost retransmission: the SACK of the
+    // segment sent one round later is the first to come after RACK.rtt + min_RTT/4.
+    assert_eq!(seg5[2] - seg5[1], SimDuration::from_ms(200), "{seg5:?}");
+}
