@@ -340,11 +340,18 @@ impl TcpApplication for Ftp {
             if let Some(m) = self.mean_inter_request_s() {
                 out.push(("ftp_mean_inter_request_s", m));
             }
-            // The workload offered, to compare two runs: bytes requested, and the sum of the
-            // request times (equal sums for equal schedules) and of their waits past due.
+            // The workload, to compare two runs: bytes requested, the sums of the due times
+            // (equal for equal schedules) and of the request times, and of their waits past due.
             out.push((
                 "ftp_requested_bytes",
                 self.request_sizes.iter().sum::<u64>() as f64,
+            ));
+            out.push((
+                "ftp_due_times_sum_s",
+                self.request_due
+                    .iter()
+                    .map(|t| t.saturating_since(SimTime::ZERO).as_secs_f64())
+                    .sum(),
             ));
             out.push((
                 "ftp_request_times_sum_s",
