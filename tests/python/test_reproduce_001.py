@@ -20,6 +20,7 @@ from celltcp.reproduce.seed001 import (
     BLER,
     ERRORS_MODEL,
     FILE,
+    FILE_TIME,
     FRTO,
     MAX_DAT,
     MEAN_BURST,
@@ -33,6 +34,10 @@ from celltcp.reproduce.seed001 import (
     sweep_points,
 )
 from celltcp.reproduce.seed001_report import report
+
+REQUESTS = "flows.ftp.sender.ftp_requests"
+HELD = "flows.ftp.sender.ftp_requests_delayed"
+DUE_SUM = "flows.ftp.sender.ftp_due_times_sum_s"
 from conftest import EXAMPLES
 
 FTP = EXAMPLES / "001" / "ftp-dch.toml"
@@ -105,7 +110,8 @@ def test_points_cover_every_goal_with_the_rates_ttis():
         rate_point(100)
 
 
-def _made_up(rates_gain: dict[int, float], frto_spurious: float) -> Results:
+def _made_up(rates_gain: dict[int, float], frto_spurious: float,
+             proxy_flat: bool = False) -> Results:
     """Results shaped like a reproduction's, with throughputs following simple rules."""
     plan = QUICK
     rows1, rows2, rows3 = [], [], []
@@ -151,11 +157,19 @@ def _made_up(rates_gain: dict[int, float], frto_spurious: float) -> Results:
                                 "dch.radio.bler_measured": b, "dch.radio.ttis": 1000.0,
                                 "dch.radio.ttis_bad": 100.0, "dch.radio.delay_max_s": 2.0,
                                 "run": i} for i in range(2)]
+    # The proxy's speed-up grows with the rate and with the file size (unless ``proxy_flat``:
+    # the same at every size); both arms make the same requests.
+    def speedup(k: int, s: int) -> float:
+        return 1 + 0.001 * k * (1 if proxy_flat else s / 200)
+
     rows5 = [{"rate_kbps": k, "file_kb": s, "proxy": p, FILE: f"{s}KB",
-              RLC: 1e3 * k * 0.5 * (1 + (0.001 * k * s / 200 if p else 0)), "run": i}
+              RLC: 1e3 * k * 0.5 * (speedup(k, s) if p else 1),
+              FILE_TIME: (8 * s / (0.5 * k) + 2) / (speedup(k, s) if p else 1) * (1 + 0.01 * i),
+              REQUESTS: 20.0, HELD: 1.0, DUE_SUM: 6000.0 + i, "run": i}
              for k in plan.proxy_rates_kbps for s in plan.proxy_file_sizes_kb
              for p in (False, True) for i in range(2)]
-    rows6 = [{BLER: b, "proxy": p, RLC: 2e5 * (1 - b) * (1.3 if p else 1), "run": i}
+    rows6 = [{BLER: b, "proxy": p, RLC: 2e5 * (1 - b) * (1.3 if p else 1),
+              FILE_TIME: 10.0 / (1.3 if p else 1) * (1 + 0.01 * i), "run": i}
              for b in plan.proxy_blers for p in (False, True) for i in range(2)]
     timeline = run(FTP, set={"simulation.duration": "30s", "trace.dch": '["radio"]',
                              "trace.interval": "1s"})
@@ -190,6 +204,23 @@ def test_verdicts_follow_the_numbers():
     assert "| **not significant**" in rows[8] and "| **reproduced** |" in rows[7]
     # Goal 2's gains are compared with the seed's numbers.
     assert re.search(r"\| \+32 % \| 1\.\d\d \[", good)
+    # The proxy's claims are read on the per-file transfer times; the schedules of the two arms
+    # are compared run by run.
+    assert "per-file transfer time without / with the proxy" in rows[9]
+    assert "12 of 12 paired runs made the same requests" in good
+
+
+def test_larger_files_must_gain_more_at_every_rate():
+    # A speed-up that does not grow with the file size: the claim fails at every rate.
+    md = report(_made_up({64: 0.05, 128: 0.3, 256: 0.6, 384: 0.7}, 0.5, proxy_flat=True),
+                Options(quick=True)).markdown()
+    rows = _claims(md)
+    assert rows[10].startswith("| Proxy (slide 17)")
+    assert "| **not significant**" in rows[10] or "| **contradicted**" in rows[10]
+    for k in QUICK.proxy_rates_kbps:
+        assert f"{k} kbit/s" in rows[10]
+    # The faster DCH still gains more.
+    assert "| **reproduced** |" in rows[9]
 
 
 def test_name_and_alias_find_the_seed_001_reproduction(capsys):
