@@ -58,9 +58,14 @@ def test_the_dch_series_adds_up_to_the_summary(traced):
     assert np.allclose(dch["interval_s"], 0.5)
     bits = (dch["rlc_throughput_bps"] * dch["interval_s"]).sum()
     assert bits == pytest.approx(8 * summary["sdu_bytes_delivered"], rel=1e-9)
-    assert dch["tbs_lost"].sum() == summary["tbs_lost"]
-    assert dch["pdus_retransmitted"].sum() == summary["pdus_retransmitted"]
-    assert dch["uplink_status_pdus"].sum() == summary["uplink"]["status_pdus"]
+    # The last sample is taken at 120 s before a TTI of that same instant (the TTI event was
+    # scheduled after the sample), whose blocks the summary counts: at most one TTI's worth
+    # (16 blocks at 256 kbit/s, 4 on the uplink) is missing from the series.
+    for column, total, per_tti in (
+            ("tbs_lost", summary["tbs_lost"], 16),
+            ("pdus_retransmitted", summary["pdus_retransmitted"], 16),
+            ("uplink_status_pdus", summary["uplink"]["status_pdus"], 4)):
+        assert 0 <= total - dch[column].sum() <= per_tti, column
     sent = dch["tbs_sent"] > 0
     assert np.allclose(dch.loc[sent, "bler_measured"],
                        dch.loc[sent, "tbs_lost"] / dch.loc[sent, "tbs_sent"])
@@ -207,7 +212,8 @@ def test_verdicts_follow_the_numbers():
     # The proxy's claims are read on the per-file transfer times; the schedules of the two arms
     # are compared run by run.
     assert "per-file transfer time without / with the proxy" in rows[9]
-    assert "12 of 12 paired runs made the same requests" in good
+    pairs = len(QUICK.proxy_rates_kbps) * len(QUICK.proxy_file_sizes_kb) * 2
+    assert f"{pairs} of {pairs} paired runs made the same requests" in good
 
 
 def test_larger_files_must_gain_more_at_every_rate():
