@@ -703,8 +703,11 @@ def _proxy(r: Results) -> tuple[list[Any], ClaimRow, ClaimRow]:
                   "interval over the runs. Speed-up: time without / with the proxy (delta-"
                   f"method 95 % interval). Requests and held requests per run, without / with "
                   f"the proxy; {same} of {pairs} paired runs made the same requests at the "
-                  "same due times in both arms (the others differ in the last request, made in "
-                  "one arm only before the end of the run). RLC throughput (kbit/s) beside."),
+                  "same due times in both arms. In the others the files outlast the schedule's "
+                  "gaps, both arms fall behind it (held requests), and the arm that delivers "
+                  "more slowly has made fewer of the scheduled requests when the run ends; each "
+                  "file's time is still its own, from its request. RLC throughput (kbit/s) "
+                  "beside."),
         Table(("DCH kbit/s", "file kB", "time without (s)", "time with proxy (s)", "speed-up",
                "requests", "held", "RLC kbit/s (gain)"), tuple(table_rows)),
         _figure("fig-proxy-file-size.png", fig_size,
