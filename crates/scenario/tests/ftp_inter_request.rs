@@ -169,11 +169,18 @@ fn think_time_and_inter_request_are_exclusive_and_one_is_required() {
 
 /// The sender's and the DCH's figures of seed 001's example at `overrides`.
 fn example_001(overrides: &[(&str, &str)]) -> (Value, Value) {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/001/ftp-dch.toml");
-    let over: Vec<(String, String)> = overrides.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/001/ftp-dch.toml");
+    let over: Vec<(String, String)> = overrides
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
     let sc = load_path(&path, &over).unwrap_or_else(|e| panic!("{e}"));
     let out = run(&sc, &RunOptions::default()).expect("runs");
-    (out.summary["flows"]["ftp"]["sender"].clone(), out.summary["dch"]["radio"].clone())
+    (
+        out.summary["flows"]["ftp"]["sender"].clone(),
+        out.summary["dch"]["radio"].clone(),
+    )
 }
 
 #[test]
@@ -198,20 +205,34 @@ fn a_split_tcp_proxy_is_offered_the_same_files_at_the_same_times() {
     let (split, _) = example_001(&[&base[..], &proxy[..]].concat());
     eprintln!("end to end {e2e}\nwith the proxy {split}");
     for key in ["ftp_requests", "ftp_requested_bytes", "ftp_due_times_sum_s"] {
-        assert_eq!(e2e[key], split[key], "{key}: {} vs {}", e2e[key], split[key]);
+        assert_eq!(
+            e2e[key], split[key],
+            "{key}: {} vs {}",
+            e2e[key], split[key]
+        );
     }
     assert!(f(&e2e["ftp_requests"]) >= 5.0, "{}", e2e["ftp_requests"]);
     for s in [&e2e, &split] {
         // Each request starts on its due time or after it, by the hold.
-        let (due, start, hold) = (f(&s["ftp_due_times_sum_s"]), f(&s["ftp_request_times_sum_s"]), f(&s["ftp_hold_s"]));
-        assert!((start - due - hold).abs() < 1e-6, "{start} = {due} + {hold}");
+        let (due, start, hold) = (
+            f(&s["ftp_due_times_sum_s"]),
+            f(&s["ftp_request_times_sum_s"]),
+            f(&s["ftp_hold_s"]),
+        );
+        assert!(
+            (start - due - hold).abs() < 1e-6,
+            "{start} = {due} + {hold}"
+        );
         assert!(hold >= 0.0);
     }
     assert!(f(&split["ftp_hold_s"]) <= f(&e2e["ftp_hold_s"]));
     // Every file was received by the UE in both arms, and the time per file is the UE's: more
     // than the 0.5 s round trip of a handshake in either.
     assert_eq!(e2e["ftp_transfers"], split["ftp_transfers"]);
-    let (t_e2e, t_split) = (f(&e2e["ftp_mean_transfer_time_s"]), f(&split["ftp_mean_transfer_time_s"]));
+    let (t_e2e, t_split) = (
+        f(&e2e["ftp_mean_transfer_time_s"]),
+        f(&split["ftp_mean_transfer_time_s"]),
+    );
     eprintln!("per-file time: end to end {t_e2e:.3} s, with the proxy {t_split:.3} s");
     assert!(t_e2e > 0.5 && t_split > 0.5, "{t_e2e} {t_split}");
 }

@@ -3,7 +3,9 @@
 //! inter-request times (between request starts, late starts when a transfer overruns).
 
 use celltcp_engine::{RngStream, SimDuration, SimTime};
-use celltcp_tcp::app::{AppRequest, Connection, FileReceipts, FileSize, Ftp, TcpApplication, RECEIPT_POLL};
+use celltcp_tcp::app::{
+    AppRequest, Connection, FileReceipts, FileSize, Ftp, TcpApplication, RECEIPT_POLL,
+};
 use celltcp_tcp::TcpState;
 
 /// A connection that accepts every byte at once and has everything acknowledged `duration`
@@ -249,7 +251,12 @@ fn drive_with_receipts(
             }
             let request = ftp.poll(now, conn.as_mut().map(|c| c as &mut dyn Connection), rng);
             if request == AppRequest::Connect {
-                conn = Some(TimedConn { done_at: now + acked, written: 0, closed: false, now });
+                conn = Some(TimedConn {
+                    done_at: now + acked,
+                    written: 0,
+                    closed: false,
+                    now,
+                });
                 pending_receipt = Some(now + received);
             } else {
                 break;
@@ -284,11 +291,22 @@ fn a_proxy_arm_and_an_end_to_end_arm_request_the_same_files_at_the_same_times() 
         let receipts = FileReceipts::new();
         let mut ftp = Ftp::with_inter_request(size, mean).with_receipts(receipts.clone());
         let mut rng = RngStream::from_seed(13);
-        drive_with_receipts(&mut ftp, secs(acked), secs(20.0), at(3_600.0), &receipts, &mut rng);
+        drive_with_receipts(
+            &mut ftp,
+            secs(acked),
+            secs(20.0),
+            at(3_600.0),
+            &receipts,
+            &mut rng,
+        );
         ftp
     };
     let (proxy, e2e) = (arm(1.0), arm(20.3));
-    assert!(proxy.request_starts.len() > 100, "{}", proxy.request_starts.len());
+    assert!(
+        proxy.request_starts.len() > 100,
+        "{}",
+        proxy.request_starts.len()
+    );
     assert_eq!(proxy.request_sizes, e2e.request_sizes);
     assert_eq!(proxy.request_due, e2e.request_due);
     assert_eq!(proxy.request_starts, e2e.request_starts);
@@ -298,12 +316,21 @@ fn a_proxy_arm_and_an_end_to_end_arm_request_the_same_files_at_the_same_times() 
     for (k, w) in proxy.request_starts.windows(2).enumerate() {
         let got = w[0] + secs(20.0);
         let due = proxy.request_due[k + 1];
-        assert!(w[1] >= due.max(got) && w[1] <= due.max(got) + RECEIPT_POLL, "request {}", k + 1);
+        assert!(
+            w[1] >= due.max(got) && w[1] <= due.max(got) + RECEIPT_POLL,
+            "request {}",
+            k + 1
+        );
     }
     // Every file's time is the mobile host's: 20 s in both arms.
     assert_eq!(proxy.file_times(), e2e.file_times());
     assert!(proxy.file_times().iter().all(|&t| t == secs(20.0)));
-    for key in ["ftp_requests", "ftp_requested_bytes", "ftp_request_times_sum_s", "ftp_hold_s"] {
+    for key in [
+        "ftp_requests",
+        "ftp_requested_bytes",
+        "ftp_request_times_sum_s",
+        "ftp_hold_s",
+    ] {
         assert_eq!(entry(&proxy, key), entry(&e2e, key), "{key}");
     }
     // The schedule itself does not depend on the transfers: the sizes and due times replay

@@ -313,9 +313,7 @@ impl TcpApplication for Ftp {
                 closed: true,
                 polled,
                 ..
-            } if self.receipts.is_some() => self
-                .next_due
-                .map(|due| due.max(polled + RECEIPT_POLL)),
+            } if self.receipts.is_some() => self.next_due.map(|due| due.max(polled + RECEIPT_POLL)),
             Phase::Transfer { .. } => None,
         }
     }
