@@ -258,3 +258,42 @@ def test_quick_reproduction_writes_the_report(tmp_path):
         assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert f"({name})" in md
     assert page.count('src="data:image/png;base64,') == len(figures)
+
+
+def test_max_dat_outside_25_331_is_a_scenario_error_naming_the_key(capsys):
+    from celltcp import ScenarioError
+
+    expected = ("dch.radio.rlc.max_dat: expected one of 1 to 10, 15, 20, 25, 30, 35, 40 "
+                "(TS 25.331 §10.3.4.25 MaxDAT), or 'unlimited', found 12")
+    with pytest.raises(ScenarioError, match=re.escape(expected)):
+        run(FTP, set={MAX_DAT: 12})
+    assert main(["run", str(FTP), "--set", f"{MAX_DAT}=12"]) == 2
+    assert expected in capsys.readouterr().err
+    # Every value 25.331 can signal loads.
+    for n in (1, 10, 15, 40):
+        assert run(FTP, set={MAX_DAT: n, "simulation.duration": "1s"}).summary["dch"]
+
+
+def test_the_summary_states_the_rate_the_transport_blocks_carry():
+    # 100 kbit/s over 20 ms is 6.25 payloads of 40 bytes: the blocks carry 6, 96 kbit/s.
+    odd = run(FTP, set={"dch.radio.rate": "100kbps", "simulation.duration": "1s"})
+    assert odd.summary["dch"]["radio"]["rate_bps"] == 100_000
+    assert odd.summary["dch"]["radio"]["payload_rate_bps"] == 96_000
+    for k in RATES_KBPS:
+        d = run(FTP, set={**rate_point(k), "simulation.duration": "1s"}).summary["dch"]["radio"]
+        assert d["payload_rate_bps"] == d["rate_bps"] == 1000 * k
+
+
+def test_both_arms_of_the_proxy_comparison_request_the_same_files():
+    from celltcp.reproduce.seed001 import PROXY
+
+    base = {**rate_point(384), FILE: "30KB", "simulation.duration": "300s"}
+    # run()'s overrides are strings or numbers: the proxy's list of mobile hosts as TOML.
+    proxy = {k: ('["ue"]' if isinstance(v, list) else v) for k, v in PROXY.items()}
+    arms = [run(FTP, set=base).summary, run(FTP, set={**base, **proxy}).summary]
+    ftp = [a["flows"]["ftp"]["sender"] for a in arms]
+    for key in ("ftp_requests", "ftp_requested_bytes", "ftp_due_times_sum_s"):
+        assert ftp[0][key] == ftp[1][key], key
+    # The files' times are the UE's: the proxy's local ACKs do not shorten them to the
+    # server's 380 ms round trip.
+    assert all(f["ftp_mean_transfer_time_s"] > 1.0 for f in ftp)
