@@ -114,7 +114,7 @@ fn expected_starts(
     let mut due = SimTime::ZERO;
     let mut late = 0;
     for &(_, end) in spans {
-        due = due + secs(rng.exponential(mean.as_secs_f64()));
+        due += secs(rng.exponential(mean.as_secs_f64()));
         if due < end {
             late += 1;
         }
@@ -219,7 +219,7 @@ fn random_file_sizes_are_drawn_before_the_inter_request_time() {
             FileSize::Exponential { mean: 50_000 }.sample(&mut replay),
             size
         );
-        due = due + secs(replay.exponential(mean.as_secs_f64()));
+        due += secs(replay.exponential(mean.as_secs_f64()));
         assert_eq!(w[1], due.max(end));
     }
 }
@@ -340,7 +340,7 @@ fn a_proxy_arm_and_an_end_to_end_arm_request_the_same_files_at_the_same_times() 
     for (&s, &d) in proxy.request_sizes.iter().zip(&proxy.request_due) {
         assert_eq!(d, due);
         assert_eq!(size.sample(&mut replay), s);
-        due = due + secs(replay.exponential(30.0));
+        due += secs(replay.exponential(30.0));
     }
 }
 
