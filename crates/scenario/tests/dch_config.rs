@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use celltcp_scenario::{json_schema, load_path, load_str};
+use celltcp_scenario::{json_schema, load_path, load_str, run, RunOptions};
 
 const BASE: &str = r#"
 [simulation]
@@ -85,7 +85,7 @@ fn defaults_are_filled_and_echoed() {
 
 #[test]
 fn bad_values_name_their_key() {
-    let cases: [(&[(&str, &str)], &str); 12] = [
+    let cases: [(&[(&str, &str)], &str); 14] = [
         (&[("dch.radio.tti", "15ms")], "dch.radio.tti: '15ms' is not a DCH TTI; expected 10ms, 20ms, 40ms or 80ms"),
         (&[("dch.radio.uplink_tti", "5ms")], "dch.radio.uplink_tti: '5ms' is not a DCH TTI; expected 10ms, 20ms, 40ms or 80ms"),
         (&[("dch.radio.bler", "1.0")], "dch.radio.bler: 1 is not a block error rate; expected a number in [0, 1)"),
@@ -95,8 +95,11 @@ fn bad_values_name_their_key() {
         (&[("dch.radio.rnc", "ue")], "dch.radio.rnc: node 'ue' is a host; an RNC is a router"),
         (&[("dch.radio.ue", "rnc")], "dch.radio.ue: node 'rnc' is a router; a UE is a host"),
         (&[("dch.radio.ue", "phone")], "dch.radio.ue: node 'phone' does not exist (nodes: rnc, server, ue)"),
-        (&[("dch.radio.rlc.max_dat", "0")], "dch.radio.rlc.max_dat: expected an integer from 1 to 40, or 'unlimited', found 0"),
-        (&[("dch.radio.rlc.max_dat", "forever")], "dch.radio.rlc.max_dat: expected an integer from 1 to 40, or 'unlimited', found 'forever'"),
+        (&[("dch.radio.rlc.max_dat", "0")], "dch.radio.rlc.max_dat: expected one of 1 to 10, 15, 20, 25, 30, 35, 40 (TS 25.331 §10.3.4.25 MaxDAT), or 'unlimited', found 0"),
+        (&[("dch.radio.rlc.max_dat", "forever")], "dch.radio.rlc.max_dat: expected one of 1 to 10, 15, 20, 25, 30, 35, 40 (TS 25.331 §10.3.4.25 MaxDAT), or 'unlimited', found 'forever'"),
+        // Between the values 25.331 can signal, and above its largest.
+        (&[("dch.radio.rlc.max_dat", "12")], "dch.radio.rlc.max_dat: expected one of 1 to 10, 15, 20, 25, 30, 35, 40 (TS 25.331 §10.3.4.25 MaxDAT), or 'unlimited', found 12"),
+        (&[("dch.radio.rlc.max_dat", "41")], "dch.radio.rlc.max_dat: expected one of 1 to 10, 15, 20, 25, 30, 35, 40 (TS 25.331 §10.3.4.25 MaxDAT), or 'unlimited', found 41"),
         (&[("dch.radio.rlc.pdu_size", "2B")], "dch.radio.rlc.pdu_size: '2B' is out of range; expected 4B to 623B"),
     ];
     for (over, message) in cases {
@@ -189,6 +192,10 @@ fn the_examples_and_their_echoes_match_the_schema() {
     let mut v = serde_json::to_value(base).unwrap();
     v["dch"]["radio"]["rlc"] = serde_json::json!({ "max_dat": 41 });
     assert!(!validator.is_valid(&v));
+    v["dch"]["radio"]["rlc"] = serde_json::json!({ "max_dat": 11 });
+    assert!(!validator.is_valid(&v));
+    v["dch"]["radio"]["rlc"] = serde_json::json!({ "max_dat": 35 });
+    assert!(validator.is_valid(&v));
     v["dch"]["radio"]["rlc"] = serde_json::json!({ "max_dat": "unlimited" });
     assert!(validator.is_valid(&v));
 }
@@ -314,4 +321,40 @@ fn impossible_block_errors_name_their_key() {
         "{ model = \"independent\", burst = \"1s\" }"
     )])
     .starts_with("dch.radio.errors.burst: unknown key"));
+}
+
+#[test]
+fn every_max_dat_of_25_331_loads_and_no_other_does() {
+    // TS 25.331 §10.3.4.25: MaxDAT is one of 1..10, 15, 20, 25, 30, 35, 40.
+    let allowed = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 35, 40];
+    for n in 0..=45u32 {
+        let got = load_str(BASE, &[("dch.radio.rlc.max_dat".into(), n.to_string())]);
+        if allowed.contains(&n) {
+            assert_eq!(got.unwrap().dch["radio"].max_dat, Some(n));
+        } else {
+            let e = got.unwrap_err().to_string();
+            assert!(e.starts_with("dch.radio.rlc.max_dat: expected one of 1 to 10, 15, 20"), "{n}: {e}");
+        }
+    }
+}
+
+#[test]
+fn the_summary_states_the_rate_the_transport_blocks_carry() {
+    // 100 kbit/s is no standard DCH rate: with 40-byte payloads and a 20 ms TTI it is 6.25
+    // payloads per TTI, of which the blocks carry 6 (96 kbit/s); 384 kbit/s at 10 ms is 12.
+    for (rate, tti, carried, blocks) in [("100kbps", "20ms", 96_000.0, 6.0), ("384kbps", "10ms", 384_000.0, 12.0)] {
+        let sc = load_str(
+            BASE,
+            &[
+                ("dch.radio.rate".into(), rate.into()),
+                ("dch.radio.tti".into(), tti.into()),
+                ("simulation.duration".into(), "1s".into()),
+            ],
+        )
+        .unwrap();
+        let s = run(&sc, &RunOptions::default()).unwrap().summary;
+        let d = &s["dch"]["radio"];
+        assert_eq!(d["payload_rate_bps"].as_f64(), Some(carried), "{rate}");
+        assert_eq!(d["tbs_per_tti"].as_f64(), Some(blocks), "{rate}");
+    }
 }

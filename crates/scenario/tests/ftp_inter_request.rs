@@ -1,10 +1,10 @@
 //! FTP with `inter_request` (seed 001_…: "File Inter-Request time: exponential with mean = 30s"):
-//! requests start an exponential time apart, measured start to start; a request due while the
-//! previous file is still being sent starts when that transfer ends. Also the config errors of
-//! the two exclusive keys.
+//! requests follow a schedule with exponential times between them; a request due before the
+//! receiving host has the previous file starts when it has. A split-TCP proxy does not change
+//! the requests. Also the config errors of the two exclusive keys.
 
 use celltcp_engine::SimDuration;
-use celltcp_scenario::{load_str, run, AppSpec, RunOptions, SizeDist};
+use celltcp_scenario::{load_path, load_str, run, AppSpec, RunOptions, SizeDist};
 use serde_json::Value;
 
 /// Two hosts on one `rate` link with a 5 ms one-way delay, an FTP flow with `app`.
@@ -165,4 +165,74 @@ fn think_time_and_inter_request_are_exclusive_and_one_is_required() {
         load_err("{ kind = 'ftp', file_size = '100KB', inter_request = '30' }"),
         "flows.ftp.app.inter_request: 30 has no unit; a time needs one of ns, us, ms, s, min (e.g. '30ms')"
     );
+}
+
+/// The sender's and the DCH's figures of seed 001's example at `overrides`.
+fn example_001(overrides: &[(&str, &str)]) -> (Value, Value) {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/001/ftp-dch.toml");
+    let over: Vec<(String, String)> = overrides
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let sc = load_path(&path, &over).unwrap_or_else(|e| panic!("{e}"));
+    let out = run(&sc, &RunOptions::default()).expect("runs");
+    (
+        out.summary["flows"]["ftp"]["sender"].clone(),
+        out.summary["dch"]["radio"].clone(),
+    )
+}
+
+#[test]
+fn a_split_tcp_proxy_is_offered_the_same_files_at_the_same_times() {
+    // Seed 001's path at 384 kbit/s with 30 kB files for 300 s: the same schedule in both arms;
+    // a request whose due time comes before the UE has the previous file waits for it, in
+    // either arm (with this seed, two end to end and one through the proxy, which delivers
+    // sooner).
+    let base = [
+        ("simulation.duration", "300s"),
+        ("dch.radio.rate", "384kbps"),
+        ("dch.radio.tti", "10ms"),
+        ("flows.ftp.app.file_size", "30KB"),
+    ];
+    let proxy = [
+        ("middleboxes.pep.kind", "split_tcp"),
+        ("middleboxes.pep.node", "ggsn"),
+        ("middleboxes.pep.mobile", "[\"ue\"]"),
+        ("middleboxes.pep.to_mobile.initial_window", "10"),
+    ];
+    let (e2e, _) = example_001(&base);
+    let (split, _) = example_001(&[&base[..], &proxy[..]].concat());
+    eprintln!("end to end {e2e}\nwith the proxy {split}");
+    for key in ["ftp_requests", "ftp_requested_bytes", "ftp_due_times_sum_s"] {
+        assert_eq!(
+            e2e[key], split[key],
+            "{key}: {} vs {}",
+            e2e[key], split[key]
+        );
+    }
+    assert!(f(&e2e["ftp_requests"]) >= 5.0, "{}", e2e["ftp_requests"]);
+    for s in [&e2e, &split] {
+        // Each request starts on its due time or after it, by the hold.
+        let (due, start, hold) = (
+            f(&s["ftp_due_times_sum_s"]),
+            f(&s["ftp_request_times_sum_s"]),
+            f(&s["ftp_hold_s"]),
+        );
+        assert!(
+            (start - due - hold).abs() < 1e-6,
+            "{start} = {due} + {hold}"
+        );
+        assert!(hold >= 0.0);
+    }
+    assert!(f(&split["ftp_hold_s"]) <= f(&e2e["ftp_hold_s"]));
+    // Every file was received by the UE in both arms, and the time per file is the UE's: more
+    // than the 0.5 s round trip of a handshake in either.
+    assert_eq!(e2e["ftp_transfers"], split["ftp_transfers"]);
+    let (t_e2e, t_split) = (
+        f(&e2e["ftp_mean_transfer_time_s"]),
+        f(&split["ftp_mean_transfer_time_s"]),
+    );
+    eprintln!("per-file time: end to end {t_e2e:.3} s, with the proxy {t_split:.3} s");
+    assert!(t_e2e > 0.5 && t_split > 0.5, "{t_e2e} {t_split}");
 }

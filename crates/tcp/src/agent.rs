@@ -14,7 +14,7 @@ use celltcp_net::packet::{FlowId, Packet, TcpFlags};
 use thiserror::Error;
 
 use crate::ack_control::TerminalLossEstimate;
-use crate::app::{AppRequest, Connection, TcpApplication};
+use crate::app::{AppRequest, Connection, FileReceipts, TcpApplication};
 use crate::cc::{self, CongestionControl};
 use crate::config::{TcpConfig, TcpConfigError};
 use crate::endpoint::{TcpEndpoint, TcpState};
@@ -276,6 +276,11 @@ pub struct TcpReceiverAgent {
     /// The receiving terminal's radio loss estimate, shared by the connections it accepts
     /// (receiver ACK control of the seed `004_…`); `None`: each connection keeps its own.
     terminal: Option<TerminalLossEstimate>,
+    /// Where each connection's file is recorded once received in full (its FIN in order), for
+    /// the sending application; `None`: not recorded.
+    receipts: Option<FileReceipts>,
+    /// Bytes delivered in order on the current connection.
+    conn_delivered: u64,
 }
 
 impl TcpReceiverAgent {
@@ -298,7 +303,16 @@ impl TcpReceiverAgent {
             first_syn: None,
             last_delivery: None,
             terminal: None,
+            receipts: None,
+            conn_delivered: 0,
         })
+    }
+
+    /// Records in `receipts` every file this agent receives in full: when a connection's FIN
+    /// arrives in order, after its last byte (see [`FileReceipts`]).
+    pub fn with_receipts(mut self, receipts: FileReceipts) -> Self {
+        self.receipts = Some(receipts);
+        self
     }
 
     /// Attaches every connection this agent accepts to `terminal`'s radio loss estimate
@@ -362,9 +376,14 @@ impl TcpReceiverAgent {
             let n = ep.take_delivered();
             if n > 0 {
                 self.delivered += n;
+                self.conn_delivered += n;
                 self.last_delivery = Some(now);
             }
             if ep.state() == TcpState::CloseWait {
+                // The peer's FIN arrived in order: everything it sent is delivered.
+                if let Some(r) = &self.receipts {
+                    r.record(now, self.conn_delivered);
+                }
                 ep.close();
             }
             while let Some(p) = ep.poll_transmit(now, ctx.traces) {
@@ -402,6 +421,7 @@ impl Agent for TcpReceiverAgent {
                 ep.ack_est.attach(t.clone());
             }
             self.ep = Some(ep);
+            self.conn_delivered = 0;
             self.connections += 1;
             self.first_syn.get_or_insert(now);
         }

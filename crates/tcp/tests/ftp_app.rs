@@ -3,7 +3,9 @@
 //! inter-request times (between request starts, late starts when a transfer overruns).
 
 use celltcp_engine::{RngStream, SimDuration, SimTime};
-use celltcp_tcp::app::{AppRequest, Connection, FileSize, Ftp, TcpApplication};
+use celltcp_tcp::app::{
+    AppRequest, Connection, FileReceipts, FileSize, Ftp, TcpApplication, RECEIPT_POLL,
+};
 use celltcp_tcp::TcpState;
 
 /// A connection that accepts every byte at once and has everything acknowledged `duration`
@@ -100,7 +102,8 @@ fn entry(ftp: &Ftp, key: &str) -> Option<f64> {
 }
 
 /// Replays the draws: with a fixed file size each request draws one exponential, so request
-/// k + 1 is due at start_k + X_k and starts at max(due, end_k).
+/// k + 1 is due at due_k + X_k (a schedule independent of the transfers) and starts at
+/// max(due, end_k).
 fn expected_starts(
     spans: &[(SimTime, SimTime)],
     mean: SimDuration,
@@ -108,9 +111,10 @@ fn expected_starts(
 ) -> (Vec<SimTime>, u64) {
     let mut rng = RngStream::from_seed(seed);
     let mut starts = vec![SimTime::ZERO];
+    let mut due = SimTime::ZERO;
     let mut late = 0;
-    for &(start, end) in spans {
-        let due = start + secs(rng.exponential(mean.as_secs_f64()));
+    for &(_, end) in spans {
+        due += secs(rng.exponential(mean.as_secs_f64()));
         if due < end {
             late += 1;
         }
@@ -168,9 +172,13 @@ fn transfers_longer_than_the_draws_run_back_to_back_without_overlap() {
         // Never before the previous transfer ends: one file at a time on the flow.
         assert!(w[1] >= end);
     }
+    // The schedule offers a file every second on average and each takes 5 s: the requests fall
+    // ever further behind it and run back to back, 5 s apart.
     let m = ftp.mean_inter_request_s().unwrap();
-    // E[max(X, 5 s)] = 5 + e^−5 ≈ 5.0067 s.
-    assert!((m - 5.0067).abs() < 0.01, "{m}");
+    assert!((m - 5.0).abs() < 0.01, "{m}");
+    for (k, (&start, &due)) in ftp.request_starts.iter().zip(&ftp.request_due).enumerate() {
+        assert!(start >= due, "request {k} started before it was due");
+    }
 }
 
 #[test]
@@ -201,7 +209,8 @@ fn random_file_sizes_are_drawn_before_the_inter_request_time() {
     let spans = drive(&mut ftp, secs(0.1), at(200.0), &mut rng);
     assert!(spans.len() > 50, "{}", spans.len());
     let mut replay = RngStream::from_seed(5);
-    for (w, (&(start, end), &size)) in ftp
+    let mut due = SimTime::ZERO;
+    for (w, (&(_, end), &size)) in ftp
         .request_starts
         .windows(2)
         .zip(spans.iter().zip(&ftp.transfer_sizes))
@@ -210,7 +219,148 @@ fn random_file_sizes_are_drawn_before_the_inter_request_time() {
             FileSize::Exponential { mean: 50_000 }.sample(&mut replay),
             size
         );
-        let due = start + secs(replay.exponential(mean.as_secs_f64()));
+        due += secs(replay.exponential(mean.as_secs_f64()));
         assert_eq!(w[1], due.max(end));
     }
+}
+
+/// Runs `ftp` until `end` against connections whose data and FIN are acknowledged `acked`
+/// after the request (the server's view; a split-TCP proxy's local ACKs make it short) while
+/// the mobile host has the whole file `received` after it, recorded in `receipts`. As in a
+/// run, the receipt does not wake the application: it is polled at its own timer and when its
+/// connection's state changes.
+fn drive_with_receipts(
+    ftp: &mut Ftp,
+    acked: SimDuration,
+    received: SimDuration,
+    end: SimTime,
+    receipts: &FileReceipts,
+    rng: &mut RngStream,
+) {
+    let mut now = SimTime::ZERO;
+    let mut conn: Option<TimedConn> = None;
+    let mut pending_receipt: Option<SimTime> = None;
+    while now <= end {
+        if pending_receipt.is_some_and(|t| t <= now) {
+            receipts.record(now, 1);
+            pending_receipt = None;
+        }
+        for _ in 0..4 {
+            if let Some(c) = conn.as_mut() {
+                c.now = now;
+            }
+            let request = ftp.poll(now, conn.as_mut().map(|c| c as &mut dyn Connection), rng);
+            if request == AppRequest::Connect {
+                conn = Some(TimedConn {
+                    done_at: now + acked,
+                    written: 0,
+                    closed: false,
+                    now,
+                });
+                pending_receipt = Some(now + received);
+            } else {
+                break;
+            }
+        }
+        let acked_at = conn
+            .as_ref()
+            .filter(|c| !(c.closed && now >= c.done_at))
+            .map(|c| c.done_at);
+        let Some(next) = ftp
+            .next_timer()
+            .into_iter()
+            .chain(acked_at)
+            .chain(pending_receipt)
+            .min()
+        else {
+            break;
+        };
+        assert!(next >= now, "time went back: {next:?} < {now:?}");
+        now = next;
+    }
+}
+
+#[test]
+fn a_proxy_arm_and_an_end_to_end_arm_request_the_same_files_at_the_same_times() {
+    // The same seed, the mobile host receiving each file 20 s after its request in both arms;
+    // the server sees its transfer acknowledged after 1 s through a proxy, after 20.3 s end to
+    // end. Requests come 30 s apart on average, so some fall due before the previous file is in.
+    let mean = secs(30.0);
+    let size = FileSize::Exponential { mean: 100_000 };
+    let arm = |acked: f64| {
+        let receipts = FileReceipts::new();
+        let mut ftp = Ftp::with_inter_request(size, mean).with_receipts(receipts.clone());
+        let mut rng = RngStream::from_seed(13);
+        drive_with_receipts(
+            &mut ftp,
+            secs(acked),
+            secs(20.0),
+            at(3_600.0),
+            &receipts,
+            &mut rng,
+        );
+        ftp
+    };
+    let (proxy, e2e) = (arm(1.0), arm(20.3));
+    assert!(
+        proxy.request_starts.len() > 100,
+        "{}",
+        proxy.request_starts.len()
+    );
+    assert_eq!(proxy.request_sizes, e2e.request_sizes);
+    assert_eq!(proxy.request_due, e2e.request_due);
+    assert_eq!(proxy.request_starts, e2e.request_starts);
+    assert_eq!(proxy.requests_delayed, e2e.requests_delayed);
+    assert!(proxy.requests_delayed > 10, "{}", proxy.requests_delayed);
+    // Held requests start at the first poll after the receipt: within RECEIPT_POLL of it.
+    for (k, w) in proxy.request_starts.windows(2).enumerate() {
+        let got = w[0] + secs(20.0);
+        let due = proxy.request_due[k + 1];
+        assert!(
+            w[1] >= due.max(got) && w[1] <= due.max(got) + RECEIPT_POLL,
+            "request {}",
+            k + 1
+        );
+    }
+    // Every file's time is the mobile host's: 20 s in both arms.
+    assert_eq!(proxy.file_times(), e2e.file_times());
+    assert!(proxy.file_times().iter().all(|&t| t == secs(20.0)));
+    for key in [
+        "ftp_requests",
+        "ftp_requested_bytes",
+        "ftp_request_times_sum_s",
+        "ftp_hold_s",
+    ] {
+        assert_eq!(entry(&proxy, key), entry(&e2e, key), "{key}");
+    }
+    // The schedule itself does not depend on the transfers: the sizes and due times replay
+    // from the stream alone.
+    let mut replay = RngStream::from_seed(13);
+    let mut due = SimTime::ZERO;
+    for (&s, &d) in proxy.request_sizes.iter().zip(&proxy.request_due) {
+        assert_eq!(d, due);
+        assert_eq!(size.sample(&mut replay), s);
+        due += secs(replay.exponential(30.0));
+    }
+}
+
+#[test]
+fn gated_on_the_servers_acknowledgement_a_proxy_arm_would_ask_for_more_files() {
+    // Without the receipt record a file is done at the server's last acknowledgement: with the
+    // proxy's 1 s the arm runs ahead of the end-to-end one, which is why the scenario builder
+    // attaches the mobile host's receipts.
+    let mean = secs(10.0);
+    let arm = |acked: f64| {
+        let mut ftp = Ftp::with_inter_request(FileSize::Fixed(100_000), mean);
+        let mut rng = RngStream::from_seed(17);
+        drive(&mut ftp, secs(acked), at(3_600.0), &mut rng);
+        ftp
+    };
+    let (early, late) = (arm(1.0), arm(20.0));
+    assert!(
+        early.request_starts.len() as f64 > 1.5 * late.request_starts.len() as f64,
+        "{} vs {}",
+        early.request_starts.len(),
+        late.request_starts.len()
+    );
 }

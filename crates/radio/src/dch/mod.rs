@@ -285,6 +285,7 @@ impl DchLink {
         DirectionReport {
             rate_bps: dir.rate_bps,
             tbs_per_tti: ch.format().tbs_per_tti,
+            payload_rate_bps: ch.format().payload_rate_bps(),
             tti_s: dir.tti.as_secs_f64(),
             sdus_delivered: delivered.sdus,
             sdu_bytes_delivered: delivered.bytes,

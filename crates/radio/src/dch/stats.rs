@@ -121,6 +121,11 @@ pub struct DirectionReport {
     /// Nominal rate, bit/s, and the transport blocks per TTI it gives.
     pub rate_bps: u64,
     pub tbs_per_tti: u32,
+    /// The rate the transport blocks carry, bit/s: whole RLC payloads per TTI, so below
+    /// `rate_bps` when the nominal rate is not a whole number of payloads per TTI (100 kbit/s
+    /// with 40-byte payloads and a 20 ms TTI carries 96 kbit/s; the standard DCH rates with
+    /// 34.108's 320-bit payloads carry exactly their rate).
+    pub payload_rate_bps: f64,
     pub tti_s: f64,
     /// SDUs (IP packets) delivered in order at the receiving end, and their bytes.
     pub sdus_delivered: u64,
@@ -165,6 +170,7 @@ impl DirectionReport {
         let mut push = |k: &str, v: f64| out.push((format!("{prefix}{k}"), v));
         push("rate_bps", self.rate_bps as f64);
         push("tbs_per_tti", f64::from(self.tbs_per_tti));
+        push("payload_rate_bps", self.payload_rate_bps);
         push("tti_s", self.tti_s);
         push("sdus_delivered", self.sdus_delivered as f64);
         push("sdu_bytes_delivered", self.sdu_bytes_delivered as f64);

@@ -34,7 +34,7 @@ use celltcp_net::trace::Traces;
 use celltcp_net::world::{SeriesConfig, World, WorldBuilder, PROTO_TCP, PROTO_UDP};
 use celltcp_tcp::ack_control::TerminalLossEstimate;
 use celltcp_tcp::agent::{AgentError, TcpReceiverAgent, TcpSenderAgent};
-use celltcp_tcp::app::{Bulk, FileSize, Ftp, OnOff, TcpApplication};
+use celltcp_tcp::app::{Bulk, FileReceipts, FileSize, Ftp, OnOff, TcpApplication};
 use celltcp_tcp::{AckControlConfig, TcpConfig};
 
 use crate::config::flows::{Arrival, FlowKind};
@@ -190,14 +190,15 @@ fn tcp_config(s: &TcpSettings) -> TcpConfig {
     }
 }
 
-/// The application of a TCP flow.
-fn tcp_app(spec: &AppSpec) -> Box<dyn TcpApplication> {
+/// The application of a TCP flow. An FTP schedule of inter-request times counts a file as done
+/// when the receiving host has it: `receipts` is the record the flow's receiver fills.
+fn tcp_app(spec: &AppSpec, receipts: &FileReceipts) -> Box<dyn TcpApplication> {
     match *spec {
         AppSpec::Bulk { bytes } => Box::new(Bulk::new(bytes)),
         AppSpec::Ftp { ref file_size, think_time_mean } => Box::new(Ftp::new(file_size_dist(file_size), think_time_mean)),
-        AppSpec::FtpInterRequest { ref file_size, inter_request_mean } => {
-            Box::new(Ftp::with_inter_request(file_size_dist(file_size), inter_request_mean))
-        }
+        AppSpec::FtpInterRequest { ref file_size, inter_request_mean } => Box::new(
+            Ftp::with_inter_request(file_size_dist(file_size), inter_request_mean).with_receipts(receipts.clone()),
+        ),
         AppSpec::OnOff { on_mean, off_mean, rate_bps } => Box::new(OnOff::new(on_mean, off_mean, rate_bps)),
     }
 }
@@ -329,7 +330,8 @@ pub(crate) fn build(
                 let key = format!("flows.{name}");
                 let cfg = tcp_config(&t.settings);
                 let agent_err = |e: AgentError| ScenarioError::new(format!("{key}.tcp"), e.to_string());
-                let app = tcp_app(&t.app);
+                let receipts = FileReceipts::new();
+                let app = tcp_app(&t.app, &receipts);
                 let sender = TcpSenderAgent::with_cc_name(
                     cfg,
                     id,
@@ -350,6 +352,10 @@ pub(crate) fn build(
                     receiver.with_terminal_estimate(terminals.entry(flow.dst.as_str()).or_default().clone())
                 } else {
                     receiver
+                };
+                let receiver = match t.app {
+                    AppSpec::FtpInterRequest { .. } => receiver.with_receipts(receipts),
+                    _ => receiver,
                 };
                 let s = b.add_agent(
                     src,

@@ -27,6 +27,10 @@ use crate::ScenarioError;
 
 /// Largest MaxDAT of 25.331's "Transmission RLC discard" IE.
 pub const MAX_DAT_MAX: u32 = 40;
+/// The values MaxDAT may take: TS 25.331 §10.3.4.25 "Transmission RLC Discard", IE MaxDAT,
+/// Integer(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 35, 40). RRC cannot signal any
+/// other, so a scenario may not ask for one.
+pub const MAX_DAT_VALUES: [u32; 16] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 35, 40];
 /// Largest AMD PDU payload, bytes: a PDU of at most 5000 bits (25.331 RLC PDU size).
 pub const PDU_SIZE_MAX_BYTES: u64 = (MAX_PDU_BYTES - AMD_HEADER_BYTES) as u64;
 
@@ -58,12 +62,15 @@ impl Visitor<'_> for MaxDatVisitor {
     type Value = MaxDatFile;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "an integer from 1 to {MAX_DAT_MAX}, or 'unlimited'")
+        write!(
+            f,
+            "one of 1 to 10, 15, 20, 25, 30, 35, 40 (TS 25.331 §10.3.4.25 MaxDAT), or 'unlimited'"
+        )
     }
 
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<MaxDatFile, E> {
         match u32::try_from(v) {
-            Ok(n) if (1..=MAX_DAT_MAX).contains(&n) => Ok(MaxDatFile::Transmissions(n)),
+            Ok(n) if MAX_DAT_VALUES.contains(&n) => Ok(MaxDatFile::Transmissions(n)),
             _ => Err(E::invalid_value(de::Unexpected::Signed(v), &self)),
         }
     }
@@ -88,9 +95,9 @@ impl JsonSchema for MaxDatFile {
 
     fn json_schema(_generator: &mut SchemaGenerator) -> Schema {
         json_schema!({
-            "description": "MaxDAT (25.322 §11.6): transmissions of a PDU before its SDUs are discarded, or 'unlimited'.",
+            "description": "MaxDAT (25.322 §11.6): transmissions of a PDU before its SDUs are discarded, one of the values of TS 25.331 §10.3.4.25, or 'unlimited'.",
             "anyOf": [
-                { "type": "integer", "minimum": 1, "maximum": MAX_DAT_MAX },
+                { "type": "integer", "enum": MAX_DAT_VALUES },
                 { "const": "unlimited" }
             ],
         })

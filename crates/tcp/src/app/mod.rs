@@ -9,10 +9,12 @@
 mod bulk;
 mod ftp;
 mod onoff;
+mod receipts;
 
 pub use bulk::Bulk;
-pub use ftp::{FileSize, Ftp};
+pub use ftp::{FileSize, Ftp, RECEIPT_POLL};
 pub use onoff::OnOff;
+pub use receipts::{FileReceipt, FileReceipts};
 
 use celltcp_engine::{RngStream, SimTime};
 use celltcp_net::agent::ReportEntry;
