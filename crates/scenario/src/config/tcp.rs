@@ -60,7 +60,7 @@ pub enum CcAlgorithm {
     NewReno,
     /// CUBIC (RFC 9438).
     Cubic,
-    /// CUBIC with Linux's Reno-friendly increase (`tcp_cubic.c`).
+    /// CUBIC as Linux's `tcp_cubic.c` runs it (Reno-friendly increase, target horizon).
     #[serde(rename = "cubic-linux")]
     CubicLinux,
     /// BBR (v1, draft-cardwell-iccrg-bbr-congestion-control).

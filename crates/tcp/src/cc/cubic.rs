@@ -10,13 +10,17 @@
 //! Window quantities of the RFC are in segments; this file keeps W_max, cwnd_prior and W_est
 //! in segments (f64) and converts at the boundary, where cwnd and ssthresh are bytes.
 //!
-//! Two readings of the Reno-friendly region ([`RenoFriendly`]): RFC 9438 §4.3 raises W_est's
-//! additive increase from α_cubic to 1 once W_est reaches cwnd_prior (`cubic`); Linux's
-//! `tcp_cubic.c` (`bictcp_update`, its "TCP friendliness" step: one segment per
-//! `cwnd · beta_scale / 8` ACKs, `beta_scale = 8·(1024 + 717)/3/(1024 − 717)`) keeps α_cubic
-//! for good (`cubic-linux`). With frequent losses W_est soon passes cwnd_prior, and RFC 9438's
-//! CUBIC becomes AIMD(1, 0.7), whose mean window is √(1.7/0.6)/√1.5 = 1.37 times Reno's; the
-//! kernel's stays at Reno's (docs/congestion-control.md, "CUBIC against the kernel's").
+//! Two readings ([`CubicReading`]), `cubic` (RFC 9438) and `cubic-linux` (Linux's
+//! `tcp_cubic.c`, `bictcp_update`), which differ in two places:
+//! * the Reno-friendly region: RFC 9438 §4.3 raises W_est's additive increase from α_cubic to 1
+//!   once W_est reaches cwnd_prior; Linux's "TCP friendliness" step (one segment per
+//!   `cwnd · beta_scale / 8` ACKs, `beta_scale = 8·(1024 + 717)/3/(1024 − 717)`) keeps α_cubic
+//!   for good. With frequent losses W_est soon passes cwnd_prior, and RFC 9438's CUBIC becomes
+//!   AIMD(1, 0.7), whose mean window is √(1.7/0.6)/√1.5 = 1.37 times Reno's;
+//! * the target's horizon: RFC 9438 §4.4 aims at W_cubic(t + RTT) with the smoothed RTT, Linux
+//!   at W_cubic(t + delay_min), the connection's minimum RTT (a queue does not speed it up).
+//!
+//! docs/congestion-control.md, "CUBIC against the kernel's", gives the measured effect.
 
 use super::reno_common::RenoCore;
 use super::{
@@ -47,13 +51,14 @@ struct Epoch {
     w_est: f64,
 }
 
-/// How W_est of the Reno-friendly region grows (module documentation).
+/// Which reading of CUBIC (module documentation).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum RenoFriendly {
-    /// RFC 9438 §4.3: α_cubic until W_est reaches cwnd_prior, 1 after.
+pub enum CubicReading {
+    /// RFC 9438: α_cubic until W_est reaches cwnd_prior, 1 after; the target one smoothed RTT
+    /// ahead.
     #[default]
     Rfc9438,
-    /// Linux `tcp_cubic.c`: α_cubic always.
+    /// Linux `tcp_cubic.c`: α_cubic always; the target one minimum RTT ahead.
     Linux,
 }
 
@@ -61,7 +66,7 @@ pub enum RenoFriendly {
 #[derive(Clone, Debug)]
 pub struct Cubic {
     core: RenoCore,
-    reno_friendly: RenoFriendly,
+    reading: CubicReading,
     /// W_max, segments: the window just before the last reduction (after fast convergence).
     w_max: f64,
     /// cwnd_prior, segments: cwnd before the last reduction (§4.6); W_est switches to an
@@ -78,14 +83,14 @@ pub struct Cubic {
 impl Cubic {
     /// RFC 9438's CUBIC.
     pub fn new(cfg: &CcConfig) -> Self {
-        Self::with_reno_friendly(cfg, RenoFriendly::Rfc9438)
+        Self::with_reading(cfg, CubicReading::Rfc9438)
     }
 
-    /// CUBIC with the given reading of the Reno-friendly region.
-    pub fn with_reno_friendly(cfg: &CcConfig, reno_friendly: RenoFriendly) -> Self {
+    /// CUBIC as the given reading runs it.
+    pub fn with_reading(cfg: &CcConfig, reading: CubicReading) -> Self {
         Cubic {
             core: RenoCore::new(cfg),
-            reno_friendly,
+            reading,
             w_max: 0.0,
             cwnd_prior: 0.0,
             epoch: None,
@@ -170,8 +175,8 @@ impl Cubic {
 
         // §4.3: W_est grows by α_cubic per window of ACKs, by 1 once it reaches cwnd_prior
         // (Linux: α_cubic always).
-        let alpha = match self.reno_friendly {
-            RenoFriendly::Rfc9438 if epoch.w_est >= self.cwnd_prior => 1.0,
+        let alpha = match self.reading {
+            CubicReading::Rfc9438 if epoch.w_est >= self.cwnd_prior => 1.0,
             _ => ALPHA_CUBIC,
         };
         epoch.w_est += alpha * acked_segments / cwnd;
@@ -225,8 +230,12 @@ impl CongestionControl for Cubic {
             acked = self.core.grow_slow_start(acked, inc);
         }
         if acked > 0 {
-            let rtt = if ack.srtt > SimDuration::ZERO {
-                ack.srtt
+            let horizon = match self.reading {
+                CubicReading::Rfc9438 => ack.srtt,
+                CubicReading::Linux => ack.min_rtt,
+            };
+            let rtt = if horizon > SimDuration::ZERO {
+                horizon
             } else {
                 ack.rtt_sample.unwrap_or(SimDuration::ZERO)
             };
@@ -370,7 +379,7 @@ mod tests {
     }
 
     #[test]
-    fn reno_friendly_region_tracks_w_est() {
+    fn reading_region_tracks_w_est() {
         // Small window, short RTT: Reno's additive increase outpaces the cubic.
         let mut c = cubic_at(10);
         c.on_congestion_event(&loss(SimTime::ZERO, 10 * MSS, RTT, RTT));
@@ -395,9 +404,9 @@ mod tests {
     fn linux_keeps_alpha_cubic_past_cwnd_prior() {
         // The scenario above, with Linux's reading: W_est grows by α_cubic per window for good.
         // Returns W_est and cwnd (segments) at every ACK.
-        let run = |reno_friendly: RenoFriendly| {
+        let run = |reading: CubicReading| {
             let mut c = cubic_at(10);
-            c.reno_friendly = reno_friendly;
+            c.reading = reading;
             c.on_congestion_event(&loss(SimTime::ZERO, 10 * MSS, RTT, RTT));
             c.on_recovery_exit(SimTime::ZERO);
             let rtt = SimDuration::from_ms(10);
@@ -411,7 +420,7 @@ mod tests {
             }
             rows
         };
-        let (rfc, linux) = (run(RenoFriendly::Rfc9438), run(RenoFriendly::Linux));
+        let (rfc, linux) = (run(CubicReading::Rfc9438), run(CubicReading::Linux));
         // The same up to the ACK on which W_est reaches cwnd_prior = 10 segments...
         let cross = rfc.iter().position(|r| r.0 >= 10.0).unwrap();
         assert_eq!(rfc[..=cross], linux[..=cross]);

@@ -13,8 +13,8 @@
 //!
 //! Controllers ([`NAMES`], built by [`build`]): `reno` and `newreno` (RFC 5681/6582, with ABC
 //! of RFC 3465), `westwood` (Westwood+), `westwood-original` (the original Westwood of
-//! MobiCom 2001 as ns-3's `TcpWestwood` runs it), `cubic` (RFC 9438), `cubic-linux` (CUBIC with
-//! the Reno-friendly increase of Linux's `tcp_cubic.c`), `bbr` (BBR v1), `vegas`
+//! MobiCom 2001 as ns-3's `TcpWestwood` runs it), `cubic` (RFC 9438), `cubic-linux` (CUBIC as
+//! Linux's `tcp_cubic.c` runs it), `bbr` (BBR v1), `vegas`
 //! and `petra` (Westwood+ with the modifications of the PETRA thesis). `docs/congestion-control.md`
 //! describes each, with its parameters and what is not modelled; `docs/petra.md` the PETRA
 //! design choices.
@@ -42,7 +42,7 @@ pub mod westwood;
 pub mod westwood_original;
 
 pub use bbr::Bbr;
-pub use cubic::{Cubic, RenoFriendly};
+pub use cubic::{Cubic, CubicReading};
 pub use newreno::new_reno;
 pub use petra::Petra;
 pub use reno::{Reno, RenoRecovery};
@@ -128,7 +128,7 @@ pub fn build_with_seed(
         "westwood" => Box::new(WestwoodPlus::new(cfg)),
         "westwood-original" => Box::new(WestwoodOriginal::new(cfg)),
         "cubic" => Box::new(Cubic::new(cfg)),
-        "cubic-linux" => Box::new(Cubic::with_reno_friendly(cfg, RenoFriendly::Linux)),
+        "cubic-linux" => Box::new(Cubic::with_reading(cfg, CubicReading::Linux)),
         "bbr" => Box::new(Bbr::new(cfg, seed)),
         "vegas" => Box::new(Vegas::new(cfg)),
         "petra" => Box::new(Petra::new(cfg)),
