@@ -28,6 +28,18 @@ def test_quick_reproduction_writes_the_report(tmp_path, capsys):
     for r in rows:
         assert re.search(r"\| \*\*(reproduced|not significant|contradicted)\*\*", r), r
         assert re.search(r"\| (magnitude (within ×1\.5|off [^|]+|n/a)|direction only) \|", r)
+    # "Recovery below 1 s" read on the receiver's goodput and on the sender's window, side by
+    # side; the new rows of the episodes, and the ablation of the 40 ms interruption.
+    assert "read on the receiver" in rows[0] and "read on the sender" in rows[1]
+    assert "cwnd ≥ BDP" in rows[1] and "after the handover" in rows[1]
+    for claim in ("the testbed's 40 ms interruption", "without extra buffer",
+                  "throughput zero for ≈ 300 ms", "full recovery ≈ 1.1 s",
+                  "stays in slow start", "discards 2 s apart", "stays in the safe zone",
+                  "during the initial slow start"):
+        assert sum(claim in r for r in rows) >= 1, claim
+    assert "## The testbed's 40 ms interruption: which setting brings the timeouts" in md
+    assert "| no SACK (NewReno partial ACKs) | 40 | 50 | 1 |" in md
+    assert "## Fig. 1, repeated handovers, a handover in slow start" in md
     # The worst case at 100 Mb/s runs in full mode only: not significant, with the reason.
     assert "**not significant** (not run: full mode only)" in md
     # Buffer transfer with the model's extra buffer: nothing lost, TCP undisturbed, and the size

@@ -172,6 +172,11 @@ def _ramp(row: Any) -> Sample:
                                 int(row["recovered"]))
 
 
+def _sentence(text: str) -> str:
+    """``text`` as a sentence: its first letter upper case, a full stop at the end."""
+    return text[:1].upper() + text[1:] + "."
+
+
 def _join(*parts: str) -> str:
     return "; ".join(p for p in parts if p)
 
@@ -353,7 +358,11 @@ def _testbed_40ms_claim(testbed: pd.DataFrame, ablation: pd.DataFrame) -> ClaimR
         "§2.1, §4.2", "the testbed's 40 ms interruption without buffer transfer ends in a "
         "timeout (share of handovers, all rates)", "all investigated cases: 1", 1.0,
         Estimate.of_proportion(Proportion(counts["timeout"], len(g))), d,
-        detail=_shares(g), reason=_join(shortfall(d), _ablation_finding(ablation)), digits=2)
+        detail=_shares(g), reason=_join(shortfall(d), (
+            "the packets the ACK clock releases in the interruption's last RTT − 40 ms reach the "
+            "base station after it, and their SACK blocks start fast recovery"
+            if counts["halving"] > counts["timeout"] else ""), _ablation_finding(ablation)),
+        digits=2)
 
 
 def _ablation_decisions(ablation: pd.DataFrame) -> list[tuple[str, pd.DataFrame, Decision]]:
@@ -379,7 +388,7 @@ def _ablation_finding(ablation: pd.DataFrame) -> str:
     fewer = [n for n, _, d in parts if n != ABLATION_BASE and d.verdict is Verdict.CONTRADICTED]
     same = [n for n, _, d in parts if n != ABLATION_BASE and d.verdict is Verdict.NOT_SIGNIFICANT]
     share = {n: f"{int((g['outcome'] == 'timeout').sum())}/{len(g)}" for n, g, _ in parts}
-    text = [f"ablation at 10 Mb/s (timeouts in {share.get(ABLATION_BASE, 'n/a')} with the "
+    text = [f"the ablation at 10 Mb/s (timeouts in {share.get(ABLATION_BASE, 'n/a')} with the "
             "scenario's settings)"]
     if more:
         text.append("significantly more timeouts with " + ", ".join(
@@ -546,7 +555,7 @@ def _ablation_rows(ablation: pd.DataFrame) -> tuple[tuple[str, ...], ...]:
 
 def _episode_rows(r: Results) -> tuple[tuple[str, ...], ...]:
     """One line per set of episode runs: outcomes, ssthresh, the sender's ramp, recovery."""
-    groups = [(f"Fig. 1, RTO floor {_ms(m)} ms", g)
+    groups = [(f"RTO floor {_ms(m)} ms (Fig. 1)", g)
               for m, g in r.fig1.groupby("min_rto_s", sort=False)]
     for variant, g in r.trains.groupby("variant", sort=False):
         for k, gk in g.groupby("index"):
@@ -740,7 +749,7 @@ def report(results: Results, options: Options) -> Document:
             "changed at a time; handovers at phases spread over one loss-to-loss cycle of each "
             "variant's own sawtooth. Outcomes timeout/halving/none; each variant's timeout "
             "share against the scenario's by Fisher's exact test (the scenario's own row: "
-            "timeouts against fast recoveries). " + _ablation_finding(r.ablation) + "."),
+            "timeouts against fast recoveries). " + _sentence(_ablation_finding(r.ablation))),
         Table(("variant", "interruption ms", "RTT ms", "queue BDP", "timeout/halving/none",
                "fast retx", "RTO retx", "more timeouts?", "test"), _ablation_rows(r.ablation)),
         Heading("Fig. 1, repeated handovers, a handover in slow start"),
