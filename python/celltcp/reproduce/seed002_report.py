@@ -736,7 +736,8 @@ def report(results: Results, options: Options) -> Document:
         Paragraph(
             "Share of handovers whose interruption overflowed the queue (its drops against the "
             "same run without it), with the 95 % Wilson interval, beside "
-            "`buffer_overrun_probability`. `sawtooth`: handovers at phases spread over one cycle "
+            "`buffer_overrun_probability` (a reconstructed formula). `sawtooth`: handovers at "
+            "phases spread over one cycle "
             "of the real sawtooth; `emulated`: the window capped at the sawtooth's windows, the "
             "queue enlarged by the extra buffer."),
         Table(("method", "RTT ms", "buffer kB", "interruption ms", "extra kB", "overruns",
