@@ -140,7 +140,13 @@ ABLATION = {v.name: v for v in (
     AblationVariant("queue 2 BDP", queue_bdp=2.0),
     AblationVariant("both directions interrupted", direction="both"),
     AblationVariant("interruption 50 ms (= RTT)", interruption_s=0.050),
+    AblationVariant("interruption 60 ms (> RTT)", interruption_s=0.060),
     AblationVariant("RTT 30 ms (< interruption)", rtt_s=0.030),
+    # Pairs: does the delayed-ACK timer keep the ACK clock going past an interruption longer
+    # than the RTT?
+    AblationVariant("interruption 60 ms, ACK every segment", tcp=(("delayed_ack", False),),
+                    interruption_s=0.060),
+    AblationVariant("RTT 30 ms, ACK every segment", tcp=(("delayed_ack", False),), rtt_s=0.030),
 )}
 
 
