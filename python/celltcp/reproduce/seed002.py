@@ -21,6 +21,13 @@ compared with :mod:`celltcp.models.handover`:
   :func:`~celltcp.models.buffer_overrun_probability`; and a queue enlarged by
   :func:`~celltcp.models.overrun_free_extra_buffer_bytes`, which must lose nothing.
 
+* **Episodes** (10 Mb/s, RTT 50 ms): Fig. 1 (a discard with a window of 2·BDP, under RTO
+  floors of 1 s and 200 ms: the time the receiver gets nothing, the recovery, slow start
+  throughout); the testbed's 40 ms discard with one setting changed at a time
+  (:data:`ABLATION`: which one brings the seed's timeouts); trains of handovers
+  :data:`TRAIN_SPACING_S` apart; a discard during the initial slow start. The sender's side of
+  each is read from the ``cwnd`` and ``ssthresh`` traces.
+
 A drop-tail queue has one limit, so a loss-driven sawtooth fills whatever queue it is given. A
 buffer of B in normal operation plus E during the handover only is therefore emulated: the
 receive buffer caps the window at the sawtooth's windows (quantiles of the time the sawtooth
