@@ -24,10 +24,22 @@ def test_quick_reproduction_writes_the_report(tmp_path, capsys):
     assert "examples/002/handover-link.toml" in md and "(quick mode)" in md
     # One verdict per claim of the seed, a stated test on the phases.
     rows = [line for line in md.splitlines() if re.match(r"\| (§|Fig)", line)]
-    assert len(rows) == 6
+    assert len(rows) == 17
     for r in rows:
         assert re.search(r"\| \*\*(reproduced|not significant|contradicted)\*\*", r), r
         assert re.search(r"\| (magnitude (within ×1\.5|off [^|]+|n/a)|direction only) \|", r)
+    # "Recovery below 1 s" read on the receiver's goodput and on the sender's window, side by
+    # side; the new rows of the episodes, and the ablation of the 40 ms interruption.
+    assert "read on the receiver" in rows[0] and "read on the sender" in rows[1]
+    assert "cwnd ≥ BDP" in rows[1] and "after the handover" in rows[1]
+    for claim in ("the testbed's 40 ms interruption", "without extra buffer",
+                  "throughput zero for ≈ 300 ms", "full recovery ≈ 1.1 s",
+                  "stays in slow start", "discards 2 s apart", "stays in the safe zone",
+                  "during the initial slow start"):
+        assert sum(claim in r for r in rows) >= 1, claim
+    assert "## The testbed's 40 ms interruption: which setting brings the timeouts" in md
+    assert "| no SACK (NewReno partial ACKs) | 40 | 50 | 1 |" in md
+    assert "## Fig. 1, repeated handovers, a handover in slow start" in md
     # The worst case at 100 Mb/s runs in full mode only: not significant, with the reason.
     assert "**not significant** (not run: full mode only)" in md
     # Buffer transfer with the model's extra buffer: nothing lost, TCP undisturbed, and the size
@@ -45,3 +57,154 @@ def test_quick_reproduction_writes_the_report(tmp_path, capsys):
         assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert f"({name})" in md
     assert page.count('src="data:image/png;base64,') == 2
+
+
+# -- the decision logic of the episode rows, on synthetic runs ---------------------------------
+
+
+def _verdict(row):
+    return row.decision.verdict.value
+
+
+def _testbed(variant, excess_by_rate, outcome="none", interruption=0.1):
+    import pandas as pd
+
+    rows = []
+    for rate, values in excess_by_rate.items():
+        rows += [{"variant": variant, "rate_bps": rate, "interruption_s": interruption,
+                  "phase": i, "outcome": outcome, "lost_s": interruption + x,
+                  "rto_retransmissions": 0, "fast_retransmissions": 0, "drops": 0}
+                 for i, x in enumerate(values)]
+    return pd.DataFrame(rows)
+
+
+def test_no_rate_decrease_is_a_non_inferiority_test_with_three_outcomes():
+    import pandas as pd
+
+    from celltcp.reproduce.seed002_report import EXCESS_MARGIN_S, _no_decrease_claims
+
+    small = [0.001, 0.002, 0.0, 0.001, 0.003]
+    large = [0.4, 0.5, 0.45, 0.55, 0.5]
+    spread = [0.0, 0.1, 0.02, 0.09, 0.05]
+    assert EXCESS_MARGIN_S == 0.05
+
+    def rows(forward, extra):
+        frame = pd.concat([_testbed("forward", forward, "halving"),
+                           _testbed("forward + extra", extra)])
+        return _no_decrease_claims(frame)
+
+    plain, extra = rows({1e6: large, 10e6: large}, {1e6: small, 10e6: small})
+    assert _verdict(plain) == "contradicted" and _verdict(extra) == "reproduced"
+    assert "TCP halves in 10/10" in plain.reason and "one-sample t-test" in plain.decision.test.kind
+    # Every rate must hold: one rate above the margin is enough to fail the claim.
+    _, mixed = rows({1e6: large}, {1e6: small, 10e6: large})
+    assert _verdict(mixed) == "contradicted"
+    _, unsure = rows({1e6: large}, {1e6: spread})
+    assert _verdict(unsure) == "not significant"
+
+
+def test_the_40ms_row_reads_the_testbed_and_names_the_ablations_finding():
+    import pandas as pd
+
+    from celltcp.reproduce.seed002_report import _ablation_finding, _testbed_40ms_claim
+
+    def discard(outcomes):
+        return pd.DataFrame([{"variant": "discard", "rate_bps": 1e7, "interruption_s": 0.04,
+                              "outcome": o} for o in outcomes])
+
+    def ablation(**timeouts):
+        rows = []
+        for name, k in timeouts.items():
+            rows += [{"variant": name.replace("_", " "), "phase": i,
+                      "outcome": "timeout" if i < k else "halving",
+                      "rto_retransmissions": int(i < k), "fast_retransmissions": int(i >= k),
+                      "dropped": 50} for i in range(10)]
+        return pd.DataFrame(rows).replace({"no SACK": "no SACK (NewReno partial ACKs)"})
+
+    abl = ablation(the_scenario=0, no_SACK=10, queue_2_BDP=1)
+    finding = _ablation_finding(abl)
+    assert "timeouts in 0/10 with the scenario's settings" in finding
+    assert "significantly more timeouts with no SACK (NewReno partial ACKs) (10/10)" in finding
+    assert "no significant change with queue 2 BDP (1/10)" in finding
+    row = _testbed_40ms_claim(discard(["halving"] * 19 + ["timeout"]), abl)
+    assert _verdict(row) == "contradicted" and "timeout 1/20" in row.cells()[3]
+    assert finding in row.reason
+    assert _verdict(_testbed_40ms_claim(discard(["timeout"] * 20), abl)) == "reproduced"
+    assert _verdict(_testbed_40ms_claim(discard(["halving"] * 4), abl)) == "not significant"
+
+
+def _episodes(n, **columns):
+    import pandas as pd
+
+    base = {"outcome": "timeout", "rto_retransmissions": 1, "fast_retransmissions": 0,
+            "first_rto_s": 1.0, "ssthresh_segments": 42.0, "slow_start_through": True,
+            "cwnd_ramp_s": 0.5, "cwnd_back_s": 1.5, "recovery_time_s": 1.6, "zero_s": 1.05,
+            "handover_s": 0.0, "cwnd_at_handover_segments": 20.0}
+    rows = []
+    for i in range(n):
+        row = dict(base)
+        for key, value in columns.items():
+            row[key] = value[i] if isinstance(value, list) else value
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def test_fig1_rows_test_equivalence_with_the_seeds_approximate_numbers():
+    import pandas as pd
+
+    from celltcp.reproduce.seed002_report import _fig1_claims
+
+    jitter = [0.0, 0.01, -0.01, 0.005, -0.005, 0.0]
+    slow = _episodes(6, min_rto_s=1.0, zero_s=[1.05 + j for j in jitter],
+                     recovery_time_s=[1.6 + j for j in jitter])
+    linux = _episodes(6, min_rto_s=0.2, zero_s=[0.3 + j for j in jitter],
+                      recovery_time_s=[1.1 + j for j in jitter])
+    zero, recovery, through = _fig1_claims(pd.concat([slow, linux]))
+    assert _verdict(zero) == "contradicted" and _verdict(recovery) == "contradicted"
+    assert "200 ms floor the same runs give 0.300 s (reproduced within" in zero.reason
+    assert "a Linux-like RTO accounts for the difference" in zero.reason
+    assert _verdict(through) == "reproduced"
+    zero, recovery, through = _fig1_claims(pd.concat([
+        linux.assign(min_rto_s=1.0), linux,
+    ]).assign(slow_start_through=[False] * 6 + [True] * 6))
+    assert _verdict(zero) == "reproduced" and _verdict(recovery) == "reproduced"
+    assert _verdict(through) == "contradicted"
+
+
+def test_train_and_slow_start_rows_compare_against_single_handovers():
+    import pandas as pd
+
+    from celltcp.reproduce.seed002_report import _slow_start_claims, _train_claims
+
+    def train(variant, back, outcome, count=3):
+        frames = []
+        for k in range(count):
+            frames.append(_episodes(5, cwnd_back_s=back if k == count - 1 else float("nan"),
+                                    outcome=outcome).assign(
+                variant=variant, index=k, count=count, phase=range(5)))
+        return pd.concat(frames)
+
+    jitter = [0.0, 0.1, -0.1, 0.05, -0.05]
+    frame = pd.concat([
+        train("single", [1.5 + j for j in jitter], "timeout", count=1),
+        train("discard", [6.0 + j for j in jitter], "timeout"),
+        train("forward", [float("nan")] * 5, "halving"),
+        train("forward + extra", [float("nan")] * 5, "none"),
+    ])
+    longer, safe = _train_claims(frame)
+    assert _verdict(longer) == "reproduced" and _verdict(safe) == "reproduced"
+    frame.loc[frame["variant"] == "forward + extra", "outcome"] = "timeout"
+    frame.loc[(frame["variant"] == "discard") & (frame["index"] == 2), "cwnd_back_s"] = [
+        1.0 + j for j in jitter]
+    longer, safe = _train_claims(frame)
+    assert _verdict(longer) == "contradicted" and _verdict(safe) == "not significant"
+
+    fig1 = _episodes(5, min_rto_s=1.0, cwnd_ramp_s=[0.5 + j / 10 for j in jitter])
+    slow = _episodes(6, cwnd_ramp_s=[3.0 + j for j in jitter + [0.0]],
+                     slow_start_through=False)
+    times_out, long = _slow_start_claims(slow, fig1, (0.05, 0.4))
+    assert _verdict(times_out) == "reproduced" and _verdict(long) == "reproduced"
+    assert "congestion avoidance entered in 6/6" in long.cells()[3]
+    halved = slow.assign(outcome="halving", cwnd_ramp_s=[0.5 + j / 10 for j in jitter + [0]])
+    times_out, long = _slow_start_claims(halved, fig1, (0.05, 0.4))
+    assert _verdict(times_out) == "contradicted" and _verdict(long) == "not significant"

@@ -21,6 +21,13 @@ compared with :mod:`celltcp.models.handover`:
   :func:`~celltcp.models.buffer_overrun_probability`; and a queue enlarged by
   :func:`~celltcp.models.overrun_free_extra_buffer_bytes`, which must lose nothing.
 
+* **Episodes** (10 Mb/s, RTT 50 ms): Fig. 1 (a discard with a window of 2·BDP, under RTO
+  floors of 1 s and 200 ms: the time the receiver gets nothing, the recovery, slow start
+  throughout); the testbed's 40 ms discard with one setting changed at a time
+  (:data:`ABLATION`: which one brings the seed's timeouts); trains of handovers
+  :data:`TRAIN_SPACING_S` apart; a discard during the initial slow start. The sender's side of
+  each is read from the ``cwnd`` and ``ssthresh`` traces.
+
 A drop-tail queue has one limit, so a loss-driven sawtooth fills whatever queue it is given. A
 buffer of B in normal operation plus E during the handover only is therefore emulated: the
 receive buffer caps the window at the sawtooth's windows (quantiles of the time the sawtooth
@@ -54,10 +61,12 @@ from celltcp.reproduce.document import Document, mean_ci
 from celltcp.reproduce.registry import Options, ReproductionError, StoreRunner
 
 __all__ = [
-    "ALIASES", "FULL", "NAME", "QUICK", "SUMMARY", "Plan", "RecoveryCell", "Results", "Runner",
-    "bdp_segments", "count_overruns", "emulated_overrun", "handover_event", "path_overrides",
+    "ABLATION", "ALIASES", "FIG1_CELL", "FULL", "NAME", "QUICK", "SUMMARY", "AblationVariant",
+    "Plan", "RecoveryCell", "Results", "Runner", "ablation_runs", "bdp_segments",
+    "count_overruns", "emulated_overrun", "fig1_runs", "handover_event", "path_overrides",
     "recovery_cells", "recovery_table", "run", "run_recovery", "sawtooth_overrun",
-    "sawtooth_period", "sized_buffer_runs", "testbed_runs", "window_quantiles", "wire_delay_s",
+    "sawtooth_period", "sized_buffer_runs", "slow_start_runs", "testbed_runs", "train_runs",
+    "window_quantiles", "wire_delay_s",
 ]
 
 NAME = "002-handover-buffer"
@@ -97,6 +106,57 @@ _DROPS = "links.access.a_to_b.drops.queue_full"
 _DELIVERED = "flows.bulk.receiver.bytes_delivered"
 
 
+#: The testbed's shortest interruption, the one whose outcome the ablation explains.
+ABLATION_INTERRUPTION_S = 0.040
+
+
+@dataclass(frozen=True)
+class AblationVariant:
+    """One setting changed from the testbed's 40 ms discard at 10 Mb/s, RTT 50 ms, queue one
+    BDP: TCP keys, the queue in BDPs, the interruption, the RTT and the interrupted
+    directions."""
+
+    name: str
+    tcp: tuple[tuple[str, Any], ...] = ()
+    queue_bdp: float = 1.0
+    interruption_s: float = ABLATION_INTERRUPTION_S
+    rtt_s: float = TESTBED_RTT_S
+    direction: str = "a_to_b"
+
+    def base(self) -> dict[str, Any]:
+        buffer = round(self.queue_bdp * bdp_bytes(OVERRUN_RATE_BPS, self.rtt_s))
+        return {**path_overrides(OVERRUN_RATE_BPS, self.rtt_s),
+                "links.access.queue": _queue(f"{buffer}B"),
+                **{f"flows.bulk.tcp.{k}": v for k, v in self.tcp}}
+
+    @property
+    def buffer_bytes(self) -> int:
+        return round(self.queue_bdp * bdp_bytes(OVERRUN_RATE_BPS, self.rtt_s))
+
+
+#: The ablation: every setting the seed's testbed may have had otherwise, one at a time.
+ABLATION = {v.name: v for v in (
+    AblationVariant("the scenario"),
+    AblationVariant("no SACK (NewReno partial ACKs)", tcp=(("sack", False),)),
+    AblationVariant("RTO floor 200 ms (Linux)", tcp=(("min_rto", "200ms"),)),
+    AblationVariant("initial RTO 3 s (RFC 1122)", tcp=(("initial_rto", "3s"),)),
+    AblationVariant("ACK every segment", tcp=(("delayed_ack", False),)),
+    AblationVariant("no limited transmit", tcp=(("limited_transmit", False),)),
+    AblationVariant("dupack threshold 5", tcp=(("dupack_threshold", 5),)),
+    AblationVariant("queue ½ BDP", queue_bdp=0.5),
+    AblationVariant("queue 2 BDP", queue_bdp=2.0),
+    AblationVariant("both directions interrupted", direction="both"),
+    AblationVariant("interruption 50 ms (= RTT)", interruption_s=0.050),
+    AblationVariant("interruption 60 ms (> RTT)", interruption_s=0.060),
+    AblationVariant("RTT 30 ms (< interruption)", rtt_s=0.030),
+    # Pairs: does the delayed-ACK timer keep the ACK clock going past an interruption longer
+    # than the RTT?
+    AblationVariant("interruption 60 ms, ACK every segment", tcp=(("delayed_ack", False),),
+                    interruption_s=0.060),
+    AblationVariant("RTT 30 ms, ACK every segment", tcp=(("delayed_ack", False),), rtt_s=0.030),
+)}
+
+
 @dataclass(frozen=True)
 class Plan:
     """Grid and replications of one mode. Recovery: rates × 10/50/100 ms × (case, delayed ACK)
@@ -105,7 +165,10 @@ class Plan:
     sawtooth at 50 ms for queues of ``sawtooth_buffers`` BDPs; Fig. 6 at 200 ms with extra
     buffers as fractions of the overrun-free amount, ``fig6_windows`` emulated windows per
     point and ``fig6_sawtooth_phases`` real phases at E = 0 (0: none); ``sized_windows``
-    windows per interruption in the overrun-free check."""
+    windows per interruption in the overrun-free check. Episodes: ``fig1_phases`` handover
+    times per RTO floor; the ablation's variants (names of :data:`ABLATION`) with
+    ``ablation_phases`` phases each; ``train_phases`` trains of ``train_handovers``
+    handovers; ``slow_start_phases`` handovers during the initial slow start."""
 
     recovery_rates: tuple[float, ...]
     recovery_settings: tuple[tuple[str, bool], ...]
@@ -122,6 +185,12 @@ class Plan:
     fig6_windows: int
     fig6_sawtooth_phases: int
     sized_windows: int
+    fig1_phases: int
+    ablation_variants: tuple[str, ...]
+    ablation_phases: int
+    train_phases: int
+    train_handovers: int
+    slow_start_phases: int
 
 
 #: Figs. 3–4's settings only, short runs: about 10 s on 2 cores.
@@ -131,6 +200,10 @@ QUICK = Plan(
     testbed_interruptions=(0.040, 0.300), testbed_phases=2, sawtooth_buffers=(2.0,),
     sawtooth_interruptions=(0.040,), sawtooth_phases=10, fig6_interruptions=(0.040, 0.100),
     fig6_extras=(0.0, 0.5, 1.0), fig6_windows=6, fig6_sawtooth_phases=0, sized_windows=3,
+    fig1_phases=3,
+    ablation_variants=("the scenario", "no SACK (NewReno partial ACKs)",
+                       "interruption 50 ms (= RTT)"),
+    ablation_phases=2, train_phases=2, train_handovers=3, slow_start_phases=3,
 )
 #: The whole grid, the 84 s worst case included: a few minutes on 2 cores.
 FULL = Plan(
@@ -141,6 +214,8 @@ FULL = Plan(
     sawtooth_interruptions=(0.040, 0.100, 0.300), sawtooth_phases=40,
     fig6_interruptions=(0.040, 0.100, 0.200), fig6_extras=(0.0, 0.2, 0.4, 0.6, 0.8, 1.0),
     fig6_windows=20, fig6_sawtooth_phases=40, sized_windows=5,
+    fig1_phases=10, ablation_variants=tuple(ABLATION), ablation_phases=10, train_phases=10,
+    train_handovers=3, slow_start_phases=12,
 )
 
 
@@ -375,7 +450,9 @@ def _cwnd_ramp_s(tcp: pd.DataFrame, first_rto_s: float, target_bytes: float) -> 
 
 def run_recovery(runner: Runner, cells: Sequence[RecoveryCell], phases: int) -> pd.DataFrame:
     """One row per (cell, phase): the outcome, the analytics' ramp_time_s, the sender's cwnd
-    ramp, the model, and when the first RTO retransmission and the attach happened."""
+    ramp (from the first RTO to 0.9·BDP, ``cwnd_ramp_s``, and to the whole BDP,
+    ``cwnd_full_s``), the model, and when the handover, the first RTO retransmission and the
+    attach happened."""
     jobs = [(c, p) for c in cells for p in range(phases)]
     frame = runner.run([c.overrides(p) for c, p in jobs], "002 recovery",
                        series=("handovers", "tcp"))
@@ -384,6 +461,8 @@ def run_recovery(runner: Runner, cells: Sequence[RecoveryCell], phases: int) -> 
                                      strict=True):
         target = RECOVERY_FRACTION * cell.bdp_segments * MSS_BYTES
         rows.append({
+            "handover_s": cell.handover_at_s(phase),
+            "cwnd_full_s": _cwnd_ramp_s(tcp, h["first_rto_s"], cell.bdp_segments * MSS_BYTES),
             "rate_bps": cell.rate_bps, "rtt_s": cell.rtt_s, "case": cell.case,
             "delayed_ack": cell.delayed_ack, "phase": phase, "bdp_segments": cell.bdp_segments,
             "model_s": cell.model_s, "rounds_s": cell.rounds_s,
@@ -594,6 +673,190 @@ def testbed_runs(runner: Runner, rates: Sequence[float], interruptions: Sequence
     return pd.DataFrame(rows)
 
 
+# -- episodes: Fig. 1, the 40 ms ablation, repeated handovers, slow start -------------------
+
+
+#: Fig. 1 (§4.3): 10 Mb/s at the testbed's RTT, a window above 2·BDP at the handover (the
+#: recovery grid's best case, delayed ACKs as in the scenario), no buffer transfer.
+FIG1_CELL = RecoveryCell(10e6, TESTBED_RTT_S, "best", True)
+#: The RTO floors Fig. 1 is run with: the scenario's (RFC 6298) and Linux's.
+FIG1_MIN_RTOS_S = (1.0, 0.2)
+#: Repeated handovers: spacing (s) and interruption (s) of a train of discards; the
+#: interruption is the testbed's second, the shortest one at or above the RTT.
+TRAIN_SPACING_S = 2.0
+TRAIN_INTERRUPTION_S = 0.100
+#: A handover during the initial slow start: interruption as the trains'.
+SLOW_START_INTERRUPTION_S = 0.100
+
+
+def _series_of(tcp: pd.DataFrame, var: str) -> tuple[np.ndarray, np.ndarray]:
+    sel = tcp[tcp["var"] == var]
+    return sel["time_s"].to_numpy(dtype=float), sel["value"].to_numpy(dtype=float)
+
+
+def _in_effect(times: np.ndarray, values: np.ndarray, t: float) -> float:
+    """The value in effect just after ``t`` (a variable is traced when it changes; 1 µs
+    absorbs the rounding of a time read back in seconds). NaN before the first sample."""
+    i = np.flatnonzero(times <= t + 1e-6)
+    return float(values[i[-1]]) if i.size else math.nan
+
+
+def _first_delivery_after_s(tcp: pd.DataFrame, t: float) -> float:
+    """When the receiver's in-order delivery first grows after ``t`` (the end of a discarding
+    interruption: the few packets already on the access link's wire at its start arrive
+    during it)."""
+    times, values = _series_of(tcp, "delivered")
+    before = values[times <= t]
+    level = before[-1] if before.size else 0.0
+    later = np.flatnonzero((times > t) & (values > level))
+    return float(times[later[0]]) if later.size else math.nan
+
+
+def _episode(h: pd.Series, tcp: pd.DataFrame, at_s: float, bdp: float) -> dict[str, Any]:
+    """The sender's side of one handover: the ssthresh its first RTO set, and the times from
+    the RTO and from the handover to cwnd ≥ 0.9·BDP (``bdp`` in segments)."""
+    rto = float(h["first_rto_s"]) if pd.notna(h["first_rto_s"]) else math.nan
+    target = RECOVERY_FRACTION * bdp * MSS_BYTES
+    times, values = _series_of(tcp, "ssthresh")
+    ssthresh = _in_effect(times, values, rto) if math.isfinite(rto) else math.nan
+    ramp = _cwnd_ramp_s(tcp, rto, target) if math.isfinite(rto) else math.nan
+    return {
+        "outcome": h["outcome"], "rto_retransmissions": int(h["rto_retransmissions"]),
+        "fast_retransmissions": int(h["fast_retransmissions"]),
+        "first_rto_s": rto, "ssthresh_segments": ssthresh / MSS_BYTES,
+        "slow_start_through": bool(ssthresh >= target) if math.isfinite(ssthresh) else False,
+        "cwnd_ramp_s": ramp, "cwnd_back_s": rto - at_s + ramp,
+        "recovery_time_s": float(h["recovery_time_s"]) if pd.notna(h["recovery_time_s"])
+        else math.nan,
+    }
+
+
+def fig1_runs(runner: Runner, phases: int,
+              min_rtos_s: Sequence[float] = FIG1_MIN_RTOS_S) -> pd.DataFrame:
+    """Fig. 1: 10 Mb/s, RTT 50 ms, a window of 2·BDP at the handover (the receive buffer), no
+    buffer transfer, an interruption of RTT + 50 ms, per RTO floor ``phases`` handover times.
+    One row per run: the outcome, the time the receiver gets nothing (from the handover to its
+    first in-order delivery after it), the analytics' recovery_time_s (from the handover to the
+    goodput back at 90 %), and the sender's side (:func:`_episode`)."""
+    cell = FIG1_CELL
+    jobs = [(m, p) for m in min_rtos_s for p in range(phases)]
+    points = [{**cell.overrides(p), "flows.bulk.tcp.min_rto": _ns(m),
+               "trace.tcp": ["cwnd", "ssthresh", "delivered"]} for m, p in jobs]
+    frame = runner.run(points, "002 Fig. 1", series=("handovers", "tcp"))
+    rows = []
+    for (m, p), h, tcp in zip(jobs, runner.handovers(frame), runner.series(frame, "tcp"),
+                              strict=True):
+        at = cell.handover_at_s(p)
+        end = at + cell.interruption_s
+        rows.append({"min_rto_s": m, "phase": p, "handover_s": at,
+                     "zero_s": _first_delivery_after_s(tcp, end) - at,
+                     **_episode(h, tcp, at, cell.bdp_segments)})
+    return pd.DataFrame(rows)
+
+
+def ablation_runs(runner: Runner, variants: Sequence[str], phases: int) -> pd.DataFrame:
+    """The testbed's 40 ms discard at 10 Mb/s with one setting changed at a time
+    (:data:`ABLATION`): per variant, ``phases`` handovers spread over one cycle of that
+    variant's own sawtooth. One row per run: the outcome and the retransmissions."""
+    jobs = []
+    for name in variants:
+        v = ABLATION[name]
+        base = v.base()
+        cycle = sawtooth_period(runner, base, OVERRUN_RATE_BPS, v.rtt_s, v.buffer_bytes)
+        for i, at in enumerate(_phases(*cycle, phases)):
+            event = handover_event(at, v.interruption_s, "discard")
+            event[0]["direction"] = v.direction
+            jobs.append((name, i, {**base, "events": event,
+                                   "simulation.duration": _ns(at + v.interruption_s + 4.0)}))
+    frame = runner.run([j[2] for j in jobs], "002 ablation", series=("handovers",))
+    return pd.DataFrame([
+        {"variant": name, "phase": i, "outcome": h["outcome"],
+         "rto_retransmissions": int(h["rto_retransmissions"]),
+         "fast_retransmissions": int(h["fast_retransmissions"]), "dropped": int(h["dropped"])}
+        for (name, i, _), h in zip(jobs, runner.handovers(frame), strict=True)])
+
+
+def train_runs(runner: Runner, phases: int, handovers: int) -> pd.DataFrame:
+    """Repeated handovers at 10 Mb/s, RTT 50 ms, queue one BDP: per phase of the sawtooth, one
+    discard (``single``), ``handovers`` discards :data:`TRAIN_SPACING_S` apart (``discard``),
+    and as many with buffer transfer into a queue of one BDP (``forward``) and into one BDP
+    plus the overrun-free extra buffer with the window capped at the sawtooth's windows
+    (``forward + extra``). One row per handover: its index in the train and its episode
+    (:func:`_episode`; for the last of a train the ramp has no later handover to cut it)."""
+    rate, rtt, t = OVERRUN_RATE_BPS, TESTBED_RTT_S, TRAIN_INTERRUPTION_S
+    buffer = round(bdp_bytes(rate, rtt))
+    bdp = bdp_segments(rate, rtt)
+    base = {**path_overrides(rate, rtt), "links.access.queue": _queue(f"{buffer}B")}
+    starts = _phases(*sawtooth_period(runner, base, rate, rtt, buffer), phases)
+    windows = window_quantiles(bdp, bdp + buffer / PACKET_BYTES, phases)
+    extra = overrun_free_extra_buffer_bytes(rate, rtt, t)
+    tail = TRAIN_INTERRUPTION_S + RTO_ALLOWANCE_S + 1.6 * RecoveryCell(
+        rate, rtt, "worst", True).model_s + 4.0
+    jobs = []
+    for i, at in enumerate(starts):
+        for variant, count, policy, overrides, start in (
+                ("single", 1, "discard", base, at), ("discard", handovers, "discard", base, at),
+                ("forward", handovers, "forward", base, at),
+                ("forward + extra", handovers, "forward",
+                 _capped(rate, rtt, windows[i], buffer + extra), _steady_at_s(rtt))):
+            times = [start + k * TRAIN_SPACING_S for k in range(count)]
+            events = [e for s in times for e in handover_event(s, t, policy)]
+            jobs.append((variant, i, times, {
+                **overrides, "events": events, "simulation.duration": _ns(times[-1] + tail),
+                "trace.tcp": ["cwnd", "ssthresh"]}))
+    frame = runner.run([j[3] for j in jobs], "002 repeated handovers", series=("handovers", "tcp"))
+    rows = []
+    for (variant, i, times, _), hs, tcp in zip(jobs, runner.series(frame, "handovers"),
+                                               runner.series(frame, "tcp"), strict=True):
+        if len(hs) != len(times):
+            raise ReproductionError(f"expected {len(times)} handover rows, found {len(hs)}")
+        hs = hs.sort_values("decision_s").reset_index(drop=True)
+        for k, (at, (_, h)) in enumerate(zip(times, hs.iterrows(), strict=True)):
+            row = _episode(h, tcp, at, bdp)
+            nxt = times[k + 1] if k + 1 < len(times) else math.inf
+            if not row["cwnd_back_s"] + at < nxt:
+                row["cwnd_ramp_s"] = row["cwnd_back_s"] = math.nan
+            rows.append({"variant": variant, "phase": i, "index": k, "count": len(times),
+                         "handover_s": at, **row})
+    return pd.DataFrame(rows)
+
+
+def slow_start_runs(runner: Runner, phases: int) -> tuple[pd.DataFrame, tuple[float, float]]:
+    """A discard during the initial slow start at 10 Mb/s, RTT 50 ms, queue one BDP: handovers
+    spread from the first window to the slow start's first loss (found in a run without a
+    handover). One row per run (:func:`_episode`, and the cwnd at the handover), and the slow
+    start's (start, end) in seconds."""
+    rate, rtt, t = OVERRUN_RATE_BPS, TESTBED_RTT_S, SLOW_START_INTERRUPTION_S
+    buffer = round(bdp_bytes(rate, rtt))
+    bdp = bdp_segments(rate, rtt)
+    base = {**path_overrides(rate, rtt), "links.access.queue": _queue(f"{buffer}B"),
+            "trace.tcp": ["cwnd", "ssthresh", "cc_state"]}
+    probe = runner.run([{**base, "events": [], "simulation.duration": _ns(5.0)}],
+                       "002 slow start, no handover", series=("tcp",))
+    tcp = runner.series(probe, "tcp")[0]
+    # cc_state is traced on changes: its first sample is the slow start's first loss.
+    state_t, state = _series_of(tcp, "cc_state")
+    losses = state_t[state >= 2]
+    cwnd_t, _ = _series_of(tcp, "cwnd")
+    if not (losses.size and cwnd_t.size):
+        raise ReproductionError("the initial slow start did not end in a loss within 5 s")
+    span = (float(cwnd_t[0]), float(losses[0]))
+    tail = t + RTO_ALLOWANCE_S + 1.6 * RecoveryCell(rate, rtt, "worst", True).model_s + 4.0
+    times = _phases(*span, phases)
+    frame = runner.run([{**base, "events": handover_event(at, t, "discard"),
+                         "simulation.duration": _ns(at + tail)} for at in times],
+                       "002 slow start", series=("handovers", "tcp"))
+    rows = []
+    for at, h, tcp in zip(times, runner.handovers(frame), runner.series(frame, "tcp"),
+                          strict=True):
+        ct, cv = _series_of(tcp, "cwnd")
+        before = cv[ct <= at]
+        rows.append({"handover_s": at, "cwnd_at_handover_segments":
+                     float(before[-1]) / MSS_BYTES if before.size else math.nan,
+                     **_episode(h, tcp, at, bdp)})
+    return pd.DataFrame(rows), span
+
+
 # -- the study -------------------------------------------------------------------------------
 
 
@@ -611,6 +874,12 @@ class Results:
     sawtooth: list[pd.DataFrame]
     fig6: pd.DataFrame
     fig6_sawtooth: pd.DataFrame | None
+    recovery_runs: pd.DataFrame
+    fig1: pd.DataFrame
+    ablation: pd.DataFrame
+    trains: pd.DataFrame
+    slow_start: pd.DataFrame
+    slow_start_span: tuple[float, float]
     wall_s: float
 
 
@@ -624,7 +893,8 @@ def run(options: Options) -> Document:
     with Runner.open(options) as runner:
         cells, skipped = recovery_cells(plan.recovery_rates, RTTS_S, plan.recovery_settings,
                                         plan.max_model_s)
-        recovery = recovery_table(run_recovery(runner, cells, plan.recovery_phases))
+        recovery_runs = run_recovery(runner, cells, plan.recovery_phases)
+        recovery = recovery_table(recovery_runs)
         testbed = testbed_runs(runner, plan.testbed_rates, plan.testbed_interruptions,
                                plan.testbed_phases)
         sized = sized_buffer_runs(runner, INTERRUPTIONS_S, plan.sized_windows)
@@ -639,6 +909,11 @@ def run(options: Options) -> Document:
             fig6_sawtooth = sawtooth_overrun(runner, OVERRUN_RATE_BPS, FIG6_RTT_S,
                                              FIG6_BUFFER_BYTES, plan.fig6_interruptions,
                                              plan.fig6_sawtooth_phases)
+        fig1 = fig1_runs(runner, plan.fig1_phases)
+        ablation = ablation_runs(runner, plan.ablation_variants, plan.ablation_phases)
+        trains = train_runs(runner, plan.train_phases, plan.train_handovers)
+        slow_start, span = slow_start_runs(runner, plan.slow_start_phases)
     results = Results(plan, len(cells), skipped, recovery, testbed, sized, short, sawtooth, fig6,
-                      fig6_sawtooth, time.perf_counter() - started)
+                      fig6_sawtooth, recovery_runs, fig1, ablation, trains, slow_start, span,
+                      time.perf_counter() - started)
     return report(results, options)
