@@ -136,8 +136,10 @@ class RunResult:
     def handovers(self) -> pd.DataFrame:
         """One row per handover × TCP flow of the handing-over UE (the ``handovers`` series):
         the handover's identity and times (``cause``, ``policy``, ``result``, ``decision_s`` …
-        ``interruption_s``), the flow's packet counts (``forwarded``, ``dropped``,
-        ``duplicated``, ``reordered``) and the TCP analytics (``outcome`` = timeout / halving /
+        ``interruption_s``), the flow's packet counts (``forwarded``, ``duplicated``,
+        ``reordered``; ``dropped`` with its places ``dropped_source``, ``dropped_source_egress``,
+        ``dropped_transport``, ``dropped_target``, ``dropped_radio`` and causes
+        ``dropped_queue_full`` … ``dropped_handover``, docs/handover.md) and the TCP analytics (``outcome`` = timeout / halving /
         none, ``rto_retransmissions``, ``spurious_rto``, ``rtt_peak_s``, ``recovery_time_s`` …); NaN where
         undefined. Empty when the run had no handover (see docs/scenarios.md)."""
         return self.series.get("handovers", pd.DataFrame())
