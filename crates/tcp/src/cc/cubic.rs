@@ -212,7 +212,10 @@ impl Cubic {
 
 impl CongestionControl for Cubic {
     fn name(&self) -> &'static str {
-        "cubic"
+        match self.reading {
+            CubicReading::Rfc9438 => "cubic",
+            CubicReading::Linux => "cubic-linux",
+        }
     }
     fn cwnd(&self) -> u64 {
         self.core.cwnd
