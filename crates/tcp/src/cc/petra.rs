@@ -28,7 +28,7 @@
 //! and the loss is attributed to the radio link.
 
 use super::reno_common::RenoCore;
-use super::westwood::BandwidthEstimator;
+use super::westwood::{bandwidth_ssthresh, BandwidthEstimator, RttMin};
 use super::{
     AckEvent, CcConfig, CcSnapshot, CongestionControl, CongestionEvent, CongestionKind, RtoEvent,
 };
@@ -121,8 +121,7 @@ pub fn dupack_threshold_for(srtt: SimDuration, min_rtt: SimDuration) -> u32 {
 pub struct Petra {
     core: RenoCore,
     bw: BandwidthEstimator,
-    /// Smallest RTT sample seen, used when an event carries no min_rtt.
-    rtt_min: Option<SimDuration>,
+    rtt_min: RttMin,
     /// RTT samples of the last ACKs, most recent last (the fast-recovery classifier's input;
     /// the RTO classifier uses the endpoint's `RtoEvent::recent_rtts`).
     recent_rtts: [SimDuration; 4],
@@ -141,7 +140,7 @@ impl Petra {
         Petra {
             bw: BandwidthEstimator::new(core.mss),
             core,
-            rtt_min: None,
+            rtt_min: RttMin::default(),
             recent_rtts: [SimDuration::ZERO; 4],
             ssthresh_from_estimate: false,
             wireless_exit_cwnd: None,
@@ -155,19 +154,13 @@ impl Petra {
     }
 
     fn rtt_min_or(&self, min_rtt: SimDuration) -> Option<SimDuration> {
-        if min_rtt > SimDuration::ZERO {
-            Some(min_rtt)
-        } else {
-            self.rtt_min
-        }
+        self.rtt_min.or_endpoint(min_rtt)
     }
 
-    /// Westwood+'s ssthresh: max(BWE·RTTmin, 2·MSS); Reno's eq. 4 without an estimate.
+    /// Westwood+'s ssthresh ([`bandwidth_ssthresh`]).
     fn bandwidth_ssthresh(&self, min_rtt: SimDuration, flight: u64) -> u64 {
-        match self.rtt_min_or(min_rtt).and_then(|r| self.bw.bytes_in(r)) {
-            Some(pipe) => pipe.max(2 * self.core.mss),
-            None => self.core.half_flight(flight),
-        }
+        let pipe = self.rtt_min_or(min_rtt).and_then(|r| self.bw.bytes_in(r));
+        bandwidth_ssthresh(&self.core, pipe, flight)
     }
 
     /// Modification 1a, run when a new bandwidth sample closes an interval.
@@ -225,8 +218,8 @@ impl CongestionControl for Petra {
         self.core.ssthresh
     }
     fn on_ack(&mut self, ack: &AckEvent) {
+        self.rtt_min.on_ack(ack);
         if let Some(r) = ack.rtt_sample.filter(|r| *r > SimDuration::ZERO) {
-            self.rtt_min = Some(self.rtt_min.map_or(r, |m| m.min(r)));
             self.recent_rtts.rotate_left(1);
             self.recent_rtts[3] = r;
         }

@@ -173,13 +173,45 @@ impl BandwidthEstimator {
     }
 }
 
+/// RTTmin of the Westwood family (Westwood+, the original Westwood, PETRA): the endpoint's
+/// minimum RTT, or, while an event carries none, the smallest RTT sample the controller saw.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct RttMin(Option<SimDuration>);
+
+impl RttMin {
+    /// Takes the ACK's RTT sample, if any.
+    pub fn on_ack(&mut self, ack: &AckEvent) {
+        if let Some(r) = ack.rtt_sample.filter(|r| *r > SimDuration::ZERO) {
+            self.0 = Some(self.0.map_or(r, |m| m.min(r)));
+        }
+    }
+
+    /// `min_rtt` from the endpoint when it has one, else the smallest sample seen.
+    pub fn or_endpoint(&self, min_rtt: SimDuration) -> Option<SimDuration> {
+        if min_rtt > SimDuration::ZERO {
+            Some(min_rtt)
+        } else {
+            self.0
+        }
+    }
+}
+
+/// The Westwood family's ssthresh after a loss (Mascolo et al. 2001 §2.3): max(BWE·RTTmin,
+/// 2·MSS) from the bytes the estimate carries in RTTmin (`pipe`); without an estimate yet,
+/// Reno's max(FlightSize/2, 2·MSS) (RFC 5681 eq. 4).
+pub(super) fn bandwidth_ssthresh(core: &RenoCore, pipe: Option<u64>, flight: u64) -> u64 {
+    match pipe {
+        Some(pipe) => pipe.max(2 * core.mss),
+        None => core.half_flight(flight),
+    }
+}
+
 /// Westwood+ congestion control; windows in bytes.
 #[derive(Clone, Debug)]
 pub struct WestwoodPlus {
     core: RenoCore,
     bw: BandwidthEstimator,
-    /// Smallest RTT sample seen, used when an event carries no min_rtt.
-    rtt_min: Option<SimDuration>,
+    rtt_min: RttMin,
 }
 
 impl WestwoodPlus {
@@ -188,22 +220,14 @@ impl WestwoodPlus {
         WestwoodPlus {
             bw: BandwidthEstimator::new(core.mss),
             core,
-            rtt_min: None,
+            rtt_min: RttMin::default(),
         }
     }
 
-    /// ssthresh after a loss: max(BWE·RTTmin, 2·MSS); without an estimate yet, Reno's
-    /// max(FlightSize/2, 2·MSS).
+    /// ssthresh after a loss ([`bandwidth_ssthresh`]).
     fn bandwidth_ssthresh(&self, min_rtt: SimDuration, flight: u64) -> u64 {
-        let rtt_min = if min_rtt > SimDuration::ZERO {
-            Some(min_rtt)
-        } else {
-            self.rtt_min
-        };
-        match rtt_min.and_then(|r| self.bw.bytes_in(r)) {
-            Some(pipe) => pipe.max(2 * self.core.mss),
-            None => self.core.half_flight(flight),
-        }
+        let pipe = self.rtt_min.or_endpoint(min_rtt).and_then(|r| self.bw.bytes_in(r));
+        bandwidth_ssthresh(&self.core, pipe, flight)
     }
 }
 
@@ -219,9 +243,7 @@ impl CongestionControl for WestwoodPlus {
     }
     /// Every ACK, duplicates included, feeds the estimator; growth is Reno's.
     fn on_ack(&mut self, ack: &AckEvent) {
-        if let Some(r) = ack.rtt_sample.filter(|r| *r > SimDuration::ZERO) {
-            self.rtt_min = Some(self.rtt_min.map_or(r, |m| m.min(r)));
-        }
+        self.rtt_min.on_ack(ack);
         self.bw.on_ack(ack);
         self.core.on_ack(ack);
     }

@@ -40,7 +40,7 @@
 //! τ/m) are not modelled: with [`TustinGain::TimeConstant`] a gap longer than 2τ sets α_k = 0.
 
 use super::reno_common::RenoCore;
-use super::westwood::AckedCount;
+use super::westwood::{bandwidth_ssthresh, AckedCount, RttMin};
 use super::{
     AckEvent, CcConfig, CcSnapshot, CongestionControl, CongestionEvent, CongestionKind, RtoEvent,
 };
@@ -158,8 +158,7 @@ impl TustinEstimator {
 pub struct WestwoodOriginal {
     core: RenoCore,
     bw: TustinEstimator,
-    /// Smallest RTT sample seen, used when an event carries no min_rtt.
-    rtt_min: Option<SimDuration>,
+    rtt_min: RttMin,
 }
 
 impl WestwoodOriginal {
@@ -174,21 +173,14 @@ impl WestwoodOriginal {
         WestwoodOriginal {
             bw: TustinEstimator::new(core.mss, gain),
             core,
-            rtt_min: None,
+            rtt_min: RttMin::default(),
         }
     }
 
-    /// max(BWE·RTTmin, 2·MSS); without an estimate yet, Reno's max(FlightSize/2, 2·MSS).
+    /// ssthresh after a loss ([`bandwidth_ssthresh`]).
     fn bandwidth_ssthresh(&self, min_rtt: SimDuration, flight: u64) -> u64 {
-        let rtt_min = if min_rtt > SimDuration::ZERO {
-            Some(min_rtt)
-        } else {
-            self.rtt_min
-        };
-        match rtt_min.and_then(|r| self.bw.bytes_in(r)) {
-            Some(pipe) => pipe.max(2 * self.core.mss),
-            None => self.core.half_flight(flight),
-        }
+        let pipe = self.rtt_min.or_endpoint(min_rtt).and_then(|r| self.bw.bytes_in(r));
+        bandwidth_ssthresh(&self.core, pipe, flight)
     }
 }
 
@@ -204,9 +196,7 @@ impl CongestionControl for WestwoodOriginal {
     }
     /// Every ACK, duplicates included, feeds the estimator; growth is Reno's.
     fn on_ack(&mut self, ack: &AckEvent) {
-        if let Some(r) = ack.rtt_sample.filter(|r| *r > SimDuration::ZERO) {
-            self.rtt_min = Some(self.rtt_min.map_or(r, |m| m.min(r)));
-        }
+        self.rtt_min.on_ack(ack);
         self.bw.on_ack(ack);
         self.core.on_ack(ack);
     }
