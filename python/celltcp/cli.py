@@ -6,6 +6,7 @@
     celltcp sweep FILE [--workers N] [--store DIR] [--backend local|ray] [--address ADDR]
                        [--retry-failed] [--quiet]
     celltcp stats STORE [--confidence C] [--json]
+    celltcp export STORE --parquet DIR
     celltcp schema
     celltcp bench [--quick] [--runs N]
     celltcp plot KIND (--result DIR | --store DIR | model options) [--out FILE]
@@ -14,7 +15,7 @@
     celltcp emulate SCENARIO --host NAME... [--exec HOST=CMD]... [--duration T] [--out DIR]
                     [--pcap FILE] [--set k=v]... | --cleanup          (see celltcp.emulate.cli)
     celltcp shell SCENARIO --host NAME [--pid PID] [-- CMD...]
-    celltcp version
+    celltcp version | --version
 
 Exit status: 0 on success; 2 on a user error (bad scenario, unreadable file, unwritable output,
 bad option), reported as one line ``celltcp: error: <message>`` on stderr; 3 on a failure inside
@@ -183,6 +184,21 @@ def _cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_export(args: argparse.Namespace) -> int:
+    from celltcp.sweep.export import export_parquet
+
+    try:
+        done = export_parquet(args.store, args.parquet)
+    except OSError as e:
+        raise UserError(f"--parquet {args.parquet}: {e.strerror or e}") from None
+    print(
+        f"celltcp: {done.runs} runs, {done.scenarios} scenarios, {done.parameter_values} "
+        f"parameter values and {done.series_files} series files written to {args.parquet}",
+        file=sys.stderr,
+    )
+    return 0
+
+
 def _cmd_schema(args: argparse.Namespace) -> int:
     print(json.dumps(json.loads(_core.schema()), indent=2))
     return 0
@@ -238,9 +254,19 @@ def _parser() -> _Parser:
         prog="celltcp",
         description="Deterministic packet-level simulator of TCP over cellular networks.",
     )
+    parser.add_argument(
+        "--version", action="version", version=f"celltcp {_core.__version__}",
+        help="print the version and exit",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    p = sub.add_parser("run", help="run a scenario and write its outputs")
+    p = sub.add_parser(
+        "run", help="run a scenario and write its outputs",
+        description="Run one replication of a scenario and write its outputs into DIR: "
+        "summary.json, the time series as Parquet files, and the requested pcap captures. "
+        "The summary's tables are printed unless --json or --quiet. The same scenario, seed and "
+        "run number give byte-identical outputs.",
+    )
     p.add_argument("file", metavar="FILE", help="scenario file (TOML)")
     p.add_argument("--seed", type=non_negative_int, help="master seed (overrides simulation.seed)")
     p.add_argument("--run", type=non_negative_int, default=0, help="replication number (default 0)")
@@ -292,6 +318,17 @@ def _parser() -> _Parser:
     )
     p.add_argument("--json", action="store_true", help="print the statistics as JSON")
     p.set_defaults(handler=_cmd_stats)
+
+    p = sub.add_parser(
+        "export", help="write a results store as Parquet files for other tools",
+        description="Write every stored run of a results store as Parquet files into DIR: "
+        "runs.parquet (one row per run: parameters, also as numbers in SI base units, metrics, "
+        "summary), parameter_values.parquet, scenarios.parquet and the kept series "
+        "(docs/sweeps.md).",
+    )
+    p.add_argument("store", metavar="STORE", help="results store directory")
+    p.add_argument("--parquet", metavar="DIR", required=True, help="output directory")
+    p.set_defaults(handler=_cmd_export)
 
     p = sub.add_parser("schema", help="print the JSON Schema of scenario files")
     p.set_defaults(handler=_cmd_schema)

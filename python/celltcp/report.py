@@ -9,7 +9,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["format_rate", "format_seconds", "format_table", "summary_tables"]
+__all__ = [
+    "format_bytes",
+    "format_metric",
+    "format_rate",
+    "format_seconds",
+    "format_table",
+    "summary_tables",
+]
 
 
 def _number(value: Any) -> float | None:
@@ -37,6 +44,35 @@ def format_seconds(seconds: Any) -> str:
     if abs(x) < 1e-4 and x != 0:
         return f"{x * 1e6:.1f} us"
     return f"{x * 1e3:.2f} ms"
+
+
+def format_bytes(size: Any) -> str:
+    """Bytes with a decimal SI prefix: ``1.250 MB``."""
+    x = _number(size)
+    if x is None:
+        return "-"
+    for scale, unit in ((1e9, "GB"), (1e6, "MB"), (1e3, "kB")):
+        if abs(x) >= scale:
+            return f"{x / scale:.3f} {unit}"
+    return f"{x:.0f} B" if x == int(x) else f"{x:.1f} B"
+
+
+def format_metric(name: str, value: Any) -> str:
+    """A summary figure with the unit its name ends in (the summary's naming rule: ``_bps``
+    bit/s, ``_s`` seconds, ``_bytes`` bytes): ``4.757 Mbps``, ``1.250 s``, ``21.30 ms``,
+    ``1.250 MB``; other figures as numbers of six significant digits."""
+    x = _number(value)
+    if x is None or x != x:
+        return "-"
+    if name.endswith("_bps"):
+        return format_rate(x)
+    if name.endswith("_s"):
+        return f"{x:.3f} s" if abs(x) >= 1 else format_seconds(x)
+    if name.endswith("_bytes"):
+        return format_bytes(x)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return f"{x:.6g}"
 
 
 def _ratio(value: Any) -> str:

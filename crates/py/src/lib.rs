@@ -93,6 +93,14 @@ fn run<'py>(
     series::run_output_to_py(py, &output)
 }
 
+/// A value written with a unit (`"20Mbps"`, `"50ms"`, `"200kB"`) as `(kind, SI base unit, value)`,
+/// or None when the text is not a quantity of any kind: the scenario format's own unit parser
+/// (`celltcp_scenario::units`), so that Python never restates its units.
+#[pyfunction]
+fn quantity(text: &str) -> Option<(&'static str, &'static str, f64)> {
+    celltcp_scenario::units::parse_quantity(text).map(|q| (q.kind, q.unit, q.value))
+}
+
 /// Events per wall-clock second of the event queue under the hold model with `pending` events.
 #[pyfunction]
 #[pyo3(signature = (pending, ops, seed = 1))]
@@ -115,5 +123,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(emulate::emulate, m)?)?;
     m.add_function(wrap_pyfunction!(bench_event_queue, m)?)?;
+    m.add_function(wrap_pyfunction!(quantity, m)?)?;
     Ok(())
 }

@@ -25,6 +25,7 @@ from typing import Any
 
 import pandas as pd
 
+from celltcp import _core
 from celltcp.errors import ScenarioError, scenario_error
 from celltcp.sweep.backend import Backend, WorkerLost, check_workers, make_backend
 from celltcp.sweep.metrics import MetricPattern, check_against, extract
@@ -192,6 +193,32 @@ def _display(value: Any) -> Any:
     return value
 
 
+def _si_columns(records: list[dict[str, Any]], parameters: Sequence[str]) -> dict[str, str]:
+    """Parameter → the name of its numeric twin column, ``"links.access.rate [bit/s]"``, for
+    each parameter whose values are all quantities of one unit (``"5Mbps"``, ``"20Mbps"``):
+    the twin holds them in the SI base unit, so that frames sort and plot them as numbers.
+    Adds the twin values to ``records``."""
+    twins: dict[str, str] = {}
+    for p in parameters:
+        values = [r[p] for r in records if r.get(p) is not None]
+        parsed = [_core.quantity(v) if isinstance(v, str) else None for v in values]
+        units = {q[1] for q in parsed if q is not None}
+        if not values or None in parsed or len(units) != 1:
+            continue
+        twin = f"{p} [{units.pop()}]"
+        twins[p] = twin
+        for r in records:
+            v = r.get(p)
+            q = _core.quantity(v) if isinstance(v, str) else None
+            r[twin] = q[2] if q is not None else None
+    return twins
+
+
+def _parameter_columns(parameters: Sequence[str], twins: dict[str, str]) -> list[str]:
+    """The parameter columns, each followed by its numeric twin when it has one."""
+    return [c for p in parameters for c in ([p, twins[p]] if p in twins else [p])]
+
+
 def collect(
     spec: SweepSpec,
     resolved: Sequence[ResolvedPoint],
@@ -230,9 +257,13 @@ def collect(
             records.append(record)
     order = {p.text: i for i, p in enumerate(spec.metrics)}
     metrics = sorted(metric_columns, key=lambda c: _pattern_rank(c, spec.metrics, order))
-    columns = ["point", *parameters, "run", "status", *metrics, "error", "key"]
+    twins = _si_columns(records, parameters)
+    columns = [
+        "point", *_parameter_columns(parameters, twins), "run", "status", *metrics, "error", "key"
+    ]
     frame = pd.DataFrame.from_records(records, columns=columns)
     frame.attrs["parameters"] = parameters
+    frame.attrs["parameter_values"] = twins
     frame.attrs["metrics"] = metrics
     if report is not None:
         matched = {p.text for p in spec.metrics if any(_matches(c, p) for c in metrics)}
@@ -268,9 +299,13 @@ def collect_store(store: Store) -> pd.DataFrame:
         record.update(r.metrics)
         record.update({"error": r.error, "key": r.key})
         records.append(record)
-    columns = [*parameters, "run", "status", *metrics, "error", "key"]
+    twins = _si_columns(records, list(parameters))
+    columns = [
+        *_parameter_columns(list(parameters), twins), "run", "status", *metrics, "error", "key"
+    ]
     frame = pd.DataFrame.from_records(records, columns=columns)
     frame.attrs["parameters"] = list(parameters)
+    frame.attrs["parameter_values"] = twins
     frame.attrs["metrics"] = list(metrics)
     return frame
 
@@ -395,10 +430,13 @@ def sweep(
         retry_failed: run again the runs stored as failed.
 
     Returns:
-        A DataFrame with ``point``, one column per parameter, ``run``, ``status`` (``ok`` or
-        ``error``), one column per metric (concrete dotted path), ``error`` and ``key`` (the
-        scenario's store key, which locates kept series). ``attrs["parameters"]`` and
-        ``attrs["metrics"]`` list those columns, for :func:`celltcp.sweep.summarize`.
+        A DataFrame with ``point``, one column per parameter (a parameter written with a unit,
+        ``"20Mbps"``, is followed by its value in the SI base unit, column
+        ``"links.access.rate [bit/s]"``), ``run``, ``status`` (``ok`` or ``error``), one column
+        per metric (concrete dotted path), ``error`` and ``key`` (the scenario's store key,
+        which locates kept series). ``attrs["parameters"]`` and ``attrs["metrics"]`` list those
+        columns, for :func:`celltcp.sweep.summarize`; ``attrs["parameter_values"]`` maps a
+        parameter to its numeric column.
 
     Raises:
         ScenarioError: bad input (a key that does not exist, a value without its unit, an empty

@@ -154,7 +154,7 @@ fn application_errors() {
     );
     assert_eq!(
         base_err("flows.web.app.file_size", "100000"),
-        "flows.web.app.file_size: 100000 has no unit; a size needs one of B, KB, MB, GB, KiB, MiB, GiB (e.g. '100000B')"
+        "flows.web.app.file_size: 100000 has no unit; a size needs one of B, kB, KB, MB, GB, KiB, MiB, GiB (e.g. '100000B')"
     );
     assert_eq!(
         base_err("flows.web.app.file_size.dist", "lognormal"),
