@@ -615,7 +615,7 @@ PLOT_KINDS: tuple[_Kind, ...] = (
           "STORE/outcomes.png, STORE/outcomes-flow-F.png"),
     _Kind("delivered", "data delivered across the handover, mean with its CI (000 Fig. 12)",
           _delivered_options, _draw_delivered, _in_store,
-          "STORE/delivered[-flow-F][-vs-X][-by-B][-where-P=V].png"),
+          "STORE/delivered[-flow-F][-vs-X][-by-B][-where-P_V].png"),
     _Kind("recovery-time", "model: recovery time after a handover versus rate (002 Figs. 3-4)",
           _recovery_options, _draw_recovery_time, _in_store_or_out,
           "out/recovery-time.png, or STORE/recovery-time.png"),

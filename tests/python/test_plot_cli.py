@@ -396,7 +396,7 @@ def test_every_kind_writes_a_png_at_its_default_place(forward, discard, run_dir,
                                              "stop_reason"],
         store / "delivered.png": ["delivered", "--store", store],
         # Named after the selection: other selections do not overwrite it.
-        store / f"delivered-flow-bulk-vs-{RATE}-where-{LOSS}=0.01.png": [
+        store / f"delivered-flow-bulk-vs-{RATE}-where-{LOSS}_0.01.png": [
             "delivered", "--store", store, "--flow", "bulk", "--x", RATE, "--where",
             f"{LOSS}=0.01"],
         store / "outcomes-flow-bulk.png": ["outcomes", "--store", store, "--flow", "bulk"],

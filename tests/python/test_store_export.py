@@ -130,7 +130,8 @@ def test_export_writes_parquet_that_other_tools_read(store, tmp_path, cli):
     values = pd.read_parquet(out / "parameter_values.parquet")
     assert len(values) == 12 and set(values["unit"]) == {"bit/s", "s"}
     # DuckDB reads the export directly too.
-    n = duckdb.sql(f"SELECT count(*) FROM '{out / 'runs.parquet'}'").fetchone()[0]
+    query = f"SELECT count(*) FROM '{out / 'runs.parquet'}'"
+    n = duckdb.connect().execute(query).fetchall()[0][0]
     assert n == 6
 
 

@@ -440,9 +440,8 @@ class Store:
             )
             if replace:
                 con.execute("DELETE FROM runs WHERE key = ? AND run = ?", [key, run])
-                con.execute(
-                    "DELETE FROM parameter_values WHERE key = ? AND run = ?", [key, run]
-                )
+            # Values of a run without its row (its row deleted by hand) are orphans.
+            con.execute("DELETE FROM parameter_values WHERE key = ? AND run = ?", [key, run])
             con.execute(
                 "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
