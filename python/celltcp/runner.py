@@ -5,12 +5,15 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from celltcp import _core
 from celltcp.errors import scenario_error
-from celltcp.result import RunResult
 from celltcp.scenario import Scenario
+
+if TYPE_CHECKING:
+    # pandas and pyarrow, imported when a result is made.
+    from celltcp.result import RunResult
 
 __all__ = ["run", "parse_overrides", "as_scenario"]
 
@@ -123,4 +126,6 @@ def run(
         links,
         sc.base_dir,
     )
+    from celltcp.result import RunResult
+
     return RunResult._from_core(raw)
