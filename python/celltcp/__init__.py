@@ -34,7 +34,11 @@ _LAZY_SUBMODULES = frozenset({"models", "sweep"})
 #: Names of the public API imported on first access, with their module: ``RunResult`` needs
 #: pandas and pyarrow, which cost most of a second to import and which ``celltcp --version``,
 #: ``--help`` or ``validate`` never use.
-_LAZY_NAMES = {"RunResult": "celltcp.result", "run": "celltcp.runner", "Scenario": "celltcp.scenario"}
+_LAZY_NAMES = {
+    "RunResult": "celltcp.result",
+    "run": "celltcp.runner",
+    "Scenario": "celltcp.scenario",
+}
 
 
 def __getattr__(name: str) -> Any:

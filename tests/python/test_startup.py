@@ -14,7 +14,8 @@ HEAVY = ("pandas", "pyarrow", "numpy", "matplotlib", "duckdb")
 
 
 def _imported_after(code: str) -> list[str]:
-    probe = f"{code}\nimport sys\nprint('HEAVY:' + ','.join(m for m in {HEAVY!r} if m in sys.modules))"
+    loaded = f"','.join(m for m in {HEAVY!r} if m in sys.modules)"
+    probe = f"{code}\nimport sys\nprint('HEAVY:' + {loaded})"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                           check=True)
     line = next(ln for ln in done.stdout.splitlines() if ln.startswith("HEAVY:"))
