@@ -15,6 +15,8 @@ __all__ = [
     "format_rate",
     "format_seconds",
     "format_table",
+    "html_table",
+    "summary_table_data",
     "summary_tables",
 ]
 
@@ -109,9 +111,10 @@ def format_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join([line(header), *(line(r) for r in rows)])
 
 
-def summary_tables(summary: Mapping[str, Any]) -> str:
-    """The flow table and the link table of a run summary, as text."""
-    blocks: list[str] = []
+def summary_table_data(summary: Mapping[str, Any]) -> list[tuple[list[str], list[list[str]]]]:
+    """The flow table and the link table of a run summary as (header, rows) of formatted cells;
+    a table is left out when the summary has none of its rows."""
+    tables: list[tuple[list[str], list[list[str]]]] = []
     flows = summary.get("flows") or {}
     if flows:
         header = ["flow", "goodput", "throughput", "delay mean", "p50", "p95", "jitter", "loss"]
@@ -128,7 +131,7 @@ def summary_tables(summary: Mapping[str, Any]) -> str:
             ]
             for name, f in flows.items()
         ]
-        blocks.append(format_table(header, rows))
+        tables.append((header, rows))
     links = summary.get("links") or {}
     if links:
         header = ["link", "direction", "packets", "drops", "ECN marks", "queue mean", "queue max"]
@@ -149,5 +152,25 @@ def summary_tables(summary: Mapping[str, Any]) -> str:
                         _count(d.get("queue_max_packets")),
                     ]
                 )
-        blocks.append(format_table(header, rows))
+        tables.append((header, rows))
+    return tables
+
+
+def summary_tables(summary: Mapping[str, Any]) -> str:
+    """The flow table and the link table of a run summary, as text."""
+    blocks = [format_table(header, rows) for header, rows in summary_table_data(summary)]
     return "\n\n".join(blocks) if blocks else "(the summary has no flows and no links)"
+
+
+def html_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A table of formatted cells as HTML (escaped), first column left, the others right."""
+    from html import escape
+
+    def row(cells: Sequence[str], tag: str) -> str:
+        return "<tr>" + "".join(
+            f'<{tag} style="text-align:{"left" if i == 0 else "right"}">{escape(c)}</{tag}>'
+            for i, c in enumerate(cells)
+        ) + "</tr>"
+
+    body = "".join(row(r, "td") for r in rows)
+    return f"<table><thead>{row(header, 'th')}</thead><tbody>{body}</tbody></table>"

@@ -189,6 +189,26 @@ class RunResult:
             table = pa.Table.from_pandas(frame, preserve_index=False)
             pq.write_table(table, directory / f"{name}.parquet")
 
+    def _repr_html_(self) -> str:
+        """Jupyter's view of a result: what ran, then the flow and link tables that
+        ``celltcp run`` prints."""
+        from html import escape
+
+        from celltcp.report import format_metric, html_table, summary_table_data
+
+        simulated = self.summary.get("simulated_time_s")
+        head = [f"<b>RunResult</b>: {self.events:,} events"]
+        if isinstance(simulated, (int, float)):
+            head.append(f"{format_metric('simulated_time_s', simulated)} simulated")
+        if self.summary.get("stop_reason") not in (None, "duration", "exhausted"):
+            head.append(f"stopped: {escape(str(self.summary['stop_reason']))}")
+        handovers = self.handover_line()
+        if handovers:
+            head.append(escape(handovers))
+        tables = "".join(html_table(h, r) for h, r in summary_table_data(self.summary))
+        series = escape(", ".join(sorted(self._raw_series)) or "none")
+        return f"<div><p>{'; '.join(head)}</p>{tables}<p>series: {series}</p></div>"
+
     def __repr__(self) -> str:
         parts = [f"events={self.events}"]
         flows = self.summary.get("flows") or {}

@@ -11,6 +11,7 @@ import duckdb
 import pandas as pd
 import pytest
 
+import celltcp
 from celltcp import _core
 from celltcp.report import format_metric
 from celltcp.sweep import sweep
@@ -167,3 +168,11 @@ def test_statistics_are_printed_with_units(store, cli):
 )
 def test_format_metric(name, value, shown):
     assert format_metric(name, value) == shown
+
+
+def test_a_result_renders_as_html_tables():
+    result = celltcp.run(CHAIN_TOML)
+    html = result._repr_html_()
+    assert html.startswith("<div>") and html.count("<table>") == 2
+    assert "video" in html and "Mbps" in html and "access" in html
+    assert "<b>RunResult</b>" in html and "events" in html

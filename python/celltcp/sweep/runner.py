@@ -29,7 +29,7 @@ from celltcp import _core
 from celltcp.errors import ScenarioError, scenario_error
 from celltcp.sweep.backend import Backend, WorkerLost, check_workers, make_backend
 from celltcp.sweep.metrics import MetricPattern, check_against, extract
-from celltcp.sweep.progress import Progress
+from celltcp.sweep.progress import Progress, in_notebook
 from celltcp.sweep.spec import (
     ResolvedPoint,
     SpecLike,
@@ -372,9 +372,9 @@ def execute_sweep(
         if todo:
             runner = make_backend(backend, workers=workers, address=address)
         tasks = [Task(k, r, by_key[k].toml, spec.series) for k, r in todo]
-        bar = Progress(
-            spec.name, len(tasks), report.stored_before, enabled=bool(progress) and bool(tasks)
-        )
+        # By default a bar only in a notebook, where nothing else shows that a sweep runs.
+        show = in_notebook() if progress is None else bool(progress)
+        bar = Progress(spec.name, len(tasks), report.stored_before, enabled=show and bool(tasks))
         collector = _Collector(spec, db, open_store, by_key, bar, report, redo)
         bar.start()
         try:
@@ -426,7 +426,8 @@ def sweep(
         backend: ``"local"`` (a process pool) or ``"ray"``.
         address: the Ray cluster's address (default: the Ray already initialised in this
             process, or a new local instance).
-        progress: draw a progress bar on stderr (default: no).
+        progress: draw a progress bar: on stderr, or a widget in a Jupyter notebook (default:
+            in a notebook only).
         retry_failed: run again the runs stored as failed.
 
     Returns:
