@@ -47,3 +47,13 @@ def test_the_public_names_resolve_on_first_use():
     assert celltcp.RunResult.__name__ == "RunResult"
     assert callable(celltcp.run)
     assert {"Scenario", "RunResult", "run", "sweep", "models"} <= set(dir(celltcp))
+
+
+def test_the_callable_sweep_module_has_sweeps_signature_and_doc():
+    import inspect
+
+    from celltcp.sweep.runner import sweep
+
+    assert inspect.signature(celltcp.sweep) == inspect.signature(sweep)
+    assert "workers" in str(inspect.signature(celltcp.sweep))
+    assert type(celltcp.sweep).__call__.__doc__ == sweep.__doc__
