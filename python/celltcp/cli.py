@@ -1,7 +1,7 @@
 """The ``celltcp`` command.
 
-    celltcp run FILE [--seed N] [--run N] [--out DIR] [--set k=v]... [--pcap LINK]...
-                     [--json] [--quiet]
+    celltcp run FILE [--seed N] [--run N] [--out DIR] [--overwrite] [--keep-partial]
+                     [--set k=v]... [--pcap LINK]... [--json] [--quiet]
     celltcp validate FILE [--set k=v]...
     celltcp sweep FILE [--workers N] [--store DIR] [--backend local|ray] [--address ADDR]
                        [--retry-failed] [--quiet]
@@ -11,16 +11,20 @@
     celltcp bench [--quick] [--runs N]
     celltcp plot KIND (--result DIR | --store DIR | model options) [--out FILE]
                       (kinds and options: celltcp.plot_cli, docs/cli.md)
-    celltcp reproduce NAME [--quick] [--out DIR] [--workers N] | --list
+    celltcp reproduce NAME [--quick] [--out DIR] [--overwrite] [--workers N] | --list
     celltcp emulate SCENARIO --host NAME... [--exec HOST=CMD]... [--duration T] [--out DIR]
-                    [--pcap FILE] [--set k=v]... | --cleanup          (see celltcp.emulate.cli)
+                    [--overwrite] [--pcap FILE] [--set k=v]... | --cleanup
+                    (see celltcp.emulate.cli)
     celltcp shell SCENARIO --host NAME [--pid PID] [-- CMD...]
     celltcp version | --version
 
 Exit status: 0 on success; 2 on a user error (bad scenario, unreadable file, unwritable output,
 bad option), reported as one line ``celltcp: error: <message>`` on stderr; 3 on a failure inside
 the simulator, reported as ``celltcp: internal error: <message>``; 1 when a sweep stopped before
-its end because a worker process died (the runs finished until then are stored).
+its end because a worker process died (the runs finished until then are stored); 130 when
+interrupted (Ctrl-C): nothing is written, except with ``run --keep-partial``.
+
+``--out`` never replaces a directory that celltcp did not write (celltcp.output, docs/cli.md).
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ from typing import NoReturn
 from celltcp import _core
 from celltcp._argtypes import non_negative_int, positive_int
 from celltcp.errors import ScenarioError, SimulationError
-from celltcp.output import atomic_output_dir
+from celltcp.output import OutputDirError, atomic_output_dir
 from celltcp.plot_cli import add_plot_command
 from celltcp.report import summary_tables
 from celltcp.runner import parse_overrides, run
@@ -69,6 +73,14 @@ class _Parser(argparse.ArgumentParser):
 
 
 
+def add_overwrite_option(p: argparse.ArgumentParser) -> None:
+    """``--overwrite``, for every command whose ``--out`` is a directory."""
+    p.add_argument(
+        "--overwrite", action="store_true",
+        help="replace --out even if it holds files celltcp did not write",
+    )
+
+
 def _load(path: str) -> Scenario:
     try:
         return Scenario.load(path)
@@ -88,7 +100,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     scenario.validate(overrides)
     out = Path(args.out) if args.out is not None else Path("out") / Path(args.file).stem
     try:
-        with atomic_output_dir(out) as tmp:
+        with atomic_output_dir(out, overwrite=args.overwrite, writer="celltcp run") as tmp:
             started = time.perf_counter()
             result = run(
                 scenario,
@@ -97,11 +109,23 @@ def _cmd_run(args: argparse.Namespace) -> int:
                 set=overrides,
                 capture=args.pcap,
                 capture_dir=tmp,
+                keep_partial=args.keep_partial,
             )
             wall_s = time.perf_counter() - started
             result._write_files(tmp)
+    except OutputDirError as e:
+        raise UserError(f"--out {e}") from None
     except OSError as e:
         raise UserError(f"--out {out}: cannot write output: {e.strerror or e}") from None
+    stop_reason = result.summary.get("stop_reason")
+    simulated = result.summary.get("simulated_time_s")
+    if stop_reason == "interrupted":
+        print(
+            f"celltcp: interrupted at {_seconds(simulated)} simulated; what was simulated is in "
+            f"{out} (stop_reason = \"interrupted\")",
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
     if args.json:
         print(json.dumps(result.summary, indent=2, sort_keys=True))
     elif not args.quiet:
@@ -109,6 +133,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
         handovers = result.handover_line()
         if handovers:
             print(f"handovers: {handovers}")
+    if stop_reason == "eventbudget":
+        _error(
+            "warning",
+            f"the run was cut short by simulation.max_events at {_seconds(simulated)} simulated "
+            "time; flows' end_s and rates are over the time simulated",
+        )
     if not args.quiet:
         rate = result.events / wall_s if wall_s > 0 else float("inf")
         print(
@@ -117,6 +147,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     return 0
+
+
+def _seconds(value: object) -> str:
+    return f"{value:g} s" if isinstance(value, (int, float)) else "?"
 
 
 def _duration(seconds: float) -> str:
@@ -227,8 +261,10 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     try:
         written = reproduce.reproduce(
             entry.name, out, quick=args.quick, workers=args.workers,
-            progress=sys.stderr.isatty(),
+            progress=sys.stderr.isatty(), overwrite=args.overwrite,
         )
+    except OutputDirError as e:
+        raise UserError(f"--out {e}") from None
     except OSError as e:
         raise UserError(f"--out {out}: cannot write output: {e.strerror or e}") from None
     for path in written[:2]:
@@ -271,6 +307,11 @@ def _parser() -> _Parser:
     p.add_argument("--seed", type=non_negative_int, help="master seed (overrides simulation.seed)")
     p.add_argument("--run", type=non_negative_int, default=0, help="replication number (default 0)")
     p.add_argument("--out", metavar="DIR", help="output directory (default out/<file stem>)")
+    add_overwrite_option(p)
+    p.add_argument(
+        "--keep-partial", action="store_true",
+        help="on Ctrl-C, write what was simulated so far (stop_reason = \"interrupted\")",
+    )
     p.add_argument(
         "--set", action="append", default=[], metavar="KEY=VALUE",
         help="override a scenario value by dotted key, e.g. links.access.rate=10Mbps",
@@ -353,6 +394,7 @@ def _parser() -> _Parser:
         "--quick", action="store_true", help="few replications and short runs (a smoke run)"
     )
     p.add_argument("--out", metavar="DIR", help="output directory (default out/reproduce-NAME)")
+    add_overwrite_option(p)
     p.add_argument(
         "--workers", type=positive_int, metavar="N", help="worker processes; default: all CPUs"
     )

@@ -171,10 +171,15 @@ class RunResult:
             text += f"; mean interruption {mean * 1e3:.1f} ms"
         return text
 
-    def write(self, out_dir: str | os.PathLike[str]) -> Path:
+    def write(self, out_dir: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
         """Writes ``summary.json`` and ``<series>.parquet`` into ``out_dir`` atomically (see
-        :mod:`celltcp.output`); an existing directory of that name is replaced."""
-        with atomic_output_dir(out_dir) as tmp:
+        :mod:`celltcp.output`).
+
+        An existing directory is replaced only when it is empty or holds nothing but an earlier
+        write by celltcp (its ``.celltcp-output`` marker); any other directory raises
+        :class:`celltcp.output.OutputDirError`, unless ``overwrite=True``. The current and home
+        directories and their parents are always refused."""
+        with atomic_output_dir(out_dir, overwrite=overwrite, writer="RunResult.write") as tmp:
             self._write_files(tmp)
         return Path(out_dir)
 

@@ -93,6 +93,7 @@ def run(
     set: Overrides = None,
     capture: str | Iterable[str] | None = None,
     capture_dir: str | os.PathLike[str] | None = None,
+    keep_partial: bool = False,
 ) -> RunResult:
     """Runs a scenario and returns its :class:`RunResult`.
 
@@ -103,10 +104,14 @@ def run(
         set: overrides by dotted key, a dict or a list of ``"key=value"`` strings.
         capture: link name(s) to capture to ``<capture_dir>/<link>.pcap``.
         capture_dir: existing directory for pcap files (required with ``capture``).
+        keep_partial: on Ctrl-C (SIGINT), return what was simulated until then, with the
+            summary's ``stop_reason`` ``"interrupted"``, instead of raising KeyboardInterrupt.
+            The engine looks for signals at least every 100 ms of wall time either way.
 
     Raises:
         ScenarioError: bad input; the exception names the key.
         SimulationError: a failure inside the simulator (a bug).
+        KeyboardInterrupt: Ctrl-C during the run, unless ``keep_partial``.
     """
     sc = as_scenario(scenario)
     overrides = parse_overrides(set)
@@ -125,6 +130,7 @@ def run(
         None if capture_dir is None else os.fspath(capture_dir),
         links,
         sc.base_dir,
+        bool(keep_partial),
     )
     from celltcp.result import RunResult
 

@@ -13,8 +13,8 @@ mod series;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 
-use celltcp_scenario::{RunError, RunOptions, RunOutput};
-use pyo3::exceptions::PyValueError;
+use celltcp_scenario::{Poll, RunError, RunOptions, RunOutput};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -62,8 +62,14 @@ fn validate(
 /// `seed` overrides `simulation.seed`; `run` selects the replication (each run number draws
 /// independent random streams); pcap files of `capture_links` (plus the scenario's own
 /// `capture.links`) are written to `capture_dir` as `<link>.pcap`.
+///
+/// About every 50 ms of wall time the run takes the GIL back for a moment to let Python handle
+/// signals (`PyErr_CheckSignals`): Ctrl-C raises KeyboardInterrupt within about 0.1 s or, with
+/// `keep_partial`, ends the run there and returns what was simulated, with `stop_reason`
+/// `"interrupted"`. A process that ignores SIGINT (a sweep's worker) is not interrupted.
 #[pyfunction]
-#[pyo3(signature = (toml_text, overrides = Vec::new(), seed = None, run = 0, capture_dir = None, capture_links = Vec::new(), base_dir = None))]
+#[pyo3(signature = (toml_text, overrides = Vec::new(), seed = None, run = 0, capture_dir = None, capture_links = Vec::new(), base_dir = None, keep_partial = false))]
+#[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
     toml_text: &str,
@@ -73,6 +79,7 @@ fn run<'py>(
     capture_dir: Option<PathBuf>,
     capture_links: Vec<String>,
     base_dir: Option<PathBuf>,
+    keep_partial: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let opts = RunOptions {
         seed,
@@ -80,16 +87,38 @@ fn run<'py>(
         capture_dir,
         capture_links,
     };
+    // The exception a signal handler raised (KeyboardInterrupt for Ctrl-C), passed on as is.
+    let mut raised: Option<PyErr> = None;
+    let poll = || {
+        Python::with_gil(|py| match py.check_signals() {
+            Ok(()) => Poll::Continue,
+            Err(e) => {
+                // Only Ctrl-C keeps what was simulated; any other exception a handler raised
+                // (e.g. SystemExit from a SIGTERM handler) ends the run with that exception.
+                let keep = keep_partial && e.is_instance_of::<PyKeyboardInterrupt>(py);
+                raised = Some(e);
+                if keep {
+                    Poll::Stop
+                } else {
+                    Poll::Abort
+                }
+            }
+        })
+    };
     // Loading and running both happen without the GIL and inside one panic guard: a panic in
     // either is a bug and surfaces as SimulationError rather than aborting the interpreter.
     let outcome = py.allow_threads(|| {
         catch_unwind(AssertUnwindSafe(|| -> Result<RunOutput, RunError> {
             let scenario =
                 load(toml_text, &overrides, base_dir.as_deref()).map_err(RunError::Scenario)?;
-            celltcp_scenario::run(&scenario, &opts)
+            celltcp_scenario::run_interruptible(&scenario, &opts, poll)
         }))
     });
-    let output = outcome.map_err(panic_to_py_err)?.map_err(to_py_err)?;
+    let output = match outcome.map_err(panic_to_py_err)? {
+        Ok(output) => output,
+        Err(RunError::Interrupted) => return Err(raised.unwrap_or_else(|| to_py_err(RunError::Interrupted))),
+        Err(e) => return Err(to_py_err(e)),
+    };
     series::run_output_to_py(py, &output)
 }
 

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 use celltcp_engine::{RunOutcome, SimDuration, SimTime, Simulator, StopCondition, StopReason};
 use celltcp_net::handover::HandoverFlowCounts;
@@ -55,6 +56,9 @@ pub enum RunError {
     Network(String),
     #[error("{0}")]
     Internal(String),
+    /// A stop request (Ctrl-C) ended the run, and what was simulated is not wanted.
+    #[error("interrupted")]
+    Interrupted,
 }
 
 /// What moves a run's simulated time forward. [`run`] handles events as fast as it can; a
@@ -82,11 +86,116 @@ pub trait Driver {
     fn stopped(&self) -> bool {
         false
     }
+
+    /// The summary's `stop_reason` when [`Driver::stopped`] is true.
+    fn stop_reason(&self) -> &'static str {
+        STOP_REASON_STOPPED
+    }
 }
 
 /// The summary's `stop_reason` when the driver stopped the run before its duration
 /// ([`Driver::stopped`]); `simulated_time_s` is then where it stopped.
 pub const STOP_REASON_STOPPED: &str = "stopped";
+
+/// The summary's `stop_reason` when a stop request (Ctrl-C) ended the run ([`Interruptible`]).
+pub const STOP_REASON_INTERRUPTED: &str = "interrupted";
+
+/// What the poll of an [`Interruptible`] run answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Poll {
+    /// Go on.
+    Continue,
+    /// End the run here and report what was simulated (`stop_reason = "interrupted"`).
+    Stop,
+    /// End the run here without results ([`RunError::Interrupted`]).
+    Abort,
+}
+
+/// Events handled between two looks at the wall clock. Reading the clock once per this many
+/// events costs nothing measurable, and even slow events (a busy cell's TTI) handle this many
+/// in well under [`POLL_INTERVAL`].
+const EVENTS_PER_CLOCK_READ: u64 = 4096;
+/// The least wall time between two polls: often enough that Ctrl-C is answered within about
+/// 0.1 s, rarely enough that polling (taking Python's lock) costs nothing.
+const POLL_INTERVAL: Duration = Duration::from_millis(50);
+
+/// A run as fast as possible that asks `poll` every [`POLL_INTERVAL`] of wall time whether to
+/// go on. The wall clock decides only *when* to ask; the events handled, and so the results up
+/// to where the run ends, are those of an uninterrupted run.
+pub struct Interruptible<F: FnMut() -> Poll> {
+    poll: F,
+    last_poll: Instant,
+    stopped: bool,
+}
+
+impl<F: FnMut() -> Poll> Interruptible<F> {
+    pub fn new(poll: F) -> Self {
+        Interruptible {
+            poll,
+            last_poll: Instant::now(),
+            stopped: false,
+        }
+    }
+}
+
+impl<F: FnMut() -> Poll> Driver for Interruptible<F> {
+    fn advance(
+        &mut self,
+        sim: &mut Simulator<World>,
+        stop: StopCondition,
+    ) -> Result<RunOutcome, RunError> {
+        let first = sim.events();
+        loop {
+            let done = sim.events() - first;
+            let chunk = match stop.max_events {
+                Some(m) => m.saturating_sub(done).min(EVENTS_PER_CLOCK_READ),
+                None => EVENTS_PER_CLOCK_READ,
+            };
+            // Stopping and resuming handles exactly the events of one call, in the same order.
+            let o = sim
+                .run(StopCondition {
+                    until: stop.until,
+                    max_events: Some(chunk),
+                })
+                .map_err(|p| RunError::Internal(p.to_string()))?;
+            let budget_spent = stop
+                .max_events
+                .is_some_and(|m| sim.events() - first >= m);
+            if o.reason != StopReason::EventBudget || budget_spent {
+                return Ok(o);
+            }
+            if self.last_poll.elapsed() >= POLL_INTERVAL {
+                self.last_poll = Instant::now();
+                match (self.poll)() {
+                    Poll::Continue => {}
+                    Poll::Stop => {
+                        self.stopped = true;
+                        return Ok(o);
+                    }
+                    Poll::Abort => return Err(RunError::Interrupted),
+                }
+            }
+        }
+    }
+
+    fn stopped(&self) -> bool {
+        self.stopped
+    }
+
+    fn stop_reason(&self) -> &'static str {
+        STOP_REASON_INTERRUPTED
+    }
+}
+
+/// Runs one replication of `scenario` as [`run`] does, asking `poll` about every 50 ms of wall
+/// time whether to go on ([`Interruptible`]): the Python binding looks for Ctrl-C there.
+pub fn run_interruptible(
+    scenario: &Scenario,
+    opts: &RunOptions,
+    poll: impl FnMut() -> Poll,
+) -> Result<RunOutput, RunError> {
+    run_with(scenario, opts, &mut Interruptible::new(poll))
+}
 
 /// An ordinary run: events are handled as fast as possible.
 struct AsFastAsPossible;
@@ -127,14 +236,13 @@ pub fn run_with(
         scenario.simulation.max_events,
         &built.handover.link_plans,
     )?;
-    // A driver that stopped early (an emulation whose programs are done, or a stop signal) ran
-    // to `outcome.end_time` only: the flows' active periods, and the rates averaged over them,
-    // end there.
+    // A run that ended before its duration — a driver that stopped early (an emulation whose
+    // programs are done, a stop signal) or an exhausted event budget (`simulation.max_events`)
+    // — ran to `outcome.end_time` only: the flows' active periods, and every rate averaged over
+    // them, end there. (Otherwise `outcome.end_time` is the duration and this changes nothing.)
     let stopped_early = driver.stopped();
-    if stopped_early {
-        for f in &mut built.flows {
-            f.end = f.end.min(outcome.end_time);
-        }
+    for f in &mut built.flows {
+        f.end = f.end.min(outcome.end_time);
     }
     let mut world = sim.model;
     world.finish().map_err(|source| RunError::Io {
@@ -164,7 +272,7 @@ pub fn run_with(
         handovers.as_ref(),
     );
     if let (true, Some(obj)) = (stopped_early, summary.as_object_mut()) {
-        obj.insert("stop_reason".into(), STOP_REASON_STOPPED.into());
+        obj.insert("stop_reason".into(), driver.stop_reason().into());
     }
     // The traced channels' rows leave the medium series before the cells' table is built.
     let dch_series = series_dch::take(&mut world, scenario);

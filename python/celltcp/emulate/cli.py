@@ -1,7 +1,7 @@
 """The ``celltcp emulate`` and ``celltcp shell`` commands.
 
     celltcp emulate SCENARIO --host NAME [--host NAME]... [--exec HOST=CMD]... [--set k=v]...
-                    [--duration T] [--out DIR] [--pcap FILE] [--seed N] [--run N]
+                    [--duration T] [--out DIR] [--overwrite] [--pcap FILE] [--seed N] [--run N]
                     [--max-lag T] [--priority auto|off|N] [--mtu BYTES] [--json] [--quiet]
     celltcp emulate --cleanup
     celltcp shell SCENARIO --host NAME [--pid PID] [-- CMD [ARG]...]
@@ -38,7 +38,13 @@ from celltcp.emulate.runner import (
     parse_priority,
 )
 from celltcp.emulate.session import Interrupted, environment
-from celltcp.output import atomic_output_dir
+from celltcp.output import (
+    OutputDirError,
+    atomic_output_dir,
+    check_output_dir,
+    make_parents,
+    remove_empty,
+)
 from celltcp.report import format_rate, format_seconds, format_table, summary_tables
 
 __all__ = ["register", "parse_duration"]
@@ -247,12 +253,18 @@ def _direction_row(c: dict[str, Any], direction: str) -> list[str] | None:
     ]
 
 
-def _write_outputs(run: EmulationRun, out: Path) -> None:
+def _write_outputs(run: EmulationRun, out: Path, overwrite: bool) -> None:
+    """Adds the outputs into ``out`` file by file: a capture or a program's files put there
+    during the emulation stay (celltcp.output, ``mode="add"``)."""
     try:
-        with atomic_output_dir(out) as tmp:
+        with atomic_output_dir(
+            out, overwrite=overwrite, mode="add", writer="celltcp emulate"
+        ) as tmp:
             run.result._write_files(tmp)
             text = json.dumps(run.to_json(), indent=2, sort_keys=True, allow_nan=True)
             (tmp / "emulation.json").write_text(text + "\n", encoding="utf-8")
+    except OutputDirError as e:
+        raise _user_error(f"--out {e}") from None
     except OSError as e:
         raise _user_error(f"--out {out}: cannot write output: {e.strerror or e}") from None
 
@@ -268,30 +280,50 @@ def _cmd_emulate(args: argparse.Namespace) -> int:
     specs = [parse_exec(text) for text in args.exec]
     default_out = Path("out") / f"emulate-{Path(args.scenario).stem}"
     out = Path(args.out) if args.out is not None else default_out
+    try:
+        check_output_dir(out, overwrite=args.overwrite)
+    except OutputDirError as e:
+        raise _user_error(f"--out {e}") from None
     _check_writable("--out", out, directory=True)
     if args.pcap is not None:
         _check_writable("--pcap", Path(args.pcap), directory=False)
+    # The output directory exists from the start, so that the capture (--pcap DIR/p.pcap) and
+    # the programs can write into it; the outputs are added beside their files at the end.
+    # Directories created here and still empty when the emulation fails are removed.
+    created: list[Path] = []
+    done = False
     try:
-        run = emulate(
-            scenario, args.host, set=args.set, seed=args.seed, run=args.run,
-            duration=args.duration, pcap=args.pcap,
-            max_lag=args.max_lag, execs=specs, mtu=args.mtu, priority=args.priority,
-        )
-    except RealTimeError as e:
-        from celltcp.cli import _error
+        try:
+            created += make_parents(out)
+            if args.pcap is not None:
+                created += make_parents(Path(args.pcap).parent)
+        except OSError as e:
+            raise _user_error(f"--out {out}: cannot create: {e.strerror or e}") from None
+        try:
+            run = emulate(
+                scenario, args.host, set=args.set, seed=args.seed, run=args.run,
+                duration=args.duration, pcap=args.pcap,
+                max_lag=args.max_lag, execs=specs, mtu=args.mtu, priority=args.priority,
+            )
+        except RealTimeError as e:
+            from celltcp.cli import _error
 
-        _error("error", str(e))
-        return EXIT_REAL_TIME
-    except Interrupted as e:
-        print(
-            f"celltcp: {signal.Signals(e.signum).name} during set-up; everything created was "
-            "removed",
-            file=sys.stderr,
-        )
-        return 128 + e.signum
-    for problem in run.teardown_errors:
-        print(f"celltcp: warning: teardown: {_one_line(problem)}", file=sys.stderr)
-    _write_outputs(run, out)
+            _error("error", str(e))
+            return EXIT_REAL_TIME
+        except Interrupted as e:
+            print(
+                f"celltcp: {signal.Signals(e.signum).name} during set-up; everything created "
+                "was removed",
+                file=sys.stderr,
+            )
+            return 128 + e.signum
+        for problem in run.teardown_errors:
+            print(f"celltcp: warning: teardown: {_one_line(problem)}", file=sys.stderr)
+        _write_outputs(run, out, args.overwrite)
+        done = True
+    finally:
+        if not done:
+            remove_empty(sorted(set(created), key=lambda p: len(p.parts)))
     if args.json:
         print(json.dumps({"summary": run.result.summary, "emulation": run.to_json()},
                          indent=2, sort_keys=True))
@@ -429,6 +461,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="real time to run, e.g. 30s (default: the scenario's simulation.duration)",
     )
     p.add_argument("--out", metavar="DIR", help="output directory (default out/emulate-<stem>)")
+    p.add_argument(
+        "--overwrite", action="store_true",
+        help="write into --out even if it holds files celltcp did not write (they stay)",
+    )
     p.add_argument("--pcap", metavar="FILE", help="capture the real packets on the path to FILE")
     p.add_argument(
         "--exec", action="append", default=[], metavar="HOST=CMD",

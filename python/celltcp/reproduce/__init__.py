@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from celltcp.output import atomic_output_dir
+from celltcp.output import atomic_output_dir, check_output_dir
 from celltcp.reproduce import seed000, seed001, seed002, seed003
 from celltcp.reproduce import seed004
 from celltcp.reproduce.registry import Options, Reproduction, ReproductionError
@@ -72,6 +72,7 @@ def reproduce(
     workers: int | None = None,
     store: str | os.PathLike[str] | None = None,
     progress: bool = False,
+    overwrite: bool = False,
 ) -> list[Path]:
     """Runs reproduction ``name`` and writes its report into directory ``out``.
 
@@ -82,6 +83,8 @@ def reproduce(
         workers: sweep worker processes (default: every CPU).
         store: results store (default: :func:`default_store` of ``out``).
         progress: draw progress bars on stderr.
+        overwrite: replace ``out`` even when it holds files celltcp did not write (see
+            :mod:`celltcp.output`).
 
     Returns:
         The files written, under their final paths (report.md, report.html, the figures).
@@ -89,9 +92,11 @@ def reproduce(
     Raises:
         ReproductionError: unknown name, scenario files not found, runs that failed;
             nothing is written to ``out`` then.
+        OutputDirError: ``out`` may not be written (checked before anything runs).
         OSError: ``out`` cannot be written.
     """
     entry = find(name)
+    check_output_dir(out, overwrite=overwrite)
     options = Options(
         quick=quick,
         workers=workers,
@@ -100,6 +105,6 @@ def reproduce(
     )
     document = entry.run(options)
     final = Path(os.path.abspath(os.fspath(out)))
-    with atomic_output_dir(out) as tmp:
+    with atomic_output_dir(out, overwrite=overwrite, writer="celltcp reproduce") as tmp:
         written = document.write(tmp)
     return [final / p.name for p in written]

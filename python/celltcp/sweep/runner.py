@@ -16,9 +16,13 @@ it is stored (the summary's fields are only known from a run), and the sweep sto
 from __future__ import annotations
 
 import json
+import os
+import signal
+import threading
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -160,6 +164,17 @@ class _Collector:
         rp = self.by_key[outcome.key]
         self.produced.update(outcome.series)
         started = time.perf_counter()
+        with _sigint_deferred():
+            self._store_outcome(outcome, summary, rp)
+        self.report.store_write_s += time.perf_counter() - started
+        self.report.run_wall_s += outcome.wall_s
+        self.report.executed += 1
+        self.report.failed += 0 if outcome.ok else 1
+        self.progress.advance(outcome.ok)
+
+    def _store_outcome(
+        self, outcome: Outcome, summary: dict[str, Any] | None, rp: ResolvedPoint
+    ) -> None:
         if self.store is None:
             self.store = self._open_store()
         self.store.write(
@@ -179,11 +194,30 @@ class _Collector:
             wall_s=outcome.wall_s,
             replace=(outcome.key, outcome.run) in self.replace,
         )
-        self.report.store_write_s += time.perf_counter() - started
-        self.report.run_wall_s += outcome.wall_s
-        self.report.executed += 1
-        self.report.failed += 0 if outcome.ok else 1
-        self.progress.advance(outcome.ok)
+
+
+@contextmanager
+def _sigint_deferred() -> Iterator[None]:
+    """Holds back Ctrl-C (SIGINT) while a finished run is being stored, and delivers it after.
+
+    Interrupted half-way, the store would keep the run's series without its row (the run is
+    then computed again), and DuckDB answers an interrupt inside a query with its own error
+    rather than KeyboardInterrupt. Only the main thread can install signal handlers; elsewhere
+    nothing is held back."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if caught:
+        if callable(previous):
+            previous(signal.SIGINT, None)  # the default handler raises KeyboardInterrupt
+        elif previous == signal.SIG_DFL:
+            os.kill(os.getpid(), signal.SIGINT)
 
 
 def _display(value: Any) -> Any:
