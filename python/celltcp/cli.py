@@ -6,7 +6,7 @@
     celltcp sweep FILE [--workers N] [--store DIR] [--backend local|ray] [--address ADDR]
                        [--retry-failed] [--quiet]
     celltcp stats STORE [--confidence C] [--json]
-    celltcp export STORE --parquet DIR
+    celltcp export STORE --parquet DIR [--overwrite]
     celltcp schema
     celltcp bench [--quick] [--runs N]
     celltcp plot KIND (--result DIR | --store DIR | model options) [--out FILE]
@@ -222,7 +222,9 @@ def _cmd_export(args: argparse.Namespace) -> int:
     from celltcp.sweep.export import export_parquet
 
     try:
-        done = export_parquet(args.store, args.parquet)
+        done = export_parquet(args.store, args.parquet, overwrite=args.overwrite)
+    except OutputDirError as e:
+        raise UserError(f"--parquet {e}") from None
     except OSError as e:
         raise UserError(f"--parquet {args.parquet}: {e.strerror or e}") from None
     print(
@@ -369,6 +371,7 @@ def _parser() -> _Parser:
     )
     p.add_argument("store", metavar="STORE", help="results store directory")
     p.add_argument("--parquet", metavar="DIR", required=True, help="output directory")
+    add_overwrite_option(p)
     p.set_defaults(handler=_cmd_export)
 
     p = sub.add_parser("schema", help="print the JSON Schema of scenario files")

@@ -176,3 +176,19 @@ def test_a_result_renders_as_html_tables():
     assert html.startswith("<div>") and html.count("<table>") == 2
     assert "video" in html and "Mbps" in html and "access" in html
     assert "<b>RunResult</b>" in html and "events" in html
+
+
+def test_export_never_replaces_a_users_directory(store, tmp_path, cli):
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("keep me", encoding="utf-8")
+    res = cli("export", store, "--parquet", mine)
+    assert res.returncode == 2 and len(res.stderr_lines) == 1, res.stderr
+    assert "--parquet" in res.stderr and "mine" in res.stderr
+    assert (mine / "notes.txt").read_text(encoding="utf-8") == "keep me"
+    assert sorted(p.name for p in mine.iterdir()) == ["notes.txt"]
+    # Its own output is replaced when exported again.
+    out = tmp_path / "again"
+    assert cli("export", store, "--parquet", out).returncode == 0
+    assert cli("export", store, "--parquet", out).returncode == 0
+    assert (out / "runs.parquet").is_file()

@@ -34,11 +34,15 @@ class ExportReport:
     series_files: int
 
 
-def export_parquet(store_dir: str | os.PathLike[str], out: str | os.PathLike[str]) -> ExportReport:
-    """Writes the store in ``store_dir`` as Parquet files into the directory ``out``.
+def export_parquet(
+    store_dir: str | os.PathLike[str], out: str | os.PathLike[str], *, overwrite: bool = False
+) -> ExportReport:
+    """Writes the store in ``store_dir`` as Parquet files into the directory ``out``, under the
+    rules of :mod:`celltcp.output` (a directory celltcp did not write is replaced only with
+    ``overwrite``).
 
-    Raises ScenarioError (key ``store``) when ``store_dir`` is not a readable store; OSError when
-    ``out`` cannot be written.
+    Raises ScenarioError (key ``store``) when ``store_dir`` is not a readable store;
+    OutputDirError when ``out`` is refused; OSError when it cannot be written.
     """
     from celltcp.output import atomic_output_dir
     from celltcp.sweep.runner import collect_store
@@ -58,7 +62,7 @@ def export_parquet(store_dir: str | os.PathLike[str], out: str | os.PathLike[str
         *front, *metrics, "summary",
     ]
     runs = runs[columns]
-    with atomic_output_dir(out) as tmp:
+    with atomic_output_dir(out, overwrite=overwrite, writer="celltcp export") as tmp:
         runs.to_parquet(tmp / "runs.parquet", index=False)
         tables["parameter_values"].to_parquet(tmp / "parameter_values.parquet", index=False)
         tables["scenarios"].to_parquet(tmp / "scenarios.parquet", index=False)
