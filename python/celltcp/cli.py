@@ -43,6 +43,7 @@ from celltcp._argtypes import non_negative_int, positive_int
 from celltcp.errors import ScenarioError, SimulationError
 from celltcp.output import OutputDirError, atomic_output_dir
 from celltcp.plot_cli import add_plot_command
+from celltcp.progress import RunProgressLine
 from celltcp.report import summary_tables
 from celltcp.runner import parse_overrides, run
 from celltcp.scenario import Scenario
@@ -102,15 +103,22 @@ def _cmd_run(args: argparse.Namespace) -> int:
     try:
         with atomic_output_dir(out, overwrite=args.overwrite, writer="celltcp run") as tmp:
             started = time.perf_counter()
-            result = run(
-                scenario,
-                seed=args.seed,
-                run=args.run,
-                set=overrides,
-                capture=args.pcap,
-                capture_dir=tmp,
-                keep_partial=args.keep_partial,
-            )
+            # On a terminal: simulated time, events/s and time left, erased when done.
+            progress = RunProgressLine(Path(args.file).stem)
+            progress.enabled = progress.enabled and not (args.quiet or args.json)
+            try:
+                result = run(
+                    scenario,
+                    seed=args.seed,
+                    run=args.run,
+                    set=overrides,
+                    capture=args.pcap,
+                    capture_dir=tmp,
+                    keep_partial=args.keep_partial,
+                    progress=progress if progress.enabled else None,
+                )
+            finally:
+                progress.close()
             wall_s = time.perf_counter() - started
             result._write_files(tmp)
     except OutputDirError as e:

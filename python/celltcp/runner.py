@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
@@ -94,6 +94,7 @@ def run(
     capture: str | Iterable[str] | None = None,
     capture_dir: str | os.PathLike[str] | None = None,
     keep_partial: bool = False,
+    progress: Callable[[float, float, int], bool | None] | None = None,
 ) -> RunResult:
     """Runs a scenario and returns its :class:`RunResult`.
 
@@ -107,6 +108,12 @@ def run(
         keep_partial: on Ctrl-C (SIGINT), return what was simulated until then, with the
             summary's ``stop_reason`` ``"interrupted"``, instead of raising KeyboardInterrupt.
             The engine looks for signals at least every 100 ms of wall time either way.
+        progress: called about every 50 ms of wall time with ``(simulated_s, end_s, events)``:
+            the simulated time reached, the run's end and the events handled so far (e.g.
+            :class:`celltcp.progress.RunProgressLine`, or a notebook's own display). Returning
+            ``False`` ends the run there: the result holds what was simulated, with
+            ``stop_reason`` ``"stopped"``; an exception it raises ends the run with that
+            exception. Calls cost about a microsecond each (one every 50 ms).
 
     Raises:
         ScenarioError: bad input; the exception names the key.
@@ -131,6 +138,7 @@ def run(
         links,
         sc.base_dir,
         bool(keep_partial),
+        progress,
     )
     from celltcp.result import RunResult
 

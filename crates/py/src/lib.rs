@@ -13,7 +13,8 @@ mod series;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 
-use celltcp_scenario::{Poll, RunError, RunOptions, RunOutput};
+use celltcp_scenario::run::{STOP_REASON_INTERRUPTED, STOP_REASON_STOPPED};
+use celltcp_scenario::{Poll, RunError, RunOptions, RunOutput, RunProgress};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -67,8 +68,11 @@ fn validate(
 /// signals (`PyErr_CheckSignals`): Ctrl-C raises KeyboardInterrupt within about 0.1 s or, with
 /// `keep_partial`, ends the run there and returns what was simulated, with `stop_reason`
 /// `"interrupted"`. A process that ignores SIGINT (a sweep's worker) is not interrupted.
+///
+/// `progress`, when given, is called at the same moments with `(simulated_s, end_s, events)`;
+/// returning `False` ends the run there with `stop_reason` `"stopped"` and what was simulated.
 #[pyfunction]
-#[pyo3(signature = (toml_text, overrides = Vec::new(), seed = None, run = 0, capture_dir = None, capture_links = Vec::new(), base_dir = None, keep_partial = false))]
+#[pyo3(signature = (toml_text, overrides = Vec::new(), seed = None, run = 0, capture_dir = None, capture_links = Vec::new(), base_dir = None, keep_partial = false, progress = None))]
 #[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
@@ -80,6 +84,7 @@ fn run<'py>(
     capture_links: Vec<String>,
     base_dir: Option<PathBuf>,
     keep_partial: bool,
+    progress: Option<PyObject>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let opts = RunOptions {
         seed,
@@ -89,16 +94,36 @@ fn run<'py>(
     };
     // The exception a signal handler raised (KeyboardInterrupt for Ctrl-C), passed on as is.
     let mut raised: Option<PyErr> = None;
-    let poll = || {
+    let poll = |at: RunProgress| {
         Python::with_gil(|py| match py.check_signals() {
-            Ok(()) => Poll::Continue,
+            Ok(()) => match &progress {
+                None => Poll::Continue,
+                Some(callback) => {
+                    let args = (
+                        at.simulated.as_secs_f64(),
+                        at.end.as_secs_f64(),
+                        at.events,
+                    );
+                    match callback.call1(py, args) {
+                        // Only an explicit False stops: None (no return value) goes on.
+                        Ok(answer) => match answer.extract::<bool>(py) {
+                            Ok(false) => Poll::Stop(STOP_REASON_STOPPED),
+                            _ => Poll::Continue,
+                        },
+                        Err(e) => {
+                            raised = Some(e);
+                            Poll::Abort
+                        }
+                    }
+                }
+            },
             Err(e) => {
                 // Only Ctrl-C keeps what was simulated; any other exception a handler raised
                 // (e.g. SystemExit from a SIGTERM handler) ends the run with that exception.
                 let keep = keep_partial && e.is_instance_of::<PyKeyboardInterrupt>(py);
                 raised = Some(e);
                 if keep {
-                    Poll::Stop
+                    Poll::Stop(STOP_REASON_INTERRUPTED)
                 } else {
                     Poll::Abort
                 }

@@ -40,7 +40,7 @@ pub use config::tcp::{AckCopies, CcAlgorithm, TcpFlow, TcpSettings};
 pub use config::trace::TraceSpec;
 pub use config::{Scenario, ScenarioFile};
 pub use error::ScenarioError;
-pub use run::{run, run_interruptible, Poll, RunError, RunOptions, RunOutput};
+pub use run::{run, run_interruptible, Poll, RunError, RunOptions, RunOutput, RunProgress};
 pub use schema::json_schema;
 pub use series::{Column, Series};
 

@@ -105,10 +105,23 @@ pub const STOP_REASON_INTERRUPTED: &str = "interrupted";
 pub enum Poll {
     /// Go on.
     Continue,
-    /// End the run here and report what was simulated (`stop_reason = "interrupted"`).
-    Stop,
+    /// End the run here and report what was simulated, with this `stop_reason`
+    /// ([`STOP_REASON_INTERRUPTED`] for Ctrl-C, [`STOP_REASON_STOPPED`] for a caller's request).
+    Stop(&'static str),
     /// End the run here without results ([`RunError::Interrupted`]).
     Abort,
+}
+
+/// Where a run stands when it is polled: for progress displays (simulated time, events/s, time
+/// left) and callers that end a run early.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunProgress {
+    /// Simulated time reached.
+    pub simulated: SimTime,
+    /// The run's end (`simulation.duration`).
+    pub end: SimTime,
+    /// Events handled so far.
+    pub events: u64,
 }
 
 /// Events handled between two looks at the wall clock. Reading the clock once per this many
@@ -122,23 +135,27 @@ const POLL_INTERVAL: Duration = Duration::from_millis(50);
 /// A run as fast as possible that asks `poll` every [`POLL_INTERVAL`] of wall time whether to
 /// go on. The wall clock decides only *when* to ask; the events handled, and so the results up
 /// to where the run ends, are those of an uninterrupted run.
-pub struct Interruptible<F: FnMut() -> Poll> {
+pub struct Interruptible<F: FnMut(RunProgress) -> Poll> {
     poll: F,
+    end: SimTime,
     last_poll: Instant,
-    stopped: bool,
+    /// The `stop_reason` of a poll that ended the run.
+    stopped: Option<&'static str>,
 }
 
-impl<F: FnMut() -> Poll> Interruptible<F> {
-    pub fn new(poll: F) -> Self {
+impl<F: FnMut(RunProgress) -> Poll> Interruptible<F> {
+    /// A driver for a run that ends at `end`.
+    pub fn new(end: SimTime, poll: F) -> Self {
         Interruptible {
             poll,
+            end,
             last_poll: Instant::now(),
-            stopped: false,
+            stopped: None,
         }
     }
 }
 
-impl<F: FnMut() -> Poll> Driver for Interruptible<F> {
+impl<F: FnMut(RunProgress) -> Poll> Driver for Interruptible<F> {
     fn advance(
         &mut self,
         sim: &mut Simulator<World>,
@@ -166,10 +183,15 @@ impl<F: FnMut() -> Poll> Driver for Interruptible<F> {
             }
             if self.last_poll.elapsed() >= POLL_INTERVAL {
                 self.last_poll = Instant::now();
-                match (self.poll)() {
+                let progress = RunProgress {
+                    simulated: o.end_time,
+                    end: self.end,
+                    events: sim.events(),
+                };
+                match (self.poll)(progress) {
                     Poll::Continue => {}
-                    Poll::Stop => {
-                        self.stopped = true;
+                    Poll::Stop(reason) => {
+                        self.stopped = Some(reason);
                         return Ok(o);
                     }
                     Poll::Abort => return Err(RunError::Interrupted),
@@ -179,22 +201,24 @@ impl<F: FnMut() -> Poll> Driver for Interruptible<F> {
     }
 
     fn stopped(&self) -> bool {
-        self.stopped
+        self.stopped.is_some()
     }
 
     fn stop_reason(&self) -> &'static str {
-        STOP_REASON_INTERRUPTED
+        self.stopped.unwrap_or(STOP_REASON_STOPPED)
     }
 }
 
 /// Runs one replication of `scenario` as [`run`] does, asking `poll` about every 50 ms of wall
-/// time whether to go on ([`Interruptible`]): the Python binding looks for Ctrl-C there.
+/// time, with where the run stands, whether to go on ([`Interruptible`]): the Python binding
+/// looks for Ctrl-C there and calls a progress callback.
 pub fn run_interruptible(
     scenario: &Scenario,
     opts: &RunOptions,
-    poll: impl FnMut() -> Poll,
+    poll: impl FnMut(RunProgress) -> Poll,
 ) -> Result<RunOutput, RunError> {
-    run_with(scenario, opts, &mut Interruptible::new(poll))
+    let end = SimTime::ZERO + scenario.simulation.duration;
+    run_with(scenario, opts, &mut Interruptible::new(end, poll))
 }
 
 /// An ordinary run: events are handled as fast as possible.

@@ -2,7 +2,9 @@
 //! the time it actually simulated: `simulated_time_s`, every flow's `end_s`, and rates averaged
 //! over that time, with a `stop_reason` saying why it ended.
 
-use celltcp_scenario::run::{run_interruptible, Poll, STOP_REASON_INTERRUPTED};
+use celltcp_scenario::run::{
+    run_interruptible, Poll, RunProgress, STOP_REASON_INTERRUPTED, STOP_REASON_STOPPED,
+};
 use celltcp_scenario::{load_path, run, RunOptions};
 use serde_json::Value;
 
@@ -63,10 +65,10 @@ fn a_run_that_reaches_its_duration_keeps_end_s_at_the_duration() {
 fn a_stop_request_ends_the_run_with_stop_reason_interrupted() {
     let sc = chain(&[]);
     let mut polls = 0;
-    let out = run_interruptible(&sc, &RunOptions::default(), || {
+    let out = run_interruptible(&sc, &RunOptions::default(), |_| {
         polls += 1;
         if polls >= 3 {
-            Poll::Stop
+            Poll::Stop(STOP_REASON_INTERRUPTED)
         } else {
             Poll::Continue
         }
@@ -82,9 +84,35 @@ fn a_stop_request_ends_the_run_with_stop_reason_interrupted() {
 }
 
 #[test]
+fn polls_see_the_run_advance_and_a_caller_may_stop_it() {
+    // Each poll reports where the run stands; a caller's own stop request ends the run there
+    // with stop_reason "stopped", its rates over the time simulated.
+    let sc = chain(&[]);
+    let mut seen: Vec<RunProgress> = Vec::new();
+    let out = run_interruptible(&sc, &RunOptions::default(), |p| {
+        seen.push(p);
+        if seen.len() >= 4 {
+            Poll::Stop(STOP_REASON_STOPPED)
+        } else {
+            Poll::Continue
+        }
+    })
+    .unwrap();
+    assert_eq!(seen.len(), 4);
+    assert!(seen.iter().all(|p| p.end.as_secs_f64() == 3600.0));
+    assert!(seen
+        .windows(2)
+        .all(|w| w[0].simulated < w[1].simulated && w[0].events < w[1].events));
+    let s = &out.summary;
+    assert_eq!(s["stop_reason"], STOP_REASON_STOPPED);
+    assert_eq!(out.events, seen[3].events);
+    assert_eq!(f(&s["simulated_time_s"]), seen[3].simulated.as_secs_f64());
+}
+
+#[test]
 fn an_abort_request_ends_the_run_without_results() {
     let sc = chain(&[]);
-    let err = run_interruptible(&sc, &RunOptions::default(), || Poll::Abort).unwrap_err();
+    let err = run_interruptible(&sc, &RunOptions::default(), |_| Poll::Abort).unwrap_err();
     assert!(matches!(err, celltcp_scenario::RunError::Interrupted), "{err:?}");
 }
 
@@ -97,7 +125,7 @@ fn polling_changes_nothing_in_the_outputs() {
         ("flows.video.arrival", "poisson"),
     ]);
     let plain = run(&sc, &RunOptions::default()).unwrap();
-    let polled = run_interruptible(&sc, &RunOptions::default(), || Poll::Continue).unwrap();
+    let polled = run_interruptible(&sc, &RunOptions::default(), |_| Poll::Continue).unwrap();
     assert_eq!(plain.events, polled.events);
     assert_eq!(
         serde_json::to_string(&plain.summary).unwrap(),
@@ -110,7 +138,7 @@ fn polling_changes_nothing_in_the_outputs() {
 fn polled_run_respects_the_event_budget_exactly() {
     let sc = chain(&[("simulation.max_events", "10001")]);
     let plain = run(&sc, &RunOptions::default()).unwrap();
-    let polled = run_interruptible(&sc, &RunOptions::default(), || Poll::Continue).unwrap();
+    let polled = run_interruptible(&sc, &RunOptions::default(), |_| Poll::Continue).unwrap();
     assert_eq!(polled.events, 10_001);
     assert_eq!(
         serde_json::to_string(&plain.summary).unwrap(),

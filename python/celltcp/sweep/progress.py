@@ -12,24 +12,14 @@ import sys
 import time
 from typing import Any, TextIO
 
+from celltcp.progress import format_duration
+
 __all__ = ["Progress", "format_duration", "in_notebook"]
 
 _BAR_WIDTH = 24
 #: Seconds between redraws on a terminal, and between lines elsewhere.
 _TTY_PERIOD_S = 0.1
 _LOG_PERIOD_S = 10.0
-
-
-def format_duration(seconds: float) -> str:
-    """``"0.4s"``, ``"42s"``, ``"3m05s"``, ``"2h07m"``."""
-    if seconds < 9.95:
-        return f"{max(seconds, 0.0):.1f}s"
-    s = int(round(seconds))
-    if s < 60:
-        return f"{s}s"
-    if s < 3600:
-        return f"{s // 60}m{s % 60:02d}s"
-    return f"{s // 3600}h{(s % 3600) // 60:02d}m"
 
 
 def in_notebook() -> bool:
