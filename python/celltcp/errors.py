@@ -11,7 +11,7 @@ re-exported here:
 
 from __future__ import annotations
 
-from celltcp._core import ScenarioError, SimulationError
+from celltcp._core import ScenarioError, SimulationError, bound_error
 
 __all__ = ["ScenarioError", "SimulationError", "scenario_error"]
 
@@ -37,5 +37,8 @@ setattr(ScenarioError, "__str__", _str)
 
 
 def scenario_error(key: str, message: str) -> ScenarioError:
-    """A ScenarioError raised by the Python layer, shaped like the core's."""
+    """A ScenarioError raised by the Python layer, shaped and bounded like the core's: every
+    value it echoes is cut to about 80 characters and control characters are escaped, so that
+    a 10 MB value or a binary file still gives one short line."""
+    key, message = bound_error(str(key), str(message))
     return ScenarioError(message, key)

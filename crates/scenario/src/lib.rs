@@ -14,6 +14,7 @@ pub mod config;
 mod de;
 pub mod error;
 mod handovers;
+mod input_file;
 pub mod overrides;
 pub mod run;
 pub mod series;
@@ -40,7 +41,7 @@ pub use config::tcp::{AckCopies, CcAlgorithm, TcpFlow, TcpSettings};
 pub use config::trace::TraceSpec;
 pub use config::{Scenario, ScenarioFile};
 pub use error::ScenarioError;
-pub use run::{run, RunError, RunOptions, RunOutput};
+pub use run::{check, run, RunError, RunOptions, RunOutput};
 pub use schema::json_schema;
 pub use series::{Column, Series};
 

@@ -101,6 +101,15 @@ impl Driver for AsFastAsPossible {
     }
 }
 
+/// Makes every check a run makes before its first event, without simulating: builds the
+/// world (models' parameters, the radio set-up, the event schedule) and drops it. `celltcp
+/// validate` calls this, so a scenario it accepts does not fail when it starts. Captures are
+/// left out: they need an output directory and only write files.
+pub fn check(scenario: &Scenario) -> Result<(), RunError> {
+    let captures = CaptureRequest::none();
+    build(scenario, scenario.simulation.seed, 0, &captures).map(|_| ())
+}
+
 /// Runs one replication of `scenario`.
 pub fn run(scenario: &Scenario, opts: &RunOptions) -> Result<RunOutput, RunError> {
     run_with(scenario, opts, &mut AsFastAsPossible)

@@ -78,6 +78,11 @@ impl CaptureRequest {
         Ok(CaptureRequest { dir: opts.capture_dir.clone(), links: links.into_iter().collect() })
     }
 
+    /// No captures: the world is built to be checked, not run.
+    pub(crate) fn none() -> Self {
+        CaptureRequest { dir: None, links: Vec::new() }
+    }
+
     pub(crate) fn dir_display(&self) -> PathBuf {
         self.dir.clone().unwrap_or_default()
     }
