@@ -16,6 +16,7 @@ import os
 import re
 import stat
 import sys
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Union
@@ -23,7 +24,7 @@ from typing import Any, Union
 import tomli_w
 
 from celltcp import _core
-from celltcp.errors import ScenarioError, scenario_error
+from celltcp.errors import ScenarioError, ScenarioWarning, scenario_error
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -135,10 +136,46 @@ def read_input_file(path: PathLike, *, limit: int = MAX_FILE_BYTES) -> bytes:
     return data
 
 
+#: A dotted key with more parts than this is refused before tomllib reads it: tomllib's work on
+#: a dotted key grows with the square of its length (5,000 parts take seconds, 50,000 minutes).
+#: Far above MAX_DEPTH, which the parsed tree is held to exactly.
+_MAX_KEY_PARTS = 200
+
+
+def _dotted_key_parts(line: str) -> int:
+    """Parts of the key a line starts with (``a.b.c = 1``, ``[a.b.c]``, ``[[a.b]]``), counting
+    dots outside quotes only. A line of a multi-line string may be counted too; only a key of
+    more than :data:`_MAX_KEY_PARTS` parts matters, which no string line is likely to look
+    like."""
+    text = line.lstrip()
+    if text.startswith("["):
+        text = text.lstrip("[")
+        end = text.find("]")
+    else:
+        end = text.find("=")
+    if end < 0:
+        return 0
+    parts, quote = 1, ""
+    for ch in text[:end]:
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "\"'":
+            quote = ch
+        elif ch == ".":
+            parts += 1
+    return parts
+
+
 def parse_toml(text: str, source: str) -> dict[str, Any]:
     """Parses TOML text; a syntax error, or nesting deeper than :data:`MAX_DEPTH`, raises
     ScenarioError whose key is ``source``. tomllib's positions are the text's own lines and
     columns."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.count(".") > _MAX_KEY_PARTS and _dotted_key_parts(line) > _MAX_KEY_PARTS:
+            raise scenario_error(
+                source, f"line {number}: a key of more than {_MAX_KEY_PARTS} dotted parts is "
+                f"nested more than {MAX_DEPTH} tables deep; the format needs at most 6"
+            )
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -354,9 +391,14 @@ class Scenario:
             tmp.unlink(missing_ok=True)
 
     def validate(self, overrides: list[tuple[str, str]] | None = None) -> dict[str, Any]:
-        """Checks the scenario with the core; returns the resolved scenario (every default
-        filled in, units normalised) as a dict. Raises ScenarioError naming the key."""
-        return json.loads(_core.validate(self._core_text(), list(overrides or []), self.base_dir))
+        """Checks the scenario with the core, as a run would before its first event; returns the
+        resolved scenario (every default filled in, units normalised) as a dict. Raises
+        ScenarioError naming the key; what is allowed but probably not meant (a UE route that
+        leaves every cell's coverage) is a :class:`~celltcp.errors.ScenarioWarning`."""
+        echo, found = _core.validate(self._core_text(), list(overrides or []), self.base_dir)
+        for key, message in found:
+            warnings.warn(ScenarioWarning(message, key), stacklevel=2)
+        return json.loads(echo)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Scenario):

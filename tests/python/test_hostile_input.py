@@ -58,8 +58,8 @@ def test_deep_nesting_is_one_line_naming_the_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], body: str
 ) -> None:
     path = write(tmp_path, CHAIN_TOML + body)
-    for command in ("validate", "run"):
-        line = refused(capsys, command, path, "--out", tmp_path / "out")
+    for command in (["validate"], ["run", "--out", tmp_path / "out"]):
+        line = refused(capsys, *command, path)
         assert str(path) in line and "deep" in line
     assert not (tmp_path / "out").exists()
 
@@ -207,9 +207,8 @@ def test_non_finite_numbers_name_the_key_in_validate_and_run(
     scenario = Scenario.load(EXAMPLES / "lte-single-cell.toml")
     cell = next(iter(scenario.get("cells")))
     path = write(tmp_path, scenario.to_toml())
-    for command in ("validate", "run"):
-        line = refused(capsys, command, path, "--set", override.format(cell=cell),
-                       "--out", tmp_path / "o")
+    for command in (["validate"], ["run", "--out", tmp_path / "o"]):
+        line = refused(capsys, *command, path, "--set", override.format(cell=cell))
         assert f"{key.format(cell=cell)}: expected a finite number, found {found}" in line
         assert "Position {" not in line
     assert not (tmp_path / "o").exists()
@@ -357,3 +356,35 @@ def test_one_rule_for_keys(key: str) -> None:
         Scenario.from_toml(CHAIN_TOML).set(key, 1)
     with pytest.raises(ScenarioError):
         celltcp.run(CHAIN_TOML, set={key: 1})
+
+
+def test_a_route_that_leaves_every_cells_coverage_is_a_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import warnings
+
+    from celltcp.errors import ScenarioWarning
+
+    scenario = Scenario.load(EXAMPLES / "000" / "forwarding.toml")
+    scenario.set("simulation.duration", "200s")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        scenario.validate()
+    assert not [w for w in caught if issubclass(w.category, ScenarioWarning)]
+    # 500 km/h away from both cells: out of reach of either within the 200 s.
+    scenario.set("mobility.ue_ref", {"kind": "linear", "speed": "500km/h", "heading_deg": 180.0})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        scenario.validate()
+    (w,) = [w.message for w in caught if issubclass(w.category, ScenarioWarning)]
+    assert w.key == "mobility.ue_ref"
+    assert "leaves every cell's coverage at" in w.message
+    # On the command line: exit 0, one warning line.
+    path = tmp_path / "drive.toml"
+    scenario.save(path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        assert main(["validate", str(path)]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("celltcp: warning: mobility.ue_ref: the route of UE 'ue_ref' leaves")
+    assert len(err.splitlines()) == 1

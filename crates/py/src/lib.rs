@@ -45,26 +45,28 @@ fn load(
 
 /// Loads and validates a scenario, building its world without simulating (every check `run`
 /// makes before its first event); returns the resolved scenario (every default filled in) as
-/// JSON text. Raises `ScenarioError(message, key)` on bad input.
+/// JSON text, and the warnings as `(key, message)` pairs. Raises `ScenarioError(message, key)`
+/// on bad input.
 #[pyfunction]
 #[pyo3(signature = (toml_text, overrides = Vec::new(), base_dir = None))]
 fn validate(
     toml_text: &str,
     overrides: Vec<(String, String)>,
     base_dir: Option<PathBuf>,
-) -> PyResult<String> {
+) -> PyResult<(String, Vec<(String, String)>)> {
     // As in `run`: loading and building happen inside one panic guard.
-    let scenario = catch_unwind(AssertUnwindSafe(|| -> Result<_, RunError> {
+    let (scenario, warnings) = catch_unwind(AssertUnwindSafe(|| -> Result<_, RunError> {
         let scenario =
             load(toml_text, &overrides, base_dir.as_deref()).map_err(RunError::Scenario)?;
         // Every check `run` makes before its first event, so that what validates also starts.
-        celltcp_scenario::check(&scenario)?;
-        Ok(scenario)
+        let warnings = celltcp_scenario::check(&scenario)?;
+        Ok((scenario, warnings))
     }))
     .map_err(panic_to_py_err)?
     .map_err(to_py_err)?;
-    serde_json::to_string(&scenario.echo())
-        .map_err(|e| to_py_err(RunError::Internal(format!("echo is not serialisable: {e}"))))
+    let echo = serde_json::to_string(&scenario.echo())
+        .map_err(|e| to_py_err(RunError::Internal(format!("echo is not serialisable: {e}"))))?;
+    Ok((echo, warnings.into_iter().map(|w| (w.key, w.message)).collect()))
 }
 
 /// Runs a scenario to completion with the GIL released.

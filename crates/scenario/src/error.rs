@@ -29,6 +29,24 @@ impl ScenarioError {
     }
 }
 
+/// Something a scenario allows but that is probably not meant (a UE driving out of every cell's
+/// coverage): reported, and the run goes ahead. Bounded as [`ScenarioError`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{key}: {message}")]
+pub struct ScenarioWarning {
+    pub key: String,
+    pub message: String,
+}
+
+impl ScenarioWarning {
+    pub fn new(key: impl Into<String>, message: impl Into<String>) -> Self {
+        ScenarioWarning {
+            key: bound_key(&key.into()),
+            message: bound_message(&message.into()),
+        }
+    }
+}
+
 /// At most this many characters of one echoed value (a quoted value, or any run of characters
 /// without a space) are kept in a message; the rest is replaced by `…`.
 pub const MAX_ECHO_CHARS: usize = 80;
@@ -46,17 +64,22 @@ fn push_visible(out: &mut String, c: char) {
     }
 }
 
-/// `text` with control characters escaped and cut to `max` characters (the cut marked `…`).
+/// `text` with control characters escaped, cut to `max` characters as shown (the cut marked
+/// `…`).
 fn clip(text: &str, max: usize) -> String {
-    let long = text.chars().nth(max).is_some();
-    let mut out = String::new();
-    for (n, c) in text.chars().enumerate() {
-        if long && n >= max.saturating_sub(1) {
-            out.push('…');
-            return out;
+    let mut visible = String::new();
+    for c in text.chars() {
+        push_visible(&mut visible, c);
+        // Enough to know whether a cut is needed; the rest is never shown.
+        if visible.len() > 4 * max + 16 {
+            break;
         }
-        push_visible(&mut out, c);
     }
+    if visible.chars().count() <= max {
+        return visible;
+    }
+    let mut out: String = visible.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
     out
 }
 
@@ -83,26 +106,24 @@ pub fn bound_key(key: &str) -> String {
 /// run of characters without a space. The work is linear in the message's length.
 #[allow(clippy::unnecessary_map_or)] // `Option::is_none_or` is newer than rust-version 1.80
 pub fn bound_message(message: &str) -> String {
-    /// A closing quote is looked for this far; a longer quoted value is cut as words are.
-    const QUOTE_WINDOW: usize = 4096;
     let chars: Vec<char> = message.chars().collect();
+    // closes[j]: the first index ≥ j of a quote that can close a value (followed by the end, a
+    // space or punctuation), found in one pass from the end so that the work stays linear.
+    let mut closes = vec![usize::MAX; chars.len() + 1];
+    for j in (0..chars.len()).rev() {
+        let closing = chars[j] == '\''
+            && chars
+                .get(j + 1)
+                .map_or(true, |c| c.is_whitespace() || ",;:.)]}".contains(*c));
+        closes[j] = if closing { j } else { closes[j + 1] };
+    }
     let mut out = String::new();
     let mut out_chars = 0;
     let mut i = 0;
     while i < chars.len() && out_chars <= MAX_MESSAGE_CHARS {
         let opens_quote = chars[i] == '\''
             && (i == 0 || matches!(chars[i - 1], ' ' | '(' | '[' | '{' | '='));
-        let end = if opens_quote {
-            // The closing quote: followed by the end, a space or punctuation.
-            (i + 1..chars.len().min(i + QUOTE_WINDOW)).find(|&j| {
-                chars[j] == '\''
-                    && chars
-                        .get(j + 1)
-                        .map_or(true, |c| c.is_whitespace() || ",;:.)]}".contains(*c))
-            })
-        } else {
-            None
-        };
+        let end = Some(closes[i + 1]).filter(|&j| opens_quote && j < chars.len());
         let (start, stop) = match end {
             Some(j) => (i + 1, j),
             None => {
@@ -175,6 +196,8 @@ mod tests {
         assert!(m.ends_with("… here"));
         let m = bound_message("bad 'a\nb\u{0}c' value");
         assert_eq!(m, "bad 'a\\nb\\u{0}c' value");
+        let m = bound_message(&format!("bad '{}' value", "\u{0}".repeat(1000)));
+        assert_eq!(m.split('\'').nth(1).map(|v| v.chars().count()), Some(MAX_ECHO_CHARS));
         let names = vec!["name"; 10_000].join(", ");
         let m = bound_message(&format!("node 'x' does not exist (nodes: {names})"));
         assert_eq!(m.chars().count(), MAX_MESSAGE_CHARS);

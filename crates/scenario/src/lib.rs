@@ -40,7 +40,7 @@ pub use config::simulation::Simulation;
 pub use config::tcp::{AckCopies, CcAlgorithm, TcpFlow, TcpSettings};
 pub use config::trace::TraceSpec;
 pub use config::{Scenario, ScenarioFile};
-pub use error::ScenarioError;
+pub use error::{ScenarioError, ScenarioWarning};
 pub use run::{check, run, RunError, RunOptions, RunOutput};
 pub use schema::json_schema;
 pub use series::{Column, Series};

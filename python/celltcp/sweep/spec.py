@@ -419,10 +419,9 @@ def spec_from_dict(
     unknown = [k for k in data if k not in _TOP_LEVEL]
     if unknown:
         raise scenario_error(unknown[0], f"unknown key; expected one of: {', '.join(_TOP_LEVEL)}")
-    # Nested tables are flattened recursively below: bound the depth first (a Scenario object
-    # as the base is checked by its own constructor).
+    # Nested tables are flattened recursively below: bound the depth first.
     for key, value in data.items():
-        if not isinstance(value, Scenario):
+        if key != "scenario":  # a path, a Scenario or a table that Scenario checks itself
             _check_storable(key, value, 1)
     base = _parse_base(data, Path(base_dir), sweep_file)
     label = data.get("name", name)

@@ -240,6 +240,13 @@ fn index_of(names: &[String], name: &str) -> u32 {
     names.iter().position(|n| n == name).expect("validated name") as u32
 }
 
+/// Warnings about the scenario (see [`crate::run::check`]): UE routes that leave every cell's
+/// coverage.
+pub(crate) fn warnings(scenario: &Scenario) -> Result<Vec<crate::ScenarioWarning>, ScenarioError> {
+    let node = |name: &str| scenario.node_id(name).unwrap_or_default();
+    ran::route_warnings(scenario, &node)
+}
+
 pub(crate) fn build(
     scenario: &Scenario,
     seed: u64,

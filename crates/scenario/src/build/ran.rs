@@ -14,8 +14,9 @@ use celltcp_net::queue::QueueLimit;
 use celltcp_net::world::WorldBuilder;
 use celltcp_radio::cell::LteCellConfig;
 use celltcp_radio::channel::{LosCondition, PathLoss, Position};
+use celltcp_engine::RngStream;
 use celltcp_radio::measurement::{A3Config, RlfConfig};
-use celltcp_radio::mobility::MobilityModel;
+use celltcp_radio::mobility::{Mobility, MobilityModel};
 use celltcp_radio::ran::{
     DataPathPolicy, HandoverConfig, HandoverLatencies, LteRan, ManualHandover, MeasurementConfig,
     RanConfig, RanUe, TriggerQuantity,
@@ -25,7 +26,7 @@ use celltcp_radio::rlc::BufferLimit;
 use super::cells::lte_cell_config;
 use crate::config::handover::{HandoverSpec, PolicySpec};
 use crate::config::ran::{RanSpec, TriggerQuantityKind};
-use crate::error::ScenarioError;
+use crate::error::{ScenarioError, ScenarioWarning};
 use crate::Scenario;
 
 /// The medium's name in summaries and its random-stream path.
@@ -167,6 +168,74 @@ fn check_start_coverage(
         }
     }
     Ok(())
+}
+
+/// Most positions of a route looked at by [`route_warnings`].
+const MAX_ROUTE_SAMPLES: u64 = 10_000;
+
+/// A warning for each moving UE whose route leaves every cell's coverage (as in
+/// [`check_start_coverage`]) during the run: its position is looked at every measurement
+/// period (at most [`MAX_ROUTE_SAMPLES`] times), on the route of replication 0 for a random
+/// waypoint. Leaving coverage may be what a study wants (radio link failure and
+/// re-establishment), so it is a warning, not an error.
+pub(super) fn route_warnings(
+    scenario: &Scenario,
+    node: &impl Fn(&str) -> NodeId,
+) -> Result<Vec<ScenarioWarning>, ScenarioError> {
+    let Some(ran) = &scenario.ran else {
+        return Ok(Vec::new());
+    };
+    let cells = scenario
+        .cells
+        .iter()
+        .map(|(name, cell)| lte_cell_config(name, cell, node))
+        .collect::<Result<Vec<_>, _>>()?;
+    let q_rxlevmin = ran.handover.q_rxlevmin_dbm;
+    let duration = scenario.simulation.duration.as_ns();
+    let step = ran
+        .measurement
+        .period
+        .as_ns()
+        .max(duration / MAX_ROUTE_SAMPLES)
+        .max(1);
+    let mut out = Vec::new();
+    for cell in scenario.cells.values() {
+        for (ue, u) in &cell.file.ues {
+            let Some(motion) = scenario.mobility.get(ue) else {
+                continue;
+            };
+            let path = format!("ran/ue/{}/mobility", node(ue));
+            let rng = RngStream::new(scenario.simulation.seed, 0, &path);
+            let Ok(mut mobility) = Mobility::new(motion.model(u.position), rng) else {
+                continue; // refused by the world's build, with its key
+            };
+            let mut t = 0;
+            while t <= duration {
+                let at = mobility.position_at(SimTime(t));
+                let best = cells
+                    .iter()
+                    .map(|c| best_case_rsrp_dbm(c, at))
+                    .fold(f64::NEG_INFINITY, f64::max);
+                if best <= q_rxlevmin {
+                    out.push(ScenarioWarning::new(
+                        format!("mobility.{ue}"),
+                        format!(
+                            "the route of UE '{ue}' leaves every cell's coverage at {:.3} s, at \
+                             [{:.1}, {:.1}] m (best mean RSRP {best:.1} dBm, not above \
+                             ran.handover.q_rxlevmin_dbm = {q_rxlevmin}); the UE is then out of \
+                             service",
+                            t as f64 * 1e-9,
+                            at.x_m,
+                            at.y_m
+                        ),
+                    ));
+                    break;
+                }
+                t += step;
+            }
+        }
+    }
+    Ok(out)
 }
 
 fn handover_config(
