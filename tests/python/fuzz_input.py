@@ -310,6 +310,10 @@ def cases(first_seed: int) -> Iterator[Case]:
 
 def fuzz(*, seconds: float, first_seed: int = 0, max_cases: int | None = None) -> Report:
     """Runs cases from ``first_seed`` on until ``seconds`` have passed (or ``max_cases``)."""
+    # Imported before the first case's clock starts: importing takes seconds on a busy machine.
+    import celltcp.cli  # noqa: F401
+    import celltcp.sweep.spec  # noqa: F401
+
     report = Report()
     deadline = time.monotonic() + seconds
     by_kind = {k: f for k, f, _ in KINDS}

@@ -209,7 +209,7 @@ mod tests {
         let k = bound_key(&key);
         assert!(k.chars().count() <= MAX_KEY_CHARS + 1);
         assert!(k.starts_with("nodes.a.a"));
-        assert!(k.ends_with("a.a.kind"));
+        assert!(k.ends_with("a.a..kind"));
         assert!(k.contains('…'));
         assert_eq!(ScenarioError::new(key, "x").key, k);
     }
