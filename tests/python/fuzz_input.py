@@ -208,8 +208,12 @@ def _scenario_case(rng: random.Random, report: Report, case: Case, workdir: Path
             return
         overrides = ["--set", f"{key}={value}"]
         case.detail += f" --set {key}={value[:60]}"
-    # Relative trace paths of the examples resolve against the scenario's own directory.
-    path = source.parent / f".fuzz-{os.getpid()}-{case.seed}.toml"
+    # Relative trace paths of the examples resolve against the scenario's own directory: its
+    # other files are linked into the case's directory, and nothing is written into examples/.
+    for other in source.parent.iterdir():
+        if other.is_file() and other.suffix != ".toml":
+            (workdir / other.name).symlink_to(other)
+    path = workdir / "scenario.toml"
     try:
         path.write_text(text, encoding="utf-8", errors="surrogatepass")
     except (UnicodeEncodeError, ValueError):
@@ -258,10 +262,11 @@ def _sweep_case(rng: random.Random, report: Report, case: Case, workdir: Path) -
     from celltcp.sweep.spec import load_spec, resolve_points
 
     source = EXAMPLES / "sweeps" / "access-rate.toml"
-    text = mutate_text(rng, source.read_text(encoding="utf-8"))
+    original = source.read_text(encoding="utf-8").replace('"../', f'"{EXAMPLES}/')
+    text = mutate_text(rng, original)
     if rng.random() < 0.2:
         text += f"\nruns = {rng.choice([0, 1, 10**9, -1, 10**20])}\n"
-    path = source.parent / f".fuzz-{os.getpid()}-{case.seed}.toml"
+    path = workdir / "sweep.toml"
     case.detail = "sweep file"
     try:
         path.write_text(text, encoding="utf-8", errors="surrogatepass")
