@@ -11,9 +11,11 @@ re-exported here:
 
 from __future__ import annotations
 
-from celltcp._core import ScenarioError, SimulationError
+import warnings
 
-__all__ = ["ScenarioError", "SimulationError", "scenario_error"]
+from celltcp._core import ScenarioError, SimulationError, bound_error
+
+__all__ = ["ScenarioError", "ScenarioWarning", "SimulationError", "scenario_error"]
 
 
 def _message(self: ScenarioError) -> str:
@@ -37,5 +39,38 @@ setattr(ScenarioError, "__str__", _str)
 
 
 def scenario_error(key: str, message: str) -> ScenarioError:
-    """A ScenarioError raised by the Python layer, shaped like the core's."""
+    """A ScenarioError raised by the Python layer, shaped and bounded like the core's: every
+    value it echoes is cut to about 80 characters and control characters are escaped, so that
+    a 10 MB value or a binary file still gives one short line."""
+    key, message = bound_error(str(key), str(message))
     return ScenarioError(message, key)
+
+
+class ScenarioWarning(UserWarning):
+    """Something a scenario allows but probably does not mean (a UE route that leaves every
+    cell's coverage); the run goes ahead. ``args == (message, key)``, read as ScenarioError's."""
+
+    @property
+    def message(self) -> str:
+        return _message(self)  # type: ignore[arg-type]
+
+    @property
+    def key(self) -> str:
+        return _key(self)  # type: ignore[arg-type]
+
+    def __str__(self) -> str:
+        return _str(self)  # type: ignore[arg-type]
+
+
+_format_warning = warnings.formatwarning
+
+
+def _format_scenario_warning(message, category, filename, lineno, line=None):  # type: ignore[no-untyped-def]
+    # A scenario warning is about the user's file, not about the line of celltcp that noticed
+    # it: one line, as the command's errors are.
+    if isinstance(category, type) and issubclass(category, ScenarioWarning):
+        return f"celltcp: warning: {message}\n"
+    return _format_warning(message, category, filename, lineno, line)
+
+
+warnings.formatwarning = _format_scenario_warning

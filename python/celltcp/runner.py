@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Union
 
 from celltcp import _core
 from celltcp.errors import scenario_error
-from celltcp.scenario import Scenario
+from celltcp.scenario import Scenario, _check_storable, split_key, toml_value
 
 if TYPE_CHECKING:
     # pandas and pyarrow, imported when a result is made.
@@ -23,47 +23,52 @@ Overrides = Union[Mapping[str, Any], Iterable[Union[str, "tuple[str, Any]"]], No
 
 
 def _override_text(key: str, value: Any) -> str:
-    """The text form of an override value, as it would be written after ``--set key=``."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (str, int, float)):
-        return str(value)
-    kind = type(value).__name__
-    raise scenario_error(key, f"an override must be a string or a number, not {kind}")
+    """The text form of an override value, as it would be written after ``--set key=``.
+
+    A string is that text itself (``"10Mbps"``, ``"['cwnd']"``), read by the core as ``--set``
+    reads it; any other value TOML can hold (a number, a boolean, a list, a dict, a date) is
+    written as inline TOML (:func:`celltcp.scenario.toml_value`), so that ``run(set={k: v})``
+    accepts every value ``Scenario.set(k, v)`` does and means the same by it.
+    """
+    if isinstance(value, str):
+        return value
+    _check_storable(key, value, len(split_key(key)))
+    return toml_value(value)
 
 
 def parse_overrides(overrides: Overrides, *, origin: str = "set") -> list[tuple[str, str]]:
-    """Normalises overrides to ``[(dotted_key, value_text)]``.
+    """Normalises overrides to ``[(dotted_key, value_text)]``: the one parser of ``--set``,
+    ``run(set=...)`` and, for its keys, ``Scenario.set``.
 
-    Accepts a mapping ``{"links.access.rate": "10Mbps"}``, or an iterable of strings
-    ``"links.access.rate=10Mbps"`` (split at the first ``=``) or of ``(key, value)`` pairs.
-    A string without ``=`` or with an empty key raises ScenarioError whose key is ``origin``
-    followed by the offending text.
+    Accepts a mapping ``{"links.access.rate": "10Mbps", "trace.queues": ["access"]}``, or an
+    iterable of strings ``"links.access.rate=10Mbps"`` (split at the first ``=``) or of
+    ``(key, value)`` pairs. Keys follow :func:`celltcp.scenario.split_key`. A string without
+    ``=`` raises ScenarioError whose key is ``origin`` followed by the offending text.
     """
     if overrides is None:
         return []
     if isinstance(overrides, Mapping):
-        pairs = [(str(k), _override_text(str(k), v)) for k, v in overrides.items()]
+        items: list[tuple[Any, Any]] = list(overrides.items())
     elif isinstance(overrides, str):
         raise scenario_error(origin, "overrides are a dict or a list of 'key=value' strings")
     else:
-        pairs = []
+        items = []
         for item in overrides:
             if isinstance(item, tuple) and len(item) == 2:
-                pairs.append((str(item[0]), _override_text(str(item[0]), item[1])))
+                items.append(item)
                 continue
             key, sep, value = str(item).partition("=")
-            key = key.strip()
-            if not sep or not key:
+            if not sep or not key.strip():
                 raise scenario_error(
                     f"{origin} {item!r}", "expected KEY=VALUE, e.g. links.access.rate=10Mbps"
                 )
-            pairs.append((key, value.strip()))
-    for key, _ in pairs:
-        if not key or any(not part for part in key.split(".")):
-            raise scenario_error(
-                f"{origin} {key!r}", "a key is a dotted path such as flows.video.rate"
-            )
+            items.append((key.strip(), value.strip()))
+    pairs = []
+    for key, value in items:
+        if not isinstance(key, str):
+            raise scenario_error(f"{origin} {key!r}", "a key is a dotted path such as flows.video.rate")
+        split_key(key)
+        pairs.append((key, _override_text(key, value)))
     return pairs
 
 
@@ -130,7 +135,7 @@ def run(
     if links and capture_dir is None:
         raise scenario_error("capture", "capture_dir is needed to write pcap files")
     raw = _core.run(
-        sc.to_toml(),
+        sc._core_text(),
         overrides,
         seed,
         run,

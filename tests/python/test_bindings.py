@@ -39,8 +39,9 @@ def test_summary_text_is_deterministic() -> None:
 
 
 def test_validate_and_errors() -> None:
-    echo = json.loads(_core.validate(CHAIN_TOML, []))
-    assert "video" in echo["flows"]
+    text, warnings = _core.validate(CHAIN_TOML, [])
+    echo = json.loads(text)
+    assert "video" in echo["flows"] and warnings == []
     with pytest.raises(_core.ScenarioError) as e:
         _core.validate(CHAIN_TOML, [("links.access.rate", "0Mbps")])
     message, key = e.value.args

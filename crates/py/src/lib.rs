@@ -19,7 +19,7 @@ use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use errors::{panic_to_py_err, scenario_to_py_err, to_py_err, ScenarioError, SimulationError};
+use errors::{panic_to_py_err, to_py_err, ScenarioError, SimulationError};
 
 /// The JSON Schema of the scenario format, as JSON text.
 #[pyfunction]
@@ -44,18 +44,30 @@ fn load(
     }
 }
 
-/// Loads and validates a scenario; returns the resolved scenario (every default filled in) as
-/// JSON text. Raises `ScenarioError(message, key)` on bad input.
+/// Loads and validates a scenario, building its world without simulating (every check `run`
+/// makes before its first event); returns the resolved scenario (every default filled in) as
+/// JSON text, and the warnings as `(key, message)` pairs. Raises `ScenarioError(message, key)`
+/// on bad input.
 #[pyfunction]
 #[pyo3(signature = (toml_text, overrides = Vec::new(), base_dir = None))]
 fn validate(
     toml_text: &str,
     overrides: Vec<(String, String)>,
     base_dir: Option<PathBuf>,
-) -> PyResult<String> {
-    let scenario = load(toml_text, &overrides, base_dir.as_deref()).map_err(scenario_to_py_err)?;
-    serde_json::to_string(&scenario.echo())
-        .map_err(|e| to_py_err(RunError::Internal(format!("echo is not serialisable: {e}"))))
+) -> PyResult<(String, Vec<(String, String)>)> {
+    // As in `run`: loading and building happen inside one panic guard.
+    let (scenario, warnings) = catch_unwind(AssertUnwindSafe(|| -> Result<_, RunError> {
+        let scenario =
+            load(toml_text, &overrides, base_dir.as_deref()).map_err(RunError::Scenario)?;
+        // Every check `run` makes before its first event, so that what validates also starts.
+        let warnings = celltcp_scenario::check(&scenario)?;
+        Ok((scenario, warnings))
+    }))
+    .map_err(panic_to_py_err)?
+    .map_err(to_py_err)?;
+    let echo = serde_json::to_string(&scenario.echo())
+        .map_err(|e| to_py_err(RunError::Internal(format!("echo is not serialisable: {e}"))))?;
+    Ok((echo, warnings.into_iter().map(|w| (w.key, w.message)).collect()))
 }
 
 /// Runs a scenario to completion with the GIL released.
@@ -155,6 +167,15 @@ fn quantity(text: &str) -> Option<(&'static str, &'static str, f64)> {
     celltcp_scenario::units::parse_quantity(text).map(|q| (q.kind, q.unit, q.value))
 }
 
+/// `(key, message)` bounded as the core bounds its own scenario errors (every echoed value cut
+/// to 80 characters, control characters escaped, the whole kept short), so that the errors the
+/// Python layer raises read the same.
+#[pyfunction]
+fn bound_error(key: &str, message: &str) -> (String, String) {
+    let e = celltcp_scenario::ScenarioError::new(key, message);
+    (e.key, e.message)
+}
+
 /// Events per wall-clock second of the event queue under the hold model with `pending` events.
 #[pyfunction]
 #[pyo3(signature = (pending, ops, seed = 1))]
@@ -174,6 +195,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("RealTimeError", py.get_type::<errors::RealTimeError>())?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(bound_error, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(emulate::emulate, m)?)?;
     m.add_function(wrap_pyfunction!(bench_event_queue, m)?)?;

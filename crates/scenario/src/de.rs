@@ -113,7 +113,7 @@ impl DeError {
             (None, Some(field)) => field,
             (None, None) => String::new(),
         };
-        ScenarioError { key, message }
+        ScenarioError::new(key, message)
     }
 }
 
@@ -244,16 +244,38 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_> {
         let result = match self.value {
             Value::String(s) => visitor.visit_str(s),
             Value::Integer(i) => visitor.visit_i64(*i),
+            // TOML has inf and nan; no value of the format is infinite or undefined, and
+            // rejecting them here names the key (a NaN position would otherwise reach the
+            // radio model and fail there, without it).
+            Value::Float(f) if !f.is_finite() => Err(DeError::message(format!(
+                "expected a finite number, found {f}"
+            ))),
             Value::Float(f) => visitor.visit_f64(*f),
             Value::Boolean(b) => visitor.visit_bool(*b),
             Value::Datetime(_) => Err(de::Error::invalid_type(
                 Unexpected::Other("a date-time"),
                 &visitor,
             )),
-            Value::Array(items) => visitor.visit_seq(SeqDe {
-                iter: items.iter().enumerate(),
-                path: &self.path,
-            }),
+            Value::Array(items) => {
+                let mut seq = SeqDe {
+                    iter: items.iter().enumerate(),
+                    path: &self.path,
+                };
+                // A fixed-size array (`[f64; 2]`) reads only the elements it needs; the ones
+                // left over are an error, not silently dropped.
+                visitor.visit_seq(&mut seq).and_then(|value| {
+                    let left = seq.iter.len();
+                    if left == 0 {
+                        Ok(value)
+                    } else {
+                        Err(DeError::message(format!(
+                            "expected an array of {}, found an array of {}",
+                            items.len() - left,
+                            items.len()
+                        )))
+                    }
+                })
+            }
             Value::Table(table) => visitor.visit_map(MapDe::new(table, &self.path, None)),
         };
         result.map_err(|e| e.at(&self.path))
@@ -608,6 +630,8 @@ mod tests {
         list: Vec<u16>,
         #[serde(default)]
         queue: Option<QueueFile>,
+        #[serde(default)]
+        pair: Option<[f64; 2]>,
     }
 
     fn load(text: &str) -> Result<Root, ScenarioError> {
@@ -676,9 +700,22 @@ mod tests {
         assert_eq!(err("items = 5"), "items: expected a table, found 5");
         assert_eq!(
             err("items = {}\nextra = 1"),
-            "extra: unknown key; expected one of: items, colour, list, queue"
+            "extra: unknown key; expected one of: items, colour, list, queue, pair"
         );
         assert_eq!(err("colour = 'red'"), "items: required key is missing");
+        assert_eq!(
+            err("items = {}\npair = [1.0, 2.0, 3.0]"),
+            "pair: expected an array of 2, found an array of 3"
+        );
+        assert_eq!(
+            err("items = {}\npair = [1.0, nan]"),
+            "pair[1]: expected a finite number, found NaN"
+        );
+        assert_eq!(
+            err("items = {}\npair = [-inf, 1.0]"),
+            "pair[0]: expected a finite number, found -inf"
+        );
+        assert!(load("items = {}\npair = [1.0, 2.0]").is_ok());
         assert_eq!(
             err("items = {}\nlist = 1979-05-27"),
             "list: expected an array, found a date-time"

@@ -14,6 +14,7 @@ pub mod config;
 mod de;
 pub mod error;
 mod handovers;
+mod input_file;
 pub mod overrides;
 pub mod run;
 pub mod series;
@@ -39,8 +40,10 @@ pub use config::simulation::Simulation;
 pub use config::tcp::{AckCopies, CcAlgorithm, TcpFlow, TcpSettings};
 pub use config::trace::TraceSpec;
 pub use config::{Scenario, ScenarioFile};
-pub use error::ScenarioError;
-pub use run::{run, run_interruptible, Poll, RunError, RunOptions, RunOutput, RunProgress};
+pub use error::{ScenarioError, ScenarioWarning};
+pub use run::{
+    check, run, run_interruptible, Poll, RunError, RunOptions, RunOutput, RunProgress,
+};
 pub use schema::json_schema;
 pub use series::{Column, Series};
 

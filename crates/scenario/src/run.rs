@@ -12,7 +12,7 @@ use celltcp_net::packet::FlowId;
 use celltcp_net::world::World;
 
 use crate::build::{build, CaptureRequest, LinkHandoverPlan};
-use crate::error::ScenarioError;
+use crate::error::{ScenarioError, ScenarioWarning};
 use crate::handovers;
 use crate::series::{self, Series};
 use crate::series_dch;
@@ -232,6 +232,17 @@ impl Driver for AsFastAsPossible {
     ) -> Result<RunOutcome, RunError> {
         sim.run(stop).map_err(|p| RunError::Internal(p.to_string()))
     }
+}
+
+/// Makes every check a run makes before its first event, without simulating: builds the
+/// world (models' parameters, the radio set-up, the event schedule) and drops it. `celltcp
+/// validate` calls this, so a scenario it accepts does not fail when it starts. Captures are
+/// left out: they need an output directory and only write files.
+/// Returns the warnings about what the scenario allows but probably does not mean.
+pub fn check(scenario: &Scenario) -> Result<Vec<ScenarioWarning>, RunError> {
+    let captures = CaptureRequest::none();
+    build(scenario, scenario.simulation.seed, 0, &captures)?;
+    Ok(crate::build::warnings(scenario)?)
 }
 
 /// Runs one replication of `scenario`.

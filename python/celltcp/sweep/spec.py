@@ -30,13 +30,11 @@ naming the key and the point.
 
 from __future__ import annotations
 
-import datetime as _dt
 import hashlib
 import itertools
 import json
 import os
 import re
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,13 +44,14 @@ import tomli_w
 
 from celltcp import _core
 from celltcp.errors import ScenarioError, scenario_error
-from celltcp.scenario import Scenario
+from celltcp.scenario import (
+    Scenario,
+    _check_storable,
+    parse_toml,
+    read_input_file,
+    toml_value,
+)
 from celltcp.sweep.metrics import DEFAULT_METRICS, MetricPattern, parse_patterns
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib
 
 __all__ = [
     "SweepSpec",
@@ -66,10 +65,14 @@ __all__ = [
 ]
 
 #: Keys a sweep file may have at its top level.
-_TOP_LEVEL = ("scenario", "name", "seed", "runs", "metrics", "series", "grid", "zip", "points")
+_TOP_LEVEL = (
+    "scenario", "name", "seed", "runs", "max_runs", "metrics", "series", "grid", "zip", "points"
+)
+#: Most runs (points × replications) a sweep may expand to unless its file raises the bound
+#: with ``max_runs``: a mistyped ``runs = 1000000000`` is refused before anything is expanded.
+DEFAULT_MAX_RUNS = 100_000
 #: Names of series: the characters allowed in output file names.
 _NAME = re.compile(r"[A-Za-z0-9_-]+\Z")
-_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+\Z")
 
 SpecLike = Union["SweepSpec", Mapping[str, Any], str, "os.PathLike[str]"]
 
@@ -138,6 +141,19 @@ class SweepSpec:
     grid: dict[str, list[Any]] = field(default_factory=dict)
     zips: list[dict[str, list[Any]]] = field(default_factory=list)
     points: list[dict[str, Any]] = field(default_factory=list)
+    #: Most runs (points × replications) the sweep may expand to.
+    max_runs: int = DEFAULT_MAX_RUNS
+
+    def count_points(self) -> int:
+        """The number of points of the parameter space, without expanding it."""
+        count = 1
+        for values in self.grid.values():
+            count *= len(values)
+        for group in self.zips:
+            count *= len(next(iter(group.values()), []))
+        if self.points:
+            count *= len(self.points)
+        return count
 
     @property
     def parameter_names(self) -> list[str]:
@@ -151,54 +167,6 @@ class SweepSpec:
 
 
 # -- TOML values -----------------------------------------------------------------------------------
-
-
-def _toml_string(text: str) -> str:
-    # TOML basic strings (TOML 1.0, "String"): escape the quote, the backslash and control
-    # characters; everything else is literal UTF-8.
-    out = ['"']
-    for ch in text:
-        if ch == '"':
-            out.append('\\"')
-        elif ch == "\\":
-            out.append("\\\\")
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\u{ord(ch):04X}")
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
-
-
-def toml_value(value: Any) -> str:
-    """A value as inline TOML, the form ``--set key=VALUE`` reads (tables become inline tables).
-
-    >>> toml_value({"kind": "codel", "target": "5ms"})
-    '{ kind = "codel", target = "5ms" }'
-    """
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if value != value:
-            return "nan"
-        if value in (float("inf"), float("-inf")):
-            return "inf" if value > 0 else "-inf"
-        return repr(value)
-    if isinstance(value, str):
-        return _toml_string(value)
-    if isinstance(value, (_dt.datetime, _dt.date, _dt.time)):
-        return value.isoformat()
-    if isinstance(value, Mapping):
-        items = []
-        for k, v in value.items():
-            name = k if _BARE_KEY.match(k) else _toml_string(k)
-            items.append(f"{name} = {toml_value(v)}")
-        return "{ " + ", ".join(items) + " }" if items else "{}"
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(toml_value(v) for v in value) + "]"
-    raise TypeError(f"a {type(value).__name__} is not a TOML value")
 
 
 def _file_digests(node: Any, out: dict[str, str]) -> dict[str, str]:
@@ -290,12 +258,21 @@ def _flatten_point(table: Mapping[str, Any], prefix: str = "") -> dict[str, Any]
     return out
 
 
-def _parse_runs(value: Any) -> tuple[int, ...]:
+def _parse_max_runs(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise scenario_error("max_runs", f"{value!r} is not a number of runs (an integer >= 1)")
+    return value
+
+
+def _parse_runs(value: Any, max_runs: int) -> tuple[int, ...]:
     if isinstance(value, bool):
         raise scenario_error("runs", f"{value!r} is not a number of runs or a list of run numbers")
     if isinstance(value, int):
         if value < 1:
             raise scenario_error("runs", f"{value} runs; a sweep needs at least 1")
+        if value > max_runs:
+            # Checked before the run numbers are made: range(10**9) would not fit in memory.
+            raise scenario_error("runs", _too_many(value, 1, max_runs))
         return tuple(range(value))
     if isinstance(value, (list, tuple)):
         if not value:
@@ -309,6 +286,22 @@ def _parse_runs(value: Any) -> tuple[int, ...]:
             seen.add(r)
         return tuple(value)
     raise scenario_error("runs", f"{value!r} is not a number of runs or a list of run numbers")
+
+
+def _too_many(runs: int, points: int, max_runs: int) -> str:
+    return (
+        f"{runs} runs at {points} point{'s' if points != 1 else ''} make {runs * points} runs, "
+        f"more than max_runs = {max_runs}; sweep fewer points or runs, or raise max_runs in the "
+        "sweep file"
+    )
+
+
+def check_size(spec: SweepSpec) -> None:
+    """Refuses a sweep whose points × runs exceed ``spec.max_runs``, before anything is
+    expanded (a grid of ten keys with ten values each is 10^10 points)."""
+    points = spec.count_points()
+    if points * len(spec.runs) > spec.max_runs:
+        raise scenario_error("max_runs", _too_many(len(spec.runs), points, spec.max_runs))
 
 
 def _parse_series(value: Any) -> tuple[str, ...]:
@@ -426,6 +419,10 @@ def spec_from_dict(
     unknown = [k for k in data if k not in _TOP_LEVEL]
     if unknown:
         raise scenario_error(unknown[0], f"unknown key; expected one of: {', '.join(_TOP_LEVEL)}")
+    # Nested tables are flattened recursively below: bound the depth first.
+    for key, value in data.items():
+        if key != "scenario":  # a path, a Scenario or a table that Scenario checks itself
+            _check_storable(key, value, 1)
     base = _parse_base(data, Path(base_dir), sweep_file)
     label = data.get("name", name)
     if not isinstance(label, str) or not label.strip():
@@ -434,11 +431,13 @@ def spec_from_dict(
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
         raise scenario_error("seed", f"{seed!r} is not an integer >= 0")
     metrics_raw = data.get("metrics", list(DEFAULT_METRICS))
+    max_runs = _parse_max_runs(data.get("max_runs", DEFAULT_MAX_RUNS))
     spec = SweepSpec(
         base=base,
         name=label,
         seed=seed,
-        runs=_parse_runs(data.get("runs", 1)),
+        max_runs=max_runs,
+        runs=_parse_runs(data.get("runs", 1), max_runs),
         metrics=parse_patterns(metrics_raw),
         series=_parse_series(data.get("series", [])),
     )
@@ -453,6 +452,7 @@ def spec_from_dict(
     if "points" in data:
         spec.points = _parse_points(data["points"])
     _check_keys(spec)
+    check_size(spec)
     return spec
 
 
@@ -466,17 +466,16 @@ def load_spec(spec: SpecLike) -> SweepSpec:
     if isinstance(spec, (str, os.PathLike)):
         path = Path(spec)
         try:
-            raw = path.read_bytes()
+            raw = read_input_file(path)
         except IsADirectoryError:
             raise scenario_error(str(path), "is a directory, not a sweep file") from None
         except OSError as e:
             raise scenario_error(str(path), f"cannot read: {e.strerror or e}") from None
         try:
-            data = tomllib.loads(raw.decode("utf-8"))
+            text = raw.decode("utf-8")
         except UnicodeDecodeError as e:
             raise scenario_error(str(path), f"not UTF-8 text (byte {e.start})") from None
-        except tomllib.TOMLDecodeError as e:
-            raise scenario_error(str(path), f"invalid TOML: {e}") from None
+        data = parse_toml(text, str(path))
         return spec_from_dict(data, base_dir=path.parent, name=path.stem, sweep_file=path)
     raise TypeError(f"expected a sweep file path, a dict or a SweepSpec, not {type(spec).__name__}")
 
@@ -486,7 +485,9 @@ def load_spec(spec: SpecLike) -> SweepSpec:
 
 def expand_points(spec: SweepSpec) -> list[Point]:
     """Every point of the parameter space, in order: the grid's product (first key outermost),
-    then each zip group, then the explicit points, crossed in that order."""
+    then each zip group, then the explicit points, crossed in that order. A sweep larger than
+    its ``max_runs`` raises ScenarioError before anything is expanded."""
+    check_size(spec)
     blocks: list[list[dict[str, Any]]] = []
     if spec.grid:
         keys = list(spec.grid)

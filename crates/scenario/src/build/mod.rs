@@ -78,6 +78,11 @@ impl CaptureRequest {
         Ok(CaptureRequest { dir: opts.capture_dir.clone(), links: links.into_iter().collect() })
     }
 
+    /// No captures: the world is built to be checked, not run.
+    pub(crate) fn none() -> Self {
+        CaptureRequest { dir: None, links: Vec::new() }
+    }
+
     pub(crate) fn dir_display(&self) -> PathBuf {
         self.dir.clone().unwrap_or_default()
     }
@@ -233,6 +238,13 @@ fn addresses(scenario: &Scenario) -> Vec<Ipv4Addr> {
 
 fn index_of(names: &[String], name: &str) -> u32 {
     names.iter().position(|n| n == name).expect("validated name") as u32
+}
+
+/// Warnings about the scenario (see [`crate::run::check`]): UE routes that leave every cell's
+/// coverage.
+pub(crate) fn warnings(scenario: &Scenario) -> Result<Vec<crate::ScenarioWarning>, ScenarioError> {
+    let node = |name: &str| scenario.node_id(name).unwrap_or_default();
+    ran::route_warnings(scenario, &node)
 }
 
 pub(crate) fn build(

@@ -12,8 +12,11 @@ use celltcp_net::forwarding::ForwardingConfig;
 use celltcp_net::packet::NodeId;
 use celltcp_net::queue::QueueLimit;
 use celltcp_net::world::WorldBuilder;
+use celltcp_radio::cell::LteCellConfig;
+use celltcp_radio::channel::{LosCondition, PathLoss, Position};
+use celltcp_engine::RngStream;
 use celltcp_radio::measurement::{A3Config, RlfConfig};
-use celltcp_radio::mobility::MobilityModel;
+use celltcp_radio::mobility::{Mobility, MobilityModel};
 use celltcp_radio::ran::{
     DataPathPolicy, HandoverConfig, HandoverLatencies, LteRan, ManualHandover, MeasurementConfig,
     RanConfig, RanUe, TriggerQuantity,
@@ -23,7 +26,7 @@ use celltcp_radio::rlc::BufferLimit;
 use super::cells::lte_cell_config;
 use crate::config::handover::{HandoverSpec, PolicySpec};
 use crate::config::ran::{RanSpec, TriggerQuantityKind};
-use crate::error::ScenarioError;
+use crate::error::{ScenarioError, ScenarioWarning};
 use crate::Scenario;
 
 /// The medium's name in summaries and its random-stream path.
@@ -87,6 +90,7 @@ pub(super) fn ran_config(
     for cfg in &mut cells {
         cfg.ue_weights = weights.clone();
     }
+    check_start_coverage(scenario, ran, &cells)?;
     let gateway = scenario
         .epc
         .as_ref()
@@ -109,6 +113,129 @@ pub(super) fn ran_config(
         },
         coupled_interference: ran.coupled_interference,
     })
+}
+
+/// Mean RSRP of cell `cfg` at `p`, dBm per resource element, in the most favourable case the
+/// model allows: as `RadioLink::rsrp_dbm` (TS 36.214 §5.1.1: the transmit power over the
+/// 12·N_RB subcarriers, plus the antenna gain, minus path loss), without shadowing (its mean is
+/// 0 dB) and, where the line of sight is drawn, in line of sight.
+fn best_case_rsrp_dbm(cfg: &LteCellConfig, p: Position) -> f64 {
+    let pathloss = cfg.pathloss.with_condition(LosCondition::Los);
+    let path_loss_db = if cfg.probabilistic_los {
+        pathloss.path_loss_db(cfg.position.distance_m(p))
+    } else {
+        cfg.pathloss.path_loss_db(cfg.position.distance_m(p))
+    };
+    cfg.tx_power_dbm + cfg.antenna_gain_db
+        - path_loss_db
+        - 10.0 * (12.0 * f64::from(cfg.n_prb)).log10()
+}
+
+/// Every UE starts where some cell can serve it. "Coverage" is the model's own cell-selection
+/// rule, the S criterion of TS 36.304 §5.2.3.2 (Srxlev = RSRP − q_rxlevmin > 0) that
+/// re-establishment applies (`celltcp_radio::ran::reestablishment`), evaluated on the mean
+/// RSRP in the most favourable case ([`best_case_rsrp_dbm`]): a UE that fails it even then
+/// could not be served by any cell at t = 0, and the run would report nothing but losses.
+fn check_start_coverage(
+    scenario: &Scenario,
+    ran: &RanSpec,
+    cells: &[LteCellConfig],
+) -> Result<(), ScenarioError> {
+    let q_rxlevmin = ran.handover.q_rxlevmin_dbm;
+    for (cell_name, cell) in &scenario.cells {
+        for (ue, u) in &cell.file.ues {
+            let at = Position::new(u.position[0], u.position[1]);
+            let best = cells
+                .iter()
+                .map(|c| (best_case_rsrp_dbm(c, at), c.name.as_str()))
+                .max_by(|a, b| a.0.total_cmp(&b.0));
+            let Some((rsrp, best_cell)) = best else {
+                continue;
+            };
+            if rsrp > q_rxlevmin {
+                continue;
+            }
+            return Err(ScenarioError::new(
+                format!("cells.{cell_name}.ues.{ue}.position"),
+                format!(
+                    "UE '{ue}' starts at [{}, {}] m, where no cell can serve it: the best mean \
+                     RSRP there is {rsrp:.1} dBm (cell '{best_cell}'), not above \
+                     ran.handover.q_rxlevmin_dbm = {q_rxlevmin} (the S criterion of TS 36.304 \
+                     §5.2.3.2); move the UE or a cell closer, or raise the cell's tx_power_dbm",
+                    u.position[0], u.position[1]
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Most positions of a route looked at by [`route_warnings`].
+const MAX_ROUTE_SAMPLES: u64 = 10_000;
+
+/// A warning for each moving UE whose route leaves every cell's coverage (as in
+/// [`check_start_coverage`]) during the run: its position is looked at every measurement
+/// period (at most [`MAX_ROUTE_SAMPLES`] times), on the route of replication 0 for a random
+/// waypoint. Leaving coverage may be what a study wants (radio link failure and
+/// re-establishment), so it is a warning, not an error.
+pub(super) fn route_warnings(
+    scenario: &Scenario,
+    node: &impl Fn(&str) -> NodeId,
+) -> Result<Vec<ScenarioWarning>, ScenarioError> {
+    let Some(ran) = &scenario.ran else {
+        return Ok(Vec::new());
+    };
+    let cells = scenario
+        .cells
+        .iter()
+        .map(|(name, cell)| lte_cell_config(name, cell, node))
+        .collect::<Result<Vec<_>, _>>()?;
+    let q_rxlevmin = ran.handover.q_rxlevmin_dbm;
+    let duration = scenario.simulation.duration.as_ns();
+    let step = ran
+        .measurement
+        .period
+        .as_ns()
+        .max(duration / MAX_ROUTE_SAMPLES)
+        .max(1);
+    let mut out = Vec::new();
+    for cell in scenario.cells.values() {
+        for (ue, u) in &cell.file.ues {
+            let Some(motion) = scenario.mobility.get(ue) else {
+                continue;
+            };
+            let path = format!("ran/ue/{}/mobility", node(ue));
+            let rng = RngStream::new(scenario.simulation.seed, 0, &path);
+            let Ok(mut mobility) = Mobility::new(motion.model(u.position), rng) else {
+                continue; // refused by the world's build, with its key
+            };
+            let mut t = 0;
+            while t <= duration {
+                let at = mobility.position_at(SimTime(t));
+                let best = cells
+                    .iter()
+                    .map(|c| best_case_rsrp_dbm(c, at))
+                    .fold(f64::NEG_INFINITY, f64::max);
+                if best <= q_rxlevmin {
+                    out.push(ScenarioWarning::new(
+                        format!("mobility.{ue}"),
+                        format!(
+                            "the route of UE '{ue}' leaves every cell's coverage at {:.3} s, at \
+                             [{:.1}, {:.1}] m (best mean RSRP {best:.1} dBm, not above \
+                             ran.handover.q_rxlevmin_dbm = {q_rxlevmin}); the UE is then out of \
+                             service",
+                            t as f64 * 1e-9,
+                            at.x_m,
+                            at.y_m
+                        ),
+                    ));
+                    break;
+                }
+                t += step;
+            }
+        }
+    }
+    Ok(out)
 }
 
 fn handover_config(

@@ -14,6 +14,7 @@ use celltcp_radio::phy::BlerTable;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::links::Link;
 use super::loss::{LossFile, LossSpec};
 use super::nodes::{Node, NodeKind};
 use super::quantity::{Quantity, Time};
@@ -531,6 +532,29 @@ fn check_weight(key: &str, w: f64, scheduler: &str) -> Result<(), ScenarioError>
             key,
             format!("{w} is given but scheduler is \"{scheduler}\"; weights apply to \"wfq\" only"),
         ));
+    }
+    Ok(())
+}
+
+/// A UE reaches the network over its radio bearer only: a UE that is also an end of a wired
+/// link would be a host with two attachments, and the routes would silently bypass the radio.
+pub(crate) fn check_unwired_ues(
+    cells: &BTreeMap<String, CellSpec>,
+    links: &BTreeMap<String, Link>,
+) -> Result<(), ScenarioError> {
+    for (name, c) in cells {
+        for ue in c.file.ues.keys() {
+            if let Some((link, _)) = links.iter().find(|(_, l)| &l.a == ue || &l.b == ue) {
+                return Err(ScenarioError::new(
+                    format!("cells.{name}.ues.{ue}"),
+                    format!(
+                        "node '{ue}' is an end of the wired link '{link}' and a UE of cell \
+                         '{name}'; a UE is reached over the radio only (connect the link to \
+                         another host, or drop the UE)"
+                    ),
+                ));
+            }
+        }
     }
     Ok(())
 }

@@ -413,6 +413,7 @@ impl HandoverFile {
                 ),
             ));
         }
+        check_manual_targets(&self.manual, cells, self.a3.is_some() || self.rlf.is_some())?;
         let mut manual = Vec::with_capacity(self.manual.len());
         for (i, m) in self.manual.iter().enumerate() {
             let mkey = |k: &str| format!("ran.handover.manual[{i}].{k}");
@@ -459,6 +460,46 @@ impl HandoverFile {
             manual,
         })
     }
+}
+
+/// A manual handover to the cell already serving the UE is a mistake (TS 36.300 §10.1.2.1:
+/// a handover moves the UE from a source to another, target, cell). Without A3 and radio link
+/// failure only the manual handovers move a UE, so its serving cell at each one is known: the
+/// cell listing it, then the target of its previous manual handover (in time order, equal
+/// times in the order written). With A3 or RLF the serving cell depends on the measurements
+/// and is not checked here.
+fn check_manual_targets(
+    manual: &[ManualFile],
+    cells: &BTreeMap<String, CellSpec>,
+    measured: bool,
+) -> Result<(), ScenarioError> {
+    if measured {
+        return Ok(());
+    }
+    let mut order: Vec<usize> = (0..manual.len()).collect();
+    order.sort_by_key(|&i| manual[i].at.value);
+    let mut serving: BTreeMap<&str, &str> = cells
+        .iter()
+        .flat_map(|(name, c)| c.file.ues.keys().map(move |ue| (ue.as_str(), name.as_str())))
+        .collect();
+    for i in order {
+        let m = &manual[i];
+        let Some(current) = serving.get_mut(m.ue.as_str()) else {
+            continue; // not a UE of the cells: reported by the caller
+        };
+        if *current == m.target {
+            return Err(ScenarioError::new(
+                format!("ran.handover.manual[{i}].target"),
+                format!(
+                    "UE '{}' is served by cell '{}' at '{}' already; a handover needs another \
+                     target cell",
+                    m.ue, m.target, m.at
+                ),
+            ));
+        }
+        *current = m.target.as_str();
+    }
+    Ok(())
 }
 
 fn a3_spec(a: &A3File) -> Result<A3Spec, ScenarioError> {

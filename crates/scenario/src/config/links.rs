@@ -256,7 +256,11 @@ impl LinkFile {
             (Some(path), None, _) => {
                 // A trace replaces a link-level rate for this direction.
                 let trace_key = join_key(&dir_key, "trace");
-                let trace = DeliveryTrace::read(Path::new(path))
+                let text = crate::input_file::read_text(Path::new(path), "trace file", |e| {
+                    format!("cannot read '{path}': {e}")
+                })
+                .map_err(|m| ScenarioError::new(trace_key.clone(), m))?;
+                let trace = DeliveryTrace::parse(&text)
                     .map_err(|e| ScenarioError::new(trace_key, e.to_string()))?;
                 let link = TraceLink {
                     path: path.to_owned(),

@@ -171,6 +171,7 @@ impl ScenarioFile {
             links.insert(name.clone(), link.convert(name, &nodes)?);
         }
         let mut cells = cells::convert(&self.cells, &nodes, self.ran.is_some())?;
+        cells::check_unwired_ues(&cells, &links)?;
         let epc = epc::convert(self.epc.as_ref(), &nodes, &links, &cells)?;
         let ran = ran::convert(self.ran.as_ref(), &self.cells, &cells, epc.as_ref())?;
         if let Some(layout) = ran.as_ref().and_then(|r| r.layout.as_ref()) {
@@ -194,6 +195,13 @@ impl ScenarioFile {
         epc::check_flows(epc.as_ref(), &flows, &nodes, &links, &cells)?;
         let middleboxes = middleboxes::convert(&self.middleboxes, &nodes, &links, &radio_edges)?;
         let trace = self.trace.convert(&links, &flows, &cells, &dch)?;
+        trace::check_rows(
+            &trace,
+            &self.trace.interval.text,
+            simulation.duration,
+            &cells,
+            ran.is_some(),
+        )?;
         let capture = self.capture.convert(&links)?;
         let mut events = events::convert(&self.events, &simulation, &links)?;
         events.sort_by_key(|e| e.at);

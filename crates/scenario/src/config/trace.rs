@@ -198,6 +198,64 @@ impl TraceFile {
     }
 }
 
+/// At most this many rows of sampled series a run may keep: every `trace.interval` each
+/// sampled series adds a row (see [`sampled_series`]), and the rows stay in memory until the
+/// run ends. 5,000,000 rows is about 1 GB at the widest rows (a cell's UE); a 1-hour run
+/// sampled every 10 ms keeps 360,001 rows per series.
+pub const MAX_TRACE_ROWS: u64 = 5_000_000;
+
+/// The number of series sampled every `trace.interval`: both directions of each queue link,
+/// each rate flow, each UE and the cell itself of each traced cell (with a radio access
+/// network, which is sampled whole, every UE and every cell), each traced dedicated channel.
+/// Per-packet rows (`packets`) and TCP variables (`tcp`) come with events, not with time, and
+/// are not counted.
+fn sampled_series(spec: &TraceSpec, cells: &BTreeMap<String, CellSpec>, in_ran: bool) -> u64 {
+    let cell_rows = |c: &CellSpec| c.file.ues.len() as u64 + 1;
+    let traced_cells: u64 = if in_ran && !spec.cells.is_empty() {
+        cells.values().map(cell_rows).sum()
+    } else {
+        spec.cells.iter().filter_map(|n| cells.get(n)).map(cell_rows).sum()
+    };
+    2 * spec.queues.len() as u64 + spec.flows.len() as u64 + traced_cells + spec.dch.len() as u64
+}
+
+/// Refuses a `[trace]` whose sampled series would add more than [`MAX_TRACE_ROWS`] rows over
+/// the run (duration / interval + 1 samples of each series), before anything runs: such a run
+/// would otherwise fill the memory and abort.
+pub(crate) fn check_rows(
+    spec: &TraceSpec,
+    interval_text: &str,
+    duration: SimDuration,
+    cells: &BTreeMap<String, CellSpec>,
+    in_ran: bool,
+) -> Result<(), ScenarioError> {
+    let series = sampled_series(spec, cells, in_ran);
+    let interval_ns = spec.interval.as_ns().max(1);
+    let samples = duration.as_ns() / interval_ns + 1;
+    let rows = u128::from(samples) * u128::from(series);
+    if rows <= u128::from(MAX_TRACE_ROWS) {
+        return Ok(());
+    }
+    // The shortest interval that keeps the rows within the bound, in whole units.
+    let min_ns = (u128::from(duration.as_ns()) * u128::from(series))
+        .div_ceil(u128::from(MAX_TRACE_ROWS.saturating_sub(series)).max(1))
+        .max(1);
+    let suggestion = [(1_000_000_000u128, "s"), (1_000_000, "ms"), (1_000, "us")]
+        .iter()
+        .find(|(unit, _)| min_ns >= *unit)
+        .map_or(format!("{min_ns}ns"), |(unit, name)| {
+            format!("{}{name}", min_ns.div_ceil(*unit))
+        });
+    Err(ScenarioError::new(
+        "trace.interval",
+        format!(
+            "'{interval_text}' samples {series} series {samples} times over the run: {rows} rows, \
+             more than the {MAX_TRACE_ROWS} a run may keep; use a longer trace.interval \
+             (at least '{suggestion}'), fewer traced series or a shorter simulation.duration"
+        ),
+    ))
+}
+
 fn list_or_none(names: &[String]) -> String {
     if names.is_empty() {
         "none".to_owned()

@@ -266,7 +266,7 @@ fn probabilities_are_in_the_unit_interval() {
             "links.access.loss",
             "{ kind = 'gilbert_elliott', p_good_to_bad = 0.1, p_bad_to_good = nan }"
         ),
-        "links.access.loss.p_bad_to_good: NaN is not a probability; expected a number in [0, 1]"
+        "links.access.loss.p_bad_to_good: expected a finite number, found NaN"
     );
     assert_eq!(
         base_err(
