@@ -40,6 +40,10 @@ use crate::spurious::FrtoStep;
 
 /// Segments one endpoint may emit in one instant before the run is called a livelock.
 const MAX_SAME_INSTANT: u64 = 20_000;
+/// Events (arrivals and timer expiries, reads excluded) allowed for a whole case: a base for the
+/// handshake, the close and zero-window probing, plus so many per MSS of data.
+const MAX_EVENTS_BASE: u64 = 20_000;
+const MAX_EVENTS_PER_SEGMENT: u64 = 200;
 /// Events (arrivals and timer expiries) allowed without any progress.
 const MAX_IDLE_EVENTS: u64 = 200_000;
 
@@ -194,6 +198,8 @@ pub struct World {
     right_edge: u64,
     /// Events handled, and since the last progress.
     pub handled: u64,
+    /// Of which reads by B's application.
+    reads: u64,
     idle: u64,
     progress_mark: (u64, u64, u64, TcpState, TcpState),
 }
@@ -245,6 +251,7 @@ impl World {
             rcv_nxt: 1,
             right_edge: 0,
             handled: 0,
+            reads: 0,
             idle: 0,
             progress_mark: (0, 0, 0, TcpState::SynSent, TcpState::Listen),
         }
@@ -525,6 +532,7 @@ impl World {
             self.b.on_timeout(self.now, &mut self.traces);
         } else {
             self.read()?;
+            self.reads += 1;
         }
         self.handled += 1;
         if self.case.read_every_us == 0 {
@@ -577,6 +585,20 @@ impl World {
         prop_assert_eq!(self.b.stats().bytes_delivered, self.case.total);
         prop_assert_eq!(self.b.rcv.rcv_nxt, self.case.total + 2);
         prop_assert!(self.a.all_acked());
+        // Work per delivered segment: arrivals and timer expiries (the reads excluded, their
+        // number is the model's choice) stay within a bound far above what loss, duplication
+        // and a slow reader need (MAX_EVENTS_PER_SEGMENT, measured maximum in its comment).
+        let segments = self.case.total / self.a.smss as u64 + 1;
+        let work = self.handled - self.reads;
+        if std::env::var_os("CELLTCP_FUZZ_STATS").is_some() {
+            eprintln!("fuzz-stats events/segment {:.1}", work as f64 / segments as f64);
+        }
+        prop_assert!(
+            work <= MAX_EVENTS_BASE + MAX_EVENTS_PER_SEGMENT * segments,
+            "{} events for {} segments",
+            work,
+            segments
+        );
         // Termination: once both are closed, no timer is left.
         prop_assert_eq!(self.a.poll_timeout(), None);
         prop_assert_eq!(self.b.poll_timeout(), None);
