@@ -79,16 +79,19 @@ arrival = "poisson"
 kind = "tcp"
 src = "sender"
 dst = "receiver"
+app = { kind = "bulk" }
 
 [trace]
 interval = "100ms"
 queues = ["access"]
 flows = ["video", "bulk"]
+tcp = ["cwnd", "srtt"]
 """
 
 KILL_SWEEP = """\
 scenario = "kill.toml"
 runs = 4
+series = ["*"]
 metrics = ["flows.bulk.goodput_bps", "flows.video.goodput_bps"]
 
 [grid]
@@ -141,7 +144,7 @@ def determinism(scenarios: list[Path], runs: int, duration: str | None, work: Pa
     for scenario in scenarios:
         name = scenario.stem
         sweep = work / f"{name}.sweep.toml"
-        lines = [f'scenario = "{scenario}"', f"runs = {runs}"]
+        lines = [f'scenario = "{scenario}"', f"runs = {runs}", 'series = ["*"]']
         if duration:
             lines.append(f'[grid]\n"simulation.duration" = ["{duration}"]')
         sweep.write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -444,6 +444,17 @@ impl World {
                 a.buf.stream_end()
             );
         }
+        // RFC 6298 §5.1: while data is outstanding the retransmission timer runs (or the pacer
+        // holds a transmission that will start it), or nothing would ever resend it.
+        if a.state.is_synchronized() && a.state != TcpState::TimeWait {
+            prop_assert!(
+                a.snd_una >= a.snd_nxt || a.rto_deadline.is_some() || a.pacing_blocked,
+                "[{}, {}) outstanding without a retransmission timer at {:?}",
+                a.snd_una,
+                a.snd_nxt,
+                self.now
+            );
+        }
         let outstanding = a.snd_nxt - a.snd_una;
         prop_assert!(
             a.bytes_in_flight() <= 2 * outstanding,
@@ -615,7 +626,7 @@ pub fn run_case(case: Case) -> Result<(), TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(fuzz_cases(48)))]
+    #![proptest_config(ProptestConfig::with_cases(fuzz_cases(128)))]
 
     /// Every controller, every option, every fault: the invariants of the module's header.
     #[test]
@@ -625,3 +636,44 @@ proptest! {
     }
 }
 
+
+/// Found by this fuzzing (50,000 cases): BBR's pacer held the retransmission due at an RTO
+/// expiry; a SACK then moved F-RTO to step 2b, which waited for new data that sender SWS
+/// avoidance would not send into an 80-byte window, with nothing in flight and, since the
+/// timer was only restarted by a transmission, no timer: the connection stalled for good.
+#[test]
+fn rto_restarts_at_expiry_when_the_pacer_holds_the_retransmission() {
+    let case = Case {
+        seed: 1_288_311_270_886_911_230,
+        cfg: TcpConfig {
+            mss: 1460,
+            initial_window: 1,
+            delayed_ack: None,
+            sack: true,
+            timestamps: false,
+            window_scale: false,
+            limited_transmit: false,
+            frto: true,
+            detect_lost_retransmissions: false,
+            rcv_buf_bytes: 3000,
+            snd_buf_bytes: 5000,
+            isn: 0,
+            min_rto: SimDuration::from_ms(200),
+            ..TcpConfig::default()
+        },
+        cc: "bbr",
+        faults: Faults {
+            drop: 0.0,
+            reorder: 0.0,
+            duplicate: 0.0,
+            truncate: 0.054_754_767_967_282_23,
+            ce: 0.0,
+            max_extra_us: 2000,
+        },
+        total: 170_901,
+        read_every_us: 5000,
+        delay_us: 150_000,
+        rate_bps: None,
+    };
+    run_case(case).unwrap();
+}
