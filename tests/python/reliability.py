@@ -40,6 +40,10 @@ DEFAULT_SCENARIOS = [
     "wired-chain-tcp.toml",
     "lte-single-cell.toml",
     "epc-two-cells.toml",
+    "handover/drive-60kmh.toml",
+    "001/bulk-dch384.toml",
+    "003/exp5-1.toml",
+    "004/tracking.toml",
 ]
 
 #: Two hosts, a router, a TCP bulk transfer and a Poisson UDP flow: about 0.1 s per run.
@@ -143,6 +147,8 @@ def determinism(scenarios: list[Path], runs: int, duration: str | None, work: Pa
     compared = 0
     for scenario in scenarios:
         name = scenario.stem
+        name = str(scenario.relative_to(EXAMPLES).with_suffix("")).replace("/", "-") \
+            if scenario.is_relative_to(EXAMPLES) else name
         sweep = work / f"{name}.sweep.toml"
         lines = [f'scenario = "{scenario}"', f"runs = {runs}", 'series = ["*"]']
         if duration:
@@ -169,7 +175,7 @@ def determinism(scenarios: list[Path], runs: int, duration: str | None, work: Pa
         same_run = run_dirs[0] == run_dirs[1]
         n = len(hashes[0]) + len(run_dirs[0])
         compared += n
-        ok = same_store and same_run and len(hashes[0]) > runs
+        ok = same_store and same_run and len(hashes[0]) >= runs
         ok_all &= ok
         print(
             f"{name}: {len(hashes[0])} stored items (summaries and series) identical across "
