@@ -3,7 +3,7 @@
     celltcp emulate SCENARIO --host NAME [--host NAME]... [--exec HOST=CMD]... [--set k=v]...
                     [--duration T] [--out DIR] [--overwrite] [--pcap FILE] [--seed N] [--run N]
                     [--max-lag T] [--priority auto|off|N] [--mtu BYTES] [--json] [--quiet]
-    celltcp emulate --cleanup
+    celltcp emulate --cleanup [--force]
     celltcp shell SCENARIO --host NAME [--pid PID] [-- CMD [ARG]...]
 
 Exit status of ``emulate``: 0 on success; 1 when an ``--exec`` program failed or had to be
@@ -129,11 +129,25 @@ def _check_writable(option: str, path: Path, *, directory: bool) -> None:
 # -- emulate --------------------------------------------------------------------------------------
 
 
+def _ask(names: list[str]) -> bool:
+    """On a terminal: lists what no registry file names and asks whether to remove it."""
+    print("celltcp: no emulation registry file names these (their processes are gone):",
+          file=sys.stderr)
+    for name in names:
+        print(f"  {name}", file=sys.stderr)
+    try:
+        answer = input("remove them? [y/N] ")
+    except EOFError:
+        return False
+    return answer.strip().lower() in ("y", "yes")
+
+
 def _cmd_cleanup(args: argparse.Namespace) -> int:
     if args.scenario or args.host or args.exec:
         raise _user_error("emulate --cleanup takes no scenario, --host or --exec")
     privileges.check(tun_path=None)
-    report = cleanup.cleanup_stale()
+    interactive = not args.force and sys.stdin.isatty() and sys.stderr.isatty()
+    report = cleanup.cleanup_stale(force=args.force, confirm=_ask if interactive else None)
     for name in report.namespaces:
         print(f"removed namespace {name}")
     for name in report.devices:
@@ -142,6 +156,10 @@ def _cmd_cleanup(args: argparse.Namespace) -> int:
         print(f"stopped process {pid}")
     for pid in report.registrations:
         print(f"removed registration of emulation {pid}")
+    if report.unregistered and not report.forced:
+        names = "; ".join(report.unregistered)
+        print(f"celltcp: left alone, no registry file names them: {names} "
+              "(remove them with 'celltcp emulate --cleanup --force')", file=sys.stderr)
     if not args.quiet:
         pids = ", ".join(map(str, report.kept))
         kept = f"; running emulations left alone: {pids}" if report.kept else ""
@@ -272,6 +290,8 @@ def _write_outputs(run: EmulationRun, out: Path, overwrite: bool) -> None:
 def _cmd_emulate(args: argparse.Namespace) -> int:
     if args.cleanup:
         return _cmd_cleanup(args)
+    if args.force:
+        raise _user_error("--force: only with --cleanup")
     if args.scenario is None:
         raise _user_error("emulate: name a scenario file (or give --cleanup)")
     from celltcp.cli import _load, _one_line
@@ -379,6 +399,14 @@ def _cmd_shell(args: argparse.Namespace) -> int:
     env = dict(os.environ)
     env.update(environment({h: e.address for h, e in reg.hosts.items()}, args.host, reg.pid))
     argv = netns.exec_argv(entry.namespace, command)
+    # Recorded before the exec, under this process's pid and start time, which the command
+    # keeps ('ip netns exec' execs it in place): the emulation's teardown and
+    # 'emulate --cleanup' stop it by this record.
+    pid = os.getpid()
+    registry.record_program(reg.pid, registry.ProgramEntry(
+        pid=pid, start_time=registry.process_start_time(pid), host=args.host,
+        namespace=entry.namespace, argv=tuple(command),
+    ))
     sys.stdout.flush()
     sys.stderr.flush()
     try:
@@ -488,7 +516,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     p.add_argument(
         "--cleanup", action="store_true",
-        help="remove namespaces and devices left by emulations that were killed, then exit",
+        help="remove the namespaces, devices and programs that the registry records for "
+        "emulations that were killed, then exit",
+    )
+    p.add_argument(
+        "--force", action="store_true",
+        help="with --cleanup: also remove celltcp-<pid>-* namespaces and celltcp<pid><letter> "
+        "devices of dead processes that no registry file names (asked on a terminal otherwise)",
     )
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--quiet", action="store_true", help="print nothing on success")

@@ -6,6 +6,7 @@ mod ack_control;
 mod delack;
 mod ecn;
 mod flow_control;
+mod fuzz;
 mod handshake;
 mod newreno;
 mod pacing;
