@@ -296,6 +296,7 @@ impl TcpConfig {
             initial_window: self.initial_window,
             initial_ssthresh: u64::MAX,
             abc_limit: self.abc_limit,
+            hystart: None,
         }
     }
 
