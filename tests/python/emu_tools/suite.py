@@ -2,7 +2,7 @@
 celltcp's own TCP on the same scenario, over lossy and variable links.
 
     sudo .venv/bin/python tests/python/emu_tools/suite.py [--cases CASE,...] [--cc reno,cubic,bbr]
-        [--reps 3] [--priority auto] [--json FILE] [--sim-only FILE]
+        [--reps 3] [--priority auto] [--tlp] [--json FILE] [--sim-only FILE]
 
 Cases (``--cases``, default all):
 
@@ -32,8 +32,10 @@ the interval lies within the tolerance (goodput ±15 %, RTT ±20 %, retransmissi
 ``fail`` when it lies outside it, ``open`` when it straddles a bound (more replications decide).
 Retransmission counts are compared as (count + 1) so that two runs without any compare equal.
 
-The kernel runs keep the engine's loop at real-time priority (``--priority``, docs/emulation.md);
-a run whose engine fell behind real time (any datagram more than 1 ms late) is run again, once.
+The kernel runs without its tail loss probe (``net.ipv4.tcp_early_retrans = 0``; celltcp's TCP
+has none) unless ``--tlp``, as in validate.py, with the engine's loop at real-time priority
+(``--priority``, docs/emulation.md); a run whose engine fell behind real time (any datagram more
+than 1 ms late) is run again, once.
 ``--json`` writes every run; ``--sim-only FILE`` re-reads the kernel runs of such a file and runs
 only the simulations (after a change to celltcp's TCP).
 """
@@ -272,7 +274,7 @@ def scenario(case: str, work: Path) -> tuple[Path, list[str], str]:
 
 def kernel_run(
     cc: str, case: str, rep: int, work: Path, priority: str = "auto",
-    nbytes: int | None = None,
+    nbytes: int | None = None, tlp: bool = False,
 ) -> dict[str, Any]:
     """One emulation of ``case`` with the kernel's ``cc``; reruns once if the engine fell
     behind real time."""
@@ -280,9 +282,10 @@ def kernel_run(
     nbytes = nbytes or CASES[case][0]
     client_json = work / "client.json"
     python = sys.executable
-    # Linux's tail loss probe (RFC 8985 §7) stays on: it is the kernel's default; celltcp has
-    # none (docs/validation.md).
-    server = f"{python} {TOOL} server --bytes {nbytes} --cc {cc} --timeout 90 &"
+    # Linux's tail loss probe (RFC 8985 §7), which celltcp does not have, is off unless
+    # ``tlp`` (as in validate.py, docs/validation.md).
+    setup = "" if tlp else "sysctl -qw net.ipv4.tcp_early_retrans=0 && "
+    server = f"{setup}{python} {TOOL} server --bytes {nbytes} --cc {cc} --timeout 90 &"
     client = f"{python} {TOOL} client --connect server --bytes {nbytes} --timeout 90"
     for attempt in range(2):
         client_json.unlink(missing_ok=True)
@@ -312,7 +315,7 @@ def kernel_run(
         "wall_s": time.monotonic() - started, "bytes": nbytes,
         "goodput_bps": got["goodput_bps"], "retransmitted_segments": retx, "rtt_mean_s": rtt,
         "timing_p99_s": timing.get("p99"), "late_packets": late, "priority": e.get("priority"),
-        "attempts": attempt + 1,
+        "attempts": attempt + 1, "tlp": tlp,
     }
 
 
@@ -435,6 +438,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cc", default=",".join(SIM_CC))
     p.add_argument("--reps", type=int, default=3)
     p.add_argument("--priority", default="auto")
+    p.add_argument("--tlp", action="store_true", help="keep Linux's tail loss probe on")
     p.add_argument("--json", type=Path, help="write every run here")
     p.add_argument("--sim-only", type=Path, help="kernel runs from this --json file")
     a = p.parse_args(argv)
@@ -458,7 +462,7 @@ def main(argv: list[str] | None = None) -> int:
             for cc in ccs:
                 if not a.sim_only:
                     for rep in range(a.reps):
-                        r = kernel_run(cc, case, rep, work, a.priority)
+                        r = kernel_run(cc, case, rep, work, a.priority, tlp=a.tlp)
                         runs.append(r)
                         print(f"{case:14} {cc:5} rep {rep}: {r['goodput_bps'] / 1e6:.2f} Mb/s, "
                               f"{r['retransmitted_segments']} retx, load {r['load']:.2f}, "

@@ -183,7 +183,9 @@ impl Hystart {
         initial_slow_start: bool,
     ) -> SlowStartAction {
         let round_ended = self.update_round(ack);
-        let rtt = ack.rtt_sample.filter(|r| *r > SimDuration::ZERO);
+        // Linux's `cubictcp_acked` takes `ca_rtt_us`, the exact RTT of the newest segment
+        // acknowledged, and ignores an ACK without one.
+        let rtt = ack.ca_rtt.filter(|r| *r > SimDuration::ZERO);
         match self.kind {
             HystartKind::Linux => self.linux(ack, rtt, round_ended, cwnd, mss),
             HystartKind::Rfc9406 => self.rfc9406(ack.now, rtt, round_ended, initial_slow_start),
@@ -350,6 +352,7 @@ mod tests {
                     duplicate: false,
                     snd_una_advanced: true,
                     rtt_sample: Some(rtt),
+                    ca_rtt: Some(rtt),
                     srtt: rtt,
                     min_rtt: rtt,
                     prior_in_flight: 0,
@@ -521,6 +524,7 @@ mod tests {
                 duplicate: false,
                 snd_una_advanced: true,
                 rtt_sample: Some(rtt),
+                ca_rtt: Some(rtt),
                 srtt: rtt,
                 min_rtt: SimDuration::from_ms(20),
                 prior_in_flight: cc.cwnd(),

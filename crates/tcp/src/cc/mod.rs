@@ -205,8 +205,14 @@ pub struct AckEvent {
     /// acknowledges new data": an ACK that only SACKs data above a hole reports delivery (to
     /// bandwidth and rate estimators) but does not open the window.
     pub snd_una_advanced: bool,
-    /// RTT measured by this ACK (Karn's rule already applied), if any.
+    /// RTT measured by this ACK (Karn's rule already applied), if any: from the timestamps
+    /// option when in use (RFC 7323 §4, at the timestamp clock's granularity), else from the
+    /// send time of the segment.
     pub rtt_sample: Option<SimDuration>,
+    /// The RTT of the most recently sent segment this ACK cumulatively acknowledged, from its
+    /// send time (exact; `None` if that ACK covered a retransmission): Linux's `ca_rtt_us`, the
+    /// sample its congestion controls see (`pkts_acked`), which HyStart's delay tests use.
+    pub ca_rtt: Option<SimDuration>,
     /// Smoothed RTT after this ACK (RFC 6298); zero before the first sample.
     pub srtt: SimDuration,
     /// Minimum RTT seen on the connection; zero before the first sample.
@@ -489,6 +495,7 @@ mod tests {
                         duplicate,
                         snd_una_advanced: !duplicate && acked > 0,
                         rtt_sample: rtt,
+                        ca_rtt: rtt,
                         srtt,
                         min_rtt,
                         prior_in_flight: in_flight,

@@ -253,6 +253,7 @@ mod tests {
         AckEvent {
             duplicate: true,
             rtt_sample: None,
+            ca_rtt: None,
             ..ack_at(now, 0, RTT)
         }
     }
@@ -319,6 +320,7 @@ mod tests {
         // A window update at 2 ms: nothing left the network, no sample.
         let update = AckEvent {
             rtt_sample: None,
+            ca_rtt: None,
             ..ack_at(t(2), 0, RTT)
         };
         assert_eq!(e.on_ack(&update), None);
