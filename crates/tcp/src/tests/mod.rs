@@ -7,6 +7,7 @@ mod delack;
 mod ecn;
 mod flow_control;
 mod handshake;
+mod hystart;
 mod newreno;
 mod pacing;
 mod properties;
