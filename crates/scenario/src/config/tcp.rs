@@ -120,7 +120,8 @@ pub struct TcpFile {
     pub abc: u32,
     /// Leave slow start on a rising RTT before the first loss: HyStart++ (RFC 9406) for
     /// `cubic`, Linux's HyStart for `cubic-linux`; on by default for both. Other controllers
-    /// have none and ignore it.
+    /// have none and ignore it. Omitted: the controller's default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hystart: Option<bool>,
     /// Selective acknowledgements (RFC 2018) and SACK-based recovery (RFC 6675).
     pub sack: bool,
