@@ -17,7 +17,9 @@ Cases (``--cases``, default all):
 
 For each case and kernel congestion control, ``--reps`` emulations (replication ``--run`` = 0, 1,
 …: the emulator's own random draws differ, and the kernel is not deterministic anyway) of a
-download of the case's size: the server (``bulk_transfer.py server --cc CC``) sends to the UE.
+download of the case's size: the server (``bulk_transfer.py server --cc CC``) sends to the UE,
+whose receive buffer starts at celltcp's default of 4 MB (``net.ipv4.tcp_rmem`` in its
+namespace) so that the receive window limits neither stack.
 Then ``--reps`` simulations of the same download with celltcp's TCP, runs 0, 1, …: the
 controllers of :data:`SIM_CC` (``reno`` → ``newreno``, ``cubic`` → ``cubic`` and
 ``cubic-linux``, ``bbr`` → ``bbr``).
@@ -63,7 +65,8 @@ TOOL = Path(__file__).resolve().parent / "bulk_transfer.py"
 PATH_10M = ROOT / "examples" / "emulation" / "path-10m-50ms.toml"
 #: Kernel congestion control → the celltcp controllers compared with it.
 SIM_CC = {"reno": ["newreno"], "cubic": ["cubic", "cubic-linux"], "bbr": ["bbr"]}
-SERVER, UE = "10.0.0.1", "10.0.0.2"
+#: The UE's initial receive buffer in both stacks (celltcp's default ``tcp.rcv_buf``), bytes.
+RCV_BUF_BYTES = 4_000_000
 #: Tolerances of the comparison: (low, high) bounds of simulation/kernel.
 TOLERANCE = {
     "goodput_bps": (0.85, 1.15),
@@ -286,7 +289,12 @@ def kernel_run(
     # ``tlp`` (as in validate.py, docs/validation.md).
     setup = "" if tlp else "sysctl -qw net.ipv4.tcp_early_retrans=0 && "
     server = f"{setup}{python} {TOOL} server --bytes {nbytes} --cc {cc} --timeout 90 &"
-    client = f"{python} {TOOL} client --connect server --bytes {nbytes} --timeout 90"
+    # The UE's receive buffer starts at celltcp's default of 4 MB (tcp_rmem's default, per
+    # network namespace) so that neither receiver limits the window: with Linux's own start of
+    # 128 KiB its autotuning lags slow start on the trace links, and the kernel's sender is
+    # held by the window where celltcp's overflows the queue.
+    client = (f"sysctl -qw net.ipv4.tcp_rmem='4096 {RCV_BUF_BYTES} 6291456' && "
+              f"{python} {TOOL} client --connect server --bytes {nbytes} --timeout 90")
     for attempt in range(2):
         client_json.unlink(missing_ok=True)
         load = os.getloadavg()[0]
@@ -305,7 +313,9 @@ def kernel_run(
         print(f"  {cc}/{case} rep {rep}: {late} datagrams late, once more", file=sys.stderr)
     got = json.loads(client_json.read_text())
     conns = e.get("connections") or []
-    data = [c["reverse" if c["src"] == UE else "forward"] for c in conns]
+    # The data direction of each connection: the one that carried the data (the UE's address
+    # depends on the scenario).
+    data = [max(c["forward"], c["reverse"], key=lambda d: d["data_bytes"]) for c in conns]
     retx = sum(d["retransmitted_segments"] for d in data)
     rtts = [(d["rtt"]["mean_s"], d["rtt"]["samples"]) for d in data if d["rtt"]["samples"]]
     rtt = (sum(m * n for m, n in rtts) / sum(n for _, n in rtts)) if rtts else None
@@ -464,6 +474,8 @@ def main(argv: list[str] | None = None) -> int:
                     for rep in range(a.reps):
                         r = kernel_run(cc, case, rep, work, a.priority, tlp=a.tlp)
                         runs.append(r)
+                        if a.json:
+                            a.json.write_text(json.dumps(runs, indent=1, default=str) + "\n")
                         print(f"{case:14} {cc:5} rep {rep}: {r['goodput_bps'] / 1e6:.2f} Mb/s, "
                               f"{r['retransmitted_segments']} retx, load {r['load']:.2f}, "
                               f"late {r['late_packets']}, {r['wall_s']:.1f} s",
