@@ -515,6 +515,7 @@ impl TcpEndpoint {
             duplicate: dup_5681 && newly_sacked == 0,
             snd_una_advanced: advanced,
             rtt_sample,
+            ca_rtt: if advanced { karn_sample } else { None },
             srtt: self.rtt.srtt(),
             min_rtt: self.rtt.min_rtt(),
             prior_in_flight,

@@ -8,6 +8,7 @@ mod ecn;
 mod flow_control;
 mod fuzz;
 mod handshake;
+mod hystart;
 mod newreno;
 mod pacing;
 mod properties;
