@@ -146,7 +146,7 @@ def test_fig4_claims_can_be_reproduced_or_contradicted():
             "fig4_cwnd_max": 44.0, "fig4_cwnd_ho": 44.0,
             "fig4_normalized": np.r_[timeout_level + rng.normal(0, 0.02, n),
                                      737 / 759 + rng.normal(0, 0.02, n)],
-            "start_s": 2.3, "first_rto_s": 3.5, "rtt_before_s": 0.043,
+            "start_s": 2.3, "first_rto_s": 3.5, "rtt_before_s": 0.043, "policy": "predicted",
         })
         out["fig4_model"] = [fig4_model(r) for _, r in out.iterrows()]
         return out
