@@ -101,6 +101,9 @@ def reproduce(
         store=Path(store) if store is not None else default_store(out),
         progress=progress,
     )
+    # A store with runs in it from an earlier invocation makes this one cheaper: say so.
+    reused = options.store is not None and options.store.is_dir() and any(
+        options.store.iterdir())
     started = time.perf_counter()
     document = entry.run(options)
     # claims.json's header. "wall" (the wall time of the runs and the report, where runs found
@@ -111,7 +114,8 @@ def reproduce(
         mode="quick" if quick else "full",
         command=f"celltcp reproduce {entry.name}" + (" --quick" if quick else ""),
         wall={"seconds": round(time.perf_counter() - started, 1), "cpus": os.cpu_count(),
-              "workers": workers, "load_average": [round(x, 2) for x in os.getloadavg()]},
+              "workers": workers, "load_average": [round(x, 2) for x in os.getloadavg()],
+              "store_reused": reused},
     )
     final = Path(os.path.abspath(os.fspath(out)))
     with atomic_output_dir(out) as tmp:

@@ -98,7 +98,9 @@ def _wall_text(record: dict[str, Any]) -> str:
     wall = record["wall"]
     load = wall.get("load_average")
     at = f" at a load average of {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}" if load else ""
-    return f"{wall['seconds']:.0f} s of wall time on {wall.get('cpus', '?')} CPUs{at}"
+    reused = (" (the runs were in the store of an earlier invocation: this is the time to read "
+              "them and write the report)" if wall.get("store_reused") else "")
+    return f"{wall['seconds']:.0f} s of wall time on {wall.get('cpus', '?')} CPUs{at}{reused}"
 
 
 def render_claims(record: dict[str, Any], source: str) -> list[str]:
