@@ -1,7 +1,7 @@
 """The validation suite (tests/python/emu_tools/suite.py, docs/validation.md): its generated
 traces and its verdicts without root; with root and TUN, the fast subset — the kernel and
-celltcp's TCP on a lossy 10 Mb/s path and over a generated trace with outages — in about a
-minute."""
+celltcp's TCP on the 10 Mb/s path with loss 1e-4 (Reno) and over the generated trace with
+outages (BBR), the two cases whose kernel runs vary least — in under a minute."""
 
 from __future__ import annotations
 
@@ -110,15 +110,19 @@ def test_compare_on_synthetic_runs():
 
 @needs_root_tun
 @needs_emulate
-@pytest.mark.parametrize(("case", "cc", "sim_cc", "nbytes"), [
-    ("loss1e-3", "cubic", "cubic-linux", 4_000_000),
-    ("trace-outages", "bbr", "bbr", 6_000_000),
+@pytest.mark.parametrize(("case", "cc", "sim_cc", "retransmissions"), [
+    # Both stacks overshoot in slow start and repair it the same way: 88–92 against 97.
+    ("loss1e-4", "reno", "newreno", True),
+    # celltcp's BBR retransmits several times more after the outages (docs/validation.md).
+    ("trace-outages", "bbr", "bbr", False),
 ])
-def test_the_fast_subset_agrees_with_the_kernel(tmp_path, case, cc, sim_cc, nbytes):
-    kernel = kernel_run(cc, case, 0, tmp_path, nbytes=nbytes)
-    sims = [sim_run(sim_cc, cc, case, rep, tmp_path, nbytes=nbytes) for rep in range(3)]
-    assert kernel["late_packets"] == 0 or kernel["attempts"] == 2, kernel
+def test_the_fast_subset_agrees_with_the_kernel(tmp_path, case, cc, sim_cc, retransmissions):
+    kernel = kernel_run(cc, case, 0, tmp_path)
+    sims = [sim_run(sim_cc, cc, case, rep, tmp_path) for rep in range(3)]
     g = mean_ci([s["goodput_bps"] for s in sims])[0]
     assert 0.85 <= g / kernel["goodput_bps"] <= 1.15, (g, kernel)
     rtt = mean_ci([s["rtt_mean_s"] for s in sims])[0]
     assert 0.8 <= rtt / kernel["rtt_mean_s"] <= 1.2, (rtt, kernel)
+    if retransmissions:
+        n = mean_ci([s["retransmitted_segments"] for s in sims])[0]
+        assert 1 / 1.5 <= (n + 1) / (kernel["retransmitted_segments"] + 1) <= 1.5, (n, kernel)
