@@ -43,7 +43,7 @@ DEFAULT_SCENARIOS = [
     "handover/drive-60kmh.toml",
     "001/bulk-dch384.toml",
     "003/exp5-1.toml",
-    "004/tracking.toml",
+    "002/handover-link.toml",
 ]
 
 #: Two hosts, a router, a TCP bulk transfer and a Poisson UDP flow: about 0.1 s per run.
