@@ -9,11 +9,13 @@ twice into two directories. Every stored summary (without its wall time) and eve
 series of the three stores, and every file of the two run directories, is hashed (SHA-256); the
 check passes when the hashes agree. Prints one line per scenario and a total.
 
-``kill-resume``: a sweep of 16 short runs is started and SIGKILLed (its whole process group) at
-a random instant, ``--kills`` times, each time resumed by the same command; a last resume runs
-it to completion. Then the store must hold exactly the 16 (key, run) rows, all ``ok``, each
-with its series and no other, no temporary directory, and ``celltcp stats --json`` must equal
-that of a sweep never interrupted. Prints how many kills landed while the sweep was running.
+``kill-resume``: ``--kills`` times, a sweep of 16 short runs is started on a new store, SIGKILLed
+(its whole process group) at a random instant — once a random number of its runs are stored,
+plus a random part of a run's time — and resumed by the same command. Then the store must hold
+exactly the 16 (key, run) rows, all ``ok``, each with its series and no other, no temporary
+directory, ``celltcp stats --json`` must equal that of a sweep never interrupted, and every
+stored summary and series must hash as in that sweep. Prints how many kills landed while the
+sweep was running.
 
 Exit status 0 when every check holds, 1 otherwise. ``tests/python/test_reliability.py`` runs
 both with small counts.
@@ -43,7 +45,6 @@ DEFAULT_SCENARIOS = [
     "handover/drive-60kmh.toml",
     "001/bulk-dch384.toml",
     "003/exp5-1.toml",
-    "004/tracking.toml",
 ]
 
 #: Two hosts, a router, a TCP bulk transfer and a Poisson UDP flow: about 0.1 s per run.
@@ -215,9 +216,14 @@ def _check_store(store: Path, fresh: Path, fresh_stats: str) -> list[str]:
     return problems
 
 
+def _finished_series(store: Path) -> int:
+    return sum(1 for d in store.glob("series/*/*") if d.is_dir() and not d.name.startswith("."))
+
+
 def kill_resume(kills: int, seed: int, work: Path) -> bool:
-    """``kills`` trials, each on a new store: the sweep is SIGKILLed at an instant drawn
-    uniformly over the length of an uninterrupted sweep, then resumed and checked."""
+    """``kills`` trials, each on a new store: the sweep is SIGKILLed at a random instant (after
+    a random number of its runs were stored, plus a random part of a run's time), then resumed
+    and checked."""
     rng = random.Random(seed)
     (work / "kill.toml").write_text(KILL_SCENARIO, encoding="utf-8")
     sweep = work / "kill-sweep.toml"
@@ -239,7 +245,12 @@ def kill_resume(kills: int, seed: int, work: Path) -> bool:
              "--workers", "2", "--quiet"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
         )
-        time.sleep(rng.uniform(0.0, full_s))
+        # A random instant within the sweep: once a random number of its runs (0 to 15) are
+        # stored, plus a random fraction of a run's time.
+        target = rng.randrange(KILL_RUNS)
+        while proc.poll() is None and _finished_series(store) < target:
+            time.sleep(0.01)
+        time.sleep(rng.uniform(0.0, full_s / KILL_RUNS))
         if proc.poll() is None:
             landed += 1
             try:
@@ -259,8 +270,8 @@ def kill_resume(kills: int, seed: int, work: Path) -> bool:
         print(f)
     print(
         f"kill-resume: {'ok' if ok else 'FAILED'}: {kills} sweeps of {KILL_RUNS} runs SIGKILLed "
-        f"at random instants, {landed} while running ({stored_at_kill} runs stored at the kills "
-        f"in all; an uninterrupted sweep takes {full_s:.1f} s); after resuming, "
+        f"at random instants, {landed} while running ({stored_at_kill} of {kills * KILL_RUNS} "
+        f"runs stored at the kills; an uninterrupted sweep takes {full_s:.1f} s); after resuming, "
         f"{kills - len({f.split(':')[0] for f in failures})}/{kills} stores hold exactly the "
         f"{KILL_RUNS} runs, with summaries and series identical to an uninterrupted sweep"
     )

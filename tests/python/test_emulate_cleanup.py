@@ -44,7 +44,9 @@ class FakeIp:
         monkeypatch.setattr(netns, "list_etc", lambda directory=None: sorted(self.etc))
         monkeypatch.setattr(netns, "namespace_pids", lambda name: [])
         monkeypatch.setattr(netns, "delete_namespace", self.namespaces.discard)
-        monkeypatch.setattr(netns, "remove_etc", lambda name, directory=None: self.etc.discard(name))
+        monkeypatch.setattr(
+            netns, "remove_etc", lambda name, directory=None: self.etc.discard(name)
+        )
         monkeypatch.setattr(netns, "delete_link", self.devices.discard)
 
 
@@ -52,7 +54,9 @@ def _register_dead(directory: Path, pid: int, hosts: list[str]) -> registry.Regi
     reg = registry.Registration(
         pid=pid, start_time=None, scenario="/x.toml",
         hosts={
-            h: registry.HostEntry(netns.namespace_name(pid, h), netns.device_name(pid, i), "10.0.0.1")
+            h: registry.HostEntry(
+                netns.namespace_name(pid, h), netns.device_name(pid, i), "10.0.0.1"
+            )
             for i, h in enumerate(hosts)
         },
     )
