@@ -122,14 +122,18 @@ const POLL_INTERVAL: Duration = Duration::from_millis(50);
 /// A run as fast as possible that asks `poll` every [`POLL_INTERVAL`] of wall time whether to
 /// go on. The wall clock decides only *when* to ask; the events handled, and so the results up
 /// to where the run ends, are those of an uninterrupted run.
-pub struct Interruptible<F: FnMut() -> Poll> {
-    poll: F,
+///
+/// Not generic over the poll on purpose: the event loop it drives is then compiled once, in
+/// this crate, as [`run`]'s is, whatever crate calls it (a generic driver would be compiled,
+/// and optimised, in the caller's crate).
+pub struct Interruptible<'a> {
+    poll: &'a mut dyn FnMut() -> Poll,
     last_poll: Instant,
     stopped: bool,
 }
 
-impl<F: FnMut() -> Poll> Interruptible<F> {
-    pub fn new(poll: F) -> Self {
+impl<'a> Interruptible<'a> {
+    pub fn new(poll: &'a mut dyn FnMut() -> Poll) -> Self {
         Interruptible {
             poll,
             last_poll: Instant::now(),
@@ -138,7 +142,7 @@ impl<F: FnMut() -> Poll> Interruptible<F> {
     }
 }
 
-impl<F: FnMut() -> Poll> Driver for Interruptible<F> {
+impl Driver for Interruptible<'_> {
     fn advance(
         &mut self,
         sim: &mut Simulator<World>,
@@ -192,9 +196,9 @@ impl<F: FnMut() -> Poll> Driver for Interruptible<F> {
 pub fn run_interruptible(
     scenario: &Scenario,
     opts: &RunOptions,
-    poll: impl FnMut() -> Poll,
+    mut poll: impl FnMut() -> Poll,
 ) -> Result<RunOutput, RunError> {
-    run_with(scenario, opts, &mut Interruptible::new(poll))
+    run_with(scenario, opts, &mut Interruptible::new(&mut poll))
 }
 
 /// An ordinary run: events are handled as fast as possible.
