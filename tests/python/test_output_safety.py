@@ -480,3 +480,50 @@ def test_ctrl_c_mid_sweep_loses_no_finished_run(tmp_path: Path, cli) -> None:
     assert res.returncode == 0, res.stderr
     assert f"{stored} already stored" in res.stderr
     _assert_complete(store, tmp_path)
+
+
+# -- item 5: emulate adds its outputs beside what the capture and programs wrote ------------------
+
+
+def _emulation_ready() -> str | None:
+    from celltcp import _core
+    from emu_tools.checks import system_lacks
+
+    if not hasattr(_core, "emulate"):
+        return "this build of celltcp._core has no emulate()"
+    return system_lacks()
+
+
+@pytest.mark.skipif(_emulation_ready() is not None, reason=str(_emulation_ready()))
+def test_emulate_adds_its_outputs_beside_the_capture_and_program_files(tmp_path: Path) -> None:
+    from celltcp.emulate import cleanup
+    from conftest import EXAMPLES
+    from emu_tools.checks import leftovers, run_celltcp
+
+    out = tmp_path / "absent" / "D"  # neither D nor its parent exists
+    args = [
+        "emulate", EXAMPLES / "wired-chain.toml", "--host", "ue", "--duration", "2s", "--quiet",
+        "--set", "flows.video.rate=1Mbps", "--out", out, "--pcap", out / "p.pcap",
+        "--exec", f"ue=echo from-the-program > {out / 'program.txt'}; sleep 1",
+    ]
+    try:
+        res, pid = run_celltcp(*args, timeout=120)
+        # Before: "internal error", exit 3, because D/ did not exist for the capture.
+        assert res.returncode == 0, res.stderr
+        assert leftovers(pid) == []
+        names = set(_names(out))
+        assert {"p.pcap", "program.txt", "summary.json", "emulation.json", MARKER} <= names
+        assert (out / "program.txt").read_text() == "from-the-program\n"
+        assert (out / "p.pcap").read_bytes()[:4] in (b"\x4d\x3c\xb2\xa1", b"\xa1\xb2\x3c\x4d")
+        marker = json.loads((out / MARKER).read_text())
+        assert marker["written_by"] == "celltcp emulate"
+        assert "p.pcap" not in marker["files"] and "program.txt" not in marker["files"]
+        # Before: D was swapped for the outputs and the files written into it were gone.
+        (out / "notes.txt").write_text("added between two emulations")
+        res, pid = run_celltcp(*args, timeout=120)
+        assert res.returncode == 0, res.stderr
+        assert (out / "notes.txt").read_text() == "added between two emulations"
+        assert {"p.pcap", "program.txt", "summary.json"} <= set(_names(out))
+        assert not list(out.parent.glob(".D.*"))
+    finally:
+        cleanup.cleanup_stale()

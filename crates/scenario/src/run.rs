@@ -135,17 +135,21 @@ const POLL_INTERVAL: Duration = Duration::from_millis(50);
 /// A run as fast as possible that asks `poll` every [`POLL_INTERVAL`] of wall time whether to
 /// go on. The wall clock decides only *when* to ask; the events handled, and so the results up
 /// to where the run ends, are those of an uninterrupted run.
-pub struct Interruptible<F: FnMut(RunProgress) -> Poll> {
-    poll: F,
+///
+/// Not generic over the poll on purpose: the event loop it drives is then compiled once, in
+/// this crate, as [`run`]'s is, whatever crate calls it (a generic driver would be compiled,
+/// and optimised, in the caller's crate).
+pub struct Interruptible<'a> {
+    poll: &'a mut dyn FnMut(RunProgress) -> Poll,
     end: SimTime,
     last_poll: Instant,
     /// The `stop_reason` of a poll that ended the run.
     stopped: Option<&'static str>,
 }
 
-impl<F: FnMut(RunProgress) -> Poll> Interruptible<F> {
+impl<'a> Interruptible<'a> {
     /// A driver for a run that ends at `end`.
-    pub fn new(end: SimTime, poll: F) -> Self {
+    pub fn new(end: SimTime, poll: &'a mut dyn FnMut(RunProgress) -> Poll) -> Self {
         Interruptible {
             poll,
             end,
@@ -155,7 +159,7 @@ impl<F: FnMut(RunProgress) -> Poll> Interruptible<F> {
     }
 }
 
-impl<F: FnMut(RunProgress) -> Poll> Driver for Interruptible<F> {
+impl Driver for Interruptible<'_> {
     fn advance(
         &mut self,
         sim: &mut Simulator<World>,
@@ -215,10 +219,10 @@ impl<F: FnMut(RunProgress) -> Poll> Driver for Interruptible<F> {
 pub fn run_interruptible(
     scenario: &Scenario,
     opts: &RunOptions,
-    poll: impl FnMut(RunProgress) -> Poll,
+    mut poll: impl FnMut(RunProgress) -> Poll,
 ) -> Result<RunOutput, RunError> {
     let end = SimTime::ZERO + scenario.simulation.duration;
-    run_with(scenario, opts, &mut Interruptible::new(end, poll))
+    run_with(scenario, opts, &mut Interruptible::new(end, &mut poll))
 }
 
 /// An ordinary run: events are handled as fast as possible.
