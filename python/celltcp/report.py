@@ -27,15 +27,20 @@ def _number(value: Any) -> float | None:
     return float(value)
 
 
+def _with_prefix(x: float, unit: str) -> str | None:
+    """``x`` with a decimal SI prefix on ``unit`` (three decimals), or None below 1000."""
+    for scale, prefix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(x) >= scale:
+            return f"{x / scale:.3f} {prefix}{unit}"
+    return None
+
+
 def format_rate(bps: Any) -> str:
-    """Bits per second with a decimal SI prefix: ``9.87 Mbps``."""
+    """Bits per second with a decimal SI prefix: ``9.870 Mbps``."""
     x = _number(bps)
     if x is None:
         return "-"
-    for scale, unit in ((1e9, "Gbps"), (1e6, "Mbps"), (1e3, "kbps")):
-        if abs(x) >= scale:
-            return f"{x / scale:.3f} {unit}"
-    return f"{x:.0f} bps"
+    return _with_prefix(x, "bps") or f"{x:.0f} bps"
 
 
 def format_seconds(seconds: Any) -> str:
@@ -53,10 +58,7 @@ def format_bytes(size: Any) -> str:
     x = _number(size)
     if x is None:
         return "-"
-    for scale, unit in ((1e9, "GB"), (1e6, "MB"), (1e3, "kB")):
-        if abs(x) >= scale:
-            return f"{x / scale:.3f} {unit}"
-    return f"{x:.0f} B" if x == int(x) else f"{x:.1f} B"
+    return _with_prefix(x, "B") or (f"{x:.0f} B" if x == int(x) else f"{x:.1f} B")
 
 
 def format_metric(name: str, value: Any) -> str:
