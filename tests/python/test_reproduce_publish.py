@@ -97,11 +97,14 @@ def test_errors_are_one_line_exit_2_and_write_nothing(tmp_path, capsys):
     docs = _docs(tmp_path, begin + "x\n", {"000-x2-handover": _record()})
     with pytest.raises(ReproductionError, match="no '<!-- end generated -->' line"):
         publish([], docs)
-    # A block naming a record docs/results/ lacks.
-    docs = _docs(tmp_path / "b", begin + END + "\n")
+    # An unterminated block from the command line: one line, exit status 2.
     assert main(["--docs", str(docs)]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "docs/results/000-x2-handover.json" in err
+    assert err.count("\n") == 1 and "no '<!-- end generated -->' line" in err
+    # A block naming a record docs/results/ lacks says so.
+    docs = _docs(tmp_path / "b", begin + END + "\n")
+    assert "No full-mode record yet: `docs/results/000-x2-handover.json`" in render_page(
+        (docs / "page.md").read_text(), {})
     # A quick-mode record is refused, and nothing is copied.
     quick = tmp_path / "quick"
     quick.mkdir()
