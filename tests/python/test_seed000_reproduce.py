@@ -181,7 +181,10 @@ def test_quick_reproduction_writes_the_report(tmp_path):
     for r in rows:
         assert re.search(r"\| \*\*(reproduced|not significant|contradicted)\*\*", r), r
         assert re.search(r"\| (magnitude within ×1\.5|magnitude off [^|]+|direction only) \|", r)
-        assert re.search(r"p (=|<) [0-9.]+.*n = \d+.*power", r), r
+        # A test with its p, n and power, or (a class with one run in quick mode, Fig. 4's
+        # untestable curves) no p and the verdict not significant.
+        assert re.search(r"p (=|<) [0-9.]+.*n = \d+.*power", r) or (
+            "p n/a" in r and "**not significant**" in r), r
     # Table IV's claims carry the seed's numbers and the ratio.
     assert "| 3.9 − 2.2 = 1.7 |" in md and "| 2.1 |" in md and "| 3.3 |" in md
     # Table IV: the seed's numbers beside celltcp's, one row per variant.
@@ -197,8 +200,15 @@ def test_quick_reproduction_writes_the_report(tmp_path):
     record = json.loads((out / "claims.json").read_text())
     assert record["reproduction"] == NAME and record["mode"] == "quick"
     assert record["runs_total"] == sum(record["runs"].values()) == 4 * 6 * 8 + 10 * 8
-    assert len(record["claims"]) == len(rows)
-    assert [c["verdict_text"] for c in record["claims"]] == [r.split(" | ")[5] for r in rows]
+    lines = md.splitlines()
+    start = lines.index("| " + " | ".join(CLAIM_HEADER) + " |") + 2
+    table = []
+    for line in lines[start:]:
+        if not line.startswith("| "):
+            break
+        table.append(line)
+    assert len(record["claims"]) == len(table) >= len(rows)
+    assert [c["verdict_text"] for c in record["claims"]] == [r.split(" | ")[5] for r in table]
     images = re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', page)
     assert len(images) == 3
     assert all(base64.b64decode(i).startswith(b"\x89PNG") for i in images)

@@ -19,9 +19,9 @@ Usage::
     python -m celltcp.reproduce.publish                 # render from docs/results/ only
     python -m celltcp.reproduce.publish --check         # exit 1 if a page differs from them
 
-Text outside the markers is never touched. A record that is not full mode, a marker naming a
-record that docs/results/ lacks, or an unterminated block is a one-line error with exit status
-2, and nothing is written.
+Text outside the markers is never touched. A block naming a record that docs/results/ lacks says
+so. A record that is not full mode, or an unterminated block, is a one-line error with exit
+status 2, and nothing is written.
 """
 
 from __future__ import annotations
@@ -140,8 +140,8 @@ def render_summary(records: dict[str, dict[str, Any]]) -> list[str]:
 
 
 def render_page(text: str, records: dict[str, dict[str, Any]], page: str = "page") -> str:
-    """``text`` with every generated block rewritten from ``records``; ReproductionError for
-    a block without its end marker or naming a record that is not there."""
+    """``text`` with every generated block rewritten from ``records`` (a block naming a record
+    that is not there says so); ReproductionError for a block without its end marker."""
     lines = text.split("\n")
     out: list[str] = []
     i = 0
@@ -160,10 +160,12 @@ def render_page(text: str, records: dict[str, dict[str, Any]], page: str = "page
             body = render_summary(records)
         else:
             name = match["name"]
-            if name not in records:
-                raise ReproductionError(f"{page}: the block 'claims {name}' needs "
-                                        f"docs/results/{name}.json, which is missing")
-            body = render_claims(records[name], f"docs/results/{name}.json")
+            if name in records:
+                body = render_claims(records[name], f"docs/results/{name}.json")
+            else:
+                body = [f"No full-mode record yet: `docs/results/{name}.json` is written by "
+                        f"`celltcp reproduce {name} --out DIR` and `python -m "
+                        "celltcp.reproduce.publish DIR`."]
         out += ["", *body, "", END]
         i = end + 1
     return "\n".join(out)
