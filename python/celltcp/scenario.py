@@ -68,6 +68,11 @@ def split_key(path: str) -> list[str]:
         raise scenario_error(
             path, "is not a dotted key; use e.g. 'links.access.rate' (no empty parts or spaces)"
         )
+    if len(parts) > MAX_DEPTH:
+        raise scenario_error(
+            path, f"a key of {len(parts)} parts is nested more than {MAX_DEPTH} tables deep; "
+            "the format needs at most 6"
+        )
     return parts
 
 

@@ -350,7 +350,7 @@ def test_run_set_accepts_what_scenario_set_accepts(key: str, value: object) -> N
     assert parse_overrides([f"{pair[0]}={pair[1]}"], origin="--set") == [pair]
 
 
-@pytest.mark.parametrize("key", ["", "a..b", " a.b", "a .b"])
+@pytest.mark.parametrize("key", ["", "a..b", " a.b", "a .b", ".".join(["a"] * 5000)])
 def test_one_rule_for_keys(key: str) -> None:
     with pytest.raises(ScenarioError):
         Scenario.from_toml(CHAIN_TOML).set(key, 1)

@@ -47,13 +47,13 @@ fn a_trace_interval_that_would_fill_the_memory_is_refused() {
     assert!(
         e.message.starts_with(
             "'1ns' samples 3 series 2000000001 times over the run: 6000000003 rows, more than \
-             the 5000000 a run may keep; use a longer trace.interval (at least '2ms')"
+             the 5000000 a run may keep; use a longer trace.interval (at least '2us')"
         ),
         "{e}"
     );
     // The suggested interval is accepted.
-    let ok: Vec<(String, String)> = vec![("trace.interval".into(), "2ms".into())];
-    load_str(CHAIN, &ok).expect("2 ms keeps the rows within the bound");
+    let ok: Vec<(String, String)> = vec![("trace.interval".into(), "2us".into())];
+    load_str(CHAIN, &ok).expect("2 us keeps the rows within the bound");
 }
 
 #[test]
