@@ -99,3 +99,10 @@ fn the_checks_of_a_run_are_made_without_running() {
     let e = check(&scenario).expect_err("no cell can serve the UE");
     assert!(e.to_string().starts_with("cells.target.ues.ue_t1.position: UE 'ue_t1' starts at"), "{e}");
 }
+
+#[test]
+fn a_scenario_path_that_is_a_device_is_refused_at_once() {
+    let e = load_path(Path::new("/dev/zero"), &[]).expect_err("a device");
+    assert_eq!(e.key, "scenario");
+    assert!(e.message.contains("not a regular file"), "{e}");
+}
