@@ -389,3 +389,16 @@ def test_a_route_that_leaves_every_cells_coverage_is_a_warning(
         "celltcp: warning: mobility.ue_ref: the route of UE 'ue_ref' leaves"
     ), result.stderr
     assert len(result.stderr_lines) == 1
+
+
+def test_a_nul_character_in_a_path_is_a_scenario_error(tmp_path: Path) -> None:
+    # Found by the input fuzzer (seed 1381): os.stat raised ValueError, which escaped.
+    from celltcp.sweep.spec import load_spec
+
+    write(tmp_path, CHAIN_TOML)
+    sweep = write(tmp_path, 'scenario = "s\\u0000.toml"\n', "sweep.toml")
+    with pytest.raises(ScenarioError) as e:
+        load_spec(sweep)
+    assert "NUL" in str(e.value)
+    with pytest.raises(ScenarioError):
+        Scenario.load(str(tmp_path / "a\0b.toml"))
