@@ -13,13 +13,15 @@ runs a sweep file), both imported on first use.
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from celltcp import _core
 from celltcp.errors import ScenarioError, SimulationError
-from celltcp.result import RunResult
-from celltcp.runner import run
-from celltcp.scenario import Scenario
+
+if TYPE_CHECKING:
+    from celltcp.result import RunResult
+    from celltcp.runner import run
+    from celltcp.scenario import Scenario
 
 __version__: str = _core.__version__
 
@@ -29,6 +31,14 @@ __all__ = [
 
 #: Submodules imported on first attribute access, so ``import celltcp`` stays light.
 _LAZY_SUBMODULES = frozenset({"models", "sweep"})
+#: Names of the public API imported on first access, with their module: ``RunResult`` needs
+#: pandas and pyarrow, which cost most of a second to import and which ``celltcp --version``,
+#: ``--help`` or ``validate`` never use.
+_LAZY_NAMES = {
+    "RunResult": "celltcp.result",
+    "run": "celltcp.runner",
+    "Scenario": "celltcp.scenario",
+}
 
 
 def __getattr__(name: str) -> Any:
@@ -36,8 +46,12 @@ def __getattr__(name: str) -> Any:
         module = importlib.import_module(f"{__name__}.{name}")
         globals()[name] = module
         return module
+    if name in _LAZY_NAMES:
+        value = getattr(importlib.import_module(_LAZY_NAMES[name]), name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | _LAZY_SUBMODULES)
+    return sorted(set(globals()) | _LAZY_SUBMODULES | set(_LAZY_NAMES))

@@ -87,5 +87,10 @@ def emulate(
     capture failures raise OSError.
     """
 
+def quantity(text: str) -> tuple[str, str, float] | None:
+    """``(kind, SI base unit, value)`` of a value written with a unit — ``"20Mbps"`` →
+    ``("rate", "bit/s", 2e7)``; kinds: rate (bit/s), time (s), size (B), packets, speed (m/s),
+    length (m) — or None when ``text`` is not a quantity of any kind."""
+
 def bench_event_queue(pending: int, ops: int, seed: int = 1) -> float:
     """Hold-model operations per wall-clock second with ``pending`` queued events."""

@@ -1,25 +1,30 @@
 """The ``celltcp`` command.
 
-    celltcp run FILE [--seed N] [--run N] [--out DIR] [--set k=v]... [--pcap LINK]...
-                     [--json] [--quiet]
+    celltcp run FILE [--seed N] [--run N] [--out DIR] [--overwrite] [--keep-partial]
+                     [--set k=v]... [--pcap LINK]... [--json] [--quiet]
     celltcp validate FILE [--set k=v]...
     celltcp sweep FILE [--workers N] [--store DIR] [--backend local|ray] [--address ADDR]
                        [--retry-failed] [--quiet]
     celltcp stats STORE [--confidence C] [--json]
+    celltcp export STORE --parquet DIR [--overwrite]
     celltcp schema
     celltcp bench [--quick] [--runs N]
     celltcp plot KIND (--result DIR | --store DIR | model options) [--out FILE]
                       (kinds and options: celltcp.plot_cli, docs/cli.md)
-    celltcp reproduce NAME [--quick] [--out DIR] [--workers N] | --list
+    celltcp reproduce NAME [--quick] [--out DIR] [--overwrite] [--workers N] | --list
     celltcp emulate SCENARIO --host NAME... [--exec HOST=CMD]... [--duration T] [--out DIR]
-                    [--pcap FILE] [--set k=v]... | --cleanup          (see celltcp.emulate.cli)
+                    [--overwrite] [--pcap FILE] [--set k=v]... | --cleanup
+                    (see celltcp.emulate.cli)
     celltcp shell SCENARIO --host NAME [--pid PID] [-- CMD...]
-    celltcp version
+    celltcp version | --version
 
 Exit status: 0 on success; 2 on a user error (bad scenario, unreadable file, unwritable output,
 bad option), reported as one line ``celltcp: error: <message>`` on stderr; 3 on a failure inside
 the simulator, reported as ``celltcp: internal error: <message>``; 1 when a sweep stopped before
-its end because a worker process died (the runs finished until then are stored).
+its end because a worker process died (the runs finished until then are stored); 130 when
+interrupted (Ctrl-C): nothing is written, except with ``run --keep-partial``.
+
+``--out`` never replaces a directory that celltcp did not write (celltcp.output, docs/cli.md).
 """
 
 from __future__ import annotations
@@ -36,8 +41,9 @@ from typing import NoReturn
 from celltcp import _core
 from celltcp._argtypes import non_negative_int, positive_int
 from celltcp.errors import ScenarioError, SimulationError
-from celltcp.output import atomic_output_dir
+from celltcp.output import OutputDirError, atomic_output_dir
 from celltcp.plot_cli import add_plot_command
+from celltcp.progress import RunProgressLine
 from celltcp.report import summary_tables
 from celltcp.runner import parse_overrides, run
 from celltcp.scenario import Scenario
@@ -68,6 +74,14 @@ class _Parser(argparse.ArgumentParser):
 
 
 
+def add_overwrite_option(p: argparse.ArgumentParser) -> None:
+    """``--overwrite``, for every command whose ``--out`` is a directory."""
+    p.add_argument(
+        "--overwrite", action="store_true",
+        help="replace --out even if it holds files celltcp did not write",
+    )
+
+
 def _load(path: str) -> Scenario:
     try:
         return Scenario.load(path)
@@ -87,20 +101,39 @@ def _cmd_run(args: argparse.Namespace) -> int:
     scenario.validate(overrides)
     out = Path(args.out) if args.out is not None else Path("out") / Path(args.file).stem
     try:
-        with atomic_output_dir(out) as tmp:
+        with atomic_output_dir(out, overwrite=args.overwrite, writer="celltcp run") as tmp:
             started = time.perf_counter()
-            result = run(
-                scenario,
-                seed=args.seed,
-                run=args.run,
-                set=overrides,
-                capture=args.pcap,
-                capture_dir=tmp,
-            )
+            # On a terminal: simulated time, events/s and time left, erased when done.
+            progress = RunProgressLine(Path(args.file).stem)
+            progress.enabled = progress.enabled and not (args.quiet or args.json)
+            try:
+                result = run(
+                    scenario,
+                    seed=args.seed,
+                    run=args.run,
+                    set=overrides,
+                    capture=args.pcap,
+                    capture_dir=tmp,
+                    keep_partial=args.keep_partial,
+                    progress=progress if progress.enabled else None,
+                )
+            finally:
+                progress.close()
             wall_s = time.perf_counter() - started
             result._write_files(tmp)
+    except OutputDirError as e:
+        raise UserError(f"--out {e}") from None
     except OSError as e:
         raise UserError(f"--out {out}: cannot write output: {e.strerror or e}") from None
+    stop_reason = result.summary.get("stop_reason")
+    simulated = result.summary.get("simulated_time_s")
+    if stop_reason == "interrupted":
+        print(
+            f"celltcp: interrupted at {_seconds(simulated)} simulated; what was simulated is in "
+            f"{out} (stop_reason = \"interrupted\")",
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
     if args.json:
         print(json.dumps(result.summary, indent=2, sort_keys=True))
     elif not args.quiet:
@@ -108,6 +141,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
         handovers = result.handover_line()
         if handovers:
             print(f"handovers: {handovers}")
+    if stop_reason == "eventbudget":
+        _error(
+            "warning",
+            f"the run was cut short by simulation.max_events at {_seconds(simulated)} simulated "
+            "time; flows' end_s and rates are over the time simulated",
+        )
     if not args.quiet:
         rate = result.events / wall_s if wall_s > 0 else float("inf")
         print(
@@ -116,6 +155,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     return 0
+
+
+def _seconds(value: object) -> str:
+    return f"{value:g} s" if isinstance(value, (int, float)) else "?"
 
 
 def _duration(seconds: float) -> str:
@@ -183,6 +226,23 @@ def _cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_export(args: argparse.Namespace) -> int:
+    from celltcp.sweep.export import export_parquet
+
+    try:
+        done = export_parquet(args.store, args.parquet, overwrite=args.overwrite)
+    except OutputDirError as e:
+        raise UserError(f"--parquet {e}") from None
+    except OSError as e:
+        raise UserError(f"--parquet {args.parquet}: {e.strerror or e}") from None
+    print(
+        f"celltcp: {done.runs} runs, {done.scenarios} scenarios, {done.parameter_values} "
+        f"parameter values and {done.series_files} series files written to {args.parquet}",
+        file=sys.stderr,
+    )
+    return 0
+
+
 def _cmd_schema(args: argparse.Namespace) -> int:
     print(json.dumps(json.loads(_core.schema()), indent=2))
     return 0
@@ -211,8 +271,10 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     try:
         written = reproduce.reproduce(
             entry.name, out, quick=args.quick, workers=args.workers,
-            progress=sys.stderr.isatty(),
+            progress=sys.stderr.isatty(), overwrite=args.overwrite,
         )
+    except OutputDirError as e:
+        raise UserError(f"--out {e}") from None
     except OSError as e:
         raise UserError(f"--out {out}: cannot write output: {e.strerror or e}") from None
     for path in written[:2]:
@@ -238,13 +300,28 @@ def _parser() -> _Parser:
         prog="celltcp",
         description="Deterministic packet-level simulator of TCP over cellular networks.",
     )
+    parser.add_argument(
+        "--version", action="version", version=f"celltcp {_core.__version__}",
+        help="print the version and exit",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    p = sub.add_parser("run", help="run a scenario and write its outputs")
+    p = sub.add_parser(
+        "run", help="run a scenario and write its outputs",
+        description="Run one replication of a scenario and write its outputs into DIR: "
+        "summary.json, the time series as Parquet files, and the requested pcap captures. "
+        "The summary's tables are printed unless --json or --quiet. The same scenario, seed and "
+        "run number give byte-identical outputs.",
+    )
     p.add_argument("file", metavar="FILE", help="scenario file (TOML)")
     p.add_argument("--seed", type=non_negative_int, help="master seed (overrides simulation.seed)")
     p.add_argument("--run", type=non_negative_int, default=0, help="replication number (default 0)")
     p.add_argument("--out", metavar="DIR", help="output directory (default out/<file stem>)")
+    add_overwrite_option(p)
+    p.add_argument(
+        "--keep-partial", action="store_true",
+        help="on Ctrl-C, write what was simulated so far (stop_reason = \"interrupted\")",
+    )
     p.add_argument(
         "--set", action="append", default=[], metavar="KEY=VALUE",
         help="override a scenario value by dotted key, e.g. links.access.rate=10Mbps",
@@ -293,6 +370,18 @@ def _parser() -> _Parser:
     p.add_argument("--json", action="store_true", help="print the statistics as JSON")
     p.set_defaults(handler=_cmd_stats)
 
+    p = sub.add_parser(
+        "export", help="write a results store as Parquet files for other tools",
+        description="Write every stored run of a results store as Parquet files into DIR: "
+        "runs.parquet (one row per run: parameters, also as numbers in SI base units, metrics, "
+        "summary), parameter_values.parquet, scenarios.parquet and the kept series "
+        "(docs/sweeps.md).",
+    )
+    p.add_argument("store", metavar="STORE", help="results store directory")
+    p.add_argument("--parquet", metavar="DIR", required=True, help="output directory")
+    add_overwrite_option(p)
+    p.set_defaults(handler=_cmd_export)
+
     p = sub.add_parser("schema", help="print the JSON Schema of scenario files")
     p.set_defaults(handler=_cmd_schema)
 
@@ -316,6 +405,7 @@ def _parser() -> _Parser:
         "--quick", action="store_true", help="few replications and short runs (a smoke run)"
     )
     p.add_argument("--out", metavar="DIR", help="output directory (default out/reproduce-NAME)")
+    add_overwrite_option(p)
     p.add_argument(
         "--workers", type=positive_int, metavar="N", help="worker processes; default: all CPUs"
     )

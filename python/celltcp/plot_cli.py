@@ -414,6 +414,17 @@ def _in_store(args: argparse.Namespace) -> Path:
         name = f"metric-{_file_part(args.metric)}-vs-{_file_part(args.x)}.png"
     elif args.kind == "outcomes" and args.metric is not None:
         name = f"outcomes-{_file_part(args.metric)}.png"
+    elif args.kind in ("delivered", "outcomes"):
+        # Named after the selection, so that figures of other selections do not overwrite it.
+        parts = [args.kind]
+        if args.flow is not None:
+            parts.append(f"flow-{_file_part(args.flow)}")
+        if getattr(args, "x", None) is not None:
+            parts.append(f"vs-{_file_part(args.x)}")
+        if getattr(args, "by", None) is not None:
+            parts.append(f"by-{_file_part(args.by)}")
+        parts.extend(f"where-{_file_part(f'{k}={v}')}" for k, v in args.where)
+        name = "-".join(parts) + ".png"
     else:
         name = f"{args.kind}.png"
     return Path(args.store) / name
@@ -600,9 +611,11 @@ PLOT_KINDS: tuple[_Kind, ...] = (
           _metric_options, _draw_metric, _in_store, "STORE/metric-M-vs-PARAM.png"),
     _Kind("outcomes", "outcome probabilities with Wilson intervals per grid point "
                       "(000 Figs. 8, 11)",
-          _outcomes_options, _draw_outcomes, _in_store, "STORE/outcomes.png"),
+          _outcomes_options, _draw_outcomes, _in_store,
+          "STORE/outcomes.png, STORE/outcomes-flow-F.png"),
     _Kind("delivered", "data delivered across the handover, mean with its CI (000 Fig. 12)",
-          _delivered_options, _draw_delivered, _in_store, "STORE/delivered.png"),
+          _delivered_options, _draw_delivered, _in_store,
+          "STORE/delivered[-flow-F][-vs-X][-by-B][-where-P_V].png"),
     _Kind("recovery-time", "model: recovery time after a handover versus rate (002 Figs. 3-4)",
           _recovery_options, _draw_recovery_time, _in_store_or_out,
           "out/recovery-time.png, or STORE/recovery-time.png"),

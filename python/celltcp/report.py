@@ -9,7 +9,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["format_rate", "format_seconds", "format_table", "summary_tables"]
+__all__ = [
+    "format_bytes",
+    "format_metric",
+    "format_rate",
+    "format_seconds",
+    "format_table",
+    "html_table",
+    "summary_table_data",
+    "summary_tables",
+]
 
 
 def _number(value: Any) -> float | None:
@@ -37,6 +46,35 @@ def format_seconds(seconds: Any) -> str:
     if abs(x) < 1e-4 and x != 0:
         return f"{x * 1e6:.1f} us"
     return f"{x * 1e3:.2f} ms"
+
+
+def format_bytes(size: Any) -> str:
+    """Bytes with a decimal SI prefix: ``1.250 MB``."""
+    x = _number(size)
+    if x is None:
+        return "-"
+    for scale, unit in ((1e9, "GB"), (1e6, "MB"), (1e3, "kB")):
+        if abs(x) >= scale:
+            return f"{x / scale:.3f} {unit}"
+    return f"{x:.0f} B" if x == int(x) else f"{x:.1f} B"
+
+
+def format_metric(name: str, value: Any) -> str:
+    """A summary figure with the unit its name ends in (the summary's naming rule: ``_bps``
+    bit/s, ``_s`` seconds, ``_bytes`` bytes): ``4.757 Mbps``, ``1.250 s``, ``21.30 ms``,
+    ``1.250 MB``; other figures as numbers of six significant digits."""
+    x = _number(value)
+    if x is None or x != x:
+        return "-"
+    if name.endswith("_bps"):
+        return format_rate(x)
+    if name.endswith("_s"):
+        return f"{x:.3f} s" if abs(x) >= 1 else format_seconds(x)
+    if name.endswith("_bytes"):
+        return format_bytes(x)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return f"{x:.6g}"
 
 
 def _ratio(value: Any) -> str:
@@ -73,9 +111,10 @@ def format_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join([line(header), *(line(r) for r in rows)])
 
 
-def summary_tables(summary: Mapping[str, Any]) -> str:
-    """The flow table and the link table of a run summary, as text."""
-    blocks: list[str] = []
+def summary_table_data(summary: Mapping[str, Any]) -> list[tuple[list[str], list[list[str]]]]:
+    """The flow table and the link table of a run summary as (header, rows) of formatted cells;
+    a table is left out when the summary has none of its rows."""
+    tables: list[tuple[list[str], list[list[str]]]] = []
     flows = summary.get("flows") or {}
     if flows:
         header = ["flow", "goodput", "throughput", "delay mean", "p50", "p95", "jitter", "loss"]
@@ -92,7 +131,7 @@ def summary_tables(summary: Mapping[str, Any]) -> str:
             ]
             for name, f in flows.items()
         ]
-        blocks.append(format_table(header, rows))
+        tables.append((header, rows))
     links = summary.get("links") or {}
     if links:
         header = ["link", "direction", "packets", "drops", "ECN marks", "queue mean", "queue max"]
@@ -113,5 +152,25 @@ def summary_tables(summary: Mapping[str, Any]) -> str:
                         _count(d.get("queue_max_packets")),
                     ]
                 )
-        blocks.append(format_table(header, rows))
+        tables.append((header, rows))
+    return tables
+
+
+def summary_tables(summary: Mapping[str, Any]) -> str:
+    """The flow table and the link table of a run summary, as text."""
+    blocks = [format_table(header, rows) for header, rows in summary_table_data(summary)]
     return "\n\n".join(blocks) if blocks else "(the summary has no flows and no links)"
+
+
+def html_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A table of formatted cells as HTML (escaped), first column left, the others right."""
+    from html import escape
+
+    def row(cells: Sequence[str], tag: str) -> str:
+        return "<tr>" + "".join(
+            f'<{tag} style="text-align:{"left" if i == 0 else "right"}">{escape(c)}</{tag}>'
+            for i, c in enumerate(cells)
+        ) + "</tr>"
+
+    body = "".join(row(r, "td") for r in rows)
+    return f"<table><thead>{row(header, 'th')}</thead><tbody>{body}</tbody></table>"

@@ -12,19 +12,14 @@ import os
 from collections.abc import Mapping
 from functools import cached_property
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from celltcp.output import atomic_output_dir
 
-__all__ = ["RunResult"]
+if TYPE_CHECKING:
+    import pandas as pd
 
-#: Core dtype tag → numpy dtype (all little-endian, as the core writes them; bool is one byte).
-_NUMPY_DTYPES: dict[str, np.dtype[Any]] = {
-    "f64": np.dtype("<f8"), "u64": np.dtype("<u8"), "u32": np.dtype("<u4"), "bool": np.dtype("?"),
-}
+__all__ = ["RunResult"]
 
 #: Headline figures first in the tables; any other keys follow in the summary's order.
 _FLOW_COLUMNS = (
@@ -37,8 +32,6 @@ _LINK_COLUMNS = (
 
 #: Link directions as the summary names them.
 _DIRECTIONS = ("a_to_b", "b_to_a")
-
-_NS_PER_S = 1e9
 
 
 def _flatten(record: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -58,27 +51,12 @@ def _ordered(frame: pd.DataFrame, first: tuple[str, ...]) -> pd.DataFrame:
     return frame[head + [c for c in frame.columns if c not in head]]
 
 
-def _decode_column(name: str, column: Any) -> Any:
-    """One core column → a numpy array or a pandas Categorical."""
-    dtype, payload = column
-    if dtype == "cat":
-        codes_bytes, names = payload
-        codes = np.frombuffer(codes_bytes, dtype="<u4").astype(np.int64)
-        return pd.Categorical.from_codes(codes, categories=list(names))
-    try:
-        return np.frombuffer(payload, dtype=_NUMPY_DTYPES[dtype])
-    except KeyError:
-        raise ValueError(f"series column {name!r} has unknown dtype {dtype!r}") from None
-
-
 def _decode_series(columns: Mapping[str, Any]) -> pd.DataFrame:
-    data: dict[str, Any] = {}
-    for name, column in columns.items():
-        data[name] = _decode_column(name, column)
-        if name == "time_ns":
-            # Seconds beside the exact integer nanoseconds, for plotting and arithmetic.
-            data["time_s"] = data[name].astype(np.float64) / _NS_PER_S
-    return pd.DataFrame(data)
+    """One series from the core's columns, by way of the Arrow table that is also written to
+    Parquet (:mod:`celltcp._parquet`): a ``time_ns`` column is followed by ``time_s``."""
+    from celltcp._parquet import series_table
+
+    return series_table(columns).to_pandas()
 
 
 class RunResult:
@@ -105,6 +83,8 @@ class RunResult:
         (``goodput_bps``, ``delay_mean_s``, ``loss_ratio``, ...), nested tables flattened."""
         flows = self.summary.get("flows") or {}
         rows = [_flatten(fields) for fields in flows.values()]
+        import pandas as pd
+
         return _ordered(pd.DataFrame(rows, index=pd.Index(list(flows), name="flow")), _FLOW_COLUMNS)
 
     @cached_property
@@ -118,12 +98,14 @@ class RunResult:
                 if isinstance(directions, Mapping) and direction in directions:
                     index.append((link, direction))
                     rows.append(_flatten(directions[direction]))
+        import pandas as pd
+
         frame = pd.DataFrame(
             rows, index=pd.MultiIndex.from_tuples(index, names=["link", "direction"])
         )
         drop_columns = [c for c in frame.columns if c.startswith("drops_")]
         if drop_columns:
-            frame[drop_columns] = frame[drop_columns].fillna(0).astype(np.int64)
+            frame[drop_columns] = frame[drop_columns].fillna(0).astype("int64")
         return _ordered(frame, _LINK_COLUMNS)
 
     @cached_property
@@ -142,6 +124,8 @@ class RunResult:
         ``dropped_queue_full`` … ``dropped_handover``, docs/handover.md) and the TCP analytics (``outcome`` = timeout / halving /
         none, ``rto_retransmissions``, ``spurious_rto``, ``rtt_peak_s``, ``recovery_time_s`` …); NaN where
         undefined. Empty when the run had no handover (see docs/scenarios.md)."""
+        import pandas as pd
+
         return self.series.get("handovers", pd.DataFrame())
 
     @property
@@ -149,6 +133,8 @@ class RunResult:
         """The handovers' message timeline (the ``handover_events`` series): ``time_s``,
         ``handover`` (id), ``ue``, ``from``, ``to`` (node names) and ``message``, in time order.
         Empty when the run had no handover."""
+        import pandas as pd
+
         return self.series.get("handover_events", pd.DataFrame())
 
     def handover_line(self) -> str | None:
@@ -171,23 +157,47 @@ class RunResult:
             text += f"; mean interruption {mean * 1e3:.1f} ms"
         return text
 
-    def write(self, out_dir: str | os.PathLike[str]) -> Path:
+    def write(self, out_dir: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
         """Writes ``summary.json`` and ``<series>.parquet`` into ``out_dir`` atomically (see
-        :mod:`celltcp.output`); an existing directory of that name is replaced."""
-        with atomic_output_dir(out_dir) as tmp:
+        :mod:`celltcp.output`).
+
+        An existing directory is replaced only when it is empty or holds nothing but an earlier
+        write by celltcp (its ``.celltcp-output`` marker); any other directory raises
+        :class:`celltcp.output.OutputDirError`, unless ``overwrite=True``. The current and home
+        directories and their parents are always refused."""
+        with atomic_output_dir(out_dir, overwrite=overwrite, writer="RunResult.write") as tmp:
             self._write_files(tmp)
         return Path(out_dir)
 
     def _write_files(self, directory: Path) -> None:
-        """Writes the outputs into an existing directory (no atomicity of its own)."""
-        import pyarrow as pa
-        import pyarrow.parquet as pq
+        """Writes the outputs into an existing directory (no atomicity of its own). Series go
+        from the core's columns to Parquet directly (:mod:`celltcp._parquet`), without pandas."""
+        from celltcp._parquet import write_parquet
 
         text = json.dumps(self.summary, indent=2, sort_keys=True, allow_nan=True)
         (directory / "summary.json").write_text(text + "\n", encoding="utf-8")
-        for name, frame in self.series.items():
-            table = pa.Table.from_pandas(frame, preserve_index=False)
-            pq.write_table(table, directory / f"{name}.parquet")
+        for name, columns in self._raw_series.items():
+            write_parquet(columns, directory / f"{name}.parquet")
+
+    def _repr_html_(self) -> str:
+        """Jupyter's view of a result: what ran, then the flow and link tables that
+        ``celltcp run`` prints."""
+        from html import escape
+
+        from celltcp.report import format_metric, html_table, summary_table_data
+
+        simulated = self.summary.get("simulated_time_s")
+        head = [f"<b>RunResult</b>: {self.events:,} events"]
+        if isinstance(simulated, (int, float)):
+            head.append(f"{format_metric('simulated_time_s', simulated)} simulated")
+        if self.summary.get("stop_reason") not in (None, "duration", "exhausted"):
+            head.append(f"stopped: {escape(str(self.summary['stop_reason']))}")
+        handovers = self.handover_line()
+        if handovers:
+            head.append(escape(handovers))
+        tables = "".join(html_table(h, r) for h, r in summary_table_data(self.summary))
+        series = escape(", ".join(sorted(self._raw_series)) or "none")
+        return f"<div><p>{'; '.join(head)}</p>{tables}<p>series: {series}</p></div>"
 
     def __repr__(self) -> str:
         parts = [f"events={self.events}"]

@@ -18,13 +18,13 @@ import stat
 import sys
 import warnings
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any, Union
 
 import tomli_w
 
 from celltcp import _core
 from celltcp.errors import ScenarioError, ScenarioWarning, scenario_error
+from celltcp.output import atomic_write_text
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -390,13 +390,7 @@ class Scenario:
 
     def save(self, path: PathLike) -> None:
         """Writes the scenario as TOML, replacing the file atomically."""
-        target = Path(path)
-        tmp = target.with_name(f".{target.name}.partial-{os.getpid()}")
-        try:
-            tmp.write_text(self.to_toml(), encoding="utf-8")
-            os.replace(tmp, target)
-        finally:
-            tmp.unlink(missing_ok=True)
+        atomic_write_text(path, self.to_toml())
 
     def validate(self, overrides: list[tuple[str, str]] | None = None) -> dict[str, Any]:
         """Checks the scenario with the core, as a run would before its first event; returns the

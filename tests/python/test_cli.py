@@ -164,10 +164,10 @@ def test_run_json_and_quiet(cli, chain_file: Path, tmp_path: Path) -> None:
 
 def test_run_replaces_previous_output(cli, chain_file: Path, tmp_path: Path) -> None:
     out = tmp_path / "o"
-    out.mkdir()
-    (out / "stale.parquet").write_bytes(b"old")
+    res = cli("run", chain_file, "--quiet", "--pcap", "access", "--out", out, cwd=tmp_path)
+    assert res.returncode == 0 and (out / "access.pcap").exists()
     assert cli("run", chain_file, "--quiet", "--out", out, cwd=tmp_path).returncode == 0
-    assert not (out / "stale.parquet").exists()
+    assert not (out / "access.pcap").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["chain.toml", "o"]
 
 

@@ -93,9 +93,9 @@ def test_write_is_byte_identical_and_round_trips(result: RunResult, tmp_path: Pa
 
 def test_write_replaces_an_existing_directory(result: RunResult, tmp_path: Path) -> None:
     out = tmp_path / "out"
-    out.mkdir()
-    (out / "stale.txt").write_text("from an earlier run")
+    RunResult(SUMMARY, 42, {"stale": raw_series()["queues"]}).write(out)
+    assert (out / "stale.parquet").exists()
     result.write(out)
-    assert not (out / "stale.txt").exists()
+    assert not (out / "stale.parquet").exists()
     assert (out / "summary.json").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]

@@ -235,7 +235,11 @@ def test_cleanup_spares_live_emulations_and_foreign_namespaces():
     subprocess.run(["ip", "netns", "add", orphan], check=True)
     try:
         with EmulationSession(HOSTS, scenario=WIRED) as s:
+            # No registry file names the orphan: reported, left alone unless forced.
             report = cleanup.cleanup_stale()
+            assert f"namespace {orphan}" in report.unregistered and not report.forced
+            assert orphan not in report.namespaces and orphan in netns.list_namespaces()
+            report = cleanup.cleanup_stale(force=True)
             assert orphan in report.namespaces
             assert os.getpid() in report.kept
             present = netns.list_namespaces()

@@ -352,6 +352,29 @@ def test_x2_ordering():
             assert d_ss < d_wh < d_i
 
 
+def test_x2_normalized_throughput_fig4_points():
+    # The seed's own set-up (Table II: cwndMAX 44) with the handover at the peak, Fig. 4's
+    # continuous lines: D_I = 1.5*22*23 = 759; D_WH = 759 - 22*1 = 737;
+    # k = ceil(log2 22) + 1 = 6, deficit (16+...+21) - (1+2+4+8+16+22) = 111 - 53 = 58,
+    # D_SS = 737 - 6*1 - 58 = 673.
+    assert m.x2_normalized_throughput(44, 44, "halving") == approx(737 / 759)
+    assert m.x2_normalized_throughput(44, 44, "timeout") == approx(673 / 759)
+    # The middle of [SSthresh, cwndMAX] (Fig. 4's marked lines): W = 64, cwnd_ho = 48.
+    assert m.x2_normalized_throughput(64, 48, "halving") == approx(1176 / 1584)
+    assert m.x2_normalized_throughput(64, 48, "timeout") == approx(1006 / 1584)
+    # Fig. 4's axis: every curve inside 50-100 % over cwndMAX 40-120, the timeout below the
+    # halving, and the middle position below the peak.
+    for w in range(40, 121, 4):
+        for c in (w, 3 * w / 4):
+            wh = m.x2_normalized_throughput(w, c, "halving")
+            ss = m.x2_normalized_throughput(w, c, "timeout")
+            assert 0.5 < ss < wh < 1.0
+        assert (m.x2_normalized_throughput(w, 3 * w / 4, "halving")
+                < m.x2_normalized_throughput(w, w, "halving"))
+    with pytest.raises(ValueError, match="case"):
+        m.x2_normalized_throughput(44, 44, "slow start")
+
+
 # --------------------------------------------------------------------------------------------
 # Multiple ACK copies (seed 004)
 

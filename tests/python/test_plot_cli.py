@@ -395,6 +395,11 @@ def test_every_kind_writes_a_png_at_its_default_place(forward, discard, run_dir,
         store / "outcomes-stop_reason.png": ["outcomes", "--store", store, "--metric",
                                              "stop_reason"],
         store / "delivered.png": ["delivered", "--store", store],
+        # Named after the selection: other selections do not overwrite it.
+        store / f"delivered-flow-bulk-vs-{RATE}-where-{LOSS}_0.01.png": [
+            "delivered", "--store", store, "--flow", "bulk", "--x", RATE, "--where",
+            f"{LOSS}=0.01"],
+        store / "outcomes-flow-bulk.png": ["outcomes", "--store", store, "--flow", "bulk"],
         Path("out/recovery-time.png"): ["recovery-time"],
         discard[0] / "recovery-time.png": ["recovery-time", "--store", discard[0], "--rtt",
                                            "50ms"],

@@ -4,22 +4,29 @@ seed's claims with its 50 replications."""
 from __future__ import annotations
 
 import base64
+import json
 import math
 import re
 import time
 
+import numpy as np
+import pandas as pd
 import pytest
 from celltcp.cli import main
 from celltcp.reproduce import Options, default_store, find
 from celltcp.reproduce.seed000 import (
     AQM_VARIANTS,
+    CWND_MAX_SEGMENTS,
     FULL,
+    MSS_BYTES,
     NAME,
     UE_COUNTS,
     Mean,
     Probability,
     compare_verdict,
     drop_rate,
+    fig4_figures,
+    fig4_model,
     measure,
     most_frequent_verdict,
 )
@@ -85,6 +92,74 @@ def test_compare_verdict_reads_the_relation():
     assert d.test.kind == "Fisher's exact test at each of 2 points (all must hold)"
 
 
+# -- Fig. 4 ------------------------------------------------------------------------------------
+
+
+def _tcp(rows):
+    return pd.DataFrame(rows, columns=["time_s", "flow", "var", "value"])
+
+
+def test_fig4_figures_read_the_window_and_the_cycles():
+    # cwnd climbs to 60 segments (above the 44-segment receive window) before the handover at
+    # 2 s; 10 kB every 50 ms delivered before it, nothing in the first 0.5 s after it, then the
+    # same rate again.
+    rows = [(t / 10, "ue_ref", "cwnd", min(60, 2 + 10 * t) * MSS_BYTES) for t in range(20)]
+    rows += [(2.0, "ue_ref", "cwnd", 20 * MSS_BYTES), (2.0, "ue_other", "cwnd", 1.0)]
+    delivered, total = [], 0.0
+    for i in range(100):
+        t = i * 0.05 + 0.025  # off the cycles' edges (0.85 s, 3.15 s)
+        if not 2.0 < t <= 2.5:
+            total += 10_000
+        delivered.append((t, "ue_ref", "delivered", total))
+    f = fig4_figures(_tcp(rows + delivered), 2.0, 0.05)
+    assert f["fig4_cwnd_max"] == CWND_MAX_SEGMENTS == 44
+    assert f["fig4_cwnd_ho"] == 20
+    # One cycle = (44/2 + 1) rounds of 50 ms = 1.15 s: 23 deliveries before, 13 after (the
+    # 10 in the first 0.5 s are missing).
+    assert f["fig4_cycle_s"] == pytest.approx(1.15)
+    assert f["fig4_before_bytes"] == pytest.approx(23 * 10_000)
+    assert f["fig4_after_bytes"] == pytest.approx(13 * 10_000)
+    # A cycle that would outlast the run is undefined, not a short count.
+    assert math.isnan(fig4_figures(_tcp(rows + delivered), 2.0, 0.05, end_s=3.0)[
+        "fig4_after_bytes"])
+
+
+def test_fig4_model_per_class():
+    row = {"fig4_cwnd_max": 44.0, "fig4_cwnd_ho": 44.0}
+    assert fig4_model({**row, "outcome": "none"}) == 1.0
+    assert fig4_model({**row, "outcome": "halving"}) == pytest.approx(737 / 759)
+    assert fig4_model({**row, "outcome": "timeout"}) == pytest.approx(673 / 759)
+    # cwndHO below SSthresh is held at cwndMAX/2, the model's range.
+    assert fig4_model({**row, "fig4_cwnd_ho": 10.0, "outcome": "timeout"}) == pytest.approx(
+        fig4_model({**row, "fig4_cwnd_ho": 22.0, "outcome": "timeout"}))
+
+
+def test_fig4_claims_can_be_reproduced_or_contradicted():
+    from celltcp.reproduce.seed000 import _fig4_claims
+
+    rng = np.random.default_rng(1)
+
+    def runs(timeout_level):
+        n = 30
+        out = pd.DataFrame({
+            "outcome": ["timeout"] * n + ["halving"] * n,
+            "fig4_cwnd_max": 44.0, "fig4_cwnd_ho": 44.0,
+            "fig4_normalized": np.r_[timeout_level + rng.normal(0, 0.02, n),
+                                     737 / 759 + rng.normal(0, 0.02, n)],
+            "start_s": 2.3, "first_rto_s": 3.5, "rtt_before_s": 0.043, "policy": "predicted",
+        })
+        out["fig4_model"] = [fig4_model(r) for _, r in out.iterrows()]
+        return out
+
+    near = _fig4_claims(runs(673 / 759))
+    assert [r.verdict for r in near[:3]] == [Verdict.REPRODUCED] * 3
+    far = _fig4_claims(runs(0.3))
+    assert far[0].verdict is Verdict.CONTRADICTED and "RTO" in far[0].reason
+    assert far[1].verdict is Verdict.REPRODUCED
+    # Fig. 4's middle position cannot be sampled by a receive-window-limited flow: said so.
+    assert far[3].verdict is Verdict.NOT_SIGNIFICANT and "60 of 60" in far[3].reason
+
+
 # -- end to end --------------------------------------------------------------------------------
 
 
@@ -99,8 +174,9 @@ def test_quick_reproduction_writes_the_report(tmp_path):
     assert "run numbers 0–7" in md
     assert "| " + " | ".join(CLAIM_HEADER) + " |" in md
     rows = [line for line in md.splitlines()
-            if re.match(r"\| (Fig\. (8|10\(a\)|11|12)|Figs\. 9, 10|Table IV|§V-A\.2) \|", line)]
-    assert len(rows) == 6 + 7 + 2
+            if re.match(r"\| (Fig\. (4|4, §IV|8|10\(a\)|11|12)|Figs\. 9, 10|Table IV|§V-A\.2) \|",
+                        line)]
+    assert len(rows) == 4 + 6 + 7 + 2
     # Every row: a verdict of the three, a magnitude label, a stated test with p, n and power.
     for r in rows:
         assert re.search(r"\| \*\*(reproduced|not significant|contradicted)\*\*", r), r
@@ -114,8 +190,17 @@ def test_quick_reproduction_writes_the_report(tmp_path):
         assert f"| {v.label} |" in md
     # Outcome rows for every policy and count: 4 × 4.
     assert len(re.findall(r"^\| (standard|fast path|prediction|discard)", md, re.MULTILINE)) == 16
+    # Fig. 4's rows compare with the reconstructed model and say so.
+    assert "## Fig. 4 and eqs. (1)–(5): normalized throughput" in md
+    assert "**reconstructions**" in md and "reconstructed formula" in md
+    # claims.json holds the same rows, with the run counts.
+    record = json.loads((out / "claims.json").read_text())
+    assert record["reproduction"] == NAME and record["mode"] == "quick"
+    assert record["runs_total"] == sum(record["runs"].values()) == 4 * 6 * 8 + 10 * 8
+    assert len(record["claims"]) == len(rows)
+    assert [c["verdict_text"] for c in record["claims"]] == [r.split(" | ")[5] for r in rows]
     images = re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', page)
-    assert len(images) == 2
+    assert len(images) == 3
     assert all(base64.b64decode(i).startswith(b"\x89PNG") for i in images)
     assert default_store(out).is_dir()
     # The brief's budget: the quick mode finishes within a minute on the 2-core machine. Not

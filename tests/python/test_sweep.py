@@ -281,7 +281,9 @@ def test_results_are_what_celltcp_run_gives_for_each_point(tmp_path):
     assert list(frame.columns) == [
         "point",
         "links.access.rate",
+        "links.access.rate [bit/s]",
         "flows.video.packet_size",
+        "flows.video.packet_size [B]",
         "run",
         "status",
         "flows.video.goodput_bps",
@@ -292,6 +294,10 @@ def test_results_are_what_celltcp_run_gives_for_each_point(tmp_path):
         "key",
     ]
     assert frame.attrs["parameters"] == ["links.access.rate", "flows.video.packet_size"]
+    assert frame.attrs["parameter_values"] == {
+        "links.access.rate": "links.access.rate [bit/s]",
+        "flows.video.packet_size": "flows.video.packet_size [B]",
+    }
     assert len(frame) == 8 and (frame["status"] == "ok").all()
     row = frame.iloc[5]  # point 2, run 1
     assert (row["point"], row["run"]) == (2, 1)

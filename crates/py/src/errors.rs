@@ -9,10 +9,11 @@
 //! | `RunError::Io`                        | `OSError(errno, strerror, filename)`      |
 //! | `RunError::Network`, `RunError::Internal`, a model's panic | `celltcp.SimulationError(message)` |
 //! | an emulation that fell behind real time (`EmuError::TooSlow`) | `RealTimeError(message)`, a `SimulationError` |
+//! | `RunError::Interrupted` (Ctrl-C)      | `KeyboardInterrupt` (the run passes on the one Python raised) |
 
 use celltcp_scenario::RunError;
 use celltcp_scenario::ScenarioError as RustScenarioError;
-use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyRuntimeError, PyValueError};
 use pyo3::{create_exception, PyErr};
 
 create_exception!(
@@ -58,6 +59,7 @@ pub fn to_py_err(err: RunError) -> PyErr {
         RunError::Network(message) | RunError::Internal(message) => {
             SimulationError::new_err(message)
         }
+        RunError::Interrupted => PyKeyboardInterrupt::new_err(()),
     }
 }
 

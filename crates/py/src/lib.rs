@@ -13,8 +13,9 @@ mod series;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 
-use celltcp_scenario::{RunError, RunOptions, RunOutput};
-use pyo3::exceptions::PyValueError;
+use celltcp_scenario::run::{STOP_REASON_INTERRUPTED, STOP_REASON_STOPPED};
+use celltcp_scenario::{Poll, RunError, RunOptions, RunOutput, RunProgress};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -74,8 +75,17 @@ fn validate(
 /// `seed` overrides `simulation.seed`; `run` selects the replication (each run number draws
 /// independent random streams); pcap files of `capture_links` (plus the scenario's own
 /// `capture.links`) are written to `capture_dir` as `<link>.pcap`.
+///
+/// About every 50 ms of wall time the run takes the GIL back for a moment to let Python handle
+/// signals (`PyErr_CheckSignals`): Ctrl-C raises KeyboardInterrupt within about 0.1 s or, with
+/// `keep_partial`, ends the run there and returns what was simulated, with `stop_reason`
+/// `"interrupted"`. A process that ignores SIGINT (a sweep's worker) is not interrupted.
+///
+/// `progress`, when given, is called at the same moments with `(simulated_s, end_s, events)`;
+/// returning `False` ends the run there with `stop_reason` `"stopped"` and what was simulated.
 #[pyfunction]
-#[pyo3(signature = (toml_text, overrides = Vec::new(), seed = None, run = 0, capture_dir = None, capture_links = Vec::new(), base_dir = None))]
+#[pyo3(signature = (toml_text, overrides = Vec::new(), seed = None, run = 0, capture_dir = None, capture_links = Vec::new(), base_dir = None, keep_partial = false, progress = None))]
+#[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
     toml_text: &str,
@@ -85,6 +95,8 @@ fn run<'py>(
     capture_dir: Option<PathBuf>,
     capture_links: Vec<String>,
     base_dir: Option<PathBuf>,
+    keep_partial: bool,
+    progress: Option<PyObject>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let opts = RunOptions {
         seed,
@@ -92,17 +104,67 @@ fn run<'py>(
         capture_dir,
         capture_links,
     };
+    // The exception a signal handler raised (KeyboardInterrupt for Ctrl-C), passed on as is.
+    let mut raised: Option<PyErr> = None;
+    let poll = |at: RunProgress| {
+        Python::with_gil(|py| match py.check_signals() {
+            Ok(()) => match &progress {
+                None => Poll::Continue,
+                Some(callback) => {
+                    let args = (
+                        at.simulated.as_secs_f64(),
+                        at.end.as_secs_f64(),
+                        at.events,
+                    );
+                    match callback.call1(py, args) {
+                        // Only an explicit False stops: None (no return value) goes on.
+                        Ok(answer) => match answer.extract::<bool>(py) {
+                            Ok(false) => Poll::Stop(STOP_REASON_STOPPED),
+                            _ => Poll::Continue,
+                        },
+                        Err(e) => {
+                            raised = Some(e);
+                            Poll::Abort
+                        }
+                    }
+                }
+            },
+            Err(e) => {
+                // Only Ctrl-C keeps what was simulated; any other exception a handler raised
+                // (e.g. SystemExit from a SIGTERM handler) ends the run with that exception.
+                let keep = keep_partial && e.is_instance_of::<PyKeyboardInterrupt>(py);
+                raised = Some(e);
+                if keep {
+                    Poll::Stop(STOP_REASON_INTERRUPTED)
+                } else {
+                    Poll::Abort
+                }
+            }
+        })
+    };
     // Loading and running both happen without the GIL and inside one panic guard: a panic in
     // either is a bug and surfaces as SimulationError rather than aborting the interpreter.
     let outcome = py.allow_threads(|| {
         catch_unwind(AssertUnwindSafe(|| -> Result<RunOutput, RunError> {
             let scenario =
                 load(toml_text, &overrides, base_dir.as_deref()).map_err(RunError::Scenario)?;
-            celltcp_scenario::run(&scenario, &opts)
+            celltcp_scenario::run_interruptible(&scenario, &opts, poll)
         }))
     });
-    let output = outcome.map_err(panic_to_py_err)?.map_err(to_py_err)?;
+    let output = match outcome.map_err(panic_to_py_err)? {
+        Ok(output) => output,
+        Err(RunError::Interrupted) => return Err(raised.unwrap_or_else(|| to_py_err(RunError::Interrupted))),
+        Err(e) => return Err(to_py_err(e)),
+    };
     series::run_output_to_py(py, &output)
+}
+
+/// A value written with a unit (`"20Mbps"`, `"50ms"`, `"200kB"`) as `(kind, SI base unit, value)`,
+/// or None when the text is not a quantity of any kind: the scenario format's own unit parser
+/// (`celltcp_scenario::units`), so that Python never restates its units.
+#[pyfunction]
+fn quantity(text: &str) -> Option<(&'static str, &'static str, f64)> {
+    celltcp_scenario::units::parse_quantity(text).map(|q| (q.kind, q.unit, q.value))
 }
 
 /// `(key, message)` bounded as the core bounds its own scenario errors (every echoed value cut
@@ -137,5 +199,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(emulate::emulate, m)?)?;
     m.add_function(wrap_pyfunction!(bench_event_queue, m)?)?;
+    m.add_function(wrap_pyfunction!(quantity, m)?)?;
     Ok(())
 }

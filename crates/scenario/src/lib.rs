@@ -41,7 +41,9 @@ pub use config::tcp::{AckCopies, CcAlgorithm, TcpFlow, TcpSettings};
 pub use config::trace::TraceSpec;
 pub use config::{Scenario, ScenarioFile};
 pub use error::{ScenarioError, ScenarioWarning};
-pub use run::{check, run, RunError, RunOptions, RunOutput};
+pub use run::{
+    check, run, run_interruptible, Poll, RunError, RunOptions, RunOutput, RunProgress,
+};
 pub use schema::json_schema;
 pub use series::{Column, Series};
 

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 use celltcp_engine::{RunOutcome, SimDuration, SimTime, Simulator, StopCondition, StopReason};
 use celltcp_net::handover::HandoverFlowCounts;
@@ -55,6 +56,9 @@ pub enum RunError {
     Network(String),
     #[error("{0}")]
     Internal(String),
+    /// A stop request (Ctrl-C) ended the run, and what was simulated is not wanted.
+    #[error("interrupted")]
+    Interrupted,
 }
 
 /// What moves a run's simulated time forward. [`run`] handles events as fast as it can; a
@@ -82,11 +86,140 @@ pub trait Driver {
     fn stopped(&self) -> bool {
         false
     }
+
+    /// The summary's `stop_reason` when [`Driver::stopped`] is true.
+    fn stop_reason(&self) -> &'static str {
+        STOP_REASON_STOPPED
+    }
 }
 
 /// The summary's `stop_reason` when the driver stopped the run before its duration
 /// ([`Driver::stopped`]); `simulated_time_s` is then where it stopped.
 pub const STOP_REASON_STOPPED: &str = "stopped";
+
+/// The summary's `stop_reason` when a stop request (Ctrl-C) ended the run ([`Interruptible`]).
+pub const STOP_REASON_INTERRUPTED: &str = "interrupted";
+
+/// What the poll of an [`Interruptible`] run answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Poll {
+    /// Go on.
+    Continue,
+    /// End the run here and report what was simulated, with this `stop_reason`
+    /// ([`STOP_REASON_INTERRUPTED`] for Ctrl-C, [`STOP_REASON_STOPPED`] for a caller's request).
+    Stop(&'static str),
+    /// End the run here without results ([`RunError::Interrupted`]).
+    Abort,
+}
+
+/// Where a run stands when it is polled: for progress displays (simulated time, events/s, time
+/// left) and callers that end a run early.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunProgress {
+    /// Simulated time reached.
+    pub simulated: SimTime,
+    /// The run's end (`simulation.duration`).
+    pub end: SimTime,
+    /// Events handled so far.
+    pub events: u64,
+}
+
+/// Events handled between two looks at the wall clock. Reading the clock once per this many
+/// events costs nothing measurable, and even slow events (a busy cell's TTI) handle this many
+/// in well under [`POLL_INTERVAL`].
+const EVENTS_PER_CLOCK_READ: u64 = 4096;
+/// The least wall time between two polls: often enough that Ctrl-C is answered within about
+/// 0.1 s, rarely enough that polling (taking Python's lock) costs nothing.
+const POLL_INTERVAL: Duration = Duration::from_millis(50);
+
+/// A run as fast as possible that asks `poll` every [`POLL_INTERVAL`] of wall time whether to
+/// go on. The wall clock decides only *when* to ask; the events handled, and so the results up
+/// to where the run ends, are those of an uninterrupted run.
+pub struct Interruptible<F: FnMut(RunProgress) -> Poll> {
+    poll: F,
+    end: SimTime,
+    last_poll: Instant,
+    /// The `stop_reason` of a poll that ended the run.
+    stopped: Option<&'static str>,
+}
+
+impl<F: FnMut(RunProgress) -> Poll> Interruptible<F> {
+    /// A driver for a run that ends at `end`.
+    pub fn new(end: SimTime, poll: F) -> Self {
+        Interruptible {
+            poll,
+            end,
+            last_poll: Instant::now(),
+            stopped: None,
+        }
+    }
+}
+
+impl<F: FnMut(RunProgress) -> Poll> Driver for Interruptible<F> {
+    fn advance(
+        &mut self,
+        sim: &mut Simulator<World>,
+        stop: StopCondition,
+    ) -> Result<RunOutcome, RunError> {
+        let first = sim.events();
+        loop {
+            let done = sim.events() - first;
+            let chunk = match stop.max_events {
+                Some(m) => m.saturating_sub(done).min(EVENTS_PER_CLOCK_READ),
+                None => EVENTS_PER_CLOCK_READ,
+            };
+            // Stopping and resuming handles exactly the events of one call, in the same order.
+            let o = sim
+                .run(StopCondition {
+                    until: stop.until,
+                    max_events: Some(chunk),
+                })
+                .map_err(|p| RunError::Internal(p.to_string()))?;
+            let budget_spent = stop
+                .max_events
+                .is_some_and(|m| sim.events() - first >= m);
+            if o.reason != StopReason::EventBudget || budget_spent {
+                return Ok(o);
+            }
+            if self.last_poll.elapsed() >= POLL_INTERVAL {
+                self.last_poll = Instant::now();
+                let progress = RunProgress {
+                    simulated: o.end_time,
+                    end: self.end,
+                    events: sim.events(),
+                };
+                match (self.poll)(progress) {
+                    Poll::Continue => {}
+                    Poll::Stop(reason) => {
+                        self.stopped = Some(reason);
+                        return Ok(o);
+                    }
+                    Poll::Abort => return Err(RunError::Interrupted),
+                }
+            }
+        }
+    }
+
+    fn stopped(&self) -> bool {
+        self.stopped.is_some()
+    }
+
+    fn stop_reason(&self) -> &'static str {
+        self.stopped.unwrap_or(STOP_REASON_STOPPED)
+    }
+}
+
+/// Runs one replication of `scenario` as [`run`] does, asking `poll` about every 50 ms of wall
+/// time, with where the run stands, whether to go on ([`Interruptible`]): the Python binding
+/// looks for Ctrl-C there and calls a progress callback.
+pub fn run_interruptible(
+    scenario: &Scenario,
+    opts: &RunOptions,
+    poll: impl FnMut(RunProgress) -> Poll,
+) -> Result<RunOutput, RunError> {
+    let end = SimTime::ZERO + scenario.simulation.duration;
+    run_with(scenario, opts, &mut Interruptible::new(end, poll))
+}
 
 /// An ordinary run: events are handled as fast as possible.
 struct AsFastAsPossible;
@@ -138,14 +271,13 @@ pub fn run_with(
         scenario.simulation.max_events,
         &built.handover.link_plans,
     )?;
-    // A driver that stopped early (an emulation whose programs are done, or a stop signal) ran
-    // to `outcome.end_time` only: the flows' active periods, and the rates averaged over them,
-    // end there.
+    // A run that ended before its duration — a driver that stopped early (an emulation whose
+    // programs are done, a stop signal) or an exhausted event budget (`simulation.max_events`)
+    // — ran to `outcome.end_time` only: the flows' active periods, and every rate averaged over
+    // them, end there. (Otherwise `outcome.end_time` is the duration and this changes nothing.)
     let stopped_early = driver.stopped();
-    if stopped_early {
-        for f in &mut built.flows {
-            f.end = f.end.min(outcome.end_time);
-        }
+    for f in &mut built.flows {
+        f.end = f.end.min(outcome.end_time);
     }
     let mut world = sim.model;
     world.finish().map_err(|source| RunError::Io {
@@ -175,7 +307,7 @@ pub fn run_with(
         handovers.as_ref(),
     );
     if let (true, Some(obj)) = (stopped_early, summary.as_object_mut()) {
-        obj.insert("stop_reason".into(), STOP_REASON_STOPPED.into());
+        obj.insert("stop_reason".into(), driver.stop_reason().into());
     }
     // The traced channels' rows leave the medium series before the cells' table is built.
     let dch_series = series_dch::take(&mut world, scenario);

@@ -665,9 +665,9 @@ fn rlc_buffer_counts_packets_or_bytes() {
 
     let text = scenario("1s", "", &[("ue", 100.0, "")], "");
     assert_eq!(
-        error(&text, &[("cells.c.rlc.buffer", "200kB")]),
-        "cells.c.rlc.buffer: '200kB' is not a queue limit; use whole packets ('500p') or a size such \
-         as '200KB' (units B, KB, MB, GB, KiB, MiB, GiB; KB = 1000 bytes, KiB = 1024 bytes)"
+        error(&text, &[("cells.c.rlc.buffer", "200kb")]),
+        "cells.c.rlc.buffer: '200kb' is not a queue limit; use whole packets ('500p') or a size such \
+         as '200KB' (units B, kB, KB, MB, GB, KiB, MiB, GiB; kB = KB = 1000 bytes, KiB = 1024 bytes)"
     );
 }
 

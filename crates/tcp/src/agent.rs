@@ -208,7 +208,11 @@ impl TcpSenderAgent {
             i += 1;
             keep
         });
-        let app_t = if self.stopped { None } else { self.app.next_timer().into_iter().chain(self.stop).min() };
+        let app_t = if self.stopped {
+            None
+        } else {
+            self.app.next_timer().into_iter().chain(self.stop).min()
+        };
         let t = self
             .conns
             .iter()

@@ -73,6 +73,9 @@ pub struct TcpConfig {
     pub delack_segments: u32,
     /// Appropriate Byte Counting limit L, segments (RFC 3465 §2.2); passed to the controller.
     pub abc_limit: u32,
+    /// HyStart of the CUBIC controllers on or off; `None` takes the controller's default
+    /// (`cc::CcConfig::hystart`).
+    pub hystart: Option<bool>,
     /// Offer and use selective acknowledgements (RFC 2018) and RFC 6675 loss recovery.
     pub sack: bool,
     /// Offer and use the timestamps option (RFC 7323 §3–4).
@@ -126,6 +129,7 @@ impl Default for TcpConfig {
             delayed_ack: Some(SimDuration::from_ms(40)),
             delack_segments: 2,
             abc_limit: 2,
+            hystart: None,
             sack: true,
             timestamps: true,
             ts_tick: SimDuration::from_ms(1),
@@ -296,6 +300,7 @@ impl TcpConfig {
             initial_window: self.initial_window,
             initial_ssthresh: u64::MAX,
             abc_limit: self.abc_limit,
+            hystart: self.hystart,
         }
     }
 

@@ -94,9 +94,23 @@ impl Receiver {
         free.max(self.adv_right.saturating_sub(self.rcv_nxt))
     }
 
-    /// The 16-bit window field to send; the window is rounded down to the scale granule.
+    /// The window to advertise, a multiple of the scale granule 2^wscale: the free space
+    /// rounded down, but what was already promised rounded *up*. RFC 7323 §2.4: with a scale
+    /// factor, rounding the promised window down after RCV.NXT advanced by less than a granule
+    /// offers a window whose right edge lies left of the last one (a retraction, which
+    /// RFC 9293 §3.8.6.2.2 forbids), and repeated ACKs would move it further left each time;
+    /// rounding up keeps the edge, at the cost of accepting less than a granule beyond the
+    /// buffer (as Linux's tcp_select_window does).
+    fn advertised_window(&self) -> u64 {
+        let granule = 1u64 << self.wscale;
+        let free = self.buf.saturating_sub(self.unread + self.ooo_bytes());
+        let promised = self.adv_right.saturating_sub(self.rcv_nxt);
+        (free & !(granule - 1)).max(promised.div_ceil(granule) * granule)
+    }
+
+    /// The 16-bit window field to send (see [`Receiver::advertised_window`]).
     pub fn window_field(&self) -> u16 {
-        (self.rcv_wnd() >> self.wscale).min(65_535) as u16
+        (self.advertised_window() >> self.wscale).min(65_535) as u16
     }
 
     /// Processes the sequence-space part of a segment: `seq` its first offset, `len` payload
@@ -216,13 +230,19 @@ impl Receiver {
         out.into_iter().take(n)
     }
 
+    /// Records the (unscaled, RFC 7323 §2.2) window of the SYN or SYN-ACK we sent: its right
+    /// edge, offset 1 + `window`, is promised as much as any later ACK's.
+    pub fn on_syn_window_sent(&mut self, window: u64) {
+        self.adv_right = self.adv_right.max(self.rcv_nxt + window);
+    }
+
     /// Records that an ACK covering RCV.NXT went out.
     pub fn on_ack_sent(&mut self) {
         self.unacked_segs = 0;
         self.delack_deadline = None;
         self.ack_now = false;
         self.last_ack_sent = self.rcv_nxt;
-        self.adv_right = self.rcv_nxt + ((self.rcv_wnd() >> self.wscale) << self.wscale);
+        self.adv_right = self.rcv_nxt + self.advertised_window();
     }
 
     /// The delayed-ACK deadline, if an ACK is being held.
@@ -332,6 +352,32 @@ mod tests {
             "window update after the reader drained the buffer"
         );
         assert_eq!(r.rcv_wnd(), 300);
+    }
+
+    /// Found by the model-based fuzzing (tests/fuzz.rs): with window scaling and a buffer
+    /// that is filling, each ACK after RCV.NXT advanced by less than a granule rounded the
+    /// promised window down, so the advertised right edge crept left ACK after ACK.
+    #[test]
+    fn scaled_window_right_edge_never_retracts_rfc7323_2_4() {
+        let mut r = Receiver::new(1_000, 100);
+        r.wscale = 3;
+        r.on_ack_sent();
+        let edge = |r: &Receiver| r.rcv_nxt + ((r.window_field() as u64) << r.wscale);
+        let mut last = edge(&r);
+        assert_eq!(last, 1 + 1_000);
+        // The application reads nothing: the free space shrinks by each segment's length, a
+        // length that is no multiple of the 8-byte granule.
+        let mut seq = 1;
+        for _ in 0..20 {
+            r.on_segment(T, seq, 45, false, None, 1);
+            seq += 45;
+            let now = edge(&r);
+            assert!(now >= last, "right edge moved left: {now} after {last}");
+            r.on_ack_sent();
+            last = now;
+        }
+        // The data up to the promised edge is still accepted.
+        assert!(!r.on_segment(T, seq, 1, false, None, 1).unacceptable);
     }
 
     #[test]

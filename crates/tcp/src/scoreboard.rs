@@ -126,7 +126,10 @@ impl SendBuffer {
     /// RFC 6675 §4 SetPipe: bytes presumed in the network (kept incrementally).
     pub fn pipe(&self) -> u64 {
         #[cfg(test)]
-        debug_assert_eq!(self.pipe_bytes, self.segs.iter().map(Segment::in_pipe).sum::<u64>());
+        debug_assert_eq!(
+            self.pipe_bytes,
+            self.segs.iter().map(Segment::in_pipe).sum::<u64>()
+        );
         self.pipe_bytes
     }
 

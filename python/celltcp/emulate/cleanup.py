@@ -1,15 +1,21 @@
 """Removal of namespaces and devices: an emulation's own at its end, and those left behind by
 emulations that were killed (``celltcp emulate --cleanup``).
 
-What counts as left behind, judged conservatively so that a running emulation is never harmed:
+What is removed is what the registry recorded (see :mod:`registry`), judged conservatively so
+that a running emulation is never harmed:
 
-* a registry file whose process is gone (pid and start time, see :mod:`registry`): every
-  namespace and device it lists, then the file;
-* a namespace ``celltcp-<pid>-<host>`` (or its files under ``/etc/netns``) or an interface
-  ``celltcp<pid><letter>`` with no live registration, whose pid no longer exists (an emulation
-  killed before its file was written cannot exist, since the file is written first; this
-  catches files deleted by hand);
+* a registry file whose process is gone (pid and start time): the programs recorded for it
+  (started by ``celltcp shell``, each checked by pid and start time), every namespace and device
+  the file lists, then the file;
+* program records of a dead emulation whose registry file is gone: those programs;
 * nothing whose name lacks the celltcp pattern, whatever the registry says.
+
+A namespace ``celltcp-<pid>-<host>`` (or its files under ``/etc/netns``) or an interface
+``celltcp<pid><letter>`` that no registry file names, whose pid no longer exists, is only
+*reported* (:attr:`CleanupReport.unregistered`): celltcp writes its file before it creates
+anything, so such a name was not made by an emulation that the registry knows — perhaps by
+hand, or by another program using the same pattern. It is removed only when the caller says so
+(``--force``, or a yes to the question ``celltcp emulate --cleanup`` asks on a terminal).
 
 Processes still running in a namespace that is being removed (programs started with ``--exec``
 or ``celltcp shell``) are stopped first — SIGTERM, then SIGKILL after a grace period — because
@@ -22,13 +28,17 @@ from __future__ import annotations
 import os
 import signal
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from celltcp.emulate import netns, registry
 from celltcp.emulate.errors import EmulationError
 
-__all__ = ["CleanupReport", "stop_processes", "remove_namespace", "cleanup_stale"]
+__all__ = [
+    "CleanupReport", "stop_processes", "stop_recorded_programs", "remove_namespace",
+    "cleanup_stale",
+]
 
 #: Seconds between SIGTERM and SIGKILL for processes left in a namespace.
 GRACE_S = 2.0
@@ -45,10 +55,16 @@ class CleanupReport:
     #: Pids of live emulations (or live unregistered owners) whose resources were kept.
     kept: list[int] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    #: Names of the celltcp patterns with a dead owner that no registry file names, as
+    #: ``namespace NAME``, ``files /etc/netns/NAME`` or ``device NAME``; removed only when
+    #: forced (then also listed in namespaces/devices).
+    unregistered: list[str] = field(default_factory=list)
+    #: True when the unregistered names were removed.
+    forced: bool = False
 
     @property
     def removed_anything(self) -> bool:
-        return bool(self.namespaces or self.devices or self.registrations)
+        return bool(self.namespaces or self.devices or self.registrations or self.processes)
 
 
 def _signal(pid: int, sig: int) -> bool:
@@ -98,8 +114,22 @@ def remove_namespace(name: str, grace_s: float = GRACE_S) -> list[int]:
     return stopped
 
 
+def stop_recorded_programs(emulation: int, directory: Path = registry.RUN_DIR,
+                           grace_s: float = GRACE_S) -> list[int]:
+    """Stops the programs ``celltcp shell`` recorded for emulation ``emulation`` that still run
+    (pid *and* start time: a reused pid is left alone) and removes their records; returns the
+    pids signalled."""
+    entries = registry.load_programs(emulation, directory)
+    running = [e.pid for e in entries if e.alive()]
+    stopped = stop_processes(running, grace_s)
+    for e in entries:
+        registry.remove_program(emulation, e.pid, directory)
+    return stopped
+
+
 def _remove_registered(reg: registry.Registration, report: CleanupReport, present: set[str],
                        links: set[str], directory: Path) -> None:
+    report.processes += stop_recorded_programs(reg.pid, directory)
     for entry in reg.hosts.values():
         try:
             # Only names carrying the registration's own pid: a file never speaks for another
@@ -123,8 +153,16 @@ def _remove_registered(reg: registry.Registration, report: CleanupReport, presen
     report.registrations.append(reg.pid)
 
 
-def cleanup_stale(directory: Path = registry.RUN_DIR) -> CleanupReport:
-    """Removes what dead emulations left behind (see the module's description)."""
+def cleanup_stale(
+    directory: Path = registry.RUN_DIR,
+    *,
+    force: bool = False,
+    confirm: Callable[[list[str]], bool] | None = None,
+) -> CleanupReport:
+    """Removes what dead emulations left behind, as the registry recorded it (see the module's
+    description). Names of the celltcp patterns that no registry file names are listed in
+    :attr:`CleanupReport.unregistered` and removed only when ``force`` is true or
+    ``confirm(names)`` returns true."""
     report = CleanupReport()
     regs, unreadable = registry.load_all(directory)
     present = set(netns.list_namespaces())
@@ -141,6 +179,11 @@ def cleanup_stale(directory: Path = registry.RUN_DIR) -> CleanupReport:
         if stem.isdigit() and registry.process_start_time(int(stem)) is None:
             path.unlink(missing_ok=True)
             report.registrations.append(int(stem))
+    # Program records whose emulation's file is gone (removed by hand, or unreadable).
+    for pid in registry.program_dirs(directory):
+        if pid not in live and registry.process_start_time(pid) is None:
+            report.processes += stop_recorded_programs(pid, directory)
+            registry.remove(pid, directory)
 
     def orphaned(pid: int) -> bool:
         if pid in live:
@@ -151,23 +194,35 @@ def cleanup_stale(directory: Path = registry.RUN_DIR) -> CleanupReport:
             return False
         return True
 
-    for name in sorted(present | set(netns.list_etc())):
-        parsed = netns.parse_namespace_name(name)
-        if parsed and orphaned(parsed[0]):
-            try:
-                if name in present:
-                    report.processes += remove_namespace(name)
-                    report.namespaces.append(name)
-                else:
-                    netns.remove_etc(name)
-            except (EmulationError, OSError) as e:
-                report.errors.append(str(e))
-    for name in sorted(links):
-        parsed = netns.parse_device_name(name)
-        if parsed and orphaned(parsed[0]):
-            try:
-                netns.delete_link(name)
-                report.devices.append(name)
-            except EmulationError as e:
-                report.errors.append(str(e))
+    namespaces = [
+        name for name in sorted(present | set(netns.list_etc()))
+        if (parsed := netns.parse_namespace_name(name)) and orphaned(parsed[0])
+    ]
+    devices = [
+        name for name in sorted(links)
+        if (parsed := netns.parse_device_name(name)) and orphaned(parsed[0])
+    ]
+    report.unregistered = [
+        f"namespace {n}" if n in present else f"files {netns.ETC_NETNS / n}" for n in namespaces
+    ] + [f"device {d}" for d in devices]
+    if not report.unregistered:
+        return report
+    report.forced = force or (confirm is not None and confirm(list(report.unregistered)))
+    if not report.forced:
+        return report
+    for name in namespaces:
+        try:
+            if name in present:
+                report.processes += remove_namespace(name)
+                report.namespaces.append(name)
+            else:
+                netns.remove_etc(name)
+        except (EmulationError, OSError) as e:
+            report.errors.append(str(e))
+    for name in devices:
+        try:
+            netns.delete_link(name)
+            report.devices.append(name)
+        except EmulationError as e:
+            report.errors.append(str(e))
     return report

@@ -1,9 +1,9 @@
 """The ``celltcp emulate`` and ``celltcp shell`` commands.
 
     celltcp emulate SCENARIO --host NAME [--host NAME]... [--exec HOST=CMD]... [--set k=v]...
-                    [--duration T] [--out DIR] [--pcap FILE] [--seed N] [--run N]
+                    [--duration T] [--out DIR] [--overwrite] [--pcap FILE] [--seed N] [--run N]
                     [--max-lag T] [--priority auto|off|N] [--mtu BYTES] [--json] [--quiet]
-    celltcp emulate --cleanup
+    celltcp emulate --cleanup [--force]
     celltcp shell SCENARIO --host NAME [--pid PID] [-- CMD [ARG]...]
 
 Exit status of ``emulate``: 0 on success; 1 when an ``--exec`` program failed or had to be
@@ -38,7 +38,13 @@ from celltcp.emulate.runner import (
     parse_priority,
 )
 from celltcp.emulate.session import Interrupted, environment
-from celltcp.output import atomic_output_dir
+from celltcp.output import (
+    OutputDirError,
+    atomic_output_dir,
+    check_output_dir,
+    make_parents,
+    remove_empty,
+)
 from celltcp.report import format_rate, format_seconds, format_table, summary_tables
 
 __all__ = ["register", "parse_duration"]
@@ -123,11 +129,25 @@ def _check_writable(option: str, path: Path, *, directory: bool) -> None:
 # -- emulate --------------------------------------------------------------------------------------
 
 
+def _ask(names: list[str]) -> bool:
+    """On a terminal: lists what no registry file names and asks whether to remove it."""
+    print("celltcp: no emulation registry file names these (their processes are gone):",
+          file=sys.stderr)
+    for name in names:
+        print(f"  {name}", file=sys.stderr)
+    try:
+        answer = input("remove them? [y/N] ")
+    except EOFError:
+        return False
+    return answer.strip().lower() in ("y", "yes")
+
+
 def _cmd_cleanup(args: argparse.Namespace) -> int:
     if args.scenario or args.host or args.exec:
         raise _user_error("emulate --cleanup takes no scenario, --host or --exec")
     privileges.check(tun_path=None)
-    report = cleanup.cleanup_stale()
+    interactive = not args.force and sys.stdin.isatty() and sys.stderr.isatty()
+    report = cleanup.cleanup_stale(force=args.force, confirm=_ask if interactive else None)
     for name in report.namespaces:
         print(f"removed namespace {name}")
     for name in report.devices:
@@ -136,6 +156,10 @@ def _cmd_cleanup(args: argparse.Namespace) -> int:
         print(f"stopped process {pid}")
     for pid in report.registrations:
         print(f"removed registration of emulation {pid}")
+    if report.unregistered and not report.forced:
+        names = "; ".join(report.unregistered)
+        print(f"celltcp: left alone, no registry file names them: {names} "
+              "(remove them with 'celltcp emulate --cleanup --force')", file=sys.stderr)
     if not args.quiet:
         pids = ", ".join(map(str, report.kept))
         kept = f"; running emulations left alone: {pids}" if report.kept else ""
@@ -247,12 +271,18 @@ def _direction_row(c: dict[str, Any], direction: str) -> list[str] | None:
     ]
 
 
-def _write_outputs(run: EmulationRun, out: Path) -> None:
+def _write_outputs(run: EmulationRun, out: Path, overwrite: bool) -> None:
+    """Adds the outputs into ``out`` file by file: a capture or a program's files put there
+    during the emulation stay (celltcp.output, ``mode="add"``)."""
     try:
-        with atomic_output_dir(out) as tmp:
+        with atomic_output_dir(
+            out, overwrite=overwrite, mode="add", writer="celltcp emulate"
+        ) as tmp:
             run.result._write_files(tmp)
             text = json.dumps(run.to_json(), indent=2, sort_keys=True, allow_nan=True)
             (tmp / "emulation.json").write_text(text + "\n", encoding="utf-8")
+    except OutputDirError as e:
+        raise _user_error(f"--out {e}") from None
     except OSError as e:
         raise _user_error(f"--out {out}: cannot write output: {e.strerror or e}") from None
 
@@ -260,6 +290,8 @@ def _write_outputs(run: EmulationRun, out: Path) -> None:
 def _cmd_emulate(args: argparse.Namespace) -> int:
     if args.cleanup:
         return _cmd_cleanup(args)
+    if args.force:
+        raise _user_error("--force: only with --cleanup")
     if args.scenario is None:
         raise _user_error("emulate: name a scenario file (or give --cleanup)")
     from celltcp.cli import _load, _one_line
@@ -268,30 +300,50 @@ def _cmd_emulate(args: argparse.Namespace) -> int:
     specs = [parse_exec(text) for text in args.exec]
     default_out = Path("out") / f"emulate-{Path(args.scenario).stem}"
     out = Path(args.out) if args.out is not None else default_out
+    try:
+        check_output_dir(out, overwrite=args.overwrite)
+    except OutputDirError as e:
+        raise _user_error(f"--out {e}") from None
     _check_writable("--out", out, directory=True)
     if args.pcap is not None:
         _check_writable("--pcap", Path(args.pcap), directory=False)
+    # The output directory exists from the start, so that the capture (--pcap DIR/p.pcap) and
+    # the programs can write into it; the outputs are added beside their files at the end.
+    # Directories created here and still empty when the emulation fails are removed.
+    created: list[Path] = []
+    done = False
     try:
-        run = emulate(
-            scenario, args.host, set=args.set, seed=args.seed, run=args.run,
-            duration=args.duration, pcap=args.pcap,
-            max_lag=args.max_lag, execs=specs, mtu=args.mtu, priority=args.priority,
-        )
-    except RealTimeError as e:
-        from celltcp.cli import _error
+        try:
+            created += make_parents(out)
+            if args.pcap is not None:
+                created += make_parents(Path(args.pcap).parent)
+        except OSError as e:
+            raise _user_error(f"--out {out}: cannot create: {e.strerror or e}") from None
+        try:
+            run = emulate(
+                scenario, args.host, set=args.set, seed=args.seed, run=args.run,
+                duration=args.duration, pcap=args.pcap,
+                max_lag=args.max_lag, execs=specs, mtu=args.mtu, priority=args.priority,
+            )
+        except RealTimeError as e:
+            from celltcp.cli import _error
 
-        _error("error", str(e))
-        return EXIT_REAL_TIME
-    except Interrupted as e:
-        print(
-            f"celltcp: {signal.Signals(e.signum).name} during set-up; everything created was "
-            "removed",
-            file=sys.stderr,
-        )
-        return 128 + e.signum
-    for problem in run.teardown_errors:
-        print(f"celltcp: warning: teardown: {_one_line(problem)}", file=sys.stderr)
-    _write_outputs(run, out)
+            _error("error", str(e))
+            return EXIT_REAL_TIME
+        except Interrupted as e:
+            print(
+                f"celltcp: {signal.Signals(e.signum).name} during set-up; everything created "
+                "was removed",
+                file=sys.stderr,
+            )
+            return 128 + e.signum
+        for problem in run.teardown_errors:
+            print(f"celltcp: warning: teardown: {_one_line(problem)}", file=sys.stderr)
+        _write_outputs(run, out, args.overwrite)
+        done = True
+    finally:
+        if not done:
+            remove_empty(sorted(set(created), key=lambda p: len(p.parts)))
     if args.json:
         print(json.dumps({"summary": run.result.summary, "emulation": run.to_json()},
                          indent=2, sort_keys=True))
@@ -347,6 +399,14 @@ def _cmd_shell(args: argparse.Namespace) -> int:
     env = dict(os.environ)
     env.update(environment({h: e.address for h, e in reg.hosts.items()}, args.host, reg.pid))
     argv = netns.exec_argv(entry.namespace, command)
+    # Recorded before the exec, under this process's pid and start time, which the command
+    # keeps ('ip netns exec' execs it in place): the emulation's teardown and
+    # 'emulate --cleanup' stop it by this record.
+    pid = os.getpid()
+    registry.record_program(reg.pid, registry.ProgramEntry(
+        pid=pid, start_time=registry.process_start_time(pid), host=args.host,
+        namespace=entry.namespace, argv=tuple(command),
+    ))
     sys.stdout.flush()
     sys.stderr.flush()
     try:
@@ -429,6 +489,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         help="real time to run, e.g. 30s (default: the scenario's simulation.duration)",
     )
     p.add_argument("--out", metavar="DIR", help="output directory (default out/emulate-<stem>)")
+    p.add_argument(
+        "--overwrite", action="store_true",
+        help="write into --out even if it holds files celltcp did not write (they stay)",
+    )
     p.add_argument("--pcap", metavar="FILE", help="capture the real packets on the path to FILE")
     p.add_argument(
         "--exec", action="append", default=[], metavar="HOST=CMD",
@@ -452,7 +516,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     p.add_argument(
         "--cleanup", action="store_true",
-        help="remove namespaces and devices left by emulations that were killed, then exit",
+        help="remove the namespaces, devices and programs that the registry records for "
+        "emulations that were killed, then exit",
+    )
+    p.add_argument(
+        "--force", action="store_true",
+        help="with --cleanup: also remove celltcp-<pid>-* namespaces and celltcp<pid><letter> "
+        "devices of dead processes that no registry file names (asked on a terminal otherwise)",
     )
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--quiet", action="store_true", help="print nothing on success")

@@ -18,6 +18,17 @@ File format (``<pid>.json``)::
      "hosts": {"ue": {"namespace": "celltcp-4242-ue", "device": "celltcp4242b",
                       "address": "10.0.0.4"}, ...},
      "mtu": 1500, "created": "2024-05-01T12:00:00+00:00"}
+
+Programs started in an emulation's namespaces by ``celltcp shell`` are recorded next to it, one
+file per program under ``<pid>.programs/`` (the emulation's pid), written by ``celltcp shell``
+before it turns into the program (the program keeps the pid and the start time)::
+
+    {"format": 1, "pid": 4343, "start_time": 123999, "host": "ue",
+     "namespace": "celltcp-4242-ue", "argv": ["sleep", "60"], "created": "..."}
+
+so that the emulation's teardown and ``celltcp emulate --cleanup`` stop exactly those programs
+— even one whose namespace was deleted by hand and lives on unnamed, where ``ip netns pids``
+cannot find it.
 """
 
 from __future__ import annotations
@@ -34,7 +45,8 @@ from celltcp.emulate.errors import RegistryError
 
 __all__ = [
     "RUN_DIR", "HostEntry", "Registration", "process_start_time", "pid_alive", "write",
-    "remove", "load_all", "running_for",
+    "remove", "load_all", "running_for", "ProgramEntry", "record_program", "load_programs",
+    "remove_program", "program_dirs",
 ]
 
 #: Where the registry lives (a tmpfs on most systems, root-writable).
@@ -131,17 +143,26 @@ def _file(directory: Path, pid: int) -> Path:
     return directory / f"{pid}.json"
 
 
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def _write_json(target: Path, data: Mapping[str, Any]) -> None:
+    """Writes ``data`` atomically: a temporary file renamed into place, so a reader never sees
+    half a file."""
+    tmp = target.with_name(f".{target.name}.partial")
+    tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, target)
+
+
 def write(reg: Registration, directory: Path = RUN_DIR) -> Path:
-    """Writes (or replaces) the registration atomically: a temporary file renamed into place, so
-    a reader never sees half a file."""
+    """Writes (or replaces) the registration atomically."""
     try:
         directory.mkdir(mode=0o755, parents=True, exist_ok=True)
         target = _file(directory, reg.pid)
-        tmp = target.with_name(f".{target.name}.partial")
         if not reg.created:
-            reg.created = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-        tmp.write_text(json.dumps(reg.to_json(), indent=2) + "\n", encoding="utf-8")
-        os.replace(tmp, target)
+            reg.created = _now()
+        _write_json(target, reg.to_json())
     except OSError as e:
         raise RegistryError(
             f"cannot write the emulation registry in {directory}: {e.strerror or e}"
@@ -151,9 +172,107 @@ def write(reg: Registration, directory: Path = RUN_DIR) -> Path:
 
 
 def remove(pid: int, directory: Path = RUN_DIR) -> None:
-    """Removes the registration of ``pid`` (absent is not an error)."""
+    """Removes the registration of ``pid`` and its program records (absent is not an error)."""
     _file(directory, pid).unlink(missing_ok=True)
     _file(directory, pid).with_name(f".{pid}.json.partial").unlink(missing_ok=True)
+    programs = _programs_dir(directory, pid)
+    if programs.is_dir() and not programs.is_symlink():
+        for path in programs.iterdir():
+            path.unlink(missing_ok=True)
+        try:
+            programs.rmdir()
+        except OSError:
+            pass  # a program recorded itself meanwhile: the next clean-up removes it
+
+
+@dataclass(frozen=True)
+class ProgramEntry:
+    """A program started by ``celltcp shell`` in a namespace of emulation ``emulation``."""
+
+    pid: int
+    start_time: int | None
+    host: str
+    namespace: str
+    argv: tuple[str, ...] = ()
+    created: str = ""
+
+    def alive(self) -> bool:
+        """True while this very program runs (pid and start time)."""
+        return pid_alive(self.pid, self.start_time)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": _FORMAT, "pid": self.pid, "start_time": self.start_time,
+            "host": self.host, "namespace": self.namespace, "argv": list(self.argv),
+            "created": self.created,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ProgramEntry:
+        """Parses a program record; raises ValueError (or KeyError, TypeError) when it is not
+        one."""
+        if data.get("format") != _FORMAT:
+            raise ValueError(f"unknown program record format {data.get('format')!r}")
+        start = data.get("start_time")
+        return cls(
+            pid=int(data["pid"]),
+            start_time=None if start is None else int(start),
+            host=str(data["host"]),
+            namespace=str(data["namespace"]),
+            argv=tuple(str(a) for a in data.get("argv", [])),
+            created=str(data.get("created", "")),
+        )
+
+
+def _programs_dir(directory: Path, emulation: int) -> Path:
+    return directory / f"{emulation}.programs"
+
+
+def record_program(emulation: int, entry: ProgramEntry, directory: Path = RUN_DIR) -> Path:
+    """Records ``entry`` as a program of emulation ``emulation`` (atomically)."""
+    folder = _programs_dir(directory, emulation)
+    try:
+        folder.mkdir(mode=0o755, parents=True, exist_ok=True)
+        target = folder / f"{entry.pid}.json"
+        data = entry.to_json()
+        data["created"] = entry.created or _now()
+        _write_json(target, data)
+    except OSError as e:
+        raise RegistryError(
+            f"cannot record the program in the emulation registry {folder}: {e.strerror or e}"
+        ) from None
+    return target
+
+
+def load_programs(emulation: int, directory: Path = RUN_DIR) -> list[ProgramEntry]:
+    """The programs recorded for emulation ``emulation`` (unreadable records are skipped: a
+    record is written atomically, so only a hand-edited one can be unreadable)."""
+    folder = _programs_dir(directory, emulation)
+    entries = []
+    try:
+        files = sorted(folder.glob("*.json"))
+    except OSError:
+        return []
+    for path in files:
+        try:
+            entries.append(ProgramEntry.from_json(json.loads(path.read_text("utf-8"))))
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            continue
+    return entries
+
+
+def remove_program(emulation: int, pid: int, directory: Path = RUN_DIR) -> None:
+    """Removes one program record (absent is not an error)."""
+    (_programs_dir(directory, emulation) / f"{pid}.json").unlink(missing_ok=True)
+
+
+def program_dirs(directory: Path = RUN_DIR) -> list[int]:
+    """Pids of the emulations that have program records, with or without a registration."""
+    try:
+        names = [p.name for p in directory.glob("*.programs") if p.is_dir()]
+    except OSError:
+        return []
+    return sorted(int(n.split(".")[0]) for n in names if n.split(".")[0].isdigit())
 
 
 def load_all(directory: Path = RUN_DIR) -> tuple[list[Registration], list[Path]]:

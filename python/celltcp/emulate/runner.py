@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from celltcp import _core
 from celltcp.emulate import privileges, registry
@@ -21,8 +21,11 @@ from celltcp.emulate.errors import EmulationError, RealTimeError
 from celltcp.emulate.programs import ExecSpec, ProgramResult, Programs
 from celltcp.emulate.session import EmulationSession
 from celltcp.errors import SimulationError, scenario_error
-from celltcp.result import RunResult
 from celltcp.runner import Overrides, ScenarioLike, as_scenario, parse_overrides
+
+if TYPE_CHECKING:
+    # pandas and pyarrow, imported when a result is made.
+    from celltcp.result import RunResult
 
 __all__ = [
     "EmulationRun",
@@ -284,7 +287,7 @@ def emulate(
     teardown_s = time.monotonic() - closing
     emulation = dict(raw.get("emulation") or {})
     return EmulationRun(
-        result=RunResult._from_core(raw),
+        result=_result(raw),
         emulation=emulation,
         programs=program_results,
         hosts=dict(session.registration.hosts),
@@ -295,3 +298,9 @@ def emulate(
         mtu=mtu,
         teardown_errors=list(session.teardown_errors),
     )
+
+
+def _result(raw: Mapping[str, Any]) -> RunResult:
+    from celltcp.result import RunResult
+
+    return RunResult._from_core(raw)

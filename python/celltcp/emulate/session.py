@@ -12,7 +12,8 @@ in reverse order, in ``__exit__``, whether the body returned, raised, or was int
 3. the registry file naming every namespace and device about to be created;
 4. per host: namespace, its /etc/hosts and resolv.conf, IPv6 off, TUN device, moved into the
    namespace, configured;
-5. programs started with :meth:`EmulationSession.spawn`.
+5. programs started with :meth:`EmulationSession.spawn` (and, from outside, by ``celltcp shell``,
+   which records each in the registry; teardown stops those first).
 
 Signals: during set-up a signal is recorded and honoured at the next step boundary (after the
 step's undo is registered, so nothing created escapes teardown) by raising :class:`Interrupted`
@@ -298,6 +299,10 @@ class EmulationSession:
         # engine; ran, closing, closed: the engine has stopped, teardown must finish.
 
     def _stop_programs(self) -> None:
+        # Programs that `celltcp shell` started in these namespaces: recorded in the registry,
+        # stopped by pid and start time (one whose namespace was deleted by hand lives on in an
+        # unnamed namespace, where removing the namespaces below would not find it).
+        cleanup.stop_recorded_programs(self.pid, self.registry_dir, grace_s=_GRACE_S)
         running = [p for p in self._processes if p.poll() is None]
         cleanup.stop_processes([p.pid for p in running], grace_s=_GRACE_S)
         for p in running:

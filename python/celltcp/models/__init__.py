@@ -56,6 +56,8 @@ from .throughput import (
     pftk_timeout_probability,
 )
 from .x2 import (
+    X2_CASES,
+    x2_normalized_throughput,
     x2_slow_start_rounds,
     x2_throughput_ideal_segments,
     x2_throughput_timeout_segments,
@@ -63,6 +65,7 @@ from .x2 import (
 )
 
 __all__ = [
+    "X2_CASES",
     "RecoveryPhases",
     "ack_loss_effective_p",
     "all_acks_lost_probability",
@@ -94,6 +97,7 @@ __all__ = [
     "slow_start_rounds",
     "slow_start_time_s",
     "two_ack_p_err_range",
+    "x2_normalized_throughput",
     "x2_slow_start_rounds",
     "x2_throughput_ideal_segments",
     "x2_throughput_timeout_segments",

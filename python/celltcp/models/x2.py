@@ -52,6 +52,8 @@ import math
 from ._validate import at_least, probability
 
 __all__ = [
+    "X2_CASES",
+    "x2_normalized_throughput",
     "x2_slow_start_rounds",
     "x2_throughput_ideal_segments",
     "x2_throughput_timeout_segments",
@@ -133,3 +135,27 @@ def x2_throughput_timeout_segments(
     )
     d_wh = x2_throughput_window_halving_segments(cwnd_max, cwnd_ho)
     return (d_wh - k * rounds - slow_start_deficit) * weight
+
+
+#: The cases of Fig. 4's curves: window halving (eq. 2) and timeout (eq. 3).
+X2_CASES = ("halving", "timeout")
+
+
+def x2_normalized_throughput(cwnd_max_segments: float, cwnd_ho_segments: float,
+                             case: str) -> float:
+    """Fig. 4's ordinate (as a fraction, not %): ``D_WH / D_I`` for ``case = "halving"``,
+    ``D_SS / D_I`` for ``"timeout"``, each case weighted 1 (the paper sets ``f_DI = f_DWH =
+    f_DSS`` for the figure). Fig. 4's continuous lines take ``cwnd_ho = cwnd_max`` (the
+    handover at the window's peak), its marked lines ``cwnd_ho = 3/4 cwnd_max`` (the middle of
+    ``[SSthresh, cwnd_max]``).
+
+    Examples: W = 44 (the seed's Table II), cwnd_ho = 44: halving ``737 / 759 = 0.971``,
+    timeout ``673 / 759 = 0.887``; W = 64, cwnd_ho = 48: ``1176 / 1584 = 0.742`` and
+    ``1006 / 1584 = 0.635``.
+    """
+    if case not in X2_CASES:
+        raise ValueError(f"case: {case!r} is not one of {', '.join(X2_CASES)}")
+    ideal = x2_throughput_ideal_segments(cwnd_max_segments)
+    if case == "halving":
+        return x2_throughput_window_halving_segments(cwnd_max_segments, cwnd_ho_segments) / ideal
+    return x2_throughput_timeout_segments(cwnd_max_segments, cwnd_ho_segments) / ideal

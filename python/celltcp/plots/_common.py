@@ -5,6 +5,9 @@ written with units, and saving.
 Figures are built with :class:`matplotlib.figure.Figure` directly rather than through
 ``pyplot``: no global figure registry, no interactive backend and no window, so the functions
 are safe in scripts, tests, notebooks and worker processes alike. ``savefig`` renders with Agg.
+For the same reason Jupyter would show such a figure as ``<Figure size …>`` unless pyplot's
+inline backend had been set up (``%matplotlib inline``); the figures are therefore
+:class:`CelltcpFigure`, which renders itself as PNG for notebooks.
 """
 
 from __future__ import annotations
@@ -148,11 +151,28 @@ def time_window(
     return frame[mask]
 
 
+class CelltcpFigure(Figure):
+    """A matplotlib figure that displays itself in Jupyter (IPython's rich display protocol)
+    without pyplot: the last expression of a cell shows the image."""
+
+    def _repr_png_(self) -> bytes:
+        import io
+
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        FigureCanvasAgg(self)
+        buffer = io.BytesIO()
+        self.savefig(buffer, format="png", dpi=100, bbox_inches="tight")
+        return buffer.getvalue()
+
+
 def new_figure(rows: int = 1, sharex: bool = True, height: float | None = None) -> tuple[
     Figure, list[Any]
 ]:
     """A figure with ``rows`` stacked axes sharing the time axis."""
-    fig = Figure(figsize=(FIGSIZE[0], height or FIGSIZE[1] * (1 if rows == 1 else 0.75 * rows)))
+    fig = CelltcpFigure(
+        figsize=(FIGSIZE[0], height or FIGSIZE[1] * (1 if rows == 1 else 0.75 * rows))
+    )
     axes = fig.subplots(rows, 1, sharex=sharex, squeeze=False)[:, 0]
     for ax in axes:
         ax.grid(True, alpha=0.3)

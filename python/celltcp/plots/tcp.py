@@ -27,12 +27,21 @@ from ._common import (
 
 __all__ = ["cwnd_rtt", "cwnd_rtt_handover", "sequence"]
 
-_TCP_HINT = 'add e.g. tcp = ["cwnd", "srtt", "rtt", "retx_rto"] to the scenario\'s [trace] table'
+#: The trace variables each figure draws, suggested when they were not traced.
+_CWND_RTT_VARS = ("cwnd", "ssthresh", "rtt", "srtt", "rto", "retx_rto", "retx_fast")
+_SEQUENCE_VARS = ("seq_sent", "ack_received", "retx_fast", "retx_rto")
+
+
+def _tcp_hint(variables: tuple[str, ...]) -> str:
+    listed = ", ".join(f'"{v}"' for v in variables)
+    return f"add tcp = [{listed}] to the scenario's [trace] table"
 _BYTES_PER_MB = 1e6
 
 
-def _flow_tcp(result: HasSeries, flow: str, t0: float | None, t1: float | None) -> pd.DataFrame:
-    frame = select(get_series(result, "tcp", _TCP_HINT), "flow", flow, "flow", "tcp")
+def _flow_tcp(
+    result: HasSeries, flow: str, t0: float | None, t1: float | None, drawn: tuple[str, ...]
+) -> pd.DataFrame:
+    frame = select(get_series(result, "tcp", _tcp_hint(drawn)), "flow", flow, "flow", "tcp")
     return time_window(frame, t0, t1)
 
 
@@ -41,14 +50,16 @@ def _var(frame: pd.DataFrame, var: str) -> tuple[np.ndarray, np.ndarray]:
     return rows["time_s"].to_numpy(dtype=float), rows["value"].to_numpy(dtype=float)
 
 
-def _require(frame: pd.DataFrame, flow: str, needed: tuple[str, ...], any_of: bool) -> None:
+def _require(
+    frame: pd.DataFrame, flow: str, needed: tuple[str, ...], any_of: bool, drawn: tuple[str, ...]
+) -> None:
     present = set(frame["var"].astype(str))
     missing = [v for v in needed if v not in present]
     if (any_of and len(missing) == len(needed)) or (not any_of and missing):
         which = " or ".join(needed) if any_of else ", ".join(missing)
         raise PlotError(
             f"flow '{flow}': no '{which}' samples in series 'tcp' (in the time window, if one "
-            f"was given); {_TCP_HINT}"
+            f"was given); {_tcp_hint(drawn)}"
         )
 
 
@@ -69,9 +80,9 @@ def cwnd_rtt(
     (``retx_rto``) are dotted vertical lines on both axes, fast retransmissions (``retx_fast``)
     short ticks at the top of the cwnd axes. Requires ``cwnd`` and one of ``rtt``/``srtt``.
     """
-    frame = _flow_tcp(result, flow, t0, t1)
-    _require(frame, flow, ("cwnd",), any_of=False)
-    _require(frame, flow, ("rtt", "srtt"), any_of=True)
+    frame = _flow_tcp(result, flow, t0, t1, _CWND_RTT_VARS)
+    _require(frame, flow, ("cwnd",), any_of=False, drawn=_CWND_RTT_VARS)
+    _require(frame, flow, ("rtt", "srtt"), any_of=True, drawn=_CWND_RTT_VARS)
     fig, (ax_w, ax_r) = new_figure(2)
 
     t, cwnd = _var(frame, "cwnd")
@@ -191,8 +202,8 @@ def sequence(
     retransmissions (``retx_fast`` crosses, ``retx_rto`` circles), each drawn when traced.
     Requires ``seq_sent`` or ``ack_received``.
     """
-    frame = _flow_tcp(result, flow, t0, t1)
-    _require(frame, flow, ("seq_sent", "ack_received"), any_of=True)
+    frame = _flow_tcp(result, flow, t0, t1, _SEQUENCE_VARS)
+    _require(frame, flow, ("seq_sent", "ack_received"), any_of=True, drawn=_SEQUENCE_VARS)
     fig, (ax,) = new_figure(1)
     t, seq = _var(frame, "seq_sent")
     if t.size:

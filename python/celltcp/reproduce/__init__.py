@@ -2,7 +2,8 @@
 
 Each reproduction runs a seed study end to end on the scenario files of ``examples/`` (through
 :func:`celltcp.sweep`, so its runs are stored and a repeated invocation reuses them) and writes
-``report.md`` and a self-contained ``report.html`` into an output directory that appears whole
+``report.md``, a self-contained ``report.html`` and the machine-readable ``claims.json`` (every
+claim row with its verdict and test, the run counts, the wall time) into an output directory that appears whole
 or not at all (:func:`celltcp.output.atomic_output_dir`). See docs/reproductions.md.
 
 >>> from celltcp.reproduce import available, reproduce
@@ -14,9 +15,10 @@ or not at all (:func:`celltcp.output.atomic_output_dir`). See docs/reproductions
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
-from celltcp.output import atomic_output_dir
+from celltcp.output import atomic_output_dir, check_output_dir
 from celltcp.reproduce import seed000, seed001, seed002, seed003
 from celltcp.reproduce import seed004
 from celltcp.reproduce.registry import Options, Reproduction, ReproductionError
@@ -72,6 +74,7 @@ def reproduce(
     workers: int | None = None,
     store: str | os.PathLike[str] | None = None,
     progress: bool = False,
+    overwrite: bool = False,
 ) -> list[Path]:
     """Runs reproduction ``name`` and writes its report into directory ``out``.
 
@@ -82,24 +85,44 @@ def reproduce(
         workers: sweep worker processes (default: every CPU).
         store: results store (default: :func:`default_store` of ``out``).
         progress: draw progress bars on stderr.
+        overwrite: replace ``out`` even when it holds files celltcp did not write (see
+            :mod:`celltcp.output`).
 
     Returns:
-        The files written, under their final paths (report.md, report.html, the figures).
+        The files written, under their final paths (report.md, report.html, claims.json, the
+        figures).
 
     Raises:
         ReproductionError: unknown name, scenario files not found, runs that failed;
             nothing is written to ``out`` then.
+        OutputDirError: ``out`` may not be written (checked before anything runs).
         OSError: ``out`` cannot be written.
     """
     entry = find(name)
+    check_output_dir(out, overwrite=overwrite)
     options = Options(
         quick=quick,
         workers=workers,
         store=Path(store) if store is not None else default_store(out),
         progress=progress,
     )
+    # A store with runs in it from an earlier invocation makes this one cheaper: say so.
+    reused = options.store is not None and options.store.is_dir() and any(
+        options.store.iterdir())
+    started = time.perf_counter()
     document = entry.run(options)
+    # claims.json's header. "wall" (the wall time of the runs and the report, where runs found
+    # in the store cost nothing, and the machine's load when it ends) is the one field that
+    # differs between two invocations of the same reproduction.
+    document.meta.update(
+        reproduction=entry.name,
+        mode="quick" if quick else "full",
+        command=f"celltcp reproduce {entry.name}" + (" --quick" if quick else ""),
+        wall={"seconds": round(time.perf_counter() - started, 1), "cpus": os.cpu_count(),
+              "workers": workers, "load_average": [round(x, 2) for x in os.getloadavg()],
+              "store_reused": reused},
+    )
     final = Path(os.path.abspath(os.fspath(out)))
-    with atomic_output_dir(out) as tmp:
+    with atomic_output_dir(out, overwrite=overwrite, writer="celltcp reproduce") as tmp:
         written = document.write(tmp)
     return [final / p.name for p in written]

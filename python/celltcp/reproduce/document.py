@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import html
 import io
+import json
 import math
 import re
 from collections.abc import Sequence
@@ -18,7 +19,9 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "CLAIMS_FILE",
     "Bullets",
+    "ClaimTable",
     "Document",
     "Figure",
     "Heading",
@@ -52,6 +55,18 @@ class Bullets:
 class Table:
     header: tuple[str, ...]
     rows: tuple[tuple[str, ...], ...]
+
+
+@dataclass(frozen=True)
+class ClaimTable(Table):
+    """The claims table (:func:`celltcp.reproduce.verdict.claim_table`): its rows are also kept
+    as :class:`~celltcp.reproduce.verdict.ClaimRow` objects for ``claims.json``."""
+
+    claims: tuple[Any, ...] = ()
+
+
+#: The machine-readable claims beside report.md (docs/reproductions.md, "claims.json").
+CLAIMS_FILE = "claims.json"
 
 
 @dataclass(frozen=True)
@@ -112,9 +127,31 @@ class Document:
 
     title: str
     blocks: list[Block] = field(default_factory=list)
+    #: Runs behind the report, per experiment (what the sweeps returned, stored runs included).
+    runs: dict[str, int] = field(default_factory=dict)
+    #: What :meth:`claims_record` adds at the top of ``claims.json`` (the reproduction's name,
+    #: its mode, the wall time); set by :func:`celltcp.reproduce.reproduce`.
+    meta: dict[str, Any] = field(default_factory=dict)
 
     def add(self, *blocks: Block) -> None:
         self.blocks.extend(blocks)
+
+    @property
+    def claims(self) -> list[Any]:
+        """Every claim row of the report's claims tables, in reading order."""
+        return [row for b in self.blocks if isinstance(b, ClaimTable) for row in b.claims]
+
+    def claims_record(self) -> dict[str, Any]:
+        """The content of ``claims.json``: :attr:`meta`, the run counts and their total, and
+        one object per claim (:meth:`celltcp.reproduce.verdict.ClaimRow.as_dict`). Everything
+        but ``wall_s`` is a function of the runs' results, so the same reproduction gives the
+        same record."""
+        verdicts: dict[str, int] = {}
+        rows = [c.as_dict() for c in self.claims]
+        for r in rows:
+            verdicts[r["verdict"]] = verdicts.get(r["verdict"], 0) + 1
+        return {**self.meta, "runs": dict(self.runs), "runs_total": sum(self.runs.values()),
+                "verdicts": verdicts, "claims": rows}
 
     @property
     def figures(self) -> list[Figure]:
@@ -171,7 +208,8 @@ class Document:
         return "\n".join(parts) + "\n"
 
     def write(self, directory: Path) -> list[Path]:
-        """Writes report.md, report.html and the figures' PNG files; returns their paths."""
+        """Writes report.md, report.html, claims.json and the figures' PNG files; returns
+        their paths."""
         written = []
         for f in self.figures:
             path = directory / f.file
@@ -181,7 +219,10 @@ class Document:
         md.write_text(self.markdown(), encoding="utf-8")
         page = directory / "report.html"
         page.write_text(self.html(), encoding="utf-8")
-        return [md, page, *written]
+        claims = directory / CLAIMS_FILE
+        claims.write_text(json.dumps(self.claims_record(), indent=1, ensure_ascii=False,
+                                     allow_nan=False) + "\n", encoding="utf-8")
+        return [md, page, claims, *written]
 
 
 def mean_ci(values: Sequence[float], confidence: float = 0.95) -> tuple[float, float]:

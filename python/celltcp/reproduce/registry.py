@@ -70,6 +70,12 @@ class StoreRunner:
     def __init__(self, options: Options, store: Path):
         self.options = options
         self.store = store
+        #: Runs returned by the sweeps so far (stored ones included), per sweep name.
+        self.runs: dict[str, int] = {}
+
+    def count(self, name: str, runs: int) -> None:
+        """Adds ``runs`` runs of the sweep ``name`` to :attr:`runs`."""
+        self.runs[name] = self.runs.get(name, 0) + runs
 
     @classmethod
     @contextmanager

@@ -42,6 +42,7 @@ import numpy as np
 import pandas as pd
 import tomli_w
 
+from celltcp.models.x2 import x2_normalized_throughput
 from celltcp.reproduce.document import (
     Bullets,
     Document,
@@ -61,14 +62,17 @@ from celltcp.reproduce.verdict import (
     Proportion,
     Sample,
     Test,
+    Verdict,
     binomial_test,
     claim_table,
     combine,
     decide,
+    equivalence,
     fisher_test,
     ratios_test,
     share_test,
     shortfall,
+    unavailable,
     welch_test,
 )
 
@@ -213,7 +217,7 @@ def _forwarding_points(flows: Sequence[str]) -> list[tuple[str, bool, dict[str, 
     """(policy, AQM, sweep point), in sweep order: the four policies with Drop Tail, then the
     standard procedure and prediction with the seed's AQM proposal (§V-B): RED marking on both
     router links, ECN through the tunnel (RFC 6040) and ECN-capable TCP."""
-    out = [(p, False, {"ran.handover.policy": p}) for p in POLICIES]
+    out = [(p, False, {"ran.handover.policy": p, **FIG4_TRACE}) for p in POLICIES]
     for policy in ("forward", "predicted"):
         point: dict[str, Any] = {"ran.handover.policy": policy, "epc.ecn_decap": "rfc6040"}
         point.update({f"links.{link}.queue": _RED_MARK for link in LINKS})
@@ -221,6 +225,17 @@ def _forwarding_points(flows: Sequence[str]) -> list[tuple[str, bool, dict[str, 
         out.append((policy, True, point))
     return out
 
+
+#: Fig. 4 (§IV): the reference flow's window and in-order bytes, traced in the Drop Tail runs.
+FIG4_TRACE: dict[str, Any] = {"trace.tcp": ["cwnd", "delivered"], "trace.tcp_flows": [REF_FLOW]}
+#: Table II: 1500-byte packets (MSS 1460 bytes) and a 64 KB receive window = cwndMAX 44
+#: segments, the window no cwnd can exceed on the wire.
+MSS_BYTES = 1460
+CWND_MAX_SEGMENTS = 44
+#: Fig. 4's rows: the simulated normalized throughput equals the model's within this margin
+#: (a fraction of D_I: 10 percentage points, about the gap between Fig. 4's two curves at
+#: cwndMAX = 44).
+FIG4_MARGIN = 0.10
 
 #: The reference flow's packets dropped by full queues over the run (before the handover it is
 #: alone on the source link and never fills the queue, so these are losses after it).
@@ -259,9 +274,12 @@ def _ok_runs(frame: pd.DataFrame, what: str) -> pd.DataFrame:
     return frame
 
 
-def _ref_rows(frame: pd.DataFrame, store: Path, what: str) -> pd.DataFrame:
+def _ref_rows(frame: pd.DataFrame, store: Path, what: str,
+              traced: Sequence[int] = ()) -> pd.DataFrame:
     """The reference flow's handover row of every run of ``frame`` (the ``handovers`` series),
-    with ``point`` and ``run``; ReproductionError unless each run has exactly one."""
+    with ``point`` and ``run``; ReproductionError unless each run has exactly one. The runs of
+    the points in ``traced`` also get Fig. 4's columns (:func:`fig4_figures`) from their
+    ``tcp`` series."""
     from celltcp.sweep import Store
 
     rows = []
@@ -274,8 +292,61 @@ def _ref_rows(frame: pd.DataFrame, store: Path, what: str) -> pd.DataFrame:
                     f"{what}: run {run_number} of point {point} has {len(mine)} handover rows "
                     f"for {REF_FLOW}; expected 1"
                 )
-            rows.append({**mine.iloc[0].to_dict(), "point": int(point), "run": int(run_number)})
+            row = {**mine.iloc[0].to_dict(), "point": int(point), "run": int(run_number)}
+            if int(point) in traced:
+                start = row["start_s"]
+                switch = row.get("path_switch_s")
+                if switch is not None and not math.isnan(switch):
+                    start = min(start, switch)
+                row.update(fig4_figures(db.read_series(key, int(run_number), "tcp"), start,
+                                        row["rtt_before_s"]))
+            rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _last_at(times: np.ndarray, values: np.ndarray, t: float, before: float = 0.0) -> float:
+    """The last value recorded at or before ``t`` (``before`` when there is none)."""
+    i = int(np.searchsorted(times, t, side="right"))
+    return float(values[i - 1]) if i > 0 else before
+
+
+#: Table II: the forwarding runs last 5 s.
+RUN_END_S = 5.0
+
+
+def fig4_figures(tcp: pd.DataFrame, start_s: float, srtt_s: float,
+                 end_s: float = RUN_END_S) -> dict[str, float]:
+    """Fig. 4's quantities of one run of the reference flow (its ``tcp`` series, with ``cwnd``
+    and ``delivered`` rows), around a handover that starts at ``start_s`` (the command, or the
+    path switch when that comes first) with smoothed RTT ``srtt_s`` before it:
+
+    * ``fig4_cwnd_max``: the largest window before the start, in segments, at most the receive
+      window (:data:`CWND_MAX_SEGMENTS`): the model's cwndMAX;
+    * ``fig4_cwnd_ho``: the window at the start, likewise: the model's cwndHO;
+    * ``fig4_cycle_s``: one cycle of the model, ``(cwndMAX/2 + 1)`` rounds of ``srtt_s``;
+    * ``fig4_after_bytes``: the bytes delivered in order in the cycle that starts at the
+      handover (NaN when the run, ``end_s`` long, ends before the cycle does): the
+      simulation's D of eqs. (1)–(3), normalized by :func:`fig4_table`;
+    * ``fig4_before_bytes``: the same over the cycle before the handover.
+    """
+    mine = tcp[tcp["flow"] == REF_FLOW]
+    cwnd = mine[mine["var"] == "cwnd"]
+    delivered = mine[mine["var"] == "delivered"]
+    tc, wc = cwnd["time_s"].to_numpy(float), cwnd["value"].to_numpy(float) / MSS_BYTES
+    td, d = delivered["time_s"].to_numpy(float), delivered["value"].to_numpy(float)
+    upto = wc[tc <= start_s]
+    nan = {"fig4_cwnd_max": math.nan, "fig4_cwnd_ho": math.nan, "fig4_cycle_s": math.nan,
+           "fig4_after_bytes": math.nan, "fig4_before_bytes": math.nan}
+    if upto.size == 0 or not srtt_s or math.isnan(srtt_s):
+        return nan
+    w_max = min(float(upto.max()), CWND_MAX_SEGMENTS)
+    w_ho = min(_last_at(tc, wc, start_s), CWND_MAX_SEGMENTS)
+    cycle = (w_max / 2.0 + 1.0) * srtt_s
+    before = _last_at(td, d, start_s) - _last_at(td, d, start_s - cycle)
+    after = _last_at(td, d, start_s + cycle) - _last_at(td, d, start_s)
+    return {"fig4_cwnd_max": w_max, "fig4_cwnd_ho": w_ho, "fig4_cycle_s": cycle,
+            "fig4_after_bytes": after if start_s + cycle <= end_s else math.nan,
+            "fig4_before_bytes": before}
 
 
 # -- numbers ---------------------------------------------------------------------------------
@@ -481,13 +552,14 @@ def measure(options: Options, plan: Plan) -> Measurements:
                 "seed": MASTER_SEED,
                 "runs": plan.runs,
                 "metrics": ["handovers.outcomes.*", _REF_QUEUE_DROPS],
-                "series": ["handovers"],
+                "series": ["handovers", "tcp"],
                 "points": [p for _, _, p in points],
             }
-            what = f"Figs. 8, 11, 12 with {n} UEs in the target cell"
+            what = f"Figs. 4, 8, 11, 12 with {n} UEs in the target cell"
             frame = _ok_runs(celltcp.sweep(spec, **common), what)
             drops = frame[["point", "run", _REF_QUEUE_DROPS]]
-            rows = _ref_rows(frame, store, what).merge(drops, on=["point", "run"])
+            traced = [i for i, (_, aqm, _) in enumerate(points) if not aqm]
+            rows = _ref_rows(frame, store, what, traced).merge(drops, on=["point", "run"])
             rows = rows.rename(columns={_REF_QUEUE_DROPS: "queue_drops"}).assign(
                 ues=n,
                 policy=[points[i][0] for i in rows["point"]],
@@ -770,6 +842,138 @@ def _table_iv_claims(m: Measurements) -> list[ClaimRow]:
     return rows
 
 
+def fig4_model(row: pd.Series | dict[str, Any]) -> float:
+    """Fig. 4's normalized throughput (eqs. 1–5, reconstructed) for one run: the model at the
+    run's cwndMAX and cwndHO (cwndHO held inside the model's range [cwndMAX/2, cwndMAX]) for
+    its outcome class; 1 for a transparent handover (`none`), NaN when undefined."""
+    w, c, outcome = row["fig4_cwnd_max"], row["fig4_cwnd_ho"], row["outcome"]
+    if outcome == "none":
+        return 1.0
+    if math.isnan(w) or math.isnan(c) or w < 4:
+        return math.nan
+    case = "timeout" if outcome == "timeout" else "halving"
+    return x2_normalized_throughput(w, min(max(c, w / 2.0), w), case)
+
+
+def fig4_table(ho: pd.DataFrame) -> pd.DataFrame:
+    """The Drop Tail runs with Fig. 4's columns, ``fig4_ideal_bytes``, ``fig4_normalized`` and
+    ``fig4_model`` added.
+
+    The normalized throughput is the model's D / D_I. D_I is "the optimal case, where cwnd
+    does not suffer these problems" (§IV): here the mean ``fig4_after_bytes`` of the runs of
+    the same policy and number of UEs in the target whose handover was transparent (class
+    `none`). Both matter, the cycle before the handover does not: the UE leaves a source link
+    it had alone for a target link it shares with the competitors, and what the first second
+    there brings depends on the policy (prediction's data wait at the target, the fast path
+    switch's queue behind the competitors'). Points with fewer than two transparent runs
+    (``forward`` and ``discard`` mostly time out) have no reference and are left out."""
+    runs = ho[~ho["aqm"]].dropna(subset=["fig4_after_bytes"]).copy()
+    none = runs[runs["outcome"] == "none"].groupby(["policy", "ues"])["fig4_after_bytes"]
+    ideal = none.mean()[none.size() >= 2]
+    runs["fig4_ideal_bytes"] = [float(ideal.get((p, n), math.nan))
+                                for p, n in zip(runs["policy"], runs["ues"], strict=True)]
+    runs["fig4_normalized"] = runs["fig4_after_bytes"] / runs["fig4_ideal_bytes"]
+    runs["fig4_model"] = [fig4_model(r) for _, r in runs.iterrows()]
+    return runs.dropna(subset=["fig4_normalized"])
+
+
+_FIG4_RECONSTRUCTED = ("reconstructed formula: the seed's text lost parts of eqs. (1)–(5); "
+                       "celltcp.models.x2 states the reading")
+
+
+def _fig4_claims(runs: pd.DataFrame) -> list[ClaimRow]:
+    by = {o: runs[runs["outcome"] == o] for o in OUTCOMES}
+    rows = []
+    rounds_to_rto = ((by["timeout"]["first_rto_s"] - by["timeout"]["start_s"])
+                     / by["timeout"]["rtt_before_s"]).median()
+    at_peak = int((runs["fig4_cwnd_ho"] >= runs["fig4_cwnd_max"] - 0.5).sum())
+    w = runs["fig4_cwnd_max"].median()
+    why = {
+        "halving": (f"the flows are limited by their receive window (cwndMAX {w:.0f} reached "
+                    "before the handover), so no loss ends the cycle: after the halving cwnd "
+                    "grows back one segment per round for cwndHO/2 rounds, the whole cycle, "
+                    "where eq. (2) charges cwndHO/2 for the N = cwndMAX − cwndHO + 1 rounds "
+                    "left in it only"),
+        "timeout": (f"eq. (3) charges the slow start's rounds but no time for the timer: the "
+                    f"first RTO comes {rounds_to_rto:.0f} rounds (median) after the handover "
+                    "starts (RFC 2988's 1 s minimum), with nothing delivered meanwhile, and "
+                    "after the slow start the window again climbs back to cwndMAX for "
+                    "cwndHO/2 rounds"),
+    }
+    policies = ", ".join(f"`{p}`" for p in sorted(runs["policy"].unique()))
+    label = {"halving": "window halving: D_WH / D_I (eq. 2) at the run's cwndMAX and cwndHO",
+             "timeout": "timeout: D_SS / D_I (eqs. 3–5) at the run's cwndMAX and cwndHO"}
+    for outcome in ("timeout", "halving"):
+        sel = by[outcome]
+        sim = sel["fig4_normalized"].astype(float)
+        model = sel["fig4_model"].astype(float)
+        d = equivalence((sim - model).to_numpy(), 0.0, FIG4_MARGIN)
+        model_mean = float(model.mean()) if len(model) else math.nan
+        seed_text = (f"{100 * model_mean:.1f} % (model at cwndMAX {w:.0f}; "
+                     f"{_FIG4_RECONSTRUCTED})")
+        below = len(sel) > 0 and sim.mean() < model_mean
+        rows.append(ClaimRow(
+            "Fig. 4, §IV", f"{label[outcome]}; simulated: bytes in the cycle from the "
+            "handover over the mean of the transparent handovers' (class none, same policy "
+            f"and UE count), within ±{FIG4_MARGIN:g} of the model (TOST on the per-run "
+            "difference)",
+            seed_text, model_mean if len(model) else None,
+            Estimate.of_sample(sim.to_numpy()), d,
+            detail=f"{len(sel)} runs of {len(runs)} ({policies})",
+            reason=_join(why[outcome] if d.verdict is not Verdict.REPRODUCED and below
+                         else "", shortfall(d))))
+    # The curves' order: the timeout delivers less than the halving (Fig. 4: the lower line).
+    t, h = by["timeout"]["fig4_normalized"], by["halving"]["fig4_normalized"]
+    d = decide(welch_test(Sample.of(t.to_numpy(float)), Sample.of(h.to_numpy(float))), "<")
+    rows.append(ClaimRow(
+        "Fig. 4", "the timeout delivers less than the window halving (normalized throughput, "
+        "timeout − halving)", "the lower curve", None,
+        Estimate.of_difference(t.to_numpy(float), h.to_numpy(float)), d,
+        detail=f"timeout {t.mean():.3f} (n = {len(t)}), halving {h.mean():.3f} (n = {len(h)})",
+        reason=_join(shortfall(d), "few halvings: without SACK several losses in one window "
+                                   "end in a timeout (see Figs. 8/11)" if len(h) < 10 else "")))
+    rows.append(ClaimRow(
+        "Fig. 4", "the marked curves: the handover in the middle of [SSthresh, cwndMAX] "
+        "(cwndHO = 3/4 cwndMAX)", "below the continuous curves", None, None,
+        unavailable("not testable", f"cwndHO = cwndMAX in {at_peak} of {len(runs)} runs"),
+        reason=(f"the set-up's flows sit at their 64 KB receive window (cwndMAX "
+                f"{CWND_MAX_SEGMENTS}) instead of a loss-driven sawtooth: cwndHO = cwndMAX "
+                f"in {at_peak} of {len(runs)} runs, so the middle of the cycle is not "
+                "sampled")))
+    return rows
+
+
+def _figure_fig4(runs: pd.DataFrame) -> Figure:
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    w = np.arange(40, 121, 2)
+    for case, colour in (("halving", "tab:blue"), ("timeout", "tab:red")):
+        ax.plot(w, [100 * x2_normalized_throughput(x, x, case) for x in w], color=colour,
+                label=f"{case}, cwndHO = cwndMAX (model)")
+        ax.plot(w, [100 * x2_normalized_throughput(x, 0.75 * x, case) for x in w],
+                color=colour, ls="--", marker="o" if case == "timeout" else "x", markevery=5,
+                label=f"{case}, cwndHO = 3/4 cwndMAX (model)")
+    for outcome, colour in (("halving", "tab:blue"), ("timeout", "tab:red")):
+        sel = runs[runs["outcome"] == outcome]
+        if len(sel) == 0:
+            continue
+        m = Mean.of(100 * sel["fig4_normalized"].astype(float))
+        x = sel["fig4_cwnd_max"].mean()
+        ax.errorbar([x], [m.value], yerr=[0 if math.isnan(m.half) else m.half], fmt="s",
+                    color=colour, capsize=3, label=f"celltcp, {outcome} (n = {len(sel)})")
+    ax.set_xlabel("cwndMAX (segments)")
+    ax.set_ylabel("normalized throughput (%)")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
+    return Figure(
+        "fig-4-normalized.png", png_of(fig),
+        "Fig. 4 style: the model's normalized throughput (eqs. 1–5, reconstructed) against "
+        "cwndMAX for the handover at the window's peak and in the middle of the cycle, and "
+        "celltcp's per outcome class (mean ± 95 % CI over the Drop Tail runs).")
+
+
 def _delivery_claims(delivered: dict[tuple[str, int], Mean]) -> list[ClaimRow]:
     groups = [g for g, _, _ in DELIVERY_GROUPS]
     both = "AQM + prediction"
@@ -807,7 +1011,9 @@ def report(m: Measurements, plan: Plan, options: Options, version: str) -> Docum
     steady = {(v.key, link): Mean.of(by_variant[v.key][f"{link}_steady_pct"])
               for v in AQM_VARIANTS for link in LINKS}
 
-    doc = Document(f"Reproduction {NAME}: TCP across the X2 handover (seed `000_…`)")
+    fig4 = fig4_table(ho)
+    doc = Document(f"Reproduction {NAME}: TCP across the X2 handover (seed `000_…`)",
+                   runs=dict(m.runs))
     doc.add(
         Heading("What was run"),
         Bullets((
@@ -849,8 +1055,42 @@ def report(m: Measurements, plan: Plan, options: Options, version: str) -> Docum
             "magnitude compares celltcp's number with the seed's where it gives one "
             "(docs/reproductions.md, \"How verdicts are decided\")."
         ),
-        claim_table(_outcome_claims(ho, probs) + _table_iv_claims(m)
+        claim_table(_fig4_claims(fig4) + _outcome_claims(ho, probs) + _table_iv_claims(m)
                     + _delivery_claims(delivered)),
+    )
+    fig4_rows = []
+    for outcome in OUTCOMES:
+        sel = fig4[fig4["outcome"] == outcome]
+        fig4_rows.append((
+            outcome, str(len(sel)), Mean.of(sel["fig4_cwnd_max"]).text(1),
+            Mean.of(sel["fig4_cwnd_ho"]).text(1), Mean.of(sel["fig4_cycle_s"] * 1e3).text(0),
+            Mean.of(100 * sel["fig4_model"]).text(1),
+            Mean.of(100 * sel["fig4_normalized"]).text(1)))
+    doc.add(
+        Heading("Fig. 4 and eqs. (1)–(5): normalized throughput"),
+        Paragraph(
+            "The seed's §IV counts the data of one congestion-avoidance cycle of cwndMAX/2 + 1 "
+            "rounds around the handover: D_I = 3/2 · cwndMAX/2 · (cwndMAX/2 + 1) when it is "
+            "transparent (eq. 1), D_WH = D_I − cwndHO/2 · (cwndMAX − cwndHO + 1) when it "
+            "halves the window (eq. 2), D_SS = D_WH − k (cwndMAX − cwndHO + 1) − Σ_{i<k} "
+            "(cwndHO/2 − k + i − 2^i) after a timeout, with k = log2(SSthresh_HO) + 1 slow-start "
+            "rounds (eqs. 3–5). The text lost parts of these formulas: they are "
+            "**reconstructions** (celltcp.models.x2, docs/models.md), and so are the model "
+            "values below. celltcp's counterpart per Drop Tail run (every policy and UE count): "
+            "cwndMAX = the largest window before the handover, cwndHO = the window at its start "
+            "(the command, or the path switch when earlier), both capped by the 64 KB receive "
+            "window; D = bytes delivered in order in the (cwndMAX/2 + 1)-round cycle (rounds "
+            "of the smoothed RTT before the handover) that starts with the handover; D_I = the "
+            "mean D of the transparent handovers (class none) of the same policy and number "
+            "of UEs in the target (the UE moves from a source link it had alone to a target "
+            "link it shares, so the cycle before the handover is no reference; points with "
+            "fewer than two transparent handovers have none and are left out); normalized = "
+            "D / D_I. D_I (KB): " + "; ".join(
+                f"`{p}` {n} UEs {v / 1e3:.0f}" for (p, n), v in
+                fig4.groupby(["policy", "ues"])["fig4_ideal_bytes"].first().items()) + "."),
+        Table(("class", "runs", "cwndMAX (seg)", "cwndHO (seg)", "cycle (ms)", "model (%)",
+               "celltcp (%)"), tuple(fig4_rows)),
+        _figure_fig4(fig4),
     )
 
     detail = []

@@ -748,7 +748,10 @@ def _timeline(r: Results) -> list[Any]:
 def report(r: Results, options: Options) -> Document:
     """The Markdown/HTML report of one reproduction."""
     mode = "quick mode" if options.quick else "full mode"
-    doc = Document(f"Reproduction {NAME}: TCP over WCDMA ({mode})")
+    doc = Document(f"Reproduction {NAME}: TCP over WCDMA ({mode})", runs={
+        "goal 1": len(r.goal1), "goal 2": len(r.goal2), "goal 3": len(r.goal3),
+        "goal 4": len(r.goal4), "goal 4 bursty": len(r.goal4_bursty),
+        "proxy by size": len(r.proxy_size), "proxy by BLER": len(r.proxy_bler), "timeline": 1})
     b1, c1 = _goal1(r)
     b2, c2 = _goal2(r)
     b3, c3 = _goal3(r)

@@ -43,7 +43,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -334,6 +334,7 @@ class Runner(StoreRunner):
         if len(failed):
             first = failed.iloc[0]["error"]
             raise ReproductionError(f"{name}: {len(failed)} runs failed (first: {first})")
+        self.count(name, len(frame))
         return frame.sort_values("point").reset_index(drop=True)
 
     def series(self, frame: pd.DataFrame, name: str) -> list[pd.DataFrame]:
@@ -881,6 +882,8 @@ class Results:
     slow_start: pd.DataFrame
     slow_start_span: tuple[float, float]
     wall_s: float
+    #: Runs per sweep (stored ones included).
+    runs: dict[str, int] = field(default_factory=dict)
 
 
 def run(options: Options) -> Document:
@@ -915,5 +918,5 @@ def run(options: Options) -> Document:
         slow_start, span = slow_start_runs(runner, plan.slow_start_phases)
     results = Results(plan, len(cells), skipped, recovery, testbed, sized, short, sawtooth, fig6,
                       fig6_sawtooth, recovery_runs, fig1, ablation, trains, slow_start, span,
-                      time.perf_counter() - started)
+                      time.perf_counter() - started, dict(runner.runs))
     return report(results, options)

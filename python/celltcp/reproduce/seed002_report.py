@@ -695,7 +695,7 @@ def report(results: Results, options: Options) -> Document:
     claims += [_testbed_40ms_claim(r.testbed, r.ablation), *_no_decrease_claims(r.testbed),
                *_fig1_claims(r.fig1), *_train_claims(r.trains),
                *_slow_start_claims(r.slow_start, r.fig1, r.slow_start_span)]
-    doc = Document(f"Reproduction {NAME}: TCP at LTE handover (seed `002_…`)")
+    doc = Document(f"Reproduction {NAME}: TCP at LTE handover (seed `002_…`)", runs=r.runs)
     doc.add(
         Heading("What was run"),
         _what_was_run(r, options),

@@ -954,7 +954,9 @@ def run(options: Options) -> Document:
     f52_by = {k: v for k, v in f52_by.items() if all(x is not None for x in v.values())}
     with_err = f52_by[(FAITHFUL[0], True)]
 
-    doc = Document(f"Reproduction {NAME}: PETRA over LTE (seed `003_…`, chapter 5)")
+    doc = Document(f"Reproduction {NAME}: PETRA over LTE (seed `003_…`, chapter 5)", runs={
+        "experiment 5-1": len(f51), "experiment 5-2": len(f52), "experiment 5-3": len(f53),
+        "Fig. 5.8": len(ALL_CC) * plan.runs})
     mode = "quick" if options.quick else "full"
     doc.add(
         Heading("What was run"),

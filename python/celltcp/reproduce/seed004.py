@@ -224,6 +224,7 @@ class Runner(StoreRunner):
         if len(failed):
             first = failed.iloc[0]["error"]
             raise ReproductionError(f"{name}: {len(failed)} runs failed (first: {first})")
+        self.count(name, len(frame))
         return frame.sort_values(["point", "run"]).reset_index(drop=True)
 
     def series(self, frame: pd.DataFrame, name: str) -> list[pd.DataFrame]:
@@ -506,6 +507,8 @@ class Results:
     tracking_series: list[pd.DataFrame]
     wall_s: float
     phases_s: dict[str, float] = field(default_factory=dict)
+    #: Runs per sweep (stored ones included).
+    runs: dict[str, int] = field(default_factory=dict)
 
 
 def run(options: Options) -> Document:
@@ -526,5 +529,5 @@ def run(options: Options) -> Document:
     wall = time.perf_counter() - started
     phases["tracking"] = wall - phases["throughput"] - phases["traces"]
     results = Results(plan, rows, table, traces, cwnds, pftk_rows(table, traces), tracking,
-                      tracking_series, wall, phases)
+                      tracking_series, wall, phases, dict(runner.runs))
     return report(results, options)

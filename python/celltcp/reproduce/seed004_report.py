@@ -537,7 +537,8 @@ def report(results: Results, options: Options) -> Document:
     seed_model = seed_analysis(p_errs)
     need2 = crossover_p_buff(SEED_TWO_BEST[0], 1, 2, SEED_P_BUFF)
     need3 = crossover_p_buff(SEED_TWO_BEST[1], 2, 3, need2)
-    doc = Document(f"Reproduction {NAME}: multiple ACKs on a lossy radio link (seed `004_…`)")
+    doc = Document(f"Reproduction {NAME}: multiple ACKs on a lossy radio link (seed `004_…`)",
+                   runs=r.runs)
     figs, window, estimates = _figures(r)
     doc.add(
         Heading("What was run"),

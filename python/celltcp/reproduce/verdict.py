@@ -52,11 +52,12 @@ import numpy as np
 from celltcp.sweep.stats import t_cdf, t_quantile, wilson_interval
 
 if TYPE_CHECKING:
-    from celltcp.reproduce.document import Table
+    from celltcp.reproduce.document import ClaimTable
 
 __all__ = [
     "ALPHA",
     "CLAIM_HEADER",
+    "ClaimTable",
     "DEFAULT_RELATIVE_EFFECT",
     "MAGNITUDE_FACTOR",
     "POWER_TARGET",
@@ -1034,6 +1035,13 @@ def magnitude(ours: float, seed: float | None, factor: float = MAGNITUDE_FACTOR)
     return f"magnitude within ×{factor:g}" if k <= factor else f"magnitude off ×{k:.2g}"
 
 
+def _finite(x: float | None) -> float | None:
+    """``x`` as a JSON number: None for None, NaN and infinities (JSON has none of them)."""
+    if x is None or not math.isfinite(x):
+        return None
+    return float(x)
+
+
 #: The columns of a claims table.
 CLAIM_HEADER = ("where", "claim", "seed", "celltcp: mean [95 % CI] (n)", "ours / seed",
                 "verdict", "magnitude", "test", "why they differ")
@@ -1090,6 +1098,35 @@ class ClaimRow:
         """The verdict is not reproduced, or the magnitude is off."""
         return self.verdict is not Verdict.REPRODUCED or "off" in self.magnitude
 
+    def as_dict(self) -> dict[str, object]:
+        """The row for ``claims.json``: the same fields as :meth:`cells`, numbers as numbers
+        (None where undefined: no seed number, no interval, no test)."""
+        test = self.decision.test
+        ours = None
+        if self.ours is not None:
+            ours = {"value": _finite(self.ours.value), "low": _finite(self.ours.low),
+                    "high": _finite(self.ours.high), "n": self.ours.n, "unit": self.unit}
+        cells = self.cells()
+        return {
+            "where": self.where,
+            "claim": self.claim,
+            "seed_text": self.seed_text,
+            "seed": _finite(self.seed),
+            "ours": ours,
+            "ours_text": cells[3],
+            "ratio": _finite(self.ratio),
+            "verdict": self.verdict.value,
+            "verdict_text": cells[5],
+            "magnitude": self.magnitude,
+            "test": test.kind,
+            "test_text": cells[7],
+            "p": _finite(test.p_value),
+            "n": list(test.n),
+            "power": _finite(test.power),
+            "n_for_power": test.n_for_power,
+            "reason": cells[8],
+        }
+
     def cells(self) -> tuple[str, ...]:
         ours = "–" if self.ours is None else self.ours.text(self.digits, self.unit)
         if self.detail:
@@ -1102,9 +1139,10 @@ class ClaimRow:
                 self.magnitude, self.decision.test.describe(), reason)
 
 
-def claim_table(rows: Sequence[ClaimRow]) -> Table:
-    """The claims as a report table (:class:`celltcp.reproduce.document.Table`)."""
-    from celltcp.reproduce.document import Table
+def claim_table(rows: Sequence[ClaimRow]) -> ClaimTable:
+    """The claims as a report table (:class:`celltcp.reproduce.document.ClaimTable`): rendered
+    like any table, and kept as rows for the report's ``claims.json``."""
+    from celltcp.reproduce.document import ClaimTable
 
-    return Table(CLAIM_HEADER, tuple(r.cells() for r in rows))
+    return ClaimTable(CLAIM_HEADER, tuple(r.cells() for r in rows), tuple(rows))
 

@@ -11,6 +11,7 @@ of sweep files is in ``docs/sweeps.md`` and :mod:`celltcp.sweep.spec`.
 
 from __future__ import annotations
 
+import inspect
 import sys
 import types
 from typing import Any
@@ -62,4 +63,14 @@ class _SweepModule(types.ModuleType):
         return sweep(*args, **kwargs)
 
 
+# help(), IPython's tooltips and inspect.signature(celltcp.sweep) show sweep's own parameters
+# and documentation, not (*args, **kwargs).
+_signature = inspect.signature(sweep)
+_SweepModule.__call__.__signature__ = _signature.replace(  # type: ignore[attr-defined]
+    parameters=[
+        inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY),
+        *_signature.parameters.values(),
+    ]
+)
+_SweepModule.__call__.__doc__ = sweep.__doc__
 sys.modules[__name__].__class__ = _SweepModule

@@ -1,7 +1,8 @@
 """A progress bar on stderr: runs done, failures, rate and estimated time left.
 
 On a terminal the bar is redrawn in place (``\\r``) at most every 0.1 s; otherwise (a log file,
-a CI job) one line is written at most every 10 s, so logs stay short. Rates and the ETA count
+a CI job) one line is written at most every 10 s, so logs stay short. In a Jupyter notebook it is
+tqdm's notebook widget. Rates and the ETA count
 only the runs executed by this invocation, not those found already stored.
 """
 
@@ -9,9 +10,11 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import TextIO
+from typing import Any, TextIO
 
-__all__ = ["Progress", "format_duration"]
+from celltcp.progress import format_duration
+
+__all__ = ["Progress", "format_duration", "in_notebook"]
 
 _BAR_WIDTH = 24
 #: Seconds between redraws on a terminal, and between lines elsewhere.
@@ -19,16 +22,25 @@ _TTY_PERIOD_S = 0.1
 _LOG_PERIOD_S = 10.0
 
 
-def format_duration(seconds: float) -> str:
-    """``"0.4s"``, ``"42s"``, ``"3m05s"``, ``"2h07m"``."""
-    if seconds < 9.95:
-        return f"{max(seconds, 0.0):.1f}s"
-    s = int(round(seconds))
-    if s < 60:
-        return f"{s}s"
-    if s < 3600:
-        return f"{s // 60}m{s % 60:02d}s"
-    return f"{s // 3600}h{(s % 3600) // 60:02d}m"
+def in_notebook() -> bool:
+    """True inside a Jupyter kernel (IPython's ZMQ shell), where a progress bar is a widget."""
+    ipython = sys.modules.get("IPython")
+    if ipython is None:
+        return False
+    shell = ipython.get_ipython()  # type: ignore[attr-defined]
+    return shell is not None and type(shell).__name__ == "ZMQInteractiveShell"
+
+
+def _notebook_bar(total: int, label: str) -> Any:
+    """tqdm's notebook widget when ipywidgets is installed (as with JupyterLab), else its text
+    bar, which a notebook shows on stderr (tqdm.auto would warn about the missing widgets)."""
+    try:
+        import ipywidgets  # noqa: F401
+
+        from tqdm.notebook import tqdm
+    except ImportError:
+        from tqdm.std import tqdm
+    return tqdm(total=total, desc=label, unit="run")
 
 
 class Progress:
@@ -62,12 +74,21 @@ class Progress:
         self._start = time.monotonic()
         self._last_draw = float("-inf")
         self._width = 0
+        #: The notebook widget, when drawing into a notebook.
+        self._widget: Any = None
+        if enabled and stream is None and in_notebook():
+            self._widget = _notebook_bar(total, label)
 
     def advance(self, ok: bool) -> None:
         """Records one finished run."""
         self.done += 1
         if not ok:
             self.failed += 1
+        if self._widget is not None:
+            self._widget.update(1)
+            if self.failed:
+                self._widget.set_postfix(failed=self.failed, refresh=False)
+            return
         self._maybe_draw()
 
     def line(self) -> str:
@@ -110,12 +131,15 @@ class Progress:
 
     def start(self) -> None:
         """Draws the initial state."""
-        if self.enabled:
+        if self.enabled and self._widget is None:
             self._draw()
             self._last_draw = time.monotonic()
 
     def close(self) -> None:
         """Draws the final state and ends the line."""
+        if self._widget is not None:
+            self._widget.close()
+            return
         if not self.enabled:
             return
         if self._tty:

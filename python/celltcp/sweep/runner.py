@@ -16,19 +16,24 @@ it is stored (the summary's fields are only known from a run), and the sweep sto
 from __future__ import annotations
 
 import json
+import os
+import signal
+import threading
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from celltcp import _core
 from celltcp.errors import ScenarioError, scenario_error
 from celltcp.sweep.backend import Backend, WorkerLost, check_workers, make_backend
 from celltcp.sweep.metrics import MetricPattern, check_against, extract
-from celltcp.sweep.progress import Progress
+from celltcp.sweep.progress import Progress, in_notebook
 from celltcp.sweep.spec import (
     ResolvedPoint,
     SpecLike,
@@ -159,6 +164,17 @@ class _Collector:
         rp = self.by_key[outcome.key]
         self.produced.update(outcome.series)
         started = time.perf_counter()
+        with _sigint_deferred():
+            self._store_outcome(outcome, summary, rp)
+        self.report.store_write_s += time.perf_counter() - started
+        self.report.run_wall_s += outcome.wall_s
+        self.report.executed += 1
+        self.report.failed += 0 if outcome.ok else 1
+        self.progress.advance(outcome.ok)
+
+    def _store_outcome(
+        self, outcome: Outcome, summary: dict[str, Any] | None, rp: ResolvedPoint
+    ) -> None:
         if self.store is None:
             self.store = self._open_store()
         self.store.write(
@@ -178,11 +194,30 @@ class _Collector:
             wall_s=outcome.wall_s,
             replace=(outcome.key, outcome.run) in self.replace,
         )
-        self.report.store_write_s += time.perf_counter() - started
-        self.report.run_wall_s += outcome.wall_s
-        self.report.executed += 1
-        self.report.failed += 0 if outcome.ok else 1
-        self.progress.advance(outcome.ok)
+
+
+@contextmanager
+def _sigint_deferred() -> Iterator[None]:
+    """Holds back Ctrl-C (SIGINT) while a finished run is being stored, and delivers it after.
+
+    Interrupted half-way, the store would keep the run's series without its row (the run is
+    then computed again), and DuckDB answers an interrupt inside a query with its own error
+    rather than KeyboardInterrupt. Only the main thread can install signal handlers; elsewhere
+    nothing is held back."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if caught:
+        if callable(previous):
+            previous(signal.SIGINT, None)  # the default handler raises KeyboardInterrupt
+        elif previous == signal.SIG_DFL:
+            os.kill(os.getpid(), signal.SIGINT)
 
 
 def _display(value: Any) -> Any:
@@ -190,6 +225,32 @@ def _display(value: Any) -> Any:
     if isinstance(value, (dict, list, tuple)):
         return toml_value(value)
     return value
+
+
+def _si_columns(records: list[dict[str, Any]], parameters: Sequence[str]) -> dict[str, str]:
+    """Parameter → the name of its numeric twin column, ``"links.access.rate [bit/s]"``, for
+    each parameter whose values are all quantities of one unit (``"5Mbps"``, ``"20Mbps"``):
+    the twin holds them in the SI base unit, so that frames sort and plot them as numbers.
+    Adds the twin values to ``records``."""
+    twins: dict[str, str] = {}
+    for p in parameters:
+        values = [r[p] for r in records if r.get(p) is not None]
+        parsed = [_core.quantity(v) if isinstance(v, str) else None for v in values]
+        units = {q[1] for q in parsed if q is not None}
+        if not values or None in parsed or len(units) != 1:
+            continue
+        twin = f"{p} [{units.pop()}]"
+        twins[p] = twin
+        for r in records:
+            v = r.get(p)
+            q = _core.quantity(v) if isinstance(v, str) else None
+            r[twin] = q[2] if q is not None else None
+    return twins
+
+
+def _parameter_columns(parameters: Sequence[str], twins: dict[str, str]) -> list[str]:
+    """The parameter columns, each followed by its numeric twin when it has one."""
+    return [c for p in parameters for c in ([p, twins[p]] if p in twins else [p])]
 
 
 def collect(
@@ -230,9 +291,13 @@ def collect(
             records.append(record)
     order = {p.text: i for i, p in enumerate(spec.metrics)}
     metrics = sorted(metric_columns, key=lambda c: _pattern_rank(c, spec.metrics, order))
-    columns = ["point", *parameters, "run", "status", *metrics, "error", "key"]
+    twins = _si_columns(records, parameters)
+    columns = [
+        "point", *_parameter_columns(parameters, twins), "run", "status", *metrics, "error", "key"
+    ]
     frame = pd.DataFrame.from_records(records, columns=columns)
     frame.attrs["parameters"] = parameters
+    frame.attrs["parameter_values"] = twins
     frame.attrs["metrics"] = metrics
     if report is not None:
         matched = {p.text for p in spec.metrics if any(_matches(c, p) for c in metrics)}
@@ -268,9 +333,13 @@ def collect_store(store: Store) -> pd.DataFrame:
         record.update(r.metrics)
         record.update({"error": r.error, "key": r.key})
         records.append(record)
-    columns = [*parameters, "run", "status", *metrics, "error", "key"]
+    twins = _si_columns(records, list(parameters))
+    columns = [
+        *_parameter_columns(list(parameters), twins), "run", "status", *metrics, "error", "key"
+    ]
     frame = pd.DataFrame.from_records(records, columns=columns)
     frame.attrs["parameters"] = list(parameters)
+    frame.attrs["parameter_values"] = twins
     frame.attrs["metrics"] = list(metrics)
     return frame
 
@@ -337,9 +406,9 @@ def execute_sweep(
         if todo:
             runner = make_backend(backend, workers=workers, address=address)
         tasks = [Task(k, r, by_key[k].toml, spec.series) for k, r in todo]
-        bar = Progress(
-            spec.name, len(tasks), report.stored_before, enabled=bool(progress) and bool(tasks)
-        )
+        # By default a bar only in a notebook, where nothing else shows that a sweep runs.
+        show = in_notebook() if progress is None else bool(progress)
+        bar = Progress(spec.name, len(tasks), report.stored_before, enabled=show and bool(tasks))
         collector = _Collector(spec, db, open_store, by_key, bar, report, redo)
         bar.start()
         try:
@@ -391,14 +460,18 @@ def sweep(
         backend: ``"local"`` (a process pool) or ``"ray"``.
         address: the Ray cluster's address (default: the Ray already initialised in this
             process, or a new local instance).
-        progress: draw a progress bar on stderr (default: no).
+        progress: draw a progress bar: on stderr, or a widget in a Jupyter notebook (default:
+            in a notebook only).
         retry_failed: run again the runs stored as failed.
 
     Returns:
-        A DataFrame with ``point``, one column per parameter, ``run``, ``status`` (``ok`` or
-        ``error``), one column per metric (concrete dotted path), ``error`` and ``key`` (the
-        scenario's store key, which locates kept series). ``attrs["parameters"]`` and
-        ``attrs["metrics"]`` list those columns, for :func:`celltcp.sweep.summarize`.
+        A DataFrame with ``point``, one column per parameter (a parameter written with a unit,
+        ``"20Mbps"``, is followed by its value in the SI base unit, column
+        ``"links.access.rate [bit/s]"``), ``run``, ``status`` (``ok`` or ``error``), one column
+        per metric (concrete dotted path), ``error`` and ``key`` (the scenario's store key,
+        which locates kept series). ``attrs["parameters"]`` and ``attrs["metrics"]`` list those
+        columns, for :func:`celltcp.sweep.summarize`; ``attrs["parameter_values"]`` maps a
+        parameter to its numeric column.
 
     Raises:
         ScenarioError: bad input (a key that does not exist, a value without its unit, an empty

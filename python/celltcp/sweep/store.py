@@ -12,7 +12,19 @@ Layout of a store directory ``DIR``:
     ``metrics`` (JSON object, concrete path → value, for the patterns in ``metric_spec``),
     ``series`` (JSON list of the kept series), ``events`` and ``wall_s``;
 
+  - ``parameter_values(key, run, name, unit, value)``: each parameter of a run that is a
+    quantity written with a unit (``"20Mbps"``) also as a number in its SI base unit
+    (``2e7``, ``bit/s``), so that SQL sorts and compares them as numbers (``ORDER BY value``),
+    converted by the scenario format's own unit parser. Added after format 1's first release:
+    a store without it gets it, filled in from ``runs.parameters``, when opened for writing;
+
 * ``DIR/series/<key>/<run>/<name>.parquet``: the kept time series of each run.
+
+The database file is written in DuckDB's storage format of v1.0.0 (storage version 64,
+:data:`STORAGE_COMPATIBILITY`), which every DuckDB release since 0.10 reads — the CLI and
+the libraries of other languages included — rather than the newest format of the DuckDB
+library installed here, which older releases refuse ("version number 999, but we can only
+read version 64").
 
 Crash safety (SIGKILL at any instant loses no finished run and leaves no half-written one): a
 run's Parquet files are written into a hidden sibling directory, synced, and renamed into place;
@@ -36,13 +48,33 @@ from typing import Any
 from celltcp import _core
 from celltcp.errors import scenario_error
 
-__all__ = ["Store", "StoredRun", "STORE_FORMAT", "DB_FILE", "SERIES_DIR"]
+__all__ = [
+    "Store",
+    "StoredRun",
+    "STORE_FORMAT",
+    "STORAGE_COMPATIBILITY",
+    "DB_FILE",
+    "SERIES_DIR",
+    "parameter_values",
+]
 
 #: Version of the layout above; a store of another format is refused, never converted.
 STORE_FORMAT = 1
+#: DuckDB storage format new database files are written in (DuckDB's
+#: ``storage_compatibility_version`` setting): v1.0.0's, storage version 64.
+STORAGE_COMPATIBILITY = "v1.0.0"
 DB_FILE = "results.duckdb"
 SERIES_DIR = "series"
 
+_PARAMETER_VALUES_SCHEMA = (
+    "CREATE TABLE parameter_values ("
+    " key VARCHAR NOT NULL,"
+    " run BIGINT NOT NULL,"
+    " name VARCHAR NOT NULL,"
+    " unit VARCHAR NOT NULL,"
+    " value DOUBLE NOT NULL,"
+    " PRIMARY KEY (key, run, name))"
+)
 _SCHEMA = (
     "CREATE TABLE meta (name VARCHAR PRIMARY KEY, value VARCHAR NOT NULL)",
     "CREATE TABLE scenarios (key VARCHAR PRIMARY KEY, celltcp_version VARCHAR NOT NULL, "
@@ -62,6 +94,7 @@ _SCHEMA = (
     " events BIGINT NOT NULL,"
     " wall_s DOUBLE NOT NULL,"
     " PRIMARY KEY (key, run))",
+    _PARAMETER_VALUES_SCHEMA,
 )
 _TABLES = {"meta", "scenarios", "runs"}
 
@@ -78,6 +111,19 @@ class StoredRun:
     error: str | None
     metrics: dict[str, Any]
     metric_spec: list[str]
+
+
+def parameter_values(parameters: Mapping[str, Any]) -> list[tuple[str, str, float]]:
+    """``(name, SI base unit, value)`` of each parameter written as a quantity with a unit
+    (``{"links.access.rate": "20Mbps"}`` → ``[("links.access.rate", "bit/s", 2e7)]``); plain
+    numbers, booleans, names and tables have none."""
+    out = []
+    for name, value in parameters.items():
+        if isinstance(value, str):
+            q = _core.quantity(value)
+            if q is not None:
+                out.append((name, q[1], q[2]))
+    return out
 
 
 def _store_error(where: str, message: str) -> Exception:
@@ -127,7 +173,11 @@ class Store:
             except OSError as e:
                 raise _store_error(str(root), f"cannot create: {e.strerror or e}") from None
         try:
-            con = duckdb.connect(str(db), read_only=read_only)
+            con = duckdb.connect(
+                str(db),
+                read_only=read_only,
+                config={"storage_compatibility_version": STORAGE_COMPATIBILITY},
+            )
         except duckdb.Error as e:
             raise _store_error(str(db), _duckdb_message(e)) from None
         store = cls(con, root)
@@ -137,6 +187,7 @@ class Store:
             con.close()
             raise
         if not read_only:
+            store._add_parameter_values()
             store._remove_partials()
         return store
 
@@ -184,6 +235,34 @@ class Store:
                 f"celltcp {_core.__version__} reads format {STORE_FORMAT} only "
                 "(use another store directory)",
             )
+
+    def _has_parameter_values(self) -> bool:
+        return bool(
+            self._con.execute(
+                "SELECT count(*) FROM information_schema.tables "
+                "WHERE table_schema = 'main' AND table_name = 'parameter_values'"
+            ).fetchone()[0]
+        )
+
+    def _add_parameter_values(self) -> None:
+        """Adds ``parameter_values`` to a store written before it existed, filled in from the
+        stored parameters, in one transaction."""
+        if self._has_parameter_values():
+            return
+        rows = self._con.execute("SELECT key, run, parameters FROM runs").fetchall()
+        con = self._con
+        con.execute("BEGIN")
+        try:
+            con.execute(_PARAMETER_VALUES_SCHEMA)
+            values = [
+                [k, int(r), *v] for k, r, par in rows for v in parameter_values(json.loads(par))
+            ]
+            if values:
+                con.executemany("INSERT INTO parameter_values VALUES (?, ?, ?, ?, ?)", values)
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
 
     def _remove_partials(self) -> None:
         """Removes temporary series directories left by a process killed mid-write."""
@@ -239,6 +318,44 @@ class Store:
             for r, text in rows:
                 out[(k, int(r))] = json.loads(text)
         return out
+
+    def tables(self) -> dict[str, Any]:
+        """The store's tables as DataFrames for export: ``runs`` (key, run, point, seed, events,
+        wall_s, summary text), ``scenarios`` (key, celltcp_version, scenario JSON text) and
+        ``parameter_values`` (computed from the parameters for a store written before that
+        table existed and opened read-only)."""
+        import pandas as pd
+
+        con = self._con
+        runs = con.execute(
+            "SELECT key, run, point, seed, events, wall_s, summary FROM runs ORDER BY key, run"
+        ).fetchdf()
+        scenarios = con.execute(
+            "SELECT key, celltcp_version, scenario::VARCHAR AS scenario FROM scenarios "
+            "ORDER BY key"
+        ).fetchdf()
+        if self._has_parameter_values():
+            values = con.execute(
+                "SELECT key, run, name, unit, value FROM parameter_values "
+                "ORDER BY key, run, name"
+            ).fetchdf()
+        else:
+            rows = con.execute("SELECT key, run, parameters FROM runs ORDER BY key, run")
+            values = pd.DataFrame(
+                [
+                    [k, int(r), *v]
+                    for k, r, par in rows.fetchall()
+                    for v in parameter_values(json.loads(par))
+                ],
+                columns=["key", "run", "name", "unit", "value"],
+            )
+        return {"runs": runs, "scenarios": scenarios, "parameter_values": values}
+
+    def kept_series(self) -> list[tuple[str, int, str]]:
+        """(key, run, series name) of every series a stored run kept (files of a run without a
+        row are orphans of an interrupted write, not listed)."""
+        rows = self._con.execute("SELECT key, run, series FROM runs ORDER BY key, run")
+        return [(k, int(r), n) for k, r, names in rows.fetchall() for n in json.loads(names)]
 
     def scenario(self, key: str) -> dict[str, Any]:
         """The resolved scenario stored under ``key``."""
@@ -323,6 +440,8 @@ class Store:
             )
             if replace:
                 con.execute("DELETE FROM runs WHERE key = ? AND run = ?", [key, run])
+            # Values of a run without its row (its row deleted by hand) are orphans.
+            con.execute("DELETE FROM parameter_values WHERE key = ? AND run = ?", [key, run])
             con.execute(
                 "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
@@ -341,6 +460,12 @@ class Store:
                     wall_s,
                 ],
             )
+            values = parameter_values(parameters)
+            if values:
+                con.executemany(
+                    "INSERT INTO parameter_values VALUES (?, ?, ?, ?, ?)",
+                    [[key, run, *v] for v in values],
+                )
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")

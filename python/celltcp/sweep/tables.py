@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from celltcp.report import format_table
+from celltcp.report import format_metric, format_table
 from celltcp.sweep.stats import outcomes, summarize
 
 __all__ = ["stats_text", "stats_json"]
@@ -61,10 +61,7 @@ def stats_text(frame: pd.DataFrame, confidence: float = 0.95) -> str:
                 r["metric"],
                 _number(int(r["n"])),
                 _number(int(r["failed"])),
-                _number(r["mean"]),
-                _number(r["std"]),
-                _number(r["ci_low"]),
-                _number(r["ci_high"]),
+                *(format_metric(r["metric"], r[c]) for c in ("mean", "std", "ci_low", "ci_high")),
             ]
             for _, r in numeric.iterrows()
         ]

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from celltcp import _core
 from celltcp.errors import ScenarioError, SimulationError
 
-__all__ = ["Task", "Outcome", "execute", "encode_parquet"]
+__all__ = ["Task", "Outcome", "execute"]
 
 
 @dataclass(frozen=True)
@@ -61,17 +61,6 @@ class Outcome:
     series: dict[str, bytes] = field(default_factory=dict)
 
 
-def encode_parquet(frame: object) -> bytes:
-    """A DataFrame as Parquet bytes, encoded as ``RunResult.write`` encodes it (index dropped)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    table = pa.Table.from_pandas(frame, preserve_index=False)
-    sink = pa.BufferOutputStream()
-    pq.write_table(table, sink)
-    return bytes(sink.getvalue().to_pybytes())
-
-
 def _one_line(text: str) -> str:
     return " ".join(part.strip() for part in str(text).splitlines() if part.strip())
 
@@ -84,12 +73,13 @@ def execute(task: Task) -> Outcome:
         raw = _core.run(task.toml, [], None, task.run, None, [])
         series: dict[str, bytes] = {}
         if task.series and raw["series"]:
-            from celltcp.result import RunResult
+            # Encoded as celltcp run writes them (celltcp._parquet), so a kept series is
+            # byte-identical to the run's own file.
+            from celltcp._parquet import parquet_bytes
 
-            result = RunResult._from_core(raw)
-            for name, frame in result.series.items():
+            for name, columns in raw["series"].items():
                 if "*" in task.series or name in task.series:
-                    series[name] = encode_parquet(frame)
+                    series[name] = parquet_bytes(columns)
         return Outcome(
             task.key,
             task.run,

@@ -36,6 +36,8 @@ mod am_tests;
 #[cfg(test)]
 mod proptests;
 #[cfg(test)]
+mod fuzz;
+#[cfg(test)]
 pub(crate) mod testkit;
 
 use celltcp_net::packet::Packet;

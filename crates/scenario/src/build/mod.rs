@@ -172,6 +172,7 @@ fn tcp_config(s: &TcpSettings) -> TcpConfig {
         delayed_ack: s.delayed_ack,
         delack_segments: s.delack_segments,
         abc_limit: s.abc_limit,
+        hystart: s.hystart,
         sack: s.sack,
         timestamps: s.timestamps,
         window_scale: s.window_scale,

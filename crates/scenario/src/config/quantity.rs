@@ -87,10 +87,10 @@ impl UnitKind for Time {
 impl UnitKind for Size {
     type Value = u64;
     const SCHEMA_NAME: &'static str = "Size";
-    const PATTERN: &'static str = "^[0-9]+(\\.[0-9]+)? ?(B|KB|MB|GB|KiB|MiB|GiB)$";
+    const PATTERN: &'static str = "^[0-9]+(\\.[0-9]+)? ?(B|kB|KB|MB|GB|KiB|MiB|GiB)$";
     const DESCRIPTION: &'static str =
         "A size: a number and a unit, e.g. '1500B', '64KB', '64KiB'. \
-        KB = 1000 bytes, KiB = 1024 bytes; the value must be a whole number of bytes.";
+        kB = KB = 1000 bytes, KiB = 1024 bytes; the value must be a whole number of bytes.";
     const EXAMPLE: &'static str = "1500B";
     fn parse(text: &str) -> Result<u64, UnitError> {
         units::parse_size(text)
@@ -103,7 +103,7 @@ impl UnitKind for Size {
 impl UnitKind for Limit {
     type Value = QueueLimit;
     const SCHEMA_NAME: &'static str = "QueueLimit";
-    const PATTERN: &'static str = "^[0-9]+ ?p$|^[0-9]+(\\.[0-9]+)? ?(B|KB|MB|GB|KiB|MiB|GiB)$";
+    const PATTERN: &'static str = "^[0-9]+ ?p$|^[0-9]+(\\.[0-9]+)? ?(B|kB|KB|MB|GB|KiB|MiB|GiB)$";
     const DESCRIPTION: &'static str =
         "A queue limit: whole packets ('200p') or a size ('64KB', '64KiB').";
     const EXAMPLE: &'static str = "100p";

@@ -118,6 +118,11 @@ pub struct TcpFile {
     /// Appropriate Byte Counting limit L in segments (RFC 3465): 0 (off), 1 or 2.
     #[schemars(range(min = 0, max = 2))]
     pub abc: u32,
+    /// Leave slow start on a rising RTT before the first loss: HyStart++ (RFC 9406) for
+    /// `cubic`, Linux's HyStart for `cubic-linux`; on by default for both. Other controllers
+    /// have none and ignore it. Omitted: the controller's default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hystart: Option<bool>,
     /// Selective acknowledgements (RFC 2018) and SACK-based recovery (RFC 6675).
     pub sack: bool,
     /// Timestamps option (RFC 7323 §3).
@@ -162,6 +167,7 @@ impl Default for TcpFile {
             delayed_ack: DelayedAckFile::After(Quantity::default_of("40ms")),
             delack_segments: 2,
             abc: 2,
+            hystart: None,
             sack: true,
             timestamps: true,
             window_scale: true,
@@ -311,6 +317,8 @@ pub struct TcpSettings {
     pub delack_segments: u32,
     /// RFC 3465 limit L in segments; 0 disables ABC.
     pub abc_limit: u32,
+    /// HyStart on or off; `None`: the controller's default.
+    pub hystart: Option<bool>,
     pub sack: bool,
     pub timestamps: bool,
     pub window_scale: bool,
@@ -472,6 +480,7 @@ impl TcpFile {
             delayed_ack,
             delack_segments: self.delack_segments,
             abc_limit: self.abc,
+            hystart: self.hystart,
             sack: self.sack,
             timestamps: self.timestamps,
             window_scale: self.window_scale,

@@ -119,11 +119,11 @@ fn units_are_checked_at_their_key() {
     );
     assert_eq!(
         base_err("flows.video.packet_size", "1.5"),
-        "flows.video.packet_size: 1.5 has no unit; a size needs one of B, KB, MB, GB, KiB, MiB, GiB (e.g. '1.5B')"
+        "flows.video.packet_size: 1.5 has no unit; a size needs one of B, kB, KB, MB, GB, KiB, MiB, GiB (e.g. '1.5B')"
     );
     assert_eq!(
         base_err("links.access.queue.limit", "200"),
-        "links.access.queue.limit: 200 has no unit; a queue limit needs one of p (packets), B, KB, MB, GB, \
+        "links.access.queue.limit: 200 has no unit; a queue limit needs one of p (packets), B, kB, KB, MB, GB, \
          KiB, MiB, GiB (e.g. '200p')"
     );
     assert_eq!(

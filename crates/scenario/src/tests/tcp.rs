@@ -36,6 +36,7 @@ fn defaults_match_the_documented_ones() {
             delayed_ack: Some(SimDuration::from_ms(40)),
             delack_segments: 2,
             abc_limit: 2,
+            hystart: None,
             sack: true,
             timestamps: true,
             window_scale: true,
@@ -154,7 +155,7 @@ fn application_errors() {
     );
     assert_eq!(
         base_err("flows.web.app.file_size", "100000"),
-        "flows.web.app.file_size: 100000 has no unit; a size needs one of B, KB, MB, GB, KiB, MiB, GiB (e.g. '100000B')"
+        "flows.web.app.file_size: 100000 has no unit; a size needs one of B, kB, KB, MB, GB, KiB, MiB, GiB (e.g. '100000B')"
     );
     assert_eq!(
         base_err("flows.web.app.file_size.dist", "lognormal"),
@@ -218,7 +219,7 @@ fn settings_limits() {
         ("ack_copies.enable", "true", "flows.bulk.tcp.ack_copies.enable: unknown key; expected one of: enabled, copies, threshold, p_buff, window_segments"),
         ("ack_copies.window_segments", "0", "flows.bulk.tcp.ack_copies.window_segments: 0 is out of range; expected 1 to 65536 segments"),
         ("ack_copies.window_segments", "65537", "flows.bulk.tcp.ack_copies.window_segments: 65537 is out of range; expected 1 to 65536 segments"),
-        ("nagle", "true", "flows.bulk.tcp.nagle: unknown key; expected one of: mss, initial_window, initial_rto, min_rto, max_rto, delayed_ack, delack_segments, abc, sack, timestamps, window_scale, limited_transmit, ecn, frto, eifel, detect_lost_retransmissions, eln, rcv_buf, snd_buf, dupack_threshold, ack_copies"),
+        ("nagle", "true", "flows.bulk.tcp.nagle: unknown key; expected one of: mss, initial_window, initial_rto, min_rto, max_rto, delayed_ack, delack_segments, abc, hystart, sack, timestamps, window_scale, limited_transmit, ecn, frto, eifel, detect_lost_retransmissions, eln, rcv_buf, snd_buf, dupack_threshold, ack_copies"),
     ];
     for (key, value, expected) in cases {
         assert_eq!(base_err(&format!("flows.bulk.tcp.{key}"), value), expected);
@@ -238,6 +239,7 @@ fn settings_at_their_limits_load() {
         ("flows.bulk.tcp.mss", "88B"),
         ("flows.bulk.tcp.rcv_buf", "1GiB"),
         ("flows.bulk.tcp.eifel", "true"),
+        ("flows.bulk.tcp.hystart", "false"),
         (
             "flows.bulk.tcp.ack_copies",
             "{ enabled = true, copies = 3, window_segments = 8 }",
@@ -250,6 +252,7 @@ fn settings_at_their_limits_load() {
     assert_eq!(settings.mss, 88);
     assert_eq!(settings.rcv_buf_bytes, 1 << 30);
     assert!(settings.eifel);
+    assert_eq!(settings.hystart, Some(false));
     assert_eq!(
         settings.ack_copies,
         AckCopies {

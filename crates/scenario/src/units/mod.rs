@@ -34,11 +34,10 @@ pub enum UnitError {
         kind: &'static str,
         example: &'static str,
     },
-    /// A queue limit of neither form: names both, and the case of the size units (`"200kB"`
-    /// is not a size: sizes write `KB`, while rates write `kbps`/`kBps`).
+    /// A queue limit of neither form: names both.
     #[error(
         "'{text}' is not a queue limit; use whole packets ('500p') or a size such as '200KB' \
-         (units B, KB, MB, GB, KiB, MiB, GiB; KB = 1000 bytes, KiB = 1024 bytes)"
+         (units B, kB, KB, MB, GB, KiB, MiB, GiB; kB = KB = 1000 bytes, KiB = 1024 bytes)"
     )]
     MalformedLimit { text: String },
     /// A number without a unit (a TOML number, or a string of digits only).
@@ -131,13 +130,15 @@ const TIME: Grammar = Grammar {
 const SIZE: Grammar = Grammar {
     kind: "size",
     example: "1500B",
-    unit_list: "B, KB, MB, GB, KiB, MiB, GiB",
+    unit_list: "B, kB, KB, MB, GB, KiB, MiB, GiB",
     suggested: "B",
     base: "bytes",
     rounds: false,
     max: u64::MAX as u128,
     units: &[
         ("B", 1),
+        // The SI symbol (lowercase k, as in kbps) and the common uppercase spelling.
+        ("kB", 1_000),
         ("KB", 1_000),
         ("MB", 1_000_000),
         ("GB", 1_000_000_000),
@@ -150,7 +151,7 @@ const SIZE: Grammar = Grammar {
 const PACKETS: Grammar = Grammar {
     kind: "queue limit",
     example: "100p",
-    unit_list: "p (packets), B, KB, MB, GB, KiB, MiB, GiB",
+    unit_list: "p (packets), B, kB, KB, MB, GB, KiB, MiB, GiB",
     suggested: "p",
     base: "packets",
     rounds: false,
@@ -189,6 +190,41 @@ pub fn parse_queue_limit(text: &str) -> Result<QueueLimit, UnitError> {
             kind: PACKETS.kind,
         }),
         Err(other) => Err(other),
+    }
+}
+
+/// A quantity of any kind in its SI base unit, for reading values written with units outside a
+/// scenario's typed keys (sweep parameters, plot options): the unit names the kind, since the
+/// kinds' unit sets are disjoint.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Quantity {
+    /// "rate", "time", "size", "packets", "speed" or "length".
+    pub kind: &'static str,
+    /// The SI base unit the value is in: bit/s, s, B, packets, m/s, m.
+    pub unit: &'static str,
+    pub value: f64,
+}
+
+/// Parses `text` as a quantity of whichever kind its unit belongs to; `None` when the unit is
+/// no kind's, or the text is not a valid quantity of that kind.
+pub fn parse_quantity(text: &str) -> Option<Quantity> {
+    let (_, unit) = split(text);
+    let has = |g: &Grammar| g.units.iter().any(|(u, _)| *u == unit);
+    let q = |kind, unit, value| Some(Quantity { kind, unit, value });
+    if has(&RATE) {
+        q("rate", "bit/s", parse_rate(text).ok()? as f64)
+    } else if has(&TIME) {
+        q("time", "s", parse_time(text).ok()?.as_secs_f64())
+    } else if has(&SIZE) {
+        q("size", "B", parse_size(text).ok()? as f64)
+    } else if has(&PACKETS) {
+        q("packets", "packets", parse_with(&PACKETS, text).ok()? as f64)
+    } else if motion::is_speed_unit(unit) {
+        q("speed", "m/s", parse_speed(text).ok()?)
+    } else if motion::is_length_unit(unit) {
+        q("length", "m", parse_length(text).ok()?)
+    } else {
+        None
     }
 }
 
@@ -500,11 +536,24 @@ mod tests {
         assert_eq!(
             err(parse_queue_limit("200 pkts")),
             "'200 pkts' is not a queue limit; use whole packets ('500p') or a size such as '200KB' \
-             (units B, KB, MB, GB, KiB, MiB, GiB; KB = 1000 bytes, KiB = 1024 bytes)"
+             (units B, kB, KB, MB, GB, KiB, MiB, GiB; kB = KB = 1000 bytes, KiB = 1024 bytes)"
         );
         assert!(err(parse_queue_limit("x")).starts_with("'x' is not a queue limit; use whole packets"));
         // Size units are case-sensitive everywhere (`KB`); a lower-case k is named in the message.
-        assert!(err(parse_queue_limit("200kB")).contains("a size such as '200KB'"));
+        // Any kind, by its unit, in SI base units.
+        let q = |t| parse_quantity(t).map(|q| (q.kind, q.unit, q.value));
+        assert_eq!(q("20Mbps"), Some(("rate", "bit/s", 2e7)));
+        assert_eq!(q("5 ms"), Some(("time", "s", 0.005)));
+        assert_eq!(q("64KiB"), Some(("size", "B", 65_536.0)));
+        assert_eq!(q("100p"), Some(("packets", "packets", 100.0)));
+        assert_eq!(q("36km/h"), Some(("speed", "m/s", 10.0)));
+        assert_eq!(q("1.5km"), Some(("length", "m", 1500.0)));
+        assert_eq!(q("20"), None);
+        assert_eq!(q("20 furlongs"), None);
+        assert_eq!(q("0.1Bps"), None);
+        // The SI symbol is a size unit too (as in kbps): 200 kB = 200 KB = 200 000 bytes.
+        assert_eq!(parse_queue_limit("200kB"), Ok(QueueLimit::Bytes(200_000)));
+        assert_eq!(parse_size("1.5kB"), Ok(1_500));
     }
 
     #[test]
@@ -523,11 +572,11 @@ mod tests {
         );
         assert_eq!(
             size_missing_unit("1500").to_string(),
-            "1500 has no unit; a size needs one of B, KB, MB, GB, KiB, MiB, GiB (e.g. '1500B')"
+            "1500 has no unit; a size needs one of B, kB, KB, MB, GB, KiB, MiB, GiB (e.g. '1500B')"
         );
         assert_eq!(
             err(parse_queue_limit("100")),
-            "100 has no unit; a queue limit needs one of p (packets), B, KB, MB, GB, KiB, MiB, GiB (e.g. '100p')"
+            "100 has no unit; a queue limit needs one of p (packets), B, kB, KB, MB, GB, KiB, MiB, GiB (e.g. '100p')"
         );
         assert_eq!(
             time_missing_unit("-3").to_string(),

@@ -48,6 +48,16 @@ pub fn parse_length(text: &str) -> Result<f64, UnitError> {
     parse_real(&LENGTH, text)
 }
 
+/// True when `unit` is one of the speed units.
+pub(super) fn is_speed_unit(unit: &str) -> bool {
+    SPEED.units.iter().any(|(u, _)| *u == unit)
+}
+
+/// True when `unit` is one of the length units.
+pub(super) fn is_length_unit(unit: &str) -> bool {
+    LENGTH.units.iter().any(|(u, _)| *u == unit)
+}
+
 /// The error for a bare TOML number other than zero where a speed is required.
 pub fn speed_missing_unit(number: &str) -> UnitError {
     bare_number(&SPEED, number)

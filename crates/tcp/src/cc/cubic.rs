@@ -4,8 +4,12 @@
 //! of each congestion-avoidance stage, bounded below by the Reno-friendly estimate W_est
 //! (§4.3); the window moves towards W_cubic(t + RTT) per ACK (§4.4 concave region, §4.5
 //! convex region); reductions use β_cubic = 0.7 (§4.6) with fast convergence (§4.7); a timeout
-//! follows §4.8. Slow start is RFC 5681's with ABC (RFC 3465); HyStart (RFC 9406) is not
-//! implemented, so slow start ends only at ssthresh or on a congestion event.
+//! follows §4.8. Slow start is RFC 5681's with ABC (RFC 3465), ended before the first loss by
+//! a rising RTT ([`super::hystart`]): RFC 9438 §4.10 says CUBIC "SHOULD use the HyStart++
+//! slow start algorithm [RFC9406]", so `cubic` runs HyStart++; `cubic-linux` runs the HyStart
+//! of `tcp_cubic.c` (on by default there: `hystart = 1`, both detectors). `CcConfig::hystart =
+//! Some(false)` turns either off (slow start then ends only at ssthresh or on a congestion
+//! event).
 //!
 //! Window quantities of the RFC are in segments; this file keeps W_max, cwnd_prior and W_est
 //! in segments (f64) and converts at the boundary, where cwnd and ssthresh are bytes.
@@ -22,6 +26,7 @@
 //!
 //! docs/congestion-control.md, "CUBIC against the kernel's", gives the measured effect.
 
+use super::hystart::{Hystart, HystartKind, SlowStartAction};
 use super::reno_common::RenoCore;
 use super::{
     AckEvent, CcConfig, CcSnapshot, CongestionControl, CongestionEvent, CongestionKind, RtoEvent,
@@ -78,6 +83,10 @@ pub struct Cubic {
     /// Fractional window growth not yet added to cwnd, bytes (growth per ACK is often below
     /// one byte on large windows).
     growth_credit: f64,
+    /// The slow-start exit; `None` when turned off.
+    hystart: Option<Hystart>,
+    /// ssthresh at the start, bytes: HyStart++ runs while ssthresh still has this value.
+    initial_ssthresh: u64,
 }
 
 impl Cubic {
@@ -88,8 +97,15 @@ impl Cubic {
 
     /// CUBIC as the given reading runs it.
     pub fn with_reading(cfg: &CcConfig, reading: CubicReading) -> Self {
+        let core = RenoCore::new(cfg);
+        let kind = match reading {
+            CubicReading::Rfc9438 => HystartKind::Rfc9406,
+            CubicReading::Linux => HystartKind::Linux,
+        };
         Cubic {
-            core: RenoCore::new(cfg),
+            hystart: cfg.hystart.unwrap_or(true).then(|| Hystart::new(kind)),
+            initial_ssthresh: core.ssthresh,
+            core,
             reading,
             w_max: 0.0,
             cwnd_prior: 0.0,
@@ -97,6 +113,11 @@ impl Cubic {
             after_timeout: false,
             growth_credit: 0.0,
         }
+    }
+
+    /// The slow-start exit, if on.
+    pub fn hystart(&self) -> Option<&Hystart> {
+        self.hystart.as_ref()
     }
 
     /// W_max in segments.
@@ -224,12 +245,30 @@ impl CongestionControl for Cubic {
         self.core.ssthresh
     }
     fn on_ack(&mut self, ack: &AckEvent) {
+        // The slow-start exit sees every ACK of new data outside recovery (Linux calls
+        // `hystart_update` from `pkts_acked`, before the window grows in `cong_avoid`).
+        let mut action = SlowStartAction::Grow;
+        if let Some(h) = self.hystart.as_mut() {
+            if self.core.in_slow_start() && ack.acked_bytes > 0 && !ack.in_recovery {
+                let initial = self.core.ssthresh == self.initial_ssthresh;
+                action = h.on_ack(ack, self.core.cwnd, self.core.mss, initial);
+            }
+        }
+        if action == SlowStartAction::Exit {
+            // RFC 9406 §4.2 / `tcp_cubic.c`: ssthresh = cwnd; this ACK already counts in
+            // congestion avoidance.
+            self.core.ssthresh = self.core.cwnd.max(2 * self.core.mss);
+        }
         if !RenoCore::ack_may_grow(ack) {
             return;
         }
         let mut acked = ack.acked_bytes;
         if self.core.in_slow_start() {
-            let inc = self.core.slow_start_increase(acked);
+            let mut inc = self.core.slow_start_increase(acked);
+            if action == SlowStartAction::GrowConservatively {
+                // RFC 9406 §4.2: Conservative Slow Start grows by a CSS_GROWTH_DIVISOR-th.
+                inc /= super::hystart::CSS_GROWTH_DIVISOR;
+            }
             acked = self.core.grow_slow_start(acked, inc);
         }
         if acked > 0 {
@@ -248,6 +287,9 @@ impl CongestionControl for Cubic {
     /// §4.6: loss → cwnd = max(ssthresh, 2 MSS); ECE → cwnd = max(ssthresh, 1 MSS);
     /// ssthresh = max(FlightSize·β_cubic, 2 MSS).
     fn on_congestion_event(&mut self, ev: &CongestionEvent) {
+        if let Some(h) = self.hystart.as_mut() {
+            h.on_congestion();
+        }
         let raw = self.multiplicative_decrease(ev.bytes_in_flight);
         let mss = self.core.mss;
         let (cwnd, fast) = match ev.kind {
@@ -262,6 +304,9 @@ impl CongestionControl for Cubic {
     /// §4.8: Reno's reduction (cwnd = 1 MSS) with ssthresh = FlightSize·β_cubic (held on a
     /// repeated expiry, RFC 5681 §3.1); the next stage starts with K = 0.
     fn on_rto(&mut self, ev: &RtoEvent) {
+        if let Some(h) = self.hystart.as_mut() {
+            h.on_rto(ev.now);
+        }
         let raw = (ev.bytes_in_flight as f64 * BETA_CUBIC) as u64;
         self.cwnd_prior = self.cwnd_segments();
         self.epoch = None;
@@ -433,7 +478,12 @@ mod tests {
         assert!(close(step(&rfc), 1.0 / cwnd, 1e-12));
         assert!(close(step(&linux), ALPHA_CUBIC / cwnd, 1e-12));
         // 400 ACKs later Linux's window is the smaller.
-        assert!(linux[399].0 < rfc[399].0 - 1.0, "{:?} {:?}", linux[399], rfc[399]);
+        assert!(
+            linux[399].0 < rfc[399].0 - 1.0,
+            "{:?} {:?}",
+            linux[399],
+            rfc[399]
+        );
     }
 
     #[test]

@@ -13,8 +13,8 @@
 //!
 //! Controllers ([`NAMES`], built by [`build`]): `reno` and `newreno` (RFC 5681/6582, with ABC
 //! of RFC 3465), `westwood` (Westwood+), `westwood-original` (the original Westwood of
-//! MobiCom 2001 as ns-3's `TcpWestwood` runs it), `cubic` (RFC 9438), `cubic-linux` (CUBIC as
-//! Linux's `tcp_cubic.c` runs it), `bbr` (BBR v1), `vegas`
+//! MobiCom 2001 as ns-3's `TcpWestwood` runs it), `cubic` (RFC 9438, with HyStart++ of RFC 9406),
+//! `cubic-linux` (CUBIC as Linux's `tcp_cubic.c` runs it, with its HyStart), `bbr` (BBR v1), `vegas`
 //! and `petra` (Westwood+ with the modifications of the PETRA thesis). `docs/congestion-control.md`
 //! describes each, with its parameters and what is not modelled; `docs/petra.md` the PETRA
 //! design choices.
@@ -31,6 +31,7 @@ use celltcp_engine::{SimDuration, SimTime};
 
 pub mod bbr;
 pub mod cubic;
+pub mod hystart;
 pub mod newreno;
 pub mod petra;
 pub mod reno;
@@ -159,6 +160,10 @@ pub struct CcConfig {
     /// then counts one MSS per ACK as classic Reno does, in slow start (RFC 5681 eq. 2) and in
     /// the Reno-family congestion avoidance (eq. 3, instead of RFC 3465 §2.1 byte counting).
     pub abc_limit: u32,
+    /// Leave slow start on a rising RTT before the first loss (CUBIC's HyStart, see
+    /// [`hystart`]); `None` takes the controller's default (on for `cubic` and `cubic-linux`),
+    /// controllers without one ignore it.
+    pub hystart: Option<bool>,
 }
 
 impl Default for CcConfig {
@@ -168,6 +173,7 @@ impl Default for CcConfig {
             initial_window: 10,
             initial_ssthresh: u64::MAX,
             abc_limit: 2,
+            hystart: None,
         }
     }
 }
@@ -199,8 +205,14 @@ pub struct AckEvent {
     /// acknowledges new data": an ACK that only SACKs data above a hole reports delivery (to
     /// bandwidth and rate estimators) but does not open the window.
     pub snd_una_advanced: bool,
-    /// RTT measured by this ACK (Karn's rule already applied), if any.
+    /// RTT measured by this ACK (Karn's rule already applied), if any: from the timestamps
+    /// option when in use (RFC 7323 §4, at the timestamp clock's granularity), else from the
+    /// send time of the segment.
     pub rtt_sample: Option<SimDuration>,
+    /// The RTT of the most recently sent segment this ACK cumulatively acknowledged, from its
+    /// send time (exact; `None` if that ACK covered a retransmission): Linux's `ca_rtt_us`, the
+    /// sample its congestion controls see (`pkts_acked`), which HyStart's delay tests use.
+    pub ca_rtt: Option<SimDuration>,
     /// Smoothed RTT after this ACK (RFC 6298); zero before the first sample.
     pub srtt: SimDuration,
     /// Minimum RTT seen on the connection; zero before the first sample.
@@ -430,6 +442,7 @@ mod tests {
                 initial_window,
                 initial_ssthresh: u64::MAX,
                 abc_limit,
+                hystart: None,
             })
     }
 
@@ -482,6 +495,7 @@ mod tests {
                         duplicate,
                         snd_una_advanced: !duplicate && acked > 0,
                         rtt_sample: rtt,
+                        ca_rtt: rtt,
                         srtt,
                         min_rtt,
                         prior_in_flight: in_flight,

@@ -15,10 +15,10 @@ pub fn new_reno(cfg: &CcConfig) -> Reno {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::{CongestionControl, CongestionKind};
-    use celltcp_engine::SimTime;
     use crate::cc::testkit::{ack, ack_at, loss, run_trace};
+    use crate::cc::{CongestionControl, CongestionKind};
     use celltcp_engine::SimDuration;
+    use celltcp_engine::SimTime;
 
     const RTT: SimDuration = SimDuration::from_ms(20);
 

@@ -34,7 +34,10 @@ impl Reno {
     }
 
     pub fn with_recovery(cfg: &CcConfig, recovery: RenoRecovery) -> Self {
-        Reno { core: RenoCore::new(cfg), recovery }
+        Reno {
+            core: RenoCore::new(cfg),
+            recovery,
+        }
     }
 }
 

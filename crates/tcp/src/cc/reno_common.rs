@@ -235,6 +235,7 @@ mod tests {
             initial_window: 0,
             initial_ssthresh: 0,
             abc_limit: 2,
+            hystart: None,
         });
         assert_eq!((z.mss, z.cwnd, z.ssthresh), (1, 1, 2));
     }

@@ -14,6 +14,7 @@ pub fn ack(bytes: u64) -> AckEvent {
         duplicate: false,
         snd_una_advanced: true,
         rtt_sample: None,
+        ca_rtt: None,
         srtt: SimDuration::ZERO,
         min_rtt: SimDuration::ZERO,
         prior_in_flight: 0,
@@ -29,6 +30,7 @@ pub fn ack_at(now: SimTime, bytes: u64, rtt: SimDuration) -> AckEvent {
     AckEvent {
         now,
         rtt_sample: Some(rtt),
+        ca_rtt: Some(rtt),
         srtt: rtt,
         min_rtt: rtt,
         ..ack(bytes)
@@ -113,6 +115,7 @@ pub fn run_trace(cc: &mut dyn CongestionControl) -> Vec<(usize, u64, u64)> {
                 duplicate,
                 snd_una_advanced: !duplicate && acked > 0,
                 rtt_sample: (!duplicate).then_some(TRACE_RTT),
+                ca_rtt: (!duplicate).then_some(TRACE_RTT),
                 srtt: TRACE_RTT,
                 min_rtt: TRACE_RTT,
                 prior_in_flight: cwnd,

@@ -242,6 +242,7 @@ mod tests {
                     duplicate: false,
                     snd_una_advanced: true,
                     rtt_sample: Some(rtt),
+                    ca_rtt: Some(rtt),
                     srtt: rtt,
                     min_rtt: BASE,
                     prior_in_flight: v.cwnd(),

@@ -226,7 +226,10 @@ impl WestwoodPlus {
 
     /// ssthresh after a loss ([`bandwidth_ssthresh`]).
     fn bandwidth_ssthresh(&self, min_rtt: SimDuration, flight: u64) -> u64 {
-        let pipe = self.rtt_min.or_endpoint(min_rtt).and_then(|r| self.bw.bytes_in(r));
+        let pipe = self
+            .rtt_min
+            .or_endpoint(min_rtt)
+            .and_then(|r| self.bw.bytes_in(r));
         bandwidth_ssthresh(&self.core, pipe, flight)
     }
 }

@@ -179,7 +179,10 @@ impl WestwoodOriginal {
 
     /// ssthresh after a loss ([`bandwidth_ssthresh`]).
     fn bandwidth_ssthresh(&self, min_rtt: SimDuration, flight: u64) -> u64 {
-        let pipe = self.rtt_min.or_endpoint(min_rtt).and_then(|r| self.bw.bytes_in(r));
+        let pipe = self
+            .rtt_min
+            .or_endpoint(min_rtt)
+            .and_then(|r| self.bw.bytes_in(r));
         bandwidth_ssthresh(&self.core, pipe, flight)
     }
 }
@@ -250,6 +253,7 @@ mod tests {
         AckEvent {
             duplicate: true,
             rtt_sample: None,
+            ca_rtt: None,
             ..ack_at(now, 0, RTT)
         }
     }
@@ -316,6 +320,7 @@ mod tests {
         // A window update at 2 ms: nothing left the network, no sample.
         let update = AckEvent {
             rtt_sample: None,
+            ca_rtt: None,
             ..ack_at(t(2), 0, RTT)
         };
         assert_eq!(e.on_ack(&update), None);

@@ -32,7 +32,7 @@ impl TcpEndpoint {
             return;
         }
         match self.state {
-            TcpState::Closed => {}
+            TcpState::Closed => self.reset_in_closed(pkt, hdr),
             TcpState::Listen => self.on_listen(now, pkt, hdr),
             TcpState::SynSent => self.on_syn_sent(now, hdr, traces),
             _ => self.on_synchronized(now, pkt, hdr, traces),
@@ -136,6 +136,26 @@ impl TcpEndpoint {
         self.ecn_recover = 1;
         self.stats.established_at = Some(now);
         self.trace_cc(now, traces);
+    }
+
+    /// RFC 9293 §3.10.7.1: in CLOSED, a segment that is not a reset is answered with one —
+    /// `<SEQ=SEG.ACK><CTL=RST>` when it carries an ACK, else
+    /// `<SEQ=0><ACK=SEG.SEQ+SEG.LEN><CTL=RST,ACK>`. Without it a peer whose last ACK of our FIN
+    /// was lost after our TIME-WAIT ended (short in simulations, and 2·MSL is no bound on the
+    /// peer's backed-off RTO) retransmits its FIN for ever in LAST-ACK. Only a connection that
+    /// had a peer answers (a listener closed before any SYN has none).
+    fn reset_in_closed(&mut self, pkt: &Packet, hdr: &TcpHeader) {
+        if self.remote.1 == 0 {
+            return;
+        }
+        let seg_len = pkt.payload_len
+            + hdr.flags.contains(TcpFlags::SYN) as u32
+            + hdr.flags.contains(TcpFlags::FIN) as u32;
+        self.rst_pending = Some(if hdr.flags.contains(TcpFlags::ACK) {
+            (hdr.ack, 0, false)
+        } else {
+            (0, hdr.seq.wrapping_add(seg_len), true)
+        });
     }
 
     pub(crate) fn enter_closed(&mut self, now: SimTime) {
@@ -495,6 +515,7 @@ impl TcpEndpoint {
             duplicate: dup_5681 && newly_sacked == 0,
             snd_una_advanced: advanced,
             rtt_sample,
+            ca_rtt: if advanced { karn_sample } else { None },
             srtt: self.rtt.srtt(),
             min_rtt: self.rtt.min_rtt(),
             prior_in_flight,

@@ -135,6 +135,9 @@ pub struct TcpEndpoint {
     /// ECE is ignored until SND.UNA reaches this offset (one reduction per window).
     pub(crate) ecn_recover: u64,
     pub(crate) stats: TcpStats,
+    /// A reset owed in CLOSED to a segment of this connection (RFC 9293 §3.10.7.1): its
+    /// sequence number, acknowledgment number and whether it carries ACK.
+    pub(crate) rst_pending: Option<(u32, u32, bool)>,
     traced: Traced,
 }
 
@@ -196,6 +199,7 @@ impl TcpEndpoint {
             ecn_cwr_pending: false,
             ecn_recover: 0,
             stats: TcpStats::default(),
+            rst_pending: None,
             traced: Traced::default(),
             cfg,
         }

@@ -21,7 +21,8 @@ impl TcpEndpoint {
     /// The next segment to send, if any; call until `None` after every input.
     pub fn poll_transmit(&mut self, now: SimTime, traces: &mut Traces) -> Option<Packet> {
         match self.state {
-            TcpState::Closed | TcpState::Listen => return None,
+            TcpState::Closed => return self.rst_pending.take().map(|r| self.send_reset(now, r)),
+            TcpState::Listen => return None,
             TcpState::SynSent | TcpState::SynReceived => {
                 return if self.syn_pending {
                     Some(self.send_syn(now))
@@ -114,6 +115,29 @@ impl TcpEndpoint {
             // RFC 7323 §2.2: the window of a SYN is never scaled.
             window: self.cfg.rcv_buf_bytes.min(65_535) as u16,
             options: opts,
+            eln: false,
+        };
+        // The SYN's window is a promise like any other (RFC 9293 §3.8.6.2.2): later windows
+        // must not end left of it, so the receive side records its right edge.
+        self.rcv.on_syn_window_sent(hdr.window as u64);
+        self.stats.segments_sent += 1;
+        self.packet(now, hdr, 0, Ecn::NotEct)
+    }
+
+    /// The reset of RFC 9293 §3.10.7.1 (see `reset_in_closed`): no options, no window.
+    fn send_reset(&mut self, now: SimTime, (seq, ack, with_ack): (u32, u32, bool)) -> Packet {
+        let mut flags = TcpFlags::RST;
+        if with_ack {
+            flags.insert(TcpFlags::ACK);
+        }
+        let hdr = TcpHeader {
+            src_port: self.local.1,
+            dst_port: self.remote.1,
+            seq,
+            ack,
+            flags,
+            window: 0,
+            options: TcpOptions::default(),
             eln: false,
         };
         self.stats.segments_sent += 1;

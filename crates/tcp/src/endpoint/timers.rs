@@ -91,6 +91,12 @@ impl TcpEndpoint {
                     recent_rtts: self.rtt.recent(),
                 });
                 self.rtt.back_off();
+                // RFC 6298 (5.6): the timer restarts at expiry with the backed-off RTO, not
+                // when the retransmission leaves: the pacer may hold it back, and F-RTO
+                // (RFC 5682 §2.1 step 2b) may then wait for new data that the receive window
+                // does not admit, with nothing in flight — a timer that only a transmission
+                // could start would never run again.
+                self.rto_deadline = Some(now + self.rtt.rto());
                 self.buf.mark_all_lost();
                 self.rec.phase = RecoveryPhase::Loss;
                 // RFC 6582 §3.2 step 1 / RFC 6675: recover is set on a timeout too.

@@ -325,7 +325,10 @@ impl Middlebox for SplitTcpProxy {
     }
 
     fn poll_timeout(&self) -> Option<SimTime> {
-        debug_assert!(self.deadlines_agree(), "a split's deadline changed outside drive()");
+        debug_assert!(
+            self.deadlines_agree(),
+            "a split's deadline changed outside drive()"
+        );
         self.deadlines.first().map(|(t, _)| *t)
     }
 

@@ -91,3 +91,32 @@ fn send_buffer_limits_what_the_application_can_write() {
     assert!(h.a.send_space() > 0);
     assert!(h.a.write(50_000) > 0);
 }
+
+/// Found by the model-based fuzzing (fuzz.rs): the SYN-ACK's window was not recorded as a
+/// promise, so an out-of-order first segment (held above the gap, taking buffer space) made
+/// B's duplicate ACK offer a window ending left of the SYN-ACK's (RFC 9293 §3.8.6.2.2).
+#[test]
+fn the_syn_ack_window_is_never_retracted() {
+    let mut cb = cfg();
+    cb.rcv_buf_bytes = 8_000;
+    cb.window_scale = false;
+    let mut h = Harness::new(cfg(), cb);
+    h.auto_read = false;
+    h.rule = drop_first(vec![seg(0)], h.a.cfg.isn);
+    h.handshake();
+    h.to_write = 3_000;
+    h.run_until(secs(2), |_| false);
+    let iss = h.a.cfg.isn;
+    let edges: Vec<u64> = h
+        .sent
+        .iter()
+        .filter(|(_, d, _)| *d == Dir::BtoA)
+        .map(|(_, _, p)| {
+            let t = p.tcp().unwrap();
+            t.ack.wrapping_sub(iss) as u64 + t.window as u64
+        })
+        .collect();
+    assert!(edges.len() >= 3, "{edges:?}");
+    assert_eq!(edges[0], 1 + 8_000, "the SYN-ACK's right edge");
+    assert!(edges.windows(2).all(|w| w[1] >= w[0]), "{edges:?}");
+}

@@ -194,3 +194,41 @@ fn sequence_numbers_wrap_rfc9293_3_4() {
             .any(|(_, d, p)| *d == Dir::AtoB && p.tcp().unwrap().seq < 1_000_000));
     }
 }
+
+/// Found by the model-based fuzzing (fuzz.rs): the last ACK (of B's FIN) is lost and B's
+/// retransmitted FIN arrives after A's TIME-WAIT ended. A CLOSED endpoint ignored it, so B
+/// retransmitted its FIN for ever in LAST-ACK; RFC 9293 §3.10.7.1 answers it with a reset.
+#[test]
+fn a_fin_reaching_a_closed_endpoint_is_answered_with_a_reset_rfc9293_3_10_7_1() {
+    let ca = TcpConfig {
+        time_wait: SimDuration::from_ms(10),
+        ..cfg()
+    };
+    let cb = TcpConfig { isn: 5_000, ..cfg() };
+    let mut h = Harness::new(ca, cb);
+    let mut dropped = false;
+    h.rule = Box::new(move |_, d, p| {
+        let t = p.tcp().unwrap();
+        // A's ACK of B's FIN (B sent no data: its FIN is offset 1, so the ACK is ISN + 2).
+        if d == Dir::AtoB && p.payload_len == 0 && t.ack == 5_002 && !dropped {
+            dropped = true;
+            return Fate::Drop;
+        }
+        Fate::Deliver
+    });
+    h.handshake();
+    h.to_write = 3_000;
+    h.close_after = true;
+    assert!(h.run_until(secs(30), |h| h.a.state() == TcpState::Closed
+        && h.b.state() == TcpState::Closed));
+    let reset = h
+        .sent
+        .iter()
+        .find(|(_, d, p)| *d == Dir::AtoB && p.tcp().unwrap().flags.contains(TcpFlags::RST))
+        .expect("A answers the retransmitted FIN with a reset");
+    let t = reset.2.tcp().unwrap();
+    // <SEQ=SEG.ACK><CTL=RST>: the FIN acknowledged everything A sent (SYN, data and FIN).
+    assert_eq!(t.seq, h.a.cfg.isn.wrapping_add(3_002));
+    assert!(!t.flags.contains(TcpFlags::ACK));
+    assert_eq!(h.b.stats().bytes_delivered, 3_000);
+}
