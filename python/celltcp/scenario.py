@@ -68,6 +68,11 @@ def split_key(path: str) -> list[str]:
         raise scenario_error(
             path, "is not a dotted key; use e.g. 'links.access.rate' (no empty parts or spaces)"
         )
+    if len(parts) > MAX_DEPTH:
+        raise scenario_error(
+            path, f"a key of {len(parts)} parts is nested more than {MAX_DEPTH} tables deep; "
+            "the format needs at most 6"
+        )
     return parts
 
 
@@ -116,6 +121,9 @@ def read_input_file(path: PathLike, *, limit: int = MAX_FILE_BYTES) -> bytes:
     naming the path. A missing or unreadable file raises OSError, as ``open`` does.
     """
     name = os.fspath(path)
+    if "\0" in str(name):
+        # No file has such a name; os.stat would raise ValueError rather than OSError.
+        raise scenario_error(str(name), "a file name cannot contain a NUL character")
     info = os.stat(name)  # does not open: opening a FIFO would block
     if stat.S_ISDIR(info.st_mode):
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), name)

@@ -262,8 +262,9 @@ def _sweep_case(rng: random.Random, report: Report, case: Case, workdir: Path) -
     from celltcp.sweep.spec import load_spec, resolve_points
 
     source = EXAMPLES / "sweeps" / "access-rate.toml"
-    original = source.read_text(encoding="utf-8").replace('"../', f'"{EXAMPLES}/')
-    text = mutate_text(rng, original)
+    # Mutated as shipped, then anchored (so that a seed makes the same case in any checkout).
+    text = mutate_text(rng, source.read_text(encoding="utf-8"))
+    text = text.replace('"../', f'"{EXAMPLES}/')
     if rng.random() < 0.2:
         text += f"\nruns = {rng.choice([0, 1, 10**9, -1, 10**20])}\n"
     path = workdir / "sweep.toml"

@@ -350,7 +350,7 @@ def test_run_set_accepts_what_scenario_set_accepts(key: str, value: object) -> N
     assert parse_overrides([f"{pair[0]}={pair[1]}"], origin="--set") == [pair]
 
 
-@pytest.mark.parametrize("key", ["", "a..b", " a.b", "a .b"])
+@pytest.mark.parametrize("key", ["", "a..b", " a.b", "a .b", ".".join(["a"] * 5000)])
 def test_one_rule_for_keys(key: str) -> None:
     with pytest.raises(ScenarioError):
         Scenario.from_toml(CHAIN_TOML).set(key, 1)
@@ -389,3 +389,16 @@ def test_a_route_that_leaves_every_cells_coverage_is_a_warning(
         "celltcp: warning: mobility.ue_ref: the route of UE 'ue_ref' leaves"
     ), result.stderr
     assert len(result.stderr_lines) == 1
+
+
+def test_a_nul_character_in_a_path_is_a_scenario_error(tmp_path: Path) -> None:
+    # Found by the input fuzzer (seed 1381): os.stat raised ValueError, which escaped.
+    from celltcp.sweep.spec import load_spec
+
+    write(tmp_path, CHAIN_TOML)
+    sweep = write(tmp_path, 'scenario = "s\\u0000.toml"\n', "sweep.toml")
+    with pytest.raises(ScenarioError) as e:
+        load_spec(sweep)
+    assert "NUL" in str(e.value)
+    with pytest.raises(ScenarioError):
+        Scenario.load(str(tmp_path / "a\0b.toml"))

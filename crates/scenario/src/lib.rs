@@ -79,12 +79,11 @@ pub fn load_str_in(
 /// Loads a scenario file from disk; relative `trace` and `bler_table` paths in it are relative
 /// to the file's directory. See [`load_str`].
 pub fn load_path(path: &Path, overrides: &[(String, String)]) -> Result<Scenario, ScenarioError> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        ScenarioError::new(
-            ScenarioError::FILE_KEY,
-            format!("cannot read '{}': {e}", path.display()),
-        )
-    })?;
+    // A regular file of bounded size only: a FIFO or a device would hang or never end.
+    let text = input_file::read_text(path, "scenario file", |e| {
+        format!("cannot read '{}': {e}", path.display())
+    })
+    .map_err(|m| ScenarioError::new(ScenarioError::FILE_KEY, m))?;
     load_str_in(&text, overrides, path.parent().unwrap_or(Path::new("")))
 }
 

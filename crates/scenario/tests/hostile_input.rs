@@ -47,13 +47,13 @@ fn a_trace_interval_that_would_fill_the_memory_is_refused() {
     assert!(
         e.message.starts_with(
             "'1ns' samples 3 series 2000000001 times over the run: 6000000003 rows, more than \
-             the 5000000 a run may keep; use a longer trace.interval (at least '2ms')"
+             the 5000000 a run may keep; use a longer trace.interval (at least '2us')"
         ),
         "{e}"
     );
     // The suggested interval is accepted.
-    let ok: Vec<(String, String)> = vec![("trace.interval".into(), "2ms".into())];
-    load_str(CHAIN, &ok).expect("2 ms keeps the rows within the bound");
+    let ok: Vec<(String, String)> = vec![("trace.interval".into(), "2us".into())];
+    load_str(CHAIN, &ok).expect("2 us keeps the rows within the bound");
 }
 
 #[test]
@@ -98,4 +98,11 @@ fn the_checks_of_a_run_are_made_without_running() {
     let scenario = load_path(&forwarding, &far).expect("loads: coverage is a check of the build");
     let e = check(&scenario).expect_err("no cell can serve the UE");
     assert!(e.to_string().starts_with("cells.target.ues.ue_t1.position: UE 'ue_t1' starts at"), "{e}");
+}
+
+#[test]
+fn a_scenario_path_that_is_a_device_is_refused_at_once() {
+    let e = load_path(Path::new("/dev/zero"), &[]).expect_err("a device");
+    assert_eq!(e.key, "scenario");
+    assert!(e.message.contains("not a regular file"), "{e}");
 }
