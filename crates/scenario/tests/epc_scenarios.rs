@@ -160,19 +160,33 @@ fn a_bad_epc_is_rejected_with_its_key() {
 
 #[test]
 fn a_flow_whose_far_end_cannot_reach_the_gateway_is_rejected() {
-    // A wire between `island` and the UE: the flow has a path, but not through the gateway,
-    // which every packet of a UE crosses.
+    // A wire between `island` and the UE would give the flow a path that avoids the gateway,
+    // which every packet of a UE crosses; such a wire is refused first: a UE is reached over
+    // the radio only.
     let text = format!(
         "{BASE}\n[links.direct]\na = \"island\"\nb = \"ue\"\nrate = \"100Mbps\"\n\n\
          [flows.f]\nkind = \"udp\"\nsrc = \"island\"\ndst = \"ue\"\nrate = \"1Mbps\"\n"
     );
     assert_eq!(
         load_str(&text, &[]).unwrap_err().to_string(),
-        "flows.f: no path from 'island' to the S-GW/P-GW 'pgw', which carries every packet of UE 'ue'"
+        "cells.cell.ues.ue: node 'ue' is an end of the wired link 'direct' and a UE of cell \
+         'cell'; a UE is reached over the radio only (connect the link to another host, or drop \
+         the UE)"
     );
-    // Without the EPC the same file is an ordinary one.
+    // Without the wire, `island` (behind `lonely` only) has no path to the UE at all.
+    let text = format!(
+        "{BASE}\n[flows.f]\nkind = \"udp\"\nsrc = \"island\"\ndst = \"ue\"\nrate = \"1Mbps\"\n"
+    );
+    assert_eq!(
+        load_str(&text, &[]).unwrap_err().to_string(),
+        "flows.f: no path from 'island' to 'ue'"
+    );
+    // Without the EPC the UE is still reached over its cell only: no path either.
     let plain = text.replace("[epc]\ngateway = \"pgw\"\n", "");
-    load_str(&plain, &[]).expect("no EPC, no gateway to reach");
+    assert_eq!(
+        load_str(&plain, &[]).unwrap_err().to_string(),
+        "flows.f: no path from 'island' to 'ue'"
+    );
 }
 
 #[test]

@@ -225,7 +225,9 @@ fn a_split_tcp_proxy_is_offered_the_same_files_at_the_same_times() {
         );
         assert!(hold >= 0.0);
     }
-    assert!(f(&split["ftp_hold_s"]) <= f(&e2e["ftp_hold_s"]));
+    // (The holds themselves may differ either way: a request is held while the previous file
+    // is still on its way, and which transfers overlap their successor's due time depends on
+    // each file's own transfer, not on the mean.)
     // Every file was received by the UE in both arms, and the time per file is the UE's: more
     // than the 0.5 s round trip of a handshake in either.
     assert_eq!(e2e["ftp_transfers"], split["ftp_transfers"]);

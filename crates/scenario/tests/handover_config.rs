@@ -232,7 +232,7 @@ fn bad_units_and_ranges() {
     );
     assert_eq!(
         err(&[("ran.handover.target_buffer", "200")]),
-        "ran.handover.target_buffer: 200 has no unit; a queue limit needs one of p (packets), B, KB, MB, GB, KiB, MiB, GiB (e.g. '200p')"
+        "ran.handover.target_buffer: 200 has no unit; a queue limit needs one of p (packets), B, kB, KB, MB, GB, KiB, MiB, GiB (e.g. '200p')"
     );
     assert_eq!(
         err(&[("ran.handover.target_buffer", "0p")]),
