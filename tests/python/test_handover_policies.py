@@ -9,9 +9,9 @@ import pytest
 from celltcp.reproduce.verdict import Verdict
 from celltcp.studies import handover_policies as hp
 
-#: Replications per policy: 36 runs of 90 s, about 40 s on two workers. The non-inferiority
-#: test has power 0.9 at this size for equal shares (docs/handover.md).
-RUNS = 12
+#: Replications per policy: 72 runs of 90 s, about 90 s on two workers. The non-inferiority
+#: test has power above 0.8 at this size for equal shares (docs/handover.md).
+RUNS = 24
 
 
 @pytest.fixture(scope="module")

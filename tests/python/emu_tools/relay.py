@@ -74,7 +74,8 @@ def relay_engine(
 
     from celltcp import _core
 
-    resolved = json.loads(_core.validate(toml_text, overrides))
+    echo, _warnings = _core.validate(toml_text, overrides)
+    resolved = json.loads(echo)
     addresses = {name: node["address"] for name, node in resolved["nodes"].items()}
 
     def engine(attachments: list[tuple[str, int]], stop_fd: int) -> dict[str, object]:
