@@ -42,7 +42,6 @@ from celltcp import _core
 from celltcp._argtypes import non_negative_int, positive_int
 from celltcp.errors import ScenarioError, SimulationError
 from celltcp.output import OutputDirError, atomic_output_dir
-from celltcp.plot_cli import add_plot_command
 from celltcp.progress import RunProgressLine
 from celltcp.report import summary_tables
 from celltcp.runner import parse_overrides, run
@@ -394,6 +393,8 @@ def _parser() -> _Parser:
     )
     p.set_defaults(handler=_cmd_bench)
 
+    from celltcp.plot_cli import add_plot_command
+
     add_plot_command(sub, UserError)
 
     p = sub.add_parser(
@@ -426,6 +427,11 @@ def _error(prefix: str, message: str) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``celltcp`` command; returns the exit status."""
+    words = sys.argv[1:] if argv is None else list(argv)
+    if words in (["--version"], ["version"]):
+        # Answered before the parser of every subcommand is built (most of the start-up time).
+        print(f"celltcp {_core.__version__}")
+        return 0
     try:
         args = _parser().parse_args(argv)
         return int(args.handler(args))
