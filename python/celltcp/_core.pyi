@@ -92,5 +92,14 @@ def quantity(text: str) -> tuple[str, str, float] | None:
     ``("rate", "bit/s", 2e7)``; kinds: rate (bit/s), time (s), size (B), packets, speed (m/s),
     length (m) — or None when ``text`` is not a quantity of any kind."""
 
+def lte_prbs(bandwidth_mhz: float) -> int | None:
+    """N_RB of an LTE channel bandwidth in MHz (TS 36.101 Table 5.6-1: 1.4 → 6 … 20 → 100), or
+    None for a bandwidth the table does not have."""
+
+def quantity_of(kind: str, text: str) -> float:
+    """A quantity of ``kind`` (rate, time, size, packets, speed, length) in its SI base unit —
+    ``quantity_of("rate", "20Mbps") == 2e7`` — parsed as a scenario key of that kind is; raises
+    ValueError with that key's message when ``text`` is not one."""
+
 def bench_event_queue(pending: int, ops: int, seed: int = 1) -> float:
     """Hold-model operations per wall-clock second with ``pending`` queued events."""

@@ -27,10 +27,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["PRBS_BY_BANDWIDTH_MHZ", "IntervalError", "cell_intervals", "link_intervals"]
+from celltcp import _core
 
-#: Resource blocks of each LTE channel bandwidth, TS 36.101 Table 5.6-1 (N_RB).
-PRBS_BY_BANDWIDTH_MHZ: dict[float, int] = {1.4: 6, 3.0: 15, 5.0: 25, 10.0: 50, 15.0: 75, 20.0: 100}
+__all__ = ["IntervalError", "cell_intervals", "link_intervals"]
 
 #: Per-UE counters whose per-interval difference is reported as a count, by output column.
 _UE_COUNTS = {
@@ -99,7 +98,7 @@ def _prbs_of(result: Any, cell: str) -> int | None:
     spec = (summary.get("scenario") or {}).get("cells", {}).get(cell)
     if not isinstance(spec, Mapping):
         return None
-    return PRBS_BY_BANDWIDTH_MHZ.get(float(spec.get("bandwidth_mhz", 10.0)))
+    return _core.lte_prbs(float(spec.get("bandwidth_mhz", 10.0)))
 
 
 def cell_intervals(result: Any, cell: str | None = None) -> pd.DataFrame:

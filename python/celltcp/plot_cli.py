@@ -194,7 +194,7 @@ def _assignment(text: str) -> tuple[str, str]:
 def _same_value(stored: Any, given: str) -> bool:
     """Whether a parameter's stored value is the one written on the command line: the same
     text, the same number, or the same quantity in any unit ('10Mbps' and '10000kbps')."""
-    from celltcp.plots._common import QUANTITY_UNITS, split_quantity
+    from celltcp.plots._common import split_quantity
 
     if str(stored) == given:
         return True
@@ -204,10 +204,9 @@ def _same_value(stored: Any, given: str) -> bool:
         except (TypeError, ValueError):
             return False
     a, b = split_quantity(stored), split_quantity(given)
-    if a is None or b is None or a[2] != b[2]:
+    if a is None or b is None or a.kind != b.kind:
         return False
-    factors = QUANTITY_UNITS[a[2]][1]
-    return math.isclose(a[0] * factors[a[1]], b[0] * factors[b[1]], rel_tol=1e-12)
+    return math.isclose(a.value, b.value, rel_tol=1e-12)
 
 
 def _parameters(runs: Any) -> list[str]:

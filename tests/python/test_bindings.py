@@ -66,3 +66,15 @@ def test_io_error_is_an_oserror_naming_the_file(tmp_path) -> None:
     assert e.value.filename == str(missing / "access.pcap")
     assert e.value.strerror == "No such file or directory"
     assert not missing.exists()
+
+
+def test_python_reads_units_and_prbs_from_the_core():
+    # The scenario format's own parser and the radio model's own TS 36.101 table.
+    assert _core.quantity_of("rate", "20Mbps") == 2e7
+    assert _core.quantity_of("time", "1min") == 60.0
+    with pytest.raises(ValueError, match="'20Mbps' is not a time; use e.g. '20ms'"):
+        _core.quantity_of("time", "20Mbps")
+    with pytest.raises(ValueError, match='unknown kind of quantity "furlongs"'):
+        _core.quantity_of("furlongs", "1m")
+    assert [_core.lte_prbs(b) for b in (1.4, 3, 5, 10, 15, 20)] == [6, 15, 25, 50, 75, 100]
+    assert _core.lte_prbs(7.0) is None

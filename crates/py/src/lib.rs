@@ -167,6 +167,27 @@ fn quantity(text: &str) -> Option<(&'static str, &'static str, f64)> {
     celltcp_scenario::units::parse_quantity(text).map(|q| (q.kind, q.unit, q.value))
 }
 
+/// N_RB of an LTE channel bandwidth in MHz (TS 36.101 Table 5.6-1), or None for a bandwidth
+/// the table does not have: the radio model's own table.
+#[pyfunction]
+fn lte_prbs(bandwidth_mhz: f64) -> Option<u32> {
+    celltcp_radio::phy::amc::prbs_for_bandwidth(bandwidth_mhz).ok()
+}
+
+/// A quantity of `kind` (rate, time, size, packets, speed, length) in its SI base unit —
+/// `quantity_of("rate", "20Mbps") == 2e7` — parsed as a scenario key of that kind is; raises
+/// ValueError with that key's message (units listed, an example) when `text` is not one.
+#[pyfunction]
+fn quantity_of(kind: &str, text: &str) -> PyResult<f64> {
+    match celltcp_scenario::units::parse_quantity_of(kind, text) {
+        Some(parsed) => parsed.map_err(|e| PyValueError::new_err(e.to_string())),
+        None => Err(PyValueError::new_err(format!(
+            "unknown kind of quantity {kind:?}; one of {}",
+            celltcp_scenario::units::QUANTITY_KINDS.join(", ")
+        ))),
+    }
+}
+
 /// `(key, message)` bounded as the core bounds its own scenario errors (every echoed value cut
 /// to 80 characters, control characters escaped, the whole kept short), so that the errors the
 /// Python layer raises read the same.
@@ -194,6 +215,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("SimulationError", py.get_type::<SimulationError>())?;
     m.add("RealTimeError", py.get_type::<errors::RealTimeError>())?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
+    m.add_function(wrap_pyfunction!(quantity_of, m)?)?;
+    m.add_function(wrap_pyfunction!(lte_prbs, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(bound_error, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;

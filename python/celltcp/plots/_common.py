@@ -26,6 +26,8 @@ import pandas as pd
 import pyarrow as pa
 from matplotlib.figure import Figure
 
+from celltcp import _core
+
 __all__ = [
     "PlotError",
     "RunOutput",
@@ -181,56 +183,47 @@ def new_figure(rows: int = 1, sharex: bool = True, height: float | None = None) 
 
 # -- quantities written with units ------------------------------------------------------------
 
-#: The units of scenario files (docs/scenarios.md, "Units"), by kind: the base unit a value is
-#: converted to, and each unit's factor to it. Units are matched exactly, as in scenario files
-#: (``Mbps`` is megabits, ``MBps`` megabytes per second; ``KB`` = 1000 B, ``KiB`` = 1024 B).
-QUANTITY_UNITS: dict[str, tuple[str, dict[str, float]]] = {
-    "rate": ("bit/s", {"bps": 1.0, "kbps": 1e3, "Mbps": 1e6, "Gbps": 1e9,
-                       "Bps": 8.0, "kBps": 8e3, "MBps": 8e6, "GBps": 8e9}),
-    "time": ("s", {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0}),
-    "size": ("B", {"B": 1.0, "KB": 1e3, "MB": 1e6, "GB": 1e9,
-                   "KiB": 1024.0, "MiB": 1024.0**2, "GiB": 1024.0**3}),
-    "packets": ("packets", {"p": 1.0}),
-    # 1 km/h = 1000 m / 3600 s.
-    "speed": ("m/s", {"km/h": 1.0 / 3.6, "m/s": 1.0}),
-    "length": ("m", {"m": 1.0, "km": 1e3}),
-}
-_EXAMPLES = {"rate": "10Mbps", "time": "50ms", "size": "250KB", "packets": "100p",
-             "speed": "100km/h", "length": "250m"}
-_KIND_OF_UNIT = {unit: kind for kind, (_, units) in QUANTITY_UNITS.items() for unit in units}
-#: NUMBER [" "] UNIT: decimal digits with an optional fraction, at most one space.
-_QUANTITY = re.compile(r"(\d+(?:\.\d+)?) ?([A-Za-z/]+)\Z")
+#: NUMBER [" "] UNIT, to keep the number and unit as written; which units exist, their kinds
+#: and their factors are the scenario format's own (``_core.quantity``, docs/scenarios.md "Units").
+_WRITTEN = re.compile(r"(\d+(?:\.\d+)?) ?(\S+)\Z")
 
 
-def split_quantity(value: Any) -> tuple[float, str, str] | None:
-    """``(number, unit, kind)`` of a string written as in scenario files (``"25Mbps"`` →
-    ``(25.0, "Mbps", "rate")``), or None for anything else (a number, another string)."""
+@dataclass(frozen=True)
+class Quantity:
+    """A value written with a unit: the number and unit as written, the kind, and the value in
+    the kind's SI base unit (``base``)."""
+
+    number: float
+    unit: str
+    kind: str
+    base: str
+    value: float
+
+
+def split_quantity(value: Any) -> Quantity | None:
+    """A string written as in scenario files (``"25Mbps"`` → 25 Mbps, a rate of 2.5e7 bit/s), or
+    None for anything else (a number, another string)."""
     if not isinstance(value, str):
         return None
-    match = _QUANTITY.match(value.strip())
-    if match is None or match.group(2) not in _KIND_OF_UNIT:
+    text = value.strip()
+    match = _WRITTEN.match(text)
+    parsed = _core.quantity(text) if match else None
+    if match is None or parsed is None:
         return None
-    return float(match.group(1)), match.group(2), _KIND_OF_UNIT[match.group(2)]
+    kind, base, si = parsed
+    return Quantity(float(match.group(1)), match.group(2), kind, base, si)
 
 
 def parse_quantity(text: str, kind: str) -> float:
-    """A quantity of ``kind`` (a key of :data:`QUANTITY_UNITS`) in its base unit: bit/s, s,
-    bytes, packets, m/s or m. ``parse_quantity("50ms", "time") == 0.05``.
+    """A quantity of ``kind`` (rate, time, size, packets, speed, length) in its SI base unit:
+    bit/s, s, bytes, packets, m/s or m. ``parse_quantity("50ms", "time") == 0.05``.
 
-    Raises :class:`PlotError` naming the units of the kind when ``text`` is not one."""
-    _, units = QUANTITY_UNITS[kind]
-    listing = ", ".join(units)
-    parsed = split_quantity(text)
-    if parsed is None or parsed[2] != kind:
-        stripped = str(text).strip()
-        if re.fullmatch(r"\d+(?:\.\d+)?", stripped):
-            raise PlotError(
-                f"{stripped} has no unit; a {kind} needs one of {listing} "
-                f"(e.g. '{stripped}{_EXAMPLES[kind].lstrip('0123456789.')}')"
-            )
-        raise PlotError(f"{text!r} is not a {kind}; use e.g. '{_EXAMPLES[kind]}' ({listing})")
-    number, unit, _ = parsed
-    value = number * units[unit]
+    Raises :class:`PlotError` with the scenario format's message (its units, an example) when
+    ``text`` is not one."""
+    try:
+        value = _core.quantity_of(kind, str(text).strip())
+    except ValueError as e:
+        raise PlotError(str(e)) from None
     if not math.isfinite(value):
         raise PlotError(f"{text!r} is too large")
     return value

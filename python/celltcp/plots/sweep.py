@@ -28,7 +28,6 @@ from celltcp.sweep.stats import outcomes, summarize, wilson_interval
 
 from ._common import (
     BPS_PER_MBPS,
-    QUANTITY_UNITS,
     PlotError,
     kept_series,
     load_store,
@@ -77,16 +76,12 @@ def quantity_numbers(values: Sequence[Any]) -> tuple[list[float], str] | None:
            for v in present):
         return [float(v) for v in present], ""
     parsed = [split_quantity(v) for v in present]
-    if any(p is None for p in parsed):
+    quantities = [q for q in parsed if q is not None]
+    if len(quantities) != len(parsed) or len({q.kind for q in quantities}) != 1:
         return None
-    kinds = {p[2] for p in parsed if p is not None}
-    if len(kinds) != 1:
-        return None
-    units = {p[1] for p in parsed if p is not None}
-    if len(units) == 1:
-        return [p[0] for p in parsed if p is not None], units.pop()
-    base, factors = QUANTITY_UNITS[kinds.pop()]
-    return [p[0] * factors[p[1]] for p in parsed if p is not None], base
+    if len({q.unit for q in quantities}) == 1:
+        return [q.number for q in quantities], quantities[0].unit
+    return [q.value for q in quantities], quantities[0].base
 
 
 def sorted_groups(rows: pd.DataFrame, by: str) -> list[tuple[Hashable, pd.DataFrame]]:

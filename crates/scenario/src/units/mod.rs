@@ -214,7 +214,7 @@ pub fn parse_quantity(text: &str) -> Option<Quantity> {
     if has(&RATE) {
         q("rate", "bit/s", parse_rate(text).ok()? as f64)
     } else if has(&TIME) {
-        q("time", "s", parse_time(text).ok()?.as_secs_f64())
+        q("time", "s", seconds(parse_time(text).ok()?))
     } else if has(&SIZE) {
         q("size", "B", parse_size(text).ok()? as f64)
     } else if has(&PACKETS) {
@@ -226,6 +226,29 @@ pub fn parse_quantity(text: &str) -> Option<Quantity> {
     } else {
         None
     }
+}
+
+/// A duration in seconds, correctly rounded (one division: 1 min is 60.0, where ns × 1e-9 gives
+/// 60.00000000000001).
+fn seconds(d: SimDuration) -> f64 {
+    d.as_ns() as f64 / 1e9
+}
+
+/// The kinds of [`Quantity`], in the order [`parse_quantity`] tries them.
+pub const QUANTITY_KINDS: [&str; 6] = ["rate", "time", "size", "packets", "speed", "length"];
+
+/// Parses `text` as a quantity of `kind` (one of [`QUANTITY_KINDS`]) in its SI base unit, with
+/// the message a scenario key of that kind gives; `None` for an unknown kind.
+pub fn parse_quantity_of(kind: &str, text: &str) -> Option<Result<f64, UnitError>> {
+    Some(match kind {
+        "rate" => parse_rate(text).map(|v| v as f64),
+        "time" => parse_time(text).map(seconds),
+        "size" => parse_size(text).map(|v| v as f64),
+        "packets" => parse_with(&PACKETS, text).map(|v| v as f64),
+        "speed" => parse_speed(text),
+        "length" => parse_length(text),
+        _ => return None,
+    })
 }
 
 /// The error for a bare TOML number where a rate is required.
@@ -544,6 +567,7 @@ mod tests {
         let q = |t| parse_quantity(t).map(|q| (q.kind, q.unit, q.value));
         assert_eq!(q("20Mbps"), Some(("rate", "bit/s", 2e7)));
         assert_eq!(q("5 ms"), Some(("time", "s", 0.005)));
+        assert_eq!(q("1min"), Some(("time", "s", 60.0)));
         assert_eq!(q("64KiB"), Some(("size", "B", 65_536.0)));
         assert_eq!(q("100p"), Some(("packets", "packets", 100.0)));
         assert_eq!(q("36km/h"), Some(("speed", "m/s", 10.0)));
@@ -554,6 +578,16 @@ mod tests {
         // The SI symbol is a size unit too (as in kbps): 200 kB = 200 KB = 200 000 bytes.
         assert_eq!(parse_queue_limit("200kB"), Ok(QueueLimit::Bytes(200_000)));
         assert_eq!(parse_size("1.5kB"), Ok(1_500));
+        // One kind asked for: its value, or that kind's message; another kind's unit is an error.
+        let of = |k, t| parse_quantity_of(k, t).map(|r| r.map_err(|e| e.to_string()));
+        assert_eq!(of("rate", "20Mbps"), Some(Ok(2e7)));
+        assert_eq!(of("time", "1min"), Some(Ok(60.0)));
+        assert_eq!(of("length", "1.5km"), Some(Ok(1500.0)));
+        assert_eq!(of("time", "20Mbps"), Some(Err("'20Mbps' is not a time; use e.g. '20ms'".into())));
+        assert_eq!(of("furlongs", "1m"), None);
+        for kind in QUANTITY_KINDS {
+            assert!(parse_quantity_of(kind, "1").is_some(), "{kind}");
+        }
     }
 
     #[test]
