@@ -33,13 +33,17 @@ CORE_MODULE := python/celltcp/_core.abi3.so
 demo: build
 	celltcp reproduce 003 --quick --out out/reproduce-003
 
+# The Python tests run on two workers (pytest-xdist), but the emulations, which keep pace with
+# the wall clock, run afterwards on their own so that no other test takes their CPU.
 test: build tshark
 	cargo test --workspace --exclude celltcp-py
-	$(VPY) -m pytest -q tests/python -m "not slow"
+	$(VPY) -m pytest -q tests/python -m "not slow and not realtime" -n 2
+	$(VPY) -m pytest -q tests/python -m "not slow and realtime"
 
 test-all: build tshark
 	cargo test --workspace --exclude celltcp-py
-	$(VPY) -m pytest -q tests/python
+	$(VPY) -m pytest -q tests/python -m "not realtime" -n 2
+	$(VPY) -m pytest -q tests/python -m "realtime"
 
 bench: build
 	celltcp bench

@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+# pytest-xdist's workers ignore SIGINT, and an ignored signal is inherited across exec: the
+# celltcp started by the Ctrl-C tests would never see theirs. A handler, unlike SIG_IGN, is reset
+# to the default at exec.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
@@ -105,3 +112,11 @@ def cli():
 
 def example_files() -> list[Path]:
     return sorted(EXAMPLES.glob("*.toml"))
+
+
+def pytest_collection_modifyitems(config, items):
+    """The emulations keep pace with the wall clock: marked ``realtime`` so that ``make test``
+    runs them after the others, one at a time."""
+    for item in items:
+        if item.path.name.startswith("test_emulate_"):
+            item.add_marker(pytest.mark.realtime)
