@@ -68,10 +68,11 @@ def main() -> int:
         (d / "work").mkdir()
         chain = CHAIN.read_text()
 
-        def case(label: str, *argv: object, note: str = "", timeout: float = 120,
+        def case(label: str, *argv: object, note=None, timeout: float = 120,
                  cwd: Path = d) -> int:
+            """One command; `note`, if given, is called after it for the last column."""
             code, err, seconds = celltcp(*argv, cwd=cwd, timeout=timeout)
-            rows.append((label, code, first_line(err), note or f"{seconds:.1f} s"))
+            rows.append((label, code, first_line(err), note() if note else f"{seconds:.1f} s"))
             return code
 
         def scenario(name: str, text: str) -> Path:
@@ -89,13 +90,12 @@ def main() -> int:
         case("a sweep nested 50,000 deep", "sweep", sweep, "--store", d / "st", "--quiet")
         sweep = scenario("runs.sweep.toml", f'scenario = "{base.name}"\nruns = 1000000000\n')
         case("`runs = 1000000000`", "sweep", sweep, "--store", d / "st", "--quiet",
-             note="no store: " + str(not (d / "st").exists()))
+             note=lambda: f"no store: {not (d / 'st').exists()}")
 
         # Rows of sampled series.
         case('`trace.interval = "1ns"`, validate', "validate", CHAIN, "--set", "trace.interval=1ns")
         case('`trace.interval = "1ns"`, run', "run", CHAIN, "--set", "trace.interval=1ns",
-                    "--out", d / "o1")
-        rows[-1] = rows[-1][:3] + (f"no --out dir: {not (d / 'o1').exists()}",)
+             "--out", d / "o1", note=lambda: f"no --out dir: {not (d / 'o1').exists()}")
 
         # Input files that are not regular files, or not bounded.
         fifo = d / "fifo"
@@ -123,7 +123,7 @@ def main() -> int:
         case("a NaN cell position, validate", "validate", CELL,
              "--set", "cells.cell1.position=[nan, 0.0]")
         case("a NaN cell position, run", "run", CELL, "--set", "cells.cell1.position=[nan, 0.0]",
-             "--out", d / "o2")
+             "--out", d / "o2", note=lambda: f"no --out dir: {not (d / 'o2').exists()}")
         case("`tx_power_dbm = inf`", "validate", CELL, "--set", "cells.cell1.tx_power_dbm=inf")
         case("`position = [1.0, 2.0, 3.0]`", "validate", CELL,
              "--set", "cells.cell1.position=[1.0, 2.0, 3.0]")
@@ -134,7 +134,10 @@ def main() -> int:
         case(f"a syntax error on line {len(lines) + 1} of {len(lines) + 1}", "validate", bad)
         case("an integer beyond 64 bits", "validate",
              scenario("int.toml", chain.replace("seed = 1", "seed = 99999999999999999999")))
-        case("a 10 MB value", "validate", CHAIN, "--set", "links.access.rate=" + "x" * 10_000_000)
+        case("a 10 MB value in the file", "validate", scenario(
+            "value.toml", chain.replace('rate = "25Mbps"', 'rate = "' + "x" * 10_000_000 + '"')))
+        case("a 100,000-character value in `--set`", "validate", CHAIN,
+             "--set", "links.access.rate=" + "y " * 50_000)
 
         # Silently accepted nonsense.
         case("a manual handover to the serving cell", "validate", HANDOVER, "--set",
@@ -149,7 +152,7 @@ def main() -> int:
         (d / "v" / "user.txt").write_text("mine\n")
         short = ["--quiet", "--set", "simulation.duration=1s"]
         case("`--out v`, v holds a user's file", "run", CHAIN, *short, "--out", "v",
-             note=f"v holds {sorted(p.name for p in (d / 'v').iterdir())}")
+             note=lambda: f"v holds {sorted(p.name for p in (d / 'v').iterdir())}")
         # From d/work, so that "." and ".." are scratch directories; "/" is refused as an
         # ancestor of the current directory before anything is looked at.
         for out, shown in (("", '""'), (".", "."), ("..", ".."), ("/", "/"),
@@ -162,8 +165,8 @@ def main() -> int:
         (d / "link").symlink_to("real")
         case("`--out link`, a symbolic link to an empty directory", "run", CHAIN, *short,
              "--out", "link",
-             note=f"link still a link: {(d / 'link').is_symlink()}, "
-                  f"real holds {len(list((d / 'real').iterdir()))} files")
+             note=lambda: f"link still a link: {(d / 'link').is_symlink()}, real holds "
+                          f"{sorted(p.name for p in (d / 'real').iterdir())}")
         case("the event budget cuts a 3600 s run", "run", CHAIN, "--quiet", "--set",
              "simulation.duration=3600s", "--set", "simulation.max_events=2000000", "--out", "b")
 
@@ -193,9 +196,10 @@ def main() -> int:
             rows.append(("`emulate --out D --pcap D/p.pcap`, D absent", code, first_line(err),
                          f"D holds {files}"))
 
-    print("| input | exit | stderr, first line | checked beside |")
+    print("| input | exit | stderr, first line (the scratch directory shown as `$D`) | checked beside |")
     print("|---|---|---|---|")
     for label, code, line, note in rows:
+        line, note = (text.replace(scratch, "$D") for text in (line, note))
         print(f"| {label} | {code} | {line} | {note} |")
     return 0
 
