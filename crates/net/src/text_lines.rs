@@ -27,7 +27,9 @@ pub const MAX_LINE_BYTES: usize = 4096;
 /// messages do, and ends with the form the parser expected.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum LineError {
-    #[error("line {line}: more than {MAX_LINE_BYTES} bytes without a line end; expected {expected}")]
+    #[error(
+        "line {line}: more than {MAX_LINE_BYTES} bytes without a line end; expected {expected}"
+    )]
     TooLong { line: usize, expected: &'static str },
     #[error("line {line}: not UTF-8 text (byte {byte} of the line); expected {expected}")]
     NotUtf8 {
@@ -265,7 +267,11 @@ mod tests {
             e.to_string(),
             format!("line 1: more than {MAX_LINE_BYTES} bytes without a line end; expected {FORM}")
         );
-        assert!(taken.get() <= (MAX_LINE_BYTES + 2 + 1024) as u64, "{}", taken.get());
+        assert!(
+            taken.get() <= (MAX_LINE_BYTES + 2 + 1024) as u64,
+            "{}",
+            taken.get()
+        );
         assert!(lines.next_line().is_none());
         assert!(taken.get() <= (MAX_LINE_BYTES + 2 + 1024) as u64);
     }
@@ -286,7 +292,10 @@ mod tests {
             "line 3: not UTF-8 text (byte 1 of the line); expected one thing per line"
         );
         // A character split across two reads of the buffer is still one character.
-        assert_eq!(read_all("é\n".as_bytes(), 1).unwrap(), [(1, "é".to_owned())]);
+        assert_eq!(
+            read_all("é\n".as_bytes(), 1).unwrap(),
+            [(1, "é".to_owned())]
+        );
     }
 
     #[test]

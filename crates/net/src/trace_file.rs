@@ -343,8 +343,8 @@ mod tests {
         use crate::text_lines::MAX_LINE_BYTES;
         // An endless stream of digits (a device, a file that never ends a line) is refused
         // at its first line instead of being buffered.
-        let e = DeliveryTrace::from_reader(std::io::BufReader::new(std::io::repeat(b'1')))
-            .unwrap_err();
+        let e =
+            DeliveryTrace::from_reader(std::io::BufReader::new(std::io::repeat(b'1'))).unwrap_err();
         assert_eq!(
             e.to_string(),
             format!("line 1: more than {MAX_LINE_BYTES} bytes without a line end; expected one millisecond timestamp per line")
@@ -378,7 +378,11 @@ mod tests {
             ] {
                 // Through a small buffer, so that line ends fall across reads.
                 let reader = std::io::BufReader::with_capacity(7, variant.as_bytes());
-                assert_eq!(DeliveryTrace::from_reader(reader).unwrap(), expected, "{path:?}");
+                assert_eq!(
+                    DeliveryTrace::from_reader(reader).unwrap(),
+                    expected,
+                    "{path:?}"
+                );
             }
             seen += 1;
         }

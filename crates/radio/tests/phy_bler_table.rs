@@ -602,7 +602,11 @@ fn a_table_read_as_a_stream_equals_its_text_with_any_line_end() {
         for capacity in [1, 5, 8192] {
             // Small buffers put line ends and characters across reads.
             let reader = std::io::BufReader::with_capacity(capacity, variant.as_bytes());
-            assert_eq!(BlerTable::from_reader(reader).unwrap(), expected, "{capacity}");
+            assert_eq!(
+                BlerTable::from_reader(reader).unwrap(),
+                expected,
+                "{capacity}"
+            );
         }
     }
     // A table written by `to_csv` reads back the same through a stream.
@@ -612,7 +616,10 @@ fn a_table_read_as_a_stream_equals_its_text_with_any_line_end() {
             let s10 = sampled.sinr10_db(mcs).unwrap();
             for k in -8..=8 {
                 let sinr = s10 + f64::from(k) * 0.5;
-                csv.push_str(&format!("{mcs},{sinr:?},{:?}\n", sampled.bler(mcs, sinr).unwrap()));
+                csv.push_str(&format!(
+                    "{mcs},{sinr:?},{:?}\n",
+                    sampled.bler(mcs, sinr).unwrap()
+                ));
             }
         }
         BlerTable::parse(&csv).unwrap()
@@ -636,11 +643,18 @@ fn lines_beyond_the_bound_and_bytes_that_are_not_text_name_their_line() {
     let e = BlerTable::from_reader(std::io::BufReader::new(std::io::repeat(b','))).unwrap_err();
     assert_eq!(e.line(), Some(1));
     let e = BlerTable::from_reader(&b"mcs,sinr_db,bler\n0,\xff,1\n"[..]).unwrap_err();
-    assert!(e.to_string().starts_with("line 2: not UTF-8 text (byte 2 of the line)"), "{e}");
+    assert!(
+        e.to_string()
+            .starts_with("line 2: not UTF-8 text (byte 2 of the line)"),
+        "{e}"
+    );
     // Values echoed in a message are cut to 40 characters.
     let e = parse_with(3, &format!("0,{},0.5", "x".repeat(1000))).unwrap_err();
     assert_eq!(
         e.to_string(),
-        format!("line 3: sinr_db `{}…` is not a number; expected an SINR in dB", "x".repeat(40))
+        format!(
+            "line 3: sinr_db `{}…` is not a number; expected an SINR in dB",
+            "x".repeat(40)
+        )
     );
 }

@@ -59,7 +59,14 @@ pub(crate) fn parse_file<T, E>(
     parse: impl FnOnce(&mut dyn BufRead) -> Result<T, E>,
     describe: impl FnOnce(E) -> String,
 ) -> Result<T, String> {
-    parse_file_within(path, what, MAX_INPUT_FILE_BYTES, io_message, parse, describe)
+    parse_file_within(
+        path,
+        what,
+        MAX_INPUT_FILE_BYTES,
+        io_message,
+        parse,
+        describe,
+    )
 }
 
 /// [`parse_file`] with a bound of `limit` bytes.
@@ -124,21 +131,22 @@ impl<R: Read> Read for Bounded<R> {
             self.exceeded = true;
             return Err(std::io::Error::other("the file is larger than its bound"));
         }
-        let want = buf.len().min(usize::try_from(self.left).unwrap_or(usize::MAX));
+        let want = buf
+            .len()
+            .min(usize::try_from(self.left).unwrap_or(usize::MAX));
         let n = self.inner.read(&mut buf[..want])?;
         self.left -= n as u64;
         Ok(n)
     }
 }
 
-fn check_kind(
-    meta: &std::fs::Metadata,
-    path: &Path,
-    what: &str,
-    limit: u64,
-) -> Result<(), String> {
+fn check_kind(meta: &std::fs::Metadata, path: &Path, what: &str, limit: u64) -> Result<(), String> {
     if !meta.is_file() {
-        let kind = if meta.is_dir() { "a directory" } else { "not a regular file (a FIFO, a socket or a device)" };
+        let kind = if meta.is_dir() {
+            "a directory"
+        } else {
+            "not a regular file (a FIFO, a socket or a device)"
+        };
         return Err(format!(
             "the {what} '{}' is {kind}; give the path of a regular file",
             path.display()
@@ -226,7 +234,10 @@ mod tests {
         let (tx, rx) = std::sync::mpsc::channel();
         let q = p.clone();
         std::thread::spawn(move || {
-            let _ = tx.send((read_text(&q, "trace file", io).map(drop), trace(&q).map(drop)));
+            let _ = tx.send((
+                read_text(&q, "trace file", io).map(drop),
+                trace(&q).map(drop),
+            ));
         });
         let (text, parsed) = rx
             .recv_timeout(std::time::Duration::from_secs(10))
@@ -258,8 +269,10 @@ mod tests {
             more.write_all("2\n".repeat(100).as_bytes()).unwrap();
             DeliveryTrace::from_reader(r)
         };
-        let e = parse_file_within(&p, "trace file", 300, io, grow_then_parse, |e| e.to_string())
-            .expect_err("grew past the bound");
+        let e = parse_file_within(&p, "trace file", 300, io, grow_then_parse, |e| {
+            e.to_string()
+        })
+        .expect_err("grew past the bound");
         assert_eq!(
             e,
             format!(

@@ -19,7 +19,11 @@ fn dir(test: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("celltcp-streaming-{}-{test}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
-    std::fs::copy(examples().join("traces/trace-link.toml"), d.join("trace.toml")).unwrap();
+    std::fs::copy(
+        examples().join("traces/trace-link.toml"),
+        d.join("trace.toml"),
+    )
+    .unwrap();
     std::fs::copy(examples().join("lte-single-cell.toml"), d.join("cell.toml")).unwrap();
     d
 }
@@ -77,10 +81,18 @@ fn a_file_without_any_line_end_is_refused_at_line_1() {
     // 20 MB of digits: a valid-looking timestamp that never ends.
     std::fs::write(d.join("t.trace"), "7".repeat(20_000_000)).unwrap();
     let e = load(&d.join("trace.toml"), TRACE_KEY, "t.trace").unwrap_err();
-    assert!(e.starts_with(&format!("{TRACE_KEY}: line 1: more than {MAX_LINE_BYTES} bytes")), "{e}");
+    assert!(
+        e.starts_with(&format!(
+            "{TRACE_KEY}: line 1: more than {MAX_LINE_BYTES} bytes"
+        )),
+        "{e}"
+    );
     std::fs::write(d.join("t.csv"), ",".repeat(20_000_000)).unwrap();
     let e = load(&d.join("cell.toml"), TABLE_KEY, "t.csv").unwrap_err();
-    assert!(e.contains("t.csv:1: more than 4096 bytes without a line end"), "{e}");
+    assert!(
+        e.contains("t.csv:1: more than 4096 bytes without a line end"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -96,13 +108,24 @@ fn windows_line_ends_and_a_missing_final_line_end_read_the_same() {
             text.replace('\n', "\r\n").trim_end_matches('\n').to_owned(),
         ]
     };
-    let reference = load(&d.join("trace.toml"), TRACE_KEY, &examples().join("traces/drive.trace").display().to_string())
-        .unwrap();
+    let reference = load(
+        &d.join("trace.toml"),
+        TRACE_KEY,
+        &examples().join("traces/drive.trace").display().to_string(),
+    )
+    .unwrap();
     for (i, text) in variants(&trace).iter().enumerate() {
         std::fs::write(d.join("t.trace"), text).unwrap();
         let sc = load(&d.join("trace.toml"), TRACE_KEY, "t.trace").unwrap();
-        let (got, want) = (&sc.links["access"].a_to_b, &reference.links["access"].a_to_b);
-        assert_eq!(got.trace.as_ref().unwrap().trace, want.trace.as_ref().unwrap().trace, "{i}");
+        let (got, want) = (
+            &sc.links["access"].a_to_b,
+            &reference.links["access"].a_to_b,
+        );
+        assert_eq!(
+            got.trace.as_ref().unwrap().trace,
+            want.trace.as_ref().unwrap().trace,
+            "{i}"
+        );
     }
     let expected = BlerTable::parse(&table).unwrap();
     for (i, text) in variants(&table).iter().enumerate() {
@@ -132,7 +155,13 @@ fn fifos_are_refused_without_waiting_for_a_writer() {
     let (trace, table) = rx
         .recv_timeout(std::time::Duration::from_secs(10))
         .expect("refused within 10 s, not waiting for a writer");
-    for (e, key) in [(trace.unwrap_err(), TRACE_KEY), (table.unwrap_err(), TABLE_KEY)] {
-        assert!(e.starts_with(key) && e.contains("not a regular file"), "{e}");
+    for (e, key) in [
+        (trace.unwrap_err(), TRACE_KEY),
+        (table.unwrap_err(), TABLE_KEY),
+    ] {
+        assert!(
+            e.starts_with(key) && e.contains("not a regular file"),
+            "{e}"
+        );
     }
 }
