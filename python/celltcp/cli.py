@@ -73,6 +73,16 @@ class _Parser(argparse.ArgumentParser):
 
 
 
+def out_dir(given: str | None, default: Path) -> Path:
+    """``--out`` as a path; ``default`` when it is not given. An empty ``--out`` is refused
+    here, under its own name: ``Path("")`` would make it ``.``."""
+    if given is None:
+        return default
+    if not given.strip():
+        raise UserError('--out "": an empty path is not an output directory')
+    return Path(given)
+
+
 def add_overwrite_option(p: argparse.ArgumentParser) -> None:
     """``--overwrite``, for every command whose ``--out`` is a directory."""
     p.add_argument(
@@ -98,7 +108,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     overrides = parse_overrides(args.set, origin="--set")
     # Validate before touching the file system, so bad input never creates an output directory.
     scenario.validate(overrides)
-    out = Path(args.out) if args.out is not None else Path("out") / Path(args.file).stem
+    out = out_dir(args.out, Path("out") / Path(args.file).stem)
     try:
         with atomic_output_dir(out, overwrite=args.overwrite, writer="celltcp run") as tmp:
             started = time.perf_counter()
@@ -265,7 +275,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     if args.name is None:
         raise UserError("reproduce: name a reproduction or give --list")
     entry = reproduce.find(args.name)  # an unknown name fails here, before anything is written
-    out = Path(args.out) if args.out is not None else Path("out") / f"reproduce-{entry.name}"
+    out = out_dir(args.out, Path("out") / f"reproduce-{entry.name}")
     started = time.perf_counter()
     try:
         written = reproduce.reproduce(

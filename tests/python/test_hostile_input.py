@@ -402,3 +402,17 @@ def test_a_nul_character_in_a_path_is_a_scenario_error(tmp_path: Path) -> None:
     assert "NUL" in str(e.value)
     with pytest.raises(ScenarioError):
         Scenario.load(str(tmp_path / "a\0b.toml"))
+
+
+# -- an empty --out ----------------------------------------------------------------------------------
+
+
+def test_an_empty_out_is_named_as_given(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Path("") is ".": the message named the current directory, not what was typed.
+    path = write(tmp_path, CHAIN_TOML)
+    for command in (["run", path], ["reproduce", "000", "--quick"],
+                    ["emulate", path, "--host", "receiver", "--duration", "1s"]):
+        for extra in ([], ["--overwrite"]):
+            line = refused(capsys, *command, "--out", "", *extra)
+            assert line == 'celltcp: error: --out "": an empty path is not an output directory'
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.toml"]

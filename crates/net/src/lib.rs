@@ -7,6 +7,7 @@
 //! a trace serves packets: Mahimahi's byte accounting), [`medium`] (shared media such as cells),
 //! [`forwarding`] (a base station's X2-U data forwarding), [`gtp`] (the EPC's GTP-U tunnels on
 //! S1-U and ECN at their ends),
+//! [`text_lines`] (line-by-line reading of input files, lines of bounded length),
 //! [`topology`] (nodes, links and static shortest-path routes), [`agent`] (transport endpoints on
 //! hosts), [`app`] (UDP applications), [`stats`] (streaming statistics), [`trace`] (opt-in
 //! columnar series) and [`world`] (the engine model that ties them together).
@@ -24,6 +25,7 @@ pub mod packet;
 pub mod pcap;
 pub mod queue;
 pub mod stats;
+pub mod text_lines;
 pub mod topology;
 pub mod trace;
 pub mod trace_file;

@@ -17,9 +17,12 @@
 //! with `k`, also across a repetition boundary (the last line is at `period` and the first line
 //! of the next repetition at `period + t[0] ≥ period`).
 
+use std::io::BufRead;
 use std::path::Path;
 
 use celltcp_engine::SimTime;
+
+use crate::text_lines::{quote, BoundedLines, LineError};
 
 /// IP bytes of the MTU-sized packet one delivery opportunity stands for: the unit of a trace's
 /// mean rate, and of per-packet accounting. (Mahimahi's byte accounting counts 1504 bytes per
@@ -51,7 +54,13 @@ pub enum TraceFileError {
     Empty,
     #[error("line {line}: the trace ends at 0 ms; its last timestamp must be > 0 for the trace to repeat")]
     ZeroPeriod { line: usize },
+    /// A line too long to be a timestamp, not UTF-8, or unreadable.
+    #[error(transparent)]
+    Line(#[from] LineError),
 }
+
+/// What a line of a trace holds, for the messages of [`LineError`].
+const LINE_FORM: &str = "one millisecond timestamp per line";
 
 /// A validated delivery trace: opportunity times within one period, in milliseconds.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -63,27 +72,23 @@ pub struct DeliveryTrace {
     slices_ns: Vec<u64>,
 }
 
-/// At most this many characters of a bad line are quoted in an error.
-const QUOTE_CHARS: usize = 40;
-
-fn quote(line: &str) -> String {
-    if line.chars().count() <= QUOTE_CHARS {
-        line.to_owned()
-    } else {
-        let head: String = line.chars().take(QUOTE_CHARS).collect();
-        format!("{head}…")
-    }
-}
-
 impl DeliveryTrace {
-    /// Parses the text of a trace file. A line is an unsigned decimal integer; surrounding
-    /// spaces and a Windows line end are tolerated, anything else (signs, fractions, exponents,
-    /// empty lines, comments) is an error naming the line.
+    /// Parses the text of a trace file: [`DeliveryTrace::from_reader`] over `text`.
     pub fn parse(text: &str) -> Result<Self, TraceFileError> {
+        Self::from_reader(text.as_bytes())
+    }
+
+    /// Reads a trace file from `reader` line by line (lines of at most
+    /// [`crate::text_lines::MAX_LINE_BYTES`] bytes): only the line being parsed is held as
+    /// text. A line is an unsigned decimal integer; surrounding spaces and a Windows line end
+    /// are tolerated, anything else (signs, fractions, exponents, empty lines, comments) is an
+    /// error naming the line. The size of the whole stream is the caller's to bound.
+    pub fn from_reader(reader: impl BufRead) -> Result<Self, TraceFileError> {
         let mut opportunities_ms = Vec::new();
         let mut previous: Option<u64> = None;
-        for (i, raw) in text.lines().enumerate() {
-            let line = i + 1;
+        let mut lines = BoundedLines::new(reader, LINE_FORM);
+        while let Some(next) = lines.next_line() {
+            let (line, raw) = next?;
             let field = raw.trim();
             let digits_only = !field.is_empty() && field.bytes().all(|b| b.is_ascii_digit());
             if !digits_only {
@@ -110,16 +115,20 @@ impl DeliveryTrace {
             previous = Some(ms);
             opportunities_ms.push(ms);
         }
+        // The vector grew by doubling: give back what the last doubling left unused.
+        opportunities_ms.shrink_to_fit();
         Self::from_opportunities_ms(opportunities_ms)
     }
 
-    /// Reads and parses the trace file at `path`.
+    /// Reads and parses the trace file at `path`, streaming. The file is opened as it is: a
+    /// scenario's traces are read through the scenario crate, which accepts only regular files
+    /// of bounded size.
     pub fn read(path: &Path) -> Result<Self, TraceFileError> {
-        let text = std::fs::read_to_string(path).map_err(|e| TraceFileError::Unreadable {
+        let file = std::fs::File::open(path).map_err(|e| TraceFileError::Unreadable {
             path: path.display().to_string(),
             reason: e.to_string(),
         })?;
-        Self::parse(&text)
+        Self::from_reader(std::io::BufReader::new(file))
     }
 
     /// A trace from opportunity times already in memory (milliseconds, one entry per
@@ -327,6 +336,57 @@ mod tests {
                 "x".repeat(40)
             )
         );
+    }
+
+    #[test]
+    fn a_stream_is_read_line_by_line_with_lines_of_bounded_length() {
+        use crate::text_lines::MAX_LINE_BYTES;
+        // An endless stream of digits (a device, a file that never ends a line) is refused
+        // at its first line instead of being buffered.
+        let e =
+            DeliveryTrace::from_reader(std::io::BufReader::new(std::io::repeat(b'1'))).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!("line 1: more than {MAX_LINE_BYTES} bytes without a line end; expected one millisecond timestamp per line")
+        );
+        // Bytes that are not text name their line.
+        let e = DeliveryTrace::from_reader(&b"1\n2\n\xff\n"[..]);
+        assert_eq!(
+            e.unwrap_err().to_string(),
+            "line 3: not UTF-8 text (byte 0 of the line); expected one millisecond timestamp per line"
+        );
+    }
+
+    #[test]
+    fn the_shipped_traces_read_as_a_stream_equal_their_text_split_into_lines() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/traces");
+        let mut seen = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().and_then(|e| e.to_str()) != Some("trace") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            // The reading of the whole text, line by line, that streaming replaced.
+            let whole: Vec<u64> = text.lines().map(|l| l.trim().parse().unwrap()).collect();
+            let expected = DeliveryTrace::from_opportunities_ms(whole).unwrap();
+            assert_eq!(DeliveryTrace::read(&path).unwrap(), expected, "{path:?}");
+            for variant in [
+                text.replace('\n', "\r\n"),
+                text.trim_end().to_owned(),
+                text.replace('\n', "\r\n").trim_end().to_owned(),
+            ] {
+                // Through a small buffer, so that line ends fall across reads.
+                let reader = std::io::BufReader::with_capacity(7, variant.as_bytes());
+                assert_eq!(
+                    DeliveryTrace::from_reader(reader).unwrap(),
+                    expected,
+                    "{path:?}"
+                );
+            }
+            seen += 1;
+        }
+        assert!(seen >= 2, "the example traces are in {dir:?}");
     }
 
     #[test]

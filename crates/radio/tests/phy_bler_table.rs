@@ -585,3 +585,76 @@ fn logistic_inverse_matches_its_curve() {
     assert!(d.sinr_db_for_bler(0, -0.1).is_err());
     assert_eq!(d.sinr_db_for_bler(29, 0.1), Err(PhyError::Mcs { mcs: 29 }));
 }
+
+#[test]
+fn a_table_read_as_a_stream_equals_its_text_with_any_line_end() {
+    let sampled = BlerModel::default();
+    let mut lines = synthetic_lines();
+    lines.insert(0, "# a comment".into());
+    let plain = text(&lines);
+    let expected = BlerTable::parse(&plain).unwrap();
+    for variant in [
+        plain.clone(),
+        plain.replace('\n', "\r\n"),
+        plain.trim_end().to_owned(),
+        format!("\u{feff}{}", plain.replace('\n', "\r\n").trim_end()),
+    ] {
+        for capacity in [1, 5, 8192] {
+            // Small buffers put line ends and characters across reads.
+            let reader = std::io::BufReader::with_capacity(capacity, variant.as_bytes());
+            assert_eq!(
+                BlerTable::from_reader(reader).unwrap(),
+                expected,
+                "{capacity}"
+            );
+        }
+    }
+    // A table written by `to_csv` reads back the same through a stream.
+    let dense = {
+        let mut csv = String::from("mcs,sinr_db,bler\n");
+        for mcs in 0..=MCS_MAX {
+            let s10 = sampled.sinr10_db(mcs).unwrap();
+            for k in -8..=8 {
+                let sinr = s10 + f64::from(k) * 0.5;
+                csv.push_str(&format!(
+                    "{mcs},{sinr:?},{:?}\n",
+                    sampled.bler(mcs, sinr).unwrap()
+                ));
+            }
+        }
+        BlerTable::parse(&csv).unwrap()
+    };
+    let csv = dense.to_csv();
+    assert_eq!(BlerTable::from_reader(csv.as_bytes()).unwrap(), dense);
+}
+
+#[test]
+fn lines_beyond_the_bound_and_bytes_that_are_not_text_name_their_line() {
+    let mut lines = synthetic_lines();
+    lines[2] = format!("0,{},0.5", "1".repeat(100_000));
+    let e = BlerTable::parse(&text(&lines)).unwrap_err();
+    assert_eq!(e.line(), Some(4));
+    assert_eq!(
+        e.to_string(),
+        "line 4: more than 4096 bytes without a line end; expected the header \
+         `mcs,sinr_db,bler`, then one `MCS,SINR_dB,BLER` point per line"
+    );
+    // An endless stream without a line end is refused after its first 4 KiB.
+    let e = BlerTable::from_reader(std::io::BufReader::new(std::io::repeat(b','))).unwrap_err();
+    assert_eq!(e.line(), Some(1));
+    let e = BlerTable::from_reader(&b"mcs,sinr_db,bler\n0,\xff,1\n"[..]).unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("line 2: not UTF-8 text (byte 2 of the line)"),
+        "{e}"
+    );
+    // Values echoed in a message are cut to 40 characters.
+    let e = parse_with(3, &format!("0,{},0.5", "x".repeat(1000))).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "line 3: sinr_db `{}…` is not a number; expected an SINR in dB",
+            "x".repeat(40)
+        )
+    );
+}

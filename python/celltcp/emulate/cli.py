@@ -299,6 +299,9 @@ def _cmd_emulate(args: argparse.Namespace) -> int:
     scenario = _load(args.scenario)
     specs = [parse_exec(text) for text in args.exec]
     default_out = Path("out") / f"emulate-{Path(args.scenario).stem}"
+    if args.out is not None and not args.out.strip():
+        # Path("") would make it "."; named as given.
+        raise _user_error('--out "": an empty path is not an output directory')
     out = Path(args.out) if args.out is not None else default_out
     try:
         check_output_dir(out, overwrite=args.overwrite)

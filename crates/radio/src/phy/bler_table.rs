@@ -44,7 +44,10 @@
 //! useless, which points to a mislabelled curve.
 
 use std::fmt::Write as _;
+use std::io::BufRead;
 use std::path::Path;
+
+use celltcp_net::text_lines::{quote, BoundedLines, LineError};
 
 use super::bler::BLER_TARGET;
 use super::tables::{MCS_COUNT, MCS_MAX};
@@ -52,6 +55,9 @@ use super::PhyError;
 
 /// The header line the table must start with (after comments and blank lines).
 pub const BLER_TABLE_HEADER: &str = "mcs,sinr_db,bler";
+
+/// What a line of a table holds, for the messages of [`LineError`].
+const LINE_FORM: &str = "the header `mcs,sinr_db,bler`, then one `MCS,SINR_dB,BLER` point per line";
 
 /// Bad BLER table. Messages give the 1-based line of the text, the value and what was
 /// expected; the errors about the table as a whole ([`BlerTableError::Empty`],
@@ -66,6 +72,9 @@ pub enum BlerTableError {
         #[source]
         source: Box<BlerTableError>,
     },
+    /// A line too long for a point, not UTF-8, or unreadable.
+    #[error(transparent)]
+    Line(#[from] LineError),
     #[error(
         "the BLER table has no points; expected the header line `{BLER_TABLE_HEADER}` \
          followed by one `MCS,SINR_dB,BLER` point per line"
@@ -166,6 +175,7 @@ impl BlerTableError {
         match self {
             Self::Io { .. } | Self::Empty | Self::MissingMcs { .. } => None,
             Self::InFile { source, .. } => source.line(),
+            Self::Line(e) => Some(e.line()),
             Self::Header { line, .. }
             | Self::Columns { line, .. }
             | Self::NotANumber { line, .. }
@@ -285,15 +295,29 @@ pub struct BlerTable {
 }
 
 impl BlerTable {
-    /// Parses and validates a table in the CSV format of the module documentation. Reports the
-    /// first error found: line by line for the format, then curve by curve in MCS order, then
-    /// missing MCSs, then the order of the 10 % points.
+    /// Parses and validates a table in the CSV format of the module documentation:
+    /// [`BlerTable::from_reader`] over `text`.
     pub fn parse(text: &str) -> Result<Self, BlerTableError> {
+        Self::from_reader(text.as_bytes())
+    }
+
+    /// Reads, parses and validates a table from `reader` line by line (lines of at most
+    /// [`celltcp_net::text_lines::MAX_LINE_BYTES`] bytes): only the line being parsed is held
+    /// as text. Reports the first error found: line by line for the format, then curve by curve
+    /// in MCS order, then missing MCSs, then the order of the 10 % points. The size of the
+    /// whole stream is the caller's to bound.
+    pub fn from_reader(reader: impl BufRead) -> Result<Self, BlerTableError> {
         let mut points: Vec<Vec<Point>> = vec![Vec::new(); MCS_COUNT];
         let mut header_seen = false;
-        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        for (index, raw) in text.lines().enumerate() {
-            let line = index + 1;
+        let mut lines = BoundedLines::new(reader, LINE_FORM);
+        while let Some(next) = lines.next_line() {
+            let (line, raw) = next?;
+            // A byte-order mark may open the file (spreadsheets write one).
+            let raw = if line == 1 {
+                raw.strip_prefix('\u{feff}').unwrap_or(raw)
+            } else {
+                raw
+            };
             let content = raw.trim();
             if content.is_empty() || content.starts_with('#') {
                 continue;
@@ -303,7 +327,7 @@ impl BlerTable {
                 if fields != ["mcs", "sinr_db", "bler"] {
                     return Err(BlerTableError::Header {
                         line,
-                        found: content.to_string(),
+                        found: quote(content),
                     });
                 }
                 header_seen = true;
@@ -357,14 +381,16 @@ impl BlerTable {
         })
     }
 
-    /// Reads and parses the table in file `path`; errors of the content name the file.
+    /// Reads and parses the table in file `path`, streaming; errors of the content name the
+    /// file. The file is opened as it is: a scenario's tables are read through the scenario
+    /// crate, which accepts only regular files of bounded size.
     pub fn from_path(path: impl AsRef<Path>) -> Result<Self, BlerTableError> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|e| BlerTableError::Io {
+        let file = std::fs::File::open(path).map_err(|e| BlerTableError::Io {
             path: path.display().to_string(),
             message: e.to_string(),
         })?;
-        Self::parse(&text).map_err(|e| BlerTableError::InFile {
+        Self::from_reader(std::io::BufReader::new(file)).map_err(|e| BlerTableError::InFile {
             path: path.display().to_string(),
             source: Box::new(e),
         })
@@ -447,7 +473,7 @@ fn parse_point(line: usize, fields: &[&str]) -> Result<(u8, Point), BlerTableErr
     let mcs: i64 = mcs.parse().map_err(|_| BlerTableError::NotANumber {
         line,
         column: "mcs",
-        value: mcs.to_string(),
+        value: quote(mcs),
         expected: "an integer MCS index in 0..=28",
     })?;
     let mcs = u8::try_from(mcs)
@@ -478,7 +504,7 @@ fn parse_finite(
     let value: f64 = field.parse().map_err(|_| BlerTableError::NotANumber {
         line,
         column,
-        value: field.to_string(),
+        value: quote(field),
         expected,
     })?;
     if value.is_finite() {

@@ -256,12 +256,15 @@ impl LinkFile {
             (Some(path), None, _) => {
                 // A trace replaces a link-level rate for this direction.
                 let trace_key = join_key(&dir_key, "trace");
-                let text = crate::input_file::read_text(Path::new(path), "trace file", |e| {
-                    format!("cannot read '{path}': {e}")
-                })
-                .map_err(|m| ScenarioError::new(trace_key.clone(), m))?;
-                let trace = DeliveryTrace::parse(&text)
-                    .map_err(|e| ScenarioError::new(trace_key, e.to_string()))?;
+                // Read as a stream: a long trace is never held as text beside its parsed form.
+                let trace = crate::input_file::parse_file(
+                    Path::new(path),
+                    "trace file",
+                    |e| format!("cannot read '{path}': {e}"),
+                    |reader| DeliveryTrace::from_reader(reader),
+                    |e| e.to_string(),
+                )
+                .map_err(|m| ScenarioError::new(trace_key, m))?;
                 let link = TraceLink {
                     path: path.to_owned(),
                     trace: Arc::new(trace),

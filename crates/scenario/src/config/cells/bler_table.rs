@@ -45,17 +45,20 @@ pub(super) fn read(name: &str, c: &CellFile) -> Result<Option<Arc<BlerTable>>, S
         ));
     }
     let key = format!("cells.{name}.bler_table");
-    let text = crate::input_file::read_text(Path::new(path), "BLER table", |e| {
-        format!("{path}: cannot read the BLER table: {e}")
-    })
-    .map_err(|m| ScenarioError::new(key.clone(), m))?;
     let in_file = |e: BlerTableError| BlerTableError::InFile {
         path: path.to_owned(),
         source: Box::new(e),
     };
-    BlerTable::parse(&text)
-        .map(|t| Some(Arc::new(t)))
-        .map_err(|e| ScenarioError::new(key, describe(path, &in_file(e))))
+    // Read as a stream, as a link's trace.
+    crate::input_file::parse_file(
+        Path::new(path),
+        "BLER table",
+        |e| format!("{path}: cannot read the BLER table: {e}"),
+        |reader| BlerTable::from_reader(reader),
+        |e| describe(path, &in_file(e)),
+    )
+    .map(|t| Some(Arc::new(t)))
+    .map_err(|m| ScenarioError::new(key, m))
 }
 
 /// `<path>:<line>: <message>` for an error on one line of the file, `<path>: <message>`
