@@ -10,6 +10,7 @@ import pytest
 from celltcp import _core
 from emu_tools.checks import needs_root_tun
 from emu_tools.suite import (
+    KERNEL_TCP,
     TOLERANCE,
     TRACE_MS,
     TRACE_SEED,
@@ -17,6 +18,7 @@ from emu_tools.suite import (
     kernel_run,
     make_trace,
     mean_ci,
+    path_rtt_samples,
     rate_schedule,
     ratio_interval,
     sim_run,
@@ -62,6 +64,34 @@ def test_the_shapes_have_their_rates_fades_and_outages():
 def test_an_unknown_shape_is_refused():
     with pytest.raises(ValueError, match="unknown trace shape 'ramp'"):
         rate_schedule("ramp", 1)
+
+
+# -- the simulation side's estimators and set-up -------------------------------------------------
+
+
+def test_path_rtt_is_the_kernels_estimator_on_the_senders_traces():
+    ms = 1_000_000
+    # Four segments of 1000 bytes from offset 1 sent at 0, 1, 2, 3 ms; the second is lost and
+    # resent. Cumulative ACKs: 1001 at 50 ms, 1001 again at 52 ms (covers nothing new), 4001
+    # at 110 ms once the repair arrived.
+    sent = [(0, 1.0), (1 * ms, 1001.0), (2 * ms, 2001.0), (3 * ms, 3001.0)]
+    acks = [(50 * ms, 1001.0), (52 * ms, 1001.0), (110 * ms, 4001.0)]
+    samples = path_rtt_samples(sent, [1001.0], acks, stream_end=4001.0)
+    # The first: 50 ms; the resent one none (Karn); the third and fourth waited behind the
+    # hole until 110 ms, and the kernel's estimator counts them so.
+    assert samples == [50 * ms, 108 * ms, 107 * ms]
+    assert len(path_rtt_samples(sent, [], acks, stream_end=4001.0)) == 4
+
+
+def test_the_simulations_take_the_kernels_configuration(tmp_path):
+    # Every key is one of celltcp's [flows.NAME.tcp] keys, with the kernel's value; the
+    # simulation accepts them all.
+    assert KERNEL_TCP["frto"] == "true" and KERNEL_TCP["prr"] == "true"
+    assert KERNEL_TCP["min_rto"] == '"200ms"' and KERNEL_TCP["initial_window"] == "10"
+    r = sim_run("cubic", "cubic", "loss1e-4", 0, tmp_path, nbytes=300_000)
+    assert r["kernel_config"] and r["rtt_samples"] > 100
+    # One sample per first transmission: the path estimator's mean is at least the base RTT.
+    assert r["rtt_mean_s"] >= 0.050
 
 
 # -- verdicts -------------------------------------------------------------------------------------
