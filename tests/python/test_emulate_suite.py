@@ -94,6 +94,17 @@ def test_the_simulations_take_the_kernels_configuration(tmp_path):
     assert r["rtt_mean_s"] >= 0.050
 
 
+def test_the_kernels_timeout_undo_keeps_bbr_from_resending_the_flight_after_outages(tmp_path):
+    # Over the outages trace the queue holds the flight while the link is out: the timeouts are
+    # spurious. With celltcp's defaults (no F-RTO, no timestamp undo) every one ends in
+    # go-back-N; with the kernel's configuration (F-RTO at recurring timeouts, the timestamp
+    # undo) only the probes are resent, as the kernel's 4 (docs/validation.md).
+    kernel_set = sim_run("bbr", "bbr", "trace-outages", 0, tmp_path)
+    defaults = sim_run("bbr", "bbr", "trace-outages", 0, tmp_path, kernel_config=False)
+    assert kernel_set["retransmitted_segments"] <= 12, kernel_set
+    assert defaults["retransmitted_segments"] >= 100, defaults
+
+
 # -- verdicts -------------------------------------------------------------------------------------
 
 

@@ -230,6 +230,14 @@ fn settings_limits() {
         super::err_with(BASE, &[("flows.bulk.tcp.timestamps", "false"), ("flows.bulk.tcp.eifel", "true")]),
         "flows.bulk.tcp.eifel: Eifel detection needs timestamps (RFC 3522 §2); set timestamps = true"
     );
+    assert_eq!(
+        super::err_with(BASE, &[("flows.bulk.tcp.sack", "false"), ("flows.bulk.tcp.prr", "true")]),
+        "flows.bulk.tcp.prr: true needs SACK (RFC 6937 counts SACKed data as delivered); set sack = true"
+    );
+    assert_eq!(
+        base_err("flows.bulk.tcp.frto_after_repeated_rto", "true"),
+        "flows.bulk.tcp.frto_after_repeated_rto: true needs F-RTO; set frto = true"
+    );
 }
 
 #[test]
@@ -242,6 +250,9 @@ fn settings_at_their_limits_load() {
         ("flows.bulk.tcp.rcv_buf", "1GiB"),
         ("flows.bulk.tcp.eifel", "true"),
         ("flows.bulk.tcp.hystart", "false"),
+        ("flows.bulk.tcp.prr", "true"),
+        ("flows.bulk.tcp.frto", "true"),
+        ("flows.bulk.tcp.frto_after_repeated_rto", "true"),
         (
             "flows.bulk.tcp.ack_copies",
             "{ enabled = true, copies = 3, window_segments = 8 }",
@@ -255,6 +266,7 @@ fn settings_at_their_limits_load() {
     assert_eq!(settings.rcv_buf_bytes, 1 << 30);
     assert!(settings.eifel);
     assert_eq!(settings.hystart, Some(false));
+    assert!(settings.prr && settings.frto && settings.frto_after_repeated_rto);
     assert_eq!(
         settings.ack_copies,
         AckCopies {
