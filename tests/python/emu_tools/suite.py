@@ -47,7 +47,9 @@ has none) unless ``--tlp``, as in validate.py, with the engine's loop at real-ti
 (``--priority``, docs/emulation.md); a run whose engine fell behind real time (any datagram more
 than 1 ms late) is run again, once.
 ``--json`` writes every run; ``--sim-only FILE`` re-reads the kernel runs of such a file and runs
-only the simulations (after a change to celltcp's TCP).
+only the simulations (after a change to celltcp's TCP); ``--without KEY,...`` leaves keys out of
+the kernel's configuration (ablations; the sender's timeouts, undos and recoveries are in the
+JSON).
 """
 
 from __future__ import annotations
@@ -392,13 +394,13 @@ def path_rtt_samples(
 
 def sim_run(
     sim_cc: str, kernel_cc: str, case: str, rep: int, work: Path, nbytes: int | None = None,
-    hystart: bool | None = None, kernel_config: bool = True,
+    hystart: bool | None = None, kernel_config: bool = True, without: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     """The same download simulated with celltcp's ``sim_cc``, replication ``rep``, with the
     kernel's configuration (:data:`KERNEL_TCP`) unless ``kernel_config`` is false."""
     path, sets, _ = scenario(case, work)
     nbytes = nbytes or CASES[case][0]
-    tcp = dict(KERNEL_TCP) if kernel_config else {}
+    tcp = {k: v for k, v in KERNEL_TCP.items() if k not in without} if kernel_config else {}
     if hystart is not None:
         tcp["hystart"] = "true" if hystart else "false"
     tcp_table = ", ".join(f"{k}={v}" for k, v in tcp.items())
@@ -438,7 +440,9 @@ def sim_run(
         "rtt_mean_s": statistics.fmean(path_rtt) * 1e-9 if path_rtt else None,
         "rtt_samples": len(path_rtt),
         "rtt_sender_mean_s": float(rtt.mean()) if len(rtt) else None,
-        "kernel_config": kernel_config,
+        "kernel_config": kernel_config, "without": list(without),
+        **{k: sender.get(k) for k in ("timeouts", "spurious_undos", "fast_recoveries",
+                                      "retx_fast", "retx_rto")},
         "handovers": len(result.handovers),
     }
 
@@ -537,6 +541,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--sim-only", type=Path, help="kernel runs from this --json file")
     p.add_argument("--celltcp-defaults", action="store_true",
                    help="simulate with celltcp's defaults instead of the kernel's configuration")
+    p.add_argument("--without", default="",
+                   help="KEY,...: leave these keys out of the kernel's configuration (ablations)")
     a = p.parse_args(argv)
     cases, ccs = a.cases.split(","), a.cc.split(",")
     for case in cases:
@@ -547,6 +553,10 @@ def main(argv: list[str] | None = None) -> int:
             p.error(f"--cc {cc}: one of {', '.join(SIM_CC)}")
     if a.reps < 1:
         p.error("--reps: at least 1")
+    without = tuple(k for k in a.without.split(",") if k)
+    for k in without:
+        if k not in KERNEL_TCP:
+            p.error(f"--without {k}: one of {', '.join(KERNEL_TCP)}")
     runs: list[dict[str, Any]] = []
     if a.sim_only:
         runs = [r for r in json.loads(a.sim_only.read_text())
@@ -569,7 +579,8 @@ def main(argv: list[str] | None = None) -> int:
                 for sim_cc in SIM_CC[cc]:
                     for rep in range(a.reps):
                         runs.append(sim_run(sim_cc, cc, case, rep, work,
-                                            kernel_config=not a.celltcp_defaults))
+                                            kernel_config=not a.celltcp_defaults,
+                                            without=without))
     if a.json:
         a.json.write_text(json.dumps(runs, indent=1, default=str) + "\n")
     print(table(runs))
