@@ -155,11 +155,13 @@ def test_compare_on_synthetic_runs():
 @pytest.mark.parametrize(("case", "cc", "sim_cc", "metrics"), [
     # Both stacks overshoot in slow start and repair it the same way: 88–92 against 97.
     ("loss1e-4", "reno", "newreno", {"rtt", "retransmissions"}),
-    # With the kernel's configuration (F-RTO at recurring timeouts, the timestamp undo) neither
-    # stack resends the flight that the outages only delayed: 3–4 probes against 6. Its mean RTT
-    # stays out: 0.85 of the kernel's on an idle machine by the same estimator, 0.78–0.83 under
-    # load (the kernel's rises with the machine's load), on the edge of the ±20 % band.
-    ("trace-outages", "bbr", "bbr", {"retransmissions"}),
+    # With the kernel's configuration (F-RTO at recurring timeouts, the timestamp undo) celltcp
+    # no longer resends the flight that the outages only delayed (354 before; 6 now against the
+    # kernel's 4 on an idle machine). The kernel's own count rises with the machine's load (20–89
+    # at a load average of 9, its emulated path running late), so this case checks that
+    # celltcp's does not exceed it, not a band. Its mean RTT stays out: 0.85 of the kernel's on
+    # an idle machine by the same estimator, on the edge of the ±20 % band under load.
+    ("trace-outages", "bbr", "bbr", {"retransmissions at most"}),
 ])
 def test_the_fast_subset_agrees_with_the_kernel(tmp_path, case, cc, sim_cc, metrics):
     kernel = kernel_run(cc, case, 0, tmp_path)
@@ -169,11 +171,13 @@ def test_the_fast_subset_agrees_with_the_kernel(tmp_path, case, cc, sim_cc, metr
     if "rtt" in metrics:
         rtt = mean_ci([s["rtt_mean_s"] for s in sims])[0]
         assert 0.8 <= rtt / kernel["rtt_mean_s"] <= 1.2, (rtt, kernel)
+    n = mean_ci([s["retransmitted_segments"] for s in sims])[0]
+    k = kernel["retransmitted_segments"]
     if "retransmissions" in metrics:
-        n = mean_ci([s["retransmitted_segments"] for s in sims])[0]
-        k = kernel["retransmitted_segments"]
-        # Within the suite's factor of 1.5 (as count + 1); a handful on both sides also agrees:
+        assert 1 / 1.5 <= (n + 1) / (k + 1) <= 1.5, (n, kernel)
+    if "retransmissions at most" in metrics:
+        # The suite's factor of 1.5 (as count + 1) as an upper bound; a handful also agrees:
         # one probe per expiry, and the stacks' RTO formulas differ (Linux's SRTT + 200 ms,
-        # celltcp's max(200 ms, SRTT + 4·RTTVAR)), so a count of 4 against 6 is one expiry
-        # more per outage, not a go-back-N of the flight (354 before).
-        assert (1 / 1.5 <= (n + 1) / (k + 1) <= 1.5) or max(n, k) <= 12, (n, kernel)
+        # celltcp's max(200 ms, SRTT + 4·RTTVAR)), so 6 against 4 is one expiry more per
+        # outage, not a go-back-N of the flight.
+        assert (n + 1) / (k + 1) <= 1.5 or n <= 12, (n, kernel)
