@@ -260,7 +260,11 @@ impl TcpEndpoint {
             (ssthresh - pipe).min(limit)
         };
         // Linux: `sndcnt = max(sndcnt, prr_out ? 0 : 1)`, the fast retransmission itself.
-        let sndcnt = if r.prr_out == 0 { sndcnt.max(mss) } else { sndcnt };
+        let sndcnt = if r.prr_out == 0 {
+            sndcnt.max(mss)
+        } else {
+            sndcnt
+        };
         r.prr_cwnd = Some(pipe + sndcnt);
     }
 

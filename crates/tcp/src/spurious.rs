@@ -80,7 +80,8 @@ pub(crate) struct SpuriousEvidence {
 impl TcpEndpoint {
     /// Arms the detectors at the first expiry of a backoff series (before `on_rto`).
     pub(crate) fn spurious_on_rto(&mut self, first_in_series: bool) {
-        let recurring = std::mem::replace(&mut self.spur.last_rto_una, self.snd_una) == self.snd_una;
+        let recurring =
+            std::mem::replace(&mut self.spur.last_rto_una, self.snd_una) == self.snd_una;
         if !first_in_series {
             // RFC 5682 §2.1 step 1: a further timeout during F-RTO means conventional recovery.
             // Linux instead arms F-RTO again at a recurring timeout of the same SND.UNA

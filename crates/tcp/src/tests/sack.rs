@@ -192,7 +192,10 @@ fn prr_spreads_the_reduction_over_the_recovery_rfc6937() {
     let (with, h1) = prr_run(true);
     assert_eq!(without, 0, "RFC 6675 alone waits until pipe < cwnd");
     // 25 ms of ACKs at one per millisecond: about 12 new segments at the 1/2 proportion.
-    assert!((9..=14).contains(&with), "PRR sent {with} new segments in 25 ms");
+    assert!(
+        (9..=14).contains(&with),
+        "PRR sent {with} new segments in 25 ms"
+    );
     for h in [&h0, &h1] {
         let s = h.a.stats();
         assert_eq!((s.timeouts, s.fast_recoveries, s.retx_fast), (0, 1, 1));
