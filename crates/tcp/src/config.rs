@@ -91,6 +91,17 @@ pub struct TcpConfig {
     /// F-RTO detection of spurious timeouts (RFC 5682); the SACK-enhanced variant when SACK is
     /// negotiated.
     pub frto: bool,
+    /// F-RTO also at a repeated timeout of the same segment, as Linux since its RFC 5682
+    /// implementation (3.10): `tcp_enter_loss` sets `tp->frto` when `new_recovery ||
+    /// icsk_retransmits`, "except recurring timeout(s) on the same SND.UNA". RFC 5682 §2.1 step
+    /// 1 continues a timeout that hits an RTO recovery in progress conventionally, so a delay
+    /// longer than RTO + 2·RTO (an outage) ends in go-back-N. Off by default; needs `frto`.
+    pub frto_after_repeated_rto: bool,
+    /// Proportional Rate Reduction (RFC 6937) in SACK-based fast recovery, with Linux's bound
+    /// (`tcp_cwnd_reduction`: the slow-start reduction bound, plus one segment only when the ACK
+    /// advanced SND.UNA and marked nothing newly lost). Off by default: the sender then sends
+    /// when the pipe falls below the controller's reduced cwnd (RFC 6675 §5).
+    pub prr: bool,
     /// Eifel detection of spurious timeouts with timestamps (RFC 3522).
     pub eifel: bool,
     /// During RTO recovery with SACK, a retransmission that later transmissions overtook is
@@ -137,6 +148,8 @@ impl Default for TcpConfig {
             limited_transmit: true,
             ecn: false,
             frto: false,
+            frto_after_repeated_rto: false,
+            prr: false,
             eifel: false,
             detect_lost_retransmissions: true,
             eln: false,

@@ -56,6 +56,16 @@ pub struct Recovery {
     /// The current fast recovery repairs a radio loss (ELN): it began without a congestion
     /// response, so it ends without one.
     pub eln: bool,
+    /// PRR (RFC 6937 §3): data delivered to the receiver since recovery started, bytes.
+    pub prr_delivered: u64,
+    /// PRR: data sent since recovery started, bytes.
+    pub prr_out: u64,
+    /// PRR's RecoverFS: Linux's `prior_cwnd`, the window before the reduction, bytes.
+    pub recover_fs: u64,
+    /// PRR: the window this ACK allows (pipe + sndcnt), bytes; used in fast recovery only.
+    pub prr_cwnd: Option<u64>,
+    /// The last ACK marked segments lost by RFC 6675's IsLost (PRR's `newly_lost`).
+    pub newly_lost: bool,
 }
 
 /// What one ACK told the recovery machinery.
@@ -96,8 +106,9 @@ impl TcpEndpoint {
         traces: &mut Traces,
     ) -> RecoveryEvent {
         let thresh = self.dupthresh();
+        self.rec.newly_lost = false;
         if self.sack_ok && info.newly_sacked > 0 {
-            self.buf.update_lost(thresh, self.smss as u64);
+            self.rec.newly_lost = self.buf.update_lost(thresh, self.smss as u64);
         }
         if info.advanced {
             // RFC 6675 §5 (1) / RFC 5681: a cumulative ACK resets DupAcks.
@@ -197,6 +208,64 @@ impl TcpEndpoint {
         // RFC 3168 §6.1.2: no ECN reduction again in this window.
         self.ecn_recover = self.snd_nxt;
         self.stats.fast_recoveries += 1;
+    }
+
+    /// Whether PRR (RFC 6937) sets the sending window of this fast recovery: the option is on,
+    /// SACK is in use (the RFC's DeliveredData needs it; without SACK NewReno's inflation
+    /// stays), the recovery is a congestion response (not ELN) and the controller leaves its
+    /// window to the loss-recovery machinery during recovery (not BBR: Linux's
+    /// `tcp_cong_control` skips `tcp_cwnd_reduction` for a `cong_control` module).
+    pub(crate) fn prr_active(&self) -> bool {
+        self.cfg.prr
+            && self.sack_ok
+            && self.rec.phase == RecoveryPhase::FastRecovery
+            && !self.rec.eln
+            && self.cc.reduces_by_prr()
+    }
+
+    /// RFC 6937 §3 at the start of a fast recovery, after the controller set ssthresh:
+    /// prr_delivered = prr_out = 0, RecoverFS = the window before the reduction (Linux's
+    /// `tcp_init_cwnd_reduction` takes `prior_cwnd`; the RFC's FlightSize is the same in an
+    /// ACK-clocked steady state).
+    pub(crate) fn prr_start(&mut self, prior_cwnd: u64) {
+        self.rec.prr_delivered = 0;
+        self.rec.prr_out = 0;
+        self.rec.recover_fs = prior_cwnd.max(1);
+        self.rec.prr_cwnd = None;
+    }
+
+    /// RFC 6937 §3, per ACK in fast recovery (Linux's `tcp_cwnd_reduction`): the window that
+    /// lets `sndcnt` more bytes out beyond the pipe. While the pipe is above ssthresh the sender
+    /// sends prr_delivered·ssthresh/RecoverFS in all (proportional part); below it, it grows
+    /// the pipe back towards ssthresh by at most what was delivered (the slow-start reduction
+    /// bound, with Linux's one extra segment only for an ACK that advanced SND.UNA and marked
+    /// nothing lost). The first ACK always lets the fast retransmission out. An ACK that
+    /// delivered nothing leaves the window as it was.
+    pub(crate) fn prr_on_ack(&mut self, delivered: u64, advanced: bool) {
+        if delivered == 0 {
+            return;
+        }
+        let r = &mut self.rec;
+        r.prr_delivered += delivered;
+        let ssthresh = self.cc.ssthresh();
+        let pipe = self.buf.pipe();
+        let mss = self.smss as u64;
+        let sndcnt = if pipe > ssthresh {
+            // sndcnt = CEIL(prr_delivered · ssthresh / RecoverFS) − prr_out.
+            let due = (r.prr_delivered as u128 * ssthresh as u128).div_ceil(r.recover_fs as u128);
+            (due.min(u64::MAX as u128) as u64).saturating_sub(r.prr_out)
+        } else {
+            let extra = if advanced && !r.newly_lost { mss } else { 0 };
+            let limit = r.prr_delivered.saturating_sub(r.prr_out).max(delivered) + extra;
+            (ssthresh - pipe).min(limit)
+        };
+        // Linux: `sndcnt = max(sndcnt, prr_out ? 0 : 1)`, the fast retransmission itself.
+        let sndcnt = if r.prr_out == 0 {
+            sndcnt.max(mss)
+        } else {
+            sndcnt
+        };
+        r.prr_cwnd = Some(pipe + sndcnt);
     }
 
     /// The controller call that ends the current fast recovery: none after an ELN entry.

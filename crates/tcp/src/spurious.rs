@@ -56,6 +56,9 @@ pub struct Spurious {
     pub retransmit_ts: Option<u32>,
     /// Controller state saved at the first timeout of the series.
     pub snapshot: Option<CcSnapshot>,
+    /// SND.UNA at the last timeout: a further timeout at the same SND.UNA is Linux's
+    /// "recurring timeout" (`icsk_retransmits` non-zero).
+    pub last_rto_una: u64,
     /// The undos performed and by which detector (most recent last), for tests and reports.
     pub undos: Vec<(SimTime, SpuriousDetector)>,
 }
@@ -77,9 +80,23 @@ pub(crate) struct SpuriousEvidence {
 impl TcpEndpoint {
     /// Arms the detectors at the first expiry of a backoff series (before `on_rto`).
     pub(crate) fn spurious_on_rto(&mut self, first_in_series: bool) {
+        let recurring =
+            std::mem::replace(&mut self.spur.last_rto_una, self.snd_una) == self.snd_una;
         if !first_in_series {
             // RFC 5682 §2.1 step 1: a further timeout during F-RTO means conventional recovery.
-            self.spur.frto = FrtoStep::Inactive;
+            // Linux instead arms F-RTO again at a recurring timeout of the same SND.UNA
+            // (`tcp_enter_loss`: `tp->frto = sysctl_tcp_frto && (new_recovery ||
+            // icsk->icsk_retransmits)`), with its recovery point (`high_seq`) moved to the
+            // current SND.NXT and the undo state of the first timeout kept: a path silent for
+            // longer than RTO + 2·RTO still gets its timeout undone when the delayed originals
+            // are acknowledged.
+            self.spur.frto = if self.cfg.frto && self.cfg.frto_after_repeated_rto && recurring {
+                self.spur.frto_recover = self.snd_nxt;
+                self.spur.frto_new_segments = 0;
+                FrtoStep::AwaitFirstAck
+            } else {
+                FrtoStep::Inactive
+            };
             // Eifel stays armed: RFC 3522 §3.2 keys the decision to RetransmitTS, the TSval of
             // the retransmission that initiated the recovery, and to the first acceptable ACK
             // after it, however often the timer expired in between. An ACK of the original

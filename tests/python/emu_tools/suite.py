@@ -24,11 +24,19 @@ Then ``--reps`` simulations of the same download with celltcp's TCP, runs 0, 1, 
 controllers of :data:`SIM_CC` (``reno`` → ``newreno``, ``cubic`` → ``cubic`` and
 ``cubic-linux``, ``bbr`` → ``bbr``).
 
+The simulations take the kernel's configuration where celltcp has the same mechanism
+(:data:`KERNEL_TCP`, the table in docs/validation.md); ``--celltcp-defaults`` runs them with
+celltcp's own defaults instead.
+
 Metrics, per run: the goodput (kernel: the client's, first byte to last; simulation: first to
 last delivery at the receiver), the data segments retransmitted (kernel: counted from the
-packets entering the path; simulation: the sender's count) and the mean RTT (kernel: from a
-data segment entering the path to the ACK covering it leaving it, first transmissions only;
-simulation: the sender's RTT samples, ``trace.tcp = ["rtt"]``). Verdict per metric
+packets entering the path; simulation: the sender's count) and the mean RTT, by the same
+estimator on both sides (:func:`path_rtt_samples`): from a data segment entering the path to
+the first cumulative ACK covering it leaving the path, first transmissions only (kernel:
+crates/emu/src/observe.rs on the packets; simulation: the same rule on the sender's
+``seq_sent``, ``retx_*`` and ``ack_received`` traces). The sender's own RTT samples
+(``trace.tcp = ["rtt"]``, one per ACK from the timestamp echo) are kept as
+``rtt_sender_mean_s``. Verdict per metric
 (:func:`verdict`): the ratio simulation/kernel of the means and its 95 % interval; ``pass`` when
 the interval lies within the tolerance (goodput ±15 %, RTT ±20 %, retransmissions a factor 1.5),
 ``fail`` when it lies outside it, ``open`` when it straddles a bound (more replications decide).
@@ -39,7 +47,9 @@ has none) unless ``--tlp``, as in validate.py, with the engine's loop at real-ti
 (``--priority``, docs/emulation.md); a run whose engine fell behind real time (any datagram more
 than 1 ms late) is run again, once.
 ``--json`` writes every run; ``--sim-only FILE`` re-reads the kernel runs of such a file and runs
-only the simulations (after a change to celltcp's TCP).
+only the simulations (after a change to celltcp's TCP); ``--without KEY,...`` leaves keys out of
+the kernel's configuration (ablations; the sender's timeouts, undos and recoveries are in the
+JSON).
 """
 
 from __future__ import annotations
@@ -67,6 +77,31 @@ PATH_10M = ROOT / "examples" / "emulation" / "path-10m-50ms.toml"
 SIM_CC = {"reno": ["newreno"], "cubic": ["cubic", "cubic-linux"], "bbr": ["bbr"]}
 #: The UE's initial receive buffer in both stacks (celltcp's default ``tcp.rcv_buf``), bytes.
 RCV_BUF_BYTES = 4_000_000
+#: The kernel's configuration (Linux 6.18 defaults and the suite's own sysctls), as celltcp's
+#: ``[flows.NAME.tcp]`` keys, for every mechanism the two stacks share; docs/validation.md
+#: gives the sysctl or kernel constant each comes from. A faithful set-up, not a fit: every
+#: value is the kernel's, whatever it does to the comparison.
+KERNEL_TCP: dict[str, str] = {
+    "mss": '"1448B"',                    # 1500-byte MTU − 20 (IP) − 20 (TCP) − 12 (timestamps)
+    "initial_window": "10",              # TCP_INIT_CWND
+    "initial_rto": '"1s"',               # TCP_TIMEOUT_INIT
+    "min_rto": '"200ms"',                # TCP_RTO_MIN
+    "max_rto": '"120s"',                 # TCP_RTO_MAX
+    "delayed_ack": '"40ms"',             # TCP_DELACK_MIN
+    "delack_segments": "2",              # __tcp_ack_snd_check: more than one full segment
+    "sack": "true",                      # net.ipv4.tcp_sack = 1
+    "timestamps": "true",                # net.ipv4.tcp_timestamps = 1
+    "window_scale": "true",              # net.ipv4.tcp_window_scaling = 1
+    "limited_transmit": "true",          # RFC 3042, always on in Linux
+    "ecn": "false",                      # net.ipv4.tcp_ecn = 2: never requested by the sender
+    "frto": "true",                      # net.ipv4.tcp_frto = 2: SACK-enhanced F-RTO
+    "frto_after_repeated_rto": "true",   # tcp_enter_loss: F-RTO also after a repeated RTO
+    "eifel": "true",                     # tcp_packet_delayed: undo when TSecr < retrans_stamp
+    "detect_lost_retransmissions": "true",  # net.ipv4.tcp_recovery = 1 (RACK), its §6.2 rule
+    "prr": "true",                       # tcp_cwnd_reduction: RFC 6937, always on
+    "dupack_threshold": "3",             # net.ipv4.tcp_reordering = 3
+    "rcv_buf": f'"{RCV_BUF_BYTES}B"',    # the UE's net.ipv4.tcp_rmem default, set by the suite
+}
 #: Tolerances of the comparison: (low, high) bounds of simulation/kernel.
 TOLERANCE = {
     "goodput_bps": (0.85, 1.15),
@@ -329,19 +364,54 @@ def kernel_run(
     }
 
 
+def path_rtt_samples(
+    sent: list[tuple[int, float]], retransmitted: list[float], acks: list[tuple[int, float]],
+    stream_end: float,
+) -> list[int]:
+    """RTT samples of the kernel's estimator (crates/emu/src/observe.rs) from a simulated
+    sender's traces, nanoseconds: for each first transmission, from its entering the path to
+    the first cumulative ACK covering it leaving the path; a segment whose range was
+    retransmitted gives none (Karn, RFC 6298 §3).
+
+    ``sent``: (time_ns, start offset) of each new data segment in order (``seq_sent``); a
+    segment ends where the next begins, the last at ``stream_end``. ``retransmitted``: start
+    offsets of retransmissions (``retx_rto``, ``retx_fast``; celltcp resends whole segments).
+    ``acks``: (time_ns, cumulative ACK offset) as they reached the sender (``ack_received``).
+    The sender's host has no delay of its own, so the sender's clock reads the path's ends:
+    what it sends enters the first link at once, and an ACK reaching it has left the last."""
+    ends = [start for _, start in sent[1:]] + [stream_end]
+    resent = set(retransmitted)
+    out: list[int] = []
+    i = 0
+    for t_ack, ack in acks:
+        while i < len(sent) and ends[i] <= ack:
+            t_sent, start = sent[i]
+            if start not in resent:
+                out.append(t_ack - t_sent)
+            i += 1
+    return out
+
+
 def sim_run(
     sim_cc: str, kernel_cc: str, case: str, rep: int, work: Path, nbytes: int | None = None,
-    hystart: bool | None = None,
+    hystart: bool | None = None, kernel_config: bool = True, without: tuple[str, ...] = (),
 ) -> dict[str, Any]:
-    """The same download simulated with celltcp's ``sim_cc``, replication ``rep``."""
+    """The same download simulated with celltcp's ``sim_cc``, replication ``rep``, with the
+    kernel's configuration (:data:`KERNEL_TCP`) unless ``kernel_config`` is false."""
     path, sets, _ = scenario(case, work)
     nbytes = nbytes or CASES[case][0]
+    tcp = {k: v for k, v in KERNEL_TCP.items() if k not in without} if kernel_config else {}
+    if hystart is not None:
+        tcp["hystart"] = "true" if hystart else "false"
+    tcp_table = ", ".join(f"{k}={v}" for k, v in tcp.items())
     flow = (f'flows.bulk={{kind="tcp", src="server", dst="ue", cc="{sim_cc}", '
-            f'app={{kind="bulk", bytes="{nbytes}B"}}}}')
+            f'app={{kind="bulk", bytes="{nbytes}B"}}, tcp={{{tcp_table}}}}}')
     result = celltcp.run(
         path, run=rep,
-        set=[*sets, flow, 'trace.tcp=["delivered", "rtt"]', 'trace.tcp_flows=["bulk"]',
-             "simulation.duration=300s"],
+        set=[*sets, flow,
+             'trace.tcp=["delivered", "rtt", "seq_sent", "ack_received", "retx_rto", '
+             '"retx_fast"]',
+             'trace.tcp_flows=["bulk"]', "simulation.duration=300s"],
     )
     d = result.series["tcp"]
     delivered = d[d["var"] == "delivered"]
@@ -350,11 +420,29 @@ def sim_run(
     sender = result.summary["flows"]["bulk"]["sender"]
     if sender.get("bytes_acked", 0) < nbytes:
         raise RuntimeError(f"{sim_cc}/{case} run {rep}: the download did not complete")
+
+    def rows(*names: str) -> Any:
+        return d[d["var"].isin(names)]
+
+    sent = rows("seq_sent")
+    acks = rows("ack_received")
+    path_rtt = path_rtt_samples(
+        list(zip(sent["time_ns"].astype("int64"), sent["value"])),
+        list(rows("retx_rto", "retx_fast")["value"]),
+        list(zip(acks["time_ns"].astype("int64"), acks["value"])),
+        # Offsets count from the SYN (1 is the first data byte); the FIN ends the stream.
+        stream_end=float(nbytes + 2),
+    )
     return {
         "side": "sim", "cc": kernel_cc, "sim_cc": sim_cc, "case": case, "rep": rep,
         "bytes": nbytes, "goodput_bps": nbytes * 8 / span,
         "retransmitted_segments": sender.get("retransmissions"),
-        "rtt_mean_s": float(rtt.mean()) if len(rtt) else None,
+        "rtt_mean_s": statistics.fmean(path_rtt) * 1e-9 if path_rtt else None,
+        "rtt_samples": len(path_rtt),
+        "rtt_sender_mean_s": float(rtt.mean()) if len(rtt) else None,
+        "kernel_config": kernel_config, "without": list(without),
+        **{k: sender.get(k) for k in ("timeouts", "spurious_undos", "fast_recoveries",
+                                      "retx_fast", "retx_rto")},
         "handovers": len(result.handovers),
     }
 
@@ -451,6 +539,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--tlp", action="store_true", help="keep Linux's tail loss probe on")
     p.add_argument("--json", type=Path, help="write every run here")
     p.add_argument("--sim-only", type=Path, help="kernel runs from this --json file")
+    p.add_argument("--celltcp-defaults", action="store_true",
+                   help="simulate with celltcp's defaults instead of the kernel's configuration")
+    p.add_argument("--without", default="",
+                   help="KEY,...: leave these keys out of the kernel's configuration (ablations)")
     a = p.parse_args(argv)
     cases, ccs = a.cases.split(","), a.cc.split(",")
     for case in cases:
@@ -461,6 +553,10 @@ def main(argv: list[str] | None = None) -> int:
             p.error(f"--cc {cc}: one of {', '.join(SIM_CC)}")
     if a.reps < 1:
         p.error("--reps: at least 1")
+    without = tuple(k for k in a.without.split(",") if k)
+    for k in without:
+        if k not in KERNEL_TCP:
+            p.error(f"--without {k}: one of {', '.join(KERNEL_TCP)}")
     runs: list[dict[str, Any]] = []
     if a.sim_only:
         runs = [r for r in json.loads(a.sim_only.read_text())
@@ -482,7 +578,9 @@ def main(argv: list[str] | None = None) -> int:
                               file=sys.stderr, flush=True)
                 for sim_cc in SIM_CC[cc]:
                     for rep in range(a.reps):
-                        runs.append(sim_run(sim_cc, cc, case, rep, work))
+                        runs.append(sim_run(sim_cc, cc, case, rep, work,
+                                            kernel_config=not a.celltcp_defaults,
+                                            without=without))
     if a.json:
         a.json.write_text(json.dumps(runs, indent=1, default=str) + "\n")
     print(table(runs))

@@ -179,6 +179,8 @@ fn tcp_config(s: &TcpSettings) -> TcpConfig {
         limited_transmit: s.limited_transmit,
         ecn: s.ecn,
         frto: s.frto,
+        frto_after_repeated_rto: s.frto_after_repeated_rto,
+        prr: s.prr,
         eifel: s.eifel,
         detect_lost_retransmissions: s.detect_lost_retransmissions,
         eln: s.eln,

@@ -135,6 +135,12 @@ pub struct TcpFile {
     pub ecn: bool,
     /// F-RTO spurious timeout detection (RFC 5682).
     pub frto: bool,
+    /// F-RTO also after a repeated timeout of one episode, as Linux's `tcp_enter_loss` (RFC
+    /// 5682 §2.1 enters it at the first timeout only); needs `frto`.
+    pub frto_after_repeated_rto: bool,
+    /// Proportional Rate Reduction (RFC 6937) in SACK fast recovery, with Linux's bound; needs
+    /// `sack`. BBR keeps its own recovery window.
+    pub prr: bool,
     /// Eifel detection (RFC 3522) with the Eifel response (RFC 4015); needs timestamps.
     pub eifel: bool,
     /// During RTO recovery with SACK, resend a retransmission that later transmissions
@@ -174,6 +180,8 @@ impl Default for TcpFile {
             limited_transmit: true,
             ecn: false,
             frto: false,
+            frto_after_repeated_rto: false,
+            prr: false,
             eifel: false,
             detect_lost_retransmissions: true,
             eln: false,
@@ -325,6 +333,10 @@ pub struct TcpSettings {
     pub limited_transmit: bool,
     pub ecn: bool,
     pub frto: bool,
+    /// F-RTO after repeated timeouts too (Linux).
+    pub frto_after_repeated_rto: bool,
+    /// Proportional Rate Reduction (RFC 6937) in SACK fast recovery.
+    pub prr: bool,
     pub eifel: bool,
     pub detect_lost_retransmissions: bool,
     /// Explicit Loss Notification reaction at the sender.
@@ -464,6 +476,18 @@ impl TcpFile {
                 "an integer ≥ 1 (RFC 5681: 3)",
             ));
         }
+        if self.frto_after_repeated_rto && !self.frto {
+            return Err(ScenarioError::new(
+                k("frto_after_repeated_rto"),
+                "true needs F-RTO; set frto = true",
+            ));
+        }
+        if self.prr && !self.sack {
+            return Err(ScenarioError::new(
+                k("prr"),
+                "true needs SACK (RFC 6937 counts SACKed data as delivered); set sack = true",
+            ));
+        }
         if self.eifel && !self.timestamps {
             return Err(ScenarioError::new(
                 k("eifel"),
@@ -487,6 +511,8 @@ impl TcpFile {
             limited_transmit: self.limited_transmit,
             ecn: self.ecn,
             frto: self.frto,
+            frto_after_repeated_rto: self.frto_after_repeated_rto,
+            prr: self.prr,
             eifel: self.eifel,
             detect_lost_retransmissions: self.detect_lost_retransmissions,
             eln: self.eln,

@@ -43,6 +43,8 @@ fn defaults_match_the_documented_ones() {
             limited_transmit: true,
             ecn: false,
             frto: false,
+            frto_after_repeated_rto: false,
+            prr: false,
             eifel: false,
             detect_lost_retransmissions: true,
             eln: false,
@@ -219,7 +221,7 @@ fn settings_limits() {
         ("ack_copies.enable", "true", "flows.bulk.tcp.ack_copies.enable: unknown key; expected one of: enabled, copies, threshold, p_buff, window_segments"),
         ("ack_copies.window_segments", "0", "flows.bulk.tcp.ack_copies.window_segments: 0 is out of range; expected 1 to 65536 segments"),
         ("ack_copies.window_segments", "65537", "flows.bulk.tcp.ack_copies.window_segments: 65537 is out of range; expected 1 to 65536 segments"),
-        ("nagle", "true", "flows.bulk.tcp.nagle: unknown key; expected one of: mss, initial_window, initial_rto, min_rto, max_rto, delayed_ack, delack_segments, abc, hystart, sack, timestamps, window_scale, limited_transmit, ecn, frto, eifel, detect_lost_retransmissions, eln, rcv_buf, snd_buf, dupack_threshold, ack_copies"),
+        ("nagle", "true", "flows.bulk.tcp.nagle: unknown key; expected one of: mss, initial_window, initial_rto, min_rto, max_rto, delayed_ack, delack_segments, abc, hystart, sack, timestamps, window_scale, limited_transmit, ecn, frto, frto_after_repeated_rto, prr, eifel, detect_lost_retransmissions, eln, rcv_buf, snd_buf, dupack_threshold, ack_copies"),
     ];
     for (key, value, expected) in cases {
         assert_eq!(base_err(&format!("flows.bulk.tcp.{key}"), value), expected);
@@ -227,6 +229,14 @@ fn settings_limits() {
     assert_eq!(
         super::err_with(BASE, &[("flows.bulk.tcp.timestamps", "false"), ("flows.bulk.tcp.eifel", "true")]),
         "flows.bulk.tcp.eifel: Eifel detection needs timestamps (RFC 3522 §2); set timestamps = true"
+    );
+    assert_eq!(
+        super::err_with(BASE, &[("flows.bulk.tcp.sack", "false"), ("flows.bulk.tcp.prr", "true")]),
+        "flows.bulk.tcp.prr: true needs SACK (RFC 6937 counts SACKed data as delivered); set sack = true"
+    );
+    assert_eq!(
+        base_err("flows.bulk.tcp.frto_after_repeated_rto", "true"),
+        "flows.bulk.tcp.frto_after_repeated_rto: true needs F-RTO; set frto = true"
     );
 }
 
@@ -240,6 +250,9 @@ fn settings_at_their_limits_load() {
         ("flows.bulk.tcp.rcv_buf", "1GiB"),
         ("flows.bulk.tcp.eifel", "true"),
         ("flows.bulk.tcp.hystart", "false"),
+        ("flows.bulk.tcp.prr", "true"),
+        ("flows.bulk.tcp.frto", "true"),
+        ("flows.bulk.tcp.frto_after_repeated_rto", "true"),
         (
             "flows.bulk.tcp.ack_copies",
             "{ enabled = true, copies = 3, window_segments = 8 }",
@@ -253,6 +266,7 @@ fn settings_at_their_limits_load() {
     assert_eq!(settings.rcv_buf_bytes, 1 << 30);
     assert!(settings.eifel);
     assert_eq!(settings.hystart, Some(false));
+    assert!(settings.prr && settings.frto && settings.frto_after_repeated_rto);
     assert_eq!(
         settings.ack_copies,
         AckCopies {

@@ -628,6 +628,11 @@ impl CongestionControl for Bbr {
         self.in_loss_recovery = false;
         self.packet_conservation = false;
     }
+    /// BBR sets its own window in recovery (packet conservation, draft §4.2.3.4), as Linux's
+    /// `bbr_main` does instead of `tcp_cwnd_reduction`.
+    fn reduces_by_prr(&self) -> bool {
+        false
+    }
     fn pacing_rate_bps(&self) -> Option<u64> {
         Some(self.pacing_rate.max(1))
     }

@@ -308,6 +308,13 @@ pub trait CongestionControl: Send {
     fn exits_recovery_on_partial_ack(&self) -> bool {
         false
     }
+    /// Whether, with `tcp.prr`, Proportional Rate Reduction (RFC 6937) sets the sending window
+    /// during fast recovery. True for the window-based controllers; false for a controller
+    /// that sets its own window in recovery (BBR: Linux's `tcp_cong_control` calls a module's
+    /// `cong_control` instead of `tcp_cwnd_reduction`).
+    fn reduces_by_prr(&self) -> bool {
+        true
+    }
     /// Pacing rate in bits per second, for controllers that pace (BBR).
     fn pacing_rate_bps(&self) -> Option<u64> {
         None

@@ -527,8 +527,10 @@ impl TcpEndpoint {
         if outstanding || advanced {
             self.cc.on_ack(&ack_ev);
         }
+        let prior_cwnd = self.cc.cwnd();
         match event {
             RecoveryEvent::Enter => {
+                self.prr_start(prior_cwnd);
                 self.cc.on_congestion_event(&CongestionEvent {
                     now,
                     kind: CongestionKind::FastRetransmit,
@@ -540,6 +542,10 @@ impl TcpEndpoint {
             RecoveryEvent::Exit => self.cc.on_recovery_exit(now),
             // ELN: a radio loss, not congestion: no reduction and so nothing to end.
             RecoveryEvent::EnterEln | RecoveryEvent::ExitEln | RecoveryEvent::None => {}
+        }
+        if self.prr_active() {
+            // RFC 6937 §3: DeliveredData = change in SND.UNA + newly SACKed bytes.
+            self.prr_on_ack(cum_acked + newly_sacked, advanced);
         }
 
         // ECN-Echo (RFC 3168 §6.1.2): at most one reduction per window of data, none while

@@ -305,7 +305,13 @@ impl TcpEndpoint {
     }
 
     /// Window the sender may fill now, bytes: cwnd plus NewReno's inflation (RFC 6582 §3.2).
+    /// With PRR (RFC 6937) in SACK fast recovery the window is PRR's: pipe + sndcnt.
     pub fn effective_cwnd(&self) -> u64 {
+        if self.prr_active() {
+            if let Some(w) = self.rec.prr_cwnd {
+                return w.max(self.smss as u64);
+            }
+        }
         let w = self.cc.cwnd() as i128 + self.rec.inflation as i128;
         w.max(self.smss as i128) as u64
     }

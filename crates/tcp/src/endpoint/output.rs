@@ -412,6 +412,10 @@ impl TcpEndpoint {
 
     /// Timer and pacer book-keeping common to every data transmission.
     fn after_data_sent(&mut self, now: SimTime, payload: u32) {
+        if self.rec.phase == RecoveryPhase::FastRecovery {
+            // RFC 6937 §3: prr_out counts every byte sent during recovery.
+            self.rec.prr_out += payload as u64;
+        }
         // RFC 6298 §5.1: start the timer if it is not running.
         if self.rto_deadline.is_none() {
             self.rto_deadline = Some(now + self.rtt.rto());

@@ -161,3 +161,44 @@ fn sack_only_acks_after_a_timeout_do_not_grow_cwnd_rfc5681_3_1() {
         );
     }
 }
+
+/// One loss in a large window over a 8 Mbit/s bottleneck (an ACK per millisecond), with and
+/// without PRR. Returns the new segments sent in the first 25 ms after the fast retransmission
+/// and the harness.
+fn prr_run(prr: bool) -> (usize, Harness) {
+    let c = TcpConfig { prr, ..cfg() };
+    let mut h = Harness::new(c, c);
+    h.rate_bps = Some(8_000_000);
+    h.rule = drop_first(vec![seg(150)], c.isn);
+    h.handshake();
+    assert!(h.transfer(400_000, secs(60)));
+    let sent = h.data_sent();
+    let (t_retx, _, _) = *sent.iter().find(|x| x.2).expect("a retransmission");
+    let early = sent
+        .iter()
+        .filter(|(t, _, retx)| {
+            !retx && *t > t_retx && *t < t_retx + celltcp_engine::SimDuration::from_ms(25)
+        })
+        .count();
+    (early, h)
+}
+
+/// RFC 6937 §3: with PRR the sender keeps sending during the first half of the recovery, one
+/// segment for every 1/(ssthresh/RecoverFS) = 2 delivered, instead of waiting silently until
+/// the pipe has fallen below the halved cwnd (RFC 6675 §5) and then sending the rest at once.
+#[test]
+fn prr_spreads_the_reduction_over_the_recovery_rfc6937() {
+    let (without, h0) = prr_run(false);
+    let (with, h1) = prr_run(true);
+    assert_eq!(without, 0, "RFC 6675 alone waits until pipe < cwnd");
+    // 25 ms of ACKs at one per millisecond: about 12 new segments at the 1/2 proportion.
+    assert!(
+        (9..=14).contains(&with),
+        "PRR sent {with} new segments in 25 ms"
+    );
+    for h in [&h0, &h1] {
+        let s = h.a.stats();
+        assert_eq!((s.timeouts, s.fast_recoveries, s.retx_fast), (0, 1, 1));
+        assert_eq!(h.delivered, 400_000);
+    }
+}

@@ -175,3 +175,56 @@ fn eifel_keeps_a_backed_off_genuine_timeout_rfc3522() {
     assert_eq!(s.spurious_undos, 0);
     assert_eq!(h.delivered, 230_000);
 }
+
+/// As Linux's `tcp_enter_loss`, `frto_after_repeated_rto` arms F-RTO again at the second and
+/// third expiry of a 1 s stall: the delayed originals are acknowledged, the two new segments
+/// too, and the timeout is undone where RFC 5682 alone (above) gives up. A real outage of the
+/// same length is still repaired without an undo.
+#[test]
+fn frto_after_repeated_rto_undoes_a_backed_off_spurious_timeout() {
+    let run_repeated = |rule_at: fn(SimTime) -> Rule| {
+        let c = TcpConfig {
+            frto: true,
+            frto_after_repeated_rto: true,
+            ..cfg()
+        };
+        let mut h = Harness::new(c, c);
+        h.handshake();
+        assert!(h.transfer(30_000, secs(10)));
+        h.run_until(secs(11), |h| h.a.all_acked());
+        h.rule = rule_at(h.now);
+        assert!(h.transfer(200_000, secs(60)));
+        h
+    };
+    fn stall_1s(start: SimTime) -> Rule {
+        let end = start + SimDuration::from_secs(1);
+        Box::new(move |t, _, _| {
+            if t >= start && t < end {
+                Fate::Delay(end - t)
+            } else {
+                Fate::Deliver
+            }
+        })
+    }
+    fn outage_1s(start: SimTime) -> Rule {
+        let end = start + SimDuration::from_secs(1);
+        Box::new(move |t, d, _| {
+            if d == Dir::AtoB && t >= start && t < end {
+                Fate::Drop
+            } else {
+                Fate::Deliver
+            }
+        })
+    }
+    let h = run_repeated(stall_1s);
+    let s = h.a.stats();
+    assert!(s.timeouts >= 2, "timeouts {}", s.timeouts);
+    assert_eq!(s.spurious_undos, 1);
+    assert_eq!(h.a.spur.undos[0].1, SpuriousDetector::Frto);
+    // One retransmission per expiry, no go-back-N of the delayed flight.
+    assert_eq!(s.retx_total, s.timeouts);
+    let h = run_repeated(outage_1s);
+    assert!(h.a.stats().timeouts >= 2);
+    assert_eq!(h.a.stats().spurious_undos, 0);
+    assert_eq!(h.delivered, 230_000);
+}
