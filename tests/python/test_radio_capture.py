@@ -1,0 +1,180 @@
+"""Radio-side captures of a cell and of a dedicated channel (docs/captures.md): Wireshark's
+mac-lte, rlc-lte and pdcp-lte dissectors decode the MAC PDUs, the pcapng file names each UE,
+and capturing changes no other output."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+import celltcp
+
+ROOT = Path(__file__).resolve().parents[2]
+LTE = ROOT / "examples" / "lte-single-cell.toml"
+#: Two seconds of the two CUBIC downloads, with at most two HARQ transmissions per transport
+#: block so that residual HARQ failures leave RLC AM gaps that STATUS PDUs NACK.
+LTE_SET = {"simulation.duration": "2s", "cells.cell1.harq_max_transmissions": "2"}
+
+#: Wireshark expert-info severities (epan/proto.h): warning 0x600000, error 0x800000.
+PI_ERROR = 0x800000
+CHECKSUM_GOOD = "1"
+
+#: The heuristic dissector of the framing, and LCID 3 mapped to DRB 1 in RLC AM (the static
+#: table of packet-mac-lte.c, UAT "drb_logchans").
+MAC_LTE_OPTIONS = [
+    "--enable-heuristic", "mac_lte_udp",
+    "-o", 'uat:drb_logchans:"LCID 3","1","AM"',
+    "-o", "ip.check_checksum:TRUE",
+    "-o", "udp.check_checksum:TRUE",
+]
+
+MAC_FIELDS = [
+    "frame.number",
+    "frame.protocols",
+    "ip.checksum.status",
+    "udp.checksum.status",
+    "mac-lte.rnti",
+    "mac-lte.ueid",
+    "mac-lte.retx-count",
+    "mac-lte.crc-status",
+    "mac-lte.dl-phy.harq-id",
+    "rlc-lte.am.fixed.sn",
+    "rlc-lte.am.rf",
+    "rlc-lte.am.fi",
+    "rlc-lte.am.cpt",
+    "rlc-lte.am.nack-sn",
+    "pdcp-lte.seq-num",
+    "_ws.malformed",
+    "_ws.expert.severity",
+    "_ws.expert.message",
+]
+
+
+@pytest.fixture
+def tshark() -> str:
+    path = shutil.which("tshark")
+    if path is None:
+        pytest.skip("tshark is not installed (make test installs it with apt-get when run as root)")
+    return path
+
+
+def tshark_rows(pcap: Path, fields: list[str], options: list[str] = ()) -> list[dict[str, str]]:
+    cmd = ["tshark", "-n", "-r", str(pcap), *options, "-T", "fields", "-E", "separator=/t",
+           "-E", "occurrence=a", "-E", "aggregator=|"]
+    for f in fields:
+        cmd += ["-e", f]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    rows = []
+    for line in proc.stdout.splitlines():
+        cells = (line.split("\t") + [""] * len(fields))[: len(fields)]
+        rows.append(dict(zip(fields, cells)))
+    return rows
+
+
+@pytest.fixture(scope="module")
+def lte_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[celltcp.RunResult, Path]:
+    out = tmp_path_factory.mktemp("cell1")
+    result = celltcp.run(LTE, set=LTE_SET, capture=["cell1"], capture_dir=out)
+    return result, out
+
+
+def test_capturing_changes_no_output_and_is_deterministic(
+    lte_run: tuple[celltcp.RunResult, Path], tmp_path: Path
+) -> None:
+    result, out = lte_run
+    plain = celltcp.run(LTE, set=LTE_SET)
+    assert json.dumps(result.summary, sort_keys=True) == json.dumps(plain.summary, sort_keys=True)
+    assert sorted(result.series) == sorted(plain.series)
+    for name, frame in result.series.items():
+        assert frame.equals(plain.series[name]), name
+    again = celltcp.run(LTE, set=LTE_SET, capture="cell1", capture_dir=tmp_path)
+    for f in ("cell1.pcapng", "cell1.mac-lte.pcap"):
+        assert (out / f).read_bytes() == (tmp_path / f).read_bytes(), f
+    assert sorted(p.name for p in out.iterdir()) == ["cell1.mac-lte.pcap", "cell1.pcapng"]
+
+
+def test_mac_lte_capture_decodes_harq_rlc_and_pdcp(
+    lte_run: tuple[celltcp.RunResult, Path], tshark: str
+) -> None:
+    _, out = lte_run
+    rows = tshark_rows(out / "cell1.mac-lte.pcap", MAC_FIELDS, MAC_LTE_OPTIONS)
+    assert len(rows) > 1000
+    problems = []
+    for r in rows:
+        n = r["frame.number"]
+        layers = r["frame.protocols"].split(":")
+        if "mac-lte" not in layers:
+            problems.append(f"frame {n}: not decoded as MAC-LTE ({r['frame.protocols']})")
+        if r["ip.checksum.status"] != CHECKSUM_GOOD or r["udp.checksum.status"] != CHECKSUM_GOOD:
+            problems.append(f"frame {n}: framing checksums {r['ip.checksum.status']}/{r['udp.checksum.status']}")
+        if r["_ws.malformed"]:
+            problems.append(f"frame {n}: malformed")
+        worst = max((int(s, 0) for s in r["_ws.expert.severity"].split("|") if s), default=0)
+        if worst >= PI_ERROR:
+            problems.append(f"frame {n}: expert error: {r['_ws.expert.message']}")
+    assert problems == [], problems[:20]
+
+    # Two UEs, C-RNTIs 61 and 62 (0x003D on), UEIds 1 and 2 in the cell's UE order.
+    assert {(r["mac-lte.rnti"], r["mac-lte.ueid"]) for r in rows} == {("61", "1"), ("62", "2")}
+    downlink = [r for r in rows if r["mac-lte.dl-phy.harq-id"]]
+    uplink = [r for r in rows if not r["mac-lte.dl-phy.harq-id"]]
+    # HARQ: retransmissions (retx count 1, the only one with two transmissions) and failed CRCs.
+    retx = Counter(r["mac-lte.retx-count"] for r in downlink)
+    assert set(retx) == {"0", "1"} and retx["1"] > 0, retx
+    assert any(r["mac-lte.crc-status"] == "0" for r in downlink)
+    ok = [r for r in downlink if r["mac-lte.crc-status"] == "1"]
+    # RLC AM data PDUs with SNs, SDUs segmented across PDUs (FI not 0), and PDCP SNs with the IP
+    # datagram inside when an RLC PDU holds a whole PDCP PDU.
+    assert all(r["rlc-lte.am.fixed.sn"] for r in ok)
+    assert any(fi not in ("", "0x00") for r in ok for fi in r["rlc-lte.am.fi"].split("|"))
+    assert any(r["pdcp-lte.seq-num"] for r in ok)
+    assert any("pdcp-lte:ip:tcp" in r["frame.protocols"] for r in ok)
+    # STATUS PDUs on the uplink (CPT 0), some with NACKs after residual HARQ failures.
+    assert uplink and all(r["rlc-lte.am.cpt"] for r in uplink)
+    assert any(r["rlc-lte.am.nack-sn"] for r in uplink)
+
+
+def test_ip_capture_names_each_ue_and_counts_what_rlc_delivered(
+    lte_run: tuple[celltcp.RunResult, Path], tshark: str
+) -> None:
+    result, out = lte_run
+    rows = tshark_rows(
+        out / "cell1.pcapng",
+        ["frame.interface_name", "frame.packet_flags_direction", "ip.dst", "ip.checksum.status",
+         "tcp.checksum.status", "_ws.malformed"],
+        ["-o", "ip.check_checksum:TRUE", "-o", "tcp.check_checksum:TRUE"],
+    )
+    assert all(r["ip.checksum.status"] == CHECKSUM_GOOD for r in rows)
+    assert all(r["tcp.checksum.status"] == CHECKSUM_GOOD for r in rows)
+    assert not any(r["_ws.malformed"] for r in rows)
+    # Direction bits of the EPB flags: 1 inbound (downlink to the UE), 2 outbound (uplink).
+    counts = Counter((r["frame.interface_name"], r["frame.packet_flags_direction"]) for r in rows)
+    assert set(counts) == {
+        ("cell1/ue_far", "1"), ("cell1/ue_far", "2"), ("cell1/ue_near", "1"), ("cell1/ue_near", "2"),
+    }, counts
+    cell = result.summary["cells"]["cell1"]
+    for ue in ("ue_far", "ue_near"):
+        delivered = cell["ues"][ue]["sdus_delivered"]
+        assert counts[(f"cell1/{ue}", "1")] == delivered, (ue, counts, delivered)
+
+
+def test_a_name_that_is_no_link_cell_or_channel_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(celltcp.ScenarioError) as e:
+        celltcp.run(LTE, set=LTE_SET, capture="cell9", capture_dir=tmp_path)
+    assert e.value.key == "capture.links"
+    assert "'cell9' is not a link, a cell or a dedicated channel" in str(e.value)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_capture_cells_key_is_checked() -> None:
+    sc = celltcp.Scenario.load(LTE)
+    sc.set("capture.cells", ["cell2"])
+    with pytest.raises(celltcp.ScenarioError) as e:
+        sc.validate()
+    assert e.value.key == "capture.cells"
