@@ -292,22 +292,20 @@ fn run_watched(
     driver: &mut dyn Driver,
     mut watch: Option<Watch<'_>>,
 ) -> Result<RunOutput, RunError> {
+    // Checked before anything is built, so that no capture file is created for a bad call.
+    if watch.as_ref().is_some_and(|w| w.interval.as_ns() == 0) {
+        return Err(RunError::Scenario(ScenarioError::new(
+            "interval",
+            "the interval must be longer than 0; use e.g. '100ms'",
+        )));
+    }
     let seed = opts.seed.unwrap_or(scenario.simulation.seed);
     let captures = CaptureRequest::resolve(scenario, opts)?;
     let mut built = build(scenario, seed, opts.run, &captures)?;
-    let mut watcher = match &watch {
-        Some(w) if w.interval.as_ns() > 0 => {
-            IntervalWatch::enable_traces(&mut built.world.traces, &built.flows);
-            Some(IntervalWatch::new(scenario, w.interval, &built.flows))
-        }
-        Some(_) => {
-            return Err(RunError::Scenario(ScenarioError::new(
-                "interval",
-                "'0s' is not a positive time; use e.g. '100ms'",
-            )))
-        }
-        None => None,
-    };
+    let mut watcher = watch.as_ref().map(|w| {
+        IntervalWatch::enable_traces(&mut built.world.traces, &built.flows);
+        IntervalWatch::new(scenario, w.interval, &built.flows)
+    });
     driver.prepare(&mut built.world)?;
     let mut sim = Simulator::new(built.world);
     sim.model.schedule_initial(&mut sim.sched);

@@ -414,21 +414,61 @@ mod tests {
         assert_eq!(out, want);
     }
 
+    fn bearer_sdu(uid: u64, ip_bytes: u32, count: u32) -> BearerSdu {
+        crate::pdcp::PdcpPdu {
+            count,
+            sdu: crate::cell::StampedPacket {
+                packet: crate::rlc::testkit::sdu(uid, ip_bytes),
+                arrived: celltcp_engine::SimTime::ZERO,
+            },
+            header_bytes: 2,
+            sn_bits: 12,
+        }
+    }
+
     #[test]
-    fn segment_header_has_lsf_and_so() {
-        // Header bits only: an AMD PDU segment of SN 0x2AB, P, FI 01, SO 300, LSF 1.
+    fn amd_pdu_segment_carries_lsf_so_lis_and_the_pdcp_pdus() {
+        use crate::rlc::{DataElement, DataField};
+        // The tail of SDU 1 (bytes 30.. of its 102-byte PDCP PDU), then SDU 2 whole, then the
+        // head of SDU 3: FI 11, two LIs (72 and 52), an AMD PDU segment at SO 300, last.
+        let (a, b, c) = (bearer_sdu(1, 100, 4096 + 7), bearer_sdu(2, 50, 8), bearer_sdu(3, 100, 9));
+        let mut data = DataField::new();
+        data.push(DataElement { sdu: a, offset: 30, len: 72 });
+        data.push(DataElement { sdu: b, offset: 0, len: 52 });
+        data.push(DataElement { sdu: c, offset: 0, len: 10 });
+        let pdu = AmdPdu {
+            sn: 0x2AB,
+            poll: true,
+            segment: Some(SegmentHeader { so: 300, lsf: true }),
+            data,
+            header_bytes: 0,
+            size_bytes: 0,
+        };
         let mut out = Vec::new();
-        let mut b = Bits::new(&mut out);
-        b.put(1, 1);
-        b.put(1, 1);
-        b.put(1, 1);
-        b.put(fi((true, false)), 2);
-        b.put(0, 1);
-        b.put(0x2AB, 10);
-        let s = SegmentHeader { so: 300, lsf: true };
-        b.put(u32::from(s.lsf), 1);
-        b.put(s.so, 15);
-        b.finish();
-        assert_eq!(out, vec![0b1110_1010, 0xAB, 0x81, 0x2C]);
+        write_amd_pdu(&mut out, &pdu, 10, &mut Vec::new());
+        let bits: String = out.iter().map(|b| format!("{b:08b}")).collect();
+        // D/C 1, RF 1, P 1, FI 11, E 1, SN 1010101011; LSF 1, SO 300 (15 bits).
+        assert_eq!(&bits[..16], "1111111010101011");
+        assert_eq!(&bits[16..32], format!("1{:015b}", 300));
+        // E 1, LI 72; E 0, LI 52; four padding bits: 24 + 4 bits = 3.5 bytes → 4.
+        assert_eq!(&bits[32..44], format!("1{:011b}", 72));
+        assert_eq!(&bits[44..56], format!("0{:011b}", 52));
+        assert_eq!(&bits[56..60], "0000");
+        let header = 8;
+        assert_eq!(out.len(), header + 72 + 52 + 10);
+        // SDU 2's PDCP PDU: D/C 1, SN 8 in 12 bits, then an IPv4 header of 50 bytes total.
+        let pdcp = &out[header + 72..header + 72 + 52];
+        assert_eq!(pdcp[..2], [0x80, 0x08]);
+        assert_eq!(pdcp[2] >> 4, 4);
+        assert_eq!(u16::from_be_bytes([pdcp[4], pdcp[5]]), 50);
+        // SDU 3's head: its PDCP SN 9, the COUNT's low 12 bits.
+        assert_eq!(out[header + 124..header + 126], [0x80, 0x09]);
+        // The first element is bytes 30..102 of SDU 1's PDCP PDU, whose header holds SN 7
+        // (COUNT 4103 modulo 2^12).
+        let mut full = Vec::new();
+        write_pdcp_pdu(&mut full, &a);
+        assert_eq!(full.len(), 102);
+        assert_eq!(full[..2], [0x80, 0x07]);
+        assert_eq!(out[header..header + 72], full[30..]);
     }
 }
