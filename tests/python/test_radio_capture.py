@@ -16,9 +16,14 @@ import celltcp
 
 ROOT = Path(__file__).resolve().parents[2]
 LTE = ROOT / "examples" / "lte-single-cell.toml"
-#: Two seconds of the two CUBIC downloads, with at most two HARQ transmissions per transport
-#: block so that residual HARQ failures leave RLC AM gaps that STATUS PDUs NACK.
-LTE_SET = {"simulation.duration": "2s", "cells.cell1.harq_max_transmissions": "2"}
+#: Two seconds of the two CUBIC downloads at a fixed MCS 22, too high for the far UE (a BLER
+#: near 0.5), with at most two HARQ transmissions per transport block, so that there are HARQ
+#: retransmissions, failed CRCs, and residual HARQ failures whose RLC AM gaps STATUS PDUs NACK.
+LTE_SET = {
+    "simulation.duration": "2s",
+    "cells.cell1.harq_max_transmissions": "2",
+    "cells.cell1.fixed_mcs": "22",
+}
 
 #: Wireshark expert-info severities (epan/proto.h): warning 0x600000, error 0x800000.
 PI_ERROR = 0x800000
@@ -111,22 +116,40 @@ def test_mac_lte_capture_decodes_harq_rlc_and_pdcp(
         layers = r["frame.protocols"].split(":")
         if "mac-lte" not in layers:
             problems.append(f"frame {n}: not decoded as MAC-LTE ({r['frame.protocols']})")
-        if r["ip.checksum.status"] != CHECKSUM_GOOD or r["udp.checksum.status"] != CHECKSUM_GOOD:
-            problems.append(f"frame {n}: framing checksums {r['ip.checksum.status']}/{r['udp.checksum.status']}")
-        if r["_ws.malformed"]:
+        # The framing's IPv4 and UDP headers, and the IPv4 headers of the datagrams inside.
+        for name in ("ip.checksum.status", "udp.checksum.status"):
+            if set(r[name].split("|")) != {CHECKSUM_GOOD}:
+                problems.append(f"frame {n}: {name} {r[name]}")
+        # Two verdicts of Wireshark's own analysis are errors by its rules and expected here:
+        # a block the UE did not decode is flagged by packet-mac-lte.c as an error of the
+        # Malformed group ("DL Frame has CRC error problem") and its content is not dissected;
+        # and packet-rlc-lte.c calls an SN NACKed again in the next STATUS PDU an error, which
+        # 36.322 allows (with t-StatusProhibit 0 ms, a poll triggers a STATUS report while the
+        # retransmission of a NACKed PDU is still on its way, or failed again on the air).
+        crc_failed = r["mac-lte.crc-status"] == "0"
+
+        def expected(m: str) -> bool:
+            return (crc_failed and "CRC error problem" in m) or "NACKd for Uplink" in m
+
+        errors = [
+            m for s, m in zip(r["_ws.expert.severity"].split("|"), r["_ws.expert.message"].split("|"))
+            if s and int(s, 0) >= PI_ERROR and not expected(m)
+        ]
+        if r["_ws.malformed"] and not crc_failed:
             problems.append(f"frame {n}: malformed")
-        worst = max((int(s, 0) for s in r["_ws.expert.severity"].split("|") if s), default=0)
-        if worst >= PI_ERROR:
-            problems.append(f"frame {n}: expert error: {r['_ws.expert.message']}")
+        if errors:
+            problems.append(f"frame {n}: expert errors: {errors}")
     assert problems == [], problems[:20]
 
     # Two UEs, C-RNTIs 61 and 62 (0x003D on), UEIds 1 and 2 in the cell's UE order.
     assert {(r["mac-lte.rnti"], r["mac-lte.ueid"]) for r in rows} == {("61", "1"), ("62", "2")}
     downlink = [r for r in rows if r["mac-lte.dl-phy.harq-id"]]
     uplink = [r for r in rows if not r["mac-lte.dl-phy.harq-id"]]
-    # HARQ: retransmissions (retx count 1, the only one with two transmissions) and failed CRCs.
+    # HARQ: retransmissions (retx count 1, the only one with two transmissions; tshark leaves
+    # the field out for a new transmission) and failed CRCs, all on the far UE's processes.
     retx = Counter(r["mac-lte.retx-count"] for r in downlink)
-    assert set(retx) == {"0", "1"} and retx["1"] > 0, retx
+    assert set(retx) == {"", "1"} and retx["1"] > 100, retx
+    assert {r["mac-lte.ueid"] for r in downlink if r["mac-lte.retx-count"]} == {"1"}
     assert any(r["mac-lte.crc-status"] == "0" for r in downlink)
     ok = [r for r in downlink if r["mac-lte.crc-status"] == "1"]
     # RLC AM data PDUs with SNs, SDUs segmented across PDUs (FI not 0), and PDCP SNs with the IP

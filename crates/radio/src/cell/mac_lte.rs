@@ -54,6 +54,8 @@ pub mod framing {
     /// mac_lte_crc_status.
     pub const CRC_FAIL: u8 = 0;
     pub const CRC_SUCCESS: u8 = 1;
+    /// mac_lte_dl_retx: `dl_retx_unknown`.
+    pub const DL_RETX_UNKNOWN: u8 = 2;
     /// UDP port the captures use: one no Wireshark dissector claims, so that the heuristic
     /// dissector (`mac_lte_udp`) is asked.
     pub const UDP_PORT: u16 = 9999;
@@ -109,7 +111,11 @@ pub fn write_framing(out: &mut Vec<u8>, ctx: &MacContext) {
         // redundancy version, RB length, HARQ id, NDI, TB, DL reTx. The redundancy version
         // follows the transmission number as the eNB cycles it, rv_idx 0, 2, 3, 1 (36.321
         // §5.3.2.1 with 36.213 §7.1.7.1); DCI format 1 and allocation type 0 for a
-        // single-codeword PDSCH; transport block 0.
+        // single-codeword PDSCH; transport block 0. DL reTx is `dl_retx_unknown`: Wireshark's
+        // RLC analysis skips the PDUs of a frame marked as a retransmission, taking them for
+        // a copy of data already seen, whereas HARQ resends a block only after a NACK, so the
+        // transmission the UE decodes is the first time its PDUs arrive (the retransmission
+        // count is in `MAC_LTE_RETX_TAG`).
         let rv = [0u8, 2, 3, 1][usize::from(ctx.retx % 4)];
         out.extend_from_slice(&[
             PHY_TAG,
@@ -123,7 +129,7 @@ pub fn write_framing(out: &mut Vec<u8>, ctx: &MacContext) {
             p.harq_id,
             u8::from(p.ndi),
             0,
-            u8::from(ctx.retx > 0),
+            DL_RETX_UNKNOWN,
         ]);
     }
     out.push(PAYLOAD_TAG);
@@ -412,6 +418,13 @@ mod tests {
         want.extend_from_slice(&sfn_sf.to_be_bytes());
         want.extend_from_slice(&[0x06, 1, 0x07, 0, 0x01]);
         assert_eq!(out, want);
+        out.clear();
+        let phy = DlPhy { mcs: 22, n_prb: 50, harq_id: 5, ndi: true };
+        write_framing(&mut out, &MacContext { phy: Some(phy), ..ctx });
+        // PHY tag, length 10: DCI 1, type 0, level 0, MCS 22, RV 2 (second transmission), 50
+        // PRBs, HARQ 5, NDI 1, TB 0, DL reTx unknown; then the payload tag.
+        let tail = &out[out.len() - 13..];
+        assert_eq!(tail, &[0x0B, 10, 1, 0, 0, 22, 2, 50, 5, 1, 0, 2, 0x01]);
     }
 
     fn bearer_sdu(uid: u64, ip_bytes: u32, count: u32) -> BearerSdu {
