@@ -178,7 +178,9 @@ def test_ip_capture_names_each_ue_and_counts_what_rlc_delivered(
     assert all(r["tcp.checksum.status"] == CHECKSUM_GOOD for r in rows)
     assert not any(r["_ws.malformed"] for r in rows)
     # Direction bits of the EPB flags: 1 inbound (downlink to the UE), 2 outbound (uplink).
-    counts = Counter((r["frame.interface_name"], r["frame.packet_flags_direction"]) for r in rows)
+    counts = Counter(
+        (r["frame.interface_name"], str(int(r["frame.packet_flags_direction"], 0))) for r in rows
+    )
     assert set(counts) == {
         ("cell1/ue_far", "1"), ("cell1/ue_far", "2"), ("cell1/ue_near", "1"), ("cell1/ue_near", "2"),
     }, counts
@@ -218,7 +220,9 @@ def test_dch_capture_holds_the_ip_packets_both_ways(tshark: str, tmp_path: Path)
     assert rows and all(r["ip.checksum.status"] == CHECKSUM_GOOD for r in rows)
     assert all(r["tcp.checksum.status"] == CHECKSUM_GOOD for r in rows)
     assert not any(r["_ws.malformed"] for r in rows)
-    counts = Counter((r["frame.interface_name"], r["frame.packet_flags_direction"]) for r in rows)
+    counts = Counter(
+        (r["frame.interface_name"], str(int(r["frame.packet_flags_direction"], 0))) for r in rows
+    )
     # Data segments down to the UE (inbound), ACKs up from it (outbound).
     assert set(counts) == {("radio/ue", "1"), ("radio/ue", "2")}, counts
     # Every packet the flow delivered crossed the channel (the UE is the data's destination;
