@@ -229,3 +229,40 @@ def test_dch_capture_holds_the_ip_packets_both_ways(tshark: str, tmp_path: Path)
     # ACKs the channel delivered may still be on their way to the server at the end).
     flow = result.summary["flows"]["bulk"]
     assert counts[("radio/ue", "1")] + counts[("radio/ue", "2")] >= flow["packets_delivered"]
+
+
+def _pcap_records(path: Path) -> tuple[int, list[tuple[int, int]]]:
+    """(snaplen, [(captured, original length)]) of a little-endian pcap file."""
+    import struct
+
+    data = path.read_bytes()
+    snaplen = struct.unpack_from("<I", data, 16)[0]
+    records, at = [], 24
+    while at < len(data):
+        incl, orig = struct.unpack_from("<II", data, at + 8)
+        records.append((incl, orig))
+        at += 16 + incl
+    return snaplen, records
+
+
+def test_snaplen_on_the_command_line_cuts_every_capture(cli, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    res = cli("run", LTE, "--set", "simulation.duration=500ms", "--pcap", "cell1",
+              "--pcap", "backhaul", "--snaplen", "96", "--out", out, "--quiet")
+    assert res.returncode == 0, res.stderr
+    for name in ("backhaul.pcap", "cell1.mac-lte.pcap"):
+        snaplen, records = _pcap_records(out / name)
+        assert snaplen == 96, name
+        assert records and all(i == min(o, 96) for i, o in records), name
+        assert any(o > 96 for _, o in records), name
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["scenario"]["capture"]["snaplen"] == "96B"
+
+
+@pytest.mark.parametrize("value", ["0", "300KiB", "ten"])
+def test_a_bad_snaplen_is_one_line_naming_the_key(cli, tmp_path: Path, value: str) -> None:
+    out = tmp_path / "run"
+    res = cli("run", LTE, "--pcap", "cell1", "--snaplen", value, "--out", out)
+    assert res.returncode == 2, res
+    assert len(res.stderr_lines) == 1 and "capture.snaplen" in res.stderr_lines[0], res.stderr
+    assert not out.exists()
