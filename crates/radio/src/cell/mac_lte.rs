@@ -355,8 +355,8 @@ mod tests {
     fn status_pdu_fields_follow_36_322() {
         let mut out = Vec::new();
         write_status_pdu(&mut out, &status(8, vec![]), 10);
-        // 0 000 0000001000 0 + one pad bit.
-        assert_eq!(out, vec![0b0000_0000, 0b1000_0000]);
+        // D/C 0, CPT 000, ACK_SN 0000001000, E1 0, one pad bit.
+        assert_eq!(out, vec![0b0000_0000, 0b0010_0000]);
         out.clear();
         let nacks = vec![
             Nack { sn: 5, so: None },
@@ -371,7 +371,8 @@ mod tests {
         write_status_pdu(&mut out, &status(8, nacks), 10);
         // 15 + 12 + 12 + 30 = 69 bits → 9 bytes.
         assert_eq!(out.len(), 9);
-        assert_eq!(out[0..2], [0b0000_0000, 0b1000_0001]);
+        // ACK_SN 8, E1 1, then the first bit of NACK_SN 5.
+        assert_eq!(out[0..2], [0b0000_0000, 0b0010_0010]);
         // NACK_SN 5 (0000000101), E1 1, E2 0, then NACK_SN 6, E1 0, E2 1, SOstart 10, SOend 0x7FFF.
         let bits: String = out.iter().map(|b| format!("{b:08b}")).collect();
         assert_eq!(&bits[15..27], "000000010110");
@@ -463,11 +464,10 @@ mod tests {
         // D/C 1, RF 1, P 1, FI 11, E 1, SN 1010101011; LSF 1, SO 300 (15 bits).
         assert_eq!(&bits[..16], "1111111010101011");
         assert_eq!(&bits[16..32], format!("1{:015b}", 300));
-        // E 1, LI 72; E 0, LI 52; four padding bits: 24 + 4 bits = 3.5 bytes → 4.
+        // E 1, LI 72; E 0, LI 52: 24 bits, no padding (an odd number of LIs would add 4).
         assert_eq!(&bits[32..44], format!("1{:011b}", 72));
         assert_eq!(&bits[44..56], format!("0{:011b}", 52));
-        assert_eq!(&bits[56..60], "0000");
-        let header = 8;
+        let header = 7;
         assert_eq!(out.len(), header + 72 + 52 + 10);
         // SDU 2's PDCP PDU: D/C 1, SN 8 in 12 bits, then an IPv4 header of 50 bytes total.
         let pdcp = &out[header + 72..header + 72 + 52];
