@@ -266,3 +266,11 @@ def test_a_bad_snaplen_is_one_line_naming_the_key(cli, tmp_path: Path, value: st
     assert res.returncode == 2, res
     assert len(res.stderr_lines) == 1 and "capture.snaplen" in res.stderr_lines[0], res.stderr
     assert not out.exists()
+
+
+def test_a_cell_of_a_ran_network_is_refused_before_anything_is_written(tmp_path: Path) -> None:
+    ran = ROOT / "examples" / "lte-bench-3cells-ran.toml"
+    with pytest.raises(celltcp.ScenarioError) as e:
+        celltcp.run(ran, capture="cell1", capture_dir=tmp_path)
+    assert e.value.key == "capture.cells"
+    assert list(tmp_path.iterdir()) == []

@@ -185,7 +185,7 @@ fn option(b: &mut Vec<u8>, code: u16, value: &[u8]) {
 }
 
 fn pad32(b: &mut Vec<u8>) {
-    while b.len() % 4 != 0 {
+    while !b.len().is_multiple_of(4) {
         b.push(0);
     }
 }

@@ -73,8 +73,9 @@ fn validate(
 /// Runs a scenario to completion with the GIL released.
 ///
 /// `seed` overrides `simulation.seed`; `run` selects the replication (each run number draws
-/// independent random streams); pcap files of `capture_links` (plus the scenario's own
-/// `capture.links`) are written to `capture_dir` as `<link>.pcap`.
+/// independent random streams); captures of `capture_links` (plus the scenario's own
+/// `capture.links` and `capture.cells`) are written to `capture_dir`: `<link>.pcap` for a link,
+/// `<cell>.pcapng` and `<cell>.mac-lte.pcap` for a cell, `<dch>.pcapng` for a DCH.
 ///
 /// About every 50 ms of wall time the run takes the GIL back for a moment to let Python handle
 /// signals (`PyErr_CheckSignals`): Ctrl-C raises KeyboardInterrupt within about 0.1 s or, with

@@ -435,7 +435,7 @@ fn drive(
         .filter_map(before_of)
         .chain(plans.iter().map(|p| p.end))
         .collect();
-    let is_boundary = |t: SimTime| interval.is_some_and(|i| t.as_ns() % i.as_ns() == 0);
+    let is_boundary = |t: SimTime| interval.is_some_and(|i| t.as_ns().is_multiple_of(i.as_ns()));
     if let Some(i) = interval {
         let mut t = i.as_ns();
         while t < end.as_ns() {
