@@ -18,11 +18,14 @@ ROOT = Path(__file__).resolve().parents[2]
 LTE = ROOT / "examples" / "lte-single-cell.toml"
 #: Two seconds of the two CUBIC downloads at a fixed MCS 22, too high for the far UE (a BLER
 #: near 0.5), with at most two HARQ transmissions per transport block, so that there are HARQ
-#: retransmissions, failed CRCs, and residual HARQ failures whose RLC AM gaps STATUS PDUs NACK.
+#: retransmissions, failed CRCs, and residual HARQ failures whose RLC AM gaps STATUS PDUs NACK;
+#: round robin gives a UE the whole band or a part of it, so that some AMD PDUs sent again no
+#: longer fit their grant and are re-segmented.
 LTE_SET = {
     "simulation.duration": "2s",
     "cells.cell1.harq_max_transmissions": "2",
     "cells.cell1.fixed_mcs": "22",
+    "cells.cell1.scheduler": "round_robin",
 }
 
 #: Wireshark expert-info severities (epan/proto.h): warning 0x600000, error 0x800000.
@@ -50,6 +53,8 @@ MAC_FIELDS = [
     "mac-lte.dl-phy.harq-id",
     "rlc-lte.am.fixed.sn",
     "rlc-lte.am.rf",
+    "rlc-lte.am.segment.lsf",
+    "rlc-lte.am.segment.offset",
     "rlc-lte.am.fi",
     "rlc-lte.am.cpt",
     "rlc-lte.am.nack-sn",
@@ -157,6 +162,12 @@ def test_mac_lte_capture_decodes_harq_rlc_and_pdcp(
     assert all(r["rlc-lte.am.fixed.sn"] for r in ok)
     assert any(fi not in ("", "0x00") for r in ok for fi in r["rlc-lte.am.fi"].split("|"))
     assert any(r["pdcp-lte.seq-num"] for r in ok)
+    # AMD PDU segments (RF 1) of re-segmented retransmissions, with their LSF and SO.
+    segments = [r for r in ok if "0x01" in r["rlc-lte.am.rf"].split("|")]
+    assert segments and all(r["rlc-lte.am.segment.offset"] for r in segments)
+    offsets = [int(o) for r in segments for o in r["rlc-lte.am.segment.offset"].split("|")]
+    assert any(o > 0 for o in offsets)
+    assert any("0x01" in r["rlc-lte.am.segment.lsf"].split("|") for r in segments)
     assert any("pdcp-lte:ip:tcp" in r["frame.protocols"] for r in ok)
     # STATUS PDUs on the uplink (CPT 0), some with NACKs after residual HARQ failures.
     received = [r for r in uplink if r["mac-lte.crc-status"] == "1"]
