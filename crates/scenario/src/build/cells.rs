@@ -37,7 +37,7 @@ pub(super) fn add_cells(
     captures: &CaptureRequest,
 ) -> Result<(), RunError> {
     if let Some(ran) = &scenario.ran {
-        return Ok(super::ran::add_ran(b, scenario, ran, seed, run, node)?);
+        return super::ran::add_ran(b, scenario, ran, seed, run, node, captures);
     }
     for (name, cell) in &scenario.cells {
         let ues = cell.file.ues.iter().map(|(ue, u)| UeConfig {

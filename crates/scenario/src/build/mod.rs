@@ -91,14 +91,6 @@ impl CaptureRequest {
                 radio.insert(l.clone());
             }
         }
-        if scenario.ran.is_some() {
-            if let Some(c) = radio.iter().find(|c| scenario.cells.contains_key(*c)) {
-                return Err(ScenarioError::new(
-                    "capture.cells",
-                    format!("'{c}' is a cell of the [ran] network, whose cells cannot be captured yet; capture a cell without [ran] or the links"),
-                ));
-            }
-        }
         if !(links.is_empty() && radio.is_empty()) && opts.capture_dir.is_none() {
             let key = if links.is_empty() { "capture.cells" } else { "capture.links" };
             return Err(ScenarioError::new(key, "captures need an output directory"));
