@@ -4,6 +4,7 @@ Use the public API in :mod:`celltcp` instead; this module moves TOML text and op
 Rust simulator and raw results back out.
 """
 
+from collections.abc import Callable
 from typing import Literal, Union
 
 __version__: str
@@ -48,8 +49,13 @@ def run(
     capture_dir: str | None = None,
     capture_links: list[str] = ...,
     base_dir: str | None = None,
+    keep_partial: bool = False,
+    progress: Callable[[float, float, int], bool | None] | None = None,
+    on_interval: Callable[[str], bool | None] | None = None,
+    interval: str | None = None,
 ) -> dict[str, object]:
-    """Runs a scenario with the GIL released.
+    """Runs a scenario with the GIL released; ``on_interval`` receives each interval's
+    figures as JSON text every ``interval`` of simulated time.
 
     Returns ``{"summary": str (JSON), "events": int, "series": {name: {column: Column}}}``.
     """

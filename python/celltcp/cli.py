@@ -1,7 +1,7 @@
 """The ``celltcp`` command.
 
     celltcp run FILE [--seed N] [--run N] [--out DIR] [--overwrite] [--keep-partial]
-                     [--set k=v]... [--pcap LINK]... [--json] [--quiet]
+                     [--set k=v]... [--pcap NAME]... [--snaplen SIZE] [--json] [--quiet]
     celltcp validate FILE [--set k=v]...
     celltcp sweep FILE [--workers N] [--store DIR] [--backend local|ray] [--address ADDR]
                        [--retry-failed] [--quiet]
@@ -106,6 +106,13 @@ def _load(path: str) -> Scenario:
 def _cmd_run(args: argparse.Namespace) -> int:
     scenario = _load(args.file)
     overrides = parse_overrides(args.set, origin="--set")
+    if args.snaplen is not None:
+        # The scenario key capture.snaplen, which the core checks; a bare number is bytes.
+        snaplen = args.snaplen.strip()
+        overrides += parse_overrides(
+            [f"capture.snaplen={snaplen}B" if snaplen.isdigit() else f"capture.snaplen={snaplen}"],
+            origin="--snaplen",
+        )
     # Validate before touching the file system, so bad input never creates an output directory.
     scenario.validate(overrides)
     out = out_dir(args.out, Path("out") / Path(args.file).stem)
@@ -336,8 +343,14 @@ def _parser() -> _Parser:
         help="override a scenario value by dotted key, e.g. links.access.rate=10Mbps",
     )
     p.add_argument(
-        "--pcap", action="append", default=[], metavar="LINK",
-        help="capture LINK's packets to DIR/LINK.pcap (repeatable)",
+        "--pcap", action="append", default=[], metavar="NAME",
+        help="capture link NAME's packets to DIR/NAME.pcap, or cell or dedicated channel NAME's "
+        "radio side to DIR/NAME.pcapng and DIR/NAME.mac-lte.pcap (repeatable; docs/captures.md)",
+    )
+    p.add_argument(
+        "--snaplen", metavar="SIZE",
+        help="bytes of each packet stored in captures, e.g. 96 or 128B (capture.snaplen; "
+        "default 65535B)",
     )
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--quiet", action="store_true", help="print nothing on success")

@@ -100,6 +100,8 @@ def run(
     capture_dir: str | os.PathLike[str] | None = None,
     keep_partial: bool = False,
     progress: Callable[[float, float, int], bool | None] | None = None,
+    on_interval: Callable[[dict[str, Any]], bool | None] | None = None,
+    interval: str | None = None,
 ) -> RunResult:
     """Runs a scenario and returns its :class:`RunResult`.
 
@@ -108,7 +110,10 @@ def run(
         seed: master seed; overrides ``simulation.seed``.
         run: replication number; each run number draws independent random streams.
         set: overrides by dotted key, a dict or a list of ``"key=value"`` strings.
-        capture: link name(s) to capture to ``<capture_dir>/<link>.pcap``.
+        capture: name(s) to capture into ``capture_dir``: a link to ``<link>.pcap``; a cell to
+            ``<cell>.pcapng`` (IP packets per UE) and ``<cell>.mac-lte.pcap`` (MAC PDUs for
+            Wireshark's mac-lte dissector); a dedicated channel to ``<dch>.pcapng``
+            (docs/captures.md).
         capture_dir: existing directory for pcap files (required with ``capture``).
         keep_partial: on Ctrl-C (SIGINT), return what was simulated until then, with the
             summary's ``stop_reason`` ``"interrupted"``, instead of raising KeyboardInterrupt.
@@ -119,6 +124,22 @@ def run(
             ``False`` ends the run there: the result holds what was simulated, with
             ``stop_reason`` ``"stopped"``; an exception it raises ends the run with that
             exception. Calls cost about a microsecond each (one every 50 ms).
+        on_interval: called at every multiple of ``interval`` of simulated time (and at the end
+            when it falls on one) with the figures of the interval that ends there, a dict::
+
+                {"start_s": 0.9, "end_s": 1.0,
+                 "flows": {NAME: {"goodput_bps", "throughput_bps",
+                                  "cwnd_bytes", "srtt_s", "retransmissions"}},   # TCP
+                 "cells": {NAME: {"throughput_bps", "prb_utilization", "queue_bytes"}},
+                 "queues": {"LINK.a_to_b": {"packets", "bytes", "drops", "throughput_bps"}}}
+
+            Rates are over the interval, ``cwnd_bytes``/``srtt_s``/``packets``/``bytes``/
+            ``queue_bytes`` are the values at its end, ``retransmissions`` and ``drops`` count
+            the interval's. Returning ``False`` ends the run there, with ``stop_reason``
+            ``"stopped"``; an exception it raises ends the run with that exception. The results
+            are those of the same run without the callback (docs/cli.md, "Watching a run",
+            states the cost).
+        interval: simulated time between two ``on_interval`` calls, e.g. ``"100ms"``.
 
     Raises:
         ScenarioError: bad input; the exception names the key.
@@ -134,6 +155,16 @@ def run(
         raise scenario_error("run", f"{run!r} is not an integer >= 0")
     if links and capture_dir is None:
         raise scenario_error("capture", "capture_dir is needed to write pcap files")
+    if on_interval is not None and not callable(on_interval):
+        raise scenario_error("on_interval", f"{on_interval!r} is not callable")
+    if interval is not None and not isinstance(interval, str):
+        raise scenario_error("interval", f"{interval!r} is not a time such as '100ms'")
+    watch = None
+    if on_interval is not None:
+        import json
+
+        def watch(text: str) -> bool | None:
+            return on_interval(json.loads(text))
     raw = _core.run(
         sc._core_text(),
         overrides,
@@ -144,6 +175,8 @@ def run(
         sc.base_dir,
         bool(keep_partial),
         progress,
+        watch,
+        interval,
     )
     from celltcp.result import RunResult
 

@@ -23,6 +23,7 @@ pub mod medium;
 pub mod middlebox;
 pub mod packet;
 pub mod pcap;
+pub mod pcapng;
 pub mod queue;
 pub mod stats;
 pub mod text_lines;

@@ -122,4 +122,10 @@ pub trait Medium {
     fn handover_events(&self) -> &[HandoverEvent] {
         &[]
     }
+    /// At the end of a run: flushes the medium's own captures (a cell's radio-side pcap files)
+    /// and reports the first error any of their writes met. A medium without captures has
+    /// nothing to do.
+    fn finish_captures(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }

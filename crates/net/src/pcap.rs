@@ -144,17 +144,28 @@ impl<W: Write> PcapWriter<W> {
     /// `InvalidInput` when `pkt` cannot be rendered (see [`crate::wire::WireError`]) or `t`
     /// lies beyond the 32-bit seconds field (about 136 years); any error of the writer.
     pub fn write(&mut self, t: SimTime, pkt: &Packet) -> io::Result<()> {
-        let secs = u32::try_from(t.as_ns() / NANOS_PER_SEC).map_err(|_| {
-            io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!("time {t} exceeds pcap's 32-bit seconds"),
-            )
-        })?;
-        let nanos = (t.as_ns() % NANOS_PER_SEC) as u32;
         self.buf.clear();
         self.buf.resize(RECORD_HEADER_BYTES, 0);
         write_datagram(pkt, &mut self.buf)
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+        self.write_buffered(t)
+    }
+
+    /// Appends one record holding `datagram`, an IPv4 datagram already rendered (e.g. a UDP
+    /// datagram framing a radio PDU), seen at simulated time `t`.
+    ///
+    /// # Errors
+    /// As [`PcapWriter::write`].
+    pub fn write_bytes(&mut self, t: SimTime, datagram: &[u8]) -> io::Result<()> {
+        self.buf.clear();
+        self.buf.resize(RECORD_HEADER_BYTES, 0);
+        self.buf.extend_from_slice(datagram);
+        self.write_buffered(t)
+    }
+
+    /// Writes the record whose datagram follows the header room at the start of `buf`.
+    fn write_buffered(&mut self, t: SimTime) -> io::Result<()> {
+        let (secs, nanos) = pcap_time(t)?;
         let orig_len = (self.buf.len() - RECORD_HEADER_BYTES) as u32;
         let incl_len = orig_len.min(self.snaplen);
         let h = &mut self.buf[..RECORD_HEADER_BYTES];
@@ -297,6 +308,20 @@ pub fn read_pcap(bytes: &[u8]) -> Result<Vec<(SimTime, Vec<u8>)>, PcapError> {
         at += incl_len as usize;
     }
     Ok(records)
+}
+
+/// `t` as pcap's seconds and nanoseconds.
+///
+/// # Errors
+/// `InvalidInput` when `t` lies beyond the 32-bit seconds field (about 136 years).
+pub(crate) fn pcap_time(t: SimTime) -> io::Result<(u32, u32)> {
+    let secs = u32::try_from(t.as_ns() / NANOS_PER_SEC).map_err(|_| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("time {t} exceeds pcap's 32-bit seconds"),
+        )
+    })?;
+    Ok((secs, (t.as_ns() % NANOS_PER_SEC) as u32))
 }
 
 fn word(bytes: &[u8], at: usize) -> [u8; 4] {

@@ -73,8 +73,9 @@ fn validate(
 /// Runs a scenario to completion with the GIL released.
 ///
 /// `seed` overrides `simulation.seed`; `run` selects the replication (each run number draws
-/// independent random streams); pcap files of `capture_links` (plus the scenario's own
-/// `capture.links`) are written to `capture_dir` as `<link>.pcap`.
+/// independent random streams); captures of `capture_links` (plus the scenario's own
+/// `capture.links` and `capture.cells`) are written to `capture_dir`: `<link>.pcap` for a link,
+/// `<cell>.pcapng` and `<cell>.mac-lte.pcap` for a cell, `<dch>.pcapng` for a DCH.
 ///
 /// About every 50 ms of wall time the run takes the GIL back for a moment to let Python handle
 /// signals (`PyErr_CheckSignals`): Ctrl-C raises KeyboardInterrupt within about 0.1 s or, with
@@ -83,8 +84,13 @@ fn validate(
 ///
 /// `progress`, when given, is called at the same moments with `(simulated_s, end_s, events)`;
 /// returning `False` ends the run there with `stop_reason` `"stopped"` and what was simulated.
+///
+/// `on_interval`, when given with `interval` (a time such as `"100ms"`), is called at every
+/// multiple of `interval` of simulated time with the figures of the interval that ends there,
+/// as JSON text (`celltcp_scenario::intervals`); returning `False` ends the run there as
+/// `progress` does, an exception ends it with that exception.
 #[pyfunction]
-#[pyo3(signature = (toml_text, overrides = Vec::new(), seed = None, run = 0, capture_dir = None, capture_links = Vec::new(), base_dir = None, keep_partial = false, progress = None))]
+#[pyo3(signature = (toml_text, overrides = Vec::new(), seed = None, run = 0, capture_dir = None, capture_links = Vec::new(), base_dir = None, keep_partial = false, progress = None, on_interval = None, interval = None))]
 #[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
@@ -97,7 +103,39 @@ fn run<'py>(
     base_dir: Option<PathBuf>,
     keep_partial: bool,
     progress: Option<PyObject>,
+    on_interval: Option<PyObject>,
+    interval: Option<String>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let interval = match (&on_interval, interval.as_deref()) {
+        (None, _) => None,
+        (Some(_), None) => {
+            return Err(to_py_err(RunError::Scenario(celltcp_scenario::ScenarioError::new(
+                "interval",
+                "on_interval needs an interval, e.g. '100ms'",
+            ))))
+        }
+        (Some(_), Some(text)) => Some(celltcp_scenario::units::parse_time(text).map_err(|e| {
+            to_py_err(RunError::Scenario(celltcp_scenario::ScenarioError::new(
+                "interval",
+                e.to_string(),
+            )))
+        })?),
+    };
+    // The exception `on_interval` raised, passed on as is.
+    let mut raised_by_watch: Option<PyErr> = None;
+    let mut on_figures = |figures: serde_json::Value| -> bool {
+        let Some(callback) = &on_interval else {
+            return true;
+        };
+        Python::with_gil(|py| match callback.call1(py, (figures.to_string(),)) {
+            // Only an explicit False stops: None (no return value) goes on.
+            Ok(answer) => !matches!(answer.extract::<bool>(py), Ok(false)),
+            Err(e) => {
+                raised_by_watch = Some(e);
+                false
+            }
+        })
+    };
     let opts = RunOptions {
         seed,
         run,
@@ -148,9 +186,16 @@ fn run<'py>(
         catch_unwind(AssertUnwindSafe(|| -> Result<RunOutput, RunError> {
             let scenario =
                 load(toml_text, &overrides, base_dir.as_deref()).map_err(RunError::Scenario)?;
-            celltcp_scenario::run_interruptible(&scenario, &opts, poll)
+            let watch = interval.map(|interval| celltcp_scenario::Watch {
+                interval,
+                on_interval: &mut on_figures,
+            });
+            celltcp_scenario::run_interruptible_watched(&scenario, &opts, poll, watch)
         }))
     });
+    if let Some(e) = raised_by_watch {
+        return Err(e);
+    }
     let output = match outcome.map_err(panic_to_py_err)? {
         Ok(output) => output,
         Err(RunError::Interrupted) => return Err(raised.unwrap_or_else(|| to_py_err(RunError::Interrupted))),

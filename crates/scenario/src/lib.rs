@@ -15,6 +15,7 @@ mod de;
 pub mod error;
 mod handovers;
 mod input_file;
+pub mod intervals;
 pub mod overrides;
 pub mod run;
 pub mod series;
@@ -42,7 +43,8 @@ pub use config::trace::TraceSpec;
 pub use config::{Scenario, ScenarioFile};
 pub use error::{ScenarioError, ScenarioWarning};
 pub use run::{
-    check, run, run_interruptible, Poll, RunError, RunOptions, RunOutput, RunProgress,
+    check, run, run_interruptible, run_interruptible_watched, Poll, RunError, RunOptions,
+    RunOutput, RunProgress, Watch,
 };
 pub use schema::json_schema;
 pub use series::{Column, Series};

@@ -14,6 +14,7 @@ use celltcp_net::world::World;
 use crate::build::{build, CaptureRequest, LinkHandoverPlan};
 use crate::error::{ScenarioError, ScenarioWarning};
 use crate::handovers;
+use crate::intervals::IntervalWatch;
 use crate::series::{self, Series};
 use crate::series_dch;
 use crate::summary;
@@ -261,25 +262,80 @@ pub fn run_with(
     opts: &RunOptions,
     driver: &mut dyn Driver,
 ) -> Result<RunOutput, RunError> {
+    run_watched(scenario, opts, driver, None)
+}
+
+/// A caller watching a run: called at every multiple of `interval` of simulated time with the
+/// figures of the interval that ends there ([`crate::intervals`]); returning false ends the
+/// run there, with `stop_reason` [`STOP_REASON_STOPPED`].
+pub struct Watch<'a> {
+    pub interval: SimDuration,
+    pub on_interval: &'a mut dyn FnMut(serde_json::Value) -> bool,
+}
+
+/// Runs one replication as [`run_interruptible`] does, calling `watch` at every interval. The
+/// summary, series and captures are those of the same run without a watch, up to where it
+/// stopped.
+pub fn run_interruptible_watched(
+    scenario: &Scenario,
+    opts: &RunOptions,
+    mut poll: impl FnMut(RunProgress) -> Poll,
+    watch: Option<Watch<'_>>,
+) -> Result<RunOutput, RunError> {
+    let end = SimTime::ZERO + scenario.simulation.duration;
+    run_watched(scenario, opts, &mut Interruptible::new(end, &mut poll), watch)
+}
+
+fn run_watched(
+    scenario: &Scenario,
+    opts: &RunOptions,
+    driver: &mut dyn Driver,
+    mut watch: Option<Watch<'_>>,
+) -> Result<RunOutput, RunError> {
+    // Checked before anything is built, so that no capture file is created for a bad call.
+    if watch.as_ref().is_some_and(|w| w.interval.as_ns() == 0) {
+        return Err(RunError::Scenario(ScenarioError::new(
+            "interval",
+            "the interval must be longer than 0; use e.g. '100ms'",
+        )));
+    }
     let seed = opts.seed.unwrap_or(scenario.simulation.seed);
     let captures = CaptureRequest::resolve(scenario, opts)?;
     let mut built = build(scenario, seed, opts.run, &captures)?;
+    let mut watcher = watch.as_ref().map(|w| {
+        IntervalWatch::enable_traces(&mut built.world.traces, &built.flows);
+        IntervalWatch::new(scenario, w.interval, &built.flows)
+    });
     driver.prepare(&mut built.world)?;
     let mut sim = Simulator::new(built.world);
     sim.model.schedule_initial(&mut sim.sched);
     let end = SimTime::ZERO + scenario.simulation.duration;
+    let mut watched_stop = false;
+    let interval = watcher.as_ref().map(IntervalWatch::interval);
+    let mut observe = |world: &World, t: SimTime| -> bool {
+        let (Some(w), Some(iw)) = (watch.as_mut(), watcher.as_mut()) else {
+            return true;
+        };
+        let figures = iw.figures(scenario, world, &built.flows, &built.link_names, t);
+        let go_on = (w.on_interval)(figures);
+        watched_stop |= !go_on;
+        go_on
+    };
     let (outcome, link_drops) = drive(
         &mut sim,
         driver,
         end,
         scenario.simulation.max_events,
         &built.handover.link_plans,
+        interval,
+        &mut observe,
     )?;
     // A run that ended before its duration — a driver that stopped early (an emulation whose
-    // programs are done, a stop signal) or an exhausted event budget (`simulation.max_events`)
-    // — ran to `outcome.end_time` only: the flows' active periods, and every rate averaged over
-    // them, end there. (Otherwise `outcome.end_time` is the duration and this changes nothing.)
-    let stopped_early = driver.stopped();
+    // programs are done, a stop signal), a watch that asked to stop, or an exhausted event
+    // budget (`simulation.max_events`) — ran to `outcome.end_time` only: the flows' active
+    // periods, and every rate averaged over them, end there. (Otherwise `outcome.end_time` is
+    // the duration and this changes nothing.)
+    let stopped_early = driver.stopped() || watched_stop;
     for f in &mut built.flows {
         f.end = f.end.min(outcome.end_time);
     }
@@ -301,6 +357,9 @@ pub fn run_with(
     };
     // The analytics have read the rows they asked for; the output keeps what [trace] asked.
     built.handover.strip_traces(&mut world.traces.vars);
+    if let Some(w) = &watcher {
+        w.strip_traces(&mut world.traces.vars);
+    }
     let mut summary = summary::make(
         scenario,
         seed,
@@ -311,7 +370,8 @@ pub fn run_with(
         handovers.as_ref(),
     );
     if let (true, Some(obj)) = (stopped_early, summary.as_object_mut()) {
-        obj.insert("stop_reason".into(), driver.stop_reason().into());
+        let reason = if driver.stopped() { driver.stop_reason() } else { STOP_REASON_STOPPED };
+        obj.insert("stop_reason".into(), reason.into());
     }
     // The traced channels' rows leave the medium series before the cells' table is built.
     let dch_series = series_dch::take(&mut world, scenario);
@@ -354,12 +414,17 @@ type LinkDrops = Vec<Vec<(FlowId, HandoverFlowCounts)>>;
 /// resuming processes exactly the events of one uninterrupted run, in the same order.
 /// Returns the outcome and, per link handover, its flows' counts; a driver that stops early
 /// leaves the counts of handovers not yet over as they are then.
+///
+/// With an `interval`, the run also stops at every multiple of it and `observe` reads the
+/// world there; `observe` returning false ends the run at that instant.
 fn drive(
     sim: &mut Simulator<World>,
     driver: &mut dyn Driver,
     end: SimTime,
     max_events: Option<u64>,
     plans: &[LinkHandoverPlan],
+    interval: Option<SimDuration>,
+    observe: &mut dyn FnMut(&World, SimTime) -> bool,
 ) -> Result<(RunOutcome, LinkDrops), RunError> {
     let one_ns = SimDuration::from_ns(1);
     let before_of = |p: &LinkHandoverPlan| {
@@ -370,6 +435,14 @@ fn drive(
         .filter_map(before_of)
         .chain(plans.iter().map(|p| p.end))
         .collect();
+    let is_boundary = |t: SimTime| interval.is_some_and(|i| t.as_ns().is_multiple_of(i.as_ns()));
+    if let Some(i) = interval {
+        let mut t = i.as_ns();
+        while t < end.as_ns() {
+            stops.insert(SimTime::from_ns(t));
+            t = t.saturating_add(i.as_ns());
+        }
+    }
     stops.retain(|t| *t < end);
     stops.insert(end);
     let snapshot = |w: &World, p: &LinkHandoverPlan| -> Vec<u64> {
@@ -407,6 +480,11 @@ fn drive(
             }
         }
         if o.reason == StopReason::EventBudget || driver.stopped() {
+            break;
+        }
+        // The interval ending here, once the run has reached it (the end of the run is one
+        // when it falls on a multiple of the interval).
+        if is_boundary(t) && o.end_time == t && !observe(&sim.model, t) {
             break;
         }
     }

@@ -559,6 +559,9 @@ impl World {
         for c in &mut self.captures {
             c.finish()?;
         }
+        for m in &mut self.media {
+            m.medium.finish_captures()?;
+        }
         Ok(())
     }
 

@@ -89,6 +89,11 @@ impl LteCell {
         let ue = &mut self.ues[i];
         let (unconfirmed, uplink) = ue.detach(now, &mut delivered);
         let next_dl_count = ue.pdcp.next_count();
+        // What the re-establishment of the UE's RLC delivered goes to the capture now, not at
+        // this cell's next timer.
+        if self.capture.is_some() {
+            self.capture_delivered(now);
+        }
         // The scheduler forgets the UE (proportional fair's average restarts at the next
         // attach).
         self.scheduler.on_ue_removed(i as u32);

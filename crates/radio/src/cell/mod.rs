@@ -40,10 +40,12 @@
 //! downlink loss model adds `cell/NAME/ue/NODE/downlink_loss`, which changes no other stream.
 
 pub mod bearer;
+pub mod capture;
 pub mod config;
 pub mod downlink_loss;
 mod handover;
 pub mod los;
+pub mod mac_lte;
 pub mod radio_link;
 #[cfg(test)]
 mod ran_tests;
@@ -65,6 +67,7 @@ use crate::mac::{build, Allocation, MacScheduler, MacSchedulerConfig, UeState};
 use crate::phy::{Amc, TTI_NS};
 
 pub use bearer::{BearerSdu, StampedPacket};
+pub use capture::{CaptureOut, CellCapture, IpCapture};
 pub use config::{
     default_rlc_am, CellError, HarqCombining, Interferer, LteCellConfig, RlcModeConfig, UeConfig,
     UplinkConfig,
@@ -111,6 +114,8 @@ pub struct LteCell {
     /// reassembled, in order, until `take_delivered_sdus`. `None` for a cell on its own, which
     /// delivers IP packets to the UE nodes.
     ran_delivered: Option<RanQueue>,
+    /// Radio-side captures (`capture.rs`), when asked for; every hook tests this first.
+    capture: Option<Box<CellCapture>>,
 }
 
 impl std::fmt::Debug for LteCell {
@@ -213,6 +218,7 @@ impl LteCell {
             allocs: Vec::with_capacity(n),
             served: Vec::with_capacity(n),
             ran_delivered,
+            capture: None,
         };
         for i in 0..n {
             cell.refresh_wake(i);
@@ -222,6 +228,28 @@ impl LteCell {
 
     pub fn config(&self) -> &LteCellConfig {
         &self.cfg
+    }
+
+    /// Captures this cell's radio side from now on (`capture.rs`; docs/captures.md).
+    pub fn set_capture(&mut self, capture: CellCapture) {
+        let ip = capture.captures_ip();
+        for ue in &mut self.ues {
+            ue.ip_tap = ip.then(Vec::new);
+        }
+        self.capture = Some(Box::new(capture));
+    }
+
+    /// Writes the IP packets the UEs' RLC delivered at `now` to the capture.
+    fn capture_delivered(&mut self, now: SimTime) {
+        if let Some(c) = self.capture.as_deref_mut() {
+            for (i, ue) in self.ues.iter_mut().enumerate() {
+                if let Some(tap) = ue.ip_tap.as_mut() {
+                    for p in tap.drain(..) {
+                        c.ip(i, now, &p, true);
+                    }
+                }
+            }
+        }
     }
 
     /// The UE nodes, in the order they were given.
@@ -447,6 +475,13 @@ impl Medium for LteCell {
                 }
                 let ue = &mut self.ues[i];
                 while let Some((item, lost)) = ue.uplink.pop_due(now) {
+                    if let Some(c) = self.capture.as_deref_mut() {
+                        match &item {
+                            UplinkItem::Packet(p) if !lost => c.ip(i, now, p, false),
+                            UplinkItem::Status(s) => c.uplink_status(i, now, s, lost),
+                            UplinkItem::Packet(_) => {}
+                        }
+                    }
                     match (item, lost) {
                         (UplinkItem::Packet(p), false) => out.delivered.push((enb, p)),
                         (UplinkItem::Packet(p), true) => out.dropped.push((p, DropCause::LinkLoss)),
@@ -477,6 +512,16 @@ impl Medium for LteCell {
         if on_boundary && tti >= self.next_tti && self.wake.any_needs_tti() {
             self.run_tti(tti, now, out);
             self.next_tti = tti + 1;
+        }
+        if self.capture.is_some() {
+            self.capture_delivered(now);
+        }
+    }
+
+    fn finish_captures(&mut self) -> std::io::Result<()> {
+        match self.capture.as_deref_mut() {
+            Some(c) => c.finish(),
+            None => Ok(()),
         }
     }
 

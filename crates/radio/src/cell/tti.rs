@@ -190,6 +190,20 @@ impl LteCell {
             Err(_) => false,
         };
         let p = usize::from(process);
+        if let Some(c) = self.capture.as_deref_mut() {
+            c.downlink_tb(
+                now,
+                tti,
+                a.ue as usize,
+                process,
+                report.transmission,
+                decoded,
+                tb.mcs,
+                tb.n_prb,
+                tb.size_bits / 8,
+                &ue.harq_pdus[p],
+            );
+        }
         ue.harq_decoded[p] = decoded;
         if decoded {
             let UeContext {

@@ -75,6 +75,9 @@ pub(crate) struct UeContext {
     pub counters: UeCounters,
     pub buffer: TimeWeighted,
     pub record: TtiRecord,
+    /// With an IP capture of the cell: the packets RLC delivered since the cell last wrote
+    /// them (`capture.rs`); `None` otherwise.
+    pub ip_tap: Option<Vec<Packet>>,
 }
 
 impl UeContext {
@@ -134,6 +137,7 @@ impl UeContext {
             counters: UeCounters::default(),
             buffer: TimeWeighted::default(),
             record: TtiRecord::default(),
+            ip_tap: None,
         })
     }
 
@@ -174,6 +178,9 @@ impl UeContext {
         c.sdu_bytes_delivered += u64::from(sdu.sdu.packet.size_bytes());
         c.delay_sum_ns += u128::from(delay);
         c.delay_max_ns = c.delay_max_ns.max(delay);
+        if let Some(tap) = self.ip_tap.as_mut() {
+            tap.push(sdu.sdu.packet);
+        }
     }
 
     /// Hands the SDUs the UE's RLC has reassembled to the UE node (through its PDCP

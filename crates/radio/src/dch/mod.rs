@@ -96,6 +96,8 @@ pub struct DchLink {
     dl_buffer: TimeWeighted,
     ul_buffer: TimeWeighted,
     activity: stats::Activity,
+    /// The IP packets delivered at either end, when captured (docs/captures.md).
+    capture: Option<Box<crate::cell::IpCapture>>,
 }
 
 impl std::fmt::Debug for DchLink {
@@ -175,8 +177,16 @@ impl DchLink {
             dl_buffer: TimeWeighted::default(),
             ul_buffer: TimeWeighted::default(),
             activity: stats::Activity::new(cfg.session_gap),
+            capture: None,
             cfg,
         })
+    }
+
+    /// Captures the IP packets the channel delivers from now on: downlink packets as the UE's
+    /// RLC delivers them (inbound), uplink packets as the RNC's does (outbound), on the
+    /// capture's interface 0.
+    pub fn set_capture(&mut self, capture: crate::cell::IpCapture) {
+        self.capture = Some(Box::new(capture));
     }
 
     pub fn config(&self) -> &DchConfig {
@@ -407,6 +417,7 @@ impl Medium for DchLink {
         // Missing PDU Indicator, `config.rs`), before the TTIs that may carry their reports.
         self.rnc.on_timeout(now);
         self.ue.on_timeout(now);
+        let first_delivered = out.delivered.len();
         Self::deliver(
             &mut self.ue,
             &mut self.dl_packets,
@@ -423,6 +434,11 @@ impl Medium for DchLink {
             &mut self.ul_delivered,
             out,
         );
+        if let Some(c) = self.capture.as_deref_mut() {
+            for (node, p) in &out.delivered[first_delivered..] {
+                c.write(0, now, p, *node == ue);
+            }
+        }
         if let Some(k) = self.downlink.tti_at(now) {
             if needs_tti(&self.rnc, now) {
                 self.downlink.run_tti(k, now, &mut self.rnc);
@@ -434,6 +450,13 @@ impl Medium for DchLink {
             }
         }
         self.record_state(now);
+    }
+
+    fn finish_captures(&mut self) -> std::io::Result<()> {
+        match self.capture.as_deref_mut() {
+            Some(c) => c.finish(),
+            None => Ok(()),
+        }
     }
 
     fn report(&self, now: SimTime) -> Vec<MediumFigure> {

@@ -126,6 +126,14 @@ impl std::fmt::Debug for LteRan {
 
 impl LteRan {
     /// The network's cells, in configuration order.
+    /// Captures cell `cell`'s radio side from now on (`LteCell::set_capture`); its UEs are the
+    /// network's, in the network's order.
+    pub fn set_cell_capture(&mut self, cell: usize, capture: crate::cell::CellCapture) {
+        if let Some(c) = self.cells.get_mut(cell) {
+            c.set_capture(capture);
+        }
+    }
+
     pub fn cells(&self) -> &[LteCell] {
         &self.cells
     }
@@ -390,6 +398,13 @@ impl Medium for LteRan {
                 self.tunnel_end_marker(now, c, u, from_gateway, out)
             }
         }
+    }
+
+    fn finish_captures(&mut self) -> std::io::Result<()> {
+        for c in &mut self.cells {
+            c.finish_captures()?;
+        }
+        Ok(())
     }
 
     fn parts(&self) -> Vec<&dyn Medium> {

@@ -8,7 +8,7 @@ use celltcp_net::packet::NodeId;
 use celltcp_net::queue::QueueLimit;
 use celltcp_net::world::WorldBuilder;
 use celltcp_radio::cell::{
-    default_rlc_am, HarqCombining, Interferer, LteCell, LteCellConfig, RlcModeConfig, UeConfig,
+    default_rlc_am, CellCapture, HarqCombining, Interferer, LteCell, LteCellConfig, RlcModeConfig, UeConfig,
     UplinkConfig,
 };
 use celltcp_radio::channel::{
@@ -22,7 +22,9 @@ use celltcp_radio::rlc::{BufferLimit, MaxRetxAction, RlcAmConfig, RlcUmConfig};
 
 use crate::config::cells::{CellSpec, HarqCombiningKind, OnMaxRetx, PathLossKind, RlcMode};
 use crate::config::loss::LossSpec;
+use super::CaptureRequest;
 use crate::error::ScenarioError;
+use crate::run::RunError;
 use crate::Scenario;
 
 /// One medium per cell, named `cell/NAME` for its random streams (without `[ran]`).
@@ -32,9 +34,10 @@ pub(super) fn add_cells(
     seed: u64,
     run: u64,
     node: &impl Fn(&str) -> NodeId,
-) -> Result<(), ScenarioError> {
+    captures: &CaptureRequest,
+) -> Result<(), RunError> {
     if let Some(ran) = &scenario.ran {
-        return super::ran::add_ran(b, scenario, ran, seed, run, node);
+        return super::ran::add_ran(b, scenario, ran, seed, run, node, captures);
     }
     for (name, cell) in &scenario.cells {
         let ues = cell.file.ues.iter().map(|(ue, u)| UeConfig {
@@ -43,8 +46,21 @@ pub(super) fn add_cells(
             speed_mps: u.speed_kmh / 3.6,
         });
         let cfg = lte_cell_config(name, cell, node)?;
-        let lte = LteCell::new(cfg, ues.collect(), seed, run)
+        let harq_processes = cfg.harq.n_processes;
+        let rlc = cfg.rlc;
+        let mut lte = LteCell::new(cfg, ues.collect(), seed, run)
             .map_err(|e| ScenarioError::new(format!("cells.{name}"), e.to_string()))?;
+        let ip = captures.radio_file(name, ".pcapng")?;
+        let mac = captures.radio_file(name, ".mac-lte.pcap")?;
+        if ip.is_some() || mac.is_some() {
+            let interfaces: Vec<String> =
+                cell.file.ues.keys().map(|ue| format!("{name}/{ue}")).collect();
+            let interfaces: Vec<&str> = interfaces.iter().map(String::as_str).collect();
+            let snaplen = scenario.capture.snaplen;
+            let capture = CellCapture::new(ip, mac, snaplen, &interfaces, harq_processes, &rlc)
+                .map_err(|source| RunError::Io { path: captures.dir_display().join(name), source })?;
+            lte.set_capture(capture);
+        }
         b.add_medium(&format!("cell/{name}"), Box::new(lte));
     }
     Ok(())

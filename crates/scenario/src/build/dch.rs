@@ -7,6 +7,7 @@ use celltcp_net::medium::Medium;
 use celltcp_net::packet::NodeId;
 use celltcp_net::queue::QueueLimit;
 use celltcp_net::world::{World, WorldBuilder};
+use celltcp_radio::cell::IpCapture;
 use celltcp_radio::dch::{DchConfig, DchLink, DchRlcConfig};
 use celltcp_radio::rlc::BufferLimit;
 use serde_json::{json, Map, Value};
@@ -47,12 +48,21 @@ pub(super) fn add_dch(
     seed: u64,
     run: u64,
     node: &impl Fn(&str) -> NodeId,
-) -> Result<Vec<u32>, ScenarioError> {
+    captures: &super::CaptureRequest,
+) -> Result<Vec<u32>, crate::run::RunError> {
     let mut traced = Vec::new();
     for (name, d) in &scenario.dch {
         let cfg = dch_config(name, d, node(&d.file.rnc), node(&d.file.ue));
-        let link = DchLink::new(cfg, seed, run)
+        let mut link = DchLink::new(cfg, seed, run)
             .map_err(|e| ScenarioError::new(format!("dch.{name}"), e.to_string()))?;
+        if let Some(out) = captures.radio_file(name, ".pcapng")? {
+            let interface = format!("{name}/{}", d.file.ue);
+            let snaplen = scenario.capture.snaplen;
+            let capture = IpCapture::new(out, snaplen, &[interface.as_str()]).map_err(|source| {
+                crate::run::RunError::Io { path: captures.dir_display().join(name), source }
+            })?;
+            link.set_capture(capture);
+        }
         let medium = b.add_medium(&format!("dch/{name}"), Box::new(link));
         if scenario.trace.dch.contains(name) {
             traced.push(medium);

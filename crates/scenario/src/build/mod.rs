@@ -52,39 +52,74 @@ use crate::Scenario;
 /// Largest IP packet assumed for CoDel's MTU parameter, bytes.
 const CODEL_MTU_BYTES: u32 = 1500;
 
-/// The links to capture and where their files go.
+/// The links, cells and dedicated channels to capture and where their files go.
 pub(crate) struct CaptureRequest {
     dir: Option<PathBuf>,
     links: Vec<String>,
+    /// Cells and dedicated channels (`capture.cells`, or a `--pcap` name that is one).
+    radio: BTreeSet<String>,
 }
 
 impl CaptureRequest {
-    /// Merges the scenario's `capture.links` with the run options' and checks every name.
+    /// Merges the scenario's `capture.links` and `capture.cells` with the run options' names
+    /// (each a link, a cell or a dedicated channel; a name that is both a link and a cell
+    /// captures both) and checks every name.
     pub(crate) fn resolve(scenario: &Scenario, opts: &RunOptions) -> Result<Self, ScenarioError> {
         let mut links: BTreeSet<String> = scenario.capture.links.iter().cloned().collect();
+        let mut radio: BTreeSet<String> = scenario.capture.cells.iter().cloned().collect();
         for l in &opts.capture_links {
-            if !scenario.links.contains_key(l) {
-                let known: Vec<&str> = scenario.links.keys().map(String::as_str).collect();
+            let is_link = scenario.links.contains_key(l);
+            let is_radio = scenario.cells.contains_key(l) || scenario.dch.contains_key(l);
+            if !is_link && !is_radio {
+                let names = |keys: Vec<&String>| {
+                    let v: Vec<&str> = keys.into_iter().map(String::as_str).collect();
+                    if v.is_empty() { "none".to_string() } else { v.join(", ") }
+                };
                 return Err(ScenarioError::new(
                     "capture.links",
-                    format!("link '{l}' does not exist (links: {})", known.join(", ")),
+                    format!(
+                        "'{l}' is not a link, a cell or a dedicated channel (links: {}; cells and channels: {})",
+                        names(scenario.links.keys().collect()),
+                        names(scenario.cells.keys().chain(scenario.dch.keys()).collect()),
+                    ),
                 ));
             }
-            links.insert(l.clone());
+            if is_link {
+                links.insert(l.clone());
+            }
+            if is_radio {
+                radio.insert(l.clone());
+            }
         }
-        if !links.is_empty() && opts.capture_dir.is_none() {
-            return Err(ScenarioError::new("capture.links", "captures need an output directory"));
+        if !(links.is_empty() && radio.is_empty()) && opts.capture_dir.is_none() {
+            let key = if links.is_empty() { "capture.cells" } else { "capture.links" };
+            return Err(ScenarioError::new(key, "captures need an output directory"));
         }
-        Ok(CaptureRequest { dir: opts.capture_dir.clone(), links: links.into_iter().collect() })
+        Ok(CaptureRequest { dir: opts.capture_dir.clone(), links: links.into_iter().collect(), radio })
     }
 
     /// No captures: the world is built to be checked, not run.
     pub(crate) fn none() -> Self {
-        CaptureRequest { dir: None, links: Vec::new() }
+        CaptureRequest { dir: None, links: Vec::new(), radio: BTreeSet::new() }
     }
 
     pub(crate) fn dir_display(&self) -> PathBuf {
         self.dir.clone().unwrap_or_default()
+    }
+
+    /// The new file `NAME` + `suffix` of a captured cell or channel `name`, or `None` when it
+    /// is not captured.
+    pub(crate) fn radio_file(
+        &self,
+        name: &str,
+        suffix: &str,
+    ) -> Result<Option<celltcp_radio::cell::CaptureOut>, RunError> {
+        let Some(dir) = self.dir.as_ref().filter(|_| self.radio.contains(name)) else {
+            return Ok(None);
+        };
+        let path = dir.join(format!("{name}{suffix}"));
+        let file = File::create(&path).map_err(|source| RunError::Io { path, source })?;
+        Ok(Some(Box::new(BufWriter::new(file))))
     }
 }
 
@@ -275,8 +310,8 @@ pub(crate) fn build(
         b.add_link(name, node(&link.a), node(&link.b), link.metric, ab, ba);
     }
 
-    cells::add_cells(&mut b, scenario, seed, run, &node)?;
-    let traced_dch = dch::add_dch(&mut b, scenario, seed, run, &node)?;
+    cells::add_cells(&mut b, scenario, seed, run, &node, captures)?;
+    let traced_dch = dch::add_dch(&mut b, scenario, seed, run, &node, captures)?;
     middleboxes::add_middleboxes(&mut b, scenario, &node)?;
 
     if let Some(epc) = &scenario.epc {

@@ -40,8 +40,18 @@ pub(super) fn add_ran(
     seed: u64,
     run: u64,
     node: &impl Fn(&str) -> NodeId,
-) -> Result<(), ScenarioError> {
+    captures: &super::CaptureRequest,
+) -> Result<(), crate::run::RunError> {
     let cfg = ran_config(scenario, ran, node)?;
+    // Every cell has a context for every UE of the network, in the network's order: cells in
+    // name order, each one's UEs in name order (`ran_config`).
+    let ue_names: Vec<String> = scenario
+        .cells
+        .values()
+        .flat_map(|c| c.file.ues.keys().cloned())
+        .collect();
+    let cell_params: Vec<(u8, celltcp_radio::cell::RlcModeConfig)> =
+        cfg.cells.iter().map(|c| (c.harq.n_processes, c.rlc)).collect();
     // Every eNB of the network forwards over X2-U from its own buffer at its own pace.
     let forwarding = ForwardingConfig {
         rate_bps: ran.handover.forwarding_rate,
@@ -50,8 +60,28 @@ pub(super) fn add_ran(
     for cell in &cfg.cells {
         b.forwarding(cell.enb, forwarding);
     }
-    let medium =
+    let mut medium =
         LteRan::new(cfg, seed, run).map_err(|e| ScenarioError::new("ran", e.to_string()))?;
+    for (i, name) in scenario.cells.keys().enumerate() {
+        let ip = captures.radio_file(name, ".pcapng")?;
+        let mac = captures.radio_file(name, ".mac-lte.pcap")?;
+        if ip.is_none() && mac.is_none() {
+            continue;
+        }
+        let interfaces: Vec<String> = ue_names.iter().map(|ue| format!("{name}/{ue}")).collect();
+        let interfaces: Vec<&str> = interfaces.iter().map(String::as_str).collect();
+        let (harq_processes, rlc) = cell_params[i];
+        let capture = celltcp_radio::cell::CellCapture::new(
+            ip,
+            mac,
+            scenario.capture.snaplen,
+            &interfaces,
+            harq_processes,
+            &rlc,
+        )
+        .map_err(|source| crate::run::RunError::Io { path: captures.dir_display().join(name), source })?;
+        medium.set_cell_capture(i, capture);
+    }
     b.add_medium(RAN_NAME, Box::new(medium));
     Ok(())
 }

@@ -202,7 +202,7 @@ impl ScenarioFile {
             &cells,
             ran.is_some(),
         )?;
-        let capture = self.capture.convert(&links)?;
+        let capture = self.capture.convert(&links, &cells, &dch)?;
         let mut events = events::convert(&self.events, &simulation, &links)?;
         events.sort_by_key(|e| e.at);
         Ok(Scenario {

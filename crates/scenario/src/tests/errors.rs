@@ -61,7 +61,7 @@ fn unknown_keys_list_the_expected_ones() {
     );
     assert_eq!(
         base_err("capture.snap", "1B"),
-        "capture.snap: unknown key; expected one of: links, snaplen"
+        "capture.snap: unknown key; expected one of: links, cells, snaplen"
     );
 }
 

@@ -77,6 +77,7 @@ fn base_scenario_resolves_units_and_directions() {
         s.capture,
         CaptureSpec {
             links: vec!["access".into()],
+            cells: vec![],
             snaplen: 128
         }
     );
@@ -106,6 +107,7 @@ fn defaults_of_a_minimal_file() {
         s.capture,
         CaptureSpec {
             links: vec![],
+            cells: vec![],
             snaplen: 65_535
         }
     );
