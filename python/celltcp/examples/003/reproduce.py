@@ -1,9 +1,9 @@
 """Runs experiments 5-1 and 5-2 of seed `003_…` at the seed's length (100 s) and prints the
 tables of docs/seed-003.md (Markdown), each figure the median over master seeds.
 
-    .venv/bin/python examples/003/reproduce.py            # everything, about 5 min (release)
-    .venv/bin/python examples/003/reproduce.py --only 5-1 --seeds 3
-    .venv/bin/python examples/003/reproduce.py --only 5-2 --errors s1u --errors ue
+    python reproduce.py            # everything, about 5 min (release)
+    python reproduce.py --only 5-1 --seeds 3
+    python reproduce.py --only 5-2 --errors s1u --errors ue
 
 Figures as in ns-3's FlowMonitor, per flow: throughput = IP bytes delivered · 8 / 100 s
 (Mb/s), mean one-way delay (ms), jitter = mean |D_i − D_{i−1}| over consecutive delivered

@@ -5,7 +5,7 @@ the seven downloads; `aqm.toml` takes Table II's cwndMAX (64 KB) and starts ever
 0 s. This script runs Drop Tail on both router links with those two choices changed, one at a
 time and together, and prints the drop rate of each link (drops / offered, %, mean of the runs):
 
-    python examples/000/table4_ablation.py [--runs 4]
+    python table4_ablation.py [--runs 4]
 
 docs/seed-000.md ("Table IV's absolute rates") quotes its output.
 """

@@ -6,7 +6,7 @@ Mahimahi's byte accounting, 1504 bytes shared by as many packets as fit), as an 
 millisecond timestamp; repeated timestamps are several opportunities in that millisecond. One
 opportunity per millisecond is 1500 * 8 * 1000 = 12 Mb/s.
 
-    python3 examples/traces/generate.py
+    python3 generate.py
 
 const-12mbps.trace  one opportunity every millisecond, 1 ms ... 1000 ms (12 Mb/s, repeats each second)
 drive.trace         a synthetic 10 s drive: piecewise-constant rates from 3 to 36 Mb/s and three
