@@ -120,4 +120,4 @@ dist-check: dist
 
 # -- documentation -------------------------------------------------------------------------------
 docs: $(STAMPS)/deps
-	$(VPY) -m mkdocs build --strict --site-dir out/site
+	NO_MKDOCS_2_WARNING=1 $(VPY) -m mkdocs build --strict --site-dir out/site

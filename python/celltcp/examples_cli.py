@@ -46,7 +46,7 @@ def add_examples_command(subcommands: Any, user_error: type[Exception]) -> None:
     import functools
 
     p = subcommands.add_parser(
-        "examples", help="list the scenario library installed with celltcp, or copy from it",
+        "examples", usage="celltcp examples [-h] [copy NAME DIR | path NAME]", help="list the scenario library installed with celltcp, or copy from it",
         description="The scenarios, sweep files, traces and seed-study inputs installed with "
         "celltcp. Without an action, list them: NAME (the path in the library without .toml), "
         "kind and the first sentence of the file's header. 'copy NAME DIR' copies one into DIR "

@@ -4,6 +4,7 @@ the tutorial rendered, and links out of docs/ pointing at the source repository.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -18,9 +19,10 @@ pytest.importorskip("mkdocstrings")
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     out = tmp_path_factory.mktemp("site")
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     proc = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "--site-dir", str(out)],
-        cwd=REPO, capture_output=True, text=True, timeout=900,
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=900,
     )
     assert proc.returncode == 0, proc.stderr
     return out

@@ -7,7 +7,8 @@ under this directory without ``.toml``: ``wired-chain``, ``003/exp5-1``, ``sweep
 a script keeps its suffix (``003/reproduce.py``), and a directory (``003``) names its whole group.
 
 >>> from celltcp import examples
->>> [e.name for e in examples.available()][:2]          # doctest: +SKIP
+>>> names = [e.name for e in examples.available()]      # doctest: +SKIP
+>>> names[:2]                                           # doctest: +SKIP
 ['epc-three-enbs', 'epc-two-cells']
 >>> result = celltcp.run(examples.path("wired-chain"))  # doctest: +SKIP
 >>> examples.copy("traces/trace-link", "my-study")      # doctest: +SKIP
