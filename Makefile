@@ -5,6 +5,9 @@
 #   make test       set up, build, cargo tests, Python tests without the slow ones
 #   make test-all   the same with the slow Python tests
 #   make bench      event-queue and end-to-end speed figures (release build)
+#   make dist       dist/: an sdist and a manylinux2014 abi3 wheel (zig), checked with auditwheel
+#   make dist-check make dist, then build a wheel from the sdist and run the installed-wheel test
+#   make docs       the documentation site from docs/ into out/site/ (mkdocs --strict)
 #
 # Re-running a rule rebuilds only what changed: the dependency step leaves a stamp file in
 # .venv/.stamps/, the build step the compiled module itself, each newer than its inputs
@@ -28,7 +31,7 @@ PY_REQUIREMENTS := $(STAMPS)/requirements.txt
 # Where `maturin develop` puts the compiled module (abi3: one file for every CPython >= 3.10).
 CORE_MODULE := python/celltcp/_core.abi3.so
 
-.PHONY: demo test test-all bench setup build tshark
+.PHONY: demo test test-all bench setup build tshark dist dist-check docs
 
 demo: build
 	celltcp reproduce 003 --quick --out out/reproduce-003
@@ -61,7 +64,8 @@ $(STAMPS)/deps: pyproject.toml | $(VPY)
 	mkdir -p $(STAMPS)
 	$(VPY) -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb")); \
 		print("\n".join(p["build-system"]["requires"] + p["project"]["dependencies"] \
-		+ p["project"]["optional-dependencies"]["test"]))' > $(PY_REQUIREMENTS)
+		+ p["project"]["optional-dependencies"]["test"] \
+		+ p["project"]["optional-dependencies"]["docs"]))' > $(PY_REQUIREMENTS)
 	$(VPY) -m pip install --quiet --disable-pip-version-check -r $(PY_REQUIREMENTS)
 	touch $@
 
@@ -85,3 +89,39 @@ tshark:
 	else \
 		echo "tshark is missing and cannot be installed here; the capture test will be skipped"; \
 	fi
+
+# -- distribution --------------------------------------------------------------------------------
+# An sdist and one abi3 wheel (every CPython >= 3.10) for manylinux2014, i.e. glibc >= 2.17: zig
+# links the extension against that glibc's symbols, so no old-distribution build image is needed.
+# auditwheel then checks the tag the wheel claims against the symbols it really uses.
+DIST := dist
+MANYLINUX := manylinux2014
+MANYLINUX_TAG := manylinux_2_17_x86_64
+
+$(STAMPS)/dist-tools: pyproject.toml | $(STAMPS)/deps
+	$(VPY) -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb")); \
+		print("\n".join(p["project"]["optional-dependencies"]["dist"]))' > $(STAMPS)/dist.txt
+	$(VPY) -m pip install --quiet --disable-pip-version-check -r $(STAMPS)/dist.txt
+	touch $@
+
+dist: $(STAMPS)/dist-tools
+	mkdir -p $(DIST)
+	rm -f $(DIST)/celltcp-*.whl $(DIST)/celltcp-*.tar.gz
+	maturin sdist --out $(DIST)
+	maturin build --release --zig --compatibility $(MANYLINUX) --out $(DIST)
+	auditwheel show $(DIST)/celltcp-*.whl | tee $(STAMPS)/auditwheel.txt
+	@grep -q '"$(MANYLINUX_TAG)"' $(STAMPS)/auditwheel.txt \
+		|| { echo "the wheel is not $(MANYLINUX_TAG)"; exit 1; }
+	@ls -l $(DIST)
+
+# The sdist must build on its own: a wheel from it in a temporary directory (pip fetches maturin
+# into an isolated build environment), then the installed-wheel test on dist/'s wheel.
+dist-check: dist
+	tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+		$(VPY) -m pip wheel --no-deps --quiet --disable-pip-version-check -w "$$tmp" \
+			$(abspath $(wildcard $(DIST)/celltcp-*.tar.gz)) && ls -l "$$tmp"
+	$(VPY) -m pytest -q tests/python/test_install.py -m slow
+
+# -- documentation -------------------------------------------------------------------------------
+docs: $(STAMPS)/deps
+	NO_MKDOCS_2_WARNING=1 $(VPY) -m mkdocs build --strict --site-dir out/site

@@ -22,7 +22,7 @@ cell's eNB, at angle i·137.5° (a "sunflower" layout: uniform density over a 50
 random numbers); eNBs stand 30 m high, UEs 1.5 m.
 
 ``--cells C`` (1 to 3) builds C such cells, each with ``--ues`` UEs (so C × N UEs in all), as
-in examples/lte-bench-3cells.toml: the eNBs stand at (0, 0), (1000, 0) and (500, 866) m, a
+in python/celltcp/examples/lte-bench-3cells.toml: the eNBs stand at (0, 0), (1000, 0) and (500, 866) m, a
 triangle with 1 km sides, all on the same carrier; every UE is attached to its own cell's eNB
 and stays there (no X2, ns-3's default no-op handover algorithm). The cells interfere with each
 other through the shared spectrum channel as LENA simulates it: a cell's downlink sees what the
@@ -57,7 +57,7 @@ from tcp_bulk import RECOVERY, bulk_download, configure_tcp  # noqa: E402
 
 START_S = 0.1
 CELL_RADIUS_M = 500.0
-# eNB sites (x, y) of examples/lte-bench-3cells.toml, metres: a triangle with 1 km sides. The
+# eNB sites (x, y) of python/celltcp/examples/lte-bench-3cells.toml, metres: a triangle with 1 km sides. The
 # first is the single cell's eNB.
 ENB_SITES_M = ((0.0, 0.0), (1000.0, 0.0), (500.0, 866.0))
 ENB_HEIGHT_M = 30.0
@@ -209,7 +209,7 @@ if __name__ == "__main__":
         "--cells",
         type=int,
         default=1,
-        help=f"cells, 1 to {len(ENB_SITES_M)}, placed as in examples/lte-bench-3cells.toml "
+        help=f"cells, 1 to {len(ENB_SITES_M)}, placed as in python/celltcp/examples/lte-bench-3cells.toml "
         "(default 1)",
     )
     parser.add_argument("--ues", type=int, default=1, help="UEs per cell (default 1)")

@@ -1,5 +1,5 @@
 """Where ns-3 LENA's one-UE goodput falls short of celltcp's: one run of the one-UE scenario of
-`lte_bulk.py` (examples/lte-bench-1ue.toml) with LENA's statistics files and trace probes on
+`lte_bulk.py` (python/celltcp/examples/lte-bench-1ue.toml) with LENA's statistics files and trace probes on
 the download (gap_probe.py), written as JSON; docs/benchmarks.md ("LTE") reads them beside a
 celltcp run of the same scenario with its cell and TCP traces.
 

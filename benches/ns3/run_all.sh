@@ -26,5 +26,5 @@ mkdir -p "$out"
 "$py" "$here/wired_chain_udp.py" --json "$out/wired_chain_udp.json"
 "$py" "$here/lte_bulk.py" --ues 1 --duration 100 --json "$out/lte_1ue_100s.json"
 "$py" "$here/lte_bulk.py" --ues 50 --duration 5 --json "$out/lte_50ue_5s.json"
-# --ues counts the UEs of each cell: 3 cells of 5 UEs, as examples/lte-bench-3cells.toml.
+# --ues counts the UEs of each cell: 3 cells of 5 UEs, as python/celltcp/examples/lte-bench-3cells.toml.
 "$py" "$here/lte_bulk.py" --cells 3 --ues 5 --duration 5 --json "$out/lte_3cells_5ue_5s.json"

@@ -1,4 +1,4 @@
-"""The wired path of examples/wired-chain.toml and examples/wired-chain-tcp.toml in ns-3.
+"""The wired path of python/celltcp/examples/wired-chain.toml and python/celltcp/examples/wired-chain-tcp.toml in ns-3.
 
     remote --100 Mb/s, 20 ms-- gateway --1 Gb/s, 3 ms-- enb --25 Mb/s, 5 ms-- ue
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""ns-3 counterpart of examples/wired-chain-tcp.toml: a TCP NewReno bulk download.
+"""ns-3 counterpart of python/celltcp/examples/wired-chain-tcp.toml: a TCP NewReno bulk download.
 
     remote --100 Mb/s, 20 ms-- gateway --1 Gb/s, 3 ms-- enb --25 Mb/s, 5 ms-- ue
 

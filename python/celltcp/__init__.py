@@ -1,13 +1,14 @@
 """celltcp: a fast, deterministic packet-level simulator of TCP over cellular networks.
 
 >>> import celltcp
->>> result = celltcp.run("examples/wired-chain.toml", seed=1)  # doctest: +SKIP
+>>> result = celltcp.run(celltcp.examples.path("wired-chain"), seed=1)  # doctest: +SKIP
 >>> result.flows[["goodput_bps", "delay_mean_s"]]                # doctest: +SKIP
 
 The simulator itself is compiled (``celltcp._core``, private); this package is its public API:
 :class:`Scenario`, :func:`run`, :class:`RunResult` and the two exceptions. The analytic models
-live in ``celltcp.models`` and sweeps in ``celltcp.sweep`` (callable: ``celltcp.sweep(FILE)``
-runs a sweep file), both imported on first use.
+live in ``celltcp.models``, sweeps in ``celltcp.sweep`` (callable: ``celltcp.sweep(FILE)``
+runs a sweep file) and the scenario library shipped with the package in ``celltcp.examples``,
+each imported on first use.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ __all__ = [
 ]
 
 #: Submodules imported on first attribute access, so ``import celltcp`` stays light.
-_LAZY_SUBMODULES = frozenset({"models", "sweep"})
+_LAZY_SUBMODULES = frozenset({"examples", "models", "sweep"})
 #: Names of the public API imported on first access, with their module: ``RunResult`` needs
 #: pandas and pyarrow, which cost most of a second to import and which ``celltcp --version``,
 #: ``--help`` or ``validate`` never use.

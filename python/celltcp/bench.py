@@ -8,11 +8,11 @@ produces):
 * the wired-chain examples end to end (UDP, and a NewReno+SACK bulk download with random loss),
   in wall time per run and link packet transmissions per wall-clock second (and simulation
   events per second);
-* one replication of the seed-000 handover scenario (``examples/000/forwarding.toml``: two
-  eNBs, six UEs with cross traffic, one X2 handover, 5 s simulated), in wall and CPU time per
+* one replication of the seed-000 handover scenario (``celltcp/examples/000/forwarding.toml``:
+  two eNBs, six UEs with cross traffic, one X2 handover, 5 s simulated), in wall and CPU time per
   run, the per-handover analytics included;
-* the LTE benchmark scenarios (``examples/lte-bench-*.toml``: one UE for 100 s, 3 cells × 5 UEs
-  and 50 UEs for 5 s, and the 3 cells as one radio access network), in wall time per run and
+* the LTE benchmark scenarios (``celltcp/examples/lte-bench-*.toml``: one UE for 100 s, 3 cells
+  × 5 UEs and 50 UEs for 5 s, and the 3 cells as one radio access network), in wall time per run and
   per simulated second, through Python (the result objects included; ``cargo bench -p
   celltcp-scenario --bench lte`` measures the Rust side alone, docs/benchmarks.md "LTE"). With
   ``--quick`` the one-UE scenario runs 10 s instead of 100 s.
@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from celltcp import _core
+from celltcp import _core, examples
 from celltcp.report import format_table
 from celltcp.runner import run
 from celltcp.scenario import Scenario
@@ -52,7 +52,7 @@ DEFAULT_RUNS = {False: 5, True: 3}
 EXAMPLE = "wired-chain.toml"
 #: The end-to-end workloads measured by default.
 EXAMPLES = ("wired-chain.toml", "wired-chain-tcp.toml")
-#: The handover workload measured by default (seed `000_…`, relative to ``examples/``).
+#: The handover workload measured by default (seed `000_…`, relative to ``celltcp/examples/``).
 HANDOVER_EXAMPLE = "000/forwarding.toml"
 #: The LTE workloads (docs/benchmarks.md, "LTE").
 LTE_EXAMPLES = (
@@ -66,10 +66,10 @@ LTE_QUICK_DURATION = "10s"
 
 
 def find_example(name: str = EXAMPLE) -> Path | None:
-    """The example scenario from ``./examples`` or from the source tree this package is in."""
-    source_tree = Path(__file__).resolve().parents[2]
-    candidates = [Path.cwd() / "examples" / name, source_tree / "examples" / name]
-    return next((p for p in candidates if p.is_file()), None)
+    """The example scenario ``name`` (a file name under :data:`celltcp.examples.ROOT`, the
+    library shipped in the package), or None if the installation lacks it."""
+    path = examples.ROOT / name
+    return path if path.is_file() else None
 
 
 def _median(measure: Callable[[], float], runs: int) -> float:
@@ -127,13 +127,13 @@ def handover_times(scenario: Scenario, runs: int) -> tuple[float, float, int, in
 
 
 def _lte_rows(quick: bool, runs: int) -> list[list[str]]:
-    """Rows of the LTE workloads found here or in the source tree."""
+    """Rows of the LTE workloads."""
     rows = []
     for name in LTE_EXAMPLES:
         path = find_example(name)
         if path is None:
-            print(f"celltcp: note: examples/{name} not found here or in the source tree; its "
-                  "figure is skipped", file=sys.stderr)
+            print(f"celltcp: note: celltcp/examples/{name} is missing from the installed "
+                  "package; its figure is skipped", file=sys.stderr)
             continue
         sc = Scenario.load(path)
         if quick and name == "lte-bench-1ue.toml":
@@ -182,8 +182,8 @@ def run_bench(
             path = find_example(name)
             if path is None:
                 print(
-                    f"celltcp: note: examples/{name} not found here or in the source tree; "
-                    "its end-to-end figure is skipped (use --scenario FILE)",
+                    f"celltcp: note: celltcp/examples/{name} is missing from the installed "
+                    "package; its end-to-end figure is skipped (use --scenario FILE)",
                     file=sys.stderr,
                 )
             else:
@@ -198,8 +198,8 @@ def run_bench(
         path = find_example(HANDOVER_EXAMPLE)
         if path is None:
             print(
-                f"celltcp: note: examples/{HANDOVER_EXAMPLE} not found here or in the source "
-                "tree; the handover figure is skipped",
+                f"celltcp: note: celltcp/examples/{HANDOVER_EXAMPLE} is missing from the installed "
+                "package; the handover figure is skipped",
                 file=sys.stderr,
             )
         else:

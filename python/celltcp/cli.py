@@ -12,6 +12,7 @@
     celltcp plot KIND (--result DIR | --store DIR | model options) [--out FILE]
                       (kinds and options: celltcp.plot_cli, docs/cli.md)
     celltcp reproduce NAME [--quick] [--out DIR] [--overwrite] [--workers N] | --list
+    celltcp examples [copy NAME DIR | path NAME]       (see celltcp.examples_cli)
     celltcp emulate SCENARIO --host NAME... [--exec HOST=CMD]... [--duration T] [--out DIR]
                     [--overwrite] [--pcap FILE] [--set k=v]... | --cleanup
                     (see celltcp.emulate.cli)
@@ -40,6 +41,7 @@ from typing import NoReturn
 
 from celltcp import _core
 from celltcp._argtypes import non_negative_int, positive_int
+from celltcp._docs import DOCS_URL, docs_url
 from celltcp.errors import ScenarioError, SimulationError
 from celltcp.output import OutputDirError, atomic_output_dir
 from celltcp.progress import RunProgressLine
@@ -315,6 +317,7 @@ def _parser() -> _Parser:
     parser = _Parser(
         prog="celltcp",
         description="Deterministic packet-level simulator of TCP over cellular networks.",
+        epilog=f"Documentation: {DOCS_URL}. Scenarios to start from: 'celltcp examples'.",
     )
     parser.add_argument(
         "--version", action="version", version=f"celltcp {_core.__version__}",
@@ -364,7 +367,7 @@ def _parser() -> _Parser:
     p = sub.add_parser(
         "sweep", help="run a parameter sweep with replications into a results store"
     )
-    p.add_argument("file", metavar="FILE", help="sweep file (TOML; see docs/sweeps.md)")
+    p.add_argument("file", metavar="FILE", help=f"sweep file (TOML; see {docs_url('sweeps')})")
     p.add_argument(
         "--workers", type=positive_int, metavar="N",
         help="worker processes (ray: CPUs of a new local instance); default: all CPUs",
@@ -397,7 +400,7 @@ def _parser() -> _Parser:
         description="Write every stored run of a results store as Parquet files into DIR: "
         "runs.parquet (one row per run: parameters, also as numbers in SI base units, metrics, "
         "summary), parameter_values.parquet, scenarios.parquet and the kept series "
-        "(docs/sweeps.md).",
+        f"({docs_url('sweeps')}).",
     )
     p.add_argument("store", metavar="STORE", help="results store directory")
     p.add_argument("--parquet", metavar="DIR", required=True, help="output directory")
@@ -412,7 +415,8 @@ def _parser() -> _Parser:
     p.add_argument("--runs", type=positive_int, help="repetitions per figure (median reported)")
     p.add_argument(
         "--scenario", metavar="FILE",
-        help="scenario for the end-to-end figure (default examples/wired-chain.toml)",
+        help="scenario for the end-to-end figure (default: the wired-chain and wired-chain-tcp "
+        "examples)",
     )
     p.set_defaults(handler=_cmd_bench)
 
@@ -434,6 +438,10 @@ def _parser() -> _Parser:
         "--workers", type=positive_int, metavar="N", help="worker processes; default: all CPUs"
     )
     p.set_defaults(handler=_cmd_reproduce)
+
+    from celltcp.examples_cli import add_examples_command
+
+    add_examples_command(sub, UserError)
 
     p = sub.add_parser("version", help="print the version")
     p.set_defaults(handler=_cmd_version)

@@ -15,7 +15,7 @@ series", "Cell series"):
 
 >>> import celltcp
 >>> from celltcp.intervals import cell_intervals
->>> r = celltcp.run("examples/lte-single-cell.toml")   # doctest: +SKIP
+>>> r = celltcp.run(celltcp.examples.path("lte-single-cell"))   # doctest: +SKIP
 >>> cell_intervals(r)[["time_s", "ue", "rlc_throughput_bps", "sinr_db"]]   # doctest: +SKIP
 """
 

@@ -45,6 +45,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from celltcp._docs import docs_url
+
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
@@ -683,7 +685,8 @@ def add_plot_command(subcommands: Any, user_error: type[Exception]) -> None:
         "plot", help="draw a figure of a run, a sweep's results store or a model",
         description="Draw a figure of celltcp.plots: of a run (--result DIR), of a sweep's "
                     "results store (--store DIR), or of an analytic model. 'celltcp plot KIND "
-                    "--help' lists the options of a kind; docs/cli.md has examples.",
+                    "--help' lists the options of a kind; examples are on "
+                    f"{docs_url('cli')}.",
     )
     kinds = plot.add_subparsers(dest="kind", metavar="KIND", required=True)
     for kind in PLOT_KINDS:

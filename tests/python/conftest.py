@@ -18,7 +18,7 @@ if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
 REPO = Path(__file__).resolve().parents[2]
-EXAMPLES = REPO / "examples"
+EXAMPLES = REPO / "python/celltcp/examples"
 
 #: A sender, a router and a receiver in a chain: a fast core link and a 10 Mb/s access link, one
 #: Poisson UDP flow (so that the seed and the run number matter), queue and flow series traced.

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
-EXAMPLES = REPO / "examples"
+EXAMPLES = REPO / "python/celltcp/examples"
 #: Longest error line accepted.
 MAX_LINE = 600
 #: A case taking longer than this is a hang.
@@ -209,7 +209,7 @@ def _scenario_case(rng: random.Random, report: Report, case: Case, workdir: Path
         overrides = ["--set", f"{key}={value}"]
         case.detail += f" --set {key}={value[:60]}"
     # Relative trace paths of the examples resolve against the scenario's own directory: its
-    # other files are linked into the case's directory, and nothing is written into examples/.
+    # other files are linked into the case's directory, and nothing is written into python/celltcp/examples/.
     for other in source.parent.iterdir():
         if other.is_file() and other.suffix != ".toml":
             (workdir / other.name).symlink_to(other)

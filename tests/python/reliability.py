@@ -36,7 +36,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-EXAMPLES = REPO / "examples"
+EXAMPLES = REPO / "python/celltcp/examples"
 DEFAULT_SCENARIOS = [
     "wired-chain.toml",
     "wired-chain-tcp.toml",

@@ -1,5 +1,5 @@
 """Kernel TCP through the emulated 10 Mb/s, 50 ms path against celltcp's own TCP on the same
-scenario (examples/emulation/path-10m-50ms.toml, docs/validation.md): a CUBIC download reaches
+scenario (python/celltcp/examples/emulation/path-10m-50ms.toml, docs/validation.md): a CUBIC download reaches
 the expected goodput and the simulated one is within ±15 % of it; a handover that discards the
 queue makes both time out.
 

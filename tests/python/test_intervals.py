@@ -13,7 +13,7 @@ from celltcp import plots
 from celltcp.cli import main
 from celltcp.intervals import IntervalError, cell_intervals, link_intervals
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "lte-single-cell.toml"
+EXAMPLE = Path(__file__).resolve().parents[2] / "python/celltcp/examples" / "lte-single-cell.toml"
 
 #: A bulk TCP download over RED with ECN on the Internet link, made the bottleneck (5 Mb/s),
 #: so that the link marks (ECN-capable flow) and, early in slow start, drops.

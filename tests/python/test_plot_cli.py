@@ -517,7 +517,7 @@ def test_bad_options_and_data_are_one_line_exit_2_and_no_file(
 
 
 def test_dch_kind_draws_the_traced_channel_and_refuses_a_run_without_it(tmp_path, run_dir):
-    ftp = Path(__file__).parents[2] / "examples" / "001" / "ftp-dch.toml"
+    ftp = Path(__file__).parents[2] / "python/celltcp/examples" / "001" / "ftp-dch.toml"
     result = celltcp.run(ftp, set={"simulation.duration": "60s", "trace.dch": '["radio"]',
                                    "trace.interval": "1s"})
     directory = result.write(tmp_path / "dch-run")

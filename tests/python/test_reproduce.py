@@ -55,7 +55,7 @@ def test_quick_reproduction_writes_the_report(tmp_path, capsys):
     md = (out / "report.md").read_text()
     page = (out / "report.html").read_text()
     # What was run, and the comparison table with a verdict per row.
-    assert "examples/003/exp5-1.toml" in md and "run numbers 0–4" in md
+    assert "celltcp/examples/003/exp5-1.toml" in md and "run numbers 0–4" in md
     assert "536-byte segments without timestamps" in md and "`westwood-original`" in md
     assert "| where | claim | seed | celltcp: mean [95 % CI] (n) | ours / seed | verdict |" in md
     rows = [line for line in md.splitlines() if re.match(r"\| (5\.[457]|Fig\. 5\.[89]) \|", line)]

@@ -243,7 +243,7 @@ def test_quick_reproduction_writes_the_report(tmp_path):
     assert (tmp_path / "rep.runs" / "results.duckdb").is_file()
     md = (out / "report.md").read_text()
     page = (out / "report.html").read_text()
-    assert "examples/001/ftp-dch.toml" in md and "(quick mode)" in md
+    assert "celltcp/examples/001/ftp-dch.toml" in md and "(quick mode)" in md
     rows = _claims(md)
     assert len(rows) == CLAIMS
     assert all(re.search(r"\| \*\*(reproduced|not significant|contradicted)\*\*", r)

@@ -145,7 +145,7 @@ def test_quick_reproduction_writes_the_report(tmp_path):
     assert (tmp_path / "rep.runs" / "results.duckdb").is_file()
     md = (out / "report.md").read_text()
     page = (out / "report.html").read_text()
-    assert "examples/004/ack-copies.toml" in md and "(quick mode)" in md
+    assert "celltcp/examples/004/ack-copies.toml" in md and "(quick mode)" in md
     # One verdict per claim, computed from the runs.
     claims = [line for line in md.splitlines()
               if re.match(r"\| (simulation|proposed method|analysis|estimation|sensitivity)", line)]

@@ -155,7 +155,7 @@ def test_trace_paths_resolve_against_the_scenario_file(tmp_path):
 
     import celltcp
 
-    example = Path(__file__).resolve().parents[2] / "examples" / "traces" / "trace-link.toml"
+    example = Path(__file__).resolve().parents[2] / "python/celltcp/examples/traces/trace-link.toml"
     here = os.getcwd()
     os.chdir(tmp_path)
     try:

@@ -1,6 +1,6 @@
 """Seed 000's scenario files: one handover of the reference UE per run, its message timeline for
 each data-path policy, the prediction's early path switch, the RTT growth of forwarding, and the
-per-count scenarios generated from ``examples/000/forwarding.toml``."""
+per-count scenarios generated from ``python/celltcp/examples/000/forwarding.toml``."""
 
 from __future__ import annotations
 

@@ -170,7 +170,7 @@ def test_quick_reproduction_writes_the_report(tmp_path):
     elapsed = time.perf_counter() - started
     md = (out / "report.md").read_text()
     page = (out / "report.html").read_text()
-    assert "examples/000/forwarding.toml" in md and "examples/000/aqm.toml" in md
+    assert "celltcp/examples/000/forwarding.toml" in md and "celltcp/examples/000/aqm.toml" in md
     assert "run numbers 0–7" in md
     assert "| " + " | ".join(CLAIM_HEADER) + " |" in md
     rows = [line for line in md.splitlines()

@@ -21,7 +21,7 @@ def test_quick_reproduction_writes_the_report(tmp_path, capsys):
     assert (tmp_path / "rep.runs" / "results.duckdb").is_file()
     md = (out / "report.md").read_text()
     page = (out / "report.html").read_text()
-    assert "examples/002/handover-link.toml" in md and "(quick mode)" in md
+    assert "celltcp/examples/002/handover-link.toml" in md and "(quick mode)" in md
     # One verdict per claim of the seed, a stated test on the phases.
     rows = [line for line in md.splitlines() if re.match(r"\| (§|Fig)", line)]
     assert len(rows) == 17

@@ -168,7 +168,7 @@ def test_quick_reproduction_reports_experiment_5_3(tmp_path):
     out = tmp_path / "rep"
     assert main(["reproduce", "003", "--quick", "--out", str(out), "--workers", "2"]) == 0
     md = (out / "report.md").read_text()
-    assert "examples/003/exp5-3.toml" in md and "## Experiment 5-3" in md
+    assert "celltcp/examples/003/exp5-3.toml" in md and "## Experiment 5-3" in md
     rows = [line for line in md.splitlines() if re.match(r"\| (5\.9|Fig\. 5\.12) \|", line)]
     assert len(rows) == 5
     assert all(re.search(r"\| \*\*(reproduced|not significant|contradicted)\*\*", r)

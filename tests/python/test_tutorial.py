@@ -20,11 +20,11 @@ TUTORIAL = REPO / "docs" / "tutorial.ipynb"
 
 @pytest.fixture(scope="module")
 def executed(tmp_path_factory) -> object:
-    # Run in a copy of docs/ beside the examples, so nothing is written into the checkout.
+    # Run in a copy of docs/ outside the checkout, so nothing is written into it and the scenario
+    # comes from the library installed with the package.
     root = tmp_path_factory.mktemp("tutorial")
     (root / "docs").mkdir()
     shutil.copy(TUTORIAL, root / "docs" / TUTORIAL.name)
-    (root / "examples").symlink_to(REPO / "examples")
     nb = nbformat.read(root / "docs" / TUTORIAL.name, as_version=4)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)

@@ -3,7 +3,7 @@
 //! distribution of the output timing error (the time a datagram is written after its
 //! simulated departure) and of the lag. A benchmark: it prints, it never fails on a figure.
 //!
-//! Then the same through the LTE cell of examples/lte-single-cell.toml widened to 20 MHz, its
+//! Then the same through the LTE cell of python/celltcp/examples/lte-single-cell.toml widened to 20 MHz, its
 //! flows removed: server to ue_near, downlink, at 10 and 20 Mbit/s.
 //!
 //! `cargo bench -p celltcp-emu --bench timing [-- SECONDS]` (default 5 s per rate).
@@ -13,9 +13,9 @@ mod support;
 
 use celltcp_emu::Priority;
 
-/// examples/lte-single-cell.toml at 20 MHz with its `[flows.*]` tables removed.
+/// python/celltcp/examples/lte-single-cell.toml at 20 MHz with its `[flows.*]` tables removed.
 fn lte_cell() -> String {
-    let text = include_str!("../../../examples/lte-single-cell.toml");
+    let text = include_str!("../../../python/celltcp/examples/lte-single-cell.toml");
     let mut out = String::new();
     let mut in_flow = false;
     for line in text.lines() {

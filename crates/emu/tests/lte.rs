@@ -1,4 +1,4 @@
-//! Emulation through an LTE cell (examples/lte-single-cell.toml): real datagrams cross the
+//! Emulation through an LTE cell (python/celltcp/examples/lte-single-cell.toml): real datagrams cross the
 //! core links, the cell's MAC scheduler, HARQ and RLC AM, both ways, unchanged.
 
 mod support;
@@ -15,7 +15,7 @@ use support::*;
 fn lte_scenario(keep_flows: bool) -> String {
     let text = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../../examples/lte-single-cell.toml"
+        "/../../python/celltcp/examples/lte-single-cell.toml"
     ))
     .expect("the example exists");
     if keep_flows {

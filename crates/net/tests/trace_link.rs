@@ -146,7 +146,7 @@ fn constant_12mbps() -> DeliveryTrace {
 #[test]
 fn shipped_constant_trace_is_one_opportunity_per_millisecond() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../examples/traces/const-12mbps.trace");
+        .join("../../python/celltcp/examples/traces/const-12mbps.trace");
     let shipped = DeliveryTrace::read(&path).unwrap();
     assert_eq!(shipped, constant_12mbps());
     assert_eq!(shipped.mean_rate_bps(), 12_000_000);

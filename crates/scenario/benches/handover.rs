@@ -4,16 +4,16 @@
 //! 15). Three measurements, each the median of N runs in this process, in wall time and in the
 //! CPU time of this thread (comparable when the machine is loaded):
 //!
-//! 1. **Seed `000_…`**: one replication of `examples/000/forwarding.toml` (two eNBs, six UEs
+//! 1. **Seed `000_…`**: one replication of `python/celltcp/examples/000/forwarding.toml` (two eNBs, six UEs
 //!    with cross traffic, one X2 handover, 5 s simulated), analytics included. Target ≤ 50 ms.
 //! 2. **Per-handover analytics**: [`analyse`] alone, on the trace rows and handover records of
-//!    a run of (a) that scenario and (b) `examples/003/exp5-3.toml` at 100 km/h (one UE along
+//!    a run of (a) that scenario and (b) `python/celltcp/examples/003/exp5-3.toml` at 100 km/h (one UE along
 //!    five cells for 100 s: several A3 handovers and a radio link failure). The run records the
 //!    nine [`REQUIRED_TRACE_VARS`] of every flow (through `trace.tcp`), so its own analytics
 //!    saw the same rows as this benchmark; the records are rebuilt from the run's `handovers`
 //!    table and the result is checked against that table before it is timed.
-//! 3. **The RAN against a plain cell**: `examples/lte-bench-50ue.toml` (50 UEs, 5 s) and
-//!    `examples/lte-bench-1ue.toml` (1 UE, 100 s) as they are and with a `[ran]` section (one
+//! 3. **The RAN against a plain cell**: `python/celltcp/examples/lte-bench-50ue.toml` (50 UEs, 5 s) and
+//!    `python/celltcp/examples/lte-bench-1ue.toml` (1 UE, 100 s) as they are and with a `[ran]` section (one
 //!    cell, so no handover can happen; the simulated traffic is the same), run alternately.
 //!    The difference is what the RAN adds — measurements of every UE in every cell each
 //!    period, the radio-link monitoring, the analytics' trace rows — per UE and simulated
@@ -36,7 +36,7 @@ const TARGET_000_S: f64 = 0.050;
 
 fn example(file: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../examples")
+        .join("../../python/celltcp/examples")
         .join(file)
 }
 

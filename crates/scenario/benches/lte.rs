@@ -3,11 +3,11 @@
 //! Run: `cargo bench -p celltcp-scenario --bench lte` (optionally followed by `-- --runs N`).
 //! The three LTE benchmark scenarios of the project, written as example files and mirroring
 //! `benches/ns3/lte_bulk.py` (ns-3.44 LENA):
-//! 1. `examples/lte-bench-1ue.toml`: 1 UE, 10 MHz, RLC AM, proportional fair, bulk TCP from a
+//! 1. `python/celltcp/examples/lte-bench-1ue.toml`: 1 UE, 10 MHz, RLC AM, proportional fair, bulk TCP from a
 //!    remote host, 100 s simulated;
-//! 2. `examples/lte-bench-3cells.toml`: 3 cells × 5 UEs, one bulk TCP download per UE, 5 s;
-//! 3. `examples/lte-bench-50ue.toml`: 50 UEs in one cell, one bulk TCP download each, 5 s;
-//! 4. `examples/lte-bench-3cells-ran.toml`: scenario 2 with the three cells in one radio access
+//! 2. `python/celltcp/examples/lte-bench-3cells.toml`: 3 cells × 5 UEs, one bulk TCP download per UE, 5 s;
+//! 3. `python/celltcp/examples/lte-bench-50ue.toml`: 50 UEs in one cell, one bulk TCP download each, 5 s;
+//! 4. `python/celltcp/examples/lte-bench-3cells-ran.toml`: scenario 2 with the three cells in one radio access
 //!    network, each interfering with the PRB load it actually carries (as LENA's cells do)
 //!    instead of as a constant fully loaded interferer.
 //!
@@ -70,7 +70,7 @@ const CASES: [Case; 4] = [
 
 fn example(file: &str) -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../examples")
+        .join("../../python/celltcp/examples")
         .join(file)
 }
 

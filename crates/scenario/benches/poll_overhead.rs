@@ -32,7 +32,7 @@ fn main() {
     // `cargo bench` passes `--bench`; everything else is N and scenario files.
     let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
     let reps: usize = args.first().and_then(|a| a.parse().ok()).unwrap_or(21);
-    let examples = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let examples = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../python/celltcp/examples");
     let files: Vec<PathBuf> = if args.len() > 1 {
         args[1..].iter().map(PathBuf::from).collect()
     } else {

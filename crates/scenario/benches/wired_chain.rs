@@ -17,7 +17,7 @@ fn thread_cpu_ns() -> Option<u64> {
 }
 
 fn measure(file: &str, runs: usize) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples").join(file);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/celltcp/examples").join(file);
     let sc = load_path(&path, &[("trace.queues".into(), "[]".into()), ("trace.flows".into(), "[]".into()), ("trace.tcp".into(), "[]".into())])
         .expect("example loads");
     let mut walls = Vec::new();

@@ -2,7 +2,7 @@
 //! copies of every ACK while the terminal's estimate of the radio loss p_err is at or above
 //! 0.1, engages at high radio loss and stays off at low loss, on the seed's path.
 //!
-//! Path: `examples/004/ack-copies.toml` (wired terminal —10 Mb/s— base station —384 kb/s radio,
+//! Path: `python/celltcp/examples/004/ack-copies.toml` (wired terminal —10 Mb/s— base station —384 kb/s radio,
 //! Bernoulli loss p_err in both directions— wireless terminal; Reno, 100-byte segments, every
 //! segment acknowledged), with the timestamps option on (docs/seed-004.md: without it the
 //! sender starves of RTT samples above p_err = 0.05 and carries a few segments per minute at
@@ -31,7 +31,7 @@ mod support;
 use celltcp_scenario::{load_str, run, RunOptions, RunOutput};
 use support::{num, tcp_series};
 
-const EXAMPLE: &str = include_str!("../../../examples/004/ack-copies.toml");
+const EXAMPLE: &str = include_str!("../../../python/celltcp/examples/004/ack-copies.toml");
 const THRESHOLD: f64 = 0.1;
 const SEEDS: std::ops::RangeInclusive<u64> = 1..=3;
 

@@ -4,7 +4,7 @@
 //! Run (release): `cargo test --release -p celltcp-scenario --test dch_bench -- --ignored
 //! --nocapture` (set `DCH_BENCH_RUNS` for the number of runs, default 7).
 //!
-//! `examples/001/bulk-dch384.toml`: one 384 kbit/s DCH (10 ms TTI, 64 kbit/s uplink with a
+//! `python/celltcp/examples/001/bulk-dch384.toml`: one 384 kbit/s DCH (10 ms TTI, 64 kbit/s uplink with a
 //! 20 ms TTI), bulk TCP NewReno, 100 s simulated; the target is at most 0.05 s of wall time.
 //! Prints the median, minimum and maximum wall time, events, events per second, goodput and the
 //! DCH's transport blocks.
@@ -19,7 +19,7 @@ const TARGET_WALL_S: f64 = 0.05;
 #[ignore = "a benchmark: run with --release -- --ignored --nocapture"]
 fn dch_384_kbps_bulk_tcp_100_s() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../examples/001/bulk-dch384.toml");
+        .join("../../python/celltcp/examples/001/bulk-dch384.toml");
     let runs: usize = std::env::var("DCH_BENCH_RUNS")
         .ok()
         .and_then(|v| v.parse().ok())

@@ -156,7 +156,7 @@ fn a_flow_reaches_the_ue_only_through_its_dch() {
 }
 
 fn examples() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/001");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/celltcp/examples/001");
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())

@@ -1,4 +1,4 @@
-//! TCP over a WCDMA dedicated channel inside a scenario (examples/001/): a bulk download at
+//! TCP over a WCDMA dedicated channel inside a scenario (python/celltcp/examples/001/): a bulk download at
 //! 384 kbit/s without block errors, and the seed's FTP workload with its RLC throughput.
 
 use celltcp_scenario::{load_path, run, RunOptions, RunOutput};
@@ -6,7 +6,7 @@ use serde_json::Value;
 
 fn example(file: &str) -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../examples/001")
+        .join("../../python/celltcp/examples/001")
         .join(file)
 }
 

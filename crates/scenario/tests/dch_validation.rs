@@ -152,7 +152,7 @@ packet_size = "11B"
 
 fn example(file: &str) -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../examples/001")
+        .join("../../python/celltcp/examples/001")
         .join(file)
 }
 

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 fn example(name: &str) -> PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../examples")
+        .join("../../python/celltcp/examples")
         .join(name)
 }
 

@@ -9,7 +9,7 @@ use celltcp_scenario::{load_path, run, RunOptions};
 use serde_json::Value;
 
 fn example(name: &str) -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples").join(name)
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/celltcp/examples").join(name)
 }
 
 fn f(v: &Value) -> f64 {

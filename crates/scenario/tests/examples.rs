@@ -1,7 +1,7 @@
 //! Every shipped scenario example loads and runs: shortened to one simulated second, or, when
 //! it schedules something later than that (a handover event), at its own length with an event
 //! budget.
-//! Sweep files (examples/sweeps/) are not scenarios and are checked by the sweep tests.
+//! Sweep files (python/celltcp/examples/sweeps/) are not scenarios and are checked by the sweep tests.
 
 use std::path::{Path, PathBuf};
 
@@ -23,7 +23,7 @@ fn scenario_files(dir: &Path, out: &mut Vec<PathBuf>) {
 
 #[test]
 fn every_example_runs() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/celltcp/examples");
     let mut files = Vec::new();
     scenario_files(&root, &mut files);
     assert!(files.len() >= 3, "examples found: {files:?}");

@@ -378,12 +378,12 @@ fn in_a_ran_the_ue_keeps_its_model_across_a_handover() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// examples/003/exp5-2.toml: its header's override lines move the errors from S1-U to the radio.
+// python/celltcp/examples/003/exp5-2.toml: its header's override lines move the errors from S1-U to the radio.
 
 #[test]
 fn the_exp5_2_header_moves_the_errors_onto_the_radio() {
     let path =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/003/exp5-2.toml");
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/celltcp/examples/003/exp5-2.toml");
     let text = std::fs::read_to_string(&path).unwrap();
     // Every `--set '…'` of the comment, as the shell would pass it.
     let mut overrides: Vec<(String, String)> = text

@@ -1,4 +1,4 @@
-//! The LTE benchmark scenarios (`examples/lte-bench-*.toml`, timed by `benches/lte.rs`) load,
+//! The LTE benchmark scenarios (`python/celltcp/examples/lte-bench-*.toml`, timed by `benches/lte.rs`) load,
 //! run, and do the work they claim: every UE's TCP download gets data through its cell, and
 //! the cells are busy. Run for 1 to 3 s here (the benchmarks run 100 s and 5 s).
 
@@ -8,7 +8,7 @@ use celltcp_scenario::{load_path, run, RunOptions};
 
 fn run_example(file: &str, duration: &str) -> serde_json::Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../examples")
+        .join("../../python/celltcp/examples")
         .join(file);
     let sc = load_path(&path, &[("simulation.duration".into(), duration.into())]).unwrap();
     run(&sc, &RunOptions::default()).unwrap().summary

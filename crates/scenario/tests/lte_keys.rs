@@ -750,7 +750,7 @@ fn pdcp_in_a_radio_access_network_has_one_receiver() {
     // In a [ran] the UE's PDCP receiver sits above the cells: ran.handover.reordering decides
     // when it reorders, and every cell gives it the same SN length and t-Reordering.
     let path =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/000/forwarding.toml");
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/celltcp/examples/000/forwarding.toml");
     let load = |over: &[(&str, &str)]| {
         let over: Vec<(String, String)> = over
             .iter()

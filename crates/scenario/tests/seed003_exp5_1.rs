@@ -1,7 +1,7 @@
 //! Experiment 5-1 of the PETRA thesis (seed `003_…`, §5.4.1): one bulk download over the wired
 //! path of Table 5.2 whose 25 Mb/s radio hop loses packets at random, with NewReno, Westwood+
 //! and PETRA — Table 5.4 (throughput, delay, jitter, loss at the error rate 5e-5) and the
-//! error-rate sweep of Table 5.5. Scenario: `examples/003/exp5-1.toml`; the reading of the
+//! error-rate sweep of Table 5.5. Scenario: `python/celltcp/examples/003/exp5-1.toml`; the reading of the
 //! seed's error rate (per byte, the default unit of ns-3's `RateErrorModel`) is explained there
 //! and in docs/seed-003.md, which puts the seed's numbers beside the ones measured here.
 //!
@@ -43,7 +43,7 @@ struct Point {
 }
 
 /// The endpoint settings of the tests, replacing `[flows.bulk.tcp]`: SACK on or off, and no
-/// detection of lost retransmissions, which ns-3.19 lacks (as in `examples/003/exp5-1.toml`).
+/// detection of lost retransmissions, which ns-3.19 lacks (as in `python/celltcp/examples/003/exp5-1.toml`).
 const SACK_ON: &str = "{ sack = true, detect_lost_retransmissions = false }";
 const SACK_OFF: &str = "{ sack = false, detect_lost_retransmissions = false }";
 

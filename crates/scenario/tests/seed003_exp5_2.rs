@@ -2,7 +2,7 @@
 //! three LTE cells with five UEs each, one bulk download per UE from one remote host (15
 //! flows), random errors on the way to every UE, with NewReno, Westwood+ and PETRA in turn on
 //! all flows — per-flow throughput, delay, jitter and loss, and Jain's fairness index of the
-//! per-flow throughputs (the seed's equation 5.1). Scenario: `examples/003/exp5-2.toml`, whose
+//! per-flow throughputs (the seed's equation 5.1). Scenario: `python/celltcp/examples/003/exp5-2.toml`, whose
 //! comments explain how the seed's radio links, RLC and error model are mapped onto celltcp's
 //! cells; docs/seed-003.md puts the seed's numbers beside the ones measured here.
 //!

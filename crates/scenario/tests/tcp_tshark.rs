@@ -2,7 +2,7 @@
 //! dissector and TCP sequence analysis). Skipped, with a message, when `tshark` is not
 //! installed.
 //!
-//! The scenario is `examples/wired-chain-tcp.toml` (remote → gateway → enb → ue, NewReno with
+//! The scenario is `python/celltcp/examples/wired-chain-tcp.toml` (remote → gateway → enb → ue, NewReno with
 //! SACK, 25 Mb/s access link with a 100-packet drop-tail queue at the enb) for 5 s, with a
 //! capture of the `access` link. A capture records every packet that *starts transmission* on
 //! the link, so it sits after the enb's queue and before the access link's loss model. The
@@ -35,7 +35,7 @@ use celltcp_scenario::{load_path, run, RunOptions};
 use serde_json::Value;
 
 fn example() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/wired-chain-tcp.toml")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/celltcp/examples/wired-chain-tcp.toml")
 }
 
 fn tshark_available() -> bool {

@@ -1,6 +1,6 @@
 //! Retransmission timeouts on a wireless-like path: RFC 6298 backoff through a long outage,
 //! and spurious timeouts from a delay spike undone by F-RTO (RFC 5682) and Eifel (RFC 3522 /
-//! RFC 4015). The path is the wired chain of `examples/wired-chain-tcp.toml` (see
+//! RFC 4015). The path is the wired chain of `python/celltcp/examples/wired-chain-tcp.toml` (see
 //! `wireless/mod.rs`); changes to its access link are scheduled `[[events]]`.
 
 mod wireless;

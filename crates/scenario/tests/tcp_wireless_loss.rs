@@ -2,7 +2,7 @@
 //! under random packet errors on the radio hop, Westwood+ keeps more goodput than NewReno and
 //! PETRA at least as much as Westwood+.
 //!
-//! The topology is the one of experiment 5-1 (Table 5.2, `examples/wired-chain-tcp.toml`,
+//! The topology is the one of experiment 5-1 (Table 5.2, `python/celltcp/examples/wired-chain-tcp.toml`,
 //! `wireless/mod.rs`) with the LTE radio hop modelled as the 25 Mb/s, 5 ms access link; each
 //! data packet crossing it towards the UE is lost independently with probability PER
 //! (Bernoulli). The seed's own PERs (7.5e-5 … 5e-4, applied per byte or per packet — see

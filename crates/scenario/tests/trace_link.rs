@@ -8,7 +8,7 @@ use celltcp_scenario::{load_path, load_str, run, Column, RunOptions, RunOutput};
 use serde_json::Value;
 
 fn traces_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/traces")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/celltcp/examples/traces")
 }
 
 fn example() -> PathBuf {
@@ -97,7 +97,7 @@ fn trace_paths_are_relative_to_the_scenario_file() {
 fn load_str_resolves_trace_paths_against_the_current_directory() {
     // Tests run in the package directory (crates/scenario).
     let text = std::fs::read_to_string(example()).unwrap();
-    let from_cwd = text.replace("\"drive.trace\"", "\"../../examples/traces/drive.trace\"");
+    let from_cwd = text.replace("\"drive.trace\"", "\"../../python/celltcp/examples/traces/drive.trace\"");
     let sc = load_str(&from_cwd, &[]).unwrap();
     assert_eq!(sc.links["access"].a_to_b.rate_bps, 15_126_000);
     let err = load_str(&text, &[]).unwrap_err().to_string();

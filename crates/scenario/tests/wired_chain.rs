@@ -3,7 +3,7 @@
 use celltcp_scenario::{load_path, run, RunOptions};
 
 fn example() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/wired-chain.toml")
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/celltcp/examples/wired-chain.toml")
 }
 
 #[test]

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from celltcp._docs import docs_url
 from celltcp.models import buffer_overrun_probability, handover_recovery_time_s
 from celltcp.sweep.stats import mean_interval, outcomes
 
@@ -63,7 +64,7 @@ HANDOVER_OUTCOMES = ("timeout", "halving", "none")
 #: The name under which a handover's outcome class is summarised (the bars' axis label).
 OUTCOME_METRIC = "handover outcome"
 HANDOVERS_HINT = (
-    'keep the series with series = ["handovers"] in the sweep file (docs/sweeps.md)'
+    f'keep the series with series = ["handovers"] in the sweep file ({docs_url("sweeps")})'
 )
 #: A simulated run is drawn with the model curve whose RTT is within this fraction of the RTT
 #: it measured (its smallest RTT sample, which is the path's RTT without queueing).

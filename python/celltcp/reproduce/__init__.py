@@ -1,6 +1,7 @@
 """One-command reproductions of the seed studies: ``celltcp reproduce NAME``.
 
-Each reproduction runs a seed study end to end on the scenario files of ``examples/`` (through
+Each reproduction runs a seed study end to end on the scenario files of
+``celltcp/examples/`` (through
 :func:`celltcp.sweep`, so its runs are stored and a repeated invocation reuses them) and writes
 ``report.md``, a self-contained ``report.html`` and the machine-readable ``claims.json`` (every
 claim row with its verdict and test, the run counts, the wall time) into an output directory that appears whole

@@ -8,12 +8,12 @@ a repeated or interrupted reproduction runs only what is missing:
   analytics' ``outcome``, 000 §VI-B) with one UE at the source cell and 2–5 in the target cell,
   for the standard procedure (``forward``), the fast path switch, the handover prediction and,
   as a reference, ``discard``. The UE count changes the topology, so each count's scenario is
-  generated from ``examples/000/forwarding.toml`` (the 5-UE case) by
+  generated from ``celltcp/examples/000/forwarding.toml`` (the 5-UE case) by
   :func:`target_cell_scenario`.
 * **Table IV** — the drop rate of the router → source eNB and router → target eNB queues with
   Drop Tail, RED dropping and RED marking (ECN carried through the GTP-U tunnel by RFC 6040 or by
-  the seed's Fig. 7 rule), on ``examples/000/aqm.toml``; each run also once for its first second
-  alone, to separate the start-up transient from the rest of the run.
+  the seed's Fig. 7 rule), on ``celltcp/examples/000/aqm.toml``; each run also once for its first
+  second alone, to separate the start-up transient from the rest of the run.
 * **Fig. 12** — the data delivered to the reference UE from the handover command until one RTT
   after it attaches (the analytics' ``delivered_bytes``) for the standard procedure, AQM,
   prediction and both, per UE count. The default and prediction groups are the Fig. 8/11 runs
@@ -42,6 +42,7 @@ import numpy as np
 import pandas as pd
 import tomli_w
 
+from celltcp import examples
 from celltcp.models.x2 import x2_normalized_throughput
 from celltcp.reproduce.document import (
     Bullets,
@@ -174,21 +175,15 @@ FULL = Plan(runs=50, runs_aqm=50)
 
 
 def _scenario_dir() -> Path:
-    here = Path(__file__).resolve()
-    for parent in here.parents:
-        candidate = parent / "examples" / "000"
-        if (candidate / "forwarding.toml").is_file() and (candidate / "aqm.toml").is_file():
-            return candidate
-    raise ReproductionError(
-        "the scenario files examples/000/forwarding.toml and aqm.toml were not found "
-        "above the celltcp package"
-    )
+    """The seed's scenario files, ``000/forwarding.toml`` and ``000/aqm.toml`` of the library
+    shipped in the package (:mod:`celltcp.examples`)."""
+    return examples.path("000")
 
 
 def target_cell_scenario(ues_in_target: int, template: Path | None = None) -> str:
     """The forwarding scenario with ``ues_in_target`` competing UEs in the target cell, as TOML.
 
-    ``template`` (default ``examples/000/forwarding.toml``) is the 5-UE case of Table II; a
+    ``template`` (default ``celltcp/examples/000/forwarding.toml``) is the 5-UE case of Table II; a
     smaller count keeps its first UEs of ``cells.target.ues`` and removes the others, so that
     every count shares the reference UE, the links and the procedure, and the 5-UE text resolves
     to the same scenario as the file. A removed UE takes its node, its ``mobility`` entry and
@@ -1020,14 +1015,14 @@ def report(m: Measurements, plan: Plan, options: Options, version: str) -> Docum
             (f"celltcp {version}, `celltcp reproduce {NAME}"
              f"{' --quick' if options.quick else ''}` ({'quick' if options.quick else 'full'} "
              "mode)"),
-            ("Figs. 8, 11, 12: `examples/000/forwarding.toml` (Tables I and II: 5 s, the "
+            ("Figs. 8, 11, 12: `celltcp/examples/000/forwarding.toml` (Tables I and II: 5 s, the "
              "reference UE hands over at 2.3 s; 5 UEs in the target cell) and the same with "
              "its first 2, 3 or 4 target-cell UEs (`seed000.target_cell_scenario`); policies "
              + ", ".join(f"`{p}`" for p in POLICIES)
              + "; `forward` and `predicted` also with RED marking and ECN on both router links"),
-            ("Table IV: `examples/000/aqm.toml` (Tables I and III: 10 s, 4 UEs at the source, "
-             f"3 at the target) with {len(AQM_VARIANTS)} queue/tunnel variants, each run also "
-             f"for {_STARTUP_TEXT} alone"),
+            ("Table IV: `celltcp/examples/000/aqm.toml` (Tables I and III: 10 s, 4 UEs at the "
+             f"source, 3 at the target) with {len(AQM_VARIANTS)} queue/tunnel variants, each run "
+             f"also for {_STARTUP_TEXT} alone"),
             (f"master seed {MASTER_SEED}; replications: run numbers 0–{plan.runs - 1} per "
              f"point of Figs. 8/11/12, 0–{plan.runs_aqm - 1} per row of Table IV (the seed: "
              "50)"),

@@ -1,7 +1,8 @@
 """Seed `001_…` ("Evaluation of End-to-End TCP Performance over WCDMA"): FTP downloads over a
 WCDMA dedicated channel with RLC acknowledged mode, and a split-TCP proxy.
 
-Everything runs on ``examples/001/ftp-dch.toml`` (server — Internet 190 ms, loss 1 % — GGSN —
+Everything runs on ``celltcp/examples/001/ftp-dch.toml``
+(server — Internet 190 ms, loss 1 % — GGSN —
 SGSN — RNC — DCH — UE, a round trip of about 500 ms as the seed's BDP figures imply; FTP with
 exponential inter-request times of mean 30 s on a schedule drawn from the application's own
 random stream, one file per connection, a file done when the UE has it; NewReno) through
@@ -42,6 +43,7 @@ from typing import Any
 
 import pandas as pd
 
+from celltcp import examples
 from celltcp.reproduce.document import Document
 from celltcp.reproduce.registry import Options, ReproductionError
 
@@ -186,14 +188,8 @@ FULL = Plan(
 
 
 def scenario_file() -> Path:
-    """``examples/001/ftp-dch.toml`` above the package; ReproductionError if absent."""
-    for parent in Path(__file__).resolve().parents:
-        candidate = parent / "examples" / "001" / "ftp-dch.toml"
-        if candidate.is_file():
-            return candidate
-    raise ReproductionError(
-        "the scenario file examples/001/ftp-dch.toml was not found above the celltcp package"
-    )
+    """``001/ftp-dch.toml`` of the library shipped in the package (:mod:`celltcp.examples`)."""
+    return examples.path("001/ftp-dch")
 
 
 def rate_point(rate_kbps: int) -> dict[str, Any]:

@@ -761,8 +761,8 @@ def report(r: Results, options: Options) -> Document:
     doc.add(
         Paragraph(
             f"Seed `001_…`, \"Evaluation of End-to-End TCP Performance over WCDMA\", on "
-            f"`examples/001/ftp-dch.toml` ({mode}: {r.plan.runs} runs of {r.plan.duration} per "
-            f"point, master seed {MASTER_SEED}; {r.runs_executed} runs executed now, the rest "
+            f"`celltcp/examples/001/ftp-dch.toml` ({mode}: {r.plan.runs} runs of {r.plan.duration} "
+            f"per point, master seed {MASTER_SEED}; {r.runs_executed} runs executed now, the rest "
             f"read from the store; {r.wall_s:.1f} s of wall time). The figure is the seed's "
             "RLC throughput: SDU bits delivered to the UE over the downlink RLC's active time "
             "within transfers (docs/wcdma.md). The seed shows its results as figures without "

@@ -1,7 +1,8 @@
 """Seed `002_…` (a 3GPP contribution on TCP and LTE-LTE handover): recovery time after a
 handover without buffer transfer, and buffer overrun with buffer transfer.
 
-Everything runs on ``examples/002/handover-link.toml`` (server — wire — base station — access
+Everything runs on ``celltcp/examples/002/handover-link.toml``
+(server — wire — base station — access
 link — UE, one NewReno + SACK download, one link handover) through :func:`celltcp.sweep`, and is
 compared with :mod:`celltcp.models.handover`:
 
@@ -50,6 +51,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from celltcp import examples
 from celltcp.models import (
     bdp_bytes,
     buffer_overrun_probability,
@@ -299,13 +301,9 @@ def window_quantiles(bdp: float, w_max: float, n: int, beta: float = 0.5) -> lis
 
 
 def _scenario_file() -> Path:
-    for parent in Path(__file__).resolve().parents:
-        candidate = parent / "examples" / "002" / "handover-link.toml"
-        if candidate.is_file():
-            return candidate
-    raise ReproductionError(
-        "the scenario file examples/002/handover-link.toml was not found above the package"
-    )
+    """``002/handover-link.toml`` of the library shipped in the package
+    (:mod:`celltcp.examples`)."""
+    return examples.path("002/handover-link")
 
 
 class Runner(StoreRunner):

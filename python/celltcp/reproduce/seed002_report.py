@@ -662,7 +662,7 @@ def _what_was_run(r: Results, options: Options) -> Bullets:
     interruptions = ", ".join(_ms(t) for t in plan.testbed_interruptions)
     return Bullets((
         f"celltcp {_core.__version__}, `{command}` ({mode} mode)",
-        ("scenario file `examples/002/handover-link.toml`: server —1 Gb/s— base station —"
+        ("scenario file `celltcp/examples/002/handover-link.toml`: server —1 Gb/s— base station —"
          "rate R, drop-tail queue— UE, NewReno + SACK with delayed ACKs and no byte counting, RTO "
          "floor 1 s, one downlink handover; docs/seed-002.md explains the mapping"),
         (f"master seed {MASTER_SEED}; the link model draws no random numbers, so the "

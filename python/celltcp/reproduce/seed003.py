@@ -3,7 +3,7 @@
 Experiment 5-1 (one UE behind a 25 Mb/s radio hop with random errors; Tables 5.4 and 5.5,
 Figs. 5.8 and 5.9), experiment 5-2 (three LTE cells, 15 bulk flows; Table 5.7) and experiment
 5-3 (one UE driving along five cells at 25–100 km/h; Fig. 5.12, Table 5.9 — its own module,
-:mod:`celltcp.reproduce.seed003_exp5_3`) are run on the scenario files of ``examples/003/``
+:mod:`celltcp.reproduce.seed003_exp5_3`) are run on the scenario files of ``celltcp/examples/003/``
 through :func:`celltcp.sweep`, so every run is kept in a results store and a repeated or
 interrupted reproduction runs only what is missing. The mapping of the seed's set-up onto those
 files, and the doubts about the published numbers, are in docs/seed-003.md; the published values
@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from celltcp import examples
 from celltcp.reproduce.document import (
     Bullets,
     Document,
@@ -253,15 +254,9 @@ def packet_error_rate(rate: float, packet_bytes: int) -> float:
 
 
 def _scenario_dir() -> Path:
-    here = Path(__file__).resolve()
-    for parent in here.parents:
-        candidate = parent / "examples" / "003"
-        if all((candidate / f"exp5-{i}.toml").is_file() for i in (1, 2, 3)):
-            return candidate
-    raise ReproductionError(
-        "the scenario files examples/003/exp5-1.toml, exp5-2.toml and exp5-3.toml were not "
-        "found above the celltcp package"
-    )
+    """The directory of ``003/exp5-1.toml``, ``exp5-2.toml`` and ``exp5-3.toml`` in the library
+    shipped in the package (:mod:`celltcp.examples`)."""
+    return examples.path("003")
 
 
 # -- running ---------------------------------------------------------------------------------
@@ -964,10 +959,10 @@ def run(options: Options) -> Document:
             (
                 f"celltcp {_core.__version__}, `celltcp reproduce {NAME}"
                 f"{' --quick' if options.quick else ''}` ({mode} mode)",
-                f"scenario files: `examples/003/{files[0].name}` (experiment 5-1), "
-                f"`examples/003/{files[1].name}` (experiment 5-2) and "
-                f"`examples/003/{files[2].name}` (experiment 5-3); the mapping of the seed's "
-                "set-up is explained in docs/seed-003.md",
+                f"scenario files: `celltcp/examples/003/{files[0].name}` (experiment 5-1), "
+                f"`celltcp/examples/003/{files[1].name}` (experiment 5-2) and "
+                f"`celltcp/examples/003/{files[2].name}` (experiment 5-3); the mapping of the "
+                "seed's set-up is explained in docs/seed-003.md",
                 "faithful set-up (ns-3.19's TCP): 536-byte segments without timestamps "
                 "(576-byte packets), no SACK, TCPW = the original Westwood "
                 "(`westwood-original`); ablations: SACK, 1448-byte segments with timestamps "

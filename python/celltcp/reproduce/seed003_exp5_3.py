@@ -1,6 +1,6 @@
 """Seed `003_…` experiment 5-3 (§5.4.3): one UE driving along five LTE cells at 25–100 km/h.
 
-``examples/003/exp5-3.toml`` is run for NewReno, Westwood+ and PETRA at the four speeds of
+``celltcp/examples/003/exp5-3.toml`` is run for NewReno, Westwood+ and PETRA at the four speeds of
 Table 5.8 (overrides ``mobility.ue.speed`` and ``flows.bulk.cc``) through :func:`celltcp.sweep`,
 as a third experiment of the seed-003 reproduction (:mod:`celltcp.reproduce.seed003`). This
 module holds what is particular to it: the sweep, the figures, the checks that the scenario
@@ -395,7 +395,7 @@ def section(res: Results) -> list[Block]:
     return [
         Heading("Experiment 5-3 (one UE along five cells; Fig. 5.12, Table 5.9)"),
         Paragraph(
-            f"`examples/003/exp5-3.toml`, {res.duration_s:g} s per run, {res.runs} "
+            f"`celltcp/examples/003/exp5-3.toml`, {res.duration_s:g} s per run, {res.runs} "
             f"replication{'s' if res.runs != 1 else ''} per point: the UE starts under eNB1 and "
             "drives along the line of five eNBs (250 m apart) at 25, 50, 75 or 100 km/h; A3 "
             "handovers with X2 forwarding, radio link monitoring with T310 = 1 s."

@@ -2,7 +2,7 @@
 Cellular Network Based on Acknowledgement Control"): the wireless terminal sends every ACK
 several times so that a lost ACK no longer costs the sender a timeout.
 
-Everything runs on the seed's topology, ``examples/004/`` (wired terminal — base station —
+Everything runs on the seed's topology, ``celltcp/examples/004/`` (wired terminal — base station —
 radio link — wireless terminal; 100-byte segments, 40-byte ACKs, 50 KB buffers, 1 ms links,
 radio errors of probability ``p_err`` in both directions), through :func:`celltcp.sweep`:
 
@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from celltcp import examples
 from celltcp.models import (
     ack_loss_effective_p,
     p_err_estimate,
@@ -192,13 +193,8 @@ FULL = Plan(
 
 
 def scenario_file(name: str) -> Path:
-    """``examples/004/<name>`` found above the package; ReproductionError if missing."""
-    for parent in Path(__file__).resolve().parents:
-        candidate = parent / "examples" / "004" / name
-        if candidate.is_file():
-            return candidate
-    raise ReproductionError(
-        f"the scenario file examples/004/{name} was not found above the package")
+    """``004/<name>`` of the library shipped in the package (:mod:`celltcp.examples`)."""
+    return examples.path(f"004/{name}")
 
 
 class Runner(StoreRunner):

@@ -513,11 +513,11 @@ def _what_was_run(r: Results, options: Options) -> Bullets:
     phases = ", ".join(f"{k} {v:.1f} s" for k, v in r.phases_s.items())
     return Bullets((
         f"celltcp {_core.__version__}, `{command}` ({mode} mode)",
-        ("scenario files `examples/004/ack-copies.toml` (wired terminal —10 Mb/s— base station "
-         "—384 kb/s radio, p_err both ways— wireless terminal; 1 ms links; 100-byte segments, "
-         "40-byte ACKs, 50 KB buffers; Reno without SACK, every segment acknowledged) and "
-         "`examples/004/tracking.toml` (the same path, 1–5–1 connections); docs/seed-004.md "
-         "gives the choices the seed leaves open"),
+        ("scenario files `celltcp/examples/004/ack-copies.toml` (wired terminal —10 Mb/s— base "
+         "station —384 kb/s radio, p_err both ways— wireless terminal; 1 ms links; 100-byte "
+         "segments, 40-byte ACKs, 50 KB buffers; Reno without SACK, every segment acknowledged) and "
+         "`celltcp/examples/004/tracking.toml` (the same path, 1–5–1 connections); "
+         "docs/seed-004.md gives the choices the seed leaves open"),
         (f"master seed {MASTER_SEED}; throughput: {len(plan.p_errs)} p_err values × "
          f"{len(VARIANTS) + len(SENSITIVITY)} variants ({len(SENSITIVITY)} of them with "
          f"timestamps) × {plan.runs} runs of {plan.duration_s:g} s"),

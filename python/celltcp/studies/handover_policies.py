@@ -1,7 +1,8 @@
 """Data-path policies on a drive: does forwarding the source's buffer over X2-U beat discarding
 it, and does a predicted path switch add anything, for a TCP download in a car?
 
-One UE drives at 60 km/h along four LTE cells 500 m apart (``examples/handover/drive-60kmh.toml``:
+One UE drives at 60 km/h along four LTE cells 500 m apart
+(``celltcp/examples/handover/drive-60kmh.toml``:
 A3 handovers, Rayleigh fading and 8 dB shadowing, every other setting celltcp's default). Each
 replication ``run`` draws its own fading and shadowing; the three policies of one replication
 meet the same radio conditions (common random numbers), so goodput is compared run by run.
@@ -31,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from celltcp import examples
 from celltcp.reproduce.verdict import (
     Decision,
     Proportion,
@@ -53,12 +55,9 @@ DROP_PLACES = ("dropped_source", "dropped_source_egress", "dropped_transport",
 
 
 def scenario_file() -> Path:
-    """``examples/handover/drive-60kmh.toml`` of the source tree this package sits in."""
-    for parent in Path(__file__).resolve().parents:
-        candidate = parent / "examples" / "handover" / "drive-60kmh.toml"
-        if candidate.is_file():
-            return candidate
-    raise FileNotFoundError("examples/handover/drive-60kmh.toml was not found above the package")
+    """``handover/drive-60kmh.toml`` of the library shipped in the package
+    (:mod:`celltcp.examples`)."""
+    return examples.path("handover/drive-60kmh")
 
 
 @dataclass(frozen=True)

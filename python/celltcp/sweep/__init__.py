@@ -1,7 +1,8 @@
 """Parameter sweeps with replications, a results store and statistics.
 
 >>> import celltcp
->>> runs = celltcp.sweep("examples/sweeps/access-rate.toml", store="out/rates")  # doctest: +SKIP
+>>> sweep_file = celltcp.examples.path("sweeps/access-rate")                 # doctest: +SKIP
+>>> runs = celltcp.sweep(sweep_file, store="out/rates")                      # doctest: +SKIP
 >>> celltcp.sweep.summarize(runs)                                            # doctest: +SKIP
 
 ``celltcp.sweep`` is this module, and calling it runs a sweep (:func:`sweep`); its other names

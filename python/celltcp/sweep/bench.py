@@ -36,7 +36,8 @@ __all__ = ["measure_overhead", "measure_throughput", "main"]
 def _spec(example: str, duration: str, runs: int, metrics: Sequence[str]) -> dict:
     path = find_example(example)
     if path is None:
-        raise SystemExit(f"celltcp: error: examples/{example} not found here or in the source tree")
+        raise SystemExit(
+            f"celltcp: error: celltcp/examples/{example} is missing from the installed package")
     return {
         "scenario": str(path),
         "name": f"bench-{Path(example).stem}",

@@ -6,7 +6,7 @@ celltcp's own TCP on the same scenario, over lossy and variable links.
 
 Cases (``--cases``, default all):
 
-* ``loss1e-4``, ``loss1e-3``, ``loss1e-2`` — examples/emulation/path-10m-50ms.toml (10 Mb/s,
+* ``loss1e-4``, ``loss1e-3``, ``loss1e-2`` — python/celltcp/examples/emulation/path-10m-50ms.toml (10 Mb/s,
   50 ms, one-BDP drop-tail queue) with Bernoulli loss of that probability on the data direction;
 * ``trace-markov``, ``trace-fades``, ``trace-outages`` — a download over a trace-driven access
   link (Mahimahi format, docs/trace-links.md) whose trace the suite generates with a seeded RNG
@@ -72,7 +72,7 @@ from celltcp.emulate.runner import emulate
 
 ROOT = Path(__file__).resolve().parents[3]
 TOOL = Path(__file__).resolve().parent / "bulk_transfer.py"
-PATH_10M = ROOT / "examples" / "emulation" / "path-10m-50ms.toml"
+PATH_10M = ROOT / "python/celltcp/examples" / "emulation" / "path-10m-50ms.toml"
 #: Kernel congestion control → the celltcp controllers compared with it.
 SIM_CC = {"reno": ["newreno"], "cubic": ["cubic", "cubic-linux"], "bbr": ["bbr"]}
 #: The UE's initial receive buffer in both stacks (celltcp's default ``tcp.rcv_buf``), bytes.

@@ -6,7 +6,7 @@ goodput of a bulk download and how a handover on the path affects it (docs/valid
         [--bytes 10000000] [--rto-min 1s] [--tlp] [--json FILE]
 
 For each kernel congestion control and case, ``--reps`` emulations of
-examples/emulation/path-10m-50ms.toml: the server (``bulk_transfer.py server --cc CC``) sends
+python/celltcp/examples/emulation/path-10m-50ms.toml: the server (``bulk_transfer.py server --cc CC``) sends
 ``--bytes`` to the UE, which measures the goodput from the first byte to the last. Then one
 simulation of the same scenario with a celltcp TCP flow of the same size (reno → newreno,
 cubic → cubic, bbr → bbr; the simulation is deterministic, one run suffices), its goodput over
@@ -55,7 +55,7 @@ from celltcp.emulate.programs import ExecSpec
 from celltcp.emulate.runner import emulate
 
 ROOT = Path(__file__).resolve().parents[3]
-SCENARIO = ROOT / "examples" / "emulation" / "path-10m-50ms.toml"
+SCENARIO = ROOT / "python/celltcp/examples" / "emulation" / "path-10m-50ms.toml"
 TOOL = Path(__file__).resolve().parent / "bulk_transfer.py"
 SIM_CC = {"reno": "newreno", "cubic": "cubic", "bbr": "bbr"}
 SERVER, UE = "10.0.0.1", "10.0.0.2"

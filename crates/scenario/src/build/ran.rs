@@ -339,11 +339,11 @@ mod tests {
     use celltcp_engine::SimDuration;
     use celltcp_net::packet::NodeId;
 
-    /// The network of `examples/000/forwarding.toml` (WFQ cells `source` and `target`), with
+    /// The network of `python/celltcp/examples/000/forwarding.toml` (WFQ cells `source` and `target`), with
     /// the node ids of `ue_ref` and `ue_t1`.
     fn config(overrides: &[(&str, &str)]) -> (celltcp_radio::ran::RanConfig, NodeId, NodeId) {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../examples/000/forwarding.toml");
+            .join("../../python/celltcp/examples/000/forwarding.toml");
         let over: Vec<(String, String)> = overrides
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))

@@ -69,7 +69,7 @@ fn schema_is_valid_draft_2020_12() {
 #[test]
 fn fixtures_examples_and_echoes_validate() {
     let v = validator();
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/celltcp/examples");
     let mut instances: Vec<(String, Value)> = vec![
         ("BASE".into(), as_json(BASE)),
         ("MINIMAL".into(), as_json(MINIMAL)),

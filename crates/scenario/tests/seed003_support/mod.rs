@@ -1,5 +1,5 @@
 //! Fixtures of the `003_…` reproduction tests (`seed003_exp5_1.rs`, `seed003_exp5_2.rs`): running
-//! the scenario files of `examples/003/` with overrides, and the per-flow figures of the seed's
+//! the scenario files of `python/celltcp/examples/003/` with overrides, and the per-flow figures of the seed's
 //! tables computed the way ns-3's FlowMonitor computes them.
 //!
 //! Units follow the names: `_bps` bits per second, `_s` seconds, `_ns` nanoseconds; ratios are
@@ -11,10 +11,10 @@ use std::path::PathBuf;
 
 use celltcp_scenario::{load_path, run, Column, RunOptions, RunOutput, Series};
 
-/// Path of a scenario file in `examples/003/`.
+/// Path of a scenario file in `python/celltcp/examples/003/`.
 pub fn example(file: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../examples/003")
+        .join("../../python/celltcp/examples/003")
         .join(file)
 }
 
@@ -23,7 +23,7 @@ pub fn set(key: impl Into<String>, value: impl Into<String>) -> (String, String)
     (key.into(), value.into())
 }
 
-/// Loads `examples/003/<file>` with `overrides` and runs it with master seed `seed`.
+/// Loads `python/celltcp/examples/003/<file>` with `overrides` and runs it with master seed `seed`.
 pub fn run_example(file: &str, overrides: &[(String, String)], seed: u64) -> RunOutput {
     let path = example(file);
     let sc = load_path(&path, overrides)

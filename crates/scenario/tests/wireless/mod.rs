@@ -1,4 +1,4 @@
-//! Fixtures of the wireless-path TCP tests: the wired chain of `examples/wired-chain-tcp.toml`
+//! Fixtures of the wireless-path TCP tests: the wired chain of `python/celltcp/examples/wired-chain-tcp.toml`
 //! (the LTE experiment 5-1 topology of `003_…`, Table 5.2) written as scenario text, with knobs
 //! for the access link's loss models and scheduled events, and access to the summary and to
 //! the traced TCP series.

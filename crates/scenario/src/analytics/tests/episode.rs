@@ -1,7 +1,7 @@
 //! The window extended to the end of the loss episode: H, the ACK that passes it, undefined H,
 //! several connections of one flow.
 //!
-//! Fixture [`reno_pattern`], after the seed-000 run (examples/000/forwarding.toml): the sender
+//! Fixture [`reno_pattern`], after the seed-000 run (python/celltcp/examples/000/forwarding.toml): the sender
 //! sends a 1000-byte segment every ms from 1.000 s, each acknowledged 50 ms later, until the
 //! interruption at 2.000 s; it sends three more segments at 2.060, 2.080 and 2.100 s (the
 //! completion), so H = 1 + 1000 × 1002 = 1 002 001. Duplicate ACKs of 950 001 arrive at
