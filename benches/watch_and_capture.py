@@ -1,4 +1,4 @@
-"""Cost of watching a run and of capturing a cell: events/s of examples/lte-single-cell.toml
+"""Cost of watching a run and of capturing a cell: events/s of python/celltcp/examples/lte-single-cell.toml
 (20 s simulated) plain, with on_interval every 100 ms, and with --pcap cell1; medians of N
 runs (argument, default 5), interleaved. Run from the repository root:
 
@@ -8,7 +8,7 @@ import os, statistics, sys, tempfile, time
 import celltcp
 
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 5
-EX = "examples/lte-single-cell.toml"
+EX = "python/celltcp/examples/lte-single-cell.toml"
 
 def plain():
     return celltcp.run(EX)

@@ -30,7 +30,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
-EXAMPLES = REPO / "examples"
+EXAMPLES = REPO / "python" / "celltcp" / "examples"
 PINS = HERE / "data" / "golden.json"
 MARKER = ".celltcp-output"
 REPRODUCTIONS = ("000", "001", "002", "003", "004")

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-EXAMPLES = REPO / "examples"
+EXAMPLES = REPO / "python" / "celltcp" / "examples"
 CHAIN = EXAMPLES / "wired-chain.toml"
 CELL = EXAMPLES / "lte-single-cell.toml"
 TRACE = EXAMPLES / "traces" / "trace-link.toml"

@@ -12,7 +12,7 @@ import pytest
 import celltcp
 
 ROOT = Path(__file__).resolve().parents[2]
-LTE = ROOT / "examples" / "lte-single-cell.toml"
+LTE = ROOT / "python" / "celltcp" / "examples" / "lte-single-cell.toml"
 #: Two seconds; the TCP trace asks for the cwnd of one flow only, so that the rows the watch
 #: adds for itself (cwnd and srtt of both flows) must be left out of the outputs.
 LTE_SET = {

@@ -15,7 +15,7 @@ import pytest
 import celltcp
 
 ROOT = Path(__file__).resolve().parents[2]
-LTE = ROOT / "examples" / "lte-single-cell.toml"
+LTE = ROOT / "python" / "celltcp" / "examples" / "lte-single-cell.toml"
 #: Two seconds of the two CUBIC downloads at a fixed MCS 22, too high for the far UE (a BLER
 #: near 0.5), with at most two HARQ transmissions per transport block, so that there are HARQ
 #: retransmissions, failed CRCs, and residual HARQ failures whose RLC AM gaps STATUS PDUs NACK;
@@ -225,7 +225,7 @@ def test_capture_cells_key_is_checked() -> None:
 
 
 def test_dch_capture_holds_the_ip_packets_both_ways(tshark: str, tmp_path: Path) -> None:
-    dch = ROOT / "examples" / "001" / "bulk-dch384.toml"
+    dch = ROOT / "python" / "celltcp" / "examples" / "001" / "bulk-dch384.toml"
     result = celltcp.run(dch, set={"simulation.duration": "5s"}, capture="radio",
                          capture_dir=tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["radio.pcapng"]
@@ -289,7 +289,7 @@ def test_a_bad_snaplen_is_one_line_naming_the_key(cli, tmp_path: Path, value: st
 def test_cells_of_a_ran_network_are_captured_across_a_handover(tshark: str, tmp_path: Path) -> None:
     """The drive of examples/handover: one UE hands over from cell1 to cell2 at 18.6 s; each
     cell's files hold the UE's packets while it is connected there, and nothing else changes."""
-    drive = ROOT / "examples" / "handover" / "drive-60kmh.toml"
+    drive = ROOT / "python" / "celltcp" / "examples" / "handover" / "drive-60kmh.toml"
     settings = {"simulation.duration": "20s"}
     result = celltcp.run(drive, set=settings, capture=["cell1", "cell2"], capture_dir=tmp_path)
     plain = celltcp.run(drive, set=settings)

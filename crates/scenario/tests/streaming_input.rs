@@ -11,7 +11,7 @@ use celltcp_radio::phy::{BlerModel, BlerTable, MCS_MAX};
 use celltcp_scenario::{load_path, Scenario};
 
 fn examples() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/celltcp/examples")
 }
 
 /// A fresh directory holding the trace example's scenario and the cell example's.
