@@ -348,7 +348,7 @@ def _parser() -> _Parser:
     p.add_argument(
         "--pcap", action="append", default=[], metavar="NAME",
         help="capture link NAME's packets to DIR/NAME.pcap, or cell or dedicated channel NAME's "
-        "radio side to DIR/NAME.pcapng and DIR/NAME.mac-lte.pcap (repeatable; docs/captures.md)",
+        f"radio side to DIR/NAME.pcapng and DIR/NAME.mac-lte.pcap (repeatable; {docs_url('captures')})",
     )
     p.add_argument(
         "--snaplen", metavar="SIZE",

@@ -113,7 +113,7 @@ def run(
         capture: name(s) to capture into ``capture_dir``: a link to ``<link>.pcap``; a cell to
             ``<cell>.pcapng`` (IP packets per UE) and ``<cell>.mac-lte.pcap`` (MAC PDUs for
             Wireshark's mac-lte dissector); a dedicated channel to ``<dch>.pcapng``
-            (docs/captures.md).
+            (docs/captures.md in the documentation).
         capture_dir: existing directory for pcap files (required with ``capture``).
         keep_partial: on Ctrl-C (SIGINT), return what was simulated until then, with the
             summary's ``stop_reason`` ``"interrupted"``, instead of raising KeyboardInterrupt.

@@ -117,7 +117,7 @@ def test_max_runs_is_the_documented_override(tmp_path: Path) -> None:
     sweep.write_text(f'scenario = "{base.name}"\nruns = 5\nmax_runs = 5\n')
     assert len(load_spec(sweep).runs) == 5
     assert DEFAULT_MAX_RUNS == 100_000
-    docs = (EXAMPLES.parent / "docs" / "sweeps.md").read_text()
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "sweeps.md").read_text()
     assert "max_runs" in docs and "100,000" in docs
 
 
