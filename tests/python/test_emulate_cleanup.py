@@ -178,6 +178,19 @@ def _recorded(emulation: int, timeout: float = 20.0) -> list[registry.ProgramEnt
     raise AssertionError(f"no program recorded for emulation {emulation} within {timeout} s")
 
 
+def _running(pid: int, comm: str, timeout: float = 20.0) -> None:
+    """Waits until process ``pid`` runs the program ``comm`` (its exec has happened)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if Path(f"/proc/{pid}/comm").read_text().strip() == comm:
+                return
+        except OSError:
+            pass
+        time.sleep(0.02)
+    raise AssertionError(f"process {pid} did not start {comm} within {timeout} s")
+
+
 @needs_root_tun
 def test_after_sigkill_cleanup_removes_exactly_the_registered_leftovers():
     stranger = f"celltcp-{dead_pid()}-x"  # the pattern, a dead pid, but no registry file
@@ -269,6 +282,9 @@ def test_teardown_stops_the_shell_programs_of_the_emulation(tmp_path):
         shell = _shell(scenario, "remote", "sleep", "600")
         try:
             [entry] = _recorded(s.pid)
+            # The shell records itself before 'ip netns exec' enters the namespace: delete the
+            # namespace only once the command runs in it.
+            _running(entry.pid, "sleep")
             subprocess.run(["ip", "netns", "delete", entry.namespace], check=True)
         except BaseException:
             shell.kill()
