@@ -57,7 +57,8 @@ HOSTILE_VALUES = [
 #: Keys that exist somewhere in the format (for `--set` and inserted keys).
 HOSTILE_KEYS = [
     "simulation.duration", "simulation.seed", "simulation.max_events", "trace.interval",
-    "trace.queues", "trace.flows", "trace.cells", "capture.links", "capture.snaplen",
+    "trace.queues", "trace.flows", "trace.cells", "capture.links", "capture.cells",
+    "capture.snaplen",
     "ran.handover.q_rxlevmin_dbm", "ran.handover.manual", "events", "nodes.x.kind", "links.x.a",
 ]
 
