@@ -645,15 +645,26 @@ impl<S: RlcSdu> RlcAmTx<S> {
     /// 36.322 §5.2.2.3: on t-PollRetransmit expiry with nothing new to send (or a stalled
     /// window), VT(S) − 1 (or, if that one is acknowledged, VT(A)) is considered for
     /// retransmission; in any case the next data PDU carries a poll.
+    ///
+    /// The poll needs a data PDU to travel in: when the PDU considered reaches
+    /// maxRetxThreshold in discard mode and is discarded, the next unacknowledged one is
+    /// considered instead (§5.2.2.3 allows any not positively acknowledged), until one is
+    /// pending or none is left — otherwise the poll would wait for data that never comes
+    /// and, with t-PollRetransmit stopped, the transfer would stall.
     fn poll_retransmit_expired(&mut self) {
         self.stats.t_poll_retransmit_expiries += 1;
         let idle = self.buf.is_empty() && self.retx_pdus == 0;
-        if (idle || !self.can_send_new()) && !self.pdus.is_empty() {
-            let last = self.pdus.len() - 1;
-            let i = if self.pdus[last].acked { 0 } else { last };
-            let total = self.pdus[i].data.bytes();
-            if self.consider_for_retx(i, &[(0, total)]) {
+        if idle || !self.can_send_new() {
+            while let Some(last) = self.pdus.len().checked_sub(1) {
+                let i = if self.pdus[last].acked { 0 } else { last };
+                let total = self.pdus[i].data.bytes();
+                if !self.consider_for_retx(i, &[(0, total)]) {
+                    break;
+                }
                 self.discard_through(i as u32);
+                if self.retx_pdus > 0 || (!self.buf.is_empty() && self.can_send_new()) {
+                    break;
+                }
             }
         }
         self.poll_pending = true;
