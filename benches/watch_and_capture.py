@@ -4,17 +4,21 @@ runs (argument, default 5), interleaved. Run from the repository root:
 
     .venv/bin/python benches/watch_and_capture.py 5
 """
+
 import os, statistics, sys, tempfile, time
 import celltcp
 
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 5
 EX = "python/celltcp/examples/lte-single-cell.toml"
 
+
 def plain():
     return celltcp.run(EX)
 
+
 def watched():
     return celltcp.run(EX, on_interval=lambda f: None, interval="100ms")
+
 
 def captured():
     with tempfile.TemporaryDirectory() as d:
@@ -22,6 +26,7 @@ def captured():
         sizes = {f: os.path.getsize(os.path.join(d, f)) for f in os.listdir(d)}
     captured.sizes = sizes
     return r
+
 
 modes = {"plain": plain, "on_interval 100ms": watched, "capture cell1": captured}
 # CPU time of the process (the engine runs in it, without the GIL): less sensitive than wall
@@ -39,7 +44,9 @@ for _ in range(N):
 base = statistics.median(cpus["plain"])
 for m in modes:
     c = statistics.median(cpus[m])
-    print(f"{m:20s} events {events[m]:>9,}  CPU median {c:.3f} s  {events[m]/c/1e6:.2f} Mevents/s  "
-          f"x{c/base:.2f}  (wall median {statistics.median(walls[m]):.3f} s)")
+    print(
+        f"{m:20s} events {events[m]:>9,}  CPU median {c:.3f} s  {events[m] / c / 1e6:.2f} Mevents/s  "
+        f"x{c / base:.2f}  (wall median {statistics.median(walls[m]):.3f} s)"
+    )
 print("capture sizes", captured.sizes)
 print("load", os.getloadavg())

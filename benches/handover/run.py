@@ -68,8 +68,16 @@ def run_sweeps(workers: int, stores: Path) -> list[tuple[int, float]]:
         sweep_file = HERE / f"sweep-ue{n}.toml"
         if not sweep_file.is_file():
             raise SystemExit(f"run.py: {sweep_file} is missing; run generate.py first")
-        cmd = [*_celltcp(), "sweep", str(sweep_file), "--workers", str(workers),
-               "--store", str(stores / f"ue{n}"), "--quiet"]
+        cmd = [
+            *_celltcp(),
+            "sweep",
+            str(sweep_file),
+            "--workers",
+            str(workers),
+            "--store",
+            str(stores / f"ue{n}"),
+            "--quiet",
+        ]
         started = time.perf_counter()
         done = subprocess.run(cmd, check=False, cwd=ROOT, capture_output=True, text=True)
         wall = time.perf_counter() - started
@@ -90,10 +98,12 @@ def run_sweeps_api(workers: int, stores: Path) -> list[tuple[int, float]]:
             HERE / f"sweep-ue{n}.toml", workers=workers, store=stores / f"ue{n}"
         )
         walls.append((n, report.wall_s))
-        print(f"  sweep-ue{n}.toml (API): {report.wall_s:.2f} s, {report.executed} runs, "
-              f"inside the runs {report.run_wall_s:.2f} s, store writes in the parent "
-              f"{report.store_write_s:.2f} s ({report.store_write_s / report.executed * 1e3:.1f}"
-              " ms per run)")
+        print(
+            f"  sweep-ue{n}.toml (API): {report.wall_s:.2f} s, {report.executed} runs, "
+            f"inside the runs {report.run_wall_s:.2f} s, store writes in the parent "
+            f"{report.store_write_s:.2f} s ({report.store_write_s / report.executed * 1e3:.1f}"
+            " ms per run)"
+        )
     return walls
 
 
@@ -134,8 +144,10 @@ def alone(samples: int) -> float:
 
 
 def outcome_table(rows: list[tuple[int, str, int, float, str, dict]]) -> str:
-    lines = ["| target UEs | policy | runs | timeout | halving | none | ue_ref goodput (mean) |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [
+        "| target UEs | policy | runs | timeout | halving | none | ue_ref goodput (mean) |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for n in UE_COUNTS:
         for policy in POLICIES:
             ok = [m for (k, p, _, _, s, m) in rows if k == n and p == policy and s == "ok"]
@@ -156,21 +168,34 @@ def outcome_table(rows: list[tuple[int, str, int, float, str, dict]]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=2, help="sweep workers (default 2)")
-    parser.add_argument("--alone", type=int, default=40,
-                        help="runs timed alone for the reference (default 40; 0 skips it)")
-    parser.add_argument("--api", action="store_true",
-                        help="run the sweeps through the Python API in this process instead of "
-                        "the command line, and print the parent's store-write time")
-    parser.add_argument("--keep", type=Path, default=None,
-                        help="keep the stores in this new directory (default: a temporary one)")
+    parser.add_argument(
+        "--alone",
+        type=int,
+        default=40,
+        help="runs timed alone for the reference (default 40; 0 skips it)",
+    )
+    parser.add_argument(
+        "--api",
+        action="store_true",
+        help="run the sweeps through the Python API in this process instead of "
+        "the command line, and print the parent's store-write time",
+    )
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        default=None,
+        help="keep the stores in this new directory (default: a temporary one)",
+    )
     args = parser.parse_args(argv)
     if args.workers < 1 or args.alone < 0:
         parser.error("--workers must be ≥ 1 and --alone ≥ 0")
     from celltcp import _core
 
     if _core.DEBUG_BUILD:
-        print("run.py: warning: debug build of the extension; build with `make build`",
-              file=sys.stderr)
+        print(
+            "run.py: warning: debug build of the extension; build with `make build`",
+            file=sys.stderr,
+        )
     if args.keep is not None and args.keep.exists():
         parser.error(f"--keep {args.keep}: exists; give a new directory")
     stores = args.keep or Path(tempfile.mkdtemp(prefix="celltcp-handover-bench-"))
@@ -189,17 +214,23 @@ def main(argv: list[str] | None = None) -> int:
     failed = sum(1 for r in rows if r[4] != "ok")
     runs = len(rows)
     overhead = (args.workers * wall - sum(inside)) / runs
-    print(f"celltcp {_core.__version__}: handover sweep, {runs} runs ({failed} failed), "
-          f"{args.workers} workers; load average before {load_before}, after {load_after}")
+    print(
+        f"celltcp {_core.__version__}: handover sweep, {runs} runs ({failed} failed), "
+        f"{args.workers} workers; load average before {load_before}, after {load_after}"
+    )
     for n, w in walls:
         print(f"  sweep-ue{n}.toml: {w:.2f} s")
     verdict = "met" if wall <= TARGET_WALL_S else "MISSED"
     what = "4 sweeps (API)" if args.api else "4 commands"
-    print(f"wall time, {what}: {wall:.2f} s (target ≤ {TARGET_WALL_S:.0f} s: {verdict}); "
-          f"{runs / wall:.1f} runs/s; {wall / runs * 1e3:.1f} ms of wall time per run")
-    print(f"time inside a run: in the sweep {statistics.median(inside) * 1e3:.1f} ms (median), "
-          f"alone {reference * 1e3:.1f} ms (median of {args.alone}); "
-          f"sum over the sweep {sum(inside):.2f} s")
+    print(
+        f"wall time, {what}: {wall:.2f} s (target ≤ {TARGET_WALL_S:.0f} s: {verdict}); "
+        f"{runs / wall:.1f} runs/s; {wall / runs * 1e3:.1f} ms of wall time per run"
+    )
+    print(
+        f"time inside a run: in the sweep {statistics.median(inside) * 1e3:.1f} ms (median), "
+        f"alone {reference * 1e3:.1f} ms (median of {args.alone}); "
+        f"sum over the sweep {sum(inside):.2f} s"
+    )
     print(f"overhead per run (worker-core time outside the runs): {overhead * 1e3:.1f} ms")
     print()
     print(outcome_table(rows))

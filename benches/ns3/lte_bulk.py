@@ -161,9 +161,7 @@ def build(ns: Any, args: Any) -> harness.Collect:
         lte.Attach(cell_ues, enb_devs.Get(c))
 
     sinks = [
-        bulk_download(
-            ns, remote, ue_nodes.Get(i), ue_ifaces.GetAddress(i), args.duration, START_S
-        )
+        bulk_download(ns, remote, ue_nodes.Get(i), ue_ifaces.GetAddress(i), args.duration, START_S)
         for i in range(n_ues)
     ]
 

@@ -30,8 +30,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--duration", type=float, default=20.0, help="simulated s (default 20)")
     parser.add_argument("--out", required=True, help="JSON file to write")
-    parser.add_argument("--status-prohibit-ms", type=int,
-                        help="LteRlcAm::StatusProhibitTimer, ms (default ns-3's 10)")
+    parser.add_argument(
+        "--status-prohibit-ms",
+        type=int,
+        help="LteRlcAm::StatusProhibitTimer, ms (default ns-3's 10)",
+    )
     args = parser.parse_args()
     if args.duration <= lte_bulk.START_S + 0.001:
         parser.error(f"--duration must exceed {lte_bulk.START_S} s")
@@ -41,10 +44,20 @@ def main() -> int:
     simulator = ns.Simulator  # resolved (and its proxy built) before anything else
     gap_probe.compile_sinks()
     if args.status_prohibit_ms is not None:
-        ns.Config.SetDefault("ns3::LteRlcAm::StatusProhibitTimer",
-                             ns.TimeValue(ns.MilliSeconds(args.status_prohibit_ms)))
-    build_args = argparse.Namespace(cells=1, ues=1, rlc_buffer=1 << 20, recovery="classic",
-                                    duration=args.duration, gap_traces=True, seed=1, rng_run=1)
+        ns.Config.SetDefault(
+            "ns3::LteRlcAm::StatusProhibitTimer",
+            ns.TimeValue(ns.MilliSeconds(args.status_prohibit_ms)),
+        )
+    build_args = argparse.Namespace(
+        cells=1,
+        ues=1,
+        rlc_buffer=1 << 20,
+        recovery="classic",
+        duration=args.duration,
+        gap_traces=True,
+        seed=1,
+        rng_run=1,
+    )
     collect = lte_bulk.build(ns, build_args)
     started = time.perf_counter()
     connect_at = lte_bulk.START_S + 0.0001

@@ -27,7 +27,13 @@ if TYPE_CHECKING:
 __version__: str = _core.__version__
 
 __all__ = [
-    "__version__", "Scenario", "run", "RunResult", "ScenarioError", "SimulationError", "sweep",
+    "__version__",
+    "Scenario",
+    "run",
+    "RunResult",
+    "ScenarioError",
+    "SimulationError",
+    "sweep",
 ]
 
 #: Submodules imported on first attribute access, so ``import celltcp`` stays light.

@@ -36,8 +36,9 @@ def _array(name: str, column: Any) -> Any:
     types = {"f64": (pa.float64(), 8), "u64": (pa.uint64(), 8), "u32": (pa.uint32(), 4)}
     if dtype in types:
         arrow_type, width = types[dtype]
-        return pa.Array.from_buffers(arrow_type, len(payload) // width,
-                                     [None, pa.py_buffer(payload)])
+        return pa.Array.from_buffers(
+            arrow_type, len(payload) // width, [None, pa.py_buffer(payload)]
+        )
     if dtype == "bool":
         # One byte per value in the core; Arrow packs booleans into bits.
         raw = pa.Array.from_buffers(pa.uint8(), len(payload), [None, pa.py_buffer(payload)])

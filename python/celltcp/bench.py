@@ -132,8 +132,11 @@ def _lte_rows(quick: bool, runs: int) -> list[list[str]]:
     for name in LTE_EXAMPLES:
         path = find_example(name)
         if path is None:
-            print(f"celltcp: note: celltcp/examples/{name} is missing from the installed "
-                  "package; its figure is skipped", file=sys.stderr)
+            print(
+                f"celltcp: note: celltcp/examples/{name} is missing from the installed "
+                "package; its figure is skipped",
+                file=sys.stderr,
+            )
             continue
         sc = Scenario.load(path)
         if quick and name == "lte-bench-1ue.toml":
@@ -147,8 +150,12 @@ def _lte_rows(quick: bool, runs: int) -> list[list[str]]:
             simulated = float(result.summary.get("simulated_time_s") or 0.0)
         wall_s = statistics.median(walls)
         per_sim = f", {wall_s / simulated * 1e3:.1f} ms per simulated s" if simulated > 0 else ""
-        rows.append([f"{name} ({simulated:g} s simulated), wall time per run",
-                     f"{wall_s * 1e3:.1f} ms{per_sim}"])
+        rows.append(
+            [
+                f"{name} ({simulated:g} s simulated), wall time per run",
+                f"{wall_s * 1e3:.1f} ms{per_sim}",
+            ]
+        )
     return rows
 
 
@@ -205,15 +212,19 @@ def run_bench(
         else:
             wall_s, cpu_s, events, handovers = handover_times(Scenario.load(path), runs)
             label = f"{HANDOVER_EXAMPLE} ({handovers} handover{'s' if handovers != 1 else ''})"
-            rows.append([
-                f"{label}, wall time per run",
-                f"{wall_s * 1e3:.1f} ms ({cpu_s * 1e3:.1f} ms CPU)",
-            ])
+            rows.append(
+                [
+                    f"{label}, wall time per run",
+                    f"{wall_s * 1e3:.1f} ms ({cpu_s * 1e3:.1f} ms CPU)",
+                ]
+            )
             rows.append([f"{label}, simulation events", _per_second(events / wall_s, "events")])
     if scenario is None:
         rows.extend(_lte_rows(quick, runs))
     build = "debug" if _core.DEBUG_BUILD else "release"
-    print(f"celltcp {_core.__version__} bench ({build} build, median of {runs} runs, "
-          f"{ops:,} hold operations each)")
+    print(
+        f"celltcp {_core.__version__} bench ({build} build, median of {runs} runs, "
+        f"{ops:,} hold operations each)"
+    )
     print(format_table(["benchmark", "rate"], rows))
     return 0

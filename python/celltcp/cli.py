@@ -73,8 +73,6 @@ class _Parser(argparse.ArgumentParser):
         raise UserError(f"{message} (see '{self.prog} --help')")
 
 
-
-
 def out_dir(given: str | None, default: Path) -> Path:
     """``--out`` as a path; ``default`` when it is not given. An empty ``--out`` is refused
     here, under its own name: ``Path("")`` would make it ``.``."""
@@ -88,7 +86,8 @@ def out_dir(given: str | None, default: Path) -> Path:
 def add_overwrite_option(p: argparse.ArgumentParser) -> None:
     """``--overwrite``, for every command whose ``--out`` is a directory."""
     p.add_argument(
-        "--overwrite", action="store_true",
+        "--overwrite",
+        action="store_true",
         help="replace --out even if it holds files celltcp did not write",
     )
 
@@ -148,7 +147,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if stop_reason == "interrupted":
         print(
             f"celltcp: interrupted at {_seconds(simulated)} simulated; what was simulated is in "
-            f"{out} (stop_reason = \"interrupted\")",
+            f'{out} (stop_reason = "interrupted")',
             file=sys.stderr,
         )
         return EXIT_INTERRUPTED
@@ -205,12 +204,20 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     store = args.store if args.store is not None else str(Path("out") / Path(args.file).stem)
     try:
         frame, report = execute_sweep(
-            args.file, workers=args.workers, store=store, backend=args.backend,
-            address=args.address, progress=not args.quiet, retry_failed=args.retry_failed,
+            args.file,
+            workers=args.workers,
+            store=store,
+            backend=args.backend,
+            address=args.address,
+            progress=not args.quiet,
+            retry_failed=args.retry_failed,
         )
     except WorkerLost as e:
-        _error("error", f"{e}; the runs finished so far are stored in {store}; "
-                        "run the same command again to complete the sweep")
+        _error(
+            "error",
+            f"{e}; the runs finished so far are stored in {store}; "
+            "run the same command again to complete the sweep",
+        )
         return EXIT_INCOMPLETE
     for text in report.warnings:
         _error("warning", text)
@@ -288,8 +295,12 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     try:
         written = reproduce.reproduce(
-            entry.name, out, quick=args.quick, workers=args.workers,
-            progress=sys.stderr.isatty(), overwrite=args.overwrite,
+            entry.name,
+            out,
+            quick=args.quick,
+            workers=args.workers,
+            progress=sys.stderr.isatty(),
+            overwrite=args.overwrite,
         )
     except OutputDirError as e:
         raise UserError(f"--out {e}") from None
@@ -320,13 +331,16 @@ def _parser() -> _Parser:
         epilog=f"Documentation: {DOCS_URL}. Scenarios to start from: 'celltcp examples'.",
     )
     parser.add_argument(
-        "--version", action="version", version=f"celltcp {_core.__version__}",
+        "--version",
+        action="version",
+        version=f"celltcp {_core.__version__}",
         help="print the version and exit",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     p = sub.add_parser(
-        "run", help="run a scenario and write its outputs",
+        "run",
+        help="run a scenario and write its outputs",
         description="Run one replication of a scenario and write its outputs into DIR: "
         "summary.json, the time series as Parquet files, and the requested pcap captures. "
         "The summary's tables are printed unless --json or --quiet. The same scenario, seed and "
@@ -338,20 +352,28 @@ def _parser() -> _Parser:
     p.add_argument("--out", metavar="DIR", help="output directory (default out/<file stem>)")
     add_overwrite_option(p)
     p.add_argument(
-        "--keep-partial", action="store_true",
-        help="on Ctrl-C, write what was simulated so far (stop_reason = \"interrupted\")",
+        "--keep-partial",
+        action="store_true",
+        help='on Ctrl-C, write what was simulated so far (stop_reason = "interrupted")',
     )
     p.add_argument(
-        "--set", action="append", default=[], metavar="KEY=VALUE",
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
         help="override a scenario value by dotted key, e.g. links.access.rate=10Mbps",
     )
     p.add_argument(
-        "--pcap", action="append", default=[], metavar="NAME",
+        "--pcap",
+        action="append",
+        default=[],
+        metavar="NAME",
         help="capture link NAME's packets to DIR/NAME.pcap, or cell or dedicated channel NAME's "
         f"radio side to DIR/NAME.pcapng and DIR/NAME.mac-lte.pcap (repeatable; {docs_url('captures')})",
     )
     p.add_argument(
-        "--snaplen", metavar="SIZE",
+        "--snaplen",
+        metavar="SIZE",
         help="bytes of each packet stored in captures, e.g. 96 or 128B (capture.snaplen; "
         "default 65535B)",
     )
@@ -364,39 +386,43 @@ def _parser() -> _Parser:
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override")
     p.set_defaults(handler=_cmd_validate)
 
-    p = sub.add_parser(
-        "sweep", help="run a parameter sweep with replications into a results store"
-    )
+    p = sub.add_parser("sweep", help="run a parameter sweep with replications into a results store")
     p.add_argument("file", metavar="FILE", help=f"sweep file (TOML; see {docs_url('sweeps')})")
     p.add_argument(
-        "--workers", type=positive_int, metavar="N",
+        "--workers",
+        type=positive_int,
+        metavar="N",
         help="worker processes (ray: CPUs of a new local instance); default: all CPUs",
     )
     p.add_argument("--store", metavar="DIR", help="results store (default out/<file stem>)")
     p.add_argument(
-        "--backend", choices=("local", "ray"), default="local",
+        "--backend",
+        choices=("local", "ray"),
+        default="local",
         help="where runs execute: a local process pool (default) or a Ray cluster",
     )
     p.add_argument("--address", metavar="ADDR", help="Ray cluster address (with --backend ray)")
     p.add_argument(
         "--retry-failed", action="store_true", help="run again the runs stored as failed"
     )
-    p.add_argument(
-        "--quiet", action="store_true", help="no progress bar and no statistics table"
-    )
+    p.add_argument("--quiet", action="store_true", help="no progress bar and no statistics table")
     p.set_defaults(handler=_cmd_sweep)
 
     p = sub.add_parser("stats", help="statistics per grid point of a results store")
     p.add_argument("store", metavar="STORE", help="results store directory")
     p.add_argument(
-        "--confidence", type=float, default=0.95, metavar="C",
+        "--confidence",
+        type=float,
+        default=0.95,
+        metavar="C",
         help="confidence level of the intervals (default 0.95)",
     )
     p.add_argument("--json", action="store_true", help="print the statistics as JSON")
     p.set_defaults(handler=_cmd_stats)
 
     p = sub.add_parser(
-        "export", help="write a results store as Parquet files for other tools",
+        "export",
+        help="write a results store as Parquet files for other tools",
         description="Write every stored run of a results store as Parquet files into DIR: "
         "runs.parquet (one row per run: parameters, also as numbers in SI base units, metrics, "
         "summary), parameter_values.parquet, scenarios.parquet and the kept series "
@@ -414,7 +440,8 @@ def _parser() -> _Parser:
     p.add_argument("--quick", action="store_true", help="fewer operations (a smoke run)")
     p.add_argument("--runs", type=positive_int, help="repetitions per figure (median reported)")
     p.add_argument(
-        "--scenario", metavar="FILE",
+        "--scenario",
+        metavar="FILE",
         help="scenario for the end-to-end figure (default: the wired-chain and wired-chain-tcp "
         "examples)",
     )

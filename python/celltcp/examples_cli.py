@@ -35,8 +35,11 @@ def _run(user_error: type[Exception], args: argparse.Namespace) -> int:
     kind_width = max(len(r[1]) for r in rows)
     for name, kind, description in rows:
         print(f"{name:<{name_width}}  {kind:<{kind_width}}  {description}")
-    print("celltcp: 'celltcp examples copy NAME DIR' copies one out to edit; "
-          "'celltcp examples path NAME' prints where it is", file=sys.stderr)
+    print(
+        "celltcp: 'celltcp examples copy NAME DIR' copies one out to edit; "
+        "'celltcp examples path NAME' prints where it is",
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -46,7 +49,9 @@ def add_examples_command(subcommands: Any, user_error: type[Exception]) -> None:
     import functools
 
     p = subcommands.add_parser(
-        "examples", usage="celltcp examples [-h] [copy NAME DIR | path NAME]", help="list the scenario library installed with celltcp, or copy from it",
+        "examples",
+        usage="celltcp examples [-h] [copy NAME DIR | path NAME]",
+        help="list the scenario library installed with celltcp, or copy from it",
         description="The scenarios, sweep files, traces and seed-study inputs installed with "
         "celltcp. Without an action, list them: NAME (the path in the library without .toml), "
         "kind and the first sentence of the file's header. 'copy NAME DIR' copies one into DIR "
@@ -57,7 +62,8 @@ def add_examples_command(subcommands: Any, user_error: type[Exception]) -> None:
     p.set_defaults(handler=functools.partial(_run, user_error), action=None)
     actions = p.add_subparsers(dest="action", metavar="ACTION")
     copy = actions.add_parser(
-        "copy", help="copy an example (and the files it refers to) into DIR",
+        "copy",
+        help="copy an example (and the files it refers to) into DIR",
         description="Copy the example NAME into DIR (created if missing), with the trace and "
         "BLER-table files it refers to; a sweep file comes with its scenario. A script, or a "
         "group name such as 003, copies every file of the group. Nothing is overwritten: if a "

@@ -65,8 +65,9 @@ def _series(result: Any, name: str, hint: str) -> pd.DataFrame:
         return result
     series = getattr(result, "series", None)
     if not isinstance(series, Mapping):
-        raise IntervalError(f"expected a RunResult, a RunOutput or a DataFrame, got "
-                            f"{type(result).__name__}")
+        raise IntervalError(
+            f"expected a RunResult, a RunOutput or a DataFrame, got {type(result).__name__}"
+        )
     if name not in series:
         have = ", ".join(sorted(series)) or "none"
         raise IntervalError(f"series '{name}' is not in the result (have: {have}); {hint}")
@@ -78,8 +79,9 @@ def _only(frame: pd.DataFrame, column: str, value: str | None, what: str) -> pd.
         return frame
     known = sorted({str(v) for v in frame[column].astype(str)})
     if value not in known:
-        raise IntervalError(f"{what} '{value}' is not in the series (have: "
-                            f"{', '.join(known) or 'none'})")
+        raise IntervalError(
+            f"{what} '{value}' is not in the series (have: {', '.join(known) or 'none'})"
+        )
     return frame[frame[column].astype(str) == value]
 
 
@@ -121,16 +123,25 @@ def cell_intervals(result: Any, cell: str | None = None) -> pd.DataFrame:
     frame = _only(frame, "cell", cell, "cell")
     if frame.empty:
         return pd.DataFrame()
-    wide = frame.pivot_table(index=["cell", "ue", "time_s"], columns="figure", values="value",
-                             aggfunc="last", observed=True)
+    wide = frame.pivot_table(
+        index=["cell", "ue", "time_s"],
+        columns="figure",
+        values="value",
+        aggfunc="last",
+        observed=True,
+    )
     wide = wide.reset_index()
     wide.columns = [str(c) for c in wide.columns]
     cells = wide[wide["ue"].astype(str) == ""]
     ues = wide[wide["ue"].astype(str) != ""]
-    used = {
-        (str(c), t): v for c, t, v in zip(cells["cell"], cells["time_s"], cells["prbs_used"],
-                                          strict=True)
-    } if "prbs_used" in cells else {}
+    used = (
+        {
+            (str(c), t): v
+            for c, t, v in zip(cells["cell"], cells["time_s"], cells["prbs_used"], strict=True)
+        }
+        if "prbs_used" in cells
+        else {}
+    )
     rows = []
     for (cell_name, ue), group in ues.groupby(["cell", "ue"], observed=True, sort=True):
         group = group.sort_values("time_s")
@@ -138,10 +149,14 @@ def cell_intervals(result: Any, cell: str | None = None) -> pd.DataFrame:
         if len(t) < 2:
             continue
         dt = np.diff(t)
-        d = {name: np.diff(group[name].to_numpy(dtype=float)) for name in group.columns
-             if name not in ("cell", "ue", "time_s")}
-        out = pd.DataFrame({"cell": str(cell_name), "ue": str(ue), "time_s": t[1:],
-                            "interval_s": dt})
+        d = {
+            name: np.diff(group[name].to_numpy(dtype=float))
+            for name in group.columns
+            if name not in ("cell", "ue", "time_s")
+        }
+        out = pd.DataFrame(
+            {"cell": str(cell_name), "ue": str(ue), "time_s": t[1:], "interval_s": dt}
+        )
         if "tb_bits_decoded" in d:
             out["phy_throughput_bps"] = d["tb_bits_decoded"] / dt
         if "sdu_bytes_delivered" in d:
@@ -183,15 +198,15 @@ def link_intervals(result: Any, link: str | None = None) -> pd.DataFrame:
     frame = _series(result, "queue", 'add queues = ["NAME"] to the scenario\'s [trace] table')
     frame = _only(frame, "link", link, "link")
     rows = []
-    for (name, direction), group in frame.groupby(["link", "direction"], observed=True,
-                                                  sort=True):
+    for (name, direction), group in frame.groupby(["link", "direction"], observed=True, sort=True):
         group = group.sort_values("time_s")
         t = group["time_s"].to_numpy(dtype=float)
         if len(t) < 2:
             continue
         dt = np.diff(t)
-        out = pd.DataFrame({"link": str(name), "direction": str(direction), "time_s": t[1:],
-                            "interval_s": dt})
+        out = pd.DataFrame(
+            {"link": str(name), "direction": str(direction), "time_s": t[1:], "interval_s": dt}
+        )
         if "bytes_delivered" in group:
             out["throughput_bps"] = 8.0 * np.diff(group["bytes_delivered"].to_numpy(float)) / dt
         for column in _LINK_COUNTS:

@@ -143,8 +143,10 @@ def _refuse_protected(shown: str, target: Path) -> None:
         raise OutputDirError(shown, f"is {what}; name a new or celltcp-written directory")
     home = os.path.expanduser("~")
     if home != "~" and _is_within(Path(os.path.realpath(home)), target):
-        raise OutputDirError(shown, "is the home directory or one of its parents; name a new or "
-                             "celltcp-written directory")
+        raise OutputDirError(
+            shown,
+            "is the home directory or one of its parents; name a new or celltcp-written directory",
+        )
 
 
 def check_output_dir(path: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
@@ -275,7 +277,8 @@ def _carry_over(tmp: Path, final: Path, shown: str) -> list[str]:
     clash = [name for name in foreign if os.path.lexists(tmp / name)]
     if clash:
         raise OutputDirError(
-            shown, f"holds {clash[0]}, which celltcp did not write and would now overwrite; "
+            shown,
+            f"holds {clash[0]}, which celltcp did not write and would now overwrite; "
             "move it away and run again",
         )
     moved: list[str] = []
@@ -401,4 +404,3 @@ def atomic_output_dir(
         shutil.rmtree(tmp, ignore_errors=True)
         _remove_empty(created)
         raise
-

@@ -245,14 +245,19 @@ def _metric(runs: Any, option: str, name: str, categorical: bool) -> None:
 
     metrics = list(runs.attrs.get("metrics", []))
     if name not in metrics:
-        raise PlotOptionError(f"{option} {name}: not a metric of the store (metrics: "
-                              f"{', '.join(metrics) or 'none'})")
+        raise PlotOptionError(
+            f"{option} {name}: not a metric of the store (metrics: {', '.join(metrics) or 'none'})"
+        )
     if is_categorical(list(runs[name])) != categorical:
         if categorical:
-            raise PlotOptionError(f"{option} {name}: numbers, not outcomes; draw them with "
-                                  f"'celltcp plot metric --metric {name} --x PARAM'")
-        raise PlotOptionError(f"{option} {name}: outcomes, not numbers; draw them with "
-                              f"'celltcp plot outcomes --metric {name}'")
+            raise PlotOptionError(
+                f"{option} {name}: numbers, not outcomes; draw them with "
+                f"'celltcp plot metric --metric {name} --x PARAM'"
+            )
+        raise PlotOptionError(
+            f"{option} {name}: outcomes, not numbers; draw them with "
+            f"'celltcp plot outcomes --metric {name}'"
+        )
 
 
 # -- the kinds ------------------------------------------------------------------------------------
@@ -265,10 +270,14 @@ def _draw_cwnd_rtt(args: argparse.Namespace) -> Any:
     result = plots.load_run(args.result)
     if args.handover is not None:
         if args.t0 is not None or args.t1 is not None:
-            raise PlotOptionError("--t0/--t1 do not apply with --handover N; set the window "
-                                  "around it with --before S and --after S")
+            raise PlotOptionError(
+                "--t0/--t1 do not apply with --handover N; set the window "
+                "around it with --before S and --after S"
+            )
         return cwnd_rtt_handover(
-            result, args.handover, args.flow,
+            result,
+            args.handover,
+            args.flow,
             before_s=1.0 if args.before is None else args.before,
             after_s=1.0 if args.after is None else args.after,
         )
@@ -318,8 +327,9 @@ def _draw_link(args: argparse.Namespace) -> Any:
 
     if args.link is None:
         raise PlotOptionError("--link L is required")
-    return plots.link_timeline(plots.load_run(args.result), args.link, args.direction, args.t0,
-                               args.t1)
+    return plots.link_timeline(
+        plots.load_run(args.result), args.link, args.direction, args.t0, args.t1
+    )
 
 
 def _draw_metric(args: argparse.Namespace) -> Any:
@@ -345,8 +355,9 @@ def _draw_outcomes(args: argparse.Namespace) -> Any:
     runs = _store_runs(args)
     if args.metric is not None:
         if args.flow is not None:
-            raise PlotOptionError("--flow selects the handover rows of a flow; it does not "
-                                  "apply with --metric")
+            raise PlotOptionError(
+                "--flow selects the handover rows of a flow; it does not apply with --metric"
+            )
         _metric(runs, "--metric", args.metric, categorical=True)
         frame = outcomes(runs, metrics=[args.metric], confidence=args.confidence)
         return plots.outcome_bars(frame, args.metric)
@@ -383,9 +394,15 @@ def _draw_recovery_time(args: argparse.Namespace) -> Any:
         raise PlotOptionError("--flow and --where select the runs of --store DIR; give the store")
     rates = None if args.rates is None else args.rates.expand(RATE_POINTS, geometric=True)
     return plots.recovery_time_vs_rate(
-        args.rtt, rates, case=args.case, mss_bytes=args.mss,
-        delayed_ack=not args.ack_every_segment, abc_limit=args.abc,
-        target_fraction=args.fraction, simulated=simulated, confidence=args.confidence,
+        args.rtt,
+        rates,
+        case=args.case,
+        mss_bytes=args.mss,
+        delayed_ack=not args.ack_every_segment,
+        abc_limit=args.abc,
+        target_fraction=args.fraction,
+        simulated=simulated,
+        confidence=args.confidence,
     )
 
 
@@ -394,8 +411,12 @@ def _draw_overrun(args: argparse.Namespace) -> Any:
 
     extras = None if args.extra is None else args.extra.expand(EXTRA_POINTS, geometric=False)
     return plots.overrun_probability_vs_buffer(
-        args.interruption, extras, rate_bps=args.rate, rtt_s=args.rtt,
-        buffer_bytes=args.buffer, mss_bytes=args.mss,
+        args.interruption,
+        extras,
+        rate_bps=args.rate,
+        rtt_s=args.rtt,
+        buffer_bytes=args.buffer,
+        mss_bytes=args.mss,
     )
 
 
@@ -459,25 +480,48 @@ def _window_options(p: argparse.ArgumentParser) -> None:
 
 
 def _store_options(p: argparse.ArgumentParser, required: bool = True) -> None:
-    p.add_argument("--store", required=required, metavar="DIR",
-                   help="results store of 'celltcp sweep'")
-    p.add_argument("--where", type=_assignment, action="append", default=[],
-                   metavar="PARAM=VALUE",
-                   help="keep only the runs with this parameter value (repeatable)")
-    p.add_argument("--confidence", type=_probability(False), default=0.95, metavar="C",
-                   help="confidence level of the intervals (default 0.95)")
+    p.add_argument(
+        "--store", required=required, metavar="DIR", help="results store of 'celltcp sweep'"
+    )
+    p.add_argument(
+        "--where",
+        type=_assignment,
+        action="append",
+        default=[],
+        metavar="PARAM=VALUE",
+        help="keep only the runs with this parameter value (repeatable)",
+    )
+    p.add_argument(
+        "--confidence",
+        type=_probability(False),
+        default=0.95,
+        metavar="C",
+        help="confidence level of the intervals (default 0.95)",
+    )
 
 
 def _cwnd_rtt_options(p: argparse.ArgumentParser) -> None:
     _result_option(p)
     p.add_argument("--flow", metavar="F", help="TCP flow (optional with --handover if only one)")
     _window_options(p)
-    p.add_argument("--handover", type=_handover_id, metavar="N",
-                   help="draw the window around handover N (its id in handovers.parquet)")
-    p.add_argument("--before", type=_margin, metavar="S",
-                   help="with --handover: seconds before the command (default 1)")
-    p.add_argument("--after", type=_margin, metavar="S",
-                   help="with --handover: seconds after the recovery (default 1)")
+    p.add_argument(
+        "--handover",
+        type=_handover_id,
+        metavar="N",
+        help="draw the window around handover N (its id in handovers.parquet)",
+    )
+    p.add_argument(
+        "--before",
+        type=_margin,
+        metavar="S",
+        help="with --handover: seconds before the command (default 1)",
+    )
+    p.add_argument(
+        "--after",
+        type=_margin,
+        metavar="S",
+        help="with --handover: seconds after the recovery (default 1)",
+    )
 
 
 def _sequence_options(p: argparse.ArgumentParser) -> None:
@@ -489,139 +533,284 @@ def _sequence_options(p: argparse.ArgumentParser) -> None:
 def _queue_options(p: argparse.ArgumentParser) -> None:
     _result_option(p)
     p.add_argument("--link", metavar="L", help="link whose queue is traced (required)")
-    p.add_argument("--unit", choices=("packets", "bytes"), default="packets",
-                   help="queue length in packets (default) or bytes (drawn in kB)")
+    p.add_argument(
+        "--unit",
+        choices=("packets", "bytes"),
+        default="packets",
+        help="queue length in packets (default) or bytes (drawn in kB)",
+    )
     _window_options(p)
 
 
 def _flow_rates_options(p: argparse.ArgumentParser) -> None:
     _result_option(p)
-    p.add_argument("--flow", action="append", metavar="F",
-                   help="draw only this flow (repeatable; default: every traced flow)")
+    p.add_argument(
+        "--flow",
+        action="append",
+        metavar="F",
+        help="draw only this flow (repeatable; default: every traced flow)",
+    )
     _window_options(p)
 
 
 def _dch_options(p: argparse.ArgumentParser) -> None:
     _result_option(p)
-    p.add_argument("--dch", metavar="NAME",
-                   help="channel of the dch series (required when it holds several)")
+    p.add_argument(
+        "--dch", metavar="NAME", help="channel of the dch series (required when it holds several)"
+    )
     _window_options(p)
 
 
 def _cell_options(p: argparse.ArgumentParser) -> None:
     _result_option(p)
-    p.add_argument("--cell", metavar="NAME",
-                   help="cell of the cells series (required when it holds several)")
-    p.add_argument("--ue", action="append", metavar="U",
-                   help="draw only this UE (repeatable; default: every UE of the cell)")
+    p.add_argument(
+        "--cell", metavar="NAME", help="cell of the cells series (required when it holds several)"
+    )
+    p.add_argument(
+        "--ue",
+        action="append",
+        metavar="U",
+        help="draw only this UE (repeatable; default: every UE of the cell)",
+    )
     _window_options(p)
 
 
 def _link_options(p: argparse.ArgumentParser) -> None:
     _result_option(p)
     p.add_argument("--link", metavar="L", help="link whose queue is traced (required)")
-    p.add_argument("--direction", choices=("a_to_b", "b_to_a"), default="a_to_b",
-                   help="direction of the link (default a_to_b)")
+    p.add_argument(
+        "--direction",
+        choices=("a_to_b", "b_to_a"),
+        default="a_to_b",
+        help="direction of the link (default a_to_b)",
+    )
     _window_options(p)
 
 
 def _metric_options(p: argparse.ArgumentParser) -> None:
     _store_options(p)
-    p.add_argument("--metric", required=True, metavar="M",
-                   help="numeric metric, as 'celltcp stats' names it (flows.bulk.goodput_bps)")
+    p.add_argument(
+        "--metric",
+        required=True,
+        metavar="M",
+        help="numeric metric, as 'celltcp stats' names it (flows.bulk.goodput_bps)",
+    )
     p.add_argument("--x", required=True, metavar="PARAM", help="parameter on the x axis")
     p.add_argument("--by", metavar="PARAM", help="one line per value of this parameter")
     scale = p.add_mutually_exclusive_group()
-    scale.add_argument("--log-x", dest="log_x", action="store_const", const=True,
-                       help="logarithmic x axis (default: when x spans two decades or more)")
-    scale.add_argument("--linear-x", dest="log_x", action="store_const", const=False,
-                       help="linear x axis")
+    scale.add_argument(
+        "--log-x",
+        dest="log_x",
+        action="store_const",
+        const=True,
+        help="logarithmic x axis (default: when x spans two decades or more)",
+    )
+    scale.add_argument(
+        "--linear-x", dest="log_x", action="store_const", const=False, help="linear x axis"
+    )
 
 
 def _outcomes_options(p: argparse.ArgumentParser) -> None:
     _store_options(p)
-    p.add_argument("--metric", metavar="M",
-                   help="a categorical metric (default: the handover outcome classes)")
+    p.add_argument(
+        "--metric", metavar="M", help="a categorical metric (default: the handover outcome classes)"
+    )
     p.add_argument("--flow", metavar="F", help="handover rows of this flow only")
 
 
 def _delivered_options(p: argparse.ArgumentParser) -> None:
     _store_options(p)
-    p.add_argument("--x", metavar="PARAM",
-                   help="one group of bars per value (default: one bar per grid point)")
+    p.add_argument(
+        "--x", metavar="PARAM", help="one group of bars per value (default: one bar per grid point)"
+    )
     p.add_argument("--by", metavar="PARAM", help="with --x: one bar per value in each group")
     p.add_argument("--flow", metavar="F", help="handover rows of this flow only")
 
 
 def _recovery_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--rtt", type=_quantities("time"), default=[0.010, 0.050, 0.100],
-                   metavar="LIST", help="one curve per RTT (default 10ms,50ms,100ms)")
-    p.add_argument("--rates", type=_span("rate"), metavar="A:B|LIST",
-                   help="rates on the x axis (default 1Mbps:100Mbps)")
-    p.add_argument("--case", choices=("best", "worst"), default="best",
-                   help="best: slow start only (Fig. 3); worst: then congestion avoidance "
-                        "(Fig. 4)")
-    p.add_argument("--mss", type=_quantity("size"), default=1500.0, metavar="SIZE",
-                   help="segment size (default 1500B)")
-    p.add_argument("--ack-every-segment", action="store_true",
-                   help="no delayed ACKs (default: delayed ACKs)")
-    p.add_argument("--abc", type=_positive_number, metavar="L",
-                   help="appropriate byte counting limit L in segments, RFC 3465 (default none)")
-    p.add_argument("--fraction", type=_probability(True), default=1.0, metavar="F",
-                   help="recovered when cwnd reaches F·BDP (default 1; the analytics use 0.9)")
+    p.add_argument(
+        "--rtt",
+        type=_quantities("time"),
+        default=[0.010, 0.050, 0.100],
+        metavar="LIST",
+        help="one curve per RTT (default 10ms,50ms,100ms)",
+    )
+    p.add_argument(
+        "--rates",
+        type=_span("rate"),
+        metavar="A:B|LIST",
+        help="rates on the x axis (default 1Mbps:100Mbps)",
+    )
+    p.add_argument(
+        "--case",
+        choices=("best", "worst"),
+        default="best",
+        help="best: slow start only (Fig. 3); worst: then congestion avoidance (Fig. 4)",
+    )
+    p.add_argument(
+        "--mss",
+        type=_quantity("size"),
+        default=1500.0,
+        metavar="SIZE",
+        help="segment size (default 1500B)",
+    )
+    p.add_argument(
+        "--ack-every-segment", action="store_true", help="no delayed ACKs (default: delayed ACKs)"
+    )
+    p.add_argument(
+        "--abc",
+        type=_positive_number,
+        metavar="L",
+        help="appropriate byte counting limit L in segments, RFC 3465 (default none)",
+    )
+    p.add_argument(
+        "--fraction",
+        type=_probability(True),
+        default=1.0,
+        metavar="F",
+        help="recovered when cwnd reaches F·BDP (default 1; the analytics use 0.9)",
+    )
     _store_options(p, required=False)
     p.add_argument("--flow", metavar="F", help="with --store: handover rows of this flow only")
 
 
 def _overrun_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--interruption", type=_quantities("time"),
-                   default=[0.020, 0.050, 0.100, 0.200], metavar="LIST",
-                   help="one curve per interruption time (default 20ms,50ms,100ms,200ms)")
-    p.add_argument("--extra", type=_span("size"), metavar="A:B|LIST",
-                   help="extra buffer on the x axis (default 0B to one BDP)")
-    p.add_argument("--rate", type=_quantity("rate"), default=10e6, metavar="RATE",
-                   help="bottleneck rate (default 10Mbps)")
-    p.add_argument("--rtt", type=_quantity("time"), default=0.200, metavar="TIME",
-                   help="round-trip time (default 200ms)")
-    p.add_argument("--buffer", type=_quantity("size"), default=250e3, metavar="SIZE",
-                   help="buffer in normal operation (default 250KB)")
-    p.add_argument("--mss", type=_quantity("size"), default=1500.0, metavar="SIZE",
-                   help="segment size (default 1500B)")
+    p.add_argument(
+        "--interruption",
+        type=_quantities("time"),
+        default=[0.020, 0.050, 0.100, 0.200],
+        metavar="LIST",
+        help="one curve per interruption time (default 20ms,50ms,100ms,200ms)",
+    )
+    p.add_argument(
+        "--extra",
+        type=_span("size"),
+        metavar="A:B|LIST",
+        help="extra buffer on the x axis (default 0B to one BDP)",
+    )
+    p.add_argument(
+        "--rate",
+        type=_quantity("rate"),
+        default=10e6,
+        metavar="RATE",
+        help="bottleneck rate (default 10Mbps)",
+    )
+    p.add_argument(
+        "--rtt",
+        type=_quantity("time"),
+        default=0.200,
+        metavar="TIME",
+        help="round-trip time (default 200ms)",
+    )
+    p.add_argument(
+        "--buffer",
+        type=_quantity("size"),
+        default=250e3,
+        metavar="SIZE",
+        help="buffer in normal operation (default 250KB)",
+    )
+    p.add_argument(
+        "--mss",
+        type=_quantity("size"),
+        default=1500.0,
+        metavar="SIZE",
+        help="segment size (default 1500B)",
+    )
 
 
 PLOT_KINDS: tuple[_Kind, ...] = (
-    _Kind("cwnd-rtt", "cwnd and RTT of a flow over time, or around a handover (000 Figs. 9-10)",
-          _cwnd_rtt_options, _draw_cwnd_rtt, _in_result,
-          "DIR/cwnd-rtt.png, DIR/cwnd-rtt-handover-N.png"),
-    _Kind("sequence", "time-sequence plot of a flow", _sequence_options, _draw_sequence,
-          _in_result, "DIR/sequence.png"),
-    _Kind("queue", "queue length of a link", _queue_options, _draw_queue, _in_result,
-          "DIR/queue.png"),
-    _Kind("flow-rates", "received rate of each flow", _flow_rates_options, _draw_flow_rates,
-          _in_result, "DIR/flow-rates.png"),
-    _Kind("dch", "a DCH's RLC throughput, RLC buffer, retransmissions and MaxDAT discards "
-                 "over time (001)",
-          _dch_options, _draw_dch, _in_result, "DIR/dch.png"),
-    _Kind("cell", "an LTE cell per interval: each UE's RLC throughput, eNB buffer, queueing "
-                  "delay and SINR, and the cell's PRB utilisation",
-          _cell_options, _draw_cell, _in_result, "DIR/cell.png"),
-    _Kind("link", "a link direction per interval: throughput, queue, drops by cause and ECN "
-                  "marks",
-          _link_options, _draw_link, _in_result, "DIR/link.png"),
-    _Kind("metric", "a metric's mean with its CI versus a parameter (003 Figs. 5.9, 5.12)",
-          _metric_options, _draw_metric, _in_store, "STORE/metric-M-vs-PARAM.png"),
-    _Kind("outcomes", "outcome probabilities with Wilson intervals per grid point "
-                      "(000 Figs. 8, 11)",
-          _outcomes_options, _draw_outcomes, _in_store,
-          "STORE/outcomes.png, STORE/outcomes-flow-F.png"),
-    _Kind("delivered", "data delivered across the handover, mean with its CI (000 Fig. 12)",
-          _delivered_options, _draw_delivered, _in_store,
-          "STORE/delivered[-flow-F][-vs-X][-by-B][-where-P_V].png"),
-    _Kind("recovery-time", "model: recovery time after a handover versus rate (002 Figs. 3-4)",
-          _recovery_options, _draw_recovery_time, _in_store_or_out,
-          "out/recovery-time.png, or STORE/recovery-time.png"),
-    _Kind("overrun", "model: buffer overrun probability versus extra buffer (002 Fig. 6)",
-          _overrun_options, _draw_overrun, _in_store_or_out, "out/overrun.png"),
+    _Kind(
+        "cwnd-rtt",
+        "cwnd and RTT of a flow over time, or around a handover (000 Figs. 9-10)",
+        _cwnd_rtt_options,
+        _draw_cwnd_rtt,
+        _in_result,
+        "DIR/cwnd-rtt.png, DIR/cwnd-rtt-handover-N.png",
+    ),
+    _Kind(
+        "sequence",
+        "time-sequence plot of a flow",
+        _sequence_options,
+        _draw_sequence,
+        _in_result,
+        "DIR/sequence.png",
+    ),
+    _Kind(
+        "queue", "queue length of a link", _queue_options, _draw_queue, _in_result, "DIR/queue.png"
+    ),
+    _Kind(
+        "flow-rates",
+        "received rate of each flow",
+        _flow_rates_options,
+        _draw_flow_rates,
+        _in_result,
+        "DIR/flow-rates.png",
+    ),
+    _Kind(
+        "dch",
+        "a DCH's RLC throughput, RLC buffer, retransmissions and MaxDAT discards over time (001)",
+        _dch_options,
+        _draw_dch,
+        _in_result,
+        "DIR/dch.png",
+    ),
+    _Kind(
+        "cell",
+        "an LTE cell per interval: each UE's RLC throughput, eNB buffer, queueing "
+        "delay and SINR, and the cell's PRB utilisation",
+        _cell_options,
+        _draw_cell,
+        _in_result,
+        "DIR/cell.png",
+    ),
+    _Kind(
+        "link",
+        "a link direction per interval: throughput, queue, drops by cause and ECN marks",
+        _link_options,
+        _draw_link,
+        _in_result,
+        "DIR/link.png",
+    ),
+    _Kind(
+        "metric",
+        "a metric's mean with its CI versus a parameter (003 Figs. 5.9, 5.12)",
+        _metric_options,
+        _draw_metric,
+        _in_store,
+        "STORE/metric-M-vs-PARAM.png",
+    ),
+    _Kind(
+        "outcomes",
+        "outcome probabilities with Wilson intervals per grid point (000 Figs. 8, 11)",
+        _outcomes_options,
+        _draw_outcomes,
+        _in_store,
+        "STORE/outcomes.png, STORE/outcomes-flow-F.png",
+    ),
+    _Kind(
+        "delivered",
+        "data delivered across the handover, mean with its CI (000 Fig. 12)",
+        _delivered_options,
+        _draw_delivered,
+        _in_store,
+        "STORE/delivered[-flow-F][-vs-X][-by-B][-where-P_V].png",
+    ),
+    _Kind(
+        "recovery-time",
+        "model: recovery time after a handover versus rate (002 Figs. 3-4)",
+        _recovery_options,
+        _draw_recovery_time,
+        _in_store_or_out,
+        "out/recovery-time.png, or STORE/recovery-time.png",
+    ),
+    _Kind(
+        "overrun",
+        "model: buffer overrun probability versus extra buffer (002 Fig. 6)",
+        _overrun_options,
+        _draw_overrun,
+        _in_store_or_out,
+        "out/overrun.png",
+    ),
 )
 
 
@@ -635,8 +824,10 @@ def _check_format(out: Path) -> None:
     suffix = out.suffix[1:].lower()
     if suffix not in formats:
         listing = ", ".join("." + f for f in sorted(formats))
-        raise PlotOptionError(f"--out {out}: '{out.suffix or 'no suffix'}' is not an image "
-                              f"format; use one of {listing}")
+        raise PlotOptionError(
+            f"--out {out}: '{out.suffix or 'no suffix'}' is not an image "
+            f"format; use one of {listing}"
+        )
 
 
 def _kind(args: argparse.Namespace) -> _Kind:
@@ -682,17 +873,21 @@ def add_plot_command(subcommands: Any, user_error: type[Exception]) -> None:
     ``add_subparsers``). Each kind is a subcommand of its own with only its options; a mistake
     in them, or input the figure cannot be drawn from, raises ``user_error(message)``."""
     plot = subcommands.add_parser(
-        "plot", help="draw a figure of a run, a sweep's results store or a model",
+        "plot",
+        help="draw a figure of a run, a sweep's results store or a model",
         description="Draw a figure of celltcp.plots: of a run (--result DIR), of a sweep's "
-                    "results store (--store DIR), or of an analytic model. 'celltcp plot KIND "
-                    "--help' lists the options of a kind; examples are on "
-                    f"{docs_url('cli')}.",
+        "results store (--store DIR), or of an analytic model. 'celltcp plot KIND "
+        "--help' lists the options of a kind; examples are on "
+        f"{docs_url('cli')}.",
     )
     kinds = plot.add_subparsers(dest="kind", metavar="KIND", required=True)
     for kind in PLOT_KINDS:
         p = kinds.add_parser(kind.name, help=kind.help, description=kind.help)
         kind.options(p)
-        p.add_argument("--out", metavar="FILE",
-                       help=f"image file, format from its suffix (default {kind.default_text})")
+        p.add_argument(
+            "--out",
+            metavar="FILE",
+            help=f"image file, format from its suffix (default {kind.default_text})",
+        )
         p.add_argument("--quiet", action="store_true", help="print nothing on success")
         p.set_defaults(handler=functools.partial(_run, kind, user_error))

@@ -169,10 +169,14 @@ def html_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     from html import escape
 
     def row(cells: Sequence[str], tag: str) -> str:
-        return "<tr>" + "".join(
-            f'<{tag} style="text-align:{"left" if i == 0 else "right"}">{escape(c)}</{tag}>'
-            for i, c in enumerate(cells)
-        ) + "</tr>"
+        return (
+            "<tr>"
+            + "".join(
+                f'<{tag} style="text-align:{"left" if i == 0 else "right"}">{escape(c)}</{tag}>'
+                for i, c in enumerate(cells)
+            )
+            + "</tr>"
+        )
 
     body = "".join(row(r, "td") for r in rows)
     return f"<table><thead>{row(header, 'th')}</thead><tbody>{body}</tbody></table>"

@@ -23,11 +23,23 @@ __all__ = ["RunResult"]
 
 #: Headline figures first in the tables; any other keys follow in the summary's order.
 _FLOW_COLUMNS = (
-    "goodput_bps", "throughput_bps", "delay_mean_s", "delay_p50_s", "delay_p95_s", "jitter_s",
-    "loss_ratio", "packets_sent", "packets_delivered", "packets_received",
+    "goodput_bps",
+    "throughput_bps",
+    "delay_mean_s",
+    "delay_p50_s",
+    "delay_p95_s",
+    "jitter_s",
+    "loss_ratio",
+    "packets_sent",
+    "packets_delivered",
+    "packets_received",
 )
 _LINK_COLUMNS = (
-    "packets_sent", "bytes_sent", "ecn_marks", "queue_mean_packets", "queue_max_packets",
+    "packets_sent",
+    "bytes_sent",
+    "ecn_marks",
+    "queue_mean_packets",
+    "queue_max_packets",
 )
 
 #: Link directions as the summary names them.

@@ -66,7 +66,9 @@ def parse_overrides(overrides: Overrides, *, origin: str = "set") -> list[tuple[
     pairs = []
     for key, value in items:
         if not isinstance(key, str):
-            raise scenario_error(f"{origin} {key!r}", "a key is a dotted path such as flows.video.rate")
+            raise scenario_error(
+                f"{origin} {key!r}", "a key is a dotted path such as flows.video.rate"
+            )
         split_key(key)
         pairs.append((key, _override_text(key, value)))
     return pairs
@@ -165,6 +167,7 @@ def run(
 
         def watch(text: str) -> bool | None:
             return on_interval(json.loads(text))
+
     raw = _core.run(
         sc._core_text(),
         overrides,

@@ -70,8 +70,9 @@ def split_key(path: str) -> list[str]:
         )
     if len(parts) > MAX_DEPTH:
         raise scenario_error(
-            path, f"a key of {len(parts)} parts is nested more than {MAX_DEPTH} tables deep; "
-            "the format needs at most 6"
+            path,
+            f"a key of {len(parts)} parts is nested more than {MAX_DEPTH} tables deep; "
+            "the format needs at most 6",
         )
     return parts
 
@@ -89,8 +90,8 @@ def _check_storable(key: str, value: Any, depth: int = 0) -> None:
         where, node, level = stack.pop()
         if isinstance(node, (Mapping, list, tuple)) and level >= MAX_DEPTH:
             raise scenario_error(
-                where, f"nested more than {MAX_DEPTH} tables or arrays deep; the format needs "
-                "at most 6"
+                where,
+                f"nested more than {MAX_DEPTH} tables or arrays deep; the format needs at most 6",
             )
         if isinstance(node, Mapping):
             for k, v in node.items():
@@ -181,8 +182,9 @@ def parse_toml(text: str, source: str) -> dict[str, Any]:
     for number, line in enumerate(text.splitlines(), start=1):
         if line.count(".") > _MAX_KEY_PARTS and _dotted_key_parts(line) > _MAX_KEY_PARTS:
             raise scenario_error(
-                source, f"line {number}: a key of more than {_MAX_KEY_PARTS} dotted parts is "
-                f"nested more than {MAX_DEPTH} tables deep; the format needs at most 6"
+                source,
+                f"line {number}: a key of more than {_MAX_KEY_PARTS} dotted parts is "
+                f"nested more than {MAX_DEPTH} tables deep; the format needs at most 6",
             )
     try:
         data = tomllib.loads(text)
@@ -192,8 +194,8 @@ def parse_toml(text: str, source: str) -> dict[str, Any]:
         # tomllib parses nested arrays and inline tables recursively: a few hundred levels
         # exhaust Python's stack long before the tree could be checked.
         raise scenario_error(
-            source, f"nested more than {MAX_DEPTH} tables or arrays deep; the format needs at "
-            "most 6"
+            source,
+            f"nested more than {MAX_DEPTH} tables or arrays deep; the format needs at most 6",
         ) from None
     try:
         for key, value in data.items():
@@ -417,4 +419,3 @@ class Scenario:
         )
         origin = f" from {self.source!r}" if self.source else ""
         return f"<Scenario{origin}: {counts or 'empty'}>"
-

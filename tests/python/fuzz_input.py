@@ -45,21 +45,77 @@ CASE_SECONDS = 10.0
 #: Values that have broken, or could break, a loader: non-finite and huge numbers, tiny and huge
 #: times, hostile paths, deep nesting, long and binary strings, wrong types.
 HOSTILE_VALUES = [
-    "nan", "inf", "-inf", "1e308", "-1", "0", "99999999999999999999", "-99999999999999999999",
-    '"1ns"', '"0s"', '"1000000h"', '"1e9s"', '"-5ms"', '"1.5.5ms"', '"NaNms"', '"infMbps"',
-    '"0Mbps"', '"1bps"', '"99999999999Tbps"', '"0p"', '"4294967296p"', '"1B"', '""',
-    '"/dev/zero"', '"/dev/null"', '"/proc/self/environ"', '"/"', '"."', '"../../etc/passwd"',
-    "[" * 40 + "]" * 40, "{ a = " * 40 + "1" + " }" * 40, "[1.0, 2.0, 3.0]", "[nan, 1.0]",
-    "[]", "{}", "true", "false", "1979-05-27T07:32:00Z", '"' + "x" * 5000 + '"',
-    '"\\u0000\\u0001\\n"', '"ue"', '"enb"', '"router"', '"host"', '"reno"', '"cubic"', '"bbr"',
-    '"droptail"', '{ kind = "red" }', '{ kind = "bernoulli", p = 2.0 }', "0.5", "1", "1000000",
+    "nan",
+    "inf",
+    "-inf",
+    "1e308",
+    "-1",
+    "0",
+    "99999999999999999999",
+    "-99999999999999999999",
+    '"1ns"',
+    '"0s"',
+    '"1000000h"',
+    '"1e9s"',
+    '"-5ms"',
+    '"1.5.5ms"',
+    '"NaNms"',
+    '"infMbps"',
+    '"0Mbps"',
+    '"1bps"',
+    '"99999999999Tbps"',
+    '"0p"',
+    '"4294967296p"',
+    '"1B"',
+    '""',
+    '"/dev/zero"',
+    '"/dev/null"',
+    '"/proc/self/environ"',
+    '"/"',
+    '"."',
+    '"../../etc/passwd"',
+    "[" * 40 + "]" * 40,
+    "{ a = " * 40 + "1" + " }" * 40,
+    "[1.0, 2.0, 3.0]",
+    "[nan, 1.0]",
+    "[]",
+    "{}",
+    "true",
+    "false",
+    "1979-05-27T07:32:00Z",
+    '"' + "x" * 5000 + '"',
+    '"\\u0000\\u0001\\n"',
+    '"ue"',
+    '"enb"',
+    '"router"',
+    '"host"',
+    '"reno"',
+    '"cubic"',
+    '"bbr"',
+    '"droptail"',
+    '{ kind = "red" }',
+    '{ kind = "bernoulli", p = 2.0 }',
+    "0.5",
+    "1",
+    "1000000",
 ]
 #: Keys that exist somewhere in the format (for `--set` and inserted keys).
 HOSTILE_KEYS = [
-    "simulation.duration", "simulation.seed", "simulation.max_events", "trace.interval",
-    "trace.queues", "trace.flows", "trace.cells", "capture.links", "capture.cells",
+    "simulation.duration",
+    "simulation.seed",
+    "simulation.max_events",
+    "trace.interval",
+    "trace.queues",
+    "trace.flows",
+    "trace.cells",
+    "capture.links",
+    "capture.cells",
     "capture.snaplen",
-    "ran.handover.q_rxlevmin_dbm", "ran.handover.manual", "events", "nodes.x.kind", "links.x.a",
+    "ran.handover.q_rxlevmin_dbm",
+    "ran.handover.manual",
+    "events",
+    "nodes.x.kind",
+    "links.x.a",
 ]
 
 
@@ -86,7 +142,8 @@ class Report:
 
 def _scenario_corpus() -> list[Path]:
     return sorted(
-        p for p in EXAMPLES.rglob("*.toml")
+        p
+        for p in EXAMPLES.rglob("*.toml")
         if "sweeps" not in p.parts and "emulation" not in p.parts
     )
 
@@ -119,8 +176,11 @@ def mutate_text(rng: random.Random, text: str) -> str:
         elif op == 2:
             text = text[:i] + rng.choice(HOSTILE_VALUES) + text[i:]
         elif op == 3:
-            text = text[:i] + rng.choice(["[", "]", "{", "}", "=", '"', "'", ".", "\n", ",", "#"]) \
+            text = (
+                text[:i]
+                + rng.choice(["[", "]", "{", "}", "=", '"', "'", ".", "\n", ",", "#"])
                 + text[i:]
+            )
         elif op == 4:
             # Replace the value on a random line.
             lines = text.split("\n")
@@ -130,7 +190,9 @@ def mutate_text(rng: random.Random, text: str) -> str:
                 lines[k] = f"{key}= {rng.choice(HOSTILE_VALUES)}"
             text = "\n".join(lines)
         else:
-            text = text[:i] + chr(rng.choice([0, 0x7F, 0xFEFF, 0x2028, 0xD7FF, 0x10FFFF])) + text[i:]
+            text = (
+                text[:i] + chr(rng.choice([0, 0x7F, 0xFEFF, 0x2028, 0xD7FF, 0x10FFFF])) + text[i:]
+            )
     return text
 
 
@@ -184,7 +246,7 @@ def _check(report: Report, case: Case, argv: list[str], workdir: Path) -> None:
             report.failures.append(Failure(case, f"exit 2 with {len(lines)} lines: {err[:300]!r}"))
         elif len(lines[0]) > MAX_LINE:
             report.failures.append(Failure(case, f"error line of {len(lines[0])} characters"))
-        elif ": " not in lines[0][len("celltcp: error: "):]:
+        elif ": " not in lines[0][len("celltcp: error: ") :]:
             report.failures.append(Failure(case, f"names no key or file: {lines[0][:200]!r}"))
         after = set(os.listdir(workdir))
         if after - before:
@@ -223,9 +285,18 @@ def _scenario_case(rng: random.Random, report: Report, case: Case, workdir: Path
         _check(report, case, ["validate", str(path), *overrides], workdir)
         out = workdir / "out"
         _check(
-            report, case,
-            ["run", str(path), *overrides, "--set", "simulation.duration=50ms", "--out", str(out),
-             "--quiet"],
+            report,
+            case,
+            [
+                "run",
+                str(path),
+                *overrides,
+                "--set",
+                "simulation.duration=50ms",
+                "--out",
+                str(out),
+                "--quiet",
+            ],
             workdir,
         )
         if out.exists():
@@ -240,8 +311,10 @@ def _file_case(rng: random.Random, report: Report, case: Case, workdir: Path) ->
         scenario = EXAMPLES / "traces" / "trace-link.toml"
         original = (EXAMPLES / "traces" / "const-12mbps.trace").read_text()
         name, key = "t.trace", "trace"
-        text = scenario.read_text().replace("const-12mbps.trace", str(workdir / name)).replace(
-            "drive.trace", str(workdir / name)
+        text = (
+            scenario.read_text()
+            .replace("const-12mbps.trace", str(workdir / name))
+            .replace("drive.trace", str(workdir / name))
         )
     else:
         scenario = EXAMPLES / "lte-single-cell.toml"

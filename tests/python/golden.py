@@ -44,11 +44,14 @@ def _sha(data: bytes) -> str:
 
 
 def _celltcp(*args: object) -> None:
-    done = subprocess.run([sys.executable, "-m", "celltcp.cli", *map(str, args)],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "celltcp.cli", *map(str, args)], capture_output=True, text=True
+    )
     if done.returncode != 0:
-        raise RuntimeError(f"celltcp {' '.join(map(str, args))}: exit {done.returncode}: "
-                           f"{done.stderr.strip()[-400:]}")
+        raise RuntimeError(
+            f"celltcp {' '.join(map(str, args))}: exit {done.returncode}: "
+            f"{done.stderr.strip()[-400:]}"
+        )
 
 
 def examples() -> list[str]:
@@ -71,7 +74,8 @@ def example_hashes(name: str) -> dict[str, str]:
         _celltcp("run", path, "--out", out, "--quiet")
         return {
             str(p.relative_to(out)): _sha(_placed(p.read_bytes()))
-            for p in sorted(out.rglob("*")) if p.is_file() and p.name != MARKER
+            for p in sorted(out.rglob("*"))
+            if p.is_file() and p.name != MARKER
         }
 
 
@@ -103,8 +107,11 @@ def compute(part: str, names: list[str] | None = None) -> dict[str, dict[str, st
 
 
 def load() -> dict[str, Any]:
-    return json.loads(PINS.read_text()) if PINS.exists() else {
-        "examples": {}, "reproductions": {}, "notes": []}
+    return (
+        json.loads(PINS.read_text())
+        if PINS.exists()
+        else {"examples": {}, "reproductions": {}, "notes": []}
+    )
 
 
 def differences(pinned: dict[str, str], now: dict[str, str]) -> list[str]:
@@ -141,8 +148,9 @@ def main(argv: list[str] | None = None) -> int:
                 failed = True
                 print(f"{part}/{name}:", *diff[:20], sep="\n  ")
     if args.update:
-        pins["notes"].append({"date": dt.date.today().isoformat(), "parts": parts,
-                              "note": args.note})
+        pins["notes"].append(
+            {"date": dt.date.today().isoformat(), "parts": parts, "note": args.note}
+        )
         PINS.parent.mkdir(exist_ok=True)
         PINS.write_text(json.dumps(pins, indent=1, sort_keys=True) + "\n")
     return 1 if failed else 0

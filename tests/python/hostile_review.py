@@ -39,9 +39,15 @@ ENV = dict(os.environ)
 def celltcp(*args: object, cwd: Path, timeout: float = 120) -> tuple[int, str, float]:
     """Exit status, stderr and wall time of `python -m celltcp.cli ARGS`."""
     started = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "celltcp.cli", *map(str, args)], cwd=cwd,
-                          capture_output=True, text=True, timeout=timeout,
-                          stdin=subprocess.DEVNULL, env=ENV)
+    proc = subprocess.run(
+        [sys.executable, "-m", "celltcp.cli", *map(str, args)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+        env=ENV,
+    )
     return proc.returncode, proc.stderr, time.monotonic() - started
 
 
@@ -68,8 +74,7 @@ def main() -> int:
         (d / "work").mkdir()
         chain = CHAIN.read_text()
 
-        def case(label: str, *argv: object, note=None, timeout: float = 120,
-                 cwd: Path = d) -> int:
+        def case(label: str, *argv: object, note=None, timeout: float = 120, cwd: Path = d) -> int:
             """One command; `note`, if given, is called after it for the last column."""
             code, err, seconds = celltcp(*argv, cwd=cwd, timeout=timeout)
             rows.append((label, code, first_line(err), note() if note else f"{seconds:.1f} s"))
@@ -80,100 +85,242 @@ def main() -> int:
             return d / name
 
         # Nesting.
-        case("arrays nested 1,000 deep", "validate",
-             scenario("a.toml", chain + "x = " + "[" * 1000 + "]" * 1000 + "\n"))
-        case("a dotted key 5,000 deep", "validate",
-             scenario("k.toml", chain + ".".join(["a"] * 5000) + " = 1\n"))
+        case(
+            "arrays nested 1,000 deep",
+            "validate",
+            scenario("a.toml", chain + "x = " + "[" * 1000 + "]" * 1000 + "\n"),
+        )
+        case(
+            "a dotted key 5,000 deep",
+            "validate",
+            scenario("k.toml", chain + ".".join(["a"] * 5000) + " = 1\n"),
+        )
         base = scenario("base.toml", chain)
-        sweep = scenario("deep.sweep.toml", f'scenario = "{base.name}"\n[grid]\n'
-                         + ".".join(["a"] * 50_000) + " = [1]\n")
+        sweep = scenario(
+            "deep.sweep.toml",
+            f'scenario = "{base.name}"\n[grid]\n' + ".".join(["a"] * 50_000) + " = [1]\n",
+        )
         case("a sweep nested 50,000 deep", "sweep", sweep, "--store", d / "st", "--quiet")
         sweep = scenario("runs.sweep.toml", f'scenario = "{base.name}"\nruns = 1000000000\n')
-        case("`runs = 1000000000`", "sweep", sweep, "--store", d / "st", "--quiet",
-             note=lambda: f"no store: {not (d / 'st').exists()}")
+        case(
+            "`runs = 1000000000`",
+            "sweep",
+            sweep,
+            "--store",
+            d / "st",
+            "--quiet",
+            note=lambda: f"no store: {not (d / 'st').exists()}",
+        )
 
         # Rows of sampled series.
         case('`trace.interval = "1ns"`, validate', "validate", CHAIN, "--set", "trace.interval=1ns")
-        case('`trace.interval = "1ns"`, run', "run", CHAIN, "--set", "trace.interval=1ns",
-             "--out", d / "o1", note=lambda: f"no --out dir: {not (d / 'o1').exists()}")
+        case(
+            '`trace.interval = "1ns"`, run',
+            "run",
+            CHAIN,
+            "--set",
+            "trace.interval=1ns",
+            "--out",
+            d / "o1",
+            note=lambda: f"no --out dir: {not (d / 'o1').exists()}",
+        )
 
         # Input files that are not regular files, or not bounded.
         fifo = d / "fifo"
         os.mkfifo(fifo)
         case("`/dev/zero` as the scenario file", "validate", "/dev/zero", timeout=20)
-        case("`/dev/zero` as a trace", "validate", TRACE, "--set", f"{TRACE_KEY}=/dev/zero",
-             timeout=20)
+        case(
+            "`/dev/zero` as a trace",
+            "validate",
+            TRACE,
+            "--set",
+            f"{TRACE_KEY}=/dev/zero",
+            timeout=20,
+        )
         case("a FIFO as a trace", "validate", TRACE, "--set", f"{TRACE_KEY}={fifo}", timeout=20)
-        case("a FIFO as a BLER table", "validate", CELL, "--set", f"{TABLE_KEY}={fifo}",
-             timeout=20)
+        case("a FIFO as a BLER table", "validate", CELL, "--set", f"{TABLE_KEY}={fifo}", timeout=20)
         big = d / "big.trace"
         with open(big, "wb") as f:
             f.truncate((64 << 20) + 1)
         case("a 64 MiB + 1 byte trace (sparse)", "validate", TRACE, "--set", f"{TRACE_KEY}={big}")
         (d / "long.trace").write_text("1\n2\n" + "3" * 100_000 + "\n")
-        case("a trace whose line 3 has 100,000 characters", "validate", TRACE,
-             "--set", f"{TRACE_KEY}={d / 'long.trace'}")
+        case(
+            "a trace whose line 3 has 100,000 characters",
+            "validate",
+            TRACE,
+            "--set",
+            f"{TRACE_KEY}={d / 'long.trace'}",
+        )
         (d / "oneline.trace").write_text("7" * 20_000_000)
-        case("a 20 MB trace without a line end", "validate", TRACE,
-             "--set", f"{TRACE_KEY}={d / 'oneline.trace'}")
-        case("`/proc/self/environ` as a trace", "validate", TRACE,
-             "--set", f"{TRACE_KEY}=/proc/self/environ")
+        case(
+            "a 20 MB trace without a line end",
+            "validate",
+            TRACE,
+            "--set",
+            f"{TRACE_KEY}={d / 'oneline.trace'}",
+        )
+        case(
+            "`/proc/self/environ` as a trace",
+            "validate",
+            TRACE,
+            "--set",
+            f"{TRACE_KEY}=/proc/self/environ",
+        )
 
         # Numbers.
-        case("a NaN cell position, validate", "validate", CELL,
-             "--set", "cells.cell1.position=[nan, 0.0]")
-        case("a NaN cell position, run", "run", CELL, "--set", "cells.cell1.position=[nan, 0.0]",
-             "--out", d / "o2", note=lambda: f"no --out dir: {not (d / 'o2').exists()}")
+        case(
+            "a NaN cell position, validate",
+            "validate",
+            CELL,
+            "--set",
+            "cells.cell1.position=[nan, 0.0]",
+        )
+        case(
+            "a NaN cell position, run",
+            "run",
+            CELL,
+            "--set",
+            "cells.cell1.position=[nan, 0.0]",
+            "--out",
+            d / "o2",
+            note=lambda: f"no --out dir: {not (d / 'o2').exists()}",
+        )
         case("`tx_power_dbm = inf`", "validate", CELL, "--set", "cells.cell1.tx_power_dbm=inf")
-        case("`position = [1.0, 2.0, 3.0]`", "validate", CELL,
-             "--set", "cells.cell1.position=[1.0, 2.0, 3.0]")
+        case(
+            "`position = [1.0, 2.0, 3.0]`",
+            "validate",
+            CELL,
+            "--set",
+            "cells.cell1.position=[1.0, 2.0, 3.0]",
+        )
 
         # Positions of syntax errors, echoed values.
         lines = chain.splitlines()
         bad = scenario("syntax.toml", chain + "rate = = 1\n")
         case(f"a syntax error on line {len(lines) + 1} of {len(lines) + 1}", "validate", bad)
-        case("an integer beyond 64 bits", "validate",
-             scenario("int.toml", chain.replace("seed = 1", "seed = 99999999999999999999")))
-        case("a 10 MB value in the file", "validate", scenario(
-            "value.toml", chain.replace('rate = "25Mbps"', 'rate = "' + "x" * 10_000_000 + '"')))
-        case("a 100,000-character value in `--set`", "validate", CHAIN,
-             "--set", "links.access.rate=" + "y " * 50_000)
+        case(
+            "an integer beyond 64 bits",
+            "validate",
+            scenario("int.toml", chain.replace("seed = 1", "seed = 99999999999999999999")),
+        )
+        case(
+            "a 10 MB value in the file",
+            "validate",
+            scenario(
+                "value.toml", chain.replace('rate = "25Mbps"', 'rate = "' + "x" * 10_000_000 + '"')
+            ),
+        )
+        case(
+            "a 100,000-character value in `--set`",
+            "validate",
+            CHAIN,
+            "--set",
+            "links.access.rate=" + "y " * 50_000,
+        )
 
         # Silently accepted nonsense.
-        case("a manual handover to the serving cell", "validate", HANDOVER, "--set",
-             'ran.handover.manual=[{ at = "2s", ue = "ue_ref", target = "source" }]')
-        case("a UE that is also a wired host", "validate", HANDOVER, "--set",
-             'links.wired_ue={ a = "router", b = "ue_t1", rate = "1Gbps", delay = "1ms" }')
-        case("a UE no cell can serve at t = 0", "validate", HANDOVER, "--set",
-             "cells.target.ues.ue_t1.position=[1.0e6, 0.0]")
+        case(
+            "a manual handover to the serving cell",
+            "validate",
+            HANDOVER,
+            "--set",
+            'ran.handover.manual=[{ at = "2s", ue = "ue_ref", target = "source" }]',
+        )
+        case(
+            "a UE that is also a wired host",
+            "validate",
+            HANDOVER,
+            "--set",
+            'links.wired_ue={ a = "router", b = "ue_t1", rate = "1Gbps", delay = "1ms" }',
+        )
+        case(
+            "a UE no cell can serve at t = 0",
+            "validate",
+            HANDOVER,
+            "--set",
+            "cells.target.ues.ue_t1.position=[1.0e6, 0.0]",
+        )
 
         # --out.
         (d / "v").mkdir()
         (d / "v" / "user.txt").write_text("mine\n")
         short = ["--quiet", "--set", "simulation.duration=1s"]
-        case("`--out v`, v holds a user's file", "run", CHAIN, *short, "--out", "v",
-             note=lambda: f"v holds {sorted(p.name for p in (d / 'v').iterdir())}")
+        case(
+            "`--out v`, v holds a user's file",
+            "run",
+            CHAIN,
+            *short,
+            "--out",
+            "v",
+            note=lambda: f"v holds {sorted(p.name for p in (d / 'v').iterdir())}",
+        )
         # From d/work, so that "." and ".." are scratch directories; "/" is refused as an
         # ancestor of the current directory before anything is looked at.
-        for out, shown in (("", '""'), (".", "."), ("..", ".."), ("/", "/"),
-                           (str(d / "home"), "$HOME")):
-            case(f"`--out {shown} --overwrite`", "run", CHAIN, *short, "--out", out,
-                 "--overwrite", cwd=d / "work")
+        for out, shown in (
+            ("", '""'),
+            (".", "."),
+            ("..", ".."),
+            ("/", "/"),
+            (str(d / "home"), "$HOME"),
+        ):
+            case(
+                f"`--out {shown} --overwrite`",
+                "run",
+                CHAIN,
+                *short,
+                "--out",
+                out,
+                "--overwrite",
+                cwd=d / "work",
+            )
         rows[-1] = rows[-1][:3] + (
-            f"$HOME still holds keep.txt: {(d / 'home' / 'keep.txt').exists()}",)
+            f"$HOME still holds keep.txt: {(d / 'home' / 'keep.txt').exists()}",
+        )
         (d / "real").mkdir()
         (d / "link").symlink_to("real")
-        case("`--out link`, a symbolic link to an empty directory", "run", CHAIN, *short,
-             "--out", "link",
-             note=lambda: f"link still a link: {(d / 'link').is_symlink()}, real holds "
-                          f"{sorted(p.name for p in (d / 'real').iterdir())}")
-        case("the event budget cuts a 3600 s run", "run", CHAIN, "--quiet", "--set",
-             "simulation.duration=3600s", "--set", "simulation.max_events=2000000", "--out", "b")
+        case(
+            "`--out link`, a symbolic link to an empty directory",
+            "run",
+            CHAIN,
+            *short,
+            "--out",
+            "link",
+            note=lambda: (
+                f"link still a link: {(d / 'link').is_symlink()}, real holds "
+                f"{sorted(p.name for p in (d / 'real').iterdir())}"
+            ),
+        )
+        case(
+            "the event budget cuts a 3600 s run",
+            "run",
+            CHAIN,
+            "--quiet",
+            "--set",
+            "simulation.duration=3600s",
+            "--set",
+            "simulation.max_events=2000000",
+            "--out",
+            "b",
+        )
 
         # Ctrl-C.
-        proc = subprocess.Popen([sys.executable, "-m", "celltcp.cli", "run", str(CHAIN),
-                                 "--quiet", "--set", "simulation.duration=100000s",
-                                 "--out", "ctrlc"], cwd=d, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "celltcp.cli",
+                "run",
+                str(CHAIN),
+                "--quiet",
+                "--set",
+                "simulation.duration=100000s",
+                "--out",
+                "ctrlc",
+            ],
+            cwd=d,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and not list(d.glob(".ctrlc.partial-*")):
             time.sleep(0.05)
@@ -181,22 +328,49 @@ def main() -> int:
         sent = time.monotonic()
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=60)
-        rows.append(("SIGINT 1 s into a 100,000 s run", proc.returncode, first_line(err),
-                     f"exited {time.monotonic() - sent:.2f} s after SIGINT; "
-                     f"nothing written: {not (d / 'ctrlc').exists()}"))
+        rows.append(
+            (
+                "SIGINT 1 s into a 100,000 s run",
+                proc.returncode,
+                first_line(err),
+                f"exited {time.monotonic() - sent:.2f} s after SIGINT; "
+                f"nothing written: {not (d / 'ctrlc').exists()}",
+            )
+        )
 
         # Emulation: --pcap into the --out directory, which does not exist yet.
         if not args.skip_emulate:
             out = d / "absent" / "D"
             code, err, seconds = celltcp(
-                "emulate", CHAIN, "--host", "ue", "--duration", "2s", "--quiet",
-                "--out", out, "--pcap", out / "p.pcap",
-                "--exec", f"ue=echo x > {out / 'program.txt'}", cwd=d, timeout=300)
+                "emulate",
+                CHAIN,
+                "--host",
+                "ue",
+                "--duration",
+                "2s",
+                "--quiet",
+                "--out",
+                out,
+                "--pcap",
+                out / "p.pcap",
+                "--exec",
+                f"ue=echo x > {out / 'program.txt'}",
+                cwd=d,
+                timeout=300,
+            )
             files = sorted(p.name for p in out.iterdir()) if out.exists() else []
-            rows.append(("`emulate --out D --pcap D/p.pcap`, D absent", code, first_line(err),
-                         f"D holds {files}"))
+            rows.append(
+                (
+                    "`emulate --out D --pcap D/p.pcap`, D absent",
+                    code,
+                    first_line(err),
+                    f"D holds {files}",
+                )
+            )
 
-    print("| input | exit | stderr, first line (the scratch directory shown as `$D`) | checked beside |")
+    print(
+        "| input | exit | stderr, first line (the scratch directory shown as `$D`) | checked beside |"
+    )
     print("|---|---|---|---|")
     for label, code, line, note in rows:
         line, note = (text.replace(scratch, "$D") for text in (line, note))

@@ -109,7 +109,9 @@ KILL_RUNS = 16
 def celltcp(*args: object, **kw) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "celltcp.cli", *map(str, args)],
-        capture_output=True, text=True, **kw,
+        capture_output=True,
+        text=True,
+        **kw,
     )
 
 
@@ -128,8 +130,14 @@ def store_hashes(store: Path) -> dict[str, str]:
             "SELECT key, run, status, summary, metrics FROM runs ORDER BY key, run"
         ).fetchall()
     for key, run, status, summary, metrics in rows:
-        text = json.dumps([status, json.loads(summary) if summary else None,
-                           json.loads(metrics) if metrics else None], sort_keys=True)
+        text = json.dumps(
+            [
+                status,
+                json.loads(summary) if summary else None,
+                json.loads(metrics) if metrics else None,
+            ],
+            sort_keys=True,
+        )
         out[f"runs/{key}/{run}"] = _sha(text.encode())
     for path in sorted(store.glob("series/*/*/*.parquet")):
         out[str(path.relative_to(store))] = _sha(path.read_bytes())
@@ -139,7 +147,8 @@ def store_hashes(store: Path) -> dict[str, str]:
 def dir_hashes(directory: Path) -> dict[str, str]:
     return {
         str(p.relative_to(directory)): _sha(p.read_bytes())
-        for p in sorted(directory.rglob("*")) if p.is_file()
+        for p in sorted(directory.rglob("*"))
+        if p.is_file()
     }
 
 
@@ -148,8 +157,11 @@ def determinism(scenarios: list[Path], runs: int, duration: str | None, work: Pa
     compared = 0
     for scenario in scenarios:
         name = scenario.stem
-        name = str(scenario.relative_to(EXAMPLES).with_suffix("")).replace("/", "-") \
-            if scenario.is_relative_to(EXAMPLES) else name
+        name = (
+            str(scenario.relative_to(EXAMPLES).with_suffix("")).replace("/", "-")
+            if scenario.is_relative_to(EXAMPLES)
+            else name
+        )
         sweep = work / f"{name}.sweep.toml"
         lines = [f'scenario = "{scenario}"', f"runs = {runs}", 'series = ["*"]']
         if duration:
@@ -183,8 +195,10 @@ def determinism(scenarios: list[Path], runs: int, duration: str | None, work: Pa
             f"1, 2 and 2 workers: {same_store}; {len(run_dirs[0])} run files identical across "
             f"two runs: {same_run}"
         )
-    print(f"determinism: {'ok' if ok_all else 'FAILED'}: {len(scenarios)} scenarios, {compared} "
-          "outputs compared by SHA-256")
+    print(
+        f"determinism: {'ok' if ok_all else 'FAILED'}: {len(scenarios)} scenarios, {compared} "
+        "outputs compared by SHA-256"
+    )
     return ok_all
 
 
@@ -203,8 +217,11 @@ def _check_store(store: Path, fresh: Path, fresh_stats: str) -> list[str]:
     if {s for _, _, s, _ in rows} != {"ok"}:
         problems.append("a run is not ok")
     stored = {(k, str(r)) for k, r, _, _ in rows}
-    on_disk = {(d.parent.name, d.name) for d in store.glob("series/*/*") if d.is_dir()
-               and not d.name.startswith(".")}
+    on_disk = {
+        (d.parent.name, d.name)
+        for d in store.glob("series/*/*")
+        if d.is_dir() and not d.name.startswith(".")
+    }
     if on_disk != stored:
         problems.append(f"series directories without a row, or rows without: {on_disk ^ stored}")
     if list(store.glob("series/*/.*")) or list(store.glob("series/.*")):
@@ -241,9 +258,21 @@ def kill_resume(kills: int, seed: int, work: Path) -> bool:
     for trial in range(kills):
         store = work / f"killed-{trial}"
         proc = subprocess.Popen(
-            [sys.executable, "-m", "celltcp.cli", "sweep", str(sweep), "--store", str(store),
-             "--workers", "2", "--quiet"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+            [
+                sys.executable,
+                "-m",
+                "celltcp.cli",
+                "sweep",
+                str(sweep),
+                "--store",
+                str(store),
+                "--workers",
+                "2",
+                "--quiet",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
         )
         # A random instant within the sweep: once a random number of its runs (0 to 15) are
         # stored, plus a random fraction of a run's time.

@@ -57,7 +57,7 @@ def _unknown_key(tmp_path: Path) -> Path:
 
 def _malformed(tmp_path: Path) -> Path:
     path = tmp_path / "bad.toml"
-    path.write_text(CHAIN_TOML.replace('[links.access]', '[links.access'))
+    path.write_text(CHAIN_TOML.replace("[links.access]", "[links.access"))
     return path
 
 

@@ -22,7 +22,11 @@ def site(tmp_path_factory):
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     proc = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "--site-dir", str(out)],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=900,
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
     )
     assert proc.returncode == 0, proc.stderr
     return out

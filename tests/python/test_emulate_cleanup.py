@@ -52,7 +52,9 @@ class FakeIp:
 
 def _register_dead(directory: Path, pid: int, hosts: list[str]) -> registry.Registration:
     reg = registry.Registration(
-        pid=pid, start_time=None, scenario="/x.toml",
+        pid=pid,
+        start_time=None,
+        scenario="/x.toml",
         hosts={
             h: registry.HostEntry(
                 netns.namespace_name(pid, h), netns.device_name(pid, i), "10.0.0.1"
@@ -97,14 +99,28 @@ def test_recorded_programs_of_dead_emulations_are_stopped_and_only_they(tmp_path
     program = subprocess.Popen(["sleep", "60"])
     other = subprocess.Popen(["sleep", "60"])
     try:
-        registry.record_program(dead, registry.ProgramEntry(
-            pid=program.pid, start_time=registry.process_start_time(program.pid), host="ue",
-            namespace=f"celltcp-{dead}-ue", argv=("sleep", "60"),
-        ), tmp_path)
+        registry.record_program(
+            dead,
+            registry.ProgramEntry(
+                pid=program.pid,
+                start_time=registry.process_start_time(program.pid),
+                host="ue",
+                namespace=f"celltcp-{dead}-ue",
+                argv=("sleep", "60"),
+            ),
+            tmp_path,
+        )
         # A record whose pid was reused by another process (start time differs) is left alone.
-        registry.record_program(dead, registry.ProgramEntry(
-            pid=other.pid, start_time=1, host="ue", namespace=f"celltcp-{dead}-ue",
-        ), tmp_path)
+        registry.record_program(
+            dead,
+            registry.ProgramEntry(
+                pid=other.pid,
+                start_time=1,
+                host="ue",
+                namespace=f"celltcp-{dead}-ue",
+            ),
+            tmp_path,
+        )
         [a, b] = sorted(registry.load_programs(dead, tmp_path), key=lambda e: e.pid != program.pid)
         assert (a.pid, a.argv, b.pid) == (program.pid, ("sleep", "60"), other.pid)
         report = cleanup.cleanup_stale(tmp_path)
@@ -124,10 +140,16 @@ def test_program_records_without_their_registration_are_stopped_too(tmp_path, mo
     dead = dead_pid()
     program = subprocess.Popen(["sleep", "60"])
     try:
-        registry.record_program(dead, registry.ProgramEntry(
-            pid=program.pid, start_time=registry.process_start_time(program.pid), host="ue",
-            namespace=f"celltcp-{dead}-ue",
-        ), tmp_path)
+        registry.record_program(
+            dead,
+            registry.ProgramEntry(
+                pid=program.pid,
+                start_time=registry.process_start_time(program.pid),
+                host="ue",
+                namespace=f"celltcp-{dead}-ue",
+            ),
+            tmp_path,
+        )
         report = cleanup.cleanup_stale(tmp_path)
         assert report.processes == [program.pid]
         assert program.wait(timeout=10) == -signal.SIGTERM
@@ -148,9 +170,17 @@ def test_force_belongs_to_cleanup():
 
 def _start_relay_emulation(*extra: str, scenario: Path = WIRED) -> subprocess.Popen[str]:
     proc = subprocess.Popen(
-        [sys.executable, str(TOOLS / "relay_emulation.py"), str(scenario), os.devnull, "remote",
-         "ue", *extra],
-        stdout=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            str(TOOLS / "relay_emulation.py"),
+            str(scenario),
+            os.devnull,
+            "remote",
+            "ue",
+            *extra,
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
     )
     wait_for_line(proc, "running")
     return proc
@@ -158,13 +188,22 @@ def _start_relay_emulation(*extra: str, scenario: Path = WIRED) -> subprocess.Po
 
 def _removed(stdout: str, what: str) -> set[str]:
     prefix = f"removed {what} "
-    return {line[len(prefix):] for line in stdout.splitlines() if line.startswith(prefix)}
+    return {line[len(prefix) :] for line in stdout.splitlines() if line.startswith(prefix)}
 
 
 def _shell(scenario: Path, host: str, *command: str) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [sys.executable, "-m", "celltcp.cli", "shell", str(scenario), "--host", host, "--",
-         *command],
+        [
+            sys.executable,
+            "-m",
+            "celltcp.cli",
+            "shell",
+            str(scenario),
+            "--host",
+            host,
+            "--",
+            *command,
+        ],
     )
 
 
@@ -227,7 +266,9 @@ def test_on_a_terminal_cleanup_asks_before_removing_unregistered_names():
     try:
         proc = subprocess.Popen(
             [sys.executable, "-m", "celltcp.cli", "emulate", "--cleanup"],
-            stdin=slave, stdout=slave, stderr=slave,
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
         )
         os.close(slave)
         seen = b""

@@ -88,10 +88,20 @@ def _without_net_admin() -> list[str] | None:
 def test_without_cap_net_admin_emulate_says_so_and_creates_nothing(tmp_path):
     prefix = _without_net_admin()
     assert prefix is not None
-    cmd = [*prefix, sys.executable, "-m", "celltcp.cli", "emulate", str(WIRED), "--host", "ue",
-           "--out", str(tmp_path / "out")]
+    cmd = [
+        *prefix,
+        sys.executable,
+        "-m",
+        "celltcp.cli",
+        "emulate",
+        str(WIRED),
+        "--host",
+        "ue",
+        "--out",
+        str(tmp_path / "out"),
+    ]
     if prefix[0] == "capsh":
-        cmd = [*prefix, "-c", " ".join(cmd[len(prefix):])]
+        cmd = [*prefix, "-c", " ".join(cmd[len(prefix) :])]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     _, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 2, stderr
@@ -141,6 +151,11 @@ def test_the_package_imports_without_root():
     # The emulation modules are imported by every `celltcp` command; nothing at import time may
     # need privileges or touch the system.
     code = "import celltcp.emulate.cli, celltcp.emulate.cleanup; print('ok')"
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          cwd=Path(__file__).parent, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).parent,
+        check=False,
+    )
     assert proc.stdout.strip() == "ok", proc.stderr

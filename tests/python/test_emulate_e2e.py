@@ -40,6 +40,7 @@ def _nothing_left_behind():
     finally:
         cleanup.cleanup_stale()
 
+
 WIRED = EXAMPLES / "wired-chain.toml"
 #: The scenario's own 20 Mb/s UDP stream would leave the transfer 5 Mb/s of the 25 Mb/s access
 #: link; at 1 Mb/s it stays as light cross traffic.
@@ -53,12 +54,30 @@ def _bulk(role: str, *args: str) -> str:
 
 def _transfer_args(out: Path, *extra: str) -> list[str]:
     return [
-        "emulate", str(WIRED), "--host", "remote", "--host", "ue", "--set", CROSS_TRAFFIC,
-        "--duration", "40s", "--out", str(out),
-        "--exec", "remote=" + _bulk("server", "--bind", "$CELLTCP_ADDRESS", "--bytes", str(BYTES)),
-        "--exec", "ue=" + _bulk(
-            "client", "--connect", "$CELLTCP_ADDR_REMOTE", "--bytes", str(BYTES),
-            ">", str(out.parent / "client.json"),
+        "emulate",
+        str(WIRED),
+        "--host",
+        "remote",
+        "--host",
+        "ue",
+        "--set",
+        CROSS_TRAFFIC,
+        "--duration",
+        "40s",
+        "--out",
+        str(out),
+        "--exec",
+        "remote=" + _bulk("server", "--bind", "$CELLTCP_ADDRESS", "--bytes", str(BYTES)),
+        "--exec",
+        "ue="
+        + _bulk(
+            "client",
+            "--connect",
+            "$CELLTCP_ADDR_REMOTE",
+            "--bytes",
+            str(BYTES),
+            ">",
+            str(out.parent / "client.json"),
         ),
         *extra,
     ]
@@ -89,8 +108,11 @@ def test_a_real_tcp_transfer_crosses_the_emulated_path(tmp_path):
     # (A first attempt may have been refused, if the client's SYN beat the server's listen():
     # the client retries, so only one connection carries the data.)
     directions = [
-        d for c in engine["connections"] if 5201 in (c.get("dst_port"), c.get("src_port"))
-        for d in (c["forward"], c["reverse"]) if d["data_bytes"] > 0
+        d
+        for c in engine["connections"]
+        if 5201 in (c.get("dst_port"), c.get("src_port"))
+        for d in (c["forward"], c["reverse"])
+        if d["data_bytes"] > 0
     ]
     assert len(directions) == 1, engine["connections"]
     data = directions[0]
@@ -107,9 +129,23 @@ def test_a_real_tcp_transfer_crosses_the_emulated_path(tmp_path):
 def test_ctrl_c_stops_an_emulation_and_keeps_its_outputs(tmp_path):
     out = tmp_path / "out"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "celltcp.cli", "emulate", str(WIRED), "--host", "ue",
-         "--duration", "60s", "--out", str(out), "--quiet"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "celltcp.cli",
+            "emulate",
+            str(WIRED),
+            "--host",
+            "ue",
+            "--duration",
+            "60s",
+            "--out",
+            str(out),
+            "--quiet",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         deadline_ok = _wait_registered(proc.pid)
@@ -145,8 +181,18 @@ def test_bad_host_creates_nothing(tmp_path):
 def test_programs_that_fail_give_exit_status_1(tmp_path):
     out = tmp_path / "out"
     res, pid = run_celltcp(
-        "emulate", WIRED, "--host", "ue", "--duration", "20s", "--out", out, "--quiet",
-        "--exec", "ue=exit 3", timeout=60,
+        "emulate",
+        WIRED,
+        "--host",
+        "ue",
+        "--duration",
+        "20s",
+        "--out",
+        out,
+        "--quiet",
+        "--exec",
+        "ue=exit 3",
+        timeout=60,
     )
     assert res.returncode == 1, res.stderr
     assert leftovers(pid) == []

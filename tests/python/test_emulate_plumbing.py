@@ -89,7 +89,9 @@ def test_namespaces_are_configured_as_point_to_point_hosts():
             # Programs see the scenario's names; lookups needing DNS fail at once.
             seen = subprocess.run(
                 netns.exec_argv(a.namespace, ["getent", "hosts", "remote"]),
-                capture_output=True, text=True, check=True,
+                capture_output=True,
+                text=True,
+                check=True,
             ).stdout.split()
             assert seen == [HOSTS["remote"], "remote"]
         assert sorted(s.registration.hosts) == ["remote", "ue"]
@@ -99,10 +101,18 @@ def test_namespaces_are_configured_as_point_to_point_hosts():
 def test_tcp_crosses_between_namespaces_through_the_relay():
     size = 3_000_000
     with EmulationSession(HOSTS, scenario=WIRED) as s:
-        server = s.spawn("remote", _bulk("server", "--bind", HOSTS["remote"], "--bytes", str(size)),
-                         stdout=subprocess.PIPE, text=True)
-        client = s.spawn("ue", _bulk("client", "--connect", HOSTS["remote"], "--bytes", str(size)),
-                         stdout=subprocess.PIPE, text=True)
+        server = s.spawn(
+            "remote",
+            _bulk("server", "--bind", HOSTS["remote"], "--bytes", str(size)),
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        client = s.spawn(
+            "ue",
+            _bulk("client", "--connect", HOSTS["remote"], "--bytes", str(size)),
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         counts = _relay_until_done(s, client, server)
         assert client.returncode == 0 and server.returncode == 0
         report = json.loads(client.stdout.read())
@@ -187,9 +197,17 @@ def test_a_signal_while_the_engine_runs_stops_it_and_keeps_its_result():
 
 def _start_relay_emulation(*extra: str, scenario: Path = WIRED) -> subprocess.Popen[str]:
     proc = subprocess.Popen(
-        [sys.executable, str(TOOLS / "relay_emulation.py"), str(scenario), os.devnull, "remote",
-         "ue", *extra],
-        stdout=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            str(TOOLS / "relay_emulation.py"),
+            str(scenario),
+            os.devnull,
+            "remote",
+            "ue",
+            *extra,
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
     )
     wait_for_line(proc, "running")
     return proc
@@ -212,11 +230,15 @@ def test_after_sigkill_cleanup_removes_the_leftovers_and_their_programs():
     proc.kill()
     proc.wait(timeout=10)
     left = leftovers(proc.pid)
-    assert sorted(left) == sorted([
-        f"namespace celltcp-{proc.pid}-remote", f"namespace celltcp-{proc.pid}-ue",
-        f"files /etc/netns/celltcp-{proc.pid}-remote", f"files /etc/netns/celltcp-{proc.pid}-ue",
-        f"registration {proc.pid}",
-    ])  # the TUN devices went with their descriptors: they are not persistent
+    assert sorted(left) == sorted(
+        [
+            f"namespace celltcp-{proc.pid}-remote",
+            f"namespace celltcp-{proc.pid}-ue",
+            f"files /etc/netns/celltcp-{proc.pid}-remote",
+            f"files /etc/netns/celltcp-{proc.pid}-ue",
+            f"registration {proc.pid}",
+        ]
+    )  # the TUN devices went with their descriptors: they are not persistent
     sleepers = netns.namespace_pids(f"celltcp-{proc.pid}-ue")
     assert sleepers, "the --exec program outlives the killed emulation"
     res = run_cli("emulate", "--cleanup")
@@ -259,8 +281,16 @@ def test_shell_runs_a_command_in_the_namespace_of_a_running_emulation(tmp_path):
         assert res.returncode == 0, res.stderr
         assert f"{ue.device.name}    inet {HOSTS['ue']}/32" in res.stdout
         assert "eth0" not in res.stdout
-        res = run_cli("shell", scenario, "--host", "ue", "--", "sh", "-c",
-                      "echo $CELLTCP_HOST $CELLTCP_ADDR_REMOTE; exit 7")
+        res = run_cli(
+            "shell",
+            scenario,
+            "--host",
+            "ue",
+            "--",
+            "sh",
+            "-c",
+            "echo $CELLTCP_HOST $CELLTCP_ADDR_REMOTE; exit 7",
+        )
         assert res.returncode == 7  # the command's own status
         assert res.stdout.split() == ["ue", HOSTS["remote"]]
         res = run_cli("shell", scenario, "--host", "gateway", "--", "true")
@@ -276,8 +306,18 @@ def test_shell_asks_for_a_pid_when_several_emulations_run(tmp_path):
             res = run_cli("shell", scenario, "--host", "ue", "--", "true")
             assert res.returncode == 2
             assert "--pid" in res.stderr and str(other.pid) in res.stderr
-            res = run_cli("shell", scenario, "--host", "ue", "--pid", str(other.pid), "--", "sh",
-                          "-c", "echo $CELLTCP_EMULATION_PID")
+            res = run_cli(
+                "shell",
+                scenario,
+                "--host",
+                "ue",
+                "--pid",
+                str(other.pid),
+                "--",
+                "sh",
+                "-c",
+                "echo $CELLTCP_EMULATION_PID",
+            )
             assert res.returncode == 0 and res.stdout.strip() == str(other.pid)
     finally:
         other.send_signal(signal.SIGTERM)

@@ -50,8 +50,10 @@ def test_other_simulation_errors_are_left_alone():
     assert isinstance(r, RealTimeError)
 
 
-@pytest.mark.parametrize("text, value", [("auto", "auto"), ("off", 0), ("0", 0), ("10", 10),
-                                         ("99", 99), ("AUTO", "auto")])
+@pytest.mark.parametrize(
+    "text, value",
+    [("auto", "auto"), ("off", 0), ("0", 0), ("10", 10), ("99", 99), ("AUTO", "auto")],
+)
 def test_priorities(text, value):
     assert parse_priority(text) == value
 
@@ -67,8 +69,19 @@ def test_bad_priorities_name_the_option(text):
 def test_the_command_exits_4_with_one_line_and_leaves_nothing(tmp_path):
     out = tmp_path / "out"
     res, pid = run_celltcp(
-        "emulate", WIRED, "--host", "ue", "--duration", "10s", "--max-lag", "0.1us",
-        "--priority", "off", "--out", out, timeout=60,
+        "emulate",
+        WIRED,
+        "--host",
+        "ue",
+        "--duration",
+        "10s",
+        "--max-lag",
+        "0.1us",
+        "--priority",
+        "off",
+        "--out",
+        out,
+        timeout=60,
     )
     assert res.returncode == 4, res.stderr
     lines = [line for line in res.stderr.splitlines() if line.strip()]

@@ -52,14 +52,20 @@ def test_the_shapes_have_their_rates_fades_and_outages():
     assert 6e6 < sum(fades) / len(fades) < 14e6
     outages = rate_schedule("outages", TRACE_SEED["outages"])
     assert set(outages) == {0.0, 10e6}
-    gaps = [b - a for a, b in zip(make_trace("outages", TRACE_SEED["outages"]),
-                                  make_trace("outages", TRACE_SEED["outages"])[1:])]
+    gaps = [
+        b - a
+        for a, b in zip(
+            make_trace("outages", TRACE_SEED["outages"]),
+            make_trace("outages", TRACE_SEED["outages"])[1:],
+        )
+    ]
     assert max(gaps) >= 300, "an outage is a gap of at least 300 ms between opportunities"
     # A trace carries its schedule's mean rate, to within the last opportunity.
     for shape in ("markov", "fades", "outages"):
         sched = rate_schedule(shape, TRACE_SEED[shape])
         assert trace_mean_bps(make_trace(shape, TRACE_SEED[shape])) == pytest.approx(
-            sum(sched) / len(sched), rel=1e-3)
+            sum(sched) / len(sched), rel=1e-3
+        )
 
 
 def test_an_unknown_shape_is_refused():
@@ -130,10 +136,14 @@ def test_mean_ci_and_ratio_interval_by_hand():
 
 
 def test_compare_on_synthetic_runs():
-    kernel = [{"goodput_bps": v, "retransmitted_segments": n, "rtt_mean_s": 0.05}
-              for v, n in [(9.5e6, 10), (9.6e6, 12), (9.4e6, 11)]]
-    close = [{"goodput_bps": v, "retransmitted_segments": n, "rtt_mean_s": 0.052}
-             for v, n in [(9.3e6, 12), (9.4e6, 13), (9.35e6, 12)]]
+    kernel = [
+        {"goodput_bps": v, "retransmitted_segments": n, "rtt_mean_s": 0.05}
+        for v, n in [(9.5e6, 10), (9.6e6, 12), (9.4e6, 11)]
+    ]
+    close = [
+        {"goodput_bps": v, "retransmitted_segments": n, "rtt_mean_s": 0.052}
+        for v, n in [(9.3e6, 12), (9.4e6, 13), (9.35e6, 12)]
+    ]
     assert compare(close, kernel, "goodput_bps")["verdict"] == "pass"
     assert compare(close, kernel, "retransmitted_segments")["verdict"] == "pass"
     assert compare(close, kernel, "rtt_mean_s")["verdict"] == "pass"
@@ -152,17 +162,20 @@ def test_compare_on_synthetic_runs():
 
 @needs_root_tun
 @needs_emulate
-@pytest.mark.parametrize(("case", "cc", "sim_cc", "metrics"), [
-    # Both stacks overshoot in slow start and repair it the same way: 88–92 against 97.
-    ("loss1e-4", "reno", "newreno", {"rtt", "retransmissions"}),
-    # With the kernel's configuration (F-RTO at recurring timeouts, the timestamp undo) celltcp
-    # no longer resends the flight that the outages only delayed (354 before; 6 now against the
-    # kernel's 4 on an idle machine). The kernel's own count rises with the machine's load (20–89
-    # at a load average of 9, its emulated path running late), so this case checks that
-    # celltcp's does not exceed it, not a band. Its mean RTT stays out: 0.85 of the kernel's on
-    # an idle machine by the same estimator, on the edge of the ±20 % band under load.
-    ("trace-outages", "bbr", "bbr", {"retransmissions at most"}),
-])
+@pytest.mark.parametrize(
+    ("case", "cc", "sim_cc", "metrics"),
+    [
+        # Both stacks overshoot in slow start and repair it the same way: 88–92 against 97.
+        ("loss1e-4", "reno", "newreno", {"rtt", "retransmissions"}),
+        # With the kernel's configuration (F-RTO at recurring timeouts, the timestamp undo) celltcp
+        # no longer resends the flight that the outages only delayed (354 before; 6 now against the
+        # kernel's 4 on an idle machine). The kernel's own count rises with the machine's load (20–89
+        # at a load average of 9, its emulated path running late), so this case checks that
+        # celltcp's does not exceed it, not a band. Its mean RTT stays out: 0.85 of the kernel's on
+        # an idle machine by the same estimator, on the edge of the ±20 % band under load.
+        ("trace-outages", "bbr", "bbr", {"retransmissions at most"}),
+    ],
+)
 def test_the_fast_subset_agrees_with_the_kernel(tmp_path, case, cc, sim_cc, metrics):
     kernel = kernel_run(cc, case, 0, tmp_path)
     sims = [sim_run(sim_cc, cc, case, rep, tmp_path) for rep in range(3)]

@@ -34,8 +34,18 @@ def test_names_carry_prefix_and_pid_and_parse_back():
 
 
 @pytest.mark.parametrize(
-    "name", ["eth0", "celltcp", "celltcp-x-ue", "celltcp-12-", "celltcpx", "mycelltcp-1-ue",
-             "celltcp12", "celltcp12ab", "celltcp-1-ue/x"],
+    "name",
+    [
+        "eth0",
+        "celltcp",
+        "celltcp-x-ue",
+        "celltcp-12-",
+        "celltcpx",
+        "mycelltcp-1-ue",
+        "celltcp12",
+        "celltcp12ab",
+        "celltcp-1-ue/x",
+    ],
 )
 def test_foreign_names_are_not_celltcp(name):
     assert netns.parse_namespace_name(name) is None
@@ -70,8 +80,16 @@ def test_tun_names_are_checked_before_the_device_is_opened(tmp_path):
 
 @pytest.mark.parametrize(
     "text, seconds",
-    [("30", 30.0), ("30s", 30.0), ("500ms", 0.5), ("2min", 120.0), ("1h", 3600.0), (".5s", 0.5),
-     ("250us", 250e-6), ("0.1µs", 1e-7)],
+    [
+        ("30", 30.0),
+        ("30s", 30.0),
+        ("500ms", 0.5),
+        ("2min", 120.0),
+        ("1h", 3600.0),
+        (".5s", 0.5),
+        ("250us", 250e-6),
+        ("0.1µs", 1e-7),
+    ],
 )
 def test_durations(text, seconds):
     assert parse_duration(text) == pytest.approx(seconds)
@@ -95,12 +113,24 @@ def test_exec_splits_at_the_first_equals_sign():
 def test_a_handover_of_a_real_connection_reads_as_one_line():
     from celltcp.emulate.cli import _handover_row
 
-    row = _handover_row({
-        "handover": 0, "cause": "link", "policy": "discard", "interruption_s": 0.1,
-        "sender": "10.0.0.1:5201", "receiver": "10.0.0.2:40000", "outcome": "timeout",
-        "dropped": 69, "silence_s": 0.3956, "rto_estimate_s": 0.2, "rtt_before_s": 0.0817,
-        "rtt_peak_s": 0.42, "goodput_before_bps": 9.65e6, "recovery_time_s": 0.7,
-    })
+    row = _handover_row(
+        {
+            "handover": 0,
+            "cause": "link",
+            "policy": "discard",
+            "interruption_s": 0.1,
+            "sender": "10.0.0.1:5201",
+            "receiver": "10.0.0.2:40000",
+            "outcome": "timeout",
+            "dropped": 69,
+            "silence_s": 0.3956,
+            "rto_estimate_s": 0.2,
+            "rtt_before_s": 0.0817,
+            "rtt_peak_s": 0.42,
+            "goodput_before_bps": 9.65e6,
+            "recovery_time_s": 0.7,
+        }
+    )
     assert row[0] == "0 link/discard 100.00 ms"
     assert row[1] == "10.0.0.1:5201 > 10.0.0.2:40000"
     assert row[2:4] == ["timeout", "69"]
@@ -147,8 +177,10 @@ def _resolved() -> dict:
 def test_attachable_hosts_map_names_to_scenario_addresses():
     resolved = _resolved()
     got = attachable_hosts(resolved, ["ue", "remote"])
-    assert got == {"ue": resolved["nodes"]["ue"]["address"],
-                   "remote": resolved["nodes"]["remote"]["address"]}
+    assert got == {
+        "ue": resolved["nodes"]["ue"]["address"],
+        "remote": resolved["nodes"]["remote"]["address"],
+    }
     assert list(got) == ["ue", "remote"]  # the order given decides the device letters
 
 

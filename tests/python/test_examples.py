@@ -23,10 +23,13 @@ PACKAGE = Path(celltcp.__file__).resolve().parent
 
 def _tracked_library_files() -> set[str]:
     out = subprocess.run(
-        ["git", "ls-files", "python/celltcp/examples"], cwd=REPO, capture_output=True,
-        text=True, check=True,
+        ["git", "ls-files", "python/celltcp/examples"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
-    return {line[len("python/celltcp/examples/"):] for line in out.splitlines()}
+    return {line[len("python/celltcp/examples/") :] for line in out.splitlines()}
 
 
 def test_the_library_is_inside_the_package():
@@ -107,7 +110,8 @@ def test_a_copied_sweep_names_its_copied_scenario(tmp_path):
     # Only the reference changed: the rest of the file is the library's.
     original = (examples.ROOT / "sweeps" / "access-rate.toml").read_text()
     assert written[0].read_text() == original.replace(
-        '"../wired-chain-tcp.toml"', '"wired-chain-tcp.toml"')
+        '"../wired-chain-tcp.toml"', '"wired-chain-tcp.toml"'
+    )
     spec = load_spec(written[0])
     assert Path(spec.base.source).resolve() == written[1].resolve()
 
@@ -116,7 +120,8 @@ def test_a_script_or_a_group_copies_the_whole_group(tmp_path):
     script = examples.copy("003/reproduce.py", tmp_path / "a")
     assert script[0].name == "reproduce.py"
     assert sorted(p.name for p in script) == sorted(
-        p.name for p in (examples.ROOT / "003").iterdir() if p.is_file())
+        p.name for p in (examples.ROOT / "003").iterdir() if p.is_file()
+    )
     group = examples.copy("003", tmp_path / "b")
     assert sorted(p.name for p in group) == sorted(p.name for p in script)
 
@@ -149,8 +154,9 @@ def test_cli_lists_copies_and_prints_paths(tmp_path):
     copied = run_cli("examples", "copy", "003/exp5-1", "out-dir", cwd=tmp_path)
     assert copied.returncode == 0, copied.stderr
     assert copied.stdout.split() == ["out-dir/exp5-1.toml"]
-    assert (tmp_path / "out-dir" / "exp5-1.toml").read_bytes() == \
-        examples.path("003/exp5-1").read_bytes()
+    assert (tmp_path / "out-dir" / "exp5-1.toml").read_bytes() == examples.path(
+        "003/exp5-1"
+    ).read_bytes()
 
     where = run_cli("examples", "path", "wired-chain")
     assert where.returncode == 0 and Path(where.stdout.strip()) == examples.path("wired-chain")

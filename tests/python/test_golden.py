@@ -12,7 +12,8 @@ PINS = load()
 
 def test_every_example_is_pinned():
     assert sorted(PINS["examples"]) == examples(), (
-        "renew the pins: python tests/python/golden.py --update --only examples --note ...")
+        "renew the pins: python tests/python/golden.py --update --only examples --note ..."
+    )
 
 
 @pytest.mark.parametrize("name", examples())
@@ -28,6 +29,8 @@ def test_a_quick_reproduction_stores_its_pinned_results(seed):
 
 def test_differences_names_what_changed():
     assert differences({"a": "1", "b": "2"}, {"a": "1", "b": "3", "c": "4"}) == [
-        "c: new output", "b: changed"]
+        "c: new output",
+        "b: changed",
+    ]
     assert differences({"a": "1"}, {}) == ["a: no longer written"]
     assert differences({"a": "1"}, {"a": "1"}) == []

@@ -44,11 +44,18 @@ def test_quiet_and_json_print_no_handover_line(tmp_path: Path) -> None:
 def test_forward_line_and_a_bad_set(tmp_path: Path) -> None:
     # With buffer transfer and a 100 ms interruption TCP only sees a delay.
     scenario = tmp_path / "link.toml"
-    forward = LINK_TOML.replace('policy = "discard"', 'policy = "forward"').replace('"200ms"', '"100ms"')
+    forward = LINK_TOML.replace('policy = "discard"', 'policy = "forward"').replace(
+        '"200ms"', '"100ms"'
+    )
     scenario.write_text(forward, encoding="utf-8")
     proc = _cli("run", str(scenario), "--out", str(tmp_path / "f"))
     assert proc.returncode == 0, proc.stderr
     assert "TCP outcomes: 0 timeout, 0 halving, 1 none; mean interruption 100.0 ms" in proc.stdout
-    bad = _cli("run", str(scenario), "--out", str(tmp_path / "b"), "--set", "ran.handover.policy=discrd")
+    bad = _cli(
+        "run", str(scenario), "--out", str(tmp_path / "b"), "--set", "ran.handover.policy=discrd"
+    )
     assert bad.returncode == 2
-    assert "ran.handover.policy: 'discrd' is not one of: discard, forward, fast_path_switch, predicted" in bad.stderr
+    assert (
+        "ran.handover.policy: 'discrd' is not one of: discard, forward, fast_path_switch, predicted"
+        in bad.stderr
+    )

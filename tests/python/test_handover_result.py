@@ -24,13 +24,49 @@ RAN_TOML = (DATA / "handover-ran.toml").read_text(encoding="utf-8")
 
 #: Every field of the analytics, in the order the core writes them.
 HANDOVER_COLUMNS = [
-    "handover", "flow", "ue", "source", "target", "cause", "policy", "result",
-    "decision_s", "command_s", "attach_s", "path_switch_s", "completion_s", "interruption_s",
-    "forwarded", "dropped", "dropped_source", "dropped_source_egress", "dropped_transport",
-    "dropped_target", "dropped_radio", "dropped_queue_full", "dropped_aqm", "dropped_link_loss",
-    "dropped_outage", "dropped_no_route", "dropped_handover", "duplicated", "reordered", "start_s", "window_end_s", "outcome",
-    "rto_retransmissions", "fast_retransmissions", "spurious_rto", "first_rto_s", "rtt_before_s", "rtt_peak_s",
-    "goodput_before_bps", "recovered_at_s", "recovery_time_s", "ramp_time_s", "episode_end_s",
+    "handover",
+    "flow",
+    "ue",
+    "source",
+    "target",
+    "cause",
+    "policy",
+    "result",
+    "decision_s",
+    "command_s",
+    "attach_s",
+    "path_switch_s",
+    "completion_s",
+    "interruption_s",
+    "forwarded",
+    "dropped",
+    "dropped_source",
+    "dropped_source_egress",
+    "dropped_transport",
+    "dropped_target",
+    "dropped_radio",
+    "dropped_queue_full",
+    "dropped_aqm",
+    "dropped_link_loss",
+    "dropped_outage",
+    "dropped_no_route",
+    "dropped_handover",
+    "duplicated",
+    "reordered",
+    "start_s",
+    "window_end_s",
+    "outcome",
+    "rto_retransmissions",
+    "fast_retransmissions",
+    "spurious_rto",
+    "first_rto_s",
+    "rtt_before_s",
+    "rtt_peak_s",
+    "goodput_before_bps",
+    "recovered_at_s",
+    "recovery_time_s",
+    "ramp_time_s",
+    "episode_end_s",
     "delivered_bytes",
 ]
 
@@ -76,14 +112,25 @@ def test_ran_handover_rows_and_timeline() -> None:
     h = result.handovers
     assert len(h) == 1
     row = h.iloc[0]
-    assert (row["source"], row["target"], row["cause"], row["policy"]) == ("enb1", "enb2", "manual", "forward")
+    assert (row["source"], row["target"], row["cause"], row["policy"]) == (
+        "enb1",
+        "enb2",
+        "manual",
+        "forward",
+    )
     assert row["forwarded"] > 0
     assert row["interruption_s"] == pytest.approx(0.040)
     ev = result.handover_events
     assert ev["time_s"].is_monotonic_increasing
     messages = list(ev["message"])
-    for m in ("handover_request", "handover_command", "handover_confirm", "path_switch_request",
-              "end_marker", "ue_context_release"):
+    for m in (
+        "handover_request",
+        "handover_command",
+        "handover_confirm",
+        "path_switch_request",
+        "end_marker",
+        "ue_context_release",
+    ):
         assert m in messages
     assert set(ev["handover"]) == {0}
     assert set(result.summary["cells"]) == {"a", "b"}

@@ -68,8 +68,10 @@ def test_a_sweep_nested_50000_deep_is_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     base = write(tmp_path, CHAIN_TOML)
-    for body in ("[grid]\n" + ".".join(["a"] * 50_000) + " = [1]\n",
-                 "[grid]\nx = " + "[" * 50_000 + "]" * 50_000 + "\n"):
+    for body in (
+        "[grid]\n" + ".".join(["a"] * 50_000) + " = [1]\n",
+        "[grid]\nx = " + "[" * 50_000 + "]" * 50_000 + "\n",
+    ):
         sweep = write(tmp_path, f'scenario = "{base.name}"\n' + body, "sweep.toml")
         line = refused(capsys, "sweep", sweep, "--store", tmp_path / "store", "--quiet")
         assert "sweep.toml" in line and "deep" in line
@@ -98,8 +100,9 @@ def test_a_billion_runs_is_refused_before_expanding(
     line = refused(capsys, "sweep", sweep, "--store", tmp_path / "store", "--quiet")
     assert time.perf_counter() - started < 10
     assert "runs:" in line and "max_runs" in line and "1000000000" in line
-    grid = "".join(f'"simulation.seed{i}" = [{", ".join(map(str, range(10)))}]\n'
-                   for i in range(10))
+    grid = "".join(
+        f'"simulation.seed{i}" = [{", ".join(map(str, range(10)))}]\n' for i in range(10)
+    )
     sweep = write(tmp_path, f'scenario = "{base.name}"\n[grid]\n{grid}', "grid.toml")
     line = refused(capsys, "sweep", sweep, "--store", tmp_path / "store", "--quiet")
     assert "max_runs" in line and "10000000000" in line
@@ -197,8 +200,11 @@ def test_fifos_and_devices_as_input_files_are_refused_at_once(
     [
         ("cells.{cell}.tx_power_dbm=inf", "cells.{cell}.tx_power_dbm", "inf"),
         ("cells.{cell}.position=[nan, 0.0]", "cells.{cell}.position[0]", "NaN"),
-        ("cells.{cell}.interferers=[{{ position = [0.0, 1.0], tx_power_dbm = inf }}]",
-         "cells.{cell}.interferers[0].tx_power_dbm", "inf"),
+        (
+            "cells.{cell}.interferers=[{{ position = [0.0, 1.0], tx_power_dbm = inf }}]",
+            "cells.{cell}.interferers[0].tx_power_dbm",
+            "inf",
+        ),
     ],
 )
 def test_non_finite_numbers_name_the_key_in_validate_and_run(
@@ -248,7 +254,8 @@ def test_the_core_reads_the_users_own_text() -> None:
 
 
 @pytest.mark.parametrize(
-    "value", ["x" * 10_000_000, "y " * 50_000, "\x00\x01\n" * 1000],
+    "value",
+    ["x" * 10_000_000, "y " * 50_000, "\x00\x01\n" * 1000],
     ids=["10MB-value", "100000-char-line", "control-characters"],
 )
 def test_echoed_values_are_cut_to_about_80_characters(
@@ -263,8 +270,9 @@ def test_echoed_values_are_cut_to_about_80_characters(
     echoed = line.split("'")[1]
     assert len(echoed) <= 80
     # The same value as a key, and as an override.
-    line = refused(capsys, "validate", write(tmp_path, CHAIN_TOML), "--set",
-                   f"links.access.rate={value}")
+    line = refused(
+        capsys, "validate", write(tmp_path, CHAIN_TOML), "--set", f"links.access.rate={value}"
+    )
     assert len(line) <= MAX_LINE
 
 
@@ -410,8 +418,11 @@ def test_a_nul_character_in_a_path_is_a_scenario_error(tmp_path: Path) -> None:
 def test_an_empty_out_is_named_as_given(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # Path("") is ".": the message named the current directory, not what was typed.
     path = write(tmp_path, CHAIN_TOML)
-    for command in (["run", path], ["reproduce", "000", "--quick"],
-                    ["emulate", path, "--host", "receiver", "--duration", "1s"]):
+    for command in (
+        ["run", path],
+        ["reproduce", "000", "--quick"],
+        ["emulate", path, "--host", "receiver", "--duration", "1s"],
+    ):
         for extra in ([], ["--overwrite"]):
             line = refused(capsys, *command, "--out", "", *extra)
             assert line == 'celltcp: error: --out "": an empty path is not an output directory'

@@ -34,10 +34,13 @@ _LINK = re.compile(r"\]\(([^)\s]+)\)")
 def _library_files() -> list[str]:
     """Paths of the library's files in the package, as a wheel names them."""
     out = subprocess.run(
-        ["git", "ls-files", "python/celltcp/examples"], cwd=REPO, capture_output=True,
-        text=True, check=True,
+        ["git", "ls-files", "python/celltcp/examples"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
-    return [line[len("python/"):] for line in out.splitlines()]
+    return [line[len("python/") :] for line in out.splitlines()]
 
 
 def _dist_wheel() -> Path | None:
@@ -48,7 +51,7 @@ def _dist_wheel() -> Path | None:
 def test_package_data_is_reachable_through_importlib_resources():
     root = resources.files("celltcp") / "examples"
     for name in _library_files():
-        relative = name[len("celltcp/examples/"):]
+        relative = name[len("celltcp/examples/") :]
         assert root.joinpath(*relative.split("/")).is_file(), name
 
 
@@ -59,12 +62,13 @@ def test_the_long_description_has_only_absolute_links():
     for target in targets:
         assert target.startswith("https://"), target
         if target.startswith(_docs.DOCS_URL):
-            page = target[len(_docs.DOCS_URL):].split("#")[0].strip("/")
+            page = target[len(_docs.DOCS_URL) :].split("#")[0].strip("/")
             if page:  # a page of the site is a file of docs/
-                assert (REPO / "docs" / f"{page}.md").is_file() or \
-                    (REPO / "docs" / f"{page}.ipynb").is_file(), target
+                assert (REPO / "docs" / f"{page}.md").is_file() or (
+                    REPO / "docs" / f"{page}.ipynb"
+                ).is_file(), target
         elif target.startswith(_docs.SOURCE_URL + "/blob/main/"):
-            assert (REPO / target[len(_docs.SOURCE_URL + "/blob/main/"):]).exists(), target
+            assert (REPO / target[len(_docs.SOURCE_URL + "/blob/main/") :]).exists(), target
 
 
 @pytest.fixture(scope="module")
@@ -79,8 +83,13 @@ def test_the_dist_wheel_holds_the_library_the_module_and_the_stubs(dist_wheel):
     names = set(zipfile.ZipFile(dist_wheel).namelist())
     missing = [n for n in _library_files() if n not in names]
     assert not missing, missing
-    for n in ("celltcp/_core.abi3.so", "celltcp/_core.pyi", "celltcp/py.typed",
-              "celltcp/examples/__init__.py", "celltcp/cli.py"):
+    for n in (
+        "celltcp/_core.abi3.so",
+        "celltcp/_core.pyi",
+        "celltcp/py.typed",
+        "celltcp/examples/__init__.py",
+        "celltcp/cli.py",
+    ):
         assert n in names, n
     assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]
     # One wheel for every CPython >= 3.10, glibc >= 2.17 (both spellings of the tag, any order).
@@ -97,9 +106,12 @@ def test_the_dist_wheel_metadata_is_complete(dist_wheel):
     urls = dict(u.split(", ", 1) for u in meta.get_all("Project-URL"))
     assert urls["Documentation"] == _docs.DOCS_URL and urls["Source"] == _docs.SOURCE_URL
     classifiers = meta.get_all("Classifier")
-    for needed in ("Development Status :: 4 - Beta", "Intended Audience :: Science/Research",
-                   "Operating System :: POSIX :: Linux",
-                   "Programming Language :: Python :: 3.10"):
+    for needed in (
+        "Development Status :: 4 - Beta",
+        "Intended Audience :: Science/Research",
+        "Operating System :: POSIX :: Linux",
+        "Programming Language :: Python :: 3.10",
+    ):
         assert needed in classifiers
     assert meta["Author"] or meta["Author-email"]
     assert meta["Description-Content-Type"].startswith("text/markdown")
@@ -116,8 +128,13 @@ def _built_wheel(tmp_path: Path) -> Path:
     if wheel is not None:
         return wheel
     out = tmp_path / "wheel"
-    subprocess.run(["maturin", "build", "--release", "--out", str(out)], cwd=REPO, check=True,
-                   capture_output=True, timeout=3600)
+    subprocess.run(
+        ["maturin", "build", "--release", "--out", str(out)],
+        cwd=REPO,
+        check=True,
+        capture_output=True,
+        timeout=3600,
+    )
     return next(out.glob("celltcp-*.whl"))
 
 
@@ -128,16 +145,28 @@ def test_the_installed_wheel_runs_examples_and_a_reproduction_anywhere(tmp_path)
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
     vpy = venv / "bin" / "python"
     subprocess.run(
-        [vpy, "-m", "pip", "install", "--no-deps", "--no-index", "--quiet",
-         "--disable-pip-version-check", str(wheel)],
-        check=True, timeout=300,
+        [
+            vpy,
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "--no-index",
+            "--quiet",
+            "--disable-pip-version-check",
+            str(wheel),
+        ],
+        check=True,
+        timeout=300,
     )
     # The dependencies come from this environment's site-packages, added after celltcp is
     # installed (so pip never sees the editable install) and after the venv's own directory (so
     # the wheel's celltcp is the one imported): nothing is downloaded.
     site = subprocess.run(
         [vpy, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        check=True, capture_output=True, text=True,
+        check=True,
+        capture_output=True,
+        text=True,
     ).stdout.strip()
     Path(site, "zz-deps-from-test-env.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
 
@@ -147,19 +176,32 @@ def test_the_installed_wheel_runs_examples_and_a_reproduction_anywhere(tmp_path)
     env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
 
     def celltcp_cmd(*args: str, timeout: float = 900) -> subprocess.CompletedProcess:
-        proc = subprocess.run([venv / "bin" / "celltcp", *args], cwd=work, env=env,
-                              capture_output=True, text=True, timeout=timeout)
+        proc = subprocess.run(
+            [venv / "bin" / "celltcp", *args],
+            cwd=work,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
         assert proc.returncode == 0, (args, proc.stdout, proc.stderr)
         return proc
 
-    where = subprocess.run([vpy, "-c", "import celltcp; print(celltcp.__file__)"], cwd=work,
-                           env=env, capture_output=True, text=True, check=True).stdout
+    where = subprocess.run(
+        [vpy, "-c", "import celltcp; print(celltcp.__file__)"],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert Path(where.strip()).is_relative_to(venv), where
     assert not Path(where.strip()).is_relative_to(REPO)
 
     listing = celltcp_cmd("examples").stdout
-    assert [line.split()[0] for line in listing.splitlines()] == \
-        [e.name for e in examples.available()]
+    assert [line.split()[0] for line in listing.splitlines()] == [
+        e.name for e in examples.available()
+    ]
 
     copied = celltcp_cmd("examples", "copy", "traces/trace-link", "study").stdout.split()
     assert copied == ["study/trace-link.toml", "study/drive.trace"]

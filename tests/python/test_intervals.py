@@ -17,8 +17,10 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "python/celltcp/examples" / "lte
 
 #: A bulk TCP download over RED with ECN on the Internet link, made the bottleneck (5 Mb/s),
 #: so that the link marks (ECN-capable flow) and, early in slow start, drops.
-RED = ('{ kind = "red", limit = "200p", min_th = "5p", max_th = "15p", max_p = 0.1, '
-       'w_q = 0.02, ecn = true }')
+RED = (
+    '{ kind = "red", limit = "200p", min_th = "5p", max_th = "15p", max_p = 0.1, '
+    "w_q = 0.02, ecn = true }"
+)
 
 
 @pytest.fixture(scope="module")
@@ -58,10 +60,15 @@ def test_cell_intervals_add_up_and_agree_with_the_summary(lte_run):
         delivered = (mine["rlc_throughput_bps"] * mine["interval_s"]).sum() / 8
         total = s["rlc_throughput_bps"] * 2.0 / 8
         assert 0 <= total - delivered <= 4 * 1500, (ue, delivered, total)
-        assert mine["sdus_delivered"].sum() <= s["sdus_delivered"] <= mine["sdus_delivered"].sum() + 4
+        assert (
+            mine["sdus_delivered"].sum() <= s["sdus_delivered"] <= mine["sdus_delivered"].sum() + 4
+        )
         # Means: the SDU-weighted interval delays give the run's mean delay; SINR is constant
         # for a static UE without fading, so every active interval shows the run's mean.
-        weighted = np.nansum(mine["queueing_delay_s"] * mine["sdus_delivered"]) / mine["sdus_delivered"].sum()
+        weighted = (
+            np.nansum(mine["queueing_delay_s"] * mine["sdus_delivered"])
+            / mine["sdus_delivered"].sum()
+        )
         assert weighted == pytest.approx(s["queueing_delay_mean_s"], rel=0.02)
         active = mine["sinr_db"].dropna()
         assert len(active) >= 18
@@ -136,8 +143,22 @@ def test_plot_cell_and_link_from_the_command_line(lte_run, tmp_path, capsys):
     out = lte_run.write(tmp_path / "run")
     assert main(["plot", "cell", "--result", str(out), "--quiet"]) == 0
     assert (out / "cell.png").stat().st_size > 0
-    assert main(["plot", "link", "--result", str(out), "--link", "internet",
-                 "--out", str(tmp_path / "l.svg"), "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "plot",
+                "link",
+                "--result",
+                str(out),
+                "--link",
+                "internet",
+                "--out",
+                str(tmp_path / "l.svg"),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     assert (tmp_path / "l.svg").read_text().startswith("<?xml")
     assert main(["plot", "link", "--result", str(out)]) == 2
     assert "--link L is required" in capsys.readouterr().err

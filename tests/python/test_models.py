@@ -271,9 +271,9 @@ def test_buffer_overrun_small_buffer_branch():
     # No buffer: W_max = D = 166.67, W_min = 83.33, uniform density (no queueing).
     # Extra 45,000 B = 30 segments < D * tau = 41.67: W* = 30 / 0.25 = 120;
     # P = (166.67 - 120) / (166.67 - 83.33) = 0.56.
-    assert m.buffer_overrun_probability(
-        0, 10e6, 0.2, 0.05, extra_buffer_bytes=45_000
-    ) == approx(0.56)
+    assert m.buffer_overrun_probability(0, 10e6, 0.2, 0.05, extra_buffer_bytes=45_000) == approx(
+        0.56
+    )
     # 30,000 B = 20 segments: W* = 80 < W_min, so every phase overflows.
     assert m.buffer_overrun_probability(0, 10e6, 0.2, 0.05, extra_buffer_bytes=30_000) == 1.0
 
@@ -369,8 +369,9 @@ def test_x2_normalized_throughput_fig4_points():
             wh = m.x2_normalized_throughput(w, c, "halving")
             ss = m.x2_normalized_throughput(w, c, "timeout")
             assert 0.5 < ss < wh < 1.0
-        assert (m.x2_normalized_throughput(w, 3 * w / 4, "halving")
-                < m.x2_normalized_throughput(w, w, "halving"))
+        assert m.x2_normalized_throughput(w, 3 * w / 4, "halving") < m.x2_normalized_throughput(
+            w, w, "halving"
+        )
     with pytest.raises(ValueError, match="case"):
         m.x2_normalized_throughput(44, 44, "slow start")
 
@@ -524,18 +525,25 @@ def test_recovery_to_a_fraction_of_the_bdp():
     # best case to 0.9 W = 75 segments: 0.1 * log2(75) = 0.6229 s;
     # worst case: slow start to W/2 = 41.67 (0.1 * log2(41.67) = 0.5381 s), then congestion
     # avoidance 41.67 -> 75 at one segment per RTT: 3.3333 s.
-    best = m.handover_recovery_time_s(10e6, 0.1, 1500, case="best", delayed_ack=False, target_fraction=0.9)
+    best = m.handover_recovery_time_s(
+        10e6, 0.1, 1500, case="best", delayed_ack=False, target_fraction=0.9
+    )
     assert best == approx(0.1 * math.log2(75.0), rel=1e-9)
-    worst = m.handover_recovery_phases(10e6, 0.1, 1500, case="worst", delayed_ack=False, target_fraction=0.9)
+    worst = m.handover_recovery_phases(
+        10e6, 0.1, 1500, case="worst", delayed_ack=False, target_fraction=0.9
+    )
     assert worst.slow_start_s == approx(0.1 * math.log2(250.0 / 6.0), rel=1e-9)
     assert worst.congestion_avoidance_s == approx(0.1 * (75.0 - 250.0 / 6.0), rel=1e-9)
     # A target below W/2 is reached in slow start alone, in the worst case as in the best.
-    low = m.handover_recovery_phases(10e6, 0.1, 1500, case="worst", delayed_ack=False, target_fraction=0.4)
+    low = m.handover_recovery_phases(
+        10e6, 0.1, 1500, case="worst", delayed_ack=False, target_fraction=0.4
+    )
     assert low.congestion_avoidance_s == 0.0
     assert low.slow_start_s == approx(0.1 * math.log2(0.4 * 250.0 / 3.0), rel=1e-9)
     # The default is the whole BDP.
     assert m.handover_recovery_time_s(10e6, 0.1, 1500, case="best") == approx(
-        m.handover_recovery_time_s(10e6, 0.1, 1500, case="best", target_fraction=1.0))
+        m.handover_recovery_time_s(10e6, 0.1, 1500, case="best", target_fraction=1.0)
+    )
     with pytest.raises(ValueError, match="target_fraction"):
         m.handover_recovery_time_s(10e6, 0.1, 1500, case="best", target_fraction=1.5)
     with pytest.raises(ValueError, match="target_fraction"):
@@ -560,7 +568,9 @@ def test_rounds_every_segment_acknowledged_hand_computed():
     for fraction, t in expected.items():
         assert _rounds(delayed_ack=False, target_fraction=fraction) == approx(t), fraction
     # Fluid model: log2(10) RTT = 0.332 s, 0.8 RTT earlier.
-    assert m.handover_recovery_time_s(**_W10, case="best", delayed_ack=False) == approx(0.3322, abs=1e-4)
+    assert m.handover_recovery_time_s(**_W10, case="best", delayed_ack=False) == approx(
+        0.3322, abs=1e-4
+    )
 
 
 def test_rounds_delayed_ack_timer_hand_computed():
@@ -585,11 +595,15 @@ def test_rounds_worst_case_hand_computed():
 
 def test_rounds_ssthresh_from_the_flight_hand_computed():
     # A flight of 10 segments at the timeout gives the worst case's W/2 = 5: nothing changes.
-    assert _rounds("worst", delayed_ack=False, target_fraction=0.5, flight_segments=10) == approx(0.3)
+    assert _rounds("worst", delayed_ack=False, target_fraction=0.5, flight_segments=10) == approx(
+        0.3
+    )
     # A flight of 9 gives ssthresh 4.5 (RFC 5681 eq. (4)): round 3's first ACK lifts cwnd from 4
     # to 4.5 and counts one credit; its other three ACKs bring the credit to 4, and round 4's
     # first ACK to 5 >= 4.5: cwnd 5.5 at 4 RTT, a whole round later than with ssthresh 5.
-    assert _rounds("worst", delayed_ack=False, target_fraction=0.5, flight_segments=9) == approx(0.4)
+    assert _rounds("worst", delayed_ack=False, target_fraction=0.5, flight_segments=9) == approx(
+        0.4
+    )
     # The best case's 2·W flight is its ssthresh W.
     assert _rounds(delayed_ack=False, flight_segments=20) == approx(0.41)
     # ssthresh never falls below 2 segments: from a flight of 2, congestion avoidance from 2.
@@ -600,8 +614,12 @@ def test_rounds_ssthresh_from_the_flight_hand_computed():
 
 def test_rounds_converge_to_the_fluid_model():
     args = (100e6, 0.1, 1500)
-    for case, delayed, rel in [("best", False, 0.08), ("best", True, 0.04),
-                               ("worst", False, 0.006), ("worst", True, 0.005)]:
+    for case, delayed, rel in [
+        ("best", False, 0.08),
+        ("best", True, 0.04),
+        ("worst", False, 0.006),
+        ("worst", True, 0.005),
+    ]:
         rounds = m.handover_recovery_rounds_s(*args, case=case, delayed_ack=delayed)
         fluid = m.handover_recovery_time_s(*args, case=case, delayed_ack=delayed)
         # Whole rounds are never faster than the fluid growth, and the best case differs by

@@ -97,8 +97,7 @@ def test_returning_false_stops_the_run() -> None:
     assert len(calls) == 3
     assert result.summary["stop_reason"] == "stopped"
     assert math.isclose(result.summary["simulated_time_s"], 0.3)
-    again = celltcp.run(LTE, set=LTE_SET, on_interval=lambda f: f["end_s"] < 0.25,
-                        interval="100ms")
+    again = celltcp.run(LTE, set=LTE_SET, on_interval=lambda f: f["end_s"] < 0.25, interval="100ms")
     assert json.dumps(again.summary, sort_keys=True) == json.dumps(result.summary, sort_keys=True)
 
 

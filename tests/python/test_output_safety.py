@@ -256,9 +256,7 @@ def test_emulate_refuses_a_users_directory_before_starting(cli, tmp_path: Path) 
     user = tmp_path / "emu"
     user.mkdir()
     (user / "keep.txt").write_text("mine")
-    res = cli(
-        "emulate", EXAMPLES / "wired-chain.toml", "--host", "ue", "--out", user, cwd=tmp_path
-    )
+    res = cli("emulate", EXAMPLES / "wired-chain.toml", "--host", "ue", "--out", user, cwd=tmp_path)
     _assert_user_error(res, "--out", str(user))
     assert _names(user) == ["keep.txt"]
 
@@ -320,7 +318,11 @@ def _popen_cli(*args: object, cwd: Path) -> subprocess.Popen[str]:
     env.pop("RUST_BACKTRACE", None)
     return subprocess.Popen(
         [sys.executable, "-m", "celltcp.cli", *map(str, args)],
-        cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
 
 
@@ -397,9 +399,7 @@ def test_ctrl_c_stops_a_run_promptly_and_writes_nothing(tmp_path: Path) -> None:
 
 def test_ctrl_c_with_keep_partial_writes_what_was_simulated(tmp_path: Path) -> None:
     out = tmp_path / "o"
-    proc = _popen_cli(
-        "run", _long_chain(tmp_path), "--keep-partial", "--out", out, cwd=tmp_path
-    )
+    proc = _popen_cli("run", _long_chain(tmp_path), "--keep-partial", "--out", out, cwd=tmp_path)
     took, err = _interrupt_after(proc, _partial_of(proc, out), 1.0)
     assert proc.returncode == 130, err
     assert took < 5.0, f"wrote the outputs {took:.2f} s after SIGINT"
@@ -442,8 +442,16 @@ def test_ctrl_c_interrupts_the_python_run_function(tmp_path: Path) -> None:
 def test_an_event_budget_stop_is_reported(cli, chain_file: Path, tmp_path: Path) -> None:
     out = tmp_path / "o"
     res = cli(
-        "run", chain_file, "--quiet", "--set", "simulation.duration=1000s",
-        "--set", "simulation.max_events=20000", "--out", out, cwd=tmp_path,
+        "run",
+        chain_file,
+        "--quiet",
+        "--set",
+        "simulation.duration=1000s",
+        "--set",
+        "simulation.max_events=20000",
+        "--out",
+        out,
+        cwd=tmp_path,
     )
     assert res.returncode == 0, res.stderr
     assert "max_events" in res.stderr and "warning" in res.stderr
@@ -502,9 +510,21 @@ def test_emulate_adds_its_outputs_beside_the_capture_and_program_files(tmp_path:
 
     out = tmp_path / "absent" / "D"  # neither D nor its parent exists
     args = [
-        "emulate", EXAMPLES / "wired-chain.toml", "--host", "ue", "--duration", "2s", "--quiet",
-        "--set", "flows.video.rate=1Mbps", "--out", out, "--pcap", out / "p.pcap",
-        "--exec", f"ue=echo from-the-program > {out / 'program.txt'}; sleep 1",
+        "emulate",
+        EXAMPLES / "wired-chain.toml",
+        "--host",
+        "ue",
+        "--duration",
+        "2s",
+        "--quiet",
+        "--set",
+        "flows.video.rate=1Mbps",
+        "--out",
+        out,
+        "--pcap",
+        out / "p.pcap",
+        "--exec",
+        f"ue=echo from-the-program > {out / 'program.txt'}; sleep 1",
     ]
     try:
         res, pid = run_celltcp(*args, timeout=120)

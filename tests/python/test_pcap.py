@@ -68,8 +68,19 @@ def test_tshark_finds_bad_checksums(tshark: str, tmp_path: Path) -> None:
 
     payload = b"celltcp"
     udp = struct.pack("!HHHH", 49152, 5001, 8 + len(payload), 0) + payload
-    header = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 1, 0, 64, 17, 0xBEEF,
-                         bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2]))
+    header = struct.pack(
+        "!BBHHHBBH4s4s",
+        0x45,
+        0,
+        20 + len(udp),
+        1,
+        0,
+        64,
+        17,
+        0xBEEF,
+        bytes([10, 0, 0, 1]),
+        bytes([10, 0, 0, 2]),
+    )
     packet = header + udp
     pcap = tmp_path / "bad.pcap"
     # Classic pcap, LINKTYPE_RAW (101): the packet starts at the IP header.

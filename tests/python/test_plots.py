@@ -140,7 +140,10 @@ def test_flow_rates_one_line_per_flow_in_mbps(result):
 @pytest.mark.parametrize(
     ("call", "message"),
     [
-        (lambda r: plots.cwnd_rtt(r, "nope"), "flow 'nope' is not in series 'tcp' \\(have: bulk\\)"),
+        (
+            lambda r: plots.cwnd_rtt(r, "nope"),
+            "flow 'nope' is not in series 'tcp' \\(have: bulk\\)",
+        ),
         (lambda r: plots.sequence(r, "video"), "flow 'video'"),
         (lambda r: plots.queue(r, "core"), "link 'core' is not in series 'queue'"),
         (lambda r: plots.queue(r, "access", unit="kg"), "unit"),
@@ -190,15 +193,20 @@ def sweep_frame() -> pd.DataFrame:
         for limit in _QUEUES:
             for run in range(3):
                 r = celltcp.run(
-                    base, run=run,
+                    base,
+                    run=run,
                     set={"links.access.a_to_b.loss.p": p, "links.access.queue.limit": limit},
                 )
-                rows.append({
-                    "loss": p, "queue": limit, "status": "ok",
-                    "goodput_bps": r.flows.loc["bulk", "goodput_bps"],
-                    "stop_reason": r.summary["stop_reason"],
-                    "slow": bool(r.flows.loc["bulk", "goodput_bps"] < 3e6),
-                })
+                rows.append(
+                    {
+                        "loss": p,
+                        "queue": limit,
+                        "status": "ok",
+                        "goodput_bps": r.flows.loc["bulk", "goodput_bps"],
+                        "stop_reason": r.summary["stop_reason"],
+                        "slow": bool(r.flows.loc["bulk", "goodput_bps"] < 3e6),
+                    }
+                )
     frame = pd.DataFrame(rows)
     frame.attrs["parameters"] = ["loss", "queue"]
     frame.attrs["metrics"] = ["goodput_bps", "stop_reason", "slow"]
@@ -278,7 +286,9 @@ def test_recovery_time_vs_rate_matches_the_model():
 
 
 def test_overrun_probability_vs_buffer_matches_the_model():
-    fig = plots.overrun_probability_vs_buffer(interruptions_s=[0.05], extra_buffer_bytes=[0, 62.5e3])
+    fig = plots.overrun_probability_vs_buffer(
+        interruptions_s=[0.05], extra_buffer_bytes=[0, 62.5e3]
+    )
     (ax,) = fig.axes
     assert ax.get_xlabel() == "extra buffer (kB)"
     assert ax.get_ylabel() == "overrun probability"

@@ -35,10 +35,14 @@ CHECKSUM_GOOD = "1"
 #: The heuristic dissector of the framing, and LCID 3 mapped to DRB 1 in RLC AM (the static
 #: table of packet-mac-lte.c, UAT "drb_logchans").
 MAC_LTE_OPTIONS = [
-    "--enable-heuristic", "mac_lte_udp",
-    "-o", 'uat:drb_logchans:"LCID 3","1","AM"',
-    "-o", "ip.check_checksum:TRUE",
-    "-o", "udp.check_checksum:TRUE",
+    "--enable-heuristic",
+    "mac_lte_udp",
+    "-o",
+    'uat:drb_logchans:"LCID 3","1","AM"',
+    "-o",
+    "ip.check_checksum:TRUE",
+    "-o",
+    "udp.check_checksum:TRUE",
 ]
 
 MAC_FIELDS = [
@@ -74,8 +78,21 @@ def tshark() -> str:
 
 
 def tshark_rows(pcap: Path, fields: list[str], options: list[str] = ()) -> list[dict[str, str]]:
-    cmd = ["tshark", "-n", "-r", str(pcap), *options, "-T", "fields", "-E", "separator=/t",
-           "-E", "occurrence=a", "-E", "aggregator=|"]
+    cmd = [
+        "tshark",
+        "-n",
+        "-r",
+        str(pcap),
+        *options,
+        "-T",
+        "fields",
+        "-E",
+        "separator=/t",
+        "-E",
+        "occurrence=a",
+        "-E",
+        "aggregator=|",
+    ]
     for f in fields:
         cmd += ["-e", f]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
@@ -112,7 +129,8 @@ def mac_lte_problems(rows: list[dict[str, str]]) -> list[str]:
             return (crc_failed and "CRC error problem" in m) or "NACKd for Uplink" in m
 
         errors = [
-            m for s, m in zip(r["_ws.expert.severity"].split("|"), r["_ws.expert.message"].split("|"))
+            m
+            for s, m in zip(r["_ws.expert.severity"].split("|"), r["_ws.expert.message"].split("|"))
             if s and int(s, 0) >= PI_ERROR and not expected(m)
         ]
         if r["_ws.malformed"] and not crc_failed:
@@ -188,8 +206,14 @@ def test_ip_capture_names_each_ue_and_counts_what_rlc_delivered(
     result, out = lte_run
     rows = tshark_rows(
         out / "cell1.pcapng",
-        ["frame.interface_name", "frame.packet_flags_direction", "ip.dst", "ip.checksum.status",
-         "tcp.checksum.status", "_ws.malformed"],
+        [
+            "frame.interface_name",
+            "frame.packet_flags_direction",
+            "ip.dst",
+            "ip.checksum.status",
+            "tcp.checksum.status",
+            "_ws.malformed",
+        ],
         ["-o", "ip.check_checksum:TRUE", "-o", "tcp.check_checksum:TRUE"],
     )
     assert all(r["ip.checksum.status"] == CHECKSUM_GOOD for r in rows)
@@ -200,7 +224,10 @@ def test_ip_capture_names_each_ue_and_counts_what_rlc_delivered(
         (r["frame.interface_name"], str(int(r["frame.packet_flags_direction"], 0))) for r in rows
     )
     assert set(counts) == {
-        ("cell1/ue_far", "1"), ("cell1/ue_far", "2"), ("cell1/ue_near", "1"), ("cell1/ue_near", "2"),
+        ("cell1/ue_far", "1"),
+        ("cell1/ue_far", "2"),
+        ("cell1/ue_near", "1"),
+        ("cell1/ue_near", "2"),
     }, counts
     cell = result.summary["cells"]["cell1"]
     for ue in ("ue_far", "ue_near"):
@@ -226,13 +253,20 @@ def test_capture_cells_key_is_checked() -> None:
 
 def test_dch_capture_holds_the_ip_packets_both_ways(tshark: str, tmp_path: Path) -> None:
     dch = ROOT / "python" / "celltcp" / "examples" / "001" / "bulk-dch384.toml"
-    result = celltcp.run(dch, set={"simulation.duration": "5s"}, capture="radio",
-                         capture_dir=tmp_path)
+    result = celltcp.run(
+        dch, set={"simulation.duration": "5s"}, capture="radio", capture_dir=tmp_path
+    )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["radio.pcapng"]
     rows = tshark_rows(
         tmp_path / "radio.pcapng",
-        ["frame.interface_name", "frame.packet_flags_direction", "tcp.srcport",
-         "ip.checksum.status", "tcp.checksum.status", "_ws.malformed"],
+        [
+            "frame.interface_name",
+            "frame.packet_flags_direction",
+            "tcp.srcport",
+            "ip.checksum.status",
+            "tcp.checksum.status",
+            "_ws.malformed",
+        ],
         ["-o", "ip.check_checksum:TRUE", "-o", "tcp.check_checksum:TRUE"],
     )
     assert rows and all(r["ip.checksum.status"] == CHECKSUM_GOOD for r in rows)
@@ -265,8 +299,21 @@ def _pcap_records(path: Path) -> tuple[int, list[tuple[int, int]]]:
 
 def test_snaplen_on_the_command_line_cuts_every_capture(cli, tmp_path: Path) -> None:
     out = tmp_path / "run"
-    res = cli("run", LTE, "--set", "simulation.duration=500ms", "--pcap", "cell1",
-              "--pcap", "backhaul", "--snaplen", "96", "--out", out, "--quiet")
+    res = cli(
+        "run",
+        LTE,
+        "--set",
+        "simulation.duration=500ms",
+        "--pcap",
+        "cell1",
+        "--pcap",
+        "backhaul",
+        "--snaplen",
+        "96",
+        "--out",
+        out,
+        "--quiet",
+    )
     assert res.returncode == 0, res.stderr
     for name in ("backhaul.pcap", "cell1.mac-lte.pcap"):
         snaplen, records = _pcap_records(out / name)
@@ -297,8 +344,9 @@ def test_cells_of_a_ran_network_are_captured_across_a_handover(tshark: str, tmp_
     [handover] = result.summary["handovers"]["list"]
     switch = handover["command_s"]
     for cell in ("cell1", "cell2"):
-        rows = tshark_rows(tmp_path / f"{cell}.mac-lte.pcap",
-                           ["frame.time_epoch", *MAC_FIELDS], MAC_LTE_OPTIONS)
+        rows = tshark_rows(
+            tmp_path / f"{cell}.mac-lte.pcap", ["frame.time_epoch", *MAC_FIELDS], MAC_LTE_OPTIONS
+        )
         assert rows and mac_lte_problems(rows) == [], (cell, mac_lte_problems(rows)[:5])
         # Record times are simulated time since the start (the epoch of the capture).
         times = [float(r["frame.time_epoch"]) for r in rows if r["mac-lte.dl-phy.harq-id"]]
@@ -306,6 +354,9 @@ def test_cells_of_a_ran_network_are_captured_across_a_handover(tshark: str, tmp_
             assert max(times) <= switch
         else:
             assert min(times) >= switch
-    ip = tshark_rows(tmp_path / "cell2.pcapng", ["frame.interface_name", "ip.checksum.status"],
-                     ["-o", "ip.check_checksum:TRUE"])
+    ip = tshark_rows(
+        tmp_path / "cell2.pcapng",
+        ["frame.interface_name", "ip.checksum.status"],
+        ["-o", "ip.check_checksum:TRUE"],
+    )
     assert ip and all(r["ip.checksum.status"] == CHECKSUM_GOOD for r in ip)

@@ -110,7 +110,8 @@ def test_verdicts_follow_the_numbers():
     decision = ordering_decision(swapped, order)
     assert decision.verdict is Verdict.CONTRADICTED and "T > N contradicted" in decision.text()
     assert lowest_decision(apart, "newreno", ("petra", "westwood-original")).verdict is (
-        Verdict.REPRODUCED)
+        Verdict.REPRODUCED
+    )
     assert lowest_decision(apart, "petra", ("newreno",)).verdict is Verdict.CONTRADICTED
     # One run each: never reproduced.
     single = {k: Stat.of(v.values[:1]) for k, v in apart.items()}

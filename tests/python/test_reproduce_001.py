@@ -46,8 +46,10 @@ FTP = EXAMPLES / "001" / "ftp-dch.toml"
 @pytest.fixture(scope="module")
 def traced():
     """120 s of the seed's base point with the `dch` series every 500 ms."""
-    return run(FTP, set={"simulation.duration": "120s", "trace.dch": '["radio"]',
-                         "trace.interval": "500ms"})
+    return run(
+        FTP,
+        set={"simulation.duration": "120s", "trace.dch": '["radio"]', "trace.interval": "500ms"},
+    )
 
 
 def test_the_dch_series_adds_up_to_the_summary(traced):
@@ -62,13 +64,15 @@ def test_the_dch_series_adds_up_to_the_summary(traced):
     # scheduled after the sample), whose blocks the summary counts: at most one TTI's worth
     # (16 blocks at 256 kbit/s, 4 on the uplink) is missing from the series.
     for column, total, per_tti in (
-            ("tbs_lost", summary["tbs_lost"], 16),
-            ("pdus_retransmitted", summary["pdus_retransmitted"], 16),
-            ("uplink_status_pdus", summary["uplink"]["status_pdus"], 4)):
+        ("tbs_lost", summary["tbs_lost"], 16),
+        ("pdus_retransmitted", summary["pdus_retransmitted"], 16),
+        ("uplink_status_pdus", summary["uplink"]["status_pdus"], 4),
+    ):
         assert 0 <= total - dch[column].sum() <= per_tti, column
     sent = dch["tbs_sent"] > 0
-    assert np.allclose(dch.loc[sent, "bler_measured"],
-                       dch.loc[sent, "tbs_lost"] / dch.loc[sent, "tbs_sent"])
+    assert np.allclose(
+        dch.loc[sent, "bler_measured"], dch.loc[sent, "tbs_lost"] / dch.loc[sent, "tbs_sent"]
+    )
     assert dch.loc[~sent, "bler_measured"].isna().all()
     # The channel is no cell: nothing lands in the cells' series.
     assert "cells" not in traced.series
@@ -82,9 +86,15 @@ def test_dch_figures_draw_and_name_what_is_missing(traced):
     plain = run(FTP, set={"simulation.duration": "10s"})
     with pytest.raises(PlotError, match=r"add dch = \[\"NAME\"\]"):
         dch_timeline(plain)
-    frame = pd.DataFrame({"x": [1, 2, 1, 2], "h": ["a", "a", "b", "b"],
-                          "mean": [1e4, 2e4, 3e4, 4e4], "ci_low": [9e3, 1.9e4, 2.9e4, 3.9e4],
-                          "ci_high": [1.1e4, 2.1e4, 3.1e4, 4.1e4]})
+    frame = pd.DataFrame(
+        {
+            "x": [1, 2, 1, 2],
+            "h": ["a", "a", "b", "b"],
+            "mean": [1e4, 2e4, 3e4, 4e4],
+            "ci_low": [9e3, 1.9e4, 2.9e4, 3.9e4],
+            "ci_high": [1.1e4, 2.1e4, 3.1e4, 4.1e4],
+        }
+    )
     fig = rlc_throughput_vs_parameter(frame, "x", "h", seed={"a": [(1, 12.0), (2, 25.0)]})
     ax = fig.axes[0]
     assert ax.get_ylabel() == "RLC throughput (kbit/s)"
@@ -103,47 +113,81 @@ def test_points_cover_every_goal_with_the_rates_ttis():
     assert len(bursty) == 2 * len(QUICK.bursts) * len(QUICK.blers) * len(QUICK.burst_max_dats)
     assert {(p[MEAN_BURST], p[BAD_BLER]) for p in bursty} == set(QUICK.bursts)
     assert all(p[ERRORS_MODEL] == "gilbert_elliott" for p in bursty)
-    assert burst_point("1s", 0.9) == {ERRORS_MODEL: "gilbert_elliott", MEAN_BURST: "1s",
-                                      BAD_BLER: 0.9}
+    assert burst_point("1s", 0.9) == {
+        ERRORS_MODEL: "gilbert_elliott",
+        MEAN_BURST: "1s",
+        BAD_BLER: 0.9,
+    }
     assert (seconds_of("200ms"), seconds_of("1s"), seconds_of("1.5 s")) == (0.2, 1.0, 1.5)
     with pytest.raises(ReproductionError, match="'fast' is not a time"):
         seconds_of("fast")
     assert rate_point(384) == {"dch.radio.rate": "384kbps", "dch.radio.tti": "10ms"}
-    assert all(p["dch.radio.tti"] == "20ms" for p in points["goal1"]
-               if p["dch.radio.rate"] != "384kbps")
+    assert all(
+        p["dch.radio.tti"] == "20ms" for p in points["goal1"] if p["dch.radio.rate"] != "384kbps"
+    )
     with pytest.raises(ReproductionError, match="100 kbit/s is not a DCH rate"):
         rate_point(100)
 
 
-def _made_up(rates_gain: dict[int, float], frto_spurious: float,
-             proxy_flat: bool = False) -> Results:
+def _made_up(
+    rates_gain: dict[int, float], frto_spurious: float, proxy_flat: bool = False
+) -> Results:
     """Results shaped like a reproduction's, with throughputs following simple rules."""
     plan = QUICK
     rows1, rows2, rows3 = [], [], []
     for k in RATES_KBPS:
         for s in plan.file_sizes_kb:
             # Throughput grows with the file size, more at higher rates.
-            rows1 += [{"rate_kbps": k, "file_kb": s, RLC: 1e3 * k * (0.3 + rates_gain[k] * s
-                                                                     / 200), "run": i}
-                      for i in range(2)]
+            rows1 += [
+                {
+                    "rate_kbps": k,
+                    "file_kb": s,
+                    RLC: 1e3 * k * (0.3 + rates_gain[k] * s / 200),
+                    "run": i,
+                }
+                for i in range(2)
+            ]
         for w in plan.windows:
-            rows2 += [{"rate_kbps": k, "flows.ftp.tcp.initial_window": w,
-                       RLC: 1e3 * k * (0.5 + 0.01 * w * k / 64), "run": i} for i in range(2)]
+            rows2 += [
+                {
+                    "rate_kbps": k,
+                    "flows.ftp.tcp.initial_window": w,
+                    RLC: 1e3 * k * (0.5 + 0.01 * w * k / 64),
+                    "run": i,
+                }
+                for i in range(2)
+            ]
         for p in plan.losses:
-            rows3 += [{"rate_kbps": k, "links.internet.a_to_b.loss.p": p,
-                       RLC: 1e3 * k * (0.6 - p * k / 128), "run": i} for i in range(2)]
+            rows3 += [
+                {
+                    "rate_kbps": k,
+                    "links.internet.a_to_b.loss.p": p,
+                    RLC: 1e3 * k * (0.6 - p * k / 128),
+                    "run": i,
+                }
+                for i in range(2)
+            ]
     rows4 = []
     for frto in (False, True):
         for b in plan.blers:
             for m in plan.max_dats:
                 mm = math.inf if m == "unlimited" else m
                 tput = 1e5 * min(mm, 4) / 4 * (0.9 if math.isinf(mm) else 1.0)
-                rows4 += [{BLER: b, MAX_DAT: m, "max_dat_label": str(m), FRTO: frto, RLC: tput,
-                           "flows.ftp.sender.ftp_transfers": 10.0,
-                           "flows.ftp.sender.timeouts": 1.0,
-                           "flows.ftp.sender.spurious_undos":
-                               frto_spurious if math.isinf(mm) else 0.0,
-                           "dch.radio.max_dat_discards": 0.0, "run": i} for i in range(2)]
+                rows4 += [
+                    {
+                        BLER: b,
+                        MAX_DAT: m,
+                        "max_dat_label": str(m),
+                        FRTO: frto,
+                        RLC: tput,
+                        "flows.ftp.sender.ftp_transfers": 10.0,
+                        "flows.ftp.sender.timeouts": 1.0,
+                        "flows.ftp.sender.spurious_undos": frto_spurious if math.isinf(mm) else 0.0,
+                        "dch.radio.max_dat_discards": 0.0,
+                        "run": i,
+                    }
+                    for i in range(2)
+                ]
     rows4b = []
     for frto in (False, True):
         for burst, _ in plan.bursts:
@@ -152,35 +196,80 @@ def _made_up(rates_gain: dict[int, float], frto_spurious: float,
                     mm = math.inf if m == "unlimited" else m
                     # An optimum at MaxDAT 10, 15 % lower at unlimited.
                     tput = 1e5 * min(mm, 10) / 10 * (0.85 if math.isinf(mm) else 1.0)
-                    rows4b += [{BLER: b, MAX_DAT: m, "max_dat_label": str(m), FRTO: frto,
-                                "burst_s": seconds_of(burst), RLC: tput,
-                                "flows.ftp.sender.ftp_transfers": 10.0,
-                                "flows.ftp.sender.timeouts": 1.0,
-                                "flows.ftp.sender.spurious_undos":
-                                    frto_spurious if math.isinf(mm) else 0.0,
-                                "dch.radio.max_dat_discards": 0.0,
-                                "dch.radio.bler_measured": b, "dch.radio.ttis": 1000.0,
-                                "dch.radio.ttis_bad": 100.0, "dch.radio.delay_max_s": 2.0,
-                                "run": i} for i in range(2)]
+                    rows4b += [
+                        {
+                            BLER: b,
+                            MAX_DAT: m,
+                            "max_dat_label": str(m),
+                            FRTO: frto,
+                            "burst_s": seconds_of(burst),
+                            RLC: tput,
+                            "flows.ftp.sender.ftp_transfers": 10.0,
+                            "flows.ftp.sender.timeouts": 1.0,
+                            "flows.ftp.sender.spurious_undos": frto_spurious
+                            if math.isinf(mm)
+                            else 0.0,
+                            "dch.radio.max_dat_discards": 0.0,
+                            "dch.radio.bler_measured": b,
+                            "dch.radio.ttis": 1000.0,
+                            "dch.radio.ttis_bad": 100.0,
+                            "dch.radio.delay_max_s": 2.0,
+                            "run": i,
+                        }
+                        for i in range(2)
+                    ]
+
     # The proxy's speed-up grows with the rate and with the file size (unless ``proxy_flat``:
     # the same at every size); both arms make the same requests.
     def speedup(k: int, s: int) -> float:
         return 1 + 0.001 * k * (1 if proxy_flat else s / 200)
 
-    rows5 = [{"rate_kbps": k, "file_kb": s, "proxy": p, FILE: f"{s}KB",
-              RLC: 1e3 * k * 0.5 * (speedup(k, s) if p else 1),
-              FILE_TIME: (8 * s / (0.5 * k) + 2) / (speedup(k, s) if p else 1) * (1 + 0.01 * i),
-              REQUESTS: 20.0, HELD: 1.0, DUE_SUM: 6000.0 + i, "run": i}
-             for k in plan.proxy_rates_kbps for s in plan.proxy_file_sizes_kb
-             for p in (False, True) for i in range(2)]
-    rows6 = [{BLER: b, "proxy": p, RLC: 2e5 * (1 - b) * (1.3 if p else 1),
-              FILE_TIME: 10.0 / (1.3 if p else 1) * (1 + 0.01 * i), "run": i}
-             for b in plan.proxy_blers for p in (False, True) for i in range(2)]
-    timeline = run(FTP, set={"simulation.duration": "30s", "trace.dch": '["radio"]',
-                             "trace.interval": "1s"})
-    return Results(plan, pd.DataFrame(rows1), pd.DataFrame(rows2), pd.DataFrame(rows3),
-                   pd.DataFrame(rows4), pd.DataFrame(rows5), pd.DataFrame(rows6), timeline,
-                   0, 1.0, pd.DataFrame(rows4b))
+    rows5 = [
+        {
+            "rate_kbps": k,
+            "file_kb": s,
+            "proxy": p,
+            FILE: f"{s}KB",
+            RLC: 1e3 * k * 0.5 * (speedup(k, s) if p else 1),
+            FILE_TIME: (8 * s / (0.5 * k) + 2) / (speedup(k, s) if p else 1) * (1 + 0.01 * i),
+            REQUESTS: 20.0,
+            HELD: 1.0,
+            DUE_SUM: 6000.0 + i,
+            "run": i,
+        }
+        for k in plan.proxy_rates_kbps
+        for s in plan.proxy_file_sizes_kb
+        for p in (False, True)
+        for i in range(2)
+    ]
+    rows6 = [
+        {
+            BLER: b,
+            "proxy": p,
+            RLC: 2e5 * (1 - b) * (1.3 if p else 1),
+            FILE_TIME: 10.0 / (1.3 if p else 1) * (1 + 0.01 * i),
+            "run": i,
+        }
+        for b in plan.proxy_blers
+        for p in (False, True)
+        for i in range(2)
+    ]
+    timeline = run(
+        FTP, set={"simulation.duration": "30s", "trace.dch": '["radio"]', "trace.interval": "1s"}
+    )
+    return Results(
+        plan,
+        pd.DataFrame(rows1),
+        pd.DataFrame(rows2),
+        pd.DataFrame(rows3),
+        pd.DataFrame(rows4),
+        pd.DataFrame(rows5),
+        pd.DataFrame(rows6),
+        timeline,
+        0,
+        1.0,
+        pd.DataFrame(rows4b),
+    )
 
 
 def _claims(md: str) -> list[str]:
@@ -193,8 +282,9 @@ CLAIMS = 11
 
 
 def test_verdicts_follow_the_numbers():
-    good = report(_made_up({64: 0.05, 128: 0.3, 256: 0.6, 384: 0.7}, 0.5),
-                  Options(quick=True)).markdown()
+    good = report(
+        _made_up({64: 0.05, 128: 0.3, 256: 0.6, 384: 0.7}, 0.5), Options(quick=True)
+    ).markdown()
     rows = _claims(good)
     assert len(rows) == CLAIMS
     assert all("| **reproduced** |" in r for r in rows), "\n".join(rows)
@@ -218,8 +308,10 @@ def test_verdicts_follow_the_numbers():
 
 def test_larger_files_must_gain_more_at_every_rate():
     # A speed-up that does not grow with the file size: the claim fails at every rate.
-    md = report(_made_up({64: 0.05, 128: 0.3, 256: 0.6, 384: 0.7}, 0.5, proxy_flat=True),
-                Options(quick=True)).markdown()
+    md = report(
+        _made_up({64: 0.05, 128: 0.3, 256: 0.6, 384: 0.7}, 0.5, proxy_flat=True),
+        Options(quick=True),
+    ).markdown()
     rows = _claims(md)
     assert rows[10].startswith("| Proxy (slide 17)")
     assert "| **not significant**" in rows[10] or "| **contradicted**" in rows[10]
@@ -246,14 +338,19 @@ def test_quick_reproduction_writes_the_report(tmp_path):
     assert "celltcp/examples/001/ftp-dch.toml" in md and "(quick mode)" in md
     rows = _claims(md)
     assert len(rows) == CLAIMS
-    assert all(re.search(r"\| \*\*(reproduced|not significant|contradicted)\*\*", r)
-               for r in rows)
+    assert all(re.search(r"\| \*\*(reproduced|not significant|contradicted)\*\*", r) for r in rows)
     # The seed's numbers stand beside celltcp's.
-    assert "+32 % at 256 kbit/s, +19 % at 64 kbit/s" in md and "\"200 %\"" in md
-    figures = ("fig-goal1-file-size.png", "fig-goal2-initial-window.png",
-               "fig-goal3-internet-loss.png", "fig-goal4-max-dat.png",
-               "fig-goal4-bursty-max-dat.png",
-               "fig-proxy-file-size.png", "fig-proxy-bler.png", "fig-dch-timeline.png")
+    assert "+32 % at 256 kbit/s, +19 % at 64 kbit/s" in md and '"200 %"' in md
+    figures = (
+        "fig-goal1-file-size.png",
+        "fig-goal2-initial-window.png",
+        "fig-goal3-internet-loss.png",
+        "fig-goal4-max-dat.png",
+        "fig-goal4-bursty-max-dat.png",
+        "fig-proxy-file-size.png",
+        "fig-proxy-bler.png",
+        "fig-dch-timeline.png",
+    )
     for name in figures:
         assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert f"({name})" in md
@@ -263,8 +360,10 @@ def test_quick_reproduction_writes_the_report(tmp_path):
 def test_max_dat_outside_25_331_is_a_scenario_error_naming_the_key(capsys):
     from celltcp import ScenarioError
 
-    expected = ("dch.radio.rlc.max_dat: expected one of 1 to 10, 15, 20, 25, 30, 35, 40 "
-                "(TS 25.331 §10.3.4.25 MaxDAT), or 'unlimited', found 12")
+    expected = (
+        "dch.radio.rlc.max_dat: expected one of 1 to 10, 15, 20, 25, 30, 35, 40 "
+        "(TS 25.331 §10.3.4.25 MaxDAT), or 'unlimited', found 12"
+    )
     with pytest.raises(ScenarioError, match=re.escape(expected)):
         run(FTP, set={MAX_DAT: 12})
     assert main(["run", str(FTP), "--set", f"{MAX_DAT}=12"]) == 2

@@ -42,8 +42,10 @@ def test_the_seed_packets_and_path():
 def test_tracking_schedule_gives_one_to_five_to_one_connections():
     overrides = s4.tracking_schedule(30.0)
     assert overrides["simulation.duration"] == "300s"
-    spans = [(float(overrides[f"flows.{f}.start"][:-1]), float(overrides[f"flows.{f}.stop"][:-1]))
-             for f in s4.TRACKING_FLOWS]
+    spans = [
+        (float(overrides[f"flows.{f}.start"][:-1]), float(overrides[f"flows.{f}.stop"][:-1]))
+        for f in s4.TRACKING_FLOWS
+    ]
     counts = [sum(lo <= t < hi for lo, hi in spans) for t in np.arange(15.0, 300.0, 30.0)]
     assert tuple(counts) == s4.CONNECTIONS == (1, 2, 3, 4, 5, 5, 4, 3, 2, 1)
 
@@ -71,8 +73,11 @@ def _tracking_frame() -> pd.DataFrame:
     # c1 delivers 0–20 s with estimates 0.02 at 5 s and 0.04 at 15 s; c2 delivers 10–20 s.
     for flow, lo, hi in (("c1", 0.5, 19.0), ("c2", 10.5, 19.5)):
         rows += [(lo, flow, "delivered", 1.0), (hi, flow, "delivered", 2.0)]
-    rows += [(5.0, "c1", "loss_estimate", 0.02), (15.0, "c1", "loss_estimate", 0.04),
-             (16.0, "c2", "loss_estimate", 0.01)]
+    rows += [
+        (5.0, "c1", "loss_estimate", 0.02),
+        (15.0, "c1", "loss_estimate", 0.04),
+        (16.0, "c2", "loss_estimate", 0.01),
+    ]
     return pd.DataFrame(rows, columns=["time_s", "flow", "var", "value"])
 
 
@@ -100,11 +105,23 @@ def test_longest_gap_without_an_rtt_sample():
 
 
 def test_throughput_table_means_and_loss_figures():
-    base = {"variant": "one ACK", "p_err": 0.1, "delay_mean_s": 0.01, "segments_sent": 100.0,
-            "retransmissions": 25.0, "fast_recoveries": 4.0, "timeouts": 1.0,
-            "radio_packets_down": 90.0, "queue_drops": 10.0, "radio_losses_down": 8.0,
-            "sender_queue_drops": 0.0, "radio_losses_up": 9.0, "max_cwnd_bytes": 1e3,
-            "srtt_s": 0.02, "ack_copies_sent": 0.0}
+    base = {
+        "variant": "one ACK",
+        "p_err": 0.1,
+        "delay_mean_s": 0.01,
+        "segments_sent": 100.0,
+        "retransmissions": 25.0,
+        "fast_recoveries": 4.0,
+        "timeouts": 1.0,
+        "radio_packets_down": 90.0,
+        "queue_drops": 10.0,
+        "radio_losses_down": 8.0,
+        "sender_queue_drops": 0.0,
+        "radio_losses_up": 9.0,
+        "max_cwnd_bytes": 1e3,
+        "srtt_s": 0.02,
+        "ack_copies_sent": 0.0,
+    }
     rows = pd.DataFrame([{**base, "goodput_bps": 1000.0}, {**base, "goodput_bps": 3000.0}])
     t = s4.throughput_table(rows).iloc[0]
     assert t["goodput_bps"] == 2000.0 and t["runs"] == 2
@@ -119,12 +136,17 @@ def test_throughput_table_means_and_loss_figures():
 
 
 def test_the_figures_check_their_input():
-    table = pd.DataFrame({"variant": ["a", "a", "b", "b"], "p_err": [0.1, 0.2, 0.1, 0.2],
-                          "goodput_bps": [2e3, 1e3, 4e3, 3e3]})
+    table = pd.DataFrame(
+        {
+            "variant": ["a", "a", "b", "b"],
+            "p_err": [0.1, 0.2, 0.1, 0.2],
+            "goodput_bps": [2e3, 1e3, 4e3, 3e3],
+        }
+    )
     throughput_vs_p_err(table, capacity_bps=5e3)
-    throughput_ratio_vs_p_err(table, baseline="a",
-                              model=pd.DataFrame({"variant": ["b"], "p_err": [0.1],
-                                                  "ratio": [2.0]}))
+    throughput_ratio_vs_p_err(
+        table, baseline="a", model=pd.DataFrame({"variant": ["b"], "p_err": [0.1], "ratio": [2.0]})
+    )
     cwnd_over_time({"one": pd.DataFrame({"time_s": [0.0, 1.0], "value": [100.0, 200.0]})})
     loss_estimate_over_time(_tracking_frame(), true_p_err=0.05, expected=0.02, threshold=0.1)
     with pytest.raises(PlotError, match="missing column"):
@@ -147,8 +169,11 @@ def test_quick_reproduction_writes_the_report(tmp_path):
     page = (out / "report.html").read_text()
     assert "celltcp/examples/004/ack-copies.toml" in md and "(quick mode)" in md
     # One verdict per claim, computed from the runs.
-    claims = [line for line in md.splitlines()
-              if re.match(r"\| (simulation|proposed method|analysis|estimation|sensitivity)", line)]
+    claims = [
+        line
+        for line in md.splitlines()
+        if re.match(r"\| (simulation|proposed method|analysis|estimation|sensitivity)", line)
+    ]
     assert len(claims) == 9
     verdict = re.compile(r"\| \*\*(reproduced|not significant|contradicted)\*\*")
     assert all(verdict.search(c) for c in claims)
@@ -167,8 +192,11 @@ def test_quick_reproduction_writes_the_report(tmp_path):
     # The estimator settles near the value of the gaps alone, well below the true p_err and
     # the seed's model: on this path cumulative ACKs hide nearly every lost ACK.
     row = next(c for c in claims if c.startswith("| estimation"))
-    found = re.findall(r"mean estimate ([\d.]+) .*?; the seed's model ([\d.]+), gaps only "
-                       r"([\d.]+)", row)
+    found = re.findall(
+        r"mean estimate ([\d.]+) .*?; the seed's model ([\d.]+), gaps only "
+        r"([\d.]+)",
+        row,
+    )
     estimate, model, limit = (float(x) for x in found[0])
     assert model == pytest.approx(s4.expected_estimate(0.05), abs=1e-4)
     assert limit == pytest.approx(s4.gaps_only_estimate(0.05), abs=1e-4)
@@ -184,9 +212,14 @@ def test_quick_reproduction_writes_the_report(tmp_path):
     assert len(later) == 4
     assert all(float(cells[5]) > 0.4 * limit for cells in later), later
     assert "longest without RTT sample s" in md
-    names = ("throughput-vs-p_err.png", "ratio-vs-p_err.png",
-             "throughput-vs-p_err-timestamps.png", "ratio-vs-p_err-timestamps.png", "cwnd.png",
-             "estimate-p_err-0.05.png")
+    names = (
+        "throughput-vs-p_err.png",
+        "ratio-vs-p_err.png",
+        "throughput-vs-p_err-timestamps.png",
+        "ratio-vs-p_err-timestamps.png",
+        "cwnd.png",
+        "estimate-p_err-0.05.png",
+    )
     for name in names:
         assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert f"({name})" in md

@@ -101,7 +101,9 @@ def test_write_contents(result: RunResult, tmp_path: Path) -> None:
     out = tmp_path / "nested" / "run"
     assert result.write(out) == out
     names = sorted(p.name for p in out.iterdir())
-    assert names == sorted([".celltcp-output", "summary.json", *(f"{n}.parquet" for n in result.series)])
+    assert names == sorted(
+        [".celltcp-output", "summary.json", *(f"{n}.parquet" for n in result.series)]
+    )
     assert json.loads((out / "summary.json").read_text()) == result.summary
     for name, frame in result.series.items():
         back = pd.read_parquet(out / f"{name}.parquet")

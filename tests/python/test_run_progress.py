@@ -70,8 +70,11 @@ def _run_on_a_terminal(*argv: str, cwd: str) -> tuple[int, str]:
     """Runs the command with stderr on a pseudo-terminal; returns its status and what it drew."""
     leader, follower = pty.openpty()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "celltcp", *argv], cwd=cwd, stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL, stderr=follower,
+        [sys.executable, "-m", "celltcp", *argv],
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=follower,
     )
     os.close(follower)
     chunks = []
@@ -89,12 +92,27 @@ def _run_on_a_terminal(*argv: str, cwd: str) -> tuple[int, str]:
 
 def test_celltcp_run_shows_progress_on_a_terminal_only(tmp_path):
     scenario = str(EXAMPLES / "wired-chain.toml")
-    status, drawn = _run_on_a_terminal("run", scenario, "--set", "simulation.duration=300s",
-                                       "--out", str(tmp_path / "a"), cwd=str(tmp_path))
+    status, drawn = _run_on_a_terminal(
+        "run",
+        scenario,
+        "--set",
+        "simulation.duration=300s",
+        "--out",
+        str(tmp_path / "a"),
+        cwd=str(tmp_path),
+    )
     assert status == 0, drawn
     assert "s of 300 s simulated" in drawn and "events/s" in drawn, drawn
     # Erased before the summary is printed.
     assert "\r" in drawn
-    status, drawn = _run_on_a_terminal("run", scenario, "--set", "simulation.duration=300s",
-                                       "--quiet", "--out", str(tmp_path / "b"), cwd=str(tmp_path))
+    status, drawn = _run_on_a_terminal(
+        "run",
+        scenario,
+        "--set",
+        "simulation.duration=300s",
+        "--quiet",
+        "--out",
+        str(tmp_path / "b"),
+        cwd=str(tmp_path),
+    )
     assert status == 0 and "simulated," not in drawn, drawn

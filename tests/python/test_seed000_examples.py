@@ -66,8 +66,14 @@ def test_each_policy_gives_one_handover_with_its_timeline(by_policy, policy):
     events = result.handover_events
     assert list(events["time_s"]) == sorted(events["time_s"])
     messages = list(events["message"])
-    for message in ("handover_request", "handover_request_ack", "handover_command",
-                    "handover_confirm", "path_switch_request", "end_marker"):
+    for message in (
+        "handover_request",
+        "handover_request_ack",
+        "handover_command",
+        "handover_confirm",
+        "path_switch_request",
+        "end_marker",
+    ):
         assert messages.count(message) == 1, message
 
 
@@ -93,8 +99,7 @@ def test_prediction_switches_the_path_before_the_command_and_forwards_nothing(by
     row = _ref_row(by_policy["predicted"])
     # The command is held prediction_step after the request ack (plus the RRC latency); the
     # S-GW switches after S1 + S11: the lead is prediction_step − S1 − S11 + RRC = 128 ms.
-    assert row["command_s"] - row["path_switch_s"] == pytest.approx(0.130 - S1 - S11 + RRC,
-                                                                    abs=US)
+    assert row["command_s"] - row["path_switch_s"] == pytest.approx(0.130 - S1 - S11 + RRC, abs=US)
     # The source empties its buffer over the radio before the UE leaves; what the flow loses
     # is lost in the congested router, not by the procedure.
     assert row["forwarded"] <= 2
@@ -104,16 +109,20 @@ def test_prediction_switches_the_path_before_the_command_and_forwards_nothing(by
 
 def test_prediction_lead_follows_the_configured_latencies():
     # Not a number baked into the model: other latencies and step give another lead.
-    result = celltcp.run(FORWARDING, set={
-        "ran.handover.policy": "predicted",
-        "ran.handover.prediction_step": "80ms",
-        "ran.handover.latencies.s1": "8ms",
-        "ran.handover.latencies.s11": "4ms",
-        "ran.handover.latencies.rrc": "3ms",
-    })
+    result = celltcp.run(
+        FORWARDING,
+        set={
+            "ran.handover.policy": "predicted",
+            "ran.handover.prediction_step": "80ms",
+            "ran.handover.latencies.s1": "8ms",
+            "ran.handover.latencies.s11": "4ms",
+            "ran.handover.latencies.rrc": "3ms",
+        },
+    )
     row = _ref_row(result)
-    assert row["command_s"] - row["path_switch_s"] == pytest.approx(0.080 - 0.008 - 0.004 + 0.003,
-                                                                    abs=US)
+    assert row["command_s"] - row["path_switch_s"] == pytest.approx(
+        0.080 - 0.008 - 0.004 + 0.003, abs=US
+    )
 
 
 def test_aqm_example_has_one_handover_and_red_marks():
@@ -130,8 +139,11 @@ def test_aqm_example_has_one_handover_and_red_marks():
 def test_replications_differ():
     # Fading and HARQ make the run numbers independent samples (the seed's 50 simulations).
     peaks = {
-        float(_ref_row(celltcp.run(FORWARDING, run=r, set={"ran.handover.policy": "predicted"}))
-              ["rtt_peak_s"])
+        float(
+            _ref_row(celltcp.run(FORWARDING, run=r, set={"ran.handover.policy": "predicted"}))[
+                "rtt_peak_s"
+            ]
+        )
         for r in range(3)
     }
     assert len(peaks) > 1

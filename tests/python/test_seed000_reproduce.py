@@ -37,8 +37,11 @@ from celltcp.reproduce.verdict import CLAIM_HEADER, Verdict
 
 def _probs(timeout: int, halving: int, none: int) -> dict[str, Probability]:
     n = timeout + halving + none
-    return {"timeout": Probability(timeout, n), "halving": Probability(halving, n),
-            "none": Probability(none, n)}
+    return {
+        "timeout": Probability(timeout, n),
+        "halving": Probability(halving, n),
+        "none": Probability(none, n),
+    }
 
 
 def test_name_and_alias_find_the_reproduction():
@@ -65,7 +68,8 @@ def test_most_frequent_verdict_per_count():
     d = most_frequent_verdict(clear, "timeout")
     assert d.verdict is Verdict.REPRODUCED and d.text() == "**reproduced**"
     assert d.test.describe().startswith(
-        "exact binomial test of two classes at each of 4 points (all must hold), p < 0.001")
+        "exact binomial test of two classes at each of 4 points (all must hold), p < 0.001"
+    )
     mixed = most_frequent_verdict({2: _probs(45, 3, 2), 3: _probs(10, 5, 35)}, "timeout")
     assert mixed.verdict is Verdict.CONTRADICTED
     assert mixed.text() == "**contradicted**: 2 UEs reproduced; 3 UEs contradicted"
@@ -74,7 +78,8 @@ def test_most_frequent_verdict_per_count():
     assert close.verdict is Verdict.NOT_SIGNIFICANT
     # One run can never reproduce the claim.
     assert most_frequent_verdict({2: _probs(1, 0, 0)}, "timeout").verdict is (
-        Verdict.NOT_SIGNIFICANT)
+        Verdict.NOT_SIGNIFICANT
+    )
 
 
 def test_compare_verdict_reads_the_relation():
@@ -84,7 +89,8 @@ def test_compare_verdict_reads_the_relation():
     assert compare_verdict({2: (Mean(1.0, 1.5, 8), b)}, "<").verdict is Verdict.NOT_SIGNIFICANT
     # Without replications (n = 1) a mean has no interval: not significant.
     assert compare_verdict({2: (Mean(1.0, math.nan, 1), b)}, "<").verdict is (
-        Verdict.NOT_SIGNIFICANT)
+        Verdict.NOT_SIGNIFICANT
+    )
     # Probabilities: Fisher's exact test.
     few, many = Probability(0, 8), Probability(8, 8)
     d = compare_verdict({2: (few, many), 3: (few, many)}, "<")
@@ -120,8 +126,9 @@ def test_fig4_figures_read_the_window_and_the_cycles():
     assert f["fig4_before_bytes"] == pytest.approx(23 * 10_000)
     assert f["fig4_after_bytes"] == pytest.approx(13 * 10_000)
     # A cycle that would outlast the run is undefined, not a short count.
-    assert math.isnan(fig4_figures(_tcp(rows + delivered), 2.0, 0.05, end_s=3.0)[
-        "fig4_after_bytes"])
+    assert math.isnan(
+        fig4_figures(_tcp(rows + delivered), 2.0, 0.05, end_s=3.0)["fig4_after_bytes"]
+    )
 
 
 def test_fig4_model_per_class():
@@ -131,7 +138,8 @@ def test_fig4_model_per_class():
     assert fig4_model({**row, "outcome": "timeout"}) == pytest.approx(673 / 759)
     # cwndHO below SSthresh is held at cwndMAX/2, the model's range.
     assert fig4_model({**row, "fig4_cwnd_ho": 10.0, "outcome": "timeout"}) == pytest.approx(
-        fig4_model({**row, "fig4_cwnd_ho": 22.0, "outcome": "timeout"}))
+        fig4_model({**row, "fig4_cwnd_ho": 22.0, "outcome": "timeout"})
+    )
 
 
 def test_fig4_claims_can_be_reproduced_or_contradicted():
@@ -141,13 +149,20 @@ def test_fig4_claims_can_be_reproduced_or_contradicted():
 
     def runs(timeout_level):
         n = 30
-        out = pd.DataFrame({
-            "outcome": ["timeout"] * n + ["halving"] * n,
-            "fig4_cwnd_max": 44.0, "fig4_cwnd_ho": 44.0,
-            "fig4_normalized": np.r_[timeout_level + rng.normal(0, 0.02, n),
-                                     737 / 759 + rng.normal(0, 0.02, n)],
-            "start_s": 2.3, "first_rto_s": 3.5, "rtt_before_s": 0.043, "policy": "predicted",
-        })
+        out = pd.DataFrame(
+            {
+                "outcome": ["timeout"] * n + ["halving"] * n,
+                "fig4_cwnd_max": 44.0,
+                "fig4_cwnd_ho": 44.0,
+                "fig4_normalized": np.r_[
+                    timeout_level + rng.normal(0, 0.02, n), 737 / 759 + rng.normal(0, 0.02, n)
+                ],
+                "start_s": 2.3,
+                "first_rto_s": 3.5,
+                "rtt_before_s": 0.043,
+                "policy": "predicted",
+            }
+        )
         out["fig4_model"] = [fig4_model(r) for _, r in out.iterrows()]
         return out
 
@@ -173,9 +188,11 @@ def test_quick_reproduction_writes_the_report(tmp_path):
     assert "celltcp/examples/000/forwarding.toml" in md and "celltcp/examples/000/aqm.toml" in md
     assert "run numbers 0–7" in md
     assert "| " + " | ".join(CLAIM_HEADER) + " |" in md
-    rows = [line for line in md.splitlines()
-            if re.match(r"\| (Fig\. (4|4, §IV|8|10\(a\)|11|12)|Figs\. 9, 10|Table IV|§V-A\.2) \|",
-                        line)]
+    rows = [
+        line
+        for line in md.splitlines()
+        if re.match(r"\| (Fig\. (4|4, §IV|8|10\(a\)|11|12)|Figs\. 9, 10|Table IV|§V-A\.2) \|", line)
+    ]
     assert len(rows) == 4 + 6 + 7 + 2
     # Every row: a verdict of the three, a magnitude label, a stated test with p, n and power.
     for r in rows:
@@ -184,7 +201,8 @@ def test_quick_reproduction_writes_the_report(tmp_path):
         # A test with its p, n and power, or (a class with one run in quick mode, Fig. 4's
         # untestable curves) no p and the verdict not significant.
         assert re.search(r"p (=|<) [0-9.]+.*n = \d+.*power", r) or (
-            "p n/a" in r and "**not significant**" in r), r
+            "p n/a" in r and "**not significant**" in r
+        ), r
     # Table IV's claims carry the seed's numbers and the ratio.
     assert "| 3.9 − 2.2 = 1.7 |" in md and "| 2.1 |" in md and "| 3.3 |" in md
     # Table IV: the seed's numbers beside celltcp's, one row per variant.
@@ -263,9 +281,11 @@ def test_aqm_with_prediction_delivers_the_most(full):
     ho = full.ho
     for n in UE_COUNTS:
         means = {
-            (policy, aqm): ho[(ho["policy"] == policy) & (ho["ues"] == n)
-                              & (ho["aqm"] == aqm)]["delivered_bytes"].mean()
-            for policy in ("forward", "predicted") for aqm in (False, True)
+            (policy, aqm): ho[(ho["policy"] == policy) & (ho["ues"] == n) & (ho["aqm"] == aqm)][
+                "delivered_bytes"
+            ].mean()
+            for policy in ("forward", "predicted")
+            for aqm in (False, True)
         }
         assert max(means, key=means.get) == ("predicted", True), (n, means)
 
@@ -276,11 +296,16 @@ def test_red_marking_drops_least_and_gains_most_towards_the_target(full):
     mean = aqm.groupby("variant").mean(numeric_only=True)
     for link in ("s1u_source", "s1u_target"):
         assert mean.loc["red_mark", f"{link}_drop_pct"] < mean.loc["droptail", f"{link}_drop_pct"]
-    gain = {link: 1 - mean.loc["red_mark", f"{link}_drop_pct"]
-            / mean.loc["droptail", f"{link}_drop_pct"] for link in ("s1u_source", "s1u_target")}
+    gain = {
+        link: 1
+        - mean.loc["red_mark", f"{link}_drop_pct"] / mean.loc["droptail", f"{link}_drop_pct"]
+        for link in ("s1u_source", "s1u_target")
+    }
     assert gain["s1u_target"] > gain["s1u_source"]
     # After the slow starts of the first second, the target link drops more with Drop Tail.
-    assert mean.loc["droptail", "s1u_target_steady_pct"] > mean.loc["droptail",
-                                                                    "s1u_source_steady_pct"]
+    assert (
+        mean.loc["droptail", "s1u_target_steady_pct"]
+        > mean.loc["droptail", "s1u_source_steady_pct"]
+    )
     # ECN-unaware TCP through the Fig. 7 tunnel: the eNB drops the marked packets instead.
     assert mean.loc["red_mark_not_ect", "decap_drops"] > 10 * mean.loc["red_mark", "decap_drops"]

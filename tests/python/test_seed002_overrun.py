@@ -77,7 +77,14 @@ def test_sawtooth_overruns_for_several_buffers_and_interruptions(runner):
 @pytest.mark.slow
 def test_fig6_emulated_windows_follow_the_model(runner):
     n = 20
-    rows = emulated_overrun(runner, RATE, FIG6_RTT_S, FIG6_BUFFER_BYTES, [0.040, 0.100, 0.200],
-                            [0.0, 0.25, 0.5, 0.75, 1.0], n)
+    rows = emulated_overrun(
+        runner,
+        RATE,
+        FIG6_RTT_S,
+        FIG6_BUFFER_BYTES,
+        [0.040, 0.100, 0.200],
+        [0.0, 0.25, 0.5, 0.75, 1.0],
+        n,
+    )
     assert ((rows["p_sim"] - rows["p_model"]).abs() <= 2 / n).all(), rows
     assert (rows[rows["extra_bytes"] > 0].groupby("interruption_s")["p_sim"].last() == 0).all()

@@ -44,12 +44,18 @@ def test_example_file_has_the_testbed_rtt():
 def test_measured_base_rtt_is_the_nominal_one(rate, rtt):
     # One segment in flight, acknowledged at once: every RTT sample of the data (not of the
     # handshake's small segments) is the base RTT the wire delay was computed for.
-    result = celltcp.run(SCENARIO, set={
-        "links.access.rate": f"{rate / 1e6:g}Mbps",
-        "links.wire.delay": f"{round(wire_delay_s(rate, rtt) * 1e9)}ns",
-        "flows.bulk.tcp.delayed_ack": False, "flows.bulk.tcp.rcv_buf": "1448B",
-        "events": "[]", "simulation.duration": "2s", "trace.tcp": "['rtt']",
-    })
+    result = celltcp.run(
+        SCENARIO,
+        set={
+            "links.access.rate": f"{rate / 1e6:g}Mbps",
+            "links.wire.delay": f"{round(wire_delay_s(rate, rtt) * 1e9)}ns",
+            "flows.bulk.tcp.delayed_ack": False,
+            "flows.bulk.tcp.rcv_buf": "1448B",
+            "events": "[]",
+            "simulation.duration": "2s",
+            "trace.tcp": "['rtt']",
+        },
+    )
     tcp = result.series["tcp"]
     samples = tcp[(tcp["var"] == "rtt") & (tcp["time_s"] > 1.0)]["value"]
     assert len(samples) > 5
@@ -82,8 +88,11 @@ def test_cells_force_the_window_at_the_handover():
 
 
 def test_worst_case_ramp_is_within_20_percent_of_the_model(tmp_path):
-    cells = [RecoveryCell(10e6, 0.05, "worst", False), RecoveryCell(5e6, 0.1, "worst", False),
-             RecoveryCell(5e6, 0.1, "worst", True)]
+    cells = [
+        RecoveryCell(10e6, 0.05, "worst", False),
+        RecoveryCell(5e6, 0.1, "worst", False),
+        RecoveryCell(5e6, 0.1, "worst", True),
+    ]
     table = _table(tmp_path, cells)
     assert (table["timeouts"] == table["runs"]).all()
     for _, row in table.iterrows():
@@ -92,8 +101,11 @@ def test_worst_case_ramp_is_within_20_percent_of_the_model(tmp_path):
 
 
 def test_best_case_ramp_time_is_within_20_percent_of_the_model(tmp_path):
-    cells = [RecoveryCell(10e6, 0.05, "best", False), RecoveryCell(10e6, 0.05, "best", True),
-             RecoveryCell(100e6, 0.01, "best", True)]
+    cells = [
+        RecoveryCell(10e6, 0.05, "best", False),
+        RecoveryCell(10e6, 0.05, "best", True),
+        RecoveryCell(100e6, 0.01, "best", True),
+    ]
     table = _table(tmp_path, cells)
     assert (table["timeouts"] == table["runs"]).all()
     # ramp_time runs from the retransmission's arrival to the start of the first goodput window
@@ -111,8 +123,9 @@ def test_best_case_ramp_time_is_within_20_percent_of_the_model(tmp_path):
 
 
 def test_full_grid(tmp_path):
-    cells, _ = recovery_cells(RATES_BPS, RTTS_S,
-                              [("best", False), ("best", True), ("worst", False), ("worst", True)])
+    cells, _ = recovery_cells(
+        RATES_BPS, RTTS_S, [("best", False), ("best", True), ("worst", False), ("worst", True)]
+    )
     table = _table(tmp_path, cells)
     assert len(table) == 44 and (table["timeouts"] == table["runs"]).all()
     # Goodput is back at 90 % for the analytics' hold time in every cell with a BDP of 40
@@ -121,8 +134,12 @@ def test_full_grid(tmp_path):
     big = table[table["bdp_segments"] >= 40]
     assert (big["recovered"] == big["runs"]).all()
     # The 84 s case of the seed (to 90 %: 68.1 s) agrees within 2 %.
-    slow = table[(table["rate_bps"] == 100e6) & (table["rtt_s"] == 0.1)
-                 & (table["case"] == "worst") & table["delayed_ack"]].iloc[0]
+    slow = table[
+        (table["rate_bps"] == 100e6)
+        & (table["rtt_s"] == 0.1)
+        & (table["case"] == "worst")
+        & table["delayed_ack"]
+    ].iloc[0]
     assert slow["model_s"] == pytest.approx(68.1, abs=0.1)
     assert slow["ratio"] == pytest.approx(1.0, abs=0.02)
     # The model holds by ramp_time wherever the ramp has rounds to speak of (BDP ≥ 40 segments),
@@ -153,7 +170,11 @@ def test_full_grid(tmp_path):
     assert ((table["cwnd_rounds_ratio"] - 1).abs() <= 0.01).all(), table["cwnd_rounds_ratio"]
     out = table[(table["rounds_ratio"] - 1).abs() > 0.2]
     assert sorted(zip(out["rate_bps"], out["rtt_s"], out["delayed_ack"])) == [
-        (1e6, 0.05, True), (1e6, 0.1, True), (5e6, 0.01, False), (5e6, 0.01, True)]
+        (1e6, 0.05, True),
+        (1e6, 0.1, True),
+        (5e6, 0.01, False),
+        (5e6, 0.01, True),
+    ]
     assert (out["case"] == "best").all() and (out["bdp_segments"] < 10).all()
     assert table["cwnd_ramp_s"].notna().all()
 
@@ -162,8 +183,11 @@ def test_small_bdp_ramp_is_within_20_percent_of_the_round_model(tmp_path):
     # Three cells outside ±20 % of the fluid model (1.22, 1.24 and 2.08 ×): BDPs of 21 and 4
     # segments, where slow start is a few whole rounds and, with delayed ACKs, the 40 ms timer
     # stalls the lone retransmission. Stepped ACK by ACK, the model follows them.
-    cells = [RecoveryCell(5e6, 0.05, "best", False), RecoveryCell(5e6, 0.05, "worst", True),
-             RecoveryCell(5e6, 0.01, "worst", True)]
+    cells = [
+        RecoveryCell(5e6, 0.05, "best", False),
+        RecoveryCell(5e6, 0.05, "worst", True),
+        RecoveryCell(5e6, 0.01, "worst", True),
+    ]
     table = _table(tmp_path, cells)
     assert (table["timeouts"] == table["runs"]).all()
     assert ((table["ratio"] - 1).abs() > 0.2).all()  # the fluid model misses all three
@@ -173,6 +197,14 @@ def test_small_bdp_ramp_is_within_20_percent_of_the_round_model(tmp_path):
         assert row["cwnd_rounds_ratio"] == pytest.approx(1.0, abs=0.01), row.to_dict()
     # In the best case the sender's window reaches 90 % of the BDP on the model's ACK.
     best = table.iloc[0]
-    assert best["cwnd_ramp_s"] == pytest.approx(handover_recovery_rounds_s(
-        5e6, 0.05, PACKET_BYTES, case="best", delayed_ack=False,
-        target_fraction=RECOVERY_FRACTION), rel=0.01)
+    assert best["cwnd_ramp_s"] == pytest.approx(
+        handover_recovery_rounds_s(
+            5e6,
+            0.05,
+            PACKET_BYTES,
+            case="best",
+            delayed_ack=False,
+            target_fraction=RECOVERY_FRACTION,
+        ),
+        rel=0.01,
+    )

@@ -32,10 +32,16 @@ def test_quick_reproduction_writes_the_report(tmp_path, capsys):
     # side; the new rows of the episodes, and the ablation of the 40 ms interruption.
     assert "read on the receiver" in rows[0] and "read on the sender" in rows[1]
     assert "cwnd ≥ BDP" in rows[1] and "after the handover" in rows[1]
-    for claim in ("the testbed's 40 ms interruption", "without extra buffer",
-                  "throughput zero for ≈ 300 ms", "full recovery ≈ 1.1 s",
-                  "stays in slow start", "discards 2 s apart", "stays in the safe zone",
-                  "during the initial slow start"):
+    for claim in (
+        "the testbed's 40 ms interruption",
+        "without extra buffer",
+        "throughput zero for ≈ 300 ms",
+        "full recovery ≈ 1.1 s",
+        "stays in slow start",
+        "discards 2 s apart",
+        "stays in the safe zone",
+        "during the initial slow start",
+    ):
         assert sum(claim in r for r in rows) >= 1, claim
     assert "## The testbed's 40 ms interruption: which setting brings the timeouts" in md
     assert "| no SACK (NewReno partial ACKs) | 40 | 50 | 1 |" in md
@@ -71,10 +77,20 @@ def _testbed(variant, excess_by_rate, outcome="none", interruption=0.1):
 
     rows = []
     for rate, values in excess_by_rate.items():
-        rows += [{"variant": variant, "rate_bps": rate, "interruption_s": interruption,
-                  "phase": i, "outcome": outcome, "lost_s": interruption + x,
-                  "rto_retransmissions": 0, "fast_retransmissions": 0, "drops": 0}
-                 for i, x in enumerate(values)]
+        rows += [
+            {
+                "variant": variant,
+                "rate_bps": rate,
+                "interruption_s": interruption,
+                "phase": i,
+                "outcome": outcome,
+                "lost_s": interruption + x,
+                "rto_retransmissions": 0,
+                "fast_retransmissions": 0,
+                "drops": 0,
+            }
+            for i, x in enumerate(values)
+        ]
     return pd.DataFrame(rows)
 
 
@@ -89,8 +105,9 @@ def test_no_rate_decrease_is_a_non_inferiority_test_with_three_outcomes():
     assert EXCESS_MARGIN_S == 0.05
 
     def rows(forward, extra):
-        frame = pd.concat([_testbed("forward", forward, "halving"),
-                           _testbed("forward + extra", extra)])
+        frame = pd.concat(
+            [_testbed("forward", forward, "halving"), _testbed("forward + extra", extra)]
+        )
         return _no_decrease_claims(frame)
 
     plain, extra = rows({1e6: large, 10e6: large}, {1e6: small, 10e6: small})
@@ -109,16 +126,27 @@ def test_the_40ms_row_reads_the_testbed_and_names_the_ablations_finding():
     from celltcp.reproduce.seed002_report import _ablation_finding, _testbed_40ms_claim
 
     def discard(outcomes):
-        return pd.DataFrame([{"variant": "discard", "rate_bps": 1e7, "interruption_s": 0.04,
-                              "outcome": o} for o in outcomes])
+        return pd.DataFrame(
+            [
+                {"variant": "discard", "rate_bps": 1e7, "interruption_s": 0.04, "outcome": o}
+                for o in outcomes
+            ]
+        )
 
     def ablation(**timeouts):
         rows = []
         for name, k in timeouts.items():
-            rows += [{"variant": name.replace("_", " "), "phase": i,
-                      "outcome": "timeout" if i < k else "halving",
-                      "rto_retransmissions": int(i < k), "fast_retransmissions": int(i >= k),
-                      "dropped": 50} for i in range(10)]
+            rows += [
+                {
+                    "variant": name.replace("_", " "),
+                    "phase": i,
+                    "outcome": "timeout" if i < k else "halving",
+                    "rto_retransmissions": int(i < k),
+                    "fast_retransmissions": int(i >= k),
+                    "dropped": 50,
+                }
+                for i in range(10)
+            ]
         return pd.DataFrame(rows).replace({"no SACK": "no SACK (NewReno partial ACKs)"})
 
     abl = ablation(the_scenario=0, no_SACK=10, queue_2_BDP=1)
@@ -136,10 +164,20 @@ def test_the_40ms_row_reads_the_testbed_and_names_the_ablations_finding():
 def _episodes(n, **columns):
     import pandas as pd
 
-    base = {"outcome": "timeout", "rto_retransmissions": 1, "fast_retransmissions": 0,
-            "first_rto_s": 1.0, "ssthresh_segments": 42.0, "slow_start_through": True,
-            "cwnd_ramp_s": 0.5, "cwnd_back_s": 1.5, "recovery_time_s": 1.6, "zero_s": 1.05,
-            "handover_s": 0.0, "cwnd_at_handover_segments": 20.0}
+    base = {
+        "outcome": "timeout",
+        "rto_retransmissions": 1,
+        "fast_retransmissions": 0,
+        "first_rto_s": 1.0,
+        "ssthresh_segments": 42.0,
+        "slow_start_through": True,
+        "cwnd_ramp_s": 0.5,
+        "cwnd_back_s": 1.5,
+        "recovery_time_s": 1.6,
+        "zero_s": 1.05,
+        "handover_s": 0.0,
+        "cwnd_at_handover_segments": 20.0,
+    }
     rows = []
     for i in range(n):
         row = dict(base)
@@ -155,18 +193,31 @@ def test_fig1_rows_test_equivalence_with_the_seeds_approximate_numbers():
     from celltcp.reproduce.seed002_report import _fig1_claims
 
     jitter = [0.0, 0.01, -0.01, 0.005, -0.005, 0.0]
-    slow = _episodes(6, min_rto_s=1.0, zero_s=[1.05 + j for j in jitter],
-                     recovery_time_s=[1.6 + j for j in jitter])
-    linux = _episodes(6, min_rto_s=0.2, zero_s=[0.3 + j for j in jitter],
-                      recovery_time_s=[1.1 + j for j in jitter])
+    slow = _episodes(
+        6,
+        min_rto_s=1.0,
+        zero_s=[1.05 + j for j in jitter],
+        recovery_time_s=[1.6 + j for j in jitter],
+    )
+    linux = _episodes(
+        6,
+        min_rto_s=0.2,
+        zero_s=[0.3 + j for j in jitter],
+        recovery_time_s=[1.1 + j for j in jitter],
+    )
     zero, recovery, through = _fig1_claims(pd.concat([slow, linux]))
     assert _verdict(zero) == "contradicted" and _verdict(recovery) == "contradicted"
     assert "200 ms floor the same runs give 0.300 s (reproduced within" in zero.reason
     assert "a Linux-like RTO accounts for the difference" in zero.reason
     assert _verdict(through) == "reproduced"
-    zero, recovery, through = _fig1_claims(pd.concat([
-        linux.assign(min_rto_s=1.0), linux,
-    ]).assign(slow_start_through=[False] * 6 + [True] * 6))
+    zero, recovery, through = _fig1_claims(
+        pd.concat(
+            [
+                linux.assign(min_rto_s=1.0),
+                linux,
+            ]
+        ).assign(slow_start_through=[False] * 6 + [True] * 6)
+    )
     assert _verdict(zero) == "reproduced" and _verdict(recovery) == "reproduced"
     assert _verdict(through) == "contradicted"
 
@@ -179,29 +230,33 @@ def test_train_and_slow_start_rows_compare_against_single_handovers():
     def train(variant, back, outcome, count=3):
         frames = []
         for k in range(count):
-            frames.append(_episodes(5, cwnd_back_s=back if k == count - 1 else float("nan"),
-                                    outcome=outcome).assign(
-                variant=variant, index=k, count=count, phase=range(5)))
+            frames.append(
+                _episodes(
+                    5, cwnd_back_s=back if k == count - 1 else float("nan"), outcome=outcome
+                ).assign(variant=variant, index=k, count=count, phase=range(5))
+            )
         return pd.concat(frames)
 
     jitter = [0.0, 0.1, -0.1, 0.05, -0.05]
-    frame = pd.concat([
-        train("single", [1.5 + j for j in jitter], "timeout", count=1),
-        train("discard", [6.0 + j for j in jitter], "timeout"),
-        train("forward", [float("nan")] * 5, "halving"),
-        train("forward + extra", [float("nan")] * 5, "none"),
-    ])
+    frame = pd.concat(
+        [
+            train("single", [1.5 + j for j in jitter], "timeout", count=1),
+            train("discard", [6.0 + j for j in jitter], "timeout"),
+            train("forward", [float("nan")] * 5, "halving"),
+            train("forward + extra", [float("nan")] * 5, "none"),
+        ]
+    )
     longer, safe = _train_claims(frame)
     assert _verdict(longer) == "reproduced" and _verdict(safe) == "reproduced"
     frame.loc[frame["variant"] == "forward + extra", "outcome"] = "timeout"
     frame.loc[(frame["variant"] == "discard") & (frame["index"] == 2), "cwnd_back_s"] = [
-        1.0 + j for j in jitter]
+        1.0 + j for j in jitter
+    ]
     longer, safe = _train_claims(frame)
     assert _verdict(longer) == "contradicted" and _verdict(safe) == "not significant"
 
     fig1 = _episodes(5, min_rto_s=1.0, cwnd_ramp_s=[0.5 + j / 10 for j in jitter])
-    slow = _episodes(6, cwnd_ramp_s=[3.0 + j for j in jitter + [0.0]],
-                     slow_start_through=False)
+    slow = _episodes(6, cwnd_ramp_s=[3.0 + j for j in jitter + [0.0]], slow_start_through=False)
     times_out, long = _slow_start_claims(slow, fig1, (0.05, 0.4))
     assert _verdict(times_out) == "reproduced" and _verdict(long) == "reproduced"
     assert "congestion avoidance entered in 6/6" in long.cells()[3]

@@ -43,8 +43,10 @@ def test_a3_offsets_are_metres_past_the_border_between_source_and_target():
 
 def _figures(name: str, means: dict[str, list[float]]) -> dict:
     """figures[cc][speed][name] with three runs around each mean (±1 %)."""
-    return {c: {v: {name: Stat.of([m * 0.99, m, m * 1.01])} for v, m in zip(SPEEDS_KMH, ms)}
-            for c, ms in means.items()}
+    return {
+        c: {v: {name: Stat.of([m * 0.99, m, m * 1.01])} for v, m in zip(SPEEDS_KMH, ms)}
+        for c, ms in means.items()
+    }
 
 
 def test_trend_decision_names_the_steps_that_break_it():
@@ -54,14 +56,20 @@ def test_trend_decision_names_the_steps_that_break_it():
     decision = trend_decision(_figures("thr", one_up), "thr")
     assert decision.verdict is Verdict.CONTRADICTED and "P 25→50 contradicted" in decision.text()
     assert trend_decision(_figures("loss", one_up), "loss", rising=True).verdict is (
-        Verdict.CONTRADICTED)
+        Verdict.CONTRADICTED
+    )
     flat = {c: [2.0] * 4 for c in CONTROLLERS}
     assert trend_decision(_figures("thr", flat), "thr").verdict is Verdict.NOT_SIGNIFICANT
-    best = {"newreno": [1.0] * 4, "westwood-original": [2.0] * 4, "petra": [3.0] * 4,
-            "westwood": [9.0] * 4}  # Westwood+ takes no part in the seed's claims
+    best = {
+        "newreno": [1.0] * 4,
+        "westwood-original": [2.0] * 4,
+        "petra": [3.0] * 4,
+        "westwood": [9.0] * 4,
+    }  # Westwood+ takes no part in the seed's claims
     assert extreme_decision(_figures("thr", best), "thr", "petra").verdict is Verdict.REPRODUCED
     assert extreme_decision(_figures("thr", best), "thr", "newreno", lowest=True).verdict is (
-        Verdict.REPRODUCED)
+        Verdict.REPRODUCED
+    )
 
 
 def _frame(thr, delay, loss, handovers, runs: int = 3) -> pd.DataFrame:
@@ -72,27 +80,43 @@ def _frame(thr, delay, loss, handovers, runs: int = 3) -> pd.DataFrame:
         for i, v in enumerate(SPEEDS_KMH):
             for run in range(runs):
                 k = 1.0 + 0.01 * (run - (runs - 1) / 2)
-                rows.append({
-                    "mobility.ue.speed": f"{v}km/h", "flows.bulk.cc": cc, "run": run,
-                    "flows.bulk.throughput_bps": thr[cc][i] * 1e6 * k,
-                    "flows.bulk.delay_mean_s": delay[cc][i] / 1e3 * k,
-                    "flows.bulk.loss_ratio": loss[cc][i] / 100.0 * k,
-                    "flows.bulk.sender.timeouts": 0,
-                    "handovers.list": handovers(v),
-                    "simulated_time_s": 100.0,
-                })
+                rows.append(
+                    {
+                        "mobility.ue.speed": f"{v}km/h",
+                        "flows.bulk.cc": cc,
+                        "run": run,
+                        "flows.bulk.throughput_bps": thr[cc][i] * 1e6 * k,
+                        "flows.bulk.delay_mean_s": delay[cc][i] / 1e3 * k,
+                        "flows.bulk.loss_ratio": loss[cc][i] / 100.0 * k,
+                        "flows.bulk.sender.timeouts": 0,
+                        "handovers.list": handovers(v),
+                        "simulated_time_s": 100.0,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
 def test_claims_follow_the_numbers():
     # PETRA highest throughput and lowest loss everywhere, loss rising, throughput falling:
     # every claim of the seed holds except its delays, which no path can have.
-    thr = {"newreno": [4, 3, 2, 1], "westwood-original": [5, 4, 3, 2], "petra": [6, 5, 4, 3],
-           "westwood": [9, 8, 7, 6]}
-    loss = {"newreno": [2, 3, 4, 5], "westwood-original": [3, 4, 5, 6], "petra": [1, 2, 3, 4],
-            "westwood": [0, 1, 1, 1]}
-    delay = {"newreno": [25, 25, 25, 25], "westwood-original": [26, 26, 26, 26],
-             "petra": [27] * 4, "westwood": [30] * 4}
+    thr = {
+        "newreno": [4, 3, 2, 1],
+        "westwood-original": [5, 4, 3, 2],
+        "petra": [6, 5, 4, 3],
+        "westwood": [9, 8, 7, 6],
+    }
+    loss = {
+        "newreno": [2, 3, 4, 5],
+        "westwood-original": [3, 4, 5, 6],
+        "petra": [1, 2, 3, 4],
+        "westwood": [0, 1, 1, 1],
+    }
+    delay = {
+        "newreno": [25, 25, 25, 25],
+        "westwood-original": [26, 26, 26, 26],
+        "petra": [27] * 4,
+        "westwood": [30] * 4,
+    }
 
     def border(v: float) -> list[dict]:
         return [_handover("a3", "enb1", "enb2", (125.0 + 20.0) / (v / 3.6))]
@@ -171,8 +195,7 @@ def test_quick_reproduction_reports_experiment_5_3(tmp_path):
     assert "celltcp/examples/003/exp5-3.toml" in md and "## Experiment 5-3" in md
     rows = [line for line in md.splitlines() if re.match(r"\| (5\.9|Fig\. 5\.12) \|", line)]
     assert len(rows) == 5
-    assert all(re.search(r"\| \*\*(reproduced|not significant|contradicted)\*\*", r)
-               for r in rows)
+    assert all(re.search(r"\| \*\*(reproduced|not significant|contradicted)\*\*", r) for r in rows)
     assert "delay values are **not comparable**" in md
     # Table 5.9 beside celltcp's figures: 4 speeds × 4 controllers.
     detail = md.split("### Table 5.9: delay and loss")[1]

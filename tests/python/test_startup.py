@@ -16,8 +16,7 @@ HEAVY = ("pandas", "pyarrow", "numpy", "matplotlib", "duckdb")
 def _imported_after(code: str) -> list[str]:
     loaded = f"','.join(m for m in {HEAVY!r} if m in sys.modules)"
     probe = f"{code}\nimport sys\nprint('HEAVY:' + {loaded})"
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                          check=True)
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     line = next(ln for ln in done.stdout.splitlines() if ln.startswith("HEAVY:"))
     return [m for m in line.removeprefix("HEAVY:").split(",") if m]
 
@@ -27,8 +26,12 @@ def test_importing_the_package_and_the_command_loads_no_heavy_library():
 
 
 def test_version_help_and_validate_load_no_heavy_library():
-    for argv in (["--version"], ["--help"], ["validate", str(EXAMPLES / "wired-chain.toml")],
-                 ["run", "--help"]):
+    for argv in (
+        ["--version"],
+        ["--help"],
+        ["validate", str(EXAMPLES / "wired-chain.toml")],
+        ["run", "--help"],
+    ):
         code = (
             "import sys\nfrom celltcp.cli import main\n"
             f"try:\n    main({argv!r})\nexcept SystemExit:\n    pass"

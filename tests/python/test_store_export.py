@@ -32,9 +32,7 @@ metrics = ["flows.video.goodput_bps", "flows.video.delay_mean_s", "stop_reason"]
 @pytest.fixture(scope="module")
 def store(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("export")
-    (root / "chain.toml").write_text(
-        CHAIN_TOML, encoding="utf-8"
-    )
+    (root / "chain.toml").write_text(CHAIN_TOML, encoding="utf-8")
     (root / "sweep.toml").write_text(SWEEP, encoding="utf-8")
     sweep(root / "sweep.toml", store=root / "store", workers=1)
     return root / "store"
@@ -80,8 +78,7 @@ def test_parameters_are_stored_and_framed_as_numbers_in_si_units(store):
         "links.access.rate": "links.access.rate [bit/s]",
         "links.access.delay": "links.access.delay [s]",
     }
-    by_text = dict(zip(frame["links.access.rate"], frame["links.access.rate [bit/s]"],
-                       strict=True))
+    by_text = dict(zip(frame["links.access.rate"], frame["links.access.rate [bit/s]"], strict=True))
     assert by_text == {"5Mbps": 5e6, "10Mbps": 1e7, "20Mbps": 2e7}
     assert set(frame["links.access.delay [s]"]) == {0.005}
     # The twin columns are not parameters of their own: statistics group as before.
@@ -119,7 +116,14 @@ def test_export_writes_parquet_that_other_tools_read(store, tmp_path, cli):
     runs = pd.read_parquet(out / "runs.parquet")
     assert len(runs) == 6
     assert list(runs.columns[:8]) == [
-        "key", "run", "point", "seed", "status", "error", "events", "wall_s"
+        "key",
+        "run",
+        "point",
+        "seed",
+        "status",
+        "error",
+        "events",
+        "wall_s",
     ]
     assert runs.columns[-1] == "summary"
     assert sorted(set(runs["links.access.rate [bit/s]"])) == [5e6, 1e7, 2e7]
@@ -146,8 +150,9 @@ def test_export_of_a_missing_store_is_a_user_error(tmp_path, cli):
 def test_statistics_are_printed_with_units(store, cli):
     res = cli("stats", store)
     assert res.returncode == 0, res.stderr
-    line = next(ln for ln in res.stdout.splitlines()
-                if "flows.video.goodput_bps" in ln and "5Mbps" in ln)
+    line = next(
+        ln for ln in res.stdout.splitlines() if "flows.video.goodput_bps" in ln and "5Mbps" in ln
+    )
     assert re.search(r"\d\.\d{3} Mbps", line), line
     assert "e+0" not in res.stdout
     delay = next(ln for ln in res.stdout.splitlines() if "flows.video.delay_mean_s" in ln)

@@ -67,8 +67,9 @@ def test_a_file_without_line_ends_is_refused_at_its_first_line(
     with tempfile.TemporaryDirectory(dir="/tmp", prefix="s") as short:
         table = Path(short) / "t.csv"
         table.write_text("mcs,sinr_db,bler\n" + "," * 20_000_000)
-        line = refused(capsys, "validate", EXAMPLES / "lte-single-cell.toml",
-                       "--set", f"{TABLE_KEY}={table}")
+        line = refused(
+            capsys, "validate", EXAMPLES / "lte-single-cell.toml", "--set", f"{TABLE_KEY}={table}"
+        )
     assert f"{TABLE_KEY}: {table}:2: more than 4096 bytes without a line end; expected" in line
 
 
@@ -95,9 +96,23 @@ def test_windows_line_ends_and_no_final_line_end_give_the_same_run(
         # One file name for all: the summary echoes the path read.
         (trace_scenario.parent / "t.trace").write_bytes(body.encode())
         out = tmp_path / f"out-{name}"
-        code = main(["run", str(trace_scenario), "--quiet", "--out", str(out),
-                     "--set", f"{TRACE_KEY}=t.trace", "--set", "simulation.duration=3s",
-                     "--set", "trace.interval=100ms", "--set", 'trace.queues=["access"]'])
+        code = main(
+            [
+                "run",
+                str(trace_scenario),
+                "--quiet",
+                "--out",
+                str(out),
+                "--set",
+                f"{TRACE_KEY}=t.trace",
+                "--set",
+                "simulation.duration=3s",
+                "--set",
+                "trace.interval=100ms",
+                "--set",
+                'trace.queues=["access"]',
+            ]
+        )
         assert code == 0
         runs[name] = _outputs(out)
     assert {"summary.json", "queue.parquet"} <= set(runs["lf"])
@@ -112,8 +127,10 @@ def test_fifos_are_refused_at_once_by_the_command(tmp_path: Path, trace_scenario
     os.mkfifo(fifo)
     # In a process of its own with a timeout: a reader waiting for a writer fails the test
     # instead of hanging it.
-    for scenario, key in ((trace_scenario, TRACE_KEY),
-                          (EXAMPLES / "lte-single-cell.toml", TABLE_KEY)):
+    for scenario, key in (
+        (trace_scenario, TRACE_KEY),
+        (EXAMPLES / "lte-single-cell.toml", TABLE_KEY),
+    ):
         result = run_cli("validate", scenario, "--set", f"{key}={fifo}", timeout=60)
         assert result.returncode == 2, result.stderr
         assert len(result.stderr_lines) == 1, result.stderr

@@ -29,7 +29,9 @@ def executed(tmp_path_factory) -> object:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         nbclient.NotebookClient(
-            nb, timeout=300, kernel_name="python3",
+            nb,
+            timeout=300,
+            kernel_name="python3",
             resources={"metadata": {"path": str(root / "docs")}},
         ).execute()
     return nb

@@ -188,15 +188,18 @@ def test_a_claim_not_run_is_not_significant_with_its_reason():
 # -- one run ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("make", [
-    lambda: welch_test([5.0], [1.0, 1.1, 0.9]),
-    lambda: one_sample_test([5.0], 1.0),
-    lambda: intervals_test([5.0], [1.0]),
-    lambda: ratio_test(Sample(5.0, math.nan, 1), Sample(1.0, 0.1, 5)),
-    lambda: fisher_test(Proportion(1, 1), Proportion(0, 9)),
-    lambda: binomial_test(Proportion(1, 1), 0.1),
-    lambda: share_test(1, 0, 1),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: welch_test([5.0], [1.0, 1.1, 0.9]),
+        lambda: one_sample_test([5.0], 1.0),
+        lambda: intervals_test([5.0], [1.0]),
+        lambda: ratio_test(Sample(5.0, math.nan, 1), Sample(1.0, 0.1, 5)),
+        lambda: fisher_test(Proportion(1, 1), Proportion(0, 9)),
+        lambda: binomial_test(Proportion(1, 1), 0.1),
+        lambda: share_test(1, 0, 1),
+    ],
+)
 def test_one_run_is_never_reproduced(make):
     test = make()
     for relation in (">", "<"):
@@ -258,9 +261,13 @@ def test_fisher_power_by_enumeration():
     # Exact power of Fisher's test for 0.9 against 0.1 with 10 runs each: a check by
     # enumerating outcomes directly.
     from math import comb
-    expected = sum(comb(10, i) * 0.9 ** i * 0.1 ** (10 - i) * comb(10, j) * 0.1 ** j
-                   * 0.9 ** (10 - j) for i in range(11) for j in range(11)
-                   if fisher_exact(i, 10, j, 10) < 0.05)
+
+    expected = sum(
+        comb(10, i) * 0.9**i * 0.1 ** (10 - i) * comb(10, j) * 0.1**j * 0.9 ** (10 - j)
+        for i in range(11)
+        for j in range(11)
+        if fisher_exact(i, 10, j, 10) < 0.05
+    )
     assert fisher_power(0.9, 0.1, 10, 10) == pytest.approx(expected, rel=1e-12)
     assert 0.9 < expected < 1.0
     assert fisher_power(0.5, 0.5, 10, 10) < 0.05  # the test keeps its level
@@ -325,13 +332,32 @@ def test_magnitude_labels():
 
 def test_claim_rows_render_with_test_and_reason():
     a, b = Sample(3.9, 0.2, 8), Sample(2.2, 0.2, 8)
-    good = ClaimRow("Table IV", "target drops more", "3.9 / 2.2", 1.7,
-                    Estimate.of_difference(a, b), decide(welch_test(a, b), ">"), unit="%")
-    off = ClaimRow("Table IV", "target drops more", "3.9 / 2.2", 5.1,
-                   Estimate.of_difference(a, b), decide(welch_test(a, b), ">"))
-    against = ClaimRow("Fig. 8", "timeout most frequent", "highest bar", None, None,
-                       decide(share_test(0, 8, 8), ">"),
-                       reason="real losses in the target link end in fast recovery")
+    good = ClaimRow(
+        "Table IV",
+        "target drops more",
+        "3.9 / 2.2",
+        1.7,
+        Estimate.of_difference(a, b),
+        decide(welch_test(a, b), ">"),
+        unit="%",
+    )
+    off = ClaimRow(
+        "Table IV",
+        "target drops more",
+        "3.9 / 2.2",
+        5.1,
+        Estimate.of_difference(a, b),
+        decide(welch_test(a, b), ">"),
+    )
+    against = ClaimRow(
+        "Fig. 8",
+        "timeout most frequent",
+        "highest bar",
+        None,
+        None,
+        decide(share_test(0, 8, 8), ">"),
+        reason="real losses in the target link end in fast recovery",
+    )
     cells = good.cells()
     assert len(cells) == len(CLAIM_HEADER)
     assert cells[5] == "**reproduced**" and cells[6] == "magnitude within ×1.5"
@@ -354,8 +380,11 @@ _TESTS = {
     "one-sample": (lambda e: one_sample_test(Sample(5 + e, 1, 8), 5)),
     "intervals": (lambda e: intervals_test(Sample(5 + e, 1, 8), Sample(5, 1, 8))),
     "ratio": (lambda e: ratio_test(Sample(5 + e, 1, 8), Sample(5, 1, 8))),
-    "ratios": (lambda e: ratios_test((Sample(5 + e, 1, 8), Sample(5, 1, 8)),
-                                     (Sample(5, 1, 8), Sample(5, 1, 8)))),
+    "ratios": (
+        lambda e: ratios_test(
+            (Sample(5 + e, 1, 8), Sample(5, 1, 8)), (Sample(5, 1, 8), Sample(5, 1, 8))
+        )
+    ),
     "fisher": (lambda e: fisher_test(Proportion(round(5 + 2.5 * e), 10), Proportion(5, 10))),
     "binomial": (lambda e: binomial_test(Proportion(round(5 + 2.5 * e), 10), 0.5)),
     "share": (lambda e: share_test(round(5 + 2.5 * e), round(5 - 2.5 * e), 10)),
@@ -366,6 +395,8 @@ _TESTS = {
 def test_every_test_can_give_every_verdict(name):
     seen = {decide(_TESTS[name](e), rel).verdict for e in (-2.0, 0.0, 2.0) for rel in "<>"}
     assert seen == {R, NS, C}
+
+
 _CONVERTED = ("seed000.py", "seed001_report.py", "seed002_report.py", "seed004_report.py")
 
 
@@ -374,5 +405,6 @@ def test_reports_write_no_verdict_in_advance(module):
     """A verdict word in a report's source is a branch that cannot fail: verdicts come from
     :class:`Verdict` through :func:`decide` only."""
     source = (Path(__file__).parents[2] / "python/celltcp/reproduce" / module).read_text()
-    assert not re.search(r"\*\*(reproduced|not reproduced|partly|contradicted|not significant)",
-                         source)
+    assert not re.search(
+        r"\*\*(reproduced|not reproduced|partly|contradicted|not significant)", source
+    )

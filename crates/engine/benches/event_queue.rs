@@ -50,7 +50,10 @@ struct ReferenceHeap<E> {
 
 impl<E: Ord> HoldQueue<E> for ReferenceHeap<E> {
     fn new() -> Self {
-        ReferenceHeap { heap: BinaryHeap::new(), seq: 0 }
+        ReferenceHeap {
+            heap: BinaryHeap::new(),
+            seq: 0,
+        }
     }
     #[inline]
     fn push(&mut self, at: SimTime, event: E) {
@@ -59,7 +62,9 @@ impl<E: Ord> HoldQueue<E> for ReferenceHeap<E> {
     }
     #[inline]
     fn pop(&mut self) -> Option<(SimTime, E)> {
-        self.heap.pop().map(|Reverse((t, _, event))| (SimTime(t), event))
+        self.heap
+            .pop()
+            .map(|Reverse((t, _, event))| (SimTime(t), event))
     }
 }
 
@@ -118,7 +123,10 @@ fn median(mut rates: Vec<f64>) -> f64 {
 
 /// The median rate, M events/s, of queue `Q` with payload `P` for each size.
 fn figures<P: Payload, Q: HoldQueue<P>>(sizes: &[usize]) -> Vec<f64> {
-    sizes.iter().map(|&n| median((0..RUNS).map(|_| hold::<P, Q>(n)).collect()) / 1e6).collect()
+    sizes
+        .iter()
+        .map(|&n| median((0..RUNS).map(|_| hold::<P, Q>(n)).collect()) / 1e6)
+        .collect()
 }
 
 fn main() {
@@ -134,7 +142,10 @@ fn main() {
     ];
     println!("\nEventQueue");
     println!("{:<16} {:>9}  {:>8}", "payload", "pending", "M/s");
-    for (name, rates) in [<u64 as Payload>::NAME, <[u64; 3] as Payload>::NAME].iter().zip(&ours) {
+    for (name, rates) in [<u64 as Payload>::NAME, <[u64; 3] as Payload>::NAME]
+        .iter()
+        .zip(&ours)
+    {
         for (n, r) in sizes.iter().zip(rates) {
             println!("{name:<16} {n:>9}  {r:>8.2}");
         }
@@ -144,9 +155,14 @@ fn main() {
         figures::<[u64; 3], ReferenceHeap<[u64; 3]>>(&sizes),
     ];
     println!("\nReference: BinaryHeap<Reverse<(time, insertion counter, event)>>");
-    println!("{:<16} {:>9}  {:>8}  {:>14}", "payload", "pending", "M/s", "EventQueue / it");
-    for ((name, rates), ours) in
-        [<u64 as Payload>::NAME, <[u64; 3] as Payload>::NAME].iter().zip(&reference).zip(&ours)
+    println!(
+        "{:<16} {:>9}  {:>8}  {:>14}",
+        "payload", "pending", "M/s", "EventQueue / it"
+    );
+    for ((name, rates), ours) in [<u64 as Payload>::NAME, <[u64; 3] as Payload>::NAME]
+        .iter()
+        .zip(&reference)
+        .zip(&ours)
     {
         for ((n, r), o) in sizes.iter().zip(rates).zip(ours) {
             println!("{name:<16} {n:>9}  {r:>8.2}  {:>14.2}", o / r);

@@ -93,7 +93,11 @@ fn digit_of(key: u64, level: usize) -> usize {
 fn window_start(base: u64, level: usize, digit: usize) -> u64 {
     let shift = DIGIT_BITS as usize * level;
     let above = shift + DIGIT_BITS as usize;
-    let high = if above >= 64 { 0 } else { base >> above << above };
+    let high = if above >= 64 {
+        0
+    } else {
+        base >> above << above
+    };
     high | ((digit as u64) << shift)
 }
 
@@ -194,7 +198,8 @@ impl<E> EventQueue<E> {
             };
             if level == 0 || bucket.len() == 1 {
                 self.base = first;
-                self.current.extend(bucket.drain(..).rev().map(|(_, event)| event));
+                self.current
+                    .extend(bucket.drain(..).rev().map(|(_, event)| event));
                 self.spare[level].push(bucket);
                 return true;
             }
@@ -217,7 +222,10 @@ impl<E> EventQueue<E> {
     #[cold]
     fn push_below_base(&mut self, at: SimTime, event: E) -> Result<(), ScheduleError> {
         if at.0 < self.popped {
-            return Err(ScheduleError::InPast { at, now: SimTime(self.popped) });
+            return Err(ScheduleError::InPast {
+                at,
+                now: SimTime(self.popped),
+            });
         }
         self.lower_base(at.0);
         self.file(at.0, event);

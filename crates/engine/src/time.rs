@@ -126,7 +126,10 @@ mod tests {
     #[test]
     fn transmission_rounds_up() {
         // 1500 B at 25 Mb/s = 480 us exactly.
-        assert_eq!(SimDuration::transmission(1500, 25_000_000), SimDuration::from_us(480));
+        assert_eq!(
+            SimDuration::transmission(1500, 25_000_000),
+            SimDuration::from_us(480)
+        );
         // 1 B at 3 b/s = 8/3 s -> rounded up.
         assert_eq!(SimDuration::transmission(1, 3).0, 2_666_666_667);
     }

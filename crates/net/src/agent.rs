@@ -40,7 +40,13 @@ impl<'a> AgentCtx<'a> {
         rng: &'a mut RngStream,
         traces: &'a mut Traces,
     ) -> Self {
-        AgentCtx { now, out, timer, rng, traces }
+        AgentCtx {
+            now,
+            out,
+            timer,
+            rng,
+            traces,
+        }
     }
 
     #[inline]

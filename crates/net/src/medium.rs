@@ -43,7 +43,11 @@ pub enum MediumRequest {
     },
     /// An end marker for `ue`'s bearer from eNB `from` to eNB `to` over X2-U, sent after the
     /// last forwarded packet (36.300 §10.1.2.2).
-    ForwardEndMarker { from: NodeId, to: NodeId, ue: NodeId },
+    ForwardEndMarker {
+        from: NodeId,
+        to: NodeId,
+        ue: NodeId,
+    },
 }
 
 /// A GTP-U packet for a UE that reached one of the medium's base stations and is not S1-U
@@ -51,7 +55,10 @@ pub enum MediumRequest {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TunnelArrival {
     /// Forwarded data out of its X2-U tunnel, with the PDCP COUNT the source gave it.
-    Forwarded { pkt: Packet, pdcp_count: Option<u32> },
+    Forwarded {
+        pkt: Packet,
+        pdcp_count: Option<u32>,
+    },
     /// An end marker: on S1-U from the S-GW (`from_gateway`), or forwarded over X2-U.
     EndMarker { from_gateway: bool },
 }
@@ -88,7 +95,13 @@ pub trait Medium {
     /// The deadline of the medium's next internal event, if it has work.
     fn poll_timeout(&self) -> Option<SimTime>;
     /// Runs the medium's work due at `now` (a TTI, a timer).
-    fn on_timer(&mut self, now: SimTime, rng: &mut RngStream, traces: &mut Traces, out: &mut MediumOutput);
+    fn on_timer(
+        &mut self,
+        now: SimTime,
+        rng: &mut RngStream,
+        traces: &mut Traces,
+        out: &mut MediumOutput,
+    );
     /// Figures for the run summary, in a fixed order.
     fn report(&self, now: SimTime) -> Vec<MediumFigure>;
     /// The medium's state for a sampled time series (`[trace] cells`), appended to `out` in a

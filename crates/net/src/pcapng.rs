@@ -214,7 +214,8 @@ mod tests {
     fn blocks_carry_interfaces_times_and_directions() {
         let mut w = PcapngWriter::new(Vec::new(), 4, &["cell1/ue_a", "cell1/ue_b"]).unwrap();
         let t = SimTime::from_ns(5_000_000_123);
-        w.write(1, t, &[1, 2, 3, 4, 5, 6], Direction::Inbound).unwrap();
+        w.write(1, t, &[1, 2, 3, 4, 5, 6], Direction::Inbound)
+            .unwrap();
         w.write(0, t, &[7], Direction::Outbound).unwrap();
         assert!(w.write(2, t, &[7], Direction::Outbound).is_err());
         let bytes = w.into_inner().unwrap();

@@ -130,7 +130,8 @@ impl TimeWeighted {
         if end.as_ns() == 0 {
             return self.value as f64;
         }
-        let area = self.area + self.value as u128 * end.saturating_since(self.since).as_ns() as u128;
+        let area =
+            self.area + self.value as u128 * end.saturating_since(self.since).as_ns() as u128;
         area as f64 / end.as_ns() as f64
     }
 }

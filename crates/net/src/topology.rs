@@ -50,11 +50,21 @@ pub struct Topology {
 
 impl Topology {
     pub fn new(nodes: Vec<Node>, links: Vec<LinkEnds>) -> Self {
-        let mut addr_index: Vec<(u32, NodeId)> =
-            nodes.iter().enumerate().map(|(i, n)| (u32::from(n.addr), i as NodeId)).collect();
+        let mut addr_index: Vec<(u32, NodeId)> = nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (u32::from(n.addr), i as NodeId))
+            .collect();
         addr_index.sort_unstable();
-        let mut t = Topology { nodes, links, next_hop: Vec::new(), addr_index };
-        t.next_hop = (0..t.nodes.len()).map(|s| t.routes_from(s as NodeId)).collect();
+        let mut t = Topology {
+            nodes,
+            links,
+            next_hop: Vec::new(),
+            addr_index,
+        };
+        t.next_hop = (0..t.nodes.len())
+            .map(|s| t.routes_from(s as NodeId))
+            .collect();
         t
     }
 
@@ -144,11 +154,20 @@ mod tests {
     use super::*;
 
     fn node(name: &str, kind: NodeKind, last: u8) -> Node {
-        Node { name: name.into(), kind, addr: Ipv4Addr::new(10, 0, 0, last) }
+        Node {
+            name: name.into(),
+            kind,
+            addr: Ipv4Addr::new(10, 0, 0, last),
+        }
     }
 
     fn link(a: NodeId, b: NodeId, metric: u32) -> LinkEnds {
-        LinkEnds { name: format!("{a}-{b}"), a, b, metric }
+        LinkEnds {
+            name: format!("{a}-{b}"),
+            a,
+            b,
+            metric,
+        }
     }
 
     #[test]
@@ -181,10 +200,16 @@ mod tests {
             node("r2", NodeKind::Router, 3),
             node("h3", NodeKind::Host, 4),
         ];
-        let t = Topology::new(nodes.clone(), vec![link(0, 1, 1), link(0, 2, 1), link(1, 3, 1), link(2, 3, 1)]);
+        let t = Topology::new(
+            nodes.clone(),
+            vec![link(0, 1, 1), link(0, 2, 1), link(1, 3, 1), link(2, 3, 1)],
+        );
         assert_eq!(t.next_hop(0, 3), Some(0));
         // Make the first path expensive.
-        let t = Topology::new(nodes, vec![link(0, 1, 5), link(0, 2, 1), link(1, 3, 1), link(2, 3, 1)]);
+        let t = Topology::new(
+            nodes,
+            vec![link(0, 1, 5), link(0, 2, 1), link(1, 3, 1), link(2, 3, 1)],
+        );
         assert_eq!(t.next_hop(0, 3), Some(2));
     }
 
@@ -192,7 +217,11 @@ mod tests {
     fn hosts_do_not_forward() {
         // h0 - h1 - h2: h1 is a host, so h0 cannot reach h2.
         let t = Topology::new(
-            vec![node("h0", NodeKind::Host, 1), node("h1", NodeKind::Host, 2), node("h2", NodeKind::Host, 3)],
+            vec![
+                node("h0", NodeKind::Host, 1),
+                node("h1", NodeKind::Host, 2),
+                node("h2", NodeKind::Host, 3),
+            ],
             vec![link(0, 1, 1), link(1, 2, 1)],
         );
         assert!(t.reachable(0, 1));

@@ -359,7 +359,8 @@ mod tests {
 
     #[test]
     fn the_shipped_traces_read_as_a_stream_equal_their_text_split_into_lines() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/celltcp/examples/traces");
+        let dir =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/celltcp/examples/traces");
         let mut seen = 0;
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();

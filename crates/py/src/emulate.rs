@@ -12,9 +12,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use serde_json::Value;
 
-use crate::errors::{
-    panic_to_py_err, scenario_to_py_err, to_py_err, RealTimeError,
-};
+use crate::errors::{panic_to_py_err, scenario_to_py_err, to_py_err, RealTimeError};
 use crate::series::run_output_to_py;
 
 /// An override as `(key, value)` or as `"key=value"`.

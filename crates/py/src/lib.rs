@@ -67,7 +67,10 @@ fn validate(
     .map_err(to_py_err)?;
     let echo = serde_json::to_string(&scenario.echo())
         .map_err(|e| to_py_err(RunError::Internal(format!("echo is not serialisable: {e}"))))?;
-    Ok((echo, warnings.into_iter().map(|w| (w.key, w.message)).collect()))
+    Ok((
+        echo,
+        warnings.into_iter().map(|w| (w.key, w.message)).collect(),
+    ))
 }
 
 /// Runs a scenario to completion with the GIL released.
@@ -109,10 +112,12 @@ fn run<'py>(
     let interval = match (&on_interval, interval.as_deref()) {
         (None, _) => None,
         (Some(_), None) => {
-            return Err(to_py_err(RunError::Scenario(celltcp_scenario::ScenarioError::new(
-                "interval",
-                "on_interval needs an interval, e.g. '100ms'",
-            ))))
+            return Err(to_py_err(RunError::Scenario(
+                celltcp_scenario::ScenarioError::new(
+                    "interval",
+                    "on_interval needs an interval, e.g. '100ms'",
+                ),
+            )))
         }
         (Some(_), Some(text)) => Some(celltcp_scenario::units::parse_time(text).map_err(|e| {
             to_py_err(RunError::Scenario(celltcp_scenario::ScenarioError::new(
@@ -149,11 +154,7 @@ fn run<'py>(
             Ok(()) => match &progress {
                 None => Poll::Continue,
                 Some(callback) => {
-                    let args = (
-                        at.simulated.as_secs_f64(),
-                        at.end.as_secs_f64(),
-                        at.events,
-                    );
+                    let args = (at.simulated.as_secs_f64(), at.end.as_secs_f64(), at.events);
                     match callback.call1(py, args) {
                         // Only an explicit False stops: None (no return value) goes on.
                         Ok(answer) => match answer.extract::<bool>(py) {
@@ -198,7 +199,9 @@ fn run<'py>(
     }
     let output = match outcome.map_err(panic_to_py_err)? {
         Ok(output) => output,
-        Err(RunError::Interrupted) => return Err(raised.unwrap_or_else(|| to_py_err(RunError::Interrupted))),
+        Err(RunError::Interrupted) => {
+            return Err(raised.unwrap_or_else(|| to_py_err(RunError::Interrupted)))
+        }
         Err(e) => return Err(to_py_err(e)),
     };
     series::run_output_to_py(py, &output)

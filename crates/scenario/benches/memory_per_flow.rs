@@ -49,7 +49,10 @@ fn child(flows: usize) {
 
 fn measure(flows: usize) -> u64 {
     let exe = std::env::current_exe().unwrap();
-    let out = Command::new(exe).args(["--child", &flows.to_string()]).output().unwrap();
+    let out = Command::new(exe)
+        .args(["--child", &flows.to_string()])
+        .output()
+        .unwrap();
     String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
 }
 

@@ -30,16 +30,23 @@ fn median_ms(mut v: Vec<u128>) -> f64 {
 
 fn main() {
     // `cargo bench` passes `--bench`; everything else is N and scenario files.
-    let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
     let reps: usize = args.first().and_then(|a| a.parse().ok()).unwrap_or(21);
     let examples = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../python/celltcp/examples");
     let files: Vec<PathBuf> = if args.len() > 1 {
         args[1..].iter().map(PathBuf::from).collect()
     } else {
-        ["wired-chain.toml", "wired-chain-tcp.toml", "lte-bench-3cells.toml"]
-            .iter()
-            .map(|f| examples.join(f))
-            .collect()
+        [
+            "wired-chain.toml",
+            "wired-chain-tcp.toml",
+            "lte-bench-3cells.toml",
+        ]
+        .iter()
+        .map(|f| examples.join(f))
+        .collect()
     };
     for file in files {
         let sc = load_path(&file, &[]).expect("scenario");

@@ -17,9 +17,18 @@ fn thread_cpu_ns() -> Option<u64> {
 }
 
 fn measure(file: &str, runs: usize) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/celltcp/examples").join(file);
-    let sc = load_path(&path, &[("trace.queues".into(), "[]".into()), ("trace.flows".into(), "[]".into()), ("trace.tcp".into(), "[]".into())])
-        .expect("example loads");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../python/celltcp/examples")
+        .join(file);
+    let sc = load_path(
+        &path,
+        &[
+            ("trace.queues".into(), "[]".into()),
+            ("trace.flows".into(), "[]".into()),
+            ("trace.tcp".into(), "[]".into()),
+        ],
+    )
+    .expect("example loads");
     let mut walls = Vec::new();
     let mut cpus = Vec::new();
     let mut last = None;
@@ -44,8 +53,10 @@ fn measure(file: &str, runs: usize) {
         .flat_map(|l| ["a_to_b", "b_to_a"].map(|d| l[d]["packets_sent"].as_f64().unwrap()))
         .sum();
     let flows = out.summary["flows"].as_object().unwrap();
-    let data_segments: f64 =
-        flows.values().filter_map(|f| f["sender"].get("segments_sent").and_then(|v| v.as_f64())).sum();
+    let data_segments: f64 = flows
+        .values()
+        .filter_map(|f| f["sender"].get("segments_sent").and_then(|v| v.as_f64()))
+        .sum();
     println!(
         "{file:<24} wall {:>8.1} ms  cpu {:>8.1} ms  events {:>9}  link transmissions/s {:>6.2} M  events/transmission {:.2}{}",
         wall * 1e3,

@@ -121,13 +121,15 @@ pub fn bound_message(message: &str) -> String {
     let mut out_chars = 0;
     let mut i = 0;
     while i < chars.len() && out_chars <= MAX_MESSAGE_CHARS {
-        let opens_quote = chars[i] == '\''
-            && (i == 0 || matches!(chars[i - 1], ' ' | '(' | '[' | '{' | '='));
+        let opens_quote =
+            chars[i] == '\'' && (i == 0 || matches!(chars[i - 1], ' ' | '(' | '[' | '{' | '='));
         let end = Some(closes[i + 1]).filter(|&j| opens_quote && j < chars.len());
         let (start, stop) = match end {
             Some(j) => (i + 1, j),
             None => {
-                let stop = (i..chars.len()).find(|&j| chars[j] == ' ').unwrap_or(chars.len());
+                let stop = (i..chars.len())
+                    .find(|&j| chars[j] == ' ')
+                    .unwrap_or(chars.len());
                 (i, stop.max(i + 1))
             }
         };
@@ -197,7 +199,10 @@ mod tests {
         let m = bound_message("bad 'a\nb\u{0}c' value");
         assert_eq!(m, "bad 'a\\nb\\u{0}c' value");
         let m = bound_message(&format!("bad '{}' value", "\u{0}".repeat(1000)));
-        assert_eq!(m.split('\'').nth(1).map(|v| v.chars().count()), Some(MAX_ECHO_CHARS));
+        assert_eq!(
+            m.split('\'').nth(1).map(|v| v.chars().count()),
+            Some(MAX_ECHO_CHARS)
+        );
         let names = vec!["name"; 10_000].join(", ");
         let m = bound_message(&format!("node 'x' does not exist (nodes: {names})"));
         assert_eq!(m.chars().count(), MAX_MESSAGE_CHARS);

@@ -218,7 +218,10 @@ impl HandoverOutputs {
                     .collect()),
             ),
         ];
-        let after_dropped = columns.iter().position(|(n, _)| *n == "dropped").map_or(0, |i| i + 1);
+        let after_dropped = columns
+            .iter()
+            .position(|(n, _)| *n == "dropped")
+            .map_or(0, |i| i + 1);
         columns.splice(after_dropped..after_dropped, drop_columns);
         let mut messages: Vec<String> = Vec::new();
         let message_codes = self

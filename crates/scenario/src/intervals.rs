@@ -154,7 +154,10 @@ impl IntervalWatch {
             if f.kind == "tcp" {
                 m.insert("cwnd_bytes".into(), num(self.cwnd[i]));
                 m.insert("srtt_s".into(), num(self.srtt[i]));
-                m.insert("retransmissions".into(), json!((retx - p_retx).max(0.0) as u64));
+                m.insert(
+                    "retransmissions".into(),
+                    json!((retx - p_retx).max(0.0) as u64),
+                );
             }
             flows_out.insert(f.name.clone(), Value::Object(m));
         }
@@ -163,10 +166,16 @@ impl IntervalWatch {
         let mut sample = Vec::new();
         for medium in world.media() {
             let parts = medium.parts();
-            let cells: Vec<&dyn Medium> = if parts.is_empty() { vec![medium] } else { parts };
+            let cells: Vec<&dyn Medium> = if parts.is_empty() {
+                vec![medium]
+            } else {
+                parts
+            };
             for cell in cells {
                 let name = cell.name().to_string();
-                let Some(&n_prb) = self.cell_prbs.get(&name) else { continue };
+                let Some(&n_prb) = self.cell_prbs.get(&name) else {
+                    continue;
+                };
                 if crate::build::dch::is_dch(scenario, world, cell) {
                     continue;
                 }
@@ -188,7 +197,10 @@ impl IntervalWatch {
                 let ttis = dt * 1e3;
                 let mut m = Map::new();
                 m.insert("throughput_bps".into(), num(rate(delivered - p_delivered)));
-                m.insert("prb_utilization".into(), num((prbs - p_prbs) / (ttis * n_prb)));
+                m.insert(
+                    "prb_utilization".into(),
+                    num((prbs - p_prbs) / (ttis * n_prb)),
+                );
                 m.insert("queue_bytes".into(), num(queue));
                 next.cells.insert(name.clone(), (delivered, prbs));
                 cells_out.insert(name, Value::Object(m));
@@ -201,7 +213,10 @@ impl IntervalWatch {
                 let ld = &world.dirs[2 * l + d];
                 let q = ld.queue.stats();
                 let s = &ld.stats;
-                let drops = q.dropped_full + q.dropped_aqm + s.drops_link_loss + s.drops_outage
+                let drops = q.dropped_full
+                    + q.dropped_aqm
+                    + s.drops_link_loss
+                    + s.drops_outage
                     + s.drops_handover;
                 let (p_drops, p_bytes) = prev.dirs.get(2 * l + d).copied().unwrap_or_default();
                 next.dirs.push((drops, s.bytes_delivered));

@@ -18,10 +18,10 @@ mod input_file;
 pub mod intervals;
 pub mod overrides;
 pub mod run;
+pub mod schema;
 pub mod series;
 mod series_dch;
 mod summary;
-pub mod schema;
 pub mod units;
 mod validate;
 

@@ -180,9 +180,7 @@ impl Driver for Interruptible<'_> {
                     max_events: Some(chunk),
                 })
                 .map_err(|p| RunError::Internal(p.to_string()))?;
-            let budget_spent = stop
-                .max_events
-                .is_some_and(|m| sim.events() - first >= m);
+            let budget_spent = stop.max_events.is_some_and(|m| sim.events() - first >= m);
             if o.reason != StopReason::EventBudget || budget_spent {
                 return Ok(o);
             }
@@ -283,7 +281,12 @@ pub fn run_interruptible_watched(
     watch: Option<Watch<'_>>,
 ) -> Result<RunOutput, RunError> {
     let end = SimTime::ZERO + scenario.simulation.duration;
-    run_watched(scenario, opts, &mut Interruptible::new(end, &mut poll), watch)
+    run_watched(
+        scenario,
+        opts,
+        &mut Interruptible::new(end, &mut poll),
+        watch,
+    )
 }
 
 fn run_watched(
@@ -370,7 +373,11 @@ fn run_watched(
         handovers.as_ref(),
     );
     if let (true, Some(obj)) = (stopped_early, summary.as_object_mut()) {
-        let reason = if driver.stopped() { driver.stop_reason() } else { STOP_REASON_STOPPED };
+        let reason = if driver.stopped() {
+            driver.stop_reason()
+        } else {
+            STOP_REASON_STOPPED
+        };
         obj.insert("stop_reason".into(), reason.into());
     }
     // The traced channels' rows leave the medium series before the cells' table is built.

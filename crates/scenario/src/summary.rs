@@ -34,7 +34,11 @@ fn num(v: f64) -> Value {
 }
 
 fn report(world: &World, agent: AgentId, now: SimTime) -> Map<String, Value> {
-    world.agent_report(agent, now).into_iter().map(|(k, v)| (k.to_string(), num(v))).collect()
+    world
+        .agent_report(agent, now)
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), num(v)))
+        .collect()
 }
 
 fn flow_summary(world: &World, id: usize, f: &FlowInfo, now: SimTime) -> Value {
@@ -60,13 +64,20 @@ fn flow_summary(world: &World, id: usize, f: &FlowInfo, now: SimTime) -> Value {
     // Loss ratio over the flow's packets (both directions) whose fate is known — delivered or
     // dropped — so that packets still in flight at the end do not count as lost.
     let known = c.packets_delivered + c.drops();
-    let loss = if known > 0 { c.drops() as f64 / known as f64 } else { f64::NAN };
+    let loss = if known > 0 {
+        c.drops() as f64 / known as f64
+    } else {
+        f64::NAN
+    };
     m.insert("loss_ratio".into(), num(loss));
     m.insert("packets_sent".into(), json!(c.packets_sent));
     m.insert("packets_delivered".into(), json!(c.packets_delivered));
     if world.middleboxes().next().is_some() {
         // Of `packets_sent`, those middleboxes emitted; and the packets they absorbed.
-        m.insert("middlebox_packets_sent".into(), json!(c.middlebox_packets_sent));
+        m.insert(
+            "middlebox_packets_sent".into(),
+            json!(c.middlebox_packets_sent),
+        );
         m.insert("middlebox_absorbed".into(), json!(c.middlebox_absorbed));
     }
     m.insert(
@@ -83,11 +94,21 @@ fn flow_summary(world: &World, id: usize, f: &FlowInfo, now: SimTime) -> Value {
     );
     // One-way delay and RFC 3550 jitter of the packets delivered to the destination host.
     let secs = |ns: Option<u64>| num(ns.map_or(f64::NAN, |v| v as f64 * 1e-9));
-    m.insert("delay_mean_s".into(), num(c.delay_ns.mean().map_or(f64::NAN, |v| v * 1e-9)));
+    m.insert(
+        "delay_mean_s".into(),
+        num(c.delay_ns.mean().map_or(f64::NAN, |v| v * 1e-9)),
+    );
     m.insert("delay_p50_s".into(), secs(c.delay_ns.quantile(0.5)));
     m.insert("delay_p95_s".into(), secs(c.delay_ns.quantile(0.95)));
     m.insert("delay_max_s".into(), secs(c.delay_ns.max()));
-    m.insert("jitter_s".into(), num(if c.packets_delivered > 1 { c.jitter_ns * 1e-9 } else { f64::NAN }));
+    m.insert(
+        "jitter_s".into(),
+        num(if c.packets_delivered > 1 {
+            c.jitter_ns * 1e-9
+        } else {
+            f64::NAN
+        }),
+    );
     m.insert("sender".into(), Value::Object(sender));
     m.insert("receiver".into(), Value::Object(receiver));
     Value::Object(m)
@@ -145,7 +166,10 @@ fn cell_summary(world: &World, medium: &dyn celltcp_net::medium::Medium, end: Si
         match ue_figure {
             Some((ue, figure)) => {
                 let entry = ues.entry(ue).or_insert_with(|| Value::Object(Map::new()));
-                entry.as_object_mut().expect("object").insert(figure, num(value));
+                entry
+                    .as_object_mut()
+                    .expect("object")
+                    .insert(figure, num(value));
             }
             None => {
                 cell.insert(key, num(value));
@@ -167,10 +191,18 @@ pub(crate) fn make(
     handovers: Option<&HandoverOutputs>,
 ) -> Value {
     let end = outcome.end_time;
-    let flows_json: Map<String, Value> =
-        flows.iter().enumerate().map(|(i, f)| (f.name.clone(), flow_summary(world, i, f, end))).collect();
+    let flows_json: Map<String, Value> = flows
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.name.clone(), flow_summary(world, i, f, end)))
+        .collect();
     let links_json: Map<String, Value> = (0..world.p2p_links())
-        .map(|l| (world.topo.links[l].name.clone(), link_summary(world, l, end)))
+        .map(|l| {
+            (
+                world.topo.links[l].name.clone(),
+                link_summary(world, l, end),
+            )
+        })
         .collect();
     let epc_json: Map<String, Value> = world
         .epc()

@@ -333,7 +333,10 @@ fn every_max_dat_of_25_331_loads_and_no_other_does() {
             assert_eq!(got.unwrap().dch["radio"].max_dat, Some(n));
         } else {
             let e = got.unwrap_err().to_string();
-            assert!(e.starts_with("dch.radio.rlc.max_dat: expected one of 1 to 10, 15, 20"), "{n}: {e}");
+            assert!(
+                e.starts_with("dch.radio.rlc.max_dat: expected one of 1 to 10, 15, 20"),
+                "{n}: {e}"
+            );
         }
     }
 }
@@ -342,7 +345,10 @@ fn every_max_dat_of_25_331_loads_and_no_other_does() {
 fn the_summary_states_the_rate_the_transport_blocks_carry() {
     // 100 kbit/s is no standard DCH rate: with 40-byte payloads and a 20 ms TTI it is 6.25
     // payloads per TTI, of which the blocks carry 6 (96 kbit/s); 384 kbit/s at 10 ms is 12.
-    for (rate, tti, carried, blocks) in [("100kbps", "20ms", 96_000.0, 6.0), ("384kbps", "10ms", 384_000.0, 12.0)] {
+    for (rate, tti, carried, blocks) in [
+        ("100kbps", "20ms", 96_000.0, 6.0),
+        ("384kbps", "10ms", 384_000.0, 12.0),
+    ] {
         let sc = load_str(
             BASE,
             &[

@@ -9,7 +9,9 @@ use celltcp_scenario::{load_path, run, RunOptions};
 use serde_json::Value;
 
 fn example(name: &str) -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/celltcp/examples").join(name)
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../python/celltcp/examples")
+        .join(name)
 }
 
 fn f(v: &Value) -> f64 {
@@ -32,19 +34,32 @@ fn assert_rates_over_simulated_time(s: &Value, flow: &str, simulated: f64, toler
     let active = f(&v["end_s"]) - f(&v["start_s"]);
     let received = f(&v["receiver"]["payload_bytes_received"]);
     let goodput = f(&v["goodput_bps"]);
-    assert!((goodput - received * 8.0 / active).abs() <= 1e-6 * goodput, "goodput {goodput}");
+    assert!(
+        (goodput - received * 8.0 / active).abs() <= 1e-6 * goodput,
+        "goodput {goodput}"
+    );
     // 20 Mb/s of payload, as in a run that reaches its duration (wired_chain.rs).
-    assert!((goodput - 20e6).abs() / 20e6 < tolerance, "goodput {goodput} is not ~20 Mb/s");
+    assert!(
+        (goodput - 20e6).abs() / 20e6 < tolerance,
+        "goodput {goodput} is not ~20 Mb/s"
+    );
 }
 
 #[test]
 fn an_exhausted_event_budget_reports_rates_over_the_time_simulated() {
-    let out = run(&chain(&[("simulation.max_events", "200000")]), &RunOptions::default()).unwrap();
+    let out = run(
+        &chain(&[("simulation.max_events", "200000")]),
+        &RunOptions::default(),
+    )
+    .unwrap();
     let s = &out.summary;
     assert_eq!(out.events, 200_000);
     assert_eq!(s["stop_reason"], "eventbudget");
     let simulated = f(&s["simulated_time_s"]);
-    assert!(simulated > 0.1 && simulated < 3600.0, "simulated {simulated}");
+    assert!(
+        simulated > 0.1 && simulated < 3600.0,
+        "simulated {simulated}"
+    );
     // Before the fix, end_s was the scenario's 3600 s and goodput was divided by it.
     assert_rates_over_simulated_time(s, "video", simulated, 0.02);
     // Link figures are over the same time.
@@ -78,7 +93,10 @@ fn a_stop_request_ends_the_run_with_stop_reason_interrupted() {
     let s = &out.summary;
     assert_eq!(s["stop_reason"], STOP_REASON_INTERRUPTED);
     let simulated = f(&s["simulated_time_s"]);
-    assert!(simulated > 0.0 && simulated < 3600.0, "simulated {simulated}");
+    assert!(
+        simulated > 0.0 && simulated < 3600.0,
+        "simulated {simulated}"
+    );
     // Three polls 50 ms apart: a fraction of a second or more simulated, depending on speed.
     assert_rates_over_simulated_time(s, "video", simulated, 0.1 + 0.03 / simulated);
 }
@@ -113,7 +131,10 @@ fn polls_see_the_run_advance_and_a_caller_may_stop_it() {
 fn an_abort_request_ends_the_run_without_results() {
     let sc = chain(&[]);
     let err = run_interruptible(&sc, &RunOptions::default(), |_| Poll::Abort).unwrap_err();
-    assert!(matches!(err, celltcp_scenario::RunError::Interrupted), "{err:?}");
+    assert!(
+        matches!(err, celltcp_scenario::RunError::Interrupted),
+        "{err:?}"
+    );
 }
 
 #[test]

@@ -8,7 +8,10 @@ use std::path::{Path, PathBuf};
 use celltcp_scenario::{load_path, run, RunOptions};
 
 fn scenario_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     entries.sort();
     for path in entries {
         if path.is_dir() {
@@ -37,7 +40,8 @@ fn every_example_runs() {
             }
             Err(e) => panic!("{}: {e}", file.display()),
         };
-        let out = run(&sc, &RunOptions::default()).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let out =
+            run(&sc, &RunOptions::default()).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
         assert!(out.events > 0, "{}: no events", file.display());
     }
 }

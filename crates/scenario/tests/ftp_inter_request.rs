@@ -169,8 +169,8 @@ fn think_time_and_inter_request_are_exclusive_and_one_is_required() {
 
 /// The sender's and the DCH's figures of seed 001's example at `overrides`.
 fn example_001(overrides: &[(&str, &str)]) -> (Value, Value) {
-    let path =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/celltcp/examples/001/ftp-dch.toml");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../python/celltcp/examples/001/ftp-dch.toml");
     let over: Vec<(String, String)> = overrides
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))

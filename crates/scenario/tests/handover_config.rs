@@ -587,7 +587,8 @@ fn the_json_schema_knows_the_new_keys() {
         );
     }
     // The handover examples load and validate.
-    let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/celltcp/examples");
+    let examples =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/celltcp/examples");
     for name in ["000/forwarding.toml", "003/exp5-3.toml"] {
         let path = examples.join(name);
         let text = std::fs::read_to_string(&path).unwrap();

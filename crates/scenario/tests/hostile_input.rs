@@ -35,8 +35,10 @@ flows = ["video"]
 "#;
 
 fn err(text: &str, overrides: &[(&str, &str)]) -> ScenarioError {
-    let overrides: Vec<(String, String)> =
-        overrides.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let overrides: Vec<(String, String)> = overrides
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
     load_str(text, &overrides).expect_err("refused")
 }
 
@@ -58,14 +60,24 @@ fn a_trace_interval_that_would_fill_the_memory_is_refused() {
 
 #[test]
 fn non_finite_numbers_and_long_arrays_name_the_key() {
-    let cell = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/celltcp/examples/lte-single-cell.toml");
+    let cell = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../python/celltcp/examples/lte-single-cell.toml");
     let text = std::fs::read_to_string(&cell).expect("example");
     let e = err(&text, &[("cells.cell1.tx_power_dbm", "inf")]);
-    assert_eq!(e.to_string(), "cells.cell1.tx_power_dbm: expected a finite number, found inf");
+    assert_eq!(
+        e.to_string(),
+        "cells.cell1.tx_power_dbm: expected a finite number, found inf"
+    );
     let e = err(&text, &[("cells.cell1.position", "[0.0, nan]")]);
-    assert_eq!(e.to_string(), "cells.cell1.position[1]: expected a finite number, found NaN");
+    assert_eq!(
+        e.to_string(),
+        "cells.cell1.position[1]: expected a finite number, found NaN"
+    );
     let e = err(&text, &[("cells.cell1.position", "[1.0, 2.0, 3.0]")]);
-    assert_eq!(e.to_string(), "cells.cell1.position: expected an array of 2, found an array of 3");
+    assert_eq!(
+        e.to_string(),
+        "cells.cell1.position: expected an array of 2, found an array of 3"
+    );
 }
 
 #[test]
@@ -79,7 +91,8 @@ fn echoed_values_are_bounded() {
 
 #[test]
 fn a_ue_that_is_also_a_wired_host_is_refused() {
-    let forwarding = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/celltcp/examples/000/forwarding.toml");
+    let forwarding = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../python/celltcp/examples/000/forwarding.toml");
     let overrides = vec![(
         "links.wired_ue".to_string(),
         r#"{ a = "router", b = "ue_t1", rate = "1Gbps", delay = "1ms" }"#.to_string(),
@@ -91,13 +104,21 @@ fn a_ue_that_is_also_a_wired_host_is_refused() {
 
 #[test]
 fn the_checks_of_a_run_are_made_without_running() {
-    let forwarding = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/celltcp/examples/000/forwarding.toml");
+    let forwarding = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../python/celltcp/examples/000/forwarding.toml");
     let scenario = load_path(&forwarding, &[]).expect("the example loads");
     assert!(check(&scenario).expect("the example builds").is_empty());
-    let far = vec![("cells.target.ues.ue_t1.position".to_string(), "[1.0e6, 0.0]".to_string())];
+    let far = vec![(
+        "cells.target.ues.ue_t1.position".to_string(),
+        "[1.0e6, 0.0]".to_string(),
+    )];
     let scenario = load_path(&forwarding, &far).expect("loads: coverage is a check of the build");
     let e = check(&scenario).expect_err("no cell can serve the UE");
-    assert!(e.to_string().starts_with("cells.target.ues.ue_t1.position: UE 'ue_t1' starts at"), "{e}");
+    assert!(
+        e.to_string()
+            .starts_with("cells.target.ues.ue_t1.position: UE 'ue_t1' starts at"),
+        "{e}"
+    );
 }
 
 #[test]

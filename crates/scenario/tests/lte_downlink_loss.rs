@@ -382,8 +382,8 @@ fn in_a_ran_the_ue_keeps_its_model_across_a_handover() {
 
 #[test]
 fn the_exp5_2_header_moves_the_errors_onto_the_radio() {
-    let path =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/celltcp/examples/003/exp5-2.toml");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../python/celltcp/examples/003/exp5-2.toml");
     let text = std::fs::read_to_string(&path).unwrap();
     // Every `--set '…'` of the comment, as the shell would pass it.
     let mut overrides: Vec<(String, String)> = text

@@ -280,10 +280,18 @@ fn probabilistic_los_draws_each_link_with_the_probability_of_table_7_4_2_1() {
     let n = 200;
     let names: Vec<String> = (0..n).map(|i| format!("u{i:03}")).collect();
     let los_of = |distance: f64, seed: &str| -> Vec<bool> {
-        let ues: Vec<(&str, f64, &str)> = names.iter().map(|u| (u.as_str(), distance, "")).collect();
-        let flows: String =
-            names.iter().map(|u| udp(&format!("f_{u}"), "server", u, "20kbps", "200B", "")).collect();
-        let text = scenario("0.03s", "pathloss = \"uma\"\nlos = \"probabilistic\"", &ues, &flows);
+        let ues: Vec<(&str, f64, &str)> =
+            names.iter().map(|u| (u.as_str(), distance, "")).collect();
+        let flows: String = names
+            .iter()
+            .map(|u| udp(&format!("f_{u}"), "server", u, "20kbps", "200B", ""))
+            .collect();
+        let text = scenario(
+            "0.03s",
+            "pathloss = \"uma\"\nlos = \"probabilistic\"",
+            &ues,
+            &flows,
+        );
         let s = summary(&text, &[("simulation.seed", seed)]);
         let (d3, fc) = (distance.hypot(23.5), 20.0 * 2f64.log10());
         let los_pl = 28.0 + 22.0 * d3.log10() + fc;
@@ -292,11 +300,17 @@ fn probabilistic_los_draws_each_link_with_the_probability_of_table_7_4_2_1() {
             .iter()
             .map(|u| {
                 let sinr = ue_figure(&s, u, "sinr_mean_db");
-                let (los, nlos) = (46.0 - los_pl - noise_dbm(50), 46.0 - nlos_pl - noise_dbm(50));
+                let (los, nlos) = (
+                    46.0 - los_pl - noise_dbm(50),
+                    46.0 - nlos_pl - noise_dbm(50),
+                );
                 if (sinr - los).abs() < 0.01 {
                     true
                 } else {
-                    assert!((sinr - nlos).abs() < 0.01, "{u}: {sinr} is neither {los} nor {nlos}");
+                    assert!(
+                        (sinr - nlos).abs() < 0.01,
+                        "{u}: {sinr} is neither {los} nor {nlos}"
+                    );
                     false
                 }
             })
@@ -308,14 +322,27 @@ fn probabilistic_los_draws_each_link_with_the_probability_of_table_7_4_2_1() {
     assert!((7..=44).contains(&count), "{count}");
     assert_eq!(los_of(200.0, "1"), first, "same seed, same draws");
     assert_ne!(los_of(200.0, "2"), first, "another seed, other draws");
-    assert!(los_of(10.0, "1").iter().all(|&l| l), "within 18 m every link is LOS");
+    assert!(
+        los_of(10.0, "1").iter().all(|&l| l),
+        "within 18 m every link is LOS"
+    );
     // Only the models with a LOS condition can draw one.
-    let text = scenario("0.03s", "pathloss = \"free_space\"\nlos = \"probabilistic\"", &[("ue", 200.0, "")], "");
+    let text = scenario(
+        "0.03s",
+        "pathloss = \"free_space\"\nlos = \"probabilistic\"",
+        &[("ue", 200.0, "")],
+        "",
+    );
     assert_eq!(
         error(&text, &[]),
         "cells.c.los: \"probabilistic\" needs a path-loss model with a LOS condition: pathloss = \"uma\" or \"umi\""
     );
-    let text = scenario("0.03s", "pathloss = \"uma\"\nlos = \"sometimes\"", &[("ue", 200.0, "")], "");
+    let text = scenario(
+        "0.03s",
+        "pathloss = \"uma\"\nlos = \"sometimes\"",
+        &[("ue", 200.0, "")],
+        "",
+    );
     assert!(
         error(&text, &[]).contains("'sometimes' is not a LOS condition; expected true (LOS), false (NLOS) or \"probabilistic\""),
         "{}",
@@ -467,7 +494,9 @@ fn discard_at_max_retx_reports_no_radio_link_failure() {
             "5s",
             sinr,
             MCS,
-            &format!("harq_max_transmissions = 1\nrlc = {{ max_retx = {t}, on_max_retx = \"{mode}\" }}"),
+            &format!(
+                "harq_max_transmissions = 1\nrlc = {{ max_retx = {t}, on_max_retx = \"{mode}\" }}"
+            ),
             &one_block_flow(),
         )
     };
@@ -612,8 +641,10 @@ fn poll_pdu_and_poll_byte_keep_the_window_open() {
             "3s",
             40.0,
             28,
-            &format!("rlc = {{ poll_pdu = {pdu}, poll_byte = {byte}, t_poll_retransmit = \"500ms\" }}\n\
-             uplink = {{ grant_delay = \"200ms\" }}"),
+            &format!(
+                "rlc = {{ poll_pdu = {pdu}, poll_byte = {byte}, t_poll_retransmit = \"500ms\" }}\n\
+             uplink = {{ grant_delay = \"200ms\" }}"
+            ),
             &udp("f", "server", "ue", "6Mbps", "500B", ""),
         );
         ue_figure(&s, "ue", "prbs") / 6.0
@@ -749,8 +780,8 @@ fn pdcp_reordering_holds_sdus_after_a_discarded_one() {
 fn pdcp_in_a_radio_access_network_has_one_receiver() {
     // In a [ran] the UE's PDCP receiver sits above the cells: ran.handover.reordering decides
     // when it reorders, and every cell gives it the same SN length and t-Reordering.
-    let path =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/celltcp/examples/000/forwarding.toml");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../python/celltcp/examples/000/forwarding.toml");
     let load = |over: &[(&str, &str)]| {
         let over: Vec<(String, String)> = over
             .iter()

@@ -45,7 +45,12 @@ fn overrides(cc: &str, extra: &[(String, String)]) -> Vec<(String, String)> {
     let tcp = "{ detect_lost_retransmissions = false }";
     let mut o: Vec<(String, String)> = flow_names()
         .iter()
-        .flat_map(|f| [set(format!("flows.{f}.cc"), cc), set(format!("flows.{f}.tcp"), tcp)])
+        .flat_map(|f| {
+            [
+                set(format!("flows.{f}.cc"), cc),
+                set(format!("flows.{f}.tcp"), tcp),
+            ]
+        })
         .collect();
     o.push(set("simulation.duration", DURATION));
     o.extend_from_slice(extra);

@@ -97,7 +97,10 @@ fn trace_paths_are_relative_to_the_scenario_file() {
 fn load_str_resolves_trace_paths_against_the_current_directory() {
     // Tests run in the package directory (crates/scenario).
     let text = std::fs::read_to_string(example()).unwrap();
-    let from_cwd = text.replace("\"drive.trace\"", "\"../../python/celltcp/examples/traces/drive.trace\"");
+    let from_cwd = text.replace(
+        "\"drive.trace\"",
+        "\"../../python/celltcp/examples/traces/drive.trace\"",
+    );
     let sc = load_str(&from_cwd, &[]).unwrap();
     assert_eq!(sc.links["access"].a_to_b.rate_bps, 15_126_000);
     let err = load_str(&text, &[]).unwrap_err().to_string();
@@ -357,7 +360,9 @@ fn accounting_is_validated_echoed_and_defaults_to_bytes() {
     // The echo shows the default on the trace-driven direction only.
     let echo = sc.echo();
     assert_eq!(echo["links"]["access"]["a_to_b"]["accounting"], "bytes");
-    assert!(echo["links"]["access"]["b_to_a"].get("accounting").is_none());
+    assert!(echo["links"]["access"]["b_to_a"]
+        .get("accounting")
+        .is_none());
     let sc = load_path(
         &example(),
         &set(&[("links.access.a_to_b.accounting", "packets")]),
@@ -365,7 +370,10 @@ fn accounting_is_validated_echoed_and_defaults_to_bytes() {
     .unwrap();
     let trace = sc.links["access"].a_to_b.trace.as_ref().unwrap();
     assert_eq!(trace.accounting, TraceAccounting::Packets);
-    assert_eq!(sc.echo()["links"]["access"]["a_to_b"]["accounting"], "packets");
+    assert_eq!(
+        sc.echo()["links"]["access"]["a_to_b"]["accounting"],
+        "packets"
+    );
     let err = |key: &str, value: &str| {
         load_path(&example(), &set(&[(key, value)]))
             .unwrap_err()
@@ -420,7 +428,10 @@ fn small_udp_datagrams_share_opportunities() {
     // the next opportunity, none is dropped, and every datagram that left the link is delivered
     // but those still propagating at the end (5 ms × 5,814/s = 29).
     assert_eq!(dropped, 0.0);
-    assert!(sent - delivered <= 30.0, "{sent} sent, {delivered} delivered");
+    assert!(
+        sent - delivered <= 30.0,
+        "{sent} sent, {delivered} delivered"
+    );
     // 29,070 datagrams sent, less those sent in the last 25.1 ms (wired hop and propagation).
     assert!((delivered - 29_070.0 + 146.0).abs() <= 2.0, "{delivered}");
     assert!((utilization - sent * 204.0 / (5_000.0 * 1504.0)).abs() < 1e-4);
@@ -448,7 +459,10 @@ fn acks_over_a_trace_uplink_use_only_their_bytes() {
     // Each ACK takes its IP bytes plus 4 of the 10,000 opportunities' 1504 bytes (give or take
     // the ACK in service at the end).
     let expected = (ack_bytes + 4.0 * acks) / (10_000.0 * 1504.0);
-    assert!((utilization - expected).abs() < 1e-4, "{utilization} vs {expected}");
+    assert!(
+        (utilization - expected).abs() < 1e-4,
+        "{utilization} vs {expected}"
+    );
     assert!(utilization < 0.05);
     let (p_acks, _, p_utilization, p_goodput) = figures("packets");
     eprintln!("same, packets: {p_acks} ACKs, uplink utilization {p_utilization}, goodput {p_goodput:.0} b/s");
@@ -491,6 +505,9 @@ fn a_slow_trace_uplink_is_saturated_by_acks_only_under_packet_accounting() {
     let (p_utilization, p_queue, p_goodput) = figures("packets");
     eprintln!("same, packets: uplink utilization {p_utilization:.4}, ACK queue {p_queue:.2} packets, goodput {p_goodput:.0} b/s");
     assert!(utilization < 0.15 && queue < 3.0, "{utilization} {queue}");
-    assert!(p_utilization > 0.9 && p_queue > 50.0, "{p_utilization} {p_queue}");
+    assert!(
+        p_utilization > 0.9 && p_queue > 50.0,
+        "{p_utilization} {p_queue}"
+    );
     assert!(goodput > p_goodput);
 }

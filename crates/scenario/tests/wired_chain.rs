@@ -3,7 +3,8 @@
 use celltcp_scenario::{load_path, run, RunOptions};
 
 fn example() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/celltcp/examples/wired-chain.toml")
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../python/celltcp/examples/wired-chain.toml")
 }
 
 #[test]
@@ -25,16 +26,49 @@ fn wired_chain_udp_gets_its_rate_and_the_path_delay() {
 
 #[test]
 fn run_twice_gives_identical_summary_and_series() {
-    let over = [("links.access.loss".to_string(), "{ kind = \"bernoulli\", p = 0.01 }".to_string()),
-                ("flows.video.arrival".to_string(), "poisson".to_string()),
-                ("simulation.duration".to_string(), "2s".to_string())];
+    let over = [
+        (
+            "links.access.loss".to_string(),
+            "{ kind = \"bernoulli\", p = 0.01 }".to_string(),
+        ),
+        ("flows.video.arrival".to_string(), "poisson".to_string()),
+        ("simulation.duration".to_string(), "2s".to_string()),
+    ];
     let sc = load_path(&example(), &over).unwrap();
-    let a = run(&sc, &RunOptions { seed: Some(7), ..Default::default() }).unwrap();
-    let b = run(&sc, &RunOptions { seed: Some(7), ..Default::default() }).unwrap();
-    assert_eq!(serde_json::to_string(&a.summary).unwrap(), serde_json::to_string(&b.summary).unwrap());
+    let a = run(
+        &sc,
+        &RunOptions {
+            seed: Some(7),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let b = run(
+        &sc,
+        &RunOptions {
+            seed: Some(7),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        serde_json::to_string(&a.summary).unwrap(),
+        serde_json::to_string(&b.summary).unwrap()
+    );
     assert_eq!(a.series, b.series);
-    let c = run(&sc, &RunOptions { seed: Some(7), run: 1, ..Default::default() }).unwrap();
-    assert_ne!(a.summary["flows"]["video"]["drops"], c.summary["flows"]["video"]["drops"]);
+    let c = run(
+        &sc,
+        &RunOptions {
+            seed: Some(7),
+            run: 1,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_ne!(
+        a.summary["flows"]["video"]["drops"],
+        c.summary["flows"]["video"]["drops"]
+    );
 }
 
 #[test]
@@ -70,10 +104,24 @@ fn scheduled_outage_and_delay_spike_change_the_link() {
     // 0.5 s of a 20 Mb/s stream of 1400-byte payloads: 892 or 893 datagrams lost to the outage.
     let outage = f["drops"]["outage"].as_u64().unwrap();
     assert!((892..=894).contains(&outage), "outage drops {outage}");
-    assert_eq!(out.summary["links"]["access"]["a_to_b"]["drops"]["outage"].as_u64().unwrap(), outage);
+    assert_eq!(
+        out.summary["links"]["access"]["a_to_b"]["drops"]["outage"]
+            .as_u64()
+            .unwrap(),
+        outage
+    );
     // After 2 s the one-way delay grows by 195 ms.
     assert!(f["delay_max_s"].as_f64().unwrap() > 0.028 + 0.195);
-    let bad = celltcp_scenario::load_path(&example(), &[("events".into(), "[{ at = \"1s\", link = \"access\" }]".into())])
-        .unwrap_err();
-    assert_eq!(bad.to_string(), "events[0]: changes nothing; give at least one of delay, rate, down, handover");
+    let bad = celltcp_scenario::load_path(
+        &example(),
+        &[(
+            "events".into(),
+            "[{ at = \"1s\", link = \"access\" }]".into(),
+        )],
+    )
+    .unwrap_err();
+    assert_eq!(
+        bad.to_string(),
+        "events[0]: changes nothing; give at least one of delay, rate, down, handover"
+    );
 }

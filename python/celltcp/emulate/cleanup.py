@@ -36,7 +36,10 @@ from celltcp.emulate import netns, registry
 from celltcp.emulate.errors import EmulationError
 
 __all__ = [
-    "CleanupReport", "stop_processes", "stop_recorded_programs", "remove_namespace",
+    "CleanupReport",
+    "stop_processes",
+    "stop_recorded_programs",
+    "remove_namespace",
     "cleanup_stale",
 ]
 
@@ -114,8 +117,9 @@ def remove_namespace(name: str, grace_s: float = GRACE_S) -> list[int]:
     return stopped
 
 
-def stop_recorded_programs(emulation: int, directory: Path = registry.RUN_DIR,
-                           grace_s: float = GRACE_S) -> list[int]:
+def stop_recorded_programs(
+    emulation: int, directory: Path = registry.RUN_DIR, grace_s: float = GRACE_S
+) -> list[int]:
     """Stops the programs ``celltcp shell`` recorded for emulation ``emulation`` that still run
     (pid *and* start time: a reused pid is left alone) and removes their records; returns the
     pids signalled."""
@@ -127,8 +131,13 @@ def stop_recorded_programs(emulation: int, directory: Path = registry.RUN_DIR,
     return stopped
 
 
-def _remove_registered(reg: registry.Registration, report: CleanupReport, present: set[str],
-                       links: set[str], directory: Path) -> None:
+def _remove_registered(
+    reg: registry.Registration,
+    report: CleanupReport,
+    present: set[str],
+    links: set[str],
+    directory: Path,
+) -> None:
     report.processes += stop_recorded_programs(reg.pid, directory)
     for entry in reg.hosts.values():
         try:
@@ -195,11 +204,13 @@ def cleanup_stale(
         return True
 
     namespaces = [
-        name for name in sorted(present | set(netns.list_etc()))
+        name
+        for name in sorted(present | set(netns.list_etc()))
         if (parsed := netns.parse_namespace_name(name)) and orphaned(parsed[0])
     ]
     devices = [
-        name for name in sorted(links)
+        name
+        for name in sorted(links)
         if (parsed := netns.parse_device_name(name)) and orphaned(parsed[0])
     ]
     report.unregistered = [

@@ -131,8 +131,10 @@ def _check_writable(option: str, path: Path, *, directory: bool) -> None:
 
 def _ask(names: list[str]) -> bool:
     """On a terminal: lists what no registry file names and asks whether to remove it."""
-    print("celltcp: no emulation registry file names these (their processes are gone):",
-          file=sys.stderr)
+    print(
+        "celltcp: no emulation registry file names these (their processes are gone):",
+        file=sys.stderr,
+    )
     for name in names:
         print(f"  {name}", file=sys.stderr)
     try:
@@ -158,8 +160,11 @@ def _cmd_cleanup(args: argparse.Namespace) -> int:
         print(f"removed registration of emulation {pid}")
     if report.unregistered and not report.forced:
         names = "; ".join(report.unregistered)
-        print(f"celltcp: left alone, no registry file names them: {names} "
-              "(remove them with 'celltcp emulate --cleanup --force')", file=sys.stderr)
+        print(
+            f"celltcp: left alone, no registry file names them: {names} "
+            "(remove them with 'celltcp emulate --cleanup --force')",
+            file=sys.stderr,
+        )
     if not args.quiet:
         pids = ", ".join(map(str, report.kept))
         kept = f"; running emulations left alone: {pids}" if report.kept else ""
@@ -198,13 +203,30 @@ def _emulation_text(run: EmulationRun) -> str:
     rows = [_direction_row(c, d) for c in _connections(e) for d in ("forward", "reverse")]
     rows = [r for r in rows if r is not None]
     if rows:
-        header = ["real TCP data", "goodput", "delivered", "segments", "retransmitted",
-                  "rtt min", "rtt mean", "rtt p99"]
+        header = [
+            "real TCP data",
+            "goodput",
+            "delivered",
+            "segments",
+            "retransmitted",
+            "rtt min",
+            "rtt mean",
+            "rtt p99",
+        ]
         lines.append(format_table(header, rows))
     handovers = [h for h in e.get("handovers") or [] if isinstance(h, dict)]
     if handovers:
-        header = ["handover", "real TCP data", "outcome", "dropped", "silence / RTO",
-                  "rtt before", "rtt peak", "goodput before", "recovery"]
+        header = [
+            "handover",
+            "real TCP data",
+            "outcome",
+            "dropped",
+            "silence / RTO",
+            "rtt before",
+            "rtt peak",
+            "goodput before",
+            "recovery",
+        ]
         lines.append(format_table(header, [_handover_row(h) for h in handovers]))
     for p in run.programs:
         lines.append(f"  program {p.describe()}")
@@ -324,9 +346,17 @@ def _cmd_emulate(args: argparse.Namespace) -> int:
             raise _user_error(f"--out {out}: cannot create: {e.strerror or e}") from None
         try:
             run = emulate(
-                scenario, args.host, set=args.set, seed=args.seed, run=args.run,
-                duration=args.duration, pcap=args.pcap,
-                max_lag=args.max_lag, execs=specs, mtu=args.mtu, priority=args.priority,
+                scenario,
+                args.host,
+                set=args.set,
+                seed=args.seed,
+                run=args.run,
+                duration=args.duration,
+                pcap=args.pcap,
+                max_lag=args.max_lag,
+                execs=specs,
+                mtu=args.mtu,
+                priority=args.priority,
             )
         except RealTimeError as e:
             from celltcp.cli import _error
@@ -348,8 +378,13 @@ def _cmd_emulate(args: argparse.Namespace) -> int:
         if not done:
             remove_empty(sorted(set(created), key=lambda p: len(p.parts)))
     if args.json:
-        print(json.dumps({"summary": run.result.summary, "emulation": run.to_json()},
-                         indent=2, sort_keys=True))
+        print(
+            json.dumps(
+                {"summary": run.result.summary, "emulation": run.to_json()},
+                indent=2,
+                sort_keys=True,
+            )
+        )
     elif not args.quiet:
         print(summary_tables(run.result.summary))
         print(_emulation_text(run))
@@ -406,10 +441,16 @@ def _cmd_shell(args: argparse.Namespace) -> int:
     # keeps ('ip netns exec' execs it in place): the emulation's teardown and
     # 'emulate --cleanup' stop it by this record.
     pid = os.getpid()
-    registry.record_program(reg.pid, registry.ProgramEntry(
-        pid=pid, start_time=registry.process_start_time(pid), host=args.host,
-        namespace=entry.namespace, argv=tuple(command),
-    ))
+    registry.record_program(
+        reg.pid,
+        registry.ProgramEntry(
+            pid=pid,
+            start_time=registry.process_start_time(pid),
+            host=args.host,
+            namespace=entry.namespace,
+            argv=tuple(command),
+        ),
+    )
     sys.stdout.flush()
     sys.stderr.flush()
     try:
@@ -431,11 +472,15 @@ class _ShellParser(argparse.ArgumentParser):
 def _shell_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--host", metavar="NAME", help="attached host to enter (required)")
     p.add_argument(
-        "--pid", type=positive_int, metavar="PID",
+        "--pid",
+        type=positive_int,
+        metavar="PID",
         help="which emulation, when several of the scenario are running",
     )
     p.add_argument(
-        "command", nargs="*", metavar="CMD",
+        "command",
+        nargs="*",
+        metavar="CMD",
         help="command and arguments after '--' (default: $SHELL)",
     )
 
@@ -476,54 +521,75 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     p.add_argument("scenario", metavar="SCENARIO", nargs="?", help="scenario file (TOML)")
     p.add_argument(
-        "--host", action="append", default=[], metavar="NAME",
+        "--host",
+        action="append",
+        default=[],
+        metavar="NAME",
         help="scenario host to attach to a network namespace (repeatable, at least one)",
     )
     p.add_argument(
-        "--set", action="append", default=[], metavar="KEY=VALUE",
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
         help="override a scenario value by dotted key, e.g. links.access.rate=10Mbps",
     )
     p.add_argument("--seed", type=non_negative_int, help="master seed (overrides simulation.seed)")
+    p.add_argument("--run", type=non_negative_int, default=0, help="replication number (default 0)")
     p.add_argument(
-        "--run", type=non_negative_int, default=0, help="replication number (default 0)"
-    )
-    p.add_argument(
-        "--duration", type=parse_duration, metavar="T",
+        "--duration",
+        type=parse_duration,
+        metavar="T",
         help="real time to run, e.g. 30s (default: the scenario's simulation.duration)",
     )
     p.add_argument("--out", metavar="DIR", help="output directory (default out/emulate-<stem>)")
     p.add_argument(
-        "--overwrite", action="store_true",
+        "--overwrite",
+        action="store_true",
         help="write into --out even if it holds files celltcp did not write (they stay)",
     )
     p.add_argument("--pcap", metavar="FILE", help="capture the real packets on the path to FILE")
     p.add_argument(
-        "--exec", action="append", default=[], metavar="HOST=CMD",
+        "--exec",
+        action="append",
+        default=[],
+        metavar="HOST=CMD",
         help="run CMD with /bin/sh in HOST's namespace once the path is up (repeatable); "
         "the emulation ends when all have exited",
     )
     p.add_argument(
-        "--max-lag", type=parse_duration, default=DEFAULT_MAX_LAG_S, metavar="T",
+        "--max-lag",
+        type=parse_duration,
+        default=DEFAULT_MAX_LAG_S,
+        metavar="T",
         help="give up when the engine stays this far behind real time for over a second "
         f"(default {DEFAULT_MAX_LAG_S * 1e3:g}ms)",
     )
     p.add_argument(
-        "--priority", type=_priority, default="auto", metavar="auto|off|N",
+        "--priority",
+        type=_priority,
+        default="auto",
+        metavar="auto|off|N",
         help="scheduling of the engine's loop: auto (default: SCHED_FIFO priority 10 when "
         "permitted), off (the default scheduler) or a SCHED_FIFO priority 1-99 (fails if not "
         "permitted)",
     )
     p.add_argument(
-        "--mtu", type=positive_int, default=DEFAULT_MTU, metavar="BYTES",
+        "--mtu",
+        type=positive_int,
+        default=DEFAULT_MTU,
+        metavar="BYTES",
         help=f"MTU of the namespaces' interfaces (default {DEFAULT_MTU})",
     )
     p.add_argument(
-        "--cleanup", action="store_true",
+        "--cleanup",
+        action="store_true",
         help="remove the namespaces, devices and programs that the registry records for "
         "emulations that were killed, then exit",
     )
     p.add_argument(
-        "--force", action="store_true",
+        "--force",
+        action="store_true",
         help="with --cleanup: also remove celltcp-<pid>-* namespaces and celltcp<pid><letter> "
         "devices of dead processes that no registry file names (asked on a terminal otherwise)",
     )

@@ -38,10 +38,27 @@ from pathlib import Path
 from celltcp.emulate.errors import IpCommandError
 
 __all__ = [
-    "PREFIX", "MAX_HOSTS", "namespace_name", "device_name", "parse_namespace_name",
-    "parse_device_name", "check_host_name", "ip", "add_namespace", "delete_namespace",
-    "list_namespaces", "namespace_pids", "list_links", "delete_link", "move_link",
-    "disable_ipv6", "configure_host", "exec_argv", "ETC_NETNS", "write_etc", "remove_etc",
+    "PREFIX",
+    "MAX_HOSTS",
+    "namespace_name",
+    "device_name",
+    "parse_namespace_name",
+    "parse_device_name",
+    "check_host_name",
+    "ip",
+    "add_namespace",
+    "delete_namespace",
+    "list_namespaces",
+    "namespace_pids",
+    "list_links",
+    "delete_link",
+    "move_link",
+    "disable_ipv6",
+    "configure_host",
+    "exec_argv",
+    "ETC_NETNS",
+    "write_etc",
+    "remove_etc",
     "list_etc",
 ]
 
@@ -181,9 +198,7 @@ def disable_ipv6(namespace: str) -> None:
     """Turns IPv6 off in the namespace, for the interfaces present and those moved in later
     (``default``). A kernel without IPv6 has nothing to turn off."""
     argv = exec_argv(namespace, [sys.executable, "-I", "-c", _DISABLE_IPV6])
-    proc = subprocess.run(
-        argv, capture_output=True, text=True, timeout=_TIMEOUT_S, check=False
-    )
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=_TIMEOUT_S, check=False)
     if proc.returncode != 0:
         reason = " ".join(proc.stderr.split()[-30:]) or f"exit status {proc.returncode}"
         raise IpCommandError(f"cannot disable IPv6 in namespace {namespace}: {reason}")

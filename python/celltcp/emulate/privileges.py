@@ -106,6 +106,5 @@ def check(**kwargs: str | None) -> None:
     problems = missing(**kwargs)
     if problems:
         raise PrivilegeError(
-            "emulation needs network administration rights: "
-            + "; ".join(str(p) for p in problems)
+            "emulation needs network administration rights: " + "; ".join(str(p) for p in problems)
         )

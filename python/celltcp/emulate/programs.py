@@ -77,8 +77,12 @@ class ProgramResult:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "host": self.host, "command": self.command, "pid": self.pid,
-            "exit_code": self.exit_code, "signal": self.signal, "stopped": self.stopped,
+            "host": self.host,
+            "command": self.command,
+            "pid": self.pid,
+            "exit_code": self.exit_code,
+            "signal": self.signal,
+            "stopped": self.stopped,
             "wall_s": self.wall_s,
         }
 
@@ -129,10 +133,13 @@ class Programs:
                 signame = signal.Signals(-code).name
             results.append(
                 ProgramResult(
-                    host=spec.host, command=spec.command, pid=proc.pid,
+                    host=spec.host,
+                    command=spec.command,
+                    pid=proc.pid,
                     exit_code=code if code is not None and code >= 0 else None,
                     signal=signame if code is not None else "SIGKILL (not reaped)",
-                    stopped=proc.pid in stopped, wall_s=ended - started,
+                    stopped=proc.pid in stopped,
+                    wall_s=ended - started,
                 )
             )
         return results

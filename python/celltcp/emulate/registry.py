@@ -44,9 +44,20 @@ from typing import Any
 from celltcp.emulate.errors import RegistryError
 
 __all__ = [
-    "RUN_DIR", "HostEntry", "Registration", "process_start_time", "pid_alive", "write",
-    "remove", "load_all", "running_for", "ProgramEntry", "record_program", "load_programs",
-    "remove_program", "program_dirs",
+    "RUN_DIR",
+    "HostEntry",
+    "Registration",
+    "process_start_time",
+    "pid_alive",
+    "write",
+    "remove",
+    "load_all",
+    "running_for",
+    "ProgramEntry",
+    "record_program",
+    "load_programs",
+    "remove_program",
+    "program_dirs",
 ]
 
 #: Where the registry lives (a tmpfs on most systems, root-writable).
@@ -202,8 +213,12 @@ class ProgramEntry:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "format": _FORMAT, "pid": self.pid, "start_time": self.start_time,
-            "host": self.host, "namespace": self.namespace, "argv": list(self.argv),
+            "format": _FORMAT,
+            "pid": self.pid,
+            "start_time": self.start_time,
+            "host": self.host,
+            "namespace": self.namespace,
+            "argv": list(self.argv),
             "created": self.created,
         }
 

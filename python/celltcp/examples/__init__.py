@@ -120,8 +120,11 @@ def _kind(file: Path) -> str:
 
 def _files() -> list[Path]:
     found = [
-        p for p in ROOT.rglob("*")
-        if p.is_file() and p.suffix in (".toml", ".py") and p.name not in _NOT_EXAMPLES
+        p
+        for p in ROOT.rglob("*")
+        if p.is_file()
+        and p.suffix in (".toml", ".py")
+        and p.name not in _NOT_EXAMPLES
         and "__pycache__" not in p.parts
     ]
     # Top-level examples first, then each group in name order.
@@ -130,9 +133,7 @@ def _files() -> list[Path]:
 
 def available() -> list[Example]:
     """Every example of the library: top-level ones first, then by group and name."""
-    return [
-        Example(_name_of(f), _kind(f), describe(_leading_text(f)), f) for f in _files()
-    ]
+    return [Example(_name_of(f), _kind(f), describe(_leading_text(f)), f) for f in _files()]
 
 
 def _resolve(name: str) -> Path:
@@ -239,9 +240,7 @@ def copy(name: str, dest_dir: str | os.PathLike[str]) -> list[Path]:
     plan: dict[Path, tuple[Path, bytes]] = {}
     if src.is_dir() or src.suffix == ".py":
         group = src if src.is_dir() else src.parent
-        members = sorted(
-            p for p in group.iterdir() if p.is_file() and p.name not in _NOT_EXAMPLES
-        )
+        members = sorted(p for p in group.iterdir() if p.is_file() and p.name not in _NOT_EXAMPLES)
         if src.is_file():  # the script first
             members.remove(src)
             members.insert(0, src)

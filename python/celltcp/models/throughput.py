@@ -225,4 +225,3 @@ def _as_list(values: Iterable[float]) -> list[object]:
         return list(values)
     except TypeError:
         raise ValueError(f"values: {values!r} is not iterable; expected numbers >= 0") from None
-

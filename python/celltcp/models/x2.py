@@ -130,9 +130,7 @@ def x2_throughput_timeout_segments(
     ssthresh_ho = cwnd_ho / 2.0
     k = x2_slow_start_rounds(cwnd_ho)
     rounds = cwnd_max - cwnd_ho + 1.0
-    slow_start_deficit = math.fsum(
-        ssthresh_ho - k + i - min(2.0**i, ssthresh_ho) for i in range(k)
-    )
+    slow_start_deficit = math.fsum(ssthresh_ho - k + i - min(2.0**i, ssthresh_ho) for i in range(k))
     d_wh = x2_throughput_window_halving_segments(cwnd_max, cwnd_ho)
     return (d_wh - k * rounds - slow_start_deficit) * weight
 
@@ -141,8 +139,7 @@ def x2_throughput_timeout_segments(
 X2_CASES = ("halving", "timeout")
 
 
-def x2_normalized_throughput(cwnd_max_segments: float, cwnd_ho_segments: float,
-                             case: str) -> float:
+def x2_normalized_throughput(cwnd_max_segments: float, cwnd_ho_segments: float, case: str) -> float:
     """Fig. 4's ordinate (as a fraction, not %): ``D_WH / D_I`` for ``case = "halving"``,
     ``D_SS / D_I`` for ``"timeout"``, each case weighted 1 (the paper sets ``f_DI = f_DWH =
     f_DSS`` for the figure). Fig. 4's continuous lines take ``cwnd_ho = cwnd_max`` (the

@@ -128,17 +128,17 @@ def pick_one(names: list[str], given: str | None, what: str, series: str) -> str
     PlotError naming the known ones (or asking to name one of several)."""
     if given is not None:
         if given not in names:
-            raise PlotError(f"{what} '{given}' is not in series '{series}' (have: "
-                            f"{', '.join(sorted(names)) or 'none'})")
+            raise PlotError(
+                f"{what} '{given}' is not in series '{series}' (have: "
+                f"{', '.join(sorted(names)) or 'none'})"
+            )
         return given
     if len(names) != 1:
         raise PlotError(f"several {what}s in series '{series}' ({', '.join(names)}); name one")
     return names[0]
 
 
-def time_window(
-    frame: pd.DataFrame, t0: float | None, t1: float | None
-) -> pd.DataFrame:
+def time_window(frame: pd.DataFrame, t0: float | None, t1: float | None) -> pd.DataFrame:
     """Rows with ``t0 <= time_s <= t1`` (either bound may be None); checks the bounds."""
     for name, bound in (("t0", t0), ("t1", t1)):
         if bound is not None and not np.isfinite(bound):
@@ -168,9 +168,9 @@ class CelltcpFigure(Figure):
         return buffer.getvalue()
 
 
-def new_figure(rows: int = 1, sharex: bool = True, height: float | None = None) -> tuple[
-    Figure, list[Any]
-]:
+def new_figure(
+    rows: int = 1, sharex: bool = True, height: float | None = None
+) -> tuple[Figure, list[Any]]:
     """A figure with ``rows`` stacked axes sharing the time axis."""
     fig = CelltcpFigure(
         figsize=(FIGSIZE[0], height or FIGSIZE[1] * (1 if rows == 1 else 0.75 * rows))
@@ -262,8 +262,10 @@ def kept_series(directory: str | os.PathLike[str], name: str, runs: pd.DataFrame
 
     ok = runs[runs["status"] == "ok"] if "status" in runs.columns else runs
     root = Path(directory) / SERIES_DIR
-    return sum((root / str(k) / str(int(r)) / f"{name}.parquet").is_file()
-               for k, r in zip(ok["key"], ok["run"], strict=True))
+    return sum(
+        (root / str(k) / str(int(r)) / f"{name}.parquet").is_file()
+        for k, r in zip(ok["key"], ok["run"], strict=True)
+    )
 
 
 def store_series(

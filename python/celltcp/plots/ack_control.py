@@ -33,8 +33,9 @@ _PLAIN = FuncFormatter(lambda value, _pos: f"{value:g}")
 def _plain_log_axis(ax) -> None:  # ax: a matplotlib Axes
     ax.set_yscale("log")
     ax.yaxis.set_major_formatter(_PLAIN)
-    ax.yaxis.set_minor_formatter(FuncFormatter(
-        lambda value, _pos: f"{value:g}" if f"{value:.0e}"[0] in "25" else ""))
+    ax.yaxis.set_minor_formatter(
+        FuncFormatter(lambda value, _pos: f"{value:g}" if f"{value:.0e}"[0] in "25" else "")
+    )
 
 
 def _need(frame: pd.DataFrame, columns: Sequence[str], what: str) -> None:
@@ -79,10 +80,13 @@ def throughput_vs_p_err(
     for label in _labels(table, variants):
         g = table[table["variant"].astype(str) == label].sort_values("p_err")
         y = g["goodput_bps"].to_numpy(dtype=float) / _KBPS
-        half = (g["goodput_half_bps"].to_numpy(dtype=float) / _KBPS
-                if "goodput_half_bps" in g else np.zeros_like(y))
+        half = (
+            g["goodput_half_bps"].to_numpy(dtype=float) / _KBPS
+            if "goodput_half_bps" in g
+            else np.zeros_like(y)
+        )
         half = np.nan_to_num(half)
-        line, = ax.plot(g["p_err"], y, marker="o", markersize=3, label=label)
+        (line,) = ax.plot(g["p_err"], y, marker="o", markersize=3, label=label)
         low = np.maximum(y - half, y * 1e-3) if log else y - half
         ax.fill_between(g["p_err"], low, y + half, color=line.get_color(), alpha=0.12, lw=0)
     if capacity_bps is not None:
@@ -129,13 +133,19 @@ def throughput_ratio_vs_p_err(
         denom = ref.reindex(g["p_err"]).to_numpy(dtype=float)
         ok = denom > 0
         ratio = g["goodput_bps"].to_numpy(dtype=float)[ok] / denom[ok]
-        line, = ax.plot(g["p_err"].to_numpy()[ok], ratio, marker="o", markersize=3,
-                        label=f"{label} (simulated)")
+        (line,) = ax.plot(
+            g["p_err"].to_numpy()[ok], ratio, marker="o", markersize=3, label=f"{label} (simulated)"
+        )
         if model is not None:
             m = model[model["variant"].astype(str) == label].sort_values("p_err")
             if len(m):
-                ax.plot(m["p_err"], m["ratio"], ls="--", color=line.get_color(),
-                        label=f"{label} (model)")
+                ax.plot(
+                    m["p_err"],
+                    m["ratio"],
+                    ls="--",
+                    color=line.get_color(),
+                    label=f"{label} (model)",
+                )
     ax.axhline(1.0, color="grey", lw=1)
     _plain_log_axis(ax)
     ax.set_xlabel("radio loss probability p_err (each direction)")
@@ -162,8 +172,7 @@ def cwnd_over_time(
     fig, (ax,) = new_figure(1)
     for label, frame in runs.items():
         _need(frame, ("time_s", "value"), f"runs[{label!r}]")
-        ax.step(frame["time_s"], frame["value"] / BYTES_PER_KB, where="post", lw=0.8,
-                label=label)
+        ax.step(frame["time_s"], frame["value"] / BYTES_PER_KB, where="post", lw=0.8, label=label)
     ax.set_xlabel("time (s)")
     ax.set_ylabel("cwnd (kB)")
     ax.set_title(title or "Congestion window")
@@ -194,8 +203,10 @@ def loss_estimate_over_time(
     _need(tcp, ("time_s", "flow", "var", "value"), "tcp")
     est = tcp[tcp["var"] == "loss_estimate"]
     if est.empty:
-        raise PlotError("tcp: no 'loss_estimate' rows; trace it with trace.tcp = "
-                        "['loss_estimate'] and ack_copies.enabled = true")
+        raise PlotError(
+            "tcp: no 'loss_estimate' rows; trace it with trace.tcp = "
+            "['loss_estimate'] and ack_copies.enabled = true"
+        )
     delivered = tcp[tcp["var"] == "delivered"]
     rows = 2 if len(delivered) else 1
     fig, axes = new_figure(rows, height=6.0 if rows == 2 else None)
@@ -204,8 +215,13 @@ def loss_estimate_over_time(
         ax.step(g["time_s"], g["value"], where="post", lw=0.9, label=f"{flow} estimate")
     ax.axhline(true_p_err, color="black", lw=1.2, label=f"true p_err = {true_p_err:g}")
     if expected is not None:
-        ax.axhline(expected, color="black", ls="--", lw=1,
-                   label=f"estimator's limit on this path = {expected:.3f}")
+        ax.axhline(
+            expected,
+            color="black",
+            ls="--",
+            lw=1,
+            label=f"estimator's limit on this path = {expected:.3f}",
+        )
     if threshold is not None:
         ax.axhline(threshold, color="tab:red", ls=":", lw=1, label=f"threshold {threshold:g}")
     ax.set_ylabel("p_err")

@@ -98,7 +98,7 @@ def outcome_count_rows(runs: pd.DataFrame) -> pd.DataFrame:
 
     Raises :class:`PlotError` when ``runs`` has no such metric."""
     prefix = "handovers.outcomes."
-    columns = {c[len(prefix):]: c for c in runs.attrs.get("metrics", []) if c.startswith(prefix)}
+    columns = {c[len(prefix) :]: c for c in runs.attrs.get("metrics", []) if c.startswith(prefix)}
     if not columns:
         raise PlotError(
             "the runs have neither the handovers series nor the metrics handovers.outcomes.*; "
@@ -174,12 +174,16 @@ def _cells(
         inner = [(None, group)] if hue is None else sorted_groups(group, hue)
         for hue_value, cell in inner:
             if point and cell[point].nunique() > 1:
-                others = [p for p in parameters if p not in (x, hue)
-                          and cell[p].nunique(dropna=False) > 1]
-                why = (f"they differ in {', '.join(others)}: pass one of them as hue "
-                       "(celltcp plot: --by), or select one value (--where)" if others else
-                       "they differ only in their base scenario: keep the sweeps in separate "
-                       "stores")
+                others = [
+                    p for p in parameters if p not in (x, hue) and cell[p].nunique(dropna=False) > 1
+                ]
+                why = (
+                    f"they differ in {', '.join(others)}: pass one of them as hue "
+                    "(celltcp plot: --by), or select one value (--where)"
+                    if others
+                    else "they differ only in their base scenario: keep the sweeps in separate "
+                    "stores"
+                )
                 where = f"{x} = {x_value}" + ("" if hue is None else f", {hue} = {hue_value}")
                 raise PlotError(f"several grid points have {where} ({why})")
             cells.append((str(x_value), None if hue is None else str(hue_value), cell))
@@ -206,15 +210,18 @@ def delivered_bars(
     the parameter columns named by ``attrs["parameters"]``.
     """
     if "delivered_bytes" not in rows.columns:
-        raise PlotError("expected handover rows with a 'delivered_bytes' column (the handovers "
-                        "series)")
+        raise PlotError(
+            "expected handover rows with a 'delivered_bytes' column (the handovers series)"
+        )
     if rows.empty:
         raise PlotError("no handover rows to draw")
     parameters = [p for p in rows.attrs.get("parameters", []) if p in rows.columns]
     for name, role in ((x, "x"), (hue, "hue")):
         if name is not None and name not in parameters:
-            raise PlotError(f"{role} '{name}' is not a parameter (parameters: "
-                            f"{', '.join(parameters) or 'none'})")
+            raise PlotError(
+                f"{role} '{name}' is not a parameter (parameters: "
+                f"{', '.join(parameters) or 'none'})"
+            )
     if hue is not None and x is None:
         raise PlotError("hue needs x: the bars of each x value are told apart by hue")
     cells, x_label = _cells(rows, x, hue, parameters)
@@ -234,8 +241,14 @@ def delivered_bars(
             means.append(mean)
             # No interval from one row: no error bar rather than a zero-width one.
             errors.append((0.0, 0.0) if n < 2 else (mean - low, high - mean))
-        ax.bar(positions, means, width=width, yerr=np.array(errors).T, capsize=3,
-               label=None if bar is None else f"{hue} = {bar}")
+        ax.bar(
+            positions,
+            means,
+            width=width,
+            yerr=np.array(errors).T,
+            capsize=3,
+            label=None if bar is None else f"{hue} = {bar}",
+        )
     ax.set_xticks(np.arange(len(groups)))
     ax.set_xticklabels(groups)
     ax.set_xlabel(x_label)
@@ -294,14 +307,19 @@ def recovery_points(
     rtts = []
     for key, run, name in zip(rows["key"], rows["run"], rows["flow"].astype(str), strict=True):
         sender = (summaries.get((key, int(run)), {}).get("flows", {}).get(name) or {}).get(
-            "sender") or {}
+            "sender"
+        ) or {}
         rtts.append(float(sender.get("min_rtt_s", math.nan)))
-    frame = pd.DataFrame({
-        "key": rows["key"].to_numpy(), "run": rows["run"].to_numpy(),
-        "flow": rows["flow"].astype(str).to_numpy(),
-        "rate_bps": [rates[k] for k in rows["key"]], "rtt_s": rtts,
-        "time_s": rows["ramp_time_s"].to_numpy(dtype=float),
-    })
+    frame = pd.DataFrame(
+        {
+            "key": rows["key"].to_numpy(),
+            "run": rows["run"].to_numpy(),
+            "flow": rows["flow"].astype(str).to_numpy(),
+            "rate_bps": [rates[k] for k in rows["key"]],
+            "rtt_s": rtts,
+            "time_s": rows["ramp_time_s"].to_numpy(dtype=float),
+        }
+    )
     return frame[np.isfinite(frame["rtt_s"])].reset_index(drop=True)
 
 
@@ -312,10 +330,12 @@ def _overlay_recovery(
     colour of the model curve of its RTT."""
     missing = [c for c in ("rate_bps", "rtt_s", "time_s") if c not in simulated.columns]
     if missing:
-        raise PlotError(f"simulated: missing columns {', '.join(missing)} (expected rate_bps, "
-                        "rtt_s, time_s)")
-    data = simulated[np.isfinite(simulated[["rate_bps", "rtt_s", "time_s"]].to_numpy(float))
-                     .all(axis=1)]
+        raise PlotError(
+            f"simulated: missing columns {', '.join(missing)} (expected rate_bps, rtt_s, time_s)"
+        )
+    data = simulated[
+        np.isfinite(simulated[["rate_bps", "rtt_s", "time_s"]].to_numpy(float)).all(axis=1)
+    ]
     if data.empty:
         raise PlotError("simulated: no row with a finite rate, RTT and time")
     measured = data["rtt_s"].to_numpy(dtype=float)
@@ -331,14 +351,24 @@ def _overlay_recovery(
         mine = data[nearest == i]
         if mine.empty:
             continue
-        stats = [(rate, *mean_interval(list(g["time_s"]), confidence))
-                 for rate, g in mine.groupby("rate_bps", sort=True)]
+        stats = [
+            (rate, *mean_interval(list(g["time_s"]), confidence))
+            for rate, g in mine.groupby("rate_bps", sort=True)
+        ]
         rates = np.array([r for r, *_ in stats])
         means = np.array([m for _, _, m, _, _, _ in stats])
-        err = np.array([(0.0, 0.0) if n < 2 else (m - lo, hi - m)
-                        for _, n, m, _, lo, hi in stats]).T
-        ax.errorbar(rates / BPS_PER_MBPS, means, yerr=err, fmt="o", color=f"C{i}", capsize=3,
-                    label=f"simulated, RTT {rtt * MS_PER_S:g} ms")
+        err = np.array(
+            [(0.0, 0.0) if n < 2 else (m - lo, hi - m) for _, n, m, _, lo, hi in stats]
+        ).T
+        ax.errorbar(
+            rates / BPS_PER_MBPS,
+            means,
+            yerr=err,
+            fmt="o",
+            color=f"C{i}",
+            capsize=3,
+            label=f"simulated, RTT {rtt * MS_PER_S:g} ms",
+        )
 
 
 def _positive_values(name: str, values: Sequence[float]) -> np.ndarray:
@@ -377,21 +407,30 @@ def recovery_time_vs_rate(
     goodput before the handover, so compare them with ``target_fraction=0.9``.
     """
     rtts = _positive_values("rtts_s", rtts_s)
-    rates = (
-        np.logspace(6, 8, 41) if rates_bps is None else _positive_values("rates_bps", rates_bps)
-    )
+    rates = np.logspace(6, 8, 41) if rates_bps is None else _positive_values("rates_bps", rates_bps)
     fig, (ax,) = new_figure(1)
     for i, rtt in enumerate(rtts):
         try:
             times = [
-                handover_recovery_time_s(rate, rtt, mss_bytes, case=case, delayed_ack=delayed_ack,
-                                         abc_limit=abc_limit, target_fraction=target_fraction)
+                handover_recovery_time_s(
+                    rate,
+                    rtt,
+                    mss_bytes,
+                    case=case,
+                    delayed_ack=delayed_ack,
+                    abc_limit=abc_limit,
+                    target_fraction=target_fraction,
+                )
                 for rate in rates
             ]
         except ValueError as e:
             raise PlotError(str(e)) from None
-        ax.plot(rates / BPS_PER_MBPS, times, color=f"C{i}",
-                label=f"{'model, ' if simulated is not None else ''}RTT {rtt * MS_PER_S:g} ms")
+        ax.plot(
+            rates / BPS_PER_MBPS,
+            times,
+            color=f"C{i}",
+            label=f"{'model, ' if simulated is not None else ''}RTT {rtt * MS_PER_S:g} ms",
+        )
     if simulated is not None:
         _overlay_recovery(ax, simulated, rtts, confidence)
     ax.set_xscale("log")
@@ -439,8 +478,14 @@ def overrun_probability_vs_buffer(
     for interruption in interruptions:
         try:
             p = [
-                buffer_overrun_probability(buffer_bytes, rate_bps, rtt_s, interruption,
-                                           mss_bytes=mss_bytes, extra_buffer_bytes=extra)
+                buffer_overrun_probability(
+                    buffer_bytes,
+                    rate_bps,
+                    rtt_s,
+                    interruption,
+                    mss_bytes=mss_bytes,
+                    extra_buffer_bytes=extra,
+                )
                 for extra in extras
             ]
         except ValueError as e:

@@ -66,8 +66,9 @@ def cell_timeline(
     chosen = list(known if not ues else ues)
     for ue in chosen:
         if ue not in known:
-            raise PlotError(f"UE '{ue}' is not in cell '{cell}' of series 'cells' (have: "
-                            f"{', '.join(known)})")
+            raise PlotError(
+                f"UE '{ue}' is not in cell '{cell}' of series 'cells' (have: {', '.join(known)})"
+            )
     rows = time_window(rows[rows["ue"].isin(chosen)], t0, t1)
     if rows.empty:
         raise PlotError("series 'cells' has no intervals in the time window")
@@ -92,8 +93,13 @@ def cell_timeline(
         ax.set_ylim(bottom=0)
     if "cell_prb_utilization" in rows:
         per_time = rows.groupby("time_s", sort=True)["cell_prb_utilization"].first()
-        axes[4].step(per_time.index.to_numpy(), per_time.to_numpy(dtype=float), where="pre",
-                     color="black", label=cell)
+        axes[4].step(
+            per_time.index.to_numpy(),
+            per_time.to_numpy(dtype=float),
+            where="pre",
+            color="black",
+            label=cell,
+        )
         axes[4].set_ylabel("PRB utilisation\n(cell)")
     else:
         axes[4].set_ylabel("PRB share\n(UE)")
@@ -126,8 +132,10 @@ def link_timeline(
         raise PlotError(str(e)) from None
     rows = rows[rows["direction"] == direction] if not rows.empty else rows
     if rows.empty or "throughput_bps" not in rows:
-        raise PlotError(f"series 'queue' has no counters for {link} {direction} (fewer than two "
-                        "samples, or written by a version without them)")
+        raise PlotError(
+            f"series 'queue' has no counters for {link} {direction} (fewer than two "
+            "samples, or written by a version without them)"
+        )
     rows = time_window(rows, t0, t1)
     if rows.empty:
         raise PlotError("series 'queue' has no intervals in the time window")

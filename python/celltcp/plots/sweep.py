@@ -51,8 +51,20 @@ __all__ = [
 _SUMMARY_COLUMNS = ("metric", "mean", "ci_low", "ci_high")
 _OUTCOME_COLUMNS = ("metric", "outcome", "p", "ci_low", "ci_high")
 #: Columns of the statistics frames that are not parameters of the point.
-_NOT_PARAMETERS = {"point", "key", "metric", "outcome", "n", "k", "failed", "mean", "std",
-                   "p", "ci_low", "ci_high"}
+_NOT_PARAMETERS = {
+    "point",
+    "key",
+    "metric",
+    "outcome",
+    "n",
+    "k",
+    "failed",
+    "mean",
+    "std",
+    "p",
+    "ci_low",
+    "ci_high",
+}
 
 
 def _metric_axis(metric: str) -> tuple[str, float]:
@@ -72,8 +84,10 @@ def quantity_numbers(values: Sequence[Any]) -> tuple[list[float], str] | None:
     present = list(values)
     if not present:
         return None
-    if all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
-           for v in present):
+    if all(
+        isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+        for v in present
+    ):
         return [float(v) for v in present], ""
     parsed = [split_quantity(v) for v in present]
     quantities = [q for q in parsed if q is not None]
@@ -166,16 +180,24 @@ def metric_vs_parameter(
     groups = [(None, rows)] if hue is None else sorted_groups(rows, hue)
     for value, group in groups:
         if group[x].duplicated().any():
-            others = [c for c in group.columns
-                      if c not in _NOT_PARAMETERS and c not in (x, hue, "_x")
-                      and group[c].nunique(dropna=False) > 1]
+            others = [
+                c
+                for c in group.columns
+                if c not in _NOT_PARAMETERS
+                and c not in (x, hue, "_x")
+                and group[c].nunique(dropna=False) > 1
+            ]
             if others:
-                why = (f"they differ in {', '.join(others)}: pass one of them as hue "
-                       "(celltcp plot: --by), or select one value (--where)")
+                why = (
+                    f"they differ in {', '.join(others)}: pass one of them as hue "
+                    "(celltcp plot: --by), or select one value (--where)"
+                )
             else:
                 keys = ", ".join(sorted({str(k)[:8] for k in group.get("key", [])}))
-                why = (f"they differ only in their base scenario (store keys {keys}); keep "
-                       "the sweeps in separate stores")
+                why = (
+                    f"they differ only in their base scenario (store keys {keys}); keep "
+                    "the sweeps in separate stores"
+                )
             raise PlotError(f"several points share each {x} value ({why})")
         group = group.sort_values("_x")
         xs = group["_x"].to_numpy()
@@ -184,8 +206,14 @@ def metric_vs_parameter(
         high = group["ci_high"].to_numpy(dtype=float) / scale
         # An interval that is NaN (one replication) has no bar rather than a zero-width one.
         yerr = np.vstack([mean - low, high - mean])
-        ax.errorbar(xs, mean, yerr=yerr, marker="o", capsize=3,
-                    label=None if hue is None else f"{hue} = {value}")
+        ax.errorbar(
+            xs,
+            mean,
+            yerr=yerr,
+            marker="o",
+            capsize=3,
+            label=None if hue is None else f"{hue} = {value}",
+        )
     positive = pd.to_numeric(rows["_x"], errors="coerce")
     if logx is None:
         logx = bool((positive > 0).all() and positive.max() / positive.min() >= 100.0)
@@ -211,8 +239,10 @@ def point_labels(firsts: Sequence[pd.Series], parameters: Sequence[str]) -> list
     shown = varying or list(parameters)
     labels = [", ".join(f"{p} = {r.get(p)}" for p in shown) or "all runs" for r in firsts]
     if len(set(labels)) < len(labels):
-        labels = [f"{text} [{str(r.get('key', r.get('point', i)))[:8]}]"
-                  for i, (text, r) in enumerate(zip(labels, firsts, strict=True))]
+        labels = [
+            f"{text} [{str(r.get('key', r.get('point', i)))[:8]}]"
+            for i, (text, r) in enumerate(zip(labels, firsts, strict=True))
+        ]
     return labels
 
 
@@ -251,12 +281,16 @@ def outcome_bars(
         unseen = wilson_interval(0, n, confidence) if n > 0 else (0.0, 0.0)
         p = np.array([by_outcome[o]["p"] if o in by_outcome else 0.0 for o in names])
         low = np.array([by_outcome[o]["ci_low"] if o in by_outcome else 0.0 for o in names])
-        high = np.array(
-            [by_outcome[o]["ci_high"] if o in by_outcome else unseen[1] for o in names]
-        )
+        high = np.array([by_outcome[o]["ci_high"] if o in by_outcome else unseen[1] for o in names])
         offset = (i - (len(points) - 1) / 2.0) * width
-        ax.bar(centres + offset, p, width=width, yerr=np.vstack([p - low, high - p]),
-               capsize=3, label=labels[i])
+        ax.bar(
+            centres + offset,
+            p,
+            width=width,
+            yerr=np.vstack([p - low, high - p]),
+            capsize=3,
+            label=labels[i],
+        )
     ax.set_xticks(centres)
     ax.set_xticklabels(names)
     ax.set_ylim(0.0, 1.0)
@@ -265,7 +299,12 @@ def outcome_bars(
     ax.set_title(f"{metric}: outcome probabilities ({confidence:.0%} Wilson intervals)")
     if len(points) > 1 or parameters:
         # Below the axes: inside, it would hide bars that reach 1.
-        ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.15),
-                  ncol=2 if len(points) > 3 else 1, frameon=False)
+        ax.legend(
+            fontsize="small",
+            loc="upper center",
+            bbox_to_anchor=(0.5, -0.15),
+            ncol=2 if len(points) > 3 else 1,
+            frameon=False,
+        )
     save(fig, out)
     return fig

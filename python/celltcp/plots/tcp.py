@@ -35,6 +35,8 @@ _SEQUENCE_VARS = ("seq_sent", "ack_received", "retx_fast", "retx_rto")
 def _tcp_hint(variables: tuple[str, ...]) -> str:
     listed = ", ".join(f'"{v}"' for v in variables)
     return f"add tcp = [{listed}] to the scenario's [trace] table"
+
+
 _BYTES_PER_MB = 1e6
 
 
@@ -109,9 +111,15 @@ def cwnd_rtt(
             ax.axvline(when, color="C3", linestyle=":", label="RTO" if i == 0 else None)
     fast_times, _ = _var(frame, "retx_fast")
     if fast_times.size:
-        ax_w.plot(fast_times, np.full(fast_times.size, 1.0), "|", color="C4",
-                  transform=ax_w.get_xaxis_transform(), markersize=8,
-                  label="fast retransmit")
+        ax_w.plot(
+            fast_times,
+            np.full(fast_times.size, 1.0),
+            "|",
+            color="C4",
+            transform=ax_w.get_xaxis_transform(),
+            markersize=8,
+            label="fast retransmit",
+        )
     if t0 is not None or t1 is not None:
         ax_r.set_xlim(t0, t1)
     ax_w.legend(loc="upper right", fontsize="small")
@@ -121,8 +129,10 @@ def cwnd_rtt(
     return fig
 
 
-_HANDOVERS_HINT = "the run has no handover analytics (no handover happened, or no TCP flow " \
+_HANDOVERS_HINT = (
+    "the run has no handover analytics (no handover happened, or no TCP flow "
     "ends at the UE that handed over)"
+)
 
 
 def _handover_row(result: HasSeries, handover: int, flow: str | None) -> pd.Series:
@@ -138,8 +148,10 @@ def _handover_row(result: HasSeries, handover: int, flow: str | None) -> pd.Seri
             raise PlotError(f"handover {handover} concerns flows {', '.join(flows)}; name one")
         return rows.iloc[0]
     if flow not in flows:
-        raise PlotError(f"flow '{flow}' has no row for handover {handover} in series "
-                        f"'handovers' (have: {', '.join(flows)})")
+        raise PlotError(
+            f"flow '{flow}' has no row for handover {handover} in series "
+            f"'handovers' (have: {', '.join(flows)})"
+        )
     return rows.iloc[flows.index(flow)]
 
 
@@ -167,24 +179,38 @@ def cwnd_rtt_handover(
     row = _handover_row(result, handover, flow)
     flow = str(row["flow"])
     command = float(row["command_s"])
-    ends = [float(row[c]) for c in ("attach_s", "completion_s", "window_end_s", "episode_end_s",
-                                    "recovered_at_s") if c in row.index]
+    ends = [
+        float(row[c])
+        for c in ("attach_s", "completion_s", "window_end_s", "episode_end_s", "recovered_at_s")
+        if c in row.index
+    ]
     last = max([t for t in ends if np.isfinite(t)], default=command)
     fig = cwnd_rtt(result, flow, max(0.0, command - before_s), last + after_s)
     attach = float(row["attach_s"]) if np.isfinite(float(row["attach_s"])) else last
-    marks = [(c, label) for c, label in (("path_switch_s", "path switch"),
-                                         ("completion_s", "completion"))
-             if c in row.index and np.isfinite(float(row[c]))]
+    marks = [
+        (c, label)
+        for c, label in (("path_switch_s", "path switch"), ("completion_s", "completion"))
+        if c in row.index and np.isfinite(float(row[c]))
+    ]
     for i, ax in enumerate(fig.axes):
-        ax.axvspan(command, attach, color="0.5", alpha=0.2,
-                   label="interruption" if i == 0 else None)
+        ax.axvspan(
+            command, attach, color="0.5", alpha=0.2, label="interruption" if i == 0 else None
+        )
         for j, (column, label) in enumerate(marks):
-            ax.axvline(float(row[column]), color="0.3", linestyle="--", linewidth=0.8,
-                       dashes=(4, 2 + 2 * j), label=label if i == 0 else None)
+            ax.axvline(
+                float(row[column]),
+                color="0.3",
+                linestyle="--",
+                linewidth=0.8,
+                dashes=(4, 2 + 2 * j),
+                label=label if i == 0 else None,
+            )
         ax.legend(loc="upper right", fontsize="small")
     outcome = f"; outcome {row['outcome']}" if "outcome" in row.index else ""
-    fig.suptitle(f"Flow {flow} around handover {handover} ({row.get('source', '?')} → "
-                 f"{row.get('target', '?')}, {row.get('policy', '?')}{outcome})")
+    fig.suptitle(
+        f"Flow {flow} around handover {handover} ({row.get('source', '?')} → "
+        f"{row.get('target', '?')}, {row.get('policy', '?')}{outcome})"
+    )
     save(fig, out)
     return fig
 
@@ -217,8 +243,15 @@ def sequence(
     ):
         t, value = _var(frame, var)
         if t.size:
-            ax.plot(t, value / _BYTES_PER_MB, marker, color=color, markersize=6,
-                    fillstyle="none", label=label)
+            ax.plot(
+                t,
+                value / _BYTES_PER_MB,
+                marker,
+                color=color,
+                markersize=6,
+                fillstyle="none",
+                label=label,
+            )
     ax.set_xlabel("time (s)")
     ax.set_ylabel("relative sequence number (MB)")
     if t0 is not None or t1 is not None:

@@ -91,7 +91,9 @@ def rlc_throughput_vs_parameter(
     """
     for column in (x, y, low, high, *([hue] if hue is not None else [])):
         if column not in frame.columns:
-            raise PlotError(f"'{column}' is not a column (have: {', '.join(map(str, frame.columns))})")
+            raise PlotError(
+                f"'{column}' is not a column (have: {', '.join(map(str, frame.columns))})"
+            )
     if frame.empty:
         raise PlotError("no rows to draw")
     fig, (ax,) = new_figure(1)
@@ -102,17 +104,25 @@ def rlc_throughput_vs_parameter(
         group = group.sort_values(x)
         xs = pd.to_numeric(group[x]).to_numpy(dtype=float)
         mean = group[y].to_numpy(dtype=float) / BPS_PER_KBPS
-        yerr = np.vstack([
-            mean - group[low].to_numpy(dtype=float) / BPS_PER_KBPS,
-            group[high].to_numpy(dtype=float) / BPS_PER_KBPS - mean,
-        ])
+        yerr = np.vstack(
+            [
+                mean - group[low].to_numpy(dtype=float) / BPS_PER_KBPS,
+                group[high].to_numpy(dtype=float) / BPS_PER_KBPS - mean,
+            ]
+        )
         label = None if value is None else (labels or {}).get(value, f"{hue} = {value}")
-        line = ax.errorbar(xs, mean, yerr=np.nan_to_num(yerr), marker="o", capsize=3,
-                           label=label)
+        line = ax.errorbar(xs, mean, yerr=np.nan_to_num(yerr), marker="o", capsize=3, label=label)
         if seed is not None and value in seed and seed[value]:
             sx, sy = zip(*seed[value], strict=True)
-            ax.plot(sx, sy, ls="--", marker="s", mfc="none", color=line.lines[0].get_color(),
-                    label=f"seed, {label}" if label else "seed")
+            ax.plot(
+                sx,
+                sy,
+                ls="--",
+                marker="s",
+                mfc="none",
+                color=line.lines[0].get_color(),
+                label=f"seed, {label}" if label else "seed",
+            )
     if logx:
         ax.set_xscale("log")
     ax.set_xlabel(xlabel or x)

@@ -108,8 +108,7 @@ def reproduce(
         progress=progress,
     )
     # A store with runs in it from an earlier invocation makes this one cheaper: say so.
-    reused = options.store is not None and options.store.is_dir() and any(
-        options.store.iterdir())
+    reused = options.store is not None and options.store.is_dir() and any(options.store.iterdir())
     started = time.perf_counter()
     document = entry.run(options)
     # claims.json's header. "wall" (the wall time of the runs and the report, where runs found
@@ -119,9 +118,13 @@ def reproduce(
         reproduction=entry.name,
         mode="quick" if quick else "full",
         command=f"celltcp reproduce {entry.name}" + (" --quick" if quick else ""),
-        wall={"seconds": round(time.perf_counter() - started, 1), "cpus": os.cpu_count(),
-              "workers": workers, "load_average": [round(x, 2) for x in os.getloadavg()],
-              "store_reused": reused},
+        wall={
+            "seconds": round(time.perf_counter() - started, 1),
+            "cpus": os.cpu_count(),
+            "workers": workers,
+            "load_average": [round(x, 2) for x in os.getloadavg()],
+            "store_reused": reused,
+        },
     )
     final = Path(os.path.abspath(os.fspath(out)))
     with atomic_output_dir(out, overwrite=overwrite, writer="celltcp reproduce") as tmp:

@@ -150,8 +150,13 @@ class Document:
         rows = [c.as_dict() for c in self.claims]
         for r in rows:
             verdicts[r["verdict"]] = verdicts.get(r["verdict"], 0) + 1
-        return {**self.meta, "runs": dict(self.runs), "runs_total": sum(self.runs.values()),
-                "verdicts": verdicts, "claims": rows}
+        return {
+            **self.meta,
+            "runs": dict(self.runs),
+            "runs_total": sum(self.runs.values()),
+            "verdicts": verdicts,
+            "claims": rows,
+        }
 
     @property
     def figures(self) -> list[Figure]:
@@ -220,8 +225,10 @@ class Document:
         page = directory / "report.html"
         page.write_text(self.html(), encoding="utf-8")
         claims = directory / CLAIMS_FILE
-        claims.write_text(json.dumps(self.claims_record(), indent=1, ensure_ascii=False,
-                                     allow_nan=False) + "\n", encoding="utf-8")
+        claims.write_text(
+            json.dumps(self.claims_record(), indent=1, ensure_ascii=False, allow_nan=False) + "\n",
+            encoding="utf-8",
+        )
         return [md, page, claims, *written]
 
 

@@ -83,9 +83,24 @@ else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
 __all__ = [
-    "ALIASES", "AQM_VARIANTS", "FULL", "NAME", "QUICK", "SUMMARY", "UE_COUNTS", "Mean",
-    "Measurements", "Plan", "Probability", "compare_verdict", "drop_rate", "measure",
-    "most_frequent_verdict", "report", "run", "target_cell_scenario",
+    "ALIASES",
+    "AQM_VARIANTS",
+    "FULL",
+    "NAME",
+    "QUICK",
+    "SUMMARY",
+    "UE_COUNTS",
+    "Mean",
+    "Measurements",
+    "Plan",
+    "Probability",
+    "compare_verdict",
+    "drop_rate",
+    "measure",
+    "most_frequent_verdict",
+    "report",
+    "run",
+    "target_cell_scenario",
 ]
 
 NAME = "000-x2-handover"
@@ -137,14 +152,23 @@ class AqmVariant:
 _RED_MARK = {**RED_QUEUE, "ecn": True}
 AQM_VARIANTS = (
     AqmVariant("droptail", "Drop Tail", DROPTAIL_QUEUE, "rfc6040", True, (2.2, 3.9)),
-    AqmVariant("red_drop", "RED (dropping)", {**RED_QUEUE, "ecn": False}, "rfc6040", True,
-               (2.2, 3.6)),
-    AqmVariant("red_mark", "RED (marking), RFC 6040 tunnel", _RED_MARK, "rfc6040", True,
-               (2.1, 3.3)),
-    AqmVariant("red_mark_fig7", "RED (marking), Fig. 7 tunnel", _RED_MARK, "drop_not_ect", True,
-               (2.1, 3.3)),
-    AqmVariant("red_mark_not_ect", "RED (marking), Fig. 7 tunnel, ECN-unaware TCP", _RED_MARK,
-               "drop_not_ect", False, None),
+    AqmVariant(
+        "red_drop", "RED (dropping)", {**RED_QUEUE, "ecn": False}, "rfc6040", True, (2.2, 3.6)
+    ),
+    AqmVariant(
+        "red_mark", "RED (marking), RFC 6040 tunnel", _RED_MARK, "rfc6040", True, (2.1, 3.3)
+    ),
+    AqmVariant(
+        "red_mark_fig7", "RED (marking), Fig. 7 tunnel", _RED_MARK, "drop_not_ect", True, (2.1, 3.3)
+    ),
+    AqmVariant(
+        "red_mark_not_ect",
+        "RED (marking), Fig. 7 tunnel, ECN-unaware TCP",
+        _RED_MARK,
+        "drop_not_ect",
+        False,
+        None,
+    ),
 )
 
 #: Fig. 12's groups: (label, handover policy, AQM on the router links).
@@ -240,8 +264,9 @@ _REF_QUEUE_DROPS = f"flows.{REF_FLOW}.drops.queue_full"
 def _aqm_spec(path: Path, plan: Plan, flows: Sequence[str]) -> dict[str, Any]:
     """Table IV: the variants (a zip of queue, tunnel and TCP settings) crossed with the run
     length (the seed's 10 s, and the start-up alone)."""
-    zipped: dict[str, list[Any]] = {f"links.{link}.queue": [v.queue for v in AQM_VARIANTS]
-                                    for link in LINKS}
+    zipped: dict[str, list[Any]] = {
+        f"links.{link}.queue": [v.queue for v in AQM_VARIANTS] for link in LINKS
+    }
     zipped["epc.ecn_decap"] = [v.ecn_decap for v in AQM_VARIANTS]
     zipped.update({f"flows.{f}.tcp.ecn": [v.tcp_ecn for v in AQM_VARIANTS] for f in flows})
     metrics = [
@@ -269,8 +294,9 @@ def _ok_runs(frame: pd.DataFrame, what: str) -> pd.DataFrame:
     return frame
 
 
-def _ref_rows(frame: pd.DataFrame, store: Path, what: str,
-              traced: Sequence[int] = ()) -> pd.DataFrame:
+def _ref_rows(
+    frame: pd.DataFrame, store: Path, what: str, traced: Sequence[int] = ()
+) -> pd.DataFrame:
     """The reference flow's handover row of every run of ``frame`` (the ``handovers`` series),
     with ``point`` and ``run``; ReproductionError unless each run has exactly one. The runs of
     the points in ``traced`` also get Fig. 4's columns (:func:`fig4_figures`) from their
@@ -293,8 +319,11 @@ def _ref_rows(frame: pd.DataFrame, store: Path, what: str,
                 switch = row.get("path_switch_s")
                 if switch is not None and not math.isnan(switch):
                     start = min(start, switch)
-                row.update(fig4_figures(db.read_series(key, int(run_number), "tcp"), start,
-                                        row["rtt_before_s"]))
+                row.update(
+                    fig4_figures(
+                        db.read_series(key, int(run_number), "tcp"), start, row["rtt_before_s"]
+                    )
+                )
             rows.append(row)
     return pd.DataFrame(rows)
 
@@ -309,8 +338,9 @@ def _last_at(times: np.ndarray, values: np.ndarray, t: float, before: float = 0.
 RUN_END_S = 5.0
 
 
-def fig4_figures(tcp: pd.DataFrame, start_s: float, srtt_s: float,
-                 end_s: float = RUN_END_S) -> dict[str, float]:
+def fig4_figures(
+    tcp: pd.DataFrame, start_s: float, srtt_s: float, end_s: float = RUN_END_S
+) -> dict[str, float]:
     """Fig. 4's quantities of one run of the reference flow (its ``tcp`` series, with ``cwnd``
     and ``delivered`` rows), around a handover that starts at ``start_s`` (the command, or the
     path switch when that comes first) with smoothed RTT ``srtt_s`` before it:
@@ -330,8 +360,13 @@ def fig4_figures(tcp: pd.DataFrame, start_s: float, srtt_s: float,
     tc, wc = cwnd["time_s"].to_numpy(float), cwnd["value"].to_numpy(float) / MSS_BYTES
     td, d = delivered["time_s"].to_numpy(float), delivered["value"].to_numpy(float)
     upto = wc[tc <= start_s]
-    nan = {"fig4_cwnd_max": math.nan, "fig4_cwnd_ho": math.nan, "fig4_cycle_s": math.nan,
-           "fig4_after_bytes": math.nan, "fig4_before_bytes": math.nan}
+    nan = {
+        "fig4_cwnd_max": math.nan,
+        "fig4_cwnd_ho": math.nan,
+        "fig4_cycle_s": math.nan,
+        "fig4_after_bytes": math.nan,
+        "fig4_before_bytes": math.nan,
+    }
     if upto.size == 0 or not srtt_s or math.isnan(srtt_s):
         return nan
     w_max = min(float(upto.max()), CWND_MAX_SEGMENTS)
@@ -339,9 +374,13 @@ def fig4_figures(tcp: pd.DataFrame, start_s: float, srtt_s: float,
     cycle = (w_max / 2.0 + 1.0) * srtt_s
     before = _last_at(td, d, start_s) - _last_at(td, d, start_s - cycle)
     after = _last_at(td, d, start_s + cycle) - _last_at(td, d, start_s)
-    return {"fig4_cwnd_max": w_max, "fig4_cwnd_ho": w_ho, "fig4_cycle_s": cycle,
-            "fig4_after_bytes": after if start_s + cycle <= end_s else math.nan,
-            "fig4_before_bytes": before}
+    return {
+        "fig4_cwnd_max": w_max,
+        "fig4_cwnd_ho": w_ho,
+        "fig4_cycle_s": cycle,
+        "fig4_after_bytes": after if start_s + cycle <= end_s else math.nan,
+        "fig4_before_bytes": before,
+    }
 
 
 # -- numbers ---------------------------------------------------------------------------------
@@ -405,8 +444,11 @@ class Mean:
 
     @property
     def estimate(self) -> Estimate:
-        return Estimate(self.value, self.low, self.high, self.n) if self.n >= 2 else (
-            Estimate(self.value, math.nan, math.nan, self.n))
+        return (
+            Estimate(self.value, self.low, self.high, self.n)
+            if self.n >= 2
+            else (Estimate(self.value, math.nan, math.nan, self.n))
+        )
 
     def text(self, digits: int = 2) -> str:
         return fmt_ci(self.value, self.half, digits)
@@ -443,8 +485,13 @@ def most_frequent_verdict(by_count: dict[int, dict[str, Probability]], claimed: 
     parts = {}
     for n, probs in by_count.items():
         mine = probs[claimed]
-        parts[n] = combine({f"over {o}": decide(share_test(mine.k, probs[o].k, mine.n), ">")
-                            for o in OUTCOMES if o != claimed})
+        parts[n] = combine(
+            {
+                f"over {o}": decide(share_test(mine.k, probs[o].k, mine.n), ">")
+                for o in OUTCOMES
+                if o != claimed
+            }
+        )
     return _by_count(parts)
 
 
@@ -495,8 +542,9 @@ class Measurements:
 def _aqm_table(frame: pd.DataFrame, outcomes: pd.Series) -> pd.DataFrame:
     """Table IV's rows from the sweep: each 10 s run beside the same run's first second."""
     # Points are the grid (run length, outer) crossed with the zip (variant, inner).
-    frame = frame.assign(variant=[AQM_VARIANTS[int(p) % len(AQM_VARIANTS)].key
-                                  for p in frame["point"]])
+    frame = frame.assign(
+        variant=[AQM_VARIANTS[int(p) % len(AQM_VARIANTS)].key for p in frame["point"]]
+    )
     whole = frame[frame["simulation.duration"] != STARTUP].set_index(["variant", "run"])
     start = frame[frame["simulation.duration"] == STARTUP].set_index(["variant", "run"])
     start = start.reindex(whole.index)
@@ -507,20 +555,27 @@ def _aqm_table(frame: pd.DataFrame, outcomes: pd.Series) -> pd.DataFrame:
         def dropped(f: pd.DataFrame, base: str = base) -> pd.Series:
             return f[f"{base}.drops.queue_full"] + f[f"{base}.drops.aqm"]
 
-        out[f"{link}_drop_pct"] = [drop_rate(s, d) for s, d in
-                                   zip(whole[f"{base}.packets_sent"], dropped(whole), strict=True)]
+        out[f"{link}_drop_pct"] = [
+            drop_rate(s, d)
+            for s, d in zip(whole[f"{base}.packets_sent"], dropped(whole), strict=True)
+        ]
         # The runs are deterministic prefixes of each other: the first second of the 10 s run
         # is the 1 s run, so differences are the rest of the run.
         out[f"{link}_steady_pct"] = [
-            drop_rate(s, d) for s, d in zip(whole[f"{base}.packets_sent"]
-                                            - start[f"{base}.packets_sent"],
-                                            dropped(whole) - dropped(start), strict=True)
+            drop_rate(s, d)
+            for s, d in zip(
+                whole[f"{base}.packets_sent"] - start[f"{base}.packets_sent"],
+                dropped(whole) - dropped(start),
+                strict=True,
+            )
         ]
         out[f"{link}_marks"] = whole[f"{base}.ecn_marks"]
     out["decap_drops"] = whole[[c for c in whole if c.endswith(".drops_ecn_decap")]].sum(axis=1)
     out["goodput_mbps"] = whole[[c for c in whole if c.endswith(".goodput_bps")]].sum(axis=1) / 1e6
-    out["ref_outcome"] = [outcomes[int(p), int(r)] for p, r in
-                          zip(whole["point"], whole.index.get_level_values("run"), strict=True)]
+    out["ref_outcome"] = [
+        outcomes[int(p), int(r)]
+        for p, r in zip(whole["point"], whole.index.get_level_values("run"), strict=True)
+    ]
     return out.reset_index()
 
 
@@ -568,8 +623,12 @@ def measure(options: Options, plan: Plan) -> Measurements:
         whole = frame[frame["simulation.duration"] != STARTUP]
         outcomes = _ref_rows(whole, store, "Table IV").set_index(["point", "run"])["outcome"]
         runs["Table IV"] = len(frame)
-    return Measurements(pd.concat(parts, ignore_index=True), _aqm_table(frame, outcomes), runs,
-                        time.perf_counter() - started)
+    return Measurements(
+        pd.concat(parts, ignore_index=True),
+        _aqm_table(frame, outcomes),
+        runs,
+        time.perf_counter() - started,
+    )
 
 
 def run(options: Options) -> Document:
@@ -603,8 +662,9 @@ def _figure_outcomes(probs: dict[tuple[str, int], dict[str, Probability]]) -> Fi
     fig.tight_layout()
     # Below the panels: inside one it would hide bars that reach 100 %.
     handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3,
-               frameon=False)
+    fig.legend(
+        handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3, frameon=False
+    )
     return Figure(
         "fig-8-11-outcomes.png",
         png_of(fig),
@@ -622,8 +682,14 @@ def _figure_delivered(delivered: dict[tuple[str, int], Mean]) -> Figure:
     for i, n in enumerate(UE_COUNTS):
         stats = [delivered[g, n] for g in groups]
         halves = [0.0 if math.isnan(s.half) else s.half for s in stats]
-        ax.bar(x + (i - 1.5) * 0.2, [s.value for s in stats], 0.2, yerr=halves, capsize=2,
-               label=f"{n} UEs")
+        ax.bar(
+            x + (i - 1.5) * 0.2,
+            [s.value for s in stats],
+            0.2,
+            yerr=halves,
+            capsize=2,
+            label=f"{n} UEs",
+        )
     ax.set_xticks(x, groups)
     ax.set_ylabel("delivered data (KB), mean ± 95 % CI")
     ax.grid(True, axis="y", alpha=0.3)
@@ -644,20 +710,24 @@ def _select(ho: pd.DataFrame, policy: str, n: int, aqm: bool = False) -> pd.Data
     return ho[(ho["policy"] == policy) & (ho["ues"] == n) & (ho["aqm"] == aqm)]
 
 
-def _per_count(pairs: dict[int, tuple[Probability | Mean, Probability | Mean]],
-               digits: int = 2) -> str:
-    return "; ".join(f"{n}: {a.value:.{digits}f} vs {b.value:.{digits}f}"
-                     for n, (a, b) in pairs.items())
+def _per_count(
+    pairs: dict[int, tuple[Probability | Mean, Probability | Mean]], digits: int = 2
+) -> str:
+    return "; ".join(
+        f"{n}: {a.value:.{digits}f} vs {b.value:.{digits}f}" for n, (a, b) in pairs.items()
+    )
 
 
 def _pooled(probs: dict[int, Probability]) -> Estimate:
     """A probability over the runs of every count, with its Wilson interval."""
-    return Estimate.of_proportion(Proportion(sum(p.k for p in probs.values()),
-                                             sum(p.n for p in probs.values())))
+    return Estimate.of_proportion(
+        Proportion(sum(p.k for p in probs.values()), sum(p.n for p in probs.values()))
+    )
 
 
-def _outcome_claims(ho: pd.DataFrame, probs: dict[tuple[str, int], dict[str, Probability]]
-                    ) -> list[ClaimRow]:
+def _outcome_claims(
+    ho: pd.DataFrame, probs: dict[tuple[str, int], dict[str, Probability]]
+) -> list[ClaimRow]:
     std = {n: probs["forward", n] for n in UE_COUNTS}
 
     def versus(policy: str, outcome: str) -> dict[int, tuple[Probability, Probability]]:
@@ -666,13 +736,21 @@ def _outcome_claims(ho: pd.DataFrame, probs: dict[tuple[str, int], dict[str, Pro
     def share(policy: str, outcome: str) -> dict[int, Probability]:
         return {n: probs[policy, n][outcome] for n in UE_COUNTS}
 
-    fps_t, pred_t, pred_h = (versus("fast_path_switch", "timeout"),
-                             versus("predicted", "timeout"), versus("predicted", "halving"))
+    fps_t, pred_t, pred_h = (
+        versus("fast_path_switch", "timeout"),
+        versus("predicted", "timeout"),
+        versus("predicted", "halving"),
+    )
     plain = ho[~ho["aqm"]]
     fwd_pred = plain[plain["policy"] == "predicted"]["forwarded"].astype(float)
     fwd_std = plain[plain["policy"] == "forward"]["forwarded"].astype(float)
-    rtt = {n: (Mean.of(_select(ho, "forward", n)["rtt_peak_s"] * 1e3),
-               Mean.of(_select(ho, "forward", n)["rtt_before_s"] * 1e3)) for n in UE_COUNTS}
+    rtt = {
+        n: (
+            Mean.of(_select(ho, "forward", n)["rtt_peak_s"] * 1e3),
+            Mean.of(_select(ho, "forward", n)["rtt_before_s"] * 1e3),
+        )
+        for n in UE_COUNTS
+    }
     fig8 = most_frequent_verdict(std, "timeout")
     fps = compare_verdict(fps_t, "<")
     pred = compare_verdict(pred_t, "<")
@@ -681,73 +759,140 @@ def _outcome_claims(ho: pd.DataFrame, probs: dict[tuple[str, int], dict[str, Pro
     peak = compare_verdict(rtt, ">")
     # Figs. 9(c), 10(c): prediction "avoids always the spurious timeout" (read as: at most 5 %
     # of the handovers time out) and the RTT peak of the standard procedure.
-    always = _by_count({n: decide(binomial_test(Proportion(p.k, p.n), ALWAYS_AVOIDED), "<")
-                        for n, p in share("predicted", "timeout").items()})
-    pred_rtt = {n: (Mean.of(_select(ho, "predicted", n)["rtt_peak_s"] * 1e3), rtt[n][0])
-                for n in UE_COUNTS}
+    always = _by_count(
+        {
+            n: decide(binomial_test(Proportion(p.k, p.n), ALWAYS_AVOIDED), "<")
+            for n, p in share("predicted", "timeout").items()
+        }
+    )
+    pred_rtt = {
+        n: (Mean.of(_select(ho, "predicted", n)["rtt_peak_s"] * 1e3), rtt[n][0]) for n in UE_COUNTS
+    }
     pred_peak = compare_verdict(pred_rtt, "<")
     none_pred, none_std = _pooled(share("predicted", "none")), _pooled(share("forward", "none"))
     return [
-        ClaimRow("Fig. 8", "standard procedure: timeout the most frequent class",
-                 "timeout highest at 2–5 UEs (bars, no values)", None,
-                 _pooled(share("forward", "timeout")), fig8,
-                 detail="per count T / H / N: " + "; ".join(
-                     f"{n}: {std[n]['timeout'].value:.2f} / {std[n]['halving'].value:.2f} / "
-                     f"{std[n]['none'].value:.2f}" for n in UE_COUNTS),
-                 reason=shortfall(fig8), digits=2),
-        ClaimRow("Figs. 9, 10", "fast path switch: fewer timeouts than standard (avoided partly)",
-                 "partly avoided (one example run)", None,
-                 _pooled(share("fast_path_switch", "timeout")), fps,
-                 detail="timeouts per count vs standard: " + _per_count(fps_t),
-                 reason=_join(shortfall(fps), "the outcome depends on the phase of the "
-                              "competitors' receive-window-limited sawtooth when the UE joins "
-                              "(docs/seed-000.md)"), digits=2),
-        ClaimRow("Fig. 11", "prediction cuts the timeouts",
-                 "\"substantial reduction of the slow start frequency\"", None,
-                 _pooled(share("predicted", "timeout")), pred,
-                 detail="timeouts per count vs standard: " + _per_count(pred_t),
-                 reason=_join(shortfall(pred), "the outcome depends on the phase of the "
-                              "competitors' sawtooth when the UE joins (docs/seed-000.md)"),
-                 digits=2),
-        ClaimRow("Fig. 11", "prediction raises the window halvings",
-                 "\"an increasing of the window halving frequency\"", None,
-                 _pooled(share("predicted", "halving")), halv,
-                 detail="halvings per count vs standard: " + _per_count(pred_h),
-                 reason=_join("Reno without SACK ends several losses in one window in a "
-                              "timeout more often than in one fast recovery, so prediction "
-                              f"turns timeouts into none ({none_pred.value:.2f} against "
-                              f"{none_std.value:.2f} with the standard procedure), not into "
-                              "halvings", shortfall(halv)),
-                 digits=2),
-        ClaimRow("§V-A.2", "prediction avoids the forwarding (packets forwarded over X2-U)",
-                 "\"avoids completely the packet forwarding\": 0", 0.0,
-                 Estimate.of_sample(Sample.of(fwd_pred)), forwarded,
-                 detail=f"standard {fwd_std.mean():.1f}; at most {fwd_pred.max():.0f} with "
-                        "prediction in a run",
-                 reason=(f"{int((fwd_pred > 0).sum())} of {len(fwd_pred)} prediction runs "
-                         f"forward packets, at most {fwd_pred.max():.0f}"), digits=2),
-        ClaimRow("Fig. 10(a)", "forwarding raises the RTT across the handover (ms, peak vs "
-                 "before)", "a peak at the handover", None, None, peak,
-                 detail="; ".join(f"{n}: {a.text(0)} vs {b.text(0)}"
-                                  for n, (a, b) in rtt.items()),
-                 reason=shortfall(peak)),
-        ClaimRow("Fig. 9(c)", "prediction always avoids the timeout (share of handovers, "
-                 f"claim read as at most {ALWAYS_AVOIDED:.0%})",
-                 "\"avoids always the spurious timeout\": 0", 0.0,
-                 _pooled(share("predicted", "timeout")), always,
-                 detail="timeouts per count: " + "; ".join(
-                     f"{n}: {p.value:.2f}" for n, p in share("predicted", "timeout").items()),
-                 reason=_join("the timeouts follow real losses in the congested router, which "
-                              "prediction does not remove (docs/seed-000.md)",
-                              shortfall(always)), digits=2),
-        ClaimRow("Fig. 10(c)", "prediction avoids the RTT peak of the standard procedure (ms, "
-                 "peak with prediction vs standard)", "no peak (one example run)", None, None,
-                 pred_peak,
-                 detail="; ".join(f"{n}: {a.text(0)} vs {b.text(0)}"
-                                  for n, (a, b) in pred_rtt.items()),
-                 reason=_join("the new path's data wait at the target from the path switch "
-                              "until the attach (128 + 30 ms); their RTT samples make the peak",
-                              shortfall(pred_peak))),
+        ClaimRow(
+            "Fig. 8",
+            "standard procedure: timeout the most frequent class",
+            "timeout highest at 2–5 UEs (bars, no values)",
+            None,
+            _pooled(share("forward", "timeout")),
+            fig8,
+            detail="per count T / H / N: "
+            + "; ".join(
+                f"{n}: {std[n]['timeout'].value:.2f} / {std[n]['halving'].value:.2f} / "
+                f"{std[n]['none'].value:.2f}"
+                for n in UE_COUNTS
+            ),
+            reason=shortfall(fig8),
+            digits=2,
+        ),
+        ClaimRow(
+            "Figs. 9, 10",
+            "fast path switch: fewer timeouts than standard (avoided partly)",
+            "partly avoided (one example run)",
+            None,
+            _pooled(share("fast_path_switch", "timeout")),
+            fps,
+            detail="timeouts per count vs standard: " + _per_count(fps_t),
+            reason=_join(
+                shortfall(fps),
+                "the outcome depends on the phase of the "
+                "competitors' receive-window-limited sawtooth when the UE joins "
+                "(docs/seed-000.md)",
+            ),
+            digits=2,
+        ),
+        ClaimRow(
+            "Fig. 11",
+            "prediction cuts the timeouts",
+            '"substantial reduction of the slow start frequency"',
+            None,
+            _pooled(share("predicted", "timeout")),
+            pred,
+            detail="timeouts per count vs standard: " + _per_count(pred_t),
+            reason=_join(
+                shortfall(pred),
+                "the outcome depends on the phase of the "
+                "competitors' sawtooth when the UE joins (docs/seed-000.md)",
+            ),
+            digits=2,
+        ),
+        ClaimRow(
+            "Fig. 11",
+            "prediction raises the window halvings",
+            '"an increasing of the window halving frequency"',
+            None,
+            _pooled(share("predicted", "halving")),
+            halv,
+            detail="halvings per count vs standard: " + _per_count(pred_h),
+            reason=_join(
+                "Reno without SACK ends several losses in one window in a "
+                "timeout more often than in one fast recovery, so prediction "
+                f"turns timeouts into none ({none_pred.value:.2f} against "
+                f"{none_std.value:.2f} with the standard procedure), not into "
+                "halvings",
+                shortfall(halv),
+            ),
+            digits=2,
+        ),
+        ClaimRow(
+            "§V-A.2",
+            "prediction avoids the forwarding (packets forwarded over X2-U)",
+            '"avoids completely the packet forwarding": 0',
+            0.0,
+            Estimate.of_sample(Sample.of(fwd_pred)),
+            forwarded,
+            detail=f"standard {fwd_std.mean():.1f}; at most {fwd_pred.max():.0f} with "
+            "prediction in a run",
+            reason=(
+                f"{int((fwd_pred > 0).sum())} of {len(fwd_pred)} prediction runs "
+                f"forward packets, at most {fwd_pred.max():.0f}"
+            ),
+            digits=2,
+        ),
+        ClaimRow(
+            "Fig. 10(a)",
+            "forwarding raises the RTT across the handover (ms, peak vs before)",
+            "a peak at the handover",
+            None,
+            None,
+            peak,
+            detail="; ".join(f"{n}: {a.text(0)} vs {b.text(0)}" for n, (a, b) in rtt.items()),
+            reason=shortfall(peak),
+        ),
+        ClaimRow(
+            "Fig. 9(c)",
+            "prediction always avoids the timeout (share of handovers, "
+            f"claim read as at most {ALWAYS_AVOIDED:.0%})",
+            '"avoids always the spurious timeout": 0',
+            0.0,
+            _pooled(share("predicted", "timeout")),
+            always,
+            detail="timeouts per count: "
+            + "; ".join(f"{n}: {p.value:.2f}" for n, p in share("predicted", "timeout").items()),
+            reason=_join(
+                "the timeouts follow real losses in the congested router, which "
+                "prediction does not remove (docs/seed-000.md)",
+                shortfall(always),
+            ),
+            digits=2,
+        ),
+        ClaimRow(
+            "Fig. 10(c)",
+            "prediction avoids the RTT peak of the standard procedure (ms, "
+            "peak with prediction vs standard)",
+            "no peak (one example run)",
+            None,
+            None,
+            pred_peak,
+            detail="; ".join(f"{n}: {a.text(0)} vs {b.text(0)}" for n, (a, b) in pred_rtt.items()),
+            reason=_join(
+                "the new path's data wait at the target from the path switch "
+                "until the attach (128 + 30 ms); their RTT samples make the peak",
+                shortfall(pred_peak),
+            ),
+        ),
     ]
 
 
@@ -774,15 +919,23 @@ def _table_iv_claims(m: Measurements) -> list[ClaimRow]:
     d = decide(welch_test(a, b, effect=seed_of("droptail", tgt) - seed_of("droptail", src)), ">")
     sa, sb = sample("droptail", tgt, "steady"), sample("droptail", src, "steady")
     steady = decide(welch_test(sa, sb), ">")
-    rows.append(ClaimRow(
-        "Table IV", "Drop Tail: the link to the target drops more (target − source, % points)",
-        "3.9 − 2.2 = 1.7", seed_of("droptail", tgt) - seed_of("droptail", src),
-        Estimate.of_difference(a, b), d,
-        detail=f"source {b.mean:.2f} %, target {a.mean:.2f} %",
-        reason=(f"most drops come from the slow starts of the seven downloads that all begin "
+    rows.append(
+        ClaimRow(
+            "Table IV",
+            "Drop Tail: the link to the target drops more (target − source, % points)",
+            "3.9 − 2.2 = 1.7",
+            seed_of("droptail", tgt) - seed_of("droptail", src),
+            Estimate.of_difference(a, b),
+            d,
+            detail=f"source {b.mean:.2f} %, target {a.mean:.2f} %",
+            reason=(
+                f"most drops come from the slow starts of the seven downloads that all begin "
                 f"at 0 s, and the four flows towards the source overshoot more; after the "
                 f"first second target {sa.mean:.2f} % against source {sb.mean:.2f} %: "
-                f"{steady.verdict.value} ({steady.test.describe()})")))
+                f"{steady.verdict.value} ({steady.test.describe()})"
+            ),
+        )
+    )
     # RED below Drop Tail where the seed's numbers are below (RED dropping towards the source
     # equals Drop Tail in the seed: no claim there).
     for variant, link in (("red_drop", tgt), ("red_mark", src), ("red_mark", tgt)):
@@ -790,50 +943,79 @@ def _table_iv_claims(m: Measurements) -> list[ClaimRow]:
         seed = seed_of(variant, link) - seed_of("droptail", link)
         d = decide(welch_test(a, b, effect=seed), "<")
         label = "RED (dropping)" if variant == "red_drop" else "RED (marking)"
-        why = (f"{label} {a.mean:.2f} % against Drop Tail {b.mean:.2f} %: RED's average queue "
-               "stays above its 20-packet threshold and it drops early and steadily, while the "
-               "window-limited flows seldom overflow the Drop Tail queue"
-               if variant == "red_drop" else
-               f"{label} {a.mean:.2f} % against Drop Tail {b.mean:.2f} %; celltcp's drop rates "
-               "are 3–20 times lower than the seed's (64 KB receive windows, drops mostly in "
-               "the first second's slow starts)")
-        rows.append(ClaimRow(
-            "Table IV", f"{label} drops less than Drop Tail towards the {side(link)} "
-            "(difference, % points)",
-            f"{seed_of(variant, link):g} − {seed_of('droptail', link):g} = {seed:+.1f}", seed,
-            Estimate.of_difference(a, b), d, reason=why))
+        why = (
+            f"{label} {a.mean:.2f} % against Drop Tail {b.mean:.2f} %: RED's average queue "
+            "stays above its 20-packet threshold and it drops early and steadily, while the "
+            "window-limited flows seldom overflow the Drop Tail queue"
+            if variant == "red_drop"
+            else f"{label} {a.mean:.2f} % against Drop Tail {b.mean:.2f} %; celltcp's drop rates "
+            "are 3–20 times lower than the seed's (64 KB receive windows, drops mostly in "
+            "the first second's slow starts)"
+        )
+        rows.append(
+            ClaimRow(
+                "Table IV",
+                f"{label} drops less than Drop Tail towards the {side(link)} "
+                "(difference, % points)",
+                f"{seed_of(variant, link):g} − {seed_of('droptail', link):g} = {seed:+.1f}",
+                seed,
+                Estimate.of_difference(a, b),
+                d,
+                reason=why,
+            )
+        )
     # RED (marking) the lowest on each link.
     for link in LINKS:
         mark = sample("red_mark", link)
-        d = combine({f"vs {other}": decide(welch_test(mark, sample(other, link)), "<")
-                     for other in ("droptail", "red_drop")})
-        rows.append(ClaimRow(
-            "Table IV", f"RED (marking) has the lowest drop rate towards the {side(link)} (%)",
-            f"{seed_of('red_mark', link):g}", seed_of("red_mark", link),
-            Estimate.of_sample(mark), d,
-            detail=f"Drop Tail {sample('droptail', link).mean:.2f}, RED (dropping) "
-                   f"{sample('red_drop', link).mean:.2f}",
-            reason=_join("every flow is limited by its 64 KB receive window: the queue "
-                         "overflows mainly in the slow starts of the first second; after it "
-                         f"RED (marking) drops {sample('red_mark', link, 'steady').mean:.3f} %",
-                         shortfall(d))))
+        d = combine(
+            {
+                f"vs {other}": decide(welch_test(mark, sample(other, link)), "<")
+                for other in ("droptail", "red_drop")
+            }
+        )
+        rows.append(
+            ClaimRow(
+                "Table IV",
+                f"RED (marking) has the lowest drop rate towards the {side(link)} (%)",
+                f"{seed_of('red_mark', link):g}",
+                seed_of("red_mark", link),
+                Estimate.of_sample(mark),
+                d,
+                detail=f"Drop Tail {sample('droptail', link).mean:.2f}, RED (dropping) "
+                f"{sample('red_drop', link).mean:.2f}",
+                reason=_join(
+                    "every flow is limited by its 64 KB receive window: the queue "
+                    "overflows mainly in the slow starts of the first second; after it "
+                    f"RED (marking) drops {sample('red_mark', link, 'steady').mean:.3f} %",
+                    shortfall(d),
+                ),
+            )
+        )
     # The gain of RED (marking) over Drop Tail is larger towards the target: its ratio to Drop
     # Tail is smaller there.
     pair_t = (sample("red_mark", tgt), sample("droptail", tgt))
     pair_s = (sample("red_mark", src), sample("droptail", src))
     seed_ratio = (seed_of("red_mark", tgt) / seed_of("droptail", tgt)) / (
-        seed_of("red_mark", src) / seed_of("droptail", src))
+        seed_of("red_mark", src) / seed_of("droptail", src)
+    )
     d = decide(ratios_test(pair_t, pair_s, effect=seed_ratio - 1), "<")
-    gain = {link: 1.0 - sample("red_mark", link).mean / sample("droptail", link).mean
-            for link in LINKS}
-    rows.append(ClaimRow(
-        "Table IV", "the gain of RED (marking) is larger towards the target: (marking / Drop "
-        "Tail) towards the target over the same towards the source",
-        f"−5 % source, −15 % target: {seed_ratio:.3f}", seed_ratio,
-        Estimate.of_ratios(pair_t, pair_s), d,
-        detail=f"−{100 * gain[src]:.0f} % source, −{100 * gain[tgt]:.0f} % target",
-        reason="with marking RED's losses after the first second vanish (marks replace them); "
-               "what remains are the slow starts, which overshoot the source link more"))
+    gain = {
+        link: 1.0 - sample("red_mark", link).mean / sample("droptail", link).mean for link in LINKS
+    }
+    rows.append(
+        ClaimRow(
+            "Table IV",
+            "the gain of RED (marking) is larger towards the target: (marking / Drop "
+            "Tail) towards the target over the same towards the source",
+            f"−5 % source, −15 % target: {seed_ratio:.3f}",
+            seed_ratio,
+            Estimate.of_ratios(pair_t, pair_s),
+            d,
+            detail=f"−{100 * gain[src]:.0f} % source, −{100 * gain[tgt]:.0f} % target",
+            reason="with marking RED's losses after the first second vanish (marks replace them); "
+            "what remains are the slow starts, which overshoot the source link more",
+        )
+    )
     return rows
 
 
@@ -865,76 +1047,114 @@ def fig4_table(ho: pd.DataFrame) -> pd.DataFrame:
     runs = ho[~ho["aqm"]].dropna(subset=["fig4_after_bytes"]).copy()
     none = runs[runs["outcome"] == "none"].groupby(["policy", "ues"])["fig4_after_bytes"]
     ideal = none.mean()[none.size() >= 2]
-    runs["fig4_ideal_bytes"] = [float(ideal.get((p, n), math.nan))
-                                for p, n in zip(runs["policy"], runs["ues"], strict=True)]
+    runs["fig4_ideal_bytes"] = [
+        float(ideal.get((p, n), math.nan)) for p, n in zip(runs["policy"], runs["ues"], strict=True)
+    ]
     runs["fig4_normalized"] = runs["fig4_after_bytes"] / runs["fig4_ideal_bytes"]
     runs["fig4_model"] = [fig4_model(r) for _, r in runs.iterrows()]
     return runs.dropna(subset=["fig4_normalized"])
 
 
-_FIG4_RECONSTRUCTED = ("reconstructed formula: the seed's text lost parts of eqs. (1)–(5); "
-                       "celltcp.models.x2 states the reading")
+_FIG4_RECONSTRUCTED = (
+    "reconstructed formula: the seed's text lost parts of eqs. (1)–(5); "
+    "celltcp.models.x2 states the reading"
+)
 
 
 def _fig4_claims(runs: pd.DataFrame) -> list[ClaimRow]:
     by = {o: runs[runs["outcome"] == o] for o in OUTCOMES}
     rows = []
-    rounds_to_rto = ((by["timeout"]["first_rto_s"] - by["timeout"]["start_s"])
-                     / by["timeout"]["rtt_before_s"]).median()
+    rounds_to_rto = (
+        (by["timeout"]["first_rto_s"] - by["timeout"]["start_s"]) / by["timeout"]["rtt_before_s"]
+    ).median()
     at_peak = int((runs["fig4_cwnd_ho"] >= runs["fig4_cwnd_max"] - 0.5).sum())
     w = runs["fig4_cwnd_max"].median()
     why = {
-        "halving": (f"the flows are limited by their receive window (cwndMAX {w:.0f} reached "
-                    "before the handover), so no loss ends the cycle: after the halving cwnd "
-                    "grows back one segment per round for cwndHO/2 rounds, the whole cycle, "
-                    "where eq. (2) charges cwndHO/2 for the N = cwndMAX − cwndHO + 1 rounds "
-                    "left in it only"),
-        "timeout": (f"eq. (3) charges the slow start's rounds but no time for the timer: the "
-                    f"first RTO comes {rounds_to_rto:.0f} rounds (median) after the handover "
-                    "starts (RFC 2988's 1 s minimum), with nothing delivered meanwhile, and "
-                    "after the slow start the window again climbs back to cwndMAX for "
-                    "cwndHO/2 rounds"),
+        "halving": (
+            f"the flows are limited by their receive window (cwndMAX {w:.0f} reached "
+            "before the handover), so no loss ends the cycle: after the halving cwnd "
+            "grows back one segment per round for cwndHO/2 rounds, the whole cycle, "
+            "where eq. (2) charges cwndHO/2 for the N = cwndMAX − cwndHO + 1 rounds "
+            "left in it only"
+        ),
+        "timeout": (
+            f"eq. (3) charges the slow start's rounds but no time for the timer: the "
+            f"first RTO comes {rounds_to_rto:.0f} rounds (median) after the handover "
+            "starts (RFC 2988's 1 s minimum), with nothing delivered meanwhile, and "
+            "after the slow start the window again climbs back to cwndMAX for "
+            "cwndHO/2 rounds"
+        ),
     }
     policies = ", ".join(f"`{p}`" for p in sorted(runs["policy"].unique()))
-    label = {"halving": "window halving: D_WH / D_I (eq. 2) at the run's cwndMAX and cwndHO",
-             "timeout": "timeout: D_SS / D_I (eqs. 3–5) at the run's cwndMAX and cwndHO"}
+    label = {
+        "halving": "window halving: D_WH / D_I (eq. 2) at the run's cwndMAX and cwndHO",
+        "timeout": "timeout: D_SS / D_I (eqs. 3–5) at the run's cwndMAX and cwndHO",
+    }
     for outcome in ("timeout", "halving"):
         sel = by[outcome]
         sim = sel["fig4_normalized"].astype(float)
         model = sel["fig4_model"].astype(float)
         d = equivalence((sim - model).to_numpy(), 0.0, FIG4_MARGIN)
         model_mean = float(model.mean()) if len(model) else math.nan
-        seed_text = (f"{100 * model_mean:.1f} % (model at cwndMAX {w:.0f}; "
-                     f"{_FIG4_RECONSTRUCTED})")
+        seed_text = f"{100 * model_mean:.1f} % (model at cwndMAX {w:.0f}; {_FIG4_RECONSTRUCTED})"
         below = len(sel) > 0 and sim.mean() < model_mean
-        rows.append(ClaimRow(
-            "Fig. 4, §IV", f"{label[outcome]}; simulated: bytes in the cycle from the "
-            "handover over the mean of the transparent handovers' (class none, same policy "
-            f"and UE count), within ±{FIG4_MARGIN:g} of the model (TOST on the per-run "
-            "difference)",
-            seed_text, model_mean if len(model) else None,
-            Estimate.of_sample(sim.to_numpy()), d,
-            detail=f"{len(sel)} runs of {len(runs)} ({policies})",
-            reason=_join(why[outcome] if d.verdict is not Verdict.REPRODUCED and below
-                         else "", shortfall(d))))
+        rows.append(
+            ClaimRow(
+                "Fig. 4, §IV",
+                f"{label[outcome]}; simulated: bytes in the cycle from the "
+                "handover over the mean of the transparent handovers' (class none, same policy "
+                f"and UE count), within ±{FIG4_MARGIN:g} of the model (TOST on the per-run "
+                "difference)",
+                seed_text,
+                model_mean if len(model) else None,
+                Estimate.of_sample(sim.to_numpy()),
+                d,
+                detail=f"{len(sel)} runs of {len(runs)} ({policies})",
+                reason=_join(
+                    why[outcome] if d.verdict is not Verdict.REPRODUCED and below else "",
+                    shortfall(d),
+                ),
+            )
+        )
     # The curves' order: the timeout delivers less than the halving (Fig. 4: the lower line).
     t, h = by["timeout"]["fig4_normalized"], by["halving"]["fig4_normalized"]
     d = decide(welch_test(Sample.of(t.to_numpy(float)), Sample.of(h.to_numpy(float))), "<")
-    rows.append(ClaimRow(
-        "Fig. 4", "the timeout delivers less than the window halving (normalized throughput, "
-        "timeout − halving)", "the lower curve", None,
-        Estimate.of_difference(t.to_numpy(float), h.to_numpy(float)), d,
-        detail=f"timeout {t.mean():.3f} (n = {len(t)}), halving {h.mean():.3f} (n = {len(h)})",
-        reason=_join(shortfall(d), "few halvings: without SACK several losses in one window "
-                                   "end in a timeout (see Figs. 8/11)" if len(h) < 10 else "")))
-    rows.append(ClaimRow(
-        "Fig. 4", "the marked curves: the handover in the middle of [SSthresh, cwndMAX] "
-        "(cwndHO = 3/4 cwndMAX)", "below the continuous curves", None, None,
-        unavailable("not testable", f"cwndHO = cwndMAX in {at_peak} of {len(runs)} runs"),
-        reason=(f"the set-up's flows sit at their 64 KB receive window (cwndMAX "
+    rows.append(
+        ClaimRow(
+            "Fig. 4",
+            "the timeout delivers less than the window halving (normalized throughput, "
+            "timeout − halving)",
+            "the lower curve",
+            None,
+            Estimate.of_difference(t.to_numpy(float), h.to_numpy(float)),
+            d,
+            detail=f"timeout {t.mean():.3f} (n = {len(t)}), halving {h.mean():.3f} (n = {len(h)})",
+            reason=_join(
+                shortfall(d),
+                "few halvings: without SACK several losses in one window "
+                "end in a timeout (see Figs. 8/11)"
+                if len(h) < 10
+                else "",
+            ),
+        )
+    )
+    rows.append(
+        ClaimRow(
+            "Fig. 4",
+            "the marked curves: the handover in the middle of [SSthresh, cwndMAX] "
+            "(cwndHO = 3/4 cwndMAX)",
+            "below the continuous curves",
+            None,
+            None,
+            unavailable("not testable", f"cwndHO = cwndMAX in {at_peak} of {len(runs)} runs"),
+            reason=(
+                f"the set-up's flows sit at their 64 KB receive window (cwndMAX "
                 f"{CWND_MAX_SEGMENTS}) instead of a loss-driven sawtooth: cwndHO = cwndMAX "
                 f"in {at_peak} of {len(runs)} runs, so the middle of the cycle is not "
-                "sampled")))
+                "sampled"
+            ),
+        )
+    )
     return rows
 
 
@@ -944,53 +1164,95 @@ def _figure_fig4(runs: pd.DataFrame) -> Figure:
     fig, ax = plt.subplots(figsize=(7, 4))
     w = np.arange(40, 121, 2)
     for case, colour in (("halving", "tab:blue"), ("timeout", "tab:red")):
-        ax.plot(w, [100 * x2_normalized_throughput(x, x, case) for x in w], color=colour,
-                label=f"{case}, cwndHO = cwndMAX (model)")
-        ax.plot(w, [100 * x2_normalized_throughput(x, 0.75 * x, case) for x in w],
-                color=colour, ls="--", marker="o" if case == "timeout" else "x", markevery=5,
-                label=f"{case}, cwndHO = 3/4 cwndMAX (model)")
+        ax.plot(
+            w,
+            [100 * x2_normalized_throughput(x, x, case) for x in w],
+            color=colour,
+            label=f"{case}, cwndHO = cwndMAX (model)",
+        )
+        ax.plot(
+            w,
+            [100 * x2_normalized_throughput(x, 0.75 * x, case) for x in w],
+            color=colour,
+            ls="--",
+            marker="o" if case == "timeout" else "x",
+            markevery=5,
+            label=f"{case}, cwndHO = 3/4 cwndMAX (model)",
+        )
     for outcome, colour in (("halving", "tab:blue"), ("timeout", "tab:red")):
         sel = runs[runs["outcome"] == outcome]
         if len(sel) == 0:
             continue
         m = Mean.of(100 * sel["fig4_normalized"].astype(float))
         x = sel["fig4_cwnd_max"].mean()
-        ax.errorbar([x], [m.value], yerr=[0 if math.isnan(m.half) else m.half], fmt="s",
-                    color=colour, capsize=3, label=f"celltcp, {outcome} (n = {len(sel)})")
+        ax.errorbar(
+            [x],
+            [m.value],
+            yerr=[0 if math.isnan(m.half) else m.half],
+            fmt="s",
+            color=colour,
+            capsize=3,
+            label=f"celltcp, {outcome} (n = {len(sel)})",
+        )
     ax.set_xlabel("cwndMAX (segments)")
     ax.set_ylabel("normalized throughput (%)")
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=7, loc="lower right")
     fig.tight_layout()
     return Figure(
-        "fig-4-normalized.png", png_of(fig),
+        "fig-4-normalized.png",
+        png_of(fig),
         "Fig. 4 style: the model's normalized throughput (eqs. 1–5, reconstructed) against "
         "cwndMAX for the handover at the window's peak and in the middle of the cycle, and "
-        "celltcp's per outcome class (mean ± 95 % CI over the Drop Tail runs).")
+        "celltcp's per outcome class (mean ± 95 % CI over the Drop Tail runs).",
+    )
 
 
 def _delivery_claims(delivered: dict[tuple[str, int], Mean]) -> list[ClaimRow]:
     groups = [g for g, _, _ in DELIVERY_GROUPS]
     both = "AQM + prediction"
-    most = _by_count({
-        n: combine({f"vs {g}": decide(welch_test(delivered[both, n].sample,
-                                                 delivered[g, n].sample), ">")
-                    for g in groups if g != both})
-        for n in UE_COUNTS})
+    most = _by_count(
+        {
+            n: combine(
+                {
+                    f"vs {g}": decide(
+                        welch_test(delivered[both, n].sample, delivered[g, n].sample), ">"
+                    )
+                    for g in groups
+                    if g != both
+                }
+            )
+            for n in UE_COUNTS
+        }
+    )
     pred = {n: (delivered["prediction", n], delivered["default", n]) for n in UE_COUNTS}
     more = compare_verdict(pred, ">")
     return [
-        ClaimRow("Fig. 12", "AQM + prediction delivers the most (KB)", "the highest bars",
-                 None, None, most,
-                 detail="; ".join(f"{n}: {delivered[both, n].text(1)} (default "
-                                  f"{delivered['default', n].text(1)})" for n in UE_COUNTS),
-                 reason=shortfall(most)),
-        ClaimRow("Fig. 12", "prediction delivers more than the standard procedure (KB)",
-                 "\"a substantial increase of data delivered\"", None, None, more,
-                 detail="; ".join(f"{n}: {a.text(1)} vs {b.text(1)}"
-                                  for n, (a, b) in pred.items()),
-                 reason=_join(shortfall(more), "the standard procedure's data wait behind "
-                              "a full router queue")),
+        ClaimRow(
+            "Fig. 12",
+            "AQM + prediction delivers the most (KB)",
+            "the highest bars",
+            None,
+            None,
+            most,
+            detail="; ".join(
+                f"{n}: {delivered[both, n].text(1)} (default {delivered['default', n].text(1)})"
+                for n in UE_COUNTS
+            ),
+            reason=shortfall(most),
+        ),
+        ClaimRow(
+            "Fig. 12",
+            "prediction delivers more than the standard procedure (KB)",
+            '"a substantial increase of data delivered"',
+            None,
+            None,
+            more,
+            detail="; ".join(f"{n}: {a.text(1)} vs {b.text(1)}" for n, (a, b) in pred.items()),
+            reason=_join(
+                shortfall(more), "the standard procedure's data wait behind a full router queue"
+            ),
+        ),
     ]
 
 
@@ -998,47 +1260,70 @@ def report(m: Measurements, plan: Plan, options: Options, version: str) -> Docum
     """The report of measurements ``m``."""
     ho = m.ho
     probs = {(p, n): _outcomes(_select(ho, p, n)) for p in POLICIES for n in UE_COUNTS}
-    delivered = {(g, n): Mean.of(_select(ho, policy, n, aqm)["delivered_bytes"] / 1e3)
-                 for g, policy, aqm in DELIVERY_GROUPS for n in UE_COUNTS}
+    delivered = {
+        (g, n): Mean.of(_select(ho, policy, n, aqm)["delivered_bytes"] / 1e3)
+        for g, policy, aqm in DELIVERY_GROUPS
+        for n in UE_COUNTS
+    }
     by_variant = {v.key: m.aqm[m.aqm["variant"] == v.key] for v in AQM_VARIANTS}
-    rates = {(v.key, link): Mean.of(by_variant[v.key][f"{link}_drop_pct"])
-             for v in AQM_VARIANTS for link in LINKS}
-    steady = {(v.key, link): Mean.of(by_variant[v.key][f"{link}_steady_pct"])
-              for v in AQM_VARIANTS for link in LINKS}
+    rates = {
+        (v.key, link): Mean.of(by_variant[v.key][f"{link}_drop_pct"])
+        for v in AQM_VARIANTS
+        for link in LINKS
+    }
+    steady = {
+        (v.key, link): Mean.of(by_variant[v.key][f"{link}_steady_pct"])
+        for v in AQM_VARIANTS
+        for link in LINKS
+    }
 
     fig4 = fig4_table(ho)
-    doc = Document(f"Reproduction {NAME}: TCP across the X2 handover (seed `000_…`)",
-                   runs=dict(m.runs))
+    doc = Document(
+        f"Reproduction {NAME}: TCP across the X2 handover (seed `000_…`)", runs=dict(m.runs)
+    )
     doc.add(
         Heading("What was run"),
-        Bullets((
-            (f"celltcp {version}, `celltcp reproduce {NAME}"
-             f"{' --quick' if options.quick else ''}` ({'quick' if options.quick else 'full'} "
-             "mode)"),
-            ("Figs. 8, 11, 12: `celltcp/examples/000/forwarding.toml` (Tables I and II: 5 s, the "
-             "reference UE hands over at 2.3 s; 5 UEs in the target cell) and the same with "
-             "its first 2, 3 or 4 target-cell UEs (`seed000.target_cell_scenario`); policies "
-             + ", ".join(f"`{p}`" for p in POLICIES)
-             + "; `forward` and `predicted` also with RED marking and ECN on both router links"),
-            ("Table IV: `celltcp/examples/000/aqm.toml` (Tables I and III: 10 s, 4 UEs at the "
-             f"source, 3 at the target) with {len(AQM_VARIANTS)} queue/tunnel variants, each run "
-             f"also for {_STARTUP_TEXT} alone"),
-            (f"master seed {MASTER_SEED}; replications: run numbers 0–{plan.runs - 1} per "
-             f"point of Figs. 8/11/12, 0–{plan.runs_aqm - 1} per row of Table IV (the seed: "
-             "50)"),
-            "runs: " + ", ".join(f"{k}: {v}" for k, v in m.runs.items()),
-            f"results store: `{options.store}`" if options.store else "temporary results store",
-            f"wall time of the runs: {m.wall_s:.1f} s",
-        )),
+        Bullets(
+            (
+                (
+                    f"celltcp {version}, `celltcp reproduce {NAME}"
+                    f"{' --quick' if options.quick else ''}` ({'quick' if options.quick else 'full'} "
+                    "mode)"
+                ),
+                (
+                    "Figs. 8, 11, 12: `celltcp/examples/000/forwarding.toml` (Tables I and II: 5 s, the "
+                    "reference UE hands over at 2.3 s; 5 UEs in the target cell) and the same with "
+                    "its first 2, 3 or 4 target-cell UEs (`seed000.target_cell_scenario`); policies "
+                    + ", ".join(f"`{p}`" for p in POLICIES)
+                    + "; `forward` and `predicted` also with RED marking and ECN on both router links"
+                ),
+                (
+                    "Table IV: `celltcp/examples/000/aqm.toml` (Tables I and III: 10 s, 4 UEs at the "
+                    f"source, 3 at the target) with {len(AQM_VARIANTS)} queue/tunnel variants, each run "
+                    f"also for {_STARTUP_TEXT} alone"
+                ),
+                (
+                    f"master seed {MASTER_SEED}; replications: run numbers 0–{plan.runs - 1} per "
+                    f"point of Figs. 8/11/12, 0–{plan.runs_aqm - 1} per row of Table IV (the seed: "
+                    "50)"
+                ),
+                "runs: " + ", ".join(f"{k}: {v}" for k, v in m.runs.items()),
+                f"results store: `{options.store}`" if options.store else "temporary results store",
+                f"wall time of the runs: {m.wall_s:.1f} s",
+            )
+        ),
         Paragraph(
             "Outcome classes are those of the seed's §VI-B, computed by celltcp's handover "
             "analytics for the reference UE's flow: `timeout` (an RTO fired between the "
             "handover command and the end of the loss episode it started — the seed's "
-            "\"slow start\"), `halving` (fast retransmit / fast recovery), `none`. "
+            '"slow start"), `halving` (fast retransmit / fast recovery), `none`. '
             "Probabilities carry Wilson 95 % intervals; other figures are means ± the "
             "half-width of the Student-t 95 % interval."
-            + (" **Quick mode**: 8 replications instead of 50, so the intervals are wide."
-               if options.quick else "")
+            + (
+                " **Quick mode**: 8 replications instead of 50, so the intervals are wide."
+                if options.quick
+                else ""
+            )
         ),
         Heading("The seed beside celltcp"),
         Paragraph(
@@ -1048,19 +1333,29 @@ def report(m: Measurements, plan: Plan, options: Options, version: str) -> Docum
             "halving and none. Each verdict is a stated test on the replications at α = 0.05 "
             "(reproduced, not significant, contradicted), with its p-value, n and power; the "
             "magnitude compares celltcp's number with the seed's where it gives one "
-            "(docs/reproductions.md, \"How verdicts are decided\")."
+            '(docs/reproductions.md, "How verdicts are decided").'
         ),
-        claim_table(_fig4_claims(fig4) + _outcome_claims(ho, probs) + _table_iv_claims(m)
-                    + _delivery_claims(delivered)),
+        claim_table(
+            _fig4_claims(fig4)
+            + _outcome_claims(ho, probs)
+            + _table_iv_claims(m)
+            + _delivery_claims(delivered)
+        ),
     )
     fig4_rows = []
     for outcome in OUTCOMES:
         sel = fig4[fig4["outcome"] == outcome]
-        fig4_rows.append((
-            outcome, str(len(sel)), Mean.of(sel["fig4_cwnd_max"]).text(1),
-            Mean.of(sel["fig4_cwnd_ho"]).text(1), Mean.of(sel["fig4_cycle_s"] * 1e3).text(0),
-            Mean.of(100 * sel["fig4_model"]).text(1),
-            Mean.of(100 * sel["fig4_normalized"]).text(1)))
+        fig4_rows.append(
+            (
+                outcome,
+                str(len(sel)),
+                Mean.of(sel["fig4_cwnd_max"]).text(1),
+                Mean.of(sel["fig4_cwnd_ho"]).text(1),
+                Mean.of(sel["fig4_cycle_s"] * 1e3).text(0),
+                Mean.of(100 * sel["fig4_model"]).text(1),
+                Mean.of(100 * sel["fig4_normalized"]).text(1),
+            )
+        )
     doc.add(
         Heading("Fig. 4 and eqs. (1)–(5): normalized throughput"),
         Paragraph(
@@ -1080,11 +1375,25 @@ def report(m: Measurements, plan: Plan, options: Options, version: str) -> Docum
             "of UEs in the target (the UE moves from a source link it had alone to a target "
             "link it shares, so the cycle before the handover is no reference; points with "
             "fewer than two transparent handovers have none and are left out); normalized = "
-            "D / D_I. D_I (KB): " + "; ".join(
-                f"`{p}` {n} UEs {v / 1e3:.0f}" for (p, n), v in
-                fig4.groupby(["policy", "ues"])["fig4_ideal_bytes"].first().items()) + "."),
-        Table(("class", "runs", "cwndMAX (seg)", "cwndHO (seg)", "cycle (ms)", "model (%)",
-               "celltcp (%)"), tuple(fig4_rows)),
+            "D / D_I. D_I (KB): "
+            + "; ".join(
+                f"`{p}` {n} UEs {v / 1e3:.0f}"
+                for (p, n), v in fig4.groupby(["policy", "ues"])["fig4_ideal_bytes"].first().items()
+            )
+            + "."
+        ),
+        Table(
+            (
+                "class",
+                "runs",
+                "cwndMAX (seg)",
+                "cwndHO (seg)",
+                "cycle (ms)",
+                "model (%)",
+                "celltcp (%)",
+            ),
+            tuple(fig4_rows),
+        ),
         _figure_fig4(fig4),
     )
 
@@ -1094,15 +1403,20 @@ def report(m: Measurements, plan: Plan, options: Options, version: str) -> Docum
             sel = _select(ho, policy, n)
             timeouts = sel[sel["outcome"] == "timeout"]
             after = ((timeouts["first_rto_s"] - timeouts["completion_s"]) * 1e3).dropna()
-            detail.append((
-                POLICY_LABEL[policy], str(n), str(len(sel)),
-                *(probs[policy, n][o].text() for o in OUTCOMES),
-                f"{int(sel['spurious_rto'].sum())} of {len(timeouts)}",
-                f"{after.median():.0f}" if len(after) else "–",
-                f"{sel['queue_drops'].mean():.1f}", f"{sel['forwarded'].mean():.1f}",
-                Mean.of(sel["rtt_before_s"] * 1e3).text(1),
-                Mean.of(sel["rtt_peak_s"] * 1e3).text(1),
-            ))
+            detail.append(
+                (
+                    POLICY_LABEL[policy],
+                    str(n),
+                    str(len(sel)),
+                    *(probs[policy, n][o].text() for o in OUTCOMES),
+                    f"{int(sel['spurious_rto'].sum())} of {len(timeouts)}",
+                    f"{after.median():.0f}" if len(after) else "–",
+                    f"{sel['queue_drops'].mean():.1f}",
+                    f"{sel['forwarded'].mean():.1f}",
+                    Mean.of(sel["rtt_before_s"] * 1e3).text(1),
+                    Mean.of(sel["rtt_peak_s"] * 1e3).text(1),
+                )
+            )
     doc.add(
         Heading("Figs. 8 and 11: outcome classes"),
         Paragraph(
@@ -1115,9 +1429,23 @@ def report(m: Measurements, plan: Plan, options: Options, version: str) -> Docum
             "never fills the queue); packets forwarded over X2-U; the smoothed RTT before the command and the peak RTT sample in the window, "
             "which includes the samples of the loss recovery (ms)."
         ),
-        Table(("policy", "UEs", "runs", "timeout", "halving", "none", "flagged spurious",
-               "RTO after completion (ms)", "queue drops", "forwarded", "RTT before",
-               "RTT peak"), tuple(detail)),
+        Table(
+            (
+                "policy",
+                "UEs",
+                "runs",
+                "timeout",
+                "halving",
+                "none",
+                "flagged spurious",
+                "RTO after completion (ms)",
+                "queue drops",
+                "forwarded",
+                "RTT before",
+                "RTT peak",
+            ),
+            tuple(detail),
+        ),
         _figure_outcomes(probs),
     )
 
@@ -1125,17 +1453,21 @@ def report(m: Measurements, plan: Plan, options: Options, version: str) -> Docum
     for v in AQM_VARIANTS:
         sel = by_variant[v.key]
         ref = _outcomes(sel, "ref_outcome")
-        t4.append((
-            v.label, v.ecn_decap, "yes" if v.tcp_ecn else "no",
-            f"{v.seed[0]:g} / {v.seed[1]:g}" if v.seed else "–",
-            *(rates[v.key, link].text(3) for link in LINKS),
-            *(steady[v.key, link].text(3) for link in LINKS),
-            " / ".join(f"{sel[f'{link}_marks'].mean():.0f}" for link in LINKS),
-            f"{sel['decap_drops'].mean():.1f}", Mean.of(sel["goodput_mbps"]).text(2),
-            " ".join(f"{o[0].upper()} {ref[o].value:.2f}" for o in OUTCOMES),
-        ))
-    t12 = [(str(n), *(delivered[g, n].text(1) for g, _, _ in DELIVERY_GROUPS))
-           for n in UE_COUNTS]
+        t4.append(
+            (
+                v.label,
+                v.ecn_decap,
+                "yes" if v.tcp_ecn else "no",
+                f"{v.seed[0]:g} / {v.seed[1]:g}" if v.seed else "–",
+                *(rates[v.key, link].text(3) for link in LINKS),
+                *(steady[v.key, link].text(3) for link in LINKS),
+                " / ".join(f"{sel[f'{link}_marks'].mean():.0f}" for link in LINKS),
+                f"{sel['decap_drops'].mean():.1f}",
+                Mean.of(sel["goodput_mbps"]).text(2),
+                " ".join(f"{o[0].upper()} {ref[o].value:.2f}" for o in OUTCOMES),
+            )
+        )
+    t12 = [(str(n), *(delivered[g, n].text(1) for g, _, _ in DELIVERY_GROUPS)) for n in UE_COUNTS]
     doc.add(
         Heading("Table IV: drop rates on the router's links"),
         Paragraph(
@@ -1148,10 +1480,23 @@ def report(m: Measurements, plan: Plan, options: Options, version: str) -> Docum
             "eNB discards (the seed's Fig. 7(b)). The last columns are the total goodput of "
             "the seven downloads and the reference UE's outcome class."
         ),
-        Table(("queue", "tunnel ECN", "ECN TCP", "seed % (source / target)", "source %",
-               "target %", "source % after 1 s", "target % after 1 s",
-               "CE marks (source / target)", "decap. drops", "total goodput Mb/s",
-               "reference UE"), tuple(t4)),
+        Table(
+            (
+                "queue",
+                "tunnel ECN",
+                "ECN TCP",
+                "seed % (source / target)",
+                "source %",
+                "target %",
+                "source % after 1 s",
+                "target % after 1 s",
+                "CE marks (source / target)",
+                "decap. drops",
+                "total goodput Mb/s",
+                "reference UE",
+            ),
+            tuple(t4),
+        ),
         Heading("Fig. 12: data delivered across the handover (KB)"),
         Paragraph(
             "Bytes delivered in order to the reference UE from the handover command until one "

@@ -48,9 +48,21 @@ from celltcp.reproduce.document import Document
 from celltcp.reproduce.registry import Options, ReproductionError
 
 __all__ = [
-    "ALIASES", "FILE_METRICS", "FILE_TIME", "FULL", "NAME", "QUICK", "SUMMARY", "Plan",
-    "Results", "burst_point",
-    "rate_point", "run", "scenario_file", "seconds_of", "sweep_points",
+    "ALIASES",
+    "FILE_METRICS",
+    "FILE_TIME",
+    "FULL",
+    "NAME",
+    "QUICK",
+    "SUMMARY",
+    "Plan",
+    "Results",
+    "burst_point",
+    "rate_point",
+    "run",
+    "scenario_file",
+    "seconds_of",
+    "sweep_points",
 ]
 
 NAME = "001-wcdma"
@@ -168,21 +180,33 @@ class Plan:
 
 #: Every goal on a coarse grid, 2 × 600 s per point (about 20 transfers per point).
 QUICK = Plan(
-    runs=2, duration="600s", file_sizes_kb=(50, 100, 150, 200), windows=(1, 2, 3, 4, 10),
-    losses=(0.01, 0.05, 0.1), max_dats=(1, 2, 3, 4, 6, 10, "unlimited"), blers=(0.1, 0.2),
-    bursts=(("200ms", 0.9), ("1s", 0.9)), burst_max_dats=(3, 4, 6, 10, 20, "unlimited"),
-    proxy_rates_kbps=(64, 128, 384), proxy_file_sizes_kb=(50, 200, 1000),
+    runs=2,
+    duration="600s",
+    file_sizes_kb=(50, 100, 150, 200),
+    windows=(1, 2, 3, 4, 10),
+    losses=(0.01, 0.05, 0.1),
+    max_dats=(1, 2, 3, 4, 6, 10, "unlimited"),
+    blers=(0.1, 0.2),
+    bursts=(("200ms", 0.9), ("1s", 0.9)),
+    burst_max_dats=(3, 4, 6, 10, 20, "unlimited"),
+    proxy_rates_kbps=(64, 128, 384),
+    proxy_file_sizes_kb=(50, 200, 1000),
     proxy_blers=(0.0, 0.05, 0.1, 0.15),
 )
 #: The seed gives no replication count or run length in the text we have (its "Simulation
 #: Parameter" slide is an image): 10 × 3600 s per point, about 1200 transfers.
 FULL = Plan(
-    runs=10, duration="3600s", file_sizes_kb=(50, 75, 100, 125, 150, 175, 200),
-    windows=(1, 2, 3, 4, 10), losses=(0.0, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1),
-    max_dats=(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 15, 20, "unlimited"), blers=(0.1, 0.2),
+    runs=10,
+    duration="3600s",
+    file_sizes_kb=(50, 75, 100, 125, 150, 175, 200),
+    windows=(1, 2, 3, 4, 10),
+    losses=(0.0, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1),
+    max_dats=(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 15, 20, "unlimited"),
+    blers=(0.1, 0.2),
     bursts=(("200ms", 0.9), ("1s", 0.9)),
     burst_max_dats=(2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 40, "unlimited"),
-    proxy_rates_kbps=(64, 128, 384), proxy_file_sizes_kb=(50, 100, 200, 500, 1000),
+    proxy_rates_kbps=(64, 128, 384),
+    proxy_file_sizes_kb=(50, 100, 200, 500, 1000),
     proxy_blers=(0.0, 0.025, 0.05, 0.075, 0.1, 0.125, 0.15),
 )
 
@@ -214,31 +238,58 @@ def sweep_points(plan: Plan) -> dict[str, list[dict[str, Any]]]:
     goal1 = [{**rate_point(r), FILE: f"{s}KB"} for r in RATES_KBPS for s in plan.file_sizes_kb]
     goal2 = [{**rate_point(r), WINDOW: w} for r in RATES_KBPS for w in plan.windows]
     goal3 = [{**rate_point(r), LOSS: p} for r in RATES_KBPS for p in plan.losses]
-    goal4 = [{BLER: b, MAX_DAT: m, FRTO: frto} for frto in (False, True) for b in plan.blers
-             for m in plan.max_dats]
-    goal4_bursty = [{BLER: b, MAX_DAT: m, FRTO: frto, **burst_point(burst, bad)}
-                    for frto in (False, True) for burst, bad in plan.bursts for b in plan.blers
-                    for m in plan.burst_max_dats]
-    proxy_size = [{**rate_point(r), FILE: f"{s}KB"} for r in plan.proxy_rates_kbps
-                  for s in plan.proxy_file_sizes_kb]
+    goal4 = [
+        {BLER: b, MAX_DAT: m, FRTO: frto}
+        for frto in (False, True)
+        for b in plan.blers
+        for m in plan.max_dats
+    ]
+    goal4_bursty = [
+        {BLER: b, MAX_DAT: m, FRTO: frto, **burst_point(burst, bad)}
+        for frto in (False, True)
+        for burst, bad in plan.bursts
+        for b in plan.blers
+        for m in plan.burst_max_dats
+    ]
+    proxy_size = [
+        {**rate_point(r), FILE: f"{s}KB"}
+        for r in plan.proxy_rates_kbps
+        for s in plan.proxy_file_sizes_kb
+    ]
     proxy_bler = [{**rate_point(384), FILE: "200KB", BLER: b} for b in plan.proxy_blers]
-    return {"goal1": goal1, "goal2": goal2, "goal3": goal3, "goal4": goal4,
-            "goal4-bursty": goal4_bursty, "proxy-size": proxy_size, "proxy-bler": proxy_bler}
+    return {
+        "goal1": goal1,
+        "goal2": goal2,
+        "goal3": goal3,
+        "goal4": goal4,
+        "goal4-bursty": goal4_bursty,
+        "proxy-size": proxy_size,
+        "proxy-bler": proxy_bler,
+    }
 
 
-def _sweep(options: Options, plan: Plan, name: str, points: Sequence[dict[str, Any]],
-           metrics: Sequence[str]) -> tuple[pd.DataFrame, int]:
+def _sweep(
+    options: Options,
+    plan: Plan,
+    name: str,
+    points: Sequence[dict[str, Any]],
+    metrics: Sequence[str],
+) -> tuple[pd.DataFrame, int]:
     """One row per (point, run) with the points' parameters and the metrics; the number of
     runs executed now (not found in the store). ReproductionError if a run failed."""
     from celltcp.sweep import execute_sweep
 
     spec = {
-        "scenario": str(scenario_file()), "name": f"001 {name}", "seed": MASTER_SEED,
-        "runs": plan.runs, "metrics": list(metrics),
+        "scenario": str(scenario_file()),
+        "name": f"001 {name}",
+        "seed": MASTER_SEED,
+        "runs": plan.runs,
+        "metrics": list(metrics),
         "points": [{**p, DURATION: plan.duration} for p in points],
     }
-    frame, report = execute_sweep(spec, workers=options.workers, store=options.store,
-                                  progress=options.progress)
+    frame, report = execute_sweep(
+        spec, workers=options.workers, store=options.store, progress=options.progress
+    )
     failed = frame[frame["status"] != "ok"]
     if len(failed):
         raise ReproductionError(
@@ -294,9 +345,14 @@ def timeline_run() -> Any:
     """One run of the base point with the ``dch`` series every second, 300 s."""
     import celltcp
 
-    return celltcp.run(str(scenario_file()), set={
-        DURATION: "300s", "trace.dch": '["radio"]', "trace.interval": "1s",
-    })
+    return celltcp.run(
+        str(scenario_file()),
+        set={
+            DURATION: "300s",
+            "trace.dch": '["radio"]',
+            "trace.interval": "1s",
+        },
+    )
 
 
 def run(options: Options) -> Document:
@@ -308,9 +364,15 @@ def run(options: Options) -> Document:
     points = sweep_points(plan)
     frames: dict[str, pd.DataFrame] = {}
     executed = 0
-    for name, metrics in (("goal1", METRICS), ("goal2", METRICS), ("goal3", METRICS),
-                          ("goal4", METRICS), ("goal4-bursty", BURST_METRICS),
-                          ("proxy-size", FILE_METRICS), ("proxy-bler", FILE_METRICS)):
+    for name, metrics in (
+        ("goal1", METRICS),
+        ("goal2", METRICS),
+        ("goal3", METRICS),
+        ("goal4", METRICS),
+        ("goal4-bursty", BURST_METRICS),
+        ("proxy-size", FILE_METRICS),
+        ("proxy-bler", FILE_METRICS),
+    ):
         frame, n = _sweep(options, plan, name, points[name], metrics)
         frames[name] = _numeric(frame)
         executed += n
@@ -323,8 +385,16 @@ def run(options: Options) -> Document:
             )
             executed += n
     results = Results(
-        plan, frames["goal1"], frames["goal2"], frames["goal3"], frames["goal4"],
-        frames["proxy-size"], frames["proxy-bler"], timeline_run(), executed,
-        time.perf_counter() - started, frames["goal4-bursty"],
+        plan,
+        frames["goal1"],
+        frames["goal2"],
+        frames["goal3"],
+        frames["goal4"],
+        frames["proxy-size"],
+        frames["proxy-bler"],
+        timeline_run(),
+        executed,
+        time.perf_counter() - started,
+        frames["goal4-bursty"],
     )
     return report(results, options)

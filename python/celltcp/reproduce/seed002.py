@@ -63,12 +63,37 @@ from celltcp.reproduce.document import Document, mean_ci
 from celltcp.reproduce.registry import Options, ReproductionError, StoreRunner
 
 __all__ = [
-    "ABLATION", "ALIASES", "FIG1_CELL", "FULL", "NAME", "QUICK", "SUMMARY", "AblationVariant",
-    "Plan", "RecoveryCell", "Results", "Runner", "ablation_runs", "bdp_segments",
-    "count_overruns", "emulated_overrun", "fig1_runs", "handover_event", "path_overrides",
-    "recovery_cells", "recovery_table", "run", "run_recovery", "sawtooth_overrun",
-    "sawtooth_period", "sized_buffer_runs", "slow_start_runs", "testbed_runs", "train_runs",
-    "window_quantiles", "wire_delay_s",
+    "ABLATION",
+    "ALIASES",
+    "FIG1_CELL",
+    "FULL",
+    "NAME",
+    "QUICK",
+    "SUMMARY",
+    "AblationVariant",
+    "Plan",
+    "RecoveryCell",
+    "Results",
+    "Runner",
+    "ablation_runs",
+    "bdp_segments",
+    "count_overruns",
+    "emulated_overrun",
+    "fig1_runs",
+    "handover_event",
+    "path_overrides",
+    "recovery_cells",
+    "recovery_table",
+    "run",
+    "run_recovery",
+    "sawtooth_overrun",
+    "sawtooth_period",
+    "sized_buffer_runs",
+    "slow_start_runs",
+    "testbed_runs",
+    "train_runs",
+    "window_quantiles",
+    "wire_delay_s",
 ]
 
 NAME = "002-handover-buffer"
@@ -127,9 +152,11 @@ class AblationVariant:
 
     def base(self) -> dict[str, Any]:
         buffer = round(self.queue_bdp * bdp_bytes(OVERRUN_RATE_BPS, self.rtt_s))
-        return {**path_overrides(OVERRUN_RATE_BPS, self.rtt_s),
-                "links.access.queue": _queue(f"{buffer}B"),
-                **{f"flows.bulk.tcp.{k}": v for k, v in self.tcp}}
+        return {
+            **path_overrides(OVERRUN_RATE_BPS, self.rtt_s),
+            "links.access.queue": _queue(f"{buffer}B"),
+            **{f"flows.bulk.tcp.{k}": v for k, v in self.tcp},
+        }
 
     @property
     def buffer_bytes(self) -> int:
@@ -137,26 +164,32 @@ class AblationVariant:
 
 
 #: The ablation: every setting the seed's testbed may have had otherwise, one at a time.
-ABLATION = {v.name: v for v in (
-    AblationVariant("the scenario"),
-    AblationVariant("no SACK (NewReno partial ACKs)", tcp=(("sack", False),)),
-    AblationVariant("RTO floor 200 ms (Linux)", tcp=(("min_rto", "200ms"),)),
-    AblationVariant("initial RTO 3 s (RFC 1122)", tcp=(("initial_rto", "3s"),)),
-    AblationVariant("ACK every segment", tcp=(("delayed_ack", False),)),
-    AblationVariant("no limited transmit", tcp=(("limited_transmit", False),)),
-    AblationVariant("dupack threshold 5", tcp=(("dupack_threshold", 5),)),
-    AblationVariant("queue ½ BDP", queue_bdp=0.5),
-    AblationVariant("queue 2 BDP", queue_bdp=2.0),
-    AblationVariant("both directions interrupted", direction="both"),
-    AblationVariant("interruption 50 ms (= RTT)", interruption_s=0.050),
-    AblationVariant("interruption 60 ms (> RTT)", interruption_s=0.060),
-    AblationVariant("RTT 30 ms (< interruption)", rtt_s=0.030),
-    # Pairs: does the delayed-ACK timer keep the ACK clock going past an interruption longer
-    # than the RTT?
-    AblationVariant("interruption 60 ms, ACK every segment", tcp=(("delayed_ack", False),),
-                    interruption_s=0.060),
-    AblationVariant("RTT 30 ms, ACK every segment", tcp=(("delayed_ack", False),), rtt_s=0.030),
-)}
+ABLATION = {
+    v.name: v
+    for v in (
+        AblationVariant("the scenario"),
+        AblationVariant("no SACK (NewReno partial ACKs)", tcp=(("sack", False),)),
+        AblationVariant("RTO floor 200 ms (Linux)", tcp=(("min_rto", "200ms"),)),
+        AblationVariant("initial RTO 3 s (RFC 1122)", tcp=(("initial_rto", "3s"),)),
+        AblationVariant("ACK every segment", tcp=(("delayed_ack", False),)),
+        AblationVariant("no limited transmit", tcp=(("limited_transmit", False),)),
+        AblationVariant("dupack threshold 5", tcp=(("dupack_threshold", 5),)),
+        AblationVariant("queue ½ BDP", queue_bdp=0.5),
+        AblationVariant("queue 2 BDP", queue_bdp=2.0),
+        AblationVariant("both directions interrupted", direction="both"),
+        AblationVariant("interruption 50 ms (= RTT)", interruption_s=0.050),
+        AblationVariant("interruption 60 ms (> RTT)", interruption_s=0.060),
+        AblationVariant("RTT 30 ms (< interruption)", rtt_s=0.030),
+        # Pairs: does the delayed-ACK timer keep the ACK clock going past an interruption longer
+        # than the RTT?
+        AblationVariant(
+            "interruption 60 ms, ACK every segment",
+            tcp=(("delayed_ack", False),),
+            interruption_s=0.060,
+        ),
+        AblationVariant("RTT 30 ms, ACK every segment", tcp=(("delayed_ack", False),), rtt_s=0.030),
+    )
+}
 
 
 @dataclass(frozen=True)
@@ -197,27 +230,55 @@ class Plan:
 
 #: Figs. 3–4's settings only, short runs: about 10 s on 2 cores.
 QUICK = Plan(
-    recovery_rates=(1e6, 10e6, 100e6), recovery_settings=(("best", False), ("worst", True)),
-    max_model_s=10.0, recovery_phases=2, testbed_rates=(1e6, 10e6),
-    testbed_interruptions=(0.040, 0.300), testbed_phases=2, sawtooth_buffers=(2.0,),
-    sawtooth_interruptions=(0.040,), sawtooth_phases=10, fig6_interruptions=(0.040, 0.100),
-    fig6_extras=(0.0, 0.5, 1.0), fig6_windows=6, fig6_sawtooth_phases=0, sized_windows=3,
+    recovery_rates=(1e6, 10e6, 100e6),
+    recovery_settings=(("best", False), ("worst", True)),
+    max_model_s=10.0,
+    recovery_phases=2,
+    testbed_rates=(1e6, 10e6),
+    testbed_interruptions=(0.040, 0.300),
+    testbed_phases=2,
+    sawtooth_buffers=(2.0,),
+    sawtooth_interruptions=(0.040,),
+    sawtooth_phases=10,
+    fig6_interruptions=(0.040, 0.100),
+    fig6_extras=(0.0, 0.5, 1.0),
+    fig6_windows=6,
+    fig6_sawtooth_phases=0,
+    sized_windows=3,
     fig1_phases=3,
-    ablation_variants=("the scenario", "no SACK (NewReno partial ACKs)",
-                       "interruption 50 ms (= RTT)"),
-    ablation_phases=2, train_phases=2, train_handovers=3, slow_start_phases=3,
+    ablation_variants=(
+        "the scenario",
+        "no SACK (NewReno partial ACKs)",
+        "interruption 50 ms (= RTT)",
+    ),
+    ablation_phases=2,
+    train_phases=2,
+    train_handovers=3,
+    slow_start_phases=3,
 )
 #: The whole grid, the 84 s worst case included: a few minutes on 2 cores.
 FULL = Plan(
     recovery_rates=RATES_BPS,
     recovery_settings=(("best", False), ("best", True), ("worst", False), ("worst", True)),
-    max_model_s=math.inf, recovery_phases=3, testbed_rates=RATES_BPS,
-    testbed_interruptions=INTERRUPTIONS_S, testbed_phases=5, sawtooth_buffers=(1.0, 2.0, 3.0),
-    sawtooth_interruptions=(0.040, 0.100, 0.300), sawtooth_phases=40,
-    fig6_interruptions=(0.040, 0.100, 0.200), fig6_extras=(0.0, 0.2, 0.4, 0.6, 0.8, 1.0),
-    fig6_windows=20, fig6_sawtooth_phases=40, sized_windows=5,
-    fig1_phases=10, ablation_variants=tuple(ABLATION), ablation_phases=10, train_phases=10,
-    train_handovers=3, slow_start_phases=12,
+    max_model_s=math.inf,
+    recovery_phases=3,
+    testbed_rates=RATES_BPS,
+    testbed_interruptions=INTERRUPTIONS_S,
+    testbed_phases=5,
+    sawtooth_buffers=(1.0, 2.0, 3.0),
+    sawtooth_interruptions=(0.040, 0.100, 0.300),
+    sawtooth_phases=40,
+    fig6_interruptions=(0.040, 0.100, 0.200),
+    fig6_extras=(0.0, 0.2, 0.4, 0.6, 0.8, 1.0),
+    fig6_windows=20,
+    fig6_sawtooth_phases=40,
+    sized_windows=5,
+    fig1_phases=10,
+    ablation_variants=tuple(ABLATION),
+    ablation_phases=10,
+    train_phases=10,
+    train_handovers=3,
+    slow_start_phases=12,
 )
 
 
@@ -257,10 +318,14 @@ def path_overrides(rate_bps: float, rtt_s: float) -> dict[str, Any]:
 
 def handover_event(at_s: float, interruption_s: float, policy: str) -> list[dict[str, Any]]:
     """The ``events`` list with one downlink handover of the access link."""
-    return [{
-        "at": _ns(at_s), "link": "access", "direction": "a_to_b",
-        "handover": {"interruption": _ns(interruption_s), "policy": policy},
-    }]
+    return [
+        {
+            "at": _ns(at_s),
+            "link": "access",
+            "direction": "a_to_b",
+            "handover": {"interruption": _ns(interruption_s), "policy": policy},
+        }
+    ]
 
 
 def _queue(limit: str) -> dict[str, str]:
@@ -271,7 +336,8 @@ def _capped(rate_bps: float, rtt_s: float, window: float, queue_bytes: float) ->
     """Overrides: the window capped at ``window`` segments by the receive buffer, a queue of
     ``queue_bytes``."""
     return {
-        **path_overrides(rate_bps, rtt_s), "links.access.queue": _queue(f"{int(queue_bytes)}B"),
+        **path_overrides(rate_bps, rtt_s),
+        "links.access.queue": _queue(f"{int(queue_bytes)}B"),
         "flows.bulk.tcp.rcv_buf": f"{max(1, round(window)) * MSS_BYTES}B",
     }
 
@@ -313,15 +379,22 @@ class Runner(StoreRunner):
     temporary_prefix = "celltcp-002-"
 
     def run(
-        self, points: Sequence[dict[str, Any]], name: str, metrics: Sequence[str] = (_DROPS,),
+        self,
+        points: Sequence[dict[str, Any]],
+        name: str,
+        metrics: Sequence[str] = (_DROPS,),
         series: Sequence[str] = (),
     ) -> pd.DataFrame:
         """One row per point, in order; ReproductionError if a run failed."""
         import celltcp
 
         spec: dict[str, Any] = {
-            "scenario": str(_scenario_file()), "name": name, "seed": MASTER_SEED, "runs": 1,
-            "metrics": list(metrics), "points": list(points),
+            "scenario": str(_scenario_file()),
+            "name": name,
+            "seed": MASTER_SEED,
+            "runs": 1,
+            "metrics": list(metrics),
+            "points": list(points),
         }
         if series:
             spec["series"] = list(series)
@@ -340,8 +413,10 @@ class Runner(StoreRunner):
         from celltcp.sweep import Store
 
         with Store.open(self.store, read_only=True) as store:
-            return [store.read_series(key, int(run), name)
-                    for key, run in zip(frame["key"], frame["run"], strict=True)]
+            return [
+                store.read_series(key, int(run), name)
+                for key, run in zip(frame["key"], frame["run"], strict=True)
+            ]
 
     def handovers(self, frame: pd.DataFrame) -> list[pd.Series]:
         """Each run's only row of the per-handover analytics."""
@@ -376,8 +451,13 @@ class RecoveryCell:
     def model_s(self) -> float:
         """The model's time from the timeout to cwnd = 0.9·BDP, seconds."""
         return handover_recovery_time_s(
-            self.rate_bps, self.rtt_s, PACKET_BYTES, case=self.case,
-            delayed_ack=self.delayed_ack, abc_limit=None, target_fraction=RECOVERY_FRACTION,
+            self.rate_bps,
+            self.rtt_s,
+            PACKET_BYTES,
+            case=self.case,
+            delayed_ack=self.delayed_ack,
+            abc_limit=None,
+            target_fraction=RECOVERY_FRACTION,
         )
 
     @property
@@ -385,8 +465,12 @@ class RecoveryCell:
         """The same time with the window stepped ACK by ACK in whole rounds, from the flight the
         forced window leaves at the timeout (docs/models.md, "Recovery in whole rounds")."""
         return handover_recovery_rounds_s(
-            self.rate_bps, self.rtt_s, PACKET_BYTES, case=self.case,
-            delayed_ack=self.delayed_ack, target_fraction=RECOVERY_FRACTION,
+            self.rate_bps,
+            self.rtt_s,
+            PACKET_BYTES,
+            case=self.case,
+            delayed_ack=self.delayed_ack,
+            target_fraction=RECOVERY_FRACTION,
             flight_segments=self.window_segments,
         )
 
@@ -416,12 +500,15 @@ class RecoveryCell:
             "flows.bulk.tcp.delayed_ack": "40ms" if self.delayed_ack else False,
             "flows.bulk.tcp.abc": 0,
             "events": handover_event(at, self.interruption_s, "discard"),
-            "simulation.duration": _ns(end), "trace.tcp": ["cwnd"],
+            "simulation.duration": _ns(end),
+            "trace.tcp": ["cwnd"],
         }
 
 
 def recovery_cells(
-    rates: Sequence[float], rtts: Sequence[float], settings: Sequence[tuple[str, bool]],
+    rates: Sequence[float],
+    rtts: Sequence[float],
+    settings: Sequence[tuple[str, bool]],
     max_model_s: float = math.inf,
 ) -> tuple[list[RecoveryCell], list[tuple[float, float]]]:
     """The grid's cells, and the (rate, RTT) pairs skipped for a BDP below 4 segments."""
@@ -431,8 +518,11 @@ def recovery_cells(
             if bdp_segments(rate, rtt) < MIN_BDP_SEGMENTS:
                 skipped.append((rate, rtt))
                 continue
-            cells += [c for c in (RecoveryCell(rate, rtt, case, d) for case, d in settings)
-                      if c.model_s <= max_model_s]
+            cells += [
+                c
+                for c in (RecoveryCell(rate, rtt, case, d) for case, d in settings)
+                if c.model_s <= max_model_s
+            ]
     return cells, skipped
 
 
@@ -443,7 +533,7 @@ def _cwnd_ramp_s(tcp: pd.DataFrame, first_rto_s: float, target_bytes: float) -> 
     reset = np.flatnonzero(values <= 2 * MSS_BYTES)
     if reset.size == 0:
         return math.nan
-    above = np.flatnonzero(values[reset[0]:] >= target_bytes)
+    above = np.flatnonzero(values[reset[0] :] >= target_bytes)
     return float(times[reset[0] + above[0]] - first_rto_s) if above.size else math.nan
 
 
@@ -453,22 +543,33 @@ def run_recovery(runner: Runner, cells: Sequence[RecoveryCell], phases: int) -> 
     ``cwnd_full_s``), the model, and when the handover, the first RTO retransmission and the
     attach happened."""
     jobs = [(c, p) for c in cells for p in range(phases)]
-    frame = runner.run([c.overrides(p) for c, p in jobs], "002 recovery",
-                       series=("handovers", "tcp"))
+    frame = runner.run(
+        [c.overrides(p) for c, p in jobs], "002 recovery", series=("handovers", "tcp")
+    )
     rows = []
-    for (cell, phase), h, tcp in zip(jobs, runner.handovers(frame), runner.series(frame, "tcp"),
-                                     strict=True):
+    for (cell, phase), h, tcp in zip(
+        jobs, runner.handovers(frame), runner.series(frame, "tcp"), strict=True
+    ):
         target = RECOVERY_FRACTION * cell.bdp_segments * MSS_BYTES
-        rows.append({
-            "handover_s": cell.handover_at_s(phase),
-            "cwnd_full_s": _cwnd_ramp_s(tcp, h["first_rto_s"], cell.bdp_segments * MSS_BYTES),
-            "rate_bps": cell.rate_bps, "rtt_s": cell.rtt_s, "case": cell.case,
-            "delayed_ack": cell.delayed_ack, "phase": phase, "bdp_segments": cell.bdp_segments,
-            "model_s": cell.model_s, "rounds_s": cell.rounds_s,
-            "outcome": h["outcome"], "ramp_s": h["ramp_time_s"],
-            "cwnd_ramp_s": _cwnd_ramp_s(tcp, h["first_rto_s"], target),
-            "first_rto_s": h["first_rto_s"], "attach_s": h["attach_s"],
-        })
+        rows.append(
+            {
+                "handover_s": cell.handover_at_s(phase),
+                "cwnd_full_s": _cwnd_ramp_s(tcp, h["first_rto_s"], cell.bdp_segments * MSS_BYTES),
+                "rate_bps": cell.rate_bps,
+                "rtt_s": cell.rtt_s,
+                "case": cell.case,
+                "delayed_ack": cell.delayed_ack,
+                "phase": phase,
+                "bdp_segments": cell.bdp_segments,
+                "model_s": cell.model_s,
+                "rounds_s": cell.rounds_s,
+                "outcome": h["outcome"],
+                "ramp_s": h["ramp_time_s"],
+                "cwnd_ramp_s": _cwnd_ramp_s(tcp, h["first_rto_s"], target),
+                "first_rto_s": h["first_rto_s"],
+                "attach_s": h["attach_s"],
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -481,14 +582,25 @@ def recovery_table(rows: pd.DataFrame) -> pd.DataFrame:
         ramp, half = mean_ci(g["ramp_s"])
         cwnd, model = float(g["cwnd_ramp_s"].mean()), float(g["model_s"].iloc[0])
         rounds = float(g["rounds_s"].iloc[0])
-        out.append({
-            **dict(zip(keys, key, strict=True)), "bdp_segments": g["bdp_segments"].iloc[0],
-            "model_s": model, "ramp_s": ramp, "ramp_half_s": half, "ratio": ramp / model,
-            "cwnd_ramp_s": cwnd, "cwnd_ratio": cwnd / model, "offset_rtts": (ramp - model) / key[1],
-            "rounds_s": rounds, "rounds_ratio": ramp / rounds, "cwnd_rounds_ratio": cwnd / rounds,
-            "timeouts": int((g["outcome"] == "timeout").sum()), "runs": len(g),
-            "recovered": int(g["ramp_s"].notna().sum()),
-        })
+        out.append(
+            {
+                **dict(zip(keys, key, strict=True)),
+                "bdp_segments": g["bdp_segments"].iloc[0],
+                "model_s": model,
+                "ramp_s": ramp,
+                "ramp_half_s": half,
+                "ratio": ramp / model,
+                "cwnd_ramp_s": cwnd,
+                "cwnd_ratio": cwnd / model,
+                "offset_rtts": (ramp - model) / key[1],
+                "rounds_s": rounds,
+                "rounds_ratio": ramp / rounds,
+                "cwnd_rounds_ratio": cwnd / rounds,
+                "timeouts": int((g["outcome"] == "timeout").sum()),
+                "runs": len(g),
+                "recovered": int(g["ramp_s"].notna().sum()),
+            }
+        )
     return pd.DataFrame(out)
 
 
@@ -502,8 +614,9 @@ def _loss_events_s(tcp: pd.DataFrame) -> np.ndarray:
     return times[1:][(state[1:] >= 2) & (state[1:] != state[:-1])]
 
 
-def sawtooth_period(runner: Runner, base: dict[str, Any], rate_bps: float, rtt_s: float,
-                    buffer_bytes: float) -> tuple[float, float]:
+def sawtooth_period(
+    runner: Runner, base: dict[str, Any], rate_bps: float, rtt_s: float, buffer_bytes: float
+) -> tuple[float, float]:
     """Start and end (s) of the second loss-to-loss cycle of the run ``base`` without a
     handover: the first whole AIMD cycle after the initial slow start's overshoot. The link
     model draws no random numbers, so runs with a handover repeat this run until then."""
@@ -528,16 +641,22 @@ def _phases(start_s: float, end_s: float, n: int) -> list[float]:
     return [start_s + (i + 0.5) / n * (end_s - start_s) for i in range(n)]
 
 
-def count_overruns(runner: Runner, handovers: Sequence[tuple[dict[str, Any], float, float]],
-                   name: str) -> list[int]:
+def count_overruns(
+    runner: Runner, handovers: Sequence[tuple[dict[str, Any], float, float]], name: str
+) -> list[int]:
     """Queue drops during each (base overrides, handover time, interruption) with buffer
     transfer: the drops of a run ending 1 ms after the interruption less those of the same run
     without the handover ending at the handover (the two are identical until then)."""
     points = []
     for base, at, interruption in handovers:
         points.append({**base, "events": [], "simulation.duration": _ns(at)})
-        points.append({**base, "events": handover_event(at, interruption, "forward"),
-                       "simulation.duration": _ns(at + interruption + 0.001)})
+        points.append(
+            {
+                **base,
+                "events": handover_event(at, interruption, "forward"),
+                "simulation.duration": _ns(at + interruption + 0.001),
+            }
+        )
     drops = runner.run(points, name)[_DROPS].to_numpy(dtype=float)
     return [int(drops[2 * i + 1] - drops[2 * i]) for i in range(len(handovers))]
 
@@ -545,50 +664,98 @@ def count_overruns(runner: Runner, handovers: Sequence[tuple[dict[str, Any], flo
 def _overrun_row(drops: Sequence[int], **point: Any) -> dict[str, Any]:
     p = point
     k = sum(d > 0 for d in drops)
-    model = buffer_overrun_probability(p["buffer_bytes"], p["rate_bps"], p["rtt_s"],
-                                       p["interruption_s"], PACKET_BYTES, p["extra_bytes"])
+    model = buffer_overrun_probability(
+        p["buffer_bytes"],
+        p["rate_bps"],
+        p["rtt_s"],
+        p["interruption_s"],
+        PACKET_BYTES,
+        p["extra_bytes"],
+    )
     return {**p, "handovers": len(drops), "overruns": k, "p_sim": k / len(drops), "p_model": model}
 
 
-def sawtooth_overrun(runner: Runner, rate_bps: float, rtt_s: float, buffer_bytes: int,
-                     interruptions: Sequence[float], phases: int) -> pd.DataFrame:
+def sawtooth_overrun(
+    runner: Runner,
+    rate_bps: float,
+    rtt_s: float,
+    buffer_bytes: int,
+    interruptions: Sequence[float],
+    phases: int,
+) -> pd.DataFrame:
     """The real sawtooth of a drop-tail queue of ``buffer_bytes`` without extra buffer: per
     interruption, the share of ``phases`` handovers spread over one cycle that overflow the
     queue, beside the model's probability."""
     base = {**path_overrides(rate_bps, rtt_s), "links.access.queue": _queue(f"{buffer_bytes}B")}
     times = _phases(*sawtooth_period(runner, base, rate_bps, rtt_s, buffer_bytes), phases)
-    drops = count_overruns(runner, [(base, at, t) for t in interruptions for at in times],
-                           "002 overrun, sawtooth")
-    return pd.DataFrame([
-        _overrun_row(drops[i * phases:(i + 1) * phases], method="sawtooth", rate_bps=rate_bps,
-                     rtt_s=rtt_s, buffer_bytes=buffer_bytes, interruption_s=t, extra_bytes=0.0)
-        for i, t in enumerate(interruptions)])
+    drops = count_overruns(
+        runner, [(base, at, t) for t in interruptions for at in times], "002 overrun, sawtooth"
+    )
+    return pd.DataFrame(
+        [
+            _overrun_row(
+                drops[i * phases : (i + 1) * phases],
+                method="sawtooth",
+                rate_bps=rate_bps,
+                rtt_s=rtt_s,
+                buffer_bytes=buffer_bytes,
+                interruption_s=t,
+                extra_bytes=0.0,
+            )
+            for i, t in enumerate(interruptions)
+        ]
+    )
 
 
-def emulated_overrun(runner: Runner, rate_bps: float, rtt_s: float, buffer_bytes: int,
-                     interruptions: Sequence[float], extras: Sequence[float],
-                     windows: int) -> pd.DataFrame:
+def emulated_overrun(
+    runner: Runner,
+    rate_bps: float,
+    rtt_s: float,
+    buffer_bytes: int,
+    interruptions: Sequence[float],
+    extras: Sequence[float],
+    windows: int,
+) -> pd.DataFrame:
     """Fig. 6: per interruption and extra buffer E (a fraction of the overrun-free amount), the
     share of ``windows`` sawtooth windows (:func:`window_quantiles`, W_max = BDP + buffer) whose
     handover overflows a queue of buffer + E, beside the model's probability."""
     bdp = bdp_segments(rate_bps, rtt_s)
     ws = window_quantiles(bdp, bdp + buffer_bytes / PACKET_BYTES, windows)
     at = _steady_at_s(rtt_s)
-    keys = [(t, round(f * overrun_free_extra_buffer_bytes(rate_bps, rtt_s, t)))
-            for t in interruptions for f in extras]
+    keys = [
+        (t, round(f * overrun_free_extra_buffer_bytes(rate_bps, rtt_s, t)))
+        for t in interruptions
+        for f in extras
+    ]
     drops = count_overruns(
-        runner, [(_capped(rate_bps, rtt_s, w, buffer_bytes + e), at, t)
-                 for t, e in keys for w in ws], "002 overrun, Fig. 6")
-    return pd.DataFrame([
-        _overrun_row(drops[i * windows:(i + 1) * windows], method="emulated", rate_bps=rate_bps,
-                     rtt_s=rtt_s, buffer_bytes=buffer_bytes, interruption_s=t,
-                     extra_bytes=float(e))
-        for i, (t, e) in enumerate(keys)])
+        runner,
+        [(_capped(rate_bps, rtt_s, w, buffer_bytes + e), at, t) for t, e in keys for w in ws],
+        "002 overrun, Fig. 6",
+    )
+    return pd.DataFrame(
+        [
+            _overrun_row(
+                drops[i * windows : (i + 1) * windows],
+                method="emulated",
+                rate_bps=rate_bps,
+                rtt_s=rtt_s,
+                buffer_bytes=buffer_bytes,
+                interruption_s=t,
+                extra_bytes=float(e),
+            )
+            for i, (t, e) in enumerate(keys)
+        ]
+    )
 
 
-def sized_buffer_runs(runner: Runner, interruptions: Sequence[float], windows: int,
-                      rate_bps: float = OVERRUN_RATE_BPS, rtt_s: float = TESTBED_RTT_S,
-                      short_packets: int = 0) -> pd.DataFrame:
+def sized_buffer_runs(
+    runner: Runner,
+    interruptions: Sequence[float],
+    windows: int,
+    rate_bps: float = OVERRUN_RATE_BPS,
+    rtt_s: float = TESTBED_RTT_S,
+    short_packets: int = 0,
+) -> pd.DataFrame:
     """Handovers with buffer transfer into a queue of one BDP plus the overrun-free extra
     buffer (less ``short_packets`` packets), at ``windows`` sawtooth windows and at the peak
     W_max = 2·BDP. One row per run: the TCP outcome, retransmissions and every queue drop of
@@ -602,18 +769,35 @@ def sized_buffer_runs(runner: Runner, interruptions: Sequence[float], windows: i
     for t in interruptions:
         extra = overrun_free_extra_buffer_bytes(rate_bps, rtt_s, t)
         queue = int(buffer + extra - short_packets * PACKET_BYTES)
-        jobs += [(t, round(w), queue, {**_capped(rate_bps, rtt_s, w, queue),
-                                       "events": handover_event(at, t, "forward"),
-                                       "simulation.duration": _ns(at + t + 3.0)}) for w in ws]
+        jobs += [
+            (
+                t,
+                round(w),
+                queue,
+                {
+                    **_capped(rate_bps, rtt_s, w, queue),
+                    "events": handover_event(at, t, "forward"),
+                    "simulation.duration": _ns(at + t + 3.0),
+                },
+            )
+            for w in ws
+        ]
     frame = runner.run([j[3] for j in jobs], "002 overrun-free buffer", series=("handovers",))
     rows = []
-    for (t, w, queue, _), (_, run_row), h in zip(jobs, frame.iterrows(), runner.handovers(frame),
-                                                 strict=True):
-        rows.append({
-            "interruption_s": t, "window_segments": w, "queue_bytes": queue,
-            "outcome": h["outcome"], "rto_retransmissions": int(h["rto_retransmissions"]),
-            "fast_retransmissions": int(h["fast_retransmissions"]), "drops": int(run_row[_DROPS]),
-        })
+    for (t, w, queue, _), (_, run_row), h in zip(
+        jobs, frame.iterrows(), runner.handovers(frame), strict=True
+    ):
+        rows.append(
+            {
+                "interruption_s": t,
+                "window_segments": w,
+                "queue_bytes": queue,
+                "outcome": h["outcome"],
+                "rto_retransmissions": int(h["rto_retransmissions"]),
+                "fast_retransmissions": int(h["fast_retransmissions"]),
+                "drops": int(run_row[_DROPS]),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -626,8 +810,9 @@ def _horizon_s(rate_bps: float) -> float:
     return 5.0 + 1.2 * RecoveryCell(rate_bps, TESTBED_RTT_S, "worst", True).model_s
 
 
-def testbed_runs(runner: Runner, rates: Sequence[float], interruptions: Sequence[float],
-                 phases: int) -> pd.DataFrame:
+def testbed_runs(
+    runner: Runner, rates: Sequence[float], interruptions: Sequence[float], phases: int
+) -> pd.DataFrame:
     """The testbed at RTT 50 ms with a queue of one BDP: per rate, interruption and variant,
     ``phases`` handovers. Variants: ``discard`` and ``forward`` at phases of the real sawtooth,
     and ``forward + extra`` (queue BDP + overrun-free extra, window capped at sawtooth
@@ -654,21 +839,30 @@ def testbed_runs(runner: Runner, rates: Sequence[float], interruptions: Sequence
     points = []
     for base, at, t, policy, horizon in jobs:
         end = {"simulation.duration": _ns(at + horizon)}
-        points += [{**base, **end, "events": []},
-                   {**base, **end, "events": handover_event(at, t, policy)}]
+        points += [
+            {**base, **end, "events": []},
+            {**base, **end, "events": handover_event(at, t, policy)},
+        ]
     frame = runner.run(points, "002 testbed", metrics=(_DROPS, _DELIVERED), series=("handovers",))
     handovers = runner.handovers(frame.iloc[1::2])
     rows = []
     for j, (rate, t, variant, i) in enumerate(labels):
         baseline, run_row, h = frame.iloc[2 * j], frame.iloc[2 * j + 1], handovers[j]
         lost = float(baseline[_DELIVERED]) - float(run_row[_DELIVERED])
-        rows.append({
-            "rate_bps": rate, "interruption_s": t, "variant": variant, "phase": i,
-            "outcome": h["outcome"], "rto_retransmissions": int(h["rto_retransmissions"]),
-            "fast_retransmissions": int(h["fast_retransmissions"]),
-            "drops": int(run_row[_DROPS]), "lost_bytes": lost,
-            "lost_s": lost * 8 / (rate * MSS_BYTES / PACKET_BYTES),
-        })
+        rows.append(
+            {
+                "rate_bps": rate,
+                "interruption_s": t,
+                "variant": variant,
+                "phase": i,
+                "outcome": h["outcome"],
+                "rto_retransmissions": int(h["rto_retransmissions"]),
+                "fast_retransmissions": int(h["fast_retransmissions"]),
+                "drops": int(run_row[_DROPS]),
+                "lost_bytes": lost,
+                "lost_s": lost * 8 / (rate * MSS_BYTES / PACKET_BYTES),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -720,18 +914,23 @@ def _episode(h: pd.Series, tcp: pd.DataFrame, at_s: float, bdp: float) -> dict[s
     ssthresh = _in_effect(times, values, rto) if math.isfinite(rto) else math.nan
     ramp = _cwnd_ramp_s(tcp, rto, target) if math.isfinite(rto) else math.nan
     return {
-        "outcome": h["outcome"], "rto_retransmissions": int(h["rto_retransmissions"]),
+        "outcome": h["outcome"],
+        "rto_retransmissions": int(h["rto_retransmissions"]),
         "fast_retransmissions": int(h["fast_retransmissions"]),
-        "first_rto_s": rto, "ssthresh_segments": ssthresh / MSS_BYTES,
+        "first_rto_s": rto,
+        "ssthresh_segments": ssthresh / MSS_BYTES,
         "slow_start_through": bool(ssthresh >= target) if math.isfinite(ssthresh) else False,
-        "cwnd_ramp_s": ramp, "cwnd_back_s": rto - at_s + ramp,
-        "recovery_time_s": float(h["recovery_time_s"]) if pd.notna(h["recovery_time_s"])
+        "cwnd_ramp_s": ramp,
+        "cwnd_back_s": rto - at_s + ramp,
+        "recovery_time_s": float(h["recovery_time_s"])
+        if pd.notna(h["recovery_time_s"])
         else math.nan,
     }
 
 
-def fig1_runs(runner: Runner, phases: int,
-              min_rtos_s: Sequence[float] = FIG1_MIN_RTOS_S) -> pd.DataFrame:
+def fig1_runs(
+    runner: Runner, phases: int, min_rtos_s: Sequence[float] = FIG1_MIN_RTOS_S
+) -> pd.DataFrame:
     """Fig. 1: 10 Mb/s, RTT 50 ms, a window of 2·BDP at the handover (the receive buffer), no
     buffer transfer, an interruption of RTT + 50 ms, per RTO floor ``phases`` handover times.
     One row per run: the outcome, the time the receiver gets nothing (from the handover to its
@@ -739,17 +938,30 @@ def fig1_runs(runner: Runner, phases: int,
     goodput back at 90 %), and the sender's side (:func:`_episode`)."""
     cell = FIG1_CELL
     jobs = [(m, p) for m in min_rtos_s for p in range(phases)]
-    points = [{**cell.overrides(p), "flows.bulk.tcp.min_rto": _ns(m),
-               "trace.tcp": ["cwnd", "ssthresh", "delivered"]} for m, p in jobs]
+    points = [
+        {
+            **cell.overrides(p),
+            "flows.bulk.tcp.min_rto": _ns(m),
+            "trace.tcp": ["cwnd", "ssthresh", "delivered"],
+        }
+        for m, p in jobs
+    ]
     frame = runner.run(points, "002 Fig. 1", series=("handovers", "tcp"))
     rows = []
-    for (m, p), h, tcp in zip(jobs, runner.handovers(frame), runner.series(frame, "tcp"),
-                              strict=True):
+    for (m, p), h, tcp in zip(
+        jobs, runner.handovers(frame), runner.series(frame, "tcp"), strict=True
+    ):
         at = cell.handover_at_s(p)
         end = at + cell.interruption_s
-        rows.append({"min_rto_s": m, "phase": p, "handover_s": at,
-                     "zero_s": _first_delivery_after_s(tcp, end) - at,
-                     **_episode(h, tcp, at, cell.bdp_segments)})
+        rows.append(
+            {
+                "min_rto_s": m,
+                "phase": p,
+                "handover_s": at,
+                "zero_s": _first_delivery_after_s(tcp, end) - at,
+                **_episode(h, tcp, at, cell.bdp_segments),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -765,14 +977,31 @@ def ablation_runs(runner: Runner, variants: Sequence[str], phases: int) -> pd.Da
         for i, at in enumerate(_phases(*cycle, phases)):
             event = handover_event(at, v.interruption_s, "discard")
             event[0]["direction"] = v.direction
-            jobs.append((name, i, {**base, "events": event,
-                                   "simulation.duration": _ns(at + v.interruption_s + 4.0)}))
+            jobs.append(
+                (
+                    name,
+                    i,
+                    {
+                        **base,
+                        "events": event,
+                        "simulation.duration": _ns(at + v.interruption_s + 4.0),
+                    },
+                )
+            )
     frame = runner.run([j[2] for j in jobs], "002 ablation", series=("handovers",))
-    return pd.DataFrame([
-        {"variant": name, "phase": i, "outcome": h["outcome"],
-         "rto_retransmissions": int(h["rto_retransmissions"]),
-         "fast_retransmissions": int(h["fast_retransmissions"]), "dropped": int(h["dropped"])}
-        for (name, i, _), h in zip(jobs, runner.handovers(frame), strict=True)])
+    return pd.DataFrame(
+        [
+            {
+                "variant": name,
+                "phase": i,
+                "outcome": h["outcome"],
+                "rto_retransmissions": int(h["rto_retransmissions"]),
+                "fast_retransmissions": int(h["fast_retransmissions"]),
+                "dropped": int(h["dropped"]),
+            }
+            for (name, i, _), h in zip(jobs, runner.handovers(frame), strict=True)
+        ]
+    )
 
 
 def train_runs(runner: Runner, phases: int, handovers: int) -> pd.DataFrame:
@@ -789,24 +1018,46 @@ def train_runs(runner: Runner, phases: int, handovers: int) -> pd.DataFrame:
     starts = _phases(*sawtooth_period(runner, base, rate, rtt, buffer), phases)
     windows = window_quantiles(bdp, bdp + buffer / PACKET_BYTES, phases)
     extra = overrun_free_extra_buffer_bytes(rate, rtt, t)
-    tail = TRAIN_INTERRUPTION_S + RTO_ALLOWANCE_S + 1.6 * RecoveryCell(
-        rate, rtt, "worst", True).model_s + 4.0
+    tail = (
+        TRAIN_INTERRUPTION_S
+        + RTO_ALLOWANCE_S
+        + 1.6 * RecoveryCell(rate, rtt, "worst", True).model_s
+        + 4.0
+    )
     jobs = []
     for i, at in enumerate(starts):
         for variant, count, policy, overrides, start in (
-                ("single", 1, "discard", base, at), ("discard", handovers, "discard", base, at),
-                ("forward", handovers, "forward", base, at),
-                ("forward + extra", handovers, "forward",
-                 _capped(rate, rtt, windows[i], buffer + extra), _steady_at_s(rtt))):
+            ("single", 1, "discard", base, at),
+            ("discard", handovers, "discard", base, at),
+            ("forward", handovers, "forward", base, at),
+            (
+                "forward + extra",
+                handovers,
+                "forward",
+                _capped(rate, rtt, windows[i], buffer + extra),
+                _steady_at_s(rtt),
+            ),
+        ):
             times = [start + k * TRAIN_SPACING_S for k in range(count)]
             events = [e for s in times for e in handover_event(s, t, policy)]
-            jobs.append((variant, i, times, {
-                **overrides, "events": events, "simulation.duration": _ns(times[-1] + tail),
-                "trace.tcp": ["cwnd", "ssthresh"]}))
+            jobs.append(
+                (
+                    variant,
+                    i,
+                    times,
+                    {
+                        **overrides,
+                        "events": events,
+                        "simulation.duration": _ns(times[-1] + tail),
+                        "trace.tcp": ["cwnd", "ssthresh"],
+                    },
+                )
+            )
     frame = runner.run([j[3] for j in jobs], "002 repeated handovers", series=("handovers", "tcp"))
     rows = []
-    for (variant, i, times, _), hs, tcp in zip(jobs, runner.series(frame, "handovers"),
-                                               runner.series(frame, "tcp"), strict=True):
+    for (variant, i, times, _), hs, tcp in zip(
+        jobs, runner.series(frame, "handovers"), runner.series(frame, "tcp"), strict=True
+    ):
         if len(hs) != len(times):
             raise ReproductionError(f"expected {len(times)} handover rows, found {len(hs)}")
         hs = hs.sort_values("decision_s").reset_index(drop=True)
@@ -815,8 +1066,16 @@ def train_runs(runner: Runner, phases: int, handovers: int) -> pd.DataFrame:
             nxt = times[k + 1] if k + 1 < len(times) else math.inf
             if not row["cwnd_back_s"] + at < nxt:
                 row["cwnd_ramp_s"] = row["cwnd_back_s"] = math.nan
-            rows.append({"variant": variant, "phase": i, "index": k, "count": len(times),
-                         "handover_s": at, **row})
+            rows.append(
+                {
+                    "variant": variant,
+                    "phase": i,
+                    "index": k,
+                    "count": len(times),
+                    "handover_s": at,
+                    **row,
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -828,10 +1087,16 @@ def slow_start_runs(runner: Runner, phases: int) -> tuple[pd.DataFrame, tuple[fl
     rate, rtt, t = OVERRUN_RATE_BPS, TESTBED_RTT_S, SLOW_START_INTERRUPTION_S
     buffer = round(bdp_bytes(rate, rtt))
     bdp = bdp_segments(rate, rtt)
-    base = {**path_overrides(rate, rtt), "links.access.queue": _queue(f"{buffer}B"),
-            "trace.tcp": ["cwnd", "ssthresh", "cc_state"]}
-    probe = runner.run([{**base, "events": [], "simulation.duration": _ns(5.0)}],
-                       "002 slow start, no handover", series=("tcp",))
+    base = {
+        **path_overrides(rate, rtt),
+        "links.access.queue": _queue(f"{buffer}B"),
+        "trace.tcp": ["cwnd", "ssthresh", "cc_state"],
+    }
+    probe = runner.run(
+        [{**base, "events": [], "simulation.duration": _ns(5.0)}],
+        "002 slow start, no handover",
+        series=("tcp",),
+    )
     tcp = runner.series(probe, "tcp")[0]
     # cc_state is traced on changes: its first sample is the slow start's first loss.
     state_t, state = _series_of(tcp, "cc_state")
@@ -842,17 +1107,31 @@ def slow_start_runs(runner: Runner, phases: int) -> tuple[pd.DataFrame, tuple[fl
     span = (float(cwnd_t[0]), float(losses[0]))
     tail = t + RTO_ALLOWANCE_S + 1.6 * RecoveryCell(rate, rtt, "worst", True).model_s + 4.0
     times = _phases(*span, phases)
-    frame = runner.run([{**base, "events": handover_event(at, t, "discard"),
-                         "simulation.duration": _ns(at + tail)} for at in times],
-                       "002 slow start", series=("handovers", "tcp"))
+    frame = runner.run(
+        [
+            {
+                **base,
+                "events": handover_event(at, t, "discard"),
+                "simulation.duration": _ns(at + tail),
+            }
+            for at in times
+        ],
+        "002 slow start",
+        series=("handovers", "tcp"),
+    )
     rows = []
-    for at, h, tcp in zip(times, runner.handovers(frame), runner.series(frame, "tcp"),
-                          strict=True):
+    for at, h, tcp in zip(times, runner.handovers(frame), runner.series(frame, "tcp"), strict=True):
         ct, cv = _series_of(tcp, "cwnd")
         before = cv[ct <= at]
-        rows.append({"handover_s": at, "cwnd_at_handover_segments":
-                     float(before[-1]) / MSS_BYTES if before.size else math.nan,
-                     **_episode(h, tcp, at, bdp)})
+        rows.append(
+            {
+                "handover_s": at,
+                "cwnd_at_handover_segments": float(before[-1]) / MSS_BYTES
+                if before.size
+                else math.nan,
+                **_episode(h, tcp, at, bdp),
+            }
+        )
     return pd.DataFrame(rows), span
 
 
@@ -892,29 +1171,68 @@ def run(options: Options) -> Document:
     started = time.perf_counter()
     bdp = round(bdp_bytes(OVERRUN_RATE_BPS, TESTBED_RTT_S))
     with Runner.open(options) as runner:
-        cells, skipped = recovery_cells(plan.recovery_rates, RTTS_S, plan.recovery_settings,
-                                        plan.max_model_s)
+        cells, skipped = recovery_cells(
+            plan.recovery_rates, RTTS_S, plan.recovery_settings, plan.max_model_s
+        )
         recovery_runs = run_recovery(runner, cells, plan.recovery_phases)
         recovery = recovery_table(recovery_runs)
-        testbed = testbed_runs(runner, plan.testbed_rates, plan.testbed_interruptions,
-                               plan.testbed_phases)
+        testbed = testbed_runs(
+            runner, plan.testbed_rates, plan.testbed_interruptions, plan.testbed_phases
+        )
         sized = sized_buffer_runs(runner, INTERRUPTIONS_S, plan.sized_windows)
         short = sized_buffer_runs(runner, INTERRUPTIONS_S, 0, short_packets=2)
-        sawtooth = [sawtooth_overrun(runner, OVERRUN_RATE_BPS, TESTBED_RTT_S, round(k * bdp),
-                                     plan.sawtooth_interruptions, plan.sawtooth_phases)
-                    for k in plan.sawtooth_buffers]
-        fig6 = emulated_overrun(runner, OVERRUN_RATE_BPS, FIG6_RTT_S, FIG6_BUFFER_BYTES,
-                                plan.fig6_interruptions, plan.fig6_extras, plan.fig6_windows)
+        sawtooth = [
+            sawtooth_overrun(
+                runner,
+                OVERRUN_RATE_BPS,
+                TESTBED_RTT_S,
+                round(k * bdp),
+                plan.sawtooth_interruptions,
+                plan.sawtooth_phases,
+            )
+            for k in plan.sawtooth_buffers
+        ]
+        fig6 = emulated_overrun(
+            runner,
+            OVERRUN_RATE_BPS,
+            FIG6_RTT_S,
+            FIG6_BUFFER_BYTES,
+            plan.fig6_interruptions,
+            plan.fig6_extras,
+            plan.fig6_windows,
+        )
         fig6_sawtooth = None
         if plan.fig6_sawtooth_phases:
-            fig6_sawtooth = sawtooth_overrun(runner, OVERRUN_RATE_BPS, FIG6_RTT_S,
-                                             FIG6_BUFFER_BYTES, plan.fig6_interruptions,
-                                             plan.fig6_sawtooth_phases)
+            fig6_sawtooth = sawtooth_overrun(
+                runner,
+                OVERRUN_RATE_BPS,
+                FIG6_RTT_S,
+                FIG6_BUFFER_BYTES,
+                plan.fig6_interruptions,
+                plan.fig6_sawtooth_phases,
+            )
         fig1 = fig1_runs(runner, plan.fig1_phases)
         ablation = ablation_runs(runner, plan.ablation_variants, plan.ablation_phases)
         trains = train_runs(runner, plan.train_phases, plan.train_handovers)
         slow_start, span = slow_start_runs(runner, plan.slow_start_phases)
-    results = Results(plan, len(cells), skipped, recovery, testbed, sized, short, sawtooth, fig6,
-                      fig6_sawtooth, recovery_runs, fig1, ablation, trains, slow_start, span,
-                      time.perf_counter() - started, dict(runner.runs))
+    results = Results(
+        plan,
+        len(cells),
+        skipped,
+        recovery,
+        testbed,
+        sized,
+        short,
+        sawtooth,
+        fig6,
+        fig6_sawtooth,
+        recovery_runs,
+        fig1,
+        ablation,
+        trains,
+        slow_start,
+        span,
+        time.perf_counter() - started,
+        dict(runner.runs),
+    )
     return report(results, options)

@@ -140,14 +140,26 @@ class Reading:
 
 #: The two readings; "536" is the faithful one (docs/seed-003.md).
 READINGS = {
-    "536": Reading("536", "536B", False, 576,
-                   "ns-3.19's TcpSocket::SegmentSize default; no timestamps option in ns-3.19"),
+    "536": Reading(
+        "536",
+        "536B",
+        False,
+        576,
+        "ns-3.19's TcpSocket::SegmentSize default; no timestamps option in ns-3.19",
+    ),
     "1448": Reading("1448", "1448B", True, 1500, "Table 5.3's 1500-byte packets"),
     # An ablation: ns-3.19's other TCP defaults as well (TcpSocket::InitialCwnd = 1, one
     # segment per ACK in slow start, no window scale option: at most 64 KiB in flight).
-    "536-ns3": Reading("536-ns3", "536B", False, 576,
-                       "the 536 reading with ns-3.19's other TCP defaults",
-                       initial_window=1, abc=0, window_scale=False),
+    "536-ns3": Reading(
+        "536-ns3",
+        "536B",
+        False,
+        576,
+        "the 536 reading with ns-3.19's other TCP defaults",
+        initial_window=1,
+        abc=0,
+        window_scale=False,
+    ),
 }
 #: The faithful set-up: (reading, SACK).
 FAITHFUL = ("536", False)
@@ -226,20 +238,25 @@ class Plan:
 
 #: A smoke reproduction: a few seconds per run, the orderings are noisy.
 QUICK = Plan(
-    runs=5, duration_5_1="10s", duration_5_2="5s",
+    runs=5,
+    duration_5_1="10s",
+    duration_5_2="5s",
     setups_at_base=(FAITHFUL, ("536", True), ("1448", False)),
     setups_in_sweep=(FAITHFUL,),
     readings_5_2=("536",),
-    runs_5_3=1, duration_5_3="100s",
+    runs_5_3=1,
+    duration_5_3="100s",
 )
 #: The seed's 100 s runs.
 FULL = Plan(
-    runs=5, duration_5_1="100s", duration_5_2="100s",
-    setups_at_base=(FAITHFUL, ("536", True), ("1448", False), ("1448", True),
-                    ("536-ns3", False)),
+    runs=5,
+    duration_5_1="100s",
+    duration_5_2="100s",
+    setups_at_base=(FAITHFUL, ("536", True), ("1448", False), ("1448", True), ("536-ns3", False)),
     setups_in_sweep=(FAITHFUL, ("536", True), ("1448", False), ("536-ns3", False)),
     readings_5_2=("536", "1448"),
-    runs_5_3=5, duration_5_3="100s",
+    runs_5_3=5,
+    duration_5_3="100s",
 )
 
 
@@ -281,11 +298,18 @@ def _spec_5_1(path: Path, plan: Plan) -> dict[str, Any]:
         for reading, sack in _setups(plan, rate):
             r = READINGS[reading]
             for cc in ALL_CC:
-                points.append({
-                    _BER: ber_for_byte_error_rate(rate), _SACK: sack, _MSS: r.mss,
-                    _TS: r.timestamps, _IW: r.initial_window, _ABC: r.abc,
-                    _WS: r.window_scale, _CC: cc,
-                })
+                points.append(
+                    {
+                        _BER: ber_for_byte_error_rate(rate),
+                        _SACK: sack,
+                        _MSS: r.mss,
+                        _TS: r.timestamps,
+                        _IW: r.initial_window,
+                        _ABC: r.abc,
+                        _WS: r.window_scale,
+                        _CC: cc,
+                    }
+                )
     return {
         "scenario": str(path),
         "name": "003 exp5-1",
@@ -311,7 +335,7 @@ def _spec_5_2(path: Path, plan: Plan) -> dict[str, Any]:
         r = READINGS[reading]
         # The errors sit on the S1-U links (docs/seed-003.md); 0 is the variant without them,
         # run for the faithful reading only.
-        for errors in ((ber, 0.0) if reading == FAITHFUL[0] else (ber,)):
+        for errors in (ber, 0.0) if reading == FAITHFUL[0] else (ber,):
             for cc in ALL_CC:
                 point: dict[str, Any] = {}
                 for f in FLOWS_5_2:
@@ -383,9 +407,7 @@ class Stat:
         return self.mean + (0.0 if math.isnan(self.half) else self.half)
 
 
-def _select_5_1(
-    frame: pd.DataFrame, rate: float, setup: tuple[str, bool], cc: str
-) -> pd.DataFrame:
+def _select_5_1(frame: pd.DataFrame, rate: float, setup: tuple[str, bool], cc: str) -> pd.DataFrame:
     reading, sack = setup
     ber = ber_for_byte_error_rate(rate)
     mask = (
@@ -502,10 +524,17 @@ def _cwnd_runs(path: Path, runs: int) -> CwndRuns:
     traces: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for cc in ALL_CC:
         for run in range(runs):
-            result = celltcp.run(path, seed=MASTER_SEED, run=run, set={
-                _CC: cc, "simulation.duration": f"{FIG_5_8_DURATION_S:g}s",
-                "trace.packets": "[]", "trace.tcp": "['cwnd']",
-            })
+            result = celltcp.run(
+                path,
+                seed=MASTER_SEED,
+                run=run,
+                set={
+                    _CC: cc,
+                    "simulation.duration": f"{FIG_5_8_DURATION_S:g}s",
+                    "trace.packets": "[]",
+                    "trace.tcp": "['cwnd']",
+                },
+            )
             tcp = result.series["tcp"]
             rows = tcp[(tcp["flow"] == "bulk") & (tcp["var"] == "cwnd")]
             t, w = rows["time_s"].to_numpy(float), rows["value"].to_numpy(float)
@@ -537,10 +566,15 @@ def ordering_decision(stats: dict[str, Stat], claimed: Sequence[str]) -> Decisio
 
 def lowest_decision(stats: dict[str, Stat], who: str, others: Sequence[str]) -> Decision:
     """The claim that ``who`` has the lowest mean: Welch's t-test against each of ``others``."""
-    return combine([
-        (f"{SHORT[who]} < {SHORT[o]}", decide(welch_test(stats[who].sample, stats[o].sample), "<"))
-        for o in others
-    ])
+    return combine(
+        [
+            (
+                f"{SHORT[who]} < {SHORT[o]}",
+                decide(welch_test(stats[who].sample, stats[o].sample), "<"),
+            )
+            for o in others
+        ]
+    )
 
 
 def _order_text(values: dict[str, Stat]) -> str:
@@ -574,8 +608,15 @@ def _figure_5_9(by_rate: dict[float, dict[str, dict[str, Stat]]]) -> Figure:
         means = [by_rate[r][cc]["thr"].mean for r in rates]
         halves = [by_rate[r][cc]["thr"].half for r in rates]
         halves = [0.0 if math.isnan(h) else h for h in halves]
-        right.errorbar(rates, means, yerr=halves, marker="o", capsize=3, label=LABEL[cc],
-                       linestyle="--" if cc == WESTWOOD_PLUS else "-")
+        right.errorbar(
+            rates,
+            means,
+            yerr=halves,
+            marker="o",
+            capsize=3,
+            label=LABEL[cc],
+            linestyle="--" if cc == WESTWOOD_PLUS else "-",
+        )
     left.set_title("seed (Tables 5.4, 5.5), its own unit")
     right.set_title("celltcp, faithful set-up: mean ± 95 % CI")
     left.set_ylabel("throughput (seed's unit)")
@@ -604,8 +645,13 @@ def _figure_5_8(cw: CwndRuns) -> Figure:
     fig, ax = plt.subplots(figsize=(10, 4))
     for cc in ALL_CC:
         t, w = cw.traces[cc]
-        ax.step(t, w, where="post", label=f"{LABEL[cc]} ({cw.resets[cc].values[0]:.0f} resets)",
-                linestyle="--" if cc == WESTWOOD_PLUS else "-")
+        ax.step(
+            t,
+            w,
+            where="post",
+            label=f"{LABEL[cc]} ({cw.resets[cc].values[0]:.0f} resets)",
+            linestyle="--" if cc == WESTWOOD_PLUS else "-",
+        )
     ax.set_xlim(0, FIG_5_8_DURATION_S)
     ax.set_xlabel("time (s)")
     ax.set_ylabel("cwnd (segments of 536 B)")
@@ -628,7 +674,9 @@ def _figure_5_2(by_cc: dict[str, Figures52]) -> Figure:
     width = 0.8 / len(by_cc)
     for i, (cc, f) in enumerate(by_cc.items()):
         ax.bar(
-            x + (i - (len(by_cc) - 1) / 2) * width, f.per_flow, width,
+            x + (i - (len(by_cc) - 1) / 2) * width,
+            f.per_flow,
+            width,
             label=f"{LABEL[cc]} (Jain {f.jain.mean:.4f})",
         )
     ax.set_xticks(x, [f"UE{i:02d}" for i in range(1, 16)], rotation=45)
@@ -658,12 +706,18 @@ _SETUP_TEXT = {
 
 
 def _throughput_row(
-    where: str, claim: str, figs: dict[str, dict[str, Stat]], seed: Sequence[float],
-    order: Sequence[str] = ("petra", TCPW, "newreno"), reason: str = "",
+    where: str,
+    claim: str,
+    figs: dict[str, dict[str, Stat]],
+    seed: Sequence[float],
+    order: Sequence[str] = ("petra", TCPW, "newreno"),
+    reason: str = "",
 ) -> ClaimRow:
     thr = {c: figs[c]["thr"] for c in ALL_CC}
     return ClaimRow(
-        where, claim, _seed_triple(seed) + f" (P/T {seed[2] / seed[1]:.2f})",
+        where,
+        claim,
+        _seed_triple(seed) + f" (P/T {seed[2] / seed[1]:.2f})",
         seed[2] / seed[1] if order[1] == TCPW else None,
         _ratio_estimate(thr[order[0]], thr[order[1]]),
         ordering_decision(thr, order),
@@ -681,136 +735,275 @@ def _claims_5_1(
     faithful = by_setup[FAITHFUL]
     base = faithful[BASE_RATE]
     seed_thr = [SEED_5_4[c]["thr"] for c in CONTROLLERS]
-    rows.append(_throughput_row(
-        "5.4", "throughput PETRA > TCPW > NewReno (faithful set-up)", base, seed_thr,
-        reason="the original Westwood's per-ACK samples read the bottleneck's 25 Mb/s from "
-               "back-to-back packets (BWE about 22 Mb/s while it carries under 1 Mb/s), so "
-               "ssthresh = BWE·RTTmin is about the whole pipe; each end of fast recovery sets "
-               "cwnd = ssthresh, a jump of up to 260 segments sent at once into the remote "
-               "host's 100-packet queue, which overflows (seed 1: 3001 overflows there, 406 "
-               "random losses); its throughput varies twofold between runs",
-    ))
+    rows.append(
+        _throughput_row(
+            "5.4",
+            "throughput PETRA > TCPW > NewReno (faithful set-up)",
+            base,
+            seed_thr,
+            reason="the original Westwood's per-ACK samples read the bottleneck's 25 Mb/s from "
+            "back-to-back packets (BWE about 22 Mb/s while it carries under 1 Mb/s), so "
+            "ssthresh = BWE·RTTmin is about the whole pipe; each end of fast recovery sets "
+            "cwnd = ssthresh, a jump of up to 260 segments sent at once into the remote "
+            "host's 100-packet queue, which overflows (seed 1: 3001 overflows there, 406 "
+            "random losses); its throughput varies twofold between runs",
+        )
+    )
     for setup, figs in by_setup.items():
         if setup != FAITHFUL and BASE_RATE in figs:
-            rows.append(_throughput_row(
-                "5.4", f"the same, ablation: {_SETUP_TEXT[setup]}", figs[BASE_RATE], seed_thr,
-                reason="an ablation of the faithful set-up",
-            ))
-    rows.append(_throughput_row(
-        "5.4", "the same with Westwood+ as TCPW (ablation)", base, seed_thr,
-        order=("petra", WESTWOOD_PLUS, "newreno"), reason="an ablation of the baseline",
-    ))
+            rows.append(
+                _throughput_row(
+                    "5.4",
+                    f"the same, ablation: {_SETUP_TEXT[setup]}",
+                    figs[BASE_RATE],
+                    seed_thr,
+                    reason="an ablation of the faithful set-up",
+                )
+            )
+    rows.append(
+        _throughput_row(
+            "5.4",
+            "the same with Westwood+ as TCPW (ablation)",
+            base,
+            seed_thr,
+            order=("petra", WESTWOOD_PLUS, "newreno"),
+            reason="an ablation of the baseline",
+        )
+    )
     delay = {c: base[c]["delay"] for c in ALL_CC}
-    rows.append(ClaimRow(
-        "5.4", "delay: NewReno lowest", "N 33.69 ms (T 114.34, P 90.16)",
-        SEED_5_4["newreno"]["delay"],
-        delay["newreno"].estimate, lowest_decision(delay, "newreno", ("petra", TCPW)),
-        detail="ms " + _triple(delay, 2),
-        reason="celltcp's path has no queue but the 100-packet drop-tail ones of Table 5.2: "
-               "every delay sits near the 28.4 ms floor",
-        digits=2, unit="ms",
-    ))
-    rows.append(ClaimRow(
-        "5.4", "delay: TCPW > PETRA", "T 114.34 − P 90.16 = 24.18 ms", 114.34 - 90.16,
-        Estimate.of_difference(delay[TCPW].sample, delay["petra"].sample),
-        decide(welch_test(delay[TCPW].sample, delay["petra"].sample), ">"),
-        detail="T − P", reason="as above: no deep queue on celltcp's path", digits=2, unit="ms",
-    ))
+    rows.append(
+        ClaimRow(
+            "5.4",
+            "delay: NewReno lowest",
+            "N 33.69 ms (T 114.34, P 90.16)",
+            SEED_5_4["newreno"]["delay"],
+            delay["newreno"].estimate,
+            lowest_decision(delay, "newreno", ("petra", TCPW)),
+            detail="ms " + _triple(delay, 2),
+            reason="celltcp's path has no queue but the 100-packet drop-tail ones of Table 5.2: "
+            "every delay sits near the 28.4 ms floor",
+            digits=2,
+            unit="ms",
+        )
+    )
+    rows.append(
+        ClaimRow(
+            "5.4",
+            "delay: TCPW > PETRA",
+            "T 114.34 − P 90.16 = 24.18 ms",
+            114.34 - 90.16,
+            Estimate.of_difference(delay[TCPW].sample, delay["petra"].sample),
+            decide(welch_test(delay[TCPW].sample, delay["petra"].sample), ">"),
+            detail="T − P",
+            reason="as above: no deep queue on celltcp's path",
+            digits=2,
+            unit="ms",
+        )
+    )
     loss = {c: base[c]["loss"] for c in ALL_CC}
-    rows.append(ClaimRow(
-        "5.4", "loss: PETRA lowest", "P 3.0 % (N 3.1, T 3.2)", SEED_5_4["petra"]["loss"],
-        loss["petra"].estimate, lowest_decision(loss, "petra", ("newreno", TCPW)),
-        detail="% " + _triple(loss, 2),
-        reason="every controller loses at least the random errors (2.84 % of 576-byte packets); "
-               "the original Westwood adds overflows of the remote host's queue",
-        digits=2, unit="%",
-    ))
+    rows.append(
+        ClaimRow(
+            "5.4",
+            "loss: PETRA lowest",
+            "P 3.0 % (N 3.1, T 3.2)",
+            SEED_5_4["petra"]["loss"],
+            loss["petra"].estimate,
+            lowest_decision(loss, "petra", ("newreno", TCPW)),
+            detail="% " + _triple(loss, 2),
+            reason="every controller loses at least the random errors (2.84 % of 576-byte packets); "
+            "the original Westwood adds overflows of the remote host's queue",
+            digits=2,
+            unit="%",
+        )
+    )
     for rate in SWEEP_RATES:
-        reason = ("at 31 % or more lost packets timeouts repair most losses and RFC 6298's "
-                  "backoff sets the pace; the original Westwood also overflows the queue"
-                  if rate >= 2.5e-4 else
-                  "the original Westwood overflows the remote host's queue at the end of "
-                  "each fast recovery (row 5.4)")
-        rows.append(_throughput_row(
-            "5.5", f"throughput at {rate:g}: PETRA > TCPW > NewReno", faithful[rate],
-            SEED_5_5[rate], reason=reason,
-        ))
-    rows.append(ClaimRow(
-        "5.5", "delay: NewReno lowest at every rate", "N 31.5–33.24 ms, T and P 85–131 ms "
-        "(T 31.58 at 5e-4)", None, None,
-        combine([(f"{r:g}", lowest_decision({c: faithful[r][c]["delay"] for c in ALL_CC},
-                                            "newreno", ("petra", TCPW))) for r in SWEEP_RATES]),
-        detail="ms N / T / P: " + "; ".join(
-            f"{r:g}: " + " / ".join(f"{faithful[r][c]['delay'].mean:.2f}" for c in CONTROLLERS)
-            for r in SWEEP_RATES),
-        reason="near the 28.4 ms floor for all: no deep queue on celltcp's path",
-    ))
+        reason = (
+            "at 31 % or more lost packets timeouts repair most losses and RFC 6298's "
+            "backoff sets the pace; the original Westwood also overflows the queue"
+            if rate >= 2.5e-4
+            else "the original Westwood overflows the remote host's queue at the end of "
+            "each fast recovery (row 5.4)"
+        )
+        rows.append(
+            _throughput_row(
+                "5.5",
+                f"throughput at {rate:g}: PETRA > TCPW > NewReno",
+                faithful[rate],
+                SEED_5_5[rate],
+                reason=reason,
+            )
+        )
+    rows.append(
+        ClaimRow(
+            "5.5",
+            "delay: NewReno lowest at every rate",
+            "N 31.5–33.24 ms, T and P 85–131 ms (T 31.58 at 5e-4)",
+            None,
+            None,
+            combine(
+                [
+                    (
+                        f"{r:g}",
+                        lowest_decision(
+                            {c: faithful[r][c]["delay"] for c in ALL_CC}, "newreno", ("petra", TCPW)
+                        ),
+                    )
+                    for r in SWEEP_RATES
+                ]
+            ),
+            detail="ms N / T / P: "
+            + "; ".join(
+                f"{r:g}: " + " / ".join(f"{faithful[r][c]['delay'].mean:.2f}" for c in CONTROLLERS)
+                for r in SWEEP_RATES
+            ),
+            reason="near the 28.4 ms floor for all: no deep queue on celltcp's path",
+        )
+    )
     four = SWEEP_RATES[:4]
-    rows.append(ClaimRow(
-        "5.5", "delay: TCPW > PETRA (7.5e-5 … 2.5e-4)", "T − P 12.5–28.1 ms", None, None,
-        combine([(f"{r:g}", decide(welch_test(faithful[r][TCPW]["delay"].sample,
-                                              faithful[r]["petra"]["delay"].sample), ">"))
-                 for r in four]),
-        detail="ms T − P: " + "; ".join(
-            f"{r:g}: {faithful[r][TCPW]['delay'].mean - faithful[r]['petra']['delay'].mean:+.2f}"
-            for r in four),
-        reason="no deep queue on celltcp's path; the original Westwood queues more than PETRA",
-    ))
-    rows.append(ClaimRow(
-        "5.5", "loss: PETRA lowest (7.5e-5 … 2.5e-4; at 5e-4 the seed has TCPW lowest)",
-        "P 4.0–14.2 %, 0.2–0.8 points below", None, None,
-        combine([(f"{r:g}", lowest_decision({c: faithful[r][c]["loss"] for c in ALL_CC},
-                                            "petra", ("newreno", TCPW))) for r in four]),
-        detail="% N / T / P: " + "; ".join(
-            f"{r:g}: " + " / ".join(f"{faithful[r][c]['loss'].mean:.2f}" for c in CONTROLLERS)
-            for r in four),
-        reason="PETRA and NewReno lose the random errors alone; their difference is within the "
-               "binomial noise",
-    ))
+    rows.append(
+        ClaimRow(
+            "5.5",
+            "delay: TCPW > PETRA (7.5e-5 … 2.5e-4)",
+            "T − P 12.5–28.1 ms",
+            None,
+            None,
+            combine(
+                [
+                    (
+                        f"{r:g}",
+                        decide(
+                            welch_test(
+                                faithful[r][TCPW]["delay"].sample,
+                                faithful[r]["petra"]["delay"].sample,
+                            ),
+                            ">",
+                        ),
+                    )
+                    for r in four
+                ]
+            ),
+            detail="ms T − P: "
+            + "; ".join(
+                f"{r:g}: {faithful[r][TCPW]['delay'].mean - faithful[r]['petra']['delay'].mean:+.2f}"
+                for r in four
+            ),
+            reason="no deep queue on celltcp's path; the original Westwood queues more than PETRA",
+        )
+    )
+    rows.append(
+        ClaimRow(
+            "5.5",
+            "loss: PETRA lowest (7.5e-5 … 2.5e-4; at 5e-4 the seed has TCPW lowest)",
+            "P 4.0–14.2 %, 0.2–0.8 points below",
+            None,
+            None,
+            combine(
+                [
+                    (
+                        f"{r:g}",
+                        lowest_decision(
+                            {c: faithful[r][c]["loss"] for c in ALL_CC}, "petra", ("newreno", TCPW)
+                        ),
+                    )
+                    for r in four
+                ]
+            ),
+            detail="% N / T / P: "
+            + "; ".join(
+                f"{r:g}: " + " / ".join(f"{faithful[r][c]['loss'].mean:.2f}" for c in CONTROLLERS)
+                for r in four
+            ),
+            reason="PETRA and NewReno lose the random errors alone; their difference is within the "
+            "binomial noise",
+        )
+    )
     falls = []
     for cc in CONTROLLERS:
         for a, b in itertools.pairwise(RATES):
-            falls.append((f"{SHORT[cc]} {a:g}→{b:g}", decide(welch_test(
-                faithful[a][cc]["thr"].sample, faithful[b][cc]["thr"].sample), ">")))
-    rows.append(ClaimRow(
-        "Fig. 5.9", "throughput falls with the error rate, every controller", "yes", None, None,
-        combine(falls), reason="neighbouring rates too close for the replications",
-    ))
+            falls.append(
+                (
+                    f"{SHORT[cc]} {a:g}→{b:g}",
+                    decide(
+                        welch_test(faithful[a][cc]["thr"].sample, faithful[b][cc]["thr"].sample),
+                        ">",
+                    ),
+                )
+            )
+    rows.append(
+        ClaimRow(
+            "Fig. 5.9",
+            "throughput falls with the error rate, every controller",
+            "yes",
+            None,
+            None,
+            combine(falls),
+            reason="neighbouring rates too close for the replications",
+        )
+    )
     t_r, p_r = cw.resets[TCPW], cw.resets["petra"]
-    rows.append(ClaimRow(
-        "Fig. 5.8", "cwnd resets in the first 10 s: TCPW more than PETRA",
-        "T 5, P 1 (difference 4)", 4.0,
-        Estimate.of_difference(t_r.sample, p_r.sample),
-        decide(welch_test(t_r.sample, p_r.sample), ">"),
-        detail="T − P; resets " + _triple(cw.resets, 1),
-        reason="PETRA's timeouts keep the window (radio losses), the original Westwood's reset "
-               "it; the counts differ from the seed's single run",
-        digits=1,
-    ))
-    rows.append(ClaimRow(
-        "Fig. 5.8", "TCPW resets its window in the first 10 s (five times)", "5", 5.0,
-        t_r.estimate,
-        decide(one_sample_test(t_r.sample, 0.0), ">"),
-        detail="tested against none", reason="timeouts are random events; one run of the seed",
-        digits=1,
-    ))
+    rows.append(
+        ClaimRow(
+            "Fig. 5.8",
+            "cwnd resets in the first 10 s: TCPW more than PETRA",
+            "T 5, P 1 (difference 4)",
+            4.0,
+            Estimate.of_difference(t_r.sample, p_r.sample),
+            decide(welch_test(t_r.sample, p_r.sample), ">"),
+            detail="T − P; resets " + _triple(cw.resets, 1),
+            reason="PETRA's timeouts keep the window (radio losses), the original Westwood's reset "
+            "it; the counts differ from the seed's single run",
+            digits=1,
+        )
+    )
+    rows.append(
+        ClaimRow(
+            "Fig. 5.8",
+            "TCPW resets its window in the first 10 s (five times)",
+            "5",
+            5.0,
+            t_r.estimate,
+            decide(one_sample_test(t_r.sample, 0.0), ">"),
+            detail="tested against none",
+            reason="timeouts are random events; one run of the seed",
+            digits=1,
+        )
+    )
     mean_cw = cw.mean_cwnd
-    rows.append(ClaimRow(
-        "Fig. 5.8", "largest mean cwnd: PETRA (over the first 10 s)", "PETRA highest (figure)",
-        None, _ratio_estimate(mean_cw["petra"], mean_cw[TCPW]),
-        combine([(f"P > {SHORT[o]}", decide(welch_test(mean_cw["petra"].sample,
-                                                       mean_cw[o].sample), ">"))
-                 for o in ("newreno", TCPW)]),
-        detail="P/T; segments " + _triple(mean_cw, 1),
-        reason="the original Westwood's ssthresh, BWE·RTTmin, is about the whole pipe, and "
-               "each end of fast recovery sets cwnd to it: its mean window is the largest",
-        digits=2,
-    ))
-    rows.append(ClaimRow(
-        "Fig. 5.8", "NewReno: a very small cwnd", "NewReno lowest (figure)", None,
-        mean_cw["newreno"].estimate, lowest_decision(mean_cw, "newreno", ("petra", TCPW)),
-        detail="segments", reason="", digits=1,
-    ))
+    rows.append(
+        ClaimRow(
+            "Fig. 5.8",
+            "largest mean cwnd: PETRA (over the first 10 s)",
+            "PETRA highest (figure)",
+            None,
+            _ratio_estimate(mean_cw["petra"], mean_cw[TCPW]),
+            combine(
+                [
+                    (
+                        f"P > {SHORT[o]}",
+                        decide(welch_test(mean_cw["petra"].sample, mean_cw[o].sample), ">"),
+                    )
+                    for o in ("newreno", TCPW)
+                ]
+            ),
+            detail="P/T; segments " + _triple(mean_cw, 1),
+            reason="the original Westwood's ssthresh, BWE·RTTmin, is about the whole pipe, and "
+            "each end of fast recovery sets cwnd to it: its mean window is the largest",
+            digits=2,
+        )
+    )
+    rows.append(
+        ClaimRow(
+            "Fig. 5.8",
+            "NewReno: a very small cwnd",
+            "NewReno lowest (figure)",
+            None,
+            mean_cw["newreno"].estimate,
+            lowest_decision(mean_cw, "newreno", ("petra", TCPW)),
+            detail="segments",
+            reason="",
+            digits=1,
+        )
+    )
     return rows
 
 
@@ -818,40 +1011,71 @@ def _claims_5_2(faithful: dict[str, Figures52]) -> list[ClaimRow]:
     rows: list[ClaimRow] = []
     totals = {c: faithful[c].total for c in ALL_CC}
     seed_tot = [SEED_5_7[c]["total"] for c in CONTROLLERS]
-    rows.append(ClaimRow(
-        "5.7", "total throughput PETRA > TCPW > NewReno", _seed_triple(seed_tot)
-        + f" (P/T {seed_tot[2] / seed_tot[1]:.2f})", seed_tot[2] / seed_tot[1],
-        _ratio_estimate(totals["petra"], totals[TCPW]),
-        ordering_decision(totals, ("petra", TCPW, "newreno")),
-        detail="P/T; Mb/s " + _triple(totals, 2),
-        reason="the original Westwood collapses in the LTE cells: ACKs of one transport block "
-               "arrive microseconds apart, its per-ACK samples read tens of Mb/s, and it "
-               "overflows the 10 KiB RLC buffers (45 % of its packets lost)", digits=2,
-    ))
+    rows.append(
+        ClaimRow(
+            "5.7",
+            "total throughput PETRA > TCPW > NewReno",
+            _seed_triple(seed_tot) + f" (P/T {seed_tot[2] / seed_tot[1]:.2f})",
+            seed_tot[2] / seed_tot[1],
+            _ratio_estimate(totals["petra"], totals[TCPW]),
+            ordering_decision(totals, ("petra", TCPW, "newreno")),
+            detail="P/T; Mb/s " + _triple(totals, 2),
+            reason="the original Westwood collapses in the LTE cells: ACKs of one transport block "
+            "arrive microseconds apart, its per-ACK samples read tens of Mb/s, and it "
+            "overflows the 10 KiB RLC buffers (45 % of its packets lost)",
+            digits=2,
+        )
+    )
     jain = {c: faithful[c].jain for c in ALL_CC}
-    rows.append(ClaimRow(
-        "5.7", "fairness: Jain's index above 0.99", "P 0.99978", SEED_5_7["petra"]["jain"],
-        jain["petra"].estimate,
-        combine([(SHORT[c], decide(one_sample_test(jain[c].sample, 0.99), ">"))
-                 for c in CONTROLLERS]),
-        detail=_triple(jain, 4), reason="short runs weigh a few losses more", digits=4,
-    ))
+    rows.append(
+        ClaimRow(
+            "5.7",
+            "fairness: Jain's index above 0.99",
+            "P 0.99978",
+            SEED_5_7["petra"]["jain"],
+            jain["petra"].estimate,
+            combine(
+                [
+                    (SHORT[c], decide(one_sample_test(jain[c].sample, 0.99), ">"))
+                    for c in CONTROLLERS
+                ]
+            ),
+            detail=_triple(jain, 4),
+            reason="short runs weigh a few losses more",
+            digits=4,
+        )
+    )
     d52 = {c: faithful[c].delay for c in ALL_CC}
-    rows.append(ClaimRow(
-        "5.7", "delay: NewReno lowest", "N 45.50 ms (T 45.60, P 45.64)",
-        SEED_5_7["newreno"]["delay"], d52["newreno"].estimate,
-        lowest_decision(d52, "newreno", ("petra", TCPW)), detail="ms " + _triple(d52, 2),
-        reason="no radio latency or LENA processing delay in celltcp", digits=2, unit="ms",
-    ))
+    rows.append(
+        ClaimRow(
+            "5.7",
+            "delay: NewReno lowest",
+            "N 45.50 ms (T 45.60, P 45.64)",
+            SEED_5_7["newreno"]["delay"],
+            d52["newreno"].estimate,
+            lowest_decision(d52, "newreno", ("petra", TCPW)),
+            detail="ms " + _triple(d52, 2),
+            reason="no radio latency or LENA processing delay in celltcp",
+            digits=2,
+            unit="ms",
+        )
+    )
     l52 = {c: faithful[c].loss for c in ALL_CC}
-    rows.append(ClaimRow(
-        "5.7", "loss (mean per flow): PETRA lowest", "P 0.44 % (N 0.48, T 0.46)",
-        SEED_5_7["petra"]["loss"], l52["petra"].estimate,
-        lowest_decision(l52, "petra", ("newreno", TCPW)), detail="% " + _triple(l52, 2),
-        reason="NewReno, PETRA and Westwood+ lose the random errors alone (2.84 % of 576-byte "
-               "packets); the seed's losses are below the 5e-5 errors themselves",
-        digits=2, unit="%",
-    ))
+    rows.append(
+        ClaimRow(
+            "5.7",
+            "loss (mean per flow): PETRA lowest",
+            "P 0.44 % (N 0.48, T 0.46)",
+            SEED_5_7["petra"]["loss"],
+            l52["petra"].estimate,
+            lowest_decision(l52, "petra", ("newreno", TCPW)),
+            detail="% " + _triple(l52, 2),
+            reason="NewReno, PETRA and Westwood+ lose the random errors alone (2.84 % of 576-byte "
+            "packets); the seed's losses are below the 5e-5 errors themselves",
+            digits=2,
+            unit="%",
+        )
+    )
     return rows
 
 
@@ -861,8 +1085,11 @@ def _loss_readings_table(
     """The seed's loss ratio beside each reading's packet error rate and measured losses."""
     rows = []
     for rate in RATES:
-        seed = ((SEED_5_4["newreno"]["loss"], SEED_5_4[TCPW]["loss"], SEED_5_4["petra"]["loss"])
-                if rate == BASE_RATE else SEED_5_5_LOSS[rate])
+        seed = (
+            (SEED_5_4["newreno"]["loss"], SEED_5_4[TCPW]["loss"], SEED_5_4["petra"]["loss"])
+            if rate == BASE_RATE
+            else SEED_5_5_LOSS[rate]
+        )
         seed_mean = float(np.mean(seed))
         cells = [f"{rate:g}", " / ".join(f"{v:g}" for v in seed)]
         for reading in ("536", "1448"):
@@ -881,9 +1108,18 @@ def _loss_readings_table(
             ]
         rows.append(tuple(cells))
     return Table(
-        ("rate", "seed loss % N / T / P", "536: PER %", "536: measured % N / T / P",
-         "536: N,P mean / seed mean", "536: magnitude", "1448: PER %",
-         "1448: measured % N / T / P", "1448: N,P mean / seed mean", "1448: magnitude"),
+        (
+            "rate",
+            "seed loss % N / T / P",
+            "536: PER %",
+            "536: measured % N / T / P",
+            "536: N,P mean / seed mean",
+            "536: magnitude",
+            "1448: PER %",
+            "1448: measured % N / T / P",
+            "1448: N,P mean / seed mean",
+            "1448: magnitude",
+        ),
         tuple(rows),
     )
 
@@ -894,8 +1130,11 @@ def _gains_table(
     """PETRA's throughput over TCPW's and over Westwood+'s, per rate and set-up."""
     rows = []
     for rate in RATES:
-        seed = ((SEED_5_4["petra"]["thr"] / SEED_5_4[TCPW]["thr"]) if rate == BASE_RATE
-                else SEED_5_5[rate][2] / SEED_5_5[rate][1])
+        seed = (
+            (SEED_5_4["petra"]["thr"] / SEED_5_4[TCPW]["thr"])
+            if rate == BASE_RATE
+            else SEED_5_5[rate][2] / SEED_5_5[rate][1]
+        )
         for setup, by_rate in by_setup.items():
             figs = by_rate.get(rate)
             if not figs:
@@ -904,11 +1143,29 @@ def _gains_table(
             pt = _ratio_estimate(thr["petra"], thr[TCPW])
             pw = _ratio_estimate(thr["petra"], thr[WESTWOOD_PLUS])
             test = decide(ratio_test(thr["petra"].sample, thr[TCPW].sample), ">")
-            rows.append((f"{rate:g}", _SETUP_TEXT[setup], f"{seed:.2f}", pt.text(2),
-                         test.verdict.value, magnitude(pt.value, seed).replace("magnitude ", ""),
-                         pw.text(2)))
-    return Table(("rate", "set-up", "seed P/T", "celltcp P/T [95 % CI]", "P > T",
-                  "P/T vs seed", "celltcp P/W+ [95 % CI]"), tuple(rows))
+            rows.append(
+                (
+                    f"{rate:g}",
+                    _SETUP_TEXT[setup],
+                    f"{seed:.2f}",
+                    pt.text(2),
+                    test.verdict.value,
+                    magnitude(pt.value, seed).replace("magnitude ", ""),
+                    pw.text(2),
+                )
+            )
+    return Table(
+        (
+            "rate",
+            "set-up",
+            "seed P/T",
+            "celltcp P/T [95 % CI]",
+            "P > T",
+            "P/T vs seed",
+            "celltcp P/W+ [95 % CI]",
+        ),
+        tuple(rows),
+    )
 
 
 # -- the report ------------------------------------------------------------------------------
@@ -944,14 +1201,21 @@ def run(options: Options) -> Document:
     faithful = by_setup[FAITHFUL]
     f52_by = {
         (reading, errors): {cc: _figures_5_2(f52, cc, reading, errors) for cc in ALL_CC}
-        for reading in plan.readings_5_2 for errors in (True, False)
+        for reading in plan.readings_5_2
+        for errors in (True, False)
     }
     f52_by = {k: v for k, v in f52_by.items() if all(x is not None for x in v.values())}
     with_err = f52_by[(FAITHFUL[0], True)]
 
-    doc = Document(f"Reproduction {NAME}: PETRA over LTE (seed `003_…`, chapter 5)", runs={
-        "experiment 5-1": len(f51), "experiment 5-2": len(f52), "experiment 5-3": len(f53),
-        "Fig. 5.8": len(ALL_CC) * plan.runs})
+    doc = Document(
+        f"Reproduction {NAME}: PETRA over LTE (seed `003_…`, chapter 5)",
+        runs={
+            "experiment 5-1": len(f51),
+            "experiment 5-2": len(f52),
+            "experiment 5-3": len(f53),
+            "Fig. 5.8": len(ALL_CC) * plan.runs,
+        },
+    )
     mode = "quick" if options.quick else "full"
     doc.add(
         Heading("What was run"),
@@ -972,7 +1236,9 @@ def run(options: Options) -> Document:
                 "for Fig. 5.8",
                 f"experiment 5-1: {plan.duration_5_1} per run; per-byte error rate 5e-5 with "
                 + ", ".join(_SETUP_TEXT[s] for s in plan.setups_at_base)
-                + "; " + ", ".join(f"{r:g}" for r in SWEEP_RATES) + " with "
+                + "; "
+                + ", ".join(f"{r:g}" for r in SWEEP_RATES)
+                + " with "
                 + ", ".join(_SETUP_TEXT[s] for s in plan.setups_in_sweep)
                 + f"; {len(f51)} runs; Fig. 5.8: {FIG_5_8_DURATION_S:g} s runs of the faithful "
                 "set-up with the cwnd traced",
@@ -991,7 +1257,7 @@ def run(options: Options) -> Document:
         Paragraph(
             "celltcp's figures are means over the replications with the half-width of their "
             "Student-t 95 % confidence interval. Throughput is in Mb/s; the seed's "
-            "\"throughput\" columns cannot be rates (81–99 Mb/s for one flow over a 25 Mb/s "
+            '"throughput" columns cannot be rates (81–99 Mb/s for one flow over a 25 Mb/s '
             "link), so only orderings and ratios are compared. Jitter is RFC 3550's "
             "interarrival jitter."
             + (
@@ -1019,8 +1285,9 @@ def run(options: Options) -> Document:
             "units; celltcp's are N / T (the original Westwood) / P / W+ (Westwood+), mean ± "
             "95 % CI, faithful set-up unless the row says otherwise."
         ),
-        claim_table([*_claims_5_1(by_setup, cw), *_claims_5_2(with_err),
-                     *exp5_3.claim_rows(res_5_3)]),
+        claim_table(
+            [*_claims_5_1(by_setup, cw), *_claims_5_2(with_err), *exp5_3.claim_rows(res_5_3)]
+        ),
     )
 
     t54 = []
@@ -1030,12 +1297,19 @@ def run(options: Options) -> Document:
             continue
         for cc in ALL_CC:
             f = figs[cc]
-            t54.append((
-                LABEL[cc], _SETUP_TEXT[setup],
-                f"{SEED_5_4[cc]['thr']:g}" if cc in SEED_5_4 else "",
-                f["thr"].text(), f["delay"].text(2), f["jitter"].text(3), f["loss"].text(2),
-                f["timeouts"].text(1), f["fast_recoveries"].text(1),
-            ))
+            t54.append(
+                (
+                    LABEL[cc],
+                    _SETUP_TEXT[setup],
+                    f"{SEED_5_4[cc]['thr']:g}" if cc in SEED_5_4 else "",
+                    f["thr"].text(),
+                    f["delay"].text(2),
+                    f["jitter"].text(3),
+                    f["loss"].text(2),
+                    f["timeouts"].text(1),
+                    f["fast_recoveries"].text(1),
+                )
+            )
     t55 = []
     for rate in SWEEP_RATES:
         for cc in ALL_CC:
@@ -1046,8 +1320,10 @@ def run(options: Options) -> Document:
                 cells.append(figs[cc]["thr"].text() if figs else "not run")
             f = faithful[rate][cc]
             cells += [
-                "" if i is None else f"{SEED_5_5_DELAY[rate][i]:g}", f["delay"].text(2),
-                "" if i is None else f"{SEED_5_5_LOSS[rate][i]:g}", f["loss"].text(2),
+                "" if i is None else f"{SEED_5_5_DELAY[rate][i]:g}",
+                f["delay"].text(2),
+                "" if i is None else f"{SEED_5_5_LOSS[rate][i]:g}",
+                f["loss"].text(2),
                 f["timeouts"].text(1),
             ]
             t55.append(tuple(cells))
@@ -1055,33 +1331,57 @@ def run(options: Options) -> Document:
     for (reading, errors), figs in f52_by.items():
         for cc in ALL_CC:
             f = figs[cc]
-            t57.append((
-                f"{READINGS[reading].mss}, " + ("5e-5" if errors else "none"), LABEL[cc],
-                f"{SEED_5_7[cc]['total']:g}" if errors and cc in SEED_5_7 else "",
-                f.total.text(2), f"{min(f.per_flow):.2f}–{max(f.per_flow):.2f}",
-                f.delay.text(2), f.jitter.text(3), f.loss.text(2), f.jain.text(5),
-            ))
-    t58 = tuple(
-        (LABEL[cc], cw.resets[cc].text(1), cw.mean_cwnd[cc].text(1)) for cc in ALL_CC
-    )
+            t57.append(
+                (
+                    f"{READINGS[reading].mss}, " + ("5e-5" if errors else "none"),
+                    LABEL[cc],
+                    f"{SEED_5_7[cc]['total']:g}" if errors and cc in SEED_5_7 else "",
+                    f.total.text(2),
+                    f"{min(f.per_flow):.2f}–{max(f.per_flow):.2f}",
+                    f.delay.text(2),
+                    f.jitter.text(3),
+                    f.loss.text(2),
+                    f.jain.text(5),
+                )
+            )
+    t58 = tuple((LABEL[cc], cw.resets[cc].text(1), cw.mean_cwnd[cc].text(1)) for cc in ALL_CC)
     doc.add(
         Heading("Experiment 5-1, Table 5.4 (error rate 5e-5)"),
         Table(
-            ("TCP", "set-up", "seed thr.", "Mb/s", "delay ms", "jitter ms", "loss %",
-             "timeouts", "fast recoveries"),
+            (
+                "TCP",
+                "set-up",
+                "seed thr.",
+                "Mb/s",
+                "delay ms",
+                "jitter ms",
+                "loss %",
+                "timeouts",
+                "fast recoveries",
+            ),
             tuple(t54),
         ),
         Heading("Experiment 5-1, PETRA's gain over TCPW"),
-        Paragraph("PETRA's throughput over the original Westwood's (P/T, the seed's TCPW) and "
-                  "over Westwood+'s (P/W+), with the delta-method 95 % interval; \"P > T\" is "
-                  "the t-test of the ratio on the log scale."),
+        Paragraph(
+            "PETRA's throughput over the original Westwood's (P/T, the seed's TCPW) and "
+            'over Westwood+\'s (P/W+), with the delta-method 95 % interval; "P > T" is '
+            "the t-test of the ratio on the log scale."
+        ),
         _gains_table(by_setup),
         Heading("Experiment 5-1, Table 5.5 (error-rate sweep)"),
         Paragraph("Throughput per set-up; delay, loss and timeouts in the faithful set-up."),
         Table(
-            ("rate", "TCP", "seed thr.",
-             *(f"Mb/s, {_SETUP_TEXT[s]}" for s in plan.setups_in_sweep),
-             "seed delay ms", "delay ms", "seed loss %", "loss %", "timeouts"),
+            (
+                "rate",
+                "TCP",
+                "seed thr.",
+                *(f"Mb/s, {_SETUP_TEXT[s]}" for s in plan.setups_in_sweep),
+                "seed delay ms",
+                "delay ms",
+                "seed loss %",
+                "loss %",
+                "timeouts",
+            ),
             tuple(t55),
         ),
         _figure_5_9(faithful),
@@ -1090,8 +1390,17 @@ def run(options: Options) -> Document:
         _figure_5_8(cw),
         Heading("Experiment 5-2, Table 5.7 (15 flows, three cells)"),
         Table(
-            ("segments, errors", "TCP", "seed total", "total Mb/s", "per flow Mb/s (min–max)",
-             "delay ms", "jitter ms", "loss %", "Jain"),
+            (
+                "segments, errors",
+                "TCP",
+                "seed total",
+                "total Mb/s",
+                "per flow Mb/s (min–max)",
+                "delay ms",
+                "jitter ms",
+                "loss %",
+                "Jain",
+            ),
             tuple(t57),
         ),
         _figure_5_2(with_err),

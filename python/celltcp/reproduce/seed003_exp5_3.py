@@ -50,16 +50,19 @@ __all__ = [
 #: the seed's claims.
 SEED_CONTROLLERS = ("newreno", "westwood-original", "petra")
 CONTROLLERS = (*SEED_CONTROLLERS, "westwood")
-LABEL = {"newreno": "NewReno", "westwood-original": "TCPW (original Westwood)",
-         "petra": "PETRA", "westwood": "Westwood+"}
+LABEL = {
+    "newreno": "NewReno",
+    "westwood-original": "TCPW (original Westwood)",
+    "petra": "PETRA",
+    "westwood": "Westwood+",
+}
 SHORT = {"newreno": "N", "westwood-original": "T", "petra": "P", "westwood": "W+"}
 #: UE speeds of Table 5.8, km/h.
 SPEEDS_KMH = (25, 50, 75, 100)
 #: Table 5.9: mean delay (ms) and packet loss ratio (%) at 25, 50, 75 and 100 km/h.
 SEED_5_9 = {
     "newreno": {"delay": (6.90, 4.13, 3.35, 3.30), "loss": (7.37, 11.08, 30.45, 35.24)},
-    "westwood-original": {"delay": (5.30, 8.82, 7.20, 7.39),
-                          "loss": (15.31, 25.11, 32.44, 40.63)},
+    "westwood-original": {"delay": (5.30, 8.82, 7.20, 7.39), "loss": (15.31, 25.11, 32.44, 40.63)},
     "petra": {"delay": (8.43, 7.80, 7.54, 7.18), "loss": (9.20, 13.01, 25.21, 30.53)},
 }
 #: x coordinate of each eNB in exp5-3.toml (a line layout from the origin, 250 m apart), m.
@@ -198,16 +201,18 @@ def results(frame: pd.DataFrame) -> Results:
         offsets = [a3_offsets(hl, v) for hl in lists]
         flat = [o for run in offsets if run is not None for o in run]
         rlfs = [x for hl in lists for x in _rlf_positions(hl, v)]
-        checks.append(Check(
-            speed_kmh=v,
-            end_x_m=START_X_M + v / 3.6 * duration_s,
-            a3=sum(len(o) for o in offsets if o is not None) / max(len(lists), 1),
-            a3_ordered=all(o is not None for o in offsets),
-            offset_min_m=min(flat, default=math.nan),
-            offset_max_m=max(flat, default=math.nan),
-            rlf=len(rlfs) / max(len(lists), 1),
-            first_rlf_x_m=min(rlfs, default=math.nan),
-        ))
+        checks.append(
+            Check(
+                speed_kmh=v,
+                end_x_m=START_X_M + v / 3.6 * duration_s,
+                a3=sum(len(o) for o in offsets if o is not None) / max(len(lists), 1),
+                a3_ordered=all(o is not None for o in offsets),
+                offset_min_m=min(flat, default=math.nan),
+                offset_max_m=max(flat, default=math.nan),
+                rlf=len(rlfs) / max(len(lists), 1),
+                first_rlf_x_m=min(rlfs, default=math.nan),
+            )
+        )
     return Results(figures, tuple(checks), int(frame["run"].nunique()), duration_s)
 
 
@@ -228,8 +233,11 @@ def trend_decision(
 
 
 def extreme_decision(
-    figures: Mapping[str, Mapping[int, Mapping[str, Stat]]], name: str, who: str,
-    speeds: Sequence[int] = SPEEDS_KMH, lowest: bool = False,
+    figures: Mapping[str, Mapping[int, Mapping[str, Stat]]],
+    name: str,
+    who: str,
+    speeds: Sequence[int] = SPEEDS_KMH,
+    lowest: bool = False,
 ) -> Decision:
     """The claim that ``who`` has the highest (or lowest) figure ``name`` at each of ``speeds``:
     Welch's t-test against each other of the seed's controllers there, all of which must hold."""
@@ -239,19 +247,19 @@ def extreme_decision(
         for o in SEED_CONTROLLERS:
             if o != who:
                 test = welch_test(figures[who][v][name].sample, figures[o][v][name].sample)
-                parts.append((f"{v} km/h {SHORT[who]} {relation} {SHORT[o]}",
-                              decide(test, relation)))
+                parts.append(
+                    (f"{v} km/h {SHORT[who]} {relation} {SHORT[o]}", decide(test, relation))
+                )
     return combine(parts)
 
 
-def highest_by_speed(figures: Mapping[str, Mapping[int, Mapping[str, Stat]]], name: str,
-                     lowest: bool = False) -> dict[int, str]:
+def highest_by_speed(
+    figures: Mapping[str, Mapping[int, Mapping[str, Stat]]], name: str, lowest: bool = False
+) -> dict[int, str]:
     """The seed's controller with the highest (or lowest) mean of figure ``name`` at each
     speed."""
     pick = min if lowest else max
-    return {
-        v: pick(SEED_CONTROLLERS, key=lambda c: figures[c][v][name].mean) for v in SPEEDS_KMH
-    }
+    return {v: pick(SEED_CONTROLLERS, key=lambda c: figures[c][v][name].mean) for v in SPEEDS_KMH}
 
 
 _SEED_SHORT = SHORT
@@ -264,8 +272,10 @@ def _who_at(best: Mapping[int, str], short: Mapping[str, str] = SHORT) -> str:
 def _seed_extreme(name: str, lowest: bool) -> dict[int, str]:
     """The seed's controller with the highest (or lowest) Table 5.9 value at each speed."""
     pick = min if lowest else max
-    return {v: pick(SEED_CONTROLLERS, key=lambda c: SEED_5_9[c][name][i])
-            for i, v in enumerate(SPEEDS_KMH)}
+    return {
+        v: pick(SEED_CONTROLLERS, key=lambda c: SEED_5_9[c][name][i])
+        for i, v in enumerate(SPEEDS_KMH)
+    }
 
 
 def _means(figures: Mapping[str, Mapping[int, Mapping[str, Stat]]], name: str) -> dict[str, list]:
@@ -278,8 +288,9 @@ def _arrows(values: Sequence[float], digits: int) -> str:
 
 def _per_controller(series: Mapping[str, Sequence[float]], digits: int, seed: bool = False) -> str:
     short = _SEED_SHORT if seed else SHORT
-    return " / ".join(f"{short[c]} {_arrows(series[c], digits)}" for c in CONTROLLERS
-                      if c in series)
+    return " / ".join(
+        f"{short[c]} {_arrows(series[c], digits)}" for c in CONTROLLERS if c in series
+    )
 
 
 #: Speeds at which the seed's Table 5.9 has PETRA's delay the longest (its text: "some").
@@ -293,40 +304,66 @@ def claim_rows(res: Results) -> list[ClaimRow]:
     seed_loss = {c: list(SEED_5_9[c]["loss"]) for c in SEED_CONTROLLERS}
     p100, n100 = f["petra"][100]["thr"], f["newreno"][100]["thr"]
     return [
-        ClaimRow("Fig. 5.12", "throughput falls with speed (Mb/s at 25 → 100 km/h)",
-                 "yes (figure only, no numbers in the text)", None, None,
-                 trend_decision(f, "thr"), detail=_per_controller(thr, 2),
-                 reason="the original Westwood is stuck near 0.1 Mb/s at every speed (its "
-                        "per-ACK samples read the bursts of ACKs of one transport block, and it "
-                        "overflows the 10 KiB RLC buffer: 32–41 % of its packets lost)"),
-        ClaimRow("Fig. 5.12", "PETRA has the highest throughput (every speed)",
-                 "yes, at every speed", None,
-                 Estimate.of_ratio(p100.sample, n100.sample),
-                 extreme_decision(f, "thr", "petra"),
-                 detail="P/N at 100 km/h; highest: " + _who_at(highest_by_speed(f, "thr")),
-                 reason="NewReno leads at every speed: PETRA loses 1.5–4 % of its packets "
-                        "(NewReno 0.1–0.5 %) and has up to twice its timeouts, overflowing the "
-                        "10 KiB RLC buffer, which is under half its pipe, so that the overflows "
-                        "are taken for radio losses (docs/petra.md)", digits=2),
-        ClaimRow("5.9", "loss (%) rises with speed", _per_controller(seed_loss, 2, seed=True),
-                 None, None, trend_decision(f, "loss", rising=True),
-                 detail=_per_controller(loss, 2),
-                 reason="the original Westwood's overflows (32–41 %) dominate its losses and "
-                        "fall with speed; out of coverage a TCP sender backs off instead of "
-                        "losing packets"),
-        ClaimRow("5.9", "PETRA has the lowest loss (text: in all experiments)",
-                 "lowest: " + _who_at(_seed_extreme("loss", lowest=True), _SEED_SHORT), None,
-                 None, extreme_decision(f, "loss", "petra", lowest=True),
-                 detail="lowest: " + _who_at(highest_by_speed(f, "loss", lowest=True)),
-                 reason="PETRA overflows the RLC buffer, under half its pipe (docs/petra.md); "
-                        "NewReno does not"),
-        ClaimRow("5.9", 'PETRA has the longest delays (text: "some"; the seed\'s table: 25 and '
-                 "75 km/h)",
-                 "highest: " + _who_at(_seed_extreme("delay", lowest=False), _SEED_SHORT), None,
-                 None, extreme_decision(f, "delay", "petra", SEED_PETRA_LONGEST_DELAY_KMH),
-                 detail="highest: " + _who_at(highest_by_speed(f, "delay")),
-                 reason="the original Westwood keeps the RLC buffer fullest; the others lie "
-                        "within 1 ms of each other"),
+        ClaimRow(
+            "Fig. 5.12",
+            "throughput falls with speed (Mb/s at 25 → 100 km/h)",
+            "yes (figure only, no numbers in the text)",
+            None,
+            None,
+            trend_decision(f, "thr"),
+            detail=_per_controller(thr, 2),
+            reason="the original Westwood is stuck near 0.1 Mb/s at every speed (its "
+            "per-ACK samples read the bursts of ACKs of one transport block, and it "
+            "overflows the 10 KiB RLC buffer: 32–41 % of its packets lost)",
+        ),
+        ClaimRow(
+            "Fig. 5.12",
+            "PETRA has the highest throughput (every speed)",
+            "yes, at every speed",
+            None,
+            Estimate.of_ratio(p100.sample, n100.sample),
+            extreme_decision(f, "thr", "petra"),
+            detail="P/N at 100 km/h; highest: " + _who_at(highest_by_speed(f, "thr")),
+            reason="NewReno leads at every speed: PETRA loses 1.5–4 % of its packets "
+            "(NewReno 0.1–0.5 %) and has up to twice its timeouts, overflowing the "
+            "10 KiB RLC buffer, which is under half its pipe, so that the overflows "
+            "are taken for radio losses (docs/petra.md)",
+            digits=2,
+        ),
+        ClaimRow(
+            "5.9",
+            "loss (%) rises with speed",
+            _per_controller(seed_loss, 2, seed=True),
+            None,
+            None,
+            trend_decision(f, "loss", rising=True),
+            detail=_per_controller(loss, 2),
+            reason="the original Westwood's overflows (32–41 %) dominate its losses and "
+            "fall with speed; out of coverage a TCP sender backs off instead of "
+            "losing packets",
+        ),
+        ClaimRow(
+            "5.9",
+            "PETRA has the lowest loss (text: in all experiments)",
+            "lowest: " + _who_at(_seed_extreme("loss", lowest=True), _SEED_SHORT),
+            None,
+            None,
+            extreme_decision(f, "loss", "petra", lowest=True),
+            detail="lowest: " + _who_at(highest_by_speed(f, "loss", lowest=True)),
+            reason="PETRA overflows the RLC buffer, under half its pipe (docs/petra.md); "
+            "NewReno does not",
+        ),
+        ClaimRow(
+            "5.9",
+            'PETRA has the longest delays (text: "some"; the seed\'s table: 25 and 75 km/h)',
+            "highest: " + _who_at(_seed_extreme("delay", lowest=False), _SEED_SHORT),
+            None,
+            None,
+            extreme_decision(f, "delay", "petra", SEED_PETRA_LONGEST_DELAY_KMH),
+            detail="highest: " + _who_at(highest_by_speed(f, "delay")),
+            reason="the original Westwood keeps the RLC buffer fullest; the others lie "
+            "within 1 ms of each other",
+        ),
     ]
 
 
@@ -346,13 +383,19 @@ def delay_note(res: Results) -> str:
 def _check_rows(res: Results) -> tuple[tuple[str, ...], ...]:
     rows = []
     for c in res.checks:
-        offsets = (
-            f"{c.offset_min_m:.0f}–{c.offset_max_m:.0f}" if c.a3 else "–"
-        ) + ("" if c.a3_ordered else " (out of order)")
-        rows.append((
-            f"{c.speed_kmh}", f"{c.end_x_m:.0f}", f"{c.a3:g}", offsets, f"{c.rlf:g}",
-            f"{c.first_rlf_x_m:.0f}" if c.rlf else "–",
-        ))
+        offsets = (f"{c.offset_min_m:.0f}–{c.offset_max_m:.0f}" if c.a3 else "–") + (
+            "" if c.a3_ordered else " (out of order)"
+        )
+        rows.append(
+            (
+                f"{c.speed_kmh}",
+                f"{c.end_x_m:.0f}",
+                f"{c.a3:g}",
+                offsets,
+                f"{c.rlf:g}",
+                f"{c.first_rlf_x_m:.0f}" if c.rlf else "–",
+            )
+        )
     return tuple(rows)
 
 
@@ -362,9 +405,12 @@ def _check_verdicts(res: Results) -> tuple[str, ...]:
     with_rlf = [c.speed_kmh for c in res.checks if c.rlf]
     return (
         "**A3 handovers at the cell borders**: "
-        + ("yes at every speed, each to the next eNB along the road, "
-           f"0–{BORDER_TOLERANCE_M:.0f} m past the border" if not borders
-           else f"**no** at {', '.join(map(str, borders))} km/h"),
+        + (
+            "yes at every speed, each to the next eNB along the road, "
+            f"0–{BORDER_TOLERANCE_M:.0f} m past the border"
+            if not borders
+            else f"**no** at {', '.join(map(str, borders))} km/h"
+        ),
         "**radio link failures only beyond the last eNB** (x > 1000 m): "
         + ("yes" if not inside else f"**no** at {', '.join(map(str, inside))} km/h"),
         "speeds with radio link failures: "
@@ -379,19 +425,31 @@ def section(res: Results) -> list[Block]:
     fig_rows = []
     best = highest_by_speed(f, "thr")
     for v in SPEEDS_KMH:
-        fig_rows.append((
-            f"{v}", *(f[c][v]["thr"].text(2) for c in CONTROLLERS), LABEL[best[v]],
-        ))
+        fig_rows.append(
+            (
+                f"{v}",
+                *(f[c][v]["thr"].text(2) for c in CONTROLLERS),
+                LABEL[best[v]],
+            )
+        )
     t59 = []
     for i, v in enumerate(SPEEDS_KMH):
         for cc in CONTROLLERS:
             x = f[cc][v]
             seed = SEED_5_9.get(cc)
-            t59.append((
-                f"{v}", LABEL[cc], f"{seed['delay'][i]:g}" if seed else "", x["delay"].text(2),
-                f"{seed['loss'][i]:g}" if seed else "", x["loss"].text(2),
-                x["timeouts"].text(1), x["a3"].text(1), x["rlf"].text(1),
-            ))
+            t59.append(
+                (
+                    f"{v}",
+                    LABEL[cc],
+                    f"{seed['delay'][i]:g}" if seed else "",
+                    x["delay"].text(2),
+                    f"{seed['loss'][i]:g}" if seed else "",
+                    x["loss"].text(2),
+                    x["timeouts"].text(1),
+                    x["a3"].text(1),
+                    x["rlf"].text(1),
+                )
+            )
     return [
         Heading("Experiment 5-3 (one UE along five cells; Fig. 5.12, Table 5.9)"),
         Paragraph(
@@ -402,9 +460,14 @@ def section(res: Results) -> list[Block]:
         ),
         Heading("Is the scenario what it should be?", 3),
         Table(
-            ("km/h", "UE at the end (m)", "A3 handovers per run",
-             "decided past the border (m)", "radio link failures per run",
-             "first failure at (m)"),
+            (
+                "km/h",
+                "UE at the end (m)",
+                "A3 handovers per run",
+                "decided past the border (m)",
+                "radio link failures per run",
+                "first failure at (m)",
+            ),
             _check_rows(res),
         ),
         *[Paragraph(text) for text in _check_verdicts(res)],
@@ -413,8 +476,17 @@ def section(res: Results) -> list[Block]:
         Table(("km/h", *(LABEL[c] for c in CONTROLLERS), "highest"), tuple(fig_rows)),
         Heading("Table 5.9: delay and loss", 3),
         Table(
-            ("km/h", "TCP", "seed delay ms", "delay ms", "seed loss %", "loss %",
-             "timeouts", "A3 handovers", "radio link failures"),
+            (
+                "km/h",
+                "TCP",
+                "seed delay ms",
+                "delay ms",
+                "seed loss %",
+                "loss %",
+                "timeouts",
+                "A3 handovers",
+                "radio link failures",
+            ),
             tuple(t59),
         ),
         Paragraph(delay_note(res)),

@@ -49,12 +49,29 @@ from celltcp.reproduce.document import Document, mean_ci
 from celltcp.reproduce.registry import Options, ReproductionError, StoreRunner
 
 __all__ = [
-    "ALIASES", "FULL", "NAME", "QUICK", "SENSITIVITY", "SUMMARY", "VARIANTS", "Plan", "Results",
+    "ALIASES",
+    "FULL",
+    "NAME",
+    "QUICK",
+    "SENSITIVITY",
+    "SUMMARY",
+    "VARIANTS",
+    "Plan",
+    "Results",
     "Runner",
-    "Variant", "connections_over_time", "expected_estimate", "first_updates", "gaps_only_estimate",
+    "Variant",
+    "connections_over_time",
+    "expected_estimate",
+    "first_updates",
+    "gaps_only_estimate",
     "longest_gap_s",
-    "pftk_rows", "run",
-    "throughput_runs", "throughput_table", "trace_runs", "tracking_periods", "tracking_runs",
+    "pftk_rows",
+    "run",
+    "throughput_runs",
+    "throughput_table",
+    "trace_runs",
+    "tracking_periods",
+    "tracking_runs",
     "tracking_schedule",
 ]
 
@@ -128,14 +145,12 @@ class Variant:
 
 
 def _copies(n: int, threshold: float = 0.0) -> dict[str, Any]:
-    return {_ACK: {"enabled": True, "copies": n, "threshold": threshold,
-                   "p_buff": ASSUMED_P_BUFF}}
+    return {_ACK: {"enabled": True, "copies": n, "threshold": threshold, "p_buff": ASSUMED_P_BUFF}}
 
 
 _SNOOP = {"middleboxes.snoop": {"kind": "snoop", "node": "bs"}}
 _ELN = {"middleboxes.eln": {"kind": "eln", "node": "bs"}, "flows.bulk.tcp.eln": True}
-_ELN_METRICS = ("middleboxes.eln.acks_marked", _SENDER + "eln_recoveries",
-                _SENDER + "eln_timeouts")
+_ELN_METRICS = ("middleboxes.eln.acks_marked", _SENDER + "eln_recoveries", _SENDER + "eln_timeouts")
 _TIMESTAMPS = {"flows.bulk.tcp.timestamps": True}
 
 VARIANTS = (
@@ -143,8 +158,12 @@ VARIANTS = (
     Variant("two ACKs", _copies(2), 2),
     Variant("three ACKs", _copies(3), 3),
     Variant(f"two ACKs at p_err est. ≥ {THRESHOLD:g}", _copies(2, THRESHOLD), None),
-    Variant("Snoop", _SNOOP, None,
-            ("middleboxes.snoop.local_retransmissions", "middleboxes.snoop.dupacks_suppressed")),
+    Variant(
+        "Snoop",
+        _SNOOP,
+        None,
+        ("middleboxes.snoop.local_retransmissions", "middleboxes.snoop.dupacks_suppressed"),
+    ),
     Variant("ELN", _ELN, None, _ELN_METRICS),
 )
 #: The variants the PFTK analysis describes (a fixed number of copies).
@@ -156,8 +175,11 @@ FIXED = tuple(v for v in VARIANTS if v.copies is not None)
 SENSITIVITY = (
     *(Variant(f"{v.label}, timestamps", {**v.overrides, **_TIMESTAMPS}, v.copies) for v in FIXED),
     Variant("ELN, timestamps", {**_ELN, **_TIMESTAMPS}, None, _ELN_METRICS),
-    Variant(f"two ACKs at p_err est. ≥ {THRESHOLD:g}, timestamps",
-            {**_copies(2, THRESHOLD), **_TIMESTAMPS}, None),
+    Variant(
+        f"two ACKs at p_err est. ≥ {THRESHOLD:g}, timestamps",
+        {**_copies(2, THRESHOLD), **_TIMESTAMPS},
+        None,
+    ),
 )
 
 
@@ -180,15 +202,26 @@ class Plan:
 
 #: Short runs, a coarse grid, 4 replications: about 15 s on 2 cores.
 QUICK = Plan(
-    p_errs=(0.0, 0.02, 0.05, 0.1, 0.2, 0.3), runs=4, duration_s=60.0, trace_duration_s=60.0,
-    window_p_err=0.05, tracking_p_errs=(0.05,), tracking_runs=1, period_s=10.0,
+    p_errs=(0.0, 0.02, 0.05, 0.1, 0.2, 0.3),
+    runs=4,
+    duration_s=60.0,
+    trace_duration_s=60.0,
+    window_p_err=0.05,
+    tracking_p_errs=(0.05,),
+    tracking_runs=1,
+    period_s=10.0,
 )
 #: The seed gives no replication count nor run length: 10 replications of 300 s each on a grid
 #: of 14 loss rates up to 0.5 (the seed's analysis ends at 0.47).
 FULL = Plan(
     p_errs=(0.0, 0.01, 0.02, 0.05, 0.075, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.47, 0.5),
-    runs=10, duration_s=300.0, trace_duration_s=60.0, window_p_err=0.05,
-    tracking_p_errs=(0.02, 0.05, 0.1), tracking_runs=3, period_s=30.0,
+    runs=10,
+    duration_s=300.0,
+    trace_duration_s=60.0,
+    window_p_err=0.05,
+    tracking_p_errs=(0.02, 0.05, 0.1),
+    tracking_runs=3,
+    period_s=30.0,
 )
 
 
@@ -203,19 +236,31 @@ class Runner(StoreRunner):
 
     temporary_prefix = "celltcp-004-"
 
-    def run(self, scenario: str, points: Sequence[Mapping[str, Any]], name: str,
-            metrics: Sequence[str], runs: int, series: Sequence[str] = ()) -> pd.DataFrame:
+    def run(
+        self,
+        scenario: str,
+        points: Sequence[Mapping[str, Any]],
+        name: str,
+        metrics: Sequence[str],
+        runs: int,
+        series: Sequence[str] = (),
+    ) -> pd.DataFrame:
         """One row per (point, run), sorted; ReproductionError if a run failed."""
         import celltcp
 
         spec: dict[str, Any] = {
-            "scenario": str(scenario_file(scenario)), "name": name, "seed": MASTER_SEED,
-            "runs": runs, "metrics": list(metrics), "points": [dict(p) for p in points],
+            "scenario": str(scenario_file(scenario)),
+            "name": name,
+            "seed": MASTER_SEED,
+            "runs": runs,
+            "metrics": list(metrics),
+            "points": [dict(p) for p in points],
         }
         if series:
             spec["series"] = list(series)
-        frame = celltcp.sweep(spec, workers=self.options.workers, store=self.store,
-                              progress=self.options.progress)
+        frame = celltcp.sweep(
+            spec, workers=self.options.workers, store=self.store, progress=self.options.progress
+        )
         failed = frame[frame["status"] != "ok"]
         if len(failed):
             first = failed.iloc[0]["error"]
@@ -228,8 +273,10 @@ class Runner(StoreRunner):
         from celltcp.sweep import Store
 
         with Store.open(self.store, read_only=True) as store:
-            return [store.read_series(key, int(run), name)
-                    for key, run in zip(frame["key"], frame["run"], strict=True)]
+            return [
+                store.read_series(key, int(run), name)
+                for key, run in zip(frame["key"], frame["run"], strict=True)
+            ]
 
 
 def _seconds(value: float) -> str:
@@ -239,28 +286,35 @@ def _seconds(value: float) -> str:
 # -- throughput against p_err -----------------------------------------------------------------
 
 
-def throughput_runs(runner: Runner, p_errs: Sequence[float], runs: int, duration_s: float,
-                    variants: Sequence[Variant] = VARIANTS + SENSITIVITY) -> pd.DataFrame:
+def throughput_runs(
+    runner: Runner,
+    p_errs: Sequence[float],
+    runs: int,
+    duration_s: float,
+    variants: Sequence[Variant] = VARIANTS + SENSITIVITY,
+) -> pd.DataFrame:
     """One row per (variant, p_err, run) with :data:`METRICS` (and the variant's own) under
     short names: ``goodput_bps``, ``timeouts``, ``queue_drops``, ``radio_losses_down`` …"""
     frames = []
     for v in variants:
-        points = [{**v.overrides, _P: p, "simulation.duration": _seconds(duration_s)}
-                  for p in p_errs]
-        frame = runner.run("ack-copies.toml", points, f"004 {v.label}", METRICS + v.metrics,
-                           runs)
+        points = [
+            {**v.overrides, _P: p, "simulation.duration": _seconds(duration_s)} for p in p_errs
+        ]
+        frame = runner.run("ack-copies.toml", points, f"004 {v.label}", METRICS + v.metrics, runs)
         frame = frame.assign(variant=v.label, p_err=[p_errs[int(i)] for i in frame["point"]])
         frames.append(frame)
     rows = pd.concat(frames, ignore_index=True)
     rename = {m: m.rsplit(".", 1)[-1] for m in METRICS}
-    rename.update({
-        "links.radio.a_to_b.drops.queue_full": "queue_drops",
-        "links.radio.a_to_b.drops.link_loss": "radio_losses_down",
-        "links.radio.b_to_a.drops.link_loss": "radio_losses_up",
-        "links.radio.a_to_b.packets_sent": "radio_packets_down",
-        "links.wired.a_to_b.drops.queue_full": "sender_queue_drops",
-        "flows.bulk.receiver.acks_sent": "receiver_acks_sent",
-    })
+    rename.update(
+        {
+            "links.radio.a_to_b.drops.queue_full": "queue_drops",
+            "links.radio.a_to_b.drops.link_loss": "radio_losses_down",
+            "links.radio.b_to_a.drops.link_loss": "radio_losses_up",
+            "links.radio.a_to_b.packets_sent": "radio_packets_down",
+            "links.wired.a_to_b.drops.queue_full": "sender_queue_drops",
+            "flows.bulk.receiver.acks_sent": "receiver_acks_sent",
+        }
+    )
     for v in variants:
         rename.update({m: m.rsplit(".", 1)[-1] for m in v.metrics})
     return rows.rename(columns=rename)
@@ -288,15 +342,34 @@ def throughput_table(rows: pd.DataFrame) -> pd.DataFrame:
     out = []
     for (label, p), g in rows.groupby(["variant", "p_err"], sort=False):
         mean, half = mean_ci(g["goodput_bps"])
-        out.append({
-            "variant": label, "p_err": p, "runs": len(g), "goodput_bps": mean,
-            "goodput_half_bps": half,
-            **{k: float(g[k].mean()) for k in (
-                "p_buff", "p_indication", "spurious_retx", "retransmissions", "timeouts",
-                "fast_recoveries", "segments_sent", "rtt_s", "srtt_s", "max_cwnd_bytes",
-                "ack_copies_sent",
-                "queue_drops", "radio_losses_down", "radio_losses_up")},
-        })
+        out.append(
+            {
+                "variant": label,
+                "p_err": p,
+                "runs": len(g),
+                "goodput_bps": mean,
+                "goodput_half_bps": half,
+                **{
+                    k: float(g[k].mean())
+                    for k in (
+                        "p_buff",
+                        "p_indication",
+                        "spurious_retx",
+                        "retransmissions",
+                        "timeouts",
+                        "fast_recoveries",
+                        "segments_sent",
+                        "rtt_s",
+                        "srtt_s",
+                        "max_cwnd_bytes",
+                        "ack_copies_sent",
+                        "queue_drops",
+                        "radio_losses_down",
+                        "radio_losses_up",
+                    )
+                },
+            }
+        )
     return pd.DataFrame(out)
 
 
@@ -323,8 +396,9 @@ def longest_gap_s(times_s: np.ndarray, end_s: float) -> float:
     return float(np.diff(edges).max())
 
 
-def trace_runs(runner: Runner, p_errs: Sequence[float], duration_s: float,
-               variants: Sequence[Variant] = FIXED) -> tuple[pd.DataFrame, CwndSeries]:
+def trace_runs(
+    runner: Runner, p_errs: Sequence[float], duration_s: float, variants: Sequence[Variant] = FIXED
+) -> tuple[pd.DataFrame, CwndSeries]:
     """One traced run (run 0) per fixed-copy variant and p_err: per row the time-weighted mean
     cwnd (bytes), the mean RTT sample (Karn's rule, the sender's own), T0, the mean RTO
     computed at those samples (before any backoff), and the longest time without an RTT
@@ -333,24 +407,31 @@ def trace_runs(runner: Runner, p_errs: Sequence[float], duration_s: float,
     rows, cwnds = [], {}
     trace = {"trace.tcp": ["cwnd", "rtt", "rto"]}
     for v in variants:
-        points = [{**v.overrides, **trace, _P: p, "simulation.duration": _seconds(duration_s)}
-                  for p in p_errs]
-        frame = runner.run("ack-copies.toml", points, f"004 traces, {v.label}", (GOODPUT,), 1,
-                           series=("tcp",))
+        points = [
+            {**v.overrides, **trace, _P: p, "simulation.duration": _seconds(duration_s)}
+            for p in p_errs
+        ]
+        frame = runner.run(
+            "ack-copies.toml", points, f"004 traces, {v.label}", (GOODPUT,), 1, series=("tcp",)
+        )
         for (_, r), tcp in zip(frame.iterrows(), runner.series(frame, "tcp"), strict=True):
             p = p_errs[int(r["point"])]
             cwnd = tcp[tcp["var"] == "cwnd"]
             rtt = tcp[tcp["var"] == "rtt"]
             rto = tcp[tcp["var"] == "rto"]
             at_samples = rto[rto["time_ns"].isin(set(rtt["time_ns"]))]
-            rows.append({
-                "variant": v.label, "p_err": p,
-                "mean_cwnd_bytes": _time_mean(cwnd["time_s"].to_numpy(),
-                                              cwnd["value"].to_numpy(), duration_s),
-                "mean_rtt_sample_s": float(rtt["value"].mean()) if len(rtt) else math.nan,
-                "t0_s": float(at_samples["value"].mean()) if len(at_samples) else math.nan,
-                "rtt_gap_s": longest_gap_s(rtt["time_s"].to_numpy(), duration_s),
-            })
+            rows.append(
+                {
+                    "variant": v.label,
+                    "p_err": p,
+                    "mean_cwnd_bytes": _time_mean(
+                        cwnd["time_s"].to_numpy(), cwnd["value"].to_numpy(), duration_s
+                    ),
+                    "mean_rtt_sample_s": float(rtt["value"].mean()) if len(rtt) else math.nan,
+                    "t0_s": float(at_samples["value"].mean()) if len(at_samples) else math.nan,
+                    "rtt_gap_s": longest_gap_s(rtt["time_s"].to_numpy(), duration_s),
+                }
+            )
             cwnds[(v.label, p)] = cwnd[["time_s", "value"]].reset_index(drop=True)
     return pd.DataFrame(rows), cwnds
 
@@ -379,17 +460,27 @@ def pftk_rows(table: pd.DataFrame, traces: pd.DataFrame) -> pd.DataFrame:
             t0 = float(t["t0_s"].iloc[0]) if len(t) else math.nan
             assert v.copies is not None
             p_model = ack_loss_effective_p(r["p_err"], r["p_buff"], v.copies)
-            out.append({
-                "variant": v.label, "copies": v.copies, "p_err": r["p_err"],
-                "p_buff": r["p_buff"], "p_model": p_model, "p_indication": r["p_indication"],
-                "rtt_s": r["rtt_s"], "t0_s": t0,
-                "model_bps": _pftk_bps(r["rtt_s"], t0, p_model),
-                "model_measured_p_bps": _pftk_bps(r["rtt_s"], t0, r["p_indication"]),
-                "seed_params_bps": _pftk_bps(SEED_RTT_S, SEED_T0_S,
-                                             ack_loss_effective_p(r["p_err"], SEED_P_BUFF,
-                                                                  v.copies)),
-                "goodput_bps": r["goodput_bps"], "goodput_half_bps": r["goodput_half_bps"],
-            })
+            out.append(
+                {
+                    "variant": v.label,
+                    "copies": v.copies,
+                    "p_err": r["p_err"],
+                    "p_buff": r["p_buff"],
+                    "p_model": p_model,
+                    "p_indication": r["p_indication"],
+                    "rtt_s": r["rtt_s"],
+                    "t0_s": t0,
+                    "model_bps": _pftk_bps(r["rtt_s"], t0, p_model),
+                    "model_measured_p_bps": _pftk_bps(r["rtt_s"], t0, r["p_indication"]),
+                    "seed_params_bps": _pftk_bps(
+                        SEED_RTT_S,
+                        SEED_T0_S,
+                        ack_loss_effective_p(r["p_err"], SEED_P_BUFF, v.copies),
+                    ),
+                    "goodput_bps": r["goodput_bps"],
+                    "goodput_half_bps": r["goodput_half_bps"],
+                }
+            )
     return pd.DataFrame(out)
 
 
@@ -434,13 +525,20 @@ def connections_over_time(tcp: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"first_s": g.min(), "last_s": g.max()}).reset_index()
 
 
-def tracking_runs(runner: Runner, p_errs: Sequence[float], runs: int,
-                  period_s: float) -> tuple[pd.DataFrame, list[pd.DataFrame]]:
+def tracking_runs(
+    runner: Runner, p_errs: Sequence[float], runs: int, period_s: float
+) -> tuple[pd.DataFrame, list[pd.DataFrame]]:
     """``runs`` runs of ``tracking.toml`` per p_err: the sweep frame (with ``p_err``) and each
     run's ``tcp`` series (``loss_estimate`` and ``delivered`` of every connection)."""
     points = [{**tracking_schedule(period_s), _P: p} for p in p_errs]
-    frame = runner.run("tracking.toml", points, "004 tracking",
-                       ("links.radio.a_to_b.drops.queue_full",), runs, series=("tcp",))
+    frame = runner.run(
+        "tracking.toml",
+        points,
+        "004 tracking",
+        ("links.radio.a_to_b.drops.queue_full",),
+        runs,
+        series=("tcp",),
+    )
     frame = frame.assign(p_err=[p_errs[int(i)] for i in frame["point"]])
     return frame, runner.series(frame, "tcp")
 
@@ -457,14 +555,20 @@ def tracking_periods(tcp: pd.DataFrame, p_err: float, period_s: float) -> pd.Dat
         lo, hi = i * period_s, (i + 1) * period_s
         inside = est[(est["time_s"] >= lo) & (est["time_s"] < hi)]
         active = int(((spans["first_s"] < hi) & (spans["last_s"] >= lo)).sum())
-        rows.append({
-            "period": i + 1, "scheduled": scheduled, "delivering": active,
-            "updates": len(inside), "p_err": p_err, "expected": expected_estimate(p_err),
-            "gaps_only": gaps_only_estimate(p_err),
-            "mean": float(inside["value"].mean()) if len(inside) else math.nan,
-            "min": float(inside["value"].min()) if len(inside) else math.nan,
-            "max": float(inside["value"].max()) if len(inside) else math.nan,
-        })
+        rows.append(
+            {
+                "period": i + 1,
+                "scheduled": scheduled,
+                "delivering": active,
+                "updates": len(inside),
+                "p_err": p_err,
+                "expected": expected_estimate(p_err),
+                "gaps_only": gaps_only_estimate(p_err),
+                "mean": float(inside["value"].mean()) if len(inside) else math.nan,
+                "min": float(inside["value"].min()) if len(inside) else math.nan,
+                "max": float(inside["value"].max()) if len(inside) else math.nan,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -477,12 +581,16 @@ def first_updates(tcp: pd.DataFrame, period_s: float) -> pd.DataFrame:
         start = (k - 1) * period_s
         e = est[est["flow"] == flow]
         half = e[e["time_s"] >= e["time_s"].median()] if len(e) else e
-        rows.append({
-            "flow": flow, "start_s": start,
-            "first_update_after_s": float(e["time_s"].min() - start) if len(e) else math.nan,
-            "updates": len(e), "first": float(e["value"].iloc[0]) if len(e) else math.nan,
-            "second_half_mean": float(half["value"].mean()) if len(half) else math.nan,
-        })
+        rows.append(
+            {
+                "flow": flow,
+                "start_s": start,
+                "first_update_after_s": float(e["time_s"].min() - start) if len(e) else math.nan,
+                "updates": len(e),
+                "first": float(e["value"].iloc[0]) if len(e) else math.nan,
+                "second_half_mean": float(half["value"].mean()) if len(half) else math.nan,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -519,11 +627,23 @@ def run(options: Options) -> Document:
         phases["throughput"] = time.perf_counter() - started
         traces, cwnds = trace_runs(runner, plan.p_errs, plan.trace_duration_s)
         phases["traces"] = time.perf_counter() - started - phases["throughput"]
-        tracking, tracking_series = tracking_runs(runner, plan.tracking_p_errs,
-                                                  plan.tracking_runs, plan.period_s)
+        tracking, tracking_series = tracking_runs(
+            runner, plan.tracking_p_errs, plan.tracking_runs, plan.period_s
+        )
     table = throughput_table(rows)
     wall = time.perf_counter() - started
     phases["tracking"] = wall - phases["throughput"] - phases["traces"]
-    results = Results(plan, rows, table, traces, cwnds, pftk_rows(table, traces), tracking,
-                      tracking_series, wall, phases, dict(runner.runs))
+    results = Results(
+        plan,
+        rows,
+        table,
+        traces,
+        cwnds,
+        pftk_rows(table, traces),
+        tracking,
+        tracking_series,
+        wall,
+        phases,
+        dict(runner.runs),
+    )
     return report(results, options)

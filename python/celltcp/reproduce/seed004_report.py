@@ -93,8 +93,9 @@ def _row(table: pd.DataFrame, variant: str, p: float) -> Any:
 def _goodput(table: pd.DataFrame, variant: str, p: float) -> Sample:
     """The goodput runs of one point, from its mean, 95 % half-width and number of runs."""
     x = _row(table, variant, p)
-    return Sample.from_interval(float(x["goodput_bps"]), float(x["goodput_half_bps"]),
-                                int(x["runs"]))
+    return Sample.from_interval(
+        float(x["goodput_bps"]), float(x["goodput_half_bps"]), int(x["runs"])
+    )
 
 
 def _why(d: Decision, *more: str) -> str:
@@ -114,28 +115,47 @@ def seed_analysis(p_errs: Sequence[float]) -> pd.DataFrame:
     for p in p_errs:
         if p <= 0:
             continue
-        s = [multi_ack_throughput_bps(PAYLOAD_BYTES, SEED_RTT_S, SEED_T0_S, p, SEED_P_BUFF, n,
-                                      b=1.0) for n in (1, 2, 3)]
-        rows.append({"p_err": p, "s1": s[0], "s2": s[1], "s3": s[2], "best": 1 + int(np.argmax(s)),
-                     "ratio2": s[1] / s[0], "ratio3": s[2] / s[0]})
+        s = [
+            multi_ack_throughput_bps(PAYLOAD_BYTES, SEED_RTT_S, SEED_T0_S, p, SEED_P_BUFF, n, b=1.0)
+            for n in (1, 2, 3)
+        ]
+        rows.append(
+            {
+                "p_err": p,
+                "s1": s[0],
+                "s2": s[1],
+                "s3": s[2],
+                "best": 1 + int(np.argmax(s)),
+                "ratio2": s[1] / s[0],
+                "ratio3": s[2] / s[0],
+            }
+        )
     return pd.DataFrame(rows)
 
 
 # -- the claims -------------------------------------------------------------------------------
 
 
-_KARN = ("without timestamps an ACK that covers a retransmission gives no RTT sample (Karn's "
-         "rule): with several holes per window the sender goes minutes without one and its RTO "
-         "stays backed off (see the window table's longest time without a sample)")
+_KARN = (
+    "without timestamps an ACK that covers a retransmission gives no RTT sample (Karn's "
+    "rule): with several holes per window the sender goes minutes without one and its RTO "
+    "stays backed off (see the window table's longest time without a sample)"
+)
 
 
-def _claim_improvement(table: pd.DataFrame, p_errs: Sequence[float], one_label: str = ONE,
-                       two_label: str = TWO) -> tuple[str, Decision]:
+def _claim_improvement(
+    table: pd.DataFrame, p_errs: Sequence[float], one_label: str = ONE, two_label: str = TWO
+) -> tuple[str, Decision]:
     """Two ACKs above one at every p_err > 0.05 (Welch's t-test at each)."""
     above = [p for p in p_errs if p > SEED_SIM_IMPROVES_ABOVE]
-    d = combine({f"{p:g}": decide(welch_test(_goodput(table, two_label, p),
-                                             _goodput(table, one_label, p)), ">")
-                 for p in above})
+    d = combine(
+        {
+            f"{p:g}": decide(
+                welch_test(_goodput(table, two_label, p), _goodput(table, one_label, p)), ">"
+            )
+            for p in above
+        }
+    )
 
     def ratio(p: float) -> str:
         e = Estimate.of_ratio(_goodput(table, two_label, p), _goodput(table, one_label, p))
@@ -151,16 +171,23 @@ def _claim_low(table: pd.DataFrame, p_errs: Sequence[float]) -> tuple[str, Decis
     for p in low:
         one, two = _row(table, ONE, p), _row(table, TWO, p)
         ratio = Estimate.of_ratio(_goodput(table, TWO, p), _goodput(table, ONE, p))
-        parts.append(f"{p:g}: {_kbps(two['goodput_bps'])} vs {_kbps(one['goodput_bps'])} kb/s "
-                     f"(×{ratio.text(2)}), {two['spurious_retx']:.0f} spurious retransmissions "
-                     "per run")
-    d = any_of({f"{p:g}": decide(welch_test(_goodput(table, TWO, p), _goodput(table, ONE, p)),
-                                 "<") for p in low})
+        parts.append(
+            f"{p:g}: {_kbps(two['goodput_bps'])} vs {_kbps(one['goodput_bps'])} kb/s "
+            f"(×{ratio.text(2)}), {two['spurious_retx']:.0f} spurious retransmissions "
+            "per run"
+        )
+    d = any_of(
+        {
+            f"{p:g}": decide(welch_test(_goodput(table, TWO, p), _goodput(table, ONE, p)), "<")
+            for p in low
+        }
+    )
     return "two vs one ACK at p_err " + "; ".join(parts), d
 
 
-def _best_copies(table: pd.DataFrame, p_errs: Sequence[float],
-                 labels: Sequence[str] = (ONE, TWO, THREE)) -> dict[float, int]:
+def _best_copies(
+    table: pd.DataFrame, p_errs: Sequence[float], labels: Sequence[str] = (ONE, TWO, THREE)
+) -> dict[float, int]:
     out = {}
     for p in p_errs:
         if p <= 0:
@@ -170,8 +197,9 @@ def _best_copies(table: pd.DataFrame, p_errs: Sequence[float],
     return out
 
 
-def _claim_range(table: pd.DataFrame, p_errs: Sequence[float],
-                 labels: Sequence[str] = (ONE, TWO, THREE)) -> tuple[str, Decision, str]:
+def _claim_range(
+    table: pd.DataFrame, p_errs: Sequence[float], labels: Sequence[str] = (ONE, TWO, THREE)
+) -> tuple[str, Decision, str]:
     """Inside the seed's range two copies beat one and three (Welch's t-tests, all must hold).
     Returns the cell, the decision and what the formula says at the seed's parameters."""
     best = _best_copies(table, p_errs, labels)
@@ -179,16 +207,25 @@ def _claim_range(table: pd.DataFrame, p_errs: Sequence[float],
     inside = [p for p in best if lo < p < hi]
     one, two, three = labels
     if inside:
-        d = combine({f"{p:g} vs {n}": decide(welch_test(_goodput(table, two, p),
-                                                        _goodput(table, other, p)), ">")
-                     for p in inside for n, other in (("one", one), ("three", three))})
+        d = combine(
+            {
+                f"{p:g} vs {n}": decide(
+                    welch_test(_goodput(table, two, p), _goodput(table, other, p)), ">"
+                )
+                for p in inside
+                for n, other in (("one", one), ("three", three))
+            }
+        )
     else:
         d = unavailable("Welch's t-test", f"no p_err inside {lo:g}–{hi:g} in this grid")
-    cell = "best of 1–3 copies (means) at p_err " + ", ".join(f"{p:g}: {n}"
-                                                              for p, n in best.items())
+    cell = "best of 1–3 copies (means) at p_err " + ", ".join(
+        f"{p:g}: {n}" for p, n in best.items()
+    )
     model = seed_analysis([p for p in p_errs if p > 0])
-    formula = (f"the formula at the seed's parameters with one p_buff gives "
-               f"{_list(sorted(set(model['best'])))} copies as best everywhere")
+    formula = (
+        f"the formula at the seed's parameters with one p_buff gives "
+        f"{_list(sorted(set(model['best'])))} copies as best everywhere"
+    )
     return cell, d, formula
 
 
@@ -199,16 +236,20 @@ def _claim_window(traces: pd.DataFrame) -> tuple[str, Decision]:
     for p in sorted(set(traces["p_err"])):
         if p <= 0:
             continue
-        w = {v: traces[(traces["variant"] == v) & (traces["p_err"] == p)]["mean_cwnd_bytes"]
-             for v in (ONE, TWO)}
+        w = {
+            v: traces[(traces["variant"] == v) & (traces["p_err"] == p)]["mean_cwnd_bytes"]
+            for v in (ONE, TWO)
+        }
         if all(len(x) for x in w.values()):
             pairs.append((p, float(w[ONE].iloc[0]), float(w[TWO].iloc[0])))
     cell = "mean cwnd one → two ACKs: " + "; ".join(
-        f"{p:g}: {a / 1e3:.2f} → {b / 1e3:.2f} kB" for p, a, b in pairs)
+        f"{p:g}: {a / 1e3:.2f} → {b / 1e3:.2f} kB" for p, a, b in pairs
+    )
     if not pairs:
         return cell, unavailable("a single traced run", "not run")
-    d = combine({f"{p:g}": point_decision(b, a, ">", "one traced run per p_err")
-                 for p, a, b in pairs})
+    d = combine(
+        {f"{p:g}": point_decision(b, a, ">", "one traced run per p_err") for p, a, b in pairs}
+    )
     return cell, d
 
 
@@ -238,44 +279,60 @@ def _claim_estimator(r: Results) -> tuple[str, Decision, Estimate | None, str]:
         for run, settled in runs:
             if run != 0:
                 continue
-            parts.append(f"p_err {p:g}: mean estimate {settled.mean():.4f} (periods 2–10, "
-                         f"{settled.min():.4f}–{settled.max():.4f}); the seed's model "
-                         f"{model:.4f}, gaps only {gaps:.4f}")
+            parts.append(
+                f"p_err {p:g}: mean estimate {settled.mean():.4f} (periods 2–10, "
+                f"{settled.min():.4f}–{settled.max():.4f}); the seed's model "
+                f"{model:.4f}, gaps only {gaps:.4f}"
+            )
             of_gaps.append(settled.mean() / gaps)
             spread += [settled.min() / p, settled.max() / p]
         of_true += [settled.mean() / p for _, settled in runs]
-    d = combine({f"{p:g}": equivalence(Sample.of([s.mean() / p for _, s in runs]), 1.0,
-                                       ESTIMATE_MARGIN) for p, runs in by_p.items()})
-    why = (f"the receiver counts the gaps of lost data and the repeats of segments it had "
-           f"acknowledged (lost ACKs, the second crossing of the seed's formula); a lost ACK "
-           f"leaves a repeat only when no later cumulative ACK reaches the sender first, so the "
-           f"estimates settle near the value of the gaps alone (mean / gaps-only value "
-           f"{', '.join(f'{x:.2f}' for x in of_gaps)}; per-period means "
-           f"{min(spread):.2f}–{max(spread):.2f} × p_err with 1 to 5 connections)"
-           ) if spread else ""
+    d = combine(
+        {
+            f"{p:g}": equivalence(Sample.of([s.mean() / p for _, s in runs]), 1.0, ESTIMATE_MARGIN)
+            for p, runs in by_p.items()
+        }
+    )
+    why = (
+        (
+            f"the receiver counts the gaps of lost data and the repeats of segments it had "
+            f"acknowledged (lost ACKs, the second crossing of the seed's formula); a lost ACK "
+            f"leaves a repeat only when no later cumulative ACK reaches the sender first, so the "
+            f"estimates settle near the value of the gaps alone (mean / gaps-only value "
+            f"{', '.join(f'{x:.2f}' for x in of_gaps)}; per-period means "
+            f"{min(spread):.2f}–{max(spread):.2f} × p_err with 1 to 5 connections)"
+        )
+        if spread
+        else ""
+    )
     return "; ".join(parts), d, Estimate.of_sample(Sample.of(of_true)), why
 
 
-def _claim_adaptive(table: pd.DataFrame, rows: pd.DataFrame, variant: str = ADAPTIVE
-                    ) -> tuple[str, Decision, Estimate | None]:
+def _claim_adaptive(
+    table: pd.DataFrame, rows: pd.DataFrame, variant: str = ADAPTIVE
+) -> tuple[str, Decision, Estimate | None]:
     """The adaptive variant sends ACK copies where p_err is above the threshold and not below:
     the copies per run at p_err ≥ :func:`_threshold_p_err` above 0 (one-sample t-test) and
     above those at 0 < p_err below it (Welch's t-test)."""
     mine = table[table["variant"] == variant]
     cell = "ACK copies sent per run at p_err " + ", ".join(
-        f"{x['p_err']:g}: {x['ack_copies_sent']:.0f}" for _, x in mine.iterrows())
+        f"{x['p_err']:g}: {x['ack_copies_sent']:.0f}" for _, x in mine.iterrows()
+    )
     runs = rows[rows["variant"] == variant]
     above = runs[runs["p_err"] >= _threshold_p_err()]
     below = runs[(runs["p_err"] > 0) & (runs["p_err"] < _threshold_p_err())]
     if above.empty:
-        return (cell, unavailable("one-sample t-test",
-                                  f"no p_err ≥ {_threshold_p_err():.3f} run"), None)
+        return (
+            cell,
+            unavailable("one-sample t-test", f"no p_err ≥ {_threshold_p_err():.3f} run"),
+            None,
+        )
     copies = Sample.of(above["ack_copies_sent"].astype(float).to_numpy())
     parts = {"above the threshold": decide(one_sample_test(copies, 0.0, effect=1.0), ">")}
     if not below.empty:
         parts["more than below it"] = decide(
-            welch_test(copies, Sample.of(below["ack_copies_sent"].astype(float).to_numpy())),
-            ">")
+            welch_test(copies, Sample.of(below["ack_copies_sent"].astype(float).to_numpy())), ">"
+        )
     return cell, combine(parts), Estimate.of_sample(copies)
 
 
@@ -285,10 +342,12 @@ def _threshold_p_err() -> float:
     return 1 - (1 - THRESHOLD) * math.sqrt(1 - ASSUMED_P_BUFF)
 
 
-_ADAPTIVE_WHY = (f"a lost ACK shows at the receiver only when no later cumulative ACK reaches "
-                 f"the sender first, so the estimate stays near the value of the gaps alone "
-                 f"(about half of p_err) and reaches {THRESHOLD:g} from p_err ≈ 0.2; below, the "
-                 f"copies come from single updates after a burst of losses")
+_ADAPTIVE_WHY = (
+    f"a lost ACK shows at the receiver only when no later cumulative ACK reaches "
+    f"the sender first, so the estimate stays near the value of the gaps alone "
+    f"(about half of p_err) and reaches {THRESHOLD:g} from p_err ≈ 0.2; below, the "
+    f"copies come from single updates after a burst of losses"
+)
 
 
 def _claims(r: Results) -> list[ClaimRow]:
@@ -296,56 +355,138 @@ def _claims(r: Results) -> list[ClaimRow]:
     lo, hi = SEED_TWO_BEST
     rows = []
     cell, d = _claim_improvement(r.table, p_errs)
-    rows.append(ClaimRow("simulation (throughput figure)",
-                         "two ACKs improve the throughput for p_err > 0.05", "yes", None, None, d,
-                         detail=cell, reason=_why(d, _KARN)))
+    rows.append(
+        ClaimRow(
+            "simulation (throughput figure)",
+            "two ACKs improve the throughput for p_err > 0.05",
+            "yes",
+            None,
+            None,
+            d,
+            detail=cell,
+            reason=_why(d, _KARN),
+        )
+    )
     cell, d = _claim_low(r.table, p_errs)
-    rows.append(ClaimRow("proposed method", "at a low error rate two ACKs may do worse",
-                         "expected, no figure", None, None, d, detail=cell,
-                         reason=_why(d, "at p_err = 0 a duplicate segment returns two "
-                                        "duplicate ACKs which, with the copy of the ACK before, "
-                                        "reach the threshold of three: spurious fast "
-                                        "retransmits")))
+    rows.append(
+        ClaimRow(
+            "proposed method",
+            "at a low error rate two ACKs may do worse",
+            "expected, no figure",
+            None,
+            None,
+            d,
+            detail=cell,
+            reason=_why(
+                d,
+                "at p_err = 0 a duplicate segment returns two "
+                "duplicate ACKs which, with the copy of the ACK before, "
+                "reach the threshold of three: spurious fast "
+                "retransmits",
+            ),
+        )
+    )
     cell, d, formula = _claim_range(r.table, p_errs)
-    rows.append(ClaimRow("analysis", (f"two ACKs best for {lo:g} < p_err < {hi:g} (RTT 100 ms, "
-                                      "T0 400 ms, p_buff 0.01): above one and three copies"),
-                         f"analysis result: {lo:g} < p_err < {hi:g}", None, None, d,
-                         detail=cell,
-                         reason=_why(d, formula + "; the range needs a buffer loss growing "
-                                                  "with the copies (below)")))
+    rows.append(
+        ClaimRow(
+            "analysis",
+            (
+                f"two ACKs best for {lo:g} < p_err < {hi:g} (RTT 100 ms, "
+                "T0 400 ms, p_buff 0.01): above one and three copies"
+            ),
+            f"analysis result: {lo:g} < p_err < {hi:g}",
+            None,
+            None,
+            d,
+            detail=cell,
+            reason=_why(
+                d, formula + "; the range needs a buffer loss growing with the copies (below)"
+            ),
+        )
+    )
     cell, d = _claim_window(r.traces)
-    rows.append(ClaimRow("simulation (window figure)", "larger window with two ACKs", "yes",
-                         None, None, d, detail=cell,
-                         reason="one traced run per p_err: a point estimate, no test"))
-    for where, variant in (("proposed method", ADAPTIVE),
-                           ("sensitivity: timestamps", ADAPTIVE_TS)):
+    rows.append(
+        ClaimRow(
+            "simulation (window figure)",
+            "larger window with two ACKs",
+            "yes",
+            None,
+            None,
+            d,
+            detail=cell,
+            reason="one traced run per p_err: a point estimate, no test",
+        )
+    )
+    for where, variant in (("proposed method", ADAPTIVE), ("sensitivity: timestamps", ADAPTIVE_TS)):
         cell, d, copies = _claim_adaptive(r.table, r.rows, variant)
-        rows.append(ClaimRow(where, (f"copies sent when the estimate exceeds a threshold (here "
-                                     f"{THRESHOLD:g}): copies per run at p_err ≥ "
-                                     f"{_threshold_p_err():.3f}, more than below"),
-                             "method", None, copies, d, detail=cell, digits=1,
-                             reason=_why(d, _ADAPTIVE_WHY)))
+        rows.append(
+            ClaimRow(
+                where,
+                (
+                    f"copies sent when the estimate exceeds a threshold (here "
+                    f"{THRESHOLD:g}): copies per run at p_err ≥ "
+                    f"{_threshold_p_err():.3f}, more than below"
+                ),
+                "method",
+                None,
+                copies,
+                d,
+                detail=cell,
+                digits=1,
+                reason=_why(d, _ADAPTIVE_WHY),
+            )
+        )
     cell, d, ours, why = _claim_estimator(r)
-    rows.append(ClaimRow("estimation", "the moving average agrees with p_err as connections "
-                         f"come and go (estimate / p_err, equal to 1 within "
-                         f"±{ESTIMATE_MARGIN:g})", "good agreement (figure): 1", 1.0, ours, d,
-                         detail=cell, reason=_why(d, why), digits=2))
+    rows.append(
+        ClaimRow(
+            "estimation",
+            "the moving average agrees with p_err as connections "
+            f"come and go (estimate / p_err, equal to 1 within "
+            f"±{ESTIMATE_MARGIN:g})",
+            "good agreement (figure): 1",
+            1.0,
+            ours,
+            d,
+            detail=cell,
+            reason=_why(d, why),
+            digits=2,
+        )
+    )
     cell, d = _claim_improvement(r.table, p_errs, ONE_TS, TWO_TS)
-    rows.append(ClaimRow("sensitivity: timestamps",
-                         "two ACKs improve the throughput for p_err > 0.05", "yes", None, None, d,
-                         detail=cell, reason=_why(d)))
+    rows.append(
+        ClaimRow(
+            "sensitivity: timestamps",
+            "two ACKs improve the throughput for p_err > 0.05",
+            "yes",
+            None,
+            None,
+            d,
+            detail=cell,
+            reason=_why(d),
+        )
+    )
     cell, d, formula = _claim_range(r.table, p_errs, (ONE_TS, TWO_TS, THREE_TS))
-    rows.append(ClaimRow("sensitivity: timestamps", f"two ACKs best for {lo:g} < p_err < {hi:g}",
-                         "analysis result", None, None, d, detail=cell,
-                         reason=_why(d, formula)))
+    rows.append(
+        ClaimRow(
+            "sensitivity: timestamps",
+            f"two ACKs best for {lo:g} < p_err < {hi:g}",
+            "analysis result",
+            None,
+            None,
+            d,
+            detail=cell,
+            reason=_why(d, formula),
+        )
+    )
     return rows
 
 
 # -- tables -----------------------------------------------------------------------------------
 
 
-def _throughput_rows(table: pd.DataFrame, p_errs: Sequence[float],
-                     variants: Sequence[Any] = VARIANTS) -> tuple[tuple[str, ...], ...]:
+def _throughput_rows(
+    table: pd.DataFrame, p_errs: Sequence[float], variants: Sequence[Any] = VARIANTS
+) -> tuple[tuple[str, ...], ...]:
     rows = []
     for p in p_errs:
         cells = [f"{p:g}"]
@@ -361,29 +502,57 @@ def _loss_rows(table: pd.DataFrame, p_errs: Sequence[float]) -> tuple[tuple[str,
     for p in p_errs:
         for v in (*FIXED, VARIANTS[4], VARIANTS[5], *SENSITIVITY):
             x = _row(table, v.label, p)
-            rows.append((f"{p:g}", v.label, f"{x['p_buff']:.4f}", f"{x['p_indication']:.4f}",
-                         f"{x['fast_recoveries']:.0f}", f"{x['timeouts']:.0f}",
-                         f"{x['retransmissions']:.0f}", f"{x['spurious_retx']:.0f}",
-                         f"{x['rtt_s'] * 1e3:.1f}", f"{x['srtt_s'] * 1e3:.0f}"))
+            rows.append(
+                (
+                    f"{p:g}",
+                    v.label,
+                    f"{x['p_buff']:.4f}",
+                    f"{x['p_indication']:.4f}",
+                    f"{x['fast_recoveries']:.0f}",
+                    f"{x['timeouts']:.0f}",
+                    f"{x['retransmissions']:.0f}",
+                    f"{x['spurious_retx']:.0f}",
+                    f"{x['rtt_s'] * 1e3:.1f}",
+                    f"{x['srtt_s'] * 1e3:.0f}",
+                )
+            )
     return tuple(rows)
 
 
 def _pftk_table_rows(pftk: pd.DataFrame) -> tuple[tuple[str, ...], ...]:
     rows = []
     for _, x in pftk.sort_values(["p_err", "copies"]).iterrows():
-        rows.append((f"{x['p_err']:g}", str(int(x["copies"])), f"{x['p_buff']:.4f}",
-                     f"{x['p_model']:.4f}", f"{x['p_indication']:.4f}",
-                     f"{x['rtt_s'] * 1e3:.1f}", f"{x['t0_s']:.3f}",
-                     _kbps(x["model_bps"]), _kbps(x["model_measured_p_bps"]),
-                     _kbps(x["seed_params_bps"]),
-                     _ci_kbps(x["goodput_bps"], x["goodput_half_bps"])))
+        rows.append(
+            (
+                f"{x['p_err']:g}",
+                str(int(x["copies"])),
+                f"{x['p_buff']:.4f}",
+                f"{x['p_model']:.4f}",
+                f"{x['p_indication']:.4f}",
+                f"{x['rtt_s'] * 1e3:.1f}",
+                f"{x['t0_s']:.3f}",
+                _kbps(x["model_bps"]),
+                _kbps(x["model_measured_p_bps"]),
+                _kbps(x["seed_params_bps"]),
+                _ci_kbps(x["goodput_bps"], x["goodput_half_bps"]),
+            )
+        )
     return tuple(rows)
 
 
 def _seed_rows(model: pd.DataFrame) -> tuple[tuple[str, ...], ...]:
-    return tuple((f"{x['p_err']:g}", _kbps(x["s1"]), _kbps(x["s2"]), _kbps(x["s3"]),
-                  f"{x['ratio2']:.2f}", f"{x['ratio3']:.2f}", str(int(x["best"])))
-                 for _, x in model.iterrows())
+    return tuple(
+        (
+            f"{x['p_err']:g}",
+            _kbps(x["s1"]),
+            _kbps(x["s2"]),
+            _kbps(x["s3"]),
+            f"{x['ratio2']:.2f}",
+            f"{x['ratio3']:.2f}",
+            str(int(x["best"])),
+        )
+        for _, x in model.iterrows()
+    )
 
 
 def _window_rows(traces: pd.DataFrame) -> tuple[tuple[str, ...], ...]:
@@ -391,9 +560,16 @@ def _window_rows(traces: pd.DataFrame) -> tuple[tuple[str, ...], ...]:
     order = {v.label: i for i, v in enumerate(FIXED)}
     traces = traces.assign(order=traces["variant"].map(order))
     for _, x in traces.sort_values(["p_err", "order"]).iterrows():
-        rows.append((f"{x['p_err']:g}", x["variant"], f"{x['mean_cwnd_bytes'] / 1e3:.2f}",
-                     f"{x['mean_rtt_sample_s'] * 1e3:.0f}", f"{x['t0_s']:.3f}",
-                     f"{x['rtt_gap_s']:.1f}"))
+        rows.append(
+            (
+                f"{x['p_err']:g}",
+                x["variant"],
+                f"{x['mean_cwnd_bytes'] / 1e3:.2f}",
+                f"{x['mean_rtt_sample_s'] * 1e3:.0f}",
+                f"{x['t0_s']:.3f}",
+                f"{x['rtt_gap_s']:.1f}",
+            )
+        )
     return tuple(rows)
 
 
@@ -402,12 +578,24 @@ def _tracking_rows(r: Results) -> tuple[tuple[str, ...], ...]:
     for (_, run), tcp in zip(r.tracking.iterrows(), r.tracking_series, strict=True):
         p = float(run["p_err"])
         for _, x in tracking_periods(tcp, p, r.plan.period_s).iterrows():
-            spread = ("n/a" if math.isnan(x["mean"]) else
-                      f"{x['mean']:.4f} [{x['min']:.4f}, {x['max']:.4f}]")
-            rows.append((f"{p:g}", str(int(run["run"])), str(int(x["period"])),
-                         str(int(x["scheduled"])), str(int(x["delivering"])),
-                         str(int(x["updates"])), spread, f"{x['expected']:.4f}",
-                         f"{x['gaps_only']:.4f}"))
+            spread = (
+                "n/a"
+                if math.isnan(x["mean"])
+                else f"{x['mean']:.4f} [{x['min']:.4f}, {x['max']:.4f}]"
+            )
+            rows.append(
+                (
+                    f"{p:g}",
+                    str(int(run["run"])),
+                    str(int(x["period"])),
+                    str(int(x["scheduled"])),
+                    str(int(x["delivering"])),
+                    str(int(x["updates"])),
+                    spread,
+                    f"{x['expected']:.4f}",
+                    f"{x['gaps_only']:.4f}",
+                )
+            )
     return tuple(rows)
 
 
@@ -417,9 +605,17 @@ def _first_update_rows(r: Results) -> tuple[tuple[str, ...], ...]:
         if int(run["run"]) != 0:
             continue
         for _, x in first_updates(tcp, r.plan.period_s).iterrows():
-            rows.append((f"{run['p_err']:g}", x["flow"], f"{x['start_s']:g}",
-                         f"{x['first_update_after_s']:.2f}", str(int(x["updates"])),
-                         f"{x['first']:.4f}", f"{x['second_half_mean']:.4f}"))
+            rows.append(
+                (
+                    f"{run['p_err']:g}",
+                    x["flow"],
+                    f"{x['start_s']:g}",
+                    f"{x['first_update_after_s']:.2f}",
+                    str(int(x["updates"])),
+                    f"{x['first']:.4f}",
+                    f"{x['second_half_mean']:.4f}",
+                )
+            )
     return tuple(rows)
 
 
@@ -428,10 +624,17 @@ def _middlebox_rows(rows: pd.DataFrame) -> tuple[tuple[str, ...], ...]:
     for p, g in rows.groupby("p_err"):
         s = g[g["variant"] == SNOOP]
         e = g[g["variant"] == ELN]
-        out.append((f"{p:g}", f"{s['local_retransmissions'].mean():.0f}",
-                    f"{s['dupacks_suppressed'].mean():.0f}", f"{s['queue_drops'].mean():.0f}",
-                    f"{e['acks_marked'].mean():.0f}", f"{e['eln_recoveries'].mean():.0f}",
-                    f"{e['eln_timeouts'].mean():.0f}"))
+        out.append(
+            (
+                f"{p:g}",
+                f"{s['local_retransmissions'].mean():.0f}",
+                f"{s['dupacks_suppressed'].mean():.0f}",
+                f"{s['queue_drops'].mean():.0f}",
+                f"{e['acks_marked'].mean():.0f}",
+                f"{e['eln_recoveries'].mean():.0f}",
+                f"{e['eln_timeouts'].mean():.0f}",
+            )
+        )
     return tuple(out)
 
 
@@ -439,10 +642,12 @@ def _middlebox_rows(rows: pd.DataFrame) -> tuple[tuple[str, ...], ...]:
 
 
 def _ratio_curves(model: pd.DataFrame, two: str, three: str) -> pd.DataFrame:
-    return pd.concat([
-        pd.DataFrame({"variant": two, "p_err": model["p_err"], "ratio": model["ratio2"]}),
-        pd.DataFrame({"variant": three, "p_err": model["p_err"], "ratio": model["ratio3"]}),
-    ])
+    return pd.concat(
+        [
+            pd.DataFrame({"variant": two, "p_err": model["p_err"], "ratio": model["ratio2"]}),
+            pd.DataFrame({"variant": three, "p_err": model["p_err"], "ratio": model["ratio3"]}),
+        ]
+    )
 
 
 def _figures(r: Results) -> tuple[list[Figure], list[Figure], list[Figure]]:
@@ -450,57 +655,99 @@ def _figures(r: Results) -> tuple[list[Figure], list[Figure], list[Figure]]:
     its traces); the estimates, one figure per p_err."""
     main = r.table[r.table["variant"].isin([v.label for v in VARIANTS])]
     ts = r.table[r.table["variant"].isin([v.label for v in SENSITIVITY])]
-    figs = [Figure(
-        "throughput-vs-p_err.png",
-        png_of(throughput_vs_p_err(
-            main, capacity_bps=PAYLOAD_CAPACITY_BPS,
-            title="Goodput against p_err: ACK copies, Snoop, ELN (mean, 95 % CI)")),
-        "Goodput against the radio loss probability (both directions), mean and 95 % "
-        "confidence interval over the replications; the seed's packets (40-byte ACKs).")]
+    figs = [
+        Figure(
+            "throughput-vs-p_err.png",
+            png_of(
+                throughput_vs_p_err(
+                    main,
+                    capacity_bps=PAYLOAD_CAPACITY_BPS,
+                    title="Goodput against p_err: ACK copies, Snoop, ELN (mean, 95 % CI)",
+                )
+            ),
+            "Goodput against the radio loss probability (both directions), mean and 95 % "
+            "confidence interval over the replications; the seed's packets (40-byte ACKs).",
+        )
+    ]
     model = seed_analysis(r.plan.p_errs)
-    figs.append(Figure(
-        "ratio-vs-p_err.png",
-        png_of(throughput_ratio_vs_p_err(
-            r.table, baseline=ONE, variants=[ONE, TWO, THREE],
-            model=_ratio_curves(model, TWO, THREE),
-            title="Two and three ACKs relative to one: simulation and the seed's analysis")),
-        "Goodput with two and three ACK copies relative to one copy: simulated (solid) and the "
-        "seed's PFTK analysis at RTT 100 ms, T0 400 ms, p_buff 0.01 (dashed)."))
-    figs.append(Figure(
-        "throughput-vs-p_err-timestamps.png",
-        png_of(throughput_vs_p_err(
-            ts, capacity_bps=PAYLOAD_CAPACITY_BPS,
-            title="Goodput against p_err with timestamps (mean, 95 % CI)")),
-        "The same with the timestamps option: an RTT sample from every ACK."))
-    figs.append(Figure(
-        "ratio-vs-p_err-timestamps.png",
-        png_of(throughput_ratio_vs_p_err(
-            r.table, baseline=ONE_TS, variants=[ONE_TS, TWO_TS, THREE_TS],
-            model=_ratio_curves(model, TWO_TS, THREE_TS),
-            title="Two and three ACKs relative to one, timestamps: simulation and analysis")),
-        "Relative goodput with timestamps (solid) and the seed's analysis (dashed)."))
+    figs.append(
+        Figure(
+            "ratio-vs-p_err.png",
+            png_of(
+                throughput_ratio_vs_p_err(
+                    r.table,
+                    baseline=ONE,
+                    variants=[ONE, TWO, THREE],
+                    model=_ratio_curves(model, TWO, THREE),
+                    title="Two and three ACKs relative to one: simulation and the seed's analysis",
+                )
+            ),
+            "Goodput with two and three ACK copies relative to one copy: simulated (solid) and the "
+            "seed's PFTK analysis at RTT 100 ms, T0 400 ms, p_buff 0.01 (dashed).",
+        )
+    )
+    figs.append(
+        Figure(
+            "throughput-vs-p_err-timestamps.png",
+            png_of(
+                throughput_vs_p_err(
+                    ts,
+                    capacity_bps=PAYLOAD_CAPACITY_BPS,
+                    title="Goodput against p_err with timestamps (mean, 95 % CI)",
+                )
+            ),
+            "The same with the timestamps option: an RTT sample from every ACK.",
+        )
+    )
+    figs.append(
+        Figure(
+            "ratio-vs-p_err-timestamps.png",
+            png_of(
+                throughput_ratio_vs_p_err(
+                    r.table,
+                    baseline=ONE_TS,
+                    variants=[ONE_TS, TWO_TS, THREE_TS],
+                    model=_ratio_curves(model, TWO_TS, THREE_TS),
+                    title="Two and three ACKs relative to one, timestamps: simulation and analysis",
+                )
+            ),
+            "Relative goodput with timestamps (solid) and the seed's analysis (dashed).",
+        )
+    )
     p = r.plan.window_p_err
     window, estimates = [], []
     cw = {v: r.cwnds[(v, p)] for v in (ONE, TWO) if (v, p) in r.cwnds}
     if cw:
-        window.append(Figure(
-            "cwnd.png",
-            png_of(cwnd_over_time(cw, title=f"Congestion window at p_err = {p:g}")),
-            f"The sender's congestion window with one and two ACK copies, p_err = {p:g} "
-            "(run 0)."))
+        window.append(
+            Figure(
+                "cwnd.png",
+                png_of(cwnd_over_time(cw, title=f"Congestion window at p_err = {p:g}")),
+                f"The sender's congestion window with one and two ACK copies, p_err = {p:g} "
+                "(run 0).",
+            )
+        )
     for (_, run), tcp in zip(r.tracking.iterrows(), r.tracking_series, strict=True):
         if int(run["run"]) != 0:
             continue
         q = float(run["p_err"])
-        estimates.append(Figure(
-            f"estimate-p_err-{q:g}.png",
-            png_of(loss_estimate_over_time(
-                tcp, true_p_err=q, expected=gaps_only_estimate(q), threshold=THRESHOLD,
-                title=f"p_err estimates as connections come and go, true p_err = {q:g}")),
-            f"The terminal's p_err estimate, one colour per connection that updated it, "
-            f"against the true p_err = {q:g} and the value the formula gives a receiver that "
-            "sees the downlink losses only (dashed); below, the connections delivering data "
-            "(run 0)."))
+        estimates.append(
+            Figure(
+                f"estimate-p_err-{q:g}.png",
+                png_of(
+                    loss_estimate_over_time(
+                        tcp,
+                        true_p_err=q,
+                        expected=gaps_only_estimate(q),
+                        threshold=THRESHOLD,
+                        title=f"p_err estimates as connections come and go, true p_err = {q:g}",
+                    )
+                ),
+                f"The terminal's p_err estimate, one colour per connection that updated it, "
+                f"against the true p_err = {q:g} and the value the formula gives a receiver that "
+                "sees the downlink losses only (dashed); below, the connections delivering data "
+                "(run 0).",
+            )
+        )
     return figs, window, estimates
 
 
@@ -511,23 +758,33 @@ def _what_was_run(r: Results, options: Options) -> Bullets:
     mode = "quick" if options.quick else "full"
     command = f"celltcp reproduce {NAME}{' --quick' if options.quick else ''}"
     phases = ", ".join(f"{k} {v:.1f} s" for k, v in r.phases_s.items())
-    return Bullets((
-        f"celltcp {_core.__version__}, `{command}` ({mode} mode)",
-        ("scenario files `celltcp/examples/004/ack-copies.toml` (wired terminal —10 Mb/s— base "
-         "station —384 kb/s radio, p_err both ways— wireless terminal; 1 ms links; 100-byte "
-         "segments, 40-byte ACKs, 50 KB buffers; Reno without SACK, every segment acknowledged) and "
-         "`celltcp/examples/004/tracking.toml` (the same path, 1–5–1 connections); "
-         "docs/seed-004.md gives the choices the seed leaves open"),
-        (f"master seed {MASTER_SEED}; throughput: {len(plan.p_errs)} p_err values × "
-         f"{len(VARIANTS) + len(SENSITIVITY)} variants ({len(SENSITIVITY)} of them with "
-         f"timestamps) × {plan.runs} runs of {plan.duration_s:g} s"),
-        (f"traces (cwnd, RTT samples, RTO): run 0 of one, two and three ACKs at every p_err, "
-         f"{plan.trace_duration_s:g} s"),
-        (f"estimator: p_err {_list(plan.tracking_p_errs)} × {plan.tracking_runs} runs, periods "
-         f"of {plan.period_s:g} s"),
-        f"results store: `{options.store}`" if options.store else "results store: temporary",
-        f"wall time of the runs: {r.wall_s:.1f} s ({phases})",
-    ))
+    return Bullets(
+        (
+            f"celltcp {_core.__version__}, `{command}` ({mode} mode)",
+            (
+                "scenario files `celltcp/examples/004/ack-copies.toml` (wired terminal —10 Mb/s— base "
+                "station —384 kb/s radio, p_err both ways— wireless terminal; 1 ms links; 100-byte "
+                "segments, 40-byte ACKs, 50 KB buffers; Reno without SACK, every segment acknowledged) and "
+                "`celltcp/examples/004/tracking.toml` (the same path, 1–5–1 connections); "
+                "docs/seed-004.md gives the choices the seed leaves open"
+            ),
+            (
+                f"master seed {MASTER_SEED}; throughput: {len(plan.p_errs)} p_err values × "
+                f"{len(VARIANTS) + len(SENSITIVITY)} variants ({len(SENSITIVITY)} of them with "
+                f"timestamps) × {plan.runs} runs of {plan.duration_s:g} s"
+            ),
+            (
+                f"traces (cwnd, RTT samples, RTO): run 0 of one, two and three ACKs at every p_err, "
+                f"{plan.trace_duration_s:g} s"
+            ),
+            (
+                f"estimator: p_err {_list(plan.tracking_p_errs)} × {plan.tracking_runs} runs, periods "
+                f"of {plan.period_s:g} s"
+            ),
+            f"results store: `{options.store}`" if options.store else "results store: temporary",
+            f"wall time of the runs: {r.wall_s:.1f} s ({phases})",
+        )
+    )
 
 
 def report(results: Results, options: Options) -> Document:
@@ -537,8 +794,9 @@ def report(results: Results, options: Options) -> Document:
     seed_model = seed_analysis(p_errs)
     need2 = crossover_p_buff(SEED_TWO_BEST[0], 1, 2, SEED_P_BUFF)
     need3 = crossover_p_buff(SEED_TWO_BEST[1], 2, 3, need2)
-    doc = Document(f"Reproduction {NAME}: multiple ACKs on a lossy radio link (seed `004_…`)",
-                   runs=r.runs)
+    doc = Document(
+        f"Reproduction {NAME}: multiple ACKs on a lossy radio link (seed `004_…`)", runs=r.runs
+    )
     figs, window, estimates = _figures(r)
     doc.add(
         Heading("What was run"),
@@ -548,15 +806,17 @@ def report(results: Results, options: Options) -> Document:
             "Each verdict is a stated test on the runs at α = 0.05 (Welch's t-test on the "
             "goodput of the replications, and so on), with its p-value, n and power: "
             "reproduced, not significant or contradicted; a claim resting on one traced run "
-            "per point is never more than not significant (docs/reproductions.md, \"How "
-            "verdicts are decided\")."),
+            'per point is never more than not significant (docs/reproductions.md, "How '
+            'verdicts are decided").'
+        ),
         claim_table(_claims(r)),
         Heading("Goodput against p_err"),
         Paragraph(
             "Goodput in kb/s (payload), mean ± 95 % CI over the runs. Two and three ACKs send "
             "every ACK that many times; the adaptive variant sends two while the receiver's "
             f"estimate is at or above {THRESHOLD:g}; Snoop and ELN run at the base station with "
-            f"one ACK. The link carries {PAYLOAD_CAPACITY_BPS / 1e3:.1f} kb/s of payload at most."),
+            f"one ACK. The link carries {PAYLOAD_CAPACITY_BPS / 1e3:.1f} kb/s of payload at most."
+        ),
         Table(("p_err", *(v.label for v in VARIANTS)), _throughput_rows(r.table, p_errs)),
         figs[0],
         Heading("Loss indications, spurious retransmissions, RTT"),
@@ -565,9 +825,23 @@ def report(results: Results, options: Options) -> Document:
             "recoveries plus timeouts per segment sent (the p of PFTK as the sender saw it); "
             "spurious, the sender's retransmissions beyond the data packets lost; RTT, the "
             "mean one-way delay of the data plus an ACK's way back; final SRTT, the sender's "
-            "smoothed RTT at the end of the run."),
-        Table(("p_err", "variant", "p_buff", "indications", "fast rec.", "timeouts", "retx",
-               "spurious", "RTT ms", "final SRTT ms"), _loss_rows(r.table, p_errs)),
+            "smoothed RTT at the end of the run."
+        ),
+        Table(
+            (
+                "p_err",
+                "variant",
+                "p_buff",
+                "indications",
+                "fast rec.",
+                "timeouts",
+                "retx",
+                "spurious",
+                "RTT ms",
+                "final SRTT ms",
+            ),
+            _loss_rows(r.table, p_errs),
+        ),
         Heading("The PFTK analysis"),
         Paragraph(
             f"The seed's S_TCP (PFTK eq. 32, every segment acknowledged, 100-byte segments) at its "
@@ -576,17 +850,35 @@ def report(results: Results, options: Options) -> Document:
             "ranks more copies higher at every p_err; the seed's range needs a buffer loss that "
             f"grows with the copies: p_buff(2) = {need2:.3f} for two to overtake one at "
             f"p_err = {SEED_TWO_BEST[0]:g}, p_buff(3) = {need3:.3f} for three to overtake two at "
-            f"{SEED_TWO_BEST[1]:g}."),
-        Table(("p_err", "S(1) kb/s", "S(2) kb/s", "S(3) kb/s", "S(2)/S(1)", "S(3)/S(1)",
-               "best n"), _seed_rows(seed_model)),
+            f"{SEED_TWO_BEST[1]:g}."
+        ),
+        Table(
+            ("p_err", "S(1) kb/s", "S(2) kb/s", "S(3) kb/s", "S(2)/S(1)", "S(3)/S(1)", "best n"),
+            _seed_rows(seed_model),
+        ),
         figs[1],
         Paragraph(
             "The same formula at the simulated path: p(n) from p_err and the measured p_buff(n), "
             "the RTT as above, T0 the sender's mean RTO at its RTT samples (traced run); beside "
             "it the formula at the indication rate the sender really saw, at the seed's "
-            "parameters, and the simulated goodput (kb/s)."),
-        Table(("p_err", "n", "p_buff(n)", "p(n)", "p seen", "RTT ms", "T0 s", "S at p(n)",
-               "S at p seen", "S, seed's RTT/T0", "simulated"), _pftk_table_rows(r.pftk)),
+            "parameters, and the simulated goodput (kb/s)."
+        ),
+        Table(
+            (
+                "p_err",
+                "n",
+                "p_buff(n)",
+                "p(n)",
+                "p seen",
+                "RTT ms",
+                "T0 s",
+                "S at p(n)",
+                "S at p seen",
+                "S, seed's RTT/T0",
+                "simulated",
+            ),
+            _pftk_table_rows(r.pftk),
+        ),
         Heading("Sensitivity: RTT samples from timestamps"),
         Paragraph(
             "Without the timestamps option the sender times segments sent once and takes no "
@@ -598,18 +890,40 @@ def report(results: Results, options: Options) -> Document:
             "minute (the window table gives the longest time without a sample). With "
             "timestamps (RFC 7323 §4) every ACK that advances gives a sample, and the first one "
             "after a timeout ends the backoff. The same runs with timestamps (52-byte ACKs, "
-            "152-byte data packets), goodput in kb/s:"),
-        Table(("p_err", *(v.label for v in SENSITIVITY)),
-              _throughput_rows(r.table, p_errs, SENSITIVITY)),
+            "152-byte data packets), goodput in kb/s:"
+        ),
+        Table(
+            ("p_err", *(v.label for v in SENSITIVITY)),
+            _throughput_rows(r.table, p_errs, SENSITIVITY),
+        ),
         figs[2],
         figs[3],
         Heading("Window size"),
-        Table(("p_err", "variant", "mean cwnd kB", "mean RTT sample ms", "T0 s",
-               "longest without RTT sample s"), _window_rows(r.traces)),
+        Table(
+            (
+                "p_err",
+                "variant",
+                "mean cwnd kB",
+                "mean RTT sample ms",
+                "T0 s",
+                "longest without RTT sample s",
+            ),
+            _window_rows(r.traces),
+        ),
         *window,
         Heading("Snoop and ELN at the base station"),
-        Table(("p_err", "Snoop local retx", "Snoop dupacks suppressed", "queue drops (Snoop)",
-               "ELN ACKs marked", "ELN recoveries", "ELN timeouts"), _middlebox_rows(r.rows)),
+        Table(
+            (
+                "p_err",
+                "Snoop local retx",
+                "Snoop dupacks suppressed",
+                "queue drops (Snoop)",
+                "ELN ACKs marked",
+                "ELN recoveries",
+                "ELN timeouts",
+            ),
+            _middlebox_rows(r.rows),
+        ),
         Heading("The p_err estimator as connections come and go"),
         Paragraph(
             "The wireless terminal keeps one estimate for all its connections, as the seed "
@@ -623,11 +937,34 @@ def report(results: Results, options: Options) -> Document:
             "1 − sqrt((1 − p_err)/(1 − p_buff)) of a receiver that sees the downlink losses "
             "only. Below, per connection: when it first closed a window, how many it closed, "
             "the estimate it first traced (the terminal's, one update on) and its mean over "
-            "its second half."),
-        Table(("p_err", "run", "period", "scheduled", "delivering", "updates",
-               "estimate mean [min, max]", "seed's model", "gaps only"), _tracking_rows(r)),
-        Table(("p_err", "connection", "start s", "first estimate after s", "updates",
-               "first estimate", "mean, second half"), _first_update_rows(r)),
+            "its second half."
+        ),
+        Table(
+            (
+                "p_err",
+                "run",
+                "period",
+                "scheduled",
+                "delivering",
+                "updates",
+                "estimate mean [min, max]",
+                "seed's model",
+                "gaps only",
+            ),
+            _tracking_rows(r),
+        ),
+        Table(
+            (
+                "p_err",
+                "connection",
+                "start s",
+                "first estimate after s",
+                "updates",
+                "first estimate",
+                "mean, second half",
+            ),
+            _first_update_rows(r),
+        ),
         *estimates,
     )
     return doc

@@ -215,8 +215,7 @@ def noncentral_t_cdf(t: float, df: float, nc: float) -> float:
     s = np.linspace(lo, hi, 4001)
     with np.errstate(divide="ignore", invalid="ignore"):
         power_term = np.zeros_like(s) if df == 1.0 else (df - 1.0) * np.log(s)
-        log_f = (power_term - s * s / 2.0 - (df / 2.0 - 1.0) * math.log(2.0)
-                 - math.lgamma(df / 2.0))
+        log_f = power_term - s * s / 2.0 - (df / 2.0 - 1.0) * math.log(2.0) - math.lgamma(df / 2.0)
     f = np.exp(log_f)
     f[~np.isfinite(f)] = 0.0
     g = f * _phi(t * s / math.sqrt(df) - nc)
@@ -329,8 +328,10 @@ def binomial_power(p: float, n: int, p0: float, alpha: float = ALPHA) -> float:
 
 def _arcsine_n(p1: float, p2: float, one_sample: bool, target: float = POWER_TARGET) -> int | None:
     """Runs (per group) for ``target`` power by the arcsine approximation (Cohen's h)."""
-    h = abs(2.0 * math.asin(math.sqrt(min(max(p1, 0.0), 1.0)))
-            - 2.0 * math.asin(math.sqrt(min(max(p2, 0.0), 1.0))))
+    h = abs(
+        2.0 * math.asin(math.sqrt(min(max(p1, 0.0), 1.0)))
+        - 2.0 * math.asin(math.sqrt(min(max(p2, 0.0), 1.0)))
+    )
     if h == 0:
         return None
     z = _Z.inv_cdf(1.0 - ALPHA / 2.0) + _Z.inv_cdf(target)
@@ -387,25 +388,35 @@ class Test:
 
     def describe(self) -> str:
         """``Welch's t-test, p = 0.012, n = 8/8, power 0.74 for +20 % (80 % needs n = 11)``."""
-        n = (f"{self.n[0]}" if self.combined and len(set(self.n)) == 1
-             else "/".join(str(x) for x in self.n))
-        parts = [self.kind, _p_text(self.p_value) + (f" ({self.p_is})" if self.p_is
-                                                     and self.significant else ""),
-                 f"n = {n}" + (" at each" if self.combined and len(set(self.n)) == 1 else "")]
+        n = (
+            f"{self.n[0]}"
+            if self.combined and len(set(self.n)) == 1
+            else "/".join(str(x) for x in self.n)
+        )
+        parts = [
+            self.kind,
+            _p_text(self.p_value) + (f" ({self.p_is})" if self.p_is and self.significant else ""),
+            f"n = {n}" + (" at each" if self.combined and len(set(self.n)) == 1 else ""),
+        ]
         target = f"{100 * POWER_TARGET:.0f} %"
         if math.isnan(self.power):
             parts.append("power n/a")
         elif self.combined:
             which = "every" if self.combined == "all" else "one"
-            needs = ("" if self.n_for_power is None
-                     else f"; {target} at {which} point needs n = {self.n_for_power}")
+            needs = (
+                ""
+                if self.n_for_power is None
+                else f"; {target} at {which} point needs n = {self.n_for_power}"
+            )
             held = "all holding" if self.combined == "all" else "one holding"
             parts.append(f"power {self.power:.2f} of {held}" + needs)
         else:
-            needs = ("" if self.n_for_power is None
-                     else f"; {target} needs n = {self.n_for_power}")
-            parts.append(f"power {self.power:.2f}"
-                         + (f" for {self.power_for}" if self.power_for else "") + needs)
+            needs = "" if self.n_for_power is None else f"; {target} needs n = {self.n_for_power}"
+            parts.append(
+                f"power {self.power:.2f}"
+                + (f" for {self.power_for}" if self.power_for else "")
+                + needs
+            )
         if self.note:
             parts.append(self.note)
         return ", ".join(parts)
@@ -442,14 +453,23 @@ def welch_test(
     diff = a.mean - b.mean
     if min(a.n, b.n) < 2:
         return _too_few(kind, diff, (a.n, b.n))
-    va, vb = a.sd ** 2, b.sd ** 2
+    va, vb = a.sd**2, b.sd**2
     se = math.sqrt(va / a.n + vb / b.n)
     stated, words = _stated_effect(effect, max(abs(a.mean), abs(b.mean)), relative)
     if se == 0.0:
         # No spread in either sample: any difference is certain, none is none.
         p = 0.0 if diff != 0 else 1.0
-        return Test(kind, diff, p, (a.n, b.n), diff != 0, 1.0 if stated > 0 else math.nan,
-                    2 if stated > 0 else None, words, "no spread in either sample")
+        return Test(
+            kind,
+            diff,
+            p,
+            (a.n, b.n),
+            diff != 0,
+            1.0 if stated > 0 else math.nan,
+            2 if stated > 0 else None,
+            words,
+            "no spread in either sample",
+        )
     df = _welch_df(va, a.n, vb, b.n)
     t = diff / se
     p = 2.0 * t_cdf(-abs(t), df)
@@ -478,13 +498,25 @@ def one_sample_test(
     stated, words = _stated_effect(effect, max(abs(reference), abs(a.mean)), relative)
     if a.sd == 0.0:
         p = 0.0 if diff != 0 else 1.0
-        return Test(kind, diff, p, (a.n,), diff != 0, 1.0 if stated > 0 else math.nan,
-                    2 if stated > 0 else None, words, "no spread in the sample")
+        return Test(
+            kind,
+            diff,
+            p,
+            (a.n,),
+            diff != 0,
+            1.0 if stated > 0 else math.nan,
+            2 if stated > 0 else None,
+            words,
+            "no spread in the sample",
+        )
     t = diff / a.se
     p = 2.0 * t_cdf(-abs(t), a.n - 1)
     power = t_power(stated, a.se, a.n - 1)
-    need = (replications_for_power(lambda n: t_power(stated, a.sd / math.sqrt(n), n - 1))
-            if stated > 0 else None)
+    need = (
+        replications_for_power(lambda n: t_power(stated, a.sd / math.sqrt(n), n - 1))
+        if stated > 0
+        else None
+    )
     return Test(kind, diff, p, (a.n,), p < ALPHA, power, need, words)
 
 
@@ -505,7 +537,7 @@ def intervals_test(
     (la, ha), (lb, hb) = a.interval(), b.interval()
     apart = ha < lb or hb < la
     stated, words = _stated_effect(effect, max(abs(a.mean), abs(b.mean)), relative)
-    va, vb = a.sd ** 2, b.sd ** 2
+    va, vb = a.sd**2, b.sd**2
 
     def power_at(n: int) -> float:
         se = math.sqrt(va / n + vb / n)
@@ -521,12 +553,16 @@ def intervals_test(
         gap = a.half() + b.half()
         power = _Z.cdf((stated - gap) / se) + _Z.cdf((-stated - gap) / se)
     need = replications_for_power(power_at) if stated > 0 else None
-    return Test(kind, welch.effect, welch.p_value, (a.n, b.n), apart, power, need, words,
-                welch.note)
+    return Test(
+        kind, welch.effect, welch.p_value, (a.n, b.n), apart, power, need, words, welch.note
+    )
 
 
 def ratio_test(
-    num: Sample, den: Sample, reference: float = 1.0, effect: float | None = None,
+    num: Sample,
+    den: Sample,
+    reference: float = 1.0,
+    effect: float | None = None,
     relative: float = DEFAULT_RELATIVE_EFFECT,
 ) -> Test:
     """Test of the ratio of two independent means against ``reference``, on the log scale:
@@ -539,8 +575,17 @@ def ratio_test(
         value = num.mean / den.mean / reference - 1 if den.mean else math.nan
         return _too_few(kind, value, (num.n, den.n))
     if not (num.mean > 0 and den.mean > 0 and reference > 0):
-        return Test(kind, math.nan, math.nan, (num.n, den.n), False, math.nan, None, "",
-                    "a mean is not positive")
+        return Test(
+            kind,
+            math.nan,
+            math.nan,
+            (num.n, den.n),
+            False,
+            math.nan,
+            None,
+            "",
+            "a mean is not positive",
+        )
     log_r = math.log(num.mean / den.mean) - math.log(reference)
     va = (num.sd / num.mean) ** 2
     vb = (den.sd / den.mean) ** 2
@@ -549,18 +594,30 @@ def ratio_test(
     words = f"a change of {100 * abs(math.expm1(stated)):.0f} %"
     if se == 0:
         p = 0.0 if log_r != 0 else 1.0
-        return Test(kind, math.expm1(log_r), p, (num.n, den.n), log_r != 0, 1.0, 2, words,
-                    "no spread in either sample")
+        return Test(
+            kind,
+            math.expm1(log_r),
+            p,
+            (num.n, den.n),
+            log_r != 0,
+            1.0,
+            2,
+            words,
+            "no spread in either sample",
+        )
     df = _welch_df(va, num.n, vb, den.n)
     p = 2.0 * t_cdf(-abs(log_r / se), df)
     power = t_power(stated, se, df)
     need = replications_for_power(
-        lambda n: t_power(stated, math.sqrt(va / n + vb / n), _welch_df(va, n, vb, n)))
+        lambda n: t_power(stated, math.sqrt(va / n + vb / n), _welch_df(va, n, vb, n))
+    )
     return Test(kind, math.expm1(log_r), p, (num.n, den.n), p < ALPHA, power, need, words)
 
 
 def ratios_test(
-    a: tuple[Sample, Sample], b: tuple[Sample, Sample], effect: float | None = None,
+    a: tuple[Sample, Sample],
+    b: tuple[Sample, Sample],
+    effect: float | None = None,
     relative: float = DEFAULT_RELATIVE_EFFECT,
 ) -> Test:
     """Test of one ratio of means against another, (a₀/a₁)/(b₀/b₁) against 1, on the log scale
@@ -575,8 +632,9 @@ def ratios_test(
     if min(n) < 2:
         return _too_few(kind, value, n)
     if not all(m > 0 for m in means):
-        return Test(kind, math.nan, math.nan, n, False, math.nan, None, "",
-                    "a mean is not positive")
+        return Test(
+            kind, math.nan, math.nan, n, False, math.nan, None, "", "a mean is not positive"
+        )
     cv2 = [(s.sd / s.mean) ** 2 for s in samples]
     terms = [v / s.n for v, s in zip(cv2, samples, strict=True)]
     se = math.sqrt(sum(terms))
@@ -596,12 +654,14 @@ def ratios_test(
     p = 2.0 * t_cdf(-abs(log_r / se), df)
     power = t_power(stated, se, df)
     need = replications_for_power(
-        lambda k: t_power(stated, math.sqrt(sum(cv2) / k), df_of([k] * 4)))
+        lambda k: t_power(stated, math.sqrt(sum(cv2) / k), df_of([k] * 4))
+    )
     return Test(kind, value, p, n, p < ALPHA, power, need, words)
 
 
-def fisher_test(a: Proportion, b: Proportion, effect: float | None = None,
-                relative: float | None = None) -> Test:
+def fisher_test(
+    a: Proportion, b: Proportion, effect: float | None = None, relative: float | None = None
+) -> Test:
     """Fisher's exact test of a.k/a.n against b.k/b.n (two independent sets of runs). Power for
     a true difference ``effect`` in absolute probability (or ``relative`` × b's share, or
     :data:`DEFAULT_PROPORTION_EFFECT`) away from b's share, enumerated exactly for up to 200
@@ -650,8 +710,9 @@ def binomial_test(a: Proportion, p0: float, effect: float | None = None) -> Test
     if not 0.0 <= target <= 1.0:
         target = p0 - stated if diff >= 0 else p0 + stated
     target = min(max(target, 0.0), 1.0)
-    power = binomial_power(target, a.n, p0) if a.n <= 2000 else _arcsine_power(target, p0, a.n,
-                                                                                None)
+    power = (
+        binomial_power(target, a.n, p0) if a.n <= 2000 else _arcsine_power(target, p0, a.n, None)
+    )
     need = _arcsine_n(target, p0, one_sample=True)
     return Test(kind, diff, p, (a.n,), p < ALPHA, power, need, f"a true {target:.2f}")
 
@@ -668,12 +729,24 @@ def share_test(k_a: int, k_b: int, n: int, effect: float | None = None) -> Test:
     kind = f"exact binomial test of {k_a} against {k_b} of {n} runs"
     if n < 2 or both == 0:
         test = _too_few(kind, diff, (n,))
-        return test if n < 2 else Test(kind, 0.0, 1.0, (n,), False, math.nan, None, "",
-                                       "neither class occurred")
-    inner = binomial_test(Proportion(k_a, both), 0.5,
-                          effect if effect is not None else DEFAULT_PROPORTION_EFFECT)
-    return Test(kind, diff, inner.p_value, (n,), inner.significant, inner.power,
-                inner.n_for_power, inner.power_for + " of the runs in either class")
+        return (
+            test
+            if n < 2
+            else Test(kind, 0.0, 1.0, (n,), False, math.nan, None, "", "neither class occurred")
+        )
+    inner = binomial_test(
+        Proportion(k_a, both), 0.5, effect if effect is not None else DEFAULT_PROPORTION_EFFECT
+    )
+    return Test(
+        kind,
+        diff,
+        inner.p_value,
+        (n,),
+        inner.significant,
+        inner.power,
+        inner.n_for_power,
+        inner.power_for + " of the runs in either class",
+    )
 
 
 # -- decisions ---------------------------------------------------------------------------------
@@ -723,8 +796,9 @@ def decide(test: Test, relation: str | int) -> Decision:
     return Decision(verdict, test, claimed)
 
 
-def point_decision(value: float, reference: float, relation: str | int,
-                   kind: str = "a single value") -> Decision:
+def point_decision(
+    value: float, reference: float, relation: str | int, kind: str = "a single value"
+) -> Decision:
     """A claim judged on one number (one run, or a point estimate without replications): never
     reproduced. Its direction is stated in the test's note."""
     diff = value - reference
@@ -771,20 +845,29 @@ def equivalence(a: Sample | Sequence[float], reference: float, margin: float) ->
         verdict, p = Verdict.CONTRADICTED, p_out
     else:
         verdict, p = Verdict.NOT_SIGNIFICANT, p_in
-    test = Test(kind, diff, p, (a.n,), verdict is not Verdict.NOT_SIGNIFICANT, power, need,
-                "a true value at the reference", note)
+    test = Test(
+        kind,
+        diff,
+        p,
+        (a.n,),
+        verdict is not Verdict.NOT_SIGNIFICANT,
+        power,
+        need,
+        "a true value at the reference",
+        note,
+    )
     return Decision(verdict, test, 0)
 
 
-def newcombe_interval(a: Proportion, b: Proportion,
-                      confidence: float = 0.95) -> tuple[float, float]:
+def newcombe_interval(
+    a: Proportion, b: Proportion, confidence: float = 0.95
+) -> tuple[float, float]:
     """The interval of a's share minus b's from the two Wilson score intervals (Newcombe 1998,
     method 10, the hybrid score interval): good coverage down to shares of 0 and 1, where the
     Wald interval collapses."""
     (la, ua), (lb, ub) = a.interval(confidence), b.interval(confidence)
     d = a.value - b.value
-    return (d - math.hypot(a.value - la, ub - b.value),
-            d + math.hypot(ua - a.value, b.value - lb))
+    return (d - math.hypot(a.value - la, ub - b.value), d + math.hypot(ua - a.value, b.value - lb))
 
 
 def noninferiority(a: Proportion, b: Proportion, margin: float) -> Decision:
@@ -819,16 +902,27 @@ def noninferiority(a: Proportion, b: Proportion, margin: float) -> Decision:
 
     power = power_at(min(a.n, b.n))
     need = replications_for_power(power_at)
-    test = Test(kind, diff, p, (a.n, b.n), verdict is not Verdict.NOT_SIGNIFICANT, power, need,
-                "equal true shares")
+    test = Test(
+        kind,
+        diff,
+        p,
+        (a.n, b.n),
+        verdict is not Verdict.NOT_SIGNIFICANT,
+        power,
+        need,
+        "equal true shares",
+    )
     return Decision(verdict, test, -1)
 
 
 def unavailable(kind: str, note: str) -> Decision:
     """A claim this run could not test (a point run in full mode only, say): not significant,
     with the reason."""
-    return Decision(Verdict.NOT_SIGNIFICANT,
-                    Test(kind, math.nan, math.nan, (0,), False, math.nan, None, "", note), 0)
+    return Decision(
+        Verdict.NOT_SIGNIFICANT,
+        Test(kind, math.nan, math.nan, (0,), False, math.nan, None, "", note),
+        0,
+    )
 
 
 def combine(parts: Mapping[str, Decision] | Sequence[tuple[str, Decision]]) -> Decision:
@@ -851,8 +945,9 @@ def combine(parts: Mapping[str, Decision] | Sequence[tuple[str, Decision]]) -> D
     power = math.prod(powers) if all(math.isfinite(x) for x in powers) else math.nan
     needs = [d.test.n_for_power for d in leaves]
     need = max(x for x in needs if x is not None) if all(x is not None for x in needs) else None
-    against = [d for d in leaves if d.verdict is Verdict.CONTRADICTED
-               and d.test.p_value < ALPHA / m]
+    against = [
+        d for d in leaves if d.verdict is Verdict.CONTRADICTED and d.test.p_value < ALPHA / m
+    ]
     p_is = "the largest"
     if all(d.verdict is Verdict.REPRODUCED for d in leaves):
         verdict, p = Verdict.REPRODUCED, max(d.test.p_value for d in leaves)
@@ -862,17 +957,29 @@ def combine(parts: Mapping[str, Decision] | Sequence[tuple[str, Decision]]) -> D
     else:
         verdict = Verdict.NOT_SIGNIFICANT
         # A point found in the wrong direction counts as p = 1; one without a test as NaN.
-        ps = [d.test.p_value if d.verdict is Verdict.REPRODUCED or math.isnan(d.test.p_value)
-              else 1.0 for d in leaves]
+        ps = [
+            d.test.p_value if d.verdict is Verdict.REPRODUCED or math.isnan(d.test.p_value) else 1.0
+            for d in leaves
+        ]
         p = max(ps) if all(math.isfinite(x) for x in ps) else math.nan
     families = " / ".join(sorted({d.test.family for d in leaves}))
     notes = sorted({d.test.note for d in leaves if d.test.note})
     if m == 1:
         test = leaves[0].test
     else:
-        test = Test(f"{families} at each of {m} points (all must hold)", math.nan, p, n,
-                    verdict is not Verdict.NOT_SIGNIFICANT, power, need, "", "; ".join(notes),
-                    combined="all", p_is=p_is)
+        test = Test(
+            f"{families} at each of {m} points (all must hold)",
+            math.nan,
+            p,
+            n,
+            verdict is not Verdict.NOT_SIGNIFICANT,
+            power,
+            need,
+            "",
+            "; ".join(notes),
+            combined="all",
+            p_is=p_is,
+        )
     return Decision(verdict, test, claimed, items)
 
 
@@ -898,18 +1005,30 @@ def any_of(parts: Mapping[str, Decision] | Sequence[tuple[str, Decision]]) -> De
         ps = [d.test.p_value for d in leaves if d.effect_agrees]
         p = min(1.0, m * min(ps)) if ps and all(math.isfinite(x) for x in ps) else 1.0
     powers = [d.test.power for d in leaves]
-    power = (1.0 - math.prod(1.0 - x for x in powers)
-             if all(math.isfinite(x) for x in powers) else math.nan)
+    power = (
+        1.0 - math.prod(1.0 - x for x in powers)
+        if all(math.isfinite(x) for x in powers)
+        else math.nan
+    )
     needs = [d.test.n_for_power for d in leaves if d.test.n_for_power is not None]
     families = " / ".join(sorted({d.test.family for d in leaves}))
     notes = sorted({d.test.note for d in leaves if d.test.note})
     if m == 1:
         test = leaves[0].test
     else:
-        test = Test(f"{families} at {m} points (one must hold, Bonferroni)", math.nan, p,
-                    tuple(min(d.test.n) for d in leaves), verdict is not Verdict.NOT_SIGNIFICANT,
-                    power, min(needs) if needs else None, "", "; ".join(notes), combined="any",
-                    p_is=p_is)
+        test = Test(
+            f"{families} at {m} points (one must hold, Bonferroni)",
+            math.nan,
+            p,
+            tuple(min(d.test.n) for d in leaves),
+            verdict is not Verdict.NOT_SIGNIFICANT,
+            power,
+            min(needs) if needs else None,
+            "",
+            "; ".join(notes),
+            combined="any",
+            p_is=p_is,
+        )
     return Decision(verdict, test, leaves[0].claimed, items)
 
 
@@ -924,14 +1043,21 @@ def shortfall(d: Decision, label: str = "") -> str:
     if len(d.parts) > 1 and d.test.combined != "any":
         missing = [name for name, p in d.parts if p.verdict is not Verdict.REPRODUCED]
         text.append("not reproduced at " + ", ".join(label + name for name in missing))
-    weak = [leaf.test for leaf in _leaves(d) if leaf.verdict is Verdict.NOT_SIGNIFICANT
-            and math.isfinite(leaf.test.power) and leaf.test.power < POWER_TARGET]
+    weak = [
+        leaf.test
+        for leaf in _leaves(d)
+        if leaf.verdict is Verdict.NOT_SIGNIFICANT
+        and math.isfinite(leaf.test.power)
+        and leaf.test.power < POWER_TARGET
+    ]
     if weak:
         low, high = min(t.power for t in weak), max(t.power for t in weak)
         need = max((t.n_for_power or 0) for t in weak)
         power = f"{low:.2f}" if f"{low:.2f}" == f"{high:.2f}" else f"{low:.2f}–{high:.2f}"
-        text.append(f"power {power} at n = {min(min(t.n) for t in weak)}"
-                    + (f", {100 * POWER_TARGET:.0f} % needs n = {need}" if need else ""))
+        text.append(
+            f"power {power} at n = {min(min(t.n) for t in weak)}"
+            + (f", {100 * POWER_TARGET:.0f} % needs n = {need}" if need else "")
+        )
     return "; ".join(text)
 
 
@@ -966,7 +1092,7 @@ class Estimate:
         diff = a.mean - b.mean
         if min(a.n, b.n) < 2:
             return cls(diff, math.nan, math.nan, min(a.n, b.n))
-        va, vb = a.sd ** 2, b.sd ** 2
+        va, vb = a.sd**2, b.sd**2
         se = math.sqrt(va / a.n + vb / b.n)
         half = 0.0 if se == 0 else t_quantile(0.975, _welch_df(va, a.n, vb, b.n)) * se
         return cls(diff, diff - half, diff + half, min(a.n, b.n))
@@ -1015,8 +1141,10 @@ class Estimate:
         u = f" {unit}" if unit else ""
         if math.isnan(self.low):
             return f"{self.value:.{digits}f}{u} (n = {self.n})"
-        return (f"{self.value:.{digits}f} [{self.low:.{digits}f}, {self.high:.{digits}f}]{u} "
-                f"(n = {self.n})")
+        return (
+            f"{self.value:.{digits}f} [{self.low:.{digits}f}, {self.high:.{digits}f}]{u} "
+            f"(n = {self.n})"
+        )
 
 
 def magnitude(ours: float, seed: float | None, factor: float = MAGNITUDE_FACTOR) -> str:
@@ -1043,8 +1171,17 @@ def _finite(x: float | None) -> float | None:
 
 
 #: The columns of a claims table.
-CLAIM_HEADER = ("where", "claim", "seed", "celltcp: mean [95 % CI] (n)", "ours / seed",
-                "verdict", "magnitude", "test", "why they differ")
+CLAIM_HEADER = (
+    "where",
+    "claim",
+    "seed",
+    "celltcp: mean [95 % CI] (n)",
+    "ours / seed",
+    "verdict",
+    "magnitude",
+    "test",
+    "why they differ",
+)
 
 
 @dataclass(frozen=True)
@@ -1104,8 +1241,13 @@ class ClaimRow:
         test = self.decision.test
         ours = None
         if self.ours is not None:
-            ours = {"value": _finite(self.ours.value), "low": _finite(self.ours.low),
-                    "high": _finite(self.ours.high), "n": self.ours.n, "unit": self.unit}
+            ours = {
+                "value": _finite(self.ours.value),
+                "low": _finite(self.ours.low),
+                "high": _finite(self.ours.high),
+                "n": self.ours.n,
+                "unit": self.unit,
+            }
         cells = self.cells()
         return {
             "where": self.where,
@@ -1135,8 +1277,17 @@ class ClaimRow:
         reason = self.reason if self.differs else ""
         if self.differs and not reason:
             reason = "not explained yet"
-        return (self.where, self.claim, self.seed_text, ours, ratio, self.decision.text(),
-                self.magnitude, self.decision.test.describe(), reason)
+        return (
+            self.where,
+            self.claim,
+            self.seed_text,
+            ours,
+            ratio,
+            self.decision.text(),
+            self.magnitude,
+            self.decision.test.describe(),
+            reason,
+        )
 
 
 def claim_table(rows: Sequence[ClaimRow]) -> ClaimTable:
@@ -1145,4 +1296,3 @@ def claim_table(rows: Sequence[ClaimRow]) -> ClaimTable:
     from celltcp.reproduce.document import ClaimTable
 
     return ClaimTable(CLAIM_HEADER, tuple(r.cells() for r in rows), tuple(rows))
-

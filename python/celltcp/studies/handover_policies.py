@@ -50,8 +50,13 @@ POLICIES = ("discard", "forward", "predicted")
 TIMEOUT_MARGIN = 0.10
 
 #: The drop columns of the handovers table, by place.
-DROP_PLACES = ("dropped_source", "dropped_source_egress", "dropped_transport",
-               "dropped_target", "dropped_radio")
+DROP_PLACES = (
+    "dropped_source",
+    "dropped_source_egress",
+    "dropped_transport",
+    "dropped_target",
+    "dropped_radio",
+)
 
 
 def scenario_file() -> Path:
@@ -77,11 +82,14 @@ def run_one(policy: str, run: int, scenario: str | None = None) -> RunFigures:
     """Runs replication ``run`` under ``policy`` and reads its handovers and goodput."""
     import celltcp
 
-    res = celltcp.run(scenario or str(scenario_file()), run=run,
-                      set=[f"ran.handover.policy={policy}"])
+    res = celltcp.run(
+        scenario or str(scenario_file()), run=run, set=[f"ran.handover.policy={policy}"]
+    )
     h = res.handovers
     return RunFigures(
-        policy=policy, run=run, handovers=len(h),
+        policy=policy,
+        run=run,
+        handovers=len(h),
         timeouts=int((h["outcome"] == "timeout").sum()),
         rto_retransmissions=int(h["rto_retransmissions"].sum()),
         goodput_bps=float(res.flows["goodput_bps"].iloc[0]),
@@ -127,18 +135,25 @@ def decide_claims(figures: Sequence[RunFigures]) -> Claims:
     return Claims(
         fewer_timeouts=decide(fisher_test(forward, discard), "<"),
         # Power for a true gain of 1 % of discard's goodput.
-        no_less_goodput=decide(one_sample_test(paired, 0.0, effect=0.01 * float(
-            np.mean(_goodput(figures, "discard")))), ">"),
+        no_less_goodput=decide(
+            one_sample_test(
+                paired, 0.0, effect=0.01 * float(np.mean(_goodput(figures, "discard")))
+            ),
+            ">",
+        ),
         predicted_no_more_timeouts=noninferiority(predicted, forward, TIMEOUT_MARGIN),
     )
 
 
 def report(figures: Sequence[RunFigures]) -> str:
     """The per-policy figures and the claims as Markdown."""
-    lines = ["| policy | runs | handovers | timeouts per handover (95 % Wilson) | "
-             "RTO retransmissions per run | goodput Mb/s (95 %) | "
-             + " | ".join(p.removeprefix("dropped_") for p in DROP_PLACES) + " |",
-             "|" + "---|" * (6 + len(DROP_PLACES))]
+    lines = [
+        "| policy | runs | handovers | timeouts per handover (95 % Wilson) | "
+        "RTO retransmissions per run | goodput Mb/s (95 %) | "
+        + " | ".join(p.removeprefix("dropped_") for p in DROP_PLACES)
+        + " |",
+        "|" + "---|" * (6 + len(DROP_PLACES)),
+    ]
     for policy in POLICIES:
         rows = [f for f in figures if f.policy == policy]
         share = _timeouts(figures, policy)
@@ -147,23 +162,31 @@ def report(figures: Sequence[RunFigures]) -> str:
         g_low, g_high = g.interval()
         rto = np.mean([f.rto_retransmissions for f in rows])
         drops = [np.mean([f.drops[p] for f in rows]) for p in DROP_PLACES]
-        lines.append(f"| {policy} | {len(rows)} | {share.n} | {share.k}/{share.n} = "
-                     f"{share.value:.3f} [{low:.3f}, {high:.3f}] | {rto:.0f} | "
-                     f"{g.mean:.2f} [{g_low:.2f}, {g_high:.2f}] | "
-                     + " | ".join(f"{d:.1f}" for d in drops) + " |")
+        lines.append(
+            f"| {policy} | {len(rows)} | {share.n} | {share.k}/{share.n} = "
+            f"{share.value:.3f} [{low:.3f}, {high:.3f}] | {rto:.0f} | "
+            f"{g.mean:.2f} [{g_low:.2f}, {g_high:.2f}] | "
+            + " | ".join(f"{d:.1f}" for d in drops)
+            + " |"
+        )
     c = decide_claims(figures)
     lines += ["", "| claim | verdict | test |", "|---|---|---|"]
-    for text, d in (("forward: fewer timeouts than discard", c.fewer_timeouts),
-                    ("forward: no less goodput than discard (paired)", c.no_less_goodput),
-                    (f"predicted: no more timeouts than forward (margin {TIMEOUT_MARGIN})",
-                     c.predicted_no_more_timeouts)):
+    for text, d in (
+        ("forward: fewer timeouts than discard", c.fewer_timeouts),
+        ("forward: no less goodput than discard (paired)", c.no_less_goodput),
+        (
+            f"predicted: no more timeouts than forward (margin {TIMEOUT_MARGIN})",
+            c.predicted_no_more_timeouts,
+        ),
+    ):
         lines.append(f"| {text} | {d.text()} | {d.test.describe()} |")
     return "\n".join(lines)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m celltcp.studies.handover_policies",
-                                     description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m celltcp.studies.handover_policies", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("--runs", type=int, default=16, help="replications per policy")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--scenario", default=None, help="another drive scenario file")
@@ -171,8 +194,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.monotonic()
     figures = run_all(args.runs, args.workers, args.scenario)
     print(report(figures))
-    print(f"\n{len(figures)} runs in {time.monotonic() - started:.1f} s "
-          f"on {args.workers} workers")
+    print(f"\n{len(figures)} runs in {time.monotonic() - started:.1f} s on {args.workers} workers")
     return 0
 
 

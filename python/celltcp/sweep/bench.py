@@ -37,7 +37,8 @@ def _spec(example: str, duration: str, runs: int, metrics: Sequence[str]) -> dic
     path = find_example(example)
     if path is None:
         raise SystemExit(
-            f"celltcp: error: celltcp/examples/{example} is missing from the installed package")
+            f"celltcp: error: celltcp/examples/{example} is missing from the installed package"
+        )
     return {
         "scenario": str(path),
         "name": f"bench-{Path(example).stem}",

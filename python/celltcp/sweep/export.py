@@ -58,8 +58,17 @@ def export_parquet(
     front = [c for c in frame.columns if c not in ("run", "status", "error", "key", *metrics)]
     runs = frame.merge(tables["runs"], on=["key", "run"], how="left", validate="one_to_one")
     columns = [
-        "key", "run", "point", "seed", "status", "error", "events", "wall_s",
-        *front, *metrics, "summary",
+        "key",
+        "run",
+        "point",
+        "seed",
+        "status",
+        "error",
+        "events",
+        "wall_s",
+        *front,
+        *metrics,
+        "summary",
     ]
     runs = runs[columns]
     with atomic_output_dir(out, overwrite=overwrite, writer="celltcp export") as tmp:

@@ -293,7 +293,13 @@ def collect(
     metrics = sorted(metric_columns, key=lambda c: _pattern_rank(c, spec.metrics, order))
     twins = _si_columns(records, parameters)
     columns = [
-        "point", *_parameter_columns(parameters, twins), "run", "status", *metrics, "error", "key"
+        "point",
+        *_parameter_columns(parameters, twins),
+        "run",
+        "status",
+        *metrics,
+        "error",
+        "key",
     ]
     frame = pd.DataFrame.from_records(records, columns=columns)
     frame.attrs["parameters"] = parameters
@@ -335,7 +341,12 @@ def collect_store(store: Store) -> pd.DataFrame:
         records.append(record)
     twins = _si_columns(records, list(parameters))
     columns = [
-        *_parameter_columns(list(parameters), twins), "run", "status", *metrics, "error", "key"
+        *_parameter_columns(list(parameters), twins),
+        "run",
+        "status",
+        *metrics,
+        "error",
+        "key",
     ]
     frame = pd.DataFrame.from_records(records, columns=columns)
     frame.attrs["parameters"] = list(parameters)

@@ -66,7 +66,16 @@ __all__ = [
 
 #: Keys a sweep file may have at its top level.
 _TOP_LEVEL = (
-    "scenario", "name", "seed", "runs", "max_runs", "metrics", "series", "grid", "zip", "points"
+    "scenario",
+    "name",
+    "seed",
+    "runs",
+    "max_runs",
+    "metrics",
+    "series",
+    "grid",
+    "zip",
+    "points",
 )
 #: Most runs (points × replications) a sweep may expand to unless its file raises the bound
 #: with ``max_runs``: a mistyped ``runs = 1000000000`` is refused before anything is expanded.

@@ -331,13 +331,11 @@ class Store:
             "SELECT key, run, point, seed, events, wall_s, summary FROM runs ORDER BY key, run"
         ).fetchdf()
         scenarios = con.execute(
-            "SELECT key, celltcp_version, scenario::VARCHAR AS scenario FROM scenarios "
-            "ORDER BY key"
+            "SELECT key, celltcp_version, scenario::VARCHAR AS scenario FROM scenarios ORDER BY key"
         ).fetchdf()
         if self._has_parameter_values():
             values = con.execute(
-                "SELECT key, run, name, unit, value FROM parameter_values "
-                "ORDER BY key, run, name"
+                "SELECT key, run, name, unit, value FROM parameter_values ORDER BY key, run, name"
             ).fetchdf()
         else:
             rows = con.execute("SELECT key, run, parameters FROM runs ORDER BY key, run")

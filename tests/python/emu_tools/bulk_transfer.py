@@ -66,9 +66,7 @@ def _connect(address: str, port: int, timeout: float, rcvbuf: int | None) -> soc
     return conn
 
 
-def fetch(
-    address: str, port: int, total: int, timeout: float, rcvbuf: int | None = None
-) -> int:
+def fetch(address: str, port: int, total: int, timeout: float, rcvbuf: int | None = None) -> int:
     deadline = time.monotonic() + timeout
     while True:
         try:

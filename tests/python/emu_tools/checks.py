@@ -83,7 +83,10 @@ def run_celltcp(*args: object, timeout: float = 600) -> tuple[object, int]:
     env.pop("RUST_BACKTRACE", None)
     proc = subprocess.Popen(
         [sys.executable, "-m", "celltcp.cli", *map(str, args)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
     )
     try:
         out, err = proc.communicate(timeout=timeout)

@@ -61,8 +61,11 @@ def relay(
 
 
 def relay_engine(
-    toml_text: str, overrides: list[tuple[str, str]], options: Mapping[str, object],
-    *, on_start: object = None,
+    toml_text: str,
+    overrides: list[tuple[str, str]],
+    options: Mapping[str, object],
+    *,
+    on_start: object = None,
 ):
     """An engine factory for :func:`celltcp.emulate.runner.emulate` built on :func:`relay`.
 

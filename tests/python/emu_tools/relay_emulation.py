@@ -26,9 +26,7 @@ from emu_tools.relay import relay_engine
 def main(argv: list[str]) -> int:
     execs = [parse_exec(a.split("=", 1)[1]) for a in argv if a.startswith("--exec=")]
     scenario, out, *hosts = [a for a in argv if not a.startswith("--exec=")]
-    engine = functools.partial(
-        relay_engine, on_start=lambda: print("running", flush=True)
-    )
+    engine = functools.partial(relay_engine, on_start=lambda: print("running", flush=True))
     try:
         run = emulate(scenario, hosts, execs=execs, engine=engine)
     except Interrupted as e:

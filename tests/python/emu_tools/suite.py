@@ -82,25 +82,25 @@ RCV_BUF_BYTES = 4_000_000
 #: gives the sysctl or kernel constant each comes from. A faithful set-up, not a fit: every
 #: value is the kernel's, whatever it does to the comparison.
 KERNEL_TCP: dict[str, str] = {
-    "mss": '"1448B"',                    # 1500-byte MTU − 20 (IP) − 20 (TCP) − 12 (timestamps)
-    "initial_window": "10",              # TCP_INIT_CWND
-    "initial_rto": '"1s"',               # TCP_TIMEOUT_INIT
-    "min_rto": '"200ms"',                # TCP_RTO_MIN
-    "max_rto": '"120s"',                 # TCP_RTO_MAX
-    "delayed_ack": '"40ms"',             # TCP_DELACK_MIN
-    "delack_segments": "2",              # __tcp_ack_snd_check: more than one full segment
-    "sack": "true",                      # net.ipv4.tcp_sack = 1
-    "timestamps": "true",                # net.ipv4.tcp_timestamps = 1
-    "window_scale": "true",              # net.ipv4.tcp_window_scaling = 1
-    "limited_transmit": "true",          # RFC 3042, always on in Linux
-    "ecn": "false",                      # net.ipv4.tcp_ecn = 2: never requested by the sender
-    "frto": "true",                      # net.ipv4.tcp_frto = 2: SACK-enhanced F-RTO
-    "frto_after_repeated_rto": "true",   # tcp_enter_loss: F-RTO also after a repeated RTO
-    "eifel": "true",                     # tcp_packet_delayed: undo when TSecr < retrans_stamp
+    "mss": '"1448B"',  # 1500-byte MTU − 20 (IP) − 20 (TCP) − 12 (timestamps)
+    "initial_window": "10",  # TCP_INIT_CWND
+    "initial_rto": '"1s"',  # TCP_TIMEOUT_INIT
+    "min_rto": '"200ms"',  # TCP_RTO_MIN
+    "max_rto": '"120s"',  # TCP_RTO_MAX
+    "delayed_ack": '"40ms"',  # TCP_DELACK_MIN
+    "delack_segments": "2",  # __tcp_ack_snd_check: more than one full segment
+    "sack": "true",  # net.ipv4.tcp_sack = 1
+    "timestamps": "true",  # net.ipv4.tcp_timestamps = 1
+    "window_scale": "true",  # net.ipv4.tcp_window_scaling = 1
+    "limited_transmit": "true",  # RFC 3042, always on in Linux
+    "ecn": "false",  # net.ipv4.tcp_ecn = 2: never requested by the sender
+    "frto": "true",  # net.ipv4.tcp_frto = 2: SACK-enhanced F-RTO
+    "frto_after_repeated_rto": "true",  # tcp_enter_loss: F-RTO also after a repeated RTO
+    "eifel": "true",  # tcp_packet_delayed: undo when TSecr < retrans_stamp
     "detect_lost_retransmissions": "true",  # net.ipv4.tcp_recovery = 1 (RACK), its §6.2 rule
-    "prr": "true",                       # tcp_cwnd_reduction: RFC 6937, always on
-    "dupack_threshold": "3",             # net.ipv4.tcp_reordering = 3
-    "rcv_buf": f'"{RCV_BUF_BYTES}B"',    # the UE's net.ipv4.tcp_rmem default, set by the suite
+    "prr": "true",  # tcp_cwnd_reduction: RFC 6937, always on
+    "dupack_threshold": "3",  # net.ipv4.tcp_reordering = 3
+    "rcv_buf": f'"{RCV_BUF_BYTES}B"',  # the UE's net.ipv4.tcp_rmem default, set by the suite
 }
 #: Tolerances of the comparison: (low, high) bounds of simulation/kernel.
 TOLERANCE = {
@@ -109,8 +109,18 @@ TOLERANCE = {
     "rtt_mean_s": (0.8, 1.2),
 }
 #: Two-sided 95 % quantiles of Student's t by degrees of freedom.
-T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306,
-       9: 2.262, 10: 2.228}
+T95 = {
+    1: 12.706,
+    2: 4.303,
+    3: 3.182,
+    4: 2.776,
+    5: 2.571,
+    6: 2.447,
+    7: 2.365,
+    8: 2.306,
+    9: 2.262,
+    10: 2.228,
+}
 
 TRACE_SCENARIO = """
 [simulation]
@@ -311,8 +321,13 @@ def scenario(case: str, work: Path) -> tuple[Path, list[str], str]:
 
 
 def kernel_run(
-    cc: str, case: str, rep: int, work: Path, priority: str = "auto",
-    nbytes: int | None = None, tlp: bool = False,
+    cc: str,
+    case: str,
+    rep: int,
+    work: Path,
+    priority: str = "auto",
+    nbytes: int | None = None,
+    tlp: bool = False,
 ) -> dict[str, Any]:
     """One emulation of ``case`` with the kernel's ``cc``; reruns once if the engine fell
     behind real time."""
@@ -328,19 +343,27 @@ def kernel_run(
     # network namespace) so that neither receiver limits the window: with Linux's own start of
     # 128 KiB its autotuning lags slow start on the trace links, and the kernel's sender is
     # held by the window where celltcp's overflows the queue.
-    client = (f"sysctl -qw net.ipv4.tcp_rmem='4096 {RCV_BUF_BYTES} 6291456' && "
-              f"{python} {TOOL} client --connect server --bytes {nbytes} --timeout 90")
+    client = (
+        f"sysctl -qw net.ipv4.tcp_rmem='4096 {RCV_BUF_BYTES} 6291456' && "
+        f"{python} {TOOL} client --connect server --bytes {nbytes} --timeout 90"
+    )
     for attempt in range(2):
         client_json.unlink(missing_ok=True)
         load = os.getloadavg()[0]
         started = time.monotonic()
         run = emulate(
-            path, ["server", "ue"], set=sets, run=rep, duration=120.0, priority=priority,
+            path,
+            ["server", "ue"],
+            set=sets,
+            run=rep,
+            duration=120.0,
+            priority=priority,
             execs=[ExecSpec("server", server), ExecSpec("ue", f"{client} > {client_json}")],
         )
         if not run.programs_ok:
-            raise RuntimeError(f"{cc}/{case}: a program failed: "
-                               f"{[p.describe() for p in run.programs]}")
+            raise RuntimeError(
+                f"{cc}/{case}: a program failed: {[p.describe() for p in run.programs]}"
+            )
         e = run.emulation
         late = e.get("late_packets") or 0
         if not late or attempt == 1:
@@ -356,16 +379,28 @@ def kernel_run(
     rtt = (sum(m * n for m, n in rtts) / sum(n for _, n in rtts)) if rtts else None
     timing = e.get("timing_error_s") or {}
     return {
-        "side": "kernel", "cc": cc, "case": case, "rep": rep, "load": load,
-        "wall_s": time.monotonic() - started, "bytes": nbytes,
-        "goodput_bps": got["goodput_bps"], "retransmitted_segments": retx, "rtt_mean_s": rtt,
-        "timing_p99_s": timing.get("p99"), "late_packets": late, "priority": e.get("priority"),
-        "attempts": attempt + 1, "tlp": tlp,
+        "side": "kernel",
+        "cc": cc,
+        "case": case,
+        "rep": rep,
+        "load": load,
+        "wall_s": time.monotonic() - started,
+        "bytes": nbytes,
+        "goodput_bps": got["goodput_bps"],
+        "retransmitted_segments": retx,
+        "rtt_mean_s": rtt,
+        "timing_p99_s": timing.get("p99"),
+        "late_packets": late,
+        "priority": e.get("priority"),
+        "attempts": attempt + 1,
+        "tlp": tlp,
     }
 
 
 def path_rtt_samples(
-    sent: list[tuple[int, float]], retransmitted: list[float], acks: list[tuple[int, float]],
+    sent: list[tuple[int, float]],
+    retransmitted: list[float],
+    acks: list[tuple[int, float]],
     stream_end: float,
 ) -> list[int]:
     """RTT samples of the kernel's estimator (crates/emu/src/observe.rs) from a simulated
@@ -393,8 +428,15 @@ def path_rtt_samples(
 
 
 def sim_run(
-    sim_cc: str, kernel_cc: str, case: str, rep: int, work: Path, nbytes: int | None = None,
-    hystart: bool | None = None, kernel_config: bool = True, without: tuple[str, ...] = (),
+    sim_cc: str,
+    kernel_cc: str,
+    case: str,
+    rep: int,
+    work: Path,
+    nbytes: int | None = None,
+    hystart: bool | None = None,
+    kernel_config: bool = True,
+    without: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     """The same download simulated with celltcp's ``sim_cc``, replication ``rep``, with the
     kernel's configuration (:data:`KERNEL_TCP`) unless ``kernel_config`` is false."""
@@ -404,14 +446,20 @@ def sim_run(
     if hystart is not None:
         tcp["hystart"] = "true" if hystart else "false"
     tcp_table = ", ".join(f"{k}={v}" for k, v in tcp.items())
-    flow = (f'flows.bulk={{kind="tcp", src="server", dst="ue", cc="{sim_cc}", '
-            f'app={{kind="bulk", bytes="{nbytes}B"}}, tcp={{{tcp_table}}}}}')
+    flow = (
+        f'flows.bulk={{kind="tcp", src="server", dst="ue", cc="{sim_cc}", '
+        f'app={{kind="bulk", bytes="{nbytes}B"}}, tcp={{{tcp_table}}}}}'
+    )
     result = celltcp.run(
-        path, run=rep,
-        set=[*sets, flow,
-             'trace.tcp=["delivered", "rtt", "seq_sent", "ack_received", "retx_rto", '
-             '"retx_fast"]',
-             'trace.tcp_flows=["bulk"]', "simulation.duration=300s"],
+        path,
+        run=rep,
+        set=[
+            *sets,
+            flow,
+            'trace.tcp=["delivered", "rtt", "seq_sent", "ack_received", "retx_rto", "retx_fast"]',
+            'trace.tcp_flows=["bulk"]',
+            "simulation.duration=300s",
+        ],
     )
     d = result.series["tcp"]
     delivered = d[d["var"] == "delivered"]
@@ -434,15 +482,23 @@ def sim_run(
         stream_end=float(nbytes + 2),
     )
     return {
-        "side": "sim", "cc": kernel_cc, "sim_cc": sim_cc, "case": case, "rep": rep,
-        "bytes": nbytes, "goodput_bps": nbytes * 8 / span,
+        "side": "sim",
+        "cc": kernel_cc,
+        "sim_cc": sim_cc,
+        "case": case,
+        "rep": rep,
+        "bytes": nbytes,
+        "goodput_bps": nbytes * 8 / span,
         "retransmitted_segments": sender.get("retransmissions"),
         "rtt_mean_s": statistics.fmean(path_rtt) * 1e-9 if path_rtt else None,
         "rtt_samples": len(path_rtt),
         "rtt_sender_mean_s": float(rtt.mean()) if len(rtt) else None,
-        "kernel_config": kernel_config, "without": list(without),
-        **{k: sender.get(k) for k in ("timeouts", "spurious_undos", "fast_recoveries",
-                                      "retx_fast", "retx_rto")},
+        "kernel_config": kernel_config,
+        "without": list(without),
+        **{
+            k: sender.get(k)
+            for k in ("timeouts", "spurious_undos", "fast_recoveries", "retx_fast", "retx_rto")
+        },
         "handovers": len(result.handovers),
     }
 
@@ -491,8 +547,11 @@ def compare(sim: list[dict[str, Any]], kernel: list[dict[str, Any]], metric: str
         return {"verdict": "-", "sim": None, "kernel": None}
     r, lo, hi = ratio_interval(s, k)
     return {
-        "sim": mean_ci([v - shift for v in s]), "kernel": mean_ci([v - shift for v in k]),
-        "ratio": r, "ratio_low": lo, "ratio_high": hi,
+        "sim": mean_ci([v - shift for v in s]),
+        "kernel": mean_ci([v - shift for v in k]),
+        "ratio": r,
+        "ratio_low": lo,
+        "ratio_high": hi,
         "verdict": verdict(lo, hi, TOLERANCE[metric]),
     }
 
@@ -507,24 +566,37 @@ def _fmt(mci: tuple[float, float] | None, scale: float, digits: int) -> str:
 def table(runs: list[dict[str, Any]]) -> str:
     """One row per (case, kernel cc, celltcp cc): means ± 95 % half-widths, the ratio
     simulation/kernel with its interval and the verdict of each metric. Markdown."""
-    head = ("| case | kernel cc | celltcp cc | goodput kernel / sim (Mb/s) | ratio | verdict | "
-            "retransmitted kernel / sim | ratio | verdict | mean RTT kernel / sim (ms) | ratio | "
-            "verdict |")
+    head = (
+        "| case | kernel cc | celltcp cc | goodput kernel / sim (Mb/s) | ratio | verdict | "
+        "retransmitted kernel / sim | ratio | verdict | mean RTT kernel / sim (ms) | ratio | "
+        "verdict |"
+    )
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
-    keys = sorted({(r["case"], r["cc"], r["sim_cc"]) for r in runs if r["side"] == "sim"},
-                  key=lambda k: (list(CASES).index(k[0]) if k[0] in CASES else 99,
-                                 list(SIM_CC).index(k[1]), k[2]))
+    keys = sorted(
+        {(r["case"], r["cc"], r["sim_cc"]) for r in runs if r["side"] == "sim"},
+        key=lambda k: (
+            list(CASES).index(k[0]) if k[0] in CASES else 99,
+            list(SIM_CC).index(k[1]),
+            k[2],
+        ),
+    )
     metrics = [("goodput_bps", 1e-6, 2), ("retransmitted_segments", 1.0, 0), ("rtt_mean_s", 1e3, 1)]
     for case, cc, sim_cc in keys:
         k = [r for r in runs if r["side"] == "kernel" and (r["case"], r["cc"]) == (case, cc)]
-        s = [r for r in runs if r["side"] == "sim" and (r["case"], r["cc"], r["sim_cc"])
-             == (case, cc, sim_cc)]
+        s = [
+            r
+            for r in runs
+            if r["side"] == "sim" and (r["case"], r["cc"], r["sim_cc"]) == (case, cc, sim_cc)
+        ]
         cells = [case, cc, sim_cc]
         for metric, scale, digits in metrics:
             c = compare(s, k, metric)
             cells.append(f"{_fmt(c['kernel'], scale, digits)} / {_fmt(c['sim'], scale, digits)}")
-            cells.append("-" if "ratio" not in c else
-                         f"{c['ratio']:.2f} [{c['ratio_low']:.2f}, {c['ratio_high']:.2f}]")
+            cells.append(
+                "-"
+                if "ratio" not in c
+                else f"{c['ratio']:.2f} [{c['ratio_low']:.2f}, {c['ratio_high']:.2f}]"
+            )
             cells.append(c["verdict"])
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -539,10 +611,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--tlp", action="store_true", help="keep Linux's tail loss probe on")
     p.add_argument("--json", type=Path, help="write every run here")
     p.add_argument("--sim-only", type=Path, help="kernel runs from this --json file")
-    p.add_argument("--celltcp-defaults", action="store_true",
-                   help="simulate with celltcp's defaults instead of the kernel's configuration")
-    p.add_argument("--without", default="",
-                   help="KEY,...: leave these keys out of the kernel's configuration (ablations)")
+    p.add_argument(
+        "--celltcp-defaults",
+        action="store_true",
+        help="simulate with celltcp's defaults instead of the kernel's configuration",
+    )
+    p.add_argument(
+        "--without",
+        default="",
+        help="KEY,...: leave these keys out of the kernel's configuration (ablations)",
+    )
     a = p.parse_args(argv)
     cases, ccs = a.cases.split(","), a.cc.split(",")
     for case in cases:
@@ -559,8 +637,11 @@ def main(argv: list[str] | None = None) -> int:
             p.error(f"--without {k}: one of {', '.join(KERNEL_TCP)}")
     runs: list[dict[str, Any]] = []
     if a.sim_only:
-        runs = [r for r in json.loads(a.sim_only.read_text())
-                if r["side"] == "kernel" and r["case"] in cases and r["cc"] in ccs]
+        runs = [
+            r
+            for r in json.loads(a.sim_only.read_text())
+            if r["side"] == "kernel" and r["case"] in cases and r["cc"] in ccs
+        ]
     begun = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="celltcp-suite-") as tmp:
         work = Path(tmp)
@@ -572,25 +653,38 @@ def main(argv: list[str] | None = None) -> int:
                         runs.append(r)
                         if a.json:
                             a.json.write_text(json.dumps(runs, indent=1, default=str) + "\n")
-                        print(f"{case:14} {cc:5} rep {rep}: {r['goodput_bps'] / 1e6:.2f} Mb/s, "
-                              f"{r['retransmitted_segments']} retx, load {r['load']:.2f}, "
-                              f"late {r['late_packets']}, {r['wall_s']:.1f} s",
-                              file=sys.stderr, flush=True)
+                        print(
+                            f"{case:14} {cc:5} rep {rep}: {r['goodput_bps'] / 1e6:.2f} Mb/s, "
+                            f"{r['retransmitted_segments']} retx, load {r['load']:.2f}, "
+                            f"late {r['late_packets']}, {r['wall_s']:.1f} s",
+                            file=sys.stderr,
+                            flush=True,
+                        )
                 for sim_cc in SIM_CC[cc]:
                     for rep in range(a.reps):
-                        runs.append(sim_run(sim_cc, cc, case, rep, work,
-                                            kernel_config=not a.celltcp_defaults,
-                                            without=without))
+                        runs.append(
+                            sim_run(
+                                sim_cc,
+                                cc,
+                                case,
+                                rep,
+                                work,
+                                kernel_config=not a.celltcp_defaults,
+                                without=without,
+                            )
+                        )
     if a.json:
         a.json.write_text(json.dumps(runs, indent=1, default=str) + "\n")
     print(table(runs))
     loads = [r["load"] for r in runs if "load" in r]
     kernel = [r for r in runs if r["side"] == "kernel"]
     if loads:
-        print(f"\n{len(kernel)} kernel runs, {len(runs) - len(kernel)} simulations; load average "
-              f"(1 min) at the kernel runs: median {statistics.median(loads):.2f}, max "
-              f"{max(loads):.2f}; runs repeated for lateness: "
-              f"{sum(r['attempts'] > 1 for r in kernel)}; {time.monotonic() - begun:.0f} s")
+        print(
+            f"\n{len(kernel)} kernel runs, {len(runs) - len(kernel)} simulations; load average "
+            f"(1 min) at the kernel runs: median {statistics.median(loads):.2f}, max "
+            f"{max(loads):.2f}; runs repeated for lateness: "
+            f"{sum(r['attempts'] > 1 for r in kernel)}; {time.monotonic() - begun:.0f} s"
+        )
     return 0
 
 

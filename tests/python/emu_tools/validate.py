@@ -71,7 +71,7 @@ def case_settings(case: str, at_s: float = HANDOVER_AT_S) -> tuple[list[str], in
     if case == "none":
         return [], None
     policy = next((p for p in ("discard", "forward") if case.startswith(p)), None)
-    digits = case[len(policy or ""):]
+    digits = case[len(policy or "") :]
     if policy is None or not (digits.isdigit() or (policy == "discard" and digits == "")):
         raise SystemExit(f"unknown case {case!r}: none, discard[N] or forwardN (N in ms)")
     ms = int(digits) if digits else 100
@@ -174,13 +174,15 @@ def capture_figures(path: Path, handover_unix: float | None) -> dict[str, Any]:
     def rate(a: float, b: float) -> float:
         return (delivered(b) - delivered(a)) * 8 / (b - a)
 
-    out.update({
-        "sender_gap_s": gap,
-        "gap_after_handover_s": start - handover_unix,
-        "goodput_before_bps": rate(handover_unix - 1.0, handover_unix),
-        "goodput_after_0_1_bps": rate(end, end + 1.0),
-        "goodput_after_1_2_bps": rate(end + 1.0, end + 2.0),
-    })
+    out.update(
+        {
+            "sender_gap_s": gap,
+            "gap_after_handover_s": start - handover_unix,
+            "goodput_before_bps": rate(handover_unix - 1.0, handover_unix),
+            "goodput_after_0_1_bps": rate(end, end + 1.0),
+            "goodput_after_1_2_bps": rate(end + 1.0, end + 2.0),
+        }
+    )
     return out
 
 
@@ -188,8 +190,13 @@ def capture_figures(path: Path, handover_unix: float | None) -> dict[str, Any]:
 
 
 def kernel_run(
-    cc: str, case: str, nbytes: int, rto_min: str | None, work: Path,
-    at_s: float = HANDOVER_AT_S, tlp: bool = False,
+    cc: str,
+    case: str,
+    nbytes: int,
+    rto_min: str | None,
+    work: Path,
+    at_s: float = HANDOVER_AT_S,
+    tlp: bool = False,
 ) -> dict[str, Any]:
     """One emulation with the kernel's ``cc``: the client's goodput, the handover row of the
     download (``None`` without a handover) and its outcome, the capture's figures."""
@@ -207,7 +214,11 @@ def kernel_run(
     pcap = work / "path.pcap"
     load = os.getloadavg()[0]
     run = emulate(
-        SCENARIO, ["server", "ue"], set=sets, duration=60.0, pcap=pcap,
+        SCENARIO,
+        ["server", "ue"],
+        set=sets,
+        duration=60.0,
+        pcap=pcap,
         execs=[ExecSpec("server", server), ExecSpec("ue", f"{client} > {client_json}")],
     )
     if not run.programs_ok:
@@ -218,8 +229,9 @@ def kernel_run(
         None,
     )
     conns = run.emulation.get("connections") or []
-    retx = sum(c["reverse" if c["src"] == UE else "forward"]["retransmitted_segments"]
-               for c in conns)
+    retx = sum(
+        c["reverse" if c["src"] == UE else "forward"]["retransmitted_segments"] for c in conns
+    )
     # Simulated time 0 in Unix time: the first datagram captured is the first seen.
     handover_unix = None
     if row is not None and conns:
@@ -227,16 +239,27 @@ def kernel_run(
         handover_unix = first_unix - conns[0]["first_seen_s"] + row["start_s"]
     timing = run.emulation.get("timing_error_s") or {}
     return {
-        "side": "kernel", "cc": cc, "case": case, "load": load, "tlp": tlp,
-        "goodput_bps": got["goodput_bps"], "outcome": row["outcome"] if row else "none",
-        "handover": row, "retransmitted_segments": retx,
-        "timing_p99_s": timing.get("p99"), "late_packets": run.emulation.get("late_packets"),
+        "side": "kernel",
+        "cc": cc,
+        "case": case,
+        "load": load,
+        "tlp": tlp,
+        "goodput_bps": got["goodput_bps"],
+        "outcome": row["outcome"] if row else "none",
+        "handover": row,
+        "retransmitted_segments": retx,
+        "timing_p99_s": timing.get("p99"),
+        "late_packets": run.emulation.get("late_packets"),
         **capture_figures(pcap, handover_unix),
     }
 
 
 def sim_run(
-    cc: str, case: str, nbytes: int, rto_min: str | None, at_s: float = HANDOVER_AT_S,
+    cc: str,
+    case: str,
+    nbytes: int,
+    rto_min: str | None,
+    at_s: float = HANDOVER_AT_S,
     rcv_buf: int | None = None,
 ) -> dict[str, Any]:
     """The same download simulated with celltcp's TCP (``SIM_CC[cc]``); ``rcv_buf`` bounds the
@@ -260,10 +283,17 @@ def sim_run(
     row = h.iloc[0].to_dict() if len(h) else None
     sender = result.summary["flows"]["bulk"]["sender"]
     return {
-        "side": "sim", "cc": cc, "case": case, "goodput_bps": nbytes * 8 / span,
-        "outcome": row["outcome"] if row else "none", "rcv_buf": rcv_buf,
-        "handover": {k: (None if isinstance(v, float) and math.isnan(v) else v)
-                     for k, v in row.items()} if row else None,
+        "side": "sim",
+        "cc": cc,
+        "case": case,
+        "goodput_bps": nbytes * 8 / span,
+        "outcome": row["outcome"] if row else "none",
+        "rcv_buf": rcv_buf,
+        "handover": {
+            k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()
+        }
+        if row
+        else None,
         "retransmitted_segments": sender.get("retransmissions"),
     }
 
@@ -277,8 +307,11 @@ def _median(runs: list[dict[str, Any]], key: str) -> float | None:
 
 
 def _handover_median(runs: list[dict[str, Any]], key: str) -> float | None:
-    values = [r["handover"][key] for r in runs
-              if r.get("handover") and isinstance(r["handover"].get(key), (int, float))]
+    values = [
+        r["handover"][key]
+        for r in runs
+        if r.get("handover") and isinstance(r["handover"].get(key), (int, float))
+    ]
     return statistics.median(values) if values else None
 
 
@@ -305,33 +338,49 @@ def _s(v: float | None) -> str:
 
 def table(runs: list[dict[str, Any]]) -> str:
     """Medians per (kernel cc, case), Markdown."""
-    head = ("| kernel cc | case | goodput kernel (Mb/s) | goodput sim (Mb/s) | sim/kernel | "
-            "outcome kernel | outcome sim | dropped kernel / sim | sender silence kernel (ms) | "
-            "silence / RTO est. (ms) | goodput kernel before / 0–1 s / 1–2 s after (Mb/s) | "
-            "recovery kernel / sim (s) |")
+    head = (
+        "| kernel cc | case | goodput kernel (Mb/s) | goodput sim (Mb/s) | sim/kernel | "
+        "outcome kernel | outcome sim | dropped kernel / sim | sender silence kernel (ms) | "
+        "silence / RTO est. (ms) | goodput kernel before / 0–1 s / 1–2 s after (Mb/s) | "
+        "recovery kernel / sim (s) |"
+    )
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
-    order = {c: i for i, c in enumerate(["none", "discard", "forward40", "forward100",
-                                          "forward200", "forward300"])}
-    keys = sorted({(r["cc"], r["case"]) for r in runs},
-                  key=lambda k: (list(SIM_CC).index(k[0]), order.get(k[1], 99), k[1]))
+    order = {
+        c: i
+        for i, c in enumerate(
+            ["none", "discard", "forward40", "forward100", "forward200", "forward300"]
+        )
+    }
+    keys = sorted(
+        {(r["cc"], r["case"]) for r in runs},
+        key=lambda k: (list(SIM_CC).index(k[0]), order.get(k[1], 99), k[1]),
+    )
     for cc, case in keys:
         k = [r for r in runs if r["side"] == "kernel" and (r["cc"], r["case"]) == (cc, case)]
         s = [r for r in runs if r["side"] == "sim" and (r["cc"], r["case"]) == (cc, case)]
         gk, gs = _median(k, "goodput_bps"), _median(s, "goodput_bps")
         ratio = f"{gs / gk:.3f}" if gk and gs else "-"
         if case == "none":
-            lines.append(f"| {cc} | {case} | {_mbps(gk)} | {_mbps(gs)} | {ratio} | "
-                         f"{_classes(k)} | {_classes(s)} | - | - | - | - | - |")
+            lines.append(
+                f"| {cc} | {case} | {_mbps(gk)} | {_mbps(gs)} | {ratio} | "
+                f"{_classes(k)} | {_classes(s)} | - | - | - | - | - |"
+            )
             continue
-        around = " / ".join(_mbps(_median(k, key)) for key in
-                            ("goodput_before_bps", "goodput_after_0_1_bps",
-                             "goodput_after_1_2_bps"))
+        around = " / ".join(
+            _mbps(_median(k, key))
+            for key in ("goodput_before_bps", "goodput_after_0_1_bps", "goodput_after_1_2_bps")
+        )
         dropped = f"{_n(_handover_median(k, 'dropped'))} / {_n(_handover_median(s, 'dropped'))}"
         silence = _handover_median(k, "silence_s")
-        est = f"{_ms(silence)} / {_ms(_handover_median(k, 'rto_estimate_s'))}" \
-            if silence is not None else "-"
-        recovery = (f"{_s(_handover_median(k, 'recovery_time_s'))} / "
-                    f"{_s(_handover_median(s, 'recovery_time_s'))}")
+        est = (
+            f"{_ms(silence)} / {_ms(_handover_median(k, 'rto_estimate_s'))}"
+            if silence is not None
+            else "-"
+        )
+        recovery = (
+            f"{_s(_handover_median(k, 'recovery_time_s'))} / "
+            f"{_s(_handover_median(s, 'recovery_time_s'))}"
+        )
         lines.append(
             f"| {cc} | {case} | {_mbps(gk)} | {_mbps(gs)} | {ratio} | {_classes(k)} | "
             f"{_classes(s)} | {dropped} | {_ms(_median(k, 'sender_gap_s'))} | {est} | "
@@ -368,7 +417,9 @@ def main(argv: list[str] | None = None) -> int:
                     print(
                         f"{cc:5} {case:10} rep {rep}: {r['goodput_bps'] / 1e6:.2f} Mb/s, "
                         f"{r['outcome']}, load {r['load']:.2f}, "
-                        f"{time.monotonic() - started:.1f} s", file=sys.stderr, flush=True,
+                        f"{time.monotonic() - started:.1f} s",
+                        file=sys.stderr,
+                        flush=True,
                     )
                 # The simulated receiver advertises at most what the kernel's did.
                 _, rcvbuf = case_settings(case)
@@ -378,8 +429,10 @@ def main(argv: list[str] | None = None) -> int:
         a.json.write_text(json.dumps(runs, indent=1, default=str) + "\n")
     loads = [r["load"] for r in runs if "load" in r]
     print(table(runs))
-    print(f"\nload average (1 min) at the kernel runs: median {statistics.median(loads):.2f}, "
-          f"max {max(loads):.2f}; at the end: {os.getloadavg()[0]:.2f}")
+    print(
+        f"\nload average (1 min) at the kernel runs: median {statistics.median(loads):.2f}, "
+        f"max {max(loads):.2f}; at the end: {os.getloadavg()[0]:.2f}"
+    )
     return 0
 
 

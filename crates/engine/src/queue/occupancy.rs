@@ -85,7 +85,10 @@ mod tests {
         let mut o = Occupancy::default();
         assert_eq!(o.lowest_level(), None);
         assert!(o.insert(3, 200));
-        assert!(!o.insert(3, 200), "second insert reports the bucket as already occupied");
+        assert!(
+            !o.insert(3, 200),
+            "second insert reports the bucket as already occupied"
+        );
         assert!(o.insert(3, 70));
         assert!(o.insert(5, 0));
         assert_eq!(o.lowest_level(), Some(3));
@@ -108,6 +111,9 @@ mod tests {
             o.insert(7, d);
             assert_eq!(o.lowest_digit(7), Some(d));
         }
-        assert_eq!(o.digits(7).collect::<Vec<_>>(), vec![1, 63, 64, 128, 191, 255]);
+        assert_eq!(
+            o.digits(7).collect::<Vec<_>>(),
+            vec![1, 63, 64, 128, 191, 255]
+        );
     }
 }

@@ -46,7 +46,10 @@ fn scheduling_in_the_past_is_an_error() {
     q.pop();
     assert_eq!(
         q.push(SimTime(9), ()),
-        Err(ScheduleError::InPast { at: SimTime(9), now: SimTime(10) })
+        Err(ScheduleError::InPast {
+            at: SimTime(9),
+            now: SimTime(10)
+        })
     );
     assert!(q.push(SimTime(10), ()).is_ok());
     assert_eq!(q.len(), 1);
@@ -69,18 +72,36 @@ fn peek_does_not_move_the_floor_for_pushes() {
     let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
     assert_eq!(
         order,
-        vec![(SimTime(500), "b"), (SimTime(1000), "c"), (SimTime(1000), "d"), (SimTime(1000), "e")]
+        vec![
+            (SimTime(500), "b"),
+            (SimTime(1000), "c"),
+            (SimTime(1000), "d"),
+            (SimTime(1000), "e")
+        ]
     );
     assert_eq!(
         q.push(SimTime(999), "late"),
-        Err(ScheduleError::InPast { at: SimTime(999), now: SimTime(1000) })
+        Err(ScheduleError::InPast {
+            at: SimTime(999),
+            now: SimTime(1000)
+        })
     );
 }
 
 #[test]
 fn extreme_times_and_jumps() {
     let mut q = EventQueue::new();
-    let times = [u64::MAX, 0, u64::MAX - 1, 1 << 63, u64::MAX, 255, 256, (1 << 56) - 1, 1 << 56];
+    let times = [
+        u64::MAX,
+        0,
+        u64::MAX - 1,
+        1 << 63,
+        u64::MAX,
+        255,
+        256,
+        (1 << 56) - 1,
+        1 << 56,
+    ];
     for (i, &t) in times.iter().enumerate() {
         q.push(SimTime(t), i).unwrap();
     }
@@ -101,7 +122,8 @@ fn events_are_dropped_exactly_once() {
     {
         let mut q = EventQueue::new();
         for i in 0..5000u64 {
-            q.push(SimTime(i * 7919 % 100_003), Rc::clone(&token)).unwrap();
+            q.push(SimTime(i * 7919 % 100_003), Rc::clone(&token))
+                .unwrap();
         }
         for _ in 0..2500 {
             q.pop();
@@ -174,7 +196,10 @@ fn check_against_reference(ops: &[Op]) -> Result<(), TestCaseError> {
                             let refused = q.push(t, u64::MAX);
                             prop_assert_eq!(
                                 refused,
-                                Err(ScheduleError::InPast { at: t, now: SimTime(last) })
+                                Err(ScheduleError::InPast {
+                                    at: t,
+                                    now: SimTime(last)
+                                })
                             );
                             continue;
                         }

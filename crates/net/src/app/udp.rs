@@ -40,7 +40,12 @@ pub struct UdpSource {
 impl UdpSource {
     pub fn new(cfg: UdpSourceConfig) -> Self {
         let mean_gap = SimDuration::transmission(cfg.payload_bytes as u64, cfg.rate_bps);
-        UdpSource { cfg, mean_gap, next_seq: 0, bytes_sent: 0 }
+        UdpSource {
+            cfg,
+            mean_gap,
+            next_seq: 0,
+            bytes_sent: 0,
+        }
     }
 
     fn gap(&self, ctx: &mut AgentCtx<'_>) -> SimDuration {
@@ -62,8 +67,18 @@ impl UdpSource {
         ctx.send(Packet {
             uid: 0,
             flow: self.cfg.flow,
-            ip: IpHeader { src: self.cfg.src.0, dst: self.cfg.dst.0, ecn: Ecn::NotEct, dscp: 0, ttl: 64, id: 0 },
-            transport: Transport::Udp(UdpHeader { src_port: self.cfg.src.1, dst_port: self.cfg.dst.1 }),
+            ip: IpHeader {
+                src: self.cfg.src.0,
+                dst: self.cfg.dst.0,
+                ecn: Ecn::NotEct,
+                dscp: 0,
+                ttl: 64,
+                id: 0,
+            },
+            transport: Transport::Udp(UdpHeader {
+                src_port: self.cfg.src.1,
+                dst_port: self.cfg.dst.1,
+            }),
             payload_len: self.cfg.payload_bytes,
             app_seq: self.next_seq,
             created_at: now,
@@ -89,7 +104,10 @@ impl Agent for UdpSource {
         self.send_one(ctx);
     }
     fn report(&self, _now: SimTime) -> Vec<ReportEntry> {
-        vec![("packets_sent", self.next_seq as f64), ("payload_bytes_sent", self.bytes_sent as f64)]
+        vec![
+            ("packets_sent", self.next_seq as f64),
+            ("payload_bytes_sent", self.bytes_sent as f64),
+        ]
     }
 }
 

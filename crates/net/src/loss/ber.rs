@@ -21,7 +21,11 @@ impl BitErrorRate {
     /// `ber`: probability that a bit is corrupted, in [0, 1].
     pub fn new(ber: f64) -> Result<Self, ParamError> {
         let ber = ParamError::check_probability("ber.ber", ber)?;
-        Ok(BitErrorRate { ber, ln_survival_per_bit: (-ber).ln_1p(), last: None })
+        Ok(BitErrorRate {
+            ber,
+            ln_survival_per_bit: (-ber).ln_1p(),
+            last: None,
+        })
     }
 
     /// Bit error rate.
@@ -70,12 +74,26 @@ mod tests {
         for size in [1u32, 40, 576, 1500, 9000] {
             let direct = 1.0 - (1.0 - 1e-4f64).powf(8.0 * size as f64);
             let p = m.packet_loss_probability(size);
-            assert!((p - direct).abs() < 1e-12 * direct.max(1e-300), "{size}: {p} vs {direct}");
+            assert!(
+                (p - direct).abs() < 1e-12 * direct.max(1e-300),
+                "{size}: {p} vs {direct}"
+            );
         }
         assert_eq!(m.packet_loss_probability(0), 0.0);
-        assert_eq!(BitErrorRate::new(0.0).unwrap().packet_loss_probability(1500), 0.0);
-        assert_eq!(BitErrorRate::new(1.0).unwrap().packet_loss_probability(1), 1.0);
-        assert_eq!(BitErrorRate::new(1.0).unwrap().packet_loss_probability(0), 0.0);
+        assert_eq!(
+            BitErrorRate::new(0.0)
+                .unwrap()
+                .packet_loss_probability(1500),
+            0.0
+        );
+        assert_eq!(
+            BitErrorRate::new(1.0).unwrap().packet_loss_probability(1),
+            1.0
+        );
+        assert_eq!(
+            BitErrorRate::new(1.0).unwrap().packet_loss_probability(0),
+            0.0
+        );
     }
 
     #[test]
@@ -86,8 +104,13 @@ mod tests {
         for ber in [1e-15, 1e-18, 1e-300] {
             let n = 12_000.0 * ber;
             let series = n - n * n / 2.0;
-            let p = BitErrorRate::new(ber).unwrap().packet_loss_probability(1500);
-            assert!(((p - series) / series).abs() < 1e-12, "ber {ber}: {p} vs {series}");
+            let p = BitErrorRate::new(ber)
+                .unwrap()
+                .packet_loss_probability(1500);
+            assert!(
+                ((p - series) / series).abs() < 1e-12,
+                "ber {ber}: {p} vs {series}"
+            );
         }
     }
 
@@ -107,7 +130,10 @@ mod tests {
             let rate = lost as f64 / n as f64;
             // Five binomial standard errors.
             let se = (p * (1.0 - p) / n as f64).sqrt();
-            assert!((rate - p).abs() < 5.0 * se, "{size} B: measured {rate}, expected {p}");
+            assert!(
+                (rate - p).abs() < 5.0 * se,
+                "{size} B: measured {rate}, expected {p}"
+            );
         }
         assert_eq!(m.kind(), "ber");
     }
@@ -118,7 +144,10 @@ mod tests {
             assert!(
                 matches!(
                     BitErrorRate::new(ber),
-                    Err(ParamError::NotProbability { param: "ber.ber", .. })
+                    Err(ParamError::NotProbability {
+                        param: "ber.ber",
+                        ..
+                    })
                 ),
                 "{ber}"
             );

@@ -14,7 +14,9 @@ pub struct Bernoulli {
 impl Bernoulli {
     /// `p`: loss probability per packet, in [0, 1].
     pub fn new(p: f64) -> Result<Self, ParamError> {
-        Ok(Bernoulli { p: ParamError::check_probability("bernoulli.p", p)? })
+        Ok(Bernoulli {
+            p: ParamError::check_probability("bernoulli.p", p)?,
+        })
     }
 
     /// Loss probability per packet.
@@ -43,7 +45,9 @@ mod tests {
         let n = 200_000;
         for p in [0.01, 0.1, 0.5] {
             let mut m = Bernoulli::new(p).unwrap();
-            let lost = (0..n).filter(|_| m.is_lost(1500, SimTime::ZERO, &mut rng)).count();
+            let lost = (0..n)
+                .filter(|_| m.is_lost(1500, SimTime::ZERO, &mut rng))
+                .count();
             let rate = lost as f64 / n as f64;
             // Binomial standard error √(p(1 − p)/n); allow five of them.
             let se = (p * (1.0 - p) / n as f64).sqrt();
@@ -67,7 +71,10 @@ mod tests {
             assert!(
                 matches!(
                     Bernoulli::new(p),
-                    Err(ParamError::NotProbability { param: "bernoulli.p", .. })
+                    Err(ParamError::NotProbability {
+                        param: "bernoulli.p",
+                        ..
+                    })
                 ),
                 "{p}"
             );

@@ -74,7 +74,10 @@ pub struct GilbertElliott {
 impl GilbertElliott {
     pub fn new(cfg: GeConfig) -> Result<Self, ParamError> {
         cfg.validate()?;
-        Ok(GilbertElliott { cfg, state: GeState::Good })
+        Ok(GilbertElliott {
+            cfg,
+            state: GeState::Good,
+        })
     }
 
     pub fn config(&self) -> &GeConfig {
@@ -112,7 +115,12 @@ mod tests {
     use super::*;
 
     fn cfg() -> GeConfig {
-        GeConfig { p_good_to_bad: 0.01, p_bad_to_good: 0.1, loss_good: 0.001, loss_bad: 0.5 }
+        GeConfig {
+            p_good_to_bad: 0.01,
+            p_bad_to_good: 0.1,
+            loss_good: 0.001,
+            loss_bad: 0.5,
+        }
     }
 
     /// Lengths of the maximal runs of `true` in `xs`, ignoring a run cut off at the end.
@@ -136,7 +144,11 @@ mod tests {
         assert!((c.stationary_bad() - 0.01 / 0.11).abs() < 1e-15);
         assert!((c.stationary_loss() - (0.01 * 0.5 + 0.1 * 0.001) / 0.11).abs() < 1e-15);
         assert!((c.mean_bad_burst_packets() - 10.0).abs() < 1e-12);
-        let frozen = GeConfig { p_good_to_bad: 0.0, p_bad_to_good: 0.0, ..c };
+        let frozen = GeConfig {
+            p_good_to_bad: 0.0,
+            p_bad_to_good: 0.0,
+            ..c
+        };
         assert_eq!(frozen.stationary_loss(), 0.001);
     }
 
@@ -163,7 +175,10 @@ mod tests {
         let state =
             (c.loss_bad - c.loss_good).powi(2) * pi_b * (1.0 - pi_b) * (1.0 + rho) / (1.0 - rho);
         let se = ((white + state) / n as f64).sqrt();
-        assert!((rate - expected).abs() < 5.0 * se, "measured {rate}, expected {expected} ± {se}");
+        assert!(
+            (rate - expected).abs() < 5.0 * se,
+            "measured {rate}, expected {expected} ± {se}"
+        );
         // The time in Bad: fraction π_B (standard error √(π_B·π_G·(1 + ρ)/(1 − ρ)/n) ≈ 0.0012, so
         // 0.005 is about four of them), runs of mean 1/p_bg (about 9100 runs of standard
         // deviation 9.5: standard error 0.1, so 0.5 is five).
@@ -171,24 +186,38 @@ mod tests {
         assert!((frac_bad - pi_b).abs() < 0.005, "{frac_bad}");
         let runs = run_lengths(&bad);
         let mean = runs.iter().sum::<usize>() as f64 / runs.len() as f64;
-        assert!((mean - c.mean_bad_burst_packets()).abs() < 0.5, "mean Bad run {mean}");
+        assert!(
+            (mean - c.mean_bad_burst_packets()).abs() < 0.5,
+            "mean Bad run {mean}"
+        );
     }
 
     #[test]
     fn loss_bursts_have_mean_length_one_over_p_bg() {
         // Loss exactly in Bad: loss bursts are the Bad sojourns, geometric with mean 1/p_bg = 10.
-        let c = GeConfig { p_good_to_bad: 0.01, p_bad_to_good: 0.1, loss_good: 0.0, loss_bad: 1.0 };
+        let c = GeConfig {
+            p_good_to_bad: 0.01,
+            p_bad_to_good: 0.1,
+            loss_good: 0.0,
+            loss_bad: 1.0,
+        };
         let mut m = GilbertElliott::new(c).unwrap();
         let mut rng = RngStream::new(2, 0, "test/loss/gilbert_elliott");
         let n = 1_000_000;
-        let lost: Vec<bool> = (0..n).map(|_| m.is_lost(1500, SimTime::ZERO, &mut rng)).collect();
+        let lost: Vec<bool> = (0..n)
+            .map(|_| m.is_lost(1500, SimTime::ZERO, &mut rng))
+            .collect();
         let runs = run_lengths(&lost);
         let mean = runs.iter().sum::<usize>() as f64 / runs.len() as f64;
         // About n·π_B·p_bg ≈ 9100 bursts with standard deviation √(1 − p_bg)/p_bg ≈ 9.5 each:
         // standard error ≈ 0.1; allow five.
         let sd = (1.0 - c.p_bad_to_good).sqrt() / c.p_bad_to_good;
         let se = sd / (runs.len() as f64).sqrt();
-        assert!((mean - 10.0).abs() < 5.0 * se, "mean burst {mean} over {} bursts", runs.len());
+        assert!(
+            (mean - 10.0).abs() < 5.0 * se,
+            "mean burst {mean} over {} bursts",
+            runs.len()
+        );
         // Here the loss indicator is the Bad indicator: standard error ≈ 0.0012 as above.
         let rate = lost.iter().filter(|&&l| l).count() as f64 / n as f64;
         assert!((rate - c.stationary_loss()).abs() < 0.005, "{rate}");
@@ -198,11 +227,18 @@ mod tests {
     fn transition_comes_before_the_loss_draw() {
         // Always switching, lossless in Good, lossy in Bad: from Good the first packet is judged
         // in Bad (lost), the second in Good, and so on.
-        let c = GeConfig { p_good_to_bad: 1.0, p_bad_to_good: 1.0, loss_good: 0.0, loss_bad: 1.0 };
+        let c = GeConfig {
+            p_good_to_bad: 1.0,
+            p_bad_to_good: 1.0,
+            loss_good: 0.0,
+            loss_bad: 1.0,
+        };
         let mut m = GilbertElliott::new(c).unwrap();
         assert_eq!(m.state(), GeState::Good);
         let mut rng = RngStream::new(1, 0, "test/loss/gilbert_elliott");
-        let pattern: Vec<bool> = (0..6).map(|_| m.is_lost(100, SimTime::ZERO, &mut rng)).collect();
+        let pattern: Vec<bool> = (0..6)
+            .map(|_| m.is_lost(100, SimTime::ZERO, &mut rng))
+            .collect();
         assert_eq!(pattern, [true, false, true, false, true, false]);
         assert_eq!(m.kind(), "gilbert_elliott");
     }
@@ -211,20 +247,44 @@ mod tests {
     fn out_of_range_parameters_are_rejected() {
         let bad = |c: GeConfig| GilbertElliott::new(c).unwrap_err();
         assert_eq!(
-            bad(GeConfig { p_good_to_bad: 1.5, ..cfg() }),
-            ParamError::NotProbability { param: "gilbert_elliott.p_good_to_bad", value: 1.5 }
+            bad(GeConfig {
+                p_good_to_bad: 1.5,
+                ..cfg()
+            }),
+            ParamError::NotProbability {
+                param: "gilbert_elliott.p_good_to_bad",
+                value: 1.5
+            }
         );
         assert!(matches!(
-            bad(GeConfig { p_bad_to_good: -0.5, ..cfg() }),
-            ParamError::NotProbability { param: "gilbert_elliott.p_bad_to_good", .. }
+            bad(GeConfig {
+                p_bad_to_good: -0.5,
+                ..cfg()
+            }),
+            ParamError::NotProbability {
+                param: "gilbert_elliott.p_bad_to_good",
+                ..
+            }
         ));
         assert!(matches!(
-            bad(GeConfig { loss_good: f64::NAN, ..cfg() }),
-            ParamError::NotProbability { param: "gilbert_elliott.loss_good", .. }
+            bad(GeConfig {
+                loss_good: f64::NAN,
+                ..cfg()
+            }),
+            ParamError::NotProbability {
+                param: "gilbert_elliott.loss_good",
+                ..
+            }
         ));
         assert!(matches!(
-            bad(GeConfig { loss_bad: 2.0, ..cfg() }),
-            ParamError::NotProbability { param: "gilbert_elliott.loss_bad", .. }
+            bad(GeConfig {
+                loss_bad: 2.0,
+                ..cfg()
+            }),
+            ParamError::NotProbability {
+                param: "gilbert_elliott.loss_bad",
+                ..
+            }
         ));
     }
 }

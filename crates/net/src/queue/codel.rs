@@ -50,10 +50,14 @@ impl CoDelConfig {
     pub fn validate(&self) -> Result<(), ParamError> {
         self.limit.validate("codel.limit")?;
         if self.target == SimDuration::ZERO {
-            return Err(ParamError::Zero { param: "codel.target" });
+            return Err(ParamError::Zero {
+                param: "codel.target",
+            });
         }
         if self.interval == SimDuration::ZERO {
-            return Err(ParamError::Zero { param: "codel.interval" });
+            return Err(ParamError::Zero {
+                param: "codel.interval",
+            });
         }
         if self.mtu == 0 {
             return Err(ParamError::Zero { param: "codel.mtu" });
@@ -170,7 +174,11 @@ impl CoDel {
 
 impl QueueDisc for CoDel {
     fn enqueue(&mut self, pkt: Packet, now: SimTime, _rng: &mut RngStream) -> Verdict {
-        if !self.cfg.limit.admits(self.fifo.len(), self.fifo.bytes(), pkt.size_bytes()) {
+        if !self
+            .cfg
+            .limit
+            .admits(self.fifo.len(), self.fifo.bytes(), pkt.size_bytes())
+        {
             self.stats.dropped_full += 1;
             return Verdict::Dropped(DropCause::QueueFull);
         }
@@ -328,7 +336,11 @@ mod tests {
         for (k, w) in times.windows(2).enumerate() {
             let gap = (w[1] - w[0]).as_ns() as f64;
             let law = interval.as_ns() as f64 / ((k + 1) as f64).sqrt();
-            assert!((gap - law).abs() <= 1.0, "drop {}: gap {gap} ns, law {law} ns", k + 2);
+            assert!(
+                (gap - law).abs() <= 1.0,
+                "drop {}: gap {gap} ns, law {law} ns",
+                k + 2
+            );
         }
     }
 
@@ -342,7 +354,9 @@ mod tests {
             let now = SimTime::from_ns(ms * MS);
             q.enqueue(udp_packet(ms, 1472, Ecn::NotEct), now, &mut r);
             if ms >= 4 {
-                let p = q.dequeue(now, &mut |_, _| panic!("dropped below target")).unwrap();
+                let p = q
+                    .dequeue(now, &mut |_, _| panic!("dropped below target"))
+                    .unwrap();
                 assert_eq!(p.uid, ms - 4);
             }
         }
@@ -390,7 +404,10 @@ mod tests {
         assert!(q.dequeue(t, &mut no_drop).is_some());
         assert!(!q.dropping());
         assert_eq!(q.drop_next(), None);
-        while q.dequeue(SimTime::from_ns(300 * MS), &mut no_drop).is_some() {}
+        while q
+            .dequeue(SimTime::from_ns(300 * MS), &mut no_drop)
+            .is_some()
+        {}
         // An empty queue also ends the dropping state.
         let mut q = CoDel::new(cfg()).unwrap();
         fill(&mut q, 200, 0, Ecn::NotEct, SimTime::ZERO);
@@ -459,8 +476,14 @@ mod tests {
         let mut r = rng();
         // One packet at a time, each waiting 50 ms: far above target but no standing queue.
         for i in 0..100u64 {
-            q.enqueue(udp_packet(i, 1472, Ecn::NotEct), SimTime::from_ns(i * 100 * MS), &mut r);
-            let p = q.dequeue(SimTime::from_ns((i * 100 + 50) * MS), &mut |_, _| panic!("dropped"));
+            q.enqueue(
+                udp_packet(i, 1472, Ecn::NotEct),
+                SimTime::from_ns(i * 100 * MS),
+                &mut r,
+            );
+            let p = q.dequeue(SimTime::from_ns((i * 100 + 50) * MS), &mut |_, _| {
+                panic!("dropped")
+            });
             assert_eq!(p.map(|p| p.uid), Some(i));
         }
         assert!(!q.dropping());
@@ -473,8 +496,11 @@ mod tests {
         fill(&mut q, 5000, 0, Ecn::Ect0, SimTime::ZERO);
         let (drops, sent) = drain(&mut q, SimTime::from_ns(MS), SimTime::from_ns(1500 * MS));
         assert!(drops.is_empty());
-        let marks: Vec<SimTime> =
-            sent.iter().filter(|(_, p)| p.ip.ecn == Ecn::Ce).map(|(t, _)| *t).collect();
+        let marks: Vec<SimTime> = sent
+            .iter()
+            .filter(|(_, p)| p.ip.ecn == Ecn::Ce)
+            .map(|(t, _)| *t)
+            .collect();
         // The marks follow the same schedule the drops would.
         assert!(marks.len() >= 40);
         assert_control_law(&marks, SimTime::from_ns(105 * MS), ecn_cfg.interval);
@@ -493,7 +519,11 @@ mod tests {
 
     #[test]
     fn limit_overflow_is_queue_full_and_bad_parameters_are_rejected() {
-        let mut q = CoDel::new(CoDelConfig { limit: QueueLimit::Bytes(3000), ..cfg() }).unwrap();
+        let mut q = CoDel::new(CoDelConfig {
+            limit: QueueLimit::Bytes(3000),
+            ..cfg()
+        })
+        .unwrap();
         let mut r = rng();
         assert!(matches!(
             q.enqueue(udp_packet(0, 1472, Ecn::NotEct), SimTime::ZERO, &mut r),
@@ -511,17 +541,35 @@ mod tests {
         assert_eq!(q.kind(), "codel");
         let bad = |c: CoDelConfig| CoDel::new(c).unwrap_err();
         assert_eq!(
-            bad(CoDelConfig { target: SimDuration::ZERO, ..cfg() }),
-            ParamError::Zero { param: "codel.target" }
+            bad(CoDelConfig {
+                target: SimDuration::ZERO,
+                ..cfg()
+            }),
+            ParamError::Zero {
+                param: "codel.target"
+            }
         );
         assert_eq!(
-            bad(CoDelConfig { interval: SimDuration::ZERO, ..cfg() }),
-            ParamError::Zero { param: "codel.interval" }
+            bad(CoDelConfig {
+                interval: SimDuration::ZERO,
+                ..cfg()
+            }),
+            ParamError::Zero {
+                param: "codel.interval"
+            }
         );
-        assert_eq!(bad(CoDelConfig { mtu: 0, ..cfg() }), ParamError::Zero { param: "codel.mtu" });
         assert_eq!(
-            bad(CoDelConfig { limit: QueueLimit::Bytes(0), ..cfg() }),
-            ParamError::Zero { param: "codel.limit" }
+            bad(CoDelConfig { mtu: 0, ..cfg() }),
+            ParamError::Zero { param: "codel.mtu" }
+        );
+        assert_eq!(
+            bad(CoDelConfig {
+                limit: QueueLimit::Bytes(0),
+                ..cfg()
+            }),
+            ParamError::Zero {
+                param: "codel.limit"
+            }
         );
     }
 

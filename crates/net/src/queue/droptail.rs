@@ -32,7 +32,10 @@ impl DropTail {
 
 impl QueueDisc for DropTail {
     fn enqueue(&mut self, pkt: Packet, now: SimTime, _rng: &mut RngStream) -> Verdict {
-        if !self.limit.admits(self.fifo.len(), self.fifo.bytes(), pkt.size_bytes()) {
+        if !self
+            .limit
+            .admits(self.fifo.len(), self.fifo.bytes(), pkt.size_bytes())
+        {
             self.stats.dropped_full += 1;
             return Verdict::Dropped(DropCause::QueueFull);
         }
@@ -105,12 +108,18 @@ mod tests {
             q.enqueue(udp_packet(4, 0, Ecn::NotEct), t, &mut r),
             Verdict::Enqueued { .. }
         ));
-        let order: Vec<u64> =
-            std::iter::from_fn(|| q.dequeue(t, &mut no_drop)).map(|p| p.uid).collect();
+        let order: Vec<u64> = std::iter::from_fn(|| q.dequeue(t, &mut no_drop))
+            .map(|p| p.uid)
+            .collect();
         assert_eq!(order, vec![1, 2, 4]);
         assert_eq!(
             q.stats(),
-            &QueueStats { enqueued: 4, dequeued: 4, dropped_full: 1, ..Default::default() }
+            &QueueStats {
+                enqueued: 4,
+                dequeued: 4,
+                dropped_full: 1,
+                ..Default::default()
+            }
         );
     }
 
@@ -153,7 +162,9 @@ mod tests {
         assert_eq!(q.kind(), "droptail");
         assert_eq!(
             DropTail::new(QueueLimit::Packets(0)).unwrap_err(),
-            ParamError::Zero { param: "droptail.limit" }
+            ParamError::Zero {
+                param: "droptail.limit"
+            }
         );
         assert!(DropTail::new(QueueLimit::Bytes(0)).is_err());
     }

@@ -67,7 +67,10 @@ impl RedConfig {
             });
         }
         if self.min_th >= self.max_th {
-            return Err(ParamError::ThresholdOrder { min_th: self.min_th, max_th: self.max_th });
+            return Err(ParamError::ThresholdOrder {
+                min_th: self.min_th,
+                max_th: self.max_th,
+            });
         }
         ParamError::check_probability("red.max_p", self.max_p)?;
         if !(self.w_q > 0.0 && self.w_q <= 1.0) {
@@ -78,10 +81,14 @@ impl RedConfig {
             });
         }
         if self.mean_packet_size == 0 {
-            return Err(ParamError::Zero { param: "red.mean_packet_size" });
+            return Err(ParamError::Zero {
+                param: "red.mean_packet_size",
+            });
         }
         if self.link_rate_bps == 0 {
-            return Err(ParamError::Zero { param: "red.link_rate_bps" });
+            return Err(ParamError::Zero {
+                param: "red.link_rate_bps",
+            });
         }
         Ok(())
     }
@@ -103,10 +110,14 @@ fn region(cfg: &RedConfig, avg: f64) -> Region {
         Region::Below
     } else if avg < cfg.max_th {
         // Paper §4: p_b grows linearly from 0 at min_th to max_p at max_th.
-        Region::Early { p_b: cfg.max_p * (avg - cfg.min_th) / (cfg.max_th - cfg.min_th) }
+        Region::Early {
+            p_b: cfg.max_p * (avg - cfg.min_th) / (cfg.max_th - cfg.min_th),
+        }
     } else if cfg.gentle && avg < 2.0 * cfg.max_th {
         // Gentle RED: p_b grows linearly from max_p at max_th to 1 at 2·max_th.
-        Region::Early { p_b: cfg.max_p + (1.0 - cfg.max_p) * (avg - cfg.max_th) / cfg.max_th }
+        Region::Early {
+            p_b: cfg.max_p + (1.0 - cfg.max_p) * (avg - cfg.max_th) / cfg.max_th,
+        }
     } else {
         Region::Forced
     }
@@ -198,8 +209,11 @@ impl Red {
             // continues from here.
             self.q_time = now;
         } else {
-            let q =
-                if self.cfg.byte_mode { self.fifo.bytes() as f64 } else { self.fifo.len() as f64 };
+            let q = if self.cfg.byte_mode {
+                self.fifo.bytes() as f64
+            } else {
+                self.fifo.len() as f64
+            };
             self.avg = (1.0 - self.cfg.w_q) * self.avg + self.cfg.w_q * q;
         }
     }
@@ -247,7 +261,11 @@ impl QueueDisc for Red {
                 return Verdict::Dropped(DropCause::Aqm);
             }
         };
-        if !self.cfg.limit.admits(self.fifo.len(), self.fifo.bytes(), pkt.size_bytes()) {
+        if !self
+            .cfg
+            .limit
+            .admits(self.fifo.len(), self.fifo.bytes(), pkt.size_bytes())
+        {
             self.stats.dropped_full += 1;
             return Verdict::Dropped(DropCause::QueueFull);
         }
@@ -371,21 +389,36 @@ mod tests {
 
     #[test]
     fn gentle_region_rises_linearly_to_one() {
-        let c = RedConfig { gentle: true, ..cfg() };
+        let c = RedConfig {
+            gentle: true,
+            ..cfg()
+        };
         let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
         // At max_th p_b = max_p; halfway to 2·max_th it is max_p + (1 − max_p)/2 = 0.55.
         assert!(close(red_probability(&c, 15.0, 0), 0.1));
         assert!(close(red_probability(&c, 22.5, 0), 0.55));
-        assert!(close(red_probability(&c, 18.0, 2), 0.28 / (1.0 - 2.0 * 0.28)));
+        assert!(close(
+            red_probability(&c, 18.0, 2),
+            0.28 / (1.0 - 2.0 * 0.28)
+        ));
         assert!(red_probability(&c, 29.99, 0) < 1.0);
         assert_eq!(red_probability(&c, 30.0, 0), 1.0);
         // Behaviour: held at 22 packets (p_b = 0.1 + 0.9·7/15 = 0.52) some arrivals survive and
         // ECT ones are marked; held at 30 every arrival is dropped, ECT or not.
         let mut red = Red::new(RedConfig { ecn: true, ..c }).unwrap();
         let v = hold_queue(&mut red, 22, 2000, Ecn::Ect0, 3);
-        let marked = v.iter().filter(|v| **v == Verdict::Enqueued { ce_marked: true }).count();
-        let passed = v.iter().filter(|v| **v == Verdict::Enqueued { ce_marked: false }).count();
-        assert!(marked > 0 && passed > 0 && marked + passed == 2000, "{marked} {passed}");
+        let marked = v
+            .iter()
+            .filter(|v| **v == Verdict::Enqueued { ce_marked: true })
+            .count();
+        let passed = v
+            .iter()
+            .filter(|v| **v == Verdict::Enqueued { ce_marked: false })
+            .count();
+        assert!(
+            marked > 0 && passed > 0 && marked + passed == 2000,
+            "{marked} {passed}"
+        );
         let mut red = Red::new(RedConfig { ecn: true, ..c }).unwrap();
         let v = hold_queue(&mut red, 30, 100, Ecn::Ect0, 3);
         assert!(v.iter().all(|v| *v == Verdict::Dropped(DropCause::Aqm)));
@@ -401,7 +434,11 @@ mod tests {
         while survive > 0.0 {
             mean_gap += survive;
             k += 1.0;
-            let p_a = if 1.0 - k * p_b <= p_b { 1.0 } else { p_b / (1.0 - k * p_b) };
+            let p_a = if 1.0 - k * p_b <= p_b {
+                1.0
+            } else {
+                p_b / (1.0 - k * p_b)
+            };
             survive *= 1.0 - p_a;
         }
         1.0 / mean_gap
@@ -418,12 +455,16 @@ mod tests {
         let n = 100_000;
         let v = hold_queue(&mut red, 10, n, Ecn::NotEct, 11);
         assert_eq!(red.avg(), 10.0);
-        let drops: Vec<usize> =
-            (0..n).filter(|&i| v[i] == Verdict::Dropped(DropCause::Aqm)).collect();
+        let drops: Vec<usize> = (0..n)
+            .filter(|&i| v[i] == Verdict::Dropped(DropCause::Aqm))
+            .collect();
         let fraction = drops.len() as f64 / n as f64;
         // Var(X) = (19² − 1)/12 = 30, so the drop count has standard deviation
         // √(n·Var(X)/E[X]³) ≈ 55, i.e. 5.5e-4 in the fraction; 0.003 is about 5.5 sigma.
-        assert!((fraction - expected).abs() < 0.003, "measured {fraction}, expected {expected}");
+        assert!(
+            (fraction - expected).abs() < 0.003,
+            "measured {fraction}, expected {expected}"
+        );
         // Uniform spacing: never more than 19 arrivals from one drop to the next.
         let max_gap = drops.windows(2).map(|w| w[1] - w[0]).max().unwrap();
         assert!(max_gap <= 19, "gap {max_gap}");
@@ -489,23 +530,44 @@ mod tests {
         // The queue empties at 1 ms; the idle slot is 1000 B at 8 Mb/s = 1 ms.
         let t1 = SimTime::from_ns(1_000_000);
         while red.dequeue(t1, &mut no_drop).is_some() {}
-        red.enqueue(udp_packet(10, 972, Ecn::NotEct), t1 + SimDuration::from_us(3000), &mut rng);
-        assert!((red.avg() - 2.125 * 0.5f64.powi(3)).abs() < 1e-12, "{}", red.avg());
+        red.enqueue(
+            udp_packet(10, 972, Ecn::NotEct),
+            t1 + SimDuration::from_us(3000),
+            &mut rng,
+        );
+        assert!(
+            (red.avg() - 2.125 * 0.5f64.powi(3)).abs() < 1e-12,
+            "{}",
+            red.avg()
+        );
         // With a backlog again, the next arrival uses the EWMA: 0.5·avg + 0.5·1.
         let before = red.avg();
-        red.enqueue(udp_packet(11, 972, Ecn::NotEct), t1 + SimDuration::from_us(3000), &mut rng);
+        red.enqueue(
+            udp_packet(11, 972, Ecn::NotEct),
+            t1 + SimDuration::from_us(3000),
+            &mut rng,
+        );
         assert!((red.avg() - (0.5 * before + 0.5)).abs() < 1e-12);
         // A fractional number of idle slots decays continuously: 2.5 slots.
         let t2 = SimTime::from_ns(10_000_000);
         while red.dequeue(t2, &mut no_drop).is_some() {}
         let before = red.avg();
-        red.enqueue(udp_packet(12, 972, Ecn::NotEct), t2 + SimDuration::from_us(2500), &mut rng);
+        red.enqueue(
+            udp_packet(12, 972, Ecn::NotEct),
+            t2 + SimDuration::from_us(2500),
+            &mut rng,
+        );
         assert!((red.avg() - before * 0.5f64.powf(2.5)).abs() < 1e-12);
     }
 
     #[test]
     fn byte_mode_measures_bytes() {
-        let c = RedConfig { byte_mode: true, min_th: 5000.0, max_th: 15000.0, ..cfg() };
+        let c = RedConfig {
+            byte_mode: true,
+            min_th: 5000.0,
+            max_th: 15000.0,
+            ..cfg()
+        };
         let mut red = Red::new(c).unwrap();
         // Ten 1028-byte packets: avg = 10280 bytes, p_b = 0.1·5280/10000.
         hold_queue(&mut red, 10, 1, Ecn::NotEct, 1);
@@ -515,7 +577,11 @@ mod tests {
 
     #[test]
     fn hard_limit_drops_are_queue_full() {
-        let mut red = Red::new(RedConfig { limit: QueueLimit::Packets(3), ..cfg() }).unwrap();
+        let mut red = Red::new(RedConfig {
+            limit: QueueLimit::Packets(3),
+            ..cfg()
+        })
+        .unwrap();
         let mut rng = RngStream::new(1, 0, "test/queue/red");
         let v: Vec<Verdict> = (0..5)
             .map(|uid| red.enqueue(udp_packet(uid, 100, Ecn::NotEct), SimTime::ZERO, &mut rng))
@@ -530,68 +596,124 @@ mod tests {
     fn invalid_parameters_are_rejected() {
         let bad = |c: RedConfig| Red::new(c).unwrap_err();
         assert_eq!(
-            bad(RedConfig { min_th: 15.0, ..cfg() }),
-            ParamError::ThresholdOrder { min_th: 15.0, max_th: 15.0 }
+            bad(RedConfig {
+                min_th: 15.0,
+                ..cfg()
+            }),
+            ParamError::ThresholdOrder {
+                min_th: 15.0,
+                max_th: 15.0
+            }
         );
         assert_eq!(
-            bad(RedConfig { max_p: 1.5, ..cfg() }),
-            ParamError::NotProbability { param: "red.max_p", value: 1.5 }
+            bad(RedConfig {
+                max_p: 1.5,
+                ..cfg()
+            }),
+            ParamError::NotProbability {
+                param: "red.max_p",
+                value: 1.5
+            }
         );
         assert!(matches!(
-            bad(RedConfig { max_p: f64::NAN, ..cfg() }),
+            bad(RedConfig {
+                max_p: f64::NAN,
+                ..cfg()
+            }),
             ParamError::NotProbability { .. }
         ));
         assert!(matches!(
             bad(RedConfig { w_q: 0.0, ..cfg() }),
-            ParamError::OutOfRange { param: "red.w_q", .. }
+            ParamError::OutOfRange {
+                param: "red.w_q",
+                ..
+            }
         ));
         assert!(matches!(
-            bad(RedConfig { min_th: -1.0, ..cfg() }),
-            ParamError::OutOfRange { param: "red.min_th", .. }
+            bad(RedConfig {
+                min_th: -1.0,
+                ..cfg()
+            }),
+            ParamError::OutOfRange {
+                param: "red.min_th",
+                ..
+            }
         ));
         assert!(matches!(
-            bad(RedConfig { max_th: f64::INFINITY, ..cfg() }),
-            ParamError::OutOfRange { param: "red.max_th", .. }
+            bad(RedConfig {
+                max_th: f64::INFINITY,
+                ..cfg()
+            }),
+            ParamError::OutOfRange {
+                param: "red.max_th",
+                ..
+            }
         ));
         assert_eq!(
-            bad(RedConfig { mean_packet_size: 0, ..cfg() }),
-            ParamError::Zero { param: "red.mean_packet_size" }
+            bad(RedConfig {
+                mean_packet_size: 0,
+                ..cfg()
+            }),
+            ParamError::Zero {
+                param: "red.mean_packet_size"
+            }
         );
         assert_eq!(
-            bad(RedConfig { link_rate_bps: 0, ..cfg() }),
-            ParamError::Zero { param: "red.link_rate_bps" }
+            bad(RedConfig {
+                link_rate_bps: 0,
+                ..cfg()
+            }),
+            ParamError::Zero {
+                param: "red.link_rate_bps"
+            }
         );
         assert_eq!(
-            bad(RedConfig { limit: QueueLimit::Packets(0), ..cfg() }),
+            bad(RedConfig {
+                limit: QueueLimit::Packets(0),
+                ..cfg()
+            }),
             ParamError::Zero { param: "red.limit" }
         );
         assert_eq!(
-            bad(RedConfig { max_p: 2.0, ..cfg() }).to_string(),
+            bad(RedConfig {
+                max_p: 2.0,
+                ..cfg()
+            })
+            .to_string(),
             "red.max_p: 2 is not a probability; expected a value in [0, 1]"
         );
     }
 
     fn arb_cfg() -> impl Strategy<Value = RedConfig> {
-        (1u32..8, 1u32..12, 0.0..=1.0f64, 0.01..=1.0f64, any::<(bool, bool, bool)>(), 1u32..40)
-            .prop_map(|(min_th, width, max_p, w_q, (gentle, ecn, byte_mode), limit)| {
-                let scale = if byte_mode { 800.0 } else { 1.0 };
-                RedConfig {
-                    limit: if byte_mode {
-                        QueueLimit::Bytes(limit as u64 * 800)
-                    } else {
-                        QueueLimit::Packets(limit)
-                    },
-                    min_th: min_th as f64 * scale,
-                    max_th: (min_th + width) as f64 * scale,
-                    max_p,
-                    w_q,
-                    gentle,
-                    ecn,
-                    byte_mode,
-                    mean_packet_size: 800,
-                    link_rate_bps: 10_000_000,
-                }
-            })
+        (
+            1u32..8,
+            1u32..12,
+            0.0..=1.0f64,
+            0.01..=1.0f64,
+            any::<(bool, bool, bool)>(),
+            1u32..40,
+        )
+            .prop_map(
+                |(min_th, width, max_p, w_q, (gentle, ecn, byte_mode), limit)| {
+                    let scale = if byte_mode { 800.0 } else { 1.0 };
+                    RedConfig {
+                        limit: if byte_mode {
+                            QueueLimit::Bytes(limit as u64 * 800)
+                        } else {
+                            QueueLimit::Packets(limit)
+                        },
+                        min_th: min_th as f64 * scale,
+                        max_th: (min_th + width) as f64 * scale,
+                        max_p,
+                        w_q,
+                        gentle,
+                        ecn,
+                        byte_mode,
+                        mean_packet_size: 800,
+                        link_rate_bps: 10_000_000,
+                    }
+                },
+            )
     }
 
     proptest! {

@@ -23,7 +23,10 @@ pub(crate) fn udp_packet(uid: u64, payload_len: u32, ecn: Ecn) -> Packet {
             ttl: 64,
             id: 0,
         },
-        transport: Transport::Udp(UdpHeader { src_port: 5000, dst_port: 5001 }),
+        transport: Transport::Udp(UdpHeader {
+            src_port: 5000,
+            dst_port: 5001,
+        }),
         payload_len,
         app_seq: uid,
         created_at: SimTime::ZERO,
@@ -47,7 +50,12 @@ pub(crate) enum Op {
 /// Random workloads: arrivals somewhat more frequent than departures so that queues build, and
 /// time steps up to `max_step_ns`.
 pub(crate) fn ops(max_step_ns: u64, max_len: usize) -> impl Strategy<Value = Vec<Op>> {
-    let ecn = prop_oneof![Just(Ecn::NotEct), Just(Ecn::Ect0), Just(Ecn::Ect1), Just(Ecn::Ce)];
+    let ecn = prop_oneof![
+        Just(Ecn::NotEct),
+        Just(Ecn::Ect0),
+        Just(Ecn::Ect1),
+        Just(Ecn::Ce)
+    ];
     let op = prop_oneof![
         5 => (0u32..1473, ecn).prop_map(|(payload, ecn)| Op::Enqueue { payload, ecn }),
         3 => Just(Op::Dequeue),
@@ -136,13 +144,19 @@ pub(crate) fn check_conservation(q: &mut dyn QueueDisc, ops: &[Op]) -> Result<()
         let s = *q.stats();
         prop_assert_eq!(offered, s.enqueued + drop_at_enq);
         prop_assert_eq!(s.enqueued, enq);
-        prop_assert_eq!(s.enqueued, s.dequeued + drop_at_deq + q.len_packets() as u64);
+        prop_assert_eq!(
+            s.enqueued,
+            s.dequeued + drop_at_deq + q.len_packets() as u64
+        );
         prop_assert_eq!(s.dequeued, deq);
         prop_assert_eq!(s.dropped_full, full_drops);
         prop_assert_eq!(s.dropped_aqm, aqm_drops);
         prop_assert!(s.ce_marked >= ce_marks && s.ce_marked <= ce_marks + ce_sent);
         prop_assert_eq!(q.len_packets(), shadow.len());
-        prop_assert_eq!(q.len_bytes(), shadow.iter().map(|e| e.1 as u64).sum::<u64>());
+        prop_assert_eq!(
+            q.len_bytes(),
+            shadow.iter().map(|e| e.1 as u64).sum::<u64>()
+        );
     }
     Ok(())
 }

@@ -700,18 +700,20 @@ fn arb_packet() -> impl Strategy<Value = Packet> {
         arb_options(),
         any::<bool>(),
     )
-        .prop_map(|(src_port, dst_port, seq, ack, flags, window, options, eln)| {
-            Transport::Tcp(TcpHeader {
-                src_port,
-                dst_port,
-                seq,
-                ack,
-                flags: TcpFlags(flags),
-                window,
-                options,
-                eln,
-            })
-        });
+        .prop_map(
+            |(src_port, dst_port, seq, ack, flags, window, options, eln)| {
+                Transport::Tcp(TcpHeader {
+                    src_port,
+                    dst_port,
+                    seq,
+                    ack,
+                    flags: TcpFlags(flags),
+                    window,
+                    options,
+                    eln,
+                })
+            },
+        );
     let udp = (any::<u16>(), any::<u16>())
         .prop_map(|(src_port, dst_port)| Transport::Udp(UdpHeader { src_port, dst_port }));
     let message = prop_oneof![Just(GtpMessage::GPdu), Just(GtpMessage::EndMarker)];

@@ -105,7 +105,10 @@ pub fn write_framing(out: &mut Vec<u8>, ctx: &MacContext) {
     out.push(FRAME_SUBFRAME_TAG);
     out.extend_from_slice(&((sfn << 4) | sf).to_be_bytes());
     out.extend_from_slice(&[RETX_TAG, ctx.retx]);
-    out.extend_from_slice(&[CRC_STATUS_TAG, if ctx.crc_ok { CRC_SUCCESS } else { CRC_FAIL }]);
+    out.extend_from_slice(&[
+        CRC_STATUS_TAG,
+        if ctx.crc_ok { CRC_SUCCESS } else { CRC_FAIL },
+    ]);
     if let Some(p) = ctx.phy {
         // DL: length 10, DCI format, resource allocation type, aggregation level, MCS index,
         // redundancy version, RB length, HARQ id, NDI, TB, DL reTx. The redundancy version
@@ -148,7 +151,11 @@ impl<'a> Bits<'a> {
     }
     fn put(&mut self, value: u32, bits: u32) {
         debug_assert!(bits <= 32);
-        let mask = if bits == 32 { u32::MAX } else { (1 << bits) - 1 };
+        let mask = if bits == 32 {
+            u32::MAX
+        } else {
+            (1 << bits) - 1
+        };
         self.acc = (self.acc << bits) | u64::from(value & mask);
         self.n += bits;
         while self.n >= 8 {
@@ -294,7 +301,10 @@ pub fn write_status_pdu(out: &mut Vec<u8>, status: &StatusPdu, sn_bits: u8) {
         b.put(u32::from(so.is_some()), 1); // E2
         if let Some(r) = so {
             b.put(r.start, so_bits);
-            b.put(r.end.map_or(so_end_special, |e| e.saturating_sub(1)), so_bits);
+            b.put(
+                r.end.map_or(so_end_special, |e| e.saturating_sub(1)),
+                so_bits,
+            );
         }
     }
     b.finish();
@@ -302,7 +312,13 @@ pub fn write_status_pdu(out: &mut Vec<u8>, status: &StatusPdu, sn_bits: u8) {
 
 /// Appends a MAC PDU (36.321 §6.1.2) carrying `sdus` (each a byte range of `body`, in order) on
 /// `lcid`, followed by `padding` bytes of padding.
-pub fn write_mac_pdu(out: &mut Vec<u8>, lcid: u8, body: &[u8], sdus: &[(usize, usize)], padding: u32) {
+pub fn write_mac_pdu(
+    out: &mut Vec<u8>,
+    lcid: u8,
+    body: &[u8],
+    sdus: &[(usize, usize)],
+    padding: u32,
+) {
     let n = sdus.len();
     // One or two bytes of padding are the padding subheaders themselves, placed first.
     let (lead, tail) = match padding {
@@ -420,8 +436,19 @@ mod tests {
         want.extend_from_slice(&[0x06, 1, 0x07, 0, 0x01]);
         assert_eq!(out, want);
         out.clear();
-        let phy = DlPhy { mcs: 22, n_prb: 50, harq_id: 5, ndi: true };
-        write_framing(&mut out, &MacContext { phy: Some(phy), ..ctx });
+        let phy = DlPhy {
+            mcs: 22,
+            n_prb: 50,
+            harq_id: 5,
+            ndi: true,
+        };
+        write_framing(
+            &mut out,
+            &MacContext {
+                phy: Some(phy),
+                ..ctx
+            },
+        );
         // PHY tag, length 10: DCI 1, type 0, level 0, MCS 22, RV 2 (second transmission), 50
         // PRBs, HARQ 5, NDI 1, TB 0, DL reTx unknown; then the payload tag.
         let tail = &out[out.len() - 13..];
@@ -445,11 +472,27 @@ mod tests {
         use crate::rlc::{DataElement, DataField};
         // The tail of SDU 1 (bytes 30.. of its 102-byte PDCP PDU), then SDU 2 whole, then the
         // head of SDU 3: FI 11, two LIs (72 and 52), an AMD PDU segment at SO 300, last.
-        let (a, b, c) = (bearer_sdu(1, 100, 4096 + 7), bearer_sdu(2, 50, 8), bearer_sdu(3, 100, 9));
+        let (a, b, c) = (
+            bearer_sdu(1, 100, 4096 + 7),
+            bearer_sdu(2, 50, 8),
+            bearer_sdu(3, 100, 9),
+        );
         let mut data = DataField::new();
-        data.push(DataElement { sdu: a, offset: 30, len: 72 });
-        data.push(DataElement { sdu: b, offset: 0, len: 52 });
-        data.push(DataElement { sdu: c, offset: 0, len: 10 });
+        data.push(DataElement {
+            sdu: a,
+            offset: 30,
+            len: 72,
+        });
+        data.push(DataElement {
+            sdu: b,
+            offset: 0,
+            len: 52,
+        });
+        data.push(DataElement {
+            sdu: c,
+            offset: 0,
+            len: 10,
+        });
         let pdu = AmdPdu {
             sn: 0x2AB,
             poll: true,

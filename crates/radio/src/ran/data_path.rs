@@ -83,7 +83,8 @@ impl LteRan {
             if c == h.source && h.detached && !served_here {
                 let id = Some(h.id);
                 if !h.forwards() || h.released || h.end_marker_forwarded {
-                    self.timeline.count(id, pkt.flow, PacketFate::Dropped(DropPlace::Source));
+                    self.timeline
+                        .count(id, pkt.flow, PacketFate::Dropped(DropPlace::Source));
                     out.dropped.push((pkt, DropCause::Handover));
                 } else {
                     // 36.300 §10.1.2.1.2: fresh data reaching the source are forwarded
@@ -109,8 +110,11 @@ impl LteRan {
             let (enb, node) = (self.enbs[c], ue.node);
             self.cells[c].send(now, enb, node, pkt, out);
         } else if ue.ever_served[c] {
-            self.timeline
-                .count(ue.latest_record, pkt.flow, PacketFate::Dropped(DropPlace::Source));
+            self.timeline.count(
+                ue.latest_record,
+                pkt.flow,
+                PacketFate::Dropped(DropPlace::Source),
+            );
             out.dropped.push((pkt, DropCause::Handover));
         } else {
             out.dropped.push((pkt, DropCause::NoRoute));
@@ -169,8 +173,11 @@ impl LteRan {
             _ => {
                 // No handover to this eNB any more (it failed, or the UE re-established
                 // elsewhere): the forwarding tunnel leads nowhere.
-                self.timeline
-                    .count(ue.latest_record, pkt.flow, PacketFate::Dropped(DropPlace::Target));
+                self.timeline.count(
+                    ue.latest_record,
+                    pkt.flow,
+                    PacketFate::Dropped(DropPlace::Target),
+                );
                 out.dropped.push((pkt, DropCause::Handover));
             }
         }
@@ -205,7 +212,8 @@ impl LteRan {
         if self.cells[c].write_forwarded(now, node, pdu).is_err() {
             // The target's RLC buffer is full: a forwarded packet lost to the handover.
             let blame = self.ues[u].ho.as_ref().map(|h| h.id);
-            self.timeline.count(blame, pkt.flow, PacketFate::Dropped(DropPlace::Target));
+            self.timeline
+                .count(blame, pkt.flow, PacketFate::Dropped(DropPlace::Target));
             out.dropped.push((pkt, DropCause::Handover));
         }
     }
@@ -293,7 +301,8 @@ impl LteRan {
     pub(super) fn drop_held(&mut self, held: TargetBuffer, id: u32, out: &mut MediumOutput) {
         let forwarded = held.forwarded.into_iter().map(|(p, _)| p);
         for pkt in forwarded.chain(held.direct) {
-            self.timeline.count(Some(id), pkt.flow, PacketFate::Dropped(DropPlace::Target));
+            self.timeline
+                .count(Some(id), pkt.flow, PacketFate::Dropped(DropPlace::Target));
             out.dropped.push((pkt, DropCause::Handover));
         }
     }
@@ -391,7 +400,8 @@ impl LteRan {
         for pdu in unconfirmed {
             if !self.ues[u].received.contains(pdu.count) {
                 let pkt = pdu.sdu.packet;
-                self.timeline.count(Some(id), pkt.flow, PacketFate::Dropped(DropPlace::Source));
+                self.timeline
+                    .count(Some(id), pkt.flow, PacketFate::Dropped(DropPlace::Source));
                 out.dropped.push((pkt, DropCause::Handover));
             }
         }

@@ -34,9 +34,9 @@ pub mod um;
 #[cfg(test)]
 mod am_tests;
 #[cfg(test)]
-mod proptests;
-#[cfg(test)]
 mod fuzz;
+#[cfg(test)]
+mod proptests;
 #[cfg(test)]
 pub(crate) mod testkit;
 

@@ -104,7 +104,13 @@ impl HandoverDrops {
 
     /// The procedure's own losses from its record, and the flow's other drops in
     /// `[from, to]` from the trace, placed by their site.
-    fn count(counts: &HandoverFlowCounts, source: NodeId, trace: &FlowTrace, from: u64, to: u64) -> Self {
+    fn count(
+        counts: &HandoverFlowCounts,
+        source: NodeId,
+        trace: &FlowTrace,
+        from: u64,
+        to: u64,
+    ) -> Self {
         let mut d = HandoverDrops {
             source: counts.dropped - counts.dropped_at_target.min(counts.dropped),
             target: counts.dropped_at_target.min(counts.dropped),
@@ -121,7 +127,10 @@ impl HandoverDrops {
             if cause == f64::from(DropCause::Handover.code()) {
                 continue; // the procedure's own: counted from the record
             }
-            if let Some(k) = Self::CAUSES.iter().position(|c| f64::from(c.code()) == cause) {
+            if let Some(k) = Self::CAUSES
+                .iter()
+                .position(|c| f64::from(c.code()) == cause)
+            {
                 d.by_cause[k] += 1;
             }
             match sites.map(|s| s[i]) {
@@ -291,7 +300,9 @@ fn opt_secs(t: Option<SimTime>) -> Option<f64> {
 /// leaves it (`end + 1` if none does). A trace without `CcState` rows (the emulator's) keeps
 /// `from`.
 fn inherited_recovery_end(trace: &FlowTrace, from: u64, end: u64) -> u64 {
-    let before = from.checked_sub(1).and_then(|t| trace.cc_state.last_at_or_before(t));
+    let before = from
+        .checked_sub(1)
+        .and_then(|t| trace.cc_state.last_at_or_before(t));
     if before != Some(CC_STATE_RTO_RECOVERY) {
         return from;
     }
@@ -362,8 +373,7 @@ fn analyse_flow(
     // Losses count from the earliest step, so that a drop after a predicted path switch and
     // before the command makes the timeout genuine.
     let first_rto = trace.retx_rto.first_in(rto_from, end);
-    let lost_before_rto =
-        first_rto.is_some_and(|rto| trace.dropped.count_in(lost_from, rto) > 0);
+    let lost_before_rto = first_rto.is_some_and(|rto| trace.dropped.count_in(lost_from, rto) > 0);
     let spurious_rto = outcome == TcpOutcome::Timeout
         && (trace.spurious_undo.count_in(from, end) > 0
             || (counts.dropped == 0 && !lost_before_rto));

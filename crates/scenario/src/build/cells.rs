@@ -8,8 +8,8 @@ use celltcp_net::packet::NodeId;
 use celltcp_net::queue::QueueLimit;
 use celltcp_net::world::WorldBuilder;
 use celltcp_radio::cell::{
-    default_rlc_am, CellCapture, HarqCombining, Interferer, LteCell, LteCellConfig, RlcModeConfig, UeConfig,
-    UplinkConfig,
+    default_rlc_am, CellCapture, HarqCombining, Interferer, LteCell, LteCellConfig, RlcModeConfig,
+    UeConfig, UplinkConfig,
 };
 use celltcp_radio::channel::{
     ChannelError, FreeSpace, LogDistance, LosCondition, PathLossModel, Position, UrbanMacro,
@@ -20,9 +20,9 @@ use celltcp_radio::phy::bler::{DEFAULT_SHANNON_ETA, DEFAULT_SNR_EFFICIENCY_DB};
 use celltcp_radio::phy::{prbs_for_bandwidth, BlerModel, BlerTable};
 use celltcp_radio::rlc::{BufferLimit, MaxRetxAction, RlcAmConfig, RlcUmConfig};
 
+use super::CaptureRequest;
 use crate::config::cells::{CellSpec, HarqCombiningKind, OnMaxRetx, PathLossKind, RlcMode};
 use crate::config::loss::LossSpec;
-use super::CaptureRequest;
 use crate::error::ScenarioError;
 use crate::run::RunError;
 use crate::Scenario;
@@ -53,12 +53,19 @@ pub(super) fn add_cells(
         let ip = captures.radio_file(name, ".pcapng")?;
         let mac = captures.radio_file(name, ".mac-lte.pcap")?;
         if ip.is_some() || mac.is_some() {
-            let interfaces: Vec<String> =
-                cell.file.ues.keys().map(|ue| format!("{name}/{ue}")).collect();
+            let interfaces: Vec<String> = cell
+                .file
+                .ues
+                .keys()
+                .map(|ue| format!("{name}/{ue}"))
+                .collect();
             let interfaces: Vec<&str> = interfaces.iter().map(String::as_str).collect();
             let snaplen = scenario.capture.snaplen;
             let capture = CellCapture::new(ip, mac, snaplen, &interfaces, harq_processes, &rlc)
-                .map_err(|source| RunError::Io { path: captures.dir_display().join(name), source })?;
+                .map_err(|source| RunError::Io {
+                    path: captures.dir_display().join(name),
+                    source,
+                })?;
             lte.set_capture(capture);
         }
         b.add_medium(&format!("cell/{name}"), Box::new(lte));

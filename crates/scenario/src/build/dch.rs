@@ -58,9 +58,13 @@ pub(super) fn add_dch(
         if let Some(out) = captures.radio_file(name, ".pcapng")? {
             let interface = format!("{name}/{}", d.file.ue);
             let snaplen = scenario.capture.snaplen;
-            let capture = IpCapture::new(out, snaplen, &[interface.as_str()]).map_err(|source| {
-                crate::run::RunError::Io { path: captures.dir_display().join(name), source }
-            })?;
+            let capture =
+                IpCapture::new(out, snaplen, &[interface.as_str()]).map_err(|source| {
+                    crate::run::RunError::Io {
+                        path: captures.dir_display().join(name),
+                        source,
+                    }
+                })?;
             link.set_capture(capture);
         }
         let medium = b.add_medium(&format!("dch/{name}"), Box::new(link));

@@ -12,7 +12,6 @@ use super::events::LinkHandoverPlan;
 use crate::config::flows::FlowKind;
 use crate::Scenario;
 
-
 /// Handover bookkeeping of a built world.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct HandoverSetup {

@@ -43,11 +43,11 @@ use crate::config::loss::LossSpec;
 use crate::config::nodes::NodeKind;
 use crate::config::queue::QueueSpec;
 use crate::config::tcp::TcpSettings;
-use crate::{AppSpec, SizeDist};
 use crate::error::ScenarioError;
 use crate::run::{RunError, RunOptions};
 use crate::summary::FlowInfo;
 use crate::Scenario;
+use crate::{AppSpec, SizeDist};
 
 /// Largest IP packet assumed for CoDel's MTU parameter, bytes.
 const CODEL_MTU_BYTES: u32 = 1500;
@@ -73,7 +73,11 @@ impl CaptureRequest {
             if !is_link && !is_radio {
                 let names = |keys: Vec<&String>| {
                     let v: Vec<&str> = keys.into_iter().map(String::as_str).collect();
-                    if v.is_empty() { "none".to_string() } else { v.join(", ") }
+                    if v.is_empty() {
+                        "none".to_string()
+                    } else {
+                        v.join(", ")
+                    }
                 };
                 return Err(ScenarioError::new(
                     "capture.links",
@@ -92,15 +96,27 @@ impl CaptureRequest {
             }
         }
         if !(links.is_empty() && radio.is_empty()) && opts.capture_dir.is_none() {
-            let key = if links.is_empty() { "capture.cells" } else { "capture.links" };
+            let key = if links.is_empty() {
+                "capture.cells"
+            } else {
+                "capture.links"
+            };
             return Err(ScenarioError::new(key, "captures need an output directory"));
         }
-        Ok(CaptureRequest { dir: opts.capture_dir.clone(), links: links.into_iter().collect(), radio })
+        Ok(CaptureRequest {
+            dir: opts.capture_dir.clone(),
+            links: links.into_iter().collect(),
+            radio,
+        })
     }
 
     /// No captures: the world is built to be checked, not run.
     pub(crate) fn none() -> Self {
-        CaptureRequest { dir: None, links: Vec::new(), radio: BTreeSet::new() }
+        CaptureRequest {
+            dir: None,
+            links: Vec::new(),
+            radio: BTreeSet::new(),
+        }
     }
 
     pub(crate) fn dir_display(&self) -> PathBuf {
@@ -139,39 +155,77 @@ pub(crate) struct Built {
 fn traced_media(scenario: &Scenario) -> Vec<u32> {
     let cells = &scenario.trace.cells;
     if scenario.ran.is_some() {
-        return if cells.is_empty() { Vec::new() } else { vec![0] };
+        return if cells.is_empty() {
+            Vec::new()
+        } else {
+            vec![0]
+        };
     }
-    cells.iter().map(|c| scenario.cells.keys().position(|k| k == c).expect("validated") as u32).collect()
+    cells
+        .iter()
+        .map(|c| {
+            scenario
+                .cells
+                .keys()
+                .position(|k| k == c)
+                .expect("validated") as u32
+        })
+        .collect()
 }
 
 fn param(key: &str, e: ParamError) -> ScenarioError {
     ScenarioError::new(key, e.to_string())
 }
 
-fn queue_disc(spec: &QueueSpec, rate_bps: u64, key: &str) -> Result<Box<dyn QueueDisc>, ScenarioError> {
+fn queue_disc(
+    spec: &QueueSpec,
+    rate_bps: u64,
+    key: &str,
+) -> Result<Box<dyn QueueDisc>, ScenarioError> {
     let key = format!("{key}.queue");
     Ok(match *spec {
-        QueueSpec::DropTail { limit } => Box::new(DropTail::new(limit).map_err(|e| param(&key, e))?),
-        QueueSpec::Red { limit, min_th, max_th, max_p, w_q, gentle, ecn, byte_mode, mean_packet_size } => {
-            Box::new(
-                Red::new(RedConfig {
-                    limit,
-                    min_th,
-                    max_th,
-                    max_p,
-                    w_q,
-                    gentle,
-                    ecn,
-                    byte_mode,
-                    mean_packet_size,
-                    link_rate_bps: rate_bps,
-                })
-                .map_err(|e| param(&key, e))?,
-            )
+        QueueSpec::DropTail { limit } => {
+            Box::new(DropTail::new(limit).map_err(|e| param(&key, e))?)
         }
-        QueueSpec::CoDel { limit, target, interval, ecn } => Box::new(
-            CoDel::new(CoDelConfig { limit, target, interval, ecn, mtu: CODEL_MTU_BYTES })
-                .map_err(|e| param(&key, e))?,
+        QueueSpec::Red {
+            limit,
+            min_th,
+            max_th,
+            max_p,
+            w_q,
+            gentle,
+            ecn,
+            byte_mode,
+            mean_packet_size,
+        } => Box::new(
+            Red::new(RedConfig {
+                limit,
+                min_th,
+                max_th,
+                max_p,
+                w_q,
+                gentle,
+                ecn,
+                byte_mode,
+                mean_packet_size,
+                link_rate_bps: rate_bps,
+            })
+            .map_err(|e| param(&key, e))?,
+        ),
+        QueueSpec::CoDel {
+            limit,
+            target,
+            interval,
+            ecn,
+        } => Box::new(
+            CoDel::new(CoDelConfig {
+                limit,
+                target,
+                interval,
+                ecn,
+                mtu: CODEL_MTU_BYTES,
+            })
+            .map_err(|e| param(&key, e))?,
         ),
     })
 }
@@ -181,9 +235,19 @@ fn loss_model(spec: &LossSpec, key: &str) -> Result<Box<dyn LossModel>, Scenario
     Ok(match *spec {
         LossSpec::Bernoulli { p } => Box::new(Bernoulli::new(p).map_err(|e| param(&key, e))?),
         LossSpec::Ber { ber } => Box::new(BitErrorRate::new(ber).map_err(|e| param(&key, e))?),
-        LossSpec::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad } => Box::new(
-            GilbertElliott::new(GeConfig { p_good_to_bad, p_bad_to_good, loss_good, loss_bad })
-                .map_err(|e| param(&key, e))?,
+        LossSpec::GilbertElliott {
+            p_good_to_bad,
+            p_bad_to_good,
+            loss_good,
+            loss_bad,
+        } => Box::new(
+            GilbertElliott::new(GeConfig {
+                p_good_to_bad,
+                p_bad_to_good,
+                loss_good,
+                loss_bad,
+            })
+            .map_err(|e| param(&key, e))?,
         ),
     })
 }
@@ -238,11 +302,22 @@ fn tcp_config(s: &TcpSettings) -> TcpConfig {
 fn tcp_app(spec: &AppSpec, receipts: &FileReceipts) -> Box<dyn TcpApplication> {
     match *spec {
         AppSpec::Bulk { bytes } => Box::new(Bulk::new(bytes)),
-        AppSpec::Ftp { ref file_size, think_time_mean } => Box::new(Ftp::new(file_size_dist(file_size), think_time_mean)),
-        AppSpec::FtpInterRequest { ref file_size, inter_request_mean } => Box::new(
-            Ftp::with_inter_request(file_size_dist(file_size), inter_request_mean).with_receipts(receipts.clone()),
+        AppSpec::Ftp {
+            ref file_size,
+            think_time_mean,
+        } => Box::new(Ftp::new(file_size_dist(file_size), think_time_mean)),
+        AppSpec::FtpInterRequest {
+            ref file_size,
+            inter_request_mean,
+        } => Box::new(
+            Ftp::with_inter_request(file_size_dist(file_size), inter_request_mean)
+                .with_receipts(receipts.clone()),
         ),
-        AppSpec::OnOff { on_mean, off_mean, rate_bps } => Box::new(OnOff::new(on_mean, off_mean, rate_bps)),
+        AppSpec::OnOff {
+            on_mean,
+            off_mean,
+            rate_bps,
+        } => Box::new(OnOff::new(on_mean, off_mean, rate_bps)),
     }
 }
 
@@ -251,7 +326,10 @@ fn file_size_dist(size: &SizeDist) -> FileSize {
     match *size {
         SizeDist::Fixed { bytes } => FileSize::Fixed(bytes),
         SizeDist::Exponential { mean_bytes } => FileSize::Exponential { mean: mean_bytes },
-        SizeDist::Pareto { mean_bytes, shape } => FileSize::Pareto { mean: mean_bytes, shape },
+        SizeDist::Pareto { mean_bytes, shape } => FileSize::Pareto {
+            mean: mean_bytes,
+            shape,
+        },
     }
 }
 
@@ -275,7 +353,10 @@ fn addresses(scenario: &Scenario) -> Vec<Ipv4Addr> {
 }
 
 fn index_of(names: &[String], name: &str) -> u32 {
-    names.iter().position(|n| n == name).expect("validated name") as u32
+    names
+        .iter()
+        .position(|n| n == name)
+        .expect("validated name") as u32
 }
 
 /// Warnings about the scenario (see [`crate::run::check`]): UE routes that leave every cell's
@@ -327,7 +408,8 @@ pub(crate) fn build(
                 .flat_map(|c| c.file.ues.keys().map(|ue| (node(ue), node(&c.file.enb))))
                 .collect(),
         };
-        b.epc(&cfg).map_err(|e| ScenarioError::new("epc", e.to_string()))?;
+        b.epc(&cfg)
+            .map_err(|e| ScenarioError::new("epc", e.to_string()))?;
     }
 
     let end = SimTime::ZERO + scenario.simulation.duration;
@@ -379,7 +461,8 @@ pub(crate) fn build(
             FlowKind::Tcp(t) => {
                 let key = format!("flows.{name}");
                 let cfg = tcp_config(&t.settings);
-                let agent_err = |e: AgentError| ScenarioError::new(format!("{key}.tcp"), e.to_string());
+                let agent_err =
+                    |e: AgentError| ScenarioError::new(format!("{key}.tcp"), e.to_string());
                 let receipts = FileReceipts::new();
                 let app = tcp_app(&t.app, &receipts);
                 let sender = TcpSenderAgent::with_cc_name(
@@ -396,10 +479,13 @@ pub(crate) fn build(
                     None => sender,
                 };
                 let ack_copies = cfg.ack_copies.enabled;
-                let receiver = TcpReceiverAgent::with_cc_name(cfg, id, (dst_addr, flow.dst_port), t.cc.name())
-                    .map_err(agent_err)?;
+                let receiver =
+                    TcpReceiverAgent::with_cc_name(cfg, id, (dst_addr, flow.dst_port), t.cc.name())
+                        .map_err(agent_err)?;
                 let receiver = if ack_copies {
-                    receiver.with_terminal_estimate(terminals.entry(flow.dst.as_str()).or_default().clone())
+                    receiver.with_terminal_estimate(
+                        terminals.entry(flow.dst.as_str()).or_default().clone(),
+                    )
                 } else {
                     receiver
                 };
@@ -450,7 +536,11 @@ pub(crate) fn build(
         packet_flows: t.packets.iter().map(|f| index_of(&flow_names, f)).collect(),
         media: [traced_media(scenario), traced_dch].concat(),
     });
-    let tcp_flows: Vec<u32> = t.tcp_flows.iter().map(|f| index_of(&flow_names, f)).collect();
+    let tcp_flows: Vec<u32> = t
+        .tcp_flows
+        .iter()
+        .map(|f| index_of(&flow_names, f))
+        .collect();
     let mut traces = Traces::new(&t.tcp).only_flows(&tcp_flows);
     let handover = HandoverSetup::new(scenario, link_handovers, &node);
     handover.enable_traces(&mut traces);
@@ -459,9 +549,16 @@ pub(crate) fn build(
     if let Some(dir) = &captures.dir {
         for link in &captures.links {
             let path = dir.join(format!("{link}.pcap"));
-            let file = File::create(&path).map_err(|source| RunError::Io { path: path.clone(), source })?;
-            let writer = PcapWriter::new(BufWriter::new(file), scenario.capture.snaplen)
-                .map_err(|source| RunError::Io { path: path.clone(), source })?;
+            let file = File::create(&path).map_err(|source| RunError::Io {
+                path: path.clone(),
+                source,
+            })?;
+            let writer = PcapWriter::new(BufWriter::new(file), scenario.capture.snaplen).map_err(
+                |source| RunError::Io {
+                    path: path.clone(),
+                    source,
+                },
+            )?;
             b.capture(index_of(&link_names, link), Box::new(writer));
         }
     }
@@ -469,12 +566,23 @@ pub(crate) fn build(
     // Trace-driven directions (`trace = "file"`) are served at the trace's delivery
     // opportunities; the world's link `name` holds directions 2·i (a→b) and 2·i + 1 (b→a).
     for (name, link) in &scenario.links {
-        let i = world.topo.links.iter().position(|l| &l.name == name).expect("every link was added");
+        let i = world
+            .topo
+            .links
+            .iter()
+            .position(|l| &l.name == name)
+            .expect("every link was added");
         for (d, dir) in [&link.a_to_b, &link.b_to_a].into_iter().enumerate() {
             if let Some(t) = &dir.trace {
                 world.dirs[2 * i + d].serve_by_trace(t.trace.clone(), t.accounting);
             }
         }
     }
-    Ok(Built { world, flows, link_names, flow_names, handover })
+    Ok(Built {
+        world,
+        flows,
+        link_names,
+        flow_names,
+        handover,
+    })
 }

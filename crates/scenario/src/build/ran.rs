@@ -7,6 +7,7 @@
 //! model (its own, or the default of the cell that lists it) becomes the UE's in the network,
 //! applied above the cells whichever serves it.
 
+use celltcp_engine::RngStream;
 use celltcp_engine::SimTime;
 use celltcp_net::forwarding::ForwardingConfig;
 use celltcp_net::packet::NodeId;
@@ -14,7 +15,6 @@ use celltcp_net::queue::QueueLimit;
 use celltcp_net::world::WorldBuilder;
 use celltcp_radio::cell::LteCellConfig;
 use celltcp_radio::channel::{LosCondition, PathLoss, Position};
-use celltcp_engine::RngStream;
 use celltcp_radio::measurement::{A3Config, RlfConfig};
 use celltcp_radio::mobility::{Mobility, MobilityModel};
 use celltcp_radio::ran::{
@@ -50,8 +50,11 @@ pub(super) fn add_ran(
         .values()
         .flat_map(|c| c.file.ues.keys().cloned())
         .collect();
-    let cell_params: Vec<(u8, celltcp_radio::cell::RlcModeConfig)> =
-        cfg.cells.iter().map(|c| (c.harq.n_processes, c.rlc)).collect();
+    let cell_params: Vec<(u8, celltcp_radio::cell::RlcModeConfig)> = cfg
+        .cells
+        .iter()
+        .map(|c| (c.harq.n_processes, c.rlc))
+        .collect();
     // Every eNB of the network forwards over X2-U from its own buffer at its own pace.
     let forwarding = ForwardingConfig {
         rate_bps: ran.handover.forwarding_rate,
@@ -79,7 +82,10 @@ pub(super) fn add_ran(
             harq_processes,
             &rlc,
         )
-        .map_err(|source| crate::run::RunError::Io { path: captures.dir_display().join(name), source })?;
+        .map_err(|source| crate::run::RunError::Io {
+            path: captures.dir_display().join(name),
+            source,
+        })?;
         medium.set_cell_capture(i, capture);
     }
     b.add_medium(RAN_NAME, Box::new(medium));

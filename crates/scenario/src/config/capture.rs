@@ -107,7 +107,11 @@ pub(crate) fn radio_ref(
         return Ok(());
     }
     let known: Vec<&str> = cells.keys().chain(dch.keys()).map(String::as_str).collect();
-    let known = if known.is_empty() { "none".to_string() } else { known.join(", ") };
+    let known = if known.is_empty() {
+        "none".to_string()
+    } else {
+        known.join(", ")
+    };
     Err(ScenarioError::new(
         key,
         format!("'{name}' is not a cell or a dedicated channel (cells and channels: {known})"),

@@ -133,14 +133,19 @@ pub(crate) fn convert(
             if let Some(r) = &e.rate {
                 let link = &links[&e.link];
                 let traced = match e.direction {
-                    EventDirection::Both => link.a_to_b.trace.is_some() || link.b_to_a.trace.is_some(),
+                    EventDirection::Both => {
+                        link.a_to_b.trace.is_some() || link.b_to_a.trace.is_some()
+                    }
                     EventDirection::AToB => link.a_to_b.trace.is_some(),
                     EventDirection::BToA => link.b_to_a.trace.is_some(),
                 };
                 if traced {
                     return Err(ScenarioError::new(
                         format!("{key}.rate"),
-                        format!("link '{}' is driven by a trace there; its rate cannot be changed", e.link),
+                        format!(
+                            "link '{}' is driven by a trace there; its rate cannot be changed",
+                            e.link
+                        ),
                     ));
                 }
                 if r.value == 0 {
@@ -151,7 +156,11 @@ pub(crate) fn convert(
                 }
             }
             if let Some(h) = &e.handover {
-                for (k, given) in [("delay", e.delay.is_some()), ("rate", e.rate.is_some()), ("down", e.down.is_some())] {
+                for (k, given) in [
+                    ("delay", e.delay.is_some()),
+                    ("rate", e.rate.is_some()),
+                    ("down", e.down.is_some()),
+                ] {
                     if given {
                         return Err(ScenarioError::new(
                             format!("{key}.{k}"),
@@ -168,7 +177,10 @@ pub(crate) fn convert(
                 if e.at.value + h.interruption.value > simulation.duration {
                     return Err(ScenarioError::new(
                         format!("{key}.handover.interruption"),
-                        format!("'{}' from '{}' ends after the end of the run", h.interruption, e.at),
+                        format!(
+                            "'{}' from '{}' ends after the end of the run",
+                            h.interruption, e.at
+                        ),
                     ));
                 }
             } else if e.delay.is_none() && e.rate.is_none() && e.down.is_none() {
@@ -184,7 +196,10 @@ pub(crate) fn convert(
                 delay: e.delay.as_ref().map(|d| d.value),
                 rate_bps: e.rate.as_ref().map(|r| r.value),
                 down: e.down,
-                handover: e.handover.as_ref().map(|h| LinkHandover { interruption: h.interruption.value, policy: h.policy }),
+                handover: e.handover.as_ref().map(|h| LinkHandover {
+                    interruption: h.interruption.value,
+                    policy: h.policy,
+                }),
             })
         })
         .collect::<Result<Vec<_>, _>>()

@@ -374,14 +374,22 @@ impl HandoverFile {
         if let Some(rate) = self.forwarding_rate.as_ref().filter(|r| r.value == 0) {
             return Err(ScenarioError::new(
                 key("forwarding_rate"),
-                format!("'{rate}' must be > 0; use e.g. '100Mbps', or leave it out for the line rate"),
+                format!(
+                    "'{rate}' must be > 0; use e.g. '100Mbps', or leave it out for the line rate"
+                ),
             ));
         }
         let forwarding_buffer = self.forwarding_buffer.value;
-        if matches!(forwarding_buffer, QueueLimit::Packets(0) | QueueLimit::Bytes(0)) {
+        if matches!(
+            forwarding_buffer,
+            QueueLimit::Packets(0) | QueueLimit::Bytes(0)
+        ) {
             return Err(ScenarioError::new(
                 key("forwarding_buffer"),
-                format!("'{}' must be > 0; use e.g. '2000p' or '4MB'", self.forwarding_buffer),
+                format!(
+                    "'{}' must be > 0; use e.g. '2000p' or '4MB'",
+                    self.forwarding_buffer
+                ),
             ));
         }
         if self.max_ues_per_cell == Some(0) {
@@ -480,7 +488,12 @@ fn check_manual_targets(
     order.sort_by_key(|&i| manual[i].at.value);
     let mut serving: BTreeMap<&str, &str> = cells
         .iter()
-        .flat_map(|(name, c)| c.file.ues.keys().map(move |ue| (ue.as_str(), name.as_str())))
+        .flat_map(|(name, c)| {
+            c.file
+                .ues
+                .keys()
+                .map(move |ue| (ue.as_str(), name.as_str()))
+        })
         .collect();
     for i in order {
         let m = &manual[i];

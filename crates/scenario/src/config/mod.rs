@@ -191,7 +191,14 @@ impl ScenarioFile {
         let dch = dch::convert(&mut self.dch, &nodes, &cells)?;
         let radio_edges = [cells::radio_edges(&cells), dch::radio_edges(&dch)].concat();
         let duration_text = self.simulation.duration.text.clone();
-        let flows = flows::convert(&mut self.flows, &simulation, &duration_text, &nodes, &links, &radio_edges)?;
+        let flows = flows::convert(
+            &mut self.flows,
+            &simulation,
+            &duration_text,
+            &nodes,
+            &links,
+            &radio_edges,
+        )?;
         epc::check_flows(epc.as_ref(), &flows, &nodes, &links, &cells)?;
         let middleboxes = middleboxes::convert(&self.middleboxes, &nodes, &links, &radio_edges)?;
         let trace = self.trace.convert(&links, &flows, &cells, &dch)?;

@@ -173,7 +173,11 @@ impl<K: UnitKind> Quantity<K> {
 
     /// A TOML number without a unit (accepted only where the kind allows it: a zero speed).
     fn from_number(number: &str) -> Result<Self, UnitError> {
-        K::from_number(number).map(|value| Quantity { value, text: number.to_owned(), kind: PhantomData })
+        K::from_number(number).map(|value| Quantity {
+            value,
+            text: number.to_owned(),
+            kind: PhantomData,
+        })
     }
 
     /// A default written in this crate's source. Every default is parsed when a minimal
@@ -302,10 +306,15 @@ mod tests {
             "5 has no unit; a speed needs one of km/h, m/s (e.g. '5km/h')"
         );
         assert_eq!(
-            Quantity::<Speed>::from_number("-5").unwrap_err().to_string(),
+            Quantity::<Speed>::from_number("-5")
+                .unwrap_err()
+                .to_string(),
             "'-5' is negative; a speed must be ≥ 0"
         );
-        assert_eq!(Quantity::<Length>::parse("1.5km").expect("valid").value, 1500.0);
+        assert_eq!(
+            Quantity::<Length>::parse("1.5km").expect("valid").value,
+            1500.0
+        );
         assert!(Quantity::<Length>::from_number("0").is_err());
     }
 }

@@ -127,7 +127,10 @@ impl TraceFile {
                 let known: Vec<String> = cells.keys().cloned().collect();
                 return Err(ScenarioError::new(
                     "trace.cells",
-                    format!("cell '{name}' does not exist (cells: {})", list_or_none(&known)),
+                    format!(
+                        "cell '{name}' does not exist (cells: {})",
+                        list_or_none(&known)
+                    ),
                 ));
             }
         }
@@ -214,7 +217,11 @@ fn sampled_series(spec: &TraceSpec, cells: &BTreeMap<String, CellSpec>, in_ran: 
     let traced_cells: u64 = if in_ran && !spec.cells.is_empty() {
         cells.values().map(cell_rows).sum()
     } else {
-        spec.cells.iter().filter_map(|n| cells.get(n)).map(cell_rows).sum()
+        spec.cells
+            .iter()
+            .filter_map(|n| cells.get(n))
+            .map(cell_rows)
+            .sum()
     };
     2 * spec.queues.len() as u64 + spec.flows.len() as u64 + traced_cells + spec.dch.len() as u64
 }

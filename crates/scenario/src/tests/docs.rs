@@ -39,7 +39,11 @@ fn toml_examples_load() {
     let blocks = toml_blocks(&docs());
     assert!(!blocks.is_empty(), "the document has TOML examples");
     for block in blocks {
-        let header = if block.contains("[cells.") { nodes.to_owned() } else { format!("{nodes}{wired}") };
+        let header = if block.contains("[cells.") {
+            nodes.to_owned()
+        } else {
+            format!("{nodes}{wired}")
+        };
         if let Err(e) = crate::load_str(&format!("{header}{block}"), &[]) {
             panic!("example does not load: {e}\n{block}");
         }
@@ -58,9 +62,18 @@ fn quoted_messages_are_produced() {
     // The radio access network example, with a negative speed.
     let header = "[simulation]\nduration = '30s'\n[nodes.server]\nkind = 'host'\n[nodes.ue]\nkind = 'host'\n\
                   [links.l]\na = 'server'\nb = 'ue'\nrate = '10Mbps'\n";
-    let ran = toml_blocks(&text).into_iter().find(|b| b.contains("[mobility.car]")).expect("the [ran] example");
-    let speed = err_with(&format!("{header}{ran}"), &[("mobility.car.speed", "-3km/h")]);
-    let cases = cases.into_iter().chain([(speed, "mobility.car.speed: '-3km/h' is negative; a speed must be ≥ 0")]);
+    let ran = toml_blocks(&text)
+        .into_iter()
+        .find(|b| b.contains("[mobility.car]"))
+        .expect("the [ran] example");
+    let speed = err_with(
+        &format!("{header}{ran}"),
+        &[("mobility.car.speed", "-3km/h")],
+    );
+    let cases = cases.into_iter().chain([(
+        speed,
+        "mobility.car.speed: '-3km/h' is negative; a speed must be ≥ 0",
+    )]);
     for (produced, quoted) in cases {
         assert_eq!(produced, quoted);
         assert!(

@@ -244,7 +244,8 @@ fn load_path_reads_files_and_reports_missing_ones() {
 
 #[test]
 fn examples_load() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/celltcp/examples");
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/celltcp/examples");
     for path in super::schema::example_files(&dir) {
         if let Err(e) = load_path(&path, &[]) {
             panic!("{}: {e}", path.display());

@@ -61,7 +61,10 @@ fn overrides_create_missing_tables() {
     let s = with(
         MINIMAL,
         &[
-            ("flows.f", "{ kind = 'udp', src = 'a', dst = 'b', rate = '2Mbps' }"),
+            (
+                "flows.f",
+                "{ kind = 'udp', src = 'a', dst = 'b', rate = '2Mbps' }",
+            ),
             ("flows.f.rate", "1Mbps"),
         ],
     );

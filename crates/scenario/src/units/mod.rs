@@ -19,7 +19,7 @@
 
 mod motion;
 
-pub use motion::{parse_length, parse_speed, speed_missing_unit, length_missing_unit};
+pub use motion::{length_missing_unit, parse_length, parse_speed, speed_missing_unit};
 
 use celltcp_engine::SimDuration;
 use celltcp_net::queue::QueueLimit;
@@ -218,7 +218,11 @@ pub fn parse_quantity(text: &str) -> Option<Quantity> {
     } else if has(&SIZE) {
         q("size", "B", parse_size(text).ok()? as f64)
     } else if has(&PACKETS) {
-        q("packets", "packets", parse_with(&PACKETS, text).ok()? as f64)
+        q(
+            "packets",
+            "packets",
+            parse_with(&PACKETS, text).ok()? as f64,
+        )
     } else if motion::is_speed_unit(unit) {
         q("speed", "m/s", parse_speed(text).ok()?)
     } else if motion::is_length_unit(unit) {
@@ -561,7 +565,9 @@ mod tests {
             "'200 pkts' is not a queue limit; use whole packets ('500p') or a size such as '200KB' \
              (units B, kB, KB, MB, GB, KiB, MiB, GiB; kB = KB = 1000 bytes, KiB = 1024 bytes)"
         );
-        assert!(err(parse_queue_limit("x")).starts_with("'x' is not a queue limit; use whole packets"));
+        assert!(
+            err(parse_queue_limit("x")).starts_with("'x' is not a queue limit; use whole packets")
+        );
         // Size units are case-sensitive everywhere (`KB`); a lower-case k is named in the message.
         // Any kind, by its unit, in SI base units.
         let q = |t| parse_quantity(t).map(|q| (q.kind, q.unit, q.value));
@@ -583,7 +589,10 @@ mod tests {
         assert_eq!(of("rate", "20Mbps"), Some(Ok(2e7)));
         assert_eq!(of("time", "1min"), Some(Ok(60.0)));
         assert_eq!(of("length", "1.5km"), Some(Ok(1500.0)));
-        assert_eq!(of("time", "20Mbps"), Some(Err("'20Mbps' is not a time; use e.g. '20ms'".into())));
+        assert_eq!(
+            of("time", "20Mbps"),
+            Some(Err("'20Mbps' is not a time; use e.g. '20ms'".into()))
+        );
         assert_eq!(of("furlongs", "1m"), None);
         for kind in QUANTITY_KINDS {
             assert!(parse_quantity_of(kind, "1").is_some(), "{kind}");

@@ -79,14 +79,16 @@ fn faults() -> impl Strategy<Value = Faults> {
         prop_oneof![Just(0.0), 0.0f64..0.05],
         prop_oneof![Just(2_000u64), Just(60_000), Just(400_000)],
     )
-        .prop_map(|(drop, reorder, duplicate, truncate, ce, max_extra_us)| Faults {
-            drop,
-            reorder,
-            duplicate,
-            truncate,
-            ce,
-            max_extra_us,
-        })
+        .prop_map(
+            |(drop, reorder, duplicate, truncate, ce, max_extra_us)| Faults {
+                drop,
+                reorder,
+                duplicate,
+                truncate,
+                ce,
+                max_extra_us,
+            },
+        )
 }
 
 /// A random endpoint configuration (before validation).
@@ -106,7 +108,13 @@ fn config() -> impl Strategy<Value = TcpConfig> {
             any::<bool>(),
             prop_oneof![Just(536u32), Just(1000), Just(1460)],
             1u32..=10,
-            prop_oneof![Just(3_000u64), Just(8_000), Just(65_535), Just(300_000), Just(4 << 20)],
+            prop_oneof![
+                Just(3_000u64),
+                Just(8_000),
+                Just(65_535),
+                Just(300_000),
+                Just(4 << 20)
+            ],
             prop_oneof![Just(5_000u64), Just(64_000), Just(4 << 20)],
             prop_oneof![Just(0u32), Just(u32::MAX - 3_000), any::<u32>()],
         ),
@@ -163,16 +171,18 @@ fn case() -> impl Strategy<Value = Case> {
         prop_oneof![Just(100u64), Just(20_000), Just(150_000)],
         prop_oneof![Just(None), Just(Some(2_000_000u64)), Just(Some(50_000_000))],
     )
-        .prop_map(|(seed, cfg, which, faults, total, read_every_us, delay_us, rate_bps)| Case {
-            seed,
-            cfg,
-            cc: cc::NAMES[which],
-            faults,
-            total,
-            read_every_us,
-            delay_us,
-            rate_bps,
-        })
+        .prop_map(
+            |(seed, cfg, which, faults, total, read_every_us, delay_us, rate_bps)| Case {
+                seed,
+                cfg,
+                cc: cc::NAMES[which],
+                faults,
+                total,
+                read_every_us,
+                delay_us,
+                rate_bps,
+            },
+        )
 }
 
 /// The network and the application models around the two endpoints.
@@ -333,7 +343,11 @@ impl World {
             self.snd_max
         );
         let syn = h.flags.contains(TcpFlags::SYN);
-        let shift = if syn || !self.b.ws_ok { 0 } else { self.b.rcv.wscale };
+        let shift = if syn || !self.b.ws_ok {
+            0
+        } else {
+            self.b.rcv.wscale
+        };
         let edge = ack + ((h.window as u64) << shift);
         let granule = 1u64 << shift;
         prop_assert!(
@@ -373,7 +387,11 @@ impl World {
                 self.check_a_segment(&before, &p)?;
                 self.transmit(true, p);
                 n += 1;
-                prop_assert!(n < MAX_SAME_INSTANT, "A emits without end at {:?}", self.now);
+                prop_assert!(
+                    n < MAX_SAME_INSTANT,
+                    "A emits without end at {:?}",
+                    self.now
+                );
                 any = true;
             }
             n = 0;
@@ -381,7 +399,11 @@ impl World {
                 self.check_b_segment(&p)?;
                 self.transmit(false, p);
                 n += 1;
-                prop_assert!(n < MAX_SAME_INSTANT, "B emits without end at {:?}", self.now);
+                prop_assert!(
+                    n < MAX_SAME_INSTANT,
+                    "B emits without end at {:?}",
+                    self.now
+                );
                 any = true;
             }
             if self.b.state() == TcpState::CloseWait {
@@ -530,7 +552,12 @@ impl World {
         if t > limit {
             return Ok(false);
         }
-        prop_assert!(t >= self.now, "a timer in the past: {:?} < {:?}", t, self.now);
+        prop_assert!(
+            t >= self.now,
+            "a timer in the past: {:?} < {:?}",
+            t,
+            self.now
+        );
         self.now = t;
         if next_pkt == Some(t) {
             let Reverse((_, id, to_b)) = self.events.pop().unwrap();
@@ -605,7 +632,10 @@ impl World {
         let segments = self.case.total / self.a.smss as u64 + 1;
         let work = self.handled - self.reads;
         if std::env::var_os("CELLTCP_FUZZ_STATS").is_some() {
-            eprintln!("fuzz-stats events/segment {:.1}", work as f64 / segments as f64);
+            eprintln!(
+                "fuzz-stats events/segment {:.1}",
+                work as f64 / segments as f64
+            );
         }
         prop_assert!(
             work <= MAX_EVENTS_BASE + MAX_EVENTS_PER_SEGMENT * segments,
@@ -638,7 +668,6 @@ proptest! {
         run_case(case)?;
     }
 }
-
 
 /// Found by this fuzzing (50,000 cases): BBR's pacer held the retransmission due at an RTO
 /// expiry; a SACK then moved F-RTO to step 2b, which waited for new data that sender SWS

@@ -204,7 +204,10 @@ fn a_fin_reaching_a_closed_endpoint_is_answered_with_a_reset_rfc9293_3_10_7_1() 
         time_wait: SimDuration::from_ms(10),
         ..cfg()
     };
-    let cb = TcpConfig { isn: 5_000, ..cfg() };
+    let cb = TcpConfig {
+        isn: 5_000,
+        ..cfg()
+    };
     let mut h = Harness::new(ca, cb);
     let mut dropped = false;
     h.rule = Box::new(move |_, d, p| {

@@ -27,20 +27,24 @@ LINKS = ("s1u_source", "s1u_target")
 VARIANTS: dict[str, list[str]] = {
     "aqm.toml (64 KB windows, all start at 0 s)": [],
     "windows not limited (1 MB)": [f"flows.{f}.tcp.rcv_buf=1MB" for f in FLOWS],
-    "starts staggered (source UEs 0.5 s apart, target UEs 0.25 s after)":
-        [f"flows.ue_s{i}.start={0.5 * i}s" for i in (1, 2, 3)]
-        + [f"flows.ue_t{i}.start={0.5 * i + 0.25}s" for i in (1, 2, 3)],
+    "starts staggered (source UEs 0.5 s apart, target UEs 0.25 s after)": [
+        f"flows.ue_s{i}.start={0.5 * i}s" for i in (1, 2, 3)
+    ]
+    + [f"flows.ue_t{i}.start={0.5 * i + 0.25}s" for i in (1, 2, 3)],
 }
-VARIANTS["both"] = VARIANTS["windows not limited (1 MB)"] + VARIANTS[
-    "starts staggered (source UEs 0.5 s apart, target UEs 0.25 s after)"]
+VARIANTS["both"] = (
+    VARIANTS["windows not limited (1 MB)"]
+    + VARIANTS["starts staggered (source UEs 0.5 s apart, target UEs 0.25 s after)"]
+)
 
 
 def drop_rates(overrides: list[str], runs: int) -> np.ndarray:
     """Mean drop rate (%) of the router → source and router → target queues."""
     rows = []
     for run in range(runs):
-        res = celltcp.run(AQM, run=run, set=[f"links.{link}.queue={DROP_TAIL}" for link in LINKS]
-                          + overrides)
+        res = celltcp.run(
+            AQM, run=run, set=[f"links.{link}.queue={DROP_TAIL}" for link in LINKS] + overrides
+        )
         rate = []
         for link in LINKS:
             d = res.summary["links"][link]["a_to_b"]

@@ -44,11 +44,7 @@ def flow_figures(result: celltcp.RunResult, flow: str) -> dict[str, float]:
     summary = result.summary["flows"][flow]
     packets = result.series["packets"]
     delays = packets.loc[packets["flow"] == flow, "delay_ns"].to_numpy(dtype=np.int64)
-    jitter_ms = (
-        float(np.abs(np.diff(delays)).mean()) * 1e-6
-        if len(delays) > 1
-        else float("nan")
-    )
+    jitter_ms = float(np.abs(np.diff(delays)).mean()) * 1e-6 if len(delays) > 1 else float("nan")
     return {
         "thr": summary["throughput_bps"] / 1e6,
         "delay": summary["delay_mean_s"] * 1e3,
@@ -91,7 +87,10 @@ def exp_5_2(cc: str, errors: str, seeds: int) -> tuple[list[dict[str, float]], f
     if errors == "ue":
         ber = ber_for_byte_error_rate(BASE_RATE)
         overrides.update(
-            {f"cells.cell{c}.downlink_loss": f'{{ kind = "ber", ber = {ber:e} }}' for c in (1, 2, 3)}
+            {
+                f"cells.cell{c}.downlink_loss": f'{{ kind = "ber", ber = {ber:e} }}'
+                for c in (1, 2, 3)
+            }
         )
     per_run: list[list[dict[str, float]]] = []
     jain: list[float] = []
@@ -120,19 +119,19 @@ def fmt(f: dict[str, float]) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--seeds", type=int, default=5, help="master seeds 1..N (default 5)"
-    )
+    parser.add_argument("--seeds", type=int, default=5, help="master seeds 1..N (default 5)")
     parser.add_argument("--only", choices=("5-1", "5-2"), help="run one experiment")
-    parser.add_argument("--errors", choices=ERRORS_5_2, action="append",
-                        help="experiment 5-2: only these error placements (repeatable)")
+    parser.add_argument(
+        "--errors",
+        choices=ERRORS_5_2,
+        action="append",
+        help="experiment 5-2: only these error placements (repeatable)",
+    )
     args = parser.parse_args()
 
     if args.only in (None, "5-1"):
         print(f"## Experiment 5-1, 100 s, medians of seeds 1–{args.seeds}\n")
-        print(
-            row("error rate", "TCP", "SACK", "Mb/s", "delay ms", "jitter ms", "loss %")
-        )
+        print(row("error rate", "TCP", "SACK", "Mb/s", "delay ms", "jitter ms", "loss %"))
         print(row(*["---"] * 7))
         for rate in (BASE_RATE, *SWEEP_RATES):
             for sack in (True, False):
@@ -164,9 +163,7 @@ def main() -> None:
             for cc in CONTROLLERS:
                 per_flow, jain = exp_5_2(cc, errors, seeds)
                 thr = [f["thr"] for f in per_flow]
-                mean = {
-                    k: statistics.fmean(f[k] for f in per_flow) for k in per_flow[0]
-                }
+                mean = {k: statistics.fmean(f[k] for f in per_flow) for k in per_flow[0]}
                 print(
                     row(
                         {"s1u": "5e-5 on S1-U", "ue": "5e-5 at the UEs", "none": "none"}[errors],
