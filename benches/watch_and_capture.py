@@ -5,7 +5,12 @@ runs (argument, default 5), interleaved. Run from the repository root:
     .venv/bin/python benches/watch_and_capture.py 5
 """
 
-import os, statistics, sys, tempfile, time
+import os
+import statistics
+import sys
+import tempfile
+import time
+
 import celltcp
 
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 5

@@ -28,7 +28,8 @@ import statistics
 import subprocess
 import sys
 import time
-from typing import Any, Callable, Dict, List, Optional
+from collections.abc import Callable
+from typing import Any
 
 # Marks the one line of a child's standard output that carries its results.
 RESULT_TAG = "NS3BENCH-RESULT "
@@ -37,7 +38,7 @@ RESULT_TAG = "NS3BENCH-RESULT "
 # that the library itself has already run; it is harmless and is filtered from the output.
 CLING_NOISE = "Failed to materialize symbols"
 
-Collect = Callable[[], Dict[str, Any]]
+Collect = Callable[[], dict[str, Any]]
 Build = Callable[[Any, argparse.Namespace], Collect]
 
 
@@ -73,7 +74,7 @@ def make_parser(description: str, duration_s: float) -> argparse.ArgumentParser:
 def _child(build: Build, args: argparse.Namespace) -> None:
     """One run in this process: load ns-3, build, time Simulator.Run(), print the results."""
     t0 = time.perf_counter()
-    from ns import ns  # noqa: PLC0415 - imported here so the parent never pays for Cling
+    from ns import ns
 
     import_s = time.perf_counter() - t0
     rss_import = peak_rss_mib()
@@ -108,7 +109,7 @@ def _child(build: Build, args: argparse.Namespace) -> None:
     print(RESULT_TAG + json.dumps(result), flush=True)
 
 
-def _spawn(script: str, argv: List[str]) -> Dict[str, Any]:
+def _spawn(script: str, argv: list[str]) -> dict[str, Any]:
     """Runs one child and returns its result line, or raises with the child's error text."""
     cmd = [sys.executable, script, "--child", *argv]
     # One thread for any library that would start a pool, so that a run uses one core.
@@ -135,7 +136,7 @@ def main(
     parser: argparse.ArgumentParser,
     build: Build,
     script: str,
-    headline: Optional[List[str]] = None,
+    headline: list[str] | None = None,
 ) -> int:
     """Parses the options; in a child runs once, else runs the children and prints medians.
 
@@ -149,7 +150,7 @@ def main(
     if args.runs < 1:
         parser.error("--runs must be at least 1")
     argv = [a for a in sys.argv[1:] if a != "--child"]
-    runs: List[Dict[str, Any]] = []
+    runs: list[dict[str, Any]] = []
     for i in range(args.runs):
         try:
             r = _spawn(os.path.abspath(script), argv)

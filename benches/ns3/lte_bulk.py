@@ -47,13 +47,13 @@ from __future__ import annotations
 import math
 import os
 import sys
-from typing import Any, List
+from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import gap_probe  # noqa: E402
-import harness  # noqa: E402
-from tcp_bulk import RECOVERY, bulk_download, configure_tcp  # noqa: E402
+import gap_probe
+import harness
+from tcp_bulk import RECOVERY, bulk_download, configure_tcp
 
 START_S = 0.1
 CELL_RADIUS_M = 500.0
@@ -75,7 +75,7 @@ def srs_periodicity_ms(ues: int) -> int:
     raise ValueError(f"--ues: {ues} UEs exceed the {SRS_PERIODICITIES_MS[-1]} SRS indices")
 
 
-def ue_positions(n: int, enb_x: float = 0.0, enb_y: float = 0.0) -> List[tuple]:
+def ue_positions(n: int, enb_x: float = 0.0, enb_y: float = 0.0) -> list[tuple]:
     """(x, y, z) in metres of the n UEs around the eNB at (enb_x, enb_y) (see the module doc)."""
     out = []
     for i in range(n):

@@ -19,7 +19,7 @@ per packet.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any
 
 # (name, rate, one-way propagation delay) of each hop, from the remote host to the UE, as in
 # the TOML files' [links.internet], [links.backhaul] and [links.access].
@@ -83,14 +83,14 @@ CountForwardedTo(ns3::Ptr<ns3::Node> node, ns3::Ipv4Address destination)
 
 def count_forwarded_to(ns: Any, node: Any, destination: Any) -> Any:
     """Counts the IPv4 packets ``node`` forwards to ``destination``; read ``.packets``."""
-    import cppyy  # noqa: PLC0415 - ships with the ns3 package, needed only once ns is loaded
+    import cppyy
 
     if not hasattr(cppyy.gbl, "celltcp_bench"):
         cppyy.cppdef(_FORWARD_COUNTER_CPP)
     return cppyy.gbl.celltcp_bench.CountForwardedTo(node, destination)
 
 
-def build_chain(ns: Any, access_loss: Optional[float] = None) -> WiredChain:
+def build_chain(ns: Any, access_loss: float | None = None) -> WiredChain:
     """Creates the four nodes, the three links, IPv4 addresses and global routes.
 
     ``access_loss`` is the per-packet loss probability on the access link toward the UE

@@ -19,9 +19,9 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import harness  # noqa: E402
-from tcp_bulk import RECOVERY, bulk_download, configure_tcp  # noqa: E402
-from wired_chain import access_queue_stats, build_chain  # noqa: E402
+import harness
+from tcp_bulk import RECOVERY, bulk_download, configure_tcp
+from wired_chain import access_queue_stats, build_chain
 
 # [links.access.a_to_b] loss = { kind = "bernoulli", p = 1e-4 }
 ACCESS_LOSS = 1e-4

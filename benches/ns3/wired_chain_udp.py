@@ -20,8 +20,8 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import harness  # noqa: E402
-from wired_chain import access_queue_stats, build_chain  # noqa: E402
+import harness
+from wired_chain import access_queue_stats, build_chain
 
 # [flows.video] rate = "20Mbps", packet_size = "1400B", arrival = "cbr"
 RATE_BPS = 20_000_000

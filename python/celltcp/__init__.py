@@ -27,12 +27,12 @@ if TYPE_CHECKING:
 __version__: str = _core.__version__
 
 __all__ = [
-    "__version__",
-    "Scenario",
-    "run",
     "RunResult",
+    "Scenario",
     "ScenarioError",
     "SimulationError",
+    "__version__",
+    "run",
     "sweep",
 ]
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["series_table", "write_parquet", "parquet_bytes"]
+__all__ = ["parquet_bytes", "series_table", "write_parquet"]
 
 _NS_PER_S = 1e9
 

@@ -33,9 +33,9 @@ def _str(self: ScenarioError) -> str:
 
 # The class comes from the compiled module, whose exception macro cannot define methods; the
 # accessors are attached here once, at import, so every ScenarioError reads the same way.
-setattr(ScenarioError, "message", property(_message, doc="What is wrong and what was expected."))
-setattr(ScenarioError, "key", property(_key, doc="Dotted path of the offending value."))
-setattr(ScenarioError, "__str__", _str)
+ScenarioError.message = property(_message, doc="What is wrong and what was expected.")
+ScenarioError.key = property(_key, doc="Dotted path of the offending value.")
+ScenarioError.__str__ = _str
 
 
 def scenario_error(key: str, message: str) -> ScenarioError:

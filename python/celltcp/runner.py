@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     # pandas and pyarrow, imported when a result is made.
     from celltcp.result import RunResult
 
-__all__ = ["run", "parse_overrides", "as_scenario"]
+__all__ = ["as_scenario", "parse_overrides", "run"]
 
 ScenarioLike = Union[Scenario, str, "os.PathLike[str]"]
 #: ``{"key": value}``, or ``"key=value"`` strings and ``(key, value)`` pairs.

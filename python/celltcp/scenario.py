@@ -31,7 +31,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
-__all__ = ["Scenario", "PathLike", "toml_value", "read_input_file", "MAX_DEPTH"]
+__all__ = ["MAX_DEPTH", "PathLike", "Scenario", "read_input_file", "toml_value"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -274,7 +274,7 @@ class Scenario:
     '10Mbps'
     """
 
-    __slots__ = ("_data", "source", "_text")
+    __slots__ = ("_data", "_text", "source")
 
     def __init__(self, data: Mapping[str, Any] | None = None, *, source: str | None = None):
         data = {} if data is None else data

@@ -391,7 +391,7 @@ def cases(first_seed: int) -> Iterator[Case]:
 def fuzz(*, seconds: float, first_seed: int = 0, max_cases: int | None = None) -> Report:
     """Runs cases from ``first_seed`` on until ``seconds`` have passed (or ``max_cases``)."""
     # Imported before the first case's clock starts: importing takes seconds on a busy machine.
-    import celltcp.cli  # noqa: F401
+    import celltcp.cli
     import celltcp.sweep.spec  # noqa: F401
 
     report = Report()

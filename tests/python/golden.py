@@ -36,7 +36,7 @@ MARKER = ".celltcp-output"
 REPRODUCTIONS = ("000", "001", "002", "003", "004")
 
 sys.path.insert(0, str(HERE))
-from reliability import store_hashes  # noqa: E402
+from reliability import store_hashes
 
 
 def _sha(data: bytes) -> str:

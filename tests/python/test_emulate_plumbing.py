@@ -179,9 +179,8 @@ def test_a_signal_during_setup_interrupts_it_cleanly(monkeypatch):
 
     monkeypatch.setattr(netns, "disable_ipv6", signalled)
     previous = signal.getsignal(signal.SIGTERM)
-    with pytest.raises(Interrupted) as err:
-        with EmulationSession(HOSTS, scenario=WIRED):
-            pytest.fail("the body must not run")
+    with pytest.raises(Interrupted) as err, EmulationSession(HOSTS, scenario=WIRED):
+        pytest.fail("the body must not run")
     assert err.value.signum == signal.SIGTERM
     assert signal.getsignal(signal.SIGTERM) is previous
 

@@ -7,15 +7,15 @@ from __future__ import annotations
 import argparse
 import re
 import subprocess
-import tomllib
 from pathlib import Path
 
-import celltcp
 import pytest
+import tomllib
+
+import celltcp
 from celltcp import _docs, examples
 from celltcp.cli import _parser
 from celltcp.sweep.spec import load_spec
-
 from conftest import REPO, run_cli
 
 PACKAGE = Path(celltcp.__file__).resolve().parent
@@ -44,7 +44,7 @@ def test_every_scenario_sweep_and_script_is_listed_once_with_a_description():
     names = [e.name for e in listed]
     assert len(names) == len(set(names))
     tracked = {
-        f[: -len(".toml")] if f.endswith(".toml") else f
+        f.removesuffix(".toml")
         for f in _tracked_library_files()
         if f.endswith((".toml", ".py")) and f != "__init__.py"
     }

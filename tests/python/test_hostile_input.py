@@ -15,7 +15,6 @@ import celltcp
 from celltcp import ScenarioError
 from celltcp.cli import main
 from celltcp.scenario import Scenario
-
 from conftest import CHAIN_TOML, EXAMPLES, run_cli
 
 #: Longest error line accepted: the key, the message with values cut to ~80 characters.

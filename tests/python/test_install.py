@@ -20,10 +20,10 @@ import zipfile
 from importlib import resources
 from pathlib import Path
 
-import celltcp
 import pytest
-from celltcp import _docs, examples
 
+import celltcp
+from celltcp import _docs, examples
 from conftest import REPO
 
 DIST = REPO / "dist"

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import celltcp
 import numpy as np
 import pytest
+
+import celltcp
 from celltcp import plots
 from celltcp.cli import main
 from celltcp.intervals import IntervalError, cell_intervals, link_intervals

@@ -28,20 +28,18 @@ def test_success_renames_into_place(tmp_path: Path) -> None:
 
 def test_error_leaves_nothing_and_removes_created_parents(tmp_path: Path) -> None:
     target = tmp_path / "a" / "b" / "out"
-    with pytest.raises(RuntimeError):
-        with atomic_output_dir(target) as tmp:
-            (tmp / "half.txt").write_text("partial")
-            raise RuntimeError("writer failed")
+    with pytest.raises(RuntimeError), atomic_output_dir(target) as tmp:
+        (tmp / "half.txt").write_text("partial")
+        raise RuntimeError("writer failed")
     assert list(tmp_path.iterdir()) == []
 
 
 def test_error_keeps_an_existing_directory_untouched(tmp_path: Path) -> None:
     target = tmp_path / "out"
     _celltcps(target, "old.txt")
-    with pytest.raises(KeyboardInterrupt):
-        with atomic_output_dir(target) as tmp:
-            (tmp / "new.txt").write_text("new")
-            raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt), atomic_output_dir(target) as tmp:
+        (tmp / "new.txt").write_text("new")
+        raise KeyboardInterrupt
     assert sorted(p.name for p in target.iterdir()) == [MARKER, "old.txt"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
 
@@ -58,12 +56,10 @@ def test_success_replaces_an_existing_directory(tmp_path: Path) -> None:
 def test_a_file_in_the_way_is_refused(tmp_path: Path) -> None:
     blocker = tmp_path / "blocker"
     blocker.write_text("")
-    with pytest.raises(OutputDirError, match="not a directory"):
-        with atomic_output_dir(blocker):
-            pass
-    with pytest.raises(NotADirectoryError):
-        with atomic_output_dir(blocker / "sub"):
-            pass
+    with pytest.raises(OutputDirError, match="not a directory"), atomic_output_dir(blocker):
+        pass
+    with pytest.raises(NotADirectoryError), atomic_output_dir(blocker / "sub"):
+        pass
     assert blocker.read_text() == "" and sorted(p.name for p in tmp_path.iterdir()) == ["blocker"]
 
 

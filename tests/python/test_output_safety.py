@@ -107,9 +107,8 @@ def test_an_added_file_that_an_output_would_overwrite_is_refused(tmp_path: Path)
     with atomic_output_dir(out):
         pass
     (out / "access.pcap").write_text("the user's own capture")
-    with pytest.raises(OutputDirError, match="access.pcap"):
-        with atomic_output_dir(out) as tmp:
-            (tmp / "access.pcap").write_text("celltcp's capture")
+    with pytest.raises(OutputDirError, match="access.pcap"), atomic_output_dir(out) as tmp:
+        (tmp / "access.pcap").write_text("celltcp's capture")
     assert (out / "access.pcap").read_text() == "the user's own capture"
     assert _names(tmp_path) == ["out"]
 
@@ -466,7 +465,8 @@ def test_an_event_budget_stop_is_reported(cli, chain_file: Path, tmp_path: Path)
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc")
 def test_ctrl_c_mid_sweep_loses_no_finished_run(tmp_path: Path, cli) -> None:
-    from test_sweep_cli import _assert_complete, _rows, _start, _wait_for as _wait_for_runs
+    from test_sweep_cli import _assert_complete, _rows, _start
+    from test_sweep_cli import _wait_for as _wait_for_runs
 
     store = tmp_path / "store"
     proc = _start(tmp_path, store, workers=1)

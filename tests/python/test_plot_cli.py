@@ -12,16 +12,17 @@ import argparse
 import math
 from pathlib import Path
 
-import celltcp
 import numpy as np
 import pandas as pd
 import pytest
+from matplotlib.container import BarContainer
+
+import celltcp
 from celltcp.cli import main
 from celltcp.models import buffer_overrun_probability, handover_recovery_time_s
 from celltcp.plot_cli import add_plot_command, default_output, draw_figure
 from celltcp.scenario import Scenario
 from celltcp.sweep import Store, t_quantile, wilson_interval
-from matplotlib.container import BarContainer
 
 #: A bulk NewReno download over a 10 Mb/s access link (the testbed of seed 002: RTT about
 #: 50 ms), random losses on the access link so that replications differ, and one link handover

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import math
 
-import celltcp
 import numpy as np
 import pandas as pd
 import pytest
+
+import celltcp
 from celltcp import plots
 from celltcp.plots import PlotError
 from celltcp.scenario import Scenario

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+
 from celltcp.cli import main
 from celltcp.reproduce import ReproductionError, available, default_store, find
 from celltcp.reproduce.document import Document, Table, fmt_ci, mean_ci

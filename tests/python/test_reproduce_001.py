@@ -10,6 +10,7 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+
 from celltcp import run
 from celltcp.cli import main
 from celltcp.plots import PlotError, dch_timeline, rlc_throughput_vs_parameter

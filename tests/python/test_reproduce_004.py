@@ -9,6 +9,7 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+
 from celltcp.cli import main
 from celltcp.plots import PlotError
 from celltcp.plots.ack_control import (

@@ -10,6 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+
 from celltcp.reproduce import ReproductionError, reproduce
 from celltcp.reproduce.document import ClaimTable, Document
 from celltcp.reproduce.publish import END, load_records, main, publish, render_page

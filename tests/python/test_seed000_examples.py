@@ -7,8 +7,9 @@ from __future__ import annotations
 import math
 import sys
 
-import celltcp
 import pytest
+
+import celltcp
 from celltcp.reproduce import ReproductionError
 from celltcp.reproduce.seed000 import target_cell_scenario
 from celltcp.scenario import Scenario

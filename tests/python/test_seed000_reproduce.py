@@ -12,6 +12,7 @@ import time
 import numpy as np
 import pandas as pd
 import pytest
+
 from celltcp.cli import main
 from celltcp.reproduce import Options, default_store, find
 from celltcp.reproduce.seed000 import (

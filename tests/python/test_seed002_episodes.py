@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 
 import pytest
+
 from celltcp.reproduce.registry import Options
 from celltcp.reproduce.seed002 import (
     FIG1_CELL,

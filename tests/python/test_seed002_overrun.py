@@ -5,6 +5,7 @@ overflows as often as ``buffer_overrun_probability`` says (docs/seed-002.md)."""
 from __future__ import annotations
 
 import pytest
+
 from celltcp.models import bdp_bytes, buffer_overrun_probability
 from celltcp.reproduce.registry import Options
 from celltcp.reproduce.seed002 import (

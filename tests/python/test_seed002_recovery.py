@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
-import celltcp
 import pytest
 import tomllib
+
+import celltcp
 from celltcp.models import handover_recovery_rounds_s
 from celltcp.reproduce.registry import Options, ReproductionError
 from celltcp.reproduce.seed002 import (

@@ -7,8 +7,9 @@ import re
 
 import pandas as pd
 import pytest
+
 from celltcp.cli import main
-from celltcp.reproduce.seed003 import QUICK
+from celltcp.reproduce.seed003 import QUICK, Stat
 from celltcp.reproduce.seed003_exp5_3 import (
     CONTROLLERS,
     SEED_5_9,
@@ -21,7 +22,6 @@ from celltcp.reproduce.seed003_exp5_3 import (
     spec,
     trend_decision,
 )
-from celltcp.reproduce.seed003 import Stat
 from celltcp.reproduce.verdict import Verdict
 from conftest import EXAMPLES
 

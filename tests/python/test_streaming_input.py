@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 from celltcp.cli import main
-
 from conftest import EXAMPLES, run_cli
 
 TRACE_KEY = "links.access.a_to_b.trace"

@@ -15,8 +15,8 @@ ray = pytest.importorskip(
     "ray", reason="the Ray backend is optional; install it with pip install 'celltcp[ray]'"
 )
 
-import celltcp  # noqa: E402
-from conftest import CHAIN_TOML  # noqa: E402
+import celltcp
+from conftest import CHAIN_TOML
 
 SWEEP = """\
 scenario = "chain.toml"

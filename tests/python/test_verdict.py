@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from celltcp.reproduce.verdict import (
     CLAIM_HEADER,
     ClaimRow,
@@ -16,9 +17,9 @@ from celltcp.reproduce.verdict import (
     Proportion,
     Sample,
     Verdict,
+    any_of,
     binomial_test,
     claim_table,
-    any_of,
     combine,
     decide,
     equivalence,

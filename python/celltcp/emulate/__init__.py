@@ -14,4 +14,4 @@ from __future__ import annotations
 from celltcp.emulate.errors import EmulationError, PrivilegeError, RealTimeError
 from celltcp.emulate.session import EmulationSession, Interrupted
 
-__all__ = ["EmulationError", "PrivilegeError", "RealTimeError", "EmulationSession", "Interrupted"]
+__all__ = ["EmulationError", "EmulationSession", "Interrupted", "PrivilegeError", "RealTimeError"]

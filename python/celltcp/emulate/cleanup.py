@@ -37,10 +37,10 @@ from celltcp.emulate.errors import EmulationError
 
 __all__ = [
     "CleanupReport",
+    "cleanup_stale",
+    "remove_namespace",
     "stop_processes",
     "stop_recorded_programs",
-    "remove_namespace",
-    "cleanup_stale",
 ]
 
 #: Seconds between SIGTERM and SIGKILL for processes left in a namespace.

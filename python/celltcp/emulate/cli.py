@@ -47,7 +47,7 @@ from celltcp.output import (
 )
 from celltcp.report import format_rate, format_seconds, format_table, summary_tables
 
-__all__ = ["register", "parse_duration"]
+__all__ = ["parse_duration", "register"]
 
 EXIT_PROGRAM_FAILED = 1
 #: The engine fell behind real time: the machine could not emulate the path.

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from celltcp.emulate.errors import PrivilegeError
 
-__all__ = ["CAP_NET_ADMIN", "CAP_SYS_ADMIN", "TUN_PATH", "Missing", "missing", "check"]
+__all__ = ["CAP_NET_ADMIN", "CAP_SYS_ADMIN", "TUN_PATH", "Missing", "check", "missing"]
 
 #: Capability numbers of ``linux/capability.h``.
 CAP_NET_ADMIN = 12

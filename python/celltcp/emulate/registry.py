@@ -46,18 +46,18 @@ from celltcp.emulate.errors import RegistryError
 __all__ = [
     "RUN_DIR",
     "HostEntry",
-    "Registration",
-    "process_start_time",
-    "pid_alive",
-    "write",
-    "remove",
-    "load_all",
-    "running_for",
     "ProgramEntry",
-    "record_program",
+    "Registration",
+    "load_all",
     "load_programs",
-    "remove_program",
+    "pid_alive",
+    "process_start_time",
     "program_dirs",
+    "record_program",
+    "remove",
+    "remove_program",
+    "running_for",
+    "write",
 ]
 
 #: Where the registry lives (a tmpfs on most systems, root-writable).

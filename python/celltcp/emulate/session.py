@@ -42,7 +42,7 @@ from celltcp.emulate import cleanup, netns, privileges, registry
 from celltcp.emulate.errors import EmulationError
 from celltcp.emulate.tun import TunDevice, open_tun
 
-__all__ = ["Attachment", "EmulationSession", "Interrupted", "STOP_SIGNALS", "environment"]
+__all__ = ["STOP_SIGNALS", "Attachment", "EmulationSession", "Interrupted", "environment"]
 
 #: Signals that end an emulation cleanly.
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)

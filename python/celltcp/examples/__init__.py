@@ -69,7 +69,7 @@ class Example:
 
 def _name_of(file: Path) -> str:
     rel = file.relative_to(ROOT).as_posix()
-    return rel[: -len(".toml")] if rel.endswith(".toml") else rel
+    return rel.removesuffix(".toml")
 
 
 def _leading_text(file: Path) -> str:

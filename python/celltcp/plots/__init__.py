@@ -21,6 +21,12 @@ A run written by ``celltcp run`` is read back with :func:`load_run`. Bad input r
 """
 
 from ._common import PlotError, RunOutput, load_run, load_store, save, store_series
+from .ack_control import (
+    cwnd_over_time,
+    loss_estimate_over_time,
+    throughput_ratio_vs_p_err,
+    throughput_vs_p_err,
+)
 from .handover import (
     delivered_bars,
     handover_outcome_bars,
@@ -29,12 +35,6 @@ from .handover import (
     recovery_points,
     recovery_time_vs_rate,
     store_handovers,
-)
-from .ack_control import (
-    cwnd_over_time,
-    loss_estimate_over_time,
-    throughput_ratio_vs_p_err,
-    throughput_vs_p_err,
 )
 from .lte import cell_timeline, link_timeline
 from .network import flow_rates, queue

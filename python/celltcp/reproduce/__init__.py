@@ -20,8 +20,7 @@ import time
 from pathlib import Path
 
 from celltcp.output import atomic_output_dir, check_output_dir
-from celltcp.reproduce import seed000, seed001, seed002, seed003
-from celltcp.reproduce import seed004
+from celltcp.reproduce import seed000, seed001, seed002, seed003, seed004
 from celltcp.reproduce.registry import Options, Reproduction, ReproductionError
 
 __all__ = [

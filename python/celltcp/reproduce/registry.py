@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
+from typing_extensions import Self
+
 from celltcp.errors import ScenarioError
 
 if TYPE_CHECKING:
@@ -79,7 +81,7 @@ class StoreRunner:
 
     @classmethod
     @contextmanager
-    def open(cls: type[_R], options: Options) -> Iterator[_R]:
+    def open(cls, options: Options) -> Iterator[Self]:
         if options.store is not None:
             yield cls(options, options.store)
             return

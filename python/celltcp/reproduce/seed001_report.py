@@ -26,6 +26,18 @@ from celltcp.reproduce.document import (
     png_of,
 )
 from celltcp.reproduce.registry import Options
+from celltcp.reproduce.seed001 import (
+    BLER,
+    FRTO,
+    LOSS,
+    MASTER_SEED,
+    NAME,
+    RATES_KBPS,
+    RLC,
+    WINDOW,
+    Results,
+    seconds_of,
+)
 from celltcp.reproduce.verdict import (
     ClaimRow,
     Decision,
@@ -39,18 +51,6 @@ from celltcp.reproduce.verdict import (
     ratios_test,
     shortfall,
     welch_test,
-)
-from celltcp.reproduce.seed001 import (
-    BLER,
-    FRTO,
-    LOSS,
-    MASTER_SEED,
-    NAME,
-    RATES_KBPS,
-    RLC,
-    WINDOW,
-    Results,
-    seconds_of,
 )
 
 __all__ = ["report", "stats"]

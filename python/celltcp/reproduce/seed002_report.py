@@ -29,24 +29,6 @@ from celltcp.reproduce.document import (
     png_of,
 )
 from celltcp.reproduce.registry import Options
-from celltcp.reproduce.verdict import (
-    ClaimRow,
-    Decision,
-    Estimate,
-    Proportion,
-    Sample,
-    claim_table,
-    combine,
-    decide,
-    equivalence,
-    fisher_test,
-    one_sample_test,
-    share_test,
-    shortfall,
-    unavailable,
-    Verdict,
-    welch_test,
-)
 from celltcp.reproduce.seed002 import (
     ABLATION,
     ABLATION_INTERRUPTION_S,
@@ -64,6 +46,24 @@ from celltcp.reproduce.seed002 import (
     RecoveryCell,
     Results,
     bdp_segments,
+)
+from celltcp.reproduce.verdict import (
+    ClaimRow,
+    Decision,
+    Estimate,
+    Proportion,
+    Sample,
+    Verdict,
+    claim_table,
+    combine,
+    decide,
+    equivalence,
+    fisher_test,
+    one_sample_test,
+    share_test,
+    shortfall,
+    unavailable,
+    welch_test,
 )
 
 __all__ = ["report"]

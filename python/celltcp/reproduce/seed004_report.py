@@ -31,22 +31,6 @@ from celltcp.reproduce.document import (
     png_of,
 )
 from celltcp.reproduce.registry import Options
-from celltcp.reproduce.verdict import (
-    ClaimRow,
-    Decision,
-    Estimate,
-    Sample,
-    any_of,
-    claim_table,
-    combine,
-    decide,
-    equivalence,
-    one_sample_test,
-    point_decision,
-    shortfall,
-    unavailable,
-    welch_test,
-)
 from celltcp.reproduce.seed004 import (
     ASSUMED_P_BUFF,
     FIXED,
@@ -67,6 +51,22 @@ from celltcp.reproduce.seed004 import (
     first_updates,
     gaps_only_estimate,
     tracking_periods,
+)
+from celltcp.reproduce.verdict import (
+    ClaimRow,
+    Decision,
+    Estimate,
+    Sample,
+    any_of,
+    claim_table,
+    combine,
+    decide,
+    equivalence,
+    one_sample_test,
+    point_decision,
+    shortfall,
+    unavailable,
+    welch_test,
 )
 
 __all__ = ["report", "seed_analysis"]

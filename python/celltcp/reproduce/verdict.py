@@ -57,11 +57,11 @@ if TYPE_CHECKING:
 __all__ = [
     "ALPHA",
     "CLAIM_HEADER",
-    "ClaimTable",
     "DEFAULT_RELATIVE_EFFECT",
     "MAGNITUDE_FACTOR",
     "POWER_TARGET",
     "ClaimRow",
+    "ClaimTable",
     "Decision",
     "Estimate",
     "Proportion",

@@ -14,7 +14,7 @@ from typing import Protocol
 from celltcp.errors import scenario_error
 from celltcp.sweep.worker import Outcome, Task
 
-__all__ = ["Backend", "WorkerLost", "BACKENDS", "default_workers", "make_backend"]
+__all__ = ["BACKENDS", "Backend", "WorkerLost", "default_workers", "make_backend"]
 
 BACKENDS = ("local", "ray")
 

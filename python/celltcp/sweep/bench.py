@@ -30,7 +30,7 @@ from celltcp.sweep.backend import default_workers
 from celltcp.sweep.runner import SweepReport, execute_sweep
 from celltcp.sweep.spec import load_spec, resolve_points
 
-__all__ = ["measure_overhead", "measure_throughput", "main"]
+__all__ = ["main", "measure_overhead", "measure_throughput"]
 
 
 def _spec(example: str, duration: str, runs: int, metrics: Sequence[str]) -> dict:

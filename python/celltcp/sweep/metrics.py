@@ -17,7 +17,7 @@ from typing import Any
 
 from celltcp.errors import scenario_error
 
-__all__ = ["DEFAULT_METRICS", "MetricPattern", "parse_patterns", "extract", "check_against"]
+__all__ = ["DEFAULT_METRICS", "MetricPattern", "check_against", "extract", "parse_patterns"]
 
 #: Kept when a sweep names no metrics: the headline figures of every flow.
 DEFAULT_METRICS = ("flows.*.goodput_bps", "flows.*.delay_mean_s", "flows.*.loss_ratio")

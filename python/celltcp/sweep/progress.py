@@ -36,7 +36,6 @@ def _notebook_bar(total: int, label: str) -> Any:
     bar, which a notebook shows on stderr (tqdm.auto would warn about the missing widgets)."""
     try:
         import ipywidgets  # noqa: F401
-
         from tqdm.notebook import tqdm
     except ImportError:
         from tqdm.std import tqdm

@@ -45,7 +45,7 @@ from celltcp.sweep.spec import (
 from celltcp.sweep.store import Store
 from celltcp.sweep.worker import Outcome, Task
 
-__all__ = ["sweep", "execute_sweep", "SweepReport", "collect", "collect_store"]
+__all__ = ["SweepReport", "collect", "collect_store", "execute_sweep", "sweep"]
 
 
 @dataclass

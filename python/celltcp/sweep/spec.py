@@ -54,14 +54,14 @@ from celltcp.scenario import (
 from celltcp.sweep.metrics import DEFAULT_METRICS, MetricPattern, parse_patterns
 
 __all__ = [
-    "SweepSpec",
     "Point",
     "ResolvedPoint",
-    "load_spec",
+    "SweepSpec",
     "expand_points",
+    "load_spec",
     "resolve_points",
-    "toml_value",
     "scenario_key",
+    "toml_value",
 ]
 
 #: Keys a sweep file may have at its top level.

@@ -34,14 +34,14 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
-    "t_quantile",
-    "t_cdf",
     "incomplete_beta",
-    "mean_interval",
-    "wilson_interval",
-    "summarize",
-    "outcomes",
     "is_categorical",
+    "mean_interval",
+    "outcomes",
+    "summarize",
+    "t_cdf",
+    "t_quantile",
+    "wilson_interval",
 ]
 
 _CF_MAX_TERMS = 10_000

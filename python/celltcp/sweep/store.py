@@ -49,12 +49,12 @@ from celltcp import _core
 from celltcp.errors import scenario_error
 
 __all__ = [
-    "Store",
-    "StoredRun",
-    "STORE_FORMAT",
-    "STORAGE_COMPATIBILITY",
     "DB_FILE",
     "SERIES_DIR",
+    "STORAGE_COMPATIBILITY",
+    "STORE_FORMAT",
+    "Store",
+    "StoredRun",
     "parameter_values",
 ]
 

@@ -10,7 +10,7 @@ import pandas as pd
 from celltcp.report import format_metric, format_table
 from celltcp.sweep.stats import outcomes, summarize
 
-__all__ = ["stats_text", "stats_json"]
+__all__ = ["stats_json", "stats_text"]
 
 #: Characters of a scenario key shown in tables (the full key is in the store).
 _KEY_CHARS = 8

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from celltcp import _core
 from celltcp.errors import ScenarioError, SimulationError
 
-__all__ = ["Task", "Outcome", "execute"]
+__all__ = ["Outcome", "Task", "execute"]
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from celltcp.emulate.programs import parse_exec
 from celltcp.emulate.runner import emulate
 from celltcp.emulate.session import Interrupted
-
 from emu_tools.relay import relay_engine
 
 

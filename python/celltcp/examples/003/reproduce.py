@@ -24,8 +24,9 @@ import argparse
 import statistics
 from pathlib import Path
 
-import celltcp
 import numpy as np
+
+import celltcp
 
 HERE = Path(__file__).resolve().parent
 CONTROLLERS = ("newreno", "westwood", "petra")
