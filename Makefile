@@ -61,13 +61,14 @@ $(VPY):
 	$(PYTHON) -m venv $(VENV)
 
 # The dependency list lives in pyproject.toml only: build requirements, runtime dependencies and
-# the test extra are read from it.
+# the test, docs and lint extras are read from it.
 $(STAMPS)/deps: pyproject.toml | $(VPY)
 	mkdir -p $(STAMPS)
 	$(VPY) -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb")); \
 		print("\n".join(p["build-system"]["requires"] + p["project"]["dependencies"] \
 		+ p["project"]["optional-dependencies"]["test"] \
-		+ p["project"]["optional-dependencies"]["docs"]))' > $(PY_REQUIREMENTS)
+		+ p["project"]["optional-dependencies"]["docs"] \
+		+ p["project"]["optional-dependencies"]["lint"]))' > $(PY_REQUIREMENTS)
 	$(VPY) -m pip install --quiet --disable-pip-version-check -r $(PY_REQUIREMENTS)
 	touch $@
 
