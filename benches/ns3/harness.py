@@ -115,7 +115,7 @@ def _spawn(script: str, argv: list[str]) -> dict[str, Any]:
     # One thread for any library that would start a pool, so that a run uses one core.
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
-    err = "\n".join(l for l in proc.stderr.splitlines() if CLING_NOISE not in l)
+    err = "\n".join(ln for ln in proc.stderr.splitlines() if CLING_NOISE not in ln)
     for line in proc.stdout.splitlines():
         if line.startswith(RESULT_TAG):
             if err.strip():

@@ -24,7 +24,7 @@ def format_duration(seconds: float) -> str:
     """``"0.4s"``, ``"42s"``, ``"3m05s"``, ``"2h07m"``."""
     if seconds < 9.95:
         return f"{max(seconds, 0.0):.1f}s"
-    s = int(round(seconds))
+    s = round(seconds)
     if s < 60:
         return f"{s}s"
     if s < 3600:
@@ -56,7 +56,7 @@ class RunProgressLine:
     @staticmethod
     def line(label: str, simulated_s: float, end_s: float, events: int, elapsed_s: float) -> str:
         fraction = min(simulated_s / end_s, 1.0) if end_s > 0 else 1.0
-        filled = int(round(fraction * _BAR_WIDTH))
+        filled = round(fraction * _BAR_WIDTH)
         bar = "#" * filled + "-" * (_BAR_WIDTH - filled)
         parts = [f"{label} [{bar}] {simulated_s:.1f} s of {end_s:g} s simulated"]
         if elapsed_s > 0:

@@ -19,7 +19,7 @@ __all__ = ["as_scenario", "parse_overrides", "run"]
 
 ScenarioLike = Union[Scenario, str, "os.PathLike[str]"]
 #: ``{"key": value}``, or ``"key=value"`` strings and ``(key, value)`` pairs.
-Overrides = Union[Mapping[str, Any], Iterable[Union[str, "tuple[str, Any]"]], None]
+Overrides = Union[Mapping[str, Any], Iterable[Union[str, "tuple[str, Any]"]], None]  # noqa: UP007
 
 
 def _override_text(key: str, value: Any) -> str:

@@ -101,6 +101,7 @@ def run_cli(
         capture_output=True,
         text=True,
         timeout=timeout,
+        check=False,
     )
     return CliResult(proc.returncode, proc.stdout, proc.stderr)
 

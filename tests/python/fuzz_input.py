@@ -230,7 +230,7 @@ def _check(report: Report, case: Case, argv: list[str], workdir: Path) -> None:
     started = time.perf_counter()
     try:
         code, err = _cli(argv)
-    except BaseException as e:  # noqa: BLE001 - any escape is the failure being looked for
+    except BaseException as e:
         report.failures.append(Failure(case, f"{type(e).__name__} escaped main: {e!s:.200}"))
         return
     finally:
@@ -267,7 +267,7 @@ def _scenario_case(rng: random.Random, report: Report, case: Case, workdir: Path
     else:
         try:
             key, value = mutate_tree(rng, parse_toml(text, str(source)))
-        except Exception:  # noqa: BLE001 - an example is valid TOML; be safe anyway
+        except Exception:
             return
         overrides = ["--set", f"{key}={value}"]
         case.detail += f" --set {key}={value[:60]}"
@@ -358,7 +358,7 @@ def _sweep_case(rng: random.Random, report: Report, case: Case, workdir: Path) -
         line = str(e)
         if "\n" in line or len(line) > MAX_LINE or not e.key:
             report.failures.append(Failure(case, f"bad sweep error: {line[:300]!r}"))
-    except BaseException as e:  # noqa: BLE001
+    except BaseException as e:
         report.failures.append(Failure(case, f"{type(e).__name__} from a sweep file: {e!s:.200}"))
     finally:
         faulthandler.cancel_dump_traceback_later()

@@ -47,6 +47,7 @@ def celltcp(*args: object, cwd: Path, timeout: float = 120) -> tuple[int, str, f
         timeout=timeout,
         stdin=subprocess.DEVNULL,
         env=ENV,
+        check=False,
     )
     return proc.returncode, proc.stderr, time.monotonic() - started
 
@@ -341,7 +342,7 @@ def main() -> int:
         # Emulation: --pcap into the --out directory, which does not exist yet.
         if not args.skip_emulate:
             out = d / "absent" / "D"
-            code, err, seconds = celltcp(
+            code, err, _seconds = celltcp(
                 "emulate",
                 CHAIN,
                 "--host",

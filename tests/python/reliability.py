@@ -112,6 +112,7 @@ def celltcp(*args: object, **kw) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         **kw,
+        check=False,
     )
 
 

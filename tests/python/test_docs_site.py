@@ -27,6 +27,7 @@ def site(tmp_path_factory):
         capture_output=True,
         text=True,
         timeout=900,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr
     return out

@@ -146,11 +146,13 @@ def test_udp_and_the_environment_reach_the_programs():
 
 
 def test_everything_is_removed_when_the_body_raises():
-    with pytest.raises(RuntimeError, match="boom"):
-        with EmulationSession(HOSTS, scenario=WIRED) as s:
-            sleeper = s.spawn("ue", ["sleep", "60"])
-            assert leftovers(os.getpid())
-            raise RuntimeError("boom")
+    with (
+        pytest.raises(RuntimeError, match="boom"),
+        EmulationSession(HOSTS, scenario=WIRED) as s,
+    ):
+        sleeper = s.spawn("ue", ["sleep", "60"])
+        assert leftovers(os.getpid())
+        raise RuntimeError("boom")
     assert sleeper.poll() is not None  # the program was stopped with its namespace
     assert s.teardown_errors == []
 
@@ -164,9 +166,11 @@ def test_a_failing_setup_step_removes_what_was_created(monkeypatch):
         real(namespace, device, address, mtu)
 
     monkeypatch.setattr(netns, "configure_host", fail_on_second)
-    with pytest.raises(IpCommandError, match="simulated failure"):
-        with EmulationSession(HOSTS, scenario=WIRED):
-            pytest.fail("the body must not run")
+    with (
+        pytest.raises(IpCommandError, match="simulated failure"),
+        EmulationSession(HOSTS, scenario=WIRED),
+    ):
+        pytest.fail("the body must not run")
 
 
 def test_a_signal_during_setup_interrupts_it_cleanly(monkeypatch):

@@ -12,7 +12,11 @@ from test_handover_result import LINK_TOML
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "celltcp.cli", *args], capture_output=True, text=True, timeout=600
+        [sys.executable, "-m", "celltcp.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
     )
 
 

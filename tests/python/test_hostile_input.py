@@ -24,7 +24,7 @@ MAX_LINE = 600
 def refused(capsys: pytest.CaptureFixture[str], *argv: str | os.PathLike[str]) -> str:
     """Runs the CLI in-process; asserts exit 2 and one short error line, returns it."""
     code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
+    _out, err = capsys.readouterr()
     lines = [line for line in err.splitlines() if line.strip()]
     assert code == 2, (code, err[-2000:])
     assert len(lines) == 1, err[-2000:]
@@ -175,19 +175,19 @@ def test_fifos_and_devices_as_input_files_are_refused_at_once(
     fifo = _fifo(tmp_path)
     for target in (fifo, "/dev/zero"):
         path = write(tmp_path, _trace_scenario(str(target)))
-        line = _bounded(lambda: refused(capsys, "validate", path))
+        line = _bounded(lambda path=path: refused(capsys, "validate", path))
         assert "links.access.a_to_b.trace" in line and "not a regular file" in line
         # The scenario file itself, and a sweep file.
-        line = _bounded(lambda: refused(capsys, "validate", target))
+        line = _bounded(lambda target=target: refused(capsys, "validate", target))
         assert "not a regular file" in line
-        line = _bounded(lambda: refused(capsys, "sweep", target, "--quiet"))
+        line = _bounded(lambda target=target: refused(capsys, "sweep", target, "--quiet"))
         assert "not a regular file" in line
     # A cell's BLER table.
     cell = (EXAMPLES / "lte-single-cell.toml").read_text()
     for target in (fifo, "/dev/zero"):
         text = cell.replace("[cells.cell1]\n", f'[cells.cell1]\nbler_table = "{target}"\n')
         path = write(tmp_path, text)
-        line = _bounded(lambda: refused(capsys, "validate", path))
+        line = _bounded(lambda path=path: refused(capsys, "validate", path))
         assert "cells.cell1.bler_table" in line and "not a regular file" in line
 
 

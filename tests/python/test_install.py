@@ -183,6 +183,7 @@ def test_the_installed_wheel_runs_examples_and_a_reproduction_anywhere(tmp_path)
             capture_output=True,
             text=True,
             timeout=timeout,
+            check=False,
         )
         assert proc.returncode == 0, (args, proc.stdout, proc.stderr)
         return proc

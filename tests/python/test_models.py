@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import itertools
 import math
 import sys
 from pathlib import Path
@@ -147,13 +148,13 @@ def test_pftk_monotonicity():
     ps = [1e-4, 1e-3, 0.01, 0.05, 0.1, 0.3, 0.6, 0.9]
     full = [m.pftk_throughput_bps(1500, 0.1, p, 0.4) for p in ps]
     appr = [m.pftk_approx_throughput_bps(1500, 0.1, p, 0.4) for p in ps]
-    assert all(a > b for a, b in zip(full, full[1:]))
-    assert all(a > b for a, b in zip(appr, appr[1:]))
+    assert all(a > b for a, b in itertools.pairwise(full))
+    assert all(a > b for a, b in itertools.pairwise(appr))
     # Longer RTT or T0, lower throughput; larger W_max, higher (until it stops binding).
     assert m.pftk_throughput_bps(1500, 0.2, 0.01, 0.4) < m.pftk_throughput_bps(1500, 0.1, 0.01, 0.4)
     assert m.pftk_throughput_bps(1500, 0.1, 0.05, 1.0) < m.pftk_throughput_bps(1500, 0.1, 0.05, 0.4)
     capped = [m.pftk_throughput_bps(1500, 0.1, 0.01, 0.4, w_max_segments=w) for w in (2, 4, 8, 12)]
-    assert all(a < b for a, b in zip(capped, capped[1:]))
+    assert all(a < b for a, b in itertools.pairwise(capped))
 
 
 # --------------------------------------------------------------------------------------------
@@ -181,7 +182,7 @@ def test_slow_start_rounds_and_time():
     assert m.slow_start_time_s(1024, 0.1, delayed_ack=True) == approx(1.70951, rel=1e-5)
     assert m.slow_start_rounds(3, initial_window=4) == 0.0  # already there
     times = [m.slow_start_time_s(w, 0.05, delayed_ack=True) for w in (2, 10, 100, 1000)]
-    assert all(a < b for a, b in zip(times, times[1:]))
+    assert all(a < b for a, b in itertools.pairwise(times))
 
 
 def test_slow_start_bytes_delivered():
@@ -243,7 +244,7 @@ def test_recovery_monotonicity_and_cases():
     rates = [1e6, 5e6, 10e6, 100e6]
     for case in ("best", "worst"):
         times = [m.handover_recovery_time_s(r, 0.05, 1500, case=case) for r in rates]
-        assert all(a < b for a, b in zip(times, times[1:]))
+        assert all(a < b for a, b in itertools.pairwise(times))
     for r in rates:
         best = m.handover_recovery_time_s(r, 0.1, 1500, case="best")
         worst = m.handover_recovery_time_s(r, 0.1, 1500, case="worst")
@@ -292,12 +293,12 @@ def test_buffer_overrun_limits_and_extra_buffer():
 
 def test_buffer_overrun_monotonicity():
     by_time = [m.buffer_overrun_probability(250e3, 10e6, 0.2, t) for t in (0.04, 0.1, 0.15, 0.19)]
-    assert all(a < b for a, b in zip(by_time, by_time[1:]))
+    assert all(a < b for a, b in itertools.pairwise(by_time))
     by_extra = [
         m.buffer_overrun_probability(250e3, 10e6, 0.2, 0.1, extra_buffer_bytes=e)
         for e in (0, 20e3, 60e3, 100e3)
     ]
-    assert all(a > b for a, b in zip(by_extra, by_extra[1:]))
+    assert all(a > b for a, b in itertools.pairwise(by_extra))
     assert all(0.0 <= p <= 1.0 for p in by_time + by_extra)
 
 

@@ -38,7 +38,7 @@ def test_intervals_cover_the_run(watched: tuple[celltcp.RunResult, list[dict]]) 
     assert set(seen[0]["flows"]) == {"near", "far"}
     assert set(seen[0]["cells"]) == {"cell1"}
     assert set(seen[0]["queues"]) == {
-        f"{l}.{d}" for l in ("internet", "backhaul") for d in ("a_to_b", "b_to_a")
+        f"{link}.{d}" for link in ("internet", "backhaul") for d in ("a_to_b", "b_to_a")
     }
     # A TCP sender has a window and an RTT estimate once its connection is up.
     late = seen[-1]["flows"]["near"]

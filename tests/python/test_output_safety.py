@@ -373,7 +373,7 @@ def _interrupt_after(
     first = pipe.readline()
     took = time.monotonic() - sent
     try:
-        rest_out, rest_err = proc.communicate(timeout=30)
+        _rest_out, rest_err = proc.communicate(timeout=30)
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.communicate()

@@ -33,7 +33,7 @@ def tshark_problems(pcap: Path) -> tuple[int, list[str]]:
     cmd += ["-T", "fields", "-E", "separator=/t", "-E", "occurrence=a", "-E", "aggregator=|"]
     for field in FIELDS:
         cmd += ["-e", field]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=False)
     problems: list[str] = []
     if proc.returncode != 0:
         problems.append(f"tshark exited {proc.returncode}: {proc.stderr.strip()}")

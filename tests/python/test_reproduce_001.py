@@ -35,11 +35,11 @@ from celltcp.reproduce.seed001 import (
     sweep_points,
 )
 from celltcp.reproduce.seed001_report import report
+from conftest import EXAMPLES
 
 REQUESTS = "flows.ftp.sender.ftp_requests"
 HELD = "flows.ftp.sender.ftp_requests_delayed"
 DUE_SUM = "flows.ftp.sender.ftp_due_times_sum_s"
-from conftest import EXAMPLES
 
 FTP = EXAMPLES / "001" / "ftp-dch.toml"
 
@@ -293,7 +293,7 @@ def test_verdicts_follow_the_numbers():
     # Goal 1 is not significant when small files hurt every rate alike; goal 4's second claim,
     # on either channel, when the largest MaxDAT brings no more spurious timeouts than the
     # threshold.
-    flat = report(_made_up({k: 0.6 for k in RATES_KBPS}, 0.0), Options(quick=True)).markdown()
+    flat = report(_made_up(dict.fromkeys(RATES_KBPS, 0.6), 0.0), Options(quick=True)).markdown()
     rows = _claims(flat)
     assert "| **not significant**" in rows[0]
     assert "| **not significant**" in rows[6] and "| **reproduced** |" in rows[5]

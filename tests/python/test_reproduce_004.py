@@ -32,9 +32,9 @@ def test_name_and_alias_find_the_seed_004_reproduction(capsys):
 
 def test_the_seed_packets_and_path():
     # 100-byte segments in 140-byte packets on 384 kb/s: 274.3 kb/s of payload.
-    assert s4.PAYLOAD_CAPACITY_BPS == pytest.approx(384e3 * 100 / 140)
+    assert pytest.approx(384e3 * 100 / 140) == s4.PAYLOAD_CAPACITY_BPS
     # An ACK back: 2 × 1 ms + 40 B at 384 kb/s (0.833 ms) + 40 B at 10 Mb/s (0.032 ms).
-    assert s4.ACK_RETURN_S == pytest.approx(0.002 + 320 / 384e3 + 320 / 10e6)
+    assert pytest.approx(0.002 + 320 / 384e3 + 320 / 10e6) == s4.ACK_RETURN_S
     labels = [v.label for v in s4.VARIANTS + s4.SENSITIVITY]
     assert len(set(labels)) == len(labels) == 11
     assert [v.copies for v in s4.FIXED] == [1, 2, 3]

@@ -15,8 +15,8 @@ ray = pytest.importorskip(
     "ray", reason="the Ray backend is optional; install it with pip install 'celltcp[ray]'"
 )
 
-import celltcp
-from conftest import CHAIN_TOML
+import celltcp  # noqa: E402  (after the environment variable above)
+from conftest import CHAIN_TOML  # noqa: E402
 
 SWEEP = """\
 scenario = "chain.toml"

@@ -72,7 +72,7 @@ def test_mean_interval_of_one_to_five():
 
 def test_mean_interval_at_99_percent_and_degenerate_samples():
     # Two values 10 and 14: mean 12, s = 2√2, half width t(0.995; 1) · 2√2 / √2 = 2 · 63.656741.
-    _, mean, _, lo, hi = mean_interval([10.0, 14.0], confidence=0.99)
+    _, mean, _, _lo, hi = mean_interval([10.0, 14.0], confidence=0.99)
     assert mean == 12.0
     assert hi - mean == pytest.approx(2 * 63.656741, rel=1e-7)
     assert mean_interval([7.0])[1] == 7.0 and math.isnan(mean_interval([7.0])[2])

@@ -214,7 +214,9 @@ def _plan_file(src: Path, dest: Path, plan: dict[Path, tuple[Path, bytes]]) -> N
             ref_path = PurePosixPath(ref)
             if ".." in ref_path.parts:
                 local = ref_path.name
-                text = _quoted(ref).sub(lambda m: m.group(1) + local + m.group(1), text)
+                text = _quoted(ref).sub(
+                    lambda m, local=local: m.group(1) + local + m.group(1), text
+                )
             else:
                 local = ref
             placed.append(((src.parent / ref).resolve(), dest.parent / local))

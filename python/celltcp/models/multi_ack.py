@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Sequence
-from typing import Union
 
 from ._validate import positive, probability, whole_at_least
 from .throughput import pftk_approx_throughput_bps
@@ -55,7 +54,7 @@ __all__ = [
 ]
 
 # One buffer loss probability for every number of copies, or p_buff(1), p_buff(2), ...
-PBuff = Union[float, Sequence[float]]
+PBuff = float | Sequence[float]
 
 
 def all_acks_lost_probability(p_err: float, copies: int) -> float:

@@ -63,7 +63,7 @@ def cell_timeline(
     if rows.empty:
         raise PlotError(f"series 'cells' has fewer than two samples of cell '{cell}'")
     known = sorted(set(rows["ue"]))
-    chosen = list(known if not ues else ues)
+    chosen = list(ues if ues else known)
     for ue in chosen:
         if ue not in known:
             raise PlotError(

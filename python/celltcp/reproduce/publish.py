@@ -94,7 +94,7 @@ def load_records(results: Path) -> dict[str, dict[str, Any]]:
 
 
 def _verdict_counts(record: dict[str, Any]) -> str:
-    counts = {v: 0 for v in _VERDICTS}
+    counts = dict.fromkeys(_VERDICTS, 0)
     for row in record["claims"]:
         counts[row["verdict"]] = counts.get(row["verdict"], 0) + 1
     return ", ".join(f"{n} {v}" for v, n in counts.items())
@@ -216,7 +216,7 @@ def publish(sources: Sequence[Path], docs: Path, check: bool = False) -> list[Pa
             )
         new[results / f"{record['reproduction']}.json"] = path.read_text(encoding="utf-8")
     records = load_records(results) if results.is_dir() else {}
-    for target, text in new.items():
+    for text in new.values():
         records[json.loads(text)["reproduction"]] = json.loads(text)
     pages = {}
     for page in sorted(docs.glob("*.md")):

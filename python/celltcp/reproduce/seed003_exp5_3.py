@@ -300,7 +300,7 @@ SEED_PETRA_LONGEST_DELAY_KMH = (25, 75)
 def claim_rows(res: Results) -> list[ClaimRow]:
     """The claims of Fig. 5.12 and Table 5.9, each decided by Welch's t-tests on the runs."""
     f = res.figures
-    thr, delay, loss = _means(f, "thr"), _means(f, "delay"), _means(f, "loss")
+    thr, loss = _means(f, "thr"), _means(f, "loss")
     seed_loss = {c: list(SEED_5_9[c]["loss"]) for c in SEED_CONTROLLERS}
     p100, n100 = f["petra"][100]["thr"], f["newreno"][100]["thr"]
     return [

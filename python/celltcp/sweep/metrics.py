@@ -41,9 +41,12 @@ class MetricPattern:
 
     def named(self) -> tuple[str, str] | None:
         """``("flows", "bulk")`` when the pattern names a flow or a link of the scenario."""
-        if len(self.segments) >= 2 and self.segments[0] in _NAMED_TABLES:
-            if self.segments[1] != "*":
-                return self.segments[0], self.segments[1]
+        if (
+            len(self.segments) >= 2
+            and self.segments[0] in _NAMED_TABLES
+            and self.segments[1] != "*"
+        ):
+            return self.segments[0], self.segments[1]
         return None
 
 

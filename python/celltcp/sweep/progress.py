@@ -94,7 +94,7 @@ class Progress:
         """The current status as one line of text."""
         elapsed = time.monotonic() - self._start
         fraction = self.done / self.total if self.total else 1.0
-        filled = int(round(fraction * _BAR_WIDTH))
+        filled = round(fraction * _BAR_WIDTH)
         bar = "#" * filled + "-" * (_BAR_WIDTH - filled)
         parts = [f"{self.label} [{bar}] {self.done}/{self.total} runs"]
         if self.stored:

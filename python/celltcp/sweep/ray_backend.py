@@ -79,7 +79,7 @@ class RayBackend:
             options["num_cpus"] = workers
         try:
             ray.init(address=address, **options)
-        except Exception as e:  # noqa: BLE001 - Ray raises many kinds; all mean "unusable"
+        except Exception as e:
             key = "address" if address else "backend"
             raise scenario_error(
                 key, f"cannot start Ray at {address or 'this machine'}: {' '.join(str(e).split())}"
@@ -89,7 +89,7 @@ class RayBackend:
     def _capacity(self) -> int:
         try:
             return max(int(self._ray.cluster_resources().get("CPU", 1)), 1)
-        except Exception:  # noqa: BLE001 - resources are a hint for queueing only
+        except Exception:
             return 1
 
     def run(self, tasks: Sequence[Task], on_outcome: Callable[[Outcome], None]) -> None:
@@ -124,7 +124,7 @@ class RayBackend:
             for ref in in_flight:
                 try:
                     ray.cancel(ref)
-                except Exception:  # noqa: BLE001 - best effort; the results are discarded
+                except Exception:
                     pass
             raise
 

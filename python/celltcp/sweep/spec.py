@@ -407,7 +407,7 @@ def _check_keys(spec: SweepSpec) -> None:
                 raise scenario_error(f"points[{i}].{k}", f"also swept by {owner[k]}")
             point_keys.setdefault(k, i)
     names = sorted(set(owner) | set(point_keys))
-    for a, b in zip(names, names[1:], strict=False):
+    for a, b in itertools.pairwise(names):
         if b.startswith(a + "."):
             raise scenario_error(b, f"inside the swept key {a}; sweep one or the other")
     if spec.seed is not None and "simulation.seed" in names:

@@ -220,7 +220,7 @@ class Store:
             )
             self._con.execute("COMMIT")
             return
-        if not _TABLES <= tables:
+        if not tables >= _TABLES:
             raise _store_error(
                 shown,
                 "a DuckDB database, but not a celltcp sweep store "

@@ -93,6 +93,6 @@ def execute(task: Task) -> Outcome:
         error = _one_line(str(e))
     except SimulationError as e:
         error = f"internal error: {_one_line(str(e))}"
-    except Exception as e:  # noqa: BLE001 - any failure of one run is recorded, not fatal
+    except Exception as e:
         error = f"{type(e).__name__}: {_one_line(str(e))}"
     return Outcome(task.key, task.run, False, error=error, wall_s=time.perf_counter() - started)

@@ -33,7 +33,7 @@ def relay(
     fd_of = dict(attachments)
     by_address = {socket.inet_aton(addresses[h]): fd_of[h] for h in fd_of}
     host_of = {fd: h for h, fd in attachments}
-    counts = RelayCounts(by_host={h: 0 for h in fd_of})
+    counts = RelayCounts(by_host=dict.fromkeys(fd_of, 0))
     poller = select.poll()
     for fd in fd_of.values():
         poller.register(fd, select.POLLIN)

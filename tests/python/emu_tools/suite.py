@@ -252,7 +252,7 @@ def rate_schedule(shape: str, seed: int, ms: int = TRACE_MS) -> list[float]:
             good = not good
     elif shape == "fades":
         x = 0.0
-        for step in range(ms // 100):
+        for _step in range(ms // 100):
             x = 0.9 * x + math.sqrt(1 - 0.81) * rng.gauss(0.0, 0.35)
             out += [10e6 * math.exp(x - 0.35**2 / 2)] * 100
         t = rng.expovariate(0.3) * 1000
