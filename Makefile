@@ -2,7 +2,8 @@
 # these rules create and fill; nothing needs installing by hand.
 #
 #   make demo       set up, build the extension (release), reproduce seed study 003 (quick mode)
-#   make test       set up, build, cargo tests, Python tests without the slow ones
+#   make test       set up, lint, build, cargo tests, Python tests without the slow ones
+#   make lint       the quality gates: formatting, clippy, rustdoc, ruff, mypy (make test runs them)
 #   make test-all   the same with the slow Python tests
 #   make bench      event-queue and end-to-end speed figures (release build)
 #   make dist       dist/: an sdist and a manylinux2014 abi3 wheel (zig), checked with auditwheel
@@ -31,7 +32,7 @@ PY_REQUIREMENTS := $(STAMPS)/requirements.txt
 # Where `maturin develop` puts the compiled module (abi3: one file for every CPython >= 3.10).
 CORE_MODULE := python/celltcp/_core.abi3.so
 
-.PHONY: demo test test-all bench setup build tshark dist dist-check docs
+.PHONY: demo test test-all lint bench setup build tshark dist dist-check docs
 
 demo: build
 	celltcp reproduce 003 --quick --out out/reproduce-003
@@ -40,15 +41,28 @@ demo: build
 # the wall clock, run afterwards on their own so that no other test takes their CPU.
 # The property tests draw their cases from a fixed seed, so that a test run repeats exactly;
 # long fuzzing runs without it draw new ones (docs/reliability.md, "Model-based fuzzing").
-test: build tshark
+test: lint build tshark
 	PROPTEST_RNG_SEED=20261128 cargo test --workspace --exclude celltcp-py
 	$(VPY) -m pytest -q tests/python -m "not slow and not realtime" -n 2
 	$(VPY) -m pytest -q tests/python -m "not slow and realtime"
 
-test-all: build tshark
+test-all: lint build tshark
 	PROPTEST_RNG_SEED=20261128 cargo test --workspace --exclude celltcp-py
 	$(VPY) -m pytest -q tests/python -m "not realtime" -n 2
 	$(VPY) -m pytest -q tests/python -m "realtime"
+
+# The quality gates, first in `make test` so that a formatting slip fails in seconds. Warnings are
+# errors: the lint levels are in Cargo.toml ([workspace.lints]) and pyproject.toml ([tool.ruff],
+# [tool.mypy], strict on the public API). The declared rust-version is checked against the
+# dependencies' by tests/python/test_quality_gates.py, and clippy's incompatible_msrv lint flags a
+# newer standard-library API.
+lint: $(STAMPS)/deps
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets --quiet -- -D warnings
+	RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
+	$(VPY) -m ruff check python tests benches
+	$(VPY) -m ruff format --check python tests benches
+	$(VPY) -m mypy
 
 bench: build
 	celltcp bench

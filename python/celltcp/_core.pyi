@@ -5,7 +5,7 @@ Rust simulator and raw results back out.
 """
 
 from collections.abc import Callable
-from typing import Literal, Union
+from typing import Any, Literal, Union
 
 __version__: str
 #: True when the extension was compiled without optimisations (benchmarks warn about it).
@@ -37,9 +37,14 @@ def schema() -> str:
 
 def validate(
     toml_text: str, overrides: list[tuple[str, str]] = ..., base_dir: str | None = None
-) -> str:
-    """The resolved scenario (defaults filled in) as JSON text; raises ScenarioError. Relative
-    file references resolve against ``base_dir`` (default: the current directory)."""
+) -> tuple[str, list[tuple[str, str]]]:
+    """The resolved scenario (defaults filled in) as JSON text, and the warnings as ``(key,
+    message)`` pairs; raises ScenarioError. Relative file references resolve against
+    ``base_dir`` (default: the current directory)."""
+
+def bound_error(key: str, message: str) -> tuple[str, str]:
+    """``(key, message)`` bounded as the core bounds its own scenario errors (echoed values cut
+    to 80 characters, control characters escaped)."""
 
 def run(
     toml_text: str,
@@ -53,7 +58,7 @@ def run(
     progress: Callable[[float, float, int], bool | None] | None = None,
     on_interval: Callable[[str], bool | None] | None = None,
     interval: str | None = None,
-) -> dict[str, object]:
+) -> dict[str, Any]:
     """Runs a scenario with the GIL released; ``on_interval`` receives each interval's
     figures as JSON text every ``interval`` of simulated time.
 

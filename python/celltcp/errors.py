@@ -33,9 +33,10 @@ def _str(self: ScenarioError) -> str:
 
 # The class comes from the compiled module, whose exception macro cannot define methods; the
 # accessors are attached here once, at import, so every ScenarioError reads the same way.
-ScenarioError.message = property(_message, doc="What is wrong and what was expected.")
-ScenarioError.key = property(_key, doc="Dotted path of the offending value.")
-ScenarioError.__str__ = _str
+# (The stub declares them as the properties they become here.)
+ScenarioError.message = property(_message, doc="What is wrong and what was expected.")  # type: ignore[method-assign, assignment]
+ScenarioError.key = property(_key, doc="Dotted path of the offending value.")  # type: ignore[method-assign, assignment]
+ScenarioError.__str__ = _str  # type: ignore[method-assign, assignment]
 
 
 def scenario_error(key: str, message: str) -> ScenarioError:

@@ -844,7 +844,8 @@ def draw_figure(args: argparse.Namespace) -> Figure:
 
     Raises :class:`PlotOptionError` for options that do not fit together and
     :class:`celltcp.plots.PlotError` for data the figure cannot be drawn from."""
-    return _kind(args).draw(args)
+    figure: Figure = _kind(args).draw(args)
+    return figure
 
 
 def _run(kind: _Kind, user_error: type[Exception], args: argparse.Namespace) -> int:

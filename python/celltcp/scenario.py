@@ -187,7 +187,7 @@ def parse_toml(text: str, source: str) -> dict[str, Any]:
                 f"nested more than {MAX_DEPTH} tables deep; the format needs at most 6",
             )
     try:
-        data = tomllib.loads(text)
+        data: dict[str, Any] = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise scenario_error(source, f"invalid TOML: {e}") from None
     except RecursionError:
@@ -402,7 +402,8 @@ class Scenario:
         echo, found = _core.validate(self._core_text(), list(overrides or []), self.base_dir)
         for key, message in found:
             warnings.warn(ScenarioWarning(message, key), stacklevel=2)
-        return json.loads(echo)
+        resolved: dict[str, Any] = json.loads(echo)
+        return resolved
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Scenario):

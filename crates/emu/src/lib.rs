@@ -152,7 +152,7 @@ fn ports(
 ) -> Result<Vec<Port>, ScenarioError> {
     let key = "attachments";
     let mut hosts = BTreeSet::new();
-    let mut fds = std::collections::BTreeMap::new();
+    let mut fds = BTreeMap::new();
     let mut ports = Vec::with_capacity(attachments.len());
     for a in attachments {
         let Some(node) = scenario.nodes.get(&a.host) else {

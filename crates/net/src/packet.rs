@@ -434,11 +434,7 @@ mod tests {
         };
         assert_eq!(syn.wire_len(), 24);
         // A packet stays a small value: the GTP-U tunnel fields took it from 128 to 144 bytes.
-        assert!(
-            std::mem::size_of::<Packet>() <= 144,
-            "{}",
-            std::mem::size_of::<Packet>()
-        );
+        assert!(size_of::<Packet>() <= 144, "{}", size_of::<Packet>());
     }
 
     #[test]

@@ -514,7 +514,7 @@ mod tests {
         for ((t, pkt), (t2, data)) in records.iter().zip(&read) {
             assert_eq!(t, t2);
             buf.clear();
-            crate::wire::write_datagram(pkt, &mut buf).unwrap();
+            write_datagram(pkt, &mut buf).unwrap();
             assert_eq!(&buf, data);
             let mut want = *pkt;
             (want.uid, want.flow, want.created_at) = (0, 0, SimTime::ZERO);

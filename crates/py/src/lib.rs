@@ -3,7 +3,7 @@
 //! The public API is written in Python (`python/celltcp/`); this module only moves TOML text,
 //! overrides and options into the Rust crates and results back out. Scenario text and overrides
 //! are validated by `celltcp_scenario` alone, so the CLI, the Python API and sweeps all reject the
-//! same inputs with the same messages. Errors are mapped in one place, [`errors::to_py_err`].
+//! same inputs with the same messages. Errors are mapped in one place, `errors::to_py_err`.
 
 mod bench;
 mod emulate;

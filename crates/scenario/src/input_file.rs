@@ -207,7 +207,8 @@ mod tests {
 
     #[test]
     fn devices_directories_and_missing_files_are_refused_at_once() {
-        let readers: [fn(&Path) -> Result<(), String>; 2] = [
+        type Reader = fn(&Path) -> Result<(), String>;
+        let readers: [Reader; 2] = [
             |p| read_text(p, "trace file", io).map(drop),
             |p| trace(p).map(drop),
         ];

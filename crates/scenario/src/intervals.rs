@@ -2,14 +2,14 @@
 //! (`celltcp.run(..., on_interval=f, interval="100ms")`, docs/cli.md "Watching a run").
 //!
 //! The run stops at every multiple of the interval — stopping and resuming handles exactly the
-//! events of an uninterrupted run, in the same order — and [`IntervalWatch::figures`] reads the
+//! events of an uninterrupted run, in the same order — and `IntervalWatch::figures` reads the
 //! world there: per flow, per cell and per link direction, rates over the interval from the
 //! differences of cumulative counters (as the `[trace]` series are made) and gauges at its end.
 //! Nothing here changes the simulation: it reads counters, agents' reports and the TCP trace.
 //!
 //! A TCP flow's congestion window is the last value its sender recorded (a TCP sender records
 //! `cwnd` and `srtt` at every change): watching a run turns those two trace variables on for
-//! every TCP flow, and [`IntervalWatch::strip_traces`] removes the rows `[trace]` did not ask
+//! every TCP flow, and `IntervalWatch::strip_traces` removes the rows `[trace]` did not ask
 //! for before the run's outputs are made, so that they are the same with and without a watch.
 
 use std::collections::BTreeMap;

@@ -133,7 +133,7 @@ const EVENTS_PER_CLOCK_READ: u64 = 4096;
 /// 0.1 s, rarely enough that polling (taking Python's lock) costs nothing.
 const POLL_INTERVAL: Duration = Duration::from_millis(50);
 
-/// A run as fast as possible that asks `poll` every [`POLL_INTERVAL`] of wall time whether to
+/// A run as fast as possible that asks `poll` every `POLL_INTERVAL` of wall time whether to
 /// go on. The wall clock decides only *when* to ask; the events handled, and so the results up
 /// to where the run ends, are those of an uninterrupted run.
 ///

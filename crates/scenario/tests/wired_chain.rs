@@ -112,7 +112,7 @@ fn scheduled_outage_and_delay_spike_change_the_link() {
     );
     // After 2 s the one-way delay grows by 195 ms.
     assert!(f["delay_max_s"].as_f64().unwrap() > 0.028 + 0.195);
-    let bad = celltcp_scenario::load_path(
+    let bad = load_path(
         &example(),
         &[(
             "events".into(),

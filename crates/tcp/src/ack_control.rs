@@ -14,7 +14,7 @@
 //! formula, where with one ACK the radio part is lost if either the segment or its ACK is).
 //! The next slide ("Calculating p by the moving average method") monitors p "at the wireless
 //! terminal" and smooths it "following an estimation method of RTT values in TCP", with the
-//! gains 7/8 and 1/8 and p[0] = 0; it gives no averaging period.
+//! gains 7/8 and 1/8 and p\[0\] = 0; it gives no averaging period.
 //!
 //! Estimator as implemented:
 //! * observation: within each *update window* of `window_segments` expected segments

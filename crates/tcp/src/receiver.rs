@@ -108,7 +108,8 @@ impl Receiver {
         (free & !(granule - 1)).max(promised.div_ceil(granule) * granule)
     }
 
-    /// The 16-bit window field to send (see [`Receiver::advertised_window`]).
+    /// The 16-bit window field to send: the advertised window (never below what was promised)
+    /// in units of the window scale.
     pub fn window_field(&self) -> u16 {
         (self.advertised_window() >> self.wscale).min(65_535) as u16
     }

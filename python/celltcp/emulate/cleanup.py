@@ -211,7 +211,7 @@ def cleanup_stale(
     devices = [
         name
         for name in sorted(links)
-        if (parsed := netns.parse_device_name(name)) and orphaned(parsed[0])
+        if (device := netns.parse_device_name(name)) and orphaned(device[0])
     ]
     report.unregistered = [
         f"namespace {n}" if n in present else f"files {netns.ETC_NETNS / n}" for n in namespaces

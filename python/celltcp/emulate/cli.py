@@ -200,8 +200,12 @@ def _emulation_text(run: EmulationRun) -> str:
         f"{_count(e.get('dropped_non_ipv4'))} not IPv4, {_count(e.get('dropped_unroutable'))} "
         f"unroutable, {_count(e.get('dropped_foreign_source'))} foreign source"
     )
-    rows = [_direction_row(c, d) for c in _connections(e) for d in ("forward", "reverse")]
-    rows = [r for r in rows if r is not None]
+    rows = [
+        row
+        for c in _connections(e)
+        for d in ("forward", "reverse")
+        if (row := _direction_row(c, d)) is not None
+    ]
     if rows:
         header = [
             "real TCP data",
@@ -280,7 +284,7 @@ def _direction_row(c: dict[str, Any], direction: str) -> list[str] | None:
     ]
     if direction == "reverse":
         ends.reverse()
-    rtt = d.get("rtt") if isinstance(d.get("rtt"), dict) else {}
+    rtt: dict[str, Any] = d["rtt"] if isinstance(d.get("rtt"), dict) else {}
     return [
         f"{ends[0]} > {ends[1]}",
         format_rate(d.get("goodput_bps")),

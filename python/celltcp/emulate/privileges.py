@@ -101,9 +101,9 @@ def missing(
     return problems
 
 
-def check(**kwargs: str | None) -> None:
+def check(*, status_path: str = "/proc/self/status", tun_path: str | None = TUN_PATH) -> None:
     """Raises :class:`PrivilegeError` naming every unmet requirement; returns when all are met."""
-    problems = missing(**kwargs)
+    problems = missing(status_path=status_path, tun_path=tun_path)
     if problems:
         raise PrivilegeError(
             "emulation needs network administration rights: " + "; ".join(str(p) for p in problems)

@@ -115,7 +115,10 @@ def core_engine(
 
     def engine(attachments: list[tuple[str, int]], stop_fd: int) -> Mapping[str, Any]:
         try:
-            return core_emulate(toml_text, list(overrides), attachments, stop_fd, dict(options))
+            figures: Mapping[str, Any] = core_emulate(
+                toml_text, list(overrides), attachments, stop_fd, dict(options)
+            )
+            return figures
         except OSError as e:
             raise SimulationError(f"emulation failed: {e.filename or ''}: {e.strerror or e}") from e
         except SimulationError as e:

@@ -27,8 +27,10 @@ import ast
 import os
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -106,9 +108,9 @@ def describe(text: str) -> str:
     return cut + "…"
 
 
-def _load_toml(file: Path) -> dict:
+def _load_toml(file: Path) -> dict[str, Any]:
     with file.open("rb") as f:
-        return tomllib.load(f)
+        return dict(tomllib.load(f))
 
 
 def _kind(file: Path) -> str:
@@ -172,7 +174,12 @@ def path(name: str) -> Path:
 # -- copying ---------------------------------------------------------------------------------
 
 
-def _references(data: dict, is_sweep: bool) -> list[str]:
+def _requoted(name: str) -> Callable[[re.Match[str]], str]:
+    """A substitution putting ``name`` between the quotes a reference was written with."""
+    return lambda m: f"{m.group(1)}{name}{m.group(1)}"
+
+
+def _references(data: dict[str, Any], is_sweep: bool) -> list[str]:
     """Relative file names a scenario or sweep file refers to, in document order."""
     found: list[str] = []
 
@@ -214,9 +221,7 @@ def _plan_file(src: Path, dest: Path, plan: dict[Path, tuple[Path, bytes]]) -> N
             ref_path = PurePosixPath(ref)
             if ".." in ref_path.parts:
                 local = ref_path.name
-                text = _quoted(ref).sub(
-                    lambda m, local=local: m.group(1) + local + m.group(1), text
-                )
+                text = _quoted(ref).sub(_requoted(local), text)
             else:
                 local = ref
             placed.append(((src.parent / ref).resolve(), dest.parent / local))

@@ -97,7 +97,7 @@ def pftk_timeout_probability(p: float, window_segments: float) -> float:
         return 1.0
     q = 1.0 - loss
     numerator = (1.0 - q**3) * (1.0 + q**3 * (1.0 - q ** (window - 3.0)))
-    return min(1.0, numerator / (1.0 - q**window))
+    return float(min(1.0, numerator / (1.0 - q**window)))
 
 
 def pftk_expected_window_segments(p: float, b: float = 2.0) -> float:

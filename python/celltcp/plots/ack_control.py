@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
@@ -30,7 +31,7 @@ _KBPS = BPS_PER_MBPS / 1e3
 _PLAIN = FuncFormatter(lambda value, _pos: f"{value:g}")
 
 
-def _plain_log_axis(ax) -> None:  # ax: a matplotlib Axes
+def _plain_log_axis(ax: Axes) -> None:
     ax.set_yscale("log")
     ax.yaxis.set_major_formatter(_PLAIN)
     ax.yaxis.set_minor_formatter(

@@ -6,6 +6,7 @@ parameter in kbit/s, the unit of the seed's figures.
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -76,7 +77,7 @@ def rlc_throughput_vs_parameter(
     high: str = "ci_high",
     xlabel: str | None = None,
     title: str | None = None,
-    labels: Mapping[Hashable, str] | None = None,
+    labels: Mapping[Any, str] | None = None,
     seed: Mapping[Hashable, Sequence[tuple[float, float]]] | None = None,
     logx: bool = False,
     out: str | None = None,

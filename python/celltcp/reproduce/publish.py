@@ -73,7 +73,7 @@ def _cell(text: str) -> str:
 
 def _read_record(path: Path) -> dict[str, Any]:
     try:
-        record = json.loads(path.read_text(encoding="utf-8"))
+        record: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
         raise ReproductionError(f"{path}: not a readable claims.json ({e})") from None
     for key in ("reproduction", "mode", "claims", "runs", "wall"):

@@ -33,7 +33,7 @@ import math
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -504,7 +504,7 @@ def _test(a: Probability | Mean, b: Probability | Mean) -> Test:
 
 
 def compare_verdict(
-    by_count: dict[int, tuple[Probability | Mean, Probability | Mean]], relation: str
+    by_count: Mapping[int, tuple[Probability | Mean, Probability | Mean]], relation: str
 ) -> Decision:
     """Whether the first quantity is ``relation`` ("<" or ">") the second at every UE count:
     Fisher's exact test for probabilities, Welch's t-test for means."""
@@ -591,7 +591,11 @@ def measure(options: Options, plan: Plan) -> Measurements:
         if store is None:
             # Series need a store on disk; without one, a temporary store lives for this call.
             store = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="celltcp-000-")))
-        common = {"workers": options.workers, "store": store, "progress": options.progress}
+        common: dict[str, Any] = {
+            "workers": options.workers,
+            "store": store,
+            "progress": options.progress,
+        }
         parts, runs = [], {}
         for n in UE_COUNTS:
             scenario = Scenario.from_toml(target_cell_scenario(n, directory / "forwarding.toml"))
@@ -606,7 +610,7 @@ def measure(options: Options, plan: Plan) -> Measurements:
                 "points": [p for _, _, p in points],
             }
             what = f"Figs. 4, 8, 11, 12 with {n} UEs in the target cell"
-            frame = _ok_runs(celltcp.sweep(spec, **common), what)
+            frame = _ok_runs(celltcp.sweep.sweep(spec, **common), what)
             drops = frame[["point", "run", _REF_QUEUE_DROPS]]
             traced = [i for i, (_, aqm, _) in enumerate(points) if not aqm]
             rows = _ref_rows(frame, store, what, traced).merge(drops, on=["point", "run"])
@@ -619,7 +623,7 @@ def measure(options: Options, plan: Plan) -> Measurements:
             runs[f"{n} UEs"] = len(frame)
         path = directory / "aqm.toml"
         spec = _aqm_spec(path, plan, list(Scenario.load(path).get("flows")))
-        frame = _ok_runs(celltcp.sweep(spec, **common), "Table IV")
+        frame = _ok_runs(celltcp.sweep.sweep(spec, **common), "Table IV")
         whole = frame[frame["simulation.duration"] != STARTUP]
         outcomes = _ref_rows(whole, store, "Table IV").set_index(["point", "run"])["outcome"]
         runs["Table IV"] = len(frame)
@@ -711,7 +715,7 @@ def _select(ho: pd.DataFrame, policy: str, n: int, aqm: bool = False) -> pd.Data
 
 
 def _per_count(
-    pairs: dict[int, tuple[Probability | Mean, Probability | Mean]], digits: int = 2
+    pairs: Mapping[int, tuple[Probability | Mean, Probability | Mean]], digits: int = 2
 ) -> str:
     return "; ".join(
         f"{n}: {a.value:.{digits}f} vs {b.value:.{digits}f}" for n, (a, b) in pairs.items()
@@ -1166,13 +1170,13 @@ def _figure_fig4(runs: pd.DataFrame) -> Figure:
     for case, colour in (("halving", "tab:blue"), ("timeout", "tab:red")):
         ax.plot(
             w,
-            [100 * x2_normalized_throughput(x, x, case) for x in w],
+            [100 * x2_normalized_throughput(x, x, case) for x in w.tolist()],
             color=colour,
             label=f"{case}, cwndHO = cwndMAX (model)",
         )
         ax.plot(
             w,
-            [100 * x2_normalized_throughput(x, 0.75 * x, case) for x in w],
+            [100 * x2_normalized_throughput(x, 0.75 * x, case) for x in w.tolist()],
             color=colour,
             ls="--",
             marker="o" if case == "timeout" else "x",

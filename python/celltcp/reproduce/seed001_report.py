@@ -242,8 +242,8 @@ def _goal2(r: Results) -> tuple[list[Any], list[ClaimRow]]:
 
     def pair(k: int) -> tuple[Sample, Sample]:
         return (
-            _runs(r.goal2, rate_kbps=k, **{WINDOW: 4}),
-            _runs(r.goal2, rate_kbps=k, **{WINDOW: 1}),
+            _runs(r.goal2, RLC, rate_kbps=k, **{WINDOW: 4}),
+            _runs(r.goal2, RLC, rate_kbps=k, **{WINDOW: 1}),
         )
 
     detail = (
@@ -315,8 +315,8 @@ def _goal3(r: Results) -> tuple[list[Any], ClaimRow]:
 
     def pair(k: int) -> tuple[Sample, Sample]:
         return (
-            _runs(r.goal3, rate_kbps=k, **{LOSS: high}),
-            _runs(r.goal3, rate_kbps=k, **{LOSS: low}),
+            _runs(r.goal3, RLC, rate_kbps=k, **{LOSS: high}),
+            _runs(r.goal3, RLC, rate_kbps=k, **{LOSS: low}),
         )
 
     # A larger drop is a smaller share kept: (high loss / low loss) smaller on the faster DCH.

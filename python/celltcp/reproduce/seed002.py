@@ -398,7 +398,7 @@ class Runner(StoreRunner):
         }
         if series:
             spec["series"] = list(series)
-        frame = celltcp.sweep(
+        frame = celltcp.sweep.sweep(
             spec, workers=self.options.workers, store=self.store, progress=self.options.progress
         )
         failed = frame[frame["status"] != "ok"]
@@ -611,7 +611,7 @@ def _loss_events_s(tcp: pd.DataFrame) -> np.ndarray:
     """Times the sender entered fast recovery (CcState 2) or RTO recovery (3)."""
     cc = tcp[tcp["var"] == "cc_state"]
     state, times = cc["value"].to_numpy(), cc["time_s"].to_numpy()
-    return times[1:][(state[1:] >= 2) & (state[1:] != state[:-1])]
+    return np.asarray(times[1:][(state[1:] >= 2) & (state[1:] != state[:-1])])
 
 
 def sawtooth_period(

@@ -865,7 +865,9 @@ def _episode_rows(r: Results) -> tuple[tuple[str, ...], ...]:
 
 
 def _recovery_summary(table: pd.DataFrame) -> str:
-    inside = lambda t, col="ratio": f"{int(((t[col] - 1).abs() <= 0.2).sum())}/{len(t)}"
+    def inside(t: pd.DataFrame, col: str = "ratio") -> str:
+        return f"{int(((t[col] - 1).abs() <= 0.2).sum())}/{len(t)}"
+
     big = table[table["bdp_segments"] >= 40]
     far = table.loc[(table["ratio"] - 1).abs().idxmax()]
     unrecovered = ", ".join(

@@ -262,7 +262,7 @@ FULL = Plan(
 
 def ber_for_byte_error_rate(rate: float) -> float:
     """Per-bit error rate losing a packet as often as ``rate`` per byte: 1 − (1 − r)^(1/8)."""
-    return 1.0 - (1.0 - rate) ** (1.0 / 8.0)
+    return float(1.0 - (1.0 - rate) ** (1.0 / 8.0))
 
 
 def packet_error_rate(rate: float, packet_bytes: int) -> float:
@@ -1182,11 +1182,15 @@ def run(options: Options) -> Document:
     directory = _scenario_dir()
     files = tuple(directory / f"exp5-{i}.toml" for i in (1, 2, 3))
     started = time.perf_counter()
-    common = {"workers": options.workers, "store": options.store, "progress": options.progress}
-    f51 = _ok_runs(celltcp.sweep(_spec_5_1(files[0], plan), **common), "experiment 5-1")
-    f52 = _ok_runs(celltcp.sweep(_spec_5_2(files[1], plan), **common), "experiment 5-2")
+    common: dict[str, Any] = {
+        "workers": options.workers,
+        "store": options.store,
+        "progress": options.progress,
+    }
+    f51 = _ok_runs(celltcp.sweep.sweep(_spec_5_1(files[0], plan), **common), "experiment 5-1")
+    f52 = _ok_runs(celltcp.sweep.sweep(_spec_5_2(files[1], plan), **common), "experiment 5-2")
     f53 = _ok_runs(
-        celltcp.sweep(exp5_3.spec(files[2], plan.runs_5_3, plan.duration_5_3), **common),
+        celltcp.sweep.sweep(exp5_3.spec(files[2], plan.runs_5_3, plan.duration_5_3), **common),
         "experiment 5-3",
     )
     cw = _cwnd_runs(files[0], plan.runs)
@@ -1199,12 +1203,14 @@ def run(options: Options) -> Document:
         got = {r: _figures_5_1(f51, r, setup) for r in RATES}
         by_setup[setup] = {r: f for r, f in got.items() if f}
     faithful = by_setup[FAITHFUL]
-    f52_by = {
-        (reading, errors): {cc: _figures_5_2(f52, cc, reading, errors) for cc in ALL_CC}
-        for reading in plan.readings_5_2
-        for errors in (True, False)
-    }
-    f52_by = {k: v for k, v in f52_by.items() if all(x is not None for x in v.values())}
+    # The readings and error settings whose every controller has figures.
+    f52_by: dict[tuple[str, bool], dict[str, Figures52]] = {}
+    for reading in plan.readings_5_2:
+        for errors in (True, False):
+            got52 = {cc: _figures_5_2(f52, cc, reading, errors) for cc in ALL_CC}
+            complete = {cc: f for cc, f in got52.items() if f is not None}
+            if len(complete) == len(got52):
+                f52_by[(reading, errors)] = complete
     with_err = f52_by[(FAITHFUL[0], True)]
 
     doc = Document(
@@ -1328,20 +1334,20 @@ def run(options: Options) -> Document:
             ]
             t55.append(tuple(cells))
     t57 = []
-    for (reading, errors), figs in f52_by.items():
+    for (reading, errors), by_cc in f52_by.items():
         for cc in ALL_CC:
-            f = figs[cc]
+            g = by_cc[cc]
             t57.append(
                 (
                     f"{READINGS[reading].mss}, " + ("5e-5" if errors else "none"),
                     LABEL[cc],
                     f"{SEED_5_7[cc]['total']:g}" if errors and cc in SEED_5_7 else "",
-                    f.total.text(2),
-                    f"{min(f.per_flow):.2f}–{max(f.per_flow):.2f}",
-                    f.delay.text(2),
-                    f.jitter.text(3),
-                    f.loss.text(2),
-                    f.jain.text(5),
+                    g.total.text(2),
+                    f"{min(g.per_flow):.2f}–{max(g.per_flow):.2f}",
+                    g.delay.text(2),
+                    g.jitter.text(3),
+                    g.loss.text(2),
+                    g.jain.text(5),
                 )
             )
     t58 = tuple((LABEL[cc], cw.resets[cc].text(1), cw.mean_cwnd[cc].text(1)) for cc in ALL_CC)

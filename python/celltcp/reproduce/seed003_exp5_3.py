@@ -278,7 +278,9 @@ def _seed_extreme(name: str, lowest: bool) -> dict[int, str]:
     }
 
 
-def _means(figures: Mapping[str, Mapping[int, Mapping[str, Stat]]], name: str) -> dict[str, list]:
+def _means(
+    figures: Mapping[str, Mapping[int, Mapping[str, Stat]]], name: str
+) -> dict[str, list[float]]:
     return {c: [figures[c][v][name].mean for v in SPEEDS_KMH] for c in CONTROLLERS}
 
 

@@ -258,7 +258,7 @@ class Runner(StoreRunner):
         }
         if series:
             spec["series"] = list(series)
-        frame = celltcp.sweep(
+        frame = celltcp.sweep.sweep(
             spec, workers=self.options.workers, store=self.store, progress=self.options.progress
         )
         failed = frame[frame["status"] != "ok"]

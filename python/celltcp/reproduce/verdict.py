@@ -196,8 +196,8 @@ def _sample(x: Sample | Sequence[float] | np.ndarray) -> Sample:
 
 def _phi(x: np.ndarray) -> np.ndarray:
     """The standard normal distribution function, elementwise."""
-    erf = np.frompyfunc(math.erf, 1, 1)
-    return 0.5 * (1.0 + erf(x / math.sqrt(2.0)).astype(float))
+    erf = np.vectorize(math.erf, otypes=[float])
+    return np.asarray(0.5 * (1.0 + erf(x / math.sqrt(2.0))))
 
 
 def noncentral_t_cdf(t: float, df: float, nc: float) -> float:
@@ -269,11 +269,11 @@ def _log_choose(n: int, k: int) -> float:
 def _binomial_pmf(n: int, p: float) -> np.ndarray:
     k = np.arange(n + 1)
     if p <= 0.0:
-        return (k == 0).astype(float)
+        return np.asarray(k == 0, dtype=float)
     if p >= 1.0:
-        return (k == n).astype(float)
-    log = np.array([_log_choose(n, i) for i in k]) + k * math.log(p) + (n - k) * math.log1p(-p)
-    return np.exp(log)
+        return np.asarray(k == n, dtype=float)
+    log = np.array([_log_choose(n, i) for i in range(n + 1)]) + k * math.log(p)
+    return np.asarray(np.exp(log + (n - k) * math.log1p(-p)))
 
 
 #: Relative tolerance when comparing table probabilities (as R's fisher.test and binom.test).
@@ -829,7 +829,8 @@ def equivalence(a: Sample | Sequence[float], reference: float, margin: float) ->
     if a.se == 0:
         inside = abs(diff) < margin
         p_in, p_out = (0.0, 1.0) if inside else (1.0, 0.0 if abs(diff) > margin else 1.0)
-        power, need, note = (1.0, 2, "no spread in the sample")
+        power, note = 1.0, "no spread in the sample"
+        need: int | None = 2
     else:
         p_in = max(1.0 - t_cdf((diff + margin) / a.se, df), t_cdf((diff - margin) / a.se, df))
         p_out = 1.0 - t_cdf((abs(diff) - margin) / a.se, df)

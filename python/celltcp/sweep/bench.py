@@ -22,6 +22,7 @@ import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from celltcp import _core
 from celltcp.bench import find_example
@@ -33,7 +34,7 @@ from celltcp.sweep.spec import load_spec, resolve_points
 __all__ = ["main", "measure_overhead", "measure_throughput"]
 
 
-def _spec(example: str, duration: str, runs: int, metrics: Sequence[str]) -> dict:
+def _spec(example: str, duration: str, runs: int, metrics: Sequence[str]) -> dict[str, Any]:
     path = find_example(example)
     if path is None:
         raise SystemExit(

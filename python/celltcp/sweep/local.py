@@ -26,6 +26,7 @@ import signal
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from multiprocessing.connection import Connection, wait
+from typing import Union
 
 from celltcp.sweep.backend import WorkerLost
 from celltcp.sweep.worker import Outcome, Task, execute
@@ -42,7 +43,7 @@ _DEPTH = 2
 _EXIT_GRACE_S = 5.0
 
 
-def start_context() -> multiprocessing.context.BaseContext:
+def start_context() -> _Context:
     """``forkserver`` (with celltcp preloaded) where available, else ``spawn``."""
     if "forkserver" in multiprocessing.get_all_start_methods():
         ctx = multiprocessing.get_context("forkserver")
@@ -63,10 +64,14 @@ def _serve(conn: Connection) -> None:
         conn.send(execute(task))
 
 
+#: The two start methods a sweep uses; both create processes (BaseContext does not say so).
+_Context = Union[multiprocessing.context.ForkServerContext, multiprocessing.context.SpawnContext]  # noqa: UP007 (a runtime alias)
+
+
 class _Worker:
     """One worker process, its pipe, and the tasks sent to it, oldest first."""
 
-    def __init__(self, ctx: multiprocessing.context.BaseContext):
+    def __init__(self, ctx: _Context):
         self.conn, child = ctx.Pipe(duplex=True)
         self.process = ctx.Process(target=_serve, args=(child,), name="celltcp-worker", daemon=True)
         self.process.start()
@@ -116,7 +121,7 @@ class LocalBackend:
             while any(w.pending for w in pool):
                 busy = {w.conn: w for w in pool if w.pending}
                 for conn in wait(list(busy)):
-                    worker = busy[conn]
+                    worker = busy[conn]  # type: ignore[index]  # wait() returns what it was given
                     try:
                         outcome = worker.receive()
                     except (EOFError, OSError):

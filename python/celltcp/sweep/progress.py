@@ -27,7 +27,7 @@ def in_notebook() -> bool:
     ipython = sys.modules.get("IPython")
     if ipython is None:
         return False
-    shell = ipython.get_ipython()  # type: ignore[attr-defined]
+    shell = ipython.get_ipython()
     return shell is not None and type(shell).__name__ == "ZMQInteractiveShell"
 
 

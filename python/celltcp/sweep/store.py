@@ -360,7 +360,8 @@ class Store:
         row = self._con.execute("SELECT scenario FROM scenarios WHERE key = ?", [key]).fetchone()
         if row is None:
             raise KeyError(key)
-        return json.loads(row[0])
+        scenario: dict[str, Any] = json.loads(row[0])
+        return scenario
 
     def series_path(self, key: str, run: int, name: str) -> Path:
         """Where the series ``name`` of a run is (or would be) kept."""

@@ -38,7 +38,7 @@ pub fn device() -> (RawFd, RawFd) {
                 libc::SOL_SOCKET,
                 libc::SO_SNDBUF,
                 (&size as *const libc::c_int).cast(),
-                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+                size_of::<libc::c_int>() as libc::socklen_t,
             );
         }
     }

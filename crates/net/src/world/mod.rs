@@ -250,6 +250,7 @@ impl WorldBuilder {
 
     /// Places an agent of `flow` on `node`, receiving `proto` packets for `port`, started at
     /// `start`, with the random stream named `rng_path` (e.g. `flow/video/src`).
+    #[allow(clippy::too_many_arguments)] // the agent's slot, field by field
     pub fn add_agent(
         &mut self,
         node: NodeId,

@@ -13,7 +13,7 @@
 //! Each end holds one RLC AM entity (25.322 §4.2.1.3, [`RlcAmEntity`]): the RNC's transmits
 //! the downlink data and receives the uplink data (the TCP ACKs), the UE's the reverse; the
 //! STATUS PDUs of each receiving side travel in the transport blocks of the other direction,
-//! ahead of data. Both directions work alike ([`channel`]): a TTI carries at most N transport
+//! ahead of data. Both directions work alike (`channel`): a TTI carries at most N transport
 //! blocks of one PDU each ([`config`] gives the transport-block arithmetic), each block is lost
 //! with the direction's BLER — independently, or with the BLER of the TTI's state in a
 //! Gilbert–Elliott channel whose long-run BLER is the configured one ([`errors`]) — and the
@@ -95,7 +95,7 @@ pub struct DchLink {
     /// SDU bytes waiting for their first transmission at the RNC and at the UE.
     dl_buffer: TimeWeighted,
     ul_buffer: TimeWeighted,
-    activity: stats::Activity,
+    activity: Activity,
     /// The IP packets delivered at either end, when captured (docs/captures.md).
     capture: Option<Box<crate::cell::IpCapture>>,
 }
@@ -176,7 +176,7 @@ impl DchLink {
             ul_delivered: DeliveryCounters::default(),
             dl_buffer: TimeWeighted::default(),
             ul_buffer: TimeWeighted::default(),
-            activity: stats::Activity::new(cfg.session_gap),
+            activity: Activity::new(cfg.session_gap),
             capture: None,
             cfg,
         })
@@ -220,7 +220,7 @@ impl DchLink {
     }
 
     /// The downlink RLC's busy periods and sessions.
-    pub fn activity(&self) -> &stats::Activity {
+    pub fn activity(&self) -> &Activity {
         &self.activity
     }
 

@@ -7,7 +7,7 @@
 //! stamped packet as the SDU, copying PDUs (704 bytes each) took three quarters of the run time.
 //! With a reference the PDU is 192 bytes.
 //!
-//! The packets wait in a [`PacketStore`] per direction, in the order they were written, until
+//! The packets wait in a `PacketStore` per direction, in the order they were written, until
 //! the receiving side delivers their reference. RLC AM delivers in sequence (a function of AM in 25.322 §4), so
 //! when the SDU of sequence number s is delivered, every packet written before it has been
 //! delivered or will never be (its PDUs were discarded after MaxDAT): the store drops them then.
@@ -21,7 +21,7 @@ use crate::cell::StampedPacket;
 use crate::rlc::RlcSdu;
 
 /// An IP packet in the RLC of one direction: its sequence number in that direction's
-/// [`PacketStore`] and its size.
+/// `PacketStore` and its size.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DchSdu {
     /// Position in the order of writing, from 0; unique within a direction.

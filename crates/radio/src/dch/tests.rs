@@ -367,7 +367,7 @@ fn report_and_sample_name_the_figures() {
 #[test]
 fn a_pdu_holds_references_not_packets() {
     // The reason for `DchSdu` (sdu.rs): PDUs move by value through the RLC and the channel.
-    let size = std::mem::size_of::<crate::rlc::RlcPdu<DchSdu>>();
+    let size = size_of::<crate::rlc::RlcPdu<DchSdu>>();
     assert!(size <= 200, "{size}");
-    assert_eq!(std::mem::size_of::<DchSdu>(), 16);
+    assert_eq!(size_of::<DchSdu>(), 16);
 }

@@ -121,17 +121,22 @@ thread_local! {
     static ALLOCATIONS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
+// SAFETY: every call is passed on unchanged to the system allocator, which upholds
+// `GlobalAlloc`'s contract; the wrapper only counts.
 unsafe impl std::alloc::GlobalAlloc for CountingAllocator {
     unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
         let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
-        std::alloc::System.alloc(layout)
+        // SAFETY: the caller's guarantees for this call are the system allocator's.
+        unsafe { std::alloc::System.alloc(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
-        std::alloc::System.dealloc(ptr, layout)
+        // SAFETY: the caller's guarantees for this call are the system allocator's.
+        unsafe { std::alloc::System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
         let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
-        std::alloc::System.realloc(ptr, layout, new_size)
+        // SAFETY: the caller's guarantees for this call are the system allocator's.
+        unsafe { std::alloc::System.realloc(ptr, layout, new_size) }
     }
 }
 

@@ -218,7 +218,7 @@ fn varying_ue_sets(n_ues: u32, shuffled: bool) -> Vec<Vec<UeState<'static>>> {
 
 #[test]
 fn a_scheduler_in_its_steady_state_does_not_allocate() {
-    let tbs = super::testkit::linear_tbs;
+    let tbs = linear_tbs;
     for name in NAMES {
         for n_ues in [1u32, 10, 50] {
             for shuffled in [false, true] {

@@ -112,7 +112,7 @@ pub(super) fn ran_config(
             let mobility = match scenario.mobility.get(ue) {
                 Some(m) => m.model(u.position),
                 None => MobilityModel::Fixed {
-                    position: celltcp_radio::channel::Position::new(u.position[0], u.position[1]),
+                    position: Position::new(u.position[0], u.position[1]),
                 },
             };
             ues.push(RanUe {

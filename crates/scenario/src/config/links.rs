@@ -171,7 +171,7 @@ pub struct TraceLink {
 
 impl LinkFile {
     /// Makes the relative `trace` paths of both directions relative to `base_dir`, the
-    /// directory of the scenario file; call before [`LinkFile::convert`].
+    /// directory of the scenario file; call before `LinkFile::convert`.
     pub fn anchor_trace_paths(&mut self, base_dir: &Path) {
         for dir in [&mut self.a_to_b, &mut self.b_to_a].into_iter().flatten() {
             dir.anchor_trace_path(base_dir);

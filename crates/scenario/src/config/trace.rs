@@ -202,7 +202,7 @@ impl TraceFile {
 }
 
 /// At most this many rows of sampled series a run may keep: every `trace.interval` each
-/// sampled series adds a row (see [`sampled_series`]), and the rows stay in memory until the
+/// sampled series adds a row (see `sampled_series`), and the rows stay in memory until the
 /// run ends. 5,000,000 rows is about 1 GB at the widest rows (a cell's UE); a 1-hour run
 /// sampled every 10 ms keeps 360,001 rows per series.
 pub const MAX_TRACE_ROWS: u64 = 5_000_000;

@@ -219,7 +219,7 @@ fn echo_fills_defaults_keeps_units_and_reloads_equal() {
 
 #[test]
 fn echo_shows_overridden_values() {
-    let s = crate::load_str(BASE, &[("links.access.rate".into(), "10Mbps".into())]).expect("valid");
+    let s = load_str(BASE, &[("links.access.rate".into(), "10Mbps".into())]).expect("valid");
     assert_eq!(s.links["access"].a_to_b.rate_bps, 10_000_000);
     assert_eq!(s.echo()["links"]["access"]["rate"], "10Mbps");
 }
@@ -244,8 +244,7 @@ fn load_path_reads_files_and_reports_missing_ones() {
 
 #[test]
 fn examples_load() {
-    let dir =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/celltcp/examples");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/celltcp/examples");
     for path in super::schema::example_files(&dir) {
         if let Err(e) = load_path(&path, &[]) {
             panic!("{}: {e}", path.display());

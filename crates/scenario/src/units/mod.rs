@@ -14,7 +14,7 @@
 //! SI prefixes are decimal (k = 10^3, M = 10^6, G = 10^9); `KiB`, `MiB`, `GiB` are binary
 //! (2^10, 2^20, 2^30 bytes).
 //!
-//! Speeds and lengths (the geometry of a radio network, [`motion`]) follow the same grammar but
+//! Speeds and lengths (the geometry of a radio network, `motion`) follow the same grammar but
 //! are stored as `f64` in SI units, since km/h has no exact integer form in m/s.
 
 mod motion;

@@ -6,7 +6,7 @@
 //! convex region); reductions use β_cubic = 0.7 (§4.6) with fast convergence (§4.7); a timeout
 //! follows §4.8. Slow start is RFC 5681's with ABC (RFC 3465), ended before the first loss by
 //! a rising RTT ([`super::hystart`]): RFC 9438 §4.10 says CUBIC "SHOULD use the HyStart++
-//! slow start algorithm [RFC9406]", so `cubic` runs HyStart++; `cubic-linux` runs the HyStart
+//! slow start algorithm \[RFC9406\]", so `cubic` runs HyStart++; `cubic-linux` runs the HyStart
 //! of `tcp_cubic.c` (on by default there: `hystart = 1`, both detectors). `CcConfig::hystart =
 //! Some(false)` turns either off (slow start then ends only at ssthresh or on a congestion
 //! event).

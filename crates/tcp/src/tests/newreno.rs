@@ -73,7 +73,7 @@ fn window_inflation_sends_new_data_during_recovery_rfc6582_3_2_step_3() {
     let t_rx = sent[rx].0;
     let during: Vec<_> = sent[rx + 1..]
         .iter()
-        .filter(|x| x.0 < t_rx + celltcp_engine::SimDuration::from_ms(100))
+        .filter(|x| x.0 < t_rx + SimDuration::from_ms(100))
         .collect();
     // cwnd = ssthresh + 3·SMSS is below FlightSize; only the further duplicates (one per
     // segment above the hole) inflate it enough to release new segments.

@@ -176,9 +176,7 @@ fn prr_run(prr: bool) -> (usize, Harness) {
     let (t_retx, _, _) = *sent.iter().find(|x| x.2).expect("a retransmission");
     let early = sent
         .iter()
-        .filter(|(t, _, retx)| {
-            !retx && *t > t_retx && *t < t_retx + celltcp_engine::SimDuration::from_ms(25)
-        })
+        .filter(|(t, _, retx)| !retx && *t > t_retx && *t < t_retx + SimDuration::from_ms(25))
         .count();
     (early, h)
 }

@@ -51,7 +51,7 @@ def drop_rates(overrides: list[str], runs: int) -> np.ndarray:
             drops = sum(d["drops"].values())
             rate.append(100.0 * drops / (d["packets_sent"] + drops))
         rows.append(rate)
-    return np.mean(rows, axis=0)
+    return np.asarray(np.mean(rows, axis=0))
 
 
 def main() -> None:

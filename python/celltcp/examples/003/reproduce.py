@@ -37,7 +37,7 @@ FLOWS_5_2 = [f"f{i:02d}" for i in range(1, 16)]
 
 def ber_for_byte_error_rate(rate: float) -> float:
     """Per-bit rate losing a packet as often as `rate` per byte: 1 − (1 − r)^(1/8)."""
-    return 1.0 - (1.0 - rate) ** (1.0 / 8.0)
+    return float(1.0 - (1.0 - rate) ** (1.0 / 8.0))
 
 
 def flow_figures(result: celltcp.RunResult, flow: str) -> dict[str, float]:

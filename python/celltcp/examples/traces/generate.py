@@ -31,15 +31,15 @@ DRIVE = [
 ]
 
 
-def lines(segments):
-    out = []
+def lines(segments: list[tuple[int, int, int, int]]) -> list[int]:
+    out: list[int] = []
     for first, last, per_step, step in segments:
         for t in range(first, last + 1, step):
             out.extend([t] * per_step)
     return out
 
 
-def write(name, timestamps):
+def write(name: str, timestamps: list[int]) -> None:
     assert timestamps == sorted(timestamps) and timestamps[-1] > 0
     (HERE / name).write_text("".join(f"{t}\n" for t in timestamps))
 

@@ -217,7 +217,7 @@ pub struct PdcpFile {
     /// PDCP SN length, bits: 7, 12, 15 or 18 (header of 1, 2, 2 or 3 bytes).
     #[schemars(extend("enum" = [7, 12, 15, 18]))]
     pub sn_bits: u8,
-    /// The UE's receiver reorders by COUNT (RLC AM only; not with [ran], see
+    /// The UE's receiver reorders by COUNT (RLC AM only; not with `[ran]`, see
     /// ran.handover.reordering).
     pub reordering: bool,
     /// t-Reordering of the UE's receiver (a time).
