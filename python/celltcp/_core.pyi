@@ -10,6 +10,9 @@ from typing import Any, Literal, Union
 __version__: str
 #: True when the extension was compiled without optimisations (benchmarks warn about it).
 DEBUG_BUILD: bool
+#: Digest (16 hex digits) of the Rust sources this module was compiled from; results stores
+#: record it with each run and run again what another build made.
+BUILD_ID: str
 
 class ScenarioError(ValueError):
     """Bad user input. ``args == (message, key)``; ``key`` is the dotted path at fault."""

@@ -226,7 +226,13 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         ok = report.executed - report.failed
         print(
             f"celltcp: {report.runs} runs at {report.points} points: {report.executed} run now "
-            f"({ok} ok, {report.failed} failed), {report.stored_before} already stored; "
+            f"({ok} ok, {report.failed} failed"
+            + (
+                f"; {report.other_build} replace runs another build made"
+                if report.other_build
+                else ""
+            )
+            + f"), {report.stored_before} already stored; "
             f"{format_duration(report.wall_s)} wall time; store {store}",
             file=sys.stderr,
         )

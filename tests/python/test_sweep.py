@@ -381,6 +381,63 @@ def test_a_failing_run_is_recorded_and_does_not_stop_the_sweep(tmp_path):
         assert rows.fetchall() == [("error", 2), ("ok", 2)]
 
 
+def test_runs_another_build_made_are_run_again_and_replaced(tmp_path):
+    from celltcp import _core
+    from celltcp.sweep import execute_sweep
+
+    path = _spec(tmp_path, GRID)
+    store = tmp_path / "store"
+    first, _ = execute_sweep(path, store=store, workers=2)
+    with duckdb.connect(str(store / "results.duckdb")) as con:
+        assert con.execute("SELECT DISTINCT build FROM runs").fetchall() == [(_core.BUILD_ID,)]
+        # Three runs as an earlier build left them, with a result this build would not give.
+        con.execute(
+            "UPDATE runs SET build = 'f00dfeedf00dfeed', metrics = '{}' WHERE run = 0 AND point < 3"
+        )
+    again, report = execute_sweep(path, store=store, workers=2)
+    assert (report.executed, report.other_build, report.stored_before) == (3, 3, 5)
+    assert again.equals(first)
+    with duckdb.connect(str(store / "results.duckdb"), read_only=True) as con:
+        assert con.execute("SELECT count(*), count(DISTINCT build) FROM runs").fetchone() == (8, 1)
+
+
+def test_a_store_from_before_builds_were_recorded_runs_everything_again(tmp_path):
+    from celltcp.sweep import execute_sweep
+
+    path = _spec(tmp_path, GRID)
+    store = tmp_path / "store"
+    first, _ = execute_sweep(path, store=store, workers=2)
+    with duckdb.connect(str(store / "results.duckdb")) as con:
+        con.execute("ALTER TABLE runs DROP COLUMN build")
+    again, report = execute_sweep(path, store=store, workers=2)
+    assert (report.executed, report.other_build) == (8, 8)
+    assert again.equals(first)
+
+
+def test_a_worker_of_another_build_stores_no_result(tmp_path):
+    import dataclasses
+
+    from celltcp.sweep import execute_sweep
+    from celltcp.sweep.worker import execute
+
+    class Elsewhere:
+        """Runs the tasks here, answering as a worker with another celltcp installed would."""
+
+        def run(self, tasks, on_outcome):
+            for task in tasks:
+                on_outcome(dataclasses.replace(execute(task), build="0123456789abcdef"))
+
+        def close(self):
+            pass
+
+    path = _spec(tmp_path, "runs = 1\n")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr("celltcp.sweep.runner.make_backend", lambda *a, **k: Elsewhere())
+        frame, report = execute_sweep(path, store=tmp_path / "store")
+    assert (report.executed, report.failed) == (1, 1)
+    assert "build 0123456789abcdef" in frame.iloc[0]["error"]
+
+
 def test_changed_metrics_are_read_from_the_stored_summaries_without_running(tmp_path):
     from celltcp.sweep import execute_sweep
 

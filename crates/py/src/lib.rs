@@ -259,6 +259,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     // Benchmarks warn when they measure an unoptimised build.
     m.add("DEBUG_BUILD", cfg!(debug_assertions))?;
+    // The digest of the sources this module was compiled from (build.rs): results stores
+    // record it with each run and never reuse a run another build made.
+    m.add("BUILD_ID", env!("CELLTCP_BUILD_ID"))?;
     m.add("ScenarioError", py.get_type::<ScenarioError>())?;
     m.add("SimulationError", py.get_type::<SimulationError>())?;
     m.add("RealTimeError", py.get_type::<errors::RealTimeError>())?;

@@ -15,6 +15,7 @@ it is stored (the summary's fields are only known from a run), and the sweep sto
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -57,6 +58,7 @@ class SweepReport:
         points: points in the parameter space.
         runs: runs in the sweep (points × replications, shared scenarios counted once).
         stored_before: runs found in the store and skipped.
+        other_build: stored runs made by another build of celltcp, run again and replaced.
         executed: runs executed now; ``failed`` of them failed.
         wall_s: wall seconds of the whole invocation; ``run_wall_s`` the sum over executed runs
             of their time inside a worker; ``store_write_s`` the time spent writing the store.
@@ -67,6 +69,7 @@ class SweepReport:
     points: int = 0
     runs: int = 0
     stored_before: int = 0
+    other_build: int = 0
     executed: int = 0
     failed: int = 0
     wall_s: float = 0.0
@@ -147,6 +150,16 @@ class _Collector:
         self.produced: set[str] = set()
 
     def __call__(self, outcome: Outcome) -> None:
+        if outcome.build != _core.BUILD_ID:
+            # A result is stored only from the code that reports it.
+            outcome = dataclasses.replace(
+                outcome,
+                ok=False,
+                summary=None,
+                series={},
+                error=f"the worker runs celltcp build {outcome.build}, this sweep build "
+                f"{_core.BUILD_ID}; install the same celltcp on every worker",
+            )
         summary = json.loads(outcome.summary) if outcome.ok and outcome.summary else None
         if summary is not None:
             self.guard.check(summary)
@@ -192,6 +205,7 @@ class _Collector:
             series=outcome.series,
             events=outcome.events,
             wall_s=outcome.wall_s,
+            build=outcome.build,
             replace=(outcome.key, outcome.run) in self.replace,
         )
 
@@ -411,9 +425,13 @@ def execute_sweep(
 
     try:
         finished = db.finished(by_key) if db is not None else {}
-        redo = {pair for pair, status in finished.items() if retry_failed and status == "error"}
+        # Runs another build made are run again: the version stays 0.1.0 while models change.
+        other_build = {pair for pair in wanted if pair in finished and not finished[pair].current}
+        failed = {p for p, state in finished.items() if retry_failed and state.status == "error"}
+        redo = other_build | failed
         todo = [pair for pair in wanted if pair not in finished or pair in redo]
         report.stored_before = len(wanted) - len(todo)
+        report.other_build = len(other_build)
         if todo:
             runner = make_backend(backend, workers=workers, address=address)
         tasks = [Task(k, r, by_key[k].toml, spec.series) for k, r in todo]

@@ -202,7 +202,8 @@ def scenario_key(scenario: Mapping[str, Any], version: str | None = None) -> str
     ``"files"`` (path → SHA-256 of the content) when the scenario reads files.
 
     Two points that resolve to the same scenario share their runs; a new celltcp version, or an
-    edited trace file, never reuses the runs made before.
+    edited trace file, never reuses the runs made before. (Runs of the same key that another
+    build of celltcp made are run again too: the store records each run's build.)
     """
     document: dict[str, Any] = {
         "celltcp_version": version or _core.__version__,

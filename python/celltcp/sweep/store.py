@@ -10,7 +10,11 @@ Layout of a store directory ``DIR``:
     ``point`` (its index in the sweep that ran it), ``seed``, ``parameters`` (JSON),
     ``status`` (``ok`` or ``error``), ``error`` (text), ``summary`` (the run's summary.json),
     ``metrics`` (JSON object, concrete path → value, for the patterns in ``metric_spec``),
-    ``series`` (JSON list of the kept series), ``events`` and ``wall_s``;
+    ``series`` (JSON list of the kept series), ``events``, ``wall_s`` and ``build`` (the
+    digest of the sources of the celltcp that made the run, ``_core.BUILD_ID``; NULL for runs
+    stored before it was recorded). A sweep runs again, and replaces, every stored run whose
+    build is not its own: the package version stays the same while the models change, and a
+    result must come from the code that reports it;
 
   - ``parameter_values(key, run, name, unit, value)``: each parameter of a run that is a
     quantity written with a unit (``"20Mbps"``) also as a number in its SI base unit
@@ -55,6 +59,7 @@ __all__ = [
     "STORE_FORMAT",
     "Store",
     "StoredRun",
+    "StoredState",
     "parameter_values",
 ]
 
@@ -93,10 +98,24 @@ _SCHEMA = (
     " series JSON NOT NULL,"
     " events BIGINT NOT NULL,"
     " wall_s DOUBLE NOT NULL,"
+    " build VARCHAR,"
     " PRIMARY KEY (key, run))",
     _PARAMETER_VALUES_SCHEMA,
 )
 _TABLES = {"meta", "scenarios", "runs"}
+
+
+@dataclass(frozen=True)
+class StoredState:
+    """Whether a stored run succeeded, and which build made it (None: not recorded)."""
+
+    status: str
+    build: str | None
+
+    @property
+    def current(self) -> bool:
+        """Made by this build of celltcp."""
+        return self.build == _core.BUILD_ID
 
 
 @dataclass(frozen=True)
@@ -188,6 +207,7 @@ class Store:
             raise
         if not read_only:
             store._add_parameter_values()
+            store._add_build_column()
             store._remove_partials()
         return store
 
@@ -264,6 +284,19 @@ class Store:
             con.execute("ROLLBACK")
             raise
 
+    def _add_build_column(self) -> None:
+        """Adds ``runs.build`` to a store written before it existed; its runs read as made by
+        an unknown build (NULL), so a sweep runs them again."""
+        columns = {
+            r[0]
+            for r in self._con.execute(
+                "SELECT column_name FROM information_schema.columns "
+                "WHERE table_schema = 'main' AND table_name = 'runs'"
+            ).fetchall()
+        }
+        if "build" not in columns:
+            self._con.execute("ALTER TABLE runs ADD COLUMN build VARCHAR")
+
     def _remove_partials(self) -> None:
         """Removes temporary series directories left by a process killed mid-write."""
         series = self.directory / SERIES_DIR if self.directory else None
@@ -283,12 +316,13 @@ class Store:
 
     # -- reading ------------------------------------------------------------------------------
 
-    def finished(self, keys: Iterable[str]) -> dict[tuple[str, int], str]:
-        """(key, run) → status of the stored runs of these scenario keys."""
+    def finished(self, keys: Iterable[str]) -> dict[tuple[str, int], StoredState]:
+        """(key, run) → status and build of the stored runs of these scenario keys."""
         rows = self._con.execute(
-            "SELECT key, run, status FROM runs WHERE list_contains(?, key)", [sorted(set(keys))]
+            "SELECT key, run, status, build FROM runs WHERE list_contains(?, key)",
+            [sorted(set(keys))],
         ).fetchall()
-        return {(k, int(r)): s for k, r, s in rows}
+        return {(k, int(r)): StoredState(s, b) for k, r, s, b in rows}
 
     def runs(self, keys: Iterable[str] | None = None) -> list[StoredRun]:
         """The stored runs of these scenario keys (all runs when ``keys`` is None)."""
@@ -394,7 +428,8 @@ class Store:
                     os.fsync(f.fileno())
             _fsync_dir(tmp)
             if final.exists():
-                # An orphan: written by a process killed before it inserted the run's row.
+                # An orphan (written by a process killed before it inserted the run's row), or
+                # the series of a run being replaced.
                 shutil.rmtree(final)
             os.rename(tmp, final)
             _fsync_dir(parent)
@@ -419,12 +454,14 @@ class Store:
         series: Mapping[str, bytes],
         events: int,
         wall_s: float,
+        build: str,
         replace: bool = False,
     ) -> None:
         """Stores one finished run: its series files first, then its row in one transaction.
 
         ``replace`` deletes an earlier row of the same (key, run) in that transaction (to
-        re-run a failed run); otherwise a second row for a stored run is an error.
+        re-run a failed run, or one another build made); otherwise a second row for a stored
+        run is an error. ``build`` is the ``_core.BUILD_ID`` of the process that made the run.
         """
         if series:
             if self.directory is None:
@@ -442,7 +479,9 @@ class Store:
             # Values of a run without its row (its row deleted by hand) are orphans.
             con.execute("DELETE FROM parameter_values WHERE key = ? AND run = ?", [key, run])
             con.execute(
-                "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO runs (key, run, point, seed, parameters, status, error, summary, "
+                "metrics, metric_spec, series, events, wall_s, build) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     key,
                     run,
@@ -457,6 +496,7 @@ class Store:
                     json.dumps(sorted(series)),
                     events,
                     wall_s,
+                    build,
                 ],
             )
             values = parameter_values(parameters)

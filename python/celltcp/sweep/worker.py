@@ -49,6 +49,8 @@ class Outcome:
         events: simulation events processed.
         wall_s: wall-clock seconds the run took in the worker (simulation and encoding).
         series: kept series name → Parquet file bytes.
+        build: ``_core.BUILD_ID`` of the worker that ran it (a Ray worker may have another
+            celltcp installed than the sweep's own process).
     """
 
     key: str
@@ -59,6 +61,7 @@ class Outcome:
     events: int = 0
     wall_s: float = 0.0
     series: dict[str, bytes] = field(default_factory=dict)
+    build: str = _core.BUILD_ID
 
 
 def _one_line(text: str) -> str:
