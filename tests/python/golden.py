@@ -11,9 +11,10 @@ reproductions among the slow tests.
     python tests/python/golden.py --check                                    # compare, exit 1
 
 What is hashed: for ``celltcp run EXAMPLE --out D``, every file of ``D`` but its marker (which
-names the celltcp version), with the checkout's examples directory written as ``<examples>``; for ``celltcp sweep``, every stored summary and series
+names the celltcp version), with the checkout's examples directory written as ``<examples>``;
+for ``celltcp sweep``, every stored summary and series
 (tests/python/reliability.py ``store_hashes``); for ``celltcp reproduce N --quick``, its stored
-results and its ``claims.json`` without the wall time.
+results and its ``claims.json`` without the wall time, its floats at 9 significant digits.
 """
 
 from __future__ import annotations
@@ -88,6 +89,19 @@ def _placed(data: bytes) -> bytes:
     return data.replace(str(EXAMPLES).encode(), b"<examples>")
 
 
+def _rounded(value: Any) -> Any:
+    """``value`` with every float at 9 significant digits. The stored runs are pinned exactly;
+    the claims are statistics computed from them in Python (means, t quantiles, powers), whose
+    last digits depend on the numerical libraries installed, not on what celltcp computes."""
+    if isinstance(value, float):
+        return float(f"{value:.9g}")
+    if isinstance(value, dict):
+        return {k: _rounded(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_rounded(v) for v in value]
+    return value
+
+
 def reproduction_hashes(seed: str) -> dict[str, str]:
     """The hashes of a quick reproduction's stored results and of its claims without wall time."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -95,7 +109,7 @@ def reproduction_hashes(seed: str) -> dict[str, str]:
         _celltcp("reproduce", seed, "--quick", "--out", out)
         claims = json.loads((out / "claims.json").read_text())
         claims.pop("wall", None)
-        hashes = {"claims.json": _sha(json.dumps(claims, sort_keys=True).encode())}
+        hashes = {"claims.json": _sha(json.dumps(_rounded(claims), sort_keys=True).encode())}
         stores = sorted({p.parent for p in Path(tmp).rglob("results.duckdb")})
         for store in stores:
             prefix = str(store.relative_to(tmp))
