@@ -137,7 +137,7 @@ dist-check: dist
 	tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
 		$(VPY) -m pip wheel --no-deps --quiet --disable-pip-version-check -w "$$tmp" \
 			$(abspath $(wildcard $(DIST)/celltcp-*.tar.gz)) && ls -l "$$tmp"
-	$(VPY) -m pytest -q tests/python/test_install.py -m slow
+	$(VPY) -m pytest -q tests/python/test_install.py
 
 # -- documentation -------------------------------------------------------------------------------
 docs: $(STAMPS)/deps
