@@ -85,6 +85,47 @@ def test_parameters_are_stored_and_framed_as_numbers_in_si_units(store):
     assert frame.attrs["parameters"] == ["links.access.rate", "links.access.delay"]
 
 
+def test_the_store_has_each_parameter_as_a_column_named_with_its_unit(store, tmp_path):
+    original = store
+    con = duckdb.connect(str(store / DB_FILE), read_only=True)
+    try:
+        view = con.execute(
+            'SELECT DISTINCT "links.access.rate [bit/s]", "links.access.delay [s]" '
+            'FROM run_parameters ORDER BY "links.access.rate [bit/s]"'
+        ).fetchall()
+        rows = con.execute("SELECT count(*) FROM run_parameters").fetchone()[0]
+        runs = con.execute("SELECT count(*) FROM runs").fetchone()[0]
+    finally:
+        con.close()
+    assert view == [(5e6, 0.005), (1e7, 0.005), (2e7, 0.005)]
+    assert rows == runs
+    # A later sweep into the store (a copy: the fixture is shared) with a parameter the view
+    # lacks gets its column.
+    import shutil
+
+    from celltcp.sweep import execute_sweep
+
+    store = tmp_path / "copy"
+    shutil.copytree(original, store)
+
+    (tmp_path / "chain.toml").write_text(CHAIN_TOML, encoding="utf-8")
+    more = tmp_path / "more.toml"
+    more.write_text(
+        'scenario = "chain.toml"\nruns = 1\n[grid]\n"links.core.delay" = ["1ms", "3ms"]\n',
+        encoding="utf-8",
+    )
+    execute_sweep(more, store=store, workers=1)
+    con = duckdb.connect(str(store / DB_FILE), read_only=True)
+    try:
+        delays = con.execute(
+            'SELECT "links.core.delay [s]" FROM run_parameters '
+            'WHERE "links.core.delay [s]" IS NOT NULL ORDER BY 1'
+        ).fetchall()
+    finally:
+        con.close()
+    assert delays == [(0.001,), (0.003,)]
+
+
 def sweep_frame(store: Path) -> pd.DataFrame:
     from celltcp.sweep.runner import collect_store
 

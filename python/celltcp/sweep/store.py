@@ -22,6 +22,12 @@ Layout of a store directory ``DIR``:
     converted by the scenario format's own unit parser. Added after format 1's first release:
     a store without it gets it, filled in from ``runs.parameters``, when opened for writing;
 
+  - the view ``run_parameters(key, run, "<name> [<unit>]", ...)``: the same values one column
+    per parameter, named with its unit (``"links.access.rate [bit/s]"``), so that SQL reads a
+    run's parameters as numbers without a join of its own (``ORDER BY "links.access.rate
+    [bit/s]"``). DuckDB's views cannot pivot on values found in the data, so the view names its
+    columns, and it is made again whenever a run brings a parameter it lacks;
+
 * ``DIR/series/<key>/<run>/<name>.parquet``: the kept time series of each run.
 
 The database file is written in DuckDB's storage format of v1.0.0 (storage version 64,
@@ -103,6 +109,29 @@ _SCHEMA = (
     _PARAMETER_VALUES_SCHEMA,
 )
 _TABLES = {"meta", "scenarios", "runs"}
+#: The view of the parameters as columns named with their unit.
+PARAMETERS_VIEW = "run_parameters"
+
+
+def _quoted(text: str, quote: str) -> str:
+    """``text`` as an SQL identifier (``"``) or string literal (``'``)."""
+    return quote + text.replace(quote, quote * 2) + quote
+
+
+def parameters_view_sql(columns: Sequence[tuple[str, str]]) -> str:
+    """The statement that (re)makes :data:`PARAMETERS_VIEW` for these (name, unit) columns."""
+    if not columns:
+        return (
+            f"CREATE OR REPLACE VIEW {PARAMETERS_VIEW} AS "
+            "SELECT DISTINCT key, run FROM parameter_values"
+        )
+    labels = [f"{name} [{unit}]" for name, unit in columns]
+    values = ", ".join(_quoted(label, "'") for label in labels)
+    return (
+        f"CREATE OR REPLACE VIEW {PARAMETERS_VIEW} AS PIVOT (SELECT key, run, "
+        "name || ' [' || unit || ']' AS parameter, value FROM parameter_values) "
+        f"ON parameter IN ({values}) USING first(value) GROUP BY key, run"
+    )
 
 
 @dataclass(frozen=True)
@@ -164,6 +193,8 @@ class Store:
         self._con = con
         #: The store directory, or None for an in-memory store (which cannot keep series).
         self.directory = directory
+        #: The (name, unit) columns the parameters view has.
+        self._columns: set[tuple[str, str]] = set()
 
     # -- opening ------------------------------------------------------------------------------
 
@@ -208,6 +239,7 @@ class Store:
         if not read_only:
             store._add_parameter_values()
             store._add_build_column()
+            store._make_parameters_view()
             store._remove_partials()
         return store
 
@@ -283,6 +315,17 @@ class Store:
         except BaseException:
             con.execute("ROLLBACK")
             raise
+
+    def _view_columns(self) -> list[tuple[str, str]]:
+        rows = self._con.execute(
+            "SELECT DISTINCT name, unit FROM parameter_values ORDER BY name, unit"
+        ).fetchall()
+        return [(str(n), str(u)) for n, u in rows]
+
+    def _make_parameters_view(self) -> None:
+        """(Re)makes the parameters view for the parameters now stored."""
+        self._columns = set(self._view_columns())
+        self._con.execute(parameters_view_sql(sorted(self._columns)))
 
     def _add_build_column(self) -> None:
         """Adds ``runs.build`` to a store written before it existed; its runs read as made by
@@ -505,7 +548,10 @@ class Store:
                     "INSERT INTO parameter_values VALUES (?, ?, ?, ?, ?)",
                     [[key, run, *v] for v in values],
                 )
+                if not {(n, u) for n, u, _ in values} <= self._columns:
+                    con.execute(parameters_view_sql(self._view_columns()))
             con.execute("COMMIT")
+            self._columns.update((n, u) for n, u, _ in values)
         except BaseException:
             con.execute("ROLLBACK")
             raise
