@@ -164,8 +164,10 @@ def test_missing_series_or_variable_says_how_to_trace_it(result):
     only_cwnd = plots.RunOutput(result.summary, {"tcp": tcp[tcp["var"].astype(str) == "cwnd"]})
     with pytest.raises(PlotError, match="no 'rtt or srtt' samples"):
         plots.cwnd_rtt(only_cwnd, "bulk")
-    with pytest.raises(PlotError, match="no 'seq_sent or ack_received'"):
+    with pytest.raises(PlotError, match="no 'seq_sent or ack_received'") as raised:
         plots.sequence(only_cwnd, "bulk")
+    # The message says what to trace.
+    assert 'add tcp = ["seq_sent", "ack_received", "retx_fast", "retx_rto"]' in str(raised.value)
 
 
 def test_load_run_reads_what_write_wrote(result, tmp_path):
