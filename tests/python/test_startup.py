@@ -1,6 +1,6 @@
 """The command starts without the heavy libraries: ``celltcp --version``, ``--help`` and
-``validate`` never import pandas, pyarrow, numpy, matplotlib or DuckDB (docs/benchmarks.md has the
-whole-process times)."""
+``validate`` never import pandas, pyarrow, numpy, matplotlib or DuckDB, and ``run`` only what its
+outputs need (docs/benchmarks.md has the whole-process times)."""
 
 from __future__ import annotations
 
@@ -37,6 +37,23 @@ def test_version_help_and_validate_load_no_heavy_library():
             f"try:\n    main({argv!r})\nexcept SystemExit:\n    pass"
         )
         assert _imported_after(code) == [], argv
+
+
+def test_a_run_loads_only_what_its_outputs_need(tmp_path):
+    """Without traces a run imports no heavy library; writing series takes pyarrow (and the numpy
+    it imports), never pandas, which pyarrow loads as soon as it converts a Python object."""
+    scenario = EXAMPLES / "wired-chain-tcp.toml"
+    untraced = tmp_path / "untraced.toml"
+    text = scenario.read_text()
+    untraced.write_text(text[: text.index("[trace]")])
+    for path, expected in ((untraced, []), (scenario, ["pyarrow", "numpy"])):
+        argv = ["run", str(path), "--set", "simulation.duration=1s", "--quiet", "--out"]
+        argv.append(str(tmp_path / path.stem))
+        code = (
+            f"from celltcp.cli import main\ntry:\n    main({argv!r})\nexcept SystemExit:\n    pass"
+        )
+        assert _imported_after(code) == expected, path.name
+        assert (tmp_path / path.stem / "summary.json").is_file()
 
 
 def test_version_option(cli):
