@@ -141,11 +141,27 @@ class Document:
         """Every claim row of the report's claims tables, in reading order."""
         return [row for b in self.blocks if isinstance(b, ClaimTable) for row in b.claims]
 
+    def tables(self) -> dict[str, Table]:
+        """The report's tables other than the claims, by name: the text of the heading above
+        each, with `` (2)``, `` (3)``… for further tables under the same heading. The seed pages
+        quote them through ``celltcp.reproduce.publish`` (a ``table`` block), so that a figure
+        on a page is the one the code produced."""
+        named: dict[str, Table] = {}
+        heading = self.title
+        under = 0
+        for b in self.blocks:
+            if isinstance(b, Heading):
+                heading, under = b.text, 0
+            elif isinstance(b, Table) and not isinstance(b, ClaimTable):
+                under += 1
+                named[heading if under == 1 else f"{heading} ({under})"] = b
+        return named
+
     def claims_record(self) -> dict[str, Any]:
-        """The content of ``claims.json``: :attr:`meta`, the run counts and their total, and
-        one object per claim (:meth:`celltcp.reproduce.verdict.ClaimRow.as_dict`). Everything
-        but ``wall_s`` is a function of the runs' results, so the same reproduction gives the
-        same record."""
+        """The content of ``claims.json``: :attr:`meta`, the run counts and their total, one
+        object per claim (:meth:`celltcp.reproduce.verdict.ClaimRow.as_dict`), and the other
+        tables (:meth:`tables`). Everything but ``wall`` is a function of the runs' results, so
+        the same reproduction gives the same record."""
         verdicts: dict[str, int] = {}
         rows = [c.as_dict() for c in self.claims]
         for r in rows:
@@ -156,6 +172,10 @@ class Document:
             "runs_total": sum(self.runs.values()),
             "verdicts": verdicts,
             "claims": rows,
+            "tables": {
+                name: {"header": list(t.header), "rows": [list(r) for r in t.rows]}
+                for name, t in self.tables().items()
+            },
         }
 
     @property
