@@ -12,14 +12,20 @@ The rules (docs/reproductions.md, "How verdicts are decided"):
   against a reference proportion, and for two classes of one set of runs (one run falls in one
   class only, so the counts are not independent) the binomial test of one class's share of the
   runs in either against ½. Proportions carry Wilson score intervals. A ratio of two means is
-  tested on the log scale with the delta method.
+  tested on the log scale with the delta method. A quantity equal to a value within a margin,
+  or to the seed's number within ×1.5: two one-sided t-tests (TOST, :func:`within`). A claim
+  that an event never happens: the exact binomial test of its rate against
+  :data:`ZERO_TOLERANCE` with the Clopper–Pearson interval (:func:`rate_below`) — never a
+  comparison with a setting known to be worse, which any smaller rate would pass.
 * **Alpha.** Two-sided tests at :data:`ALPHA` = 0.05.
 * **Power.** For a stated effect (the seed's own difference; without one, 20 % of the larger
   mean compared, a 20 % change of a ratio, or 0.2 of probability) and the observed variance:
   the probability that the test is significant at the given replications (t-tests: the
   noncentral t distribution; Fisher and binomial: exact enumeration), and the replications
   per group needed for :data:`POWER_TARGET` = 80 % (the arcsine approximation for
-  proportions).
+  proportions); for a claim at several points, those at which all (one) of them holding
+  reach it. A verdict whose power is below the target says so in its text
+  (:func:`underpowered`).
 * **Three outcomes** (:class:`Verdict`): *reproduced* (significant, in the direction the seed
   claims), *not significant*, *contradicted* (significant, in the opposite direction). With
   fewer than two replications in a sample there is no variance: the verdict is *not
@@ -29,7 +35,9 @@ The rules (docs/reproductions.md, "How verdicts are decided"):
   and not significant otherwise.
 * **Magnitude.** Where the seed gives a number, a second label compares celltcp's estimate with
   it: "magnitude within ×1.5" when the ratio lies in [1/1.5, 1.5], otherwise "magnitude off ×k"
-  (k ≥ 1 the factor between them); "direction only" where the seed gives none.
+  (k ≥ 1 the factor between them); "direction only" where the seed gives none. Where the seed
+  gives a number at several points, the label judges every point and gives the range of the
+  ratios (:func:`magnitudes`).
 
 The standard library and numpy only (SciPy is not a dependency): Student's t from the
 regularized incomplete beta function in :mod:`celltcp.sweep.stats`, the noncentral t by
