@@ -64,6 +64,13 @@ def test_quick_reproduction_writes_the_report(tmp_path, capsys):
     # 5.5: 5 rates, 3 delay/loss rows; Fig. 5.9; Fig. 5.8: 4; 5.7: 4.
     assert len(rows) == 7 + 8 + 1 + 4 + 4
     assert all(re.search(r"\*\*(reproduced|not significant|contradicted)\*\*", r) for r in rows)
+    # "TCPW resets five times" is tested against the seed's 5 (within ×1.5), not against none;
+    # Table 5.5's delays and losses are judged at every rate and controller.
+    resets = next(r for r in rows if "TCPW resets its window" in r)
+    assert "equivalence test (TOST) within ×1.5 of 5" in resets and "[3.33, 7.50]" in resets
+    delay = next(r for r in rows if "delay: NewReno lowest at every rate" in r)
+    assert re.search(r"\| \d\.\d\d–\d\.\d\d \|", delay)
+    assert re.search(r"\| magnitude (off at \d+ of 15 points|within ×1\.5 at every point)", delay)
     # Seed numbers beside celltcp's mean [CI].
     assert "N 21.63 / T 81.23 / P 99.33" in md and " ± " in md and "[" in md
     # The two readings' loss ratios beside the seed's.

@@ -187,7 +187,7 @@ def _made_up(
                         "dch.radio.max_dat_discards": 0.0,
                         "run": i,
                     }
-                    for i in range(2)
+                    for i in range(4)
                 ]
     rows4b = []
     for frto in (False, True):
@@ -217,7 +217,7 @@ def _made_up(
                             "dch.radio.delay_max_s": 2.0,
                             "run": i,
                         }
-                        for i in range(2)
+                        for i in range(4)
                     ]
 
     # The proxy's speed-up grows with the rate and with the file size (unless ``proxy_flat``:
@@ -305,6 +305,47 @@ def test_verdicts_follow_the_numbers():
     assert "per-file transfer time without / with the proxy" in rows[9]
     pairs = len(QUICK.proxy_rates_kbps) * len(QUICK.proxy_file_sizes_kb) * 2
     assert f"{pairs} of {pairs} paired runs made the same requests" in good
+
+
+def _goal4_curve(tput) -> pd.DataFrame:
+    """Goal 4's runs at one BLER: throughput ``tput(max_dat, run)`` over 6 runs, both F-RTO
+    settings."""
+    return pd.DataFrame(
+        [
+            {
+                FRTO: frto,
+                "max_dat": float(m),
+                "run": run,
+                RLC: tput(m, run) * (1 + 0.01 * run),
+                "flows.ftp.sender.ftp_transfers": 10.0,
+                "flows.ftp.sender.spurious_undos": 0.0,
+            }
+            for frto in (False, True)
+            for m in (1, 2, 4, 8)
+            for run in range(6)
+        ]
+    )
+
+
+def test_goal4_threshold_is_chosen_on_runs_the_test_does_not_use():
+    """The threshold is the smallest MaxDAT above the smallest within 95 % of the best on the
+    even-numbered runs; the test reads the odd-numbered ones, so it can be contradicted (with
+    the threshold chosen on the runs it tests, it never could)."""
+    from celltcp.reproduce.seed001_report import _curve, _rise
+    from celltcp.reproduce.verdict import Verdict
+
+    rising = _curve(_goal4_curve(lambda m, run: 1e5 * min(m, 4) / 4))
+    assert rising.near == 4.0 and _rise(rising).verdict is Verdict.REPRODUCED
+    # The held-out runs do best at the smallest MaxDAT: contradicted.
+    split = _curve(
+        _goal4_curve(
+            lambda m, run: 1e5 * min(m, 4) / 4 if run % 2 == 0 else 1e5 * (1.2 if m == 1 else 0.8)
+        )
+    )
+    assert split.near == 4.0 and _rise(split).verdict is Verdict.CONTRADICTED
+    # No rise at all: the threshold is still a MaxDAT above the smallest, and the test fails.
+    flat = _curve(_goal4_curve(lambda m, run: 1e5 * (1.1 if m == 1 else 1.0)))
+    assert flat.near == 2.0 and _rise(flat).verdict is Verdict.CONTRADICTED
 
 
 def test_larger_files_must_gain_more_at_every_rate():

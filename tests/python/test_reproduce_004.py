@@ -225,3 +225,56 @@ def test_quick_reproduction_writes_the_report(tmp_path):
         assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert f"({name})" in md
     assert page.count('src="data:image/png;base64,') == len(names)
+
+
+def _adaptive_runs(share) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Runs of the adaptive variant on the full grid, 5 per p_err, with ``share(p, run)`` of
+    the receiver's 1000 ACKs sent with a copy; and the table of their means."""
+    from celltcp.reproduce.seed004_report import ADAPTIVE
+
+    rows = pd.DataFrame(
+        [
+            {
+                "variant": ADAPTIVE,
+                "p_err": p,
+                "run": run,
+                "ack_copies_sent": round(1000 * share(p, run)),
+                "receiver_acks_sent": 1000 + round(1000 * share(p, run)),
+            }
+            for p in s4.FULL.p_errs
+            for run in range(5)
+        ]
+    )
+    table = rows.groupby(["variant", "p_err"], as_index=False)["ack_copies_sent"].mean()
+    return rows, table
+
+
+def test_the_adaptive_switch_is_judged_at_every_p_err():
+    """From the p_err at which the seed's model reaches the threshold (0.105) the switch must
+    be on for most ACKs, below it off; a p_err where it fails counts against the claim. Pooled
+    over the p_err above the threshold, copies at some of them made "copies sent > 0" hold."""
+    from celltcp.reproduce.seed004_report import _claim_adaptive, _threshold_p_err
+    from celltcp.reproduce.verdict import Verdict
+
+    threshold = _threshold_p_err()
+    assert threshold == pytest.approx(0.1045, abs=1e-4)
+
+    def judged(share):
+        rows, table = _adaptive_runs(share)
+        return _claim_adaptive(table, rows)[1]
+
+    def ideal(p, run):
+        return (0.9 if p >= threshold else 0.0) + 0.01 * run
+
+    d = judged(ideal)
+    assert d.verdict is Verdict.REPRODUCED and len(d.parts) == len(s4.FULL.p_errs)
+    # The switch does not engage at the largest p_err: contradicted there, and the claim.
+    d = judged(lambda p, run: 0.0 if p >= 0.4 else ideal(p, run))
+    assert d.verdict is Verdict.CONTRADICTED
+    assert "0.4 (on) contradicted" in d.text() and "0.5 (on) contradicted" in d.text()
+    # It engages at p_err = 0, below the threshold: contradicted too.
+    d = judged(lambda p, run: 0.8 + 0.01 * run if p == 0 else ideal(p, run))
+    assert d.verdict is Verdict.CONTRADICTED and "0 (off) contradicted" in d.text()
+    # On for about half of the ACKs at one p_err: not significant.
+    d = judged(lambda p, run: 0.5 + 0.02 * (run - 2) if p == 0.15 else ideal(p, run))
+    assert d.verdict is Verdict.NOT_SIGNIFICANT

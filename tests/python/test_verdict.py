@@ -23,16 +23,19 @@ from celltcp.reproduce.verdict import (
     combine,
     decide,
     equivalence,
+    exact_interval,
     fisher_exact,
     fisher_power,
     fisher_test,
     intervals_test,
     magnitude,
+    magnitudes,
     newcombe_interval,
     noncentral_t_cdf,
     noninferiority,
     one_sample_test,
     point_decision,
+    rate_below,
     ratio_test,
     ratios_test,
     replications_for_power,
@@ -40,7 +43,9 @@ from celltcp.reproduce.verdict import (
     shortfall,
     t_power,
     unavailable,
+    underpowered,
     welch_test,
+    within_factor,
 )
 from celltcp.sweep.stats import t_cdf
 
@@ -366,7 +371,8 @@ def test_claim_rows_render_with_test_and_reason():
     assert re.match(r"1\.700 \[1\.4\d\d, 1\.9\d\d\] % \(n = 8\)", cells[3])
     assert "Welch's t-test, p < 0.001, n = 8/8" in cells[7]
     assert off.cells()[6] == "magnitude off ×3" and off.cells()[8] == "not explained yet"
-    assert against.cells()[5] == "**contradicted**"
+    # share_test(0, 8, 8) has power < 0.8 for its stated effect: the verdict says so.
+    assert against.cells()[5] == ("**contradicted** (underpowered: n = 8, 80 % power needs n = 47)")
     assert against.cells()[6] == "direction only"
     assert against.cells()[8].startswith("real losses")
     table = claim_table([good, off, against])
@@ -398,7 +404,14 @@ def test_every_test_can_give_every_verdict(name):
     assert seen == {R, NS, C}
 
 
-_CONVERTED = ("seed000.py", "seed001_report.py", "seed002_report.py", "seed004_report.py")
+_CONVERTED = (
+    "seed000.py",
+    "seed001_report.py",
+    "seed002_report.py",
+    "seed003.py",
+    "seed003_exp5_3.py",
+    "seed004_report.py",
+)
 
 
 @pytest.mark.parametrize("module", _CONVERTED)
@@ -409,3 +422,102 @@ def test_reports_write_no_verdict_in_advance(module):
     assert not re.search(
         r"\*\*(reproduced|not reproduced|partly|contradicted|not significant)", source
     )
+
+
+# -- claims of none, of the seed's number, at several points; power in the verdict ------------
+
+
+def test_exact_interval_is_clopper_pearson():
+    # R: binom.test(3, 10)$conf.int and binom.test(0, 10)$conf.int.
+    low, high = exact_interval(3, 10)
+    assert low == pytest.approx(0.06673951, abs=1e-7) and high == pytest.approx(
+        0.65245285, abs=1e-7
+    )
+    assert exact_interval(0, 10) == (0.0, pytest.approx(0.30849711, abs=1e-7))
+    assert exact_interval(10, 10) == (pytest.approx(0.69150289, abs=1e-7), 1.0)
+
+
+def test_a_claim_of_none_is_a_rate_bound_that_can_fail():
+    """ "No spurious retransmission", "no overrun": the rate's exact 95 % upper bound below the
+    tolerance reproduces, its lower bound above contradicts (a comparison with a worse
+    setting could only ever find fewer)."""
+    assert rate_below(Proportion(0, 100)).verdict is R
+    assert rate_below(Proportion(20, 100)).verdict is C
+    assert rate_below(Proportion(0, 20)).verdict is NS
+    assert rate_below(Proportion(3, 100)).verdict is NS
+    # 72 runs without the event are the fewest that bound the rate below 0.05.
+    assert rate_below(Proportion(0, 71)).verdict is NS
+    assert rate_below(Proportion(0, 72)).verdict is R
+    few = rate_below(Proportion(0, 20))
+    assert few.test.power == 0.0 and few.test.n_for_power == 72
+    assert few.text() == "**not significant** (underpowered: n = 20, 80 % power needs n = 72)"
+    # Bounds a comparison against a worse setting hides: 20 % of the runs with the event is
+    # still far fewer than all of them.
+    assert decide(fisher_test(Proportion(20, 100), Proportion(40, 40)), "<").verdict is R
+
+
+def test_the_seeds_number_is_tested_within_the_magnitude_factor():
+    """ "Five resets": equal to 5 within ×1.5 (TOST on [3.33, 7.5]); more resets than that are
+    a contradiction, where "more than none" would have reproduced."""
+    around = _normal(5.0, 0.5, 20, 3)
+    far = _normal(9.0, 0.5, 20, 4)
+    wide = _normal(6.5, 3.0, 5, 5)
+    assert within_factor(around, 5.0).verdict is R
+    assert within_factor(far, 5.0).verdict is C
+    assert within_factor(wide, 5.0).verdict is NS
+    assert within_factor(_normal(2.0, 0.3, 20, 6), 5.0).verdict is C
+    assert decide(one_sample_test(far, 0.0), ">").verdict is R
+    d = within_factor(around, 5.0)
+    assert "within ×1.5 of 5" in d.test.kind and d.test.power > 0.8
+    # The symmetric form is the same test on reference ± margin.
+    sym = equivalence(around, 5.0, 1.0)
+    assert sym.verdict is R and "within ±1 of 5" in sym.test.kind
+    with pytest.raises(ValueError):
+        within_factor(around, 0.0)
+
+
+def test_combined_power_and_replications_are_for_every_point_holding():
+    parts = {f"{i}": decide(welch_test(Sample(6.2, 1, 5), Sample(5, 1, 5)), ">") for i in range(3)}
+    single = parts["0"].test
+    d = combine(parts)
+    assert d.test.power == pytest.approx(single.power**3)
+    need = d.test.n_for_power
+    assert need is not None and need > single.n_for_power
+    assert d.test.power_at is not None
+    assert d.test.power_at(need) >= 0.8 > d.test.power_at(need - 1)
+    assert underpowered(d.test) == f"underpowered: n = 5, 80 % power needs n = {need} at each point"
+    assert d.text().endswith(f"(underpowered: n = 5, 80 % power needs n = {need} at each point)")
+    # One of several points must hold: the power of at least one.
+    one = any_of(parts)
+    assert one.test.power == pytest.approx(1 - (1 - single.power) ** 3)
+    assert one.test.n_for_power is not None and one.test.n_for_power <= single.n_for_power
+    # Enough power: nothing added.
+    strong = decide(welch_test(Sample(10, 1, 8), Sample(5, 1, 8)), ">")
+    assert underpowered(strong.test) == "" and strong.text() == "**reproduced**"
+    # No power without variance to compute it from (one run): nothing added either.
+    assert underpowered(welch_test([1.0], [2.0])) == ""
+
+
+def test_magnitudes_at_several_points_give_the_range_of_ratios():
+    assert magnitudes([(1.0, 1.1), (2.0, 1.8)]) == (
+        "magnitude within ×1.5 at every point (ours / seed 0.91–1.11, 2 points)"
+    )
+    delays = [(28.0, 104.8), (30.0, 92.3), (31.0, 33.2)]
+    assert magnitudes(delays) == "magnitude off at 2 of 3 points (ours / seed 0.27–0.93)"
+    assert magnitudes([]) == "direction only"
+    assert magnitudes([(math.nan, 1.0), (1.0, 1.0)]).startswith("magnitude n/a at 1 of 2")
+    row = ClaimRow(
+        "5.5",
+        "delay: NewReno lowest at every rate",
+        "N 31.5–33.24 ms, T and P 85–131 ms",
+        None,
+        None,
+        decide(welch_test(Sample(4, 1, 8), Sample(5, 1, 8)), "<"),
+        points=tuple(delays),
+    )
+    cells = row.cells()
+    assert cells[4] == "0.27–0.93" and cells[6] == magnitudes(delays)
+    assert row.differs and cells[8] == "not explained yet"
+    record = row.as_dict()
+    assert record["ratio"] is None and record["ratio_text"] == "0.27–0.93"
+    assert record["ratios"] == pytest.approx([28 / 104.8, 30 / 92.3, 31 / 33.2])

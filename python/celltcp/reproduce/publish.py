@@ -143,7 +143,9 @@ def render_claims(record: dict[str, Any], source: str) -> list[str]:
         "|" + "---|" * len(_HEADER),
     ]
     for row in record["claims"]:
-        ratio = "–" if row["ratio"] is None else f"{row['ratio']:.2f}"
+        # A row of several points gives the range of their ratios (ratio_text); records of
+        # an earlier version have the single ratio only.
+        ratio = row.get("ratio_text") or ("–" if row["ratio"] is None else f"{row['ratio']:.2f}")
         cells = (
             row["where"],
             row["claim"],

@@ -48,6 +48,7 @@ from celltcp.reproduce.seed002 import (
     bdp_segments,
 )
 from celltcp.reproduce.verdict import (
+    ZERO_TOLERANCE,
     ClaimRow,
     Decision,
     Estimate,
@@ -58,8 +59,10 @@ from celltcp.reproduce.verdict import (
     combine,
     decide,
     equivalence,
+    exact_interval,
     fisher_test,
     one_sample_test,
+    rate_below,
     share_test,
     shortfall,
     unavailable,
@@ -222,6 +225,12 @@ def _sentence(text: str) -> str:
     return text[:1].upper() + text[1:] + "."
 
 
+def _exact(k: int, n: int) -> str:
+    """The exact (Clopper–Pearson) 95 % interval of k/n, ``[0.000, 0.034]``."""
+    low, high = exact_interval(k, n)
+    return "n/a" if n == 0 else f"[{low:.3f}, {high:.3f}]"
+
+
 def _join(*parts: str) -> str:
     return "; ".join(p for p in parts if p)
 
@@ -350,21 +359,21 @@ def _claims(
     spurious = int((lossless["rto_retransmissions"] > 0).sum())
     after_overrun = int((forward[forward["drops"] > 0]["rto_retransmissions"] > 0).sum())
     discard_rto = int((discard["rto_retransmissions"] > 0).sum())
-    d = decide(
-        fisher_test(Proportion(spurious, len(lossless)), Proportion(discard_rto, len(discard))), "<"
-    )
+    d = rate_below(Proportion(spurious, len(lossless)))
     rows.append(
         ClaimRow(
             "§2.2",
             "buffer transfer, 40–300 ms: no spurious retransmission (share of lossless "
-            "handovers with an RTO, against the handovers without buffer transfer)",
+            f"handovers with an RTO; tested: below {ZERO_TOLERANCE:g}, the exact 95 % "
+            "interval's upper end)",
             "none seen: 0",
             0.0,
             Estimate.of_proportion(Proportion(spurious, len(lossless))),
             d,
             detail=(
                 f"RTO in {spurious} of {len(lossless)} handovers that lost nothing "
-                f"({after_overrun} after an overrun); without buffer transfer {discard_rto} of "
+                f"({after_overrun} after an overrun; exact 95 % interval "
+                f"{_exact(spurious, len(lossless))}); without buffer transfer {discard_rto} of "
                 f"{len(discard)}"
             ),
             reason=_join(
@@ -379,19 +388,20 @@ def _claims(
     )
     bad = int((~((sized["outcome"] == "none") & (sized["drops"] == 0))).sum())
     lossy = int((short["drops"] > 0).sum())
-    d = decide(fisher_test(Proportion(bad, len(sized)), Proportion(lossy, len(short))), "<")
+    d = rate_below(Proportion(bad, len(sized)))
     rows.append(
         ClaimRow(
             "§2.2, §3",
             f"extra buffer sized by the model ({RECONSTRUCTED}: R/8·min(T, RTT)): no "
-            "overrun, no rate reduction (share of "
-            "handovers with a drop or a reduction, against a buffer 2 packets smaller)",
+            "overrun, no rate reduction (share of handovers with a drop or a reduction; "
+            f"tested: below {ZERO_TOLERANCE:g}, the exact 95 % interval's upper end)",
             "eliminated: 0",
             0.0,
             Estimate.of_proportion(Proportion(bad, len(sized))),
             d,
             detail=(
-                f"{len(sized) - bad}/{len(sized)} handovers outcome none and no drop; 2 packets "
+                f"{len(sized) - bad}/{len(sized)} handovers outcome none and no drop (exact 95 % "
+                f"interval of the rest {_exact(bad, len(sized))}); 2 packets "
                 f"less at the peak: {lossy}/{len(short)} overrun (the size is "
                 f"{'tight' if lossy == len(short) else 'not tight'})"
             ),

@@ -51,6 +51,7 @@ from celltcp.reproduce.document import (
 )
 from celltcp.reproduce.registry import Options, ReproductionError
 from celltcp.reproduce.verdict import (
+    MAGNITUDE_FACTOR,
     ClaimRow,
     Decision,
     Estimate,
@@ -62,6 +63,7 @@ from celltcp.reproduce.verdict import (
     one_sample_test,
     ratio_test,
     welch_test,
+    within_factor,
 )
 
 __all__ = [
@@ -247,15 +249,16 @@ QUICK = Plan(
     runs_5_3=1,
     duration_5_3="100s",
 )
-#: The seed's 100 s runs.
+#: The seed's 100 s runs; 30 replications, at which most claims whose power for a 20 %
+#: difference was below 80 % at 5 reach it (docs/seed-003.md).
 FULL = Plan(
-    runs=5,
+    runs=30,
     duration_5_1="100s",
     duration_5_2="100s",
     setups_at_base=(FAITHFUL, ("536", True), ("1448", False), ("1448", True), ("536-ns3", False)),
     setups_in_sweep=(FAITHFUL, ("536", True), ("1448", False), ("536-ns3", False)),
     readings_5_2=("536", "1448"),
-    runs_5_3=5,
+    runs_5_3=30,
     duration_5_3="100s",
 )
 
@@ -857,6 +860,11 @@ def _claims_5_1(
                 for r in SWEEP_RATES
             ),
             reason="near the 28.4 ms floor for all: no deep queue on celltcp's path",
+            points=tuple(
+                (faithful[r][c]["delay"].mean, SEED_5_5_DELAY[r][i])
+                for r in SWEEP_RATES
+                for i, c in enumerate(CONTROLLERS)
+            ),
         )
     )
     four = SWEEP_RATES[:4]
@@ -888,6 +896,13 @@ def _claims_5_1(
                 for r in four
             ),
             reason="no deep queue on celltcp's path; the original Westwood queues more than PETRA",
+            points=tuple(
+                (
+                    faithful[r][TCPW]["delay"].mean - faithful[r]["petra"]["delay"].mean,
+                    SEED_5_5_DELAY[r][1] - SEED_5_5_DELAY[r][2],
+                )
+                for r in four
+            ),
         )
     )
     rows.append(
@@ -915,6 +930,11 @@ def _claims_5_1(
             ),
             reason="PETRA and NewReno lose the random errors alone; their difference is within the "
             "binomial noise",
+            points=tuple(
+                (faithful[r][c]["loss"].mean, SEED_5_5_LOSS[r][i])
+                for r in four
+                for i, c in enumerate(CONTROLLERS)
+            ),
         )
     )
     falls = []
@@ -958,12 +978,17 @@ def _claims_5_1(
     rows.append(
         ClaimRow(
             "Fig. 5.8",
-            "TCPW resets its window in the first 10 s (five times)",
+            "TCPW resets its window in the first 10 s (five times; tested: the mean within "
+            f"×{MAGNITUDE_FACTOR:g} of 5)",
             "5",
-            5.0,
+            float(SEED_FIG_5_8["resets"][TCPW]),
             t_r.estimate,
-            decide(one_sample_test(t_r.sample, 0.0), ">"),
-            detail="tested against none",
+            within_factor(t_r.sample, float(SEED_FIG_5_8["resets"][TCPW])),
+            detail=(
+                f"TOST on [{SEED_FIG_5_8['resets'][TCPW] / MAGNITUDE_FACTOR:.2f}, "
+                f"{SEED_FIG_5_8['resets'][TCPW] * MAGNITUDE_FACTOR:.2f}]; resets per run "
+                + ", ".join(f"{v:.0f}" for v in t_r.values)
+            ),
             reason="timeouts are random events; one run of the seed",
             digits=1,
         )

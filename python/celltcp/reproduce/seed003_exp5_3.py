@@ -41,6 +41,7 @@ __all__ = [
     "highest_by_speed",
     "results",
     "section",
+    "seed_points",
     "spec",
     "trend_decision",
 ]
@@ -295,6 +296,18 @@ def _per_controller(series: Mapping[str, Sequence[float]], digits: int, seed: bo
     )
 
 
+def seed_points(
+    figures: Mapping[str, Mapping[int, Mapping[str, Stat]]], name: str
+) -> tuple[tuple[float, float], ...]:
+    """(celltcp's mean, Table 5.9's value) of figure ``name`` for each of the seed's
+    controllers at each speed: the points whose magnitudes the claim's row judges."""
+    return tuple(
+        (figures[c][v][name].mean, SEED_5_9[c][name][i])
+        for c in SEED_CONTROLLERS
+        for i, v in enumerate(SPEEDS_KMH)
+    )
+
+
 #: Speeds at which the seed's Table 5.9 has PETRA's delay the longest (its text: "some").
 SEED_PETRA_LONGEST_DELAY_KMH = (25, 75)
 
@@ -343,6 +356,7 @@ def claim_rows(res: Results) -> list[ClaimRow]:
             reason="the original Westwood's overflows (32–41 %) dominate its losses and "
             "fall with speed; out of coverage a TCP sender backs off instead of "
             "losing packets",
+            points=seed_points(f, "loss"),
         ),
         ClaimRow(
             "5.9",
@@ -354,6 +368,7 @@ def claim_rows(res: Results) -> list[ClaimRow]:
             detail="lowest: " + _who_at(highest_by_speed(f, "loss", lowest=True)),
             reason="PETRA overflows the RLC buffer, under half its pipe (docs/petra.md); "
             "NewReno does not",
+            points=seed_points(f, "loss"),
         ),
         ClaimRow(
             "5.9",
@@ -365,6 +380,7 @@ def claim_rows(res: Results) -> list[ClaimRow]:
             detail="highest: " + _who_at(highest_by_speed(f, "delay")),
             reason="the original Westwood keeps the RLC buffer fullest; the others lie "
             "within 1 ms of each other",
+            points=seed_points(f, "delay"),
         ),
     ]
 

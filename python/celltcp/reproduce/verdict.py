@@ -12,14 +12,20 @@ The rules (docs/reproductions.md, "How verdicts are decided"):
   against a reference proportion, and for two classes of one set of runs (one run falls in one
   class only, so the counts are not independent) the binomial test of one class's share of the
   runs in either against ½. Proportions carry Wilson score intervals. A ratio of two means is
-  tested on the log scale with the delta method.
+  tested on the log scale with the delta method. A quantity equal to a value within a margin,
+  or to the seed's number within ×1.5: two one-sided t-tests (TOST, :func:`within`). A claim
+  that an event never happens: the exact binomial test of its rate against
+  :data:`ZERO_TOLERANCE` with the Clopper–Pearson interval (:func:`rate_below`) — never a
+  comparison with a setting known to be worse, which any smaller rate would pass.
 * **Alpha.** Two-sided tests at :data:`ALPHA` = 0.05.
 * **Power.** For a stated effect (the seed's own difference; without one, 20 % of the larger
   mean compared, a 20 % change of a ratio, or 0.2 of probability) and the observed variance:
   the probability that the test is significant at the given replications (t-tests: the
   noncentral t distribution; Fisher and binomial: exact enumeration), and the replications
   per group needed for :data:`POWER_TARGET` = 80 % (the arcsine approximation for
-  proportions).
+  proportions); for a claim at several points, those at which all (one) of them holding
+  reach it. A verdict whose power is below the target says so in its text
+  (:func:`underpowered`).
 * **Three outcomes** (:class:`Verdict`): *reproduced* (significant, in the direction the seed
   claims), *not significant*, *contradicted* (significant, in the opposite direction). With
   fewer than two replications in a sample there is no variance: the verdict is *not
@@ -29,7 +35,9 @@ The rules (docs/reproductions.md, "How verdicts are decided"):
   and not significant otherwise.
 * **Magnitude.** Where the seed gives a number, a second label compares celltcp's estimate with
   it: "magnitude within ×1.5" when the ratio lies in [1/1.5, 1.5], otherwise "magnitude off ×k"
-  (k ≥ 1 the factor between them); "direction only" where the seed gives none.
+  (k ≥ 1 the factor between them); "direction only" where the seed gives none. Where the seed
+  gives a number at several points, the label judges every point and gives the range of the
+  ratios (:func:`magnitudes`).
 
 The standard library and numpy only (SciPy is not a dependency): Student's t from the
 regularized incomplete beta function in :mod:`celltcp.sweep.stats`, the noncentral t by
@@ -43,7 +51,7 @@ import enum
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from statistics import NormalDist
 from typing import TYPE_CHECKING
 
@@ -60,6 +68,7 @@ __all__ = [
     "DEFAULT_RELATIVE_EFFECT",
     "MAGNITUDE_FACTOR",
     "POWER_TARGET",
+    "ZERO_TOLERANCE",
     "ClaimRow",
     "ClaimTable",
     "Decision",
@@ -75,16 +84,21 @@ __all__ = [
     "combine",
     "decide",
     "equivalence",
+    "exact_interval",
     "fisher_exact",
     "fisher_power",
     "fisher_test",
     "intervals_test",
     "magnitude",
+    "magnitudes",
     "newcombe_interval",
     "noncentral_t_cdf",
     "noninferiority",
     "one_sample_test",
     "point_decision",
+    "point_ratios",
+    "rate_below",
+    "ratio_range",
     "ratio_test",
     "ratios_test",
     "replications_for_power",
@@ -92,8 +106,11 @@ __all__ = [
     "shortfall",
     "t_power",
     "unavailable",
+    "underpowered",
     "welch_test",
     "wilson_interval",
+    "within",
+    "within_factor",
 ]
 
 #: Significance level of every test (two-sided).
@@ -373,6 +390,10 @@ class Test:
     combined: str = ""
     #: How a combined test's p-value was formed ("the largest", "Bonferroni"), shown after it.
     p_is: str = ""
+    #: The power for the stated effect at n replications per sample (the observed variances
+    #: kept): what :func:`combine` and :func:`any_of` need to find the replications at which a
+    #: claim checked at several points reaches :data:`POWER_TARGET`. None where undefined.
+    power_at: Callable[[int], float] | None = field(default=None, compare=False, repr=False)
 
     @property
     def family(self) -> str:
@@ -402,13 +423,12 @@ class Test:
         if math.isnan(self.power):
             parts.append("power n/a")
         elif self.combined:
-            which = "every" if self.combined == "all" else "one"
+            held = "all holding" if self.combined == "all" else "one holding"
             needs = (
                 ""
                 if self.n_for_power is None
-                else f"; {target} at {which} point needs n = {self.n_for_power}"
+                else f"; {target} of {held} needs n = {self.n_for_power} at each point"
             )
-            held = "all holding" if self.combined == "all" else "one holding"
             parts.append(f"power {self.power:.2f} of {held}" + needs)
         else:
             needs = "" if self.n_for_power is None else f"; {target} needs n = {self.n_for_power}"
@@ -422,10 +442,30 @@ class Test:
         return ", ".join(parts)
 
 
+def underpowered(test: Test) -> str:
+    """``underpowered: n = 5, 80 % power needs n = 20`` when the test's power for its stated
+    effect is below :data:`POWER_TARGET` at the replications it had (the smallest sample's n),
+    else an empty string. Every verdict's text carries it (:meth:`Decision.text`)."""
+    if not (math.isfinite(test.power) and test.power < POWER_TARGET):
+        return ""
+    target = f"{100 * POWER_TARGET:.0f} % power"
+    need = (
+        f"{target} needs n = {test.n_for_power}"
+        if test.n_for_power is not None
+        else f"{target} out of reach"
+    )
+    return f"underpowered: n = {min(test.n)}, {need}" + (" at each point" if test.combined else "")
+
+
 def _p_text(p: float) -> str:
     if math.isnan(p):
         return "p n/a"
     return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+
+
+def _certain(n: int) -> float:
+    """The power of a test whose samples have no spread: any true difference is found."""
+    return 1.0
 
 
 def _too_few(kind: str, effect: float, n: tuple[int, ...]) -> Test:
@@ -469,6 +509,7 @@ def welch_test(
             2 if stated > 0 else None,
             words,
             "no spread in either sample",
+            power_at=_certain if stated > 0 else None,
         )
     df = _welch_df(va, a.n, vb, b.n)
     t = diff / se
@@ -479,7 +520,17 @@ def welch_test(
 
     power = t_power(stated, se, df)
     need = replications_for_power(power_at) if stated > 0 else None
-    return Test(kind, diff, p, (a.n, b.n), p < ALPHA, power, need, words)
+    return Test(
+        kind,
+        diff,
+        p,
+        (a.n, b.n),
+        p < ALPHA,
+        power,
+        need,
+        words,
+        power_at=power_at if stated > 0 else None,
+    )
 
 
 def one_sample_test(
@@ -508,16 +559,28 @@ def one_sample_test(
             2 if stated > 0 else None,
             words,
             "no spread in the sample",
+            power_at=_certain if stated > 0 else None,
         )
     t = diff / a.se
     p = 2.0 * t_cdf(-abs(t), a.n - 1)
     power = t_power(stated, a.se, a.n - 1)
-    need = (
-        replications_for_power(lambda n: t_power(stated, a.sd / math.sqrt(n), n - 1))
-        if stated > 0
-        else None
+    sd = a.sd
+
+    def power_at(n: int) -> float:
+        return t_power(stated, sd / math.sqrt(n), n - 1)
+
+    need = replications_for_power(power_at) if stated > 0 else None
+    return Test(
+        kind,
+        diff,
+        p,
+        (a.n,),
+        p < ALPHA,
+        power,
+        need,
+        words,
+        power_at=power_at if stated > 0 else None,
     )
-    return Test(kind, diff, p, (a.n,), p < ALPHA, power, need, words)
 
 
 def intervals_test(
@@ -554,7 +617,16 @@ def intervals_test(
         power = _Z.cdf((stated - gap) / se) + _Z.cdf((-stated - gap) / se)
     need = replications_for_power(power_at) if stated > 0 else None
     return Test(
-        kind, welch.effect, welch.p_value, (a.n, b.n), apart, power, need, words, welch.note
+        kind,
+        welch.effect,
+        welch.p_value,
+        (a.n, b.n),
+        apart,
+        power,
+        need,
+        words,
+        welch.note,
+        power_at=power_at if stated > 0 else None,
     )
 
 
@@ -604,14 +676,27 @@ def ratio_test(
             2,
             words,
             "no spread in either sample",
+            power_at=_certain,
         )
     df = _welch_df(va, num.n, vb, den.n)
     p = 2.0 * t_cdf(-abs(log_r / se), df)
     power = t_power(stated, se, df)
-    need = replications_for_power(
-        lambda n: t_power(stated, math.sqrt(va / n + vb / n), _welch_df(va, n, vb, n))
+
+    def power_at(n: int) -> float:
+        return t_power(stated, math.sqrt(va / n + vb / n), _welch_df(va, n, vb, n))
+
+    need = replications_for_power(power_at)
+    return Test(
+        kind,
+        math.expm1(log_r),
+        p,
+        (num.n, den.n),
+        p < ALPHA,
+        power,
+        need,
+        words,
+        power_at=power_at,
     )
-    return Test(kind, math.expm1(log_r), p, (num.n, den.n), p < ALPHA, power, need, words)
 
 
 def ratios_test(
@@ -643,7 +728,18 @@ def ratios_test(
     log_r = math.log1p(value)
     if se == 0:
         p = 0.0 if log_r != 0 else 1.0
-        return Test(kind, value, p, n, log_r != 0, 1.0, 2, words, "no spread in the samples")
+        return Test(
+            kind,
+            value,
+            p,
+            n,
+            log_r != 0,
+            1.0,
+            2,
+            words,
+            "no spread in the samples",
+            power_at=_certain,
+        )
 
     def df_of(ns: Sequence[int]) -> float:
         t = [v / k for v, k in zip(cv2, ns, strict=True)]
@@ -653,10 +749,12 @@ def ratios_test(
     df = df_of(n)
     p = 2.0 * t_cdf(-abs(log_r / se), df)
     power = t_power(stated, se, df)
-    need = replications_for_power(
-        lambda k: t_power(stated, math.sqrt(sum(cv2) / k), df_of([k] * 4))
-    )
-    return Test(kind, value, p, n, p < ALPHA, power, need, words)
+
+    def power_at(k: int) -> float:
+        return t_power(stated, math.sqrt(sum(cv2) / k), df_of([k] * 4))
+
+    need = replications_for_power(power_at)
+    return Test(kind, value, p, n, p < ALPHA, power, need, words, power_at=power_at)
 
 
 def fisher_test(
@@ -686,7 +784,11 @@ def fisher_test(
     else:
         power = _arcsine_power(target, base, a.n, b.n)
     need = _arcsine_n(target, base, one_sample=False)
-    return Test(kind, diff, p, (a.n, b.n), p < ALPHA, power, need, words)
+
+    def power_at(n: int) -> float:
+        return _arcsine_power(target, base, n, n)
+
+    return Test(kind, diff, p, (a.n, b.n), p < ALPHA, power, need, words, power_at=power_at)
 
 
 def _arcsine_power(p1: float, p2: float, n1: int, n2: float | None) -> float:
@@ -714,7 +816,94 @@ def binomial_test(a: Proportion, p0: float, effect: float | None = None) -> Test
         binomial_power(target, a.n, p0) if a.n <= 2000 else _arcsine_power(target, p0, a.n, None)
     )
     need = _arcsine_n(target, p0, one_sample=True)
-    return Test(kind, diff, p, (a.n,), p < ALPHA, power, need, f"a true {target:.2f}")
+
+    def power_at(n: int) -> float:
+        return _arcsine_power(target, p0, n, None)
+
+    return Test(
+        kind, diff, p, (a.n,), p < ALPHA, power, need, f"a true {target:.2f}", power_at=power_at
+    )
+
+
+def _binomial_cdf(k: int, n: int, p: float) -> float:
+    """P(X ≤ k) for X binomial with n trials of probability p."""
+    if k < 0:
+        return 0.0
+    if k >= n:
+        return 1.0
+    return float(min(1.0, _binomial_pmf(n, p)[: k + 1].sum()))
+
+
+def exact_interval(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """The exact (Clopper–Pearson) interval of a proportion k/n: the p at which the binomial
+    tails beyond k hold (1 − confidence)/2 each, found by bisection; 0 (1) at k = 0 (k = n)."""
+    if n <= 0:
+        return math.nan, math.nan
+    if not 0 <= k <= n:
+        raise ValueError(f"need 0 <= k <= n (got k={k}, n={n})")
+    tail = (1.0 - confidence) / 2.0
+
+    def solve(tail_at: Callable[[float], float], rising: bool) -> float:
+        # The p in [0, 1] at which the monotone tail_at(p) equals ``tail``.
+        lo, hi = 0.0, 1.0
+        for _ in range(60):
+            mid = (lo + hi) / 2.0
+            if (tail_at(mid) < tail) == rising:
+                lo = mid
+            else:
+                hi = mid
+        return (lo + hi) / 2.0
+
+    # The lower end: P(X ≥ k) = tail (rising with p); the upper: P(X ≤ k) = tail (falling).
+    low = 0.0 if k == 0 else solve(lambda p: 1.0 - _binomial_cdf(k - 1, n, p), rising=True)
+    high = 1.0 if k == n else solve(lambda p: _binomial_cdf(k, n, p), rising=False)
+    return low, high
+
+
+#: A claim that an event never happens ("no spurious retransmission", "no overrun") is tested
+#: as the event's rate below this share of the runs (:func:`rate_below`).
+ZERO_TOLERANCE = 0.05
+
+
+def rate_below(a: Proportion, tolerance: float = ZERO_TOLERANCE) -> Decision:
+    """A claim that an event does not happen (the seed saw none): its rate, a.k events in a.n
+    runs, below ``tolerance``, by the exact binomial test against it with equal tails (the
+    two-sided p-value is twice the smaller tail, so that it is below α exactly when the
+    tolerance lies outside the exact Clopper–Pearson 95 % interval, :func:`exact_interval`).
+
+    Reproduced when the interval's upper end is below the tolerance, contradicted when its
+    lower end is above it (the event is significantly more frequent than tolerated), not
+    significant otherwise. The power is for the seed's none, a true rate of 0: the share of
+    such sets of runs (all of them, or none) that reproduce the claim; with no event in n runs
+    that needs 2·(1 − tolerance)ⁿ < α, n ≥ 72 at a tolerance of 0.05."""
+    if not 0.0 < tolerance < 1.0:
+        raise ValueError(f"rate_below: the tolerance must be in (0, 1) (got {tolerance})")
+    kind = f"exact binomial test of the rate against {tolerance:g} (Clopper–Pearson)"
+    diff = a.value - tolerance
+    if a.n < 2:
+        return Decision(Verdict.NOT_SIGNIFICANT, _too_few(kind, diff, (a.n,)), -1)
+    below = _binomial_cdf(a.k, a.n, tolerance)
+    above = 1.0 - _binomial_cdf(a.k - 1, a.n, tolerance)
+    p = min(1.0, 2.0 * min(below, above))
+
+    def power_at(n: int) -> float:
+        return 1.0 if 2.0 * (1.0 - tolerance) ** n < ALPHA else 0.0
+
+    need = math.ceil(math.log(ALPHA / 2.0) / math.log1p(-tolerance))
+    while power_at(need) < 1.0:
+        need += 1
+    test = Test(
+        kind,
+        diff,
+        p,
+        (a.n,),
+        p < ALPHA,
+        power_at(a.n),
+        need,
+        "a true rate of 0",
+        power_at=power_at,
+    )
+    return decide(test, "<")
 
 
 def share_test(k_a: int, k_b: int, n: int, effect: float | None = None) -> Test:
@@ -746,7 +935,17 @@ def share_test(k_a: int, k_b: int, n: int, effect: float | None = None) -> Test:
         inner.power,
         inner.n_for_power,
         inner.power_for + " of the runs in either class",
+        power_at=_scaled(inner.power_at, both / n),
     )
+
+
+def _scaled(power_at: Callable[[int], float] | None, share: float) -> Callable[[int], float] | None:
+    """``power_at`` of a test on the ``share`` of the runs that fall in its classes, as a
+    function of all runs."""
+    if power_at is None:
+        return None
+    inner = power_at
+    return lambda n: inner(max(2, round(n * share)))
 
 
 # -- decisions ---------------------------------------------------------------------------------
@@ -778,7 +977,8 @@ class Decision:
             out += f" ({self.test.note})"
         if self.parts and self.verdict is not Verdict.REPRODUCED:
             out += ": " + "; ".join(f"{label} {d.verdict.value}" for label, d in self.parts)
-        return out
+        weak = underpowered(self.test)
+        return f"{out} ({weak})" if weak else out
 
 
 def decide(test: Test, relation: str | int) -> Decision:
@@ -814,30 +1014,81 @@ def _leaves(d: Decision) -> list[Decision]:
 
 def equivalence(a: Sample | Sequence[float], reference: float, margin: float) -> Decision:
     """A claim that a quantity equals ``reference`` (a model's value, say) within ``margin``:
-    two one-sided t-tests (TOST, Schuirmann 1987).
+    two one-sided t-tests (TOST, Schuirmann 1987) on reference ± margin (:func:`within`)."""
+    return within(
+        a,
+        reference - margin,
+        reference + margin,
+        f"equivalence test (TOST) within ±{margin:.3g} of {reference:.4g}",
+        reference,
+    )
 
-    Reproduced when the mean is significantly inside reference ± margin (both one-sided tests
-    reject at α; the p-value is the larger), contradicted when it is significantly outside
-    (the one-sided test beyond the nearer bound rejects at α), not significant otherwise. The
-    power is that of TOST when the true mean is the reference."""
+
+def within_factor(
+    a: Sample | Sequence[float], reference: float, factor: float = MAGNITUDE_FACTOR
+) -> Decision:
+    """A claim that a quantity is the seed's number ``reference`` (> 0): equal within a factor
+    ``factor`` (the magnitude rule's ×1.5), the TOST of :func:`within` on
+    [reference/factor, reference·factor]. Reproduced when the mean is significantly inside,
+    contradicted when significantly outside, not significant otherwise."""
+    if not reference > 0:
+        raise ValueError(f"within_factor: the reference must be > 0 (got {reference})")
+    return within(
+        a,
+        reference / factor,
+        reference * factor,
+        f"equivalence test (TOST) within ×{factor:g} of {reference:.4g}",
+        reference,
+    )
+
+
+def within(
+    a: Sample | Sequence[float],
+    low: float,
+    high: float,
+    kind: str = "",
+    reference: float | None = None,
+) -> Decision:
+    """A claim that a quantity lies in [low, high]: two one-sided t-tests (TOST, Schuirmann
+    1987).
+
+    Reproduced when the mean is significantly inside (both one-sided tests reject at α; the
+    p-value is the larger), contradicted when it is significantly outside (the one-sided test
+    beyond the nearer bound rejects at α), not significant otherwise. The power is that of
+    TOST when the true mean is ``reference`` (default: the middle of the interval). The effect
+    is the mean minus ``reference``."""
+    if not low < high:
+        raise ValueError(f"within: need low < high (got {low}, {high})")
     a = _sample(a)
-    kind = f"equivalence test (TOST) within ±{margin:.3g} of {reference:.4g}"
-    diff = a.mean - reference
+    ref = (low + high) / 2.0 if reference is None else reference
+    kind = kind or f"equivalence test (TOST) within [{low:.4g}, {high:.4g}]"
+    diff = a.mean - ref
     if a.n < 2:
         return Decision(Verdict.NOT_SIGNIFICANT, _too_few(kind, diff, (a.n,)), 0)
     df = a.n - 1
+    power_at: Callable[[int], float]
     if a.se == 0:
-        inside = abs(diff) < margin
-        p_in, p_out = (0.0, 1.0) if inside else (1.0, 0.0 if abs(diff) > margin else 1.0)
+        inside = low < a.mean < high
+        outside = a.mean < low or a.mean > high
+        p_in, p_out = (0.0, 1.0) if inside else (1.0, 0.0 if outside else 1.0)
         power, note = 1.0, "no spread in the sample"
         need: int | None = 2
+        power_at = _certain
     else:
-        p_in = max(1.0 - t_cdf((diff + margin) / a.se, df), t_cdf((diff - margin) / a.se, df))
-        p_out = 1.0 - t_cdf((abs(diff) - margin) / a.se, df)
+        p_in = max(1.0 - t_cdf((a.mean - low) / a.se, df), t_cdf((a.mean - high) / a.se, df))
+        p_out = (
+            t_cdf((a.mean - low) / a.se, df)
+            if a.mean < (low + high) / 2.0
+            else 1.0 - t_cdf((a.mean - high) / a.se, df)
+        )
+        sd = a.sd
 
         def power_at(n: int) -> float:
-            se = a.sd / math.sqrt(n)
-            return max(0.0, 2.0 * t_cdf(margin / se - t_quantile(1.0 - ALPHA, n - 1), n - 1) - 1)
+            # A central t at the true mean ``ref``: both one-sided tests reject.
+            se, crit = sd / math.sqrt(n), t_quantile(1.0 - ALPHA, n - 1)
+            upper = t_cdf((high - ref) / se - crit, n - 1)
+            lower = t_cdf(crit - (ref - low) / se, n - 1)
+            return max(0.0, upper - lower)
 
         power, need, note = power_at(a.n), replications_for_power(power_at), ""
     if p_in < ALPHA:
@@ -856,6 +1107,7 @@ def equivalence(a: Sample | Sequence[float], reference: float, margin: float) ->
         need,
         "a true value at the reference",
         note,
+        power_at=power_at,
     )
     return Decision(verdict, test, 0)
 
@@ -912,6 +1164,7 @@ def noninferiority(a: Proportion, b: Proportion, margin: float) -> Decision:
         power,
         need,
         "equal true shares",
+        power_at=power_at,
     )
     return Decision(verdict, test, -1)
 
@@ -934,7 +1187,8 @@ def combine(parts: Mapping[str, Decision] | Sequence[tuple[str, Decision]]) -> D
     without correction; its p-value is the largest of the points' (a point found in the
     wrong direction counts as p = 1), its power the product of theirs (independent points).
     Contradicted when some point is contradicted at α/m, Bonferroni over the m points. Not
-    significant otherwise."""
+    significant otherwise. The replications for :data:`POWER_TARGET` are those at which the
+    product of the points' powers reaches it, with the same replications at every point."""
     items = tuple(parts.items()) if isinstance(parts, Mapping) else tuple(parts)
     if not items:
         raise ValueError("combine: no decisions")
@@ -944,8 +1198,12 @@ def combine(parts: Mapping[str, Decision] | Sequence[tuple[str, Decision]]) -> D
     n = tuple(min(d.test.n) for d in leaves)
     powers = [d.test.power for d in leaves]
     power = math.prod(powers) if all(math.isfinite(x) for x in powers) else math.nan
+    joint = _joint_power(leaves, lambda ps: math.prod(ps))
     needs = [d.test.n_for_power for d in leaves]
-    need = max(x for x in needs if x is not None) if all(x is not None for x in needs) else None
+    if joint is not None:
+        need = replications_for_power(joint)
+    else:
+        need = max(x for x in needs if x is not None) if all(x is not None for x in needs) else None
     against = [
         d for d in leaves if d.verdict is Verdict.CONTRADICTED and d.test.p_value < ALPHA / m
     ]
@@ -980,8 +1238,21 @@ def combine(parts: Mapping[str, Decision] | Sequence[tuple[str, Decision]]) -> D
             "; ".join(notes),
             combined="all",
             p_is=p_is,
+            power_at=joint,
         )
     return Decision(verdict, test, claimed, items)
+
+
+def _joint_power(
+    leaves: Sequence[Decision], rule: Callable[[list[float]], float]
+) -> Callable[[int], float] | None:
+    """The power of a claim at several points as a function of the replications at each: the
+    points' powers at n combined by ``rule``; None when a point has no power function."""
+    fns = [d.test.power_at for d in leaves]
+    if any(f is None for f in fns):
+        return None
+    known = [f for f in fns if f is not None]
+    return lambda n: rule([f(n) for f in known])
 
 
 def any_of(parts: Mapping[str, Decision] | Sequence[tuple[str, Decision]]) -> Decision:
@@ -1011,7 +1282,9 @@ def any_of(parts: Mapping[str, Decision] | Sequence[tuple[str, Decision]]) -> De
         if all(math.isfinite(x) for x in powers)
         else math.nan
     )
+    joint = _joint_power(leaves, lambda ps: 1.0 - math.prod(1.0 - x for x in ps))
     needs = [d.test.n_for_power for d in leaves if d.test.n_for_power is not None]
+    need = replications_for_power(joint) if joint is not None else min(needs) if needs else None
     families = " / ".join(sorted({d.test.family for d in leaves}))
     notes = sorted({d.test.note for d in leaves if d.test.note})
     if m == 1:
@@ -1024,11 +1297,12 @@ def any_of(parts: Mapping[str, Decision] | Sequence[tuple[str, Decision]]) -> De
             tuple(min(d.test.n) for d in leaves),
             verdict is not Verdict.NOT_SIGNIFICANT,
             power,
-            min(needs) if needs else None,
+            need,
             "",
             "; ".join(notes),
             combined="any",
             p_is=p_is,
+            power_at=joint,
         )
     return Decision(verdict, test, leaves[0].claimed, items)
 
@@ -1164,6 +1438,45 @@ def magnitude(ours: float, seed: float | None, factor: float = MAGNITUDE_FACTOR)
     return f"magnitude within ×{factor:g}" if k <= factor else f"magnitude off ×{k:.2g}"
 
 
+def _within(label: str) -> bool:
+    return label.startswith("magnitude within")
+
+
+def point_ratios(points: Sequence[tuple[float, float]]) -> list[float]:
+    """celltcp's value over the seed's at each point (ours, seed) where both are finite and
+    the seed's is not 0."""
+    return [o / s for o, s in points if math.isfinite(o) and math.isfinite(s) and s != 0]
+
+
+def ratio_range(points: Sequence[tuple[float, float]]) -> str:
+    """``0.22–0.36``: the smallest and largest of :func:`point_ratios` ("–" without any)."""
+    ratios = point_ratios(points)
+    if not ratios:
+        return "–"
+    low, high = f"{min(ratios):.2f}", f"{max(ratios):.2f}"
+    return low if low == high else f"{low}–{high}"
+
+
+def magnitudes(points: Sequence[tuple[float, float]], factor: float = MAGNITUDE_FACTOR) -> str:
+    """The magnitude of a claim whose seed gives a number at several points, (ours, seed) at
+    each: :func:`magnitude` at every point, summarised with the range of the ratios ours /
+    seed. ``magnitude within ×1.5 at every point (ours / seed 0.91–1.20, 4 points)``, or
+    ``magnitude off at 3 of 4 points (ours / seed 0.22–1.10)``; ``direction only`` without
+    points."""
+    if not points:
+        return "direction only"
+    labels = [magnitude(o, s, factor) for o, s in points]
+    m = len(labels)
+    off = sum("off" in x for x in labels)
+    missing = sum(not _within(x) and "off" not in x for x in labels)
+    span = f"ours / seed {ratio_range(points)}"
+    if off:
+        return f"magnitude off at {off} of {m} points ({span})"
+    if missing:
+        return f"magnitude n/a at {missing} of {m} points ({span})"
+    return f"magnitude within ×{factor:g} at every point ({span}, {m} points)"
+
+
 def _finite(x: float | None) -> float | None:
     """``x`` as a JSON number: None for None, NaN and infinities (JSON has none of them)."""
     if x is None or not math.isfinite(x):
@@ -1201,6 +1514,9 @@ class ClaimRow:
             reproduced, or a magnitude off).
         digits: decimals of the estimate.
         unit: the estimate's unit.
+        points: where the seed gives a number at several points (a table's rows), celltcp's
+            value and the seed's at each, (ours, seed); the magnitude is then judged at every
+            point (:func:`magnitudes`) and the ratio column gives their range.
     """
 
     where: str
@@ -1213,6 +1529,7 @@ class ClaimRow:
     reason: str = ""
     digits: int = 3
     unit: str = ""
+    points: tuple[tuple[float, float], ...] = ()
 
     @property
     def verdict(self) -> Verdict:
@@ -1220,13 +1537,22 @@ class ClaimRow:
 
     @property
     def ratio(self) -> float:
-        """celltcp's value over the seed's (NaN without both)."""
-        if self.seed is None or self.ours is None or self.seed == 0:
+        """celltcp's value over the seed's (NaN without both, and for a row of points)."""
+        if self.points or self.seed is None or self.ours is None or self.seed == 0:
             return math.nan
         return self.ours.value / self.seed
 
     @property
+    def ratio_text(self) -> str:
+        """The ratio column: the ratio, the range of the points' ratios, or "–"."""
+        if self.points:
+            return ratio_range(self.points)
+        return "–" if math.isnan(self.ratio) else f"{self.ratio:.2f}"
+
+    @property
     def magnitude(self) -> str:
+        if self.points:
+            return magnitudes(self.points)
         if self.ours is None:
             return "direction only" if self.seed is None else "magnitude n/a"
         return magnitude(self.ours.value, self.seed)
@@ -1258,6 +1584,8 @@ class ClaimRow:
             "ours": ours,
             "ours_text": cells[3],
             "ratio": _finite(self.ratio),
+            "ratios": [_finite(x) for x in point_ratios(self.points)] if self.points else None,
+            "ratio_text": cells[4],
             "verdict": self.verdict.value,
             "verdict_text": cells[5],
             "magnitude": self.magnitude,
@@ -1274,7 +1602,7 @@ class ClaimRow:
         ours = "–" if self.ours is None else self.ours.text(self.digits, self.unit)
         if self.detail:
             ours = f"{ours}; {self.detail}" if self.ours is not None else self.detail
-        ratio = "–" if math.isnan(self.ratio) else f"{self.ratio:.2f}"
+        ratio = self.ratio_text
         reason = self.reason if self.differs else ""
         if self.differs and not reason:
             reason = "not explained yet"
