@@ -43,6 +43,7 @@ __all__ = [
     "atomic_output_dir",
     "atomic_write_text",
     "check_output_dir",
+    "check_store_dir",
     "partial_name",
 ]
 
@@ -169,6 +170,30 @@ def check_output_dir(path: str | os.PathLike[str], *, overwrite: bool = False) -
             shown,
             f"is not empty and was not written by celltcp (no {MARKER} file); choose another "
             "directory, or replace it with --overwrite (overwrite=True)",
+        )
+    return target
+
+
+def check_store_dir(path: str | os.PathLike[str], store_file: str) -> Path:
+    """The rules for a results store's directory, which celltcp adds files to (``store_file``
+    and a series folder) but never replaces: not the current or the home directory nor one of
+    their parents, and, when it exists and holds anything, a store already (it has
+    ``store_file``). Returns the directory; raises :class:`OutputDirError` naming the path."""
+    shown, target = _resolve(path)
+    _refuse_protected(shown, target)
+    if not os.path.lexists(target):
+        return target
+    if not target.is_dir():
+        raise OutputDirError(shown, "exists and is not a directory")
+    try:
+        entries = os.listdir(target)
+    except OSError as e:
+        raise OutputDirError(shown, f"cannot be read: {e.strerror or e}") from None
+    if entries and store_file not in entries:
+        raise OutputDirError(
+            shown,
+            f"holds other files and no {store_file}: not a results store; name a new "
+            "directory or an existing store",
         )
     return target
 

@@ -168,19 +168,20 @@ def run(
         def watch(text: str) -> bool | None:
             return on_interval(json.loads(text))
 
-    raw = _core.run(
-        sc._core_text(),
-        overrides,
-        seed,
-        run,
-        None if capture_dir is None else os.fspath(capture_dir),
-        links,
-        sc.base_dir,
-        bool(keep_partial),
-        progress,
-        watch,
-        interval,
-    )
+    with sc.file_named_in_errors():
+        raw = _core.run(
+            sc._core_text(),
+            overrides,
+            seed,
+            run,
+            None if capture_dir is None else os.fspath(capture_dir),
+            links,
+            sc.base_dir,
+            bool(keep_partial),
+            progress,
+            watch,
+            interval,
+        )
     from celltcp.result import RunResult
 
     return RunResult._from_core(raw)

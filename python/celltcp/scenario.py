@@ -8,6 +8,7 @@ file. The format is described in ``docs/scenarios.md``.
 
 from __future__ import annotations
 
+import contextlib
 import copy as _copy
 import datetime as _dt
 import errno
@@ -17,7 +18,7 @@ import re
 import stat
 import sys
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any, Union
 
 import tomli_w
@@ -53,6 +54,8 @@ MAX_DEPTH = 32
 MAX_FILE_BYTES = 16 << 20
 #: TOML integers are 64-bit signed (TOML 1.0, "Integer"); Python's are unbounded.
 _INT_MIN, _INT_MAX = -(2**63), 2**63 - 1
+#: The key of the core's errors about a scenario's text as a whole (crates/scenario error.rs).
+_FILE_KEY = "scenario"
 
 
 def split_key(path: str) -> list[str]:
@@ -107,8 +110,14 @@ def _check_storable(key: str, value: Any, depth: int = 0) -> None:
             continue
         elif isinstance(node, int):
             if not _INT_MIN <= node <= _INT_MAX:
+                # Not str(node): Python refuses to write an int of more than 4300 digits.
+                shown = (
+                    str(node)
+                    if node.bit_length() <= 128
+                    else f"an integer of {node.bit_length()} bits"
+                )
                 raise scenario_error(
-                    where, f"{node} is out of range; TOML integers are from -2^63 to 2^63-1"
+                    where, f"{shown} is out of range; TOML integers are from -2^63 to 2^63-1"
                 )
         elif not isinstance(node, _SCALARS):
             raise scenario_error(where, f"a {type(node).__name__} cannot be stored in a scenario")
@@ -190,6 +199,14 @@ def parse_toml(text: str, source: str) -> dict[str, Any]:
         data: dict[str, Any] = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise scenario_error(source, f"invalid TOML: {e}") from None
+    except ValueError:
+        # Python converts at most 4300 decimal digits to an int (sys.get_int_max_str_digits);
+        # tomllib lets that ValueError out. No scenario value needs more than 20 digits.
+        long_digits = re.search(r"[0-9a-fA-FxXoObB_]{4300,}", text)
+        where = f"line {text.count(chr(10), 0, long_digits.start()) + 1}: " if long_digits else ""
+        raise scenario_error(
+            source, f"{where}an integer of thousands of digits; integers fit in 64 bits"
+        ) from None
     except RecursionError:
         # tomllib parses nested arrays and inline tables recursively: a few hundred levels
         # exhaust Python's stack long before the tree could be checked.
@@ -394,12 +411,25 @@ class Scenario:
         """Writes the scenario as TOML, replacing the file atomically."""
         atomic_write_text(path, self.to_toml())
 
+    @contextlib.contextmanager
+    def file_named_in_errors(self) -> Iterator[None]:
+        """The core names the text it reads ``scenario`` in an error about the text as a whole
+        (a TOML number it cannot hold, ``1e999``); this names the file instead, when the
+        scenario came from one."""
+        try:
+            yield
+        except ScenarioError as e:
+            if e.key != _FILE_KEY or not self.source:
+                raise
+            raise scenario_error(self.source, e.message) from None
+
     def validate(self, overrides: list[tuple[str, str]] | None = None) -> dict[str, Any]:
         """Checks the scenario with the core, as a run would before its first event; returns the
         resolved scenario (every default filled in, units normalised) as a dict. Raises
         ScenarioError naming the key; what is allowed but probably not meant (a UE route that
         leaves every cell's coverage) is a :class:`~celltcp.errors.ScenarioWarning`."""
-        echo, found = _core.validate(self._core_text(), list(overrides or []), self.base_dir)
+        with self.file_named_in_errors():
+            echo, found = _core.validate(self._core_text(), list(overrides or []), self.base_dir)
         for key, message in found:
             warnings.warn(ScenarioWarning(message, key), stacklevel=2)
         resolved: dict[str, Any] = json.loads(echo)

@@ -53,6 +53,10 @@ HOSTILE_VALUES = [
     "0",
     "99999999999999999999",
     "-99999999999999999999",
+    # More digits than Python converts to an int (4300), and a float beyond double range.
+    "9" * 5000,
+    "0x" + "f" * 5000,
+    "1e999",
     '"1ns"',
     '"0s"',
     '"1000000h"',

@@ -304,6 +304,37 @@ def main() -> int:
             "b",
         )
 
+        # Numbers beyond what a scenario holds, and a store in the wrong place.
+        case(
+            "an integer of 5,000 digits",
+            "validate",
+            scenario("digits.toml", chain.replace("seed = ", "seed = " + "9" * 5000 + " #", 1)),
+        )
+        case(
+            "a float beyond double range (`1e999`)",
+            "validate",
+            scenario("huge.toml", chain.replace('duration = "', 'duration = 1e999 #"', 1)),
+        )
+        case("`--seed 2^64`", "run", CHAIN, "--seed", str(2**64), "--out", d / "seed")
+        case("`--run` of 5,000 digits", "run", CHAIN, "--run", "9" * 5000, "--out", d / "seed")
+        one = scenario("one.sweep.toml", f'scenario = "{base.name}"\nruns = 1\n')
+        case("`sweep --store ..`", "sweep", one, "--store", "..", "--quiet", cwd=d / "work")
+        (d / "papers").mkdir()
+        (d / "papers" / "draft.tex").write_text("mine\n")
+        case(
+            "`sweep --store papers`, a directory of other files",
+            "sweep",
+            one,
+            "--store",
+            d / "papers",
+            "--quiet",
+            note=lambda: f"papers holds {sorted(p.name for p in (d / 'papers').iterdir())}",
+        )
+        far = CELL.read_text().replace(
+            "ue_far = { position = [600.0", "ue_far = { position = [1e6", 1
+        )
+        case("a plain cell's UE 1,000 km away", "validate", scenario("far.toml", far))
+
         # Ctrl-C.
         proc = subprocess.Popen(
             [

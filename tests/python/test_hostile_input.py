@@ -398,6 +398,25 @@ def test_a_route_that_leaves_every_cells_coverage_is_a_warning(
     assert len(result.stderr_lines) == 1
 
 
+def test_a_plain_cells_ue_out_of_its_reach_is_a_warning() -> None:
+    import warnings
+
+    from celltcp.errors import ScenarioWarning
+
+    def found(scenario: Scenario) -> list[ScenarioWarning]:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            scenario.validate()
+        return [w.message for w in caught if issubclass(w.category, ScenarioWarning)]
+
+    scenario = Scenario.load(EXAMPLES / "lte-single-cell.toml")
+    assert found(scenario) == []
+    scenario.set("cells.cell1.ues.ue_far.position", [1_000_000.0, 0.0])
+    (w,) = found(scenario)
+    assert w.key == "cells.cell1.ues.ue_far.position"
+    assert "would not camp on the cell" in w.message and "-124" in w.message
+
+
 def test_a_nul_character_in_a_path_is_a_scenario_error(tmp_path: Path) -> None:
     # Found by the input fuzzer (seed 1381): os.stat raised ValueError, which escaped.
     from celltcp.sweep.spec import load_spec
@@ -426,3 +445,55 @@ def test_an_empty_out_is_named_as_given(tmp_path: Path, capsys: pytest.CaptureFi
             line = refused(capsys, *command, "--out", "", *extra)
             assert line == 'celltcp: error: --out "": an empty path is not an output directory'
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.toml"]
+
+
+# -- integers Python will not convert, seeds beyond 64 bits, stores in the wrong place -------------
+
+
+def test_an_integer_of_thousands_of_digits_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Python converts at most 4300 digits to an int; tomllib let that ValueError out.
+    text = (EXAMPLES / "wired-chain.toml").read_text()
+    big = write(tmp_path, text.replace("seed = ", "seed = " + "9" * 5000 + " #", 1))
+    line = refused(capsys, "validate", big)
+    assert "integers fit in 64 bits" in line and "line " in line
+    sweep = write(
+        tmp_path, f'scenario = "{EXAMPLES / "wired-chain.toml"}"\nruns = {"9" * 5000}\n', "x.toml"
+    )
+    assert "integers fit in 64 bits" in refused(capsys, "sweep", sweep, "--store", tmp_path / "st")
+    with pytest.raises(ScenarioError, match="an integer of 16610 bits is out of range"):
+        celltcp.run((EXAMPLES / "wired-chain.toml").read_text(), set={"simulation.seed": 10**5000})
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "needle"),
+    [
+        ("--seed", str(2**64), "must be at most 2^63 - 1"),
+        ("--run", str(2**63), "must be at most 2^63 - 1"),
+        ("--run", "9" * 5000, "is not an integer"),
+    ],
+)
+def test_seeds_and_runs_beyond_a_scenario_integer_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], option: str, value: str, needle: str
+) -> None:
+    out = tmp_path / "out"
+    line = refused(capsys, "run", EXAMPLES / "wired-chain.toml", option, value, "--out", out)
+    assert needle in line and not out.exists()
+
+
+def test_a_store_is_never_the_current_directory_or_a_directory_of_other_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sweep = write(tmp_path, f'scenario = "{EXAMPLES / "wired-chain.toml"}"\nruns = 1\n', "s.toml")
+    work = tmp_path / "work"
+    (work / "papers").mkdir(parents=True)
+    (work / "papers" / "draft.tex").write_text("mine")
+    monkeypatch.chdir(work)
+    for store, needle in (
+        (".", "is the current directory"),
+        ("..", "is a parent of the current directory"),
+        ("papers", "holds other files and no results.duckdb"),
+    ):
+        assert needle in refused(capsys, "sweep", sweep, "--store", store), store
+    assert sorted(p.name for p in work.rglob("*")) == ["draft.tex", "papers"]

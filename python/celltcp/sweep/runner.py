@@ -32,6 +32,7 @@ import pandas as pd
 
 from celltcp import _core
 from celltcp.errors import ScenarioError, scenario_error
+from celltcp.output import OutputDirError, check_store_dir
 from celltcp.sweep.backend import Backend, WorkerLost, check_workers, make_backend
 from celltcp.sweep.metrics import MetricPattern, check_against, extract
 from celltcp.sweep.progress import Progress, in_notebook
@@ -43,7 +44,7 @@ from celltcp.sweep.spec import (
     resolve_points,
     toml_value,
 )
-from celltcp.sweep.store import Store
+from celltcp.sweep.store import DB_FILE, Store
 from celltcp.sweep.worker import Outcome, Task
 
 __all__ = ["SweepReport", "collect", "collect_store", "execute_sweep", "sweep"]
@@ -403,6 +404,11 @@ def execute_sweep(
         raise scenario_error("address", "an address is only used with the ray backend")
     if spec.series and store is None:
         raise scenario_error("series", "keeping series needs a store directory (--store DIR)")
+    if store is not None:
+        try:
+            check_store_dir(store, DB_FILE)
+        except OutputDirError as e:
+            raise scenario_error("store", str(e)) from None
     resolved = resolve_points(spec)
     _check_named_metrics(spec, resolved)
     by_key: dict[str, ResolvedPoint] = {}

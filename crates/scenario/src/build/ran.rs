@@ -209,35 +209,67 @@ fn check_start_coverage(
 /// Most positions of a route looked at by [`route_warnings`].
 const MAX_ROUTE_SAMPLES: u64 = 10_000;
 
-/// A warning for each moving UE whose route leaves every cell's coverage (as in
-/// [`check_start_coverage`]) during the run: its position is looked at every measurement
-/// period (at most [`MAX_ROUTE_SAMPLES`] times), on the route of replication 0 for a random
-/// waypoint. Leaving coverage may be what a study wants (radio link failure and
+/// A warning for each UE that is, or whose route takes it, out of coverage during the run:
+/// with a radio access network, every cell's (as in [`check_start_coverage`], which refuses a
+/// start out of coverage), looked at every measurement period on the route of replication 0
+/// for a random waypoint; in a plain cell, which serves its UEs wherever they are (and whose
+/// UEs do not move), its own cell's, with the default q-RxLevMin of TS 36.304 (a UE there
+/// would not camp on the cell, and receives next to nothing). At most [`MAX_ROUTE_SAMPLES`] positions a
+/// route. Leaving coverage may be what a study wants (radio link failure and
 /// re-establishment), so it is a warning, not an error.
 pub(super) fn route_warnings(
     scenario: &Scenario,
     node: &impl Fn(&str) -> NodeId,
 ) -> Result<Vec<ScenarioWarning>, ScenarioError> {
-    let Some(ran) = &scenario.ran else {
-        return Ok(Vec::new());
-    };
     let cells = scenario
         .cells
         .iter()
-        .map(|(name, cell)| lte_cell_config(name, cell, node))
-        .collect::<Result<Vec<_>, _>>()?;
-    let q_rxlevmin = ran.handover.q_rxlevmin_dbm;
+        .map(|(name, cell)| Ok((name.as_str(), lte_cell_config(name, cell, node)?)))
+        .collect::<Result<Vec<_>, ScenarioError>>()?;
+    let (q_rxlevmin, q_key, period) = match &scenario.ran {
+        Some(ran) => (
+            ran.handover.q_rxlevmin_dbm,
+            "ran.handover.q_rxlevmin_dbm",
+            ran.measurement.period.as_ns(),
+        ),
+        None => (
+            celltcp_radio::ran::DEFAULT_Q_RXLEVMIN_DBM,
+            "q-RxLevMin (TS 36.304 §5.2.3.2)",
+            0,
+        ),
+    };
     let duration = scenario.simulation.duration.as_ns();
-    let step = ran
-        .measurement
-        .period
-        .as_ns()
-        .max(duration / MAX_ROUTE_SAMPLES)
-        .max(1);
+    let step = period.max(duration / MAX_ROUTE_SAMPLES).max(1);
     let mut out = Vec::new();
-    for cell in scenario.cells.values() {
+    for (cell_name, cell) in &scenario.cells {
+        // The cells that may serve this cell's UEs.
+        let serving: Vec<&LteCellConfig> = cells
+            .iter()
+            .filter(|(name, _)| scenario.ran.is_some() || name == cell_name)
+            .map(|(_, c)| c)
+            .collect();
+        let best_at = |at: Position| {
+            serving
+                .iter()
+                .map(|c| best_case_rsrp_dbm(c, at))
+                .fold(f64::NEG_INFINITY, f64::max)
+        };
         for (ue, u) in &cell.file.ues {
+            let start = Position::new(u.position[0], u.position[1]);
             let Some(motion) = scenario.mobility.get(ue) else {
+                // A UE that stays put: a [ran] refuses it out of coverage at the build.
+                let best = best_at(start);
+                if scenario.ran.is_none() && best <= q_rxlevmin {
+                    out.push(ScenarioWarning::new(
+                        format!("cells.{cell_name}.ues.{ue}.position"),
+                        format!(
+                            "UE '{ue}' at [{}, {}] m receives a best mean RSRP of {best:.1} dBm \
+                             from cell '{cell_name}', not above {q_key} = {q_rxlevmin}: it would \
+                             not camp on the cell, and receives next to nothing",
+                            u.position[0], u.position[1]
+                        ),
+                    ));
+                }
                 continue;
             };
             let path = format!("ran/ue/{}/mobility", node(ue));
@@ -248,18 +280,14 @@ pub(super) fn route_warnings(
             let mut t = 0;
             while t <= duration {
                 let at = mobility.position_at(SimTime(t));
-                let best = cells
-                    .iter()
-                    .map(|c| best_case_rsrp_dbm(c, at))
-                    .fold(f64::NEG_INFINITY, f64::max);
+                let best = best_at(at);
                 if best <= q_rxlevmin {
                     out.push(ScenarioWarning::new(
                         format!("mobility.{ue}"),
                         format!(
                             "the route of UE '{ue}' leaves every cell's coverage at {:.3} s, at \
                              [{:.1}, {:.1}] m (best mean RSRP {best:.1} dBm, not above \
-                             ran.handover.q_rxlevmin_dbm = {q_rxlevmin}); the UE is then out of \
-                             service",
+                             {q_key} = {q_rxlevmin}); the UE is then out of service",
                             t as f64 * 1e-9,
                             at.x_m,
                             at.y_m
