@@ -61,15 +61,16 @@ def test_the_dch_series_adds_up_to_the_summary(traced):
     assert np.allclose(dch["interval_s"], 0.5)
     bits = (dch["rlc_throughput_bps"] * dch["interval_s"]).sum()
     assert bits == pytest.approx(8 * summary["sdu_bytes_delivered"], rel=1e-9)
-    # The last sample is taken at 120 s before a TTI of that same instant (the TTI event was
-    # scheduled after the sample), whose blocks the summary counts: at most one TTI's worth
-    # (16 blocks at 256 kbit/s, 4 on the uplink) is missing from the series.
-    for column, total, per_tti in (
-        ("tbs_lost", summary["tbs_lost"], 16),
-        ("pdus_retransmitted", summary["pdus_retransmitted"], 16),
-        ("uplink_status_pdus", summary["uplink"]["status_pdus"], 4),
+    # The last sample is taken at 120 s after every event of that instant (the TTI starting
+    # there included), as the summary is: the increments add up to the summary's counters.
+    for column, total in (
+        ("tbs_sent", summary["tbs_sent"]),
+        ("tbs_lost", summary["tbs_lost"]),
+        ("pdus_retransmitted", summary["pdus_retransmitted"]),
+        ("sdus_delivered", summary["sdus_delivered"]),
+        ("uplink_status_pdus", summary["uplink"]["status_pdus"]),
     ):
-        assert 0 <= total - dch[column].sum() <= per_tti, column
+        assert dch[column].sum() == total, column
     sent = dch["tbs_sent"] > 0
     assert np.allclose(
         dch.loc[sent, "bler_measured"], dch.loc[sent, "tbs_lost"] / dch.loc[sent, "tbs_sent"]

@@ -103,6 +103,7 @@ impl World {
     /// Call between events (the scheduler's `now` is the injection time). Packets reaching an
     /// external host meanwhile (a path without delay) are queued for [`World::drain_external`].
     pub fn inject_external(&mut self, node: NodeId, mut pkt: Packet, sched: &mut Scheduler<Event>) {
+        self.close_sampled_instant(sched.now());
         self.now = sched.now();
         pkt.uid = self.next_uid();
         pkt.flow = EXTERNAL_FLOW;

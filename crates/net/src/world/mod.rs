@@ -13,7 +13,8 @@
 //! (hosts whose packets come from and go to real programs, for real-time emulation).
 //!
 //! Same-time events run in the order they were scheduled (the engine's FIFO rule), so a run is a
-//! pure function of its inputs. Per-packet work allocates nothing: packets are values, pipes and
+//! pure function of its inputs. A sample of the sampled series is the state once every event of
+//! its instant has been handled (see [`World::finish`] for the last one). Per-packet work allocates nothing: packets are values, pipes and
 //! queues reuse their buffers, and the agents' output buffer is recycled.
 
 use std::collections::VecDeque;
@@ -65,7 +66,8 @@ pub enum Event {
     AgentStart(AgentId),
     /// An agent's timer; stale if the generation no longer matches.
     AgentTimer(AgentId, u32),
-    /// Periodic sampling of the opt-in time series.
+    /// Periodic sampling of the opt-in time series: makes its instant's sample due, to be
+    /// taken once every event of the instant has been handled.
     Sample,
     /// A scheduled change of a link direction (index into the world's change list).
     LinkChange(u32),
@@ -388,6 +390,7 @@ impl WorldBuilder {
             medium_series: MediumSeries::default(),
             medium_keys: std::collections::HashMap::new(),
             medium_sample: Vec::new(),
+            sample_due: None,
             captures,
             capture_of_dir,
             capture_error: None,
@@ -429,6 +432,12 @@ pub struct World {
     medium_keys: std::collections::HashMap<String, u32>,
     /// Reused buffer for media samples.
     medium_sample: Vec<crate::medium::MediumFigure>,
+    /// The sampling instant whose `Sample` event has run and whose sample is not taken yet:
+    /// it is taken when the instant is over, i.e. before the world handles anything of a later
+    /// instant (an event, an injected packet) or when the run ends ([`World::finish`]). A
+    /// sample taken by the event itself would miss the events of its instant scheduled after
+    /// it, such as a TTI starting there, which the summary counts at the run's end.
+    sample_due: Option<SimTime>,
     captures: Vec<Box<dyn CaptureSink>>,
     capture_of_dir: Vec<Option<u32>>,
     capture_error: Option<io::Error>,
@@ -552,8 +561,14 @@ impl World {
         self.agents[agent as usize].agent.report(now)
     }
 
-    /// Flushes captures; reports the first capture write error of the run, if any.
+    /// Ends the run where it stopped: takes the sample still due at its last instant (call
+    /// once every event the run handles at that instant has been handled, and before reading
+    /// the series), then flushes captures; reports the first capture write error of the run,
+    /// if any.
     pub fn finish(&mut self) -> io::Result<()> {
+        if let Some(t) = self.sample_due.take() {
+            self.sample(t);
+        }
         if let Some(e) = self.capture_error.take() {
             return Err(e);
         }
@@ -721,8 +736,25 @@ impl World {
         }
     }
 
-    fn sample(&mut self, sched: &mut Scheduler<Event>) {
-        let now = sched.now();
+    /// Takes the sample due at an instant before `now`, which is over: the world is about to
+    /// handle something of instant `now`.
+    #[inline]
+    fn close_sampled_instant(&mut self, now: SimTime) {
+        if let Some(t) = self.sample_due.filter(|t| *t < now) {
+            self.sample_due = None;
+            self.sample(t);
+        }
+    }
+
+    /// A `Sample` event: its instant's sample becomes due, and the next instant's event is
+    /// scheduled.
+    fn sample_event(&mut self, sched: &mut Scheduler<Event>) {
+        self.sample_due = Some(sched.now());
+        sched.schedule_in(self.series_cfg.interval, Event::Sample);
+    }
+
+    /// Appends the sampled series' rows of instant `now`, once every event of it has run.
+    fn sample(&mut self, now: SimTime) {
         for (link, traced) in self.queue_traced.iter().enumerate() {
             if !traced {
                 continue;
@@ -776,7 +808,6 @@ impl World {
             }
         }
         self.medium_sample = sample;
-        sched.schedule_in(interval, Event::Sample);
     }
 }
 
@@ -784,6 +815,7 @@ impl Model for World {
     type Event = Event;
 
     fn handle(&mut self, event: Event, sched: &mut Scheduler<Event>) {
+        self.close_sampled_instant(sched.now());
         self.now = sched.now();
         match event {
             Event::TxDone(dir) => self.tx_done(dir, sched),
@@ -801,7 +833,7 @@ impl Model for World {
                 slot.timer = None;
                 self.call_agent(id, sched, |a, ctx| a.on_timer(ctx));
             }
-            Event::Sample => self.sample(sched),
+            Event::Sample => self.sample_event(sched),
             Event::MediumTimer(m, generation) => {
                 let slot = &mut self.media[m as usize];
                 if slot.generation != generation {

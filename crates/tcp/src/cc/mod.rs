@@ -40,7 +40,6 @@ pub mod reno_common;
 mod testkit;
 pub mod vegas;
 pub mod westwood;
-pub mod westwood_original;
 
 pub use bbr::Bbr;
 pub use cubic::{Cubic, CubicReading};
@@ -48,8 +47,7 @@ pub use newreno::new_reno;
 pub use petra::Petra;
 pub use reno::{Reno, RenoRecovery};
 pub use vegas::Vegas;
-pub use westwood::WestwoodPlus;
-pub use westwood_original::WestwoodOriginal;
+pub use westwood::{WestwoodOriginal, WestwoodPlus};
 
 /// Names accepted by [`build`], in the order they are documented in
 /// `docs/congestion-control.md`.

@@ -28,7 +28,7 @@
 //! and the loss is attributed to the radio link.
 
 use super::reno_common::RenoCore;
-use super::westwood::{bandwidth_ssthresh, BandwidthEstimator, RttMin};
+use super::westwood::{BandwidthEstimate, BandwidthEstimator, PipeEstimate};
 use super::{
     AckEvent, CcConfig, CcSnapshot, CongestionControl, CongestionEvent, CongestionKind, RtoEvent,
 };
@@ -120,8 +120,8 @@ pub fn dupack_threshold_for(srtt: SimDuration, min_rtt: SimDuration) -> u32 {
 #[derive(Clone, Debug)]
 pub struct Petra {
     core: RenoCore,
-    bw: BandwidthEstimator,
-    rtt_min: RttMin,
+    /// Westwood+'s bandwidth estimate and RTTmin.
+    bw: PipeEstimate<BandwidthEstimator>,
     /// RTT samples of the last ACKs, most recent last (the fast-recovery classifier's input;
     /// the RTO classifier uses the endpoint's `RtoEvent::recent_rtts`).
     recent_rtts: [SimDuration; 4],
@@ -138,9 +138,8 @@ impl Petra {
     pub fn new(cfg: &CcConfig) -> Self {
         let core = RenoCore::new(cfg);
         Petra {
-            bw: BandwidthEstimator::new(core.mss),
+            bw: PipeEstimate::new(BandwidthEstimator::new(core.mss)),
             core,
-            rtt_min: RttMin::default(),
             recent_rtts: [SimDuration::ZERO; 4],
             ssthresh_from_estimate: false,
             wireless_exit_cwnd: None,
@@ -151,16 +150,6 @@ impl Petra {
     /// Cause assigned to the last loss (fast retransmit or timeout).
     pub fn last_loss_cause(&self) -> Option<LossCause> {
         self.last_cause
-    }
-
-    fn rtt_min_or(&self, min_rtt: SimDuration) -> Option<SimDuration> {
-        self.rtt_min.or_endpoint(min_rtt)
-    }
-
-    /// Westwood+'s ssthresh ([`bandwidth_ssthresh`]).
-    fn bandwidth_ssthresh(&self, min_rtt: SimDuration, flight: u64) -> u64 {
-        let pipe = self.rtt_min_or(min_rtt).and_then(|r| self.bw.bytes_in(r));
-        bandwidth_ssthresh(&self.core, pipe, flight)
     }
 
     /// Modification 1a, run when a new bandwidth sample closes an interval.
@@ -177,7 +166,7 @@ impl Petra {
         if sample >= prev * FULL_PIPE_GROWTH {
             return;
         }
-        let Some(rtt_min) = self.rtt_min_or(min_rtt) else {
+        let Some(rtt_min) = self.bw.rtt_min(min_rtt) else {
             return;
         };
         let rate = sample.max(self.bw.bytes_per_sec().unwrap_or(0.0));
@@ -218,12 +207,11 @@ impl CongestionControl for Petra {
         self.core.ssthresh
     }
     fn on_ack(&mut self, ack: &AckEvent) {
-        self.rtt_min.on_ack(ack);
         if let Some(r) = ack.rtt_sample.filter(|r| *r > SimDuration::ZERO) {
             self.recent_rtts.rotate_left(1);
             self.recent_rtts[3] = r;
         }
-        let prev_sample = self.bw.last_sample();
+        let prev_sample = self.bw.estimator().last_sample();
         if let Some(sample) = self.bw.on_ack(ack) {
             if !ack.app_limited && !ack.in_recovery {
                 self.update_initial_ssthresh(prev_sample, sample, ack.min_rtt);
@@ -233,17 +221,16 @@ impl CongestionControl for Petra {
             self.grow(ack.acked_bytes);
         }
     }
-    /// Modification 2b, entry: Westwood+'s reduction; the exit window is chosen now, from the
-    /// loss cause, the estimate and the RTTs measured before the loss.
+    /// Modification 2b, entry: Westwood+'s reduction; the exit window is chosen first, from the
+    /// loss cause, the estimate, the RTTs measured before the loss and the window before it.
     fn on_congestion_event(&mut self, ev: &CongestionEvent) {
-        let ssthresh = self.bandwidth_ssthresh(ev.min_rtt, ev.bytes_in_flight);
         let cause = match ev.kind {
             // ECE is an explicit congestion signal: no classification.
             CongestionKind::EcnEcho => LossCause::Congestion,
             CongestionKind::FastRetransmit => classify_loss(
                 self.bw.bytes_per_sec(),
                 &self.recent_rtts,
-                self.rtt_min_or(ev.min_rtt).unwrap_or(SimDuration::ZERO),
+                self.bw.rtt_min(ev.min_rtt).unwrap_or(SimDuration::ZERO),
                 self.core.mss,
             ),
         };
@@ -254,9 +241,7 @@ impl CongestionControl for Petra {
                 .and_then(|r| self.bw.bytes_in(r))
                 .map(|w| w.min(self.core.cwnd)),
         };
-        let cwnd = self.core.cwnd.min(ssthresh.max(2 * self.core.mss));
-        self.core
-            .reduce_to(ssthresh, cwnd, ev.kind == CongestionKind::FastRetransmit);
+        self.bw.reduce(&mut self.core, ev);
         self.ssthresh_from_estimate = true;
     }
     /// Modification 2b, full ACK: ssthresh after a congestion loss; after a wireless loss the
@@ -270,8 +255,10 @@ impl CongestionControl for Petra {
     }
     /// Modification 3.
     fn on_rto(&mut self, ev: &RtoEvent) {
-        let ssthresh = self.bandwidth_ssthresh(ev.min_rtt, ev.bytes_in_flight);
-        let rtt_min = self.rtt_min_or(ev.min_rtt).unwrap_or(SimDuration::ZERO);
+        let ssthresh = self
+            .bw
+            .loss_ssthresh(&self.core, ev.min_rtt, ev.bytes_in_flight);
+        let rtt_min = self.bw.rtt_min(ev.min_rtt).unwrap_or(SimDuration::ZERO);
         let cause = classify_loss(
             self.bw.bytes_per_sec(),
             &ev.recent_rtts,
@@ -302,7 +289,7 @@ impl CongestionControl for Petra {
         dupack_threshold_for(srtt, min_rtt)
     }
     fn bandwidth_estimate_bps(&self) -> Option<u64> {
-        self.bw.bps()
+        self.bw.estimator().bps()
     }
 }
 

@@ -2,8 +2,10 @@
 //! Westwood: bandwidth estimation for enhanced transport over wireless links", ACM MobiCom
 //! 2001), as ns-3's `TcpWestwood` runs it with its default attributes (`ProtocolType =
 //! Westwood`, `FilterType = Tustin`) — the "TCPW" of the PETRA thesis, which used ns-3.19.
+//! Registered as `westwood-original`: the body of the family ([`super::Westwood`]) with the
+//! per-ACK estimator and the rules below.
 //!
-//! It differs from Westwood+ ([`super::westwood`]) in how the bandwidth is estimated:
+//! It differs from Westwood+ ([`super::plus`]) in how the bandwidth is estimated:
 //! * **one sample per ACK** (MobiCom 2001 §2.2, eq. 1): an ACK arriving at t_k that reports d_k
 //!   bytes delivered gives b_k = d_k / (t_k − t_{k−1}), t_{k−1} being the arrival of the
 //!   previous ACK. Westwood+ sums over one RTT instead; per-ACK samples over-estimate when ACKs
@@ -23,7 +25,7 @@
 //! ([`AckedCount`]): a duplicate ACK reports one segment, a cumulative ACK is debited by what its
 //! duplicates reported in advance.
 //!
-//! Reactions (MobiCom 2001 §2.3, ns-3.19 `TcpWestwood::DupAck` and `Retransmit`):
+//! Reactions (MobiCom 2001 §2.3, ns-3.19 `TcpWestwood::DupAck` and `Retransmit`; [`RULES`]):
 //! * after n (= 3) duplicate ACKs: ssthresh = BWE·RTTmin; cwnd = min(cwnd, ssthresh);
 //! * after a coarse timeout: ssthresh = max(BWE·RTTmin, 2 segments); cwnd = 1 segment;
 //! * growth is Reno's; without SACK fast recovery ends on the first ACK of new data (ns-3.19's
@@ -39,11 +41,9 @@
 //! floor there). The paper's "virtual null samples" (§2.2, inserted when no ACK arrives for
 //! τ/m) are not modelled: with [`TustinGain::TimeConstant`] a gap longer than 2τ sets α_k = 0.
 
-use super::reno_common::RenoCore;
-use super::westwood::{bandwidth_ssthresh, AckedCount, RttMin};
-use super::{
-    AckEvent, CcConfig, CcSnapshot, CongestionControl, CongestionEvent, CongestionKind, RtoEvent,
-};
+use super::{AckedCount, BandwidthEstimate, PipeRounding, RepeatedRto, Westwood, WestwoodRules};
+use crate::cc::reno::RenoRecovery;
+use crate::cc::{AckEvent, CcConfig};
 use celltcp_engine::{SimDuration, SimTime};
 
 /// The constant Tustin gain of ns-3's `TcpWestwood::EstimateBW` / `Filtering` (3.19 and since):
@@ -104,8 +104,24 @@ impl TustinEstimator {
         }
     }
 
+    /// Applies the filter to the raw sample `b` (bytes per second) taken `dt` after the last.
+    fn sample(&mut self, b: f64, dt: SimDuration, now: SimTime) -> f64 {
+        let alpha = self.gain.alpha(dt);
+        self.bwe = alpha * self.bwe + (1.0 - alpha) * (b + self.last_sample) / 2.0;
+        self.last_sample = b;
+        self.samples += 1;
+        self.last_time = Some(now);
+        self.pending = 0;
+        b
+    }
+}
+
+impl BandwidthEstimate for TustinEstimator {
+    /// Rounded down to a byte, as ns-3's `uint32_t` conversion does.
+    const PIPE_ROUNDING: PipeRounding = PipeRounding::Down;
+
     /// Feeds one ACK; returns the raw sample b_k (bytes per second) when it gave one.
-    pub fn on_ack(&mut self, ack: &AckEvent) -> Option<f64> {
+    fn on_ack(&mut self, ack: &AckEvent) -> Option<f64> {
         let d = self.acked_count.credit(ack);
         let Some(prev) = self.last_time else {
             // The first ACK starts the clock; the bytes it reports were delivered before it.
@@ -120,46 +136,25 @@ impl TustinEstimator {
         Some(self.sample(self.pending as f64 / dt.as_secs_f64(), dt, ack.now))
     }
 
-    /// Applies the filter to the raw sample `b` (bytes per second) taken `dt` after the last.
-    fn sample(&mut self, b: f64, dt: SimDuration, now: SimTime) -> f64 {
-        let alpha = self.gain.alpha(dt);
-        self.bwe = alpha * self.bwe + (1.0 - alpha) * (b + self.last_sample) / 2.0;
-        self.last_sample = b;
-        self.samples += 1;
-        self.last_time = Some(now);
-        self.pending = 0;
-        b
-    }
-
     /// b̂_k in bytes per second, `None` before the first sample.
-    pub fn bytes_per_sec(&self) -> Option<f64> {
+    fn bytes_per_sec(&self) -> Option<f64> {
         (self.samples > 0).then_some(self.bwe)
     }
-
-    /// b̂_k in bits per second, `None` before the first sample.
-    pub fn bps(&self) -> Option<u64> {
-        self.bytes_per_sec().map(|b| (b * 8.0).round() as u64)
-    }
-
-    /// Bytes b̂_k delivers in `duration` (BWE·RTTmin), rounded down to a byte as ns-3's
-    /// `uint32_t` conversion does; `None` before the first sample or for a zero duration.
-    pub fn bytes_in(&self, duration: SimDuration) -> Option<u64> {
-        if duration == SimDuration::ZERO {
-            return None;
-        }
-        // `as` saturates, so an absurd estimate cannot wrap.
-        self.bytes_per_sec()
-            .map(|b| (b * duration.as_secs_f64()).floor() as u64)
-    }
 }
+
+/// The original Westwood's rules (ns-3.19's `TcpWestwood`): without SACK, Reno's fast recovery
+/// (`TcpWestwood::NewAck` sets cwnd = ssthresh and leaves recovery on any new ACK, RFC 5681
+/// §3.2 step 6); every timeout sets ssthresh = max(BWE·RTTmin, 2 segments) again
+/// (`TcpWestwood::Retransmit`; RFC 5681's holding of ssthresh on a repeated expiry is not
+/// applied).
+pub const RULES: WestwoodRules = WestwoodRules {
+    name: "westwood-original",
+    recovery: RenoRecovery::Reno,
+    repeated_rto: RepeatedRto::SetsSsthresh,
+};
 
 /// The original TCP Westwood; windows in bytes.
-#[derive(Clone, Debug)]
-pub struct WestwoodOriginal {
-    core: RenoCore,
-    bw: TustinEstimator,
-    rtt_min: RttMin,
-}
+pub type WestwoodOriginal = Westwood<TustinEstimator>;
 
 impl WestwoodOriginal {
     /// With ns-3's constant filter gain (α = 0.9), as the seed ran it.
@@ -169,72 +164,7 @@ impl WestwoodOriginal {
 
     /// With the Tustin filter gain `gain` (e.g. the paper's time constant).
     pub fn with_filter(cfg: &CcConfig, gain: TustinGain) -> Self {
-        let core = RenoCore::new(cfg);
-        WestwoodOriginal {
-            bw: TustinEstimator::new(core.mss, gain),
-            core,
-            rtt_min: RttMin::default(),
-        }
-    }
-
-    /// ssthresh after a loss ([`bandwidth_ssthresh`]).
-    fn bandwidth_ssthresh(&self, min_rtt: SimDuration, flight: u64) -> u64 {
-        let pipe = self
-            .rtt_min
-            .or_endpoint(min_rtt)
-            .and_then(|r| self.bw.bytes_in(r));
-        bandwidth_ssthresh(&self.core, pipe, flight)
-    }
-}
-
-impl CongestionControl for WestwoodOriginal {
-    fn name(&self) -> &'static str {
-        "westwood-original"
-    }
-    fn cwnd(&self) -> u64 {
-        self.core.cwnd
-    }
-    fn ssthresh(&self) -> u64 {
-        self.core.ssthresh
-    }
-    /// Every ACK, duplicates included, feeds the estimator; growth is Reno's.
-    fn on_ack(&mut self, ack: &AckEvent) {
-        self.rtt_min.on_ack(ack);
-        self.bw.on_ack(ack);
-        self.core.on_ack(ack);
-    }
-    /// ns-3.19's `TcpWestwood::NewAck`: the first new ACK ends fast recovery (Reno).
-    fn exits_recovery_on_partial_ack(&self) -> bool {
-        true
-    }
-    /// MobiCom 2001 §2.3, n duplicate ACKs: ssthresh = BWE·RTTmin; if cwnd > ssthresh then
-    /// cwnd = ssthresh. ECE is treated the same way.
-    fn on_congestion_event(&mut self, ev: &CongestionEvent) {
-        let ssthresh = self.bandwidth_ssthresh(ev.min_rtt, ev.bytes_in_flight);
-        let cwnd = self.core.cwnd.min(ssthresh);
-        self.core
-            .reduce_to(ssthresh, cwnd, ev.kind == CongestionKind::FastRetransmit);
-    }
-    /// End of fast recovery: cwnd = ssthresh (= BWE·RTTmin).
-    fn on_recovery_exit(&mut self, _now: SimTime) {
-        self.core.exit_recovery();
-    }
-    /// MobiCom 2001 §2.3, coarse timeout: ssthresh = max(BWE·RTTmin, 2 segments), cwnd = 1
-    /// segment — at every expiry, as ns-3.19's `TcpWestwood::Retransmit` does (RFC 5681's
-    /// holding of ssthresh on a repeated expiry is not applied).
-    fn on_rto(&mut self, ev: &RtoEvent) {
-        let ssthresh = self.bandwidth_ssthresh(ev.min_rtt, ev.bytes_in_flight);
-        self.core.on_rto(1, ssthresh);
-    }
-    /// `extra` is unused: the estimate is a measurement, not part of the reduction.
-    fn snapshot(&self) -> CcSnapshot {
-        self.core.snapshot(0)
-    }
-    fn restore(&mut self, snapshot: &CcSnapshot) {
-        self.core.restore(snapshot);
-    }
-    fn bandwidth_estimate_bps(&self) -> Option<u64> {
-        self.bw.bps()
+        Self::with_estimator(cfg, RULES, |mss| TustinEstimator::new(mss, gain))
     }
 }
 
@@ -242,6 +172,7 @@ impl CongestionControl for WestwoodOriginal {
 mod tests {
     use super::*;
     use crate::cc::testkit::{ack_at, loss, rto, run_trace};
+    use crate::cc::{CongestionControl, RtoEvent};
 
     const RTT: SimDuration = SimDuration::from_ms(20);
 
