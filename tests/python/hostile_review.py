@@ -304,6 +304,26 @@ def main() -> int:
             "b",
         )
 
+        # Rows of the event-driven series.
+        case(
+            "`trace.packets` on a 1 Gb/s flow for 36,000 s, run",
+            "run",
+            CHAIN,
+            "--set",
+            'trace.packets=["video"]',
+            "--set",
+            "flows.video.rate=1Gbps",
+            "--set",
+            "simulation.duration=36000s",
+            "--out",
+            d / "pk",
+            timeout=600,
+            note=lambda: (
+                f"no --out dir: {not (d / 'pk').exists()}, "
+                f"no partial: {not list(d.glob('.pk.partial-*'))}"
+            ),
+        )
+
         # Numbers beyond what a scenario holds, and a store in the wrong place.
         case(
             "an integer of 5,000 digits",

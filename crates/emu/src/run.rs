@@ -90,6 +90,8 @@ enum Step {
     Behind,
     /// The run's event budget (`simulation.max_events`) ran out.
     Budget,
+    /// The world halted the run (`Scheduler::halt`: a bound it keeps was reached).
+    Halted,
 }
 
 /// The real-time driver of one run, made and used by [`crate::emulate`].
@@ -328,6 +330,9 @@ impl Emulator {
                     max_events: Some(1),
                 })
                 .map_err(|p| RunError::Internal(p.to_string()))?;
+            if o.reason == StopReason::Halted {
+                return Ok(Step::Halted);
+            }
             if o.reason == StopReason::EventBudget {
                 // One event was handled, at `sched.now()`.
                 let mono = clock::monotonic_ns();
@@ -622,6 +627,7 @@ impl Driver for Emulator {
                 self.ended_ns = clock::monotonic_ns();
                 let reason = match step {
                     Step::Budget => StopReason::EventBudget,
+                    Step::Halted => StopReason::Halted,
                     Step::Reached | Step::Behind => StopReason::Duration,
                 };
                 return Ok(outcome(sim, reason));
@@ -635,6 +641,7 @@ impl Driver for Emulator {
             self.ended_ns = clock::monotonic_ns();
             match step {
                 Step::Budget => return Ok(outcome(sim, StopReason::EventBudget)),
+                Step::Halted => return Ok(outcome(sim, StopReason::Halted)),
                 Step::Behind => {
                     self.next_wait = Some(SimDuration::ZERO);
                     continue;

@@ -23,6 +23,8 @@ pub trait Model {
 pub struct Scheduler<E> {
     now: SimTime,
     queue: EventQueue<E>,
+    /// Set by [`Scheduler::halt`]; the loop stops after the event being handled.
+    halted: bool,
 }
 
 impl<E> Default for Scheduler<E> {
@@ -36,6 +38,7 @@ impl<E> Scheduler<E> {
         Scheduler {
             now: SimTime::ZERO,
             queue: EventQueue::new(),
+            halted: false,
         }
     }
 
@@ -66,6 +69,13 @@ impl<E> Scheduler<E> {
         self.queue.len()
     }
 
+    /// Ends the current [`Simulator::run`] once the event being handled is done: it returns
+    /// [`StopReason::Halted`], with the pending events kept. For a model that cannot go on
+    /// (a bound it keeps was reached); the model says why, the loop only stops.
+    pub fn halt(&mut self) {
+        self.halted = true;
+    }
+
     /// Time of the earliest pending event, if any: how long a real-time driver may sleep.
     /// Takes `&mut` because the queue may move its next bucket forward to find it; events
     /// scheduled afterwards, even before that time, are still ordered correctly.
@@ -89,6 +99,8 @@ pub enum StopReason {
     EventBudget,
     /// No event remains.
     Exhausted,
+    /// The model asked to stop ([`Scheduler::halt`]) while handling the last event.
+    Halted,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -147,6 +159,10 @@ impl<M: Model> Simulator<M> {
             self.sched.now = t;
             self.events += 1;
             self.model.handle(ev, &mut self.sched);
+            if self.sched.halted {
+                self.sched.halted = false;
+                return StopReason::Halted;
+            }
         }));
         match result {
             Ok(reason) => {
@@ -218,6 +234,37 @@ mod tests {
         assert_eq!(out.reason, StopReason::Duration);
         assert_eq!(sim.model.0.len(), 6); // 0,10,...,50
         assert_eq!(out.end_time, SimTime(50));
+    }
+
+    /// A ticker that halts the run at its fourth event.
+    struct HaltsAtFour(Vec<SimTime>);
+    impl Model for HaltsAtFour {
+        type Event = ();
+        fn handle(&mut self, _: (), s: &mut Scheduler<()>) {
+            self.0.push(s.now());
+            s.schedule_in(SimDuration(10), ());
+            if self.0.len() == 4 {
+                s.halt();
+            }
+        }
+    }
+
+    #[test]
+    fn a_halt_stops_after_the_event_and_keeps_what_is_pending() {
+        let mut sim = Simulator::new(HaltsAtFour(vec![]));
+        sim.sched.schedule_at(SimTime(0), ()).unwrap();
+        let until = StopCondition {
+            until: Some(SimTime(100)),
+            max_events: None,
+        };
+        let out = sim.run(until).unwrap();
+        assert_eq!(out.reason, StopReason::Halted);
+        assert_eq!((out.events, out.end_time), (4, SimTime(30)));
+        assert_eq!(sim.sched.pending(), 1);
+        // The halt is spent: a further run goes on to its end.
+        let out = sim.run(until).unwrap();
+        assert_eq!(out.reason, StopReason::Duration);
+        assert_eq!(sim.model.0.len(), 11);
     }
 
     #[test]

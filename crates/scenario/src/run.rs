@@ -333,6 +333,14 @@ fn run_watched(
         interval,
         &mut observe,
     )?;
+    // The world halts a run whose event-driven series reached their bound (before it fills
+    // the memory); nothing is written.
+    if outcome.reason == StopReason::Halted && sim.model.event_rows_full() {
+        return Err(RunError::Scenario(crate::config::trace::event_rows_error(
+            &scenario.trace,
+            outcome.end_time,
+        )));
+    }
     // A run that ended before its duration — a driver that stopped early (an emulation whose
     // programs are done, a stop signal), a watch that asked to stop, or an exhausted event
     // budget (`simulation.max_events`) — ran to `outcome.end_time` only: the flows' active
@@ -486,7 +494,7 @@ fn drive(
                 after[i] = Some(snapshot(&sim.model, p));
             }
         }
-        if o.reason == StopReason::EventBudget || driver.stopped() {
+        if matches!(o.reason, StopReason::EventBudget | StopReason::Halted) || driver.stopped() {
             break;
         }
         // The interval ending here, once the run has reached it (the end of the run is one

@@ -196,4 +196,8 @@ pub struct SeriesConfig {
     pub packet_flows: Vec<FlowId>,
     /// Media (by index in the order added) whose state is sampled.
     pub media: Vec<u32>,
+    /// Most rows the event-driven series (per-packet rows and TCP variables) may hold: the
+    /// world halts the run when they reach it ([`crate::world::World::event_rows_full`]), as
+    /// they stay in memory until the run ends. None: no bound.
+    pub event_rows_limit: Option<u64>,
 }

@@ -472,6 +472,20 @@ pub struct World {
 }
 
 impl World {
+    /// Rows of the event-driven series so far: per-packet rows and TCP variables.
+    pub fn event_rows(&self) -> u64 {
+        (self.packet_series.time_ns.len() + self.traces.vars.time_ns.len()) as u64
+    }
+
+    /// True once [`World::event_rows`] has reached `SeriesConfig::event_rows_limit`: the world
+    /// then halts the run at its next event.
+    #[inline]
+    pub fn event_rows_full(&self) -> bool {
+        self.series_cfg
+            .event_rows_limit
+            .is_some_and(|limit| self.event_rows() >= limit)
+    }
+
     /// Number of point-to-point links (the first links of the topology).
     pub fn p2p_links(&self) -> usize {
         self.p2p_links
@@ -815,6 +829,10 @@ impl Model for World {
     type Event = Event;
 
     fn handle(&mut self, event: Event, sched: &mut Scheduler<Event>) {
+        if self.event_rows_full() {
+            // The run ends after this event; the caller reports the bound (`event_rows_full`).
+            sched.halt();
+        }
         self.close_sampled_instant(sched.now());
         self.now = sched.now();
         match event {

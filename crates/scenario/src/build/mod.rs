@@ -535,6 +535,7 @@ pub(crate) fn build(
         rate_flows: t.flows.iter().map(|f| index_of(&flow_names, f)).collect(),
         packet_flows: t.packets.iter().map(|f| index_of(&flow_names, f)).collect(),
         media: [traced_media(scenario), traced_dch].concat(),
+        event_rows_limit: Some(t.max_event_rows),
     });
     let tcp_flows: Vec<u32> = t
         .tcp_flows

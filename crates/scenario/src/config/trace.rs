@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use celltcp_engine::SimDuration;
+use celltcp_engine::{SimDuration, SimTime};
 use celltcp_net::trace::TraceVar;
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Serialize};
@@ -41,6 +41,12 @@ pub struct TraceFile {
     /// are sampled (the `dch` series).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub dch: Vec<String>,
+    /// Most rows of `packets` and `tcp` a run may keep, together (they stay in memory until
+    /// the run ends; a run that reaches the bound is refused when it does): 10,000,000 by
+    /// default, about 0.6 GB. Omitted: the default.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub max_event_rows: Option<u64>,
 }
 
 impl Default for TraceFile {
@@ -54,6 +60,7 @@ impl Default for TraceFile {
             tcp_flows: None,
             cells: Vec::new(),
             dch: Vec::new(),
+            max_event_rows: None,
         }
     }
 }
@@ -86,6 +93,9 @@ pub struct TraceSpec {
     pub cells: Vec<String>,
     /// Dedicated channels whose state is sampled.
     pub dch: Vec<String>,
+    /// Most rows of the event-driven series (`trace.max_event_rows`, [`MAX_EVENT_ROWS`] by
+    /// default).
+    pub max_event_rows: u64,
 }
 
 /// Rejects a name listed twice.
@@ -197,6 +207,16 @@ impl TraceFile {
             tcp_flows,
             cells: self.cells.clone(),
             dch: self.dch.clone(),
+            max_event_rows: match self.max_event_rows {
+                Some(0) => {
+                    return Err(ScenarioError::new(
+                        "trace.max_event_rows",
+                        "must be at least 1 (a number of rows, e.g. 10000000)",
+                    ))
+                }
+                Some(n) => n,
+                None => MAX_EVENT_ROWS,
+            },
         })
     }
 }
@@ -206,6 +226,34 @@ impl TraceFile {
 /// run ends. 5,000,000 rows is about 1 GB at the widest rows (a cell's UE); a 1-hour run
 /// sampled every 10 ms keeps 360,001 rows per series.
 pub const MAX_TRACE_ROWS: u64 = 5_000_000;
+
+/// At most this many rows of the event-driven series a run may keep: a row for each delivered
+/// packet of a flow in `trace.packets` (32 bytes) and for each change of a variable in
+/// `trace.tcp` (21 bytes), kept in memory until the run ends. Their number follows the traffic
+/// and cannot be known before the run, so the world halts a run that reaches it and the run
+/// is refused then, naming the keys ([`event_rows_error`]): 10,000,000 rows are at most about
+/// 0.6 GB with the columns' growth, and a 1 Gb/s flow of 1500-byte packets traced for 100 s
+/// has 8.3 million. `trace.max_event_rows` sets another bound.
+pub const MAX_EVENT_ROWS: u64 = 10_000_000;
+
+/// The error of a run halted at [`MAX_EVENT_ROWS`] at simulated time `at`.
+pub fn event_rows_error(spec: &TraceSpec, at: SimTime) -> ScenarioError {
+    let (key, what) = match (spec.packets.is_empty(), spec.tcp.is_empty()) {
+        (false, true) => ("trace.packets", "the packets of the flows in trace.packets"),
+        (true, false) => ("trace.tcp", "the TCP variables of trace.tcp"),
+        _ => ("trace", "trace.packets and trace.tcp"),
+    };
+    ScenarioError::new(
+        key,
+        format!(
+            "{what} reached {} rows at {:.3} s of simulated time, the most a run may keep \
+             (trace.max_event_rows); trace fewer flows or variables, a shorter \
+             simulation.duration, or raise trace.max_event_rows",
+            spec.max_event_rows,
+            at.as_secs_f64()
+        ),
+    )
+}
 
 /// The number of series sampled every `trace.interval`: both directions of each queue link,
 /// each rate flow, each UE and the cell itself of each traced cell (with a radio access

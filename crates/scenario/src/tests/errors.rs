@@ -57,7 +57,7 @@ fn unknown_keys_list_the_expected_ones() {
     );
     assert_eq!(
         base_err("trace.tcp_flow", "['bulk']"),
-        "trace.tcp_flow: unknown key; expected one of: interval, queues, flows, packets, tcp, tcp_flows, cells, dch"
+        "trace.tcp_flow: unknown key; expected one of: interval, queues, flows, packets, tcp, tcp_flows, cells, dch, max_event_rows"
     );
     assert_eq!(
         base_err("capture.snap", "1B"),

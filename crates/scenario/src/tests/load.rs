@@ -71,6 +71,7 @@ fn base_scenario_resolves_units_and_directions() {
             tcp_flows: vec!["bulk".into(), "web".into()],
             cells: vec![],
             dch: vec![],
+            max_event_rows: config::trace::MAX_EVENT_ROWS,
         }
     );
     assert_eq!(
