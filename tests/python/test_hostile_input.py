@@ -225,7 +225,7 @@ def test_a_position_with_three_elements_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ScenarioError) as e:
         scenario.validate([(f"cells.{cell}.position", "[1.0, 2.0, 3.0]")])
     assert e.value.key == f"cells.{cell}.position"
-    assert e.value.message == "expected an array of 2, found an array of 3"
+    assert e.value.message == "expected an array of length 2, found an array of 3"
 
 
 # -- positions of syntax errors, bounded echoes ----------------------------------------------------

@@ -269,7 +269,7 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_> {
                         Ok(value)
                     } else {
                         Err(DeError::message(format!(
-                            "expected an array of {}, found an array of {}",
+                            "expected an array of length {}, found an array of {}",
                             items.len() - left,
                             items.len()
                         )))
@@ -705,7 +705,7 @@ mod tests {
         assert_eq!(err("colour = 'red'"), "items: required key is missing");
         assert_eq!(
             err("items = {}\npair = [1.0, 2.0, 3.0]"),
-            "pair: expected an array of 2, found an array of 3"
+            "pair: expected an array of length 2, found an array of 3"
         );
         assert_eq!(
             err("items = {}\npair = [1.0, nan]"),

@@ -76,7 +76,7 @@ fn non_finite_numbers_and_long_arrays_name_the_key() {
     let e = err(&text, &[("cells.cell1.position", "[1.0, 2.0, 3.0]")]);
     assert_eq!(
         e.to_string(),
-        "cells.cell1.position: expected an array of 2, found an array of 3"
+        "cells.cell1.position: expected an array of length 2, found an array of 3"
     );
 }
 
