@@ -49,6 +49,29 @@ def bound_error(key: str, message: str) -> tuple[str, str]:
     """``(key, message)`` bounded as the core bounds its own scenario errors (echoed values cut
     to 80 characters, control characters escaped)."""
 
+# The analytic TCP models (celltcp_tcp::models); celltcp.models checks their arguments.
+def mathis_throughput_bps(mss_bytes: float, rtt_s: float, p: float, c: float) -> float: ...
+def pftk_backoff_factor(p: float) -> float: ...
+def pftk_timeout_probability(p: float, window_segments: float) -> float: ...
+def pftk_expected_window_segments(p: float, b: float) -> float: ...
+def pftk_throughput_bps(
+    mss_bytes: float,
+    rtt_s: float,
+    p: float,
+    t0_s: float,
+    b: float,
+    w_max_segments: float | None = None,
+) -> float: ...
+def pftk_approx_throughput_bps(
+    mss_bytes: float,
+    rtt_s: float,
+    p: float,
+    t0_s: float,
+    b: float,
+    w_max_segments: float | None = None,
+) -> float: ...
+def slow_start_rounds(target_window: float, initial_window: float, growth: float) -> float: ...
+
 def run(
     toml_text: str,
     overrides: list[tuple[str, str]] = ...,

@@ -8,6 +8,7 @@
 mod bench;
 mod emulate;
 mod errors;
+mod models;
 mod series;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -268,6 +269,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(quantity_of, m)?)?;
     m.add_function(wrap_pyfunction!(lte_prbs, m)?)?;
+    models::register(m)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(bound_error, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;

@@ -1,6 +1,7 @@
 //! Goodput under random loss against the PFTK model (Padhye, Firoiu, Towsley & Kurose,
 //! "Modeling TCP Throughput", SIGCOMM 1998), full model eq. (31) without a receiver-window
-//! limit, ported in `tcp_model::pftk_throughput_bps` from `python/celltcp/models/throughput.py`.
+//! limit: `celltcp_tcp::models::pftk_throughput_bps`, with which
+//! `python/celltcp/models/throughput.py` computes too.
 //!
 //! Set-up, chosen so that the model's assumptions hold:
 //! * one 100 Mb/s, 20 ms link `src -> dst` with Bernoulli loss `p` on the data direction only

@@ -1,5 +1,6 @@
 //! Slow start reaches a window in the time the per-RTT model predicts
-//! (`python/celltcp/models/slow_start.py`, ported as `tcp_model::slow_start_rounds`).
+//! (`celltcp_tcp::models::slow_start_rounds`, with which `python/celltcp/models/slow_start.py`
+//! computes too).
 //!
 //! Model: every round of one RTT multiplies cwnd by g = 1 + min(b, L)/b, where b is the number
 //! of segments an ACK covers (1 without delayed ACKs, 2 with them) and L the ABC limit

@@ -19,6 +19,7 @@ pub mod cc;
 pub mod config;
 pub mod eln;
 pub mod endpoint;
+pub mod models;
 pub mod proxy;
 pub mod rack;
 pub mod rate;

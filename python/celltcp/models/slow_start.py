@@ -29,7 +29,7 @@ target window is reached.
 
 from __future__ import annotations
 
-import math
+from celltcp import _core
 
 from ._validate import at_least, non_negative, positive
 
@@ -107,9 +107,7 @@ def slow_start_rounds(
     target = positive("target_window_segments", target_window_segments)
     initial = positive("initial_window", initial_window)
     growth = slow_start_growth_factor(delayed_ack, abc_limit)
-    if target <= initial:
-        return 0.0
-    return math.log(target / initial) / math.log(growth)
+    return _core.slow_start_rounds(target, initial, growth)
 
 
 def slow_start_time_s(

@@ -1,5 +1,8 @@
 """Steady-state TCP throughput models: BDP, Mathis, PFTK, and Jain's fairness index.
 
+The Mathis and PFTK formulas are computed by the core (``celltcp_tcp::models``, the one
+implementation the simulator's validation tests compare with); this module checks the arguments.
+
 Units: rates in bits per second, times in seconds, sizes in bytes, windows in segments.
 ``p`` is the probability that a segment is lost (more exactly, in PFTK, the probability of a
 "loss indication" per segment sent, losses within one round being correlated).
@@ -20,6 +23,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+
+from celltcp import _core
 
 from ._validate import at_least, non_negative, positive, probability
 
@@ -69,7 +74,7 @@ def mathis_throughput_bps(
     rtt = positive("rtt_s", rtt_s)
     loss = probability("p", p, allow_zero=False)
     constant = positive("c", c)
-    return BITS_PER_BYTE * mss / rtt * constant / math.sqrt(loss)
+    return _core.mathis_throughput_bps(mss, rtt, loss, constant)
 
 
 def pftk_backoff_factor(p: float) -> float:
@@ -79,8 +84,7 @@ def pftk_backoff_factor(p: float) -> float:
     timeout in a row doubles the timer (RFC 6298 (5.5)) up to 64 * T0, hence the powers of two.
     ``p`` in [0, 1].
     """
-    loss = probability("p", p)
-    return 1.0 + sum(2.0 ** (k - 1) * loss**k for k in range(1, 7))
+    return _core.pftk_backoff_factor(probability("p", p))
 
 
 def pftk_timeout_probability(p: float, window_segments: float) -> float:
@@ -93,11 +97,7 @@ def pftk_timeout_probability(p: float, window_segments: float) -> float:
     """
     loss = probability("p", p, allow_zero=False, allow_one=False)
     window = positive("window_segments", window_segments)
-    if window <= 3.0:
-        return 1.0
-    q = 1.0 - loss
-    numerator = (1.0 - q**3) * (1.0 + q**3 * (1.0 - q ** (window - 3.0)))
-    return float(min(1.0, numerator / (1.0 - q**window)))
+    return _core.pftk_timeout_probability(loss, window)
 
 
 def pftk_expected_window_segments(p: float, b: float = 2.0) -> float:
@@ -109,8 +109,7 @@ def pftk_expected_window_segments(p: float, b: float = 2.0) -> float:
     """
     loss = probability("p", p, allow_zero=False, allow_one=False)
     acked = at_least("b", b, 1.0)
-    offset = (2.0 + acked) / (3.0 * acked)
-    return offset + math.sqrt(8.0 * (1.0 - loss) / (3.0 * acked * loss) + offset**2)
+    return _core.pftk_expected_window_segments(loss, acked)
 
 
 def pftk_throughput_bps(
@@ -148,19 +147,7 @@ def pftk_throughput_bps(
     t0 = positive("t0_s", t0_s)
     acked = at_least("b", b, 1.0)
     w_max = None if w_max_segments is None else at_least("w_max_segments", w_max_segments, 1.0)
-
-    q = 1.0 - loss
-    timeout_time = t0 * pftk_backoff_factor(loss) / q
-    w_u = pftk_expected_window_segments(loss, acked)
-    if w_max is None or w_u < w_max:
-        q_hat = pftk_timeout_probability(loss, w_u)
-        segments = q / loss + w_u + q_hat / q
-        seconds = rtt * (acked / 2.0 * w_u + 1.0) + q_hat * timeout_time
-    else:
-        q_hat = pftk_timeout_probability(loss, w_max)
-        segments = q / loss + w_max + q_hat / q
-        seconds = rtt * (acked / 8.0 * w_max + q / (loss * w_max) + 2.0) + q_hat * timeout_time
-    return BITS_PER_BYTE * mss * segments / seconds
+    return _core.pftk_throughput_bps(mss, rtt, loss, t0, acked, w_max)
 
 
 def pftk_approx_throughput_bps(
@@ -189,15 +176,7 @@ def pftk_approx_throughput_bps(
     t0 = positive("t0_s", t0_s)
     acked = at_least("b", b, 1.0)
     w_max = None if w_max_segments is None else at_least("w_max_segments", w_max_segments, 1.0)
-
-    fast_retransmit_term = rtt * math.sqrt(2.0 * acked * loss / 3.0)
-    timeout_term = (
-        t0 * min(1.0, 3.0 * math.sqrt(3.0 * acked * loss / 8.0)) * loss * (1.0 + 32.0 * loss**2)
-    )
-    segments_per_s = 1.0 / (fast_retransmit_term + timeout_term)
-    if w_max is not None:
-        segments_per_s = min(w_max / rtt, segments_per_s)
-    return BITS_PER_BYTE * mss * segments_per_s
+    return _core.pftk_approx_throughput_bps(mss, rtt, loss, t0, acked, w_max)
 
 
 def jain_fairness(values: Iterable[float]) -> float:

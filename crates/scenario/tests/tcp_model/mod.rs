@@ -117,41 +117,14 @@ pub fn payload_capacity_bps(rate_bps: f64, mss: f64, header_bytes: f64) -> f64 {
     rate_bps * mss / (mss + header_bytes)
 }
 
-/// PFTK full model, eq. (31) of Padhye, Firoiu, Towsley & Kurose (SIGCOMM 1998), without the
-/// receiver-window limit, in bits per second; a port of `pftk_throughput_bps` in
-/// `python/celltcp/models/throughput.py` (eq. (13) E[W], eq. (24) Q-hat, eq. (28) f(p)).
-/// `p` in (0, 1); `b` segments per ACK (2 with delayed ACKs); `t0_s` the first RTO.
+/// PFTK full model, eq. (31), without the receiver-window limit, bits per second: the model
+/// Python's `celltcp.models.pftk_throughput_bps` computes too (`celltcp_tcp::models`).
 pub fn pftk_throughput_bps(mss_bytes: f64, rtt_s: f64, p: f64, t0_s: f64, b: f64) -> f64 {
-    let q = 1.0 - p;
-    // Eq. (28): the expected length of a timeout sequence is T0 f(p) / (1 - p).
-    let f = 1.0
-        + p
-        + 2.0 * p.powi(2)
-        + 4.0 * p.powi(3)
-        + 8.0 * p.powi(4)
-        + 16.0 * p.powi(5)
-        + 32.0 * p.powi(6);
-    // Eq. (13): mean window at a loss indication, segments.
-    let off = (2.0 + b) / (3.0 * b);
-    let w = off + (8.0 * q / (3.0 * b * p) + off * off).sqrt();
-    // Eq. (24): probability that the loss indication is a timeout.
-    let q_hat = if w <= 3.0 {
-        1.0
-    } else {
-        ((1.0 - q.powi(3)) * (1.0 + q.powi(3) * (1.0 - q.powf(w - 3.0))) / (1.0 - q.powf(w)))
-            .min(1.0)
-    };
-    let segments = q / p + w + q_hat / q;
-    let seconds = rtt_s * (b / 2.0 * w + 1.0) + q_hat * t0_s * f / q;
-    8.0 * mss_bytes * segments / seconds
+    celltcp_tcp::models::pftk_throughput_bps(mss_bytes, rtt_s, p, t0_s, b, None)
 }
 
-/// Slow-start rounds from `iw` to `w` segments when every round multiplies cwnd by `g`:
-/// `log(W/IW) / log(g)`; `python/celltcp/models/slow_start.py`, `slow_start_rounds`.
+/// Slow-start rounds from `iw` to `w` segments when every round multiplies cwnd by `g`
+/// (`celltcp_tcp::models::slow_start_rounds`, also Python's `slow_start_rounds`).
 pub fn slow_start_rounds(w: f64, iw: f64, g: f64) -> f64 {
-    if w <= iw {
-        0.0
-    } else {
-        (w / iw).ln() / g.ln()
-    }
+    celltcp_tcp::models::slow_start_rounds(w, iw, g)
 }
