@@ -49,7 +49,8 @@ fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 fn main() {
-    let manifest_dir = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets it"));
+    let manifest_dir =
+        PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets it"));
     // crates/py → the workspace root.
     let root = manifest_dir.join("../..");
     let crates = root.join("crates");
@@ -61,7 +62,11 @@ fn main() {
     let mut named: Vec<(String, PathBuf)> = files
         .into_iter()
         .map(|p| {
-            let rel = p.strip_prefix(&root).unwrap_or(&p).to_string_lossy().replace('\\', "/");
+            let rel = p
+                .strip_prefix(&root)
+                .unwrap_or(&p)
+                .to_string_lossy()
+                .replace('\\', "/");
             (rel, p)
         })
         .collect();
@@ -77,6 +82,12 @@ fn main() {
     println!("cargo:rustc-env=CELLTCP_BUILD_ID={:016x}", digest.0);
     // Cargo looks into a directory for a changed file's modification time.
     println!("cargo:rerun-if-changed={}", crates.display());
-    println!("cargo:rerun-if-changed={}", root.join("Cargo.toml").display());
-    println!("cargo:rerun-if-changed={}", root.join("Cargo.lock").display());
+    println!(
+        "cargo:rerun-if-changed={}",
+        root.join("Cargo.toml").display()
+    );
+    println!(
+        "cargo:rerun-if-changed={}",
+        root.join("Cargo.lock").display()
+    );
 }
