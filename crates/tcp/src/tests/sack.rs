@@ -251,3 +251,35 @@ fn a_lost_fast_retransmission_is_resent_within_fast_recovery_rfc8985_6_2() {
         "{seg30:?}"
     );
 }
+
+/// The resend of a lost retransmission of the segment at SND.UNA restarts the retransmission
+/// timer, as Linux re-arms it whenever it retransmits the head of its retransmission queue
+/// (`tcp_xmit_retransmit_queue`). With a 200 ms RTO on a 100 ms path, the timer started at the
+/// last advance of SND.UNA would expire a few milliseconds before the ACK of the resend
+/// (RACK finds the loss a round trip and reo_wnd after the lost retransmission), and go-back-N
+/// would resend everything above it.
+#[test]
+fn resending_a_lost_retransmission_of_snd_una_restarts_the_timer() {
+    let c = cfg();
+    let mut h = Harness::new(c, c);
+    h.handshake();
+    let iss = c.isn;
+    let mut sends = 0u32;
+    h.rule = Box::new(move |_, dir, p| {
+        if dir == Dir::AtoB && p.payload_len > 0 {
+            let off = p.tcp().unwrap().seq.wrapping_sub(iss) as u64;
+            if off == seg(30) {
+                sends += 1;
+                if sends <= 2 {
+                    return Fate::Drop;
+                }
+            }
+        }
+        Fate::Deliver
+    });
+    assert!(h.transfer(200_000, secs(60)));
+    let s = h.a.stats();
+    assert_eq!(s.lost_retransmissions, 1, "{s:?}");
+    assert_eq!(s.timeouts, 0, "{s:?}");
+    assert_eq!(s.retx_total, 2, "{s:?}");
+}
