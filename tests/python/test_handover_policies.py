@@ -1,6 +1,7 @@
 """The data-path policies on a drive (celltcp.studies.handover_policies; docs/handover.md):
-forwarding beats discarding in timeouts and goodput, and a predicted path switch times out no
-more often than forwarding, over replications that differ (fading and shadowing)."""
+forwarding gives no less goodput than discarding (and, since RACK runs in fast recovery, not
+significantly fewer timeouts), and a predicted path switch times out no more often than
+forwarding, over replications that differ (fading and shadowing)."""
 
 from __future__ import annotations
 
@@ -25,11 +26,15 @@ def test_the_replications_differ(figures: list[hp.RunFigures]) -> None:
     assert len({f.handovers for f in figures if f.policy == "forward"}) > 1
 
 
-def test_forwarding_has_fewer_timeouts_and_no_less_goodput_than_discard(
+def test_forwarding_has_no_less_goodput_than_discard_and_not_significantly_fewer_timeouts(
     figures: list[hp.RunFigures],
 ) -> None:
     claims = hp.decide_claims(figures)
-    assert claims.fewer_timeouts.verdict is Verdict.REPRODUCED, claims.fewer_timeouts.test
+    # Since RACK's rule for lost retransmissions runs in fast recovery too (docs/handover.md,
+    # "Data-path policies on a drive"), `discard` recovers from most handovers without a
+    # timeout: 17 of 139 against forwarding's 12, not significant (it was 112 against 15).
+    assert claims.fewer_timeouts.verdict is Verdict.NOT_SIGNIFICANT, claims.fewer_timeouts.test
+    assert claims.fewer_timeouts.test.effect < 0, claims.fewer_timeouts.test
     assert claims.no_less_goodput.verdict is Verdict.REPRODUCED, claims.no_less_goodput.test
 
 
@@ -51,6 +56,7 @@ def test_every_drop_has_its_place(figures: list[hp.RunFigures]) -> None:
 
 def test_the_report_states_every_claim_with_its_test(figures: list[hp.RunFigures]) -> None:
     text = hp.report(figures)
-    assert text.count("**reproduced**") == 3
+    assert text.count("**reproduced**") == 2
+    assert text.count("**not significant**") == 1
     for phrase in ("Fisher's exact test", "one-sample t-test", "non-inferiority test"):
         assert phrase in text

@@ -103,7 +103,10 @@ fn a_later_connection_to_the_same_host_starts_from_the_terminal_estimate() {
         receiver(&out, "second", "ack_copies_sent"),
         receiver(&out, "second", "acks_sent"),
     );
-    assert!(copies >= 20.0, "{copies} copies of {acks} ACKs");
+    // At least one ACK for most of the 20 segments (how many depends on the losses and
+    // their recovery: 21 with ssthresh from SND.NXT − SND.UNA, 19 since a reduction halves at
+    // most cwnd, RFC 5681 §3.2 step 2).
+    assert!(copies >= 15.0, "{copies} copies of {acks} ACKs");
     assert!(2.0 * copies >= acks - 2.0, "{copies} copies of {acks} ACKs");
     // An update that closes on one of `second`'s segments continues the terminal's history; a
     // first update from a private 0 at an observed 0.2 would give 1 − sqrt(0.975/0.99) ≈ 0.008.

@@ -148,14 +148,17 @@ fn an_oversized_rlc_buffer_bloats_the_rtt_and_a_bdp_sized_one_does_not() {
     assert!(sized.enb_delay_max_s < 0.1, "{sized:?}");
     assert!(sized.srtt_max_s < 0.2, "{sized:?}");
     assert!(sized.srtt_late_mean_s < 3.0 * BASE_RTT_S, "{sized:?}");
-    // At a small goodput cost: CUBIC's reduction to 0.7 of the window leaves a one-BDP buffer
-    // briefly empty after each loss.
+    // At most a small goodput cost: CUBIC's reduction to 0.7 of the window can leave a one-BDP
+    // buffer briefly empty after each loss. Since a reduction takes at most cwnd (not the
+    // SACKed data above a hole as well) the cost is below what the goodput's span resolves:
+    // the sized buffer's figure came out 0.0007 % above the bloated one's, both at the cell's
+    // rate, so the bound allows 0.1 % of rounding.
     assert!(
         sized.goodput_bps > 0.9 * bloated.goodput_bps,
         "{sized:?} vs {bloated:?}"
     );
     assert!(
-        sized.goodput_bps <= bloated.goodput_bps,
+        sized.goodput_bps <= 1.001 * bloated.goodput_bps,
         "{sized:?} vs {bloated:?}"
     );
 }

@@ -68,9 +68,15 @@ fn compare(p_data: &str, p_ack: &str, on: &str) -> (f64, f64, usize, usize) {
 /// flight, repaired by the timer, and ACK losses covered by a later ACK go unseen), and ACK
 /// copies then raise the goodput.
 ///
-/// Measured (120 s runs, medians over seeds 1–9), since the estimator counts repeats:
-/// * ACK loss 20 %: 138.3 → 224.5 kb/s (+62 %), copies sent in 9/9 seeds, gain in 9/9;
-/// * ACK loss 25 %: 133.6 → 180.9 kb/s (+35 %), copies in 9/9, gain in 7/9.
+/// Measured (120 s runs, medians over seeds 1–9), since a loss halves at most cwnd and RACK
+/// runs in fast recovery (2026-12-02):
+/// * ACK loss 20 %: 124.1 → 176.5 kb/s (+42 %), copies sent in 8/9 seeds, gain in 8/9;
+/// * ACK loss 25 %: 91.7 → 160.4 kb/s (+75 %), copies in 9/9, gain in 9/9;
+/// * ACK loss 40 %, threshold 0: 23.9 → 148.1 kb/s (+519 %), gain in 9/9.
+///
+/// Before (since the estimator counts repeats): 138.3 → 224.5 kb/s (+62 %) with copies in 9/9
+/// seeds at 20 %, 133.6 → 180.9 kb/s (+35 %) with copies in 9/9 and gain in 7/9 at 25 %; the
+/// seed without copies at 20 % now keeps its estimate below the threshold.
 ///
 /// Counting gaps only: 196.4 (+42 %), and 152.8 (+14 %) with copies in 8/9 seeds.
 ///
@@ -83,7 +89,7 @@ fn compare(p_data: &str, p_ack: &str, on: &str) -> (f64, f64, usize, usize) {
 fn ack_copies_raise_goodput_under_ack_loss() {
     let (off, on, copies, wins) = compare("0.25", "0.2", ON);
     assert!(on > 1.2 * off, "{off} -> {on}");
-    assert_eq!(copies, 9);
+    assert!(copies >= 8, "copies in {copies}/9");
     assert!(wins >= 7, "gain in {wins}/9");
 
     let (off, on, copies, _) = compare("0.25", "0.25", ON);

@@ -65,6 +65,10 @@ pub struct TcpConfig {
     pub min_rto: SimDuration,
     /// Upper bound of the RTO, also the cap of the exponential backoff (RFC 6298 §2.5: ≥ 60 s).
     pub max_rto: SimDuration,
+    /// `min_rto` bounds the variance term instead of the whole RTO, as Linux: RTO = SRTT +
+    /// max(min_rto, K·RTTVAR) (`tcp_set_rto`; `rttvar_us` is at least `tcp_rto_min`), not RFC
+    /// 6298 (2.4)'s max(min_rto, SRTT + K·RTTVAR). Off by default.
+    pub min_rto_bounds_variance: bool,
     /// Clock granularity G of the RTO computation (RFC 6298 §2): RTO = SRTT + max(G, K·RTTVAR).
     pub clock_granularity: SimDuration,
     /// Delayed-ACK timer (RFC 5681 §4.2: at most 500 ms); `None` acknowledges every segment.
@@ -97,6 +101,13 @@ pub struct TcpConfig {
     /// 1 continues a timeout that hits an RTO recovery in progress conventionally, so a delay
     /// longer than RTO + 2·RTO (an outage) ends in go-back-N. Off by default; needs `frto`.
     pub frto_after_repeated_rto: bool,
+    /// A timeout during fast recovery leaves ssthresh as that recovery set it, as Linux's
+    /// `tcp_enter_loss` ("Reduce ssthresh if it has not yet been made inside this window":
+    /// not in Recovery while SND.UNA is below its recovery point); cwnd still falls to the loss
+    /// window. RFC 5681 §3.1 halves the FlightSize again. The controller hears the expiry as
+    /// a repeated one (`RtoEvent::consecutive` ≥ 2), the case in which RFC 5681 §3.1 holds
+    /// ssthresh. Off by default.
+    pub rto_keeps_recovery_ssthresh: bool,
     /// Proportional Rate Reduction (RFC 6937) in SACK-based fast recovery, with Linux's bound
     /// (`tcp_cwnd_reduction`: the slow-start reduction bound, plus one segment only when the ACK
     /// advanced SND.UNA and marked nothing newly lost). Off by default: the sender then sends
@@ -104,9 +115,10 @@ pub struct TcpConfig {
     pub prr: bool,
     /// Eifel detection of spurious timeouts with timestamps (RFC 3522).
     pub eifel: bool,
-    /// During RTO recovery with SACK, a retransmission that later transmissions overtook is
-    /// lost and sent again (RACK's rule, RFC 8985 §6.2; see [`crate::rack`]). On by default, as
-    /// Linux; off, such a retransmission waits for another timeout.
+    /// During fast recovery and RTO recovery with SACK, a retransmission that later
+    /// transmissions overtook is lost and sent again (RACK's rule, RFC 8985 §6.2; see
+    /// [`crate::rack`]). On by default, as Linux; off, such a retransmission waits for a
+    /// timeout.
     pub detect_lost_retransmissions: bool,
     /// React to Explicit Loss Notification (Balakrishnan & Katz 1998): a fast retransmit or
     /// timeout for a hole an ELN-marked ACK reports retransmits without reducing cwnd or
@@ -136,6 +148,7 @@ impl Default for TcpConfig {
             initial_rto: SimDuration::from_secs(1),
             min_rto: SimDuration::from_ms(200),
             max_rto: SimDuration::from_secs(60),
+            min_rto_bounds_variance: false,
             clock_granularity: SimDuration::from_ms(1),
             delayed_ack: Some(SimDuration::from_ms(40)),
             delack_segments: 2,
@@ -149,6 +162,7 @@ impl Default for TcpConfig {
             ecn: false,
             frto: false,
             frto_after_repeated_rto: false,
+            rto_keeps_recovery_ssthresh: false,
             prr: false,
             eifel: false,
             detect_lost_retransmissions: true,

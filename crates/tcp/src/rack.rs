@@ -1,22 +1,24 @@
-//! Detection of lost retransmissions during RTO recovery, by RACK's time-based rule (RFC 8985
-//! §6.2), as Linux applies it in its Loss state (`tcp_fastretrans_alert`, `TCP_CA_Loss`: RACK's
-//! `tcp_identify_packet_loss` runs on every ACK, and a lost retransmission, FLAG_LOST_RETRANS,
-//! is sent again at once).
+//! Detection of lost retransmissions by RACK's time-based rule (RFC 8985 §6.2), in both
+//! recovery states, as Linux applies it (`tcp_fastretrans_alert`: RACK's
+//! `tcp_identify_packet_loss` runs on every ACK in Recovery and in Loss, and a lost
+//! retransmission, FLAG_LOST_RETRANS, is sent again at once).
 //!
-//! Without it a go-back-N retransmission lost again (at a queue that the retransmissions
-//! themselves overflow, typically) is repaired only by the next retransmission timeout. After a
-//! long stall the RTO can be many seconds — the RTT samples of packets that waited out the
-//! stall in a queue are genuine, and RFC 6298 takes them in — so the flow stands still for that
-//! long while SACKs show that everything sent after the lost retransmission arrives.
+//! Without it a retransmission lost again (at a queue that the retransmissions themselves
+//! overflow, typically) is repaired only by the next retransmission timeout. After a long
+//! stall the RTO can be many seconds — the RTT samples of packets that waited out the stall in
+//! a queue are genuine, and RFC 6298 takes them in — so the flow stands still for that long
+//! while SACKs show that everything sent after the lost retransmission arrives. In fast
+//! recovery the timeout comes sooner but costs more: on a slow path with a full queue it finds
+//! the other repairs still queued, and go-back-N sends them again.
 //!
 //! The rule (RFC 8985 §6.2 steps 2, 4 and 5): RACK.xmit_ts is the latest transmission time of
 //! a segment delivered (cumulatively acknowledged or SACKed), RACK.rtt the RTT it measured. A
 //! retransmission still in flight that was sent before RACK.xmit_ts is lost once
 //! `now ≥ its transmission time + RACK.rtt + RACK.reo_wnd`, with RACK.reo_wnd = min_RTT / 4
-//! (at most SRTT). Here it applies only to retransmissions sent during RTO recovery with SACK:
-//! duplicate-ACK loss detection (RFC 6675) is left as it is everywhere else. The check runs on
-//! ACK arrival only; RACK's reordering timer, which would fire when no further ACK comes, is
-//! not modelled (the retransmission timer remains the fallback).
+//! (at most SRTT). Here it applies only to retransmissions, in fast recovery and in RTO
+//! recovery, with SACK: the first transmissions are left to duplicate-ACK loss detection
+//! (RFC 6675). The check runs on ACK arrival only; RACK's reordering timer, which would fire
+//! when no further ACK comes, is not modelled (the retransmission timer remains the fallback).
 
 use celltcp_engine::{SimDuration, SimTime};
 

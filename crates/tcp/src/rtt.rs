@@ -24,6 +24,9 @@ pub struct RttEstimator {
     min_rto: SimDuration,
     max_rto: SimDuration,
     granularity: SimDuration,
+    /// Linux's floor: `min_rto` bounds the variance term, not the whole RTO
+    /// ([`Self::floor_variance_term`]).
+    floor_on_variance: bool,
     min_rtt: Option<SimDuration>,
     latest: Option<SimDuration>,
     /// The last four samples, oldest first.
@@ -46,6 +49,7 @@ impl RttEstimator {
             min_rto,
             max_rto,
             granularity,
+            floor_on_variance: false,
             min_rtt: None,
             latest: None,
             recent: [SimDuration::ZERO; 4],
@@ -73,11 +77,7 @@ impl RttEstimator {
             }
         }
         let srtt = self.srtt.unwrap_or(r);
-        // RFC 6298 §2.2–2.5: RTO = SRTT + max(G, K·RTTVAR), within [min_rto, max_rto].
-        let var_term = self.granularity.0.max(K.saturating_mul(self.rttvar.0));
-        self.base_rto = SimDuration(srtt.0.saturating_add(var_term))
-            .max(self.min_rto)
-            .min(self.max_rto);
+        self.base_rto = self.rto_from(srtt);
         self.backoff = 0;
         self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
         self.latest = Some(r);
@@ -124,11 +124,30 @@ impl RttEstimator {
         let srtt = self.srtt.map_or(r, |s| s.max(r));
         self.srtt = Some(srtt);
         self.rttvar = self.rttvar.max(SimDuration(r.0 / 2));
-        let var_term = self.granularity.0.max(K.saturating_mul(self.rttvar.0));
-        self.base_rto = SimDuration(srtt.0.saturating_add(var_term))
-            .max(self.min_rto)
-            .min(self.max_rto);
+        self.base_rto = self.rto_from(srtt);
         self.backoff = 0;
+    }
+
+    /// Applies `min_rto` to the variance term instead of the whole RTO, as Linux does:
+    /// RTO = SRTT + max(min_rto, G, K·RTTVAR) (`tcp_set_rto`: `srtt + rttvar`, where
+    /// `tcp_rtt_estimator` keeps `rttvar_us` at least `tcp_rto_min`), against RFC 6298's
+    /// max(min_rto, SRTT + max(G, K·RTTVAR)) (2.4). With a 200 ms floor and a steady 100 ms
+    /// RTT, Linux's RTO is 300 ms where RFC 6298's is 200 ms. Takes effect from the next sample.
+    pub fn floor_variance_term(mut self, on: bool) -> Self {
+        self.floor_on_variance = on;
+        self
+    }
+
+    /// RFC 6298 §2.2–2.5: RTO = SRTT + max(G, K·RTTVAR), within [min_rto, max_rto]; with
+    /// [`Self::floor_variance_term`], SRTT + max(min_rto, G, K·RTTVAR), at most max_rto.
+    fn rto_from(&self, srtt: SimDuration) -> SimDuration {
+        let mut var_term = self.granularity.0.max(K.saturating_mul(self.rttvar.0));
+        if self.floor_on_variance {
+            var_term = var_term.max(self.min_rto.0);
+        }
+        SimDuration(srtt.0.saturating_add(var_term))
+            .max(self.min_rto)
+            .min(self.max_rto)
     }
 
     /// Smoothed RTT; zero before the first sample.
@@ -219,6 +238,27 @@ mod tests {
         }
         // RTTVAR decays towards 0: RTO = SRTT + G = 11 ms, raised to min_rto.
         assert_eq!(e.rto(), SimDuration::from_ms(200));
+    }
+
+    /// Linux's floor (`tcp_set_rto`, `tcp_rtt_estimator`): min_rto bounds the variance term,
+    /// so a steady 100 ms RTT gives SRTT + 200 ms, where RFC 6298 (2.4) gives max(200 ms, SRTT
+    /// + 4·RTTVAR) = 200 ms; a variance term above the floor counts as in RFC 6298.
+    #[test]
+    fn min_rto_bounds_the_variance_term_as_linux() {
+        let mut rfc = est();
+        let mut linux = est().floor_variance_term(true);
+        for _ in 0..200 {
+            rfc.on_sample(SimDuration::from_ms(100));
+            linux.on_sample(SimDuration::from_ms(100));
+        }
+        assert_eq!(rfc.rto(), SimDuration::from_ms(200));
+        assert_eq!(linux.rto(), SimDuration::from_ms(300));
+        let mut linux = est().floor_variance_term(true);
+        linux.on_sample(SimDuration::from_ms(100));
+        // 100 + 4·50 = 300 ms: the variance term (200 ms) is not below the floor.
+        assert_eq!(linux.rto(), SimDuration::from_ms(300));
+        linux.on_sample(SimDuration::from_ms(200));
+        assert_eq!(linux.rto(), SimDuration::from_us(362_500));
     }
 
     #[test]

@@ -113,7 +113,16 @@ impl TcpEndpoint {
         } else {
             FrtoStep::Inactive
         };
-        self.spur.eifel_armed = self.cfg.eifel && self.ts_ok;
+        // RFC 3522 §3.2 step (1) keys the test to the first retransmission of the loss
+        // recovery. A timeout that hits a fast recovery did not begin it: the fast
+        // retransmission did, and data of that recovery — lost at a queue that overflowed — is
+        // what was retransmitted first. Linux tests the same (`tcp_packet_delayed` compares
+        // TSecr with `retrans_stamp`, the time of the episode's first retransmission, which a
+        // timeout in Recovery keeps). Testing the timeout's own retransmission instead takes
+        // an ACK of a segment that was only queued behind the repairs for proof that the whole
+        // recovery was spurious, and restores the window the loss had just reduced.
+        self.spur.eifel_armed =
+            self.cfg.eifel && self.ts_ok && self.rec.phase != RecoveryPhase::FastRecovery;
         self.spur.retransmit_ts = None;
     }
 

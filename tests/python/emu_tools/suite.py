@@ -87,6 +87,7 @@ KERNEL_TCP: dict[str, str] = {
     "initial_rto": '"1s"',  # TCP_TIMEOUT_INIT
     "min_rto": '"200ms"',  # TCP_RTO_MIN
     "max_rto": '"120s"',  # TCP_RTO_MAX
+    "min_rto_bounds_variance": "true",  # tcp_set_rto: srtt + rttvar, rttvar >= tcp_rto_min
     "delayed_ack": '"40ms"',  # TCP_DELACK_MIN
     "delack_segments": "2",  # __tcp_ack_snd_check: more than one full segment
     "sack": "true",  # net.ipv4.tcp_sack = 1
@@ -96,6 +97,7 @@ KERNEL_TCP: dict[str, str] = {
     "ecn": "false",  # net.ipv4.tcp_ecn = 2: never requested by the sender
     "frto": "true",  # net.ipv4.tcp_frto = 2: SACK-enhanced F-RTO
     "frto_after_repeated_rto": "true",  # tcp_enter_loss: F-RTO also after a repeated RTO
+    "rto_keeps_recovery_ssthresh": "true",  # tcp_enter_loss: no second reduction in Recovery
     "eifel": "true",  # tcp_packet_delayed: undo when TSecr < retrans_stamp
     "detect_lost_retransmissions": "true",  # net.ipv4.tcp_recovery = 1 (RACK), its §6.2 rule
     "prr": "true",  # tcp_cwnd_reduction: RFC 6937, always on

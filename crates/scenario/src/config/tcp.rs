@@ -109,6 +109,9 @@ pub struct TcpFile {
     pub min_rto: Quantity<Time>,
     /// Upper bound of the RTO (RFC 6298 §2.5: at least 60 s).
     pub max_rto: Quantity<Time>,
+    /// min_rto bounds the variance term, RTO = SRTT + max(min_rto, 4·RTTVAR), as Linux
+    /// (`tcp_set_rto`), instead of the whole RTO (RFC 6298 §2.4).
+    pub min_rto_bounds_variance: bool,
     /// Delayed-ACK timer (a time from 1ms to below 500ms, RFC 5681 §4.2), or false for an ACK
     /// per segment.
     pub delayed_ack: DelayedAckFile,
@@ -138,14 +141,17 @@ pub struct TcpFile {
     /// F-RTO also after a repeated timeout of one episode, as Linux's `tcp_enter_loss` (RFC
     /// 5682 §2.1 enters it at the first timeout only); needs `frto`.
     pub frto_after_repeated_rto: bool,
+    /// A timeout during fast recovery keeps the ssthresh that recovery set, as Linux's
+    /// `tcp_enter_loss` (RFC 5681 §3.1 halves the flight again); cwnd still falls to 1 MSS.
+    pub rto_keeps_recovery_ssthresh: bool,
     /// Proportional Rate Reduction (RFC 6937) in SACK fast recovery, with Linux's bound; needs
     /// `sack`. BBR keeps its own recovery window.
     pub prr: bool,
     /// Eifel detection (RFC 3522) with the Eifel response (RFC 4015); needs timestamps.
     pub eifel: bool,
-    /// During RTO recovery with SACK, resend a retransmission that later transmissions
-    /// overtook (RACK's rule, RFC 8985 §6.2, as Linux in its Loss state) instead of waiting for
-    /// another timeout.
+    /// During fast recovery and RTO recovery with SACK, resend a retransmission that later
+    /// transmissions overtook (RACK's rule, RFC 8985 §6.2, as Linux) instead of waiting for a
+    /// timeout.
     pub detect_lost_retransmissions: bool,
     /// React to Explicit Loss Notification (docs/middleboxes.md): a fast retransmit or timeout
     /// for a hole an ELN-marked ACK reports retransmits without reducing the window.
@@ -170,6 +176,7 @@ impl Default for TcpFile {
             initial_rto: Quantity::default_of("1s"),
             min_rto: Quantity::default_of("200ms"),
             max_rto: Quantity::default_of("60s"),
+            min_rto_bounds_variance: false,
             delayed_ack: DelayedAckFile::After(Quantity::default_of("40ms")),
             delack_segments: 2,
             abc: 2,
@@ -181,6 +188,7 @@ impl Default for TcpFile {
             ecn: false,
             frto: false,
             frto_after_repeated_rto: false,
+            rto_keeps_recovery_ssthresh: false,
             prr: false,
             eifel: false,
             detect_lost_retransmissions: true,
@@ -319,6 +327,8 @@ pub struct TcpSettings {
     pub initial_rto: SimDuration,
     pub min_rto: SimDuration,
     pub max_rto: SimDuration,
+    /// min_rto bounds the variance term (Linux).
+    pub min_rto_bounds_variance: bool,
     /// Delayed-ACK timer; `None` acknowledges every segment.
     pub delayed_ack: Option<SimDuration>,
     /// Full-sized segments per delayed ACK.
@@ -335,6 +345,8 @@ pub struct TcpSettings {
     pub frto: bool,
     /// F-RTO after repeated timeouts too (Linux).
     pub frto_after_repeated_rto: bool,
+    /// A timeout in fast recovery keeps that recovery's ssthresh (Linux).
+    pub rto_keeps_recovery_ssthresh: bool,
     /// Proportional Rate Reduction (RFC 6937) in SACK fast recovery.
     pub prr: bool,
     pub eifel: bool,
@@ -501,6 +513,7 @@ impl TcpFile {
             initial_rto: self.initial_rto.value,
             min_rto: self.min_rto.value,
             max_rto: self.max_rto.value,
+            min_rto_bounds_variance: self.min_rto_bounds_variance,
             delayed_ack,
             delack_segments: self.delack_segments,
             abc_limit: self.abc,
@@ -512,6 +525,7 @@ impl TcpFile {
             ecn: self.ecn,
             frto: self.frto,
             frto_after_repeated_rto: self.frto_after_repeated_rto,
+            rto_keeps_recovery_ssthresh: self.rto_keeps_recovery_ssthresh,
             prr: self.prr,
             eifel: self.eifel,
             detect_lost_retransmissions: self.detect_lost_retransmissions,

@@ -33,6 +33,7 @@ fn defaults_match_the_documented_ones() {
             initial_rto: SimDuration::from_secs(1),
             min_rto: SimDuration::from_ms(200),
             max_rto: SimDuration::from_secs(60),
+            min_rto_bounds_variance: false,
             delayed_ack: Some(SimDuration::from_ms(40)),
             delack_segments: 2,
             abc_limit: 2,
@@ -44,6 +45,7 @@ fn defaults_match_the_documented_ones() {
             ecn: false,
             frto: false,
             frto_after_repeated_rto: false,
+            rto_keeps_recovery_ssthresh: false,
             prr: false,
             eifel: false,
             detect_lost_retransmissions: true,
@@ -221,7 +223,7 @@ fn settings_limits() {
         ("ack_copies.enable", "true", "flows.bulk.tcp.ack_copies.enable: unknown key; expected one of: enabled, copies, threshold, p_buff, window_segments"),
         ("ack_copies.window_segments", "0", "flows.bulk.tcp.ack_copies.window_segments: 0 is out of range; expected 1 to 65536 segments"),
         ("ack_copies.window_segments", "65537", "flows.bulk.tcp.ack_copies.window_segments: 65537 is out of range; expected 1 to 65536 segments"),
-        ("nagle", "true", "flows.bulk.tcp.nagle: unknown key; expected one of: mss, initial_window, initial_rto, min_rto, max_rto, delayed_ack, delack_segments, abc, hystart, sack, timestamps, window_scale, limited_transmit, ecn, frto, frto_after_repeated_rto, prr, eifel, detect_lost_retransmissions, eln, rcv_buf, snd_buf, dupack_threshold, ack_copies"),
+        ("nagle", "true", "flows.bulk.tcp.nagle: unknown key; expected one of: mss, initial_window, initial_rto, min_rto, max_rto, min_rto_bounds_variance, delayed_ack, delack_segments, abc, hystart, sack, timestamps, window_scale, limited_transmit, ecn, frto, frto_after_repeated_rto, rto_keeps_recovery_ssthresh, prr, eifel, detect_lost_retransmissions, eln, rcv_buf, snd_buf, dupack_threshold, ack_copies"),
     ];
     for (key, value, expected) in cases {
         assert_eq!(base_err(&format!("flows.bulk.tcp.{key}"), value), expected);
@@ -253,6 +255,8 @@ fn settings_at_their_limits_load() {
         ("flows.bulk.tcp.prr", "true"),
         ("flows.bulk.tcp.frto", "true"),
         ("flows.bulk.tcp.frto_after_repeated_rto", "true"),
+        ("flows.bulk.tcp.min_rto_bounds_variance", "true"),
+        ("flows.bulk.tcp.rto_keeps_recovery_ssthresh", "true"),
         (
             "flows.bulk.tcp.ack_copies",
             "{ enabled = true, copies = 3, window_segments = 8 }",
@@ -267,6 +271,7 @@ fn settings_at_their_limits_load() {
     assert!(settings.eifel);
     assert_eq!(settings.hystart, Some(false));
     assert!(settings.prr && settings.frto && settings.frto_after_repeated_rto);
+    assert!(settings.min_rto_bounds_variance && settings.rto_keeps_recovery_ssthresh);
     assert_eq!(
         settings.ack_copies,
         AckCopies {

@@ -215,8 +215,15 @@ impl Cubic {
         self.epoch = Some(epoch);
     }
 
-    /// §4.6 and §4.7: W_max with fast convergence, cwnd_prior, ssthresh = FlightSize·β_cubic.
+    /// §4.6 and §4.7: W_max with fast convergence, cwnd_prior, ssthresh = flight_size·β_cubic.
     /// Returns (ssthresh before flooring, bytes).
+    ///
+    /// flight_size is at most cwnd: SND.NXT − SND.UNA also counts what the window did not
+    /// send — limited transmit's segments, which RFC 5681 §3.2 step 2 excludes, and the SACKed
+    /// data above a hole that outlived the previous recovery — and a reduction computed from it
+    /// could leave ssthresh above cwnd, so that back-to-back recoveries raised the window
+    /// (101 → 167 → 258 → 274 segments at 1 % loss). Linux's reading takes cwnd itself
+    /// (`bictcp_recalc_ssthresh`: `cwnd · beta / BICTCP_BETA_SCALE`).
     fn multiplicative_decrease(&mut self, flight: u64) -> u64 {
         let cwnd = self.cwnd_segments();
         self.w_max = if cwnd < self.w_max {
@@ -227,7 +234,11 @@ impl Cubic {
         self.cwnd_prior = cwnd;
         self.epoch = None;
         self.growth_credit = 0.0;
-        (flight as f64 * BETA_CUBIC) as u64
+        let flight_size = match self.reading {
+            CubicReading::Rfc9438 => flight.min(self.core.cwnd),
+            CubicReading::Linux => self.core.cwnd,
+        };
+        (flight_size as f64 * BETA_CUBIC) as u64
     }
 }
 
@@ -376,6 +387,36 @@ mod tests {
         assert_eq!((c.cwnd(), c.ssthresh()), (70_000, 70_000));
         assert_eq!(c.w_max_segments(), 100.0);
         assert_eq!(c.snapshot().extra, 100_000);
+    }
+
+    /// RFC 9438 §4.6: ssthresh = flight_size·β_cubic, with flight_size at most cwnd (RFC 5681
+    /// §3.2 step 2: limited transmit's segments are not counted; nor is SACKed data a previous
+    /// recovery left above a hole); Linux's reading reduces cwnd itself
+    /// (`bictcp_recalc_ssthresh`), whatever is in flight.
+    #[test]
+    fn reduction_takes_at_most_the_window_rfc9438_4_6() {
+        for reading in [CubicReading::Rfc9438, CubicReading::Linux] {
+            let mut c = Cubic::with_reading(
+                &CcConfig {
+                    mss: MSS as u32,
+                    ..CcConfig::default()
+                },
+                reading,
+            );
+            c.core.cwnd = 100 * MSS;
+            // 296 segments between SND.UNA and SND.NXT, a window of 100.
+            c.on_congestion_event(&loss(SimTime::ZERO, 296 * MSS, RTT, RTT));
+            assert_eq!((c.cwnd(), c.ssthresh()), (70_000, 70_000), "{reading:?}");
+            // Less in flight than the window: RFC 9438 takes the flight, Linux the window.
+            c.on_recovery_exit(SimTime::ZERO);
+            c.core.cwnd = 100 * MSS;
+            c.on_congestion_event(&loss(SimTime::ZERO, 50 * MSS, RTT, RTT));
+            let want = match reading {
+                CubicReading::Rfc9438 => 35_000,
+                CubicReading::Linux => 70_000,
+            };
+            assert_eq!(c.ssthresh(), want, "{reading:?}");
+        }
     }
 
     #[test]

@@ -254,7 +254,8 @@ pub struct RtoEvent {
     /// 1 for the first expiry of an RTO recovery episode, 2 for the next, ...: an episode
     /// lasts until the data outstanding at its first expiry is acknowledged, so a later
     /// expiry finds SND.UNA at a segment the timer has already resent (RFC 5681 §3.1: hold
-    /// ssthresh then).
+    /// ssthresh then). With `TcpConfig::rto_keeps_recovery_ssthresh` a first expiry during
+    /// fast recovery counts as 2: that recovery's reduction already covered the window.
     pub consecutive: u32,
     pub srtt: SimDuration,
     pub min_rtt: SimDuration,

@@ -24,8 +24,10 @@ mod tests {
 
     #[test]
     fn partial_acks_do_not_grow_and_full_ack_deflates() {
+        // A window of 20 segments, all in flight at the loss.
         let mut n = new_reno(&CcConfig {
             mss: 1000,
+            initial_window: 20,
             ..CcConfig::default()
         });
         n.on_congestion_event(&loss(SimTime::ZERO, 20_000, RTT, RTT));
@@ -49,6 +51,7 @@ mod tests {
     fn ecn_echo_reduces_without_recovery() {
         let mut n = new_reno(&CcConfig {
             mss: 1000,
+            initial_window: 30,
             ..CcConfig::default()
         });
         let mut ev = loss(SimTime::ZERO, 30_000, RTT, RTT);
@@ -59,6 +62,35 @@ mod tests {
         n.on_ack(&ack(15_000));
         n.on_recovery_exit(SimTime::ZERO);
         assert_eq!(n.cwnd(), 16_000);
+    }
+
+    /// RFC 5681 §3.2 step 2: ssthresh = max(FlightSize / 2, 2·SMSS), with the data sent by
+    /// limited transmit "MUST NOT be included". SND.NXT − SND.UNA beyond cwnd (those two
+    /// segments, or SACKed data left above a hole by a previous recovery) is not halved: the
+    /// reduction never leaves ssthresh above half the window.
+    #[test]
+    fn loss_halves_at_most_the_window_rfc5681_3_2_step2() {
+        let mut n = new_reno(&CcConfig {
+            mss: 1000,
+            initial_window: 10,
+            ..CcConfig::default()
+        });
+        // 10 segments of window, 12 between SND.UNA and SND.NXT (limited transmit's two).
+        n.on_congestion_event(&loss(SimTime::ZERO, 12_000, RTT, RTT));
+        assert_eq!((n.cwnd(), n.ssthresh()), (5_000, 5_000));
+        // The next recovery, entered at once with 296 segments above SND.UNA of which the
+        // window sent 5: half of 5 (the floor of 2 segments), not 148.
+        n.on_recovery_exit(SimTime::ZERO);
+        n.on_congestion_event(&loss(SimTime::ZERO, 296_000, RTT, RTT));
+        assert_eq!((n.cwnd(), n.ssthresh()), (2_500, 2_500));
+        // Less in flight than the window (application-limited): FlightSize decides.
+        let mut m = new_reno(&CcConfig {
+            mss: 1000,
+            initial_window: 40,
+            ..CcConfig::default()
+        });
+        m.on_congestion_event(&loss(SimTime::ZERO, 8_000, RTT, RTT));
+        assert_eq!(m.ssthresh(), 4_000);
     }
 
     /// Same arithmetic as Reno on this trace (the difference is in the endpoint); see

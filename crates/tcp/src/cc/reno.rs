@@ -66,7 +66,7 @@ impl CongestionControl for Reno {
     /// ssthresh, the endpoint adds the 3·SMSS inflation. RFC 3168 §6.1.2 for ECE: the same
     /// reduction without fast recovery.
     fn on_congestion_event(&mut self, ev: &CongestionEvent) {
-        let ssthresh = self.core.half_flight(ev.bytes_in_flight);
+        let ssthresh = self.core.half_window(ev.bytes_in_flight);
         self.core
             .reduce(ssthresh, ev.kind == super::CongestionKind::FastRetransmit);
     }

@@ -152,6 +152,18 @@ impl RenoCore {
         (flight_size / 2).max(2 * self.mss)
     }
 
+    /// Eq. 4 at the third duplicate ACK (RFC 5681 §3.2 step 2), with FlightSize at most cwnd:
+    /// SND.NXT − SND.UNA counts data the window did not send — the segments of limited
+    /// transmit, which step 2 says "MUST NOT be included", and the SACKed data above a hole
+    /// that outlived the previous recovery or a timeout that was undone. Halving that could
+    /// set ssthresh above the window in force, so that a loss *raised* the window (a recovery
+    /// entered at once after the previous one ended, with cwnd 146 segments and 296 between
+    /// SND.UNA and SND.NXT, left ssthresh at 148). Linux's Reno halves cwnd
+    /// (`tcp_reno_ssthresh`); the cap is that, except where less than cwnd is in flight.
+    pub fn half_window(&self, flight_size: u64) -> u64 {
+        self.half_flight(flight_size.min(self.cwnd))
+    }
+
     /// Enters fast recovery (or reacts to ECE) with the given ssthresh: cwnd = ssthresh
     /// (RFC 5681 §3.2 step 2 without the 3·SMSS inflation, which the endpoint adds), and
     /// congestion-avoidance credit is discarded (RFC 3465 §2.1: bytes_acked is reset on loss).

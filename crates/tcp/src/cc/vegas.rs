@@ -186,9 +186,10 @@ impl CongestionControl for Vegas {
             self.core.grow_slow_start(ack.acked_bytes, inc);
         }
     }
-    /// Reno's reduction: ssthresh = max(FlightSize/2, 2·MSS), cwnd = ssthresh.
+    /// Reno's reduction: ssthresh = max(FlightSize/2, 2·MSS) with FlightSize at most cwnd
+    /// ([`RenoCore::half_window`]), cwnd = ssthresh.
     fn on_congestion_event(&mut self, ev: &CongestionEvent) {
-        let ssthresh = self.core.half_flight(ev.bytes_in_flight);
+        let ssthresh = self.core.half_window(ev.bytes_in_flight);
         self.core
             .reduce(ssthresh, ev.kind == CongestionKind::FastRetransmit);
     }

@@ -478,11 +478,14 @@ impl TcpEndpoint {
         };
         let in_recovery = self.rec.phase == RecoveryPhase::FastRecovery;
         let event = self.update_recovery(now, &info, traces);
-        // RFC 8985 §6.2 (as Linux in its Loss state): a go-back-N retransmission that later
-        // transmissions overtook is lost; send it again now rather than after another RTO.
+        // RFC 8985 §6.2: a retransmission that later transmissions overtook is lost; send it
+        // again now rather than after another RTO. Linux runs RACK on every ACK in both
+        // recovery states (`tcp_identify_packet_loss` in `tcp_fastretrans_alert`), so a fast
+        // retransmission dropped at a full queue is repaired within fast recovery as well as a
+        // go-back-N one in RTO recovery.
         if self.cfg.detect_lost_retransmissions
             && self.sack_ok
-            && self.rec.phase == RecoveryPhase::Loss
+            && self.rec.phase != RecoveryPhase::Open
         {
             let (min_rtt, srtt) = (self.rtt.min_rtt(), self.rtt.srtt());
             if let Some(start) =

@@ -179,7 +179,8 @@ impl TcpEndpoint {
                 cfg.min_rto,
                 cfg.max_rto,
                 cfg.clock_granularity,
-            ),
+            )
+            .floor_variance_term(cfg.min_rto_bounds_variance),
             rto_deadline: None,
             rto_consecutive: 0,
             persist_deadline: None,

@@ -377,6 +377,14 @@ impl TcpEndpoint {
     ) -> Packet {
         let tsv = ts_val(now, self.cfg.ts_tick);
         let tx = self.rate.on_send(now, self.buf.pipe());
+        // The segment at SND.UNA sent once more after a retransmission of it was lost (RACK,
+        // RFC 8985 §6.2): the timer restarts, as Linux re-arms it whenever it retransmits the
+        // head of its retransmission queue (`tcp_xmit_retransmit_queue`). Otherwise the
+        // timer set at the last advance of SND.UNA can expire just before this repair is
+        // acknowledged, and go-back-N resends every segment still queued above it.
+        if i == 0 && self.buf.segs[0].tx_count >= 2 && self.rec.phase != RecoveryPhase::Open {
+            self.rto_deadline = Some(now + self.rtt.rto());
+        }
         self.buf.update(i, |seg| {
             seg.tx_count += 1;
             seg.retx_in_flight = true;

@@ -74,6 +74,11 @@ impl TcpEndpoint {
                     return;
                 }
                 self.rto_consecutive += 1;
+                // Linux's `tcp_enter_loss` reduces ssthresh only if that "has not yet been made
+                // inside this window": a fast recovery in progress made it.
+                let reduced_in_recovery = self.cfg.rto_keeps_recovery_ssthresh
+                    && self.rec.phase == RecoveryPhase::FastRecovery
+                    && !self.rec.eln;
                 self.spurious_on_rto(self.rto_consecutive == 1);
                 self.cc.on_rto(&RtoEvent {
                     now,
@@ -85,7 +90,7 @@ impl TcpEndpoint {
                     // would leave ssthresh above the path's capacity. RFC 5681 §3.1 asks for
                     // "no more than" eq. 4, so the smaller estimate conforms.
                     bytes_in_flight: self.buf.pipe(),
-                    consecutive: self.rto_consecutive,
+                    consecutive: self.rto_consecutive.max(1 + u32::from(reduced_in_recovery)),
                     srtt: self.rtt.srtt(),
                     min_rtt: self.rtt.min_rtt(),
                     recent_rtts: self.rtt.recent(),

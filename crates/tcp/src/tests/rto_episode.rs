@@ -40,7 +40,11 @@ fn run_to_timeout(h: &mut Harness, n: u64, limit: SimTime) -> u64 {
 /// would set ssthresh above the window recovery had settled on.
 #[test]
 fn timeout_after_lost_fast_retransmit_halves_pipe_not_sequence_span_rfc5681_3_1() {
-    let c = cfg();
+    // Without RACK's rule (RFC 8985 §6.2) the lost fast retransmission waits for the timer.
+    let c = TcpConfig {
+        detect_lost_retransmissions: false,
+        ..cfg()
+    };
     let mut h = Harness::new(c, c);
     h.rule = drop_transmissions(seg(40), 2, c.isn);
     h.handshake();
@@ -95,4 +99,33 @@ fn second_timeout_in_one_rto_recovery_holds_ssthresh_rfc5681_3_1() {
     assert_eq!(h.a.cc().ssthresh(), held);
     assert_eq!(h.a.cc().cwnd(), MSS);
     assert!(h.run_until(secs(60), |h| h.delivered >= 28 * MSS));
+}
+
+/// `rto_keeps_recovery_ssthresh`, as Linux's `tcp_enter_loss` ("Reduce ssthresh if it has not
+/// yet been made inside this window"): the timeout that ends a fast recovery of the same
+/// window leaves ssthresh where the recovery set it; cwnd still falls to one segment. Without
+/// the option RFC 5681 §3.1 halves the pipe again (the test above).
+#[test]
+fn timeout_in_fast_recovery_keeps_its_ssthresh_as_linux_tcp_enter_loss() {
+    let c = TcpConfig {
+        rto_keeps_recovery_ssthresh: true,
+        detect_lost_retransmissions: false,
+        ..cfg()
+    };
+    let mut h = Harness::new(c, c);
+    h.rule = drop_transmissions(seg(40), 2, c.isn);
+    h.handshake();
+    h.to_write = 200_000;
+    let mut in_recovery = None;
+    while h.a.stats().timeouts == 0 {
+        if h.a.recovery_phase() == crate::RecoveryPhase::FastRecovery {
+            in_recovery = Some(h.a.cc().ssthresh());
+        }
+        assert!(h.step(secs(30)), "no timeout");
+    }
+    let recovery_ssthresh = in_recovery.expect("a fast recovery before the timeout");
+    assert_eq!(h.a.stats().fast_recoveries, 1);
+    assert_eq!(h.a.cc().ssthresh(), recovery_ssthresh);
+    assert_eq!(h.a.cc().cwnd(), MSS);
+    assert!(h.run_until(secs(60), |h| h.delivered >= 200_000));
 }

@@ -200,3 +200,86 @@ fn prr_spreads_the_reduction_over_the_recovery_rfc6937() {
         assert_eq!(h.delivered, 400_000);
     }
 }
+
+/// RFC 8985 §6.2 applies to every segment in flight, retransmissions included, whatever the
+/// recovery state (Linux runs it on every ACK of fast recovery too): a fast retransmission
+/// lost again is overtaken by the new segments sent after it, and once RACK.rtt + min_RTT/4
+/// has passed since it left it is sent a third time — within the fast recovery, not after a
+/// retransmission timeout (RFC 6298 §5), which after a queue overflow on a slow path finds the
+/// repairs still queued and resends the flight by go-back-N.
+#[test]
+fn a_lost_fast_retransmission_is_resent_within_fast_recovery_rfc8985_6_2() {
+    // RFC 6298's 1 s minimum RTO: the expiry would come well after the detection.
+    let c = TcpConfig {
+        min_rto: SimDuration::from_secs(1),
+        ..cfg()
+    };
+    assert!(c.sack && c.detect_lost_retransmissions);
+    let mut h = Harness::new(c, c);
+    h.handshake();
+    // Segment 30 is lost, and so is its fast retransmission.
+    let iss = c.isn;
+    let mut sends = 0u32;
+    h.rule = Box::new(move |_, dir, p| {
+        if dir == Dir::AtoB && p.payload_len > 0 {
+            let off = p.tcp().unwrap().seq.wrapping_sub(iss) as u64;
+            if off == seg(30) {
+                sends += 1;
+                if sends <= 2 {
+                    return Fate::Drop;
+                }
+            }
+        }
+        Fate::Deliver
+    });
+    assert!(h.transfer(200_000, secs(60)));
+    let s = h.a.stats();
+    assert_eq!(s.timeouts, 0, "{s:?}");
+    assert_eq!(s.fast_recoveries, 1, "{s:?}");
+    assert_eq!(s.lost_retransmissions, 1, "{s:?}");
+    let seg30: Vec<SimTime> = h
+        .data_sent()
+        .iter()
+        .filter(|x| x.1 == seg(30))
+        .map(|x| x.0)
+        .collect();
+    assert_eq!(seg30.len(), 3, "{seg30:?}");
+    // Resent about a round trip (100 ms) and reo_wnd after the lost retransmission.
+    let gap = seg30[2] - seg30[1];
+    assert!(
+        gap >= SimDuration::from_ms(100) && gap < SimDuration::from_ms(250),
+        "{seg30:?}"
+    );
+}
+
+/// The resend of a lost retransmission of the segment at SND.UNA restarts the retransmission
+/// timer, as Linux re-arms it whenever it retransmits the head of its retransmission queue
+/// (`tcp_xmit_retransmit_queue`). With a 200 ms RTO on a 100 ms path, the timer started at the
+/// last advance of SND.UNA would expire a few milliseconds before the ACK of the resend
+/// (RACK finds the loss a round trip and reo_wnd after the lost retransmission), and go-back-N
+/// would resend everything above it.
+#[test]
+fn resending_a_lost_retransmission_of_snd_una_restarts_the_timer() {
+    let c = cfg();
+    let mut h = Harness::new(c, c);
+    h.handshake();
+    let iss = c.isn;
+    let mut sends = 0u32;
+    h.rule = Box::new(move |_, dir, p| {
+        if dir == Dir::AtoB && p.payload_len > 0 {
+            let off = p.tcp().unwrap().seq.wrapping_sub(iss) as u64;
+            if off == seg(30) {
+                sends += 1;
+                if sends <= 2 {
+                    return Fate::Drop;
+                }
+            }
+        }
+        Fate::Deliver
+    });
+    assert!(h.transfer(200_000, secs(60)));
+    let s = h.a.stats();
+    assert_eq!(s.lost_retransmissions, 1, "{s:?}");
+    assert_eq!(s.timeouts, 0, "{s:?}");
+    assert_eq!(s.retx_total, 2, "{s:?}");
+}

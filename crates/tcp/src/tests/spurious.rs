@@ -228,3 +228,47 @@ fn frto_after_repeated_rto_undoes_a_backed_off_spurious_timeout() {
     assert_eq!(h.a.stats().spurious_undos, 0);
     assert_eq!(h.delivered, 230_000);
 }
+
+/// RFC 3522 §3.2 step (1): RetransmitTS is the TSval of the loss recovery's *first*
+/// retransmission. A timeout that hits a fast recovery is not where that recovery began: the
+/// fast retransmission is. Here segment 10 of the transfer is lost, and from its fast
+/// retransmission on the data direction stalls for 350 ms (released in order), so the timer
+/// expires in fast recovery. The ACK of the fast retransmission echoes a TSval older than the
+/// timeout's retransmission but not older than the first retransmission: no undo (Linux's
+/// `tcp_packet_delayed` compares with `retrans_stamp`, the episode's first retransmission,
+/// likewise). Keyed to the timeout's own retransmission, Eifel restored the window of the loss.
+#[test]
+fn eifel_does_not_undo_a_timeout_that_hit_a_fast_recovery_rfc3522_3_2() {
+    let h = run_with(false, true, |start| {
+        let mut stall: Option<SimTime> = None;
+        let iss = cfg().isn;
+        let lost = seg(40);
+        let mut sends = 0;
+        Box::new(move |t, d, p| {
+            if d != Dir::AtoB {
+                return Fate::Deliver;
+            }
+            if t >= start && p.payload_len > 0 {
+                let off = p.tcp().unwrap().seq.wrapping_sub(iss) as u64;
+                if off == lost {
+                    sends += 1;
+                    if sends == 1 {
+                        return Fate::Drop;
+                    }
+                    stall.get_or_insert(t);
+                }
+            }
+            match stall {
+                Some(s) if t < s + SimDuration::from_ms(350) => {
+                    Fate::Delay(s + SimDuration::from_ms(350) - t)
+                }
+                _ => Fate::Deliver,
+            }
+        })
+    });
+    let s = h.a.stats();
+    assert_eq!(s.fast_recoveries, 1, "{s:?}");
+    assert!(s.timeouts >= 1, "{s:?}");
+    assert_eq!(s.spurious_undos, 0, "{s:?}");
+    assert_eq!(h.delivered, 230_000);
+}
