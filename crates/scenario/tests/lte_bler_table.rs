@@ -9,7 +9,7 @@ mod keys;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use celltcp_radio::phy::{BlerModel, MCS_MAX};
+use celltcp_radio::phy::{BlerModel, Mcs};
 use celltcp_scenario::{load_path, run, RunOptions};
 use keys::*;
 use serde_json::Value;
@@ -27,11 +27,11 @@ fn dir(test: &str) -> PathBuf {
 fn sampled_default_curves(shift_db: f64) -> String {
     let model = BlerModel::default();
     let mut csv = String::from("# BlerModel::default(), sampled every 0.05 dB\nmcs,sinr_db,bler\n");
-    for mcs in 0..=MCS_MAX {
-        let s10 = model.sinr10_db(mcs).unwrap();
+    for mcs in Mcs::all() {
+        let s10 = model.sinr10_db(mcs);
         for k in -200..=200 {
             let sinr = s10 + f64::from(k) * 0.05;
-            let bler = model.bler(mcs, sinr).unwrap();
+            let bler = model.bler(mcs, sinr);
             writeln!(csv, "{mcs},{:?},{bler:?}", sinr + shift_db).unwrap();
         }
     }

@@ -8,9 +8,9 @@ use celltcp_net::loss::AnyLossModel;
 use celltcp_net::packet::NodeId;
 
 use crate::channel::{ChannelError, FreeSpace, PathLossModel, Position};
-use crate::mac::{HarqConfig, HarqError, MacError};
+use crate::mac::{HarqConfig, HarqError, MacError, Weight};
 use crate::pdcp::{PdcpConfig, PdcpConfigError};
-use crate::phy::{BlerModel, PhyError, MCS_MAX, N_PRB_MAX};
+use crate::phy::{BlerModel, Mcs, PhyError, N_PRB_MAX};
 use crate::rlc::{BufferLimit, RlcAmConfig, RlcConfigError, RlcSduRefused, RlcUmConfig};
 
 /// Another cell on the same carrier, seen by every UE of this cell as interference.
@@ -156,8 +156,8 @@ pub struct LteCellConfig {
     pub cqi_period_tti: u32,
     /// TTIs from the measurement of a CQI to its use by the scheduler.
     pub cqi_delay_tti: u32,
-    /// Bypass link adaptation: every new transport block uses this MCS (0..=28).
-    pub fixed_mcs: Option<u8>,
+    /// Bypass link adaptation: every new transport block uses this MCS.
+    pub fixed_mcs: Option<Mcs>,
     pub uplink: UplinkConfig,
     /// Keep the per-TTI series (see [`CellTrace`](super::CellTrace)).
     pub trace_series: bool,
@@ -266,7 +266,7 @@ impl LteCellConfig {
             }
         }
         for w in self.ue_weights.values() {
-            if !(w.is_finite() && *w > 0.0) {
+            if Weight::new(*w).is_err() {
                 return bad("ue_weights", w.to_string(), "a finite weight > 0");
             }
         }
@@ -279,11 +279,6 @@ impl LteCellConfig {
         }
         if self.cqi_period_tti == 0 {
             return bad("cqi_period_tti", "0".into(), "at least 1 TTI");
-        }
-        if let Some(m) = self.fixed_mcs {
-            if m > MCS_MAX {
-                return bad("fixed_mcs", m.to_string(), "an MCS index in 0..=28");
-            }
         }
         let ul = &self.uplink;
         if ul.rate_bps == 0 {
@@ -419,13 +414,6 @@ mod tests {
                 ..base.clone()
             }),
             "cell.n_prb: 0 is invalid; expected 1..=110 PRBs"
-        );
-        assert_eq!(
-            msg(LteCellConfig {
-                fixed_mcs: Some(29),
-                ..base.clone()
-            }),
-            "cell.fixed_mcs: 29 is invalid; expected an MCS index in 0..=28"
         );
         assert!(msg(LteCellConfig {
             cqi_period_tti: 0,
