@@ -104,9 +104,9 @@ pub struct LteCellConfig {
     pub n_prb: u32,
     /// Carrier frequency, Hz (Doppler of the fading; path-loss models carry their own).
     pub carrier_hz: f64,
-    /// Total transmit power over the carrier, dBm.
+    /// Total transmit power over the carrier, dBm (−100..=100).
     pub tx_power_dbm: f64,
-    /// Transmit plus receive antenna gain, dB.
+    /// Transmit plus receive antenna gain, dB (−100..=100).
     pub antenna_gain_db: f64,
     /// UE receiver noise figure, dB (0..=30).
     pub noise_figure_db: f64,
@@ -221,18 +221,21 @@ impl LteCellConfig {
                 "a positive frequency in Hz",
             );
         }
-        if !self.tx_power_dbm.is_finite() {
+        // Bounded, not only finite, so that the SINR of every TTI has a finite linear value
+        // (HARQ adds linear SINRs): with these, the noise floor and the path-loss models'
+        // minimum distances, the SINR stays within some hundreds of dB.
+        if !(-100.0..=100.0).contains(&self.tx_power_dbm) {
             return bad(
                 "tx_power_dbm",
                 self.tx_power_dbm.to_string(),
-                "a finite power in dBm",
+                "a power in [-100, 100] dBm",
             );
         }
-        if !self.antenna_gain_db.is_finite() {
+        if !(-100.0..=100.0).contains(&self.antenna_gain_db) {
             return bad(
                 "antenna_gain_db",
                 self.antenna_gain_db.to_string(),
-                "a finite gain in dB",
+                "a gain in [-100, 100] dB",
             );
         }
         if !(self.position.x_m.is_finite() && self.position.y_m.is_finite()) {
@@ -415,6 +418,20 @@ mod tests {
             }),
             "cell.n_prb: 0 is invalid; expected 1..=110 PRBs"
         );
+        for p in [f64::NAN, 101.0, 1e6] {
+            assert_eq!(
+                msg(LteCellConfig {
+                    tx_power_dbm: p,
+                    ..base.clone()
+                }),
+                format!("cell.tx_power_dbm: {p} is invalid; expected a power in [-100, 100] dBm")
+            );
+        }
+        assert!(msg(LteCellConfig {
+            antenna_gain_db: 1e6,
+            ..base.clone()
+        })
+        .starts_with("cell.antenna_gain_db: 1000000 is invalid"));
         assert!(msg(LteCellConfig {
             cqi_period_tti: 0,
             ..base.clone()

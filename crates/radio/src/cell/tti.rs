@@ -194,8 +194,8 @@ impl LteCell {
                 cell,
                 tti,
                 format_args!(
-                    "UE {}: SINR {} dB has no finite linear value (the configuration bounds the \
-                     SINR)",
+                    "UE {}: SINR {} dB has no finite linear value for HARQ to combine (a link \
+                     budget no configuration check foresaw)",
                     ue.node, ue.sinr_db
                 ),
             )

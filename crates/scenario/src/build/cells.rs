@@ -17,7 +17,7 @@ use celltcp_radio::channel::{
 };
 use celltcp_radio::pdcp::PdcpConfig;
 use celltcp_radio::phy::bler::{DEFAULT_SHANNON_ETA, DEFAULT_SNR_EFFICIENCY_DB};
-use celltcp_radio::phy::{prbs_for_bandwidth, BlerModel, BlerTable, Mcs};
+use celltcp_radio::phy::{prbs_for_bandwidth, BlerModel, BlerTable};
 use celltcp_radio::rlc::{BufferLimit, MaxRetxAction, RlcAmConfig, RlcUmConfig};
 
 use super::CaptureRequest;
@@ -190,13 +190,7 @@ pub(super) fn lte_cell_config(
     };
     cfg.cqi_period_tti = c.cqi_period_tti;
     cfg.cqi_delay_tti = c.cqi_delay_tti;
-    // The range was checked with the scenario (`cells.NAME.fixed_mcs`); the cell holds an
-    // `Mcs`, which every table and BLER curve of the cell covers.
-    cfg.fixed_mcs = f
-        .fixed_mcs
-        .map(Mcs::new)
-        .transpose()
-        .map_err(|e| ScenarioError::new(key("fixed_mcs"), e.to_string()))?;
+    cfg.fixed_mcs = c.fixed_mcs;
     cfg.uplink = UplinkConfig {
         rate_bps: c.uplink_rate_bps,
         grant_delay: c.uplink_grant_delay,
