@@ -21,8 +21,9 @@
 //! occasional STATUS PDUs and queue growth; see `docs/lte-model.md`).
 //!
 //! No lookup here can fail, so no error is turned into a plausible value: CQIs and MCSs are
-//! [`Cqi`] and [`Mcs`], which every table and BLER curve of the cell covers (checked when the
-//! cell is built), and HARQ hands out only processes that may transmit now
+//! [`Cqi`] and [`Mcs`], which hold only the indices the cell's tables have, and its BLER model
+//! has a curve for each MCS (a table without one is refused when it is read, before the cell
+//! is built); HARQ hands out only processes that may transmit now
 //! ([`HarqEntity::claim_retx`](crate::mac::HarqEntity::claim_retx),
 //! [`claim_free_process`](crate::mac::HarqEntity::claim_free_process)). What the types cannot
 //! hold — the scheduler allocating only what the states offered, an SINR with a finite linear
