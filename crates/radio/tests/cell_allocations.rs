@@ -8,7 +8,8 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use celltcp_radio::cell::{LteCell, LteCellConfig, MonotoneTbs};
-use celltcp_radio::mac::{build, Allocation, MacSchedulerConfig, UeState};
+use celltcp_radio::mac::{build, Allocation, MacSchedulerConfig, UeState, Weight};
+use celltcp_radio::phy::{Cqi, Mcs};
 use common::*;
 
 struct Counting;
@@ -85,10 +86,10 @@ fn scheduler_allocations_per_call(n_ues: u32, scheduler: &str) -> f64 {
         .map(|ue| UeState {
             ue,
             buffer_bytes: 1_000_000,
-            wideband_cqi: 15,
+            wideband_cqi: Cqi::MAX,
             subband_cqi: None,
-            mcs: 28,
-            weight: 1.0,
+            mcs: Mcs::MAX,
+            weight: Weight::ONE,
             harq_retx: None,
         })
         .collect();

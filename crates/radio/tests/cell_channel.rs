@@ -62,7 +62,7 @@ fn fading_varies_the_sinr_around_the_large_scale_value_and_cqi_lags_by_the_delay
         }
         let m = (k - delay) / period * period;
         if let Some(&j) = tti_row.get(&m) {
-            assert_eq!(t.cqi[i], amc.cqi_for_sinr(t.sinr_db[j]), "TTI {k}");
+            assert_eq!(t.cqi[i], amc.cqi_for_sinr(t.sinr_db[j]).get(), "TTI {k}");
             checked += 1;
         }
     }
@@ -82,18 +82,22 @@ fn without_fading_the_sinr_is_constant() {
 fn moving_away_lowers_the_cqi_after_the_report_delay() {
     let mut h = Harness::new(LteCell::new(cell(false), vec![ue_at(1, 200.0, 0.0)], 3, 0).unwrap());
     h.drive(&[Cbr::new(1, 40e6, 1500, secs(0.5))], secs(0.5));
-    let near = h.cell.ue_cqi(1).unwrap();
+    let near = h.cell.ue_cqi(1).unwrap().get();
     h.cell
         .set_ue_position(1, Position::new(500.0, 0.0))
         .unwrap();
     assert_eq!(h.cell.ue_position(1).unwrap(), Position::new(500.0, 0.0));
-    assert_eq!(h.cell.ue_cqi(1).unwrap(), near, "nothing measured yet");
+    assert_eq!(
+        h.cell.ue_cqi(1).unwrap().get(),
+        near,
+        "nothing measured yet"
+    );
     let sources = [Cbr {
         start: secs(0.5),
         ..Cbr::new(1, 40e6, 1500, secs(1.0))
     }];
     h.drive(&sources, secs(1.0));
-    let far = h.cell.ue_cqi(1).unwrap();
+    let far = h.cell.ue_cqi(1).unwrap().get();
     eprintln!("CQI at 200 m: {near}, at 500 m: {far}");
     assert!(far + 3 <= near, "{near} → {far}");
 }

@@ -13,13 +13,14 @@ use celltcp_net::queue::DropCause;
 use celltcp_radio::cell::{HarqCombining, LteCell, LteCellConfig};
 use celltcp_radio::mac::HarqConfig;
 use celltcp_radio::pdcp::PdcpConfig;
+use celltcp_radio::phy::Mcs;
 use common::*;
 
 /// Two UEs at a SINR where HARQ fails often enough for RLC AM to retransmit: MCS 16 at BLER
 /// 0.3 per transmission, no soft combining, 2 transmissions (9 % residual failures).
 fn cell(losses: &[(u32, AnyLossModel)], pdcp_reordering: bool) -> LteCellConfig {
     LteCellConfig {
-        fixed_mcs: Some(16),
+        fixed_mcs: Some(Mcs::new(16).unwrap()),
         harq_combining: HarqCombining::None,
         harq: HarqConfig {
             max_transmissions: 2,

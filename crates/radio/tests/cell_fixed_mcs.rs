@@ -4,7 +4,7 @@
 mod common;
 
 use celltcp_radio::cell::{LteCell, LteCellConfig};
-use celltcp_radio::phy::tbs_bits_for_mcs;
+use celltcp_radio::phy::{tbs_bits_for_mcs, Mcs};
 use common::*;
 
 /// IP packet size of the source, bytes.
@@ -17,7 +17,7 @@ fn full_buffer_gets_the_tbs_table_rate() {
     let duration = secs(2.0);
     for mcs in [0u8, 9, 16, 28] {
         let cfg = LteCellConfig {
-            fixed_mcs: Some(mcs),
+            fixed_mcs: Some(Mcs::new(mcs).unwrap()),
             ..LteCellConfig::lte_default("c", ENB)
         };
         let n_prb = cfg.n_prb;

@@ -6,7 +6,7 @@ mod common;
 
 use celltcp_radio::cell::{HarqCombining, LteCell, LteCellConfig};
 use celltcp_radio::mac::HarqConfig;
-use celltcp_radio::phy::BlerModel;
+use celltcp_radio::phy::{BlerModel, Mcs};
 use common::*;
 
 const MCS: u8 = 16;
@@ -21,7 +21,7 @@ fn run(
     seed: u64,
 ) -> (u64, u64, u64, LteCell) {
     let cfg = LteCellConfig {
-        fixed_mcs: Some(MCS),
+        fixed_mcs: Some(Mcs::new(MCS).unwrap()),
         harq_combining: combining,
         harq: HarqConfig {
             max_transmissions: max_tx,
@@ -80,7 +80,7 @@ fn residual_bler_with_chase_combining_follows_the_combined_sinr() {
     let m = BlerModel::default();
     // k equal transmissions combine to s + 10·log10(k) dB.
     let predicted: f64 = (1..=2)
-        .map(|k| m.bler(MCS, s + 10.0 * f64::from(k).log10()).unwrap())
+        .map(|k| m.bler(Mcs::new(MCS).unwrap(), s + 10.0 * f64::from(k).log10()))
         .product();
     let (first, _, residual, _) = run(bler, HarqCombining::Chase, 2, 20.0, 2);
     let measured = residual as f64 / first as f64;

@@ -11,6 +11,7 @@ use celltcp_net::topology::NodeKind;
 use celltcp_net::world::{WorldBuilder, PROTO_UDP};
 use celltcp_radio::cell::{LteCell, LteCellConfig, UeConfig};
 use celltcp_radio::channel::Position;
+use celltcp_radio::phy::Mcs;
 
 fn wan() -> LinkDirConfig {
     LinkDirConfig {
@@ -29,7 +30,7 @@ fn a_udp_flow_crosses_the_cell() {
     let ue = b.add_node("ue", NodeKind::Host, Ipv4Addr::new(10, 0, 1, 1));
     b.add_link("wan", server, enb, 1, wan(), wan());
     let cfg = LteCellConfig {
-        fixed_mcs: Some(16),
+        fixed_mcs: Some(Mcs::new(16).unwrap()),
         ..LteCellConfig::lte_default("cell1", enb)
     };
     let cell = LteCell::new(

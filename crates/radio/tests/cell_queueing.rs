@@ -7,13 +7,14 @@ mod common;
 use celltcp_engine::SimDuration;
 use celltcp_net::queue::DropCause;
 use celltcp_radio::cell::{LteCell, LteCellConfig};
+use celltcp_radio::phy::Mcs;
 use celltcp_radio::rlc::BufferLimit;
 use common::*;
 
 /// MCS 16 on 50 PRBs: 15.264 Mbit/s at the PHY; the source sends 20 Mbit/s for 4 s.
 fn run(limit: BufferLimit) -> Harness {
     let base = LteCellConfig {
-        fixed_mcs: Some(16),
+        fixed_mcs: Some(Mcs::new(16).unwrap()),
         ..LteCellConfig::lte_default("c", ENB)
     };
     let cfg = LteCellConfig {

@@ -6,6 +6,7 @@ mod common;
 
 use celltcp_radio::cell::{default_rlc_am, HarqCombining, LteCell, LteCellConfig, RlcModeConfig};
 use celltcp_radio::mac::HarqConfig;
+use celltcp_radio::phy::Mcs;
 use celltcp_radio::rlc::{BufferLimit, MaxRetxAction, RlcAmConfig, RlcUmConfig};
 use common::*;
 
@@ -13,7 +14,7 @@ const MCS: u8 = 16;
 
 fn lossy_cell(bler: f64, max_tx: u8, rlc: RlcModeConfig) -> LteCellConfig {
     LteCellConfig {
-        fixed_mcs: Some(MCS),
+        fixed_mcs: Some(Mcs::new(MCS).unwrap()),
         harq_combining: HarqCombining::None,
         harq: HarqConfig {
             max_transmissions: max_tx,

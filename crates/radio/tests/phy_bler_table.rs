@@ -4,9 +4,12 @@
 
 use celltcp_engine::RngStream;
 use celltcp_radio::phy::{
-    mcs_for_cqi, Amc, BlerModel, BlerTable, BlerTableError, ChaseCombining, PhyError, CQI_MAX,
-    MCS_MAX,
+    mcs_for_cqi, Amc, BlerModel, BlerTable, BlerTableError, ChaseCombining, Cqi, Mcs, MCS_MAX,
 };
+
+fn mcs(index: u8) -> Mcs {
+    Mcs::new(index).unwrap()
+}
 
 /// Centre (10 % point) of MCS `m` in the synthetic table, dB.
 fn centre_db(m: u8) -> f64 {
@@ -351,37 +354,37 @@ fn interpolation_by_hand() {
     let m = synthetic();
     assert!(m.table().is_some());
     assert!(BlerModel::default().table().is_none());
-    for mcs in 0..=MCS_MAX {
-        let c = centre_db(mcs);
+    for mcs in Mcs::all() {
+        let c = centre_db(mcs.get());
         // At the points.
-        assert_eq!(m.bler(mcs, c - 2.0), Ok(1.0));
-        assert_eq!(m.bler(mcs, c), Ok(0.1));
-        assert_eq!(m.bler(mcs, c + 2.0), Ok(1e-3));
-        assert_eq!(m.bler(mcs, c + 3.0), Ok(0.0));
+        assert_eq!(m.bler(mcs, c - 2.0), 1.0);
+        assert_eq!(m.bler(mcs, c), 0.1);
+        assert_eq!(m.bler(mcs, c + 2.0), 1e-3);
+        assert_eq!(m.bler(mcs, c + 3.0), 0.0);
         // Between: log10 BLER linear. From (c−2, 0) to (c, −1): at c − 1.5, −0.25.
-        let b = m.bler(mcs, c - 1.5).unwrap();
+        let b = m.bler(mcs, c - 1.5);
         assert!((b - 0.562_341_325_190_349).abs() < 1e-12, "{b}");
         // From (c, −1) to (c+2, −3): at c + 1, −2 → 0.01; at c + 0.5, −1.5.
-        assert!((m.bler(mcs, c + 1.0).unwrap() - 0.01).abs() < 1e-14);
-        assert!((m.bler(mcs, c + 0.5).unwrap() - 0.031_622_776_601_683_8).abs() < 1e-14);
+        assert!((m.bler(mcs, c + 1.0) - 0.01).abs() < 1e-14);
+        assert!((m.bler(mcs, c + 0.5) - 0.031_622_776_601_683_8).abs() < 1e-14);
         // Towards the zero point, linear in BLER: at c + 2.25, 10⁻³·0.75.
-        assert!((m.bler(mcs, c + 2.25).unwrap() - 7.5e-4).abs() < 1e-15);
-        // Outside the points: the end points' BLER.
-        assert_eq!(m.bler(mcs, c - 30.0), Ok(1.0));
-        assert_eq!(m.bler(mcs, c + 30.0), Ok(0.0));
-        assert_eq!(m.bler(mcs, f64::NAN), Ok(1.0));
+        assert!((m.bler(mcs, c + 2.25) - 7.5e-4).abs() < 1e-15);
+        // Outside the points: the end points' BLER, at any SINR.
+        assert_eq!(m.bler(mcs, c - 30.0), 1.0);
+        assert_eq!(m.bler(mcs, c + 30.0), 0.0);
+        assert_eq!(m.bler(mcs, f64::NEG_INFINITY), 1.0);
+        assert_eq!(m.bler(mcs, f64::INFINITY), 0.0);
+        assert_eq!(m.bler(mcs, f64::NAN), 1.0);
         // Threshold and inverse.
-        assert_eq!(m.sinr10_db(mcs), Ok(c));
+        assert_eq!(m.sinr10_db(mcs), c);
         assert!((m.sinr_db_for_bler(mcs, 0.01).unwrap() - (c + 1.0)).abs() < 1e-12);
         assert_eq!(m.sinr_db_for_bler(mcs, 1.0), Ok(f64::NEG_INFINITY));
         assert_eq!(m.sinr_db_for_bler(mcs, 0.0), Ok(c + 3.0));
     }
     // Every curve falls from 10 % to 1 % in 1 dB.
     assert!((m.decade_db() - 1.0).abs() < 1e-12);
-    assert_eq!(m.bler(29, 0.0), Err(PhyError::Mcs { mcs: 29 }));
-    assert_eq!(m.sinr10_db(29), Err(PhyError::Mcs { mcs: 29 }));
-    assert!(m.sinr_db_for_bler(0, 1.5).is_err());
-    assert!(m.sinr_db_for_bler(0, f64::NAN).is_err());
+    assert!(m.sinr_db_for_bler(Mcs::MIN, 1.5).is_err());
+    assert!(m.sinr_db_for_bler(Mcs::MIN, f64::NAN).is_err());
 }
 
 #[test]
@@ -394,9 +397,9 @@ fn a_table_whose_curves_stop_above_one_percent_has_no_decade() {
     }
     let m = BlerModel::from_table(BlerTable::parse(&t).unwrap());
     assert!(m.decade_db().is_nan());
-    assert_eq!(m.sinr_db_for_bler(3, 0.01), Ok(f64::INFINITY));
+    assert_eq!(m.sinr_db_for_bler(mcs(3), 0.01), Ok(f64::INFINITY));
     // Above the last point the BLER stays at the last point's.
-    assert_eq!(m.bler(3, 50.0), Ok(0.05));
+    assert_eq!(m.bler(mcs(3), 50.0), 0.05);
 }
 
 #[test]
@@ -406,12 +409,11 @@ fn points_in_any_order_and_csv_round_trip() {
     let shuffled = BlerTable::parse(&text(&lines)).unwrap();
     let sorted = BlerTable::parse(&text(&synthetic_lines())).unwrap();
     assert_eq!(shuffled, sorted);
-    let points: Vec<(f64, f64)> = sorted.points(4).unwrap().collect();
+    let points: Vec<(f64, f64)> = sorted.points(mcs(4)).collect();
     assert_eq!(
         points,
         vec![(-6.0, 1.0), (-4.0, 0.1), (-2.0, 1e-3), (-1.0, 0.0)]
     );
-    assert!(sorted.points(29).is_err());
     let dense = dense_default_table();
     assert_eq!(BlerTable::parse(&dense.to_csv()).unwrap(), dense);
 }
@@ -424,13 +426,13 @@ const GRID_DB: f64 = 0.05;
 fn dense_default_table() -> BlerTable {
     let d = BlerModel::default();
     let mut t = String::from("mcs,sinr_db,bler\n");
-    for mcs in 0..=MCS_MAX {
-        let s10 = d.sinr10_db(mcs).unwrap();
+    for mcs in Mcs::all() {
+        let s10 = d.sinr10_db(mcs);
         let first = ((s10 - 10.0) / GRID_DB).floor() as i64;
         let last = ((s10 + 10.0) / GRID_DB).ceil() as i64;
         for k in first..=last {
             let s = k as f64 * GRID_DB;
-            t.push_str(&format!("{mcs},{s},{}\n", d.bler(mcs, s).unwrap()));
+            t.push_str(&format!("{mcs},{s},{}\n", d.bler(mcs, s)));
         }
     }
     BlerTable::parse(&t).unwrap()
@@ -442,14 +444,14 @@ fn a_dense_table_of_the_default_curves_reproduces_them() {
     let t = BlerModel::from_table(dense_default_table());
     let mut rng = RngStream::new(7, 0, "phy/bler_table/dense");
     let mut worst: f64 = 0.0;
-    for mcs in 0..=MCS_MAX {
+    for mcs in Mcs::all() {
         for _ in 0..2000 {
             let s = rng.uniform(-15.0, 35.0);
-            let err = (t.bler(mcs, s).unwrap() - d.bler(mcs, s).unwrap()).abs();
+            let err = (t.bler(mcs, s) - d.bler(mcs, s)).abs();
             worst = worst.max(err);
             assert!(err < 1e-3, "MCS {mcs} at {s} dB: {err}");
         }
-        let ds = (t.sinr10_db(mcs).unwrap() - d.sinr10_db(mcs).unwrap()).abs();
+        let ds = (t.sinr10_db(mcs) - d.sinr10_db(mcs)).abs();
         assert!(ds < 1e-3, "MCS {mcs}: 10 % point off by {ds} dB");
     }
     assert!(
@@ -461,8 +463,8 @@ fn a_dense_table_of_the_default_curves_reproduces_them() {
     // Link adaptation picks the same CQI from −10 to 30 dB, except within 0.05 dB of a
     // threshold of the default curves.
     let (amc_d, amc_t) = (Amc::new(d.clone()), Amc::new(t.clone()));
-    let thresholds: Vec<f64> = (1..=CQI_MAX)
-        .map(|cqi| d.sinr10_db(mcs_for_cqi(cqi).unwrap().unwrap()).unwrap())
+    let thresholds: Vec<f64> = Cqi::in_range()
+        .map(|cqi| d.sinr10_db(mcs_for_cqi(cqi).unwrap()))
         .collect();
     let mut compared = 0;
     for tenth_db in -100..=300 {
@@ -481,61 +483,54 @@ fn a_dense_table_of_the_default_curves_reproduces_them() {
 fn link_adaptation_on_a_table_meets_the_target() {
     let m = synthetic();
     let amc = Amc::new(m.clone());
-    assert_eq!(amc.cqi_for_sinr(-30.0), 0);
-    assert_eq!(amc.cqi_for_sinr(40.0), CQI_MAX);
+    assert_eq!(amc.cqi_for_sinr(-30.0), Cqi::OUT_OF_RANGE);
+    assert_eq!(amc.cqi_for_sinr(40.0), Cqi::MAX);
     for tenth_db in -150..=300 {
         let s = f64::from(tenth_db) / 10.0;
         let cqi = amc.cqi_for_sinr(s);
-        if cqi > 0 {
-            let mcs = mcs_for_cqi(cqi).unwrap().unwrap();
-            assert!(m.bler(mcs, s).unwrap() <= 0.1 + 1e-12, "{s} dB");
+        if let Some(mcs) = mcs_for_cqi(cqi) {
+            assert!(m.bler(mcs, s) <= 0.1 + 1e-12, "{s} dB");
         }
-        if cqi < CQI_MAX {
-            let next = mcs_for_cqi(cqi + 1).unwrap().unwrap();
-            assert!(m.bler(next, s).unwrap() > 0.1, "{s} dB");
+        if cqi < Cqi::MAX {
+            let next = mcs_for_cqi(Cqi::new(cqi.get() + 1).unwrap()).unwrap();
+            assert!(m.bler(next, s) > 0.1, "{s} dB");
         }
     }
     // CQI c maps to MCS 2(c − 1), whose 10 % point is −8 + 2(c − 1) dB.
-    assert_eq!(amc.cqi_for_sinr(-8.0 + 16.0), 9);
-    assert_eq!(amc.cqi_for_sinr(-8.0 + 16.0 - 1e-9), 8);
+    assert_eq!(amc.cqi_for_sinr(-8.0 + 16.0).get(), 9);
+    assert_eq!(amc.cqi_for_sinr(-8.0 + 16.0 - 1e-9).get(), 8);
 }
 
 #[test]
 fn chase_combining_reads_the_combined_sinr_off_the_table() {
     let m = synthetic();
-    let mcs = 12;
-    let c = centre_db(mcs);
+    let mcs = mcs(12);
+    let c = centre_db(mcs.get());
     let mut comb = ChaseCombining::new();
-    assert_eq!(m.bler_combined(mcs, &comb), Ok(1.0));
+    assert_eq!(m.bler_combined(mcs, &comb), 1.0);
     comb.add_transmission(c - 1.0);
     comb.add_transmission(c - 1.0);
     // Two equal transmissions: c − 1 + 3.0103 dB = c + 2.0103, past the 10⁻³ point on the
     // segment linear in BLER: 10⁻³·(1 − 0.0103).
     let expected = 1e-3 * (1.0 - (10.0 * 2f64.log10() - 3.0));
-    assert!((m.bler_combined(mcs, &comb).unwrap() - expected).abs() < 1e-12);
+    assert!((m.bler_combined(mcs, &comb) - expected).abs() < 1e-12);
     assert_eq!(
         m.bler_combined(mcs, &comb),
         m.bler(mcs, comb.effective_sinr_db())
-    );
-    assert_eq!(
-        m.bler_combined(29, &ChaseCombining::new()),
-        Err(PhyError::Mcs { mcs: 29 })
     );
 }
 
 #[test]
 fn decoding_draws_match_the_table_bler() {
     let m = synthetic();
-    let mcs = 20;
+    let mcs = mcs(20);
     // Between points: c − 1 is halfway from (c−2, 1) to (c, 0.1) in log10, BLER 10^−0.5.
-    let s = centre_db(mcs) - 1.0;
-    let p = m.bler(mcs, s).unwrap();
+    let s = centre_db(mcs.get()) - 1.0;
+    let p = m.bler(mcs, s);
     assert!((p - 0.316_227_766_016_838).abs() < 1e-12);
     let n = 100_000;
     let mut rng = RngStream::new(11, 0, "phy/bler_table/draws");
-    let lost = (0..n)
-        .filter(|_| !m.is_decoded(mcs, s, &mut rng).unwrap())
-        .count();
+    let lost = (0..n).filter(|_| !m.is_decoded(mcs, s, &mut rng)).count();
     let rate = lost as f64 / n as f64;
     let sigma = (p * (1.0 - p) / n as f64).sqrt();
     assert!((rate - p).abs() < 4.0 * sigma, "{rate} vs {p} ± {sigma}");
@@ -554,7 +549,7 @@ fn one_uniform_per_decoding_draw_in_both_forms() {
             } else {
                 -40.0 + 0.08 * f64::from(k)
             };
-            m.is_decoded((k % 29) as u8, s, &mut rng).unwrap();
+            m.is_decoded(mcs((k % 29) as u8), s, &mut rng);
         }
         next.push(rng.next_u64());
     }
@@ -569,21 +564,17 @@ fn one_uniform_per_decoding_draw_in_both_forms() {
 #[test]
 fn logistic_inverse_matches_its_curve() {
     let d = BlerModel::default();
-    for mcs in [0, 9, 28] {
+    for mcs in [0, 9, 28].map(mcs) {
         for b in [0.9, 0.5, 0.1, 0.01, 1e-4] {
             let s = d.sinr_db_for_bler(mcs, b).unwrap();
-            assert!((d.bler(mcs, s).unwrap() - b).abs() < 1e-12 * b.max(1e-3) / 1e-3);
+            assert!((d.bler(mcs, s) - b).abs() < 1e-12 * b.max(1e-3) / 1e-3);
         }
-        assert_eq!(d.sinr_db_for_bler(mcs, 0.1), d.sinr10_db(mcs));
-        assert!(
-            (d.sinr_db_for_bler(mcs, 0.01).unwrap() - d.sinr10_db(mcs).unwrap() - 1.0).abs()
-                < 1e-12
-        );
+        assert_eq!(d.sinr_db_for_bler(mcs, 0.1), Ok(d.sinr10_db(mcs)));
+        assert!((d.sinr_db_for_bler(mcs, 0.01).unwrap() - d.sinr10_db(mcs) - 1.0).abs() < 1e-12);
         assert_eq!(d.sinr_db_for_bler(mcs, 1.0), Ok(f64::NEG_INFINITY));
         assert_eq!(d.sinr_db_for_bler(mcs, 0.0), Ok(f64::INFINITY));
     }
-    assert!(d.sinr_db_for_bler(0, -0.1).is_err());
-    assert_eq!(d.sinr_db_for_bler(29, 0.1), Err(PhyError::Mcs { mcs: 29 }));
+    assert!(d.sinr_db_for_bler(Mcs::MIN, -0.1).is_err());
 }
 
 #[test]
@@ -612,14 +603,11 @@ fn a_table_read_as_a_stream_equals_its_text_with_any_line_end() {
     // A table written by `to_csv` reads back the same through a stream.
     let dense = {
         let mut csv = String::from("mcs,sinr_db,bler\n");
-        for mcs in 0..=MCS_MAX {
-            let s10 = sampled.sinr10_db(mcs).unwrap();
+        for mcs in Mcs::all() {
+            let s10 = sampled.sinr10_db(mcs);
             for k in -8..=8 {
                 let sinr = s10 + f64::from(k) * 0.5;
-                csv.push_str(&format!(
-                    "{mcs},{sinr:?},{:?}\n",
-                    sampled.bler(mcs, sinr).unwrap()
-                ));
+                csv.push_str(&format!("{mcs},{sinr:?},{:?}\n", sampled.bler(mcs, sinr)));
             }
         }
         BlerTable::parse(&csv).unwrap()

@@ -9,7 +9,7 @@ mod keys;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use celltcp_radio::phy::{BlerModel, MCS_MAX};
+use celltcp_radio::phy::{BlerModel, Mcs};
 use celltcp_scenario::{load_path, run, RunOptions};
 use keys::*;
 use serde_json::Value;
@@ -27,11 +27,11 @@ fn dir(test: &str) -> PathBuf {
 fn sampled_default_curves(shift_db: f64) -> String {
     let model = BlerModel::default();
     let mut csv = String::from("# BlerModel::default(), sampled every 0.05 dB\nmcs,sinr_db,bler\n");
-    for mcs in 0..=MCS_MAX {
-        let s10 = model.sinr10_db(mcs).unwrap();
+    for mcs in Mcs::all() {
+        let s10 = model.sinr10_db(mcs);
         for k in -200..=200 {
             let sinr = s10 + f64::from(k) * 0.05;
-            let bler = model.bler(mcs, sinr).unwrap();
+            let bler = model.bler(mcs, sinr);
             writeln!(csv, "{mcs},{:?},{bler:?}", sinr + shift_db).unwrap();
         }
     }
@@ -178,6 +178,77 @@ fn bad_tables_are_refused_with_the_key_the_file_and_the_line() {
         e,
         "cells.c.bler_decade_db: 2 is given with cells.c.bler_table; the table's curves have \
          their own slopes, so give one of the two keys"
+    );
+}
+
+/// A table of three points per MCS, (c − 2, 1), (c, 0.1), (c + 2, 10⁻³) with c = −8 + m dB,
+/// with the curve of each MCS in `replaced` given instead as its points (SINR, BLER), and no
+/// curve at all for the MCSs in `dropped`. Returns the text and, per MCS, the 1-based line
+/// of its first point.
+fn synthetic_table(replaced: &[(u8, &[(f64, f64)])], dropped: &[u8]) -> (String, Vec<usize>) {
+    let mut csv = String::from("mcs,sinr_db,bler\n");
+    let mut first_line = vec![0; 29];
+    let mut line = 1;
+    for m in Mcs::all().map(Mcs::get).filter(|m| !dropped.contains(m)) {
+        let c = -8.0 + f64::from(m);
+        let standard = [(c - 2.0, 1.0), (c, 0.1), (c + 2.0, 1e-3)];
+        let points = replaced
+            .iter()
+            .find(|(r, _)| *r == m)
+            .map_or(&standard[..], |(_, p)| p);
+        first_line[usize::from(m)] = line + 1;
+        for (sinr, bler) in points {
+            writeln!(csv, "{m},{sinr:?},{bler:?}").unwrap();
+            line += 1;
+        }
+    }
+    (csv, first_line)
+}
+
+/// A table that would leave link adaptation without an MCS for a CQI — no curve for the MCS of
+/// CQI 15, a curve that never reaches the CQI target BLER 0.1 (so its CQI has no SINR
+/// threshold), a 10 % point not above the lower MCS's (so a CQI is never reported) — is
+/// refused when the scenario is loaded, naming the key, the file and, where there is one, the
+/// line: the cell is only ever built with a curve and a threshold for every MCS it can choose.
+#[test]
+fn tables_that_leave_a_cqi_without_its_mcs_curve_are_refused_naming_the_key() {
+    let d = dir("cqi");
+    let text = two_ue_scenario("bler_table = \"curves.csv\"");
+    let file = d.join("curves.csv");
+    let file = file.display();
+    // The sampled table loads; the synthetic one too: the cases below differ in one curve.
+    let (good, _) = synthetic_table(&[], &[]);
+    assert!(load_in(&d, &text, Some(&good), &[("simulation.duration", "0.1s")]).is_ok());
+    let (missing_top, _) = synthetic_table(&[], &[28]);
+    let e = load_in(&d, &text, Some(&missing_top), &[]).unwrap_err();
+    assert_eq!(
+        e,
+        format!(
+            "cells.c.bler_table: {file}: no curve for MCS 28; expected at least 2 points for \
+             every MCS in 0..=28"
+        )
+    );
+    // MCS 16 (CQI 9) stays above BLER 0.1.
+    let (short, lines) = synthetic_table(&[(16, &[(6.0, 1.0), (12.0, 0.5)])], &[]);
+    let e = load_in(&d, &text, Some(&short), &[]).unwrap_err();
+    assert_eq!(
+        e,
+        format!(
+            "cells.c.bler_table: {file}:{}: MCS 16 ends at BLER 0.5 (12 dB); expected a curve \
+             that reaches BLER 0.1 (the CQI target) within its points",
+            lines[16] + 1
+        )
+    );
+    // MCS 10 (CQI 6) reaches 10 % at 1 dB, below MCS 9's 1 dB + 0.5.
+    let (unordered, lines) = synthetic_table(&[(10, &[(-1.5, 1.0), (0.5, 0.1), (2.5, 1e-3)])], &[]);
+    let e = load_in(&d, &text, Some(&unordered), &[]).unwrap_err();
+    assert_eq!(
+        e,
+        format!(
+            "cells.c.bler_table: {file}:{}: MCS 10 reaches BLER 0.1 at 0.5 dB, not above MCS 9 \
+             (1 dB); expected 10 % points that increase with the MCS",
+            lines[10] + 1
+        )
     );
 }
 

@@ -187,6 +187,35 @@ fn bler_decade_db_sets_the_slope_of_the_bler_curves() {
 }
 
 #[test]
+fn fixed_mcs_sets_every_block_s_mcs_and_is_refused_outside_the_mcs_table() {
+    // Both ends of TS 36.213 Table 7.1.7.1-1 (the MCSs with a transport block size of their
+    // own), far above the threshold of MCS 28: every new block goes at the fixed MCS.
+    for mcs in [0u8, 28] {
+        let s = one_ue_summary(
+            "0.5s",
+            40.0,
+            mcs,
+            "",
+            &udp("f", "server", "ue", "2Mbps", "500B", ""),
+        );
+        assert!(ue_figure(&s, "ue", "phy_throughput_bps") > 0.0, "MCS {mcs}");
+        assert_eq!(ue_figure(&s, "ue", "mcs_mean"), f64::from(mcs));
+    }
+    // Outside it, the scenario is refused when it is loaded (before any cell is built),
+    // naming the key: the cell is built only with an MCS its tables and BLER curves cover.
+    let text = scenario("1s", "fixed_mcs = 29", &[("ue", 100.0, "")], "");
+    assert_eq!(
+        error(&text, &[]),
+        "cells.c.fixed_mcs: 29 is out of range; expected an MCS index 0 to 28"
+    );
+    let text = scenario("1s", "", &[("ue", 100.0, "")], "");
+    assert_eq!(
+        error(&text, &[("cells.c.fixed_mcs", "31")]),
+        "cells.c.fixed_mcs: 31 is out of range; expected an MCS index 0 to 28"
+    );
+}
+
+#[test]
 fn cqi_period_and_delay_set_the_cqi_lag() {
     // A UE at 60 km/h in Rayleigh fading (coherence time about 4 ms at 2 GHz). Reported every
     // TTI and used at once, the CQI is that of the block's own SINR, so the first

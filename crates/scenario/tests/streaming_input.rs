@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use celltcp_net::text_lines::MAX_LINE_BYTES;
-use celltcp_radio::phy::{BlerModel, BlerTable, MCS_MAX};
+use celltcp_radio::phy::{BlerModel, BlerTable, Mcs};
 use celltcp_scenario::{load_path, Scenario};
 
 fn examples() -> PathBuf {
@@ -39,11 +39,11 @@ const TABLE_KEY: &str = "cells.cell1.bler_table";
 fn table_text() -> String {
     let model = BlerModel::default();
     let mut csv = String::from("# sampled\nmcs,sinr_db,bler\n");
-    for mcs in 0..=MCS_MAX {
-        let s10 = model.sinr10_db(mcs).unwrap();
+    for mcs in Mcs::all() {
+        let s10 = model.sinr10_db(mcs);
         for k in -20..=20 {
             let sinr = s10 + f64::from(k) * 0.5;
-            writeln!(csv, "{mcs},{sinr:?},{:?}", model.bler(mcs, sinr).unwrap()).unwrap();
+            writeln!(csv, "{mcs},{sinr:?},{:?}", model.bler(mcs, sinr)).unwrap();
         }
     }
     csv

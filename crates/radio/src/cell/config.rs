@@ -8,9 +8,9 @@ use celltcp_net::loss::AnyLossModel;
 use celltcp_net::packet::NodeId;
 
 use crate::channel::{ChannelError, FreeSpace, PathLossModel, Position};
-use crate::mac::{HarqConfig, HarqError, MacError};
+use crate::mac::{HarqConfig, HarqError, MacError, Weight};
 use crate::pdcp::{PdcpConfig, PdcpConfigError};
-use crate::phy::{BlerModel, PhyError, MCS_MAX, N_PRB_MAX};
+use crate::phy::{BlerModel, Mcs, PhyError, N_PRB_MAX};
 use crate::rlc::{BufferLimit, RlcAmConfig, RlcConfigError, RlcSduRefused, RlcUmConfig};
 
 /// Another cell on the same carrier, seen by every UE of this cell as interference.
@@ -104,9 +104,9 @@ pub struct LteCellConfig {
     pub n_prb: u32,
     /// Carrier frequency, Hz (Doppler of the fading; path-loss models carry their own).
     pub carrier_hz: f64,
-    /// Total transmit power over the carrier, dBm.
+    /// Total transmit power over the carrier, dBm (−100..=100).
     pub tx_power_dbm: f64,
-    /// Transmit plus receive antenna gain, dB.
+    /// Transmit plus receive antenna gain, dB (−100..=100).
     pub antenna_gain_db: f64,
     /// UE receiver noise figure, dB (0..=30).
     pub noise_figure_db: f64,
@@ -156,8 +156,8 @@ pub struct LteCellConfig {
     pub cqi_period_tti: u32,
     /// TTIs from the measurement of a CQI to its use by the scheduler.
     pub cqi_delay_tti: u32,
-    /// Bypass link adaptation: every new transport block uses this MCS (0..=28).
-    pub fixed_mcs: Option<u8>,
+    /// Bypass link adaptation: every new transport block uses this MCS.
+    pub fixed_mcs: Option<Mcs>,
     pub uplink: UplinkConfig,
     /// Keep the per-TTI series (see [`CellTrace`](super::CellTrace)).
     pub trace_series: bool,
@@ -221,18 +221,21 @@ impl LteCellConfig {
                 "a positive frequency in Hz",
             );
         }
-        if !self.tx_power_dbm.is_finite() {
+        // Bounded, not only finite, so that the SINR of every TTI has a finite linear value
+        // (HARQ adds linear SINRs): with these, the noise floor and the path-loss models'
+        // minimum distances, the SINR stays within some hundreds of dB.
+        if !(-100.0..=100.0).contains(&self.tx_power_dbm) {
             return bad(
                 "tx_power_dbm",
                 self.tx_power_dbm.to_string(),
-                "a finite power in dBm",
+                "a power in [-100, 100] dBm",
             );
         }
-        if !self.antenna_gain_db.is_finite() {
+        if !(-100.0..=100.0).contains(&self.antenna_gain_db) {
             return bad(
                 "antenna_gain_db",
                 self.antenna_gain_db.to_string(),
-                "a finite gain in dB",
+                "a gain in [-100, 100] dB",
             );
         }
         if !(self.position.x_m.is_finite() && self.position.y_m.is_finite()) {
@@ -266,7 +269,7 @@ impl LteCellConfig {
             }
         }
         for w in self.ue_weights.values() {
-            if !(w.is_finite() && *w > 0.0) {
+            if Weight::new(*w).is_err() {
                 return bad("ue_weights", w.to_string(), "a finite weight > 0");
             }
         }
@@ -279,11 +282,6 @@ impl LteCellConfig {
         }
         if self.cqi_period_tti == 0 {
             return bad("cqi_period_tti", "0".into(), "at least 1 TTI");
-        }
-        if let Some(m) = self.fixed_mcs {
-            if m > MCS_MAX {
-                return bad("fixed_mcs", m.to_string(), "an MCS index in 0..=28");
-            }
         }
         let ul = &self.uplink;
         if ul.rate_bps == 0 {
@@ -420,13 +418,20 @@ mod tests {
             }),
             "cell.n_prb: 0 is invalid; expected 1..=110 PRBs"
         );
-        assert_eq!(
-            msg(LteCellConfig {
-                fixed_mcs: Some(29),
-                ..base.clone()
-            }),
-            "cell.fixed_mcs: 29 is invalid; expected an MCS index in 0..=28"
-        );
+        for p in [f64::NAN, 101.0, 1e6] {
+            assert_eq!(
+                msg(LteCellConfig {
+                    tx_power_dbm: p,
+                    ..base.clone()
+                }),
+                format!("cell.tx_power_dbm: {p} is invalid; expected a power in [-100, 100] dBm")
+            );
+        }
+        assert!(msg(LteCellConfig {
+            antenna_gain_db: 1e6,
+            ..base.clone()
+        })
+        .starts_with("cell.antenna_gain_db: 1000000 is invalid"));
         assert!(msg(LteCellConfig {
             cqi_period_tti: 0,
             ..base.clone()

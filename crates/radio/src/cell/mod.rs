@@ -64,7 +64,7 @@ use celltcp_net::trace::Traces;
 
 use crate::channel::{noise_power_dbm, Position};
 use crate::mac::{build, Allocation, MacScheduler, MacSchedulerConfig, UeState};
-use crate::phy::{Amc, TTI_NS};
+use crate::phy::{Amc, Cqi, TTI_NS};
 
 pub use bearer::{BearerSdu, StampedPacket};
 pub use capture::{CaptureOut, CellCapture, IpCapture};
@@ -290,7 +290,7 @@ impl LteCell {
     }
 
     /// The CQI the scheduler currently uses for a UE.
-    pub fn ue_cqi(&self, node: NodeId) -> Result<u8, CellError> {
+    pub fn ue_cqi(&self, node: NodeId) -> Result<Cqi, CellError> {
         Ok(self.ue(node)?.cqi.current())
     }
 
@@ -539,7 +539,7 @@ impl Medium for LteCell {
             let c = &ue.counters;
             let mut push = |k: &str, v: f64| out.push((format!("ue.{n}.{k}"), v));
             push("buffer_bytes", ue.buffer.current() as f64);
-            push("cqi", ue.cqi.current() as f64);
+            push("cqi", f64::from(ue.cqi.current().get()));
             push("tb_bits_decoded", c.tb_bits_decoded as f64);
             push("sdu_bytes_delivered", c.sdu_bytes_delivered as f64);
             push("sdus_delivered", c.sdus_delivered as f64);

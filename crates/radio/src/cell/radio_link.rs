@@ -29,7 +29,7 @@ use std::collections::VecDeque;
 use celltcp_engine::RngStream;
 
 use crate::channel::{PathLoss, Position, RayleighFading, Shadowing};
-use crate::phy::{Amc, TTI_NS};
+use crate::phy::{Amc, Cqi, TTI_NS};
 
 use super::config::{CellError, LteCellConfig, UeConfig};
 use super::los::LinkConditions;
@@ -215,9 +215,9 @@ pub struct CqiReports {
     period: u64,
     delay: u64,
     /// Reports measured and not yet visible: (TTI from which visible, CQI), in TTI order.
-    in_flight: VecDeque<(u64, u8)>,
+    in_flight: VecDeque<(u64, Cqi)>,
     /// The CQI the scheduler uses.
-    current: u8,
+    current: Cqi,
     /// Last TTI up to which measurements have been considered.
     measured_through: Option<u64>,
     /// Sum and count of the reports made, for the mean CQI.
@@ -227,7 +227,7 @@ pub struct CqiReports {
 
 impl CqiReports {
     /// Reports every `period` TTIs, used `delay` TTIs later, starting from `initial_cqi`.
-    pub fn new(period: u32, delay: u32, initial_cqi: u8) -> Self {
+    pub fn new(period: u32, delay: u32, initial_cqi: Cqi) -> Self {
         let (period, delay) = (u64::from(period.max(1)), u64::from(delay));
         CqiReports {
             period,
@@ -245,14 +245,14 @@ impl CqiReports {
     /// after a handover): reports in flight are dropped, the scheduler uses `initial_cqi` (the
     /// measurement made at access) until the first periodic report measured at or after
     /// `first_tti` is visible. The mean over the reports made so far is kept.
-    pub fn restart(&mut self, first_tti: u64, initial_cqi: u8) {
+    pub fn restart(&mut self, first_tti: u64, initial_cqi: Cqi) {
         self.in_flight.clear();
         self.current = initial_cqi;
         self.measured_through = first_tti.checked_sub(1);
     }
 
     /// The CQI the scheduler uses.
-    pub fn current(&self) -> u8 {
+    pub fn current(&self) -> Cqi {
         self.current
     }
 
@@ -270,7 +270,7 @@ impl CqiReports {
         link: &mut RadioLink,
         cfg: &LteCellConfig,
         amc: &Amc,
-    ) -> Option<u8> {
+    ) -> Option<Cqi> {
         // The latest report TTI whose report is visible at `tti`: reports before it are
         // superseded and need not be measured.
         let oldest_needed = tti
@@ -289,7 +289,7 @@ impl CqiReports {
                 self.in_flight.pop_front();
             }
             self.in_flight.push_back((m + self.delay, cqi));
-            self.sum += u64::from(cqi);
+            self.sum += u64::from(cqi.get());
             self.count += 1;
             if m == tti {
                 measured_now = Some(cqi);
@@ -353,11 +353,11 @@ mod tests {
         };
         let mut link = RadioLink::new(&cfg, &ue, -95.0, 1, 0, "t").unwrap();
         let amc = Amc::default();
-        let mut r = CqiReports::new(5, 4, 3);
+        let mut r = CqiReports::new(5, 4, Cqi::new(3).unwrap());
         let mut seen = Vec::new();
         for k in 0..12 {
             let measured = r.advance_to(k, &mut link, &cfg, &amc);
-            seen.push((k, measured.is_some(), r.current()));
+            seen.push((k, measured.is_some(), r.current().get()));
         }
         // Measured at 0, 5, 10; the first becomes visible at TTI 4.
         let measured: Vec<u64> = seen.iter().filter(|s| s.1).map(|s| s.0).collect();
@@ -377,12 +377,12 @@ mod tests {
         };
         let mut link = RadioLink::new(&cfg, &ue, -95.0, 1, 0, "t").unwrap();
         let amc = Amc::default();
-        let mut r = CqiReports::new(5, 4, 3);
+        let mut r = CqiReports::new(5, 4, Cqi::new(3).unwrap());
         r.advance_to(0, &mut link, &cfg, &amc);
         // Jump to TTI 103: report 95 (visible at 99) and 100 (visible at 104) are measured.
         assert_eq!(r.advance_to(103, &mut link, &cfg, &amc), None);
         assert_eq!(r.count, 3);
-        assert_eq!(r.current(), 15);
+        assert_eq!(r.current(), Cqi::MAX);
         assert_eq!(r.in_flight.len(), 1);
     }
 }

@@ -10,14 +10,17 @@ use celltcp_net::trace::Traces;
 use crate::channel::{noise_power_dbm, LogDistance, PathLossModel, Position};
 use crate::mac::HarqConfig;
 use crate::pdcp::PdcpPdu;
-use crate::phy::{Amc, BlerModel};
+use crate::phy::{Amc, BlerModel, Mcs};
 use crate::rlc::testkit::sdu;
 use crate::rlc::{BufferLimit, RlcAmConfig, RlcUmConfig};
 
 use super::*;
 
 const ENB: NodeId = 0;
-const MCS: u8 = 16;
+const MCS: Mcs = match Mcs::new(16) {
+    Ok(m) => m,
+    Err(_) => panic!("16 is an MCS"),
+};
 
 fn ms(x: u64) -> SimTime {
     SimTime::from_ns(x * 1_000_000)
@@ -41,7 +44,7 @@ fn lossy_cell(name: &str, bler: f64, rlc: RlcModeConfig) -> LteCellConfig {
     let m = BlerModel::default();
     // BLER = 1/(1 + 9·e^((s − s10)/w)), w = decade/ln 11.
     let w = m.decade_db() / 11f64.ln();
-    let sinr = m.sinr10_db(MCS).unwrap() + w * ((1.0 / bler - 1.0) / 9.0).ln();
+    let sinr = m.sinr10_db(MCS) + w * ((1.0 / bler - 1.0) / 9.0).ln();
     LteCellConfig {
         fixed_mcs: Some(MCS),
         harq_combining: HarqCombining::None,

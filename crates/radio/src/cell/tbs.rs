@@ -11,7 +11,7 @@
 //! sent is never larger than the specification allows on those PRBs.
 
 use crate::mac::TbsLookup;
-use crate::phy::{tbs_bits_for_mcs, PhyError, MCS_MAX};
+use crate::phy::{tbs_bits_for_mcs, Mcs, PhyError};
 
 /// Precomputed sizes for MCS 0..=28 and 1..=N_RB PRBs, bits.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -25,12 +25,12 @@ impl MonotoneTbs {
     /// The table for a carrier of `n_prb` PRBs (1..=110).
     pub fn new(n_prb: u32) -> Result<Self, PhyError> {
         let per_mcs = n_prb as usize;
-        let mut bits = vec![0u32; (usize::from(MCS_MAX) + 1) * per_mcs];
-        for mcs in 0..=MCS_MAX {
-            let row = &mut bits[usize::from(mcs) * per_mcs..][..per_mcs];
+        let mut bits = vec![0u32; Mcs::all().len() * per_mcs];
+        for mcs in Mcs::all() {
+            let row = &mut bits[mcs.index() * per_mcs..][..per_mcs];
             let mut running_min = u32::MAX;
             for n in (1..=n_prb).rev() {
-                running_min = running_min.min(tbs_bits_for_mcs(mcs, n)?);
+                running_min = running_min.min(tbs_bits_for_mcs(mcs.get(), n)?);
                 row[n as usize - 1] = running_min;
             }
         }
@@ -39,13 +39,13 @@ impl MonotoneTbs {
 }
 
 impl TbsLookup for MonotoneTbs {
-    /// Bits of `n_prb` PRBs at `mcs`; 0 outside MCS 0..=28 and 1..=N_RB.
+    /// Bits of `n_prb` PRBs at `mcs`; 0 outside 1..=N_RB. Every MCS has a row.
     #[inline]
-    fn tbs_bits(&self, mcs: u8, n_prb: u32) -> u32 {
-        if mcs > MCS_MAX || n_prb == 0 || n_prb > self.n_prb {
+    fn tbs_bits(&self, mcs: Mcs, n_prb: u32) -> u32 {
+        if n_prb == 0 || n_prb > self.n_prb {
             return 0;
         }
-        self.bits[usize::from(mcs) * self.n_prb as usize + n_prb as usize - 1]
+        self.bits[mcs.index() * self.n_prb as usize + n_prb as usize - 1]
     }
 }
 
@@ -57,12 +57,12 @@ mod tests {
     fn only_the_anomaly_changes_and_sizes_never_decrease() {
         let t = MonotoneTbs::new(110).unwrap();
         let mut changed = Vec::new();
-        for mcs in 0..=MCS_MAX {
+        for mcs in Mcs::all() {
             for n in 1..=110 {
-                let spec = tbs_bits_for_mcs(mcs, n).unwrap();
+                let spec = tbs_bits_for_mcs(mcs.get(), n).unwrap();
                 let used = t.tbs_bits(mcs, n);
                 if used != spec {
-                    changed.push((mcs, n, spec, used));
+                    changed.push((mcs.get(), n, spec, used));
                 }
                 if n > 1 {
                     assert!(used >= t.tbs_bits(mcs, n - 1), "MCS {mcs}, {n} PRBs");
@@ -70,16 +70,16 @@ mod tests {
             }
         }
         assert_eq!(changed, vec![(6, 1, 328, 176)]);
-        assert_eq!(t.tbs_bits(29, 1), 0);
-        assert_eq!(t.tbs_bits(0, 0), 0);
-        assert_eq!(t.tbs_bits(0, 111), 0);
+        assert_eq!(t.tbs_bits(Mcs::MIN, 0), 0);
+        assert_eq!(t.tbs_bits(Mcs::MIN, 111), 0);
     }
 
     #[test]
     fn a_one_prb_carrier_keeps_the_specified_entry() {
         // With one PRB there is no larger allocation to compare with.
         let t = MonotoneTbs::new(1).unwrap();
-        assert_eq!(t.tbs_bits(6, 1), 328);
-        assert_eq!(t.tbs_bits(6, 2), 0);
+        let mcs6 = Mcs::new(6).unwrap();
+        assert_eq!(t.tbs_bits(mcs6, 1), 328);
+        assert_eq!(t.tbs_bits(mcs6, 2), 0);
     }
 }

@@ -19,16 +19,34 @@
 //! Only the UEs that need the TTI are visited (see `wake.rs`), and nothing here or in the MAC
 //! scheduler allocates once the buffers have grown to their working size (RLC may, for
 //! occasional STATUS PDUs and queue growth; see `docs/lte-model.md`).
+//!
+//! No lookup here can fail, so no error is turned into a plausible value: CQIs and MCSs are
+//! [`Cqi`] and [`Mcs`], which hold only the indices the cell's tables have, and its BLER model
+//! has a curve for each MCS (a table without one is refused when it is read, before the cell
+//! is built); HARQ hands out only processes that may transmit now
+//! ([`HarqEntity::claim_retx`](crate::mac::HarqEntity::claim_retx),
+//! [`claim_free_process`](crate::mac::HarqEntity::claim_free_process)). What the types cannot
+//! hold — the scheduler allocating only what the states offered, an SINR with a finite linear
+//! value — is checked, and a violation panics naming the cell and the invariant
+//! ([`broken_invariant`]), which the engine reports as the model's panic instead of the run
+//! going on with made-up losses.
 
 use celltcp_engine::SimTime;
 use celltcp_net::medium::MediumOutput;
 
-use crate::mac::{Allocation, TransportBlock, UeState};
-use crate::phy::mcs_for_cqi;
+use crate::mac::{Allocation, TransportBlock, TxReport, UeState};
+use crate::phy::{mcs_for_cqi, Cqi, Mcs};
 
-use super::config::HarqCombining;
+use super::config::{HarqCombining, LteCellConfig};
 use super::ue::{TtiRecord, UeContext};
 use super::LteCell;
+
+/// A transport block just handed to the PHY on a HARQ process.
+struct SentBlock {
+    process: u8,
+    tb: TransportBlock,
+    report: TxReport,
+}
 
 impl LteCell {
     /// Runs TTI `tti`, which starts at `now`.
@@ -63,31 +81,7 @@ impl LteCell {
         self.allocs = allocs;
         self.scheduler.on_tti_end(tti, &self.served);
         self.ttis_processed += 1;
-        for s in &self.states {
-            let ue = &mut self.ues[s.ue as usize];
-            ue.refresh_buffer(now);
-            if let Some(trace) = self.trace.as_mut() {
-                let r = if ue.record.tti == tti && ue.record.n_prb > 0 {
-                    ue.record
-                } else {
-                    TtiRecord {
-                        mcs: s.mcs,
-                        ..TtiRecord::default()
-                    }
-                };
-                trace.push(
-                    now.as_ns(),
-                    ue.node,
-                    ue.sinr_db,
-                    s.wideband_cqi,
-                    r.mcs,
-                    r.n_prb,
-                    r.tbs_bits,
-                    r.transmission,
-                    r.decoded,
-                );
-            }
-        }
+        self.end_states(tti, now);
         for &i in &touched {
             self.refresh_wake(i);
         }
@@ -115,90 +109,45 @@ impl LteCell {
             ue.counters.sinr_sum_db += ue.sinr_db;
             ue.counters.sinr_samples += 1;
             let reported = ue.cqi.current();
-            let (wideband_cqi, mcs) = match self.cfg.fixed_mcs {
+            let (wideband_cqi, mcs) = match (self.cfg.fixed_mcs, mcs_for_cqi(reported)) {
                 // Link adaptation bypassed: the UE is always eligible, at the fixed MCS.
-                Some(m) => (reported.max(1), m),
-                None => (reported, mcs_for_cqi(reported).ok().flatten().unwrap_or(0)),
+                (Some(m), _) => (reported.max(Cqi::MIN_IN_RANGE), m),
+                (None, Some(m)) => (reported, m),
+                // CQI 0 ("out of range"): no new data, so no MCS is used. The state still
+                // needs one, and MCS 0 is what the per-TTI series shows for such a UE.
+                (None, None) => (reported, Mcs::MIN),
             };
-            let state = UeState {
+            self.states.push(UeState {
                 ue: i as u32,
                 buffer_bytes,
                 wideband_cqi,
                 subband_cqi: None,
                 mcs,
-                // Checked by `LteCellConfig::validate` (finite, > 0).
                 weight: ue.weight,
                 harq_retx: retx,
-            };
-            debug_assert!(state.validate().is_ok(), "{state:?}");
-            self.states.push(state);
+            });
         }
     }
 
-    /// Step 5 for one allocation.
+    /// Step 5 for one allocation: sends the block, draws whether it is decoded and records
+    /// the outcome.
     fn transmit(&mut self, tti: u64, now: SimTime, a: &Allocation) {
-        let Some(ue) = self.ues.get_mut(a.ue as usize) else {
+        let Some(sent) = self.send_block(tti, now, a) else {
             return;
         };
-        let sinr_linear = 10f64.powf(ue.sinr_db / 10.0);
-        if !sinr_linear.is_finite() {
-            return;
-        }
-        let (process, tb, report) = if a.harq_retx {
-            let Some(due) = ue.harq.pending_retx(tti) else {
-                return;
-            };
-            match ue.harq.on_tx(tti, due.process, due.tb, sinr_linear) {
-                Ok(r) => (due.process, due.tb, r),
-                Err(_) => return,
-            }
-        } else {
-            let Some(process) = ue.harq.free_process(tti) else {
-                return;
-            };
-            if !fill_transport_block(ue, process, now, a.tbs_bytes) {
-                ue.counters.empty_grants += 1;
-                return;
-            }
-            self.next_tb_id += 1;
-            let tb = TransportBlock {
-                id: self.next_tb_id,
-                size_bits: a.tbs_bytes * 8,
-                mcs: a.mcs,
-                n_prb: a.n_prb,
-            };
-            match ue.harq.on_tx(tti, process, tb, sinr_linear) {
-                Ok(r) => {
-                    ue.counters.mcs_sum += u64::from(a.mcs);
-                    ue.counters.new_tbs += 1;
-                    (process, tb, r)
-                }
-                Err(_) => {
-                    ue.harq_pdus[usize::from(process)].clear();
-                    return;
-                }
-            }
-        };
-        let decoding_sinr_db = match self.cfg.harq_combining {
-            HarqCombining::Chase => 10.0 * report.combined_sinr_linear.log10(),
-            HarqCombining::None => ue.sinr_db,
-        };
-        // One uniform per transmission, drawn whatever the BLER (aligned streams).
-        let u = ue.rng_bler.next_f64();
-        let decoded = match self.cfg.bler.bler(tb.mcs, decoding_sinr_db) {
-            Ok(bler) => u >= bler,
-            Err(_) => false,
-        };
-        let p = usize::from(process);
+        let ue = &mut self.ues[a.ue as usize];
+        let decoded = decode(&self.cfg, ue, &sent);
+        let p = usize::from(sent.process);
+        let tb = sent.tb;
         if let Some(c) = self.capture.as_deref_mut() {
             c.downlink_tb(
                 now,
                 tti,
                 a.ue as usize,
-                process,
-                report.transmission,
+                sent.process,
+                sent.report.transmission,
                 decoded,
-                tb.mcs,
+                tb.mcs.get(),
                 tb.n_prb,
                 tb.size_bits / 8,
                 &ue.harq_pdus[p],
@@ -220,26 +169,161 @@ impl LteCell {
         self.prbs_used += u64::from(a.n_prb);
         ue.record = TtiRecord {
             tti,
-            mcs: tb.mcs,
+            mcs: tb.mcs.get(),
             n_prb: a.n_prb,
             tbs_bits: tb.size_bits,
-            transmission: report.transmission,
+            transmission: sent.report.transmission,
             decoded,
         };
     }
+
+    /// Hands allocation `a`'s block to its HARQ process: the block the process holds for a
+    /// retransmission, or a new one filled with RLC PDUs. `None` for a grant no RLC PDU fits
+    /// in (counted as an empty grant).
+    fn send_block(&mut self, tti: u64, now: SimTime, a: &Allocation) -> Option<SentBlock> {
+        let cell = self.cfg.name.as_str();
+        let Some(ue) = self.ues.get_mut(a.ue as usize) else {
+            broken_invariant(
+                cell,
+                tti,
+                format_args!("allocation to unknown UE index {}", a.ue),
+            )
+        };
+        let sinr_linear = 10f64.powf(ue.sinr_db / 10.0);
+        if !sinr_linear.is_finite() {
+            broken_invariant(
+                cell,
+                tti,
+                format_args!(
+                    "UE {}: SINR {} dB has no finite linear value for HARQ to combine (a link \
+                     budget no configuration check foresaw)",
+                    ue.node, ue.sinr_db
+                ),
+            )
+        }
+        if a.harq_retx {
+            let Some(retx) = ue.harq.claim_retx(tti) else {
+                broken_invariant(
+                    cell,
+                    tti,
+                    format_args!(
+                        "UE {}: a retransmission was allocated, none is due",
+                        ue.node
+                    ),
+                )
+            };
+            let due = retx.due();
+            let report = retx.transmit(sinr_linear);
+            return Some(SentBlock {
+                process: due.process,
+                tb: due.tb,
+                report,
+            });
+        }
+        let Some(free) = ue.harq.claim_free_process(tti) else {
+            broken_invariant(
+                cell,
+                tti,
+                format_args!(
+                    "UE {}: new data was allocated, no HARQ process is free",
+                    ue.node
+                ),
+            )
+        };
+        let process = free.process();
+        let pdus = &mut ue.harq_pdus[usize::from(process)];
+        if !fill_transport_block(&mut ue.tx, pdus, now, a.tbs_bytes) {
+            ue.counters.empty_grants += 1;
+            return None;
+        }
+        self.next_tb_id += 1;
+        let tb = TransportBlock {
+            id: self.next_tb_id,
+            size_bits: a.tbs_bytes * 8,
+            mcs: a.mcs,
+            n_prb: a.n_prb,
+        };
+        let report = free.transmit(tb, sinr_linear);
+        ue.counters.mcs_sum += u64::from(a.mcs.get());
+        ue.counters.new_tbs += 1;
+        Some(SentBlock {
+            process,
+            tb,
+            report,
+        })
+    }
+
+    /// After step 6: the buffer of every UE that was offered to the scheduler, and its row of
+    /// the per-TTI series.
+    fn end_states(&mut self, tti: u64, now: SimTime) {
+        for s in &self.states {
+            let ue = &mut self.ues[s.ue as usize];
+            ue.refresh_buffer(now);
+            if let Some(trace) = self.trace.as_mut() {
+                let r = if ue.record.tti == tti && ue.record.n_prb > 0 {
+                    ue.record
+                } else {
+                    TtiRecord {
+                        mcs: s.mcs.get(),
+                        ..TtiRecord::default()
+                    }
+                };
+                trace.push(
+                    now.as_ns(),
+                    ue.node,
+                    ue.sinr_db,
+                    s.wideband_cqi.get(),
+                    r.mcs,
+                    r.n_prb,
+                    r.tbs_bits,
+                    r.transmission,
+                    r.decoded,
+                );
+            }
+        }
+    }
 }
 
-/// Fills the transport block of `tbs_bytes` on `process` with RLC PDUs; false if no PDU fits.
-fn fill_transport_block(ue: &mut UeContext, process: u8, now: SimTime, tbs_bytes: u32) -> bool {
-    let pdus = &mut ue.harq_pdus[usize::from(process)];
+/// Whether the block just sent to `ue` is decoded: one uniform per transmission, drawn
+/// whatever the BLER (aligned streams), against the BLER of its MCS at the UE's SINR,
+/// chase-combined over the block's transmissions when configured. The BLER model has a curve
+/// for every MCS, so there is no MCS it cannot answer for.
+fn decode(cfg: &LteCellConfig, ue: &mut UeContext, sent: &SentBlock) -> bool {
+    let decoding_sinr_db = match cfg.harq_combining {
+        HarqCombining::Chase => 10.0 * sent.report.combined_sinr_linear.log10(),
+        HarqCombining::None => ue.sinr_db,
+    };
+    let u = ue.rng_bler.next_f64();
+    u >= cfg.bler.bler(sent.tb.mcs, decoding_sinr_db)
+}
+
+/// Fills `pdus`, the transport block of `tbs_bytes` on a HARQ process, with RLC PDUs from
+/// `tx`; false if no PDU fits.
+fn fill_transport_block(
+    tx: &mut super::bearer::DlTx,
+    pdus: &mut Vec<super::bearer::DlPdu>,
+    now: SimTime,
+    tbs_bytes: u32,
+) -> bool {
     pdus.clear();
     let mut remaining = tbs_bytes;
     while remaining > 0 {
-        let Some(pdu) = ue.tx.pull_pdu(now, remaining) else {
+        let Some(pdu) = tx.pull_pdu(now, remaining) else {
             break;
         };
         remaining = remaining.saturating_sub(pdu.size_bytes());
         pdus.push(pdu);
     }
     !pdus.is_empty()
+}
+
+/// Fails loudly on a state the per-TTI path cannot reach unless a component broke its
+/// contract: a panic naming the cell, the TTI and the invariant, which the engine reports as
+/// the model's panic (`celltcp_engine::ModelPanic`), where going on would turn the broken
+/// state into plausible losses.
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn broken_invariant(cell: &str, tti: u64, what: std::fmt::Arguments<'_>) -> ! {
+    panic!("cell {cell}, TTI {tti}: broken invariant: {what}")
 }

@@ -7,7 +7,7 @@ use celltcp_engine::{RngStream, SimTime};
 use celltcp_net::medium::MediumOutput;
 use celltcp_net::packet::{NodeId, Packet};
 
-use crate::mac::{HarqEntity, HarqProcessState};
+use crate::mac::{FeedbackOutcome, HarqEntity, Weight};
 use crate::pdcp::{PdcpRx, PdcpTx};
 use crate::phy::Amc;
 
@@ -53,8 +53,8 @@ pub(crate) struct UeContext {
     /// receiver of §5.1.2.1.2 delivers each SDU as RLC delivers it (in order, once), and in a
     /// radio access network the UE's receiver sits above the cells.
     pub pdcp_rx: Option<PdcpRx<StampedPacket>>,
-    /// Weighted-fair-queueing weight (dimensionless, > 0), handed to the MAC scheduler.
-    pub weight: f64,
+    /// Weighted-fair-queueing weight, handed to the MAC scheduler.
+    pub weight: Weight,
     pub tx: DlTx,
     pub rx: DlRx,
     pub harq: HarqEntity,
@@ -118,7 +118,10 @@ impl UeContext {
             } else {
                 None
             },
-            weight: cfg.ue_weights.get(&ue.node).copied().unwrap_or(1.0),
+            weight: match cfg.ue_weights.get(&ue.node) {
+                Some(&w) => Weight::new(w)?,
+                None => Weight::ONE,
+            },
             tx,
             rx,
             harq: HarqEntity::new(cfg.harq)?,
@@ -310,22 +313,22 @@ impl UeContext {
     /// given up after maxTx NACKs loses its RLC PDUs; RLC AM recovers the data (36.322 §5.2).
     /// Returns whether any feedback was due.
     pub fn harq_feedback(&mut self, tti: u64) -> bool {
-        let mut due = [0u8; 16];
-        let mut n = 0;
-        for p in self.harq.feedback_due(tti) {
-            if n < due.len() {
-                due[n] = p;
-                n += 1;
-            }
-        }
-        for &p in &due[..n] {
-            let ok = self.harq_decoded[usize::from(p)];
-            if self.harq.on_feedback(tti, p, ok).is_ok()
-                && self.harq.state(p) == Some(HarqProcessState::Idle)
-            {
-                self.harq_pdus[usize::from(p)].clear();
-            }
-        }
-        n > 0
+        let UeContext {
+            harq,
+            harq_decoded,
+            harq_pdus,
+            ..
+        } = self;
+        let applied = harq.apply_feedback_due(
+            tti,
+            |p| harq_decoded[usize::from(p)],
+            |p, outcome| {
+                // Acknowledged or given up: the process is idle and its PDUs are done with.
+                if !matches!(outcome, FeedbackOutcome::RetxPending { .. }) {
+                    harq_pdus[usize::from(p)].clear();
+                }
+            },
+        );
+        applied > 0
     }
 }

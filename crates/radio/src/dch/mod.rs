@@ -117,6 +117,20 @@ fn needs_tti(e: &Entity, now: SimTime) -> bool {
     !e.tx.buffer_status().is_empty() || (e.rx.status_triggered() && e.rx.status_bytes(now) > 0)
 }
 
+/// A delivered SDU whose packet the link does not hold (delivered twice, or never written):
+/// a panic naming the link and the invariant, which the engine reports as the model's panic.
+#[cold]
+#[inline(never)]
+fn broken_invariant(link: &str, now: SimTime, sdu: DchSdu) -> ! {
+    panic!(
+        "dch {link} at {} ns: broken invariant: RLC delivered SDU {} ({} bytes) whose packet is \
+         not held (delivered twice or never written)",
+        now.as_ns(),
+        sdu.seq,
+        sdu.size_bytes
+    )
+}
+
 fn earliest(a: Option<SimTime>, b: Option<SimTime>) -> Option<SimTime> {
     match (a, b) {
         (Some(x), Some(y)) => Some(x.min(y)),
@@ -321,8 +335,12 @@ impl DchLink {
     }
 
     /// Hands the SDUs `e` reassembled to `node`, with their packets from `store`, recording
-    /// their delays.
+    /// their delays. Every delivered SDU was written with its packet, and in-sequence delivery
+    /// never hands one over twice, so the store holds each one's packet; one it does not hold
+    /// is a broken invariant of the link `link` and fails loudly, where skipping it would lose
+    /// the packet silently.
     fn deliver(
+        link: &str,
         e: &mut Entity,
         store: &mut PacketStore,
         node: NodeId,
@@ -331,12 +349,11 @@ impl DchLink {
         out: &mut MediumOutput,
     ) {
         while let Some(sdu) = e.take_sdu() {
-            // Every delivered SDU was written with its packet; in-sequence delivery never
-            // hands one over twice.
-            if let Some(p) = store.take(sdu) {
-                counters.record(sdu.size_bytes, now.saturating_since(p.arrived));
-                out.delivered.push((node, p.packet));
-            }
+            let Some(p) = store.take(sdu) else {
+                broken_invariant(link, now, sdu)
+            };
+            counters.record(sdu.size_bytes, now.saturating_since(p.arrived));
+            out.delivered.push((node, p.packet));
         }
     }
 
@@ -419,6 +436,7 @@ impl Medium for DchLink {
         self.ue.on_timeout(now);
         let first_delivered = out.delivered.len();
         Self::deliver(
+            &self.cfg.name,
             &mut self.ue,
             &mut self.dl_packets,
             ue,
@@ -427,6 +445,7 @@ impl Medium for DchLink {
             out,
         );
         Self::deliver(
+            &self.cfg.name,
             &mut self.rnc,
             &mut self.ul_packets,
             rnc,

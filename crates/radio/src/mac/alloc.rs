@@ -11,10 +11,11 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use super::{Allocation, TbsLookup, UeState};
+use crate::phy::Mcs;
 
 /// Bytes carried by a transport block of `n_prb` PRBs at `mcs` (0 for `n_prb` = 0).
 /// TS 36.213 transport block sizes are whole bytes; a size that is not is rounded down.
-pub fn tbs_bytes(tbs: &dyn TbsLookup, mcs: u8, n_prb: u32) -> u32 {
+pub fn tbs_bytes(tbs: &dyn TbsLookup, mcs: Mcs, n_prb: u32) -> u32 {
     if n_prb == 0 {
         0
     } else {
@@ -25,7 +26,7 @@ pub fn tbs_bytes(tbs: &dyn TbsLookup, mcs: u8, n_prb: u32) -> u32 {
 /// Fewest PRBs in `1..=max_prb` whose transport block at `mcs` carries `bytes`; `max_prb` if
 /// none does (the buffer exceeds what the UE can receive in this TTI). Binary search, relying
 /// on the [`TbsLookup`] contract that sizes do not decrease with the PRB count.
-pub fn prbs_for_bytes(tbs: &dyn TbsLookup, mcs: u8, bytes: u64, max_prb: u32) -> u32 {
+pub fn prbs_for_bytes(tbs: &dyn TbsLookup, mcs: Mcs, bytes: u64, max_prb: u32) -> u32 {
     if max_prb == 0 {
         return 0;
     }
@@ -127,7 +128,7 @@ pub fn begin_tti(
             let eligible = first[i]
                 && u.harq_retx.is_none()
                 && u.buffer_bytes > 0
-                && u.wideband_cqi != 0
+                && !u.wideband_cqi.is_out_of_range()
                 && tbs_bytes(tbs, u.mcs, free) > 0;
             eligible.then_some(i)
         }));
@@ -238,18 +239,19 @@ pub fn fill_by_rank(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mac::testkit::{linear_tbs, ue, with_retx};
+    use crate::mac::testkit::{linear_tbs, mcs, ue, with_retx};
+    use crate::phy::Cqi;
 
     #[test]
     fn prbs_for_bytes_is_the_fewest_that_carry_the_buffer() {
         let tbs = linear_tbs;
-        let per_prb = tbs_bytes(&tbs, 10, 1) as u64;
-        assert_eq!(prbs_for_bytes(&tbs, 10, 1, 50), 1);
-        assert_eq!(prbs_for_bytes(&tbs, 10, per_prb, 50), 1);
-        assert_eq!(prbs_for_bytes(&tbs, 10, per_prb + 1, 50), 2);
-        assert_eq!(prbs_for_bytes(&tbs, 10, 7 * per_prb, 50), 7);
-        assert_eq!(prbs_for_bytes(&tbs, 10, u64::MAX, 50), 50);
-        assert_eq!(prbs_for_bytes(&tbs, 10, 5, 0), 0);
+        let per_prb = tbs_bytes(&tbs, mcs(10), 1) as u64;
+        assert_eq!(prbs_for_bytes(&tbs, mcs(10), 1, 50), 1);
+        assert_eq!(prbs_for_bytes(&tbs, mcs(10), per_prb, 50), 1);
+        assert_eq!(prbs_for_bytes(&tbs, mcs(10), per_prb + 1, 50), 2);
+        assert_eq!(prbs_for_bytes(&tbs, mcs(10), 7 * per_prb, 50), 7);
+        assert_eq!(prbs_for_bytes(&tbs, mcs(10), u64::MAX, 50), 50);
+        assert_eq!(prbs_for_bytes(&tbs, mcs(10), 5, 0), 0);
     }
 
     #[test]
@@ -262,7 +264,7 @@ mod tests {
             ue(4, 1000, 10),
             ue(5, 0, 10), // nothing to send
             UeState {
-                wideband_cqi: 0, // CQI out of range
+                wideband_cqi: Cqi::OUT_OF_RANGE,
                 ..ue(6, 100, 5)
             },
             ue(4, 500, 12), // duplicate identifier: ignored

@@ -22,10 +22,18 @@
 //!
 //! Sans-IO: the caller passes the TTI to every call, delivers feedback exactly when
 //! [`HarqEntity::feedback_due`] lists a process, and decides what to transmit from
-//! [`HarqEntity::pending_retx`] and [`HarqEntity::free_process`]. Invalid calls return a
-//! [`HarqError`] and leave the entity unchanged.
+//! [`HarqEntity::pending_retx`] and [`HarqEntity::free_process`]. Two forms of each call:
+//! * checked ([`HarqEntity::on_tx`], [`HarqEntity::on_feedback`]): a call the state does not
+//!   allow returns a [`HarqError`] and leaves the entity unchanged;
+//! * by construction, for the per-TTI path of a cell: [`HarqEntity::claim_free_process`] and
+//!   [`HarqEntity::claim_retx`] hand out a process that may transmit now, borrowed from the
+//!   entity until it does ([`FreeProcess`], [`DueRetx`]), and
+//!   [`HarqEntity::apply_feedback_due`] applies exactly the feedback due. What `on_tx` and
+//!   `on_feedback` check holds for these by the way they are obtained, so they cannot fail and
+//!   the caller has no error to handle.
 
 use super::HarqRetx;
+use crate::phy::Mcs;
 
 /// HARQ parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -87,8 +95,8 @@ pub struct TransportBlock {
     pub id: u64,
     /// Transport block size, bits.
     pub size_bits: u32,
-    /// MCS index of the first transmission.
-    pub mcs: u8,
+    /// MCS of the first transmission.
+    pub mcs: Mcs,
     /// PRBs of the first transmission.
     pub n_prb: u32,
 }
@@ -303,7 +311,6 @@ impl HarqEntity {
             return Err(HarqError::InvalidSinr { value: sinr_linear });
         }
         let rtt = self.cfg.rtt_tti;
-        let feedback_delay = self.cfg.feedback_delay_tti;
         let p = self.process_mut(process)?;
         let retx = match p.state {
             HarqProcessState::Idle if tti >= p.available_tti => false,
@@ -335,13 +342,42 @@ impl HarqEntity {
                 })
             }
         };
-        if retx {
-            p.transmissions += 1;
-            p.combined_sinr += sinr_linear;
-        } else {
-            p.tb = Some(tb);
-            p.transmissions = 1;
-            p.combined_sinr = sinr_linear;
+        Ok(self.record_tx(
+            tti,
+            usize::from(process),
+            (!retx).then_some(tb),
+            sinr_linear,
+        ))
+    }
+
+    /// Records a transmission on process `p` in TTI `tti`: the first one of `new_tb`, or, for
+    /// `None`, a retransmission of the block the process holds. The caller has checked that
+    /// the process may transmit (what `on_tx` checks).
+    fn record_tx(
+        &mut self,
+        tti: u64,
+        p: usize,
+        new_tb: Option<TransportBlock>,
+        sinr_linear: f64,
+    ) -> TxReport {
+        debug_assert!(
+            sinr_linear.is_finite() && sinr_linear >= 0.0,
+            "{sinr_linear}"
+        );
+        let rtt = self.cfg.rtt_tti;
+        let feedback_delay = self.cfg.feedback_delay_tti;
+        let p = &mut self.processes[p];
+        let retx = new_tb.is_none();
+        match new_tb {
+            None => {
+                p.transmissions += 1;
+                p.combined_sinr += sinr_linear;
+            }
+            Some(tb) => {
+                p.tb = Some(tb);
+                p.transmissions = 1;
+                p.combined_sinr = sinr_linear;
+            }
         }
         p.state = HarqProcessState::AwaitingFeedback;
         p.last_tx_tti = tti;
@@ -355,7 +391,7 @@ impl HarqEntity {
         if retx {
             self.stats.retransmissions += 1;
         }
-        Ok(report)
+        report
     }
 
     /// Applies the ACK (`ok`) or NACK received in TTI `tti` for `process`, which must be
@@ -366,10 +402,9 @@ impl HarqEntity {
         process: u8,
         ok: bool,
     ) -> Result<FeedbackOutcome, HarqError> {
-        let max_tx = self.cfg.max_transmissions;
         let feedback_delay = self.cfg.feedback_delay_tti;
         let p = self.process_mut(process)?;
-        let (HarqProcessState::AwaitingFeedback, Some(tb)) = (p.state, p.tb) else {
+        let (HarqProcessState::AwaitingFeedback, Some(_)) = (p.state, p.tb) else {
             return Err(HarqError::UnexpectedFeedback { process, tti });
         };
         let expected = p.last_tx_tti.saturating_add(feedback_delay);
@@ -380,6 +415,18 @@ impl HarqEntity {
                 got: tti,
             });
         }
+        Ok(self.record_feedback(usize::from(process), ok))
+    }
+
+    /// Applies the ACK (`ok`) or NACK of process `p`, which awaits its feedback now (what
+    /// `on_feedback` checks).
+    fn record_feedback(&mut self, p: usize, ok: bool) -> FeedbackOutcome {
+        let max_tx = self.cfg.max_transmissions;
+        let p = &mut self.processes[p];
+        debug_assert_eq!(p.state, HarqProcessState::AwaitingFeedback);
+        let Some(tb) = p.tb else {
+            unreachable!("a process awaiting feedback holds a block")
+        };
         let transmissions = p.transmissions;
         let outcome = if ok {
             *p = HarqProcess {
@@ -409,17 +456,43 @@ impl HarqEntity {
                 self.stats.residual_failures += 1;
             }
         }
-        Ok(outcome)
+        outcome
+    }
+
+    /// Applies the feedback due in TTI `tti` of every process [`HarqEntity::feedback_due`]
+    /// lists, in process order: an ACK when `decoded(process)`, a NACK otherwise; hands each
+    /// outcome to `outcome`. Returns how many processes had feedback due. These are exactly
+    /// the processes waiting for feedback at this TTI, so nothing can be refused.
+    pub fn apply_feedback_due(
+        &mut self,
+        tti: u64,
+        decoded: impl Fn(u8) -> bool,
+        mut outcome: impl FnMut(u8, FeedbackOutcome),
+    ) -> usize {
+        let mut applied = 0;
+        for i in 0..self.processes.len() {
+            if self.feedback_is_due(i, tti) {
+                let process = i as u8;
+                let o = self.record_feedback(i, decoded(process));
+                outcome(process, o);
+                applied += 1;
+            }
+        }
+        applied
+    }
+
+    /// Whether process `i` waits for the feedback of TTI `tti`.
+    fn feedback_is_due(&self, i: usize, tti: u64) -> bool {
+        let p = &self.processes[i];
+        p.state == HarqProcessState::AwaitingFeedback
+            && p.last_tx_tti.saturating_add(self.cfg.feedback_delay_tti) == tti
     }
 
     /// Processes whose ACK/NACK is due in TTI `tti`, in process order.
     pub fn feedback_due(&self, tti: u64) -> impl Iterator<Item = u8> + '_ {
-        let delay = self.cfg.feedback_delay_tti;
-        self.processes.iter().enumerate().filter_map(move |(i, p)| {
-            (p.state == HarqProcessState::AwaitingFeedback
-                && p.last_tx_tti.saturating_add(delay) == tti)
-                .then_some(i as u8)
-        })
+        (0..self.processes.len())
+            .filter(move |&i| self.feedback_is_due(i, tti))
+            .map(|i| i as u8)
     }
 
     /// The retransmission to send in TTI `tti`, if any may be sent: the one waiting longest
@@ -448,6 +521,26 @@ impl HarqEntity {
             .map(|i| i as u8)
     }
 
+    /// [`HarqEntity::free_process`], held until it carries a new block in TTI `tti`.
+    pub fn claim_free_process(&mut self, tti: u64) -> Option<FreeProcess<'_>> {
+        let process = self.free_process(tti)?;
+        Some(FreeProcess {
+            entity: self,
+            tti,
+            process,
+        })
+    }
+
+    /// [`HarqEntity::pending_retx`], held until it is sent in TTI `tti`.
+    pub fn claim_retx(&mut self, tti: u64) -> Option<DueRetx<'_>> {
+        let due = self.pending_retx(tti)?;
+        Some(DueRetx {
+            entity: self,
+            tti,
+            due,
+        })
+    }
+
     /// Flushes every soft buffer (MAC reset, TS 36.321 §5.9, e.g. at handover) and returns the
     /// transport blocks that were in flight, in process order, for RLC to recover. Processes
     /// are free at once; the counters are kept.
@@ -455,6 +548,54 @@ impl HarqEntity {
         let flushed = self.processes.iter().filter_map(|p| p.tb).collect();
         self.processes.fill(HarqProcess::IDLE);
         flushed
+    }
+}
+
+/// An idle HARQ process that may carry a new transport block in the TTI it was claimed for
+/// ([`HarqEntity::claim_free_process`]). It borrows its entity, so nothing can change the
+/// process before [`FreeProcess::transmit`], which therefore cannot fail. Dropping it leaves
+/// the process idle.
+#[derive(Debug)]
+pub struct FreeProcess<'a> {
+    entity: &'a mut HarqEntity,
+    tti: u64,
+    process: u8,
+}
+
+impl FreeProcess<'_> {
+    /// The process, 0-based.
+    pub fn process(&self) -> u8 {
+        self.process
+    }
+
+    /// Records the first transmission of `tb` on this process at linear SINR `sinr_linear`
+    /// (finite and ≥ 0: the caller's to check, here only in debug builds).
+    pub fn transmit(self, tb: TransportBlock, sinr_linear: f64) -> TxReport {
+        let p = usize::from(self.process);
+        self.entity.record_tx(self.tti, p, Some(tb), sinr_linear)
+    }
+}
+
+/// A HARQ retransmission that may be sent in the TTI it was claimed for
+/// ([`HarqEntity::claim_retx`]), borrowing its entity as [`FreeProcess`] does.
+#[derive(Debug)]
+pub struct DueRetx<'a> {
+    entity: &'a mut HarqEntity,
+    tti: u64,
+    due: RetxDue,
+}
+
+impl DueRetx<'_> {
+    /// The process and the block it sends again.
+    pub fn due(&self) -> RetxDue {
+        self.due
+    }
+
+    /// Records the retransmission at linear SINR `sinr_linear` (finite and ≥ 0, as for
+    /// [`FreeProcess::transmit`]).
+    pub fn transmit(self, sinr_linear: f64) -> TxReport {
+        let p = usize::from(self.due.process);
+        self.entity.record_tx(self.tti, p, None, sinr_linear)
     }
 }
 

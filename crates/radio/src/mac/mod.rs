@@ -24,7 +24,10 @@
 //! `wfq`. `docs/mac-schedulers.md` states each one's rule, parameters and sources.
 //!
 //! Transport block sizes come through the [`TbsLookup`] trait, so that this module does not
-//! depend on the TS 36.213 tables of the PHY abstraction.
+//! depend on the TS 36.213 tables of the PHY abstraction; it uses only its index types
+//! ([`Cqi`], [`Mcs`]). A [`UeState`] holds nothing a scheduler could find invalid: the CQI and
+//! the MCS are those types and the weight a [`Weight`], so no scheduler has a case for a bad
+//! input to skip.
 
 pub mod alloc;
 pub mod harq;
@@ -39,27 +42,29 @@ mod testkit;
 mod tests;
 
 pub use harq::{
-    FeedbackOutcome, HarqConfig, HarqEntity, HarqError, HarqProcessState, HarqStats, RetxDue,
-    TransportBlock, TxReport,
+    DueRetx, FeedbackOutcome, FreeProcess, HarqConfig, HarqEntity, HarqError, HarqProcessState,
+    HarqStats, RetxDue, TransportBlock, TxReport,
 };
 pub use max_ci::MaxCi;
 pub use proportional_fair::ProportionalFair;
 pub use round_robin::RoundRobin;
 pub use wfq::Wfq;
 
+use crate::phy::{Cqi, Mcs};
+
 /// Transport block size lookup (TS 36.213 §7.1.7): bits carried by `n_prb` PRBs at `mcs`.
 ///
 /// Contract: for a supported `mcs` the size is > 0 and non-decreasing in `n_prb` over
 /// 1..=N_PRB of the cell bandwidth (as TS 36.213 Table 7.1.7.2.1-1 is); 0 means the
-/// combination is not supported (`n_prb` = 0 or beyond the table, an MCS outside it). A
-/// scheduler never allocates a transport block of 0 bits.
+/// combination is not supported (`n_prb` = 0 or beyond the table, an MCS the table lacks).
+/// A scheduler never allocates a transport block of 0 bits.
 pub trait TbsLookup {
     /// Transport block size, bits.
-    fn tbs_bits(&self, mcs: u8, n_prb: u32) -> u32;
+    fn tbs_bits(&self, mcs: Mcs, n_prb: u32) -> u32;
 }
 
-impl<F: Fn(u8, u32) -> u32> TbsLookup for F {
-    fn tbs_bits(&self, mcs: u8, n_prb: u32) -> u32 {
+impl<F: Fn(Mcs, u32) -> u32> TbsLookup for F {
+    fn tbs_bits(&self, mcs: Mcs, n_prb: u32) -> u32 {
         self(mcs, n_prb)
     }
 }
@@ -70,53 +75,67 @@ impl<F: Fn(u8, u32) -> u32> TbsLookup for F {
 pub struct HarqRetx {
     /// PRBs of the original transmission.
     pub n_prb: u32,
-    /// MCS index of the original transmission.
-    pub mcs: u8,
+    /// MCS of the original transmission.
+    pub mcs: Mcs,
     /// HARQ process number, 0-based.
     pub process: u8,
 }
 
-/// What the scheduler knows of one UE in this TTI.
+/// A weighted-fair-queueing weight: dimensionless, finite and > 0 (checked where it is made).
+#[derive(Clone, Copy, Debug, PartialEq, PartialOrd)]
+pub struct Weight(f64);
+
+impl Weight {
+    /// Weight 1, every UE's unless configured otherwise.
+    pub const ONE: Weight = Weight(1.0);
+
+    /// Weight `value`, or [`MacError::InvalidParameter`] naming `weight` unless it is finite
+    /// and > 0.
+    pub fn new(value: f64) -> Result<Weight, MacError> {
+        if value.is_finite() && value > 0.0 {
+            Ok(Weight(value))
+        } else {
+            Err(MacError::InvalidParameter {
+                key: "weight",
+                value,
+                expected: "a finite number > 0",
+            })
+        }
+    }
+
+    /// The weight, finite and > 0.
+    #[inline]
+    pub fn get(self) -> f64 {
+        self.0
+    }
+}
+
+impl Default for Weight {
+    fn default() -> Self {
+        Weight::ONE
+    }
+}
+
+/// What the scheduler knows of one UE in this TTI. Every field is valid by its type, so a
+/// scheduler takes every state as it comes.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct UeState<'a> {
     /// UE identifier (unique within the cell).
     pub ue: u32,
     /// RLC buffer status, bytes: new data, RLC retransmissions and status PDUs.
     pub buffer_bytes: u64,
-    /// Wideband CQI index, 0..=15 (0 = out of range: no new data).
-    pub wideband_cqi: u8,
-    /// Subband CQI indices, if the UE reports them. The schedulers in this module allocate
-    /// whole-band and use the wideband values only.
-    pub subband_cqi: Option<&'a [u8]>,
-    /// MCS index chosen by link adaptation from the CQI, used for new data.
-    pub mcs: u8,
-    /// Weighted-fair-queueing weight, dimensionless, finite and > 0 (see [`UeState::validate`]).
-    pub weight: f64,
+    /// Wideband CQI (CQI 0 = out of range: no new data).
+    pub wideband_cqi: Cqi,
+    /// Subband CQIs, if the UE reports them. The schedulers in this module allocate whole-band
+    /// and use the wideband values only.
+    pub subband_cqi: Option<&'a [Cqi]>,
+    /// MCS for new data, chosen by link adaptation from the CQI. At CQI 0 the UE gets no new
+    /// data and the value is not used.
+    pub mcs: Mcs,
+    /// Weighted-fair-queueing weight.
+    pub weight: Weight,
     /// The HARQ retransmission this UE is waiting for, if any.
     pub harq_retx: Option<HarqRetx>,
-}
-
-impl UeState<'_> {
-    /// Checks the values a scheduler relies on: a finite weight > 0 and a CQI index ≤ 15.
-    /// The cell calls this where it builds the state; a scheduler handed a UE that fails it
-    /// does not panic, it gives that UE no new data (see the scheduler's documentation).
-    pub fn validate(&self) -> Result<(), MacError> {
-        if !(self.weight.is_finite() && self.weight > 0.0) {
-            return Err(MacError::InvalidParameter {
-                key: "weight",
-                value: self.weight,
-                expected: "a finite number > 0",
-            });
-        }
-        if self.wideband_cqi > 15 {
-            return Err(MacError::InvalidParameter {
-                key: "wideband_cqi",
-                value: f64::from(self.wideband_cqi),
-                expected: "a CQI index in 0..=15 (TS 36.213 Table 7.2.3-1)",
-            });
-        }
-        Ok(())
-    }
 }
 
 /// One downlink assignment of a TTI.
@@ -126,8 +145,8 @@ pub struct Allocation {
     pub ue: u32,
     /// PRBs assigned, ≥ 1.
     pub n_prb: u32,
-    /// MCS index.
-    pub mcs: u8,
+    /// MCS of the transport block.
+    pub mcs: Mcs,
     /// Transport block size, bytes (`TbsLookup::tbs_bits / 8`), > 0.
     pub tbs_bytes: u32,
     /// True for a HARQ retransmission, false for new data.
@@ -183,7 +202,7 @@ impl Default for MacSchedulerConfig {
     }
 }
 
-/// Why a scheduler could not be built, or a UE state is invalid.
+/// Why a scheduler or a [`Weight`] could not be built.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum MacError {
     #[error("MAC scheduler '{name}' is unknown; expected one of {expected}")]

@@ -3,48 +3,60 @@
 
 use std::collections::BTreeMap;
 
-use super::{Allocation, HarqRetx, MacScheduler, TbsLookup, UeState};
+use super::{Allocation, HarqRetx, MacScheduler, TbsLookup, UeState, Weight};
+use crate::phy::{Cqi, Mcs};
 
-/// Stand-in TBS, bits: linear in PRBs (1..=110), increasing in MCS (0..=28), 0 otherwise.
+/// MCS `index` (0..=28).
+pub fn mcs(index: u8) -> Mcs {
+    Mcs::new(index).unwrap()
+}
+
+/// CQI `index` (0..=15).
+pub fn cqi(index: u8) -> Cqi {
+    Cqi::new(index).unwrap()
+}
+
+/// Stand-in TBS, bits: linear in PRBs (1..=110), increasing in MCS, 0 otherwise.
 /// 16 + 24·mcs bits per PRB spans 2 to 86 bytes per PRB, the order of TS 36.213 Table 7.1.7.2.1-1.
-pub fn linear_tbs(mcs: u8, n_prb: u32) -> u32 {
-    if mcs > 28 || n_prb == 0 || n_prb > 110 {
+pub fn linear_tbs(mcs: Mcs, n_prb: u32) -> u32 {
+    if n_prb == 0 || n_prb > 110 {
         0
     } else {
-        n_prb * (16 + 24 * u32::from(mcs))
+        n_prb * (16 + 24 * u32::from(mcs.get()))
     }
 }
 
 /// Stand-in TBS, bits: non-decreasing and concave in PRBs with plateaus (multiples of 24
 /// bits, at least 24), to exercise the buffer cap on a table that is not linear.
-pub fn staircase_tbs(mcs: u8, n_prb: u32) -> u32 {
-    if mcs > 28 || n_prb == 0 || n_prb > 110 {
+pub fn staircase_tbs(mcs: Mcs, n_prb: u32) -> u32 {
+    if n_prb == 0 || n_prb > 110 {
         0
     } else {
-        let raw = f64::from(n_prb * (20 + 22 * u32::from(mcs)));
+        let raw = f64::from(n_prb * (20 + 22 * u32::from(mcs.get())));
         ((raw.powf(0.95) / 24.0).floor() as u32).max(1) * 24
     }
 }
 
-/// A UE with `buffer_bytes` of data at `mcs`, a matching CQI, weight 1, no retransmission.
-pub fn ue(id: u32, buffer_bytes: u64, mcs: u8) -> UeState<'static> {
+/// A UE with `buffer_bytes` of data at MCS `mcs_index`, a matching CQI, weight 1, no
+/// retransmission.
+pub fn ue(id: u32, buffer_bytes: u64, mcs_index: u8) -> UeState<'static> {
     UeState {
         ue: id,
         buffer_bytes,
-        wideband_cqi: (1 + mcs / 2).min(15),
+        wideband_cqi: cqi((1 + mcs_index / 2).min(15)),
         subband_cqi: None,
-        mcs,
-        weight: 1.0,
+        mcs: mcs(mcs_index),
+        weight: Weight::ONE,
         harq_retx: None,
     }
 }
 
-/// `u` with a pending HARQ retransmission of `n_prb` PRBs at `mcs` on `process`.
-pub fn with_retx(u: UeState<'static>, n_prb: u32, mcs: u8, process: u8) -> UeState<'static> {
+/// `u` with a pending HARQ retransmission of `n_prb` PRBs at MCS `mcs_index` on `process`.
+pub fn with_retx(u: UeState<'static>, n_prb: u32, mcs_index: u8, process: u8) -> UeState<'static> {
     UeState {
         harq_retx: Some(HarqRetx {
             n_prb,
-            mcs,
+            mcs: mcs(mcs_index),
             process,
         }),
         ..u

@@ -7,7 +7,9 @@ use proptest::prelude::*;
 
 use super::alloc::{prbs_for_bytes, tbs_bytes};
 use super::testkit::{linear_tbs, staircase_tbs};
+use super::Weight;
 use super::{build, Allocation, HarqRetx, MacSchedulerConfig, TbsLookup, UeState, NAMES};
+use crate::phy::{Cqi, Mcs};
 
 #[derive(Clone, Debug)]
 struct Tti {
@@ -19,17 +21,17 @@ struct Tti {
 fn ue_state() -> impl Strategy<Value = UeState<'static>> {
     let buffer = prop_oneof![Just(0u64), 1..200u64, 200..100_000u64, Just(u64::MAX)];
     let retx = proptest::option::weighted(0.3, (0..=40u32, 0..=28u8, 0..8u8));
-    (0..24u32, buffer, 0..=31u8, 0..=15u8, 0.1..10.0f64, retx).prop_map(
+    (0..24u32, buffer, 0..=28u8, 0..=15u8, 0.1..10.0f64, retx).prop_map(
         |(ue, buffer_bytes, mcs, wideband_cqi, weight, retx)| UeState {
             ue,
             buffer_bytes,
-            wideband_cqi,
+            wideband_cqi: Cqi::new(wideband_cqi).unwrap(),
             subband_cqi: None,
-            mcs,
-            weight,
+            mcs: Mcs::new(mcs).unwrap(),
+            weight: Weight::new(weight).unwrap(),
             harq_retx: retx.map(|(n_prb, mcs, process)| HarqRetx {
                 n_prb,
-                mcs,
+                mcs: Mcs::new(mcs).unwrap(),
                 process,
             }),
         },
@@ -73,7 +75,7 @@ fn check(n_prb: u32, ues: &[UeState<'_>], tbs: &dyn TbsLookup, out: &[Allocation
                 u.harq_retx.is_none(),
                 "new data to a UE with a pending retransmission"
             );
-            assert!(u.buffer_bytes > 0 && u.wideband_cqi != 0);
+            assert!(u.buffer_bytes > 0 && !u.wideband_cqi.is_out_of_range());
             assert_eq!(a.mcs, u.mcs);
             // Buffer cap: one PRB fewer would not carry the buffer.
             if a.n_prb > 1 {
@@ -99,7 +101,7 @@ fn check(n_prb: u32, ues: &[UeState<'_>], tbs: &dyn TbsLookup, out: &[Allocation
     let unmet = first.values().any(|u| {
         let eligible = u.harq_retx.is_none()
             && u.buffer_bytes > 0
-            && u.wideband_cqi != 0
+            && !u.wideband_cqi.is_out_of_range()
             && tbs_bytes(tbs, u.mcs, free) > 0;
         let given = got.get(&u.ue).map_or(0, |a| a.n_prb);
         eligible && given < prbs_for_bytes(tbs, u.mcs, u.buffer_bytes, free)
@@ -167,20 +169,6 @@ fn unknown_name_lists_the_known_ones() {
     assert!(build("round_robin", &bad).is_ok());
 }
 
-#[test]
-fn ue_state_validation_names_the_key() {
-    let mut u = super::testkit::ue(1, 10, 5);
-    assert!(u.validate().is_ok());
-    u.weight = -1.0;
-    assert_eq!(
-        u.validate().unwrap_err().to_string(),
-        "weight: -1 is invalid; expected a finite number > 0"
-    );
-    u.weight = 1.0;
-    u.wideband_cqi = 16;
-    assert!(u.validate().is_err());
-}
-
 /// UE lists that change from TTI to TTI (buffers that empty and refill, HARQ retransmissions
 /// that come and go, a UE whose CQI drops to 0), optionally with identifiers out of order and
 /// repeated, built before any allocation is counted.
@@ -200,7 +188,7 @@ fn varying_ue_sets(n_ues: u32, shuffled: bool) -> Vec<Vec<UeState<'static>>> {
                                 process: (t % 8) as u8,
                             })
                         }
-                        3 if t % 2 == 0 => u.wideband_cqi = 0,
+                        3 if t % 2 == 0 => u.wideband_cqi = Cqi::OUT_OF_RANGE,
                         _ => {}
                     }
                     u

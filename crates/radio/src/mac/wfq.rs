@@ -21,9 +21,9 @@
 //! 4. F_i ← F_i + b_i(n_i) / w_i for every UE served.
 //!
 //! Bytes are counted when scheduled as new data (they leave the RLC queue then); HARQ
-//! retransmissions are not counted again, and `on_tti_end` is not used. UEs whose weight is
-//! not finite and > 0 get no new data (the cell validates weights with `UeState::validate`).
-//! Over a busy period the bytes served to two continuously backlogged UEs i and j satisfy
+//! retransmissions are not counted again, and `on_tti_end` is not used. A weight is finite
+//! and > 0 by its type ([`Weight`](super::Weight)), so every tag is finite. Over a busy
+//! period the bytes served to two continuously backlogged UEs i and j satisfy
 //! |S_i/w_i − S_j/w_j| ≤ L_max/w_i + L_max/w_j, with L_max the largest per-PRB increment, so
 //! long-run byte shares follow the weights whatever the channels (a poor channel gets more
 //! PRBs).
@@ -53,7 +53,7 @@ struct Work {
     scratch: TtiScratch,
     /// UEs backlogged in this call, by increasing identifier.
     backlogged_now: Vec<u32>,
-    /// Candidates with a valid weight, by increasing identifier (indices into `ues`).
+    /// Candidates by increasing identifier (indices into `ues`).
     order: Vec<usize>,
     /// Per entry of `order`: F_i before this TTI, PRBs that carry the buffer, PRBs dealt.
     base: Vec<f64>,
@@ -182,13 +182,7 @@ impl MacScheduler for Wfq {
             ..
         } = &mut self.work;
         order.clear();
-        order.extend(
-            scratch
-                .candidates
-                .iter()
-                .copied()
-                .filter(|&i| ues[i].weight.is_finite() && ues[i].weight > 0.0),
-        );
+        order.extend_from_slice(&scratch.candidates);
         if free == 0 || order.is_empty() {
             return;
         }
@@ -211,7 +205,7 @@ impl MacScheduler for Wfq {
         let prospective = |k: usize, n: u32| {
             let u = &ues[order[k]];
             Deal {
-                tag: base[k] + served_bytes(u, n, tbs) / u.weight,
+                tag: base[k] + served_bytes(u, n, tbs) / u.weight.get(),
                 ue: u.ue,
                 k,
             }
@@ -237,7 +231,7 @@ impl MacScheduler for Wfq {
             let u = &ues[i];
             if given[k] > 0 && push_new_data(u, given[k], tbs, out) > 0 {
                 let f = self.finish.entry(u.ue).or_insert(0.0);
-                *f += served_bytes(u, given[k], tbs) / u.weight;
+                *f += served_bytes(u, given[k], tbs) / u.weight.get();
             }
         }
     }
@@ -254,10 +248,11 @@ impl MacScheduler for Wfq {
 mod tests {
     use super::*;
     use crate::mac::testkit::{linear_tbs, run, ue};
+    use crate::mac::Weight;
 
     fn weighted(id: u32, mcs: u8, weight: f64) -> UeState<'static> {
         UeState {
-            weight,
+            weight: Weight::new(weight).unwrap(),
             ..ue(id, u64::MAX, mcs)
         }
     }
@@ -265,15 +260,15 @@ mod tests {
     fn assert_byte_shares_follow_weights(ues: &[UeState<'_>], n_prb: u32) {
         let totals = run(&mut Wfq::new(), ues, n_prb, 10_000, &linear_tbs);
         let total: f64 = ues.iter().map(|u| totals.bytes_of(u.ue) as f64).sum();
-        let wsum: f64 = ues.iter().map(|u| u.weight).sum();
+        let wsum: f64 = ues.iter().map(|u| u.weight.get()).sum();
         for u in ues {
             let share = totals.bytes_of(u.ue) as f64 / total;
-            let target = u.weight / wsum;
+            let target = u.weight.get() / wsum;
             eprintln!(
                 "WFQ UE {} (MCS {}, w {}): byte share {share:.5}, target {target:.5}, PRBs {}",
                 u.ue,
                 u.mcs,
-                u.weight,
+                u.weight.get(),
                 totals.prbs_of(u.ue)
             );
             assert!(
@@ -345,15 +340,11 @@ mod tests {
     }
 
     #[test]
-    fn invalid_weight_gets_no_new_data() {
-        let mut out = Vec::new();
-        let ues = [
-            weighted(1, 10, 0.0),
-            weighted(2, 10, f64::NAN),
-            weighted(3, 10, 1.0),
-        ];
-        Wfq::new().schedule(0, 10, &ues, &linear_tbs, &mut out);
-        assert_eq!(out.len(), 1);
-        assert_eq!((out[0].ue, out[0].n_prb), (3, 10));
+    fn a_weight_is_finite_and_positive_or_is_refused() {
+        for w in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+            let e = Weight::new(w).unwrap_err().to_string();
+            assert!(e.starts_with("weight: ") && e.ends_with("expected a finite number > 0"));
+        }
+        assert_eq!(Weight::new(2.5).map(Weight::get), Ok(2.5));
     }
 }

@@ -15,22 +15,32 @@
 use celltcp_engine::RngStream;
 
 use super::bler::BlerModel;
-use super::tables::{cqi_efficiency, tbs_bits_for_mcs, CQI_MAX, MCS_SPECTRAL_EFFICIENCY};
+use super::index::{Cqi, Mcs};
+use super::tables::{tbs_bits_for_mcs, CQI_MAX};
 use super::{PhyError, TTIS_PER_SECOND};
 
-/// The MCS used for CQI `cqi`; `None` for CQI 0 (no transmission).
-pub fn mcs_for_cqi(cqi: u8) -> Result<Option<u8>, PhyError> {
-    let efficiency = cqi_efficiency(cqi)?;
-    if cqi == 0 {
-        return Ok(None);
-    }
-    let rounded = (efficiency * 100.0).round() / 100.0;
-    let mcs = MCS_SPECTRAL_EFFICIENCY
-        .iter()
-        .rposition(|&se| se <= rounded + 1e-9)
-        .unwrap_or(0);
-    Ok(Some(mcs as u8))
+/// The MCS used for CQI `cqi`; `None` for CQI 0 (no transmission). Every CQI 1..=15 has one,
+/// so this cannot fail.
+#[inline]
+pub fn mcs_for_cqi(cqi: Cqi) -> Option<Mcs> {
+    MCS_OF_CQI[usize::from(cqi.get())]
 }
+
+/// The rule of the module documentation worked out for CQI 0..=15: CQI c ≥ 1 → MCS 2(c − 1).
+/// Written out so that the per-TTI lookup is an index; the test `cqi_maps_to_every_other_mcs`
+/// derives it again from the CQI efficiencies and R1-081483.
+const MCS_OF_CQI: [Option<Mcs>; CQI_MAX as usize + 1] = {
+    let mut table = [None; CQI_MAX as usize + 1];
+    let mut cqi = 1;
+    while cqi <= CQI_MAX {
+        table[cqi as usize] = match Mcs::new(2 * (cqi - 1)) {
+            Ok(mcs) => Some(mcs),
+            Err(_) => panic!("CQI 15 maps to MCS 28"),
+        };
+        cqi += 1;
+    }
+    table
+};
 
 /// Number of PRBs, N_RB, of an LTE channel bandwidth in MHz (TS 36.101 Table 5.6-1):
 /// 1.4 → 6, 3 → 15, 5 → 25, 10 → 50, 15 → 75, 20 → 100.
@@ -51,18 +61,19 @@ pub fn prbs_for_bandwidth(bandwidth_mhz: f64) -> Result<u32, PhyError> {
 }
 
 /// Bit rate of a UE that receives one transport block of `n_prb` PRBs at MCS `mcs` in every
-/// TTI without errors: TBS bits per 1 ms subframe, bits per second.
-pub fn transport_rate_bps(mcs: u8, n_prb: u32) -> Result<u64, PhyError> {
-    Ok(u64::from(tbs_bits_for_mcs(mcs, n_prb)?) * TTIS_PER_SECOND)
+/// TTI without errors: TBS bits per 1 ms subframe, bits per second. Fails only for a PRB
+/// count outside 1..=110.
+pub fn transport_rate_bps(mcs: Mcs, n_prb: u32) -> Result<u64, PhyError> {
+    Ok(u64::from(tbs_bits_for_mcs(mcs.get(), n_prb)?) * TTIS_PER_SECOND)
 }
 
 /// Link adaptation on top of a [`BlerModel`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct Amc {
     bler: BlerModel,
-    /// SINR at BLER 10 % of the MCS of CQI 1..=15 (index 0 unused), dB. Both forms of
-    /// `BlerModel` make it strictly increasing (checked when they are built), but
-    /// `cqi_for_sinr` does not rely on that.
+    /// SINR at BLER 10 % of the MCS of CQI 1..=15 (index 0 unused), dB; finite, since both
+    /// forms of `BlerModel` have a finite 10 % point for every MCS. Both also make it strictly
+    /// increasing (checked when they are built), but `cqi_for_sinr` does not rely on that.
     cqi_threshold_db: [f64; CQI_MAX as usize + 1],
 }
 
@@ -75,14 +86,12 @@ impl Default for Amc {
 impl Amc {
     pub fn new(bler: BlerModel) -> Self {
         let mut cqi_threshold_db = [f64::NEG_INFINITY; CQI_MAX as usize + 1];
-        for cqi in 1..=CQI_MAX {
-            // Both lookups succeed for CQI 1..=15: every such CQI maps to an MCS in 0..=28.
-            if let Ok(Some(mcs)) = mcs_for_cqi(cqi) {
-                if let Ok(s10) = bler.sinr10_db(mcs) {
-                    cqi_threshold_db[usize::from(cqi)] = s10;
-                }
+        for cqi in Cqi::in_range() {
+            if let Some(mcs) = mcs_for_cqi(cqi) {
+                cqi_threshold_db[usize::from(cqi.get())] = bler.sinr10_db(mcs);
             }
         }
+        debug_assert!(cqi_threshold_db[1..].iter().all(|s| s.is_finite()));
         Amc {
             bler,
             cqi_threshold_db,
@@ -101,29 +110,30 @@ impl Amc {
     /// rounding exactly at a threshold. The search runs from CQI 15 down and tests every
     /// threshold on its own, so it picks the highest qualifying CQI even if the thresholds
     /// were out of order.
-    pub fn cqi_for_sinr(&self, sinr_db: f64) -> u8 {
-        (1..=CQI_MAX)
+    pub fn cqi_for_sinr(&self, sinr_db: f64) -> Cqi {
+        Cqi::in_range()
             .rev()
-            .find(|&cqi| sinr_db >= self.cqi_threshold_db[usize::from(cqi)])
-            .unwrap_or(0)
+            .find(|&cqi| sinr_db >= self.cqi_threshold_db[usize::from(cqi.get())])
+            .unwrap_or(Cqi::OUT_OF_RANGE)
     }
 
     /// The MCS chosen at `sinr_db` through the reported CQI; `None` when the CQI is 0.
-    pub fn mcs_for_sinr(&self, sinr_db: f64) -> Option<u8> {
-        mcs_for_cqi(self.cqi_for_sinr(sinr_db)).ok().flatten()
+    pub fn mcs_for_sinr(&self, sinr_db: f64) -> Option<Mcs> {
+        mcs_for_cqi(self.cqi_for_sinr(sinr_db))
     }
 
     /// Transmits one transport block of `n_prb` PRBs at `mcs` over a TTI at `sinr_db` (dB) and
     /// returns the bits delivered: the TBS when decoded, 0 when not. One uniform from `rng`.
+    /// Fails only for a PRB count outside 1..=110.
     pub fn transmit(
         &self,
-        mcs: u8,
+        mcs: Mcs,
         n_prb: u32,
         sinr_db: f64,
         rng: &mut RngStream,
     ) -> Result<u32, PhyError> {
-        let tbs = tbs_bits_for_mcs(mcs, n_prb)?;
-        Ok(if self.bler.is_decoded(mcs, sinr_db, rng)? {
+        let tbs = tbs_bits_for_mcs(mcs.get(), n_prb)?;
+        Ok(if self.bler.is_decoded(mcs, sinr_db, rng) {
             tbs
         } else {
             0
@@ -134,34 +144,57 @@ impl Amc {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::phy::tables::tbs_bits;
+    use crate::phy::tables::{cqi_efficiency, tbs_bits, MCS_SPECTRAL_EFFICIENCY};
     use crate::phy::TTI_NS;
+
+    fn cqi(index: u8) -> Cqi {
+        Cqi::new(index).unwrap()
+    }
+
+    fn mcs(index: u8) -> Mcs {
+        Mcs::new(index).unwrap()
+    }
+
+    /// The rule of the module documentation: the highest MCS whose R1-081483 efficiency does
+    /// not exceed the CQI's, both at two decimals.
+    fn by_efficiency(cqi: Cqi) -> Option<u8> {
+        let rounded = (cqi_efficiency(cqi.get()).unwrap() * 100.0).round() / 100.0;
+        if cqi.is_out_of_range() {
+            return None;
+        }
+        MCS_SPECTRAL_EFFICIENCY
+            .iter()
+            .rposition(|&se| se <= rounded + 1e-9)
+            .map(|m| m as u8)
+    }
 
     #[test]
     fn cqi_maps_to_every_other_mcs() {
-        assert_eq!(mcs_for_cqi(0), Ok(None));
-        for cqi in 1..=CQI_MAX {
-            assert_eq!(mcs_for_cqi(cqi), Ok(Some(2 * (cqi - 1))), "CQI {cqi}");
-            let se_cqi = cqi_efficiency(cqi).unwrap();
-            let se_mcs = MCS_SPECTRAL_EFFICIENCY[usize::from(2 * (cqi - 1))];
+        assert_eq!(mcs_for_cqi(Cqi::OUT_OF_RANGE), None);
+        for c in Cqi::all() {
+            assert_eq!(mcs_for_cqi(c).map(Mcs::get), by_efficiency(c), "CQI {c}");
+        }
+        for c in 1..=CQI_MAX {
+            assert_eq!(mcs_for_cqi(cqi(c)), Some(mcs(2 * (c - 1))), "CQI {c}");
+            let se_cqi = cqi_efficiency(c).unwrap();
+            let se_mcs = MCS_SPECTRAL_EFFICIENCY[usize::from(2 * (c - 1))];
             assert!((se_mcs - se_cqi).abs() < 0.005);
         }
-        assert_eq!(mcs_for_cqi(16), Err(PhyError::Cqi { cqi: 16 }));
     }
 
     #[test]
     fn cqi_increases_with_sinr() {
         let amc = Amc::default();
-        assert_eq!(amc.cqi_for_sinr(-20.0), 0);
-        assert_eq!(amc.cqi_for_sinr(f64::NAN), 0);
-        assert_eq!(amc.cqi_for_sinr(40.0), 15);
-        let mut prev = 0;
+        assert_eq!(amc.cqi_for_sinr(-20.0), Cqi::OUT_OF_RANGE);
+        assert_eq!(amc.cqi_for_sinr(f64::NAN), Cqi::OUT_OF_RANGE);
+        assert_eq!(amc.cqi_for_sinr(40.0), Cqi::MAX);
+        let mut prev = Cqi::OUT_OF_RANGE;
         let mut seen = [false; 16];
         for tenth_db in -150..=300 {
             let cqi = amc.cqi_for_sinr(f64::from(tenth_db) / 10.0);
             assert!(cqi >= prev);
             prev = cqi;
-            seen[usize::from(cqi)] = true;
+            seen[usize::from(cqi.get())] = true;
         }
         assert!(seen.iter().all(|&s| s), "every CQI is reachable: {seen:?}");
     }
@@ -172,20 +205,19 @@ mod tests {
         let bler = amc.bler_model();
         for tenth_db in -100..=260 {
             let s = f64::from(tenth_db) / 10.0;
-            let cqi = amc.cqi_for_sinr(s);
-            if cqi > 0 {
-                let mcs = mcs_for_cqi(cqi).unwrap().unwrap();
-                assert!(bler.bler(mcs, s).unwrap() <= 0.1 + 1e-12, "{s} dB");
+            let c = amc.cqi_for_sinr(s);
+            if let Some(m) = mcs_for_cqi(c) {
+                assert!(bler.bler(m, s) <= 0.1 + 1e-12, "{s} dB");
             }
-            if cqi < CQI_MAX {
-                let next = mcs_for_cqi(cqi + 1).unwrap().unwrap();
-                assert!(bler.bler(next, s).unwrap() > 0.1, "{s} dB");
+            if c < Cqi::MAX {
+                let next = mcs_for_cqi(cqi(c.get() + 1)).unwrap();
+                assert!(bler.bler(next, s) > 0.1, "{s} dB");
             }
         }
         // At a CQI's own threshold the CQI is reported.
-        let s = bler.sinr10_db(mcs_for_cqi(9).unwrap().unwrap()).unwrap();
-        assert_eq!(amc.cqi_for_sinr(s), 9);
-        assert_eq!(amc.mcs_for_sinr(s), Some(16));
+        let s = bler.sinr10_db(mcs_for_cqi(cqi(9)).unwrap());
+        assert_eq!(amc.cqi_for_sinr(s), cqi(9));
+        assert_eq!(amc.mcs_for_sinr(s), Some(mcs(16)));
     }
 
     #[test]
@@ -219,17 +251,17 @@ mod tests {
         assert_eq!(tbs, 15264);
         let ttis = 1000u64;
         let bits: u64 = (0..ttis)
-            .map(|_| u64::from(amc.transmit(16, n_prb, 30.0, &mut rng).unwrap()))
+            .map(|_| u64::from(amc.transmit(mcs(16), n_prb, 30.0, &mut rng).unwrap()))
             .sum();
         let rate_bps = bits as f64 / (ttis * TTI_NS) as f64 * 1e9;
         assert_eq!(rate_bps, 15_264_000.0);
-        assert_eq!(transport_rate_bps(16, n_prb), Ok(15_264_000));
+        assert_eq!(transport_rate_bps(mcs(16), n_prb), Ok(15_264_000));
 
         // At the MCS's 10 % threshold, 90 % of that.
-        let s10 = amc.bler_model().sinr10_db(16).unwrap();
+        let s10 = amc.bler_model().sinr10_db(mcs(16));
         let ttis = 20_000u64;
         let bits: u64 = (0..ttis)
-            .map(|_| u64::from(amc.transmit(16, n_prb, s10, &mut rng).unwrap()))
+            .map(|_| u64::from(amc.transmit(mcs(16), n_prb, s10, &mut rng).unwrap()))
             .sum();
         let ratio = bits as f64 / (ttis as f64 * f64::from(tbs));
         assert!((ratio - 0.9).abs() < 0.01, "{ratio}");

@@ -43,7 +43,8 @@
 use celltcp_engine::RngStream;
 
 use super::bler_table::{check_target, BlerTable};
-use super::tables::{MCS_COUNT, MCS_MAX, MCS_SPECTRAL_EFFICIENCY};
+use super::index::Mcs;
+use super::tables::{MCS_COUNT, MCS_SPECTRAL_EFFICIENCY};
 use super::PhyError;
 
 /// BLER at which CQI is defined (TS 36.213 §7.2.3: the transport block "could be received with
@@ -62,6 +63,11 @@ pub const DEFAULT_DECADE_DB: f64 = 1.0;
 
 /// BLER curves of the 29 PDSCH MCSs: logistic curves around per-MCS 10 % thresholds (the
 /// default) or link-level curves from a [`BlerTable`].
+///
+/// Complete by construction: both forms hold one curve per [`Mcs`], each with a finite 10 %
+/// point, strictly increasing with the MCS, and give a BLER in [0, 1] at every SINR. So every
+/// query for an MCS answers, and the cell, which chooses only MCSs, cannot meet an MCS without
+/// a curve while it runs.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BlerModel {
     curves: Curves,
@@ -173,14 +179,12 @@ impl BlerModel {
         }
     }
 
-    /// SINR at which MCS `mcs` has BLER 10 %, dB. For a table, the lowest SINR at which the
-    /// interpolated curve is at or below 0.1 (where it crosses 0.1).
-    pub fn sinr10_db(&self, mcs: u8) -> Result<f64, PhyError> {
+    /// SINR at which MCS `mcs` has BLER 10 %, dB; finite. For a table, the lowest SINR at which
+    /// the interpolated curve is at or below 0.1 (where it crosses 0.1).
+    #[inline]
+    pub fn sinr10_db(&self, mcs: Mcs) -> f64 {
         match &self.curves {
-            Curves::Logistic { sinr10_db, .. } => sinr10_db
-                .get(usize::from(mcs))
-                .copied()
-                .ok_or(PhyError::Mcs { mcs }),
+            Curves::Logistic { sinr10_db, .. } => sinr10_db[mcs.index()],
             Curves::Table(table) => table.sinr10_db(mcs),
         }
     }
@@ -193,11 +197,10 @@ impl BlerModel {
         match &self.curves {
             Curves::Logistic { width_db, .. } => width_db * 11f64.ln(),
             Curves::Table(table) => {
-                let (sum, count) = (0..=MCS_MAX)
+                let (sum, count) = Mcs::all()
                     .filter_map(|mcs| {
-                        let s1 = table.sinr_db_for_bler(mcs, 0.01).ok()?;
-                        let s10 = table.sinr10_db(mcs).ok()?;
-                        s1.is_finite().then_some(s1 - s10)
+                        let s1 = table.curve_sinr_db_for_bler(mcs, 0.01);
+                        s1.is_finite().then(|| s1 - table.sinr10_db(mcs))
                     })
                     .fold((0.0, 0u32), |(sum, n), step| (sum + step, n + 1));
                 if count == 0 {
@@ -212,11 +215,11 @@ impl BlerModel {
     /// The lowest SINR (dB) at which MCS `mcs` has BLER ≤ `bler` (a probability in [0, 1]):
     /// the inverse of [`BlerModel::bler`]. −∞ when the curve is at or below `bler` at every
     /// SINR (`bler` = 1, or a table's first point), +∞ when it never gets there (`bler` = 0 for
-    /// the logistic form, below a table's last point).
-    pub fn sinr_db_for_bler(&self, mcs: u8, bler: f64) -> Result<f64, PhyError> {
+    /// the logistic form, below a table's last point). Fails only for a `bler` outside [0, 1].
+    pub fn sinr_db_for_bler(&self, mcs: Mcs, bler: f64) -> Result<f64, PhyError> {
         match &self.curves {
             Curves::Logistic { width_db, .. } => {
-                let s10 = self.sinr10_db(mcs)?;
+                let s10 = self.sinr10_db(mcs);
                 check_target(bler)?;
                 // Solving 1/(1 + 9·e^((s − s10)/w)) = b: s = s10 + w·ln((1/b − 1)/9).
                 Ok(if bler >= 1.0 {
@@ -231,25 +234,35 @@ impl BlerModel {
         }
     }
 
-    /// BLER of one transmission at MCS `mcs` and SINR `sinr_db` (dB), in [0, 1]. A NaN SINR
-    /// counts as no signal (BLER 1).
-    pub fn bler(&self, mcs: u8, sinr_db: f64) -> Result<f64, PhyError> {
-        match &self.curves {
-            Curves::Logistic { width_db, .. } => {
-                let s10 = self.sinr10_db(mcs)?;
-                let bler = 1.0 / (1.0 + 9.0 * ((sinr_db - s10) / width_db).exp());
-                Ok(if bler.is_nan() { 1.0 } else { bler })
+    /// BLER of one transmission at MCS `mcs` and SINR `sinr_db` (dB), in [0, 1] for every
+    /// SINR: 1 at −∞, 0 at +∞ (logistic; a table keeps its end points' BLER), and a NaN SINR
+    /// counts as no signal (BLER 1). Every MCS has a curve, so this cannot fail.
+    #[inline]
+    pub fn bler(&self, mcs: Mcs, sinr_db: f64) -> f64 {
+        let bler = match &self.curves {
+            Curves::Logistic {
+                sinr10_db,
+                width_db,
+            } => {
+                let bler =
+                    1.0 / (1.0 + 9.0 * ((sinr_db - sinr10_db[mcs.index()]) / width_db).exp());
+                if bler.is_nan() {
+                    1.0
+                } else {
+                    bler
+                }
             }
             Curves::Table(table) => table.bler(mcs, sinr_db),
-        }
+        };
+        debug_assert!((0.0..=1.0).contains(&bler), "BLER {bler} of MCS {mcs}");
+        bler
     }
 
     /// BLER of a block at MCS `mcs` after the transmissions accumulated in `combining`; 1 when
     /// nothing has been received yet.
-    pub fn bler_combined(&self, mcs: u8, combining: &ChaseCombining) -> Result<f64, PhyError> {
+    pub fn bler_combined(&self, mcs: Mcs, combining: &ChaseCombining) -> f64 {
         if combining.transmissions() == 0 {
-            self.sinr10_db(mcs)?;
-            return Ok(1.0);
+            return 1.0;
         }
         self.bler(mcs, combining.effective_sinr_db())
     }
@@ -257,9 +270,9 @@ impl BlerModel {
     /// Draws whether a block at MCS `mcs` and SINR `sinr_db` is decoded. Uses exactly one
     /// uniform from `rng` whatever the outcome and whatever the form of the model, so the stream
     /// stays aligned across runs that differ only in SINR or in the curves.
-    pub fn is_decoded(&self, mcs: u8, sinr_db: f64, rng: &mut RngStream) -> Result<bool, PhyError> {
-        let bler = self.bler(mcs, sinr_db)?;
-        Ok(rng.next_f64() >= bler)
+    pub fn is_decoded(&self, mcs: Mcs, sinr_db: f64, rng: &mut RngStream) -> bool {
+        let bler = self.bler(mcs, sinr_db);
+        rng.next_f64() >= bler
     }
 }
 
@@ -312,48 +325,51 @@ impl ChaseCombining {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::phy::tables::MCS_MAX;
+
+    fn mcs(index: u8) -> Mcs {
+        Mcs::new(index).unwrap()
+    }
 
     #[test]
     fn default_thresholds_follow_the_shannon_fit() {
         let m = BlerModel::default();
         // Hand-computed: 0.969 + 10·log10(2^(0.15/0.75) − 1) = 0.969 − 8.277 = −7.31 dB.
-        assert!((m.sinr10_db(0).unwrap() - (-7.308)).abs() < 0.01);
+        assert!((m.sinr10_db(Mcs::MIN) - (-7.308)).abs() < 0.01);
         // 0.969 + 10·log10(2^(5.55/0.75) − 1) = 0.969 + 22.250 = 23.22 dB.
-        assert!((m.sinr10_db(28).unwrap() - 23.219).abs() < 0.01);
+        assert!((m.sinr10_db(Mcs::MAX) - 23.219).abs() < 0.01);
         assert!((m.decade_db() - 1.0).abs() < 1e-12);
-        assert_eq!(m.sinr10_db(29), Err(PhyError::Mcs { mcs: 29 }));
     }
 
     #[test]
     fn bler_is_ten_percent_at_threshold_and_one_percent_a_decade_later() {
         let m = BlerModel::default();
-        for mcs in 0..=MCS_MAX {
-            let s10 = m.sinr10_db(mcs).unwrap();
-            assert!((m.bler(mcs, s10).unwrap() - 0.1).abs() < 1e-12);
-            assert!((m.bler(mcs, s10 + 1.0).unwrap() - 0.01).abs() < 1e-12);
+        for mcs in Mcs::all() {
+            let s10 = m.sinr10_db(mcs);
+            assert!((m.bler(mcs, s10) - 0.1).abs() < 1e-12);
+            assert!((m.bler(mcs, s10 + 1.0) - 0.01).abs() < 1e-12);
         }
     }
 
     #[test]
     fn bler_decreases_with_sinr_and_increases_with_mcs() {
         let m = BlerModel::default();
-        for mcs in 0..=MCS_MAX {
+        for mcs in Mcs::all() {
             let mut prev = 1.0;
             for tenth_db in -200..=400 {
-                let b = m.bler(mcs, f64::from(tenth_db) / 10.0).unwrap();
+                let b = m.bler(mcs, f64::from(tenth_db) / 10.0);
                 assert!((0.0..=1.0).contains(&b));
                 assert!(b <= prev, "MCS {mcs} at {} dB", f64::from(tenth_db) / 10.0);
                 prev = b;
             }
-            assert!(m.bler(mcs, -30.0).unwrap() > 0.999);
-            assert!(m.bler(mcs, 60.0).unwrap() < 1e-6);
+            assert!(m.bler(mcs, -30.0) > 0.999);
+            assert!(m.bler(mcs, 60.0) < 1e-6);
+            assert_eq!(m.bler(mcs, f64::INFINITY), 0.0);
+            assert_eq!(m.bler(mcs, f64::NEG_INFINITY), 1.0);
         }
-        for mcs in 1..=MCS_MAX {
-            assert!(m.bler(mcs, 10.0).unwrap() > m.bler(mcs - 1, 10.0).unwrap());
+        for m1 in 1..=Mcs::MAX.get() {
+            assert!(m.bler(mcs(m1), 10.0) > m.bler(mcs(m1 - 1), 10.0));
         }
-        assert_eq!(m.bler(0, f64::NAN), Ok(1.0));
-        assert_eq!(m.bler(29, 0.0), Err(PhyError::Mcs { mcs: 29 }));
+        assert_eq!(m.bler(Mcs::MIN, f64::NAN), 1.0);
     }
 
     #[test]
@@ -394,15 +410,15 @@ mod tests {
     #[test]
     fn bler_after_k_transmissions_uses_the_combined_sinr() {
         let m = BlerModel::default();
-        let mcs = 10;
-        let s = m.sinr10_db(mcs).unwrap() - 3.0; // first transmission: BLER well above 10 %
+        let mcs = mcs(10);
+        let s = m.sinr10_db(mcs) - 3.0; // first transmission: BLER well above 10 %
         let mut c = ChaseCombining::new();
-        assert_eq!(m.bler_combined(mcs, &c), Ok(1.0));
+        assert_eq!(m.bler_combined(mcs, &c), 1.0);
         let mut prev = 1.0;
         for k in 1..=4u32 {
             c.add_transmission(s);
-            let b = m.bler_combined(mcs, &c).unwrap();
-            let expected = m.bler(mcs, s + 10.0 * f64::from(k).log10()).unwrap();
+            let b = m.bler_combined(mcs, &c);
+            let expected = m.bler(mcs, s + 10.0 * f64::from(k).log10());
             assert!((b - expected).abs() < 1e-12);
             assert!(b < prev);
             prev = b;
@@ -411,21 +427,17 @@ mod tests {
         let mut two = ChaseCombining::new();
         two.add_transmission(s);
         two.add_transmission(s);
-        assert!(
-            (m.bler_combined(mcs, &two).unwrap() - m.bler(mcs, s + 3.0103).unwrap()).abs() < 1e-4
-        );
+        assert!((m.bler_combined(mcs, &two) - m.bler(mcs, s + 3.0103)).abs() < 1e-4);
     }
 
     #[test]
     fn decoding_draws_match_the_bler() {
         let m = BlerModel::default();
         let mut rng = RngStream::new(3, 0, "phy/bler/test");
-        let mcs = 15;
-        let s10 = m.sinr10_db(mcs).unwrap();
+        let mcs = mcs(15);
+        let s10 = m.sinr10_db(mcs);
         let n = 100_000;
-        let lost = (0..n)
-            .filter(|_| !m.is_decoded(mcs, s10, &mut rng).unwrap())
-            .count();
+        let lost = (0..n).filter(|_| !m.is_decoded(mcs, s10, &mut rng)).count();
         let rate = lost as f64 / n as f64;
         assert!((rate - 0.1).abs() < 0.004, "{rate}");
     }

@@ -50,6 +50,7 @@ use std::path::Path;
 use celltcp_net::text_lines::{quote, BoundedLines, LineError};
 
 use super::bler::BLER_TARGET;
+use super::index::Mcs;
 use super::tables::{MCS_COUNT, MCS_MAX};
 use super::PhyError;
 
@@ -290,8 +291,8 @@ struct Point {
 /// format, the interpolation and the checks).
 #[derive(Clone, Debug, PartialEq)]
 pub struct BlerTable {
-    /// Curve of MCS m at index m; exactly [`MCS_COUNT`] curves.
-    curves: Box<[BlerCurve]>,
+    /// Curve of MCS m at index m: one per MCS, by construction.
+    curves: Box<[BlerCurve; MCS_COUNT]>,
 }
 
 impl BlerTable {
@@ -376,8 +377,11 @@ impl BlerTable {
                 });
             }
         }
+        let curves: Box<[BlerCurve]> = curves.into_iter().map(|(_, c)| c).collect();
         Ok(BlerTable {
-            curves: curves.into_iter().map(|(_, c)| c).collect(),
+            curves: curves
+                .try_into()
+                .expect("one curve per MCS: missing MCSs were refused above"),
         })
     }
 
@@ -396,43 +400,45 @@ impl BlerTable {
         })
     }
 
-    fn curve(&self, mcs: u8) -> Result<&BlerCurve, PhyError> {
-        self.curves
-            .get(usize::from(mcs))
-            .ok_or(PhyError::Mcs { mcs })
+    #[inline]
+    fn curve(&self, mcs: Mcs) -> &BlerCurve {
+        &self.curves[mcs.index()]
     }
 
     /// BLER of MCS `mcs` at SINR `sinr_db` (dB), interpolated as in the module documentation;
     /// 1 for a NaN SINR.
-    pub fn bler(&self, mcs: u8, sinr_db: f64) -> Result<f64, PhyError> {
-        Ok(self.curve(mcs)?.bler(sinr_db))
+    #[inline]
+    pub fn bler(&self, mcs: Mcs, sinr_db: f64) -> f64 {
+        self.curve(mcs).bler(sinr_db)
     }
 
     /// The 10 % point of MCS `mcs`: the lowest SINR (dB) at which its interpolated BLER is
-    /// ≤ 0.1.
-    pub fn sinr10_db(&self, mcs: u8) -> Result<f64, PhyError> {
-        Ok(self.curve(mcs)?.sinr10_db)
+    /// ≤ 0.1; finite.
+    pub fn sinr10_db(&self, mcs: Mcs) -> f64 {
+        self.curve(mcs).sinr10_db
     }
 
     /// Lowest SINR (dB) at which MCS `mcs` has interpolated BLER ≤ `bler`: −∞ when even the
-    /// first point is, +∞ when no point is.
-    pub fn sinr_db_for_bler(&self, mcs: u8, bler: f64) -> Result<f64, PhyError> {
-        let curve = self.curve(mcs)?;
+    /// first point is, +∞ when no point is. Fails only for a `bler` outside [0, 1].
+    pub fn sinr_db_for_bler(&self, mcs: Mcs, bler: f64) -> Result<f64, PhyError> {
         check_target(bler)?;
-        Ok(curve.sinr_db_for_bler(bler))
+        Ok(self.curve_sinr_db_for_bler(mcs, bler))
+    }
+
+    /// [`BlerTable::sinr_db_for_bler`] for a `bler` known to be in [0, 1].
+    pub(super) fn curve_sinr_db_for_bler(&self, mcs: Mcs, bler: f64) -> f64 {
+        debug_assert!((0.0..=1.0).contains(&bler), "{bler}");
+        self.curve(mcs).sinr_db_for_bler(bler)
     }
 
     /// The points of MCS `mcs` as (SINR dB, BLER), by increasing SINR.
-    pub fn points(
-        &self,
-        mcs: u8,
-    ) -> Result<impl ExactSizeIterator<Item = (f64, f64)> + '_, PhyError> {
-        let curve = self.curve(mcs)?;
-        Ok(curve
+    pub fn points(&self, mcs: Mcs) -> impl ExactSizeIterator<Item = (f64, f64)> + '_ {
+        let curve = self.curve(mcs);
+        curve
             .sinr_db
             .iter()
             .copied()
-            .zip(curve.bler.iter().copied()))
+            .zip(curve.bler.iter().copied())
     }
 
     /// The table in the format [`BlerTable::parse`] reads, MCS by MCS; numbers are written so

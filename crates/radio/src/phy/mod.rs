@@ -11,6 +11,8 @@
 //! * [`bler_table`]: link-level BLER curves supplied as a table of (SINR, BLER) points per MCS,
 //!   parsed from CSV and interpolated; a [`BlerModel`] can be built on one.
 //! * [`amc`]: adaptive modulation and coding: SINR → CQI → MCS, channel bandwidth → PRBs.
+//! * [`index`]: the CQI and MCS indices as types holding only the tables' ranges, so that the
+//!   lookups of the per-TTI path cannot fail.
 //!
 //! Units: SINR in dB (`_db`), spectral efficiency in information bits per resource element,
 //! sizes in bits (`_bits`), rates in bits per second (`_bps`). One TTI is one 1 ms subframe
@@ -20,11 +22,13 @@
 pub mod amc;
 pub mod bler;
 pub mod bler_table;
+pub mod index;
 pub mod tables;
 
 pub use amc::{mcs_for_cqi, prbs_for_bandwidth, transport_rate_bps, Amc};
 pub use bler::{BlerModel, ChaseCombining, BLER_TARGET};
 pub use bler_table::{BlerTable, BlerTableError, BLER_TABLE_HEADER};
+pub use index::{Cqi, Mcs};
 pub use tables::{
     cqi_efficiency, cqi_entry, mcs_spectral_efficiency, mcs_to_itbs, tbs_bits, tbs_bits_for_mcs,
     CqiEntry, McsEntry, Modulation, CQI_MAX, MCS_MAX, N_PRB_MAX,

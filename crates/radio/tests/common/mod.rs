@@ -14,7 +14,7 @@ use celltcp_net::queue::DropCause;
 use celltcp_net::trace::Traces;
 use celltcp_radio::cell::{LteCell, LteCellConfig, UeConfig};
 use celltcp_radio::channel::{LogDistance, PathLossModel, Position};
-use celltcp_radio::phy::BlerModel;
+use celltcp_radio::phy::{BlerModel, Mcs};
 
 pub const ENB: NodeId = 0;
 
@@ -219,7 +219,7 @@ pub fn fixed_sinr_cell(sinr_db: f64) -> LteCellConfig {
 /// The SINR (dB) at which MCS `mcs` has block error rate `bler` under the default curves.
 pub fn sinr_for_bler(mcs: u8, bler: f64) -> f64 {
     let m = BlerModel::default();
-    let s10 = m.sinr10_db(mcs).unwrap();
+    let s10 = m.sinr10_db(Mcs::new(mcs).unwrap());
     // BLER = 1/(1 + 9·e^((s − s10)/w)), w = decade/ln 11.
     let w = m.decade_db() / 11f64.ln();
     s10 + w * ((1.0 / bler - 1.0) / 9.0).ln()

@@ -190,7 +190,7 @@ pub(super) fn lte_cell_config(
     };
     cfg.cqi_period_tti = c.cqi_period_tti;
     cfg.cqi_delay_tti = c.cqi_delay_tti;
-    cfg.fixed_mcs = f.fixed_mcs;
+    cfg.fixed_mcs = c.fixed_mcs;
     cfg.uplink = UplinkConfig {
         rate_bps: c.uplink_rate_bps,
         grant_delay: c.uplink_grant_delay,

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use celltcp_engine::SimDuration;
-use celltcp_radio::phy::BlerTable;
+use celltcp_radio::phy::{BlerTable, Mcs, MCS_MAX};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -251,8 +251,12 @@ pub struct CellSpec {
     pub pf_time_constant_tti: f64,
     pub uplink_rate_bps: u64,
     pub uplink_grant_delay: SimDuration,
-    /// The BLER curves read from `bler_table`, if given.
+    /// The BLER curves read from `bler_table`, if given: a curve for every MCS, each with a
+    /// 10 % point, so that every CQI maps to an SINR threshold.
     pub bler_table: Option<Arc<BlerTable>>,
+    /// `fixed_mcs` as the cell's MCS type (checked against the MCS table here, so the cell
+    /// is built with an MCS every table and BLER curve of it covers).
+    pub fixed_mcs: Option<Mcs>,
     /// Receive-error model of each UE listed that has one (its own or the cell's), by UE name.
     pub downlink_loss: BTreeMap<String, LossSpec>,
 }
@@ -391,13 +395,12 @@ pub(crate) fn convert(
                 10.0,
                 "0.1 to 10 (dB from BLER 10 % to 1 %)",
             ),
-            (
-                "fixed_mcs",
-                c.fixed_mcs.map_or(0.0, f64::from),
-                0.0,
-                28.0,
-                "an MCS index 0 to 28",
-            ),
+        ];
+        for (k, v, lo, hi, what) in link {
+            range(key(k), v, lo, hi, what)?;
+        }
+        let fixed_mcs = fixed_mcs(key("fixed_mcs"), c.fixed_mcs)?;
+        let link = [
             (
                 "rlc.max_retx",
                 f64::from(c.rlc.max_retx),
@@ -485,6 +488,7 @@ pub(crate) fn convert(
                 uplink_rate_bps: c.uplink.rate.value,
                 uplink_grant_delay: c.uplink.grant_delay.value,
                 bler_table,
+                fixed_mcs,
                 downlink_loss,
             },
         );
@@ -493,6 +497,21 @@ pub(crate) fn convert(
         same_pdcp_in_ran(file)?;
     }
     Ok(out)
+}
+
+/// `fixed_mcs` as an [`Mcs`]: an index with its own transport block size, 0 to 28 (TS 36.213
+/// Table 7.1.7.1-1).
+fn fixed_mcs(key: String, index: Option<u8>) -> Result<Option<Mcs>, ScenarioError> {
+    index
+        .map(|m| {
+            Mcs::new(m).map_err(|_| {
+                ScenarioError::new(
+                    key,
+                    format!("{m} is out of range; expected an MCS index 0 to {MCS_MAX}"),
+                )
+            })
+        })
+        .transpose()
 }
 
 /// `pf_time_constant` in TTIs (1 ms each): at least one TTI, and other than the default only

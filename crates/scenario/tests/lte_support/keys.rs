@@ -6,7 +6,7 @@
 #![allow(dead_code)]
 
 use celltcp_radio::channel::noise_power_dbm;
-use celltcp_radio::phy::BlerModel;
+use celltcp_radio::phy::{BlerModel, Mcs};
 use celltcp_scenario::{load_str, run, RunOptions};
 use serde_json::Value;
 
@@ -126,7 +126,7 @@ pub fn one_ue_summary(duration: &str, sinr_db: f64, mcs: u8, extra: &str, flows:
 /// The SINR (dB) at which MCS `mcs` has BLER `bler` on the curves with `decade_db`.
 pub fn sinr_for_bler(mcs: u8, bler: f64, decade_db: f64) -> f64 {
     let m = BlerModel::default();
-    let s10 = m.sinr10_db(mcs).unwrap();
+    let s10 = m.sinr10_db(Mcs::new(mcs).unwrap());
     // BLER = 1/(1 + 9·e^((s − s10)/w)), w = decade/ln 11 (phy/bler.rs).
     let w = decade_db / 11f64.ln();
     s10 + w * ((1.0 / bler - 1.0) / 9.0).ln()
@@ -134,7 +134,7 @@ pub fn sinr_for_bler(mcs: u8, bler: f64, decade_db: f64) -> f64 {
 
 /// BLER of MCS `mcs` at `sinr_db` on the curves with `decade_db`.
 pub fn bler_at(mcs: u8, sinr_db: f64, decade_db: f64) -> f64 {
-    let s10 = BlerModel::default().sinr10_db(mcs).unwrap();
+    let s10 = BlerModel::default().sinr10_db(Mcs::new(mcs).unwrap());
     let w = decade_db / 11f64.ln();
     1.0 / (1.0 + 9.0 * ((sinr_db - s10) / w).exp())
 }

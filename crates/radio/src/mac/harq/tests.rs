@@ -6,11 +6,16 @@ use celltcp_engine::RngStream;
 
 use super::*;
 
+const MCS_16: Mcs = match Mcs::new(16) {
+    Ok(m) => m,
+    Err(_) => panic!("16 is an MCS"),
+};
+
 fn tb(id: u64) -> TransportBlock {
     TransportBlock {
         id,
         size_bits: 12_576,
-        mcs: 16,
+        mcs: MCS_16,
         n_prb: 25,
     }
 }
@@ -52,7 +57,7 @@ fn feedback_at_t_plus_4_and_retransmission_from_t_plus_8() {
         due.as_harq_retx(),
         HarqRetx {
             n_prb: 25,
-            mcs: 16,
+            mcs: MCS_16,
             process: p
         }
     );
@@ -279,6 +284,59 @@ fn invalid_configurations_name_the_key() {
         msg,
         "harq.rtt_tti: 3 is invalid; expected at least feedback_delay_tti"
     );
+}
+
+/// The claimed processes and the due feedback, which cannot fail, do what the checked calls
+/// do: two entities driven TTI by TTI, one each way, with the same decoding outcomes.
+#[test]
+fn claims_and_due_feedback_follow_the_checked_calls() {
+    let cfg = HarqConfig {
+        n_processes: 4,
+        max_transmissions: 3,
+        ..HarqConfig::default()
+    };
+    let (mut checked, mut claimed) = (HarqEntity::new(cfg).unwrap(), HarqEntity::new(cfg).unwrap());
+    let mut rng = RngStream::new(7, 0, "mac/harq/claims");
+    let mut decoded = [false; 4];
+    let mut next_id = 0;
+    for tti in 0..2_000u64 {
+        let due: Vec<u8> = checked.feedback_due(tti).collect();
+        let mut outcomes = Vec::new();
+        for &p in &due {
+            outcomes.push((
+                p,
+                checked
+                    .on_feedback(tti, p, decoded[usize::from(p)])
+                    .unwrap(),
+            ));
+        }
+        let mut claimed_outcomes = Vec::new();
+        let n = claimed.apply_feedback_due(
+            tti,
+            |p| decoded[usize::from(p)],
+            |p, o| claimed_outcomes.push((p, o)),
+        );
+        assert_eq!((n, &claimed_outcomes), (due.len(), &outcomes), "TTI {tti}");
+        let sinr = 0.5 + rng.next_f64();
+        if let Some(r) = checked.pending_retx(tti) {
+            let want = checked.on_tx(tti, r.process, r.tb, sinr).unwrap();
+            let slot = claimed.claim_retx(tti).unwrap();
+            assert_eq!(slot.due(), r);
+            assert_eq!(slot.transmit(sinr), want);
+            decoded[usize::from(r.process)] = rng.next_f64() < 0.5;
+        } else if let Some(p) = checked.free_process(tti) {
+            next_id += 1;
+            let want = checked.on_tx(tti, p, tb(next_id), sinr).unwrap();
+            let slot = claimed.claim_free_process(tti).unwrap();
+            assert_eq!(slot.process(), p);
+            assert_eq!(slot.transmit(tb(next_id), sinr), want);
+            decoded[usize::from(p)] = rng.next_f64() < 0.5;
+        } else {
+            assert!(claimed.claim_free_process(tti).is_none() && claimed.claim_retx(tti).is_none());
+        }
+        assert_eq!(checked.stats(), claimed.stats());
+    }
+    assert!(checked.stats().residual_failures > 0 && checked.stats().acks > 0);
 }
 
 #[test]
