@@ -6,8 +6,9 @@
 //! (`Agent::report`, `Medium::report`, `Middlebox::report`), so the summary cannot take their
 //! names from a Rust type. They are declared here instead, one catalogue per table, and the
 //! output schema lists them as the table's properties. The declaration is kept honest by
-//! `tests::outputs_contract`: every figure the examples and the component scenarios write must
-//! be declared, and every declared figure must be written by one of them.
+//! `tests/python/test_output_contract.py`: every figure the examples and its variants (Snoop,
+//! ELN, a split-TCP proxy, on-off and bounded bulk applications, a UE with a downlink loss
+//! model) write must be declared, and every declared figure must be written by one of them.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
