@@ -448,7 +448,7 @@ def _parser() -> _Parser:
         "--output",
         action="store_true",
         help="the schema of the outputs instead: summary.json, the series' columns and the "
-        "labels of their categorical values (docs/outputs.md)",
+        f"labels of their categorical values ({docs_url('outputs')})",
     )
     p.set_defaults(handler=_cmd_schema)
 
