@@ -38,6 +38,15 @@ Column = Union[NumericColumn, CategoricalColumn]
 def schema() -> str:
     """The JSON Schema of the scenario format, as JSON text."""
 
+def output_schema() -> str:
+    """The JSON Schema of a run's outputs (the summary with its records and figure tables, the
+    series' column sets, the label sets), with the series ``emulate`` adds, as JSON text."""
+
+def output_labels() -> dict[str, list[str]]:
+    """The label sets of the outputs by key (``handover_cause``, ``handover_result``,
+    ``handover_policy``, ``tcp_outcome``, ``drop_cause``, ``handover_drop_place``,
+    ``stop_reason``, ``link_direction``, ``trace_var``), each in its category order."""
+
 def validate(
     toml_text: str, overrides: list[tuple[str, str]] = ..., base_dir: str | None = None
 ) -> tuple[str, list[tuple[str, str]]]:

@@ -122,7 +122,8 @@ def handover_times(scenario: Scenario, runs: int) -> tuple[float, float, int, in
         walls.append(time.perf_counter() - started)
         cpus.append(time.process_time() - cpu0)
         events = result.events
-        handovers = int((result.summary.get("handovers") or {}).get("count", 0))
+        section = result.handover_summary
+        handovers = section["count"] if section else 0
     return statistics.median(walls), statistics.median(cpus), events, handovers
 
 

@@ -7,7 +7,7 @@
                        [--retry-failed] [--quiet]
     celltcp stats STORE [--confidence C] [--json]
     celltcp export STORE --parquet DIR [--overwrite]
-    celltcp schema
+    celltcp schema [--output]
     celltcp bench [--quick] [--runs N]
     celltcp plot KIND (--result DIR | --store DIR | model options) [--out FILE]
                       (kinds and options: celltcp.plot_cli, docs/cli.md)
@@ -44,6 +44,7 @@ from celltcp._argtypes import non_negative_int, positive_int
 from celltcp._docs import DOCS_URL, docs_url
 from celltcp.errors import ScenarioError, SimulationError
 from celltcp.output import OutputDirError, atomic_output_dir
+from celltcp.outputs import label
 from celltcp.progress import RunProgressLine
 from celltcp.report import summary_tables
 from celltcp.runner import parse_overrides, run
@@ -142,9 +143,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
         raise UserError(f"--out {e}") from None
     except OSError as e:
         raise UserError(f"--out {out}: cannot write output: {e.strerror or e}") from None
-    stop_reason = result.summary.get("stop_reason")
-    simulated = result.summary.get("simulated_time_s")
-    if stop_reason == "interrupted":
+    stop_reason = result.stop_reason
+    simulated = result.simulated_time_s
+    if stop_reason == label("stop_reason", "interrupted"):
         print(
             f"celltcp: interrupted at {_seconds(simulated)} simulated; what was simulated is in "
             f'{out} (stop_reason = "interrupted")',
@@ -158,7 +159,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         handovers = result.handover_line()
         if handovers:
             print(f"handovers: {handovers}")
-    if stop_reason == "eventbudget":
+    if stop_reason == label("stop_reason", "eventbudget"):
         _error(
             "warning",
             f"the run was cut short by simulation.max_events at {_seconds(simulated)} simulated "
@@ -275,7 +276,8 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 
 def _cmd_schema(args: argparse.Namespace) -> int:
-    print(json.dumps(json.loads(_core.schema()), indent=2))
+    text = _core.output_schema() if args.output else _core.schema()
+    print(json.dumps(json.loads(text), indent=2))
     return 0
 
 
@@ -439,7 +441,15 @@ def _parser() -> _Parser:
     add_overwrite_option(p)
     p.set_defaults(handler=_cmd_export)
 
-    p = sub.add_parser("schema", help="print the JSON Schema of scenario files")
+    p = sub.add_parser(
+        "schema", help="print the JSON Schema of scenario files (--output: of a run's outputs)"
+    )
+    p.add_argument(
+        "--output",
+        action="store_true",
+        help="the schema of the outputs instead: summary.json, the series' columns and the "
+        f"labels of their categorical values ({docs_url('outputs')})",
+    )
     p.set_defaults(handler=_cmd_schema)
 
     p = sub.add_parser("bench", help="measure event-queue and end-to-end simulation speed")

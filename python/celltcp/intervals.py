@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from celltcp import _core
+from celltcp.outputs import series_columns
 
 __all__ = ["IntervalError", "cell_intervals", "link_intervals"]
 
@@ -43,14 +44,10 @@ _UE_COUNTS = {
     "downlink_lost": "downlink_lost",
 }
 
-#: Per-direction counters of the ``queue`` series reported per interval.
-_LINK_COUNTS = (
-    "drops_queue_full",
-    "drops_aqm",
-    "drops_link_loss",
-    "drops_outage",
-    "drops_handover",
-    "ecn_marks",
+#: Per-direction counters of the ``queue`` series reported per interval: its drops by cause
+#: and its ECN marks, in the series' column order.
+_LINK_COUNTS = tuple(
+    c for c in series_columns("queue") if c.startswith("drops_") or c == "ecn_marks"
 )
 
 

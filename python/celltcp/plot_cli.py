@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from celltcp._docs import docs_url
+from celltcp.outputs import LINK_DIRECTIONS
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -580,9 +581,9 @@ def _link_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--link", metavar="L", help="link whose queue is traced (required)")
     p.add_argument(
         "--direction",
-        choices=("a_to_b", "b_to_a"),
-        default="a_to_b",
-        help="direction of the link (default a_to_b)",
+        choices=LINK_DIRECTIONS,
+        default=LINK_DIRECTIONS[0],
+        help=f"direction of the link (default {LINK_DIRECTIONS[0]})",
     )
     _window_options(p)
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from celltcp.outputs import LINK_DIRECTIONS
+
 __all__ = [
     "format_bytes",
     "format_metric",
@@ -139,7 +141,7 @@ def summary_table_data(summary: Mapping[str, Any]) -> list[tuple[list[str], list
         header = ["link", "direction", "packets", "drops", "ECN marks", "queue mean", "queue max"]
         rows = []
         for name, directions in links.items():
-            for direction in ("a_to_b", "b_to_a"):
+            for direction in LINK_DIRECTIONS:
                 d = directions.get(direction) if isinstance(directions, Mapping) else None
                 if not isinstance(d, Mapping):
                     continue

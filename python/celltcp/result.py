@@ -12,12 +12,15 @@ import os
 from collections.abc import Mapping
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from celltcp.output import atomic_output_dir
+from celltcp.outputs import LINK_DIRECTIONS, label
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from celltcp.summary_types import HandoverSummary, StopReason, Summary
 
 __all__ = ["RunResult"]
 
@@ -42,8 +45,8 @@ _LINK_COLUMNS = (
     "queue_max_packets",
 )
 
-#: Link directions as the summary names them.
-_DIRECTIONS = ("a_to_b", "b_to_a")
+#: The stop reasons of a run that went as planned: its duration reached, or no event left.
+_ENDED = (label("stop_reason", "duration"), label("stop_reason", "exhausted"))
 
 
 def _flatten(record: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -75,19 +78,39 @@ class RunResult:
     """Results of one run.
 
     Attributes:
-        summary: the core's summary (dict parsed from JSON); its ``flows`` and ``links`` tables
-            are also offered as DataFrames by :attr:`flows` and :attr:`links`.
+        summary: the core's summary (``summary.json`` parsed), typed by
+            :class:`celltcp.summary_types.Summary` (generated from the output schema,
+            docs/outputs.md); its ``flows`` and ``links`` tables are also offered as DataFrames
+            by :attr:`flows` and :attr:`links`.
         events: number of simulation events processed.
     """
 
-    def __init__(self, summary: dict[str, Any], events: int, raw_series: Mapping[str, Any]):
-        self.summary = summary
+    def __init__(self, summary: Mapping[str, Any], events: int, raw_series: Mapping[str, Any]):
+        # The core's summary has the schema's form (tests/python/test_output_contract.py).
+        self.summary = cast("Summary", summary)
         self.events = int(events)
         self._raw_series = raw_series
 
     @classmethod
     def _from_core(cls, raw: Mapping[str, Any]) -> RunResult:
         return cls(json.loads(raw["summary"]), raw["events"], raw["series"])
+
+    @property
+    def stop_reason(self) -> StopReason:
+        """Why the run ended (``summary["stop_reason"]``, one of
+        :data:`celltcp.outputs.STOP_REASONS`)."""
+        return self.summary["stop_reason"]
+
+    @property
+    def simulated_time_s(self) -> float:
+        """Simulated time at the end of the run, seconds (``summary["simulated_time_s"]``)."""
+        return float(self.summary["simulated_time_s"])
+
+    @property
+    def handover_summary(self) -> HandoverSummary | None:
+        """The summary's ``handovers`` section (counts by result and TCP outcome, the mean
+        interruption, one record per handover), or None when no handover could happen."""
+        return self.summary.get("handovers")
 
     @cached_property
     def flows(self) -> pd.DataFrame:
@@ -106,10 +129,10 @@ class RunResult:
         index: list[tuple[str, str]] = []
         rows: list[dict[str, Any]] = []
         for link, directions in (self.summary.get("links") or {}).items():
-            for direction in _DIRECTIONS:
+            for direction in LINK_DIRECTIONS:
                 if isinstance(directions, Mapping) and direction in directions:
                     index.append((link, direction))
-                    rows.append(_flatten(directions[direction]))
+                    rows.append(_flatten(directions[direction]))  # type: ignore[literal-required]
         import pandas as pd
 
         frame = pd.DataFrame(
@@ -152,7 +175,7 @@ class RunResult:
     def handover_line(self) -> str | None:
         """A one-line account of the run's handovers (count, results, TCP outcomes, mean
         interruption), or None when there were none."""
-        h = self.summary.get("handovers")
+        h = self.handover_summary
         if not isinstance(h, Mapping) or not h.get("count"):
             return None
         results = ", ".join(
@@ -198,12 +221,14 @@ class RunResult:
 
         from celltcp.report import format_metric, html_table, summary_table_data
 
+        # A hand-made result may lack any key.
         simulated = self.summary.get("simulated_time_s")
+        stop_reason = self.summary.get("stop_reason")
         head = [f"<b>RunResult</b>: {self.events:,} events"]
         if isinstance(simulated, (int, float)):
             head.append(f"{format_metric('simulated_time_s', simulated)} simulated")
-        if self.summary.get("stop_reason") not in (None, "duration", "exhausted"):
-            head.append(f"stopped: {escape(str(self.summary['stop_reason']))}")
+        if stop_reason is not None and stop_reason not in _ENDED:
+            head.append(f"stopped: {escape(str(stop_reason))}")
         handovers = self.handover_line()
         if handovers:
             head.append(escape(handovers))
@@ -216,12 +241,13 @@ class RunResult:
         flows = self.summary.get("flows") or {}
         for name, f in list(flows.items())[:4]:
             figures = []
-            if isinstance(f.get("goodput_bps"), (int, float)):
-                figures.append(f"goodput {f['goodput_bps'] / 1e6:.3f} Mbps")
-            if isinstance(f.get("delay_mean_s"), (int, float)):
-                figures.append(f"delay {f['delay_mean_s'] * 1e3:.2f} ms")
-            if isinstance(f.get("loss_ratio"), (int, float)):
-                figures.append(f"loss {f['loss_ratio'] * 100:.2f}%")
+            goodput, delay, loss = f.get("goodput_bps"), f.get("delay_mean_s"), f.get("loss_ratio")
+            if isinstance(goodput, (int, float)):
+                figures.append(f"goodput {goodput / 1e6:.3f} Mbps")
+            if isinstance(delay, (int, float)):
+                figures.append(f"delay {delay * 1e3:.2f} ms")
+            if isinstance(loss, (int, float)):
+                figures.append(f"loss {loss * 100:.2f}%")
             parts.append(f"{name}: {', '.join(figures) or 'no figures'}")
         if len(flows) > 4:
             parts.append(f"... {len(flows) - 4} more flows")

@@ -45,6 +45,7 @@ use celltcp_net::packet::{FlowId, NodeId};
 use celltcp_net::queue::DropCause;
 use celltcp_net::trace::{TraceVar, VarColumns};
 use celltcp_scenario::analytics::{analyse, AnalyticsConfig, AnalyticsError, HandoverOutcome};
+use celltcp_scenario::labels::{HandoverPolicies, LabelSet};
 use serde_json::{json, Value};
 
 use crate::history::{History, Lost, RetransmissionKind, Rows};
@@ -101,25 +102,17 @@ fn time(v: &Value) -> Option<SimTime> {
 
 fn record(v: &Value, node: &impl Fn(&str) -> Option<NodeId>) -> Option<HandoverRecord> {
     let name = |key: &str| v[key].as_str().and_then(node);
-    let cause = match v["cause"].as_str()? {
-        "a3" => HandoverCause::A3,
-        "manual" => HandoverCause::Manual,
-        "rlf" => HandoverCause::RadioLinkFailure,
-        "link" => HandoverCause::Link,
-        _ => return None,
-    };
-    // The record holds the policy's static name.
-    let policy = ["discard", "forward", "fast_path_switch", "predicted"]
+    let label = |key: &str| v[key].as_str();
+    let cause = HandoverCause::ALL
         .into_iter()
-        .find(|p| Some(*p) == v["policy"].as_str())?;
-    let result = [
-        HandoverResult::Completed,
-        HandoverResult::InProgress,
-        HandoverResult::PreparationFailed,
-        HandoverResult::RadioLinkFailure,
-    ]
-    .into_iter()
-    .find(|r| Some(r.as_str()) == v["result"].as_str())?;
+        .find(|c| Some(c.as_str()) == label("cause"))?;
+    // The record holds the policy's static name.
+    let policy = HandoverPolicies::labels()
+        .into_iter()
+        .find(|p| Some(*p) == label("policy"))?;
+    let result = HandoverResult::ALL
+        .into_iter()
+        .find(|r| Some(r.as_str()) == label("result"))?;
     Some(HandoverRecord {
         id: u32::try_from(v["id"].as_u64()?).ok()?,
         ue: name("ue")?,

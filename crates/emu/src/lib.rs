@@ -46,6 +46,7 @@ use serde_json::Value;
 pub use capture::CapturePoints;
 pub use error::EmuError;
 pub use history::HistoryConfig;
+pub use table::series_columns;
 
 use crate::tun::Port;
 
@@ -356,21 +357,18 @@ pub fn emulate(
     }
     let rtt = &emulator.observer().rtt;
     if !rtt.time_ns.is_empty() {
-        output.series.push(Series {
-            name: "emulation_rtt".into(),
-            columns: vec![
-                ("time_ns".into(), Column::U64(rtt.time_ns.clone())),
-                ("connection".into(), Column::U32(rtt.connection.clone())),
-                (
-                    "direction".into(),
-                    Column::Cat {
-                        codes: rtt.direction.clone(),
-                        names: vec!["forward".into(), "reverse".into()],
-                    },
-                ),
-                ("rtt_ns".into(), Column::U64(rtt.rtt_ns.clone())),
+        output.series.push(Series::from_columns(
+            &table::emulation_rtt(),
+            vec![
+                Column::U64(rtt.time_ns.clone()),
+                Column::U32(rtt.connection.clone()),
+                Column::Cat {
+                    codes: rtt.direction.clone(),
+                    names: table::RTT_DIRECTIONS.map(String::from).to_vec(),
+                },
+                Column::U64(rtt.rtt_ns.clone()),
             ],
-        });
+        ));
     }
     Ok(EmulateOutput {
         run: output,

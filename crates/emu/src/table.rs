@@ -9,6 +9,7 @@
 //! the packets on the path).
 
 use celltcp_scenario::series::{Column, Series};
+use celltcp_scenario::series_columns::{Dtype, SeriesColumns};
 
 use crate::handover::RealHandoverRow;
 
@@ -18,6 +19,38 @@ pub const HANDOVERS: &str = "handovers";
 pub const OBSERVED_FROM: &str = "observed_from";
 pub const FROM_TRACE: &str = "trace";
 pub const FROM_PACKETS: &str = "packets";
+
+/// The directions of the `emulation_rtt` series.
+pub const RTT_DIRECTIONS: [&str; 2] = ["forward", "reverse"];
+
+/// The `emulation_rtt` series: the RTT samples of the real connections.
+pub fn emulation_rtt() -> SeriesColumns {
+    SeriesColumns::new(
+        "emulation_rtt",
+        "celltcp emulate only: one row per RTT sample of a real TCP connection, taken from the packets on the path.",
+    )
+    .col("time_ns", Dtype::U64, "when the sample was taken, nanoseconds of the run (Python adds time_s, seconds)")
+    .col("connection", Dtype::U32, "the connection, numbered in order of appearance")
+    .col("direction", Dtype::Cat, "forward (data from the connection's initiator) or reverse")
+    .col("rtt_ns", Dtype::U64, "the sample, nanoseconds")
+}
+
+/// The series of a simulation (`base`) as an emulation writes them: the `handovers` table with
+/// its `observed_from` column (rows of real connections beside the simulated flows'; a column
+/// only one kind of row has is NaN or an empty name for the other), and `emulation_rtt`.
+pub fn series_columns(mut base: Vec<SeriesColumns>) -> Vec<SeriesColumns> {
+    if let Some(h) = base.iter_mut().find(|s| s.name == HANDOVERS) {
+        let spec = std::mem::replace(h, SeriesColumns::new(HANDOVERS, ""));
+        *h = spec.col_only(
+            OBSERVED_FROM,
+            Dtype::Cat,
+            "trace (a simulated flow, from its TCP's trace) or packets (a real connection, from the packets on the path)",
+            "celltcp emulate, with real connections",
+        );
+    }
+    base.push(emulation_rtt());
+    base
+}
 
 /// One value of a column, while tables are merged.
 #[derive(Clone, Debug, PartialEq)]

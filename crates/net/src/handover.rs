@@ -24,6 +24,15 @@ pub enum HandoverCause {
 }
 
 impl HandoverCause {
+    /// Every cause, in the order of the outputs' category lists.
+    pub const ALL: [HandoverCause; 4] = [
+        HandoverCause::A3,
+        HandoverCause::Manual,
+        HandoverCause::RadioLinkFailure,
+        HandoverCause::Link,
+    ];
+
+    /// The name in the outputs (summary, `handovers` series).
     pub fn as_str(self) -> &'static str {
         match self {
             HandoverCause::A3 => "a3",
@@ -48,6 +57,15 @@ pub enum HandoverResult {
 }
 
 impl HandoverResult {
+    /// Every result, in the order of the outputs' category lists.
+    pub const ALL: [HandoverResult; 4] = [
+        HandoverResult::Completed,
+        HandoverResult::InProgress,
+        HandoverResult::PreparationFailed,
+        HandoverResult::RadioLinkFailure,
+    ];
+
+    /// The name in the outputs (summary, `handovers` series).
     pub fn as_str(self) -> &'static str {
         match self {
             HandoverResult::Completed => "completed",
@@ -127,4 +145,35 @@ pub struct HandoverEvent {
     /// `modify_bearer_request`, `end_marker`, `path_switch_request_ack`, `ue_context_release`,
     /// …).
     pub message: &'static str,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn all_lists_every_cause_and_result_once() {
+        // The matches fail to compile when a variant is added: add it to ALL too.
+        for c in HandoverCause::ALL {
+            match c {
+                HandoverCause::A3
+                | HandoverCause::Manual
+                | HandoverCause::RadioLinkFailure
+                | HandoverCause::Link => {}
+            }
+        }
+        for r in HandoverResult::ALL {
+            match r {
+                HandoverResult::Completed
+                | HandoverResult::InProgress
+                | HandoverResult::PreparationFailed
+                | HandoverResult::RadioLinkFailure => {}
+            }
+        }
+        let causes: std::collections::BTreeSet<_> =
+            HandoverCause::ALL.iter().map(|c| c.as_str()).collect();
+        let results: std::collections::BTreeSet<_> =
+            HandoverResult::ALL.iter().map(|r| r.as_str()).collect();
+        assert_eq!((causes.len(), results.len()), (4, 4));
+    }
 }

@@ -14,8 +14,7 @@ mod series;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 
-use celltcp_scenario::run::{STOP_REASON_INTERRUPTED, STOP_REASON_STOPPED};
-use celltcp_scenario::{Poll, RunError, RunOptions, RunOutput, RunProgress};
+use celltcp_scenario::{Poll, RunError, RunOptions, RunOutput, RunProgress, RunStopReason};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -30,6 +29,26 @@ fn schema() -> PyResult<String> {
             "schema is not serialisable: {e}"
         )))
     })
+}
+
+/// The JSON Schema of a run's outputs (the summary with its records and figure tables, the
+/// series' column sets, the label sets), as JSON text; with the series `celltcp emulate` adds.
+#[pyfunction]
+fn output_schema() -> PyResult<String> {
+    let series = celltcp_emu::series_columns(celltcp_scenario::series_columns::all());
+    let schema = celltcp_scenario::schema::output_json_schema_with(&series);
+    serde_json::to_string_pretty(&schema).map_err(|e| {
+        to_py_err(RunError::Internal(format!(
+            "output schema is not serialisable: {e}"
+        )))
+    })
+}
+
+/// The label sets of the outputs (handover causes, results and policies, TCP outcome classes,
+/// drop causes and places, stop reasons, link directions, trace variables), by key.
+#[pyfunction]
+fn output_labels() -> std::collections::BTreeMap<&'static str, Vec<&'static str>> {
+    celltcp_scenario::labels::output_labels()
 }
 
 /// Loads a scenario whose relative file references (trace files) resolve against `base_dir`
@@ -159,7 +178,7 @@ fn run<'py>(
                     match callback.call1(py, args) {
                         // Only an explicit False stops: None (no return value) goes on.
                         Ok(answer) => match answer.extract::<bool>(py) {
-                            Ok(false) => Poll::Stop(STOP_REASON_STOPPED),
+                            Ok(false) => Poll::Stop(RunStopReason::Stopped),
                             _ => Poll::Continue,
                         },
                         Err(e) => {
@@ -175,7 +194,7 @@ fn run<'py>(
                 let keep = keep_partial && e.is_instance_of::<PyKeyboardInterrupt>(py);
                 raised = Some(e);
                 if keep {
-                    Poll::Stop(STOP_REASON_INTERRUPTED)
+                    Poll::Stop(RunStopReason::Interrupted)
                 } else {
                     Poll::Abort
                 }
@@ -267,6 +286,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("SimulationError", py.get_type::<SimulationError>())?;
     m.add("RealTimeError", py.get_type::<errors::RealTimeError>())?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
+    m.add_function(wrap_pyfunction!(output_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(output_labels, m)?)?;
     m.add_function(wrap_pyfunction!(quantity_of, m)?)?;
     m.add_function(wrap_pyfunction!(lte_prbs, m)?)?;
     models::register(m)?;

@@ -12,25 +12,18 @@ use celltcp_net::handover::{
 };
 use celltcp_net::packet::{FlowId, NodeId};
 use celltcp_net::world::World;
-use serde_json::{json, Map, Value};
 
 use crate::analytics::{
     analyse, outcome_counts, AnalyticsConfig, HandoverColumns, HandoverDrops, HandoverOutcome,
 };
 use crate::build::HandoverSetup;
+use crate::labels::{
+    HandoverCauses, HandoverPolicies, HandoverResults, Label, LabelSet, TcpOutcomes,
+};
 use crate::run::RunError;
 use crate::series::{Column, Series};
-
-/// Category names of the string columns, fixed so that every run's tables share them.
-const CAUSES: [&str; 4] = ["a3", "manual", "rlf", "link"];
-const POLICIES: [&str; 4] = ["discard", "forward", "fast_path_switch", "predicted"];
-const RESULTS: [HandoverResult; 4] = [
-    HandoverResult::Completed,
-    HandoverResult::InProgress,
-    HandoverResult::PreparationFailed,
-    HandoverResult::RadioLinkFailure,
-];
-const OUTCOMES: [&str; 3] = ["timeout", "halving", "none"];
+use crate::series_columns;
+use crate::summary::{HandoverEntry, HandoverResultCounts, HandoverSummary, TcpOutcomeCounts};
 
 /// Timeline messages of a link handover: the interruption's start and end.
 pub const LINK_INTERRUPTION_START: &str = "interruption_start";
@@ -124,13 +117,10 @@ fn node_names(world: &World) -> Vec<String> {
     world.topo.nodes.iter().map(|n| n.name.clone()).collect()
 }
 
-fn secs(t: Option<SimTime>) -> Value {
-    t.map_or(Value::Null, |t| json!(t.as_secs_f64()))
-}
-
-/// Codes into a fixed list of names; a name not in it is appended (never expected).
-fn categorical(values: &[String], fixed: &[&str]) -> Column {
-    let mut names: Vec<String> = fixed.iter().map(|s| s.to_string()).collect();
+/// Codes into a fixed list of names (a label set, so that every run's tables share their
+/// categories); a name not in it is appended (never expected).
+fn categorical(values: &[String], fixed: Vec<String>) -> Column {
+    let mut names = fixed;
     let codes = values
         .iter()
         .map(|v| match names.iter().position(|n| n == v) {
@@ -159,70 +149,55 @@ impl HandoverOutputs {
             names: nodes.clone(),
         };
         let c = HandoverColumns::from(self.outcomes.as_slice());
-        let results: Vec<&str> = RESULTS.iter().map(|r| r.as_str()).collect();
+        let labels = |names: Vec<&str>| names.into_iter().map(String::from).collect::<Vec<_>>();
         // One column per place and cause of the losses, after `dropped`.
-        let drop_columns: Vec<(&'static str, Column)> = HandoverDrops::default()
-            .columns()
-            .iter()
-            .enumerate()
-            .map(|(k, (name, _))| {
-                let values = c.drops.iter().map(|d| d.columns()[k].1).collect();
-                (*name, Column::U64(values))
-            })
-            .collect();
+        let drop_columns = (0..HandoverDrops::default().columns().len())
+            .map(|k| Column::U64(c.drops.iter().map(|d| d.columns()[k].1).collect()));
         let mut columns = vec![
-            ("handover", Column::U32(c.handover)),
-            (
-                "flow",
-                Column::Cat {
-                    codes: c.flow,
-                    names: flow_names.to_vec(),
-                },
-            ),
-            ("ue", node_col(c.ue)),
-            ("source", node_col(c.source)),
-            ("target", node_col(c.target)),
-            ("cause", categorical(&c.cause, &CAUSES)),
-            ("policy", categorical(&c.policy, &POLICIES)),
-            ("result", categorical(&c.result, &results)),
-            ("decision_s", Column::F64(c.decision_s)),
-            ("command_s", opt(c.command_s)),
-            ("attach_s", opt(c.attach_s)),
-            ("path_switch_s", opt(c.path_switch_s)),
-            ("completion_s", opt(c.completion_s)),
-            ("interruption_s", opt(c.interruption_s)),
-            ("forwarded", Column::U64(c.forwarded)),
-            ("dropped", Column::U64(c.dropped)),
-            ("duplicated", Column::U64(c.duplicated)),
-            ("reordered", Column::U64(c.reordered)),
-            ("start_s", Column::F64(c.start_s)),
-            ("window_end_s", Column::F64(c.window_end_s)),
-            ("outcome", categorical(&c.outcome, &OUTCOMES)),
-            ("rto_retransmissions", Column::U32(c.rto_retransmissions)),
-            ("fast_retransmissions", Column::U32(c.fast_retransmissions)),
-            ("spurious_rto", Column::Bool(c.spurious_rto)),
-            ("first_rto_s", opt(c.first_rto_s)),
-            ("rtt_before_s", opt(c.rtt_before_s)),
-            ("rtt_peak_s", opt(c.rtt_peak_s)),
-            ("goodput_before_bps", opt(c.goodput_before_bps)),
-            ("recovered_at_s", opt(c.recovered_at_s)),
-            ("recovery_time_s", opt(c.recovery_time_s)),
-            ("ramp_time_s", opt(c.ramp_time_s)),
-            ("episode_end_s", opt(c.episode_end_s)),
-            (
-                "delivered_bytes",
-                opt(c
-                    .delivered_bytes
-                    .into_iter()
-                    .map(|b| b.map(|b| b as f64))
-                    .collect()),
-            ),
+            Column::U32(c.handover),
+            Column::Cat {
+                codes: c.flow,
+                names: flow_names.to_vec(),
+            },
+            node_col(c.ue),
+            node_col(c.source),
+            node_col(c.target),
+            categorical(&c.cause, labels(HandoverCauses::labels())),
+            categorical(&c.policy, labels(HandoverPolicies::labels())),
+            categorical(&c.result, labels(HandoverResults::labels())),
+            Column::F64(c.decision_s),
+            opt(c.command_s),
+            opt(c.attach_s),
+            opt(c.path_switch_s),
+            opt(c.completion_s),
+            opt(c.interruption_s),
+            Column::U64(c.forwarded),
+            Column::U64(c.dropped),
         ];
-        let after_dropped = columns
-            .iter()
-            .position(|(n, _)| *n == "dropped")
-            .map_or(0, |i| i + 1);
-        columns.splice(after_dropped..after_dropped, drop_columns);
+        columns.extend(drop_columns);
+        columns.extend([
+            Column::U64(c.duplicated),
+            Column::U64(c.reordered),
+            Column::F64(c.start_s),
+            Column::F64(c.window_end_s),
+            categorical(&c.outcome, labels(TcpOutcomes::labels())),
+            Column::U32(c.rto_retransmissions),
+            Column::U32(c.fast_retransmissions),
+            Column::Bool(c.spurious_rto),
+            opt(c.first_rto_s),
+            opt(c.rtt_before_s),
+            opt(c.rtt_peak_s),
+            opt(c.goodput_before_bps),
+            opt(c.recovered_at_s),
+            opt(c.recovery_time_s),
+            opt(c.ramp_time_s),
+            opt(c.episode_end_s),
+            opt(c
+                .delivered_bytes
+                .into_iter()
+                .map(|b| b.map(|b| b as f64))
+                .collect()),
+        ]);
         let mut messages: Vec<String> = Vec::new();
         let message_codes = self
             .events
@@ -236,45 +211,25 @@ impl HandoverOutputs {
             })
             .collect();
         let events = vec![
-            (
-                "time_ns",
-                Column::U64(self.events.iter().map(|e| e.time.as_ns()).collect()),
-            ),
-            (
-                "handover",
-                Column::U32(self.events.iter().map(|e| e.handover).collect()),
-            ),
-            ("ue", node_col(self.events.iter().map(|e| e.ue).collect())),
-            (
-                "from",
-                node_col(self.events.iter().map(|e| e.from).collect()),
-            ),
-            ("to", node_col(self.events.iter().map(|e| e.to).collect())),
-            (
-                "message",
-                Column::Cat {
-                    codes: message_codes,
-                    names: messages,
-                },
-            ),
+            Column::U64(self.events.iter().map(|e| e.time.as_ns()).collect()),
+            Column::U32(self.events.iter().map(|e| e.handover).collect()),
+            node_col(self.events.iter().map(|e| e.ue).collect()),
+            node_col(self.events.iter().map(|e| e.from).collect()),
+            node_col(self.events.iter().map(|e| e.to).collect()),
+            Column::Cat {
+                codes: message_codes,
+                names: messages,
+            },
         ];
-        let named =
-            |cols: Vec<(&str, Column)>| cols.into_iter().map(|(n, c)| (n.to_string(), c)).collect();
         vec![
-            Series {
-                name: "handovers".into(),
-                columns: named(columns),
-            },
-            Series {
-                name: "handover_events".into(),
-                columns: named(events),
-            },
+            Series::from_columns(&series_columns::handovers(), columns),
+            Series::from_columns(&series_columns::handover_events(), events),
         ]
     }
 
     /// The summary's `handovers` section: counts by result and by TCP outcome, the mean
-    /// interruption, and one compact object per handover in id order.
-    pub(crate) fn summary(&self, world: &World) -> Value {
+    /// interruption, and one record per handover in id order.
+    pub(crate) fn summary(&self, world: &World) -> HandoverSummary {
         let nodes = node_names(world);
         let name = |id: NodeId| {
             nodes
@@ -282,12 +237,14 @@ impl HandoverOutputs {
                 .cloned()
                 .unwrap_or_else(|| id.to_string())
         };
-        let mut by_result = Map::new();
-        for r in RESULTS {
-            by_result.insert(
-                r.as_str().into(),
-                json!(self.records.iter().filter(|x| x.result == r).count()),
-            );
+        let mut by_result = HandoverResultCounts::default();
+        for r in &self.records {
+            *match r.result {
+                HandoverResult::Completed => &mut by_result.completed,
+                HandoverResult::InProgress => &mut by_result.in_progress,
+                HandoverResult::PreparationFailed => &mut by_result.preparation_failed,
+                HandoverResult::RadioLinkFailure => &mut by_result.radio_link_failure,
+            } += 1;
         }
         let (timeout, halving, none) = outcome_counts(&self.outcomes);
         let interruptions: Vec<f64> = self
@@ -296,38 +253,38 @@ impl HandoverOutputs {
             .filter_map(|r| r.interruption())
             .map(|d| d.as_secs_f64())
             .collect();
-        let mean = if interruptions.is_empty() {
-            Value::Null
-        } else {
-            json!(interruptions.iter().sum::<f64>() / interruptions.len() as f64)
-        };
-        let list: Vec<Value> = self
+        let interruption_mean_s = (!interruptions.is_empty())
+            .then(|| interruptions.iter().sum::<f64>() / interruptions.len() as f64);
+        let secs = |t: Option<SimTime>| t.map(SimTime::as_secs_f64);
+        let list = self
             .records
             .iter()
-            .map(|r| {
-                json!({
-                    "id": r.id,
-                    "ue": name(r.ue),
-                    "source": name(r.source),
-                    "target": name(r.target),
-                    "cause": r.cause.as_str(),
-                    "policy": r.policy,
-                    "result": r.result.as_str(),
-                    "decision_s": r.decision.as_secs_f64(),
-                    "command_s": secs(r.command),
-                    "attach_s": secs(r.attach),
-                    "path_switch_s": secs(r.path_switch),
-                    "completion_s": secs(r.completion),
-                    "interruption_s": r.interruption().map_or(Value::Null, |d| json!(d.as_secs_f64())),
-                })
+            .map(|r| HandoverEntry {
+                id: r.id,
+                ue: name(r.ue),
+                source: name(r.source),
+                target: name(r.target),
+                cause: Label::new(r.cause.as_str()),
+                policy: Label::new(r.policy),
+                result: Label::new(r.result.as_str()),
+                decision_s: r.decision.as_secs_f64(),
+                command_s: secs(r.command),
+                attach_s: secs(r.attach),
+                path_switch_s: secs(r.path_switch),
+                completion_s: secs(r.completion),
+                interruption_s: r.interruption().map(|d| d.as_secs_f64()),
             })
             .collect();
-        json!({
-            "count": self.records.len(),
-            "by_result": by_result,
-            "outcomes": { "timeout": timeout, "halving": halving, "none": none },
-            "interruption_mean_s": mean,
-            "list": list,
-        })
+        HandoverSummary {
+            count: self.records.len() as u64,
+            by_result,
+            outcomes: TcpOutcomeCounts {
+                timeout: timeout as u64,
+                halving: halving as u64,
+                none: none as u64,
+            },
+            interruption_mean_s,
+            list,
+        }
     }
 }

@@ -21,6 +21,7 @@ use celltcp_net::trace::{TraceVar, Traces, VarColumns};
 use celltcp_net::world::World;
 use serde_json::{json, Map, Value};
 
+use crate::labels::LINK_DIRECTIONS;
 use crate::summary::FlowInfo;
 use crate::Scenario;
 
@@ -209,7 +210,7 @@ impl IntervalWatch {
 
         let mut queues_out = Map::new();
         for (l, name) in link_names.iter().enumerate() {
-            for (d, dir) in ["a_to_b", "b_to_a"].into_iter().enumerate() {
+            for (d, dir) in LINK_DIRECTIONS.into_iter().enumerate() {
                 let ld = &world.dirs[2 * l + d];
                 let q = ld.queue.stats();
                 let s = &ld.stats;

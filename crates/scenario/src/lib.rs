@@ -7,6 +7,9 @@
 //! 4. convert and cross-check them into the typed [`Scenario`].
 //!
 //! The format is documented in `docs/scenarios.md`; [`json_schema`] describes it for editors.
+//! The outputs of a run — the [`summary::Summary`], the series' column sets
+//! ([`series_columns`]) and their labels ([`labels`]) — are typed too, and
+//! [`output_json_schema`] describes them (`docs/outputs.md`).
 
 pub mod analytics;
 mod build;
@@ -16,12 +19,14 @@ pub mod error;
 mod handovers;
 mod input_file;
 pub mod intervals;
+pub mod labels;
 pub mod overrides;
 pub mod run;
 pub mod schema;
 pub mod series;
+pub mod series_columns;
 mod series_dch;
-mod summary;
+pub mod summary;
 pub mod units;
 mod validate;
 
@@ -44,9 +49,9 @@ pub use config::{Scenario, ScenarioFile};
 pub use error::{ScenarioError, ScenarioWarning};
 pub use run::{
     check, run, run_interruptible, run_interruptible_watched, Poll, RunError, RunOptions,
-    RunOutput, RunProgress, Watch,
+    RunOutput, RunProgress, RunStopReason, Watch,
 };
-pub use schema::json_schema;
+pub use schema::{json_schema, output_json_schema};
 pub use series::{Column, Series};
 
 /// Loads a scenario from TOML text, applying `overrides` (dotted key, value) in order. Relative

@@ -15,6 +15,7 @@ use crate::build::{build, CaptureRequest, LinkHandoverPlan};
 use crate::error::{ScenarioError, ScenarioWarning};
 use crate::handovers;
 use crate::intervals::IntervalWatch;
+use crate::labels::Label;
 use crate::series::{self, Series};
 use crate::series_dch;
 use crate::summary;
@@ -37,6 +38,7 @@ pub struct RunOptions {
 /// scenario, the seed and the run number.
 #[derive(Clone, Debug)]
 pub struct RunOutput {
+    /// The [`Summary`](crate::summary::Summary) in its JSON form (objects ordered by key).
     pub summary: serde_json::Value,
     pub series: Vec<Series>,
     pub events: u64,
@@ -89,17 +91,70 @@ pub trait Driver {
     }
 
     /// The summary's `stop_reason` when [`Driver::stopped`] is true.
-    fn stop_reason(&self) -> &'static str {
-        STOP_REASON_STOPPED
+    fn stop_reason(&self) -> RunStopReason {
+        RunStopReason::Stopped
+    }
+}
+
+/// Why a run ended: the summary's `stop_reason`. The engine's own reasons, and the two of a
+/// run a driver ended before its duration (`simulated_time_s` is then where it stopped).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunStopReason {
+    /// Simulated time reached the end of the run ([`StopReason::Duration`]).
+    Duration,
+    /// The event budget was spent ([`StopReason::EventBudget`]).
+    EventBudget,
+    /// No event remained ([`StopReason::Exhausted`]).
+    Exhausted,
+    /// The model halted the run ([`StopReason::Halted`]: a trace reached its row limit).
+    Halted,
+    /// The driver (or a caller's poll) stopped the run ([`Driver::stopped`]).
+    Stopped,
+    /// A stop request (Ctrl-C) ended the run ([`Interruptible`]).
+    Interrupted,
+}
+
+impl RunStopReason {
+    /// Every reason, in the order of the output labels.
+    pub const ALL: [RunStopReason; 6] = [
+        RunStopReason::Duration,
+        RunStopReason::EventBudget,
+        RunStopReason::Exhausted,
+        RunStopReason::Halted,
+        RunStopReason::Stopped,
+        RunStopReason::Interrupted,
+    ];
+
+    /// The summary's spelling (the engine's reasons lower-cased, as they always were).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            RunStopReason::Duration => "duration",
+            RunStopReason::EventBudget => "eventbudget",
+            RunStopReason::Exhausted => "exhausted",
+            RunStopReason::Halted => "halted",
+            RunStopReason::Stopped => "stopped",
+            RunStopReason::Interrupted => "interrupted",
+        }
+    }
+}
+
+impl From<StopReason> for RunStopReason {
+    fn from(reason: StopReason) -> Self {
+        match reason {
+            StopReason::Duration => RunStopReason::Duration,
+            StopReason::EventBudget => RunStopReason::EventBudget,
+            StopReason::Exhausted => RunStopReason::Exhausted,
+            StopReason::Halted => RunStopReason::Halted,
+        }
     }
 }
 
 /// The summary's `stop_reason` when the driver stopped the run before its duration
 /// ([`Driver::stopped`]); `simulated_time_s` is then where it stopped.
-pub const STOP_REASON_STOPPED: &str = "stopped";
+pub const STOP_REASON_STOPPED: &str = RunStopReason::Stopped.as_str();
 
 /// The summary's `stop_reason` when a stop request (Ctrl-C) ended the run ([`Interruptible`]).
-pub const STOP_REASON_INTERRUPTED: &str = "interrupted";
+pub const STOP_REASON_INTERRUPTED: &str = RunStopReason::Interrupted.as_str();
 
 /// What the poll of an [`Interruptible`] run answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -107,8 +162,9 @@ pub enum Poll {
     /// Go on.
     Continue,
     /// End the run here and report what was simulated, with this `stop_reason`
-    /// ([`STOP_REASON_INTERRUPTED`] for Ctrl-C, [`STOP_REASON_STOPPED`] for a caller's request).
-    Stop(&'static str),
+    /// ([`RunStopReason::Interrupted`] for Ctrl-C, [`RunStopReason::Stopped`] for a caller's
+    /// request).
+    Stop(RunStopReason),
     /// End the run here without results ([`RunError::Interrupted`]).
     Abort,
 }
@@ -145,7 +201,7 @@ pub struct Interruptible<'a> {
     end: SimTime,
     last_poll: Instant,
     /// The `stop_reason` of a poll that ended the run.
-    stopped: Option<&'static str>,
+    stopped: Option<RunStopReason>,
 }
 
 impl<'a> Interruptible<'a> {
@@ -207,8 +263,8 @@ impl Driver for Interruptible<'_> {
         self.stopped.is_some()
     }
 
-    fn stop_reason(&self) -> &'static str {
-        self.stopped.unwrap_or(STOP_REASON_STOPPED)
+    fn stop_reason(&self) -> RunStopReason {
+        self.stopped.unwrap_or(RunStopReason::Stopped)
     }
 }
 
@@ -380,13 +436,12 @@ fn run_watched(
         &built.flows,
         handovers.as_ref(),
     );
-    if let (true, Some(obj)) = (stopped_early, summary.as_object_mut()) {
-        let reason = if driver.stopped() {
-            driver.stop_reason()
+    if stopped_early {
+        summary.stop_reason = Label::new(if driver.stopped() {
+            driver.stop_reason().as_str()
         } else {
             STOP_REASON_STOPPED
-        };
-        obj.insert("stop_reason".into(), reason.into());
+        });
     }
     // The traced channels' rows leave the medium series before the cells' table is built.
     let dch_series = series_dch::take(&mut world, scenario);
@@ -401,7 +456,7 @@ fn run_watched(
         series.extend(h.series(&world, &built.flow_names));
     }
     Ok(RunOutput {
-        summary,
+        summary: summary.to_json(),
         series,
         events: outcome.events,
     })

@@ -1,9 +1,13 @@
-//! Columnar time series handed to the Python layer (which writes them as Parquet).
+//! Columnar time series handed to the Python layer (which writes them as Parquet). Their
+//! column sets are in [`crate::series_columns`].
 
 use std::collections::BTreeMap;
 
 use celltcp_net::trace::TraceVar;
 use celltcp_net::world::World;
+
+use crate::labels::LINK_DIRECTIONS;
+use crate::series_columns;
 
 /// One column; categorical columns carry codes into a list of names.
 #[derive(Clone, Debug, PartialEq)]
@@ -38,10 +42,6 @@ pub struct Series {
     pub columns: Vec<(String, Column)>,
 }
 
-fn col(name: &str, c: Column) -> (String, Column) {
-    (name.to_string(), c)
-}
-
 /// Moves the world's collected series out as tables; empty tables are omitted. `trace_cells`
 /// are the cells `[trace] cells` lists (the parts of a network medium not listed are left out).
 pub(crate) fn collect(
@@ -53,71 +53,59 @@ pub(crate) fn collect(
     let mut out = Vec::new();
     let q = std::mem::take(&mut world.queue_series);
     if !q.time_ns.is_empty() {
-        out.push(Series {
-            name: "queue".into(),
-            columns: vec![
-                col("time_ns", Column::U64(q.time_ns)),
-                col(
-                    "link",
-                    Column::Cat {
-                        codes: q.link,
-                        names: link_names.to_vec(),
-                    },
-                ),
-                col(
-                    "direction",
-                    Column::Cat {
-                        codes: q.direction,
-                        names: vec!["a_to_b".into(), "b_to_a".into()],
-                    },
-                ),
-                col("packets", Column::U32(q.packets)),
-                col("bytes", Column::U64(q.bytes)),
-                col("bytes_delivered", Column::U64(q.bytes_delivered)),
-                col("drops_queue_full", Column::U64(q.drops_queue_full)),
-                col("drops_aqm", Column::U64(q.drops_aqm)),
-                col("drops_link_loss", Column::U64(q.drops_link_loss)),
-                col("drops_outage", Column::U64(q.drops_outage)),
-                col("drops_handover", Column::U64(q.drops_handover)),
-                col("ecn_marks", Column::U64(q.ecn_marks)),
+        out.push(Series::from_columns(
+            &series_columns::queue(),
+            vec![
+                Column::U64(q.time_ns),
+                Column::Cat {
+                    codes: q.link,
+                    names: link_names.to_vec(),
+                },
+                Column::Cat {
+                    codes: q.direction,
+                    names: LINK_DIRECTIONS.map(String::from).to_vec(),
+                },
+                Column::U32(q.packets),
+                Column::U64(q.bytes),
+                Column::U64(q.bytes_delivered),
+                Column::U64(q.drops_queue_full),
+                Column::U64(q.drops_aqm),
+                Column::U64(q.drops_link_loss),
+                Column::U64(q.drops_outage),
+                Column::U64(q.drops_handover),
+                Column::U64(q.ecn_marks),
             ],
-        });
+        ));
     }
     let r = std::mem::take(&mut world.rate_series);
     if !r.time_ns.is_empty() {
-        out.push(Series {
-            name: "flow_rate".into(),
-            columns: vec![
-                col("time_ns", Column::U64(r.time_ns)),
-                col(
-                    "flow",
-                    Column::Cat {
-                        codes: r.flow,
-                        names: flow_names.to_vec(),
-                    },
-                ),
-                col("rate_bps", Column::F64(r.rate_bps)),
+        out.push(Series::from_columns(
+            &series_columns::flow_rate(),
+            vec![
+                Column::U64(r.time_ns),
+                Column::Cat {
+                    codes: r.flow,
+                    names: flow_names.to_vec(),
+                },
+                Column::F64(r.rate_bps),
             ],
-        });
+        ));
     }
     let p = std::mem::take(&mut world.packet_series);
     if !p.time_ns.is_empty() {
-        out.push(Series {
-            name: "packets".into(),
-            columns: vec![
-                col("time_ns", Column::U64(p.time_ns)),
-                col(
-                    "flow",
-                    Column::Cat {
-                        codes: p.flow,
-                        names: flow_names.to_vec(),
-                    },
-                ),
-                col("delay_ns", Column::U64(p.delay_ns)),
-                col("size_bytes", Column::U32(p.size_bytes)),
-                col("app_seq", Column::U64(p.app_seq)),
+        out.push(Series::from_columns(
+            &series_columns::packets(),
+            vec![
+                Column::U64(p.time_ns),
+                Column::Cat {
+                    codes: p.flow,
+                    names: flow_names.to_vec(),
+                },
+                Column::U64(p.delay_ns),
+                Column::U32(p.size_bytes),
+                Column::U64(p.app_seq),
             ],
-        });
+        ));
     }
     if let Some(cells) = cell_series(world, trace_cells) {
         out.push(cells);
@@ -130,27 +118,21 @@ pub(crate) fn collect(
             .iter()
             .enumerate()
             .all(|(i, t)| *t as usize == i));
-        out.push(Series {
-            name: "tcp".into(),
-            columns: vec![
-                col("time_ns", Column::U64(v.time_ns)),
-                col(
-                    "flow",
-                    Column::Cat {
-                        codes: v.flow,
-                        names: flow_names.to_vec(),
-                    },
-                ),
-                col(
-                    "var",
-                    Column::Cat {
-                        codes: v.var.into_iter().map(u32::from).collect(),
-                        names,
-                    },
-                ),
-                col("value", Column::F64(v.value)),
+        out.push(Series::from_columns(
+            &series_columns::tcp(),
+            vec![
+                Column::U64(v.time_ns),
+                Column::Cat {
+                    codes: v.flow,
+                    names: flow_names.to_vec(),
+                },
+                Column::Cat {
+                    codes: v.var.into_iter().map(u32::from).collect(),
+                    names,
+                },
+                Column::F64(v.value),
             ],
-        });
+        ));
     }
     out
 }
@@ -240,32 +222,23 @@ fn cell_series(world: &mut World, trace_cells: &[String]) -> Option<Series> {
             values.push(m.value[i]);
         }
     }
-    Some(Series {
-        name: "cells".into(),
-        columns: vec![
-            col("time_ns", Column::U64(time_ns)),
-            col(
-                "cell",
-                Column::Cat {
-                    codes: cells,
-                    names: cell_names,
-                },
-            ),
-            col(
-                "ue",
-                Column::Cat {
-                    codes: ues,
-                    names: ue_names,
-                },
-            ),
-            col(
-                "figure",
-                Column::Cat {
-                    codes: figures,
-                    names: figure_names,
-                },
-            ),
-            col("value", Column::F64(values)),
+    Some(Series::from_columns(
+        &series_columns::cells(),
+        vec![
+            Column::U64(time_ns),
+            Column::Cat {
+                codes: cells,
+                names: cell_names,
+            },
+            Column::Cat {
+                codes: ues,
+                names: ue_names,
+            },
+            Column::Cat {
+                codes: figures,
+                names: figure_names,
+            },
+            Column::F64(values),
         ],
-    })
+    ))
 }

@@ -14,6 +14,7 @@ use celltcp_radio::dch::{DchSample, SERIES_COLUMNS};
 
 use crate::build::dch::is_dch;
 use crate::series::{Column, Series};
+use crate::series_columns;
 use crate::Scenario;
 
 /// Takes the traced channels' rows out of the world's medium series and returns the `dch`
@@ -84,23 +85,12 @@ pub(crate) fn take(world: &mut World, scenario: &Scenario) -> Option<Series> {
         return None;
     }
     let mut out = vec![
-        ("time_ns".to_string(), Column::U64(time_ns)),
-        (
-            "dch".to_string(),
-            Column::Cat {
-                codes,
-                names: traced.clone(),
-            },
-        ),
+        Column::U64(time_ns),
+        Column::Cat {
+            codes,
+            names: traced.clone(),
+        },
     ];
-    out.extend(
-        SERIES_COLUMNS
-            .iter()
-            .zip(columns)
-            .map(|(name, v)| (name.to_string(), Column::F64(v))),
-    );
-    Some(Series {
-        name: "dch".into(),
-        columns: out,
-    })
+    out.extend(columns.into_iter().map(Column::F64));
+    Some(Series::from_columns(&series_columns::dch(), out))
 }

@@ -3,7 +3,8 @@
 //! over that time, with a `stop_reason` saying why it ended.
 
 use celltcp_scenario::run::{
-    run_interruptible, Poll, RunProgress, STOP_REASON_INTERRUPTED, STOP_REASON_STOPPED,
+    run_interruptible, Poll, RunProgress, RunStopReason, STOP_REASON_INTERRUPTED,
+    STOP_REASON_STOPPED,
 };
 use celltcp_scenario::{load_path, run, RunOptions};
 use serde_json::Value;
@@ -83,7 +84,7 @@ fn a_stop_request_ends_the_run_with_stop_reason_interrupted() {
     let out = run_interruptible(&sc, &RunOptions::default(), |_| {
         polls += 1;
         if polls >= 3 {
-            Poll::Stop(STOP_REASON_INTERRUPTED)
+            Poll::Stop(RunStopReason::Interrupted)
         } else {
             Poll::Continue
         }
@@ -110,7 +111,7 @@ fn polls_see_the_run_advance_and_a_caller_may_stop_it() {
     let out = run_interruptible(&sc, &RunOptions::default(), |p| {
         seen.push(p);
         if seen.len() >= 4 {
-            Poll::Stop(STOP_REASON_STOPPED)
+            Poll::Stop(RunStopReason::Stopped)
         } else {
             Poll::Continue
         }

@@ -28,6 +28,8 @@ from matplotlib.figure import Figure
 
 from celltcp._docs import docs_url
 from celltcp.models import buffer_overrun_probability, handover_recovery_time_s
+from celltcp.outputs import TCP_OUTCOMES
+from celltcp.outputs import label as output_label
 from celltcp.sweep.stats import mean_interval, outcomes
 
 from ._common import (
@@ -59,8 +61,9 @@ __all__ = [
 SEED_RTTS_S = (0.010, 0.050, 0.100)
 #: Interruption times drawn by default for Fig. 6 (seconds); the seed's testbed used 40–300 ms.
 DEFAULT_INTERRUPTIONS_S = (0.020, 0.050, 0.100, 0.200)
-#: The outcome classes of the handover analytics, in the order of seed ``000_…`` Fig. 8.
-HANDOVER_OUTCOMES = ("timeout", "halving", "none")
+#: The outcome classes of the handover analytics, in the order of seed ``000_…`` Fig. 8 (the
+#: core's labels, :data:`celltcp.outputs.TCP_OUTCOMES`).
+HANDOVER_OUTCOMES = TCP_OUTCOMES
 #: The name under which a handover's outcome class is summarised (the bars' axis label).
 OUTCOME_METRIC = "handover outcome"
 HANDOVERS_HINT = (
@@ -293,7 +296,7 @@ def recovery_points(
     rows = store_handovers(directory, runs, flow)
     # The model is the ramp after a retransmission timeout; without one, ramp_time_s is
     # measured from the attach instead and is not the model's quantity.
-    timed_out = rows["outcome"].astype(str).to_numpy() == "timeout"
+    timed_out = rows["outcome"].astype(str).to_numpy() == output_label("tcp_outcome", "timeout")
     rows = rows[timed_out & np.isfinite(rows["ramp_time_s"].to_numpy(dtype=float))]
     if rows.empty:
         raise PlotError(

@@ -11,6 +11,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from celltcp.intervals import IntervalError, cell_intervals, link_intervals
+from celltcp.outputs import LINK_DIRECTIONS
 
 from ._common import (
     BPS_PER_MBPS,
@@ -114,7 +115,7 @@ def cell_timeline(
 def link_timeline(
     result: HasSeries,
     link: str,
-    direction: str = "a_to_b",
+    direction: str = LINK_DIRECTIONS[0],
     t0: float | None = None,
     t1: float | None = None,
     *,
@@ -123,8 +124,9 @@ def link_timeline(
     """One direction of ``link`` over time, three panels: its throughput in each interval
     (bytes delivered to the far end, Mbit/s), its queue at the interval's end (packets), and
     the interval's drops by cause and ECN marks (only the causes that occurred)."""
-    if direction not in ("a_to_b", "b_to_a"):
-        raise PlotError(f"direction: {direction!r}; expected 'a_to_b' or 'b_to_a'")
+    if direction not in LINK_DIRECTIONS:
+        expected = " or ".join(repr(d) for d in LINK_DIRECTIONS)
+        raise PlotError(f"direction: {direction!r}; expected {expected}")
     get_series(result, "queue", f'add queues = ["{link}"] to the scenario\'s [trace] table')
     try:
         rows = link_intervals(result, link)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from matplotlib.figure import Figure
 
+from celltcp.outputs import LINK_DIRECTIONS
+
 from ._common import (
     BPS_PER_MBPS,
     BYTES_PER_KB,
@@ -55,14 +57,14 @@ def queue(
     frame = time_window(frame, t0, t1)
     ends = _endpoints(result, link)
     fig, (ax,) = new_figure(1)
-    for direction in ("a_to_b", "b_to_a"):
+    for forward, direction in zip((True, False), LINK_DIRECTIONS):
         rows = frame[frame["direction"].astype(str) == direction]
         if rows.empty:
             continue
         if ends is None:
             label = direction
         else:
-            label = f"{ends[0]} → {ends[1]}" if direction == "a_to_b" else f"{ends[1]} → {ends[0]}"
+            label = f"{ends[0]} → {ends[1]}" if forward else f"{ends[1]} → {ends[0]}"
         ax.step(rows["time_s"], rows[column] / scale, where="post", label=label)
     ax.set_xlabel("time (s)")
     ax.set_ylabel("queue (packets)" if unit == "packets" else "queue (kB)")

@@ -44,6 +44,7 @@ import tomli_w
 
 from celltcp import examples
 from celltcp.models.x2 import x2_normalized_throughput
+from celltcp.outputs import TCP_OUTCOMES
 from celltcp.reproduce.document import (
     Bullets,
     Document,
@@ -120,7 +121,7 @@ POLICY_LABEL = {
     "predicted": "prediction",
     "discard": "discard (reference)",
 }
-OUTCOMES = ("timeout", "halving", "none")
+OUTCOMES = TCP_OUTCOMES
 #: The reference UE's flow in both scenario files.
 REF_FLOW = "ue_ref"
 #: The router's links towards the eNBs (Table IV's "Link R → SeNodeB" and "R → TeNodeB").

@@ -17,6 +17,7 @@ from celltcp.models import (
     buffer_overrun_probability,
     overrun_free_extra_buffer_bytes,
 )
+from celltcp.outputs import TCP_OUTCOMES
 from celltcp.reproduce.document import (
     Bullets,
     Document,
@@ -455,7 +456,7 @@ FIG1_RECOVERY_S = 1.1
 
 
 def _outcomes(frame: pd.DataFrame) -> dict[str, int]:
-    return {o: int((frame["outcome"] == o).sum()) for o in ("timeout", "halving", "none")}
+    return {o: int((frame["outcome"] == o).sum()) for o in TCP_OUTCOMES}
 
 
 def _shares(frame: pd.DataFrame) -> str:
@@ -944,9 +945,7 @@ def _recovery_rows(table: pd.DataFrame) -> tuple[tuple[str, ...], ...]:
 def _testbed_rows(testbed: pd.DataFrame) -> tuple[tuple[str, ...], ...]:
     rows = []
     for (rate, t, variant), g in testbed.groupby(["rate_bps", "interruption_s", "variant"]):
-        counts = "/".join(
-            str(int((g["outcome"] == o).sum())) for o in ("timeout", "halving", "none")
-        )
+        counts = "/".join(str(int((g["outcome"] == o).sum())) for o in TCP_OUTCOMES)
         rows.append(
             (
                 _mbps(rate),

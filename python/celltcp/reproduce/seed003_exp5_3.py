@@ -21,13 +21,21 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from celltcp.outputs import label
 from celltcp.reproduce.document import Block, Heading, Paragraph, Table
 from celltcp.reproduce.seed003 import MASTER_SEED, Stat
 from celltcp.reproduce.verdict import ClaimRow, Decision, Estimate, combine, decide, welch_test
+
+if TYPE_CHECKING:
+    from celltcp.summary_types import HandoverEntry
+
+#: The handover causes the study tells apart.
+_A3 = label("handover_cause", "a3")
+_RLF = label("handover_cause", "rlf")
 
 __all__ = [
     "SEED_5_9",
@@ -106,14 +114,14 @@ def spec(path: Path, runs: int, duration: str) -> dict[str, Any]:
 # -- the scenario's geometry -------------------------------------------------------------------
 
 
-def a3_offsets(handovers: Sequence[Mapping[str, Any]], speed_kmh: float) -> list[float] | None:
+def a3_offsets(handovers: Sequence[HandoverEntry], speed_kmh: float) -> list[float] | None:
     """Metres past the border between source and target at which each A3 handover of one run
     was decided (the UE at START_X_M + v·t); None when one of them is not to the next eNB
     along the road."""
     v = speed_kmh / 3.6
     out = []
     for h in handovers:
-        if h.get("cause") != "a3":
+        if h.get("cause") != _A3:
             continue
         source, target = ENB_X_M.get(h.get("source", "")), ENB_X_M.get(h.get("target", ""))
         if source is None or target is None or not math.isclose(target - source, 250.0):
@@ -122,10 +130,10 @@ def a3_offsets(handovers: Sequence[Mapping[str, Any]], speed_kmh: float) -> list
     return out
 
 
-def _rlf_positions(handovers: Sequence[Mapping[str, Any]], speed_kmh: float) -> list[float]:
+def _rlf_positions(handovers: Sequence[HandoverEntry], speed_kmh: float) -> list[float]:
     """Where the UE was at each radio link failure of one run, m."""
     v = speed_kmh / 3.6
-    return [START_X_M + v * float(h["decision_s"]) for h in handovers if h.get("cause") == "rlf"]
+    return [START_X_M + v * float(h["decision_s"]) for h in handovers if h.get("cause") == _RLF]
 
 
 @dataclass(frozen=True)
@@ -193,8 +201,8 @@ def results(frame: pd.DataFrame) -> Results:
                 "delay": Stat.of(rows["flows.bulk.delay_mean_s"] * 1e3),
                 "loss": Stat.of(rows["flows.bulk.loss_ratio"] * 100.0),
                 "timeouts": Stat.of(rows["flows.bulk.sender.timeouts"]),
-                "a3": Stat.of([sum(h.get("cause") == "a3" for h in hl) for hl in lists]),
-                "rlf": Stat.of([sum(h.get("cause") == "rlf" for h in hl) for hl in lists]),
+                "a3": Stat.of([sum(h.get("cause") == _A3 for h in hl) for hl in lists]),
+                "rlf": Stat.of([sum(h.get("cause") == _RLF for h in hl) for hl in lists]),
             }
     checks = []
     for v in SPEEDS_KMH:

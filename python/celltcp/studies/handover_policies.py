@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from celltcp import examples
+from celltcp.outputs import HANDOVER_DROP_PLACES
 from celltcp.reproduce.verdict import (
     Decision,
     Proportion,
@@ -50,13 +51,7 @@ POLICIES = ("discard", "forward", "predicted")
 TIMEOUT_MARGIN = 0.10
 
 #: The drop columns of the handovers table, by place.
-DROP_PLACES = (
-    "dropped_source",
-    "dropped_source_egress",
-    "dropped_transport",
-    "dropped_target",
-    "dropped_radio",
-)
+DROP_PLACES = tuple(f"dropped_{place}" for place in HANDOVER_DROP_PLACES)
 
 
 def scenario_file() -> Path:

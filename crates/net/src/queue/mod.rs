@@ -75,6 +75,16 @@ pub enum DropCause {
 }
 
 impl DropCause {
+    /// Every cause, in the order of [`DropCause::code`].
+    pub const ALL: [DropCause; 6] = [
+        DropCause::QueueFull,
+        DropCause::Aqm,
+        DropCause::LinkLoss,
+        DropCause::Outage,
+        DropCause::NoRoute,
+        DropCause::Handover,
+    ];
+
     /// A small stable number for the cause (the value of [`crate::trace::TraceVar::Dropped`]):
     /// 0 queue full, 1 AQM, 2 link loss, 3 outage, 4 no route, 5 handover.
     pub fn code(self) -> u8 {
@@ -178,4 +188,25 @@ pub trait QueueDisc {
     fn stats(&self) -> &QueueStats;
     /// Short name for summaries: "droptail", "red", "codel".
     fn kind(&self) -> &'static str;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::DropCause;
+
+    #[test]
+    fn all_lists_every_cause_at_its_code() {
+        for (i, c) in DropCause::ALL.into_iter().enumerate() {
+            // Fails to compile when a cause is added: add it to ALL too.
+            match c {
+                DropCause::QueueFull
+                | DropCause::Aqm
+                | DropCause::LinkLoss
+                | DropCause::Outage
+                | DropCause::NoRoute
+                | DropCause::Handover => {}
+            }
+            assert_eq!(usize::from(c.code()), i);
+        }
+    }
 }

@@ -37,6 +37,13 @@ pub enum TcpOutcome {
 }
 
 impl TcpOutcome {
+    /// Every class, in the order of the outputs' category lists.
+    pub const ALL: [TcpOutcome; 3] = [
+        TcpOutcome::Timeout,
+        TcpOutcome::Halving,
+        TcpOutcome::Unaffected,
+    ];
+
     /// `timeout`, `halving` or `none`.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -71,14 +78,11 @@ pub struct HandoverDrops {
 
 impl HandoverDrops {
     /// The causes in the order of [`by_cause`](Self::by_cause).
-    pub const CAUSES: [DropCause; 6] = [
-        DropCause::QueueFull,
-        DropCause::Aqm,
-        DropCause::LinkLoss,
-        DropCause::Outage,
-        DropCause::NoRoute,
-        DropCause::Handover,
-    ];
+    pub const CAUSES: [DropCause; 6] = DropCause::ALL;
+
+    /// The places, in field order: the `dropped_<place>` columns of the `handovers` series.
+    pub const PLACES: [&'static str; 5] =
+        ["source", "source_egress", "transport", "target", "radio"];
 
     pub fn total(&self) -> u64 {
         self.source + self.source_egress + self.transport + self.target + self.radio

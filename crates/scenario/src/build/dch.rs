@@ -10,10 +10,10 @@ use celltcp_net::world::{World, WorldBuilder};
 use celltcp_radio::cell::IpCapture;
 use celltcp_radio::dch::{DchConfig, DchLink, DchRlcConfig};
 use celltcp_radio::rlc::BufferLimit;
-use serde_json::{json, Map, Value};
 
 use crate::config::dch::DchSpec;
 use crate::error::ScenarioError;
+use crate::summary::DchSummary;
 use crate::Scenario;
 
 /// The radio crate's configuration of a validated `[dch.NAME]`.
@@ -85,25 +85,15 @@ pub(crate) fn is_dch(scenario: &Scenario, world: &World, m: &dyn Medium) -> bool
     matches!(m.edges()[..], [(rnc, ue)] if name(rnc) == Some(&d.file.rnc) && name(ue) == Some(&d.file.ue))
 }
 
-fn num(v: f64) -> Value {
-    if v.is_finite() {
-        json!(v)
-    } else {
-        Value::Null
-    }
-}
-
 /// A channel's summary: its figures, the uplink's grouped under `uplink` (the medium reports
 /// them as `uplink.<figure>`).
-pub(crate) fn summary(m: &dyn Medium, end: SimTime) -> Value {
-    let mut out = Map::new();
-    let mut uplink = Map::new();
+pub(crate) fn summary(m: &dyn Medium, end: SimTime) -> DchSummary {
+    let mut out = DchSummary::default();
     for (key, value) in m.report(end) {
         match key.strip_prefix("uplink.") {
-            Some(figure) => uplink.insert(figure.to_string(), num(value)),
-            None => out.insert(key, num(value)),
-        };
+            Some(figure) => out.uplink.insert(figure, value),
+            None => out.figures.insert(key, value),
+        }
     }
-    out.insert("uplink".into(), Value::Object(uplink));
-    Value::Object(out)
+    out
 }

@@ -2,6 +2,8 @@
 //! scenario's name for it, drawing from the random stream `middlebox/NAME` — and out of it: the
 //! summary's `middleboxes` section.
 
+use std::collections::BTreeMap;
+
 use celltcp_engine::SimTime;
 use celltcp_net::middlebox::Middlebox;
 use celltcp_net::packet::NodeId;
@@ -9,11 +11,11 @@ use celltcp_net::world::{World, WorldBuilder};
 use celltcp_tcp::eln::{ElnConfig, ElnMarker};
 use celltcp_tcp::proxy::{SplitTcpConfig, SplitTcpProxy};
 use celltcp_tcp::snoop::{Snoop, SnoopConfig};
-use serde_json::{json, Map, Value};
 
 use super::tcp_config;
 use crate::config::middleboxes::MiddleboxKind;
 use crate::error::ScenarioError;
+use crate::summary::MiddleboxSummary;
 use crate::Scenario;
 
 /// Adds every middlebox of the scenario; call after the nodes.
@@ -73,8 +75,12 @@ pub(crate) fn add_middleboxes(
 /// `bytes_emitted`, `packets_expedited`, `link_losses`, `timer_calls`) and the middlebox's own
 /// figures (Snoop: local retransmissions, duplicate ACKs suppressed, cache hits and misses, …;
 /// ELN: losses recorded, ACKs marked, …).
-pub(crate) fn summary(scenario: &Scenario, world: &World, end: SimTime) -> Option<Value> {
-    let mut out = Map::new();
+pub(crate) fn summary(
+    scenario: &Scenario,
+    world: &World,
+    end: SimTime,
+) -> Option<BTreeMap<String, MiddleboxSummary>> {
+    let mut out = BTreeMap::new();
     for info in world.middleboxes() {
         let name = info.middlebox.name();
         let kind = scenario
@@ -82,28 +88,19 @@ pub(crate) fn summary(scenario: &Scenario, world: &World, end: SimTime) -> Optio
             .get(name)
             .map_or("", |s| s.kind.as_str());
         let s = info.stats;
-        let mut m = Map::new();
-        m.insert("kind".into(), json!(kind));
-        m.insert(
-            "node".into(),
-            json!(world.topo.nodes[info.node as usize].name),
-        );
-        m.insert("packets_seen".into(), json!(s.packets_seen));
-        m.insert("packets_absorbed".into(), json!(s.packets_absorbed));
-        m.insert("packets_emitted".into(), json!(s.packets_emitted));
-        m.insert("bytes_emitted".into(), json!(s.bytes_emitted));
-        m.insert("packets_expedited".into(), json!(s.packets_expedited));
-        m.insert("link_losses".into(), json!(s.link_losses));
-        m.insert("timer_calls".into(), json!(s.timer_calls));
-        for (figure, value) in info.middlebox.report(end) {
-            let v = if value.is_finite() {
-                json!(value)
-            } else {
-                Value::Null
-            };
-            m.insert(figure, v);
-        }
-        out.insert(name.to_string(), Value::Object(m));
+        let summary = MiddleboxSummary {
+            kind,
+            node: world.topo.nodes[info.node as usize].name.clone(),
+            packets_seen: s.packets_seen,
+            packets_absorbed: s.packets_absorbed,
+            packets_emitted: s.packets_emitted,
+            bytes_emitted: s.bytes_emitted,
+            packets_expedited: s.packets_expedited,
+            link_losses: s.link_losses,
+            timer_calls: s.timer_calls,
+            figures: info.middlebox.report(end).into_iter().collect(),
+        };
+        out.insert(name.to_string(), summary);
     }
-    (!out.is_empty()).then_some(Value::Object(out))
+    (!out.is_empty()).then_some(out)
 }

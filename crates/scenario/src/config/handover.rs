@@ -31,6 +31,15 @@ pub enum PolicyKind {
 }
 
 impl PolicyKind {
+    /// Every policy, in the order of the outputs' category lists.
+    pub const ALL: [PolicyKind; 4] = [
+        PolicyKind::Discard,
+        PolicyKind::Forward,
+        PolicyKind::FastPathSwitch,
+        PolicyKind::Predicted,
+    ];
+
+    /// The scenario-file spelling, also the name in the outputs.
     pub fn as_str(self) -> &'static str {
         match self {
             PolicyKind::Discard => "discard",

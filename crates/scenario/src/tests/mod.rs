@@ -4,6 +4,7 @@
 mod docs;
 mod errors;
 mod load;
+mod output_schema;
 mod overrides;
 mod schema;
 mod tcp;

@@ -48,7 +48,7 @@ def drop_rates(overrides: list[str], runs: int) -> np.ndarray:
         rate = []
         for link in LINKS:
             d = res.summary["links"][link]["a_to_b"]
-            drops = sum(d["drops"].values())
+            drops = sum(n for n in d["drops"].values() if isinstance(n, int))
             rate.append(100.0 * drops / (d["packets_sent"] + drops))
         rows.append(rate)
     return np.asarray(np.mean(rows, axis=0))

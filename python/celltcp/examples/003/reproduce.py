@@ -47,11 +47,16 @@ def flow_figures(result: celltcp.RunResult, flow: str) -> dict[str, float]:
     delays = packets.loc[packets["flow"] == flow, "delay_ns"].to_numpy(dtype=np.int64)
     jitter_ms = float(np.abs(np.diff(delays)).mean()) * 1e-6 if len(delays) > 1 else float("nan")
     return {
-        "thr": summary["throughput_bps"] / 1e6,
-        "delay": summary["delay_mean_s"] * 1e3,
+        "thr": _value(summary["throughput_bps"]) / 1e6,
+        "delay": _value(summary["delay_mean_s"]) * 1e3,
         "jitter": jitter_ms,
-        "loss": summary["loss_ratio"] * 100.0,
+        "loss": _value(summary["loss_ratio"]) * 100.0,
     }
+
+
+def _value(figure: float | None) -> float:
+    """A summary figure, NaN where the summary has none (null)."""
+    return float("nan") if figure is None else figure
 
 
 def medians(rows: list[dict[str, float]]) -> dict[str, float]:
