@@ -1,11 +1,11 @@
 //! Per-handover analytics of the real TCP connections: every handover of the run × every
 //! direction of data of every real connection with the handing-over UE at either end gets the
-//! row a simulated TCP flow gets (`celltcp_scenario::analytics`), computed from the packets
+//! row a simulated TCP flow gets (`celltcp_outputs::analytics`), computed from the packets
 //! seen on the path instead of the flow's trace.
 //!
 //! The [`History`] rebuilds, per direction of data, the trace variables the scenario's
 //! analytics reads, and [`analyse_real`] hands them to the same function
-//! ([`celltcp_scenario::analytics::analyse`]), so that every definition — the observation
+//! ([`celltcp_outputs::analytics::analyse`]), so that every definition — the observation
 //! window, the loss episode, the recovery scan, the delivered data — is the one documented
 //! there. What the packets give in place of the sender's own account:
 //!
@@ -40,12 +40,11 @@ use std::collections::BTreeMap;
 use std::net::Ipv4Addr;
 
 use celltcp_engine::SimTime;
-use celltcp_net::handover::{HandoverCause, HandoverFlowCounts, HandoverRecord, HandoverResult};
+use celltcp_net::handover::{HandoverFlowCounts, HandoverRecord};
 use celltcp_net::packet::{FlowId, NodeId};
 use celltcp_net::queue::DropCause;
 use celltcp_net::trace::{TraceVar, VarColumns};
-use celltcp_scenario::analytics::{analyse, AnalyticsConfig, AnalyticsError, HandoverOutcome};
-use celltcp_scenario::labels::{HandoverPolicies, LabelSet};
+use celltcp_outputs::analytics::{analyse, AnalyticsConfig, AnalyticsError, HandoverOutcome};
 use serde_json::{json, Value};
 
 use crate::history::{History, Lost, RetransmissionKind, Rows};
@@ -80,54 +79,6 @@ impl RealHandoverRow {
             self.sender.0, self.sender.1, self.receiver.0, self.receiver.1
         )
     }
-}
-
-/// The handover records listed in a run summary's `handovers.list` (see
-/// `celltcp_scenario`'s summary), with node names resolved by `node`. An entry that cannot be
-/// read is left out.
-pub fn records_from_summary(
-    summary: &Value,
-    node: impl Fn(&str) -> Option<NodeId>,
-) -> Vec<HandoverRecord> {
-    let Some(list) = summary["handovers"]["list"].as_array() else {
-        return Vec::new();
-    };
-    list.iter().filter_map(|v| record(v, &node)).collect()
-}
-
-fn time(v: &Value) -> Option<SimTime> {
-    let s = v.as_f64()?;
-    (s.is_finite() && s >= 0.0).then(|| SimTime::from_ns((s * 1e9).round() as u64))
-}
-
-fn record(v: &Value, node: &impl Fn(&str) -> Option<NodeId>) -> Option<HandoverRecord> {
-    let name = |key: &str| v[key].as_str().and_then(node);
-    let label = |key: &str| v[key].as_str();
-    let cause = HandoverCause::ALL
-        .into_iter()
-        .find(|c| Some(c.as_str()) == label("cause"))?;
-    // The record holds the policy's static name.
-    let policy = HandoverPolicies::labels()
-        .into_iter()
-        .find(|p| Some(*p) == label("policy"))?;
-    let result = HandoverResult::ALL
-        .into_iter()
-        .find(|r| Some(r.as_str()) == label("result"))?;
-    Some(HandoverRecord {
-        id: u32::try_from(v["id"].as_u64()?).ok()?,
-        ue: name("ue")?,
-        source: name("source")?,
-        target: name("target")?,
-        cause,
-        policy,
-        decision: time(&v["decision_s"])?,
-        command: time(&v["command_s"]),
-        attach: time(&v["attach_s"]),
-        path_switch: time(&v["path_switch_s"]),
-        completion: time(&v["completion_s"]),
-        result,
-        flows: Vec::new(),
-    })
 }
 
 /// The streams with data of each UE's real connections: UE → stream ids.
@@ -257,6 +208,9 @@ pub fn analyse_real(
         .into_iter()
         .map(|mut r| {
             let streams = &by_ue[&r.ue];
+            // The simulation's counts are of its own flows; a real connection's are counted
+            // from its packets, over the interruption (none without one).
+            r.flows = Vec::new();
             if let (Some(command), Some(attach)) = (r.command, r.attach) {
                 r.flows = streams
                     .iter()
@@ -365,34 +319,6 @@ pub fn row_json(r: &RealHandoverRow, name: impl Fn(NodeId) -> String) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn records_are_read_back_from_the_summary() {
-        let summary = json!({"handovers": {"list": [
-            {"id": 0, "ue": "ue", "source": "server", "target": "server", "cause": "link",
-             "policy": "discard", "result": "completed", "decision_s": 2.0, "command_s": 2.0,
-             "attach_s": 2.1, "path_switch_s": null, "completion_s": 2.1},
-            {"id": 1, "ue": "nobody", "source": "server", "target": "server", "cause": "link",
-             "policy": "discard", "result": "completed", "decision_s": 3.0},
-        ]}});
-        let node = |n: &str| match n {
-            "server" => Some(0),
-            "ue" => Some(1),
-            _ => None,
-        };
-        let r = records_from_summary(&summary, node);
-        assert_eq!(r.len(), 1, "an unknown node drops the entry");
-        assert_eq!(r[0].ue, 1);
-        assert_eq!(r[0].policy, "discard");
-        assert_eq!(r[0].attach, Some(SimTime::from_ns(2_100_000_000)));
-        assert_eq!(r[0].path_switch, None);
-        assert_eq!(
-            r[0].interruption().unwrap().as_ns(),
-            100_000_000,
-            "exact in ns"
-        );
-        assert!(records_from_summary(&json!({}), node).is_empty());
-    }
 
     #[test]
     fn a_loss_counts_for_the_interruption_it_overlaps() {

@@ -37,9 +37,9 @@ use std::net::Ipv4Addr;
 use std::os::fd::RawFd;
 use std::path::PathBuf;
 
-use celltcp_engine::{SimDuration, SimTime};
+use celltcp_engine::SimDuration;
 use celltcp_net::packet::NodeId;
-use celltcp_scenario::series::{Column, Series};
+use celltcp_outputs::{Column, Series};
 use celltcp_scenario::{NodeKind, RunError, RunOptions, RunOutput, ScenarioError};
 use serde_json::Value;
 
@@ -206,15 +206,19 @@ fn ports(
     Ok(ports)
 }
 
-/// The per-handover rows of the real connections (see [`handover`]).
+/// The per-handover rows of the real connections (see [`handover`]): the run's handover
+/// records analysed against the packets of the connections.
 fn real_handovers(
     scenario: &celltcp_scenario::Scenario,
     attachments: &[Attachment],
-    summary: &Value,
+    output: &RunOutput,
     emulator: &run::Emulator,
     history: &history::History,
 ) -> Result<Vec<handover::RealHandoverRow>, EmuError> {
-    let records = handover::records_from_summary(summary, |n| scenario.node_id(n));
+    let records = output
+        .handovers
+        .as_ref()
+        .map_or(&[][..], |h| h.records.as_slice());
     let attached: BTreeMap<NodeId, Ipv4Addr> = attachments
         .iter()
         .filter_map(|a| {
@@ -222,14 +226,12 @@ fn real_handovers(
             Some((id, scenario.nodes.get(&a.host)?.address?))
         })
         .collect();
-    let end_s = summary["simulated_time_s"].as_f64().unwrap_or(0.0);
-    let end = SimTime::from_ns(SimDuration::from_secs_f64(end_s).as_ns());
     handover::analyse_real(
-        &records,
+        records,
         |id| attached.get(&id).copied(),
         emulator.observer(),
         history,
-        end,
+        output.simulated,
     )
     .map_err(|e| EmuError::Run(RunError::Internal(format!("handover analytics: {e}"))))
 }
@@ -334,7 +336,7 @@ pub fn emulate(
         e.insert("priority".into(), fifo_priority.into());
     }
     if let Some(history) = emulator.history() {
-        let rows = real_handovers(&scenario, attachments, &output.summary, &emulator, history)?;
+        let rows = real_handovers(&scenario, attachments, &output, &emulator, history)?;
         let names: Vec<String> = scenario.nodes.keys().cloned().collect();
         let name = |id: NodeId| names.get(id as usize).cloned().unwrap_or_default();
         if let Value::Object(e) = &mut emulation {

@@ -8,8 +8,8 @@
 //! `trace` (a simulated flow, from its TCP's own trace) or `packets` (a real connection, from
 //! the packets on the path).
 
-use celltcp_scenario::series::{Column, Series};
-use celltcp_scenario::series_columns::{Dtype, SeriesColumns};
+use celltcp_outputs::series_columns::{Dtype, SeriesColumns};
+use celltcp_outputs::{Column, Series};
 
 use crate::handover::RealHandoverRow;
 

@@ -17,7 +17,7 @@ use celltcp_emu::ipv4;
 use celltcp_emu::{EmulateOptions, EmulateOutput};
 use celltcp_engine::SimDuration;
 use celltcp_net::packet::TcpFlags;
-use celltcp_scenario::series::Column;
+use celltcp_outputs::Column;
 use serde_json::Value;
 use support::*;
 

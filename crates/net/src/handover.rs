@@ -76,6 +76,11 @@ impl HandoverResult {
     }
 }
 
+/// The names a [`HandoverRecord`]'s `policy` takes, in the order of the outputs' category
+/// lists: the data-path policies of a radio access network's handover (the scenario file's
+/// spellings); a link handover's is `discard` or `forward`.
+pub const POLICIES: [&str; 4] = ["discard", "forward", "fast_path_switch", "predicted"];
+
 /// What a handover did to one flow's packets (downlink data of the bearer).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct HandoverFlowCounts {

@@ -35,8 +35,8 @@ fn schema() -> PyResult<String> {
 /// series' column sets, the label sets), as JSON text; with the series `celltcp emulate` adds.
 #[pyfunction]
 fn output_schema() -> PyResult<String> {
-    let series = celltcp_emu::series_columns(celltcp_scenario::series_columns::all());
-    let schema = celltcp_scenario::schema::output_json_schema_with(&series);
+    let series = celltcp_emu::series_columns(celltcp_outputs::series_columns::all());
+    let schema = celltcp_outputs::schema::output_json_schema_with(&series);
     serde_json::to_string_pretty(&schema).map_err(|e| {
         to_py_err(RunError::Internal(format!(
             "output schema is not serialisable: {e}"
@@ -48,7 +48,7 @@ fn output_schema() -> PyResult<String> {
 /// drop causes and places, stop reasons, link directions, trace variables), by key.
 #[pyfunction]
 fn output_labels() -> std::collections::BTreeMap<&'static str, Vec<&'static str>> {
-    celltcp_scenario::labels::output_labels()
+    celltcp_outputs::labels::output_labels()
 }
 
 /// Loads a scenario whose relative file references (trace files) resolve against `base_dir`
@@ -110,7 +110,7 @@ fn validate(
 ///
 /// `on_interval`, when given with `interval` (a time such as `"100ms"`), is called at every
 /// multiple of `interval` of simulated time with the figures of the interval that ends there,
-/// as JSON text (`celltcp_scenario::intervals`); returning `False` ends the run there as
+/// as JSON text (`celltcp_outputs::intervals`); returning `False` ends the run there as
 /// `progress` does, an exception ends it with that exception.
 #[pyfunction]
 #[pyo3(signature = (toml_text, overrides = Vec::new(), seed = None, run = 0, capture_dir = None, capture_links = Vec::new(), base_dir = None, keep_partial = false, progress = None, on_interval = None, interval = None))]

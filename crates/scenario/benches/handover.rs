@@ -28,7 +28,7 @@ use celltcp_engine::SimTime;
 use celltcp_net::handover::{HandoverCause, HandoverFlowCounts, HandoverRecord, HandoverResult};
 use celltcp_net::packet::{FlowId, NodeId};
 use celltcp_net::trace::{TraceVar, VarColumns};
-use celltcp_scenario::analytics::{analyse, AnalyticsConfig, REQUIRED_TRACE_VARS};
+use celltcp_outputs::analytics::{analyse, AnalyticsConfig, REQUIRED_TRACE_VARS};
 use celltcp_scenario::{load_path, run, Column, RunOptions, RunOutput, Scenario, Series};
 
 /// The target for one replication of the seed-000 scenario, seconds of wall time.

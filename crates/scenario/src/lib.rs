@@ -7,25 +7,20 @@
 //! 4. convert and cross-check them into the typed [`Scenario`].
 //!
 //! The format is documented in `docs/scenarios.md`; [`json_schema`] describes it for editors.
-//! The outputs of a run — the [`summary::Summary`], the series' column sets
-//! ([`series_columns`]) and their labels ([`labels`]) — are typed too, and
-//! [`output_json_schema`] describes them (`docs/outputs.md`).
+//!
+//! A loaded scenario is built into a world and [`run`]; what the run produces — the
+//! [`summary::Summary`], the series, the per-handover analytics — is made by the
+//! `celltcp_outputs` crate from the world, with what only the scenario knows handed in
+//! ([`summary`]); [`output_json_schema`] describes it (`docs/outputs.md`).
 
-pub mod analytics;
 mod build;
 pub mod config;
 mod de;
 pub mod error;
-mod handovers;
 mod input_file;
-pub mod intervals;
-pub mod labels;
 pub mod overrides;
 pub mod run;
 pub mod schema;
-pub mod series;
-pub mod series_columns;
-mod series_dch;
 pub mod summary;
 pub mod units;
 mod validate;
@@ -52,7 +47,7 @@ pub use run::{
     RunOutput, RunProgress, RunStopReason, Watch,
 };
 pub use schema::{json_schema, output_json_schema};
-pub use series::{Column, Series};
+pub use celltcp_outputs::{Column, Series};
 
 /// Loads a scenario from TOML text, applying `overrides` (dotted key, value) in order. Relative
 /// file paths in it (links' `trace` files, cells' `bler_table` files) are relative to the

@@ -7,17 +7,17 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use celltcp_engine::{RunOutcome, SimDuration, SimTime, Simulator, StopCondition, StopReason};
-use celltcp_net::handover::HandoverFlowCounts;
+use celltcp_net::medium::Medium;
 use celltcp_net::packet::FlowId;
 use celltcp_net::world::World;
+use celltcp_outputs::handovers::HandoverOutputs;
+use celltcp_outputs::intervals::IntervalWatch;
+use celltcp_outputs::labels::Label;
+pub use celltcp_outputs::RunStopReason;
+use celltcp_outputs::{series, series_dch, Series, TraceSelection};
 
-use crate::build::{build, CaptureRequest, LinkHandoverPlan};
+use crate::build::{build, dch, CaptureRequest};
 use crate::error::{ScenarioError, ScenarioWarning};
-use crate::handovers;
-use crate::intervals::IntervalWatch;
-use crate::labels::Label;
-use crate::series::{self, Series};
-use crate::series_dch;
 use crate::summary;
 use crate::Scenario;
 
@@ -42,6 +42,12 @@ pub struct RunOutput {
     pub summary: serde_json::Value,
     pub series: Vec<Series>,
     pub events: u64,
+    /// Where simulated time stopped: the duration, or earlier for a run that ended before it
+    /// (the summary's `simulated_time_s`).
+    pub simulated: SimTime,
+    /// The handover records, timelines and analytics, when a handover could happen (the
+    /// `handovers` section of the summary and the `handovers` series are made from them).
+    pub handovers: Option<HandoverOutputs>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -69,8 +75,8 @@ pub enum RunError {
 /// between them.
 ///
 /// Call order: `prepare` once, with the world built and before its initial events are
-/// scheduled; then `advance` for each stop of the run, in time order (the end of the run and
-/// the instants where link handovers are measured), until `stopped` is true or the run is over.
+/// scheduled; then `advance` for each stop of the run, in time order (the end of the run and,
+/// for a watched run, the end of every interval), until `stopped` is true or the run is over.
 pub trait Driver {
     /// Adjusts the built world before it runs (e.g. attaches external hosts).
     fn prepare(&mut self, _world: &mut World) -> Result<(), RunError> {
@@ -93,59 +99,6 @@ pub trait Driver {
     /// The summary's `stop_reason` when [`Driver::stopped`] is true.
     fn stop_reason(&self) -> RunStopReason {
         RunStopReason::Stopped
-    }
-}
-
-/// Why a run ended: the summary's `stop_reason`. The engine's own reasons, and the two of a
-/// run a driver ended before its duration (`simulated_time_s` is then where it stopped).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RunStopReason {
-    /// Simulated time reached the end of the run ([`StopReason::Duration`]).
-    Duration,
-    /// The event budget was spent ([`StopReason::EventBudget`]).
-    EventBudget,
-    /// No event remained ([`StopReason::Exhausted`]).
-    Exhausted,
-    /// The model halted the run ([`StopReason::Halted`]: a trace reached its row limit).
-    Halted,
-    /// The driver (or a caller's poll) stopped the run ([`Driver::stopped`]).
-    Stopped,
-    /// A stop request (Ctrl-C) ended the run ([`Interruptible`]).
-    Interrupted,
-}
-
-impl RunStopReason {
-    /// Every reason, in the order of the output labels.
-    pub const ALL: [RunStopReason; 6] = [
-        RunStopReason::Duration,
-        RunStopReason::EventBudget,
-        RunStopReason::Exhausted,
-        RunStopReason::Halted,
-        RunStopReason::Stopped,
-        RunStopReason::Interrupted,
-    ];
-
-    /// The summary's spelling (the engine's reasons lower-cased, as they always were).
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            RunStopReason::Duration => "duration",
-            RunStopReason::EventBudget => "eventbudget",
-            RunStopReason::Exhausted => "exhausted",
-            RunStopReason::Halted => "halted",
-            RunStopReason::Stopped => "stopped",
-            RunStopReason::Interrupted => "interrupted",
-        }
-    }
-}
-
-impl From<StopReason> for RunStopReason {
-    fn from(reason: StopReason) -> Self {
-        match reason {
-            StopReason::Duration => RunStopReason::Duration,
-            StopReason::EventBudget => RunStopReason::EventBudget,
-            StopReason::Exhausted => RunStopReason::Exhausted,
-            StopReason::Halted => RunStopReason::Halted,
-        }
     }
 }
 
@@ -320,7 +273,7 @@ pub fn run_with(
 }
 
 /// A caller watching a run: called at every multiple of `interval` of simulated time with the
-/// figures of the interval that ends there ([`crate::intervals`]); returning false ends the
+/// figures of the interval that ends there ([`celltcp_outputs::intervals`]); returning false ends the
 /// run there, with `stop_reason` [`STOP_REASON_STOPPED`].
 pub struct Watch<'a> {
     pub interval: SimDuration,
@@ -363,7 +316,12 @@ fn run_watched(
     let mut built = build(scenario, seed, opts.run, &captures)?;
     let mut watcher = watch.as_ref().map(|w| {
         IntervalWatch::enable_traces(&mut built.world.traces, &built.flows);
-        IntervalWatch::new(scenario, w.interval, &built.flows)
+        IntervalWatch::new(
+            w.interval,
+            &built.flows,
+            user_trace(scenario),
+            cell_prbs(scenario),
+        )
     });
     driver.prepare(&mut built.world)?;
     let mut sim = Simulator::new(built.world);
@@ -371,21 +329,21 @@ fn run_watched(
     let end = SimTime::ZERO + scenario.simulation.duration;
     let mut watched_stop = false;
     let interval = watcher.as_ref().map(IntervalWatch::interval);
+    let is_dch = |w: &World, m: &dyn Medium| dch::is_dch(scenario, w, m);
     let mut observe = |world: &World, t: SimTime| -> bool {
         let (Some(w), Some(iw)) = (watch.as_mut(), watcher.as_mut()) else {
             return true;
         };
-        let figures = iw.figures(scenario, world, &built.flows, &built.link_names, t);
+        let figures = iw.figures(world, &built.flows, &built.link_names, t, &is_dch);
         let go_on = (w.on_interval)(figures);
         watched_stop |= !go_on;
         go_on
     };
-    let (outcome, link_drops) = drive(
+    let outcome = drive(
         &mut sim,
         driver,
         end,
         scenario.simulation.max_events,
-        &built.handover.link_plans,
         interval,
         &mut observe,
     )?;
@@ -413,12 +371,15 @@ fn run_watched(
     })?;
     network_errors(&world)?;
     let handovers = if built.handover.active {
-        Some(handovers::collect(
+        let setup = &built.handover;
+        let outputs = HandoverOutputs::collect(
             &world,
-            &built.handover,
-            &link_drops,
+            &setup.link_handovers,
+            |ue| setup.tcp_flows_of(ue),
             outcome.end_time,
-        )?)
+        )
+        .map_err(|e| RunError::Internal(format!("handover analytics: {e}")))?;
+        Some(outputs)
     } else {
         None
     };
@@ -427,10 +388,9 @@ fn run_watched(
     if let Some(w) = &watcher {
         w.strip_traces(&mut world.traces.vars);
     }
-    let mut summary = summary::make(
+    let mut summary = summary::for_run(
         scenario,
-        seed,
-        opts.run,
+        (seed, opts.run),
         &outcome,
         &world,
         &built.flows,
@@ -444,7 +404,7 @@ fn run_watched(
         });
     }
     // The traced channels' rows leave the medium series before the cells' table is built.
-    let dch_series = series_dch::take(&mut world, scenario);
+    let dch_series = series_dch::take(&mut world, &scenario.trace.dch, is_dch);
     let mut series = series::collect(
         &mut world,
         &built.link_names,
@@ -459,7 +419,34 @@ fn run_watched(
         summary: summary.to_json(),
         series,
         events: outcome.events,
+        simulated: outcome.end_time,
+        handovers,
     })
+}
+
+/// The rows of the TCP trace `[trace]` asked for: its variables of its flows.
+fn user_trace(scenario: &Scenario) -> TraceSelection {
+    let flow_names: Vec<&String> = scenario.flows.keys().collect();
+    let flows = scenario
+        .trace
+        .tcp_flows
+        .iter()
+        .filter_map(|f| flow_names.iter().position(|n| *n == f))
+        .map(|i| i as FlowId);
+    TraceSelection::new(scenario.trace.tcp.iter().copied(), flows)
+}
+
+/// The bandwidth of each cell in PRBs, by name (NaN for a bandwidth TS 36.101 does not list).
+fn cell_prbs(scenario: &Scenario) -> std::collections::BTreeMap<String, f64> {
+    scenario
+        .cells
+        .iter()
+        .map(|(name, c)| {
+            let prbs = celltcp_radio::phy::prbs_for_bandwidth(c.file.bandwidth_mhz)
+                .map_or(f64::NAN, f64::from);
+            (name.clone(), prbs)
+        })
+        .collect()
 }
 
 /// A request the network refused fails the run, naming the first and counting the others.
@@ -476,36 +463,18 @@ fn network_errors(world: &World) -> Result<(), RunError> {
     }
 }
 
-/// Per link handover, its flows' packet counts (only `dropped` is known for a link).
-type LinkDrops = Vec<Vec<(FlowId, HandoverFlowCounts)>>;
-
-/// Runs to `end`, stopping just before and at the end of each link handover to read its
-/// flows' handover drops (a world counts them per flow, not per handover). Stopping and
-/// resuming processes exactly the events of one uninterrupted run, in the same order.
-/// Returns the outcome and, per link handover, its flows' counts; a driver that stops early
-/// leaves the counts of handovers not yet over as they are then.
-///
-/// With an `interval`, the run also stops at every multiple of it and `observe` reads the
-/// world there; `observe` returning false ends the run at that instant.
+/// Runs to `end`. With an `interval`, the run also stops at every multiple of it and `observe`
+/// reads the world there; `observe` returning false ends the run at that instant. Stopping
+/// and resuming processes exactly the events of one uninterrupted run, in the same order.
 fn drive(
     sim: &mut Simulator<World>,
     driver: &mut dyn Driver,
     end: SimTime,
     max_events: Option<u64>,
-    plans: &[LinkHandoverPlan],
     interval: Option<SimDuration>,
     observe: &mut dyn FnMut(&World, SimTime) -> bool,
-) -> Result<(RunOutcome, LinkDrops), RunError> {
-    let one_ns = SimDuration::from_ns(1);
-    let before_of = |p: &LinkHandoverPlan| {
-        (p.at > SimTime::ZERO).then(|| SimTime(p.at.as_ns() - one_ns.as_ns()))
-    };
-    let mut stops: BTreeSet<SimTime> = plans
-        .iter()
-        .filter_map(before_of)
-        .chain(plans.iter().map(|p| p.end))
-        .collect();
-    let is_boundary = |t: SimTime| interval.is_some_and(|i| t.as_ns().is_multiple_of(i.as_ns()));
+) -> Result<RunOutcome, RunError> {
+    let mut stops = BTreeSet::new();
     if let Some(i) = interval {
         let mut t = i.as_ns();
         while t < end.as_ns() {
@@ -513,23 +482,7 @@ fn drive(
             t = t.saturating_add(i.as_ns());
         }
     }
-    stops.retain(|t| *t < end);
     stops.insert(end);
-    let snapshot = |w: &World, p: &LinkHandoverPlan| -> Vec<u64> {
-        p.flows
-            .iter()
-            .map(|f| {
-                w.flow_counters
-                    .get(*f as usize)
-                    .map_or(0, |c| c.drops_handover)
-            })
-            .collect()
-    };
-    let mut before: Vec<Option<Vec<u64>>> = plans
-        .iter()
-        .map(|p| before_of(p).is_none().then(|| vec![0; p.flows.len()]))
-        .collect();
-    let mut after: Vec<Option<Vec<u64>>> = vec![None; plans.len()];
     let mut outcome = None;
     for t in stops {
         let budget = max_events.map(|m| m.saturating_sub(sim.events()));
@@ -541,46 +494,15 @@ fn drive(
             },
         )?;
         outcome = Some(o);
-        for (i, p) in plans.iter().enumerate() {
-            if before_of(p) == Some(t) {
-                before[i] = Some(snapshot(&sim.model, p));
-            }
-            if p.end == t {
-                after[i] = Some(snapshot(&sim.model, p));
-            }
-        }
         if matches!(o.reason, StopReason::EventBudget | StopReason::Halted) || driver.stopped() {
             break;
         }
         // The interval ending here, once the run has reached it (the end of the run is one
         // when it falls on a multiple of the interval).
-        if is_boundary(t) && o.end_time == t && !observe(&sim.model, t) {
+        let boundary = interval.is_some_and(|i| t.as_ns().is_multiple_of(i.as_ns()));
+        if boundary && o.end_time == t && !observe(&sim.model, t) {
             break;
         }
     }
-    let outcome = outcome.expect("the run has at least one stop: the end");
-    let drops = plans
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            // A run stopped by its event budget reads the counters where it stopped.
-            let now = snapshot(&sim.model, p);
-            let b = before[i].clone().unwrap_or_else(|| now.clone());
-            let a = after[i].clone().unwrap_or(now);
-            p.flows
-                .iter()
-                .zip(b.iter().zip(&a))
-                .map(|(f, (b, a))| {
-                    (
-                        *f,
-                        HandoverFlowCounts {
-                            dropped: a.saturating_sub(*b),
-                            ..HandoverFlowCounts::default()
-                        },
-                    )
-                })
-                .collect()
-        })
-        .collect();
-    Ok((outcome, drops))
+    Ok(outcome.expect("the run has at least one stop: the end"))
 }

@@ -111,7 +111,7 @@ ACK_BYTES = 52
 #: The access link's propagation delay and the wire's rate, as in the scenario file.
 ACCESS_DELAY_S = 0.001
 WIRE_RATE_BPS = 1e9
-#: The analytics' recovery threshold (celltcp_scenario::analytics, recovery_fraction).
+#: The analytics' recovery threshold (celltcp_outputs::analytics, recovery_fraction).
 RECOVERY_FRACTION = 0.9
 #: Cells with a smaller BDP are skipped: slow start from one segment has no rounds to speak of.
 MIN_BDP_SEGMENTS = 4.0

@@ -9,34 +9,21 @@
 //! buffered, and what arrives meanwhile, is lost.
 
 use celltcp_engine::SimTime;
-use celltcp_net::packet::{FlowId, NodeId};
+use celltcp_net::packet::NodeId;
 use celltcp_net::world::{LinkChange, WorldBuilder};
+use celltcp_outputs::handovers::LinkHandover;
 
 use crate::config::events::{EventDirection, LinkHandoverPolicy};
 use crate::Scenario;
 
-/// A link handover to report after the run.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct LinkHandoverPlan {
-    /// Start of the interruption (the handover decision and command).
-    pub at: SimTime,
-    /// End of the interruption (attach and completion).
-    pub end: SimTime,
-    /// The link's `a` end (the base station) and `b` end (the terminal).
-    pub base_station: NodeId,
-    pub ue: NodeId,
-    pub policy: LinkHandoverPolicy,
-    /// Every flow with the terminal at either end, by id: their handover drops are counted.
-    pub flows: Vec<FlowId>,
-}
-
-/// Schedules every event's link changes; returns the link handovers in time order.
+/// Schedules every event's link changes; returns the link handovers (the link's `a` end the
+/// base station, its `b` end the terminal) in time order, to report after the run.
 pub(super) fn schedule(
     b: &mut WorldBuilder,
     scenario: &Scenario,
     link_index: impl Fn(&str) -> u32,
     node: impl Fn(&str) -> NodeId,
-) -> Vec<LinkHandoverPlan> {
+) -> Vec<LinkHandover> {
     let mut plans = Vec::new();
     for e in &scenario.events {
         let link = link_index(&e.link);
@@ -77,21 +64,12 @@ pub(super) fn schedule(
             b.link_change(end, 2 * link + d, stop);
         }
         let l = &scenario.links[&e.link];
-        let ue = node(&l.b);
-        let flows = scenario
-            .flows
-            .values()
-            .enumerate()
-            .filter(|(_, f)| f.src == l.b || f.dst == l.b)
-            .map(|(i, _)| i as FlowId)
-            .collect();
-        plans.push(LinkHandoverPlan {
+        plans.push(LinkHandover {
             at,
             end,
             base_station: node(&l.a),
-            ue,
-            policy: h.policy,
-            flows,
+            ue: node(&l.b),
+            policy: h.policy.as_str(),
         });
     }
     plans

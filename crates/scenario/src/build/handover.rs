@@ -1,14 +1,16 @@
 //! What the per-handover analytics need from the world: the TCP flows of each terminal that
 //! can hand over, and the loss-recovery variables of those flows recorded whatever `[trace]`
-//! asked for. The rows the user did not ask for are removed again after the analytics read
-//! them, so the `tcp` series stays exactly what `[trace]` requested.
+//! asked for — their drops among them, from which a link handover's are counted
+//! (`celltcp_outputs::handovers`). The rows the user did not ask for are removed again after
+//! the analytics read them, so the `tcp` series stays exactly what `[trace]` requested.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use celltcp_net::packet::{FlowId, NodeId};
 use celltcp_net::trace::{Traces, VarColumns};
+use celltcp_outputs::handovers::LinkHandover;
+use celltcp_outputs::TraceSelection;
 
-use super::events::LinkHandoverPlan;
 use crate::config::flows::FlowKind;
 use crate::Scenario;
 
@@ -18,12 +20,11 @@ pub(crate) struct HandoverSetup {
     /// A handover can happen: the scenario has `[ran]` or a link handover event.
     pub active: bool,
     /// The link handovers, in time order.
-    pub link_plans: Vec<LinkHandoverPlan>,
+    pub link_handovers: Vec<LinkHandover>,
     /// TCP flows by terminal (either end), for every terminal that can hand over.
     tcp_flows: BTreeMap<NodeId, Vec<FlowId>>,
-    /// The user's `[trace]` selection: variables and flows (all flows when `None`).
-    user_vars: BTreeSet<u8>,
-    user_flows: BTreeSet<FlowId>,
+    /// The user's `[trace]` selection.
+    user_trace: TraceSelection,
 }
 
 impl HandoverSetup {
@@ -31,10 +32,10 @@ impl HandoverSetup {
     /// end of every link with a handover event.
     pub(crate) fn new(
         scenario: &Scenario,
-        link_plans: Vec<LinkHandoverPlan>,
+        link_handovers: Vec<LinkHandover>,
         node: &impl Fn(&str) -> NodeId,
     ) -> Self {
-        let mut terminals: BTreeSet<NodeId> = link_plans.iter().map(|p| p.ue).collect();
+        let mut terminals: BTreeSet<NodeId> = link_handovers.iter().map(|l| l.ue).collect();
         if scenario.ran.is_some() {
             terminals.extend(
                 scenario
@@ -65,11 +66,13 @@ impl HandoverSetup {
                 .expect("validated") as FlowId
         };
         HandoverSetup {
-            active: scenario.ran.is_some() || !link_plans.is_empty(),
-            link_plans,
+            active: scenario.ran.is_some() || !link_handovers.is_empty(),
+            link_handovers,
             tcp_flows,
-            user_vars: scenario.trace.tcp.iter().map(|v| *v as u8).collect(),
-            user_flows: scenario.trace.tcp_flows.iter().map(flow_id).collect(),
+            user_trace: TraceSelection::new(
+                scenario.trace.tcp.iter().copied(),
+                scenario.trace.tcp_flows.iter().map(flow_id),
+            ),
         }
     }
 
@@ -88,30 +91,14 @@ impl HandoverSetup {
     pub(crate) fn enable_traces(&self, traces: &mut Traces) {
         let flows = self.analysed_flows();
         if self.active && !flows.is_empty() {
-            traces.also_record(&crate::analytics::REQUIRED_TRACE_VARS, &flows);
+            traces.also_record(&celltcp_outputs::analytics::REQUIRED_TRACE_VARS, &flows);
         }
     }
 
     /// Keeps only the rows `[trace]` asked for (the user's variables of the user's flows).
     pub(crate) fn strip_traces(&self, vars: &mut VarColumns) {
-        if !self.active || self.analysed_flows().is_empty() {
-            return;
+        if self.active && !self.analysed_flows().is_empty() {
+            self.user_trace.strip(vars);
         }
-        let keep: Vec<bool> = vars
-            .var
-            .iter()
-            .zip(&vars.flow)
-            .map(|(v, f)| self.user_vars.contains(v) && self.user_flows.contains(f))
-            .collect();
-        retain_by(&mut vars.time_ns, &keep);
-        retain_by(&mut vars.flow, &keep);
-        retain_by(&mut vars.var, &keep);
-        retain_by(&mut vars.value, &keep);
     }
-}
-
-/// Keeps the elements whose `keep` entry is true (`Vec::retain` visits in order).
-fn retain_by<T>(v: &mut Vec<T>, keep: &[bool]) {
-    let mut k = keep.iter();
-    v.retain(|_| k.next().copied().unwrap_or(false));
 }

@@ -11,7 +11,6 @@ mod handover;
 pub(crate) mod middleboxes;
 mod ran;
 
-pub(crate) use events::LinkHandoverPlan;
 pub(crate) use handover::HandoverSetup;
 
 use std::collections::BTreeMap;

@@ -3,7 +3,9 @@
 
 use serde_json::Value;
 
-use crate::{load_path, output_json_schema, run, series_columns, RunOptions};
+use celltcp_outputs::series_columns;
+
+use crate::{load_path, output_json_schema, run, RunOptions};
 
 /// The summary's schema on its own: its `$ref` with the definitions beside it.
 fn summary_validator(schema: &Value) -> jsonschema::Validator {
@@ -25,7 +27,7 @@ fn the_output_schema_is_valid_and_every_reference_resolves() {
         assert!(schema["$defs"].get(name).is_some(), "no $defs/{name}");
     }
     // Every label set is defined, also those only series columns use.
-    for set in crate::labels::label_sets() {
+    for set in celltcp_outputs::labels::label_sets() {
         assert_eq!(
             schema["$defs"][set.name]["enum"],
             serde_json::json!(set.labels)
@@ -58,5 +60,21 @@ fn a_summary_validates_and_its_series_are_their_column_sets() {
             .expect("a column set");
         let names: Vec<&str> = s.columns.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(names, spec.names().collect::<Vec<_>>(), "{}", s.name);
+    }
+}
+
+/// A handover's `policy` label is the scenario file's spelling: every policy of `[handover]`
+/// and of a link handover event is one of the outputs' labels, in the same order.
+#[test]
+fn the_handover_policy_labels_are_the_scenario_files_policies() {
+    use celltcp_outputs::labels::{HandoverPolicies, LabelSet};
+
+    use crate::config::events::LinkHandoverPolicy;
+    use crate::config::handover::PolicyKind;
+
+    let file: Vec<&str> = PolicyKind::ALL.iter().map(|p| p.as_str()).collect();
+    assert_eq!(HandoverPolicies::labels(), file);
+    for link in [LinkHandoverPolicy::Discard, LinkHandoverPolicy::Forward] {
+        assert!(HandoverPolicies::labels().contains(&link.as_str()));
     }
 }

@@ -5,22 +5,33 @@
 //! Record ids are made unique over the run: each medium numbers its handovers from 0, so the
 //! records of the media are renumbered in media order (a medium's records keep their order and
 //! its timeline follows its records), and the link handovers come last, in time order.
+//!
+//! A medium counts what its handover procedure did to each flow as it happens. A link
+//! handover is only two changes of the link's directions, so its drops are attributed
+//! afterwards: the world records each drop of a traced flow's packet with its time, cause and
+//! site as it happens (the `dropped` and `drop_site` trace rows, recorded for every TCP flow of
+//! a terminal that can hand over: [`crate::analytics::REQUIRED_TRACE_VARS`]), and a link
+//! handover's `dropped` count of a flow is its drops of cause `handover` from the start of the
+//! interruption to its end, both included.
+
+use std::collections::BTreeMap;
 
 use celltcp_engine::SimTime;
 use celltcp_net::handover::{
     HandoverCause, HandoverEvent, HandoverFlowCounts, HandoverRecord, HandoverResult,
 };
 use celltcp_net::packet::{FlowId, NodeId};
+use celltcp_net::queue::DropCause;
+use celltcp_net::trace::{TraceVar, VarColumns};
 use celltcp_net::world::World;
 
 use crate::analytics::{
-    analyse, outcome_counts, AnalyticsConfig, HandoverColumns, HandoverDrops, HandoverOutcome,
+    analyse, outcome_counts, AnalyticsConfig, AnalyticsError, HandoverColumns, HandoverDrops,
+    HandoverOutcome,
 };
-use crate::build::HandoverSetup;
 use crate::labels::{
     HandoverCauses, HandoverPolicies, HandoverResults, Label, LabelSet, TcpOutcomes,
 };
-use crate::run::RunError;
 use crate::series::{Column, Series};
 use crate::series_columns;
 use crate::summary::{HandoverEntry, HandoverResultCounts, HandoverSummary, TcpOutcomeCounts};
@@ -29,88 +40,140 @@ use crate::summary::{HandoverEntry, HandoverResultCounts, HandoverSummary, TcpOu
 pub const LINK_INTERRUPTION_START: &str = "interruption_start";
 pub const LINK_INTERRUPTION_END: &str = "interruption_end";
 
+/// A link handover (seed 002 §2: a handover event of a link whose `a` end is the base station
+/// and `b` end the terminal): the link's directions are interrupted from `at` to `end`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkHandover {
+    /// Start of the interruption (the handover decision and command).
+    pub at: SimTime,
+    /// End of the interruption (attach and completion).
+    pub end: SimTime,
+    pub base_station: NodeId,
+    pub ue: NodeId,
+    /// Its data-path policy's name (`discard` or `forward`, [`HandoverPolicies`]).
+    pub policy: &'static str,
+}
+
 /// Everything known about the run's handovers.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct HandoverOutputs {
+pub struct HandoverOutputs {
     pub records: Vec<HandoverRecord>,
     pub events: Vec<HandoverEvent>,
     pub outcomes: Vec<HandoverOutcome>,
 }
 
-/// Gathers the records (media first, then link handovers with their flows' drop counts) and
-/// analyses them against the world's trace rows.
-pub(crate) fn collect(
-    world: &World,
-    setup: &HandoverSetup,
-    link_drops: &[Vec<(FlowId, HandoverFlowCounts)>],
-    run_end: SimTime,
-) -> Result<HandoverOutputs, RunError> {
-    let mut records = Vec::new();
-    let mut events = Vec::new();
-    for medium in world.media() {
-        let offset = records.len() as u32;
-        records.extend(medium.handovers().into_iter().map(|mut r| {
-            r.id += offset;
-            r
-        }));
-        events.extend(medium.handover_events().iter().cloned().map(|mut e| {
-            e.handover += offset;
-            e
-        }));
+/// Per flow, the times of its drops of cause handover, in time order (the trace's rows are).
+fn handover_drop_times(vars: &VarColumns) -> BTreeMap<FlowId, Vec<u64>> {
+    let (dropped, handover) = (TraceVar::Dropped as u8, f64::from(DropCause::Handover.code()));
+    let mut out: BTreeMap<FlowId, Vec<u64>> = BTreeMap::new();
+    for i in 0..vars.var.len() {
+        if vars.var[i] == dropped && vars.value[i] == handover {
+            out.entry(vars.flow[i]).or_default().push(vars.time_ns[i]);
+        }
     }
-    for (plan, flows) in setup.link_plans.iter().zip(link_drops) {
-        let id = records.len() as u32;
-        records.push(HandoverRecord {
-            id,
-            ue: plan.ue,
-            source: plan.base_station,
-            target: plan.base_station,
-            cause: HandoverCause::Link,
-            policy: plan.policy.as_str(),
-            decision: plan.at,
-            command: Some(plan.at),
-            attach: Some(plan.end),
-            path_switch: None,
-            completion: Some(plan.end),
-            result: HandoverResult::Completed,
-            flows: flows.clone(),
-        });
-        let event = |time, from, to, message| HandoverEvent {
-            time,
-            handover: id,
-            ue: plan.ue,
-            from,
-            to,
-            message,
+    out
+}
+
+/// Number of `times` (sorted) in `[from, to]`.
+fn count_between(times: &[u64], from: SimTime, to: SimTime) -> u64 {
+    let lo = times.partition_point(|&t| t < from.as_ns());
+    let hi = times.partition_point(|&t| t <= to.as_ns());
+    hi.saturating_sub(lo) as u64
+}
+
+impl HandoverOutputs {
+    /// Gathers the records — the media's, then the link handovers `links` (in time order)
+    /// with their flows' drops attributed from the trace rows — and analyses them against the
+    /// world's trace rows. `tcp_flows_of` gives the TCP flows with a terminal at either end
+    /// (those whose loss variables are traced); the run ended at `run_end`.
+    pub fn collect(
+        world: &World,
+        links: &[LinkHandover],
+        tcp_flows_of: impl Fn(NodeId) -> Vec<FlowId>,
+        run_end: SimTime,
+    ) -> Result<Self, AnalyticsError> {
+        let mut records = Vec::new();
+        let mut events = Vec::new();
+        for medium in world.media() {
+            let offset = records.len() as u32;
+            records.extend(medium.handovers().into_iter().map(|mut r| {
+                r.id += offset;
+                r
+            }));
+            events.extend(medium.handover_events().iter().cloned().map(|mut e| {
+                e.handover += offset;
+                e
+            }));
+        }
+        let drop_times = if links.is_empty() {
+            BTreeMap::new()
+        } else {
+            handover_drop_times(&world.traces.vars)
         };
-        events.push(event(
-            plan.at,
-            plan.base_station,
-            plan.ue,
-            LINK_INTERRUPTION_START,
-        ));
-        events.push(event(
-            plan.end,
-            plan.ue,
-            plan.base_station,
-            LINK_INTERRUPTION_END,
-        ));
+        for link in links {
+            let id = records.len() as u32;
+            let flows = tcp_flows_of(link.ue)
+                .into_iter()
+                .map(|f| {
+                    let times = drop_times.get(&f).map_or(&[][..], Vec::as_slice);
+                    let counts = HandoverFlowCounts {
+                        dropped: count_between(times, link.at, link.end),
+                        ..HandoverFlowCounts::default()
+                    };
+                    (f, counts)
+                })
+                .collect();
+            records.push(HandoverRecord {
+                id,
+                ue: link.ue,
+                source: link.base_station,
+                target: link.base_station,
+                cause: HandoverCause::Link,
+                policy: link.policy,
+                decision: link.at,
+                command: Some(link.at),
+                attach: Some(link.end),
+                path_switch: None,
+                completion: Some(link.end),
+                result: HandoverResult::Completed,
+                flows,
+            });
+            let event = |time, from, to, message| HandoverEvent {
+                time,
+                handover: id,
+                ue: link.ue,
+                from,
+                to,
+                message,
+            };
+            events.push(event(
+                link.at,
+                link.base_station,
+                link.ue,
+                LINK_INTERRUPTION_START,
+            ));
+            events.push(event(
+                link.end,
+                link.ue,
+                link.base_station,
+                LINK_INTERRUPTION_END,
+            ));
+        }
+        // One timeline in time order; equal times keep the order above (stable sort).
+        events.sort_by_key(|e| e.time);
+        let outcomes = analyse(
+            &records,
+            &tcp_flows_of,
+            &world.traces.vars,
+            run_end,
+            AnalyticsConfig::default(),
+        )?;
+        Ok(HandoverOutputs {
+            records,
+            events,
+            outcomes,
+        })
     }
-    // One timeline in time order; equal times keep the order above (stable sort).
-    events.sort_by_key(|e| e.time);
-    let outcomes = analyse(
-        &records,
-        |ue| setup.tcp_flows_of(ue),
-        &world.traces.vars,
-        run_end,
-        AnalyticsConfig::default(),
-    )
-    .map_err(|e| RunError::Internal(format!("handover analytics: {e}")))?;
-    Ok(HandoverOutputs {
-        records,
-        events,
-        outcomes,
-    })
 }
 
 fn node_names(world: &World) -> Vec<String> {
@@ -142,7 +205,7 @@ impl HandoverOutputs {
     /// `handovers` (one row per handover × TCP flow, every field of the analytics) and
     /// `handover_events` (the message timeline); node and flow columns are categorical by
     /// name, undefined times NaN.
-    pub(crate) fn series(&self, world: &World, flow_names: &[String]) -> Vec<Series> {
+    pub fn series(&self, world: &World, flow_names: &[String]) -> Vec<Series> {
         let nodes = node_names(world);
         let node_col = |ids: Vec<NodeId>| Column::Cat {
             codes: ids,
@@ -229,7 +292,7 @@ impl HandoverOutputs {
 
     /// The summary's `handovers` section: counts by result and by TCP outcome, the mean
     /// interruption, and one record per handover in id order.
-    pub(crate) fn summary(&self, world: &World) -> HandoverSummary {
+    pub fn summary(&self, world: &World) -> HandoverSummary {
         let nodes = node_names(world);
         let name = |id: NodeId| {
             nodes

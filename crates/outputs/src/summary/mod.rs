@@ -11,7 +11,9 @@ mod types;
 use std::collections::BTreeMap;
 
 use celltcp_engine::{RunOutcome, SimTime};
+use celltcp_net::medium::Medium;
 use celltcp_net::world::{AgentId, World};
+use serde_json::Value;
 
 pub use figures::{
     CellFigures, DchFigures, DchUplinkFigures, FigureCatalog, Figures, MiddleboxFigures,
@@ -25,8 +27,7 @@ pub use types::{
 
 use crate::handovers::HandoverOutputs;
 use crate::labels::Label;
-use crate::run::RunStopReason;
-use crate::Scenario;
+use crate::RunStopReason;
 
 /// What the summary needs to know about each flow beyond the world's counters.
 #[derive(Clone, Debug)]
@@ -43,7 +44,7 @@ pub struct FlowInfo {
 }
 
 /// `v` when finite, else `None` (written as null).
-pub(crate) fn finite(v: f64) -> Option<f64> {
+pub fn finite(v: f64) -> Option<f64> {
     v.is_finite().then_some(v)
 }
 
@@ -148,11 +149,7 @@ fn link_summary(world: &World, link: usize, end: SimTime) -> LinkSummary {
 
 /// Per cell (or network): its figures, with per-UE figures grouped under `ues.<name>` (the
 /// medium reports them as `ue.<node id>.<figure>`).
-fn cell_summary(
-    world: &World,
-    medium: &dyn celltcp_net::medium::Medium,
-    end: SimTime,
-) -> CellSummary {
+fn cell_summary(world: &World, medium: &dyn Medium, end: SimTime) -> CellSummary {
     let mut cell = CellSummary::default();
     for (key, value) in medium.report(end) {
         let ue_figure = key.strip_prefix("ue.").and_then(|rest| {
@@ -168,16 +165,36 @@ fn cell_summary(
     cell
 }
 
-/// The run summary; `handovers` (when a handover could happen) adds the `handovers` section.
-pub(crate) fn make(
-    scenario: &Scenario,
-    seed: u64,
-    run: u64,
-    outcome: &RunOutcome,
-    world: &World,
-    flows: &[FlowInfo],
-    handovers: Option<&HandoverOutputs>,
-) -> Summary {
+/// What the summary of a run is made from besides the world: the run's identity, how it
+/// ended, its flows, and the parts only the scenario knows.
+pub struct SummaryInputs<'a> {
+    pub seed: u64,
+    pub run: u64,
+    pub outcome: &'a RunOutcome,
+    pub flows: &'a [FlowInfo],
+    /// The scenario as run ([`Summary::scenario`]).
+    pub scenario: Value,
+    /// A dedicated channel's summary when the medium is one (the scenario's `[dch]`), else
+    /// `None`: the medium is a cell or a network.
+    pub dch: &'a dyn Fn(&World, &dyn Medium) -> Option<DchSummary>,
+    /// The middleboxes' section ([`Summary::middleboxes`]).
+    pub middleboxes: Option<BTreeMap<String, MiddleboxSummary>>,
+    /// The handovers, when a handover could happen: the `handovers` section.
+    pub handovers: Option<&'a HandoverOutputs>,
+}
+
+/// The run summary of `world` at the end of its run.
+pub fn make(world: &World, inputs: SummaryInputs<'_>) -> Summary {
+    let SummaryInputs {
+        seed,
+        run,
+        outcome,
+        flows,
+        scenario,
+        dch: dch_of,
+        middleboxes,
+        handovers,
+    } = inputs;
     let end = outcome.end_time;
     let flows = flows
         .iter()
@@ -217,8 +234,8 @@ pub(crate) fn make(
     let mut ran = BTreeMap::new();
     let mut dch = BTreeMap::new();
     for m in world.media() {
-        if crate::build::dch::is_dch(scenario, world, m) {
-            dch.insert(m.name().to_string(), crate::build::dch::summary(m, end));
+        if let Some(channel) = dch_of(world, m) {
+            dch.insert(m.name().to_string(), channel);
             continue;
         }
         let parts = m.parts();
@@ -258,14 +275,14 @@ pub(crate) fn make(
         simulated_time_s: end.as_secs_f64(),
         events: outcome.events,
         stop_reason: Label::new(RunStopReason::from(outcome.reason).as_str()),
-        scenario: scenario.echo(),
+        scenario,
         flows,
         links,
         cells,
         epc,
         ran,
         dch: (!dch.is_empty()).then_some(dch),
-        middleboxes: crate::build::middleboxes::summary(scenario, world, end),
+        middleboxes,
         handovers: handovers.map(|h| h.summary(world)),
         forwarding: (!forwarding.is_empty()).then_some(forwarding),
         emulation: None,

@@ -23,7 +23,7 @@ use serde_json::{json, Map, Value};
 
 use crate::labels::LINK_DIRECTIONS;
 use crate::summary::FlowInfo;
-use crate::Scenario;
+use crate::trace_selection::TraceSelection;
 
 /// The trace variables a watch reads.
 const WATCHED_VARS: [TraceVar; 2] = [TraceVar::Cwnd, TraceVar::Srtt];
@@ -48,51 +48,39 @@ pub struct IntervalWatch {
     cwnd: Vec<f64>,
     srtt: Vec<f64>,
     trace_cursor: usize,
-    /// The `[trace]` selection: variables and flows whose rows the outputs keep.
-    user_vars: Vec<u8>,
-    user_flows: Vec<FlowId>,
+    /// The `[trace]` selection: the rows the outputs keep.
+    user_trace: TraceSelection,
     /// Bandwidth of each cell in PRBs, by name.
     cell_prbs: BTreeMap<String, f64>,
 }
 
 impl IntervalWatch {
-    /// A watch every `interval` of simulated time (> 0).
-    pub(crate) fn new(scenario: &Scenario, interval: SimDuration, flows: &[FlowInfo]) -> Self {
-        let flow_names: Vec<&String> = scenario.flows.keys().collect();
-        let user_flows = scenario
-            .trace
-            .tcp_flows
-            .iter()
-            .filter_map(|f| flow_names.iter().position(|n| *n == f))
-            .map(|i| i as FlowId)
-            .collect();
-        let cell_prbs = scenario
-            .cells
-            .iter()
-            .map(|(name, c)| {
-                let prbs = celltcp_radio::phy::prbs_for_bandwidth(c.file.bandwidth_mhz)
-                    .map_or(f64::NAN, f64::from);
-                (name.clone(), prbs)
-            })
-            .collect();
+    /// A watch every `interval` of simulated time (> 0) of a run of `flows`, whose outputs
+    /// keep the trace rows of `user_trace`; `cell_prbs` is the bandwidth of each cell in PRBs,
+    /// by name (a cell not in it is not reported).
+    pub fn new(
+        interval: SimDuration,
+        flows: &[FlowInfo],
+        user_trace: TraceSelection,
+        cell_prbs: BTreeMap<String, f64>,
+    ) -> Self {
         IntervalWatch {
             interval,
             previous: Previous::default(),
             cwnd: vec![f64::NAN; flows.len()],
             srtt: vec![f64::NAN; flows.len()],
             trace_cursor: 0,
-            user_vars: scenario.trace.tcp.iter().map(|v| *v as u8).collect(),
-            user_flows,
+            user_trace,
             cell_prbs,
         }
     }
 
-    pub(crate) fn interval(&self) -> SimDuration {
+    pub fn interval(&self) -> SimDuration {
         self.interval
     }
 
     /// Turns on the trace variables the watch reads, for the TCP flows.
-    pub(crate) fn enable_traces(traces: &mut Traces, flows: &[FlowInfo]) {
+    pub fn enable_traces(traces: &mut Traces, flows: &[FlowInfo]) {
         let tcp: Vec<FlowId> = flows
             .iter()
             .enumerate()
@@ -103,31 +91,19 @@ impl IntervalWatch {
     }
 
     /// Keeps only the trace rows `[trace]` asked for.
-    pub(crate) fn strip_traces(&self, vars: &mut VarColumns) {
-        let keep: Vec<bool> = vars
-            .var
-            .iter()
-            .zip(&vars.flow)
-            .map(|(v, f)| self.user_vars.contains(v) && self.user_flows.contains(f))
-            .collect();
-        let mut i = 0;
-        vars.time_ns.retain(|_| (keep[i], i += 1).0);
-        i = 0;
-        vars.flow.retain(|_| (keep[i], i += 1).0);
-        i = 0;
-        vars.var.retain(|_| (keep[i], i += 1).0);
-        i = 0;
-        vars.value.retain(|_| (keep[i], i += 1).0);
+    pub fn strip_traces(&self, vars: &mut VarColumns) {
+        self.user_trace.strip(vars);
     }
 
     /// The figures of the interval that ends at `now` (started at `now` − interval, or 0).
-    pub(crate) fn figures(
+    /// `is_dch` tells a dedicated channel, which is not reported, from a cell.
+    pub fn figures(
         &mut self,
-        scenario: &Scenario,
         world: &World,
         flows: &[FlowInfo],
         link_names: &[String],
         now: SimTime,
+        is_dch: &dyn Fn(&World, &dyn Medium) -> bool,
     ) -> Value {
         let start = SimTime::from_ns(now.as_ns().saturating_sub(self.interval.as_ns()));
         let dt = now.saturating_since(start).as_secs_f64();
@@ -177,7 +153,7 @@ impl IntervalWatch {
                 let Some(&n_prb) = self.cell_prbs.get(&name) else {
                     continue;
                 };
-                if crate::build::dch::is_dch(scenario, world, cell) {
+                if is_dch(world, cell) {
                     continue;
                 }
                 sample.clear();

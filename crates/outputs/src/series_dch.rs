@@ -9,18 +9,21 @@
 
 use std::collections::BTreeMap;
 
+use celltcp_net::medium::Medium;
 use celltcp_net::world::World;
 use celltcp_radio::dch::{DchSample, SERIES_COLUMNS};
 
-use crate::build::dch::is_dch;
 use crate::series::{Column, Series};
 use crate::series_columns;
-use crate::Scenario;
 
-/// Takes the traced channels' rows out of the world's medium series and returns the `dch`
-/// table (`None` when no channel is traced or nothing was sampled).
-pub(crate) fn take(world: &mut World, scenario: &Scenario) -> Option<Series> {
-    let traced = &scenario.trace.dch;
+/// Takes the rows of the channels `traced` (`[trace] dch`) out of the world's medium series
+/// and returns the `dch` table (`None` when no channel is traced or nothing was sampled).
+/// `is_dch` tells a dedicated channel from a cell of the same name.
+pub fn take(
+    world: &mut World,
+    traced: &[String],
+    is_dch: impl Fn(&World, &dyn Medium) -> bool,
+) -> Option<Series> {
     if traced.is_empty() {
         return None;
     }
@@ -28,7 +31,7 @@ pub(crate) fn take(world: &mut World, scenario: &Scenario) -> Option<Series> {
     let channels: BTreeMap<u32, usize> = world
         .media()
         .enumerate()
-        .filter(|(_, m)| is_dch(scenario, world, *m))
+        .filter(|(_, m)| is_dch(world, *m))
         .filter_map(|(i, m)| Some((i as u32, traced.iter().position(|n| n == m.name())?)))
         .collect();
     if channels.is_empty() {
@@ -88,7 +91,7 @@ pub(crate) fn take(world: &mut World, scenario: &Scenario) -> Option<Series> {
         Column::U64(time_ns),
         Column::Cat {
             codes,
-            names: traced.clone(),
+            names: traced.to_vec(),
         },
     ];
     out.extend(columns.into_iter().map(Column::F64));

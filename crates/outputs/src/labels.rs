@@ -13,15 +13,14 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::marker::PhantomData;
 
-use celltcp_net::handover::{HandoverCause, HandoverResult};
+use celltcp_net::handover::{HandoverCause, HandoverResult, POLICIES};
 use celltcp_net::queue::DropCause;
 use celltcp_net::trace::TraceVar;
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::{Serialize, Serializer};
 
 use crate::analytics::{HandoverDrops, TcpOutcome};
-use crate::config::handover::PolicyKind;
-use crate::run::RunStopReason;
+use crate::RunStopReason;
 
 /// A named set of labels.
 pub trait LabelSet: 'static {
@@ -161,13 +160,13 @@ label_set!(
 );
 
 label_set!(
-    /// The data-path policy of a handover ([`PolicyKind`]; a link handover is `discard` or
+    /// The data-path policy of a handover ([`POLICIES`]; a link handover is `discard` or
     /// `forward`).
     HandoverPolicies,
     "HandoverPolicy",
     "handover_policy",
     "The data-path policy of a handover (a link handover's is discard or forward).",
-    PolicyKind::ALL.iter().map(|p| p.as_str()).collect()
+    POLICIES.to_vec()
 );
 
 label_set!(

@@ -44,7 +44,7 @@ pub struct Series {
 
 /// Moves the world's collected series out as tables; empty tables are omitted. `trace_cells`
 /// are the cells `[trace] cells` lists (the parts of a network medium not listed are left out).
-pub(crate) fn collect(
+pub fn collect(
     world: &mut World,
     link_names: &[String],
     flow_names: &[String],
