@@ -64,7 +64,10 @@ pub struct HandoverOutputs {
 
 /// Per flow, the times of its drops of cause handover, in time order (the trace's rows are).
 fn handover_drop_times(vars: &VarColumns) -> BTreeMap<FlowId, Vec<u64>> {
-    let (dropped, handover) = (TraceVar::Dropped as u8, f64::from(DropCause::Handover.code()));
+    let (dropped, handover) = (
+        TraceVar::Dropped as u8,
+        f64::from(DropCause::Handover.code()),
+    );
     let mut out: BTreeMap<FlowId, Vec<u64>> = BTreeMap::new();
     for i in 0..vars.var.len() {
         if vars.var[i] == dropped && vars.value[i] == handover {

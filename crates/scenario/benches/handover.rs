@@ -6,6 +6,8 @@
 //!
 //! 1. **Seed `000_…`**: one replication of `python/celltcp/examples/000/forwarding.toml` (two eNBs, six UEs
 //!    with cross traffic, one X2 handover, 5 s simulated), analytics included. Target ≤ 50 ms.
+//!    **Seed `002_…`**: one replication of `python/celltcp/examples/002/handover-link.toml` (one
+//!    bulk download, one link handover interrupting the radio hop, 20 s simulated).
 //! 2. **Per-handover analytics**: [`analyse`] alone, on the trace rows and handover records of
 //!    a run of (a) that scenario and (b) `python/celltcp/examples/003/exp5-3.toml` at 100 km/h (one UE along
 //!    five cells for 100 s: several A3 handovers and a radio link failure). The run records the
@@ -111,6 +113,38 @@ fn seed_000(runs: usize) {
         } else {
             "MISSED"
         },
+    );
+}
+
+// -- 1b. a link handover (seed 002) -------------------------------------------------------
+
+/// One replication of seed `002_…`'s link handover (`002/handover-link.toml`: one bulk TCP
+/// download, one interruption of the radio hop, 20 s simulated), analytics included.
+fn seed_002(runs: usize) {
+    let sc = load("002/handover-link.toml", &[]);
+    let mut walls = Vec::new();
+    let mut cpus = Vec::new();
+    let mut last = None;
+    for _ in 0..runs {
+        let (out, wall, cpu) = timed(|| run_once(&sc));
+        walls.push(wall);
+        cpus.push(cpu);
+        last = Some(out);
+    }
+    let out = last.expect("at least one run");
+    let (wall, cpu) = (median(walls), median(cpus));
+    let dropped = match column(series(&out, "handovers"), "dropped") {
+        Column::U64(v) => v.iter().sum::<u64>(),
+        _ => panic!("dropped is a u64 column"),
+    };
+    println!(
+        "002/handover-link.toml   wall {:.1} ms  cpu {:.1} ms  {} events  {:.2} M events/s  \
+         {} handover(s), {dropped} packet(s) dropped",
+        wall * 1e3,
+        cpu * 1e3,
+        out.events,
+        out.events as f64 / wall / 1e6,
+        out.summary["handovers"]["count"],
     );
 }
 
@@ -430,6 +464,7 @@ fn main() {
         .unwrap_or(15);
     println!("Handover benchmarks (release), median of {runs} runs");
     seed_000(runs);
+    seed_002(runs);
     analytics("000/forwarding.toml", "000/forwarding.toml", &[], runs);
     analytics(
         "003/exp5-3.toml, 100 km/h",

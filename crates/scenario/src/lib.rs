@@ -8,7 +8,7 @@
 //!
 //! The format is documented in `docs/scenarios.md`; [`json_schema`] describes it for editors.
 //!
-//! A loaded scenario is built into a world and [`run`]; what the run produces — the
+//! A loaded scenario is built into a world and [`run()`]; what the run produces — the
 //! [`summary::Summary`], the series, the per-handover analytics — is made by the
 //! `celltcp_outputs` crate from the world, with what only the scenario knows handed in
 //! ([`summary`]); [`output_json_schema`] describes it (`docs/outputs.md`).
@@ -30,6 +30,7 @@ mod tests;
 
 use std::path::Path;
 
+pub use celltcp_outputs::{Column, Series};
 pub use config::apps::{AppSpec, SizeDist};
 pub use config::capture::CaptureSpec;
 pub use config::flows::{Arrival, Flow, FlowKind, UdpFlow};
@@ -47,7 +48,6 @@ pub use run::{
     RunOutput, RunProgress, RunStopReason, Watch,
 };
 pub use schema::{json_schema, output_json_schema};
-pub use celltcp_outputs::{Column, Series};
 
 /// Loads a scenario from TOML text, applying `overrides` (dotted key, value) in order. Relative
 /// file paths in it (links' `trace` files, cells' `bler_table` files) are relative to the

@@ -8,15 +8,14 @@ use std::time::{Duration, Instant};
 
 use celltcp_engine::{RunOutcome, SimDuration, SimTime, Simulator, StopCondition, StopReason};
 use celltcp_net::medium::Medium;
-use celltcp_net::packet::FlowId;
 use celltcp_net::world::World;
 use celltcp_outputs::handovers::HandoverOutputs;
 use celltcp_outputs::intervals::IntervalWatch;
 use celltcp_outputs::labels::Label;
 pub use celltcp_outputs::RunStopReason;
-use celltcp_outputs::{series, series_dch, Series, TraceSelection};
+use celltcp_outputs::{series, series_dch, Series};
 
-use crate::build::{build, dch, CaptureRequest};
+use crate::build::{build, dch, user_trace, CaptureRequest};
 use crate::error::{ScenarioError, ScenarioWarning};
 use crate::summary;
 use crate::Scenario;
@@ -273,8 +272,8 @@ pub fn run_with(
 }
 
 /// A caller watching a run: called at every multiple of `interval` of simulated time with the
-/// figures of the interval that ends there ([`celltcp_outputs::intervals`]); returning false ends the
-/// run there, with `stop_reason` [`STOP_REASON_STOPPED`].
+/// figures of the interval that ends there ([`celltcp_outputs::intervals`]); returning false
+/// ends the run there, with `stop_reason` [`STOP_REASON_STOPPED`].
 pub struct Watch<'a> {
     pub interval: SimDuration,
     pub on_interval: &'a mut dyn FnMut(serde_json::Value) -> bool,
@@ -422,18 +421,6 @@ fn run_watched(
         simulated: outcome.end_time,
         handovers,
     })
-}
-
-/// The rows of the TCP trace `[trace]` asked for: its variables of its flows.
-fn user_trace(scenario: &Scenario) -> TraceSelection {
-    let flow_names: Vec<&String> = scenario.flows.keys().collect();
-    let flows = scenario
-        .trace
-        .tcp_flows
-        .iter()
-        .filter_map(|f| flow_names.iter().position(|n| *n == f))
-        .map(|i| i as FlowId);
-    TraceSelection::new(scenario.trace.tcp.iter().copied(), flows)
 }
 
 /// The bandwidth of each cell in PRBs, by name (NaN for a bandwidth TS 36.101 does not list).

@@ -14,6 +14,22 @@ use celltcp_outputs::TraceSelection;
 use crate::config::flows::FlowKind;
 use crate::Scenario;
 
+/// The rows of the TCP trace `[trace]` asked for: its variables (`trace.tcp`) of its flows
+/// (`trace.tcp_flows`), which the outputs keep whatever else recorded the trace.
+pub(crate) fn user_trace(scenario: &Scenario) -> TraceSelection {
+    let flow_id = |name: &String| {
+        scenario
+            .flows
+            .keys()
+            .position(|k| k == name)
+            .expect("validated") as FlowId
+    };
+    TraceSelection::new(
+        scenario.trace.tcp.iter().copied(),
+        scenario.trace.tcp_flows.iter().map(flow_id),
+    )
+}
+
 /// Handover bookkeeping of a built world.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct HandoverSetup {
@@ -58,21 +74,11 @@ impl HandoverSetup {
                 }
             }
         }
-        let flow_id = |name: &String| {
-            scenario
-                .flows
-                .keys()
-                .position(|k| k == name)
-                .expect("validated") as FlowId
-        };
         HandoverSetup {
             active: scenario.ran.is_some() || !link_handovers.is_empty(),
             link_handovers,
             tcp_flows,
-            user_trace: TraceSelection::new(
-                scenario.trace.tcp.iter().copied(),
-                scenario.trace.tcp_flows.iter().map(flow_id),
-            ),
+            user_trace: user_trace(scenario),
         }
     }
 

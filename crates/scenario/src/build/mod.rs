@@ -11,7 +11,7 @@ mod handover;
 pub(crate) mod middleboxes;
 mod ran;
 
-pub(crate) use handover::HandoverSetup;
+pub(crate) use handover::{user_trace, HandoverSetup};
 
 use std::collections::BTreeMap;
 use std::collections::BTreeSet;
