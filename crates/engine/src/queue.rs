@@ -198,8 +198,13 @@ impl<E> EventQueue<E> {
             };
             if level == 0 || bucket.len() == 1 {
                 self.base = first;
-                self.current
-                    .extend(bucket.drain(..).rev().map(|(_, event)| event));
+                // Last event first: `current` is popped from its back. A plain loop rather
+                // than `extend(drain(..).rev())`, whose fold LLVM may leave out of line here,
+                // on the path of every event.
+                self.current.reserve(bucket.len());
+                while let Some((_, event)) = bucket.pop() {
+                    self.current.push(event);
+                }
                 self.spare[level].push(bucket);
                 return true;
             }
