@@ -81,11 +81,18 @@ impl Default for UplinkConfig {
     }
 }
 
-/// Combining of HARQ retransmissions at the UE.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Combining of HARQ retransmissions at the UE; chase combining by default. A scenario file
+/// writes it as `"chase"` or `"none"`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema),
+    serde(rename_all = "snake_case")
+)]
 pub enum HarqCombining {
     /// Chase combining: the block is decoded on the sum of the linear SINRs of all its
     /// transmissions (maximum-ratio combining of identical copies).
+    #[default]
     Chase,
     /// No soft combining: every transmission is decoded on its own SINR, so a block fails after
     /// k transmissions with probability Π BLER_i (BLER^k at a fixed SINR).
@@ -190,7 +197,7 @@ impl LteCellConfig {
             downlink_loss: BTreeMap::new(),
             pf_time_constant_tti: crate::mac::proportional_fair::DEFAULT_TIME_CONSTANT_TTI,
             harq: HarqConfig::default(),
-            harq_combining: HarqCombining::Chase,
+            harq_combining: HarqCombining::default(),
             bler: BlerModel::default(),
             rlc: RlcModeConfig::Am(default_rlc_am()),
             pdcp: PdcpConfig::default(),
