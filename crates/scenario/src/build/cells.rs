@@ -137,10 +137,12 @@ pub(super) fn lte_cell_config(
     cfg.downlink_loss = downlink_loss(name, c, node)?;
     cfg.harq.max_transmissions = f.harq_max_transmissions;
     cfg.harq_combining = f.harq_combining;
+    cfg.cqi_table = f.cqi_table;
     cfg.bler = match &c.bler_table {
         // Validated when the scenario was resolved; one copy per cell built.
         Some(table) => BlerModel::from_table(BlerTable::clone(table)),
-        None => BlerModel::from_shannon_bound(
+        None => BlerModel::from_shannon_bound_for(
+            f.cqi_table,
             DEFAULT_SHANNON_ETA,
             DEFAULT_SNR_EFFICIENCY_DB,
             f.bler_decade_db,

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use celltcp_engine::SimDuration;
 use celltcp_radio::cell::{HarqCombining, LteCellConfig, RlcModeConfig, UplinkConfig};
 use celltcp_radio::pdcp::PdcpConfig;
-use celltcp_radio::phy::{BlerTable, Mcs, MCS_MAX};
+use celltcp_radio::phy::{BlerTable, CqiTable, Mcs};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -172,7 +172,12 @@ pub struct CellFile {
     /// Delay from a CQI measurement to its use (a time, whole milliseconds).
     #[serde(default = "cqi_delay")]
     pub cqi_delay: Quantity<Time>,
-    /// Use this MCS (0 to 28) for every transport block instead of link adaptation.
+    /// CQI table of the UEs' reports, with its MCS table (TS 36.213 §7.2.3, §7.1.7.1):
+    /// "7.2.3-1" (default; QPSK to 64QAM, MCS 0 to 28) or "7.2.3-2" (256QAM, MCS 0 to 27).
+    #[serde(default)]
+    pub cqi_table: CqiTable,
+    /// Use this MCS (0 to 28; 0 to 27 with cqi_table = "7.2.3-2") of the cell's MCS table for
+    /// every transport block instead of link adaptation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fixed_mcs: Option<u8>,
     #[serde(default)]
@@ -392,7 +397,7 @@ pub(crate) fn convert(
         for (k, v, lo, hi, what) in link {
             range(key(k), v, lo, hi, what)?;
         }
-        let fixed_mcs = fixed_mcs(key("fixed_mcs"), c.fixed_mcs)?;
+        let fixed_mcs = fixed_mcs(key("fixed_mcs"), c.fixed_mcs, c.cqi_table)?;
         let link = [
             (
                 "rlc.max_retx",
@@ -486,17 +491,33 @@ pub(crate) fn convert(
     Ok(out)
 }
 
-/// `fixed_mcs` as an [`Mcs`]: an index with its own transport block size, 0 to 28 (TS 36.213
-/// Table 7.1.7.1-1).
-fn fixed_mcs(key: String, index: Option<u8>) -> Result<Option<Mcs>, ScenarioError> {
+/// `fixed_mcs` as an [`Mcs`]: an index with its own transport block size in the MCS table of
+/// `table`, 0 to 28 (TS 36.213 Table 7.1.7.1-1) or 0 to 27 (Table 7.1.7.1-1A).
+fn fixed_mcs(
+    key: String,
+    index: Option<u8>,
+    table: CqiTable,
+) -> Result<Option<Mcs>, ScenarioError> {
     index
-        .map(|m| {
-            Mcs::new(m).map_err(|_| {
-                ScenarioError::new(
-                    key,
-                    format!("{m} is out of range; expected an MCS index 0 to {MCS_MAX}"),
-                )
-            })
+        .map(|m| match Mcs::new(m) {
+            Ok(mcs) if table.has_mcs(m) => Ok(mcs),
+            _ if m <= CqiTable::Table1.mcs_max() => Err(ScenarioError::new(
+                key,
+                format!(
+                    "{m} is out of range with cqi_table = \"{}\"; expected an MCS index 0 to {} \
+                     (TS 36.213 Table {})",
+                    table.name(),
+                    table.mcs_max(),
+                    table.mcs_table_name()
+                ),
+            )),
+            _ => Err(ScenarioError::new(
+                key,
+                format!(
+                    "{m} is out of range; expected an MCS index 0 to {}",
+                    table.mcs_max()
+                ),
+            )),
         })
         .transpose()
 }
