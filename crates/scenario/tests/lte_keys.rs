@@ -908,6 +908,10 @@ fn cqi_table_chooses_the_256qam_tables() {
         "cells.c.fixed_mcs: 28 is out of range with cqi_table = \"7.2.3-2\"; expected an MCS \
          index 0 to 27 (TS 36.213 Table 7.1.7.1-1A)"
     );
+    // The echo names the table when it is not the default.
     let sc = celltcp_scenario::load_str(&text, &[]).unwrap();
-    assert_eq!(sc.echo()["cells"]["c"]["cqi_table"], "7.2.3-1");
+    assert!(sc.echo()["cells"]["c"].get("cqi_table").is_none());
+    let over = [("cells.c.cqi_table".to_string(), "7.2.3-2".to_string())];
+    let sc = celltcp_scenario::load_str(&text, &over).unwrap();
+    assert_eq!(sc.echo()["cells"]["c"]["cqi_table"], "7.2.3-2");
 }

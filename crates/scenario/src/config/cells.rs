@@ -93,6 +93,9 @@ fn tx_power() -> f64 {
 fn one() -> f64 {
     1.0
 }
+fn is_default_cqi_table(t: &CqiTable) -> bool {
+    *t == CqiTable::default()
+}
 fn bler_decade_db() -> f64 {
     DEFAULT_BLER_DECADE_DB
 }
@@ -174,7 +177,9 @@ pub struct CellFile {
     pub cqi_delay: Quantity<Time>,
     /// CQI table of the UEs' reports, with its MCS table (TS 36.213 §7.2.3, §7.1.7.1):
     /// "7.2.3-1" (default; QPSK to 64QAM, MCS 0 to 28) or "7.2.3-2" (256QAM, MCS 0 to 27).
-    #[serde(default)]
+    // Echoed only when not the default, so that the outputs of every scenario written before
+    // the key existed stay as they were.
+    #[serde(default, skip_serializing_if = "is_default_cqi_table")]
     pub cqi_table: CqiTable,
     /// Use this MCS (0 to 28; 0 to 27 with cqi_table = "7.2.3-2") of the cell's MCS table for
     /// every transport block instead of link adaptation.
