@@ -22,7 +22,7 @@
 //! fitted to LTE link adaptation ("LTE Capacity compared to the Shannon Bound", IEEE VTC
 //! 2007-Spring): spectral efficiency `SE = η · log2(1 + SINR / Γ)` with `η` = 0.75 and an SNR
 //! efficiency (implementation gap) `Γ` = 1.25, i.e. 0.97 dB. The MCS whose efficiency is
-//! `SE_m` (R1-081483, [`MCS_SPECTRAL_EFFICIENCY`]) is taken to reach its 10 % BLER point where
+//! `SE_m` (R1-081483, [`MCS_SPECTRAL_EFFICIENCY`](super::tables::MCS_SPECTRAL_EFFICIENCY)) is taken to reach its 10 % BLER point where
 //! the bound delivers `SE_m`:
 //!
 //! ```text
