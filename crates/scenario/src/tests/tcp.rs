@@ -3,7 +3,7 @@
 use celltcp_engine::SimDuration;
 
 use super::{base_err, load, BASE};
-use crate::{AckCopies, AppSpec, CcAlgorithm, FlowKind, SizeDist, TcpFlow, TcpSettings};
+use crate::{AckControlConfig, AppSpec, CcAlgorithm, FileSize, FlowKind, TcpConfig, TcpFlow};
 
 fn tcp(s: &crate::Scenario, name: &str) -> TcpFlow {
     match &s.flows[name].kind {
@@ -27,13 +27,12 @@ fn defaults_match_the_documented_ones() {
     assert_eq!(web.cc.name(), "newreno");
     assert_eq!(
         web.settings,
-        TcpSettings {
+        TcpConfig {
             mss: 1448,
             initial_window: 10,
             initial_rto: SimDuration::from_secs(1),
             min_rto: SimDuration::from_ms(200),
             max_rto: SimDuration::from_secs(60),
-            min_rto_bounds_variance: false,
             delayed_ack: Some(SimDuration::from_ms(40)),
             delack_segments: 2,
             abc_limit: 2,
@@ -43,30 +42,27 @@ fn defaults_match_the_documented_ones() {
             window_scale: true,
             limited_transmit: true,
             ecn: false,
-            frto: false,
-            frto_after_repeated_rto: false,
-            rto_keeps_recovery_ssthresh: false,
-            prr: false,
-            eifel: false,
             detect_lost_retransmissions: true,
-            eln: false,
             rcv_buf_bytes: 4_000_000,
             snd_buf_bytes: 4_000_000,
             dupack_threshold: 3,
-            ack_copies: AckCopies {
+            ack_copies: AckControlConfig {
                 enabled: false,
                 copies: 2,
                 threshold: 0.1,
                 p_buff: 0.01,
                 window_segments: 32
             },
+            ..TcpConfig::default()
         }
     );
+    // The defaults are the domain type's: nothing of the file layer sets one.
+    assert_eq!(web.settings, TcpConfig::default());
     assert_eq!(
         web.app,
         AppSpec::Ftp {
-            file_size: SizeDist::Pareto {
-                mean_bytes: 100_000,
+            file_size: FileSize::Pareto {
+                mean: 100_000,
                 shape: 1.5
             },
             think_time_mean: SimDuration::from_secs(30)
@@ -115,21 +111,21 @@ fn applications() {
     assert_eq!(
         app("{ kind = 'ftp', file_size = '100KB', think_time = '0s' }"),
         AppSpec::Ftp {
-            file_size: SizeDist::Fixed { bytes: 100_000 },
+            file_size: FileSize::Fixed(100_000),
             think_time_mean: SimDuration::ZERO
         }
     );
     assert_eq!(
         app("{ kind = 'ftp', file_size = { dist = 'fixed', value = '1MiB' }, think_time = '1s' }"),
         AppSpec::Ftp {
-            file_size: SizeDist::Fixed { bytes: 1 << 20 },
+            file_size: FileSize::Fixed(1 << 20),
             think_time_mean: SimDuration::from_secs(1)
         }
     );
     assert_eq!(
         app("{ kind = 'ftp', file_size = { dist = 'exponential', mean = '50KB' }, think_time = '2s' }"),
         AppSpec::Ftp {
-            file_size: SizeDist::Exponential { mean_bytes: 50_000 },
+            file_size: FileSize::Exponential { mean: 50_000 },
             think_time_mean: SimDuration::from_secs(2)
         }
     );
@@ -274,7 +270,7 @@ fn settings_at_their_limits_load() {
     assert!(settings.min_rto_bounds_variance && settings.rto_keeps_recovery_ssthresh);
     assert_eq!(
         settings.ack_copies,
-        AckCopies {
+        AckControlConfig {
             enabled: true,
             copies: 3,
             threshold: 0.1,
