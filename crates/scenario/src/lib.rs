@@ -35,9 +35,9 @@ mod tests;
 
 use std::path::Path;
 
-pub use config::apps::AppSpec;
 pub use celltcp_tcp::app::FileSize;
 pub use celltcp_tcp::{AckControlConfig, TcpConfig};
+pub use config::apps::AppSpec;
 pub use config::capture::CaptureSpec;
 pub use config::flows::{Arrival, Flow, FlowKind, UdpFlow};
 pub use config::links::{Link, LinkDirection};

@@ -44,8 +44,8 @@ use crate::config::queue::QueueSpec;
 use crate::error::ScenarioError;
 use crate::run::{RunError, RunOptions};
 use crate::summary::FlowInfo;
-use crate::Scenario;
 use crate::AppSpec;
+use crate::Scenario;
 
 /// Largest IP packet assumed for CoDel's MTU parameter, bytes.
 const CODEL_MTU_BYTES: u32 = 1500;
@@ -272,8 +272,7 @@ fn tcp_app(spec: &AppSpec, receipts: &FileReceipts) -> Box<dyn TcpApplication> {
             file_size,
             inter_request_mean,
         } => Box::new(
-            Ftp::with_inter_request(file_size, inter_request_mean)
-                .with_receipts(receipts.clone()),
+            Ftp::with_inter_request(file_size, inter_request_mean).with_receipts(receipts.clone()),
         ),
         AppSpec::OnOff {
             on_mean,

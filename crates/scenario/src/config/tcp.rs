@@ -127,7 +127,10 @@ enum Unit {
 /// The keys of [`TcpConfig`] with a unit, in the order of the type's fields.
 static UNIT_KEYS: LazyLock<Vec<(String, Unit)>> = LazyLock::new(|| {
     let schema = schemars::schema_for!(TcpConfig);
-    let Some(properties) = schema.get("properties").and_then(serde_json::Value::as_object) else {
+    let Some(properties) = schema
+        .get("properties")
+        .and_then(serde_json::Value::as_object)
+    else {
         return Vec::new();
     };
     properties
@@ -353,10 +356,7 @@ impl JsonSchema for TcpFile {
             .get_mut("properties")
             .and_then(serde_json::Value::as_object_mut);
         for (key, property) in properties.into_iter().flatten() {
-            let Some(unit) = property
-                .as_object_mut()
-                .and_then(|p| p.remove("x-unit"))
-            else {
+            let Some(unit) = property.as_object_mut().and_then(|p| p.remove("x-unit")) else {
                 continue;
             };
             let mut with_unit = match unit.as_str() {

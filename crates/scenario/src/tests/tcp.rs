@@ -219,11 +219,26 @@ fn settings_limits() {
         ("ack_copies.enable", "true", "flows.bulk.tcp.ack_copies.enable: unknown key; expected one of: enabled, copies, threshold, p_buff, window_segments"),
         ("ack_copies.window_segments", "0", "flows.bulk.tcp.ack_copies.window_segments: 0 is out of range; expected 1 to 65536 segments"),
         ("ack_copies.window_segments", "65537", "flows.bulk.tcp.ack_copies.window_segments: 65537 is out of range; expected 1 to 65536 segments"),
-        ("nagle", "true", "flows.bulk.tcp.nagle: unknown key; expected one of: mss, initial_window, initial_rto, min_rto, max_rto, min_rto_bounds_variance, delayed_ack, delack_segments, abc, hystart, sack, timestamps, window_scale, limited_transmit, ecn, frto, frto_after_repeated_rto, rto_keeps_recovery_ssthresh, prr, eifel, detect_lost_retransmissions, eln, rcv_buf, snd_buf, dupack_threshold, ack_copies"),
     ];
     for (key, value, expected) in cases {
         assert_eq!(base_err(&format!("flows.bulk.tcp.{key}"), value), expected);
     }
+    // An unknown key lists the known ones in TcpConfig's field order: exactly the keys of its
+    // schema (so a new option needs no edit here).
+    let message = base_err("flows.bulk.tcp.nagle", "true");
+    let listed = message
+        .strip_prefix("flows.bulk.tcp.nagle: unknown key; expected one of: ")
+        .unwrap_or_else(|| panic!("{message}"));
+    assert!(listed.starts_with("mss, initial_window, initial_rto, min_rto, max_rto, "));
+    let mut listed: Vec<&str> = listed.split(", ").collect();
+    listed.sort_unstable();
+    let schema = schemars::schema_for!(TcpConfig);
+    let keys: Vec<&str> = schema
+        .get("properties")
+        .and_then(|p| p.as_object())
+        .map(|p| p.keys().map(String::as_str).collect())
+        .unwrap_or_default();
+    assert_eq!(listed, keys);
     assert_eq!(
         super::err_with(BASE, &[("flows.bulk.tcp.timestamps", "false"), ("flows.bulk.tcp.eifel", "true")]),
         "flows.bulk.tcp.eifel: Eifel detection needs timestamps (RFC 3522 §2); set timestamps = true"
@@ -253,6 +268,7 @@ fn settings_at_their_limits_load() {
         ("flows.bulk.tcp.frto_after_repeated_rto", "true"),
         ("flows.bulk.tcp.min_rto_bounds_variance", "true"),
         ("flows.bulk.tcp.rto_keeps_recovery_ssthresh", "true"),
+        ("flows.bulk.tcp.tlp", "true"),
         (
             "flows.bulk.tcp.ack_copies",
             "{ enabled = true, copies = 3, window_segments = 8 }",
@@ -268,6 +284,7 @@ fn settings_at_their_limits_load() {
     assert_eq!(settings.hystart, Some(false));
     assert!(settings.prr && settings.frto && settings.frto_after_repeated_rto);
     assert!(settings.min_rto_bounds_variance && settings.rto_keeps_recovery_ssthresh);
+    assert!(settings.tlp);
     assert_eq!(
         settings.ack_copies,
         AckControlConfig {
