@@ -105,7 +105,7 @@ impl CcAlgorithm {
 /// `[flows.NAME.tcp]`: TCP endpoint settings as written; every key is optional and is a key of
 /// [`TcpConfig`] (the type's defaults fill the others).
 ///
-/// The keys are checked when the flow is resolved ([`TcpFile::resolve`]), with the dotted key
+/// The keys are checked when the flow is resolved (`TcpFile::resolve`), with the dotted key
 /// of the file in every message. Serialised (the run's echo of the scenario), every key is
 /// present: the values given as written, the others the defaults with their units.
 #[derive(Clone, Debug, Default)]
@@ -315,7 +315,7 @@ impl Serialize for TcpFile {
     }
 }
 
-/// Keeps the table as written; [`TcpFile::resolve`] reads it.
+/// Keeps the table as written; `TcpFile::resolve` reads it.
 impl<'de> Deserialize<'de> for TcpFile {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         deserializer.deserialize_map(TableVisitor)
