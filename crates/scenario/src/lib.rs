@@ -35,7 +35,9 @@ mod tests;
 
 use std::path::Path;
 
-pub use config::apps::{AppSpec, SizeDist};
+pub use celltcp_tcp::app::FileSize;
+pub use celltcp_tcp::{AckControlConfig, TcpConfig};
+pub use config::apps::AppSpec;
 pub use config::capture::CaptureSpec;
 pub use config::flows::{Arrival, Flow, FlowKind, UdpFlow};
 pub use config::links::{Link, LinkDirection};
@@ -43,7 +45,7 @@ pub use config::loss::LossSpec;
 pub use config::nodes::{Node, NodeKind};
 pub use config::queue::QueueSpec;
 pub use config::simulation::Simulation;
-pub use config::tcp::{AckCopies, CcAlgorithm, TcpFlow, TcpSettings};
+pub use config::tcp::{CcAlgorithm, TcpFlow};
 pub use config::trace::TraceSpec;
 pub use config::{Scenario, ScenarioFile};
 pub use error::{ScenarioError, ScenarioWarning};
