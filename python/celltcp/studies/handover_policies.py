@@ -168,7 +168,8 @@ class Claims:
     predicted_no_more_timeouts: Decision
 
 
-def _timeouts(figures: Sequence[RunFigures], policy: str) -> Proportion:
+def timeout_share(figures: Sequence[RunFigures], policy: str) -> Proportion:
+    """The policy's handovers that ended in a retransmission timeout, of all its handovers."""
     rows = [f for f in figures if f.policy == policy]
     return Proportion(sum(f.timeouts for f in rows), sum(f.handovers for f in rows))
 
@@ -209,8 +210,8 @@ def timeouts_by_place(figures: Sequence[RunFigures], policy: str) -> dict[str, l
 
 def decide_claims(figures: Sequence[RunFigures]) -> Claims:
     """The three claims of the module documentation."""
-    discard, forward = _timeouts(figures, "discard"), _timeouts(figures, "forward")
-    predicted = _timeouts(figures, "predicted")
+    discard, forward = timeout_share(figures, "discard"), timeout_share(figures, "forward")
+    predicted = timeout_share(figures, "predicted")
     paired = _goodput(figures, "forward") - _goodput(figures, "discard")
     return Claims(
         fewer_timeouts=decide(fisher_test(forward, discard), "<"),
@@ -237,7 +238,7 @@ def report(figures: Sequence[RunFigures]) -> str:
     ]
     for policy in POLICIES:
         rows = [f for f in figures if f.policy == policy]
-        share = _timeouts(figures, policy)
+        share = timeout_share(figures, policy)
         low, high = share.interval()
         g = Sample.of(_goodput(figures, policy) / 1e6)
         g_low, g_high = g.interval()
