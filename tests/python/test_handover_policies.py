@@ -19,10 +19,11 @@ RUNS = 24
 NO_LOST_RETRANSMISSION_RULE = "flows.download.tcp.detect_lost_retransmissions=false"
 
 #: Replications per policy of the ablation test: 6 runs (discard and forward), 18 handovers a
-#: policy, about 10 s on two idle cores. At the shares the 24-replication ablation measured
-#: (discard 112 of 139 handovers timed out, forward 14 of 139; docs/handover.md) Fisher's exact
-#: test has power 0.996 at this size (exact enumeration, verdict.fisher_power), and still 0.61
-#: for a much smaller gap, 0.6 against 0.2.
+#: policy; about 8 s on two idle cores (2.4 CPU-seconds a run), 34 s measured on 2026-12-02
+#: with a load average of 18. At the shares the 24-replication ablation measured (discard 112
+#: of 139 handovers timed out, forward 14 of 139; docs/handover.md) Fisher's exact test has
+#: power 0.996 at this size (exact enumeration, verdict.fisher_power), and still 0.61 for a
+#: much smaller gap, 0.6 against 0.2.
 ABLATION_RUNS = 3
 
 
