@@ -148,9 +148,9 @@ def run_all(
     overrides: Sequence[str] = (),
     policies: Sequence[str] = POLICIES,
 ) -> list[RunFigures]:
-    """Every policy × replications 0 … runs − 1, in that order (the same on any worker count),
-    each run with the ``"key=value"`` ``overrides`` (an ablation: the same replications with
-    one setting changed)."""
+    """Every policy of ``policies`` × replications 0 … runs − 1, in that order (the same on any
+    worker count), each run with the ``"key=value"`` ``overrides`` (an ablation: the same
+    replications with one setting changed)."""
     for o in overrides:
         key = o.partition("=")[0].strip()
         if key == POLICY_KEY:
