@@ -661,7 +661,9 @@ def _excess_shortfall(d: Decision, means: pd.Series) -> str:
         power = f"power {p.test.power:.2f} at n = {min(p.test.n)}"
         if p.test.n_for_power:
             power += f", {100 * POWER_TARGET:.0f} % needs n = {p.test.n_for_power}"
-        text.append(f"at {label} it is {side} the margin ({mean:.3f} s) but not significantly ({power})")
+        text.append(
+            f"at {label} it is {side} the margin ({mean:.3f} s) but not significantly ({power})"
+        )
     return "; ".join(text)
 
 
