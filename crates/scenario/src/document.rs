@@ -147,6 +147,33 @@ impl Document {
     }
 }
 
+/// `value` as inline TOML on one line, the form `--set key=VALUE` reads back as that value
+/// (tables become inline tables, strings basic strings with `\n` escaped: a line break would
+/// make `--set` take the text literally, see [`overrides::parse_value`]).
+pub fn inline(value: &Value) -> String {
+    use toml_writer::{ToTomlKey, ToTomlValue, TomlKeyBuilder, TomlStringBuilder};
+    match value {
+        Value::String(s) => TomlStringBuilder::new(s).as_basic().to_toml_value(),
+        Value::Array(items) => {
+            let items: Vec<String> = items.iter().map(inline).collect();
+            format!("[{}]", items.join(", "))
+        }
+        Value::Table(t) if t.is_empty() => "{}".to_owned(),
+        Value::Table(t) => {
+            let items: Vec<String> = t
+                .iter()
+                .map(|(k, v)| {
+                    let key = TomlKeyBuilder::new(k).as_default().to_toml_key();
+                    format!("{key} = {}", inline(v))
+                })
+                .collect();
+            format!("{{ {} }}", items.join(", "))
+        }
+        // Numbers, booleans and date-times are one token, written by the TOML crate.
+        other => other.to_string(),
+    }
+}
+
 /// Refuses a table or array that sits at `level` ≥ [`MAX_DEPTH`] (a value of the root table
 /// is at level 1) in `value`, the value at `key`; the error names the innermost key reached.
 /// Walks without recursion.
@@ -315,6 +342,39 @@ mod tests {
         let again = Document::parse(&d.to_toml(), "again").unwrap();
         assert_eq!(again, d);
         assert_eq!(again.root()["simulation"]["seed"].as_integer(), Some(7));
+    }
+
+    #[test]
+    fn inline_values_read_back_through_set_as_written() {
+        let values = [
+            "1",
+            "-2.5",
+            "1e-05",
+            "true",
+            "'10Mbps'",
+            r#"'a "quoted" \ '"#,
+            "\"line\\nbreak\\u0000\"",
+            "['cwnd', 'srtt']",
+            "{ kind = 'codel', 'odd key' = 1, nested = { x = [1, 2] } }",
+            "{}",
+            "1979-05-27T07:32:00Z",
+            "nan",
+            "-inf",
+        ];
+        for text in values {
+            let value: Value = text.parse().expect(text);
+            let written = inline(&value);
+            assert!(!written.contains('\n'), "{written}");
+            let back = overrides::parse_value(&written);
+            match (&value, &back) {
+                (Value::Float(a), Value::Float(b)) if a.is_nan() => assert!(b.is_nan()),
+                _ => assert_eq!(back, value, "{text} written as {written}"),
+            }
+        }
+        assert_eq!(
+            inline(&"{ kind = 'codel', target = '5ms' }".parse().unwrap()),
+            r#"{ kind = "codel", target = "5ms" }"#
+        );
     }
 
     #[test]
