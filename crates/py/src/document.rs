@@ -76,7 +76,11 @@ impl PyDocument {
             Err(ReadError::Refused(e)) => Err(scenario_to_py_err(e)),
             Err(ReadError::Directory) => {
                 let errno: i32 = py.import("errno")?.getattr("EISDIR")?.extract()?;
-                Err(PyIsADirectoryError::new_err((errno, "Is a directory", name)))
+                Err(PyIsADirectoryError::new_err((
+                    errno,
+                    "Is a directory",
+                    name,
+                )))
             }
             Err(ReadError::Io(e)) => Err(os_error(py, &e, name)?),
         }
@@ -239,7 +243,9 @@ pub fn to_toml(obj: &Bound<'_, PyAny>, key: &str, level: usize) -> PyResult<Valu
                 };
                 Err(scenario_err(
                     key,
-                    format!("{shown} is out of range; integers fit in 64 bits, from -2^63 to 2^63-1"),
+                    format!(
+                        "{shown} is out of range; integers fit in 64 bits, from -2^63 to 2^63-1"
+                    ),
                 ))
             }
         };
@@ -256,11 +262,17 @@ pub fn to_toml(obj: &Bound<'_, PyAny>, key: &str, level: usize) -> PyResult<Valu
         }
         let child = |i: usize| format!("{key}[{i}]");
         if let Some(list) = list {
-            let items = list.iter().enumerate().map(|(i, v)| to_toml(&v, &child(i), level + 1));
+            let items = list
+                .iter()
+                .enumerate()
+                .map(|(i, v)| to_toml(&v, &child(i), level + 1));
             return Ok(Value::Array(items.collect::<PyResult<_>>()?));
         }
         if let Some(tuple) = tuple {
-            let items = tuple.iter().enumerate().map(|(i, v)| to_toml(&v, &child(i), level + 1));
+            let items = tuple
+                .iter()
+                .enumerate()
+                .map(|(i, v)| to_toml(&v, &child(i), level + 1));
             return Ok(Value::Array(items.collect::<PyResult<_>>()?));
         }
         let items = match obj.downcast::<PyDict>() {
@@ -277,7 +289,11 @@ pub fn to_toml(obj: &Bound<'_, PyAny>, key: &str, level: usize) -> PyResult<Valu
                 ));
             };
             let k = k.to_str()?;
-            let at = if key.is_empty() { k.to_owned() } else { format!("{key}.{k}") };
+            let at = if key.is_empty() {
+                k.to_owned()
+            } else {
+                format!("{key}.{k}")
+            };
             table.insert(k.to_owned(), to_toml(&v, &at, level + 1)?);
         }
         return Ok(Value::Table(table));
@@ -291,7 +307,10 @@ pub fn to_toml(obj: &Bound<'_, PyAny>, key: &str, level: usize) -> PyResult<Valu
             return iso.parse::<Datetime>().map(Value::Datetime).map_err(|_| {
                 scenario_err(
                     key,
-                    format!("the {} {iso} has no TOML form (a time with a time zone)", type_name(obj).unwrap_or_default()),
+                    format!(
+                        "the {} {iso} has no TOML form (a time with a time zone)",
+                        type_name(obj).unwrap_or_default()
+                    ),
                 )
             });
         }
