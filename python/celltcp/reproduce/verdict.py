@@ -1307,10 +1307,12 @@ def any_of(parts: Mapping[str, Decision] | Sequence[tuple[str, Decision]]) -> De
     return Decision(verdict, test, leaves[0].claimed, items)
 
 
-def shortfall(d: Decision, label: str = "") -> str:
+def shortfall(d: Decision, label: str = "", *, power: bool = True) -> str:
     """What the tests themselves say when a claim is not reproduced: the points that did not
     hold (``label`` before each, e.g. "p_err ") and, where a point was not significant with
-    less than :data:`POWER_TARGET` power, that power and the replications that would reach it.
+    less than :data:`POWER_TARGET` power, that power and the replications that would reach it
+    at that point (``power=False`` leaves these out, for a report whose verdict column, which
+    states the replications every point needs at once, is to be the only word on power).
     An empty string for a reproduced claim."""
     if d.verdict is Verdict.REPRODUCED:
         return ""
@@ -1321,7 +1323,8 @@ def shortfall(d: Decision, label: str = "") -> str:
     weak = [
         leaf.test
         for leaf in _leaves(d)
-        if leaf.verdict is Verdict.NOT_SIGNIFICANT
+        if power
+        and leaf.verdict is Verdict.NOT_SIGNIFICANT
         and math.isfinite(leaf.test.power)
         and leaf.test.power < POWER_TARGET
     ]
