@@ -50,6 +50,7 @@ from celltcp.reproduce.verdict import (
     ratio_test,
     ratios_test,
     shortfall,
+    underpowered,
     welch_test,
 )
 
@@ -159,10 +160,15 @@ def _extent(
 
 
 def _why(d: Decision, *more: str) -> str:
-    """The points that did not reproduce a claim, then ``more`` (the measured cause). The
-    power the runs had is the verdict's column's: it states the replications every point of
-    the claim needs at once, which a per-point figure here would contradict."""
-    return "; ".join(m for m in (shortfall(d, power=False), *more) if m)
+    """The points that did not reproduce a claim; where some point was not significant, the
+    power the runs had as the verdict states it (the replications every point needs at once,
+    :func:`underpowered`; a per-point figure here would contradict that); then ``more``, the
+    measured cause."""
+    undecided = d.verdict is Verdict.NOT_SIGNIFICANT or any(
+        p.verdict is Verdict.NOT_SIGNIFICANT for _, p in d.parts
+    )
+    weak = underpowered(d.test) if undecided else ""
+    return "; ".join(m for m in (shortfall(d, power=False), weak, *more) if m)
 
 
 def _below_axis(top: float, axis_kbps: float, r: Results) -> str:
@@ -586,10 +592,12 @@ def _penalty_text(c: _Curve) -> str:
     )
 
 
-def _threshold_to_largest(curves: dict[str, _Curve]) -> str:
+def _threshold_to_largest(curves: dict[str, _Curve], penalty: Decision) -> str:
     """What moving from the threshold to the largest MaxDAT changes, per curve (all runs, the
     goal's table): SDUs discarded and TCP timeouts per transfer, and F-RTO's spurious timeouts
-    per transfer. The penalty claim needs the last to rise and the throughput to fall."""
+    per transfer; then what that shows, read off the numbers and off the spurious-timeout
+    tests of ``penalty`` (:func:`_penalty`, one part per curve, in the order of ``curves``).
+    The penalty claim needs the spurious timeouts to rise and the throughput to fall."""
 
     def triple(c: _Curve, m: float) -> str:
         plain = c.at(c.plain, m)
@@ -607,12 +615,33 @@ def _threshold_to_largest(curves: dict[str, _Curve]) -> str:
         f"{triple(c, c.largest['max_dat'])} at {_label(c.largest['max_dat'])}"
         for label, c in curves.items()
     )
+    discarding = [
+        label
+        for label, c in curves.items()
+        if _per_transfer(c.at(c.plain, c.near), _DISCARDS)
+        > _per_transfer(c.at(c.plain, c.largest["max_dat"]), _DISCARDS)
+    ]
+    rising = [
+        label
+        for label, (_, part) in zip(curves, penalty.parts, strict=True)
+        if dict(part.parts)["spurious timeouts"].verdict is Verdict.REPRODUCED
+    ]
+    found = []
+    if discarding:
+        found.append(
+            f"the threshold, the smallest MaxDAT within {NEAR_BEST:.0%} of the best, still "
+            "discards SDUs "
+            + ("everywhere" if len(discarding) == len(curves) else f"at {', '.join(discarding)}")
+            + " that a larger MaxDAT delivers late"
+        )
+    found.append(
+        f"the spurious timeouts rise significantly at {', '.join(rising)} (held-out runs)"
+        if rising
+        else "the spurious timeouts rise significantly nowhere (held-out runs)"
+    )
     return (
         "from the threshold to the largest MaxDAT the SDUs discarded, the timeouts and the "
-        "spurious timeouts (F-RTO) per transfer go (all runs) "
-        f"{steps}: the threshold, the smallest MaxDAT within {NEAR_BEST:.0%} of the best, "
-        "still loses SDUs that a larger MaxDAT delivers late, and the spurious timeouts do "
-        "not rise measurably (the held-out differences beside)"
+        f"spurious timeouts (F-RTO) per transfer go (all runs) {steps}: " + ", and ".join(found)
     )
 
 
@@ -691,7 +720,7 @@ def _goal4(r: Results) -> tuple[list[Any], ClaimRow, ClaimRow]:
         ),
         reason=_why(
             penalty,
-            _threshold_to_largest({f"BLER {b:g}": c for b, c in curves.items()}),
+            _threshold_to_largest({f"BLER {b:g}": c for b, c in curves.items()}, penalty),
             _INDEPENDENT,
         ),
     )
@@ -828,7 +857,7 @@ def _goal4_bursty(r: Results) -> tuple[list[Any], ClaimRow, ClaimRow]:
         ),
         reason=_why(
             penalty,
-            _threshold_to_largest({prefix(*k): c for k, c in curves.items()}),
+            _threshold_to_largest({prefix(*k): c for k, c in curves.items()}, penalty),
             _BURSTS,
         ),
     )
@@ -1146,13 +1175,19 @@ def _size_why(st: pd.DataFrame, s: pd.DataFrame, k: int, small: int, large: int)
         / _value(s, rate_kbps=k, file_kb=large, proxy=False)
         - 1
     )
-    return (
+    head = (
         f"at {k} kbit/s the proxy saves {a:.2f} s of a {small} kB file's {ta:.2f} s "
         f"({100 * a / ta:.1f} %) and {b:.2f} s of a {large} kB file's {tb:.2f} s "
-        f"({100 * b / tb:.1f} %): where the DCH is the bottleneck with or without the proxy, "
-        "the gain is a share of the whole transfer (RLC throughput "
+        f"({100 * b / tb:.1f} %)"
+    )
+    if b / tb < a / ta:
+        return (
+            f"{head}: the saving grows more slowly than the transfer, so a larger file dilutes it"
+        )
+    return (
+        f"{head}: the saving grows with the transfer, a share of all of it (RLC throughput "
         f"{_pct(gain)} at {large} kB), not a fixed saving at its start that a larger file "
-        "would dilute or outgrow"
+        "would dilute; the share barely changes with the size"
     )
 
 

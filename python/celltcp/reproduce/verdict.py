@@ -1331,9 +1331,9 @@ def shortfall(d: Decision, label: str = "", *, power: bool = True) -> str:
     if weak:
         low, high = min(t.power for t in weak), max(t.power for t in weak)
         need = max((t.n_for_power or 0) for t in weak)
-        power = f"{low:.2f}" if f"{low:.2f}" == f"{high:.2f}" else f"{low:.2f}–{high:.2f}"
+        span = f"{low:.2f}" if f"{low:.2f}" == f"{high:.2f}" else f"{low:.2f}–{high:.2f}"
         text.append(
-            f"power {power} at n = {min(min(t.n) for t in weak)}"
+            f"power {span} at n = {min(min(t.n) for t in weak)}"
             + (f", {100 * POWER_TARGET:.0f} % needs n = {need}" if need else "")
         )
     return "; ".join(text)
