@@ -399,16 +399,29 @@ def _adaptive_why(rows: pd.DataFrame, d: Decision, variant: str) -> str:
     by_p = {
         p: runs[np.isclose(runs["p_err"], p)] for p in sorted({float(x) for x in runs["p_err"]})
     }
-    share = {p: float(np.nanmean(_copied_share(g))) for p, g in by_p.items()}
-    peak = max(share, key=lambda p: share[p])
+    # Where the switch should engage and sent any copy: the share peaks where the estimate
+    # crosses the threshold.
+    engaged = {
+        p: share
+        for p, g in by_p.items()
+        if p >= _threshold_p_err() and (share := float(np.nanmean(_copied_share(g)))) > 0
+    }
     text = []
     if on:
-        text.append(
+        level = (
             "a lost ACK shows at the receiver only when no later cumulative ACK reaches the "
             "sender first, so the estimate stays near the value of the gaps alone (about half of "
-            f"p_err) and crosses {THRESHOLD:g} only around the p_err where the share of ACKs sent "
-            f"with a copy peaks, {peak:g} ({share[peak]:.2f})"
+            "p_err)"
         )
+        if engaged:
+            peak = max(engaged, key=lambda p: engaged[p])
+            level += (
+                f" and crosses {THRESHOLD:g} only around the p_err where the share of ACKs sent "
+                f"with a copy peaks, {peak:g} ({engaged[peak]:.2f})"
+            )
+        else:
+            level += f" and does not reach {THRESHOLD:g} in these runs"
+        text.append(level)
     silent = [p for p in on if by_p[p]["ack_copies_sent"].sum() == 0]
     if silent:
         segments = [float(by_p[p]["segments_sent"].mean()) for p in silent]
