@@ -1,7 +1,7 @@
 """Type stubs of the private compiled module ``celltcp._core``.
 
-Use the public API in :mod:`celltcp` instead; this module moves TOML text and options into the
-Rust simulator and raw results back out.
+Use the public API in :mod:`celltcp` instead; this module moves scenario documents and options
+into the Rust simulator and raw results back out.
 """
 
 from collections.abc import Callable
@@ -47,8 +47,35 @@ def output_labels() -> dict[str, list[str]]:
     ``handover_policy``, ``tcp_outcome``, ``drop_cause``, ``handover_drop_place``,
     ``stop_reason``, ``link_direction``, ``trace_var``), each in its category order."""
 
+#: Deepest nesting of tables and arrays a scenario or sweep file may have.
+MAX_DEPTH: int
+
+class Document:
+    """A parsed scenario (or sweep) file: its TOML tree, edited by dotted key. Values cross as
+    the Python values ``tomllib`` gives; errors are ScenarioErrors naming the dotted key."""
+
+    def __init__(self, data: Any = None) -> None: ...
+    @staticmethod
+    def parse(text: str, name: str) -> Document:
+        """Parses TOML text; errors about the text as a whole are keyed ``name``."""
+    @staticmethod
+    def read(path: str) -> Document:
+        """Reads the regular file at ``path`` (OSError when it cannot be read)."""
+    def get(self, path: str, *default: Any) -> Any:
+        """The value at a dotted key, or ``default`` (when given) if there is none."""
+    def set(self, path: str, value: Any) -> None:
+        """Stores a value at a dotted key, as ``--set`` does."""
+    def to_toml(self) -> str: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    def copy(self) -> Document: ...
+
+def toml_value(value: Any, key: str = "") -> str:
+    """``value`` as inline TOML, the text ``--set key=VALUE`` reads back as that value."""
+
+ScenarioInput = Union[Document, str]
+
 def validate(
-    toml_text: str, overrides: list[tuple[str, str]] = ..., base_dir: str | None = None
+    scenario: ScenarioInput, overrides: list[tuple[str, str]] = ..., base_dir: str | None = None
 ) -> tuple[str, list[tuple[str, str]]]:
     """The resolved scenario (defaults filled in) as JSON text, and the warnings as ``(key,
     message)`` pairs; raises ScenarioError. Relative file references resolve against
@@ -82,7 +109,7 @@ def pftk_approx_throughput_bps(
 def slow_start_rounds(target_window: float, initial_window: float, growth: float) -> float: ...
 
 def run(
-    toml_text: str,
+    scenario: ScenarioInput,
     overrides: list[tuple[str, str]] = ...,
     seed: int | None = None,
     run: int = 0,

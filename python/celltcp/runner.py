@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Union
 
 from celltcp import _core
 from celltcp.errors import scenario_error
-from celltcp.scenario import Scenario, _check_storable, split_key, toml_value
+from celltcp.scenario import Scenario, toml_value
 
 if TYPE_CHECKING:
     # pandas and pyarrow, imported when a result is made.
@@ -27,13 +27,12 @@ def _override_text(key: str, value: Any) -> str:
 
     A string is that text itself (``"10Mbps"``, ``"['cwnd']"``), read by the core as ``--set``
     reads it; any other value TOML can hold (a number, a boolean, a list, a dict, a date) is
-    written as inline TOML (:func:`celltcp.scenario.toml_value`), so that ``run(set={k: v})``
-    accepts every value ``Scenario.set(k, v)`` does and means the same by it.
+    written as inline TOML by the core (:func:`celltcp.scenario.toml_value`), so that
+    ``run(set={k: v})`` accepts every value ``Scenario.set(k, v)`` does and means the same by it.
     """
     if isinstance(value, str):
         return value
-    _check_storable(key, value, len(split_key(key)))
-    return toml_value(value)
+    return toml_value(value, key)
 
 
 def parse_overrides(overrides: Overrides, *, origin: str = "set") -> list[tuple[str, str]]:
@@ -42,8 +41,9 @@ def parse_overrides(overrides: Overrides, *, origin: str = "set") -> list[tuple[
 
     Accepts a mapping ``{"links.access.rate": "10Mbps", "trace.queues": ["access"]}``, or an
     iterable of strings ``"links.access.rate=10Mbps"`` (split at the first ``=``) or of
-    ``(key, value)`` pairs. Keys follow :func:`celltcp.scenario.split_key`. A string without
-    ``=`` raises ScenarioError whose key is ``origin`` followed by the offending text.
+    ``(key, value)`` pairs. Keys are checked where they are applied, by the core's one rule for
+    dotted keys (docs/scenarios.md). A string without ``=`` raises ScenarioError whose key is
+    ``origin`` followed by the offending text.
     """
     if overrides is None:
         return []
@@ -69,7 +69,6 @@ def parse_overrides(overrides: Overrides, *, origin: str = "set") -> list[tuple[
             raise scenario_error(
                 f"{origin} {key!r}", "a key is a dotted path such as flows.video.rate"
             )
-        split_key(key)
         pairs.append((key, _override_text(key, value)))
     return pairs
 
@@ -168,20 +167,19 @@ def run(
         def watch(text: str) -> bool | None:
             return on_interval(json.loads(text))
 
-    with sc.file_named_in_errors():
-        raw = _core.run(
-            sc._core_text(),
-            overrides,
-            seed,
-            run,
-            None if capture_dir is None else os.fspath(capture_dir),
-            links,
-            sc.base_dir,
-            bool(keep_partial),
-            progress,
-            watch,
-            interval,
-        )
+    raw = _core.run(
+        sc._doc,
+        overrides,
+        seed,
+        run,
+        None if capture_dir is None else os.fspath(capture_dir),
+        links,
+        sc.base_dir,
+        bool(keep_partial),
+        progress,
+        watch,
+        interval,
+    )
     from celltcp.result import RunResult
 
     return RunResult._from_core(raw)

@@ -42,7 +42,8 @@ def _assert_user_error(res, *needles: str) -> None:
 
 def _disconnected(tmp_path: Path) -> Path:
     s = Scenario.from_toml(CHAIN_TOML)
-    s.set("nodes.island.kind", "host")
+    # A new node is set as a whole table (the rule of --set).
+    s.set("nodes.island", {"kind": "host"})
     s.set("flows.video.dst", "island")
     path = tmp_path / "bad.toml"
     s.save(path)

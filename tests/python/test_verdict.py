@@ -322,6 +322,10 @@ def test_shortfall_names_the_points_and_the_power_missing():
     text = shortfall(combine({"2": yes, "3": maybe}), "p_err ")
     assert text.startswith("not reproduced at p_err 3; power 0.")
     assert re.search(r"80 % needs n = \d+$", text)
+    # Without the power clause only the points remain (the verdict's text states the power).
+    assert shortfall(combine({"2": yes, "3": maybe}), "p_err ", power=False) == (
+        "not reproduced at p_err 3"
+    )
 
 
 # -- magnitudes and rows ------------------------------------------------------------------------

@@ -1,11 +1,14 @@
 //! `celltcp._core`: the private compiled module behind the `celltcp` Python package.
 //!
-//! The public API is written in Python (`python/celltcp/`); this module only moves TOML text,
-//! overrides and options into the Rust crates and results back out. Scenario text and overrides
-//! are validated by `celltcp_scenario` alone, so the CLI, the Python API and sweeps all reject the
-//! same inputs with the same messages. Errors are mapped in one place, `errors::to_py_err`.
+//! The public API is written in Python (`python/celltcp/`); this module only moves scenario
+//! documents, overrides and options into the Rust crates and results back out. A scenario is
+//! parsed, edited by dotted key and written back by `celltcp_scenario::Document` alone
+//! (`document::PyDocument`, which Python's `Scenario` wraps), and validated by
+//! `celltcp_scenario` alone, so the CLI, the Python API and sweeps all reject the same inputs
+//! with the same messages. Errors are mapped in one place, `errors::to_py_err`.
 
 mod bench;
+mod document;
 mod emulate;
 mod errors;
 mod models;
@@ -19,6 +22,7 @@ use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
+use document::ScenarioInput;
 use errors::{panic_to_py_err, to_py_err, ScenarioError, SimulationError};
 
 /// The JSON Schema of the scenario format, as JSON text.
@@ -51,34 +55,23 @@ fn output_labels() -> std::collections::BTreeMap<&'static str, Vec<&'static str>
     celltcp_outputs::labels::output_labels()
 }
 
-/// Loads a scenario whose relative file references (trace files) resolve against `base_dir`
-/// (the scenario file's directory), or the current directory when it has no file.
-fn load(
-    text: &str,
-    overrides: &[(String, String)],
-    base_dir: Option<&std::path::Path>,
-) -> Result<celltcp_scenario::Scenario, celltcp_scenario::ScenarioError> {
-    match base_dir {
-        Some(dir) => celltcp_scenario::load_str_in(text, overrides, dir),
-        None => celltcp_scenario::load_str(text, overrides),
-    }
-}
-
-/// Loads and validates a scenario, building its world without simulating (every check `run`
-/// makes before its first event); returns the resolved scenario (every default filled in) as
-/// JSON text, and the warnings as `(key, message)` pairs. Raises `ScenarioError(message, key)`
-/// on bad input.
+/// Loads and validates a scenario (a `Document`, or TOML text), building its world without
+/// simulating (every check `run` makes before its first event); returns the resolved scenario
+/// (every default filled in) as JSON text, and the warnings as `(key, message)` pairs. Raises
+/// `ScenarioError(message, key)` on bad input.
 #[pyfunction]
-#[pyo3(signature = (toml_text, overrides = Vec::new(), base_dir = None))]
+#[pyo3(signature = (scenario, overrides = Vec::new(), base_dir = None))]
 fn validate(
-    toml_text: &str,
+    scenario: ScenarioInput<'_>,
     overrides: Vec<(String, String)>,
     base_dir: Option<PathBuf>,
 ) -> PyResult<(String, Vec<(String, String)>)> {
+    let input = scenario.into_owned();
     // As in `run`: loading and building happen inside one panic guard.
     let (scenario, warnings) = catch_unwind(AssertUnwindSafe(|| -> Result<_, RunError> {
-        let scenario =
-            load(toml_text, &overrides, base_dir.as_deref()).map_err(RunError::Scenario)?;
+        let scenario = input
+            .load(&overrides, base_dir.as_deref())
+            .map_err(RunError::Scenario)?;
         // Every check `run` makes before its first event, so that what validates also starts.
         let warnings = celltcp_scenario::check(&scenario)?;
         Ok((scenario, warnings))
@@ -93,7 +86,7 @@ fn validate(
     ))
 }
 
-/// Runs a scenario to completion with the GIL released.
+/// Runs a scenario (a `Document`, or TOML text) to completion with the GIL released.
 ///
 /// `seed` overrides `simulation.seed`; `run` selects the replication (each run number draws
 /// independent random streams); captures of `capture_links` (plus the scenario's own
@@ -113,11 +106,11 @@ fn validate(
 /// as JSON text (`celltcp_outputs::intervals`); returning `False` ends the run there as
 /// `progress` does, an exception ends it with that exception.
 #[pyfunction]
-#[pyo3(signature = (toml_text, overrides = Vec::new(), seed = None, run = 0, capture_dir = None, capture_links = Vec::new(), base_dir = None, keep_partial = false, progress = None, on_interval = None, interval = None))]
+#[pyo3(signature = (scenario, overrides = Vec::new(), seed = None, run = 0, capture_dir = None, capture_links = Vec::new(), base_dir = None, keep_partial = false, progress = None, on_interval = None, interval = None))]
 #[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
-    toml_text: &str,
+    scenario: ScenarioInput<'_>,
     overrides: Vec<(String, String)>,
     seed: Option<u64>,
     run: u64,
@@ -129,6 +122,7 @@ fn run<'py>(
     on_interval: Option<PyObject>,
     interval: Option<String>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let input = scenario.into_owned();
     let interval = match (&on_interval, interval.as_deref()) {
         (None, _) => None,
         (Some(_), None) => {
@@ -205,8 +199,9 @@ fn run<'py>(
     // either is a bug and surfaces as SimulationError rather than aborting the interpreter.
     let outcome = py.allow_threads(|| {
         catch_unwind(AssertUnwindSafe(|| -> Result<RunOutput, RunError> {
-            let scenario =
-                load(toml_text, &overrides, base_dir.as_deref()).map_err(RunError::Scenario)?;
+            let scenario = input
+                .load(&overrides, base_dir.as_deref())
+                .map_err(RunError::Scenario)?;
             let watch = interval.map(|interval| celltcp_scenario::Watch {
                 interval,
                 on_interval: &mut on_figures,
@@ -291,6 +286,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(quantity_of, m)?)?;
     m.add_function(wrap_pyfunction!(lte_prbs, m)?)?;
     models::register(m)?;
+    document::register(m)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(bound_error, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;

@@ -4,7 +4,8 @@
 
 use celltcp_engine::RngStream;
 use celltcp_radio::phy::{
-    mcs_for_cqi, Amc, BlerModel, BlerTable, BlerTableError, ChaseCombining, Cqi, Mcs, MCS_MAX,
+    mcs_for_cqi, Amc, BlerModel, BlerTable, BlerTableError, ChaseCombining, Cqi, CqiTable, Mcs,
+    MCS_MAX,
 };
 
 fn mcs(index: u8) -> Mcs {
@@ -94,8 +95,22 @@ fn format_errors_carry_their_line() {
                 expected: "a block error rate in [0, 1]",
             },
         ),
-        ("29,-6,0.1", BlerTableError::McsRange { line: 11, mcs: 29 }),
-        ("-1,-6,0.1", BlerTableError::McsRange { line: 11, mcs: -1 }),
+        (
+            "29,-6,0.1",
+            BlerTableError::McsRange {
+                line: 11,
+                mcs: 29,
+                table: CqiTable::Table1,
+            },
+        ),
+        (
+            "-1,-6,0.1",
+            BlerTableError::McsRange {
+                line: 11,
+                mcs: -1,
+                table: CqiTable::Table1,
+            },
+        ),
         (
             "2,-6,1.5",
             BlerTableError::BlerRange {
@@ -644,5 +659,36 @@ fn lines_beyond_the_bound_and_bytes_that_are_not_text_name_their_line() {
             "line 3: sinr_db `{}…` is not a number; expected an SINR in dB",
             "x".repeat(40)
         )
+    );
+}
+
+#[test]
+fn a_table_for_the_256qam_cqi_table_has_the_mcss_of_table_7_1_7_1_1a() {
+    // The synthetic curves of MCS 0..=27 are a complete table for Table 7.1.7.1-1A …
+    let lines: Vec<String> = synthetic_lines()
+        .into_iter()
+        .filter(|l| !l.starts_with("28,"))
+        .collect();
+    let t = BlerTable::parse_for(CqiTable::Table2, &text(&lines)).unwrap();
+    assert_eq!(t.cqi_table(), CqiTable::Table2);
+    let m = BlerModel::from_table(t);
+    assert_eq!(m.cqi_table(), CqiTable::Table2);
+    let amc = Amc::new(m.clone());
+    assert_eq!(amc.mcs_for_cqi(Cqi::MAX), Some(mcs(27)));
+    assert!(m.sinr10_db(mcs(27)) > m.sinr10_db(mcs(26)));
+    // … where MCS 28 does not exist, and which Table 7.1.7.1-1 finds incomplete.
+    let e = BlerTable::parse_for(CqiTable::Table2, &text(&synthetic_lines())).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "line {}: mcs 28 is out of range; expected an MCS index in 0..=27 (TS 36.213 Table \
+             7.1.7.1-1A)",
+            2 + 28 * 4
+        )
+    );
+    let e = BlerTable::parse(&text(&lines)).unwrap_err();
+    assert!(
+        matches!(e, BlerTableError::MissingMcs { ref mcs } if mcs == &vec![28]),
+        "{e}"
     );
 }

@@ -47,6 +47,31 @@ pub(crate) fn from_table<T: DeserializeOwned>(table: &Table) -> Result<T, Scenar
     .map_err(DeError::into_scenario)
 }
 
+/// Deserializes `T` from `table`, the table at dotted key `path`.
+pub(crate) fn from_table_at<T: DeserializeOwned>(
+    table: &Table,
+    path: &str,
+) -> Result<T, ScenarioError> {
+    T::deserialize(TableDe {
+        table,
+        path: path.to_owned(),
+        tag: None,
+    })
+    .map_err(DeError::into_scenario)
+}
+
+/// Deserializes `T` from `value`, the value at dotted key `path`.
+pub(crate) fn from_value_at<T: DeserializeOwned>(
+    value: &Value,
+    path: &str,
+) -> Result<T, ScenarioError> {
+    T::deserialize(ValueDe {
+        value,
+        path: path.to_owned(),
+    })
+    .map_err(DeError::into_scenario)
+}
+
 /// An error while deserializing, with the key it concerns once known.
 #[derive(Debug)]
 pub(crate) struct DeError {

@@ -24,6 +24,36 @@ pub const MAX_INPUT_FILE_BYTES: u64 = 64 << 20;
 /// Bytes read from the file at a time by [`parse_file`].
 const READ_BUFFER_BYTES: usize = 64 << 10;
 
+/// Why an input file was not read.
+#[derive(Debug)]
+pub(crate) enum InputError {
+    /// The system's error (no such file, no permission), for the caller to word.
+    Io(std::io::Error),
+    /// The path is a directory.
+    Directory,
+    /// Not a regular file, too large, or not UTF-8 text: the message, naming the file.
+    Refused(String),
+}
+
+impl InputError {
+    /// The message after the key: the system's errors worded by `io_message`.
+    fn worded(
+        self,
+        path: &Path,
+        what: &str,
+        io_message: impl Fn(&std::io::Error) -> String,
+    ) -> String {
+        match self {
+            InputError::Io(e) => io_message(&e),
+            InputError::Directory => format!(
+                "the {what} '{}' is a directory; give the path of a regular file",
+                path.display()
+            ),
+            InputError::Refused(m) => m,
+        }
+    }
+}
+
 /// The text of the regular file at `path`, of at most [`MAX_INPUT_FILE_BYTES`]; `what` names
 /// the file's role in messages ("scenario file"), `io_message` words an error of the system (a
 /// missing file, no permission) as the caller's other messages do.
@@ -32,19 +62,28 @@ pub(crate) fn read_text(
     what: &str,
     io_message: impl Fn(&std::io::Error) -> String,
 ) -> Result<String, String> {
-    let mut reader = open(path, what, MAX_INPUT_FILE_BYTES, &io_message)?;
+    read_text_of(path, what).map_err(|e| e.worded(path, what, io_message))
+}
+
+/// [`read_text`] with the system's errors, and a directory, left to the caller.
+pub(crate) fn read_text_of(path: &Path, what: &str) -> Result<String, InputError> {
+    let mut reader = open(path, what, MAX_INPUT_FILE_BYTES)?;
     let mut bytes = Vec::new();
     let read = reader.read_to_end(&mut bytes);
     if reader.exceeded {
-        return Err(too_large(path, what, MAX_INPUT_FILE_BYTES));
+        return Err(InputError::Refused(too_large(
+            path,
+            what,
+            MAX_INPUT_FILE_BYTES,
+        )));
     }
-    read.map_err(|e| io_message(&e))?;
+    read.map_err(InputError::Io)?;
     String::from_utf8(bytes).map_err(|e| {
-        format!(
+        InputError::Refused(format!(
             "the {what} '{}' is not UTF-8 text (byte {})",
             path.display(),
             e.utf8_error().valid_up_to()
-        )
+        ))
     })
 }
 
@@ -78,7 +117,7 @@ fn parse_file_within<T, E>(
     parse: impl FnOnce(&mut dyn BufRead) -> Result<T, E>,
     describe: impl FnOnce(E) -> String,
 ) -> Result<T, String> {
-    let file = open(path, what, limit, &io_message)?;
+    let file = open(path, what, limit).map_err(|e| e.worded(path, what, &io_message))?;
     let mut reader = BufReader::with_capacity(READ_BUFFER_BYTES, file);
     let parsed = parse(&mut reader);
     if reader.get_ref().exceeded {
@@ -88,20 +127,14 @@ fn parse_file_within<T, E>(
 }
 
 /// The regular file at `path`, opened for reading at most `limit` bytes.
-fn open(
-    path: &Path,
-    what: &str,
-    limit: u64,
-    io_message: &impl Fn(&std::io::Error) -> String,
-) -> Result<Bounded<File>, String> {
-    let cannot = |e: std::io::Error| io_message(&e);
+fn open(path: &Path, what: &str, limit: u64) -> Result<Bounded<File>, InputError> {
     // `metadata` does not open the file: opening a FIFO for reading would block until a
     // writer comes.
-    let meta = std::fs::metadata(path).map_err(cannot)?;
+    let meta = std::fs::metadata(path).map_err(InputError::Io)?;
     check_kind(&meta, path, what, limit)?;
-    let file = File::open(path).map_err(cannot)?;
+    let file = File::open(path).map_err(InputError::Io)?;
     // The path may have been replaced between the two looks; the open file is what is read.
-    check_kind(&file.metadata().map_err(cannot)?, path, what, limit)?;
+    check_kind(&file.metadata().map_err(InputError::Io)?, path, what, limit)?;
     Ok(Bounded {
         inner: file,
         left: limit,
@@ -140,20 +173,24 @@ impl<R: Read> Read for Bounded<R> {
     }
 }
 
-fn check_kind(meta: &std::fs::Metadata, path: &Path, what: &str, limit: u64) -> Result<(), String> {
+fn check_kind(
+    meta: &std::fs::Metadata,
+    path: &Path,
+    what: &str,
+    limit: u64,
+) -> Result<(), InputError> {
+    if meta.is_dir() {
+        return Err(InputError::Directory);
+    }
     if !meta.is_file() {
-        let kind = if meta.is_dir() {
-            "a directory"
-        } else {
-            "not a regular file (a FIFO, a socket or a device)"
-        };
-        return Err(format!(
-            "the {what} '{}' is {kind}; give the path of a regular file",
+        return Err(InputError::Refused(format!(
+            "the {what} '{}' is not a regular file (a FIFO, a socket or a device); give the path \
+             of a regular file",
             path.display()
-        ));
+        )));
     }
     if meta.len() > limit {
-        return Err(too_large(path, what, limit));
+        return Err(InputError::Refused(too_large(path, what, limit)));
     }
     Ok(())
 }

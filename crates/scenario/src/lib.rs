@@ -1,8 +1,8 @@
 //! Scenario files of celltcp: units, typed configuration, validation, overrides, JSON Schema.
 //!
 //! Loading runs in four steps, each reporting errors by dotted key ([`ScenarioError`]):
-//! 1. parse the TOML text into a value tree;
-//! 2. apply command-line overrides to the tree ([`overrides`]);
+//! 1. parse the TOML text once into a [`Document`], bounded against hostile input;
+//! 2. apply command-line overrides to (a copy of) its tree ([`overrides`]);
 //! 3. deserialize the raw section structs (`config::*File`, unknown keys rejected, units parsed);
 //! 4. convert and cross-check them into the typed [`Scenario`].
 //!
@@ -16,6 +16,7 @@
 mod build;
 pub mod config;
 mod de;
+pub mod document;
 pub mod error;
 mod input_file;
 pub mod overrides;
@@ -31,7 +32,9 @@ mod tests;
 use std::path::Path;
 
 pub use celltcp_outputs::{Column, Series};
-pub use config::apps::{AppSpec, SizeDist};
+pub use celltcp_tcp::app::FileSize;
+pub use celltcp_tcp::{AckControlConfig, TcpConfig};
+pub use config::apps::AppSpec;
 pub use config::capture::CaptureSpec;
 pub use config::flows::{Arrival, Flow, FlowKind, UdpFlow};
 pub use config::links::{Link, LinkDirection};
@@ -39,10 +42,12 @@ pub use config::loss::LossSpec;
 pub use config::nodes::{Node, NodeKind};
 pub use config::queue::QueueSpec;
 pub use config::simulation::Simulation;
-pub use config::tcp::{AckCopies, CcAlgorithm, TcpFlow, TcpSettings};
+pub use config::tcp::{CcAlgorithm, TcpFlow};
 pub use config::trace::TraceSpec;
 pub use config::{Scenario, ScenarioFile};
+pub use document::Document;
 pub use error::{ScenarioError, ScenarioWarning};
+pub use overrides::DottedKey;
 pub use run::{
     check, run, run_interruptible, run_interruptible_watched, Poll, RunError, RunOptions,
     RunOutput, RunProgress, RunStopReason, Watch,
@@ -64,18 +69,7 @@ pub fn load_str_in(
     overrides: &[(String, String)],
     base_dir: &Path,
 ) -> Result<Scenario, ScenarioError> {
-    let mut root: toml::Table = text
-        .parse()
-        .map_err(|e: toml::de::Error| syntax_error(text, &e))?;
-    overrides::apply(&mut root, overrides)?;
-    let mut file: ScenarioFile = de::from_table(&root)?;
-    for link in file.links.values_mut() {
-        link.anchor_trace_paths(base_dir);
-    }
-    for cell in file.cells.values_mut() {
-        cell.anchor_bler_table_path(base_dir);
-    }
-    file.resolve()
+    Document::parse(text, ScenarioError::FILE_KEY)?.load(overrides, base_dir)
 }
 
 /// Loads a scenario file from disk; relative `trace` and `bler_table` paths in it are relative
@@ -87,23 +81,4 @@ pub fn load_path(path: &Path, overrides: &[(String, String)]) -> Result<Scenario
     })
     .map_err(|m| ScenarioError::new(ScenarioError::FILE_KEY, m))?;
     load_str_in(&text, overrides, path.parent().unwrap_or(Path::new("")))
-}
-
-/// "TOML syntax error at line 3, column 7: …", positions 1-based, columns in characters.
-fn syntax_error(text: &str, err: &toml::de::Error) -> ScenarioError {
-    let detail = err.message().trim_end();
-    let message = match err.span() {
-        Some(span) => {
-            let mut offset = span.start.min(text.len());
-            while !text.is_char_boundary(offset) {
-                offset -= 1;
-            }
-            let before = &text[..offset];
-            let line = before.matches('\n').count() + 1;
-            let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-            format!("TOML syntax error at line {line}, column {column}: {detail}")
-        }
-        None => format!("TOML syntax error: {detail}"),
-    };
-    ScenarioError::new(ScenarioError::FILE_KEY, message)
 }

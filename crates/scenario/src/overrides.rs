@@ -1,15 +1,68 @@
-//! Command-line overrides: `--set links.access.rate=10Mbps`.
+//! Dotted keys: reading and setting one value of a parsed document by its path
+//! (`links.access.rate`), the one implementation behind `--set links.access.rate=10Mbps`,
+//! `celltcp.run(set=...)`, `Scenario.get`/`Scenario.set` and the keys of a sweep.
 //!
 //! An override sets one dotted key in the parsed document before it is checked, so an
-//! overridden value is validated exactly like a written one. The value is read as a TOML value
-//! when it parses as one (a number, a boolean, an array, an inline table, a quoted string), and
-//! as a bare string otherwise (`10Mbps`, `ue`). Missing intermediate tables are created; a
-//! path that goes through an array or through a value that is not a table is an error.
+//! overridden value is validated exactly like a written one. The value of `--set` is read as a
+//! TOML value when it parses as one (a number, a boolean, an array, an inline table, a quoted
+//! string), and as a bare string otherwise (`10Mbps`, `ue`); a value given from Python is
+//! stored as the TOML value it is. Missing intermediate tables are created, except a node, link
+//! or flow of a name that does not exist; a path that goes through an array or through a value
+//! that is not a table is an error.
 
 use toml::{Table, Value};
 
 use crate::de::describe;
+use crate::document::MAX_DEPTH;
 use crate::ScenarioError;
+
+/// A dotted key such as `links.access.rate`: non-empty parts without spaces around them, at
+/// most [`MAX_DEPTH`] of them (the format's deepest key has 6).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DottedKey<'a> {
+    text: &'a str,
+    parts: Vec<&'a str>,
+}
+
+impl<'a> DottedKey<'a> {
+    /// Splits `text` at its dots; a key with an empty part, a part with spaces around it or
+    /// more than [`MAX_DEPTH`] parts is an error naming the key.
+    pub fn parse(text: &'a str) -> Result<Self, ScenarioError> {
+        let parts: Vec<&str> = text.split('.').collect();
+        if parts.iter().any(|p| p.is_empty() || p.trim() != *p) {
+            return Err(ScenarioError::new(
+                text,
+                "is not a dotted key; use e.g. 'links.access.rate' (no empty parts or spaces)",
+            ));
+        }
+        if parts.len() > MAX_DEPTH {
+            return Err(ScenarioError::new(
+                text,
+                format!(
+                    "a key of {} parts is nested more than {MAX_DEPTH} tables deep; the format \
+                     needs at most 6",
+                    parts.len()
+                ),
+            ));
+        }
+        Ok(DottedKey { text, parts })
+    }
+
+    /// The key as written.
+    pub fn as_str(&self) -> &'a str {
+        self.text
+    }
+
+    /// Its parts, outermost first; never empty.
+    pub fn parts(&self) -> &[&'a str] {
+        &self.parts
+    }
+
+    /// The key of its first `n` parts (`links.access` for `n = 2`).
+    fn prefix(&self, n: usize) -> String {
+        self.parts[..n].join(".")
+    }
+}
 
 /// Reads an override's value: TOML if it parses as a single value, else the text itself.
 pub fn parse_value(text: &str) -> Value {
@@ -24,7 +77,7 @@ pub fn parse_value(text: &str) -> Value {
 /// Applies `overrides` in order (a later one wins) to the document's root table.
 pub fn apply(root: &mut Table, overrides: &[(String, String)]) -> Result<(), ScenarioError> {
     for (path, value) in overrides {
-        set(root, path, parse_value(value))?;
+        set(root, &DottedKey::parse(path)?, parse_value(value))?;
     }
     Ok(())
 }
@@ -39,30 +92,67 @@ fn named_section(section: &str) -> Option<&'static str> {
     }
 }
 
-/// Sets the dotted key `path` to `value`.
-pub fn set(root: &mut Table, path: &str, value: Value) -> Result<(), ScenarioError> {
-    let segments: Vec<&str> = path.split('.').collect();
-    if segments.iter().any(|s| s.is_empty() || s.trim() != *s) {
-        return Err(ScenarioError::new(
-            path,
-            "is not a dotted key; use e.g. 'links.access.rate' (no empty parts or spaces)",
-        ));
+/// "cannot set: trace.queues is an array; …": why a path cannot go through `value`, the value
+/// at `prefix`.
+fn not_a_table(prefix: &str, value: &Value) -> String {
+    match value {
+        Value::Array(_) => {
+            format!("{prefix} is an array; values inside arrays cannot be set by key")
+        }
+        v => format!("{prefix} is a value ({}), not a table", describe(v)),
     }
-    // `split` yields at least one segment, so this only guards against the impossible.
-    let Some((last, parents)) = segments.split_last() else {
-        return Err(ScenarioError::new(path, "is not a dotted key"));
-    };
+}
+
+/// The value at `key`. A missing key is an error naming the key down to its first missing
+/// part (`links.nowhere` for `links.nowhere.rate`), a path through a value one naming that
+/// value.
+pub fn get<'t>(root: &'t Table, key: &DottedKey<'_>) -> Result<&'t Value, ScenarioError> {
+    let (last, parents) = key
+        .parts
+        .split_last()
+        .expect("a dotted key has at least one part");
     let mut table = root;
-    for (depth, segment) in parents.iter().enumerate() {
+    for (depth, part) in parents.iter().enumerate() {
+        table = match table.get(*part) {
+            Some(Value::Table(t)) => t,
+            Some(other) => {
+                return Err(ScenarioError::new(
+                    key.prefix(depth + 2),
+                    not_a_table(&key.prefix(depth + 1), other),
+                ))
+            }
+            None => {
+                return Err(ScenarioError::new(
+                    key.prefix(depth + 1),
+                    "no such key in the scenario",
+                ))
+            }
+        };
+    }
+    table
+        .get(*last)
+        .ok_or_else(|| ScenarioError::new(key.as_str(), "no such key in the scenario"))
+}
+
+/// Sets `key` to `value`, creating missing tables on the way; `value` may be nested at most as
+/// deep as the document may be ([`MAX_DEPTH`] levels in all).
+pub fn set(root: &mut Table, key: &DottedKey<'_>, value: Value) -> Result<(), ScenarioError> {
+    crate::document::check_depth(key.as_str(), &value, key.parts.len())?;
+    let (last, parents) = key
+        .parts
+        .split_last()
+        .expect("a dotted key has at least one part");
+    let mut table = root;
+    for (depth, part) in parents.iter().enumerate() {
         // Inside a named node, link or flow, a misspelt name would silently create a new,
         // incomplete element; name the existing ones instead.
-        if depth == 1 && !table.contains_key(*segment) {
-            if let Some(kind) = named_section(segments[0]) {
+        if depth == 1 && !table.contains_key(*part) {
+            if let Some(kind) = named_section(key.parts[0]) {
                 let names: Vec<&str> = table.keys().map(String::as_str).collect();
                 return Err(ScenarioError::new(
-                    path,
+                    key.as_str(),
                     format!(
-                        "there is no {kind} '{segment}' ({}s: {}); a new {kind} is set as a whole table",
+                        "there is no {kind} '{part}' ({}s: {}); a new {kind} is set as a whole table",
                         kind,
                         if names.is_empty() { "none".to_owned() } else { names.join(", ") }
                     ),
@@ -70,21 +160,14 @@ pub fn set(root: &mut Table, path: &str, value: Value) -> Result<(), ScenarioErr
             }
         }
         let entry = table
-            .entry(segment.to_string())
+            .entry(part.to_string())
             .or_insert_with(|| Value::Table(Table::new()));
         table = match entry {
             Value::Table(t) => t,
             other => {
-                let prefix = segments[..=depth].join(".");
-                let what = match other {
-                    Value::Array(_) => {
-                        "an array; values inside arrays cannot be overridden".to_owned()
-                    }
-                    v => format!("{}, not a table", describe(v)),
-                };
                 return Err(ScenarioError::new(
-                    path,
-                    format!("cannot set: '{prefix}' is {what}"),
+                    key.as_str(),
+                    format!("cannot set: {}", not_a_table(&key.prefix(depth + 1), other)),
                 ));
             }
         };
@@ -97,21 +180,25 @@ pub fn set(root: &mut Table, path: &str, value: Value) -> Result<(), ScenarioErr
 mod tests {
     use super::*;
 
+    fn key(text: &str) -> DottedKey<'_> {
+        DottedKey::parse(text).expect("a valid key")
+    }
+
+    fn doc(text: &str) -> Table {
+        text.parse().expect("valid TOML in test")
+    }
+
     #[test]
     fn a_misspelt_element_name_lists_the_existing_ones() {
         let mut root = doc("[links.access]\na = 'x'\n[links.core]\na = 'y'\n");
-        let e = set(&mut root, "links.acces.rate", Value::String("1Mbps".into())).unwrap_err();
+        let e = set(&mut root, &key("links.acces.rate"), "1Mbps".into()).unwrap_err();
         assert_eq!(
             e.to_string(),
             "links.acces.rate: there is no link 'acces' (links: access, core); a new link is set as a whole table"
         );
         // A whole new element is still possible.
-        set(&mut root, "links.new", doc("a = 'x'").into()).unwrap();
+        set(&mut root, &key("links.new"), doc("a = 'x'").into()).unwrap();
         assert!(root["links"].as_table().unwrap().contains_key("new"));
-    }
-
-    fn doc(text: &str) -> Table {
-        text.parse().expect("valid TOML in test")
     }
 
     #[test]
@@ -168,21 +255,72 @@ mod tests {
     #[test]
     fn paths_through_arrays_or_scalars_are_errors() {
         let mut d = doc("[trace]\nqueues = ['access']\n[links.access]\nrate = '25Mbps'");
-        let err = set(&mut d, "trace.queues.0", Value::Integer(1)).expect_err("array");
+        let err = set(&mut d, &key("trace.queues.0"), Value::Integer(1)).expect_err("array");
         assert_eq!(
             err.to_string(),
-            "trace.queues.0: cannot set: 'trace.queues' is an array; values inside arrays cannot be overridden"
+            "trace.queues.0: cannot set: trace.queues is an array; values inside arrays cannot be set by key"
         );
-        let err = set(&mut d, "links.access.rate.x", Value::Integer(1)).expect_err("scalar");
+        let err = set(&mut d, &key("links.access.rate.x"), Value::Integer(1)).expect_err("value");
         assert_eq!(
             err.to_string(),
-            "links.access.rate.x: cannot set: 'links.access.rate' is '25Mbps', not a table"
+            "links.access.rate.x: cannot set: links.access.rate is a value ('25Mbps'), not a table"
         );
-        let err = set(&mut d, "links..rate", Value::Integer(1)).expect_err("empty part");
+    }
+
+    #[test]
+    fn keys_with_empty_parts_spaces_or_too_many_parts_are_errors() {
+        for bad in ["", ".a", "a..b", "a.", " a.b", "a .b"] {
+            assert_eq!(
+                DottedKey::parse(bad).expect_err(bad).to_string(),
+                format!(
+                    "{bad}: is not a dotted key; use e.g. 'links.access.rate' (no empty parts or spaces)"
+                )
+            );
+        }
+        let deep = vec!["a"; MAX_DEPTH + 1].join(".");
+        let e = DottedKey::parse(&deep).expect_err("too deep");
+        assert!(e
+            .message
+            .starts_with("a key of 33 parts is nested more than 32 tables deep"));
         assert_eq!(
-            err.to_string(),
-            "links..rate: is not a dotted key; use e.g. 'links.access.rate' (no empty parts or spaces)"
+            key("links.access.rate").parts(),
+            ["links", "access", "rate"]
         );
-        assert!(set(&mut d, "", Value::Integer(1)).is_err());
+    }
+
+    #[test]
+    fn get_names_the_first_missing_part_or_the_value_in_the_way() {
+        let d = doc("[links.access]\nrate = '25Mbps'\n[trace]\nqueues = ['a']");
+        assert_eq!(
+            get(&d, &key("links.access.rate")).unwrap().as_str(),
+            Some("25Mbps")
+        );
+        let e = get(&d, &key("links.nowhere.rate")).expect_err("missing");
+        assert_eq!(e.to_string(), "links.nowhere: no such key in the scenario");
+        let e = get(&d, &key("links.access.mtu")).expect_err("missing");
+        assert_eq!(
+            e.to_string(),
+            "links.access.mtu: no such key in the scenario"
+        );
+        let e = get(&d, &key("links.access.rate.value")).expect_err("through a value");
+        assert_eq!(
+            e.to_string(),
+            "links.access.rate.value: links.access.rate is a value ('25Mbps'), not a table"
+        );
+        let e = get(&d, &key("trace.queues.0")).expect_err("through an array");
+        assert!(e.message.starts_with("trace.queues is an array"), "{e}");
+    }
+
+    #[test]
+    fn a_value_nested_too_deep_for_its_key_is_refused() {
+        let mut d = doc("");
+        let mut deep = Value::Integer(1);
+        for _ in 0..MAX_DEPTH {
+            deep = Value::Array(vec![deep]);
+        }
+        let e = set(&mut d, &key("trace.queues"), deep).expect_err("too deep");
+        assert!(e.key.starts_with("trace.queues["), "{e}");
+        assert!(e.message.contains("nested more than 32"), "{e}");
+        assert!(d.is_empty());
     }
 }

@@ -51,8 +51,8 @@ fn defaults_are_filled_and_echoed() {
     assert_eq!(d.uplink.rate_bps, 64_000);
     assert_eq!(d.uplink.tti.as_ns(), 20_000_000);
     assert_eq!((d.downlink.bler, d.uplink.bler), (0.0, 0.0));
-    assert_eq!(d.pdu_payload_bytes, 40);
-    assert_eq!(d.max_dat, Some(10));
+    assert_eq!(d.rlc.pdu_payload_bytes, 40);
+    assert_eq!(d.rlc.max_dat, Some(10));
     let echo = &sc.echo()["dch"]["radio"];
     assert_eq!(echo["uplink_bler"], 0.0);
     assert_eq!(echo["rlc"]["max_dat"], 10);
@@ -75,7 +75,7 @@ fn defaults_are_filled_and_echoed() {
         &[("dch.radio.rlc.max_dat".into(), "unlimited".into())],
     )
     .unwrap();
-    assert_eq!(sc.dch["radio"].max_dat, None);
+    assert_eq!(sc.dch["radio"].rlc.max_dat, None);
     assert_eq!(sc.echo()["dch"]["radio"]["rlc"]["max_dat"], "unlimited");
     // The echo loads to the same scenario.
     let echo: toml::Table = serde_json::from_value(sc.echo()).unwrap();
@@ -330,7 +330,7 @@ fn every_max_dat_of_25_331_loads_and_no_other_does() {
     for n in 0..=45u32 {
         let got = load_str(BASE, &[("dch.radio.rlc.max_dat".into(), n.to_string())]);
         if allowed.contains(&n) {
-            assert_eq!(got.unwrap().dch["radio"].max_dat, Some(n));
+            assert_eq!(got.unwrap().dch["radio"].rlc.max_dat, Some(n));
         } else {
             let e = got.unwrap_err().to_string();
             assert!(

@@ -4,7 +4,7 @@
 //! the requests. Also the config errors of the two exclusive keys.
 
 use celltcp_engine::SimDuration;
-use celltcp_scenario::{load_path, load_str, run, AppSpec, RunOptions, SizeDist};
+use celltcp_scenario::{load_path, load_str, run, AppSpec, FileSize, RunOptions};
 use serde_json::Value;
 
 /// Two hosts on one `rate` link with a 5 ms one-way delay, an FTP flow with `app`.
@@ -141,7 +141,7 @@ fn inter_request_loads_into_its_own_spec() {
     assert_eq!(
         app,
         AppSpec::FtpInterRequest {
-            file_size: SizeDist::Fixed { bytes: 100_000 },
+            file_size: FileSize::Fixed(100_000),
             inter_request_mean: SimDuration::from_secs(30),
         }
     );

@@ -871,3 +871,47 @@ fn new_keys_are_echoed_with_their_defaults() {
     let again = celltcp_scenario::load_str(&toml::to_string(&echo).unwrap(), &[]).unwrap();
     assert_eq!(again.echo(), sc.echo());
 }
+
+#[test]
+fn cqi_table_chooses_the_256qam_tables() {
+    // A 20 MHz cell, one UE 50 m away in free space (SINR far above every threshold) with a
+    // saturating UDP flow: link adaptation reaches the top MCS of the cell's MCS table.
+    let flows = udp("f", "server", "ue", "150Mbps", "1400B", "");
+    let cell = |table: &str| format!("bandwidth_mhz = 20\npathloss = \"free_space\"\n{table}");
+    let peak = |table: &str| {
+        let text = scenario("0.5s", &cell(table), &[("ue", 50.0, "")], &flows);
+        ue_figure(&summary(&text, &[]), "ue", "phy_throughput_bps")
+    };
+    let table1 = peak("");
+    let table2 = peak("cqi_table = \"7.2.3-2\"");
+    // 75 376 and 97 896 bits per 1 ms TTI (TS 36.213 Table 7.1.7.2.1-1, 100 PRBs).
+    assert!((table1 / 75.376e6 - 1.0).abs() < 0.03, "{table1}");
+    assert!((table2 / 97.896e6 - 1.0).abs() < 0.03, "{table2}");
+    assert_eq!(
+        peak("cqi_table = \"7.2.3-1\""),
+        table1,
+        "the default is Table 7.2.3-1"
+    );
+
+    let text = scenario("1s", "", &[("ue", 100.0, "")], "");
+    let e = error(&text, &[("cells.c.cqi_table", "256qam")]);
+    assert!(e.starts_with("cells.c.cqi_table: "), "{e}");
+    assert!(e.contains("7.2.3-2"), "{e}");
+    assert_eq!(
+        error(
+            &text,
+            &[
+                ("cells.c.cqi_table", "7.2.3-2"),
+                ("cells.c.fixed_mcs", "28")
+            ]
+        ),
+        "cells.c.fixed_mcs: 28 is out of range with cqi_table = \"7.2.3-2\"; expected an MCS \
+         index 0 to 27 (TS 36.213 Table 7.1.7.1-1A)"
+    );
+    // The echo names the table when it is not the default.
+    let sc = celltcp_scenario::load_str(&text, &[]).unwrap();
+    assert!(sc.echo()["cells"]["c"].get("cqi_table").is_none());
+    let over = [("cells.c.cqi_table".to_string(), "7.2.3-2".to_string())];
+    let sc = celltcp_scenario::load_str(&text, &over).unwrap();
+    assert_eq!(sc.echo()["cells"]["c"]["cqi_table"], "7.2.3-2");
+}

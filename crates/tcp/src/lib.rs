@@ -5,7 +5,8 @@
 //!
 //! One concept per module: [`config`], [`seq`] (sequence arithmetic), [`rtt`] (RFC 6298),
 //! [`send_buffer`] and [`scoreboard`] (RFC 6675), [`recovery`] (RFC 5681/6582/6675/3042),
-//! [`rack`] (lost retransmissions in RTO recovery, RFC 8985), [`spurious`] (RFC 5682, RFC
+//! [`rack`] (lost retransmissions in RTO recovery, RFC 8985), [`tlp`] (tail loss probes,
+//! RFC 8985 §7), [`spurious`] (RFC 5682, RFC
 //! 3522/4015), [`receiver`] (reassembly, delayed ACK, SACK, ECN
 //! echo, window), [`ack_control`] (receiver ACK copies), [`rate`] (delivery-rate estimation),
 //! [`endpoint`] (the RFC 9293 state machine), [`app`] (applications) and [`agent`] (the
@@ -32,6 +33,7 @@ pub mod seq;
 pub mod snoop;
 pub mod spurious;
 pub mod stats;
+pub mod tlp;
 
 pub use config::{AckControlConfig, TcpConfig, TcpConfigError};
 pub use endpoint::{TcpEndpoint, TcpState};

@@ -62,6 +62,39 @@ impl Rack {
         }
     }
 
+    /// RFC 8985 §6.2 step 5 for first transmissions, as the ACK of a tail loss probe applies it
+    /// (§7.4.1, see [`crate::tlp`]): marks lost every segment not SACKed, not already lost,
+    /// sent before RACK.xmit_ts and whose `RACK.rtt + reo_wnd` has passed. Returns whether
+    /// any was marked.
+    pub fn detect_lost(
+        &self,
+        buf: &mut SendBuffer,
+        now: SimTime,
+        min_rtt: SimDuration,
+        srtt: SimDuration,
+    ) -> bool {
+        let Some(xmit_ts) = self.xmit_ts else {
+            return false;
+        };
+        let reo_wnd = SimDuration(min_rtt.0 / 4).min(srtt);
+        let mut marked = false;
+        for i in 0..buf.segs.len() {
+            let s = &buf.segs[i];
+            if s.lost || s.sacked {
+                continue;
+            }
+            let sent_before = s.sent_time < xmit_ts || (s.sent_time == xmit_ts && s.end < self.end);
+            if sent_before && now >= s.sent_time + self.rtt + reo_wnd {
+                buf.update(i, |s| {
+                    s.lost = true;
+                    s.retx_in_flight = false;
+                });
+                marked = true;
+            }
+        }
+        marked
+    }
+
     /// RFC 8985 §6.2 steps 4–5, for retransmissions in flight: marks every retransmission sent
     /// before RACK.xmit_ts whose `RACK.rtt + reo_wnd` has passed as no longer in flight (its
     /// segment stays lost, so NextSeg rule 1 sends it again). Returns the start of the lowest

@@ -50,6 +50,7 @@ from celltcp.reproduce.verdict import (
     ratio_test,
     ratios_test,
     shortfall,
+    underpowered,
     welch_test,
 )
 
@@ -159,8 +160,33 @@ def _extent(
 
 
 def _why(d: Decision, *more: str) -> str:
-    """The points that did not reproduce a claim and the power the runs had, then ``more``."""
-    return "; ".join(m for m in (shortfall(d), *more) if m)
+    """The points that did not reproduce a claim; where some point was not significant, the
+    power the runs had as the verdict states it (the replications every point needs at once,
+    :func:`underpowered`; a per-point figure here would contradict that); then ``more``, the
+    measured cause."""
+    undecided = d.verdict is Verdict.NOT_SIGNIFICANT or any(
+        p.verdict is Verdict.NOT_SIGNIFICANT for _, p in d.parts
+    )
+    weak = underpowered(d.test) if undecided else ""
+    return "; ".join(m for m in (shortfall(d, power=False), weak, *more) if m)
+
+
+def _below_axis(top: float, axis_kbps: float, r: Results) -> str:
+    """Why celltcp's highest point of a goal's curves, ``top`` (bit/s), lies below the top
+    of the seed's y axis: it is the base point's 100 kB files, and goal 1 measures how much
+    of a 100 kB file's time on the fast DCH goes to slow start across the 500 ms round trip."""
+    s1 = stats(r.goal1, ["rate_kbps", "file_kb"])
+    sizes = sorted({min(r.plan.file_sizes_kb), 100, max(r.plan.file_sizes_kb)})
+    at256 = ", ".join(
+        f"{_kbps(_value(s1, rate_kbps=256, file_kb=f))} kbit/s with {f} kB" for f in sizes
+    )
+    return (
+        f"celltcp's highest point, {_kbps(top)} kbit/s, is below the axis's {axis_kbps:g}: "
+        "every 100 kB file (the base point's) starts a new connection in slow start across "
+        "the 500 ms round trip, which goal 1 shows costing the fast DCHs most (at 256 kbit/s "
+        f"{at256}); the seed's file size, round trip and TCP are not given "
+        "(docs/seed-001.md)"
+    )
 
 
 def _grid_table(s: pd.DataFrame, row: str, col: str, row_label: str, col_fmt: Any = str) -> Table:
@@ -385,7 +411,7 @@ def _goal3(r: Results) -> tuple[list[Any], ClaimRow]:
         detail=f"drop from loss {low:g} to {high:g}: "
         + ", ".join(f"{k}: {100 * drop[k]:.0f} %" for k in RATES_KBPS)
         + f"; at 128 and 256 kbit/s, loss 0.01–0.11: {_kbps(min(g3))}–{_kbps(max(g3))} kbit/s",
-        reason=_why(d),
+        reason=_why(d, _below_axis(max(g3), 150, r)),
         digits=2,
         points=_extent(g3, 60e3, 150e3),
     )
@@ -566,6 +592,59 @@ def _penalty_text(c: _Curve) -> str:
     )
 
 
+def _threshold_to_largest(curves: dict[str, _Curve], penalty: Decision) -> str:
+    """What moving from the threshold to the largest MaxDAT changes, per curve (all runs, the
+    goal's table): SDUs discarded and TCP timeouts per transfer, and F-RTO's spurious timeouts
+    per transfer; then what that shows, read off the numbers and off the spurious-timeout
+    tests of ``penalty`` (:func:`_penalty`, one part per curve, in the order of ``curves``).
+    The penalty claim needs the spurious timeouts to rise and the throughput to fall."""
+
+    def triple(c: _Curve, m: float) -> str:
+        plain = c.at(c.plain, m)
+        return " / ".join(
+            _rate(x)
+            for x in (
+                _per_transfer(plain, _DISCARDS),
+                _per_transfer(plain, _TIMEOUTS),
+                c.spurious_at(m),
+            )
+        )
+
+    steps = "; ".join(
+        f"{label}: {triple(c, c.near)} at MaxDAT {_label(c.near)} → "
+        f"{triple(c, c.largest['max_dat'])} at {_label(c.largest['max_dat'])}"
+        for label, c in curves.items()
+    )
+    discarding = [
+        label
+        for label, c in curves.items()
+        if _per_transfer(c.at(c.plain, c.near), _DISCARDS)
+        > _per_transfer(c.at(c.plain, c.largest["max_dat"]), _DISCARDS)
+    ]
+    rising = [
+        label
+        for label, (_, part) in zip(curves, penalty.parts, strict=True)
+        if dict(part.parts)["spurious timeouts"].verdict is Verdict.REPRODUCED
+    ]
+    found = []
+    if discarding:
+        found.append(
+            f"the threshold, the smallest MaxDAT within {NEAR_BEST:.0%} of the best, still "
+            "discards SDUs "
+            + ("everywhere" if len(discarding) == len(curves) else f"at {', '.join(discarding)}")
+            + " that a larger MaxDAT delivers late"
+        )
+    found.append(
+        f"the spurious timeouts rise significantly at {', '.join(rising)} (held-out runs)"
+        if rising
+        else "the spurious timeouts rise significantly nowhere (held-out runs)"
+    )
+    return (
+        "from the threshold to the largest MaxDAT the SDUs discarded, the timeouts and the "
+        f"spurious timeouts (F-RTO) per transfer go (all runs) {steps}: " + ", and ".join(found)
+    )
+
+
 _INDEPENDENT = (
     "with independent block errors a PDU needs more than 6 transmissions with "
     "probability BLER⁶ (10⁻⁶ at 0.1), so a large MaxDAT almost never holds a PDU "
@@ -624,7 +703,7 @@ def _goal4(r: Results) -> tuple[list[Any], ClaimRow, ClaimRow]:
             if g4
             else "; no MaxDAT of 3–10 run"
         ),
-        reason=_why(rise),
+        reason=_why(rise, _below_axis(max(g4), 160, r) if g4 else ""),
         points=_extent(g4, 20e3, 160e3),
     )
     claim_large = ClaimRow(
@@ -639,7 +718,11 @@ def _goal4(r: Results) -> tuple[list[Any], ClaimRow, ClaimRow]:
         detail="; ".join(
             f"{c.large_text(f'BLER {b:g}')} ({_penalty_text(c)})" for b, c in curves.items()
         ),
-        reason=_why(penalty, _INDEPENDENT),
+        reason=_why(
+            penalty,
+            _threshold_to_largest({f"BLER {b:g}": c for b, c in curves.items()}, penalty),
+            _INDEPENDENT,
+        ),
     )
     s = pd.concat([c.s.assign(**{BLER: b}) for b, c in curves.items()], ignore_index=True)
     fig = _max_dat_figure(
@@ -772,7 +855,11 @@ def _goal4_bursty(r: Results) -> tuple[list[Any], ClaimRow, ClaimRow]:
             f"{_bursty_large_text(prefix(*k), c, independent_spurious(k[1]))} ({_penalty_text(c)})"
             for k, c in curves.items()
         ),
-        reason=_why(penalty, _BURSTS),
+        reason=_why(
+            penalty,
+            _threshold_to_largest({prefix(*k): c for k, c in curves.items()}, penalty),
+            _BURSTS,
+        ),
     )
     keys = list(curves)
     s = pd.concat([c.s.assign(line=keys.index(k)) for k, c in curves.items()], ignore_index=True)
@@ -968,7 +1055,14 @@ def _proxy(r: Results) -> tuple[list[Any], ClaimRow, ClaimRow]:
             f"{k} kbit/s: {small} kB {speedup_text(k, small)}, {large} kB {speedup_text(k, large)}"
             for k in rates
         ),
-        reason=_why(by_size, _SIZE_WHY if by_size.verdict is not Verdict.REPRODUCED else ""),
+        reason=_why(
+            by_size,
+            *(
+                _size_why(st, s, k, small, large)
+                for k, (_, d) in zip(rates, by_size.parts, strict=True)
+                if d.verdict is not Verdict.REPRODUCED
+            ),
+        ),
         digits=2,
     )
     sb = stats(r.proxy_bler, [BLER, "proxy"])
@@ -1066,12 +1160,35 @@ def _proxy(r: Results) -> tuple[list[Any], ClaimRow, ClaimRow]:
 
 
 #: Why the proxy's gain need not grow with the file size on a slow DCH (docs/seed-001.md).
-_SIZE_WHY = (
-    "on a slow DCH the radio link is the bottleneck once slow start is over, with or "
-    "without the proxy: the proxy saves a fixed part of each transfer (the start, "
-    "with its window of 10 and half the round trip), which weighs less in a larger "
-    "file"
-)
+def _size_why(st: pd.DataFrame, s: pd.DataFrame, k: int, small: int, large: int) -> str:
+    """Why the speed-up does not grow with the file at ``k`` kbit/s: the time the proxy saves
+    as a share of the transfer time without it, at the smallest and the largest file (the
+    per-file times ``st``), and the RLC throughput's gain at the largest (``s``)."""
+
+    def saved(f: int) -> tuple[float, float]:
+        without = _value(st, rate_kbps=k, file_kb=f, proxy=False)
+        return without - _value(st, rate_kbps=k, file_kb=f, proxy=True), without
+
+    (a, ta), (b, tb) = saved(small), saved(large)
+    gain = (
+        _value(s, rate_kbps=k, file_kb=large, proxy=True)
+        / _value(s, rate_kbps=k, file_kb=large, proxy=False)
+        - 1
+    )
+    head = (
+        f"at {k} kbit/s the proxy saves {a:.2f} s of a {small} kB file's {ta:.2f} s "
+        f"({100 * a / ta:.1f} %) and {b:.2f} s of a {large} kB file's {tb:.2f} s "
+        f"({100 * b / tb:.1f} %)"
+    )
+    if b / tb < a / ta:
+        return (
+            f"{head}: the saving grows more slowly than the transfer, so a larger file dilutes it"
+        )
+    return (
+        f"{head}: the saving grows with the transfer, a share of all of it (RLC throughput "
+        f"{_pct(gain)} at {large} kB), not a fixed saving at its start that a larger file "
+        "would dilute; the share barely changes with the size"
+    )
 
 
 def _timeline(r: Results) -> list[Any]:

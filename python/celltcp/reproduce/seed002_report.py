@@ -49,6 +49,7 @@ from celltcp.reproduce.seed002 import (
     bdp_segments,
 )
 from celltcp.reproduce.verdict import (
+    POWER_TARGET,
     ZERO_TOLERANCE,
     ClaimRow,
     Decision,
@@ -623,7 +624,7 @@ def _no_decrease_claims(testbed: pd.DataFrame) -> list[ClaimRow]:
                 d,
                 detail=f"{per_rate}; TCP reacted in {halved}/{len(g)}",
                 reason=_join(
-                    shortfall(d),
+                    _excess_shortfall(d, means),
                     (
                         f"the queue overflows during the interruption (Fig. 6's overrun) and TCP halves "
                         f"in {halved}/{len(g)} handovers; the largest excess is "
@@ -635,6 +636,35 @@ def _no_decrease_claims(testbed: pd.DataFrame) -> list[ClaimRow]:
             )
         )
     return rows
+
+
+def _excess_shortfall(d: Decision, means: pd.Series) -> str:
+    """Why "no rate decrease" is not reproduced, rate by rate: where the excess is significantly
+    above :data:`EXCESS_MARGIN_S`, and where the test cannot tell (with that point's own power
+    and the replications it would need — the row's verdict gives those of all points holding
+    together, a larger number)."""
+    if d.verdict is Verdict.REPRODUCED or not d.parts:
+        return shortfall(d)
+    by_label = {f"{_mbps(float(rate))} Mb/s": float(mean) for rate, mean in means.items()}
+    above = [label for label, p in d.parts if p.verdict is Verdict.CONTRADICTED]
+    text = []
+    if above:
+        text.append(
+            f"the excess is significantly above the {EXCESS_MARGIN_S:g} s margin at "
+            + ", ".join(above)
+        )
+    for label, p in d.parts:
+        if p.verdict is not Verdict.NOT_SIGNIFICANT:
+            continue
+        mean = by_label.get(label, math.nan)
+        side = "below" if mean < EXCESS_MARGIN_S else "above"
+        power = f"power {p.test.power:.2f} at n = {min(p.test.n)}"
+        if p.test.n_for_power:
+            power += f", {100 * POWER_TARGET:.0f} % needs n = {p.test.n_for_power}"
+        text.append(
+            f"at {label} it is {side} the margin ({mean:.3f} s) but not significantly ({power})"
+        )
+    return "; ".join(text)
 
 
 def _fig1_claims(fig1: pd.DataFrame) -> list[ClaimRow]:

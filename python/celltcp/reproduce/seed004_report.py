@@ -57,6 +57,7 @@ from celltcp.reproduce.verdict import (
     Decision,
     Estimate,
     Sample,
+    Verdict,
     any_of,
     claim_table,
     combine,
@@ -136,11 +137,31 @@ def seed_analysis(p_errs: Sequence[float]) -> pd.DataFrame:
 # -- the claims -------------------------------------------------------------------------------
 
 
-_KARN = (
-    "without timestamps an ACK that covers a retransmission gives no RTT sample (Karn's "
-    "rule): with several holes per window the sender goes minutes without one and its RTO "
-    "stays backed off (see the window table's longest time without a sample)"
-)
+def _missing(d: Decision) -> list[float]:
+    """The p_err of the points of a combined decision that did not reproduce its claim."""
+    return [
+        float(name.split()[0]) for name, part in d.parts if part.verdict is not Verdict.REPRODUCED
+    ]
+
+
+def _karn_why(table: pd.DataFrame, d: Decision) -> str:
+    """Why two ACKs fall behind without timestamps where they do: without an RTT sample the
+    RTO doubled at each timeout stays backed off (RFC 6298 §5.5, §5.7), which the timeouts per
+    run show beside those of the same variant with timestamps (a sample from every ACK that
+    advances, RFC 7323 §4)."""
+    ps = [p for p in _missing(d) if _row(table, TWO_TS, p) is not None]
+    if not ps:
+        return ""
+
+    def timeouts(label: str) -> str:
+        return ", ".join(f"{_row(table, label, p)['timeouts']:.0f}" for p in ps)
+
+    return (
+        "without timestamps an ACK that covers a retransmission gives no RTT sample (Karn's "
+        "rule), so with several holes per window the RTO doubled at each timeout stays backed "
+        f"off: at p_err {_list(ps)} the sender with two ACKs times out {timeouts(TWO)} times "
+        f"per run, against {timeouts(TWO_TS)} with timestamps"
+    )
 
 
 def _claim_improvement(
@@ -365,12 +386,55 @@ def _threshold_p_err() -> float:
     return 1 - (1 - THRESHOLD) * math.sqrt(1 - ASSUMED_P_BUFF)
 
 
-_ADAPTIVE_WHY = (
-    f"a lost ACK shows at the receiver only when no later cumulative ACK reaches "
-    f"the sender first, so the estimate stays near the value of the gaps alone "
-    f"(about half of p_err) and reaches {THRESHOLD:g} from p_err ≈ 0.2; below, the "
-    f"copies come from single updates after a burst of losses"
-)
+def _adaptive_why(rows: pd.DataFrame, d: Decision, variant: str) -> str:
+    """Why the switch does not engage at the p_err where the claim wants it to: the estimate's
+    level (the share of ACKs sent with a copy peaks where it crosses the threshold) and, where no
+    run sent a copy at all, the segments the sender sent, too few updates for the moving average
+    to climb from p[0] = 0."""
+    runs = rows[rows["variant"] == variant]
+    on = [p for p in _missing(d) if p >= _threshold_p_err()]
+    off = [p for p in _missing(d) if p < _threshold_p_err()]
+    if not on and not off:
+        return ""
+    by_p = {
+        p: runs[np.isclose(runs["p_err"], p)] for p in sorted({float(x) for x in runs["p_err"]})
+    }
+    # Where the switch should engage and sent any copy: the share peaks where the estimate
+    # crosses the threshold.
+    engaged = {
+        p: share
+        for p, g in by_p.items()
+        if p >= _threshold_p_err() and (share := float(np.nanmean(_copied_share(g)))) > 0
+    }
+    text = []
+    if on:
+        level = (
+            "a lost ACK shows at the receiver only when no later cumulative ACK reaches the "
+            "sender first, so the estimate stays near the value of the gaps alone (about half of "
+            "p_err)"
+        )
+        if engaged:
+            peak = max(engaged, key=lambda p: engaged[p])
+            level += (
+                f" and crosses {THRESHOLD:g} only around the p_err where the share of ACKs sent "
+                f"with a copy peaks, {peak:g} ({engaged[peak]:.2f})"
+            )
+        else:
+            level += f" and does not reach {THRESHOLD:g} in these runs"
+        text.append(level)
+    silent = [p for p in on if by_p[p]["ack_copies_sent"].sum() == 0]
+    if silent:
+        segments = [float(by_p[p]["segments_sent"].mean()) for p in silent]
+        text.append(
+            f"at p_err {_list(silent)} no run sends a copy: the sender sends "
+            f"{min(segments):.0f}–{max(segments):.0f} segments per run (means), too few update "
+            f"windows for the moving average (gain 1/8 from p[0] = 0) to climb to {THRESHOLD:g}"
+        )
+    if off:
+        text.append(
+            "below the threshold, the copies come from single updates after a burst of losses"
+        )
+    return "; ".join(text)
 
 
 def _claims(r: Results) -> list[ClaimRow]:
@@ -387,7 +451,7 @@ def _claims(r: Results) -> list[ClaimRow]:
             None,
             d,
             detail=cell,
-            reason=_why(d, _KARN),
+            reason=_why(d, _karn_why(r.table, d)),
         )
     )
     cell, d = _claim_low(r.table, p_errs)
@@ -457,7 +521,7 @@ def _claims(r: Results) -> list[ClaimRow]:
                 d,
                 detail=cell,
                 digits=2,
-                reason=_why(d, _ADAPTIVE_WHY),
+                reason=_why(d, _adaptive_why(r.rows, d, variant)),
             )
         )
     cell, d, ours, why = _claim_estimator(r)

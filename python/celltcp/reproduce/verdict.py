@@ -1307,10 +1307,12 @@ def any_of(parts: Mapping[str, Decision] | Sequence[tuple[str, Decision]]) -> De
     return Decision(verdict, test, leaves[0].claimed, items)
 
 
-def shortfall(d: Decision, label: str = "") -> str:
+def shortfall(d: Decision, label: str = "", *, power: bool = True) -> str:
     """What the tests themselves say when a claim is not reproduced: the points that did not
     hold (``label`` before each, e.g. "p_err ") and, where a point was not significant with
-    less than :data:`POWER_TARGET` power, that power and the replications that would reach it.
+    less than :data:`POWER_TARGET` power, that power and the replications that would reach it
+    at that point (``power=False`` leaves these out, for a report whose verdict column, which
+    states the replications every point needs at once, is to be the only word on power).
     An empty string for a reproduced claim."""
     if d.verdict is Verdict.REPRODUCED:
         return ""
@@ -1321,16 +1323,17 @@ def shortfall(d: Decision, label: str = "") -> str:
     weak = [
         leaf.test
         for leaf in _leaves(d)
-        if leaf.verdict is Verdict.NOT_SIGNIFICANT
+        if power
+        and leaf.verdict is Verdict.NOT_SIGNIFICANT
         and math.isfinite(leaf.test.power)
         and leaf.test.power < POWER_TARGET
     ]
     if weak:
         low, high = min(t.power for t in weak), max(t.power for t in weak)
         need = max((t.n_for_power or 0) for t in weak)
-        power = f"{low:.2f}" if f"{low:.2f}" == f"{high:.2f}" else f"{low:.2f}–{high:.2f}"
+        span = f"{low:.2f}" if f"{low:.2f}" == f"{high:.2f}" else f"{low:.2f}–{high:.2f}"
         text.append(
-            f"power {power} at n = {min(min(t.n) for t in weak)}"
+            f"power {span} at n = {min(min(t.n) for t in weak)}"
             + (f", {100 * POWER_TARGET:.0f} % needs n = {need}" if need else "")
         )
     return "; ".join(text)

@@ -26,6 +26,11 @@ no key may be set by two blocks. Keys are dotted paths into the scenario, exactl
 mean the same as quoted ones. Each point's scenario is resolved by the core before anything runs
 (:func:`resolve_points`), so a misspelt key or a value without its unit is reported up front,
 naming the key and the point.
+
+The sweep file is read and parsed by the core, with the scenario file's guards (a regular file,
+bounded nesting, 64-bit integers); each point's parameters are set on a copy of the base
+scenario through the core's setter, the one ``--set`` uses, and the resolved scenario the
+workers run is written as TOML by the core.
 """
 
 from __future__ import annotations
@@ -40,17 +45,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Union
 
-import tomli_w
-
 from celltcp import _core
 from celltcp.errors import ScenarioError, scenario_error
-from celltcp.scenario import (
-    Scenario,
-    _check_storable,
-    parse_toml,
-    read_input_file,
-    toml_value,
-)
+from celltcp.scenario import Scenario, read_toml, toml_value
 from celltcp.sweep.metrics import DEFAULT_METRICS, MetricPattern, parse_patterns
 
 __all__ = [
@@ -112,8 +109,8 @@ class ResolvedPoint:
 
     Attributes:
         point: the point itself.
-        scenario: the resolved scenario (the core's echo: overrides applied, defaults filled in).
-        toml: that scenario as TOML text; this is what the workers run.
+        scenario: the resolved scenario (the core's echo: parameters set, defaults filled in).
+        toml: that scenario as TOML text, written by the core; this is what the workers run.
         key: hash of the resolved scenario and the celltcp version (see :func:`scenario_key`).
     """
 
@@ -251,7 +248,7 @@ def _flatten_lists(table: Mapping[str, Any], where: str, prefix: str = "") -> di
 def _is_value(v: Any) -> bool:
     try:
         toml_value(v)
-    except TypeError:
+    except ScenarioError:
         return False
     return True
 
@@ -429,10 +426,10 @@ def spec_from_dict(
     unknown = [k for k in data if k not in _TOP_LEVEL]
     if unknown:
         raise scenario_error(unknown[0], f"unknown key; expected one of: {', '.join(_TOP_LEVEL)}")
-    # Nested tables are flattened recursively below: bound the depth first.
-    for key, value in data.items():
-        if key != "scenario":  # a path, a Scenario or a table that Scenario checks itself
-            _check_storable(key, value, 1)
+    # Nested tables are flattened recursively below: the core bounds the depth (and refuses
+    # what a TOML file cannot hold) first. The scenario is a path, a Scenario or a table that
+    # Scenario checks itself.
+    _core.Document({k: v for k, v in data.items() if k != "scenario"})
     base = _parse_base(data, Path(base_dir), sweep_file)
     label = data.get("name", name)
     if not isinstance(label, str) or not label.strip():
@@ -476,16 +473,11 @@ def load_spec(spec: SpecLike) -> SweepSpec:
     if isinstance(spec, (str, os.PathLike)):
         path = Path(spec)
         try:
-            raw = read_input_file(path)
+            data = read_toml(path)
         except IsADirectoryError:
             raise scenario_error(str(path), "is a directory, not a sweep file") from None
         except OSError as e:
             raise scenario_error(str(path), f"cannot read: {e.strerror or e}") from None
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as e:
-            raise scenario_error(str(path), f"not UTF-8 text (byte {e.start})") from None
-        data = parse_toml(text, str(path))
         return spec_from_dict(data, base_dir=path.parent, name=path.stem, sweep_file=path)
     raise TypeError(f"expected a sweep file path, a dict or a SweepSpec, not {type(spec).__name__}")
 
@@ -523,10 +515,15 @@ def expand_points(spec: SweepSpec) -> list[Point]:
     return points
 
 
-def _overrides(spec: SweepSpec, point: Point) -> list[tuple[str, str]]:
-    pairs = [] if spec.seed is None else [("simulation.seed", str(spec.seed))]
-    pairs.extend((k, toml_value(v)) for k, v in point.parameters.items())
-    return pairs
+def point_scenario(spec: SweepSpec, point: Point) -> Scenario:
+    """The base scenario with the sweep's seed and the point's parameters set, in that order,
+    by the core's setter (the rules of ``--set``)."""
+    scenario = spec.base.copy()
+    if spec.seed is not None:
+        scenario.set("simulation.seed", spec.seed)
+    for key, value in point.parameters.items():
+        scenario.set(key, value)
+    return scenario
 
 
 def resolve_points(spec: SweepSpec, points: Sequence[Point] | None = None) -> list[ResolvedPoint]:
@@ -540,9 +537,10 @@ def resolve_points(spec: SweepSpec, points: Sequence[Point] | None = None) -> li
     resolved = []
     for point in points:
         try:
-            echo = spec.base.validate(_overrides(spec, point))
+            echo: dict[str, Any] = point_scenario(spec, point).validate()
         except ScenarioError as e:
             where = point.describe() if total > 1 or point.parameters else "the base scenario"
             raise scenario_error(e.key, f"{e.message} (in {where})") from None
-        resolved.append(ResolvedPoint(point, echo, tomli_w.dumps(echo), scenario_key(echo)))
+        toml = Scenario.from_dict(echo).to_toml()
+        resolved.append(ResolvedPoint(point, echo, toml, scenario_key(echo)))
     return resolved

@@ -10,7 +10,7 @@ use celltcp_net::packet::NodeId;
 use crate::channel::{ChannelError, FreeSpace, PathLossModel, Position};
 use crate::mac::{HarqConfig, HarqError, MacError, Weight};
 use crate::pdcp::{PdcpConfig, PdcpConfigError};
-use crate::phy::{BlerModel, Mcs, PhyError, N_PRB_MAX};
+use crate::phy::{BlerModel, CqiTable, Mcs, PhyError, N_PRB_MAX};
 use crate::rlc::{BufferLimit, RlcAmConfig, RlcConfigError, RlcSduRefused, RlcUmConfig};
 
 /// Another cell on the same carrier, seen by every UE of this cell as interference.
@@ -81,11 +81,18 @@ impl Default for UplinkConfig {
     }
 }
 
-/// Combining of HARQ retransmissions at the UE.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Combining of HARQ retransmissions at the UE; chase combining by default. A scenario file
+/// writes it as `"chase"` or `"none"`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema),
+    serde(rename_all = "snake_case")
+)]
 pub enum HarqCombining {
     /// Chase combining: the block is decoded on the sum of the linear SINRs of all its
     /// transmissions (maximum-ratio combining of identical copies).
+    #[default]
     Chase,
     /// No soft combining: every transmission is decoded on its own SINR, so a block fails after
     /// k transmissions with probability Π BLER_i (BLER^k at a fixed SINR).
@@ -139,7 +146,11 @@ pub struct LteCellConfig {
     pub pf_time_constant_tti: f64,
     pub harq: HarqConfig,
     pub harq_combining: HarqCombining,
-    /// BLER curves used both for the CQI (link adaptation) and for decoding.
+    /// The CQI table the UEs report against and the MCS table that goes with it (TS 36.213
+    /// §7.2.3, §7.1.7.1): Table 7.2.3-1 (up to 64QAM) by default, Table 7.2.3-2 for 256QAM.
+    pub cqi_table: CqiTable,
+    /// BLER curves used both for the CQI (link adaptation) and for decoding; of the MCSs of
+    /// `cqi_table`'s MCS table.
     pub bler: BlerModel,
     /// RLC of the downlink bearer of every UE (the eNB's transmitting side, the UE's receiving
     /// side); its buffer limit is the eNB's per-UE queue.
@@ -190,7 +201,8 @@ impl LteCellConfig {
             downlink_loss: BTreeMap::new(),
             pf_time_constant_tti: crate::mac::proportional_fair::DEFAULT_TIME_CONSTANT_TTI,
             harq: HarqConfig::default(),
-            harq_combining: HarqCombining::Chase,
+            harq_combining: HarqCombining::default(),
+            cqi_table: CqiTable::default(),
             bler: BlerModel::default(),
             rlc: RlcModeConfig::Am(default_rlc_am()),
             pdcp: PdcpConfig::default(),
@@ -279,6 +291,22 @@ impl LteCellConfig {
                 "true".into(),
                 "false with a path-loss model without a LOS condition (free space, log-distance)",
             );
+        }
+        if self.bler.cqi_table() != self.cqi_table {
+            return bad(
+                "bler",
+                format!("curves of CQI table {}", self.bler.cqi_table().name()),
+                "curves of the MCSs of cqi_table",
+            );
+        }
+        if let Some(mcs) = self.fixed_mcs {
+            if !self.cqi_table.has_mcs(mcs.get()) {
+                return bad(
+                    "fixed_mcs",
+                    mcs.to_string(),
+                    "an MCS of cqi_table's MCS table (0..=27 with Table 7.2.3-2)",
+                );
+            }
         }
         if self.cqi_period_tti == 0 {
             return bad("cqi_period_tti", "0".into(), "at least 1 TTI");

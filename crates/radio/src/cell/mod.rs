@@ -198,7 +198,7 @@ impl LteCell {
         by_node.sort_unstable();
         let n = ues.len();
         let mut cell = LteCell {
-            tbs: MonotoneTbs::new(cfg.n_prb)?,
+            tbs: MonotoneTbs::for_table(cfg.cqi_table, cfg.n_prb)?,
             trace: cfg.trace_series.then(CellTrace::default),
             cfg,
             ues: contexts,

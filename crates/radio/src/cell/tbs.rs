@@ -11,9 +11,10 @@
 //! sent is never larger than the specification allows on those PRBs.
 
 use crate::mac::TbsLookup;
-use crate::phy::{tbs_bits_for_mcs, Mcs, PhyError};
+use crate::phy::{CqiTable, Mcs, PhyError};
 
-/// Precomputed sizes for MCS 0..=28 and 1..=N_RB PRBs, bits.
+/// Precomputed sizes for the MCSs of one MCS table and 1..=N_RB PRBs, bits. An MCS beyond the
+/// table (28 of Table 7.1.7.1-1A) has 0 bits: no block can be built at it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MonotoneTbs {
     n_prb: u32,
@@ -22,15 +23,20 @@ pub struct MonotoneTbs {
 }
 
 impl MonotoneTbs {
-    /// The table for a carrier of `n_prb` PRBs (1..=110).
+    /// The table for a carrier of `n_prb` PRBs (1..=110) with Table 7.1.7.1-1.
     pub fn new(n_prb: u32) -> Result<Self, PhyError> {
+        Self::for_table(CqiTable::Table1, n_prb)
+    }
+
+    /// The table for a carrier of `n_prb` PRBs (1..=110) with the MCS table of `table`.
+    pub fn for_table(table: CqiTable, n_prb: u32) -> Result<Self, PhyError> {
         let per_mcs = n_prb as usize;
         let mut bits = vec![0u32; Mcs::all().len() * per_mcs];
-        for mcs in Mcs::all() {
+        for mcs in Mcs::all().filter(|m| table.has_mcs(m.get())) {
             let row = &mut bits[mcs.index() * per_mcs..][..per_mcs];
             let mut running_min = u32::MAX;
             for n in (1..=n_prb).rev() {
-                running_min = running_min.min(tbs_bits_for_mcs(mcs.get(), n)?);
+                running_min = running_min.min(table.tbs_bits(mcs.get(), n)?);
                 row[n as usize - 1] = running_min;
             }
         }
@@ -52,6 +58,7 @@ impl TbsLookup for MonotoneTbs {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::phy::tbs_bits_for_mcs;
 
     #[test]
     fn only_the_anomaly_changes_and_sizes_never_decrease() {

@@ -35,7 +35,7 @@ use celltcp_engine::SimTime;
 use celltcp_net::medium::MediumOutput;
 
 use crate::mac::{Allocation, TransportBlock, TxReport, UeState};
-use crate::phy::{mcs_for_cqi, Cqi, Mcs};
+use crate::phy::{Cqi, Mcs};
 
 use super::config::{HarqCombining, LteCellConfig};
 use super::ue::{TtiRecord, UeContext};
@@ -109,7 +109,7 @@ impl LteCell {
             ue.counters.sinr_sum_db += ue.sinr_db;
             ue.counters.sinr_samples += 1;
             let reported = ue.cqi.current();
-            let (wideband_cqi, mcs) = match (self.cfg.fixed_mcs, mcs_for_cqi(reported)) {
+            let (wideband_cqi, mcs) = match (self.cfg.fixed_mcs, self.amc.mcs_for_cqi(reported)) {
                 // Link adaptation bypassed: the UE is always eligible, at the fixed MCS.
                 (Some(m), _) => (reported.max(Cqi::MIN_IN_RANGE), m),
                 (None, Some(m)) => (reported, m),

@@ -10,13 +10,16 @@
 //!   decimals to which R1-081483 gives MCS efficiencies, so CQI c ≥ 1 maps to MCS 2(c − 1)
 //!   (CQI 1 → MCS 0, CQI 15 → MCS 28). Without the rounding CQI 3, 5, 6, 7, 9 and 14 would fall
 //!   one MCS lower only because 0.8770 < 0.88 and the like.
+//!   With the 256QAM CQI table (Table 7.2.3-2 and MCS Table 7.1.7.1-1A) the same rule gives
+//!   CQI 1 → MCS 0, 2 → 2, 3 → 4, 4 → 6, 5 → 8, 6 → 10, 7 → 11, then every other MCS up to CQI
+//!   15 → MCS 27 (256QAM, I_TBS 33).
 //! * Channel bandwidth → PRBs: TS 36.101 Table 5.6-1 (transmission bandwidth configuration).
 
 use celltcp_engine::RngStream;
 
 use super::bler::BlerModel;
 use super::index::{Cqi, Mcs};
-use super::tables::{tbs_bits_for_mcs, CQI_MAX};
+use super::tables::{tbs_bits_for_mcs, CqiTable, CQI_MAX};
 use super::{PhyError, TTIS_PER_SECOND};
 
 /// The MCS used for CQI `cqi`; `None` for CQI 0 (no transmission). Every CQI 1..=15 has one,
@@ -41,6 +44,33 @@ const MCS_OF_CQI: [Option<Mcs>; CQI_MAX as usize + 1] = {
     }
     table
 };
+
+/// The rule of the module documentation for the 256QAM tables, worked out; the test
+/// `cqi_maps_by_efficiency_in_both_tables` derives it again.
+const MCS_OF_CQI_256QAM: [Option<Mcs>; CQI_MAX as usize + 1] = {
+    const INDEX: [u8; CQI_MAX as usize] = [0, 2, 4, 6, 8, 10, 11, 13, 15, 17, 19, 21, 23, 25, 27];
+    let mut table = [None; CQI_MAX as usize + 1];
+    let mut cqi = 1;
+    while cqi <= CQI_MAX as usize {
+        table[cqi] = match Mcs::new(INDEX[cqi - 1]) {
+            Ok(mcs) => Some(mcs),
+            Err(_) => panic!("CQI 15 maps to MCS 27"),
+        };
+        cqi += 1;
+    }
+    table
+};
+
+impl CqiTable {
+    /// The MCS (of the table's MCS table) used for CQI `cqi` of this table; `None` for CQI 0.
+    #[inline]
+    pub fn mcs_for_cqi(self, cqi: Cqi) -> Option<Mcs> {
+        match self {
+            CqiTable::Table1 => MCS_OF_CQI[usize::from(cqi.get())],
+            CqiTable::Table2 => MCS_OF_CQI_256QAM[usize::from(cqi.get())],
+        }
+    }
+}
 
 /// Number of PRBs, N_RB, of an LTE channel bandwidth in MHz (TS 36.101 Table 5.6-1):
 /// 1.4 → 6, 3 → 15, 5 → 25, 10 → 50, 15 → 75, 20 → 100.
@@ -86,8 +116,9 @@ impl Default for Amc {
 impl Amc {
     pub fn new(bler: BlerModel) -> Self {
         let mut cqi_threshold_db = [f64::NEG_INFINITY; CQI_MAX as usize + 1];
+        let table = bler.cqi_table();
         for cqi in Cqi::in_range() {
-            if let Some(mcs) = mcs_for_cqi(cqi) {
+            if let Some(mcs) = table.mcs_for_cqi(cqi) {
                 cqi_threshold_db[usize::from(cqi.get())] = bler.sinr10_db(mcs);
             }
         }
@@ -119,7 +150,13 @@ impl Amc {
 
     /// The MCS chosen at `sinr_db` through the reported CQI; `None` when the CQI is 0.
     pub fn mcs_for_sinr(&self, sinr_db: f64) -> Option<Mcs> {
-        mcs_for_cqi(self.cqi_for_sinr(sinr_db))
+        self.mcs_for_cqi(self.cqi_for_sinr(sinr_db))
+    }
+
+    /// The MCS for CQI `cqi` in the CQI table of the curves.
+    #[inline]
+    pub fn mcs_for_cqi(&self, cqi: Cqi) -> Option<Mcs> {
+        self.bler.cqi_table().mcs_for_cqi(cqi)
     }
 
     /// Transmits one transport block of `n_prb` PRBs at `mcs` over a TTI at `sinr_db` (dB) and
@@ -132,7 +169,7 @@ impl Amc {
         sinr_db: f64,
         rng: &mut RngStream,
     ) -> Result<u32, PhyError> {
-        let tbs = tbs_bits_for_mcs(mcs.get(), n_prb)?;
+        let tbs = self.bler.cqi_table().tbs_bits(mcs.get(), n_prb)?;
         Ok(if self.bler.is_decoded(mcs, sinr_db, rng) {
             tbs
         } else {
@@ -265,5 +302,54 @@ mod tests {
             .sum();
         let ratio = bits as f64 / (ttis as f64 * f64::from(tbs));
         assert!((ratio - 0.9).abs() < 0.01, "{ratio}");
+    }
+
+    #[test]
+    fn cqi_maps_by_efficiency_in_both_tables() {
+        use crate::phy::tables::CQI_TABLE_256QAM;
+        for table in [CqiTable::Table1, CqiTable::Table2] {
+            let rows = table.cqi_rows();
+            let se = table.mcs_efficiencies();
+            assert_eq!(table.mcs_for_cqi(Cqi::OUT_OF_RANGE), None);
+            for c in Cqi::in_range() {
+                let e = rows[usize::from(c.get())].unwrap().efficiency;
+                let rounded = (e * 100.0).round() / 100.0;
+                let rule = se
+                    .iter()
+                    .rposition(|&s| s <= rounded + 1e-9)
+                    .map(|m| m as u8);
+                assert_eq!(
+                    table.mcs_for_cqi(c).map(Mcs::get),
+                    rule,
+                    "{table:?} CQI {c}"
+                );
+            }
+        }
+        // CQI 15 of Table 7.2.3-2 (256QAM, rate 948/1024) is served at 256QAM, I_TBS 33.
+        let top = CqiTable::Table2.mcs_for_cqi(Cqi::MAX).unwrap();
+        assert_eq!(top.get(), 27);
+        assert_eq!(CqiTable::Table2.mcs_to_itbs(top.get()), Ok((8, 33)));
+        assert_eq!(CQI_TABLE_256QAM[15].unwrap().modulation.order(), 8);
+        assert_eq!(CqiTable::Table1.mcs_for_cqi(Cqi::MAX), Some(Mcs::MAX));
+    }
+
+    #[test]
+    fn the_256qam_curves_rise_above_the_64qam_ones() {
+        let t2 = BlerModel::from_shannon_bound_for(
+            CqiTable::Table2,
+            crate::phy::bler::DEFAULT_SHANNON_ETA,
+            crate::phy::bler::DEFAULT_SNR_EFFICIENCY_DB,
+            1.0,
+        )
+        .unwrap();
+        let t1 = BlerModel::default();
+        // Shared transport formats keep their thresholds (Table 7.1.7.1-1A MCS 19 = MCS 26).
+        assert_eq!(t2.sinr10_db(mcs(19)), t1.sinr10_db(mcs(26)));
+        assert!(t2.sinr10_db(mcs(27)) > t1.sinr10_db(Mcs::MAX) + 7.0);
+        assert!((t2.sinr10_db(mcs(27)) - 30.7).abs() < 0.05);
+        let amc = Amc::new(t2);
+        assert_eq!(amc.cqi_for_sinr(t1.sinr10_db(Mcs::MAX) + 0.5), cqi(12));
+        assert_eq!(amc.cqi_for_sinr(40.0), Cqi::MAX);
+        assert_eq!(amc.mcs_for_sinr(40.0), Some(mcs(27)));
     }
 }

@@ -22,12 +22,21 @@
 //! fitted to LTE link adaptation ("LTE Capacity compared to the Shannon Bound", IEEE VTC
 //! 2007-Spring): spectral efficiency `SE = η · log2(1 + SINR / Γ)` with `η` = 0.75 and an SNR
 //! efficiency (implementation gap) `Γ` = 1.25, i.e. 0.97 dB. The MCS whose efficiency is
-//! `SE_m` (R1-081483, [`MCS_SPECTRAL_EFFICIENCY`]) is taken to reach its 10 % BLER point where
+//! `SE_m` (R1-081483, [`MCS_SPECTRAL_EFFICIENCY`](super::tables::MCS_SPECTRAL_EFFICIENCY)) is taken to reach its 10 % BLER point where
 //! the bound delivers `SE_m`:
 //!
 //! ```text
 //! s10[m] = Γ_dB + 10·log10(2^(SE_m / η) − 1)        (−7.3 dB for MCS 0 … 23.2 dB for MCS 28)
 //! ```
+//!
+//! The MCSs of the 256QAM table (TS 36.213 Table 7.1.7.1-1A, [`CqiTable::Table2`]) are
+//! placed by the same rule on their efficiencies (`tables::MCS_SPECTRAL_EFFICIENCY_256QAM`):
+//! its QPSK to 64QAM MCSs are transport formats of Table 7.1.7.1-1 and get their thresholds,
+//! and the 256QAM ones follow the bound up to 30.7 dB for I_MCS 27 (7.41 bit/RE). Mogensen
+//! et al. fitted the bound up to 64QAM; extending it to 256QAM assumes the same implementation
+//! gap, which suits an ideal receiver — link-level results for 256QAM (e.g. the Vienna LTE-A
+//! simulators) need a few dB more at the top MCSs, as EVM and channel estimation limit
+//! 256QAM; a link-level table (`BlerTable::parse_for`) replaces the curves where that matters.
 //!
 //! # Chase combining
 //!
@@ -44,7 +53,7 @@ use celltcp_engine::RngStream;
 
 use super::bler_table::{check_target, BlerTable};
 use super::index::Mcs;
-use super::tables::{MCS_COUNT, MCS_SPECTRAL_EFFICIENCY};
+use super::tables::{CqiTable, MCS_COUNT};
 use super::PhyError;
 
 /// BLER at which CQI is defined (TS 36.213 §7.2.3: the transport block "could be received with
@@ -70,6 +79,8 @@ pub const DEFAULT_DECADE_DB: f64 = 1.0;
 /// a curve while it runs.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BlerModel {
+    /// The CQI table whose MCS table the curves are of.
+    cqi_table: CqiTable,
     curves: Curves,
 }
 
@@ -79,7 +90,8 @@ pub struct BlerModel {
 #[derive(Clone, Debug, PartialEq)]
 enum Curves {
     Logistic {
-        /// SINR at BLER 10 % of each MCS, dB; strictly increasing.
+        /// SINR at BLER 10 % of each MCS, dB; strictly increasing over the MCSs of the table.
+        /// A 256QAM table has no MCS 28; its entry repeats MCS 27's, never selected.
         sinr10_db: [f64; MCS_COUNT],
         /// Logistic scale `w`, dB.
         width_db: f64,
@@ -113,6 +125,16 @@ impl BlerModel {
         snr_efficiency_db: f64,
         decade_db: f64,
     ) -> Result<Self, PhyError> {
+        Self::from_shannon_bound_for(CqiTable::Table1, eta, snr_efficiency_db, decade_db)
+    }
+
+    /// [`BlerModel::from_shannon_bound`] for the MCSs of `table`'s MCS table.
+    pub fn from_shannon_bound_for(
+        table: CqiTable,
+        eta: f64,
+        snr_efficiency_db: f64,
+        decade_db: f64,
+    ) -> Result<Self, PhyError> {
         if !(eta > 0.0 && eta <= 1.0) {
             return Err(PhyError::Param {
                 param: "eta",
@@ -128,16 +150,27 @@ impl BlerModel {
             });
         }
         let mut sinr10_db = [0.0; MCS_COUNT];
-        for (s, se) in sinr10_db.iter_mut().zip(MCS_SPECTRAL_EFFICIENCY) {
+        for (s, se) in sinr10_db.iter_mut().zip(table.mcs_efficiencies()) {
             *s = snr_efficiency_db + 10.0 * ((se / eta).exp2() - 1.0).log10();
         }
-        Self::from_thresholds(sinr10_db, decade_db)
+        Self::from_thresholds_for(table, sinr10_db, decade_db)
     }
 
     /// Thresholds given directly, for example read off published link-level curves:
     /// `sinr10_db[m]` is the SINR (dB) at which MCS m has BLER 10 %; they must be finite and
     /// strictly increasing with m. `decade_db` is the SINR step from BLER 10 % to 1 %, dB.
     pub fn from_thresholds(sinr10_db: [f64; MCS_COUNT], decade_db: f64) -> Result<Self, PhyError> {
+        Self::from_thresholds_for(CqiTable::Table1, sinr10_db, decade_db)
+    }
+
+    /// [`BlerModel::from_thresholds`] for the MCSs of `table`'s MCS table; entries beyond its
+    /// highest MCS are ignored.
+    pub fn from_thresholds_for(
+        table: CqiTable,
+        mut sinr10_db: [f64; MCS_COUNT],
+        decade_db: f64,
+    ) -> Result<Self, PhyError> {
+        let count = table.mcs_rows().len();
         if !(decade_db > 0.0 && decade_db.is_finite()) {
             return Err(PhyError::Param {
                 param: "decade_db",
@@ -145,7 +178,7 @@ impl BlerModel {
                 expected: "a positive, finite SINR step in dB",
             });
         }
-        for (m, s) in sinr10_db.iter().enumerate() {
+        for (m, s) in sinr10_db.iter().enumerate().take(count) {
             if !s.is_finite() || (m > 0 && *s <= sinr10_db[m - 1]) {
                 return Err(PhyError::Param {
                     param: "sinr10_db",
@@ -154,7 +187,10 @@ impl BlerModel {
                 });
             }
         }
+        let last = sinr10_db[count - 1];
+        sinr10_db[count..].fill(last);
         Ok(BlerModel {
+            cqi_table: table,
             curves: Curves::Logistic {
                 sinr10_db,
                 width_db: decade_db / 11f64.ln(),
@@ -167,8 +203,14 @@ impl BlerModel {
     /// the table checked when it was built.
     pub fn from_table(table: BlerTable) -> Self {
         BlerModel {
+            cqi_table: table.cqi_table(),
             curves: Curves::Table(table),
         }
+    }
+
+    /// The CQI table whose MCS table the curves are of.
+    pub fn cqi_table(&self) -> CqiTable {
+        self.cqi_table
     }
 
     /// The table behind this model; `None` for the logistic form.
@@ -198,6 +240,7 @@ impl BlerModel {
             Curves::Logistic { width_db, .. } => width_db * 11f64.ln(),
             Curves::Table(table) => {
                 let (sum, count) = Mcs::all()
+                    .filter(|m| self.cqi_table.has_mcs(m.get()))
                     .filter_map(|mcs| {
                         let s1 = table.curve_sinr_db_for_bler(mcs, 0.01);
                         s1.is_finite().then(|| s1 - table.sinr10_db(mcs))

@@ -51,7 +51,7 @@ use celltcp_net::text_lines::{quote, BoundedLines, LineError};
 
 use super::bler::BLER_TARGET;
 use super::index::Mcs;
-use super::tables::{MCS_COUNT, MCS_MAX};
+use super::tables::CqiTable;
 use super::PhyError;
 
 /// The header line the table must start with (after comments and blank lines).
@@ -99,10 +99,17 @@ pub enum BlerTableError {
         value: f64,
     },
     #[error(
-        "line {line}: mcs {mcs} is out of range; expected an MCS index in 0..=28 \
-         (TS 36.213 Table 7.1.7.1-1)"
+        "line {line}: mcs {mcs} is out of range; expected an MCS index in 0..={max} \
+         (TS 36.213 Table {name})",
+        max = table.mcs_max(),
+        name = table.mcs_table_name()
     )]
-    McsRange { line: usize, mcs: i64 },
+    McsRange {
+        line: usize,
+        mcs: i64,
+        /// The CQI table whose MCS table the table's `mcs` column indexes.
+        table: CqiTable,
+    },
     #[error("line {line}: bler {bler} is out of range; expected a block error rate in [0, 1]")]
     BlerRange { line: usize, bler: f64 },
     #[error(
@@ -287,12 +294,15 @@ struct Point {
     bler: f64,
 }
 
-/// Validated link-level BLER curves of the 29 PDSCH MCSs (see the module documentation for the
-/// format, the interpolation and the checks).
+/// Validated link-level BLER curves of the PDSCH MCSs of one MCS table: the 29 of TS 36.213
+/// Table 7.1.7.1-1, or the 28 of Table 7.1.7.1-1A with the 256QAM CQI table (see the module
+/// documentation for the format, the interpolation and the checks).
 #[derive(Clone, Debug, PartialEq)]
 pub struct BlerTable {
-    /// Curve of MCS m at index m: one per MCS, by construction.
-    curves: Box<[BlerCurve; MCS_COUNT]>,
+    /// The CQI table whose MCS table the `mcs` column indexes.
+    cqi_table: CqiTable,
+    /// Curve of MCS m at index m: one per MCS of the table, by construction.
+    curves: Box<[BlerCurve]>,
 }
 
 impl BlerTable {
@@ -302,13 +312,27 @@ impl BlerTable {
         Self::from_reader(text.as_bytes())
     }
 
+    /// [`BlerTable::parse`] for the MCSs of `table`'s MCS table.
+    pub fn parse_for(table: CqiTable, text: &str) -> Result<Self, BlerTableError> {
+        Self::from_reader_for(table, text.as_bytes())
+    }
+
     /// Reads, parses and validates a table from `reader` line by line (lines of at most
     /// [`celltcp_net::text_lines::MAX_LINE_BYTES`] bytes): only the line being parsed is held
     /// as text. Reports the first error found: line by line for the format, then curve by curve
     /// in MCS order, then missing MCSs, then the order of the 10 % points. The size of the
     /// whole stream is the caller's to bound.
     pub fn from_reader(reader: impl BufRead) -> Result<Self, BlerTableError> {
-        let mut points: Vec<Vec<Point>> = vec![Vec::new(); MCS_COUNT];
+        Self::from_reader_for(CqiTable::Table1, reader)
+    }
+
+    /// [`BlerTable::from_reader`] for the MCSs of `table`'s MCS table: the `mcs` column is an
+    /// I_MCS of that table (0..=27 of Table 7.1.7.1-1A with the 256QAM CQI table), and every
+    /// one of them needs a curve.
+    pub fn from_reader_for(table: CqiTable, reader: impl BufRead) -> Result<Self, BlerTableError> {
+        let mcs_count = table.mcs_rows().len();
+        let mcs_max = table.mcs_max();
+        let mut points: Vec<Vec<Point>> = vec![Vec::new(); mcs_count];
         let mut header_seen = false;
         let mut lines = BoundedLines::new(reader, LINE_FORM);
         while let Some(next) = lines.next_line() {
@@ -334,15 +358,15 @@ impl BlerTable {
                 header_seen = true;
                 continue;
             }
-            let (mcs, point) = parse_point(line, &fields)?;
+            let (mcs, point) = parse_point(table, line, &fields)?;
             points[usize::from(mcs)].push(point);
         }
         if points.iter().all(Vec::is_empty) {
             return Err(BlerTableError::Empty);
         }
-        let mut curves = Vec::with_capacity(MCS_COUNT);
+        let mut curves = Vec::with_capacity(mcs_count);
         let mut missing = Vec::new();
-        for (mcs, mut pts) in (0..=MCS_MAX).zip(points) {
+        for (mcs, mut pts) in (0..=mcs_max).zip(points) {
             if pts.is_empty() {
                 missing.push(mcs);
                 continue;
@@ -358,7 +382,7 @@ impl BlerTable {
         if !missing.is_empty() {
             return Err(BlerTableError::MissingMcs { mcs: missing });
         }
-        for (mcs, pair) in (1..=MCS_MAX).zip(curves.windows(2)) {
+        for (mcs, pair) in (1..=mcs_max).zip(curves.windows(2)) {
             let [(_, lower), (pts, curve)] = pair else {
                 continue;
             };
@@ -377,11 +401,10 @@ impl BlerTable {
                 });
             }
         }
-        let curves: Box<[BlerCurve]> = curves.into_iter().map(|(_, c)| c).collect();
+        // One curve per MCS of the table: missing MCSs were refused above.
         Ok(BlerTable {
-            curves: curves
-                .try_into()
-                .expect("one curve per MCS: missing MCSs were refused above"),
+            cqi_table: table,
+            curves: curves.into_iter().map(|(_, c)| c).collect(),
         })
     }
 
@@ -400,9 +423,18 @@ impl BlerTable {
         })
     }
 
+    /// The CQI table whose MCS table the curves are of.
+    pub fn cqi_table(&self) -> CqiTable {
+        self.cqi_table
+    }
+
+    /// The curve of `mcs`. An MCS beyond the table's (28 of a 256QAM table, which the cell
+    /// never selects: it checks its fixed MCS and maps CQIs within the table) reads the
+    /// highest MCS's curve rather than failing on the per-TTI path.
     #[inline]
     fn curve(&self, mcs: Mcs) -> &BlerCurve {
-        &self.curves[mcs.index()]
+        let last = self.curves.len() - 1;
+        &self.curves[mcs.index().min(last)]
     }
 
     /// BLER of MCS `mcs` at SINR `sinr_db` (dB), interpolated as in the module documentation;
@@ -469,7 +501,11 @@ pub(crate) fn check_target(bler: f64) -> Result<(), PhyError> {
 }
 
 /// Parses the three fields of data line `line`.
-fn parse_point(line: usize, fields: &[&str]) -> Result<(u8, Point), BlerTableError> {
+fn parse_point(
+    table: CqiTable,
+    line: usize,
+    fields: &[&str],
+) -> Result<(u8, Point), BlerTableError> {
     let [mcs, sinr_db, bler] = fields else {
         return Err(BlerTableError::Columns {
             line,
@@ -480,12 +516,15 @@ fn parse_point(line: usize, fields: &[&str]) -> Result<(u8, Point), BlerTableErr
         line,
         column: "mcs",
         value: quote(mcs),
-        expected: "an integer MCS index in 0..=28",
+        expected: match table {
+            CqiTable::Table1 => "an integer MCS index in 0..=28",
+            CqiTable::Table2 => "an integer MCS index in 0..=27",
+        },
     })?;
     let mcs = u8::try_from(mcs)
         .ok()
-        .filter(|&m| m <= MCS_MAX)
-        .ok_or(BlerTableError::McsRange { line, mcs })?;
+        .filter(|&m| table.has_mcs(m))
+        .ok_or(BlerTableError::McsRange { line, mcs, table })?;
     let sinr_db = parse_finite(line, "sinr_db", sinr_db, "an SINR in dB")?;
     let bler = parse_finite(line, "bler", bler, "a block error rate in [0, 1]")?;
     if !(0.0..=1.0).contains(&bler) {

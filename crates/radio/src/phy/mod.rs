@@ -4,7 +4,8 @@
 //!
 //! * [`tables`]: TS 36.213 Table 7.2.3-1 (4-bit CQI), Table 7.1.7.1-1 (MCS → modulation order
 //!   and TBS index, PDSCH) and Table 7.1.7.2.1-1 (transport block sizes for 1..110 PRBs), plus
-//!   the per-MCS spectral efficiencies of 3GPP R1-081483.
+//!   the per-MCS spectral efficiencies of 3GPP R1-081483; the 256QAM pair of Table 7.2.3-2 and
+//!   Table 7.1.7.1-1A, which [`CqiTable`] chooses.
 //! * [`bler`]: block error rate per MCS as a function of SINR (a logistic curve around a
 //!   per-MCS 10 % threshold calibrated on an attenuated Shannon bound), and HARQ chase
 //!   combining.
@@ -31,7 +32,7 @@ pub use bler_table::{BlerTable, BlerTableError, BLER_TABLE_HEADER};
 pub use index::{Cqi, Mcs};
 pub use tables::{
     cqi_efficiency, cqi_entry, mcs_spectral_efficiency, mcs_to_itbs, tbs_bits, tbs_bits_for_mcs,
-    CqiEntry, McsEntry, Modulation, CQI_MAX, MCS_MAX, N_PRB_MAX,
+    CqiEntry, CqiTable, McsEntry, Modulation, CQI_MAX, MCS_MAX, N_PRB_MAX,
 };
 
 /// Duration of one TTI (one subframe, TS 36.211 §4.1), nanoseconds.
@@ -56,10 +57,17 @@ pub enum PhyError {
     )]
     Mcs { mcs: u8 },
     #[error(
-        "i_tbs: {i_tbs} is out of range; expected a TBS index in 0..=26 \
+        "i_tbs: {i_tbs} is out of range; expected a TBS index in 0..=33 \
          (TS 36.213 Table 7.1.7.2.1-1)"
     )]
     Itbs { i_tbs: u8 },
+    #[error(
+        "mcs: {mcs} is out of range; expected an MCS index in 0..={max} of the MCS table of CQI \
+         table {name} (TS 36.213 §7.1.7.1)",
+        max = table.mcs_max(),
+        name = table.name()
+    )]
+    McsOfTable { mcs: u8, table: CqiTable },
     #[error("n_prb: {n_prb} is out of range; expected 1..=110 PRBs (TS 36.213 Table 7.1.7.2.1-1)")]
     PrbCount { n_prb: u32 },
     #[error(

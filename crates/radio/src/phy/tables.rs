@@ -5,42 +5,64 @@
 //! * Table 7.1.7.1-1, modulation and TBS index for PDSCH: I_MCS 0..=28 → (Q_m, I_TBS).
 //!   I_MCS 29..=31 only signal a modulation order for a retransmission, whose size is that of
 //!   the first transmission; they are rejected here.
-//! * Table 7.1.7.2.1-1, transport block sizes for one spatial layer, I_TBS 0..=26 and
-//!   N_PRB 1..=110.
+//! * Table 7.1.7.2.1-1, transport block sizes for one spatial layer, I_TBS 0..=33 and
+//!   N_PRB 1..=110 (I_TBS 27..=33 since Release 12, for 256QAM).
+//! * Table 7.2.3-2, the 4-bit CQI table with 256QAM, and Table 7.1.7.1-1A, the PDSCH MCS table
+//!   that goes with it (I_MCS 0..=27 → Q_m up to 8 and I_TBS up to 33): the pair a UE
+//!   configured with `altCQI-Table-r12` uses (TS 36.331 §6.3.2). [`CqiTable`] chooses between
+//!   the two pairs.
 //! * The spectral efficiency of each MCS from 3GPP R1-081483 ("Conveying MCS and TB size via
 //!   PDCCH", the "MCS Table" sheet of its TBS_support.xls), given there to two decimals. It is
 //!   not part of TS 36.213 but lines up with the CQI table: MCS 2(c−1) has the efficiency of
 //!   CQI c, rounded to two decimals.
 //!
-//! The TBS table was transcribed from two independent renderings of the specification table
+//! The TBS table's I_TBS 0..=26 were transcribed from two independent renderings of the specification table
 //! (one indexed by I_TBS, the other by N_PRB) that agree on all 2,970 entries except the one
 //! discussed at [`TBS_TABLE`]. Every entry also passes the structural check of the tests: with
 //! the 24-bit transport block CRC it segments into turbo code blocks of TS 36.212 Table
-//! 5.1.3-3 without filler bits, which is how the specification chose the sizes.
+//! 5.1.3-3 without filler bits, which is how the specification chose the sizes. I_TBS 27..=33
+//! come from a rendering generated from ETSI TS 136 213 V12.13.0, which agrees with the first
+//! transcription on every entry of I_TBS 0..=26; they pass the same check, and the tests pin
+//! values published elsewhere (the start of I_TBS 28 in the 256QAM TBS patent US 9,755,814
+//! whose table the specification adopted; 97 896 bits, the largest single-layer block of TS
+//! 36.306's 256QAM categories).
+//!
+//! The spectral efficiency of the 256QAM MCSs (I_MCS 20..=27 of Table 7.1.7.1-1A) is not in TS
+//! 36.213 either. They are taken from the same design points as NR's 256QAM MCS table (TS
+//! 38.214 Table 5.1.3.1-2, I_MCS 20..=27: code rates 682.5, 711, 754, 797, 841, 885, 916.5 and
+//! 948 per 1024 at Q_m = 8), to two decimals like R1-081483: I_MCS 20 has the efficiency of
+//! the 64QAM MCS with the same I_TBS, the odd ones 21..=27 those of CQI 12..=15 of Table
+//! 7.2.3-2, the even ones lie midway. I_MCS 0..=19 of Table 7.1.7.1-1A are transport formats of
+//! Table 7.1.7.1-1 (same Q_m and I_TBS) and keep their R1-081483 efficiencies.
 
 use super::PhyError;
 
 /// Highest CQI index (TS 36.213 Table 7.2.3-1).
 pub const CQI_MAX: u8 = 15;
 
-/// Highest I_MCS with its own transport block size (TS 36.213 Table 7.1.7.1-1).
+/// Highest I_MCS with its own transport block size in either MCS table (28 in TS 36.213 Table
+/// 7.1.7.1-1; Table 7.1.7.1-1A stops at 27).
 pub const MCS_MAX: u8 = 28;
 
 /// Number of MCS indices with a transport block size, 0..=28.
 pub const MCS_COUNT: usize = MCS_MAX as usize + 1;
 
-/// Number of TBS indices, 0..=26.
-pub const I_TBS_COUNT: usize = 27;
+/// Number of TBS indices, 0..=33.
+pub const I_TBS_COUNT: usize = 34;
+
+/// Number of MCS indices of Table 7.1.7.1-1A (256QAM), 0..=27.
+pub const MCS_COUNT_256QAM: usize = 28;
 
 /// Largest PRB allocation of the TBS table (and of a 20 MHz carrier with extension), PRBs.
 pub const N_PRB_MAX: u32 = 110;
 
-/// A PDSCH modulation of Release 8 (no 256QAM table).
+/// A PDSCH modulation (256QAM only with [`CqiTable::Table2`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Modulation {
     Qpsk,
     Qam16,
     Qam64,
+    Qam256,
 }
 
 impl Modulation {
@@ -50,6 +72,7 @@ impl Modulation {
             Modulation::Qpsk => 2,
             Modulation::Qam16 => 4,
             Modulation::Qam64 => 6,
+            Modulation::Qam256 => 8,
         }
     }
 }
@@ -92,6 +115,30 @@ pub const CQI_TABLE: [Option<CqiEntry>; CQI_MAX as usize + 1] = {
         cqi(Qam64, 772, 4.5234),
         cqi(Qam64, 873, 5.1152),
         cqi(Qam64, 948, 5.5547),
+    ]
+};
+
+/// TS 36.213 Table 7.2.3-2 (4-bit CQI table with 256QAM), indexed by CQI; index 0 is "out of
+/// range".
+pub const CQI_TABLE_256QAM: [Option<CqiEntry>; CQI_MAX as usize + 1] = {
+    use Modulation::*;
+    [
+        None,
+        cqi(Qpsk, 78, 0.1523),
+        cqi(Qpsk, 193, 0.3770),
+        cqi(Qpsk, 449, 0.8770),
+        cqi(Qam16, 378, 1.4766),
+        cqi(Qam16, 490, 1.9141),
+        cqi(Qam16, 616, 2.4063),
+        cqi(Qam64, 466, 2.7305),
+        cqi(Qam64, 567, 3.3223),
+        cqi(Qam64, 666, 3.9023),
+        cqi(Qam64, 772, 4.5234),
+        cqi(Qam64, 873, 5.1152),
+        cqi(Qam256, 711, 5.5547),
+        cqi(Qam256, 797, 6.2266),
+        cqi(Qam256, 885, 6.9141),
+        cqi(Qam256, 948, 7.4063),
     ]
 };
 
@@ -143,6 +190,51 @@ pub const MCS_TABLE: [McsEntry; MCS_COUNT] = [
     mcs(6, 24),
     mcs(6, 25),
     mcs(6, 26),
+];
+
+/// TS 36.213 Table 7.1.7.1-1A (the MCS table of a UE with the 256QAM CQI table), indexed by
+/// I_MCS 0..=27; 28..=31 only signal a modulation order for a retransmission. No TBS index
+/// repeats; I_TBS 26 is skipped.
+pub const MCS_TABLE_256QAM: [McsEntry; MCS_COUNT_256QAM] = [
+    mcs(2, 0),
+    mcs(2, 2),
+    mcs(2, 4),
+    mcs(2, 6),
+    mcs(2, 8),
+    mcs(4, 10),
+    mcs(4, 11),
+    mcs(4, 12),
+    mcs(4, 13),
+    mcs(4, 14),
+    mcs(4, 15),
+    mcs(6, 16),
+    mcs(6, 17),
+    mcs(6, 18),
+    mcs(6, 19),
+    mcs(6, 20),
+    mcs(6, 21),
+    mcs(6, 22),
+    mcs(6, 23),
+    mcs(6, 24),
+    mcs(8, 25),
+    mcs(8, 27),
+    mcs(8, 28),
+    mcs(8, 29),
+    mcs(8, 30),
+    mcs(8, 31),
+    mcs(8, 32),
+    mcs(8, 33),
+];
+
+/// Spectral efficiency of I_MCS 0..=27 of Table 7.1.7.1-1A, information bits per resource
+/// element, two decimals (module documentation): 0..=19 those of the equal transport formats of
+/// [`MCS_SPECTRAL_EFFICIENCY`] (Table 7.1.7.1-1 I_MCS 0, 2, 4, 6, 8, 11..=16, 18..=26), 20..=27
+/// Q_m × code rate of TS 38.214 Table 5.1.3.1-2 I_MCS 20..=27.
+pub const MCS_SPECTRAL_EFFICIENCY_256QAM: [f64; MCS_COUNT_256QAM] = [
+    0.15, 0.23, 0.38, 0.60, 0.88, // MCS 0..=4, QPSK
+    1.33, 1.48, 1.70, 1.91, 2.16, 2.41, // 5..=10, 16QAM
+    2.73, 3.03, 3.32, 3.61, 3.90, 4.21, 4.52, 4.82, 5.12, // 11..=19, 64QAM
+    5.33, 5.55, 5.89, 6.23, 6.57, 6.91, 7.16, 7.41, // 20..=27, 256QAM
 ];
 
 /// Spectral efficiency of I_MCS 0..=28, information bits per resource element, from 3GPP
@@ -540,7 +632,191 @@ pub const TBS_TABLE: [[u32; N_PRB_MAX as usize]; I_TBS_COUNT] = [
         66592, 68808, 68808, 68808, 71112, 71112, 71112, 73712, 73712, 75376,
         75376, 75376, 75376, 75376, 75376, 75376, 75376, 75376, 75376, 75376,
     ],
+    // I_TBS 27
+    [
+        648, 1320, 1992, 2664, 3368, 4008, 4584, 5352, 5992, 6712,
+        7224, 7992, 8504, 9144, 9912, 10680, 11448, 11832, 12576, 12960,
+        14112, 14688, 15264, 15840, 16416, 16992, 17568, 18336, 19080, 19848,
+        20616, 21384, 22152, 22920, 22920, 23688, 24496, 25456, 25456, 26416,
+        27376, 27376, 28336, 29296, 29296, 30576, 31704, 31704, 32856, 32856,
+        34008, 34008, 35160, 35160, 36696, 36696, 37888, 37888, 39232, 39232,
+        40576, 40576, 42368, 42368, 43816, 43816, 43816, 45352, 45352, 46888,
+        46888, 46888, 48936, 48936, 48936, 51024, 51024, 51024, 52752, 52752,
+        52752, 55056, 55056, 55056, 57336, 57336, 57336, 59256, 59256, 59256,
+        59256, 61664, 61664, 61664, 63776, 63776, 63776, 63776, 66592, 66592,
+        66592, 66592, 68808, 68808, 68808, 71112, 71112, 71112, 71112, 73712,
+    ],
+    // I_TBS 28
+    [
+        680, 1384, 2088, 2792, 3496, 4264, 4968, 5544, 6200, 6968,
+        7736, 8504, 9144, 9912, 10680, 11064, 11832, 12576, 13536, 14112,
+        14688, 15264, 16416, 16992, 17568, 18336, 19080, 19848, 20616, 21384,
+        22152, 22152, 22920, 23688, 24496, 25456, 26416, 26416, 27376, 28336,
+        29296, 29296, 30576, 30576, 31704, 32856, 32856, 34008, 34008, 35160,
+        35160, 36696, 36696, 37888, 39232, 39232, 40576, 40576, 42368, 42368,
+        42368, 43816, 43816, 45352, 45352, 46888, 46888, 46888, 48936, 48936,
+        48936, 51024, 51024, 52752, 52752, 52752, 55056, 55056, 55056, 57336,
+        57336, 57336, 59256, 59256, 59256, 61664, 61664, 61664, 61664, 63776,
+        63776, 63776, 66592, 66592, 66592, 66592, 68808, 68808, 68808, 71112,
+        71112, 71112, 73712, 73712, 73712, 75376, 75376, 76208, 76208, 76208,
+    ],
+    // I_TBS 29
+    [
+        712, 1480, 2216, 2984, 3752, 4392, 5160, 5992, 6712, 7480,
+        8248, 8760, 9528, 10296, 11064, 11832, 12576, 13536, 14112, 14688,
+        15840, 16416, 16992, 17568, 18336, 19080, 19848, 20616, 21384, 22152,
+        22920, 23688, 24496, 25456, 26416, 26416, 27376, 28336, 29296, 29296,
+        30576, 31704, 31704, 32856, 34008, 34008, 35160, 35160, 36696, 36696,
+        37888, 39232, 39232, 40576, 40576, 42368, 42368, 43816, 43816, 45352,
+        45352, 45352, 46888, 46888, 48936, 48936, 48936, 51024, 51024, 52752,
+        52752, 52752, 55056, 55056, 55056, 57336, 57336, 57336, 59256, 59256,
+        59256, 61664, 61664, 61664, 63776, 63776, 63776, 66592, 66592, 66592,
+        66592, 68808, 68808, 68808, 71112, 71112, 71112, 73712, 73712, 73712,
+        75376, 76208, 76208, 76208, 78704, 78704, 78704, 81176, 81176, 81176,
+    ],
+    // I_TBS 30
+    [
+        776, 1544, 2344, 3112, 3880, 4776, 5544, 6200, 6968, 7736,
+        8504, 9528, 10296, 11064, 11832, 12576, 13536, 14112, 14688, 15840,
+        16416, 16992, 18336, 19080, 19848, 20616, 21384, 22152, 22920, 23688,
+        24496, 25456, 25456, 26416, 27376, 28336, 29296, 29296, 30576, 31704,
+        31704, 32856, 34008, 34008, 35160, 36696, 36696, 37888, 37888, 39232,
+        40576, 40576, 42368, 42368, 43816, 43816, 45352, 45352, 46888, 46888,
+        46888, 48936, 48936, 51024, 51024, 51024, 52752, 52752, 55056, 55056,
+        55056, 57336, 57336, 57336, 59256, 59256, 59256, 61664, 61664, 63776,
+        63776, 63776, 63776, 66592, 66592, 66592, 68808, 68808, 68808, 71112,
+        71112, 71112, 73712, 73712, 75376, 75376, 76208, 76208, 78704, 78704,
+        78704, 81176, 81176, 81176, 81176, 84760, 84760, 84760, 84760, 87936,
+    ],
+    // I_TBS 31
+    [
+        808, 1608, 2472, 3240, 4136, 4968, 5736, 6456, 7480, 8248,
+        9144, 9912, 10680, 11448, 12216, 12960, 14112, 14688, 15840, 16416,
+        17568, 18336, 19080, 19848, 20616, 21384, 22152, 22920, 23688, 24496,
+        25456, 26416, 27376, 28336, 29296, 29296, 30576, 31704, 31704, 32856,
+        34008, 35160, 35160, 36696, 36696, 37888, 39232, 39232, 40576, 40576,
+        42368, 42368, 43816, 45352, 45352, 46888, 46888, 46888, 48936, 48936,
+        51024, 51024, 52752, 52752, 52752, 55056, 55056, 55056, 57336, 57336,
+        59256, 59256, 59256, 61664, 61664, 63776, 63776, 63776, 66592, 66592,
+        66592, 68808, 68808, 68808, 71112, 71112, 71112, 73712, 73712, 73712,
+        75376, 76208, 76208, 78704, 78704, 78704, 81176, 81176, 81176, 81176,
+        84760, 84760, 84760, 84760, 87936, 87936, 87936, 87936, 90816, 90816,
+    ],
+    // I_TBS 32
+    [
+        840, 1672, 2536, 3368, 4264, 5160, 5992, 6712, 7736, 8504,
+        9528, 10296, 11064, 11832, 12960, 13536, 14688, 15264, 16416, 16992,
+        17568, 19080, 19848, 20616, 21384, 22152, 22920, 23688, 24496, 25456,
+        26416, 27376, 28336, 29296, 29296, 30576, 31704, 32856, 32856, 34008,
+        35160, 35160, 36696, 37888, 37888, 39232, 40576, 40576, 42368, 42368,
+        43816, 43816, 45352, 46888, 46888, 46888, 48936, 48936, 51024, 51024,
+        52752, 52752, 52752, 55056, 55056, 57336, 57336, 57336, 59256, 59256,
+        61664, 61664, 61664, 63776, 63776, 63776, 66592, 66592, 66592, 68808,
+        68808, 71112, 71112, 71112, 73712, 73712, 73712, 75376, 76208, 76208,
+        78704, 78704, 78704, 81176, 81176, 81176, 84760, 84760, 84760, 84760,
+        87936, 87936, 87936, 87936, 90816, 90816, 90816, 93800, 93800, 93800,
+    ],
+    // I_TBS 33
+    [
+        968, 1992, 2984, 4008, 4968, 5992, 6968, 7992, 8760, 9912,
+        10680, 11832, 12960, 13536, 14688, 15840, 16992, 17568, 19080, 19848,
+        20616, 21384, 22920, 23688, 24496, 25456, 26416, 27376, 28336, 29296,
+        30576, 31704, 32856, 34008, 35160, 35160, 36696, 37888, 39232, 39232,
+        40576, 40576, 42368, 43816, 43816, 45352, 46888, 46888, 48936, 48936,
+        51024, 51024, 52752, 52752, 55056, 55056, 57336, 57336, 59256, 59256,
+        59256, 61664, 61664, 63776, 63776, 63776, 66592, 66592, 68808, 68808,
+        71112, 71112, 71112, 73712, 75376, 76208, 76208, 76208, 78704, 78704,
+        81176, 81176, 81176, 81176, 84760, 84760, 84760, 87936, 87936, 87936,
+        90816, 90816, 90816, 93800, 93800, 93800, 93800, 97896, 97896, 97896,
+        97896, 97896, 97896, 97896, 97896, 97896, 97896, 97896, 97896, 97896,
+    ],
 ];
+
+/// Which CQI table the UE reports against, and with it which PDSCH MCS table the eNB signals
+/// (TS 36.213 §7.1.7.1 and §7.2.3): Table 7.2.3-1 with Table 7.1.7.1-1 (the default, up to
+/// 64QAM), or Table 7.2.3-2 with Table 7.1.7.1-1A (up to 256QAM; a UE configured with
+/// `altCQI-Table-r12`, TS 36.331 §6.3.2). A scenario file writes `"7.2.3-1"` or `"7.2.3-2"`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)
+)]
+pub enum CqiTable {
+    /// TS 36.213 Table 7.2.3-1 and MCS Table 7.1.7.1-1: QPSK to 64QAM, I_MCS 0 to 28.
+    #[default]
+    #[cfg_attr(feature = "serde", serde(rename = "7.2.3-1"))]
+    Table1,
+    /// TS 36.213 Table 7.2.3-2 and MCS Table 7.1.7.1-1A: QPSK to 256QAM, I_MCS 0 to 27.
+    #[cfg_attr(feature = "serde", serde(rename = "7.2.3-2"))]
+    Table2,
+}
+
+impl CqiTable {
+    /// The table's name in TS 36.213 (`"7.2.3-1"`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            CqiTable::Table1 => "7.2.3-1",
+            CqiTable::Table2 => "7.2.3-2",
+        }
+    }
+
+    /// The name in TS 36.213 of the MCS table that goes with it (`"7.1.7.1-1"`).
+    pub const fn mcs_table_name(self) -> &'static str {
+        match self {
+            CqiTable::Table1 => "7.1.7.1-1",
+            CqiTable::Table2 => "7.1.7.1-1A",
+        }
+    }
+
+    /// The CQI rows, indexed by CQI 0..=15.
+    pub const fn cqi_rows(self) -> &'static [Option<CqiEntry>; CQI_MAX as usize + 1] {
+        match self {
+            CqiTable::Table1 => &CQI_TABLE,
+            CqiTable::Table2 => &CQI_TABLE_256QAM,
+        }
+    }
+
+    /// The rows of the MCS table that goes with the CQI table, indexed by I_MCS.
+    pub const fn mcs_rows(self) -> &'static [McsEntry] {
+        match self {
+            CqiTable::Table1 => &MCS_TABLE,
+            CqiTable::Table2 => &MCS_TABLE_256QAM,
+        }
+    }
+
+    /// Spectral efficiency of each MCS of the table, indexed by I_MCS.
+    pub const fn mcs_efficiencies(self) -> &'static [f64] {
+        match self {
+            CqiTable::Table1 => &MCS_SPECTRAL_EFFICIENCY,
+            CqiTable::Table2 => &MCS_SPECTRAL_EFFICIENCY_256QAM,
+        }
+    }
+
+    /// The highest I_MCS with its own transport block size: 28, or 27 with Table 7.2.3-2.
+    pub const fn mcs_max(self) -> u8 {
+        self.mcs_rows().len() as u8 - 1
+    }
+
+    /// Whether I_MCS `mcs` has a transport block size in this table's MCS table.
+    pub const fn has_mcs(self, mcs: u8) -> bool {
+        mcs <= self.mcs_max()
+    }
+
+    /// `(Q_m, I_TBS)` of I_MCS `mcs` in this table's MCS table.
+    pub fn mcs_to_itbs(self, mcs: u8) -> Result<(u8, u8), PhyError> {
+        let e = self
+            .mcs_rows()
+            .get(usize::from(mcs))
+            .ok_or(PhyError::McsOfTable { mcs, table: self })?;
+        Ok((e.modulation_order, e.i_tbs))
+    }
+
+    /// Transport block size of I_MCS `mcs` of this table over `n_prb` PRBs, bits.
+    pub fn tbs_bits(self, mcs: u8, n_prb: u32) -> Result<u32, PhyError> {
+        let (_, i_tbs) = self.mcs_to_itbs(mcs)?;
+        tbs_bits(i_tbs, n_prb)
+    }
+}
 
 /// The CQI table row of `cqi`; `None` for CQI 0 ("out of range": no transmission possible).
 pub fn cqi_entry(cqi: u8) -> Result<Option<CqiEntry>, PhyError> {
@@ -608,7 +884,7 @@ mod tests {
 
     #[test]
     fn tbs_rejects_out_of_range() {
-        assert_eq!(tbs_bits(27, 1), Err(PhyError::Itbs { i_tbs: 27 }));
+        assert_eq!(tbs_bits(34, 1), Err(PhyError::Itbs { i_tbs: 34 }));
         assert_eq!(tbs_bits(0, 0), Err(PhyError::PrbCount { n_prb: 0 }));
         assert_eq!(tbs_bits(0, 111), Err(PhyError::PrbCount { n_prb: 111 }));
         assert_eq!(tbs_bits_for_mcs(29, 10), Err(PhyError::Mcs { mcs: 29 }));
@@ -632,17 +908,21 @@ mod tests {
             }
             assert!(row[109] > row[0], "I_TBS {i} does not grow with PRBs");
         }
+        // Along each MCS table's TBS indices: 0..=26 for Table 7.1.7.1-1, then 25 → 27..=33
+        // for Table 7.1.7.1-1A (I_TBS 27 lies below 26, which the 256QAM table skips).
+        let sequence: Vec<u8> = (0..=26).chain(27..=33).collect();
         for n in 0..N_PRB_MAX {
-            let column: Vec<u32> = (0..I_TBS_COUNT as u8)
-                .map(|i| tbs_bits(i, n + 1).unwrap())
-                .collect();
-            for i in 1..I_TBS_COUNT {
-                if (i, n) == (7, 0) {
+            for w in sequence.windows(2) {
+                let (a, b) = (w[0], w[1]);
+                let a = if b == 27 { 25 } else { a };
+                if (b, n) == (7, 0) {
                     continue; // 328 → 104 at N_PRB 1
                 }
-                assert!(column[i] >= column[i - 1], "N_PRB {}: I_TBS {i}", n + 1);
+                let (ta, tb) = (tbs_bits(a, n + 1).unwrap(), tbs_bits(b, n + 1).unwrap());
+                assert!(tb >= ta, "N_PRB {}: I_TBS {a} → {b}", n + 1);
             }
-            assert!(column[26] > column[0]);
+            assert!(tbs_bits(26, n + 1).unwrap() > tbs_bits(0, n + 1).unwrap());
+            assert!(tbs_bits(33, n + 1).unwrap() > tbs_bits(27, n + 1).unwrap());
         }
     }
 
@@ -728,6 +1008,88 @@ mod tests {
                 (MCS_SPECTRAL_EFFICIENCY[m] - e.efficiency).abs() < 0.005,
                 "CQI {c}"
             );
+        }
+    }
+
+    #[test]
+    fn tbs_of_the_256qam_indices_match_published_values() {
+        // US 9,755,814 (the 256QAM TBS table of TS 36.213 Rel-12), I_TBS 28, N_PRB 1..=7.
+        let published = [680, 1384, 2088, 2792, 3496, 4264, 4968];
+        for (n, bits) in (1..).zip(published) {
+            assert_eq!(tbs_bits(28, n), Ok(bits), "I_TBS 28, N_PRB {n}");
+        }
+        // TS 36.306: 97 896 bits, the most one layer carries in a TTI with 256QAM; 75 376
+        // without. Both are the tables' last entries of a 20 MHz (100 PRB) carrier.
+        assert_eq!(tbs_bits(33, 100), Ok(97896));
+        assert_eq!(tbs_bits(33, 110), Ok(97896));
+        assert_eq!(tbs_bits(26, 100), Ok(75376));
+        assert_eq!(tbs_bits(27, 1), Ok(648));
+        assert_eq!(tbs_bits(33, 1), Ok(968));
+        assert_eq!(tbs_bits(30, 50), Ok(39232));
+        assert_eq!(tbs_bits(32, 110), Ok(93800));
+    }
+
+    #[test]
+    fn the_256qam_mcs_table() {
+        let t = CqiTable::Table2;
+        assert_eq!(t.mcs_max(), 27);
+        assert_eq!(CqiTable::Table1.mcs_max(), MCS_MAX);
+        assert_eq!(t.mcs_to_itbs(0), Ok((2, 0)));
+        assert_eq!(t.mcs_to_itbs(4), Ok((2, 8)));
+        assert_eq!(t.mcs_to_itbs(5), Ok((4, 10)));
+        assert_eq!(t.mcs_to_itbs(11), Ok((6, 16)));
+        assert_eq!(t.mcs_to_itbs(19), Ok((6, 24)));
+        assert_eq!(t.mcs_to_itbs(20), Ok((8, 25)));
+        assert_eq!(t.mcs_to_itbs(21), Ok((8, 27)));
+        assert_eq!(t.mcs_to_itbs(27), Ok((8, 33)));
+        assert_eq!(
+            t.mcs_to_itbs(28),
+            Err(PhyError::McsOfTable { mcs: 28, table: t })
+        );
+        assert_eq!(t.tbs_bits(27, 100), Ok(97896));
+        assert_eq!(CqiTable::Table1.tbs_bits(28, 100), Ok(75376));
+        // I_MCS 0..=19 are transport formats of Table 7.1.7.1-1 and carry their efficiencies.
+        for (m, e) in MCS_TABLE_256QAM.iter().enumerate() {
+            let se = MCS_SPECTRAL_EFFICIENCY_256QAM[m];
+            if m > 0 {
+                assert!(se > MCS_SPECTRAL_EFFICIENCY_256QAM[m - 1], "MCS {m}");
+            }
+            if e.modulation_order <= 6 {
+                let same = MCS_TABLE
+                    .iter()
+                    .position(|x| x == e)
+                    .expect("a 64QAM format");
+                assert_eq!(se, MCS_SPECTRAL_EFFICIENCY[same], "MCS {m}");
+            }
+        }
+        // 20..=27: 8 × code rate of TS 38.214 Table 5.1.3.1-2, to two decimals.
+        let rates = [682.5, 711.0, 754.0, 797.0, 841.0, 885.0, 916.5, 948.0];
+        for (m, r) in (20..).zip(rates) {
+            let se: f64 = 8.0 * r / 1024.0;
+            let two = (se * 100.0).round() / 100.0;
+            assert!(
+                (MCS_SPECTRAL_EFFICIENCY_256QAM[m] - two).abs() < 1e-9,
+                "MCS {m}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_256qam_cqi_table_is_order_times_code_rate() {
+        for c in 1..=CQI_MAX {
+            let e = CQI_TABLE_256QAM[usize::from(c)].unwrap();
+            let exact = f64::from(e.modulation.order()) * f64::from(e.code_rate_x1024) / 1024.0;
+            assert!((e.efficiency - exact).abs() < 5e-5, "CQI {c}");
+        }
+        let top = CQI_TABLE_256QAM[15].unwrap();
+        assert_eq!(
+            (top.modulation, top.code_rate_x1024),
+            (Modulation::Qam256, 948)
+        );
+        // CQI 1..=11 of Table 7.2.3-2 are CQI 1, 3, 5, 7..=15 of Table 7.2.3-1 less CQI 2, 4, 6.
+        let shared = [1, 3, 5, 7, 8, 9, 10, 11, 12, 13, 14];
+        for (c2, c1) in (1..).zip(shared) {
+            assert_eq!(CQI_TABLE_256QAM[c2], CQI_TABLE[c1], "CQI {c2} / {c1}");
         }
     }
 }

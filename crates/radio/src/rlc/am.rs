@@ -16,16 +16,38 @@ use super::header::HeaderModel;
 use super::{BufferLimit, BufferStatus, PduMode, RlcConfigError, RlcSdu, RlcSduRefused};
 
 /// What the transmitting side does when an AMD PDU's RETX_COUNT reaches maxRetxThreshold.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The default is LTE's: radio link failure (36.322 §5.2.1). A scenario file writes it as
+/// `"rlf"` or `"discard"`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema),
+    schemars(
+        description = "What RLC AM does when a PDU reached its maximum number of retransmissions."
+    )
+)]
 pub enum MaxRetxAction {
     /// WCDMA-style SDU discard (25.322 §11.6, the MaxDAT rule): discard the AMD PDU, every
     /// unacknowledged PDU below it and the SDUs they carry, and move the peer's receiving window
     /// past them with an MRW. No radio link failure is indicated
     /// ([`RlcAmTx::max_retx_reached`] stays false); the discards are counted.
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "discard"),
+        schemars(
+            description = "Discard the PDU's SDUs and move the window on (WCDMA's MaxDAT behaviour)."
+        )
+    )]
     Discard,
     /// LTE (36.322 §5.2.1): indicate to upper layers that max retransmission has been reached —
     /// RRC then declares radio link failure (36.331 §5.3.11.3). The entity latches
     /// [`RlcAmTx::max_retx_reached`] and keeps retransmitting until it is re-established.
+    #[default]
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "rlf"),
+        schemars(description = "Indicate a radio link failure (LTE, TS 36.322 §5.2.1).")
+    )]
     RadioLinkFailure,
 }
 

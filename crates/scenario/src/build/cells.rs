@@ -5,23 +5,17 @@ use std::collections::BTreeMap;
 
 use celltcp_net::loss::{AnyLossModel, GeConfig};
 use celltcp_net::packet::NodeId;
-use celltcp_net::queue::QueueLimit;
 use celltcp_net::world::WorldBuilder;
-use celltcp_radio::cell::{
-    default_rlc_am, CellCapture, HarqCombining, Interferer, LteCell, LteCellConfig, RlcModeConfig,
-    UeConfig, UplinkConfig,
-};
+use celltcp_radio::cell::{CellCapture, Interferer, LteCell, LteCellConfig, UeConfig};
 use celltcp_radio::channel::{
     ChannelError, FreeSpace, LogDistance, LosCondition, PathLossModel, Position, UrbanMacro,
     UrbanMicro,
 };
-use celltcp_radio::pdcp::PdcpConfig;
 use celltcp_radio::phy::bler::{DEFAULT_SHANNON_ETA, DEFAULT_SNR_EFFICIENCY_DB};
 use celltcp_radio::phy::{prbs_for_bandwidth, BlerModel, BlerTable};
-use celltcp_radio::rlc::{BufferLimit, MaxRetxAction, RlcAmConfig, RlcUmConfig};
 
 use super::CaptureRequest;
-use crate::config::cells::{CellSpec, HarqCombiningKind, OnMaxRetx, PathLossKind, RlcMode};
+use crate::config::cells::{CellSpec, PathLossKind};
 use crate::config::loss::LossSpec;
 use crate::error::ScenarioError;
 use crate::run::RunError;
@@ -112,31 +106,6 @@ pub(super) fn lte_cell_config(
                 .map_err(|e| channel("carrier_ghz", e))?,
         ),
     };
-    let buffer = match c.rlc_buffer {
-        QueueLimit::Packets(n) => BufferLimit::Sdus(n as usize),
-        QueueLimit::Bytes(b) => BufferLimit::Bytes(b),
-    };
-    let rlc = match f.rlc.mode {
-        RlcMode::Am => RlcModeConfig::Am(RlcAmConfig {
-            max_retx_threshold: Some(f.rlc.max_retx),
-            on_max_retx: match f.rlc.on_max_retx {
-                OnMaxRetx::Rlf => MaxRetxAction::RadioLinkFailure,
-                OnMaxRetx::Discard => MaxRetxAction::Discard,
-            },
-            t_poll_retransmit: c.t_poll_retransmit,
-            t_reordering: c.t_reordering,
-            t_status_prohibit: c.t_status_prohibit,
-            poll_pdu: c.poll_pdu,
-            poll_byte: c.poll_byte,
-            tx_buffer: buffer,
-            ..default_rlc_am()
-        }),
-        RlcMode::Um => RlcModeConfig::Um(RlcUmConfig {
-            t_reordering: c.t_reordering,
-            tx_buffer: buffer,
-            ..RlcUmConfig::lte(10)
-        }),
-    };
     let mut cfg = LteCellConfig::lte_default(name, enb);
     cfg.position = Position::new(c.position[0], c.position[1]);
     cfg.n_prb = prbs_for_bandwidth(f.bandwidth_mhz)
@@ -167,35 +136,25 @@ pub(super) fn lte_cell_config(
         .collect();
     cfg.downlink_loss = downlink_loss(name, c, node)?;
     cfg.harq.max_transmissions = f.harq_max_transmissions;
-    cfg.harq_combining = match f.harq_combining {
-        HarqCombiningKind::Chase => HarqCombining::Chase,
-        HarqCombiningKind::None => HarqCombining::None,
-    };
+    cfg.harq_combining = f.harq_combining;
+    cfg.cqi_table = f.cqi_table;
     cfg.bler = match &c.bler_table {
         // Validated when the scenario was resolved; one copy per cell built.
         Some(table) => BlerModel::from_table(BlerTable::clone(table)),
-        None => BlerModel::from_shannon_bound(
+        None => BlerModel::from_shannon_bound_for(
+            f.cqi_table,
             DEFAULT_SHANNON_ETA,
             DEFAULT_SNR_EFFICIENCY_DB,
             f.bler_decade_db,
         )
         .map_err(|e| ScenarioError::new(key("bler_decade_db"), e.to_string()))?,
     };
-    cfg.rlc = rlc;
-    cfg.pdcp = PdcpConfig {
-        sn_bits: f.pdcp.sn_bits,
-        reordering: f.pdcp.reordering,
-        t_reordering: c.pdcp_t_reordering,
-        ..PdcpConfig::default()
-    };
+    cfg.rlc = c.rlc;
+    cfg.pdcp = c.pdcp;
     cfg.cqi_period_tti = c.cqi_period_tti;
     cfg.cqi_delay_tti = c.cqi_delay_tti;
     cfg.fixed_mcs = c.fixed_mcs;
-    cfg.uplink = UplinkConfig {
-        rate_bps: c.uplink_rate_bps,
-        grant_delay: c.uplink_grant_delay,
-        loss: f.uplink.loss,
-    };
+    cfg.uplink = c.uplink;
     cfg.validate()
         .map_err(|e| ScenarioError::new(format!("cells.{name}"), e.to_string()))?;
     Ok(cfg)

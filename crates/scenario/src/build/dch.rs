@@ -5,11 +5,9 @@
 use celltcp_engine::SimTime;
 use celltcp_net::medium::Medium;
 use celltcp_net::packet::NodeId;
-use celltcp_net::queue::QueueLimit;
 use celltcp_net::world::{World, WorldBuilder};
 use celltcp_radio::cell::IpCapture;
-use celltcp_radio::dch::{DchConfig, DchLink, DchRlcConfig};
-use celltcp_radio::rlc::BufferLimit;
+use celltcp_radio::dch::{DchConfig, DchLink};
 
 use crate::config::dch::DchSpec;
 use crate::error::ScenarioError;
@@ -25,17 +23,7 @@ pub(crate) fn dch_config(name: &str, d: &DchSpec, rnc: NodeId, ue: NodeId) -> Dc
         downlink: d.downlink,
         uplink: d.uplink,
         delay: d.delay,
-        rlc: DchRlcConfig {
-            pdu_payload_bytes: d.pdu_payload_bytes,
-            max_dat: d.max_dat,
-            timer_poll: d.timer_poll,
-            timer_status_prohibit: d.timer_status_prohibit,
-            poll_pdu: Some(d.poll_pdu),
-            tx_buffer: match d.buffer {
-                QueueLimit::Packets(n) => BufferLimit::Sdus(n as usize),
-                QueueLimit::Bytes(b) => BufferLimit::Bytes(b),
-            },
-        },
+        rlc: d.rlc,
         session_gap: d.session_gap,
     }
 }

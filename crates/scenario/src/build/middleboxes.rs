@@ -12,7 +12,6 @@ use celltcp_tcp::eln::{ElnConfig, ElnMarker};
 use celltcp_tcp::proxy::{SplitTcpConfig, SplitTcpProxy};
 use celltcp_tcp::snoop::{Snoop, SnoopConfig};
 
-use super::tcp_config;
 use crate::config::middleboxes::MiddleboxKind;
 use crate::error::ScenarioError;
 use crate::summary::MiddleboxSummary;
@@ -56,9 +55,9 @@ pub(crate) fn add_middleboxes(
             } => {
                 let cfg = SplitTcpConfig {
                     mobile_side: addrs(mobile),
-                    to_mobile: tcp_config(to_mobile),
+                    to_mobile: *to_mobile,
                     cc_to_mobile: cc.name().to_string(),
-                    to_server: tcp_config(to_server),
+                    to_server: *to_server,
                     relay_buffer_bytes: *relay_buffer_bytes,
                 };
                 Box::new(SplitTcpProxy::new(name, cfg).map_err(|e| err(&e))?)

@@ -33,20 +33,18 @@ use celltcp_net::trace::Traces;
 use celltcp_net::world::{SeriesConfig, World, WorldBuilder, PROTO_TCP, PROTO_UDP};
 use celltcp_tcp::ack_control::TerminalLossEstimate;
 use celltcp_tcp::agent::{AgentError, TcpReceiverAgent, TcpSenderAgent};
-use celltcp_tcp::app::{Bulk, FileReceipts, FileSize, Ftp, OnOff, TcpApplication};
-use celltcp_tcp::{AckControlConfig, TcpConfig};
+use celltcp_tcp::app::{Bulk, FileReceipts, Ftp, OnOff, TcpApplication};
 
 use crate::config::flows::{Arrival, FlowKind};
 use crate::config::links::LinkDirection;
 use crate::config::loss::LossSpec;
 use crate::config::nodes::NodeKind;
 use crate::config::queue::QueueSpec;
-use crate::config::tcp::TcpSettings;
 use crate::error::ScenarioError;
 use crate::run::{RunError, RunOptions};
 use crate::summary::FlowInfo;
+use crate::AppSpec;
 use crate::Scenario;
-use crate::{AppSpec, SizeDist};
 
 /// Largest IP packet assumed for CoDel's MTU parameter, bytes.
 const CODEL_MTU_BYTES: u32 = 1500;
@@ -260,77 +258,26 @@ fn link_dir(d: &LinkDirection, key: &str) -> Result<LinkDirConfig, ScenarioError
     })
 }
 
-fn tcp_config(s: &TcpSettings) -> TcpConfig {
-    TcpConfig {
-        mss: s.mss,
-        initial_window: s.initial_window,
-        initial_rto: s.initial_rto,
-        min_rto: s.min_rto,
-        max_rto: s.max_rto,
-        min_rto_bounds_variance: s.min_rto_bounds_variance,
-        delayed_ack: s.delayed_ack,
-        delack_segments: s.delack_segments,
-        abc_limit: s.abc_limit,
-        hystart: s.hystart,
-        sack: s.sack,
-        timestamps: s.timestamps,
-        window_scale: s.window_scale,
-        limited_transmit: s.limited_transmit,
-        ecn: s.ecn,
-        frto: s.frto,
-        frto_after_repeated_rto: s.frto_after_repeated_rto,
-        rto_keeps_recovery_ssthresh: s.rto_keeps_recovery_ssthresh,
-        prr: s.prr,
-        eifel: s.eifel,
-        detect_lost_retransmissions: s.detect_lost_retransmissions,
-        eln: s.eln,
-        rcv_buf_bytes: s.rcv_buf_bytes,
-        snd_buf_bytes: s.snd_buf_bytes,
-        dupack_threshold: s.dupack_threshold,
-        ack_copies: AckControlConfig {
-            enabled: s.ack_copies.enabled,
-            copies: s.ack_copies.copies,
-            threshold: s.ack_copies.threshold,
-            p_buff: s.ack_copies.p_buff,
-            window_segments: s.ack_copies.window_segments,
-        },
-        ..TcpConfig::default()
-    }
-}
-
 /// The application of a TCP flow. An FTP schedule of inter-request times counts a file as done
 /// when the receiving host has it: `receipts` is the record the flow's receiver fills.
 fn tcp_app(spec: &AppSpec, receipts: &FileReceipts) -> Box<dyn TcpApplication> {
     match *spec {
         AppSpec::Bulk { bytes } => Box::new(Bulk::new(bytes)),
         AppSpec::Ftp {
-            ref file_size,
+            file_size,
             think_time_mean,
-        } => Box::new(Ftp::new(file_size_dist(file_size), think_time_mean)),
+        } => Box::new(Ftp::new(file_size, think_time_mean)),
         AppSpec::FtpInterRequest {
-            ref file_size,
+            file_size,
             inter_request_mean,
         } => Box::new(
-            Ftp::with_inter_request(file_size_dist(file_size), inter_request_mean)
-                .with_receipts(receipts.clone()),
+            Ftp::with_inter_request(file_size, inter_request_mean).with_receipts(receipts.clone()),
         ),
         AppSpec::OnOff {
             on_mean,
             off_mean,
             rate_bps,
         } => Box::new(OnOff::new(on_mean, off_mean, rate_bps)),
-    }
-}
-
-/// The FTP file-size distribution of the TCP application model.
-fn file_size_dist(size: &SizeDist) -> FileSize {
-    match *size {
-        SizeDist::Fixed { bytes } => FileSize::Fixed(bytes),
-        SizeDist::Exponential { mean_bytes } => FileSize::Exponential { mean: mean_bytes },
-        SizeDist::Pareto { mean_bytes, shape } => FileSize::Pareto {
-            mean: mean_bytes,
-            shape,
-        },
     }
 }
 
@@ -461,7 +408,7 @@ pub(crate) fn build(
             }
             FlowKind::Tcp(t) => {
                 let key = format!("flows.{name}");
-                let cfg = tcp_config(&t.settings);
+                let cfg = t.settings;
                 let agent_err =
                     |e: AgentError| ScenarioError::new(format!("{key}.tcp"), e.to_string());
                 let receipts = FileReceipts::new();

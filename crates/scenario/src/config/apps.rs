@@ -4,6 +4,7 @@ use std::borrow::Cow;
 use std::fmt;
 
 use celltcp_engine::SimDuration;
+use celltcp_tcp::app::FileSize;
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::de::{self, EnumAccess, VariantAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -219,14 +220,14 @@ pub enum AppSpec {
     /// Repeated transfers on new connections; think times (from the end of a transfer to the
     /// next request) are exponential with this mean.
     Ftp {
-        file_size: SizeDist,
+        file_size: FileSize,
         think_time_mean: SimDuration,
     },
     /// Repeated transfers on new connections; the times between the starts of successive
     /// requests are exponential with this mean (> 0). Transfers do not overlap: a request due
     /// while the previous transfer still runs starts when that transfer ends.
     FtpInterRequest {
-        file_size: SizeDist,
+        file_size: FileSize,
         inter_request_mean: SimDuration,
     },
     /// Exponential on and off periods with these means; sends at `rate_bps` while on.
@@ -234,22 +235,6 @@ pub enum AppSpec {
         on_mean: SimDuration,
         off_mean: SimDuration,
         rate_bps: u64,
-    },
-}
-
-/// A distribution of sizes in bytes.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum SizeDist {
-    Fixed {
-        bytes: u64,
-    },
-    Exponential {
-        mean_bytes: u64,
-    },
-    /// Pareto with shape α > 1 and scale x_m = mean · (α − 1) / α.
-    Pareto {
-        mean_bytes: u64,
-        shape: f64,
     },
 }
 
@@ -276,17 +261,15 @@ impl AppFile {
                 let size_key = k("file_size");
                 let sk = |field: &str| join_key(&size_key, field);
                 let file_size = match &a.file_size {
-                    FileSizeFile::Size(q) => SizeDist::Fixed {
-                        bytes: positive_size(&size_key, q)?,
-                    },
-                    FileSizeFile::Dist(SizeDistFile::Fixed(d)) => SizeDist::Fixed {
-                        bytes: positive_size(&sk("value"), &d.value)?,
-                    },
-                    FileSizeFile::Dist(SizeDistFile::Exponential(d)) => SizeDist::Exponential {
-                        mean_bytes: positive_size(&sk("mean"), &d.mean)?,
+                    FileSizeFile::Size(q) => FileSize::Fixed(positive_size(&size_key, q)?),
+                    FileSizeFile::Dist(SizeDistFile::Fixed(d)) => {
+                        FileSize::Fixed(positive_size(&sk("value"), &d.value)?)
+                    }
+                    FileSizeFile::Dist(SizeDistFile::Exponential(d)) => FileSize::Exponential {
+                        mean: positive_size(&sk("mean"), &d.mean)?,
                     },
                     FileSizeFile::Dist(SizeDistFile::Pareto(d)) => {
-                        let mean_bytes = positive_size(&sk("mean"), &d.mean)?;
+                        let mean = positive_size(&sk("mean"), &d.mean)?;
                         // The mean of a Pareto variable is finite only for α > 1.
                         if !(d.shape > 1.0 && d.shape.is_finite()) {
                             return Err(ScenarioError::new(
@@ -294,8 +277,8 @@ impl AppFile {
                                 format!("{} is out of range; expected a number > 1 (the mean is infinite for shape ≤ 1)", d.shape),
                             ));
                         }
-                        SizeDist::Pareto {
-                            mean_bytes,
+                        FileSize::Pareto {
+                            mean,
                             shape: d.shape,
                         }
                     }

@@ -2,7 +2,8 @@
 //!
 //! The file gives the radio parameters with units and plain numbers for dB quantities; the typed
 //! form keeps them resolved for the world builder, which maps them onto the radio crate's
-//! `LteCellConfig`. The bearer's tables (`rlc`, `pdcp`, `uplink`) are in `cells/bearer.rs`, the
+//! `LteCellConfig`; enums of the radio (`harq_combining`, `rlc.on_max_retx`) are the radio
+//! crate's own types, and the bearer's tables convert into its configurations here. The bearer's tables (`rlc`, `pdcp`, `uplink`) are in `cells/bearer.rs`, the
 //! BLER curves read from a file (`bler_table`) in `cells/bler_table.rs`, the UEs' receive errors
 //! (`downlink_loss`) in `cells/downlink_loss.rs`.
 
@@ -10,7 +11,9 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use celltcp_engine::SimDuration;
-use celltcp_radio::phy::{BlerTable, Mcs, MCS_MAX};
+use celltcp_radio::cell::{HarqCombining, LteCellConfig, RlcModeConfig, UplinkConfig};
+use celltcp_radio::pdcp::PdcpConfig;
+use celltcp_radio::phy::{BlerTable, CqiTable, Mcs};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -18,6 +21,7 @@ use super::links::Link;
 use super::loss::{LossFile, LossSpec};
 use super::nodes::{Node, NodeKind};
 use super::quantity::{Quantity, Time};
+use crate::units;
 use crate::validate::{check_name, node_ref};
 use crate::ScenarioError;
 
@@ -26,21 +30,16 @@ mod bler_table;
 mod downlink_loss;
 mod los;
 
-use bearer::{check_pdcp, polls, same_pdcp_in_ran};
-pub use bearer::{
-    OnMaxRetx, PdcpFile, PollByteFile, PollPduFile, RlcFile, RlcMode, UplinkFile, PDCP_SN_BITS,
-};
+use bearer::{check_pdcp, same_pdcp_in_ran};
+pub use bearer::{PdcpFile, PollByteFile, PollPduFile, RlcFile, RlcMode, UplinkFile, PDCP_SN_BITS};
 pub use los::LosFile;
 
 /// Downlink bandwidths of TS 36.101 Table 5.6-1, MHz.
 pub const BANDWIDTHS_MHZ: [f64; 6] = [1.4, 3.0, 5.0, 10.0, 15.0, 20.0];
 /// MAC schedulers by name.
 pub const SCHEDULERS: [&str; 4] = ["round_robin", "proportional_fair", "max_ci", "wfq"];
-/// Default `bler_decade_db`: the logistic curves' 1 dB from BLER 10 % to 1 %
-/// (`celltcp_radio::phy::bler::DEFAULT_DECADE_DB`).
-pub const DEFAULT_BLER_DECADE_DB: f64 = 1.0;
-/// Default proportional-fair time constant: 1000 TTIs (`celltcp_radio::mac::proportional_fair`).
-pub const DEFAULT_PF_TIME_CONSTANT: &str = "1s";
+/// Default `bler_decade_db`: the logistic curves' 1 dB from BLER 10 % to 1 %.
+pub const DEFAULT_BLER_DECADE_DB: f64 = celltcp_radio::phy::bler::DEFAULT_DECADE_DB;
 
 /// Path-loss model of a cell.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -55,17 +54,6 @@ pub enum PathLossKind {
     Uma,
     /// TR 38.901 urban micro street canyon (10 m base station), LOS or NLOS by `los`.
     Umi,
-}
-
-/// Combining of HARQ retransmissions at the UE.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum HarqCombiningKind {
-    /// Chase combining: a block is decoded on the sum of the linear SINRs of its transmissions.
-    #[default]
-    Chase,
-    /// No soft combining: each transmission is decoded on its own SINR.
-    None,
 }
 
 /// `[cells.NAME.ues.UE]`: a UE node served by the cell.
@@ -100,10 +88,16 @@ pub struct InterfererFile {
 }
 
 fn tx_power() -> f64 {
-    46.0
+    radio().tx_power_dbm
 }
 fn one() -> f64 {
     1.0
+}
+fn is_default_cqi_table(t: &CqiTable) -> bool {
+    *t == CqiTable::default()
+}
+fn bler_decade_db() -> f64 {
+    DEFAULT_BLER_DECADE_DB
 }
 
 /// `[cells.NAME]` as written.
@@ -166,9 +160,9 @@ pub struct CellFile {
     pub harq_max_transmissions: u8,
     /// "chase" (default) or "none".
     #[serde(default)]
-    pub harq_combining: HarqCombiningKind,
+    pub harq_combining: HarqCombining,
     /// BLER curves: SINR step from BLER 10 % to 1 %, dB (0.1 to 10).
-    #[serde(default = "one")]
+    #[serde(default = "bler_decade_db")]
     pub bler_decade_db: f64,
     /// BLER curves from a CSV file of link-level points (mcs,sinr_db,bler) instead of the
     /// default curves: a path, relative to the scenario file (to the current directory for
@@ -181,7 +175,14 @@ pub struct CellFile {
     /// Delay from a CQI measurement to its use (a time, whole milliseconds).
     #[serde(default = "cqi_delay")]
     pub cqi_delay: Quantity<Time>,
-    /// Use this MCS (0 to 28) for every transport block instead of link adaptation.
+    /// CQI table of the UEs' reports, with its MCS table (TS 36.213 §7.2.3, §7.1.7.1):
+    /// "7.2.3-1" (default; QPSK to 64QAM, MCS 0 to 28) or "7.2.3-2" (256QAM, MCS 0 to 27).
+    // Echoed only when not the default, so that the outputs of every scenario written before
+    // the key existed stay as they were.
+    #[serde(default, skip_serializing_if = "is_default_cqi_table")]
+    pub cqi_table: CqiTable,
+    /// Use this MCS (0 to 28; 0 to 27 with cqi_table = "7.2.3-2") of the cell's MCS table for
+    /// every transport block instead of link adaptation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fixed_mcs: Option<u8>,
     #[serde(default)]
@@ -202,32 +203,39 @@ pub struct CellFile {
     pub ues: BTreeMap<String, UeFile>,
 }
 
+// The defaults of the radio's cell ([`LteCellConfig::lte_default`]), where they are explained,
+// except the 10 MHz bandwidth (its 50 PRBs) and the shadowing decorrelation distance, which the
+// radio has no default of.
+fn radio() -> LteCellConfig {
+    LteCellConfig::lte_default("", 0)
+}
 fn ten() -> f64 {
     10.0
 }
 fn two() -> f64 {
-    2.0
+    radio().carrier_hz / 1e9
 }
 fn nine() -> f64 {
-    9.0
+    radio().noise_figure_db
 }
 fn fifty() -> f64 {
     50.0
 }
 fn four() -> u8 {
-    4
+    radio().harq.max_transmissions
 }
 fn pf() -> String {
-    "proportional_fair".into()
+    radio().scheduler
 }
 fn pf_time_constant() -> Quantity<Time> {
-    Quantity::default_of(DEFAULT_PF_TIME_CONSTANT)
+    let tti_ms = radio().pf_time_constant_tti;
+    Quantity::default_of_text(units::format_time(SimDuration::from_ms(tti_ms as u64)))
 }
 fn cqi_period() -> Quantity<Time> {
-    Quantity::default_of("5ms")
+    Quantity::default_ms(SimDuration::from_ms(u64::from(radio().cqi_period_tti)))
 }
 fn cqi_delay() -> Quantity<Time> {
-    Quantity::default_of("4ms")
+    Quantity::default_ms(SimDuration::from_ms(u64::from(radio().cqi_delay_tti)))
 }
 
 /// A validated cell: the file's values after range checks, times resolved.
@@ -238,19 +246,14 @@ pub struct CellSpec {
     pub position: [f64; 2],
     pub cqi_period_tti: u32,
     pub cqi_delay_tti: u32,
-    pub rlc_buffer: celltcp_net::queue::QueueLimit,
-    pub t_poll_retransmit: SimDuration,
-    pub t_reordering: SimDuration,
-    pub t_status_prohibit: SimDuration,
-    /// pollPDU, PDUs; `None` = infinity.
-    pub poll_pdu: Option<u32>,
-    /// pollByte, bytes; `None` = infinity.
-    pub poll_byte: Option<u64>,
-    pub pdcp_t_reordering: SimDuration,
+    /// `rlc` as the radio's configuration of the bearer's RLC.
+    pub rlc: RlcModeConfig,
+    /// `pdcp` as the radio's PDCP configuration.
+    pub pdcp: PdcpConfig,
     /// Proportional-fair time constant, TTIs (1 ms each).
     pub pf_time_constant_tti: f64,
-    pub uplink_rate_bps: u64,
-    pub uplink_grant_delay: SimDuration,
+    /// `uplink` as the radio's uplink configuration.
+    pub uplink: UplinkConfig,
     /// The BLER curves read from `bler_table`, if given: a curve for every MCS, each with a
     /// 10 % point, so that every CQI maps to an SINR threshold.
     pub bler_table: Option<Arc<BlerTable>>,
@@ -399,7 +402,7 @@ pub(crate) fn convert(
         for (k, v, lo, hi, what) in link {
             range(key(k), v, lo, hi, what)?;
         }
-        let fixed_mcs = fixed_mcs(key("fixed_mcs"), c.fixed_mcs)?;
+        let fixed_mcs = fixed_mcs(key("fixed_mcs"), c.fixed_mcs, c.cqi_table)?;
         let link = [
             (
                 "rlc.max_retx",
@@ -419,7 +422,7 @@ pub(crate) fn convert(
         for (k, v, lo, hi, what) in link {
             range(key(k), v, lo, hi, what)?;
         }
-        let (poll_pdu, poll_byte) = polls(&key, &c.rlc)?;
+        let rlc = c.rlc.config(&key)?;
         check_pdcp(&key, c, in_ran)?;
         if c.uplink.rate.value == 0 {
             return Err(ScenarioError::new(
@@ -477,16 +480,10 @@ pub(crate) fn convert(
                 position: c.position.unwrap_or_default(),
                 cqi_period_tti,
                 cqi_delay_tti,
-                rlc_buffer: c.rlc.buffer.value,
-                t_poll_retransmit: c.rlc.t_poll_retransmit.value,
-                t_reordering: c.rlc.t_reordering.value,
-                t_status_prohibit: c.rlc.t_status_prohibit.value,
-                poll_pdu,
-                poll_byte,
-                pdcp_t_reordering: c.pdcp.t_reordering.value,
+                rlc,
+                pdcp: PdcpConfig::from(&c.pdcp),
                 pf_time_constant_tti,
-                uplink_rate_bps: c.uplink.rate.value,
-                uplink_grant_delay: c.uplink.grant_delay.value,
+                uplink: UplinkConfig::from(&c.uplink),
                 bler_table,
                 fixed_mcs,
                 downlink_loss,
@@ -499,17 +496,33 @@ pub(crate) fn convert(
     Ok(out)
 }
 
-/// `fixed_mcs` as an [`Mcs`]: an index with its own transport block size, 0 to 28 (TS 36.213
-/// Table 7.1.7.1-1).
-fn fixed_mcs(key: String, index: Option<u8>) -> Result<Option<Mcs>, ScenarioError> {
+/// `fixed_mcs` as an [`Mcs`]: an index with its own transport block size in the MCS table of
+/// `table`, 0 to 28 (TS 36.213 Table 7.1.7.1-1) or 0 to 27 (Table 7.1.7.1-1A).
+fn fixed_mcs(
+    key: String,
+    index: Option<u8>,
+    table: CqiTable,
+) -> Result<Option<Mcs>, ScenarioError> {
     index
-        .map(|m| {
-            Mcs::new(m).map_err(|_| {
-                ScenarioError::new(
-                    key,
-                    format!("{m} is out of range; expected an MCS index 0 to {MCS_MAX}"),
-                )
-            })
+        .map(|m| match Mcs::new(m) {
+            Ok(mcs) if table.has_mcs(m) => Ok(mcs),
+            _ if m <= CqiTable::Table1.mcs_max() => Err(ScenarioError::new(
+                key,
+                format!(
+                    "{m} is out of range with cqi_table = \"{}\"; expected an MCS index 0 to {} \
+                     (TS 36.213 Table {})",
+                    table.name(),
+                    table.mcs_max(),
+                    table.mcs_table_name()
+                ),
+            )),
+            _ => Err(ScenarioError::new(
+                key,
+                format!(
+                    "{m} is out of range; expected an MCS index 0 to {}",
+                    table.mcs_max()
+                ),
+            )),
         })
         .transpose()
 }

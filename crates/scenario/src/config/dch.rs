@@ -12,9 +12,10 @@ use std::fmt;
 use celltcp_engine::SimDuration;
 use celltcp_net::queue::QueueLimit;
 use celltcp_radio::dch::{
-    BlockErrorModel, DchDirectionConfig, GilbertElliottConfig, TransportFormat, AMD_HEADER_BYTES,
-    DCH_TTIS_MS, MAX_PDU_BYTES,
+    BlockErrorModel, DchDirectionConfig, DchRlcConfig, GilbertElliottConfig, TransportFormat,
+    AMD_HEADER_BYTES, DCH_TTIS_MS, MAX_PDU_BYTES,
 };
+use celltcp_radio::rlc::BufferLimit;
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -165,14 +166,44 @@ pub struct DchRlcFile {
 }
 
 impl Default for DchRlcFile {
+    /// The radio's [`DchRlcConfig::default`] (40-byte payload, MaxDAT 10, Timer_Poll 300 ms,
+    /// Timer_Status_Prohibit 150 ms, Poll_PDU 32, 32 kB buffer), written as the file writes it.
     fn default() -> Self {
+        let d = DchRlcConfig::default();
+        let buffer = match d.tx_buffer {
+            BufferLimit::Sdus(n) => QueueLimit::Packets(n as u32),
+            BufferLimit::Bytes(b) => QueueLimit::Bytes(b),
+            BufferLimit::Unlimited => unreachable!("the DCH's default buffer is limited"),
+        };
         DchRlcFile {
-            pdu_size: Quantity::default_of("40B"),
-            max_dat: MaxDatFile::Transmissions(10),
-            buffer: Quantity::default_of("32KB"),
-            timer_poll: Quantity::default_of("300ms"),
-            timer_status_prohibit: Quantity::default_of("150ms"),
-            poll_pdu: 32,
+            pdu_size: Quantity::default_of_text(format!("{}B", d.pdu_payload_bytes)),
+            max_dat: d
+                .max_dat
+                .map_or(MaxDatFile::Unlimited, MaxDatFile::Transmissions),
+            buffer: Quantity::default_of_text(crate::units::format_queue_limit(buffer)),
+            timer_poll: Quantity::default_ms(d.timer_poll),
+            timer_status_prohibit: Quantity::default_ms(d.timer_status_prohibit),
+            poll_pdu: d.poll_pdu.unwrap_or(u32::MAX),
+        }
+    }
+}
+
+impl From<&DchRlcFile> for DchRlcConfig {
+    /// The radio's configuration of a checked `[dch.NAME.rlc]`.
+    fn from(r: &DchRlcFile) -> Self {
+        DchRlcConfig {
+            pdu_payload_bytes: r.pdu_size.value as u32,
+            max_dat: match r.max_dat {
+                MaxDatFile::Transmissions(n) => Some(n),
+                MaxDatFile::Unlimited => None,
+            },
+            timer_poll: r.timer_poll.value,
+            timer_status_prohibit: r.timer_status_prohibit.value,
+            poll_pdu: Some(r.poll_pdu),
+            tx_buffer: match r.buffer.value {
+                QueueLimit::Packets(n) => BufferLimit::Sdus(n as usize),
+                QueueLimit::Bytes(b) => BufferLimit::Bytes(b),
+            },
         }
     }
 }
@@ -247,14 +278,8 @@ pub struct DchSpec {
     pub uplink: DchDirectionConfig,
     pub delay: SimDuration,
     pub session_gap: SimDuration,
-    /// Data field of an AMD PDU, bytes.
-    pub pdu_payload_bytes: u32,
-    /// `None` = unlimited.
-    pub max_dat: Option<u32>,
-    pub buffer: QueueLimit,
-    pub timer_poll: SimDuration,
-    pub timer_status_prohibit: SimDuration,
-    pub poll_pdu: u32,
+    /// `rlc` as the radio's RLC configuration of the channel.
+    pub rlc: DchRlcConfig,
 }
 
 fn tti(key: String, q: &Quantity<Time>) -> Result<SimDuration, ScenarioError> {
@@ -484,15 +509,7 @@ pub(crate) fn convert(
                 uplink,
                 delay: d.delay.value,
                 session_gap: d.session_gap.value,
-                pdu_payload_bytes: payload,
-                max_dat: match r.max_dat {
-                    MaxDatFile::Transmissions(n) => Some(n),
-                    MaxDatFile::Unlimited => None,
-                },
-                buffer: r.buffer.value,
-                timer_poll: r.timer_poll.value,
-                timer_status_prohibit: r.timer_status_prohibit.value,
-                poll_pdu: r.poll_pdu,
+                rlc: DchRlcConfig::from(r),
                 file: d.clone(),
             },
         );

@@ -13,6 +13,7 @@ use std::fmt;
 
 use celltcp_engine::SimDuration;
 use celltcp_tcp::snoop::MAX_LOCAL_RTO;
+use celltcp_tcp::TcpConfig;
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::de::{self, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -20,7 +21,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use super::links::Link;
 use super::nodes::{Node, NodeKind};
 use super::quantity::{Quantity, Size, Time};
-use super::tcp::{CcAlgorithm, TcpFile, TcpSettings};
+use super::tcp::{CcAlgorithm, TcpFile};
 use super::KindTagged;
 use crate::error::join_key;
 use crate::validate::{check_name, node_ref, positive_time};
@@ -242,8 +243,8 @@ pub enum MiddleboxKind {
         mobile: Vec<String>,
         cc: CcAlgorithm,
         relay_buffer_bytes: u64,
-        to_mobile: TcpSettings,
-        to_server: TcpSettings,
+        to_mobile: TcpConfig,
+        to_server: TcpConfig,
     },
 }
 
@@ -322,8 +323,8 @@ pub(crate) fn convert(
                 MiddleboxKind::Eln { holes: f.holes }
             }
             MiddleboxFile::SplitTcp(f) => {
-                let to_mobile = f.to_mobile.convert(&k("to_mobile"))?;
-                let to_server = f.to_server.convert(&k("to_server"))?;
+                let to_mobile = f.to_mobile.resolve(&k("to_mobile"))?;
+                let to_server = f.to_server.resolve(&k("to_server"))?;
                 if f.relay_buffer.value < to_mobile.mss as u64 {
                     return Err(ScenarioError::new(
                         k("relay_buffer"),

@@ -185,6 +185,22 @@ impl<K: UnitKind> Quantity<K> {
     pub(crate) fn default_of(text: &'static str) -> Self {
         Self::parse(text).expect("quantity defaults in the source are valid")
     }
+
+    /// A default formatted from a value of the radio or network crates (`"45ms"`, `"1MB"`),
+    /// which parses back to that value; like [`Self::default_of`] it is parsed when a minimal
+    /// scenario loads.
+    pub(crate) fn default_of_text(text: String) -> Self {
+        Self::parse(&text).expect("formatted quantity defaults parse")
+    }
+}
+
+impl Quantity<Time> {
+    /// A default timer of the radio crates in milliseconds, the unit in which the RRC
+    /// specifications signal their timers (TS 36.331 §6.3.2 RLC-Config and PDCP-Config: ms0,
+    /// ms5, …; TS 25.331 §10.3.4 for the WCDMA RLC). Every such default is a whole millisecond.
+    pub(crate) fn default_ms(d: SimDuration) -> Self {
+        Self::default_of_text(format!("{}ms", d.as_ns() / 1_000_000))
+    }
 }
 
 impl<K: UnitKind> Clone for Quantity<K> {

@@ -91,11 +91,11 @@ fn overridden_values_are_validated_at_the_overridden_key() {
 fn overrides_through_arrays_or_values_are_errors() {
     assert_eq!(
         base_err("trace.queues.0", "core"),
-        "trace.queues.0: cannot set: 'trace.queues' is an array; values inside arrays cannot be overridden"
+        "trace.queues.0: cannot set: trace.queues is an array; values inside arrays cannot be set by key"
     );
     assert_eq!(
         base_err("links.access.rate.unit", "x"),
-        "links.access.rate.unit: cannot set: 'links.access.rate' is '25Mbps', not a table"
+        "links.access.rate.unit: cannot set: links.access.rate is a value ('25Mbps'), not a table"
     );
     assert_eq!(
         err_with(BASE, &[("", "1")]),

@@ -182,6 +182,11 @@ fn keys_have_descriptions_and_defaults() {
     let tcp = &schema["$defs"]["TcpFile"]["properties"];
     assert_eq!(tcp["mss"]["default"], "1448B");
     assert_eq!(tcp["delayed_ack"]["default"], "40ms");
+    assert_eq!(tcp["min_rto"]["$ref"], "#/$defs/Time");
+    assert_eq!(tcp["tlp"]["default"], false);
+    assert!(tcp["tlp"]["description"]
+        .as_str()
+        .is_some_and(|d| d.contains("RFC 8985")));
     assert_eq!(
         tcp["ack_copies"]["default"],
         json!({ "enabled": false, "copies": 2, "threshold": 0.1, "p_buff": 0.01, "window_segments": 32 })

@@ -3,7 +3,7 @@
 use celltcp_engine::SimDuration;
 
 use super::{base_err, load, BASE};
-use crate::{AckCopies, AppSpec, CcAlgorithm, FlowKind, SizeDist, TcpFlow, TcpSettings};
+use crate::{AckControlConfig, AppSpec, CcAlgorithm, FileSize, FlowKind, TcpConfig, TcpFlow};
 
 fn tcp(s: &crate::Scenario, name: &str) -> TcpFlow {
     match &s.flows[name].kind {
@@ -27,13 +27,12 @@ fn defaults_match_the_documented_ones() {
     assert_eq!(web.cc.name(), "newreno");
     assert_eq!(
         web.settings,
-        TcpSettings {
+        TcpConfig {
             mss: 1448,
             initial_window: 10,
             initial_rto: SimDuration::from_secs(1),
             min_rto: SimDuration::from_ms(200),
             max_rto: SimDuration::from_secs(60),
-            min_rto_bounds_variance: false,
             delayed_ack: Some(SimDuration::from_ms(40)),
             delack_segments: 2,
             abc_limit: 2,
@@ -43,30 +42,27 @@ fn defaults_match_the_documented_ones() {
             window_scale: true,
             limited_transmit: true,
             ecn: false,
-            frto: false,
-            frto_after_repeated_rto: false,
-            rto_keeps_recovery_ssthresh: false,
-            prr: false,
-            eifel: false,
             detect_lost_retransmissions: true,
-            eln: false,
             rcv_buf_bytes: 4_000_000,
             snd_buf_bytes: 4_000_000,
             dupack_threshold: 3,
-            ack_copies: AckCopies {
+            ack_copies: AckControlConfig {
                 enabled: false,
                 copies: 2,
                 threshold: 0.1,
                 p_buff: 0.01,
                 window_segments: 32
             },
+            ..TcpConfig::default()
         }
     );
+    // The defaults are the domain type's: nothing of the file layer sets one.
+    assert_eq!(web.settings, TcpConfig::default());
     assert_eq!(
         web.app,
         AppSpec::Ftp {
-            file_size: SizeDist::Pareto {
-                mean_bytes: 100_000,
+            file_size: FileSize::Pareto {
+                mean: 100_000,
                 shape: 1.5
             },
             think_time_mean: SimDuration::from_secs(30)
@@ -115,21 +111,21 @@ fn applications() {
     assert_eq!(
         app("{ kind = 'ftp', file_size = '100KB', think_time = '0s' }"),
         AppSpec::Ftp {
-            file_size: SizeDist::Fixed { bytes: 100_000 },
+            file_size: FileSize::Fixed(100_000),
             think_time_mean: SimDuration::ZERO
         }
     );
     assert_eq!(
         app("{ kind = 'ftp', file_size = { dist = 'fixed', value = '1MiB' }, think_time = '1s' }"),
         AppSpec::Ftp {
-            file_size: SizeDist::Fixed { bytes: 1 << 20 },
+            file_size: FileSize::Fixed(1 << 20),
             think_time_mean: SimDuration::from_secs(1)
         }
     );
     assert_eq!(
         app("{ kind = 'ftp', file_size = { dist = 'exponential', mean = '50KB' }, think_time = '2s' }"),
         AppSpec::Ftp {
-            file_size: SizeDist::Exponential { mean_bytes: 50_000 },
+            file_size: FileSize::Exponential { mean: 50_000 },
             think_time_mean: SimDuration::from_secs(2)
         }
     );
@@ -223,11 +219,26 @@ fn settings_limits() {
         ("ack_copies.enable", "true", "flows.bulk.tcp.ack_copies.enable: unknown key; expected one of: enabled, copies, threshold, p_buff, window_segments"),
         ("ack_copies.window_segments", "0", "flows.bulk.tcp.ack_copies.window_segments: 0 is out of range; expected 1 to 65536 segments"),
         ("ack_copies.window_segments", "65537", "flows.bulk.tcp.ack_copies.window_segments: 65537 is out of range; expected 1 to 65536 segments"),
-        ("nagle", "true", "flows.bulk.tcp.nagle: unknown key; expected one of: mss, initial_window, initial_rto, min_rto, max_rto, min_rto_bounds_variance, delayed_ack, delack_segments, abc, hystart, sack, timestamps, window_scale, limited_transmit, ecn, frto, frto_after_repeated_rto, rto_keeps_recovery_ssthresh, prr, eifel, detect_lost_retransmissions, eln, rcv_buf, snd_buf, dupack_threshold, ack_copies"),
     ];
     for (key, value, expected) in cases {
         assert_eq!(base_err(&format!("flows.bulk.tcp.{key}"), value), expected);
     }
+    // An unknown key lists the known ones in TcpConfig's field order: exactly the keys of its
+    // schema (so a new option needs no edit here).
+    let message = base_err("flows.bulk.tcp.nagle", "true");
+    let listed = message
+        .strip_prefix("flows.bulk.tcp.nagle: unknown key; expected one of: ")
+        .unwrap_or_else(|| panic!("{message}"));
+    assert!(listed.starts_with("mss, initial_window, initial_rto, min_rto, max_rto, "));
+    let mut listed: Vec<&str> = listed.split(", ").collect();
+    listed.sort_unstable();
+    let schema = schemars::schema_for!(TcpConfig);
+    let keys: Vec<&str> = schema
+        .get("properties")
+        .and_then(|p| p.as_object())
+        .map(|p| p.keys().map(String::as_str).collect())
+        .unwrap_or_default();
+    assert_eq!(listed, keys);
     assert_eq!(
         super::err_with(BASE, &[("flows.bulk.tcp.timestamps", "false"), ("flows.bulk.tcp.eifel", "true")]),
         "flows.bulk.tcp.eifel: Eifel detection needs timestamps (RFC 3522 §2); set timestamps = true"
@@ -257,6 +268,7 @@ fn settings_at_their_limits_load() {
         ("flows.bulk.tcp.frto_after_repeated_rto", "true"),
         ("flows.bulk.tcp.min_rto_bounds_variance", "true"),
         ("flows.bulk.tcp.rto_keeps_recovery_ssthresh", "true"),
+        ("flows.bulk.tcp.tlp", "true"),
         (
             "flows.bulk.tcp.ack_copies",
             "{ enabled = true, copies = 3, window_segments = 8 }",
@@ -272,9 +284,10 @@ fn settings_at_their_limits_load() {
     assert_eq!(settings.hystart, Some(false));
     assert!(settings.prr && settings.frto && settings.frto_after_repeated_rto);
     assert!(settings.min_rto_bounds_variance && settings.rto_keeps_recovery_ssthresh);
+    assert!(settings.tlp);
     assert_eq!(
         settings.ack_copies,
-        AckCopies {
+        AckControlConfig {
             enabled: true,
             copies: 3,
             threshold: 0.1,

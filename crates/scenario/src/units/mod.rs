@@ -302,6 +302,20 @@ pub fn format_time(d: SimDuration) -> String {
     )
 }
 
+/// Formats a duration with the largest unit up to seconds that keeps it exact (`"60s"`,
+/// `"40ms"`): the form of the TCP timers' defaults, in the unit RFC 6298 states them in.
+pub fn format_time_secs(d: SimDuration) -> String {
+    format_exact(
+        d.as_ns(),
+        &[
+            ("s", 1_000_000_000),
+            ("ms", 1_000_000),
+            ("us", 1_000),
+            ("ns", 1),
+        ],
+    )
+}
+
 /// Formats bytes with the largest decimal, else binary, unit that keeps it exact.
 // `%` rather than `is_multiple_of`, which is newer than the workspace's rust-version (1.80).
 #[allow(clippy::manual_is_multiple_of)]

@@ -12,6 +12,7 @@ use crate::recovery::{AckInfo, RecoveryEvent, RecoveryPhase};
 use crate::rtt::ts_rtt;
 use crate::seq::SeqNum;
 use crate::spurious::SpuriousEvidence;
+use crate::tlp::EpisodeEnd;
 
 impl TcpEndpoint {
     /// Processes one arriving segment. Segments not addressed to this connection are ignored.
@@ -477,6 +478,11 @@ impl TcpEndpoint {
             is_dup,
         };
         let in_recovery = self.rec.phase == RecoveryPhase::FastRecovery;
+        if self.tlp.in_episode() && newly_sacked > 0 {
+            // RFC 8985 §7.4.1: the probe's ACK lets RACK mark the tail the probe overtook.
+            let (min_rtt, srtt) = (self.rtt.min_rtt(), self.rtt.srtt());
+            self.rack.detect_lost(&mut self.buf, now, min_rtt, srtt);
+        }
         let event = self.update_recovery(now, &info, traces);
         // RFC 8985 §6.2: a retransmission that later transmissions overtook is lost; send it
         // again now rather than after another RTO. Linux runs RACK on every ACK in both
@@ -581,6 +587,8 @@ impl TcpEndpoint {
             self.rto_deadline = Some(now + self.rtt.rto());
         }
 
+        let dup_without_sack = dup_5681 && hdr.options.sack_len == 0;
+        self.tail_loss_probe_on_ack(now, ack, advanced, dup_without_sack, flight_size);
         if advanced && self.fin_acked() {
             match self.state {
                 TcpState::FinWait1 => self.state = TcpState::FinWait2,
@@ -597,6 +605,38 @@ impl TcpEndpoint {
                 TraceVar::BytesInFlight,
                 bytes_in_flight as f64,
             );
+        }
+    }
+
+    /// RFC 8985 §7.4.2 (the episode's end), §7.1 (recovery resets the TLP state) and §7.2 (an
+    /// ACK that advances SND.UNA restarts the PTO).
+    fn tail_loss_probe_on_ack(
+        &mut self,
+        now: SimTime,
+        ack: u64,
+        advanced: bool,
+        dup_without_sack: bool,
+        flight_size: u64,
+    ) {
+        if !self.cfg.tlp {
+            return;
+        }
+        if self.tlp.on_ack(ack, dup_without_sack) == EpisodeEnd::RepairedLoss {
+            // "Invoke congestion control to react to the loss event the probe has repaired":
+            // one reduction, over at once (Linux: a CWR episode, `tcp_process_tlp_ack`).
+            self.cc.on_congestion_event(&CongestionEvent {
+                now,
+                kind: CongestionKind::FastRetransmit,
+                bytes_in_flight: flight_size,
+                srtt: self.rtt.srtt(),
+                min_rtt: self.rtt.min_rtt(),
+            });
+            self.cc.on_recovery_exit(now);
+        }
+        if self.rec.phase != RecoveryPhase::Open {
+            self.tlp.reset();
+        } else if advanced {
+            self.schedule_loss_probe(now);
         }
     }
 }

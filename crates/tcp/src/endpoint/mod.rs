@@ -32,6 +32,7 @@ use crate::rtt::RttEstimator;
 use crate::send_buffer::SendBuffer;
 use crate::spurious::Spurious;
 use crate::stats::TcpStats;
+use crate::tlp::Tlp;
 
 /// Connection states, named as in RFC 9293 §3.3.2.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -119,6 +120,8 @@ pub struct TcpEndpoint {
     pub(crate) rec: Recovery,
     /// RACK's record of the latest delivered transmission (lost retransmissions, RFC 8985).
     pub(crate) rack: Rack,
+    /// Tail Loss Probe: the PTO timer and the episode of an outstanding probe (RFC 8985 §7).
+    pub(crate) tlp: Tlp,
     pub(crate) spur: Spurious,
     pub(crate) rcv: Receiver,
     pub(crate) ack_est: AckLossEstimator,
@@ -189,6 +192,7 @@ impl TcpEndpoint {
             time_wait_deadline: None,
             rec: Recovery::default(),
             rack: Rack::default(),
+            tlp: Tlp::default(),
             spur: Spurious::default(),
             rcv: Receiver::new(cfg.rcv_buf_bytes, cfg.mss),
             ack_est: AckLossEstimator::new(cfg.ack_copies),

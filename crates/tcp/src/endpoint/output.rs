@@ -49,6 +49,11 @@ impl TcpEndpoint {
                 | TcpState::Closing
                 | TcpState::LastAck
         ) {
+            if self.tlp.probe_due {
+                if let Some(p) = self.send_loss_probe(now, traces) {
+                    return Some(p);
+                }
+            }
             if let Some(p) = self.send_data(now, traces) {
                 return Some(p);
             }
@@ -258,6 +263,7 @@ impl TcpEndpoint {
         }
         if let Some(p) = self.send_new(now, cwnd + self.limited_transmit_allowance(), pipe, traces)
         {
+            self.schedule_loss_probe(now);
             return Some(p);
         }
         if !frto_hold {
@@ -268,6 +274,27 @@ impl TcpEndpoint {
             }
         }
         None
+    }
+
+    /// RFC 8985 §7.3 `TLP_send_probe`: one new segment if the application and the receive
+    /// window allow it (cwnd does not apply), else the highest-sequence segment again; the
+    /// episode starts at SND.NXT and the retransmission timer restarts.
+    fn send_loss_probe(&mut self, now: SimTime, traces: &mut Traces) -> Option<Packet> {
+        self.tlp.probe_due = false;
+        let pipe = self.buf.pipe();
+        let (probe, is_retrans) = match self.send_new(now, u64::MAX, pipe, traces) {
+            Some(p) => (p, false),
+            None => {
+                let last = self.buf.segs.len().checked_sub(1)?;
+                (
+                    self.retransmit(now, last, NextSegRule::Unsacked, traces),
+                    true,
+                )
+            }
+        };
+        self.tlp.on_probe_sent(self.snd_nxt, is_retrans);
+        self.rto_deadline = Some(now + self.rtt.rto());
+        Some(probe)
     }
 
     /// Something is waiting that only the window or the pacer holds back.

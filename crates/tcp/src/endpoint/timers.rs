@@ -1,5 +1,6 @@
-//! Timers: retransmission (RFC 6298 §5), delayed ACK (RFC 5681 §4.2), persist (RFC 9293
-//! §3.8.6.1), TIME-WAIT (RFC 9293 §3.10.7.4) and the pacer's release time.
+//! Timers: retransmission (RFC 6298 §5), tail loss probe (RFC 8985 §7.2), delayed ACK (RFC
+//! 5681 §4.2), persist (RFC 9293 §3.8.6.1), TIME-WAIT (RFC 9293 §3.10.7.4) and the pacer's
+//! release time.
 
 use celltcp_engine::SimTime;
 use celltcp_net::trace::Traces;
@@ -7,6 +8,7 @@ use celltcp_net::trace::Traces;
 use super::{TcpEndpoint, TcpState};
 use crate::cc::RtoEvent;
 use crate::recovery::RecoveryPhase;
+use crate::tlp;
 
 impl TcpEndpoint {
     /// The earliest instant at which [`TcpEndpoint::on_timeout`] must be called.
@@ -18,6 +20,7 @@ impl TcpEndpoint {
             }
         };
         consider(self.rto_deadline);
+        consider(self.tlp.deadline);
         consider(self.persist_deadline);
         consider(self.time_wait_deadline);
         if self.state.is_synchronized() {
@@ -37,6 +40,12 @@ impl TcpEndpoint {
         }
         if self.state.is_synchronized() {
             self.rcv.on_delack_timer(now);
+        }
+        if self.tlp.deadline.is_some_and(|d| d <= now) {
+            self.tlp.deadline = None;
+            // A PTO capped at the RTO's expiry (RFC 8985 §7.2) meets it: the timeout wins.
+            let rto_due = self.rto_deadline.is_some_and(|d| d <= now);
+            self.tlp.probe_due = !rto_due && self.rec.phase == RecoveryPhase::Open;
         }
         if self.rto_deadline.is_some_and(|d| d <= now) {
             self.on_rto(now, traces);
@@ -74,6 +83,8 @@ impl TcpEndpoint {
                     return;
                 }
                 self.rto_consecutive += 1;
+                // RFC 8985 §7.1: RTO recovery resets the TLP state.
+                self.tlp.reset();
                 // Linux's `tcp_enter_loss` reduces ssthresh only if that "has not yet been made
                 // inside this window": a fast recovery in progress made it.
                 let reduced_in_recovery = self.cfg.rto_keeps_recovery_ssthresh
@@ -114,6 +125,25 @@ impl TcpEndpoint {
                 self.ecn_recover = self.snd_nxt;
                 self.trace_cc(now, traces);
             }
+        }
+    }
+
+    /// RFC 8985 §7.2: start or restart the PTO timer, after new data that was not a probe and
+    /// after an ACK that advances SND.UNA, when SACK is in use, no segment is SACKed, the
+    /// sender is not recovering and no probe is outstanding; otherwise the timer stops.
+    pub(crate) fn schedule_loss_probe(&mut self, now: SimTime) {
+        self.tlp.deadline = None;
+        let armable = self.cfg.tlp
+            && self.sack_ok
+            && self.rec.phase == RecoveryPhase::Open
+            && !self.tlp.in_episode()
+            && self.snd_una < self.snd_nxt
+            && !self.buf.segs.iter().any(|s| s.sacked);
+        if armable {
+            let srtt = self.rtt.has_sample().then(|| self.rtt.srtt());
+            let one_segment = self.snd_nxt - self.snd_una <= self.smss as u64;
+            let pto = tlp::probe_timeout(now, srtt, one_segment, self.rto_deadline);
+            self.tlp.deadline = Some(now + pto);
         }
     }
 }

@@ -134,7 +134,7 @@ mod tests {
         let mut cfg = valid();
         cfg.to_server.mss = 10;
         let msg = cfg.validate().unwrap_err().to_string();
-        assert!(msg.starts_with("to_server.mss: 10"), "{msg}");
+        assert!(msg.starts_with("to_server.mss: '10B'"), "{msg}");
 
         let cfg = SplitTcpConfig {
             relay_buffer_bytes: 100,

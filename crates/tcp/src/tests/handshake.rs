@@ -14,7 +14,8 @@ fn syn_options_are_negotiated() {
     assert!(t.flags.contains(TcpFlags::SYN) && !t.flags.contains(TcpFlags::ACK));
     assert_eq!(t.options.mss, Some(1000));
     assert!(t.options.sack_permitted);
-    assert_eq!(t.options.window_scale, Some(7));
+    // The default 4 MB receive buffer needs a shift of 6 (4 000 000 >> 6 = 62 500).
+    assert_eq!(t.options.window_scale, Some(6));
     assert!(t.options.timestamps.is_some());
     let synack = h.sent[1].2;
     assert!(synack
@@ -22,8 +23,8 @@ fn syn_options_are_negotiated() {
         .unwrap()
         .flags
         .contains(TcpFlags::SYN | TcpFlags::ACK));
-    assert_eq!(h.a.negotiated(), (true, true, false, 1000, 7, 7));
-    assert_eq!(h.b.negotiated(), (true, true, false, 1000, 7, 7));
+    assert_eq!(h.a.negotiated(), (true, true, false, 1000, 6, 6));
+    assert_eq!(h.b.negotiated(), (true, true, false, 1000, 6, 6));
     // The handshake gave an RTT sample of 100 ms.
     assert_eq!(h.a.srtt(), SimDuration::from_ms(100));
 }

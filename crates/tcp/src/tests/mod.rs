@@ -16,6 +16,7 @@ mod rto;
 mod rto_episode;
 mod sack;
 mod spurious;
+mod tlp;
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;

@@ -1,17 +1,27 @@
 //! `[cells.NAME.rlc]`, `[cells.NAME.pdcp]` and `[cells.NAME.uplink]`: the downlink data radio
 //! bearer of every UE of a cell (RLC of TS 36.322, PDCP of TS 36.323) and its abstracted uplink,
 //! as written and as checked (see docs/lte-model.md, "Bearer" and "Uplink abstraction").
+//!
+//! Each table reads into the radio crate's own configuration with one conversion
+//! ([`RlcFile::config`], `From<&PdcpFile> for PdcpConfig`, `From<&UplinkFile> for
+//! UplinkConfig`), and its defaults are the radio crate's defaults (`default_rlc_am`,
+//! `PdcpConfig::default`, `UplinkConfig::default`), which cite the clauses they come from.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 
+use celltcp_net::queue::QueueLimit;
+use celltcp_radio::cell::{default_rlc_am, RlcModeConfig, UplinkConfig};
+use celltcp_radio::pdcp::PdcpConfig;
+use celltcp_radio::rlc::{BufferLimit, MaxRetxAction, RlcAmConfig, RlcUmConfig};
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 
 use super::CellFile;
 use crate::config::quantity::{Limit, Quantity, Rate, Size, Time};
+use crate::units;
 use crate::ScenarioError;
 
 /// PDCP SN lengths of TS 36.323 §6.3.2 for data radio bearers, bits.
@@ -26,17 +36,6 @@ pub enum RlcMode {
     Am,
     /// Unacknowledged mode: no retransmission at RLC.
     Um,
-}
-
-/// What RLC AM does when a PDU reached its maximum number of retransmissions.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum OnMaxRetx {
-    /// Indicate a radio link failure (LTE, TS 36.322 §5.2.1).
-    #[default]
-    Rlf,
-    /// Discard the PDU's SDUs and move the window on (WCDMA's MaxDAT behaviour).
-    Discard,
 }
 
 /// pollPDU (TS 36.322 §5.2.2.1; RLC-Config of TS 36.331 §6.3.2): a poll every this many AMD
@@ -152,7 +151,7 @@ impl Visitor<'_> for PollByteVisitor {
     }
 
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<PollByteFile, E> {
-        Err(E::custom(crate::units::size_missing_unit(&v.to_string())))
+        Err(E::custom(units::size_missing_unit(&v.to_string())))
     }
 }
 
@@ -181,7 +180,7 @@ pub struct RlcFile {
     /// maxRetxThreshold (AM), 1 to 32.
     pub max_retx: u32,
     /// "rlf" (LTE) or "discard" (MaxDAT-like).
-    pub on_max_retx: OnMaxRetx,
+    pub on_max_retx: MaxRetxAction,
     /// t-PollRetransmit (a time).
     pub t_poll_retransmit: Quantity<Time>,
     /// t-Reordering (a time).
@@ -195,18 +194,62 @@ pub struct RlcFile {
 }
 
 impl Default for RlcFile {
+    /// The cell's RLC AM defaults ([`default_rlc_am`]: 36.331 §9.2.1.1 with pollPDU p32,
+    /// pollByte kB25 and a 1 MB buffer).
     fn default() -> Self {
+        let am = default_rlc_am();
+        let buffer = match am.tx_buffer {
+            BufferLimit::Sdus(n) => QueueLimit::Packets(n as u32),
+            BufferLimit::Bytes(b) => QueueLimit::Bytes(b),
+            BufferLimit::Unlimited => unreachable!("the cell's default RLC buffer is limited"),
+        };
         RlcFile {
             mode: RlcMode::Am,
-            buffer: Quantity::default_of("1MB"),
-            max_retx: 4,
-            on_max_retx: OnMaxRetx::Rlf,
-            t_poll_retransmit: Quantity::default_of("45ms"),
-            t_reordering: Quantity::default_of("35ms"),
-            t_status_prohibit: Quantity::default_of("0ms"),
-            poll_pdu: PollPduFile::Pdus(32),
-            poll_byte: PollByteFile::Bytes(Quantity::default_of("25KB")),
+            buffer: Quantity::default_of_text(units::format_queue_limit(buffer)),
+            max_retx: am.max_retx_threshold.unwrap_or(u32::MAX),
+            on_max_retx: am.on_max_retx,
+            t_poll_retransmit: Quantity::default_ms(am.t_poll_retransmit),
+            t_reordering: Quantity::default_ms(am.t_reordering),
+            t_status_prohibit: Quantity::default_ms(am.t_status_prohibit),
+            poll_pdu: am.poll_pdu.map_or(PollPduFile::Infinity, PollPduFile::Pdus),
+            poll_byte: am.poll_byte.map_or(PollByteFile::Infinity, |b| {
+                PollByteFile::Bytes(Quantity::default_of_text(units::format_size(b)))
+            }),
         }
+    }
+}
+
+impl RlcFile {
+    /// The radio crate's RLC configuration of a checked table (`max_retx` in range); fails, at
+    /// `rlc.poll_byte`, only for a pollByte of 0.
+    pub(super) fn config(
+        &self,
+        key: &impl Fn(&str) -> String,
+    ) -> Result<RlcModeConfig, ScenarioError> {
+        let tx_buffer = match self.buffer.value {
+            QueueLimit::Packets(n) => BufferLimit::Sdus(n as usize),
+            QueueLimit::Bytes(b) => BufferLimit::Bytes(b),
+        };
+        // Checked in either mode, as the file's pollByte is checked wherever it is written.
+        let (poll_pdu, poll_byte) = polls(key, self)?;
+        Ok(match self.mode {
+            RlcMode::Am => RlcModeConfig::Am(RlcAmConfig {
+                max_retx_threshold: Some(self.max_retx),
+                on_max_retx: self.on_max_retx,
+                t_poll_retransmit: self.t_poll_retransmit.value,
+                t_reordering: self.t_reordering.value,
+                t_status_prohibit: self.t_status_prohibit.value,
+                poll_pdu,
+                poll_byte,
+                tx_buffer,
+                ..default_rlc_am()
+            }),
+            RlcMode::Um => RlcModeConfig::Um(RlcUmConfig {
+                t_reordering: self.t_reordering.value,
+                tx_buffer,
+                ..RlcUmConfig::lte(10)
+            }),
+        })
     }
 }
 
@@ -225,11 +268,24 @@ pub struct PdcpFile {
 }
 
 impl Default for PdcpFile {
+    /// [`PdcpConfig::default`]: 12-bit SN, no reordering, t-Reordering 50 ms.
     fn default() -> Self {
+        let d = PdcpConfig::default();
         PdcpFile {
-            sn_bits: 12,
-            reordering: false,
-            t_reordering: Quantity::default_of("50ms"),
+            sn_bits: d.sn_bits,
+            reordering: d.reordering,
+            t_reordering: Quantity::default_ms(d.t_reordering),
+        }
+    }
+}
+
+impl From<&PdcpFile> for PdcpConfig {
+    fn from(f: &PdcpFile) -> Self {
+        PdcpConfig {
+            sn_bits: f.sn_bits,
+            reordering: f.reordering,
+            t_reordering: f.t_reordering.value,
+            ..PdcpConfig::default()
         }
     }
 }
@@ -247,17 +303,29 @@ pub struct UplinkFile {
 }
 
 impl Default for UplinkFile {
+    /// [`UplinkConfig::default`]: 5 Mbit/s after 8 ms (TS 36.213 §8.0 FDD timing), no loss.
     fn default() -> Self {
+        let d = UplinkConfig::default();
         UplinkFile {
-            rate: Quantity::default_of("5Mbps"),
-            grant_delay: Quantity::default_of("8ms"),
-            loss: 0.0,
+            rate: Quantity::default_of_text(units::format_rate(d.rate_bps)),
+            grant_delay: Quantity::default_ms(d.grant_delay),
+            loss: d.loss,
+        }
+    }
+}
+
+impl From<&UplinkFile> for UplinkConfig {
+    fn from(f: &UplinkFile) -> Self {
+        UplinkConfig {
+            rate_bps: f.rate.value,
+            grant_delay: f.grant_delay.value,
+            loss: f.loss,
         }
     }
 }
 
 /// pollPDU and pollByte resolved (`None` = infinity); a poll byte count must be > 0.
-pub(super) fn polls(
+fn polls(
     key: &impl Fn(&str) -> String,
     rlc: &RlcFile,
 ) -> Result<(Option<u32>, Option<u64>), ScenarioError> {

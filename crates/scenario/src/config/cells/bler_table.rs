@@ -54,7 +54,7 @@ pub(super) fn read(name: &str, c: &CellFile) -> Result<Option<Arc<BlerTable>>, S
         Path::new(path),
         "BLER table",
         |e| format!("{path}: cannot read the BLER table: {e}"),
-        |reader| BlerTable::from_reader(reader),
+        |reader| BlerTable::from_reader_for(c.cqi_table, reader),
         |e| describe(path, &in_file(e)),
     )
     .map(|t| Some(Arc::new(t)))
