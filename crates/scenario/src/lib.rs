@@ -13,7 +13,7 @@
 //! `celltcp_outputs` crate from the world, with what only the scenario knows handed in
 //! ([`summary`]); [`output_json_schema`] describes it (`docs/outputs.md`).
 
-mod build;
+mod assemble;
 pub mod config;
 mod de;
 pub mod document;

@@ -15,7 +15,7 @@ use celltcp_outputs::labels::Label;
 pub use celltcp_outputs::RunStopReason;
 use celltcp_outputs::{series, series_dch, Series};
 
-use crate::build::{build, dch, user_trace, CaptureRequest};
+use crate::assemble::{build, dch, user_trace, CaptureRequest};
 use crate::error::{ScenarioError, ScenarioWarning};
 use crate::summary;
 use crate::Scenario;
@@ -253,7 +253,7 @@ impl Driver for AsFastAsPossible {
 pub fn check(scenario: &Scenario) -> Result<Vec<ScenarioWarning>, RunError> {
     let captures = CaptureRequest::none();
     build(scenario, scenario.simulation.seed, 0, &captures)?;
-    Ok(crate::build::warnings(scenario)?)
+    Ok(crate::assemble::warnings(scenario)?)
 }
 
 /// Runs one replication of `scenario`.

@@ -8,7 +8,7 @@ use celltcp_engine::RunOutcome;
 use celltcp_net::world::World;
 use celltcp_outputs::handovers::HandoverOutputs;
 
-use crate::build::{dch, middleboxes};
+use crate::assemble::{dch, middleboxes};
 use crate::Scenario;
 
 /// The summary of a run of `scenario` with master seed `seed` and replication `run`;

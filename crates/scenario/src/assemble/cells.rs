@@ -180,7 +180,7 @@ fn downlink_loss(
         .collect()
 }
 
-/// A validated loss model as a value (a link's is boxed instead, `build::loss_model`).
+/// A validated loss model as a value (a link's is boxed instead, `assemble::loss_model`).
 fn any_loss_model(spec: &LossSpec) -> Result<AnyLossModel, celltcp_net::loss::ParamError> {
     match *spec {
         LossSpec::Bernoulli { p } => AnyLossModel::bernoulli(p),
