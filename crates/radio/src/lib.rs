@@ -7,6 +7,8 @@
 //! * [`mac`]: MAC schedulers (one file each) and HARQ processes.
 //! * [`rlc`]: RLC acknowledged and unacknowledged mode entities (TS 36.322).
 //! * [`pdcp`]: PDCP sequence numbering and reordering (TS 36.323).
+//! * [`nr`]: the 5G NR PHY abstraction — numerologies, carriers, TDD patterns, the MCS, CQI
+//!   and TBS rules of TS 38.214, LDPC segmentation, BLER, rank and HARQ timing.
 //!
 //! Every entity is sans-IO: it receives `now` and inputs, returns outputs and its next timer
 //! deadline, and draws randomness only from the `RngStream` it is handed.
@@ -17,6 +19,7 @@ pub mod dch;
 pub mod mac;
 pub mod measurement;
 pub mod mobility;
+pub mod nr;
 pub mod pdcp;
 pub mod phy;
 pub mod ran;
