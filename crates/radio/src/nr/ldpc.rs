@@ -54,14 +54,37 @@ impl BaseGraph {
 
 /// Every lifting size Z of TS 38.212 Table 5.3.2-1, ascending: a · 2^j ≤ 384 for
 /// a ∈ {2, 3, 5, 7, 9, 11, 13, 15} (the eight sets i_LS = 0..=7).
-pub fn lifting_sizes() -> impl Iterator<Item = u32> {
-    let mut all: Vec<u32> = [2u32, 3, 5, 7, 9, 11, 13, 15]
-        .iter()
-        .flat_map(|a| (0..8).map(move |j| a << j))
-        .filter(|z| *z <= 384)
-        .collect();
-    all.sort_unstable();
-    all.into_iter()
+pub const LIFTING_SIZES: [u32; 51] = lifting_size_table();
+
+/// Builds [`LIFTING_SIZES`] from the set generators, then sorts it (insertion sort, in a
+/// `const fn`).
+const fn lifting_size_table() -> [u32; 51] {
+    let generators = [2u32, 3, 5, 7, 9, 11, 13, 15];
+    let mut out = [0u32; 51];
+    let mut n = 0;
+    let mut g = 0;
+    while g < generators.len() {
+        let mut z = generators[g];
+        while z <= 384 {
+            out[n] = z;
+            n += 1;
+            z *= 2;
+        }
+        g += 1;
+    }
+    assert!(n == 51, "Table 5.3.2-1 has 51 lifting sizes");
+    let mut i = 1;
+    while i < out.len() {
+        let mut j = i;
+        while j > 0 && out[j - 1] > out[j] {
+            let t = out[j];
+            out[j] = out[j - 1];
+            out[j - 1] = t;
+            j -= 1;
+        }
+        i += 1;
+    }
+    out
 }
 
 /// Code-block segmentation of one transport block (TS 38.212 §5.2.2).
@@ -107,8 +130,9 @@ impl CodeBlockSegmentation {
             BaseGraph::Bg2 if b > 192 => 8,
             BaseGraph::Bg2 => 6,
         };
-        let lifting_size = lifting_sizes()
-            .find(|z| k_b * z >= k_prime)
+        let lifting_size = *LIFTING_SIZES
+            .iter()
+            .find(|z| k_b * **z >= k_prime)
             .expect("K' ≤ K_cb ≤ K_b · 384 for both base graphs");
         let k = base_graph.systematic_columns() * lifting_size;
         CodeBlockSegmentation {
@@ -130,8 +154,8 @@ mod tests {
 
     #[test]
     fn lifting_size_table() {
-        let z: Vec<u32> = lifting_sizes().collect();
-        assert_eq!(z.len(), 51);
+        let z = LIFTING_SIZES;
+        assert!(z.windows(2).all(|w| w[0] < w[1]));
         assert_eq!(&z[..10], &[2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
         assert_eq!(z.last(), Some(&384));
         assert!(z.contains(&352) && z.contains(&208) && !z.contains(&17));
