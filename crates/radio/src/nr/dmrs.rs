@@ -87,9 +87,10 @@ impl PdschTimeAllocation {
             || !lengths.contains(&length)
             || start + length > SYMBOLS_PER_SLOT
         {
-            return Err(NrError::Range {
-                param: "PDSCH start symbol + length (TS 38.214 Table 5.1.2.1-1)",
-                value: u32::from(start) * 100 + u32::from(length),
+            return Err(NrError::TimeAllocation {
+                mapping,
+                start,
+                length,
                 expected,
             });
         }

@@ -73,7 +73,7 @@ impl NrBlerModel {
     }
 
     /// Thresholds from SE = `eta` · log2(1 + SINR/Γ), Γ = `snr_efficiency_db`:
-    /// s10[m] = Γ_dB + 10·log10(2^(SE_m/η) − 1).
+    /// `s10[m] = Γ_dB + 10·log10(2^(SE_m/η) − 1)`.
     pub fn from_shannon_bound(
         table: McsTable,
         eta: f64,
@@ -177,17 +177,13 @@ impl NrBlerModel {
     /// highest spectral efficiency (the lower index on a tie); `None` when none meets it.
     pub fn best_mcs(&self, sinr_db: f64, target_bler: f64) -> Option<u8> {
         let rows = self.table.rows();
+        let se = |m: u8| rows[usize::from(m)].spectral_efficiency();
         (0..rows.len() as u8)
             .filter(|m| self.bler(*m, sinr_db).is_ok_and(|b| b <= target_bler))
-            .fold(None, |best: Option<u8>, m| match best {
-                Some(b)
-                    if rows[usize::from(b)].spectral_efficiency()
-                        >= rows[usize::from(m)].spectral_efficiency() =>
-                {
-                    Some(b)
-                }
-                _ => Some(m),
-            })
+            // `max_by` keeps the last of equal elements; iterating downwards makes that the
+            // lower index.
+            .rev()
+            .max_by(|a, b| se(*a).total_cmp(&se(*b)))
     }
 }
 

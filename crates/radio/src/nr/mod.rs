@@ -92,6 +92,16 @@ pub enum NrError {
         expected: &'static str,
     },
     #[error(
+        "PDSCH time allocation: mapping {mapping:?} with start symbol {start} and {length} \
+         symbols is not valid; expected {expected} (TS 38.214 Table 5.1.2.1-1)"
+    )]
+    TimeAllocation {
+        mapping: PdschMappingType,
+        start: u8,
+        length: u8,
+        expected: &'static str,
+    },
+    #[error(
         "the allocation leaves {n_re_prime} resource elements per PRB for data \
          (12·N_symb − N_DMRS − N_oh, TS 38.214 §5.1.3.2); expected at least 1"
     )]

@@ -144,21 +144,25 @@ impl SlotPattern {
 
     /// Downlink symbols of slot `n`.
     pub fn dl_symbols(&self, n: u64) -> u8 {
-        match (self.slot_kind(n), self) {
-            (None, _) | (Some(SlotKind::Downlink), _) => SYMBOLS_PER_SLOT,
-            (Some(SlotKind::Uplink), _) => 0,
-            (Some(SlotKind::Special), SlotPattern::Tdd { special, .. }) => special.dl,
-            (Some(SlotKind::Special), SlotPattern::Fdd) => unreachable!("FDD has no slot kinds"),
+        match self {
+            SlotPattern::Fdd => SYMBOLS_PER_SLOT,
+            SlotPattern::Tdd { special, .. } => match self.slot_kind(n) {
+                Some(SlotKind::Downlink) => SYMBOLS_PER_SLOT,
+                Some(SlotKind::Special) => special.dl,
+                _ => 0,
+            },
         }
     }
 
     /// Uplink symbols of slot `n`.
     pub fn ul_symbols(&self, n: u64) -> u8 {
-        match (self.slot_kind(n), self) {
-            (None, _) | (Some(SlotKind::Uplink), _) => SYMBOLS_PER_SLOT,
-            (Some(SlotKind::Downlink), _) => 0,
-            (Some(SlotKind::Special), SlotPattern::Tdd { special, .. }) => special.ul,
-            (Some(SlotKind::Special), SlotPattern::Fdd) => unreachable!("FDD has no slot kinds"),
+        match self {
+            SlotPattern::Fdd => SYMBOLS_PER_SLOT,
+            SlotPattern::Tdd { special, .. } => match self.slot_kind(n) {
+                Some(SlotKind::Uplink) => SYMBOLS_PER_SLOT,
+                Some(SlotKind::Special) => special.ul,
+                _ => 0,
+            },
         }
     }
 
