@@ -18,7 +18,9 @@
 //! claimed: LDPC codes at these block lengths decode within a few tenths of a dB of the turbo
 //! codes the fit was made with, and link-level AWGN curves (for example those 5G-LENA ships
 //! from its NR link-level simulator) replace the thresholds through
-//! [`NrBlerModel::from_thresholds`]. Chase combining uses the LTE crate's
+//! [`NrBlerModel::from_thresholds`], or whole link-level curves through
+//! [`NrBlerModel::parse_table`], which reads the LTE [`BlerTable`] CSV format with this
+//! table's MCS range. Chase combining uses the LTE crate's
 //! [`ChaseCombining`]: the combined SINR is the sum of the linear SINRs.
 //!
 //! # Rank
@@ -36,7 +38,7 @@ use celltcp_engine::RngStream;
 
 use super::mcs::McsTable;
 use super::{NrError, MAX_LAYERS};
-use crate::phy::ChaseCombining;
+use crate::phy::{BlerTable, BlerTableError, ChaseCombining, CqiTable, Mcs};
 
 /// Default `η` of the attenuated Shannon bound (Mogensen et al. 2007), as for LTE.
 pub const DEFAULT_SHANNON_ETA: f64 = crate::phy::bler::DEFAULT_SHANNON_ETA;
@@ -50,14 +52,33 @@ pub const DEFAULT_DECADE_DB: f64 = crate::phy::bler::DEFAULT_DECADE_DB;
 /// Default per-layer loss of [`rank_for_sinr`] beyond the power split, dB.
 pub const DEFAULT_LAYER_LOSS_DB: f64 = 3.0;
 
-/// Logistic BLER curves of the data MCSs of one NR MCS table.
+/// BLER curves of the data MCSs of one NR MCS table: logistic, or link-level points.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NrBlerModel {
     table: McsTable,
-    /// SINR at BLER 10 % of each data MCS, dB, finite.
-    sinr10_db: Vec<f64>,
-    /// Logistic scale `w`, dB.
-    width_db: f64,
+    curves: Curves,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Curves {
+    Logistic {
+        /// SINR at BLER 10 % of each data MCS, dB, finite.
+        sinr10_db: Vec<f64>,
+        /// Logistic scale `w`, dB.
+        width_db: f64,
+    },
+    /// Points per MCS read by the LTE reader ([`BlerTable`]), its MCS indices read as
+    /// this table's.
+    Table(BlerTable),
+}
+
+/// The LTE table whose MCS count the reader checks a file of `table` against: 29 MCSs
+/// (0..=28) for the two 64QAM tables, 28 (0..=27) for the 256QAM one.
+fn reader_table(table: McsTable) -> CqiTable {
+    match table {
+        McsTable::Qam64 | McsTable::Qam64LowSe => CqiTable::Table1,
+        McsTable::Qam256 => CqiTable::Table2,
+    }
 }
 
 impl NrBlerModel {
@@ -127,9 +148,30 @@ impl NrBlerModel {
         }
         Ok(NrBlerModel {
             table,
-            sinr10_db: sinr10_db.to_vec(),
-            width_db: decade_db / 11f64.ln(),
+            curves: Curves::Logistic {
+                sinr10_db: sinr10_db.to_vec(),
+                width_db: decade_db / 11f64.ln(),
+            },
         })
+    }
+
+    /// Link-level curves of `table` from CSV text in the format of [`BlerTable`]
+    /// (`mcs,sinr_db,bler`, one point a line, every data MCS of `table` with at least two
+    /// points, 10 % points increasing with the MCS). The reader, its interpolation (linear in
+    /// log10 BLER) and its checks are the LTE ones; only the MCS range is this table's.
+    pub fn parse_table(table: McsTable, text: &str) -> Result<Self, BlerTableError> {
+        Ok(NrBlerModel {
+            table,
+            curves: Curves::Table(BlerTable::parse_for(reader_table(table), text)?),
+        })
+    }
+
+    /// The link-level points behind this model; `None` for the logistic form.
+    pub fn points_table(&self) -> Option<&BlerTable> {
+        match &self.curves {
+            Curves::Table(t) => Some(t),
+            Curves::Logistic { .. } => None,
+        }
     }
 
     /// The MCS table the curves are of.
@@ -137,29 +179,42 @@ impl NrBlerModel {
         self.table
     }
 
-    fn threshold(&self, mcs: u8) -> Result<f64, NrError> {
-        self.sinr10_db
-            .get(usize::from(mcs))
-            .copied()
-            .ok_or(NrError::Mcs {
-                table: self.table,
-                index: mcs,
-            })
+    /// `mcs` as an index of the reader's tables, after checking it is a data MCS of this
+    /// table (the reader's range is the same size).
+    fn checked(&self, mcs: u8) -> Result<Mcs, NrError> {
+        let err = NrError::Mcs {
+            table: self.table,
+            index: mcs,
+        };
+        if mcs > self.table.max_index() {
+            return Err(err);
+        }
+        Mcs::new(mcs).map_err(|_| err)
     }
 
     /// SINR at which MCS `mcs` has BLER 10 %, dB.
     pub fn sinr10_db(&self, mcs: u8) -> Result<f64, NrError> {
-        self.threshold(mcs)
+        let m = self.checked(mcs)?;
+        Ok(match &self.curves {
+            Curves::Logistic { sinr10_db, .. } => sinr10_db[m.index()],
+            Curves::Table(t) => t.sinr10_db(m),
+        })
     }
 
     /// BLER of one transmission at MCS `mcs` and SINR `sinr_db`, in [0, 1]; a NaN SINR counts
     /// as no signal.
     pub fn bler(&self, mcs: u8, sinr_db: f64) -> Result<f64, NrError> {
-        let s10 = self.threshold(mcs)?;
+        let m = self.checked(mcs)?;
         if sinr_db.is_nan() {
             return Ok(1.0);
         }
-        Ok(1.0 / (1.0 + 9.0 * ((sinr_db - s10) / self.width_db).exp()))
+        Ok(match &self.curves {
+            Curves::Logistic {
+                sinr10_db,
+                width_db,
+            } => 1.0 / (1.0 + 9.0 * ((sinr_db - sinr10_db[m.index()]) / width_db).exp()),
+            Curves::Table(t) => t.bler(m, sinr_db),
+        })
     }
 
     /// BLER after the transmissions chase-combined in `combining`; 1 before the first.
@@ -245,6 +300,23 @@ mod tests {
         let combined = m.bler_combined(at_10db, &c).unwrap();
         assert!((combined - m.bler(at_10db, 5.0 + 10.0 * 2f64.log10()).unwrap()).abs() < 1e-12);
         assert!(NrBlerModel::from_thresholds(McsTable::Qam64, &[1.0; 3], 1.0).is_err());
+    }
+
+    #[test]
+    fn link_level_table() {
+        let mut csv = String::from("mcs,sinr_db,bler\n");
+        for m in 0..=27 {
+            let s10 = -6.0 + f64::from(m);
+            csv += &format!("{m},{},1\n{m},{s10},0.1\n{m},{},0\n", s10 - 2.0, s10 + 2.0);
+        }
+        let t = NrBlerModel::parse_table(McsTable::Qam256, &csv).unwrap();
+        assert_eq!(t.sinr10_db(27), Ok(21.0));
+        assert_eq!(t.bler(3, -3.0), Ok(0.1));
+        assert_eq!(t.bler(3, 10.0), Ok(0.0));
+        assert!(t.bler(28, 0.0).is_err());
+        assert!(t.points_table().is_some());
+        // The 64QAM tables need MCS 28 too.
+        assert!(NrBlerModel::parse_table(McsTable::Qam64, &csv).is_err());
     }
 
     #[test]
