@@ -107,24 +107,24 @@ impl TcpEndpoint {
     ) -> RecoveryEvent {
         let thresh = self.dupthresh();
         self.rec.newly_lost = false;
-        if self.sack_ok && info.newly_sacked > 0 {
-            self.rec.newly_lost = self.buf.update_lost(thresh, self.smss as u64);
+        if self.opts.sack && info.newly_sacked > 0 {
+            self.rec.newly_lost = self.buf.update_lost(thresh, self.opts.mss as u64);
         }
         if info.advanced {
             // RFC 6675 §5 (1) / RFC 5681: a cumulative ACK resets DupAcks.
             self.rec.dupacks = 0;
-            self.rec.high_rxt = self.rec.high_rxt.max(self.snd_una);
+            self.rec.high_rxt = self.rec.high_rxt.max(self.snd.una());
         }
         if info.is_dup {
             self.rec.dupacks += 1;
             self.stats.dupacks_received += 1;
             if self.traces_send_side(traces) {
-                traces.record(now, self.flow, TraceVar::DupAck, self.snd_una as f64);
+                traces.record(now, self.flow, TraceVar::DupAck, self.snd.una() as f64);
             }
         }
         match self.rec.phase {
             RecoveryPhase::FastRecovery => {
-                if self.snd_una >= self.rec.recover {
+                if self.snd.una() >= self.rec.recover {
                     // RFC 6582 §3.2 step 3 / RFC 6675 §5: a full ACK ends recovery.
                     self.rec.phase = RecoveryPhase::Open;
                     self.rec.inflation = 0;
@@ -132,49 +132,50 @@ impl TcpEndpoint {
                     self.rec.retransmit_now = false;
                     return self.exit_event();
                 }
-                if !self.sack_ok && info.advanced && self.cc.exits_recovery_on_partial_ack() {
+                if !self.opts.sack && info.advanced && self.cc.exits_recovery_on_partial_ack() {
                     // RFC 5681 §3.2 step 6 (Reno): new data acknowledged ends recovery; a further
                     // loss in the same window starts a new recovery with a new reduction.
                     self.rec.phase = RecoveryPhase::Open;
                     self.rec.inflation = 0;
                     self.rec.dupacks = 0;
                     self.rec.retransmit_now = false;
-                    self.rec.recover = self.snd_una;
+                    self.rec.recover = self.snd.una();
                     return self.exit_event();
                 }
-                if !self.sack_ok {
+                if !self.opts.sack {
                     if info.advanced {
                         // RFC 6582 §3.2 step 4 (partial ACK): retransmit the first unacknowledged
                         // segment, deflate by the amount acknowledged, add back one SMSS if at
                         // least one SMSS was acknowledged.
-                        self.buf.mark_lost_at(self.snd_una);
-                        self.rec.high_rxt = self.snd_una;
+                        self.buf.mark_lost_at(self.snd.una());
+                        self.rec.high_rxt = self.snd.una();
                         self.rec.retransmit_now = true;
                         self.rec.partial_acks += 1;
                         self.rec.inflation -= info.cum_acked as i64;
-                        if info.cum_acked >= self.smss as u64 {
-                            self.rec.inflation += self.smss as i64;
+                        if info.cum_acked >= self.opts.mss as u64 {
+                            self.rec.inflation += self.opts.mss as i64;
                         }
                     } else if info.is_dup {
                         // RFC 6582 §3.2 step 3: each further duplicate inflates by one SMSS.
-                        self.rec.inflation += self.smss as i64;
+                        self.rec.inflation += self.opts.mss as i64;
                     }
                 }
                 RecoveryEvent::None
             }
             RecoveryPhase::Loss => {
-                if self.snd_una >= self.rec.recover {
+                if self.snd.una() >= self.rec.recover {
                     self.rec.phase = RecoveryPhase::Open;
                 }
                 RecoveryEvent::None
             }
             RecoveryPhase::Open => {
                 // RFC 6675 §5 (3): IsLost(HighACK + 1) also starts recovery.
-                let lost_head = self.sack_ok && info.is_dup && self.buf.first_is_lost();
+                let lost_head = self.opts.sack && info.is_dup && self.buf.first_is_lost();
                 let trigger = self.rec.dupacks >= thresh || lost_head;
                 // RFC 6582 §3.2 step 1-2: only if the ACK covers the previous recovery point,
                 // so one window's losses cause one reduction (also after an RTO).
-                if trigger && self.snd_una >= self.rec.recover && self.snd_una < self.snd_nxt {
+                if trigger && self.snd.una() >= self.rec.recover && self.snd.una() < self.snd.nxt()
+                {
                     self.enter_fast_recovery(thresh);
                     if self.eln_marks_head() {
                         self.rec.eln = true;
@@ -194,19 +195,19 @@ impl TcpEndpoint {
         self.rec.phase = RecoveryPhase::FastRecovery;
         self.rec.eln = false;
         self.rec.partial_acks = 0;
-        self.rec.recover = self.snd_nxt;
-        self.buf.mark_lost_at(self.snd_una);
-        self.rec.high_rxt = self.snd_una;
+        self.rec.recover = self.snd.nxt();
+        self.buf.mark_lost_at(self.snd.una());
+        self.rec.high_rxt = self.snd.una();
         self.rec.retransmit_now = true;
         // RFC 6675 §5 (4.3): no rescue before the cumulative ACK passes the first retransmission.
         self.rec.rescue_rxt = self.buf.segs.front().map(|s| s.end);
-        self.rec.inflation = if self.sack_ok {
+        self.rec.inflation = if self.opts.sack {
             0
         } else {
-            (thresh as i64) * self.smss as i64
+            (thresh as i64) * self.opts.mss as i64
         };
         // RFC 3168 §6.1.2: no ECN reduction again in this window.
-        self.ecn_recover = self.snd_nxt;
+        self.ecn.hold_until(self.snd.nxt());
         self.stats.fast_recoveries += 1;
     }
 
@@ -217,7 +218,7 @@ impl TcpEndpoint {
     /// `tcp_cong_control` skips `tcp_cwnd_reduction` for a `cong_control` module).
     pub(crate) fn prr_active(&self) -> bool {
         self.cfg.prr
-            && self.sack_ok
+            && self.opts.sack
             && self.rec.phase == RecoveryPhase::FastRecovery
             && !self.rec.eln
             && self.cc.reduces_by_prr()
@@ -249,7 +250,7 @@ impl TcpEndpoint {
         r.prr_delivered += delivered;
         let ssthresh = self.cc.ssthresh();
         let pipe = self.buf.pipe();
-        let mss = self.smss as u64;
+        let mss = self.opts.mss as u64;
         let sndcnt = if pipe > ssthresh {
             // sndcnt = CEIL(prr_delivered · ssthresh / RecoverFS) − prr_out.
             let due = (r.prr_delivered as u128 * ssthresh as u128).div_ceil(r.recover_fs as u128);
@@ -279,15 +280,15 @@ impl TcpEndpoint {
 
     /// ELN is enabled and the last ELN-marked ACK asked for the segment at SND.UNA.
     pub(crate) fn eln_marks_head(&self) -> bool {
-        self.cfg.eln && self.rec.eln_hole == Some(self.snd_una) && self.snd_una < self.snd_nxt
+        self.cfg.eln && self.rec.eln_hole == Some(self.snd.una()) && self.snd.una() < self.snd.nxt()
     }
 
     /// An ACK carrying the ELN mark, processed up to the cumulative ACK: remembers the hole it
     /// reports (SND.UNA, the segment the ACK asks for).
     pub(crate) fn on_eln_ack(&mut self) {
         self.stats.eln_acks_received += 1;
-        if self.cfg.eln && self.snd_una < self.snd_nxt {
-            self.rec.eln_hole = Some(self.snd_una);
+        if self.cfg.eln && self.snd.una() < self.snd.nxt() {
+            self.rec.eln_hole = Some(self.snd.una());
         }
     }
 
@@ -302,8 +303,8 @@ impl TcpEndpoint {
             self.rec.eln = true;
             self.stats.eln_recoveries += 1;
         } else {
-            self.buf.mark_lost_at(self.snd_una);
-            self.rec.high_rxt = self.snd_una;
+            self.buf.mark_lost_at(self.snd.una());
+            self.rec.high_rxt = self.snd.una();
             self.rec.retransmit_now = true;
         }
     }
@@ -316,7 +317,9 @@ impl TcpEndpoint {
     /// go-back-N retransmission repairs the rest. SACK recovery (RFC 6675) keeps the RFC 6298
     /// rule.
     pub(crate) fn advance_restarts_rto_timer(&self) -> bool {
-        self.sack_ok || self.rec.phase != RecoveryPhase::FastRecovery || self.rec.partial_acks <= 1
+        self.opts.sack
+            || self.rec.phase != RecoveryPhase::FastRecovery
+            || self.rec.partial_acks <= 1
     }
 
     /// RFC 3042: on the first two duplicate ACKs new segments may be sent as long as the
@@ -327,7 +330,7 @@ impl TcpEndpoint {
             && self.rec.dupacks > 0
             && self.rec.dupacks < self.dupthresh()
         {
-            self.rec.dupacks.min(2) as u64 * self.smss as u64
+            self.rec.dupacks.min(2) as u64 * self.opts.mss as u64
         } else {
             0
         }
@@ -348,14 +351,14 @@ impl TcpEndpoint {
     /// NextSeg rules 3 and 4 (RFC 6675 §4), consulted when neither a lost segment nor new
     /// data can be sent during SACK-based fast recovery.
     pub(crate) fn sack_fallback_retransmission(&self) -> Option<(usize, NextSegRule)> {
-        if !self.sack_ok || self.rec.phase != RecoveryPhase::FastRecovery {
+        if !self.opts.sack || self.rec.phase != RecoveryPhase::FastRecovery {
             return None;
         }
         if let Some(i) = self.buf.next_unsacked(self.rec.high_rxt) {
             return Some((i, NextSegRule::Unsacked));
         }
         // Rule 4: once per cumulative-ACK advance beyond RescueRxt.
-        if self.rec.rescue_rxt.is_none_or(|r| self.snd_una >= r) {
+        if self.rec.rescue_rxt.is_none_or(|r| self.snd.una() >= r) {
             return self
                 .buf
                 .rescue_candidate()

@@ -81,7 +81,7 @@ impl TcpEndpoint {
     /// Arms the detectors at the first expiry of a backoff series (before `on_rto`).
     pub(crate) fn spurious_on_rto(&mut self, first_in_series: bool) {
         let recurring =
-            std::mem::replace(&mut self.spur.last_rto_una, self.snd_una) == self.snd_una;
+            std::mem::replace(&mut self.spur.last_rto_una, self.snd.una()) == self.snd.una();
         if !first_in_series {
             // RFC 5682 §2.1 step 1: a further timeout during F-RTO means conventional recovery.
             // Linux instead arms F-RTO again at a recurring timeout of the same SND.UNA
@@ -91,7 +91,7 @@ impl TcpEndpoint {
             // longer than RTO + 2·RTO still gets its timeout undone when the delayed originals
             // are acknowledged.
             self.spur.frto = if self.cfg.frto && self.cfg.frto_after_repeated_rto && recurring {
-                self.spur.frto_recover = self.snd_nxt;
+                self.spur.frto_recover = self.snd.nxt();
                 self.spur.frto_new_segments = 0;
                 FrtoStep::AwaitFirstAck
             } else {
@@ -105,7 +105,7 @@ impl TcpEndpoint {
             return;
         }
         self.spur.snapshot = Some(self.cc.snapshot());
-        self.spur.frto_recover = self.snd_nxt;
+        self.spur.frto_recover = self.snd.nxt();
         self.spur.frto_new_segments = 0;
         // RFC 5682 §2.1 step 1: not when the timeout hits an ongoing fast recovery.
         self.spur.frto = if self.cfg.frto && self.rec.phase != RecoveryPhase::FastRecovery {
@@ -122,7 +122,7 @@ impl TcpEndpoint {
         // an ACK of a segment that was only queued behind the repairs for proof that the whole
         // recovery was spurious, and restores the window the loss had just reduced.
         self.spur.eifel_armed =
-            self.cfg.eifel && self.ts_ok && self.rec.phase != RecoveryPhase::FastRecovery;
+            self.cfg.eifel && self.opts.timestamps && self.rec.phase != RecoveryPhase::FastRecovery;
         self.spur.retransmit_ts = None;
     }
 
@@ -159,14 +159,14 @@ impl TcpEndpoint {
                 }
             }
         }
-        let sack = self.sack_ok;
+        let sack = self.opts.sack;
         match self.spur.frto {
             FrtoStep::Inactive => false,
             FrtoStep::AwaitFirstAck => {
                 let progress = ev.advanced || (sack && ev.sacked_below_recover);
-                let covers_all = self.snd_una >= self.spur.frto_recover;
-                let new_data_possible = self.snd_nxt < self.buf.stream_end()
-                    && self.snd_nxt < self.snd_una + self.snd_wnd;
+                let covers_all = self.snd.una() >= self.spur.frto_recover;
+                let new_data_possible =
+                    self.snd.nxt() < self.buf.stream_end() && self.snd.room() > 0;
                 // A duplicate ACK without SACK progress is `!progress` too.
                 if !progress || covers_all || !new_data_possible {
                     // Step 2a: conventional recovery.
@@ -206,8 +206,8 @@ impl TcpEndpoint {
         self.rec.phase = RecoveryPhase::Open;
         self.rec.dupacks = 0;
         // The window that timed out was not lost: no congestion response is owed for it.
-        self.rec.recover = self.snd_una;
-        self.ecn_recover = self.snd_una;
+        self.rec.recover = self.snd.una();
+        self.ecn.hold_until(self.snd.una());
         self.rto_consecutive = 0;
         match self.rtt.latest() {
             Some(r) => self.rtt.adapt_after_spurious_timeout(r),

@@ -21,7 +21,7 @@ impl TcpEndpoint {
         };
         consider(self.rto_deadline);
         consider(self.tlp.deadline);
-        consider(self.persist_deadline);
+        consider(self.persist.deadline());
         consider(self.time_wait_deadline);
         if self.state.is_synchronized() {
             consider(self.rcv.delack_deadline());
@@ -50,11 +50,7 @@ impl TcpEndpoint {
         if self.rto_deadline.is_some_and(|d| d <= now) {
             self.on_rto(now, traces);
         }
-        if self.persist_deadline.is_some_and(|d| d <= now) {
-            self.probe_pending = true;
-            self.persist_backoff += 1;
-            self.persist_deadline = Some(now + self.persist_interval());
-        }
+        self.persist.on_timer(now, self.rtt.rto(), self.cfg.max_rto);
         if self.pacing_blocked && self.pacing_next <= now {
             self.pacing_blocked = false;
         }
@@ -116,13 +112,13 @@ impl TcpEndpoint {
                 self.buf.mark_all_lost();
                 self.rec.phase = RecoveryPhase::Loss;
                 // RFC 6582 §3.2 step 1 / RFC 6675: recover is set on a timeout too.
-                self.rec.recover = self.snd_nxt;
-                self.rec.high_rxt = self.snd_una;
+                self.rec.recover = self.snd.nxt();
+                self.rec.high_rxt = self.snd.una();
                 self.rec.dupacks = 0;
                 self.rec.inflation = 0;
                 self.rec.rescue_rxt = None;
                 self.rec.retransmit_now = false;
-                self.ecn_recover = self.snd_nxt;
+                self.ecn.hold_until(self.snd.nxt());
                 self.trace_cc(now, traces);
             }
         }
@@ -134,14 +130,14 @@ impl TcpEndpoint {
     pub(crate) fn schedule_loss_probe(&mut self, now: SimTime) {
         self.tlp.deadline = None;
         let armable = self.cfg.tlp
-            && self.sack_ok
+            && self.opts.sack
             && self.rec.phase == RecoveryPhase::Open
             && !self.tlp.in_episode()
-            && self.snd_una < self.snd_nxt
+            && self.snd.una() < self.snd.nxt()
             && !self.buf.segs.iter().any(|s| s.sacked);
         if armable {
             let srtt = self.rtt.has_sample().then(|| self.rtt.srtt());
-            let one_segment = self.snd_nxt - self.snd_una <= self.smss as u64;
+            let one_segment = self.snd.nxt() - self.snd.una() <= self.opts.mss as u64;
             let pto = tlp::probe_timeout(now, srtt, one_segment, self.rto_deadline);
             self.tlp.deadline = Some(now + pto);
         }
