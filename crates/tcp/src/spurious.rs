@@ -108,7 +108,7 @@ impl TcpEndpoint {
         self.spur.frto_recover = self.snd.nxt();
         self.spur.frto_new_segments = 0;
         // RFC 5682 §2.1 step 1: not when the timeout hits an ongoing fast recovery.
-        self.spur.frto = if self.cfg.frto && self.rec.phase != RecoveryPhase::FastRecovery {
+        self.spur.frto = if self.cfg.frto && self.rec.phase() != RecoveryPhase::FastRecovery {
             FrtoStep::AwaitFirstAck
         } else {
             FrtoStep::Inactive
@@ -121,8 +121,9 @@ impl TcpEndpoint {
         // timeout in Recovery keeps). Testing the timeout's own retransmission instead takes
         // an ACK of a segment that was only queued behind the repairs for proof that the whole
         // recovery was spurious, and restores the window the loss had just reduced.
-        self.spur.eifel_armed =
-            self.cfg.eifel && self.opts.timestamps && self.rec.phase != RecoveryPhase::FastRecovery;
+        self.spur.eifel_armed = self.cfg.eifel
+            && self.opts.timestamps
+            && self.rec.phase() != RecoveryPhase::FastRecovery;
         self.spur.retransmit_ts = None;
     }
 
@@ -144,7 +145,7 @@ impl TcpEndpoint {
         ev: &SpuriousEvidence,
         traces: &mut Traces,
     ) -> bool {
-        if self.rec.phase != RecoveryPhase::Loss {
+        if self.rec.phase() != RecoveryPhase::Loss {
             self.spur.frto = FrtoStep::Inactive;
             self.spur.eifel_armed = false;
             return false;
@@ -203,10 +204,8 @@ impl TcpEndpoint {
             self.cc.restore(&snap);
         }
         self.buf.unmark_unretransmitted();
-        self.rec.phase = RecoveryPhase::Open;
-        self.rec.dupacks = 0;
         // The window that timed out was not lost: no congestion response is owed for it.
-        self.rec.recover = self.snd.una();
+        self.rec.undo_timeout(self.snd.una());
         self.ecn.hold_until(self.snd.una());
         self.rto_consecutive = 0;
         match self.rtt.latest() {

@@ -111,7 +111,7 @@ impl TcpEndpoint {
         ev.is_dup = acked.is_dup;
         self.detect_spurious(now, &ev, traces);
         // Read before recovery changes phase: the controller hears of the phase the ACK found.
-        let in_recovery = self.rec.phase == RecoveryPhase::FastRecovery;
+        let in_recovery = self.rec.phase() == RecoveryPhase::FastRecovery;
         let event = self.detect_loss_and_recover(now, &acked, traces);
         let bytes_in_flight = self.notify_controller(now, &acked, &before, in_recovery, event);
         self.on_ecn_echo(now, hdr, &before, event);
@@ -298,14 +298,14 @@ impl TcpEndpoint {
         // go-back-N one in RTO recovery.
         if self.cfg.detect_lost_retransmissions
             && self.opts.sack
-            && self.rec.phase != RecoveryPhase::Open
+            && self.rec.phase() != RecoveryPhase::Open
         {
             let (min_rtt, srtt) = (self.rtt.min_rtt(), self.rtt.srtt());
             if let Some(start) =
                 self.rack
                     .detect_lost_retransmissions(&mut self.buf, now, min_rtt, srtt)
             {
-                self.rec.high_rxt = self.rec.high_rxt.min(start);
+                self.rec.on_lost_retransmission(start);
                 self.stats.lost_retransmissions += 1;
             }
         }
@@ -313,7 +313,7 @@ impl TcpEndpoint {
         // before then finds SND.UNA at a segment the timer has already resent, so it is not a
         // first expiry (RFC 5681 §3.1: ssthresh is then held constant; RFC 5682 §2.1: F-RTO
         // is not entered again). Only leaving the episode starts a new series.
-        if acked.advanced && self.rec.phase != RecoveryPhase::Loss {
+        if acked.advanced && self.rec.phase() != RecoveryPhase::Loss {
             self.rto_consecutive = 0;
         }
         event
@@ -399,7 +399,7 @@ impl TcpEndpoint {
     ) {
         if self.opts.ecn
             && hdr.flags.contains(TcpFlags::ECE)
-            && self.rec.phase == RecoveryPhase::Open
+            && self.rec.phase() == RecoveryPhase::Open
             && self.ecn.may_reduce(self.snd.una())
             && event == RecoveryEvent::None
             && before.outstanding
@@ -450,7 +450,7 @@ impl TcpEndpoint {
             self.congestion_event(now, CongestionKind::FastRetransmit, flight_size);
             self.cc.on_recovery_exit(now);
         }
-        if self.rec.phase != RecoveryPhase::Open {
+        if self.rec.phase() != RecoveryPhase::Open {
             self.tlp.reset();
         } else if advanced {
             self.schedule_loss_probe(now);

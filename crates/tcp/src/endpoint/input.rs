@@ -127,8 +127,7 @@ impl TcpEndpoint {
             TcpState::Established
         };
         self.snd.start_data();
-        self.rec.recover = 1;
-        self.rec.high_rxt = 1;
+        self.rec.on_handshake_complete();
         self.ecn.hold_until(1);
         self.stats.established_at = Some(now);
         self.trace_cc(now, traces);

@@ -288,11 +288,11 @@ impl TcpEndpoint {
     /// With PRR (RFC 6937) in SACK fast recovery the window is PRR's: pipe + sndcnt.
     pub fn effective_cwnd(&self) -> u64 {
         if self.prr_active() {
-            if let Some(w) = self.rec.prr_cwnd {
+            if let Some(w) = self.rec.prr_cwnd() {
                 return w.max(self.opts.mss as u64);
             }
         }
-        let w = self.cc.cwnd() as i128 + self.rec.inflation as i128;
+        let w = self.cc.cwnd() as i128 + self.rec.inflation() as i128;
         w.max(self.opts.mss as i128) as u64
     }
 
@@ -306,7 +306,7 @@ impl TcpEndpoint {
 
     /// Loss-recovery phase.
     pub fn recovery_phase(&self) -> RecoveryPhase {
-        self.rec.phase
+        self.rec.phase()
     }
 
     /// All written data and the FIN (if any) have been acknowledged.
@@ -402,7 +402,7 @@ impl TcpEndpoint {
     /// Trace code of [`TraceVar::CcState`]: 2 fast recovery, 3 RTO recovery, 10+ controller
     /// modes, else 0 slow start / 1 congestion avoidance.
     fn cc_state_code(&self) -> u8 {
-        match self.rec.phase {
+        match self.rec.phase() {
             RecoveryPhase::FastRecovery => 2,
             RecoveryPhase::Loss => 3,
             RecoveryPhase::Open => match self.cc.mode() {

@@ -248,8 +248,8 @@ impl TcpEndpoint {
         let frto_hold = self.frto_holds_retransmissions();
         if !frto_hold {
             if let Some((i, rule)) = self.next_lost_retransmission() {
-                if pipe + self.buf.segs[i].len() <= cwnd || pipe == 0 || self.rec.retransmit_now {
-                    self.rec.retransmit_now = false;
+                if pipe + self.buf.segs[i].len() <= cwnd || pipe == 0 || self.rec.retransmit_now() {
+                    self.rec.clear_retransmit_now();
                     return Some(self.retransmit(now, i, rule, traces));
                 }
                 return None;
@@ -304,7 +304,7 @@ impl TcpEndpoint {
         pipe: u64,
         traces: &mut Traces,
     ) -> Option<Packet> {
-        if self.spur.frto == FrtoStep::AwaitFirstAck && self.rec.phase == RecoveryPhase::Loss {
+        if self.spur.frto == FrtoStep::AwaitFirstAck && self.rec.phase() == RecoveryPhase::Loss {
             return None;
         }
         let data_end = self.buf.data_end();
@@ -402,7 +402,7 @@ impl TcpEndpoint {
         // head of its retransmission queue (`tcp_xmit_retransmit_queue`). Otherwise the
         // timer set at the last advance of SND.UNA can expire just before this repair is
         // acknowledged, and go-back-N resends every segment still queued above it.
-        if i == 0 && self.buf.segs[0].tx_count >= 2 && self.rec.phase != RecoveryPhase::Open {
+        if i == 0 && self.buf.segs[0].tx_count >= 2 && self.rec.phase() != RecoveryPhase::Open {
             self.rto_deadline = Some(now + self.rtt.rto());
         }
         self.buf.update(i, |seg| {
@@ -419,7 +419,7 @@ impl TcpEndpoint {
         self.stats.retx_bytes += payload;
         self.stats.data_segments_sent += 1;
         self.stats.bytes_sent += payload;
-        if self.rec.phase == RecoveryPhase::Loss {
+        if self.rec.phase() == RecoveryPhase::Loss {
             self.stats.retx_rto += 1;
             traces.record(now, self.flow, TraceVar::RetxRto, start as f64);
             if self.spur.eifel_armed && self.spur.retransmit_ts.is_none() {
@@ -440,10 +440,8 @@ impl TcpEndpoint {
 
     /// Timer and pacer book-keeping common to every data transmission.
     fn after_data_sent(&mut self, now: SimTime, payload: u32) {
-        if self.rec.phase == RecoveryPhase::FastRecovery {
-            // RFC 6937 §3: prr_out counts every byte sent during recovery.
-            self.rec.prr_out += payload as u64;
-        }
+        // RFC 6937 §3: prr_out counts every byte sent during recovery.
+        self.rec.on_data_sent(payload as u64);
         // RFC 6298 §5.1: start the timer if it is not running.
         if self.rto_deadline.is_none() {
             self.rto_deadline = Some(now + self.rtt.rto());

@@ -45,7 +45,7 @@ impl TcpEndpoint {
             self.tlp.deadline = None;
             // A PTO capped at the RTO's expiry (RFC 8985 §7.2) meets it: the timeout wins.
             let rto_due = self.rto_deadline.is_some_and(|d| d <= now);
-            self.tlp.probe_due = !rto_due && self.rec.phase == RecoveryPhase::Open;
+            self.tlp.probe_due = !rto_due && self.rec.phase() == RecoveryPhase::Open;
         }
         if self.rto_deadline.is_some_and(|d| d <= now) {
             self.on_rto(now, traces);
@@ -84,8 +84,8 @@ impl TcpEndpoint {
                 // Linux's `tcp_enter_loss` reduces ssthresh only if that "has not yet been made
                 // inside this window": a fast recovery in progress made it.
                 let reduced_in_recovery = self.cfg.rto_keeps_recovery_ssthresh
-                    && self.rec.phase == RecoveryPhase::FastRecovery
-                    && !self.rec.eln;
+                    && self.rec.phase() == RecoveryPhase::FastRecovery
+                    && !self.rec.is_eln();
                 self.spurious_on_rto(self.rto_consecutive == 1);
                 self.cc.on_rto(&RtoEvent {
                     now,
@@ -110,14 +110,8 @@ impl TcpEndpoint {
                 // could start would never run again.
                 self.rto_deadline = Some(now + self.rtt.rto());
                 self.buf.mark_all_lost();
-                self.rec.phase = RecoveryPhase::Loss;
                 // RFC 6582 §3.2 step 1 / RFC 6675: recover is set on a timeout too.
-                self.rec.recover = self.snd.nxt();
-                self.rec.high_rxt = self.snd.una();
-                self.rec.dupacks = 0;
-                self.rec.inflation = 0;
-                self.rec.rescue_rxt = None;
-                self.rec.retransmit_now = false;
+                self.rec.enter_rto_recovery(self.snd.una(), self.snd.nxt());
                 self.ecn.hold_until(self.snd.nxt());
                 self.trace_cc(now, traces);
             }
@@ -131,7 +125,7 @@ impl TcpEndpoint {
         self.tlp.deadline = None;
         let armable = self.cfg.tlp
             && self.opts.sack
-            && self.rec.phase == RecoveryPhase::Open
+            && self.rec.phase() == RecoveryPhase::Open
             && !self.tlp.in_episode()
             && self.snd.una() < self.snd.nxt()
             && !self.buf.segs.iter().any(|s| s.sacked);

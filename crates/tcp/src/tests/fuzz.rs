@@ -280,7 +280,7 @@ impl World {
             cwnd: a.effective_cwnd(),
             allowance: a.limited_transmit_allowance(),
             frto_bypass: a.spur.frto == FrtoStep::AwaitSecondAck,
-            retransmit_now: a.rec.retransmit_now,
+            retransmit_now: a.rec.retransmit_now(),
             synchronized: a.state.is_synchronized(),
         }
     }
