@@ -43,24 +43,63 @@ pub enum SpuriousDetector {
     Eifel,
 }
 
+/// The state of both detectors and of the undo; the per-ACK decision is
+/// [`TcpEndpoint::detect_spurious`].
 #[derive(Clone, Debug, Default)]
 pub struct Spurious {
-    pub frto: FrtoStep,
+    frto: FrtoStep,
     /// RFC 5682 "recover": SND.NXT when the timeout occurred.
-    pub frto_recover: u64,
+    frto_recover: u64,
     /// New segments F-RTO may still send regardless of cwnd (step 2b: "up to two").
-    pub frto_new_segments: u32,
+    frto_new_segments: u32,
     /// Eifel: waiting for the first ACK of the retransmission.
-    pub eifel_armed: bool,
+    eifel_armed: bool,
     /// RFC 3522 RetransmitTS: TSval of the first RTO retransmission.
-    pub retransmit_ts: Option<u32>,
+    retransmit_ts: Option<u32>,
     /// Controller state saved at the first timeout of the series.
-    pub snapshot: Option<CcSnapshot>,
+    snapshot: Option<CcSnapshot>,
     /// SND.UNA at the last timeout: a further timeout at the same SND.UNA is Linux's
     /// "recurring timeout" (`icsk_retransmits` non-zero).
-    pub last_rto_una: u64,
+    last_rto_una: u64,
     /// The undos performed and by which detector (most recent last), for tests and reports.
-    pub undos: Vec<(SimTime, SpuriousDetector)>,
+    undos: Vec<(SimTime, SpuriousDetector)>,
+}
+
+impl Spurious {
+    /// Where F-RTO is.
+    #[inline]
+    pub fn frto_step(&self) -> FrtoStep {
+        self.frto
+    }
+
+    /// RFC 5682 "recover": SND.NXT when the timeout occurred.
+    #[inline]
+    pub fn frto_recover(&self) -> u64 {
+        self.frto_recover
+    }
+
+    /// RFC 5682 §2.1 step 2b: one of the (up to two) new segments F-RTO sends regardless of
+    /// cwnd; false once both have gone.
+    pub fn take_frto_new_segment(&mut self) -> bool {
+        if self.frto_new_segments == 0 {
+            return false;
+        }
+        self.frto_new_segments -= 1;
+        true
+    }
+
+    /// RFC 3522 §3.2 (2): a retransmission in RTO recovery with TSval `ts_val`; the first one
+    /// after Eifel was armed sets RetransmitTS.
+    pub fn on_rto_retransmission(&mut self, ts_val: u32) {
+        if self.eifel_armed && self.retransmit_ts.is_none() {
+            self.retransmit_ts = Some(ts_val);
+        }
+    }
+
+    /// The undos performed and by which detector (most recent last).
+    pub fn undos(&self) -> &[(SimTime, SpuriousDetector)] {
+        &self.undos
+    }
 }
 
 /// What the ACK being processed revealed to the detectors.

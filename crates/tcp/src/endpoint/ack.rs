@@ -177,7 +177,7 @@ impl TcpEndpoint {
                 n += 1;
             }
         }
-        let recover = self.spur.frto_recover;
+        let recover = self.spur.frto_recover();
         let rate = &mut self.rate;
         let rack = &mut self.rack;
         let min_rtt = self.rtt.min_rtt();
@@ -210,7 +210,7 @@ impl TcpEndpoint {
         }
         let mut karn_sample = None;
         let mut acked_retransmission = false;
-        let recover = self.spur.frto_recover;
+        let recover = self.spur.frto_recover();
         let rate = &mut self.rate;
         let rack = &mut self.rack;
         let min_rtt = self.rtt.min_rtt();

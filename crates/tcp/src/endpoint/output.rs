@@ -49,7 +49,7 @@ impl TcpEndpoint {
                 | TcpState::Closing
                 | TcpState::LastAck
         ) {
-            if self.tlp.probe_due {
+            if self.tlp.take_probe_due() {
                 if let Some(p) = self.send_loss_probe(now, traces) {
                     return Some(p);
                 }
@@ -274,7 +274,6 @@ impl TcpEndpoint {
     /// window allow it (cwnd does not apply), else the highest-sequence segment again; the
     /// episode starts at SND.NXT and the retransmission timer restarts.
     fn send_loss_probe(&mut self, now: SimTime, traces: &mut Traces) -> Option<Packet> {
-        self.tlp.probe_due = false;
         let pipe = self.buf.pipe();
         let (probe, is_retrans) = match self.send_new(now, u64::MAX, pipe, traces) {
             Some(p) => (p, false),
@@ -304,49 +303,8 @@ impl TcpEndpoint {
         pipe: u64,
         traces: &mut Traces,
     ) -> Option<Packet> {
-        if self.spur.frto == FrtoStep::AwaitFirstAck && self.rec.phase() == RecoveryPhase::Loss {
-            return None;
-        }
-        let data_end = self.buf.data_end();
-        let avail = data_end.saturating_sub(self.snd.nxt());
-        let fin_due = self.buf.fin_queued && self.snd.nxt() <= data_end;
-        if avail == 0 && !fin_due {
-            if pipe < window {
-                // Draft delivery-rate §3.4: the application left the window unfilled.
-                self.rate.mark_app_limited(pipe);
-            }
-            return None;
-        }
-        let mut len = avail.min(self.opts.mss as u64);
-        let rwnd_room = self.snd.room();
-        if len > rwnd_room {
-            // Sender SWS avoidance (RFC 9293 §3.8.6.2.1): a partial segment only if it is at
-            // least half the largest window the peer offered.
-            if rwnd_room > 0 && rwnd_room >= self.snd.max_wnd() / 2 {
-                len = rwnd_room;
-            } else {
-                if self.buf.segs.is_empty() {
-                    // RFC 9293 §3.8.6.1: probe a closed window.
-                    self.persist.start(now, self.rtt.rto(), self.cfg.max_rto);
-                }
-                return None;
-            }
-        }
-        let fin = fin_due && self.snd.nxt() + len == data_end;
+        let (len, fin) = self.new_segment_size(now, window, pipe)?;
         let seg_len = len + fin as u64;
-        if seg_len == 0 {
-            return None;
-        }
-        let frto_bypass = self.spur.frto == FrtoStep::AwaitSecondAck;
-        if frto_bypass {
-            // RFC 5682 §2.1 step 2b: up to two new segments regardless of cwnd.
-            if self.spur.frto_new_segments == 0 {
-                return None;
-            }
-            self.spur.frto_new_segments -= 1;
-        } else if pipe > 0 && pipe + seg_len > window {
-            return None;
-        }
         let start = self.snd.nxt();
         let tx = self.rate.on_send(now, pipe);
         let tsv = ts_val(now, self.cfg.ts_tick);
@@ -367,7 +325,7 @@ impl TcpEndpoint {
         if fin {
             flags.insert(TcpFlags::FIN);
         }
-        if len > 0 && start + len == data_end {
+        if len > 0 && start + len == self.buf.data_end() {
             flags.insert(TcpFlags::PSH);
         }
         // RFC 3168 §6.1.2: CWR on the first new data segment after the reduction.
@@ -385,6 +343,58 @@ impl TcpEndpoint {
         traces.record(now, self.flow, TraceVar::SeqSent, start as f64);
         self.after_data_sent(now, len as u32);
         Some(self.segment(now, start, flags, len as u32, ecn))
+    }
+
+    /// The payload and FIN of the next new segment, if one may go: data or a FIN is queued
+    /// (else the application left the window unfilled), the receive window admits it, F-RTO
+    /// allows it (RFC 5682 §2.1 step 2b: up to two new segments regardless of cwnd) and it
+    /// fits in `window` beside `pipe`.
+    fn new_segment_size(&mut self, now: SimTime, window: u64, pipe: u64) -> Option<(u64, bool)> {
+        let frto = self.spur.frto_step();
+        if frto == FrtoStep::AwaitFirstAck && self.rec.phase() == RecoveryPhase::Loss {
+            return None;
+        }
+        let data_end = self.buf.data_end();
+        let avail = data_end.saturating_sub(self.snd.nxt());
+        let fin_due = self.buf.fin_queued && self.snd.nxt() <= data_end;
+        if avail == 0 && !fin_due {
+            if pipe < window {
+                // Draft delivery-rate §3.4: the application left the window unfilled.
+                self.rate.mark_app_limited(pipe);
+            }
+            return None;
+        }
+        let len = self.receive_window_limit(now, avail.min(self.opts.mss as u64))?;
+        let fin = fin_due && self.snd.nxt() + len == data_end;
+        let seg_len = len + fin as u64;
+        if seg_len == 0 {
+            return None;
+        }
+        if frto == FrtoStep::AwaitSecondAck {
+            if !self.spur.take_frto_new_segment() {
+                return None;
+            }
+        } else if pipe > 0 && pipe + seg_len > window {
+            return None;
+        }
+        Some((len, fin))
+    }
+
+    /// `len` bytes cut to the receive window. Sender SWS avoidance (RFC 9293 §3.8.6.2.1): a
+    /// partial segment only if it is at least half the largest window the peer offered; a
+    /// closed window with nothing in flight starts the persist timer (RFC 9293 §3.8.6.1).
+    fn receive_window_limit(&mut self, now: SimTime, len: u64) -> Option<u64> {
+        let room = self.snd.room();
+        if len <= room {
+            return Some(len);
+        }
+        if room > 0 && room >= self.snd.max_wnd() / 2 {
+            return Some(room);
+        }
+        if self.buf.segs.is_empty() {
+            self.persist.start(now, self.rtt.rto(), self.cfg.max_rto);
+        }
+        None
     }
 
     /// Retransmits segment `i` chosen by NextSeg `rule`.
@@ -422,10 +432,8 @@ impl TcpEndpoint {
         if self.rec.phase() == RecoveryPhase::Loss {
             self.stats.retx_rto += 1;
             traces.record(now, self.flow, TraceVar::RetxRto, start as f64);
-            if self.spur.eifel_armed && self.spur.retransmit_ts.is_none() {
-                // RFC 3522 §3.2 (2): RetransmitTS of the first retransmission.
-                self.spur.retransmit_ts = Some(tsv);
-            }
+            // RFC 3522 §3.2 (2): RetransmitTS of the first retransmission.
+            self.spur.on_rto_retransmission(tsv);
         } else {
             self.stats.retx_fast += 1;
             traces.record(now, self.flow, TraceVar::RetxFast, start as f64);

@@ -20,7 +20,7 @@ impl TcpEndpoint {
             }
         };
         consider(self.rto_deadline);
-        consider(self.tlp.deadline);
+        consider(self.tlp.deadline());
         consider(self.persist.deadline());
         consider(self.time_wait_deadline);
         if self.state.is_synchronized() {
@@ -41,12 +41,10 @@ impl TcpEndpoint {
         if self.state.is_synchronized() {
             self.rcv.on_delack_timer(now);
         }
-        if self.tlp.deadline.is_some_and(|d| d <= now) {
-            self.tlp.deadline = None;
-            // A PTO capped at the RTO's expiry (RFC 8985 §7.2) meets it: the timeout wins.
-            let rto_due = self.rto_deadline.is_some_and(|d| d <= now);
-            self.tlp.probe_due = !rto_due && self.rec.phase() == RecoveryPhase::Open;
-        }
+        // A PTO capped at the RTO's expiry (RFC 8985 §7.2) meets it: the timeout wins.
+        let rto_due = self.rto_deadline.is_some_and(|d| d <= now);
+        self.tlp
+            .on_timer(now, !rto_due && self.rec.phase() == RecoveryPhase::Open);
         if self.rto_deadline.is_some_and(|d| d <= now) {
             self.on_rto(now, traces);
         }
@@ -122,7 +120,7 @@ impl TcpEndpoint {
     /// after an ACK that advances SND.UNA, when SACK is in use, no segment is SACKed, the
     /// sender is not recovering and no probe is outstanding; otherwise the timer stops.
     pub(crate) fn schedule_loss_probe(&mut self, now: SimTime) {
-        self.tlp.deadline = None;
+        self.tlp.stop_timer();
         let armable = self.cfg.tlp
             && self.opts.sack
             && self.rec.phase() == RecoveryPhase::Open
@@ -133,7 +131,7 @@ impl TcpEndpoint {
             let srtt = self.rtt.has_sample().then(|| self.rtt.srtt());
             let one_segment = self.snd.nxt() - self.snd.una() <= self.opts.mss as u64;
             let pto = tlp::probe_timeout(now, srtt, one_segment, self.rto_deadline);
-            self.tlp.deadline = Some(now + pto);
+            self.tlp.arm(now + pto);
         }
     }
 }

@@ -279,7 +279,7 @@ impl World {
             pipe: a.buf.pipe(),
             cwnd: a.effective_cwnd(),
             allowance: a.limited_transmit_allowance(),
-            frto_bypass: a.spur.frto == FrtoStep::AwaitSecondAck,
+            frto_bypass: a.spur.frto_step() == FrtoStep::AwaitSecondAck,
             retransmit_now: a.rec.retransmit_now(),
             synchronized: a.state.is_synchronized(),
         }
