@@ -83,52 +83,52 @@ struct Traced {
 pub struct TcpEndpoint {
     pub(crate) cfg: TcpConfig,
     pub(crate) cc: Box<dyn CongestionControl>,
-    pub(crate) local: (Ipv4Addr, u16),
-    pub(crate) remote: (Ipv4Addr, u16),
+    local: (Ipv4Addr, u16),
+    remote: (Ipv4Addr, u16),
     pub(crate) flow: FlowId,
     pub(crate) state: TcpState,
     /// Initial send sequence number.
     pub(crate) iss: u32,
     /// Initial receive sequence number.
-    pub(crate) irs: u32,
+    irs: u32,
     /// SACK, timestamps, ECN, window scaling and the send MSS agreed in the handshake.
     pub(crate) opts: NegotiatedOptions,
     /// SND.UNA, SND.NXT, SND.WND (RFC 9293 §3.3.1).
     pub(crate) snd: SendWindow,
     pub(crate) buf: SendBuffer,
     /// A SYN (or SYN-ACK) is due.
-    pub(crate) syn_pending: bool,
-    pub(crate) syn_sent_at: Option<SimTime>,
-    pub(crate) syn_tx_count: u32,
+    syn_pending: bool,
+    syn_sent_at: Option<SimTime>,
+    syn_tx_count: u32,
     pub(crate) rtt: RttEstimator,
     pub(crate) rto_deadline: Option<SimTime>,
     /// Expiries in the current RTO recovery episode (reset once the episode's recovery point
     /// is acknowledged, see `RtoEvent::consecutive`).
     pub(crate) rto_consecutive: u32,
     persist: PersistTimer,
-    pub(crate) time_wait_deadline: Option<SimTime>,
+    time_wait_deadline: Option<SimTime>,
     pub(crate) rec: Recovery,
     /// RACK's record of the latest delivered transmission (lost retransmissions, RFC 8985).
-    pub(crate) rack: Rack,
+    rack: Rack,
     /// Tail Loss Probe: the PTO timer and the episode of an outstanding probe (RFC 8985 §7).
-    pub(crate) tlp: Tlp,
+    tlp: Tlp,
     pub(crate) spur: Spurious,
     pub(crate) rcv: Receiver,
     pub(crate) ack_est: AckLossEstimator,
     /// Copies of the last pure ACK still to send (receiver ACK control).
-    pub(crate) ack_copies_left: u32,
-    pub(crate) last_ack: Option<celltcp_net::packet::Packet>,
-    pub(crate) rate: RateEstimator,
+    ack_copies_left: u32,
+    last_ack: Option<celltcp_net::packet::Packet>,
+    rate: RateEstimator,
     /// Earliest time the pacer releases the next data segment.
-    pub(crate) pacing_next: SimTime,
+    pacing_next: SimTime,
     /// The last data transmission attempt was held back by the pacer.
-    pub(crate) pacing_blocked: bool,
+    pacing_blocked: bool,
     /// One ECN reduction per window and the CWR it owes (RFC 3168 §6.1.2).
     pub(crate) ecn: EcnSender,
     pub(crate) stats: TcpStats,
     /// A reset owed in CLOSED to a segment of this connection (RFC 9293 §3.10.7.1): its
     /// sequence number, acknowledgment number and whether it carries ACK.
-    pub(crate) rst_pending: Option<(u32, u32, bool)>,
+    rst_pending: Option<(u32, u32, bool)>,
     traced: Traced,
 }
 
@@ -334,6 +334,12 @@ impl TcpEndpoint {
     /// The options negotiated in the handshake.
     pub fn negotiated(&self) -> NegotiatedOptions {
         self.opts
+    }
+
+    /// The last data transmission attempt was held back by the pacer.
+    #[cfg(test)]
+    pub(crate) fn pacing_blocked(&self) -> bool {
+        self.pacing_blocked
     }
 
     /// SND.UNA, SND.NXT and SND.WND.

@@ -475,7 +475,7 @@ impl World {
             prop_assert!(
                 a.send_window().una() >= a.send_window().nxt()
                     || a.rto_deadline.is_some()
-                    || a.pacing_blocked,
+                    || a.pacing_blocked(),
                 "[{}, {}) outstanding without a retransmission timer at {:?}",
                 a.send_window().una(),
                 a.send_window().nxt(),
