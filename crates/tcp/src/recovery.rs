@@ -31,7 +31,7 @@ pub enum RecoveryPhase {
 
 /// Recovery variables (names from RFC 6582 and RFC 6675 §2), PRR's (RFC 6937 §3) and ELN's.
 /// Other modules read them and change them through the methods below, which name the
-/// events of the RFCs; the per-ACK state machine is [`TcpEndpoint::update_recovery`].
+/// events of the RFCs; the per-ACK state machine is `TcpEndpoint::update_recovery`.
 #[derive(Clone, Debug, Default)]
 pub struct Recovery {
     phase: RecoveryPhase,

@@ -44,7 +44,7 @@ pub enum SpuriousDetector {
 }
 
 /// The state of both detectors and of the undo; the per-ACK decision is
-/// [`TcpEndpoint::detect_spurious`].
+/// `TcpEndpoint::detect_spurious`.
 #[derive(Clone, Debug, Default)]
 pub struct Spurious {
     frto: FrtoStep,
