@@ -29,43 +29,160 @@ pub enum RecoveryPhase {
     Loss,
 }
 
-/// Recovery variables (names from RFC 6582 and RFC 6675 §2).
+/// Recovery variables (names from RFC 6582 and RFC 6675 §2), PRR's (RFC 6937 §3) and ELN's.
+/// Other modules read them and change them through the methods below, which name the
+/// events of the RFCs; the per-ACK state machine is `TcpEndpoint::update_recovery`.
 #[derive(Clone, Debug, Default)]
 pub struct Recovery {
-    pub phase: RecoveryPhase,
+    phase: RecoveryPhase,
     /// DupAcks: duplicate ACKs since the last cumulative ACK.
-    pub dupacks: u32,
+    dupacks: u32,
     /// RFC 6582 "recover" = RFC 6675 RecoveryPoint, as the offset one past the highest byte
     /// sent when recovery began (so a *full* ACK is one with SND.UNA ≥ recover).
-    pub recover: u64,
+    recover: u64,
     /// NewReno inflation added to cwnd, bytes; negative after deflation (RFC 6582 §3.2).
-    pub inflation: i64,
+    inflation: i64,
     /// HighRxt: one past the highest byte retransmitted by NextSeg rules 1 and 3.
-    pub high_rxt: u64,
+    high_rxt: u64,
     /// RescueRxt (RFC 6675 §4 rule 4): one past the end of the last rescue retransmission.
-    pub rescue_rxt: Option<u64>,
+    rescue_rxt: Option<u64>,
     /// The next lost segment goes out regardless of cwnd: the fast retransmission itself
     /// (RFC 5681 §3.2 step 2, RFC 6675 §5 (4.3)) and NewReno's partial-ACK retransmission
     /// (RFC 6582 §3.2 step 4).
-    pub retransmit_now: bool,
+    retransmit_now: bool,
     /// Partial ACKs received in the current NewReno fast recovery (RFC 6582 §3.2 step 5).
-    pub partial_acks: u32,
+    partial_acks: u32,
     /// ELN: SND.UNA when the last ACK carrying the ELN mark arrived, the hole a radio link
     /// caused. It applies while SND.UNA stays there.
-    pub eln_hole: Option<u64>,
+    eln_hole: Option<u64>,
     /// The current fast recovery repairs a radio loss (ELN): it began without a congestion
     /// response, so it ends without one.
-    pub eln: bool,
+    eln: bool,
     /// PRR (RFC 6937 §3): data delivered to the receiver since recovery started, bytes.
-    pub prr_delivered: u64,
+    prr_delivered: u64,
     /// PRR: data sent since recovery started, bytes.
-    pub prr_out: u64,
+    prr_out: u64,
     /// PRR's RecoverFS: Linux's `prior_cwnd`, the window before the reduction, bytes.
-    pub recover_fs: u64,
+    recover_fs: u64,
     /// PRR: the window this ACK allows (pipe + sndcnt), bytes; used in fast recovery only.
-    pub prr_cwnd: Option<u64>,
+    prr_cwnd: Option<u64>,
     /// The last ACK marked segments lost by RFC 6675's IsLost (PRR's `newly_lost`).
-    pub newly_lost: bool,
+    newly_lost: bool,
+}
+
+impl Recovery {
+    /// The recovery phase.
+    #[inline]
+    pub fn phase(&self) -> RecoveryPhase {
+        self.phase
+    }
+
+    /// RFC 6582 "recover" = RFC 6675 RecoveryPoint.
+    pub fn recover(&self) -> u64 {
+        self.recover
+    }
+
+    /// Partial ACKs received in the current NewReno fast recovery (RFC 6582 §3.2 step 5).
+    pub fn partial_acks(&self) -> u32 {
+        self.partial_acks
+    }
+
+    /// NewReno's window inflation, bytes (RFC 6582 §3.2).
+    pub fn inflation(&self) -> i64 {
+        self.inflation
+    }
+
+    /// PRR's window for this ACK, if PRR set one (RFC 6937 §3).
+    pub fn prr_cwnd(&self) -> Option<u64> {
+        self.prr_cwnd
+    }
+
+    /// The current fast recovery repairs a radio loss (ELN).
+    pub fn is_eln(&self) -> bool {
+        self.eln
+    }
+
+    /// The next lost segment goes out regardless of cwnd.
+    pub fn retransmit_now(&self) -> bool {
+        self.retransmit_now
+    }
+
+    /// The retransmission that `retransmit_now` allowed has been sent.
+    pub fn clear_retransmit_now(&mut self) {
+        self.retransmit_now = false;
+    }
+
+    /// The handshake is complete: data starts at offset 1, and so do the recovery point and
+    /// HighRxt.
+    pub fn on_handshake_complete(&mut self) {
+        self.recover = 1;
+        self.high_rxt = 1;
+    }
+
+    /// `payload` bytes were sent; in fast recovery they count as PRR's prr_out (RFC 6937 §3).
+    pub fn on_data_sent(&mut self, payload: u64) {
+        if self.phase == RecoveryPhase::FastRecovery {
+            self.prr_out += payload;
+        }
+    }
+
+    /// RACK found the retransmission starting at `start` lost (RFC 8985 §6.2): NextSeg must
+    /// be allowed to send it again, so HighRxt moves back to it.
+    pub fn on_lost_retransmission(&mut self, start: u64) {
+        self.high_rxt = self.high_rxt.min(start);
+    }
+
+    /// A retransmission timeout (RFC 5681 §3.1, RFC 6298 §5): go-back-N from SND.UNA; the
+    /// recovery point is SND.NXT (RFC 6582 §3.2 step 1, RFC 6675), DupAcks and NewReno's
+    /// inflation end.
+    pub fn enter_rto_recovery(&mut self, snd_una: u64, snd_nxt: u64) {
+        self.phase = RecoveryPhase::Loss;
+        self.recover = snd_nxt;
+        self.high_rxt = snd_una;
+        self.dupacks = 0;
+        self.inflation = 0;
+        self.rescue_rxt = None;
+        self.retransmit_now = false;
+    }
+
+    /// A timeout found spurious (RFC 4015 §4): recovery ends, and the window that timed out
+    /// owes no congestion response (the recovery point is SND.UNA).
+    pub fn undo_timeout(&mut self, snd_una: u64) {
+        self.phase = RecoveryPhase::Open;
+        self.dupacks = 0;
+        self.recover = snd_una;
+    }
+
+    /// RFC 6582 §3.2 step 3 / RFC 6675 §5: a full ACK ends fast recovery (as does Reno's
+    /// partial ACK, RFC 5681 §3.2 step 6).
+    fn leave_fast_recovery(&mut self) {
+        self.phase = RecoveryPhase::Open;
+        self.inflation = 0;
+        self.dupacks = 0;
+        self.retransmit_now = false;
+    }
+
+    /// The controller call that ends the current fast recovery: none after an ELN entry.
+    fn exit_event(&mut self) -> RecoveryEvent {
+        if std::mem::take(&mut self.eln) {
+            RecoveryEvent::ExitEln
+        } else {
+            RecoveryEvent::Exit
+        }
+    }
+
+    /// RFC 6582 §3.2 step 4, NewReno's partial ACK of `cum_acked` bytes with SND.UNA at
+    /// `snd_una`: retransmit the first unacknowledged segment, deflate by the amount
+    /// acknowledged, add back one SMSS if at least one SMSS was acknowledged.
+    fn on_partial_ack(&mut self, snd_una: u64, cum_acked: u64, smss: u64) {
+        self.high_rxt = snd_una;
+        self.retransmit_now = true;
+        self.partial_acks += 1;
+        self.inflation -= cum_acked as i64;
+        if cum_acked >= smss {
+            self.inflation += smss as i64;
+        }
+    }
 }
 
 /// What one ACK told the recovery machinery.
@@ -107,85 +224,76 @@ impl TcpEndpoint {
     ) -> RecoveryEvent {
         let thresh = self.dupthresh();
         self.rec.newly_lost = false;
-        if self.sack_ok && info.newly_sacked > 0 {
-            self.rec.newly_lost = self.buf.update_lost(thresh, self.smss as u64);
+        if self.opts.sack && info.newly_sacked > 0 {
+            self.rec.newly_lost = self.buf.update_lost(thresh, self.opts.mss as u64);
         }
         if info.advanced {
             // RFC 6675 §5 (1) / RFC 5681: a cumulative ACK resets DupAcks.
             self.rec.dupacks = 0;
-            self.rec.high_rxt = self.rec.high_rxt.max(self.snd_una);
+            self.rec.high_rxt = self.rec.high_rxt.max(self.snd.una());
         }
         if info.is_dup {
             self.rec.dupacks += 1;
             self.stats.dupacks_received += 1;
             if self.traces_send_side(traces) {
-                traces.record(now, self.flow, TraceVar::DupAck, self.snd_una as f64);
+                traces.record(now, self.flow, TraceVar::DupAck, self.snd.una() as f64);
             }
         }
         match self.rec.phase {
-            RecoveryPhase::FastRecovery => {
-                if self.snd_una >= self.rec.recover {
-                    // RFC 6582 §3.2 step 3 / RFC 6675 §5: a full ACK ends recovery.
-                    self.rec.phase = RecoveryPhase::Open;
-                    self.rec.inflation = 0;
-                    self.rec.dupacks = 0;
-                    self.rec.retransmit_now = false;
-                    return self.exit_event();
-                }
-                if !self.sack_ok && info.advanced && self.cc.exits_recovery_on_partial_ack() {
-                    // RFC 5681 §3.2 step 6 (Reno): new data acknowledged ends recovery; a further
-                    // loss in the same window starts a new recovery with a new reduction.
-                    self.rec.phase = RecoveryPhase::Open;
-                    self.rec.inflation = 0;
-                    self.rec.dupacks = 0;
-                    self.rec.retransmit_now = false;
-                    self.rec.recover = self.snd_una;
-                    return self.exit_event();
-                }
-                if !self.sack_ok {
-                    if info.advanced {
-                        // RFC 6582 §3.2 step 4 (partial ACK): retransmit the first unacknowledged
-                        // segment, deflate by the amount acknowledged, add back one SMSS if at
-                        // least one SMSS was acknowledged.
-                        self.buf.mark_lost_at(self.snd_una);
-                        self.rec.high_rxt = self.snd_una;
-                        self.rec.retransmit_now = true;
-                        self.rec.partial_acks += 1;
-                        self.rec.inflation -= info.cum_acked as i64;
-                        if info.cum_acked >= self.smss as u64 {
-                            self.rec.inflation += self.smss as i64;
-                        }
-                    } else if info.is_dup {
-                        // RFC 6582 §3.2 step 3: each further duplicate inflates by one SMSS.
-                        self.rec.inflation += self.smss as i64;
-                    }
-                }
-                RecoveryEvent::None
-            }
+            RecoveryPhase::FastRecovery => self.fast_recovery_on_ack(info),
             RecoveryPhase::Loss => {
-                if self.snd_una >= self.rec.recover {
+                if self.snd.una() >= self.rec.recover {
                     self.rec.phase = RecoveryPhase::Open;
                 }
                 RecoveryEvent::None
             }
-            RecoveryPhase::Open => {
-                // RFC 6675 §5 (3): IsLost(HighACK + 1) also starts recovery.
-                let lost_head = self.sack_ok && info.is_dup && self.buf.first_is_lost();
-                let trigger = self.rec.dupacks >= thresh || lost_head;
-                // RFC 6582 §3.2 step 1-2: only if the ACK covers the previous recovery point,
-                // so one window's losses cause one reduction (also after an RTO).
-                if trigger && self.snd_una >= self.rec.recover && self.snd_una < self.snd_nxt {
-                    self.enter_fast_recovery(thresh);
-                    if self.eln_marks_head() {
-                        self.rec.eln = true;
-                        self.stats.eln_recoveries += 1;
-                        return RecoveryEvent::EnterEln;
-                    }
-                    return RecoveryEvent::Enter;
-                }
-                RecoveryEvent::None
+            RecoveryPhase::Open => self.maybe_enter_fast_recovery(info, thresh),
+        }
+    }
+
+    /// An ACK in fast recovery: a full ACK ends it (RFC 6582 §3.2 step 3 / RFC 6675 §5), as
+    /// Reno's partial ACK does; without SACK, NewReno's partial ACK retransmits and deflates
+    /// (step 4) and a further duplicate inflates by one SMSS (step 3).
+    fn fast_recovery_on_ack(&mut self, info: &AckInfo) -> RecoveryEvent {
+        if self.snd.una() >= self.rec.recover {
+            self.rec.leave_fast_recovery();
+            return self.rec.exit_event();
+        }
+        if !self.opts.sack && info.advanced && self.cc.exits_recovery_on_partial_ack() {
+            // RFC 5681 §3.2 step 6 (Reno): new data acknowledged ends recovery; a further
+            // loss in the same window starts a new recovery with a new reduction.
+            self.rec.leave_fast_recovery();
+            self.rec.recover = self.snd.una();
+            return self.rec.exit_event();
+        }
+        if !self.opts.sack {
+            if info.advanced {
+                self.buf.mark_lost_at(self.snd.una());
+                self.rec
+                    .on_partial_ack(self.snd.una(), info.cum_acked, self.opts.mss as u64);
+            } else if info.is_dup {
+                self.rec.inflation += self.opts.mss as i64;
             }
         }
+        RecoveryEvent::None
+    }
+
+    /// An ACK outside recovery: DupThresh duplicates, or RFC 6675 §5 (3)'s IsLost(HighACK + 1),
+    /// start fast recovery — only if the ACK covers the previous recovery point, so that one
+    /// window's losses cause one reduction, also after an RTO (RFC 6582 §3.2 steps 1–2).
+    fn maybe_enter_fast_recovery(&mut self, info: &AckInfo, thresh: u32) -> RecoveryEvent {
+        let lost_head = self.opts.sack && info.is_dup && self.buf.first_is_lost();
+        let trigger = self.rec.dupacks >= thresh || lost_head;
+        if !(trigger && self.snd.una() >= self.rec.recover && self.snd.has_outstanding()) {
+            return RecoveryEvent::None;
+        }
+        self.enter_fast_recovery(thresh);
+        if self.eln_marks_head() {
+            self.rec.eln = true;
+            self.stats.eln_recoveries += 1;
+            return RecoveryEvent::EnterEln;
+        }
+        RecoveryEvent::Enter
     }
 
     /// RFC 6675 §5 (4) / RFC 6582 §3.2 step 2: RecoveryPoint = HighData, retransmit the first
@@ -194,19 +302,19 @@ impl TcpEndpoint {
         self.rec.phase = RecoveryPhase::FastRecovery;
         self.rec.eln = false;
         self.rec.partial_acks = 0;
-        self.rec.recover = self.snd_nxt;
-        self.buf.mark_lost_at(self.snd_una);
-        self.rec.high_rxt = self.snd_una;
+        self.rec.recover = self.snd.nxt();
+        self.buf.mark_lost_at(self.snd.una());
+        self.rec.high_rxt = self.snd.una();
         self.rec.retransmit_now = true;
         // RFC 6675 §5 (4.3): no rescue before the cumulative ACK passes the first retransmission.
         self.rec.rescue_rxt = self.buf.segs.front().map(|s| s.end);
-        self.rec.inflation = if self.sack_ok {
+        self.rec.inflation = if self.opts.sack {
             0
         } else {
-            (thresh as i64) * self.smss as i64
+            (thresh as i64) * self.opts.mss as i64
         };
         // RFC 3168 §6.1.2: no ECN reduction again in this window.
-        self.ecn_recover = self.snd_nxt;
+        self.ecn.hold_until(self.snd.nxt());
         self.stats.fast_recoveries += 1;
     }
 
@@ -217,7 +325,7 @@ impl TcpEndpoint {
     /// `tcp_cong_control` skips `tcp_cwnd_reduction` for a `cong_control` module).
     pub(crate) fn prr_active(&self) -> bool {
         self.cfg.prr
-            && self.sack_ok
+            && self.opts.sack
             && self.rec.phase == RecoveryPhase::FastRecovery
             && !self.rec.eln
             && self.cc.reduces_by_prr()
@@ -249,7 +357,7 @@ impl TcpEndpoint {
         r.prr_delivered += delivered;
         let ssthresh = self.cc.ssthresh();
         let pipe = self.buf.pipe();
-        let mss = self.smss as u64;
+        let mss = self.opts.mss as u64;
         let sndcnt = if pipe > ssthresh {
             // sndcnt = CEIL(prr_delivered · ssthresh / RecoverFS) − prr_out.
             let due = (r.prr_delivered as u128 * ssthresh as u128).div_ceil(r.recover_fs as u128);
@@ -268,26 +376,17 @@ impl TcpEndpoint {
         r.prr_cwnd = Some(pipe + sndcnt);
     }
 
-    /// The controller call that ends the current fast recovery: none after an ELN entry.
-    fn exit_event(&mut self) -> RecoveryEvent {
-        if std::mem::take(&mut self.rec.eln) {
-            RecoveryEvent::ExitEln
-        } else {
-            RecoveryEvent::Exit
-        }
-    }
-
     /// ELN is enabled and the last ELN-marked ACK asked for the segment at SND.UNA.
     pub(crate) fn eln_marks_head(&self) -> bool {
-        self.cfg.eln && self.rec.eln_hole == Some(self.snd_una) && self.snd_una < self.snd_nxt
+        self.cfg.eln && self.rec.eln_hole == Some(self.snd.una()) && self.snd.una() < self.snd.nxt()
     }
 
     /// An ACK carrying the ELN mark, processed up to the cumulative ACK: remembers the hole it
     /// reports (SND.UNA, the segment the ACK asks for).
     pub(crate) fn on_eln_ack(&mut self) {
         self.stats.eln_acks_received += 1;
-        if self.cfg.eln && self.snd_una < self.snd_nxt {
-            self.rec.eln_hole = Some(self.snd_una);
+        if self.cfg.eln && self.snd.una() < self.snd.nxt() {
+            self.rec.eln_hole = Some(self.snd.una());
         }
     }
 
@@ -302,8 +401,8 @@ impl TcpEndpoint {
             self.rec.eln = true;
             self.stats.eln_recoveries += 1;
         } else {
-            self.buf.mark_lost_at(self.snd_una);
-            self.rec.high_rxt = self.snd_una;
+            self.buf.mark_lost_at(self.snd.una());
+            self.rec.high_rxt = self.snd.una();
             self.rec.retransmit_now = true;
         }
     }
@@ -316,7 +415,9 @@ impl TcpEndpoint {
     /// go-back-N retransmission repairs the rest. SACK recovery (RFC 6675) keeps the RFC 6298
     /// rule.
     pub(crate) fn advance_restarts_rto_timer(&self) -> bool {
-        self.sack_ok || self.rec.phase != RecoveryPhase::FastRecovery || self.rec.partial_acks <= 1
+        self.opts.sack
+            || self.rec.phase != RecoveryPhase::FastRecovery
+            || self.rec.partial_acks <= 1
     }
 
     /// RFC 3042: on the first two duplicate ACKs new segments may be sent as long as the
@@ -327,7 +428,7 @@ impl TcpEndpoint {
             && self.rec.dupacks > 0
             && self.rec.dupacks < self.dupthresh()
         {
-            self.rec.dupacks.min(2) as u64 * self.smss as u64
+            self.rec.dupacks.min(2) as u64 * self.opts.mss as u64
         } else {
             0
         }
@@ -348,14 +449,14 @@ impl TcpEndpoint {
     /// NextSeg rules 3 and 4 (RFC 6675 §4), consulted when neither a lost segment nor new
     /// data can be sent during SACK-based fast recovery.
     pub(crate) fn sack_fallback_retransmission(&self) -> Option<(usize, NextSegRule)> {
-        if !self.sack_ok || self.rec.phase != RecoveryPhase::FastRecovery {
+        if !self.opts.sack || self.rec.phase != RecoveryPhase::FastRecovery {
             return None;
         }
         if let Some(i) = self.buf.next_unsacked(self.rec.high_rxt) {
             return Some((i, NextSegRule::Unsacked));
         }
         // Rule 4: once per cumulative-ACK advance beyond RescueRxt.
-        if self.rec.rescue_rxt.is_none_or(|r| self.snd_una >= r) {
+        if self.rec.rescue_rxt.is_none_or(|r| self.snd.una() >= r) {
             return self
                 .buf
                 .rescue_candidate()

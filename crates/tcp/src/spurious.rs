@@ -43,24 +43,63 @@ pub enum SpuriousDetector {
     Eifel,
 }
 
+/// The state of both detectors and of the undo; the per-ACK decision is
+/// `TcpEndpoint::detect_spurious`.
 #[derive(Clone, Debug, Default)]
 pub struct Spurious {
-    pub frto: FrtoStep,
+    frto: FrtoStep,
     /// RFC 5682 "recover": SND.NXT when the timeout occurred.
-    pub frto_recover: u64,
+    frto_recover: u64,
     /// New segments F-RTO may still send regardless of cwnd (step 2b: "up to two").
-    pub frto_new_segments: u32,
+    frto_new_segments: u32,
     /// Eifel: waiting for the first ACK of the retransmission.
-    pub eifel_armed: bool,
+    eifel_armed: bool,
     /// RFC 3522 RetransmitTS: TSval of the first RTO retransmission.
-    pub retransmit_ts: Option<u32>,
+    retransmit_ts: Option<u32>,
     /// Controller state saved at the first timeout of the series.
-    pub snapshot: Option<CcSnapshot>,
+    snapshot: Option<CcSnapshot>,
     /// SND.UNA at the last timeout: a further timeout at the same SND.UNA is Linux's
     /// "recurring timeout" (`icsk_retransmits` non-zero).
-    pub last_rto_una: u64,
+    last_rto_una: u64,
     /// The undos performed and by which detector (most recent last), for tests and reports.
-    pub undos: Vec<(SimTime, SpuriousDetector)>,
+    undos: Vec<(SimTime, SpuriousDetector)>,
+}
+
+impl Spurious {
+    /// Where F-RTO is.
+    #[inline]
+    pub fn frto_step(&self) -> FrtoStep {
+        self.frto
+    }
+
+    /// RFC 5682 "recover": SND.NXT when the timeout occurred.
+    #[inline]
+    pub fn frto_recover(&self) -> u64 {
+        self.frto_recover
+    }
+
+    /// RFC 5682 §2.1 step 2b: one of the (up to two) new segments F-RTO sends regardless of
+    /// cwnd; false once both have gone.
+    pub fn take_frto_new_segment(&mut self) -> bool {
+        if self.frto_new_segments == 0 {
+            return false;
+        }
+        self.frto_new_segments -= 1;
+        true
+    }
+
+    /// RFC 3522 §3.2 (2): a retransmission in RTO recovery with TSval `ts_val`; the first one
+    /// after Eifel was armed sets RetransmitTS.
+    pub fn on_rto_retransmission(&mut self, ts_val: u32) {
+        if self.eifel_armed && self.retransmit_ts.is_none() {
+            self.retransmit_ts = Some(ts_val);
+        }
+    }
+
+    /// The undos performed and by which detector (most recent last).
+    pub fn undos(&self) -> &[(SimTime, SpuriousDetector)] {
+        &self.undos
+    }
 }
 
 /// What the ACK being processed revealed to the detectors.
@@ -81,7 +120,7 @@ impl TcpEndpoint {
     /// Arms the detectors at the first expiry of a backoff series (before `on_rto`).
     pub(crate) fn spurious_on_rto(&mut self, first_in_series: bool) {
         let recurring =
-            std::mem::replace(&mut self.spur.last_rto_una, self.snd_una) == self.snd_una;
+            std::mem::replace(&mut self.spur.last_rto_una, self.snd.una()) == self.snd.una();
         if !first_in_series {
             // RFC 5682 §2.1 step 1: a further timeout during F-RTO means conventional recovery.
             // Linux instead arms F-RTO again at a recurring timeout of the same SND.UNA
@@ -91,7 +130,7 @@ impl TcpEndpoint {
             // longer than RTO + 2·RTO still gets its timeout undone when the delayed originals
             // are acknowledged.
             self.spur.frto = if self.cfg.frto && self.cfg.frto_after_repeated_rto && recurring {
-                self.spur.frto_recover = self.snd_nxt;
+                self.spur.frto_recover = self.snd.nxt();
                 self.spur.frto_new_segments = 0;
                 FrtoStep::AwaitFirstAck
             } else {
@@ -105,10 +144,10 @@ impl TcpEndpoint {
             return;
         }
         self.spur.snapshot = Some(self.cc.snapshot());
-        self.spur.frto_recover = self.snd_nxt;
+        self.spur.frto_recover = self.snd.nxt();
         self.spur.frto_new_segments = 0;
         // RFC 5682 §2.1 step 1: not when the timeout hits an ongoing fast recovery.
-        self.spur.frto = if self.cfg.frto && self.rec.phase != RecoveryPhase::FastRecovery {
+        self.spur.frto = if self.cfg.frto && self.rec.phase() != RecoveryPhase::FastRecovery {
             FrtoStep::AwaitFirstAck
         } else {
             FrtoStep::Inactive
@@ -121,8 +160,9 @@ impl TcpEndpoint {
         // timeout in Recovery keeps). Testing the timeout's own retransmission instead takes
         // an ACK of a segment that was only queued behind the repairs for proof that the whole
         // recovery was spurious, and restores the window the loss had just reduced.
-        self.spur.eifel_armed =
-            self.cfg.eifel && self.ts_ok && self.rec.phase != RecoveryPhase::FastRecovery;
+        self.spur.eifel_armed = self.cfg.eifel
+            && self.opts.timestamps
+            && self.rec.phase() != RecoveryPhase::FastRecovery;
         self.spur.retransmit_ts = None;
     }
 
@@ -144,7 +184,7 @@ impl TcpEndpoint {
         ev: &SpuriousEvidence,
         traces: &mut Traces,
     ) -> bool {
-        if self.rec.phase != RecoveryPhase::Loss {
+        if self.rec.phase() != RecoveryPhase::Loss {
             self.spur.frto = FrtoStep::Inactive;
             self.spur.eifel_armed = false;
             return false;
@@ -159,14 +199,14 @@ impl TcpEndpoint {
                 }
             }
         }
-        let sack = self.sack_ok;
+        let sack = self.opts.sack;
         match self.spur.frto {
             FrtoStep::Inactive => false,
             FrtoStep::AwaitFirstAck => {
                 let progress = ev.advanced || (sack && ev.sacked_below_recover);
-                let covers_all = self.snd_una >= self.spur.frto_recover;
-                let new_data_possible = self.snd_nxt < self.buf.stream_end()
-                    && self.snd_nxt < self.snd_una + self.snd_wnd;
+                let covers_all = self.snd.una() >= self.spur.frto_recover;
+                let new_data_possible =
+                    self.snd.nxt() < self.buf.stream_end() && self.snd.room() > 0;
                 // A duplicate ACK without SACK progress is `!progress` too.
                 if !progress || covers_all || !new_data_possible {
                     // Step 2a: conventional recovery.
@@ -203,11 +243,9 @@ impl TcpEndpoint {
             self.cc.restore(&snap);
         }
         self.buf.unmark_unretransmitted();
-        self.rec.phase = RecoveryPhase::Open;
-        self.rec.dupacks = 0;
         // The window that timed out was not lost: no congestion response is owed for it.
-        self.rec.recover = self.snd_una;
-        self.ecn_recover = self.snd_una;
+        self.rec.undo_timeout(self.snd.una());
+        self.ecn.hold_until(self.snd.una());
         self.rto_consecutive = 0;
         match self.rtt.latest() {
             Some(r) => self.rtt.adapt_after_spurious_timeout(r),

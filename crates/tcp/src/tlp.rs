@@ -55,13 +55,13 @@ pub fn probe_timeout(
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Tlp {
     /// When the PTO timer expires, if armed.
-    pub deadline: Option<SimTime>,
+    deadline: Option<SimTime>,
     /// The PTO expired: the next transmission opportunity sends the probe.
-    pub probe_due: bool,
+    probe_due: bool,
     /// TLP.end_seq: SND.NXT when the probe was sent; `None` outside an episode.
-    pub end_seq: Option<u64>,
+    end_seq: Option<u64>,
     /// TLP.is_retrans: the probe was a retransmission (not new data).
-    pub is_retrans: bool,
+    is_retrans: bool,
 }
 
 /// What the ACK that ends an episode says (RFC 8985 §7.4.2).
@@ -77,6 +77,35 @@ pub enum EpisodeEnd {
 }
 
 impl Tlp {
+    /// When the PTO timer expires, if armed.
+    pub fn deadline(&self) -> Option<SimTime> {
+        self.deadline
+    }
+
+    /// RFC 8985 §7.2: the PTO timer runs until `at`.
+    pub fn arm(&mut self, at: SimTime) {
+        self.deadline = Some(at);
+    }
+
+    /// The PTO timer stops.
+    pub fn stop_timer(&mut self) {
+        self.deadline = None;
+    }
+
+    /// At `now`: if the PTO expired, the timer stops and the probe is due when `may_probe`
+    /// (RFC 8985 §7.3: not when the RTO expires at the same instant, nor in recovery).
+    pub fn on_timer(&mut self, now: SimTime, may_probe: bool) {
+        if self.deadline.is_some_and(|d| d <= now) {
+            self.deadline = None;
+            self.probe_due = may_probe;
+        }
+    }
+
+    /// Whether the probe is due; it is then taken.
+    pub fn take_probe_due(&mut self) -> bool {
+        std::mem::take(&mut self.probe_due)
+    }
+
     /// RFC 8985 §7.1: no episode, no timer (at a connection's start, and when fast recovery or
     /// RTO recovery starts).
     pub fn reset(&mut self) {

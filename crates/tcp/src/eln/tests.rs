@@ -229,7 +229,7 @@ fn fast_retransmit(eln_cfg: bool, marked: bool) -> [(u64, u64); 3] {
     assert_eq!(offset(&h, &sent[0]), hole);
     assert_eq!(h.a.recovery_phase(), RecoveryPhase::FastRecovery);
     let during = (h.a.cc().cwnd(), h.a.cc().ssthresh());
-    let all = h.a.snd_nxt;
+    let all = h.a.send_window().nxt();
     feed(&mut h, template, all, false);
     assert_eq!(h.a.recovery_phase(), RecoveryPhase::Open);
     let s = h.a.stats();

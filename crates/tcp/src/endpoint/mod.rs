@@ -11,6 +11,7 @@
 //! TIME-WAIT); loss recovery, spurious-timeout detection and ACK control live in
 //! [`crate::recovery`], [`crate::spurious`] and [`crate::ack_control`].
 
+mod ack;
 mod input;
 mod output;
 mod timers;
@@ -24,12 +25,16 @@ use celltcp_net::trace::{TraceVar, Traces};
 use crate::ack_control::AckLossEstimator;
 use crate::cc::CongestionControl;
 use crate::config::TcpConfig;
+use crate::ecn_sender::EcnSender;
+use crate::negotiated::NegotiatedOptions;
+use crate::persist::PersistTimer;
 use crate::rack::Rack;
 use crate::rate::RateEstimator;
 use crate::receiver::Receiver;
 use crate::recovery::{Recovery, RecoveryPhase};
 use crate::rtt::RttEstimator;
 use crate::send_buffer::SendBuffer;
+use crate::send_window::SendWindow;
 use crate::spurious::Spurious;
 use crate::stats::TcpStats;
 use crate::tlp::Tlp;
@@ -78,69 +83,52 @@ struct Traced {
 pub struct TcpEndpoint {
     pub(crate) cfg: TcpConfig,
     pub(crate) cc: Box<dyn CongestionControl>,
-    pub(crate) local: (Ipv4Addr, u16),
-    pub(crate) remote: (Ipv4Addr, u16),
+    local: (Ipv4Addr, u16),
+    remote: (Ipv4Addr, u16),
     pub(crate) flow: FlowId,
     pub(crate) state: TcpState,
     /// Initial send sequence number.
     pub(crate) iss: u32,
     /// Initial receive sequence number.
-    pub(crate) irs: u32,
-    /// Effective send MSS: min(our MSS, the peer's announced MSS), bytes.
-    pub(crate) smss: u32,
-    pub(crate) sack_ok: bool,
-    pub(crate) ts_ok: bool,
-    pub(crate) ecn_ok: bool,
-    /// Window scaling was negotiated (both SYNs carried the option, RFC 7323 §2.2).
-    pub(crate) ws_ok: bool,
-    /// The peer's window-scale shift, applied to windows it advertises.
-    pub(crate) snd_wscale: u8,
-    /// SND.UNA, SND.NXT as offsets from the ISS.
-    pub(crate) snd_una: u64,
-    pub(crate) snd_nxt: u64,
-    /// SND.WND in bytes (scaled), and the segment that last updated it (RFC 9293 §3.10.7.4).
-    pub(crate) snd_wnd: u64,
-    pub(crate) snd_wl1: u64,
-    pub(crate) snd_wl2: u64,
-    pub(crate) max_snd_wnd: u64,
+    irs: u32,
+    /// SACK, timestamps, ECN, window scaling and the send MSS agreed in the handshake.
+    pub(crate) opts: NegotiatedOptions,
+    /// SND.UNA, SND.NXT, SND.WND (RFC 9293 §3.3.1).
+    pub(crate) snd: SendWindow,
     pub(crate) buf: SendBuffer,
     /// A SYN (or SYN-ACK) is due.
-    pub(crate) syn_pending: bool,
-    pub(crate) syn_sent_at: Option<SimTime>,
-    pub(crate) syn_tx_count: u32,
+    syn_pending: bool,
+    syn_sent_at: Option<SimTime>,
+    syn_tx_count: u32,
     pub(crate) rtt: RttEstimator,
     pub(crate) rto_deadline: Option<SimTime>,
     /// Expiries in the current RTO recovery episode (reset once the episode's recovery point
     /// is acknowledged, see `RtoEvent::consecutive`).
     pub(crate) rto_consecutive: u32,
-    pub(crate) persist_deadline: Option<SimTime>,
-    pub(crate) persist_backoff: u32,
-    pub(crate) probe_pending: bool,
-    pub(crate) time_wait_deadline: Option<SimTime>,
+    persist: PersistTimer,
+    time_wait_deadline: Option<SimTime>,
     pub(crate) rec: Recovery,
     /// RACK's record of the latest delivered transmission (lost retransmissions, RFC 8985).
-    pub(crate) rack: Rack,
+    rack: Rack,
     /// Tail Loss Probe: the PTO timer and the episode of an outstanding probe (RFC 8985 §7).
-    pub(crate) tlp: Tlp,
+    tlp: Tlp,
     pub(crate) spur: Spurious,
     pub(crate) rcv: Receiver,
     pub(crate) ack_est: AckLossEstimator,
     /// Copies of the last pure ACK still to send (receiver ACK control).
-    pub(crate) ack_copies_left: u32,
-    pub(crate) last_ack: Option<celltcp_net::packet::Packet>,
-    pub(crate) rate: RateEstimator,
+    ack_copies_left: u32,
+    last_ack: Option<celltcp_net::packet::Packet>,
+    rate: RateEstimator,
     /// Earliest time the pacer releases the next data segment.
-    pub(crate) pacing_next: SimTime,
+    pacing_next: SimTime,
     /// The last data transmission attempt was held back by the pacer.
-    pub(crate) pacing_blocked: bool,
-    /// Set CWR on the next new data segment (RFC 3168 §6.1.2).
-    pub(crate) ecn_cwr_pending: bool,
-    /// ECE is ignored until SND.UNA reaches this offset (one reduction per window).
-    pub(crate) ecn_recover: u64,
+    pacing_blocked: bool,
+    /// One ECN reduction per window and the CWR it owes (RFC 3168 §6.1.2).
+    pub(crate) ecn: EcnSender,
     pub(crate) stats: TcpStats,
     /// A reset owed in CLOSED to a segment of this connection (RFC 9293 §3.10.7.1): its
     /// sequence number, acknowledgment number and whether it carries ACK.
-    pub(crate) rst_pending: Option<(u32, u32, bool)>,
+    rst_pending: Option<(u32, u32, bool)>,
     traced: Traced,
 }
 
@@ -161,18 +149,8 @@ impl TcpEndpoint {
             state,
             iss: cfg.isn,
             irs: 0,
-            smss: cfg.mss,
-            sack_ok: false,
-            ts_ok: false,
-            ecn_ok: false,
-            ws_ok: false,
-            snd_wscale: 0,
-            snd_una: 0,
-            snd_nxt: 0,
-            snd_wnd: 0,
-            snd_wl1: 0,
-            snd_wl2: 0,
-            max_snd_wnd: 0,
+            opts: NegotiatedOptions::before_handshake(cfg.mss),
+            snd: SendWindow::default(),
             buf: SendBuffer::new(cfg.snd_buf_bytes),
             syn_pending: false,
             syn_sent_at: None,
@@ -186,9 +164,7 @@ impl TcpEndpoint {
             .floor_variance_term(cfg.min_rto_bounds_variance),
             rto_deadline: None,
             rto_consecutive: 0,
-            persist_deadline: None,
-            persist_backoff: 0,
-            probe_pending: false,
+            persist: PersistTimer::default(),
             time_wait_deadline: None,
             rec: Recovery::default(),
             rack: Rack::default(),
@@ -201,8 +177,7 @@ impl TcpEndpoint {
             rate: RateEstimator::default(),
             pacing_next: SimTime::ZERO,
             pacing_blocked: false,
-            ecn_cwr_pending: false,
-            ecn_recover: 0,
+            ecn: EcnSender::default(),
             stats: TcpStats::default(),
             rst_pending: None,
             traced: Traced::default(),
@@ -247,7 +222,7 @@ impl TcpEndpoint {
             TcpState::SynSent
             | TcpState::SynReceived
             | TcpState::Established
-            | TcpState::CloseWait => self.buf.write(bytes, self.snd_una.max(1)),
+            | TcpState::CloseWait => self.buf.write(bytes, self.snd.una().max(1)),
             _ => 0,
         }
     }
@@ -258,7 +233,7 @@ impl TcpEndpoint {
             TcpState::SynSent
             | TcpState::SynReceived
             | TcpState::Established
-            | TcpState::CloseWait => self.buf.space(self.snd_una.max(1)),
+            | TcpState::CloseWait => self.buf.space(self.snd.una().max(1)),
             _ => 0,
         }
     }
@@ -313,12 +288,12 @@ impl TcpEndpoint {
     /// With PRR (RFC 6937) in SACK fast recovery the window is PRR's: pipe + sndcnt.
     pub fn effective_cwnd(&self) -> u64 {
         if self.prr_active() {
-            if let Some(w) = self.rec.prr_cwnd {
-                return w.max(self.smss as u64);
+            if let Some(w) = self.rec.prr_cwnd() {
+                return w.max(self.opts.mss as u64);
             }
         }
-        let w = self.cc.cwnd() as i128 + self.rec.inflation as i128;
-        w.max(self.smss as i128) as u64
+        let w = self.cc.cwnd() as i128 + self.rec.inflation() as i128;
+        w.max(self.opts.mss as i128) as u64
     }
 
     pub fn srtt(&self) -> SimDuration {
@@ -331,17 +306,17 @@ impl TcpEndpoint {
 
     /// Loss-recovery phase.
     pub fn recovery_phase(&self) -> RecoveryPhase {
-        self.rec.phase
+        self.rec.phase()
     }
 
     /// All written data and the FIN (if any) have been acknowledged.
     pub fn all_acked(&self) -> bool {
-        self.snd_una > 0 && self.snd_una >= self.buf.stream_end()
+        self.snd.una() > 0 && self.snd.una() >= self.buf.stream_end()
     }
 
     /// Bytes written by the application and acknowledged by the peer.
     pub fn bytes_acked(&self) -> u64 {
-        self.snd_una.saturating_sub(1).min(self.buf.written())
+        self.snd.una().saturating_sub(1).min(self.buf.written())
     }
 
     pub fn local(&self) -> (Ipv4Addr, u16) {
@@ -356,16 +331,20 @@ impl TcpEndpoint {
         self.flow
     }
 
-    /// Negotiated options: (SACK, timestamps, ECN, send MSS, peer's window shift, our shift).
-    pub fn negotiated(&self) -> (bool, bool, bool, u32, u8, u8) {
-        (
-            self.sack_ok,
-            self.ts_ok,
-            self.ecn_ok,
-            self.smss,
-            self.snd_wscale,
-            self.rcv.wscale,
-        )
+    /// The options negotiated in the handshake.
+    pub fn negotiated(&self) -> NegotiatedOptions {
+        self.opts
+    }
+
+    /// The last data transmission attempt was held back by the pacer.
+    #[cfg(test)]
+    pub(crate) fn pacing_blocked(&self) -> bool {
+        self.pacing_blocked
+    }
+
+    /// SND.UNA, SND.NXT and SND.WND.
+    pub fn send_window(&self) -> &SendWindow {
+        &self.snd
     }
 
     /// Duplicate-ACK threshold in force: the controller's, else the configured one.
@@ -429,7 +408,7 @@ impl TcpEndpoint {
     /// Trace code of [`TraceVar::CcState`]: 2 fast recovery, 3 RTO recovery, 10+ controller
     /// modes, else 0 slow start / 1 congestion avoidance.
     fn cc_state_code(&self) -> u8 {
-        match self.rec.phase {
+        match self.rec.phase() {
             RecoveryPhase::FastRecovery => 2,
             RecoveryPhase::Loss => 3,
             RecoveryPhase::Open => match self.cc.mode() {

@@ -49,7 +49,7 @@ impl TcpEndpoint {
                 | TcpState::Closing
                 | TcpState::LastAck
         ) {
-            if self.tlp.probe_due {
+            if self.tlp.take_probe_due() {
                 if let Some(p) = self.send_loss_probe(now, traces) {
                     return Some(p);
                 }
@@ -58,8 +58,7 @@ impl TcpEndpoint {
                 return Some(p);
             }
         }
-        if self.probe_pending {
-            self.probe_pending = false;
+        if self.persist.take_probe() {
             return Some(self.send_probe(now));
         }
         if self.rcv.ack_now {
@@ -79,13 +78,14 @@ impl TcpEndpoint {
         };
         if passive {
             flags.insert(TcpFlags::ACK);
-            if self.ecn_ok {
+            if self.opts.ecn {
                 flags.insert(TcpFlags::ECE);
             }
-            opts.sack_permitted = self.sack_ok;
-            opts.window_scale = self.ws_ok.then_some(self.rcv.wscale);
+            opts.sack_permitted = self.opts.sack;
+            opts.window_scale = self.opts.window_scale.then_some(self.opts.rcv_wscale);
             opts.timestamps = self
-                .ts_ok
+                .opts
+                .timestamps
                 .then(|| (ts_val(now, self.cfg.ts_tick), self.rcv.ts_recent));
         } else {
             if self.cfg.ecn {
@@ -180,16 +180,16 @@ impl TcpEndpoint {
         ecn: Ecn,
     ) -> Packet {
         flags.insert(TcpFlags::ACK);
-        if self.ecn_ok && self.rcv.ece {
+        if self.opts.ecn && self.rcv.ece {
             flags.insert(TcpFlags::ECE);
         }
         let mut opts = TcpOptions::default();
-        if self.ts_ok {
+        if self.opts.timestamps {
             opts.timestamps = Some((ts_val(now, self.cfg.ts_tick), self.rcv.ts_recent));
         }
-        if self.sack_ok {
+        if self.opts.sack {
             // RFC 2018 §3: at most 3 blocks beside timestamps, 4 without.
-            let max = if self.ts_ok { 3 } else { 4 };
+            let max = if self.opts.timestamps { 3 } else { 4 };
             for (l, r) in self.rcv.sack_blocks(max) {
                 opts.push_sack(celltcp_net::packet::SackBlock {
                     left: SeqNum::from_offset(self.irs, l).0,
@@ -214,7 +214,7 @@ impl TcpEndpoint {
 
     /// A pure ACK, repeated `copies` times by receiver ACK control (seed `004_…`).
     fn send_pure_ack(&mut self, now: SimTime) -> Packet {
-        let p = self.segment(now, self.snd_nxt, TcpFlags::default(), 0, Ecn::NotEct);
+        let p = self.segment(now, self.snd.nxt(), TcpFlags::default(), 0, Ecn::NotEct);
         self.stats.acks_sent += 1;
         self.ack_copies_left = self.ack_est.copies() - 1;
         self.last_ack = Some(p);
@@ -228,17 +228,11 @@ impl TcpEndpoint {
         self.stats.acks_sent += 1;
         self.segment(
             now,
-            self.snd_una.saturating_sub(1),
+            self.snd.una().saturating_sub(1),
             TcpFlags::default(),
             0,
             Ecn::NotEct,
         )
-    }
-
-    /// Persist interval: the RTO backed off per probe, capped at max_rto.
-    pub(crate) fn persist_interval(&self) -> SimDuration {
-        let f = 1u64 << self.persist_backoff.min(16);
-        SimDuration(self.rtt.rto().0.saturating_mul(f)).min(self.cfg.max_rto)
     }
 
     /// Data output: NextSeg rule 1, new data (rule 2), rules 3–4, within cwnd and pacing.
@@ -254,8 +248,8 @@ impl TcpEndpoint {
         let frto_hold = self.frto_holds_retransmissions();
         if !frto_hold {
             if let Some((i, rule)) = self.next_lost_retransmission() {
-                if pipe + self.buf.segs[i].len() <= cwnd || pipe == 0 || self.rec.retransmit_now {
-                    self.rec.retransmit_now = false;
+                if pipe + self.buf.segs[i].len() <= cwnd || pipe == 0 || self.rec.retransmit_now() {
+                    self.rec.clear_retransmit_now();
                     return Some(self.retransmit(now, i, rule, traces));
                 }
                 return None;
@@ -280,7 +274,6 @@ impl TcpEndpoint {
     /// window allow it (cwnd does not apply), else the highest-sequence segment again; the
     /// episode starts at SND.NXT and the retransmission timer restarts.
     fn send_loss_probe(&mut self, now: SimTime, traces: &mut Traces) -> Option<Packet> {
-        self.tlp.probe_due = false;
         let pipe = self.buf.pipe();
         let (probe, is_retrans) = match self.send_new(now, u64::MAX, pipe, traces) {
             Some(p) => (p, false),
@@ -292,14 +285,14 @@ impl TcpEndpoint {
                 )
             }
         };
-        self.tlp.on_probe_sent(self.snd_nxt, is_retrans);
+        self.tlp.on_probe_sent(self.snd.nxt(), is_retrans);
         self.rto_deadline = Some(now + self.rtt.rto());
         Some(probe)
     }
 
     /// Something is waiting that only the window or the pacer holds back.
     fn has_sendable(&self) -> bool {
-        self.snd_nxt < self.buf.stream_end() || self.next_lost_retransmission().is_some()
+        self.snd.nxt() < self.buf.stream_end() || self.next_lost_retransmission().is_some()
     }
 
     /// New data (NextSeg rule 2): up to one SMSS within the receive window and `window`.
@@ -310,50 +303,9 @@ impl TcpEndpoint {
         pipe: u64,
         traces: &mut Traces,
     ) -> Option<Packet> {
-        if self.spur.frto == FrtoStep::AwaitFirstAck && self.rec.phase == RecoveryPhase::Loss {
-            return None;
-        }
-        let data_end = self.buf.data_end();
-        let avail = data_end.saturating_sub(self.snd_nxt);
-        let fin_due = self.buf.fin_queued && self.snd_nxt <= data_end;
-        if avail == 0 && !fin_due {
-            if pipe < window {
-                // Draft delivery-rate §3.4: the application left the window unfilled.
-                self.rate.mark_app_limited(pipe);
-            }
-            return None;
-        }
-        let mut len = avail.min(self.smss as u64);
-        let rwnd_room = (self.snd_una + self.snd_wnd).saturating_sub(self.snd_nxt);
-        if len > rwnd_room {
-            // Sender SWS avoidance (RFC 9293 §3.8.6.2.1): a partial segment only if it is at
-            // least half the largest window the peer offered.
-            if rwnd_room > 0 && rwnd_room >= self.max_snd_wnd / 2 {
-                len = rwnd_room;
-            } else {
-                if self.buf.segs.is_empty() && self.persist_deadline.is_none() {
-                    // RFC 9293 §3.8.6.1: probe a closed window.
-                    self.persist_deadline = Some(now + self.persist_interval());
-                }
-                return None;
-            }
-        }
-        let fin = fin_due && self.snd_nxt + len == data_end;
+        let (len, fin) = self.new_segment_size(now, window, pipe)?;
         let seg_len = len + fin as u64;
-        if seg_len == 0 {
-            return None;
-        }
-        let frto_bypass = self.spur.frto == FrtoStep::AwaitSecondAck;
-        if frto_bypass {
-            // RFC 5682 §2.1 step 2b: up to two new segments regardless of cwnd.
-            if self.spur.frto_new_segments == 0 {
-                return None;
-            }
-            self.spur.frto_new_segments -= 1;
-        } else if pipe > 0 && pipe + seg_len > window {
-            return None;
-        }
-        let start = self.snd_nxt;
+        let start = self.snd.nxt();
         let tx = self.rate.on_send(now, pipe);
         let tsv = ts_val(now, self.cfg.ts_tick);
         self.buf.push(Segment {
@@ -368,21 +320,20 @@ impl TcpEndpoint {
             ts_val: tsv,
             tx,
         });
-        self.snd_nxt += seg_len;
+        self.snd.on_new_data_sent(seg_len);
         let mut flags = TcpFlags::default();
         if fin {
             flags.insert(TcpFlags::FIN);
         }
-        if len > 0 && start + len == data_end {
+        if len > 0 && start + len == self.buf.data_end() {
             flags.insert(TcpFlags::PSH);
         }
-        if self.ecn_cwr_pending && len > 0 {
-            // RFC 3168 §6.1.2: CWR on the first new data segment after the reduction.
+        // RFC 3168 §6.1.2: CWR on the first new data segment after the reduction.
+        if len > 0 && self.ecn.take_cwr() {
             flags.insert(TcpFlags::CWR);
-            self.ecn_cwr_pending = false;
         }
         // RFC 3168 §6.1.5: new data is ECT(0); retransmissions, ACKs and probes are not ECT.
-        let ecn = if self.ecn_ok && len > 0 {
+        let ecn = if self.opts.ecn && len > 0 {
             Ecn::Ect0
         } else {
             Ecn::NotEct
@@ -392,6 +343,58 @@ impl TcpEndpoint {
         traces.record(now, self.flow, TraceVar::SeqSent, start as f64);
         self.after_data_sent(now, len as u32);
         Some(self.segment(now, start, flags, len as u32, ecn))
+    }
+
+    /// The payload and FIN of the next new segment, if one may go: data or a FIN is queued
+    /// (else the application left the window unfilled), the receive window admits it, F-RTO
+    /// allows it (RFC 5682 §2.1 step 2b: up to two new segments regardless of cwnd) and it
+    /// fits in `window` beside `pipe`.
+    fn new_segment_size(&mut self, now: SimTime, window: u64, pipe: u64) -> Option<(u64, bool)> {
+        let frto = self.spur.frto_step();
+        if frto == FrtoStep::AwaitFirstAck && self.rec.phase() == RecoveryPhase::Loss {
+            return None;
+        }
+        let data_end = self.buf.data_end();
+        let avail = data_end.saturating_sub(self.snd.nxt());
+        let fin_due = self.buf.fin_queued && self.snd.nxt() <= data_end;
+        if avail == 0 && !fin_due {
+            if pipe < window {
+                // Draft delivery-rate §3.4: the application left the window unfilled.
+                self.rate.mark_app_limited(pipe);
+            }
+            return None;
+        }
+        let len = self.receive_window_limit(now, avail.min(self.opts.mss as u64))?;
+        let fin = fin_due && self.snd.nxt() + len == data_end;
+        let seg_len = len + fin as u64;
+        if seg_len == 0 {
+            return None;
+        }
+        if frto == FrtoStep::AwaitSecondAck {
+            if !self.spur.take_frto_new_segment() {
+                return None;
+            }
+        } else if pipe > 0 && pipe + seg_len > window {
+            return None;
+        }
+        Some((len, fin))
+    }
+
+    /// `len` bytes cut to the receive window. Sender SWS avoidance (RFC 9293 §3.8.6.2.1): a
+    /// partial segment only if it is at least half the largest window the peer offered; a
+    /// closed window with nothing in flight starts the persist timer (RFC 9293 §3.8.6.1).
+    fn receive_window_limit(&mut self, now: SimTime, len: u64) -> Option<u64> {
+        let room = self.snd.room();
+        if len <= room {
+            return Some(len);
+        }
+        if room > 0 && room >= self.snd.max_wnd() / 2 {
+            return Some(room);
+        }
+        if self.buf.segs.is_empty() {
+            self.persist.start(now, self.rtt.rto(), self.cfg.max_rto);
+        }
+        None
     }
 
     /// Retransmits segment `i` chosen by NextSeg `rule`.
@@ -409,7 +412,7 @@ impl TcpEndpoint {
         // head of its retransmission queue (`tcp_xmit_retransmit_queue`). Otherwise the
         // timer set at the last advance of SND.UNA can expire just before this repair is
         // acknowledged, and go-back-N resends every segment still queued above it.
-        if i == 0 && self.buf.segs[0].tx_count >= 2 && self.rec.phase != RecoveryPhase::Open {
+        if i == 0 && self.buf.segs[0].tx_count >= 2 && self.rec.phase() != RecoveryPhase::Open {
             self.rto_deadline = Some(now + self.rtt.rto());
         }
         self.buf.update(i, |seg| {
@@ -426,13 +429,11 @@ impl TcpEndpoint {
         self.stats.retx_bytes += payload;
         self.stats.data_segments_sent += 1;
         self.stats.bytes_sent += payload;
-        if self.rec.phase == RecoveryPhase::Loss {
+        if self.rec.phase() == RecoveryPhase::Loss {
             self.stats.retx_rto += 1;
             traces.record(now, self.flow, TraceVar::RetxRto, start as f64);
-            if self.spur.eifel_armed && self.spur.retransmit_ts.is_none() {
-                // RFC 3522 §3.2 (2): RetransmitTS of the first retransmission.
-                self.spur.retransmit_ts = Some(tsv);
-            }
+            // RFC 3522 §3.2 (2): RetransmitTS of the first retransmission.
+            self.spur.on_rto_retransmission(tsv);
         } else {
             self.stats.retx_fast += 1;
             traces.record(now, self.flow, TraceVar::RetxFast, start as f64);
@@ -447,22 +448,19 @@ impl TcpEndpoint {
 
     /// Timer and pacer book-keeping common to every data transmission.
     fn after_data_sent(&mut self, now: SimTime, payload: u32) {
-        if self.rec.phase == RecoveryPhase::FastRecovery {
-            // RFC 6937 §3: prr_out counts every byte sent during recovery.
-            self.rec.prr_out += payload as u64;
-        }
+        // RFC 6937 §3: prr_out counts every byte sent during recovery.
+        self.rec.on_data_sent(payload as u64);
         // RFC 6298 §5.1: start the timer if it is not running.
         if self.rto_deadline.is_none() {
             self.rto_deadline = Some(now + self.rtt.rto());
         }
-        self.persist_deadline = None;
-        self.persist_backoff = 0;
+        self.persist.stop();
         self.pacing_blocked = false;
         if let Some(rate) = self.cc.pacing_rate_bps() {
             if rate > 0 {
                 // Wire size: payload plus IP and TCP headers (options approximated by 12 B of
                 // timestamps when in use).
-                let hdr = 40 + if self.ts_ok { 12 } else { 0 };
+                let hdr = 40 + if self.opts.timestamps { 12 } else { 0 };
                 let gap = SimDuration::transmission(payload as u64 + hdr, rate);
                 self.pacing_next = self.pacing_next.max(now) + gap;
             }

@@ -20,8 +20,8 @@ impl TcpEndpoint {
             }
         };
         consider(self.rto_deadline);
-        consider(self.tlp.deadline);
-        consider(self.persist_deadline);
+        consider(self.tlp.deadline());
+        consider(self.persist.deadline());
         consider(self.time_wait_deadline);
         if self.state.is_synchronized() {
             consider(self.rcv.delack_deadline());
@@ -41,20 +41,14 @@ impl TcpEndpoint {
         if self.state.is_synchronized() {
             self.rcv.on_delack_timer(now);
         }
-        if self.tlp.deadline.is_some_and(|d| d <= now) {
-            self.tlp.deadline = None;
-            // A PTO capped at the RTO's expiry (RFC 8985 §7.2) meets it: the timeout wins.
-            let rto_due = self.rto_deadline.is_some_and(|d| d <= now);
-            self.tlp.probe_due = !rto_due && self.rec.phase == RecoveryPhase::Open;
-        }
+        // A PTO capped at the RTO's expiry (RFC 8985 §7.2) meets it: the timeout wins.
+        let rto_due = self.rto_deadline.is_some_and(|d| d <= now);
+        self.tlp
+            .on_timer(now, !rto_due && self.rec.phase() == RecoveryPhase::Open);
         if self.rto_deadline.is_some_and(|d| d <= now) {
             self.on_rto(now, traces);
         }
-        if self.persist_deadline.is_some_and(|d| d <= now) {
-            self.probe_pending = true;
-            self.persist_backoff += 1;
-            self.persist_deadline = Some(now + self.persist_interval());
-        }
+        self.persist.on_timer(now, self.rtt.rto(), self.cfg.max_rto);
         if self.pacing_blocked && self.pacing_next <= now {
             self.pacing_blocked = false;
         }
@@ -88,8 +82,8 @@ impl TcpEndpoint {
                 // Linux's `tcp_enter_loss` reduces ssthresh only if that "has not yet been made
                 // inside this window": a fast recovery in progress made it.
                 let reduced_in_recovery = self.cfg.rto_keeps_recovery_ssthresh
-                    && self.rec.phase == RecoveryPhase::FastRecovery
-                    && !self.rec.eln;
+                    && self.rec.phase() == RecoveryPhase::FastRecovery
+                    && !self.rec.is_eln();
                 self.spurious_on_rto(self.rto_consecutive == 1);
                 self.cc.on_rto(&RtoEvent {
                     now,
@@ -114,15 +108,9 @@ impl TcpEndpoint {
                 // could start would never run again.
                 self.rto_deadline = Some(now + self.rtt.rto());
                 self.buf.mark_all_lost();
-                self.rec.phase = RecoveryPhase::Loss;
                 // RFC 6582 §3.2 step 1 / RFC 6675: recover is set on a timeout too.
-                self.rec.recover = self.snd_nxt;
-                self.rec.high_rxt = self.snd_una;
-                self.rec.dupacks = 0;
-                self.rec.inflation = 0;
-                self.rec.rescue_rxt = None;
-                self.rec.retransmit_now = false;
-                self.ecn_recover = self.snd_nxt;
+                self.rec.enter_rto_recovery(self.snd.una(), self.snd.nxt());
+                self.ecn.hold_until(self.snd.nxt());
                 self.trace_cc(now, traces);
             }
         }
@@ -132,18 +120,18 @@ impl TcpEndpoint {
     /// after an ACK that advances SND.UNA, when SACK is in use, no segment is SACKed, the
     /// sender is not recovering and no probe is outstanding; otherwise the timer stops.
     pub(crate) fn schedule_loss_probe(&mut self, now: SimTime) {
-        self.tlp.deadline = None;
+        self.tlp.stop_timer();
         let armable = self.cfg.tlp
-            && self.sack_ok
-            && self.rec.phase == RecoveryPhase::Open
+            && self.opts.sack
+            && self.rec.phase() == RecoveryPhase::Open
             && !self.tlp.in_episode()
-            && self.snd_una < self.snd_nxt
+            && self.snd.una() < self.snd.nxt()
             && !self.buf.segs.iter().any(|s| s.sacked);
         if armable {
             let srtt = self.rtt.has_sample().then(|| self.rtt.srtt());
-            let one_segment = self.snd_nxt - self.snd_una <= self.smss as u64;
+            let one_segment = self.snd.nxt() - self.snd.una() <= self.opts.mss as u64;
             let pto = tlp::probe_timeout(now, srtt, one_segment, self.rto_deadline);
-            self.tlp.deadline = Some(now + pto);
+            self.tlp.arm(now + pto);
         }
     }
 }

@@ -31,7 +31,7 @@ fn ecn_setup_and_ect_marking_rfc3168_6_1_1() {
     assert!(syn.contains(TcpFlags::ECE | TcpFlags::CWR));
     let synack = h.sent[1].2.tcp().unwrap().flags;
     assert!(synack.contains(TcpFlags::ECE) && !synack.contains(TcpFlags::CWR));
-    assert!(h.a.negotiated().2 && h.b.negotiated().2);
+    assert!(h.a.negotiated().ecn && h.b.negotiated().ecn);
     for (_, d, p) in &h.sent[2..] {
         let want = if *d == Dir::AtoB && p.payload_len > 0 {
             Ecn::Ect0
@@ -44,7 +44,7 @@ fn ecn_setup_and_ect_marking_rfc3168_6_1_1() {
     let mut h = Harness::new(c, cfg());
     h.handshake();
     assert!(h.transfer(5_000, secs(10)));
-    assert!(!h.a.negotiated().2);
+    assert!(!h.a.negotiated().ecn);
     assert!(h.sent.iter().all(|(_, _, p)| p.ip.ecn == Ecn::NotEct));
 }
 

@@ -273,14 +273,14 @@ impl World {
     fn before(&self) -> Before {
         let a = &self.a;
         Before {
-            snd_una: a.snd_una,
-            snd_nxt: a.snd_nxt,
-            snd_wnd: a.snd_wnd,
+            snd_una: a.send_window().una(),
+            snd_nxt: a.send_window().nxt(),
+            snd_wnd: a.send_window().wnd(),
             pipe: a.buf.pipe(),
             cwnd: a.effective_cwnd(),
             allowance: a.limited_transmit_allowance(),
-            frto_bypass: a.spur.frto == FrtoStep::AwaitSecondAck,
-            retransmit_now: a.rec.retransmit_now,
+            frto_bypass: a.spur.frto_step() == FrtoStep::AwaitSecondAck,
+            retransmit_now: a.rec.retransmit_now(),
             synchronized: a.state.is_synchronized(),
         }
     }
@@ -343,7 +343,7 @@ impl World {
             self.snd_max
         );
         let syn = h.flags.contains(TcpFlags::SYN);
-        let shift = if syn || !self.b.ws_ok {
+        let shift = if syn || !self.b.negotiated().window_scale {
             0
         } else {
             self.b.rcv.wscale
@@ -383,7 +383,7 @@ impl World {
                 };
                 // The SYN occupies offset 0 (RCV.NXT 1 acknowledges it).
                 let syn = p.tcp().unwrap().flags.contains(TcpFlags::SYN) as u64;
-                self.snd_max = self.snd_max.max(self.a.snd_nxt).max(syn);
+                self.snd_max = self.snd_max.max(self.a.send_window().nxt()).max(syn);
                 self.check_a_segment(&before, &p)?;
                 self.transmit(true, p);
                 n += 1;
@@ -456,16 +456,16 @@ impl World {
     fn check_state(&mut self) -> Result<(), TestCaseError> {
         let a = &self.a;
         prop_assert!(
-            a.snd_una <= a.snd_nxt,
+            a.send_window().una() <= a.send_window().nxt(),
             "SND.UNA {} > SND.NXT {}",
-            a.snd_una,
-            a.snd_nxt
+            a.send_window().una(),
+            a.send_window().nxt()
         );
         if a.state.is_synchronized() {
             prop_assert!(
-                a.snd_nxt <= a.buf.stream_end(),
+                a.send_window().nxt() <= a.buf.stream_end(),
                 "SND.NXT {} beyond the stream's end {}",
-                a.snd_nxt,
+                a.send_window().nxt(),
                 a.buf.stream_end()
             );
         }
@@ -473,14 +473,16 @@ impl World {
         // holds a transmission that will start it), or nothing would ever resend it.
         if a.state.is_synchronized() && a.state != TcpState::TimeWait {
             prop_assert!(
-                a.snd_una >= a.snd_nxt || a.rto_deadline.is_some() || a.pacing_blocked,
+                a.send_window().una() >= a.send_window().nxt()
+                    || a.rto_deadline.is_some()
+                    || a.pacing_blocked(),
                 "[{}, {}) outstanding without a retransmission timer at {:?}",
-                a.snd_una,
-                a.snd_nxt,
+                a.send_window().una(),
+                a.send_window().nxt(),
                 self.now
             );
         }
-        let outstanding = a.snd_nxt - a.snd_una;
+        let outstanding = a.send_window().nxt() - a.send_window().una();
         prop_assert!(
             a.bytes_in_flight() <= 2 * outstanding,
             "pipe {} over twice the outstanding {}",
@@ -488,7 +490,7 @@ impl World {
             outstanding
         );
         prop_assert_eq!(a.buf.written(), self.written);
-        let mss = a.smss as u64;
+        let mss = a.negotiated().mss as u64;
         prop_assert!(
             a.cc().cwnd() >= mss.min(a.cfg.mss as u64),
             "cwnd {} below one MSS",
@@ -582,7 +584,7 @@ impl World {
         self.pump()?;
         self.check_state()?;
         let mark = (
-            self.a.snd_una,
+            self.a.send_window().una(),
             self.b.rcv.rcv_nxt,
             self.delivered,
             self.a.state(),
@@ -629,7 +631,7 @@ impl World {
         // Work per delivered segment: arrivals and timer expiries (the reads excluded, their
         // number is the model's choice) stay within a bound far above what loss, duplication
         // and a slow reader need (MAX_EVENTS_PER_SEGMENT, measured maximum in its comment).
-        let segments = self.case.total / self.a.smss as u64 + 1;
+        let segments = self.case.total / self.a.negotiated().mss as u64 + 1;
         let work = self.handled - self.reads;
         if std::env::var_os("CELLTCP_FUZZ_STATS").is_some() {
             eprintln!(

@@ -4,6 +4,7 @@ use celltcp_engine::SimDuration;
 use celltcp_net::packet::TcpFlags;
 
 use super::*;
+use crate::negotiated::NegotiatedOptions;
 
 #[test]
 fn syn_options_are_negotiated() {
@@ -23,8 +24,17 @@ fn syn_options_are_negotiated() {
         .unwrap()
         .flags
         .contains(TcpFlags::SYN | TcpFlags::ACK));
-    assert_eq!(h.a.negotiated(), (true, true, false, 1000, 6, 6));
-    assert_eq!(h.b.negotiated(), (true, true, false, 1000, 6, 6));
+    let both = NegotiatedOptions {
+        sack: true,
+        timestamps: true,
+        ecn: false,
+        window_scale: true,
+        mss: 1000,
+        snd_wscale: 6,
+        rcv_wscale: 6,
+    };
+    assert_eq!(h.a.negotiated(), both);
+    assert_eq!(h.b.negotiated(), both);
     // The handshake gave an RTT sample of 100 ms.
     assert_eq!(h.a.srtt(), SimDuration::from_ms(100));
 }
@@ -39,7 +49,13 @@ fn options_off_on_one_side_are_off_on_both() {
     cb.mss = 500;
     let mut h = Harness::new(ca, cb);
     h.handshake();
-    assert_eq!(h.a.negotiated(), (false, false, false, 500, 0, 0));
+    assert_eq!(
+        h.a.negotiated(),
+        NegotiatedOptions {
+            mss: 500,
+            ..Default::default()
+        }
+    );
     let synack = h.sent[1].2.tcp().unwrap().options;
     assert!(!synack.sack_permitted && synack.window_scale.is_none() && synack.timestamps.is_none());
 }

@@ -36,7 +36,7 @@ fn check_run(mut h: Harness, total: u64) -> Result<(), TestCaseError> {
         steps += 1;
         prop_assert!(steps < 3_000_000);
         prop_assert!(h.a.cc().cwnd() >= mss, "cwnd {} < mss", h.a.cc().cwnd());
-        let outstanding = h.a.snd_nxt - h.a.snd_una;
+        let outstanding = h.a.send_window().nxt() - h.a.send_window().una();
         prop_assert!(h.a.bytes_in_flight() <= 2 * outstanding);
         prop_assert!(h.delivered >= last_delivered && h.delivered <= total);
         last_delivered = h.delivered;

@@ -50,7 +50,7 @@ fn timeout_after_lost_fast_retransmit_halves_pipe_not_sequence_span_rfc5681_3_1(
     h.handshake();
     h.to_write = 200_000;
     let pipe = run_to_timeout(&mut h, 1, secs(30));
-    let span = h.a.snd_nxt - h.a.snd_una;
+    let span = h.a.send_window().nxt() - h.a.send_window().una();
     assert_eq!(h.a.stats().fast_recoveries, 1);
     assert!(span > 2 * pipe, "span {span} pipe {pipe}");
     assert_eq!(h.a.cc().ssthresh(), (pipe / 2).max(2 * MSS));
@@ -70,7 +70,7 @@ fn second_timeout_in_one_rto_recovery_holds_ssthresh_rfc5681_3_1() {
     // Grow the window to 16 segments, then lose a whole flight of it, so that only the timer
     // can recover; segment 22 of that flight is lost again when the timer resends it.
     assert!(h.transfer(12 * MSS, secs(5)));
-    let first = h.a.snd_nxt;
+    let first = h.a.send_window().nxt();
     let k = (first - 1) / MSS;
     let mut lost: std::collections::HashMap<u64, u32> = (k..k + 16).map(|i| (seg(i), 1)).collect();
     lost.insert(seg(k + 6), 2);
@@ -91,11 +91,11 @@ fn second_timeout_in_one_rto_recovery_holds_ssthresh_rfc5681_3_1() {
     run_to_timeout(&mut h, 1, secs(20));
     let held = h.a.cc().ssthresh();
     assert_eq!(held, 8 * MSS, "half of the 16 lost segments");
-    let una_at_first = h.a.snd_una;
+    let una_at_first = h.a.send_window().una();
     run_to_timeout(&mut h, 2, secs(20));
     // The episode advanced SND.UNA (segments k..k+5 were recovered) before the second expiry.
-    assert_eq!(h.a.snd_una, seg(k + 6));
-    assert!(h.a.snd_una > una_at_first);
+    assert_eq!(h.a.send_window().una(), seg(k + 6));
+    assert!(h.a.send_window().una() > una_at_first);
     assert_eq!(h.a.cc().ssthresh(), held);
     assert_eq!(h.a.cc().cwnd(), MSS);
     assert!(h.run_until(secs(60), |h| h.delivered >= 28 * MSS));

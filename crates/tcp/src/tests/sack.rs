@@ -132,19 +132,19 @@ fn sack_only_acks_after_a_timeout_do_not_grow_cwnd_rfc5681_3_1() {
         while h.a.stats().timeouts == 0 {
             assert!(h.step(secs(30)), "{name}: no timeout");
         }
-        let una = h.a.snd_una;
+        let una = h.a.send_window().una();
         let sacked_at_rto = h.a.stats().acks_received;
         let sent_at_rto = h.data_sent().len();
         let mut max_cwnd = h.a.cc().cwnd();
         // Segments sent before the step whose ACK finally advances SND.UNA.
         let mut sent_before_advance = sent_at_rto;
-        while h.a.snd_una == una {
+        while h.a.send_window().una() == una {
             sent_before_advance = h.data_sent().len();
             assert!(
                 h.step(secs(30)),
                 "{name}: retransmission never acknowledged"
             );
-            if h.a.snd_una == una {
+            if h.a.send_window().una() == una {
                 max_cwnd = max_cwnd.max(h.a.cc().cwnd());
             }
         }
