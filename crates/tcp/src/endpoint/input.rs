@@ -103,7 +103,8 @@ impl TcpEndpoint {
             0
         };
         let rcv_ws = if ws { self.cfg.rcv_wscale() } else { 0 };
-        let mut rcv = Receiver::new(self.cfg.rcv_buf_bytes, self.cfg.mss);
+        let mut rcv = Receiver::new(self.cfg.rcv_buf_bytes, self.cfg.mss)
+            .with_quick_acks(self.cfg.quick_acks);
         rcv.wscale = rcv_ws;
         self.rcv = rcv;
     }
