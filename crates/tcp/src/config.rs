@@ -134,6 +134,16 @@ pub struct TcpConfig {
     /// 1 to 16.
     #[cfg_attr(feature = "serde", schemars(range(min = 1, max = MAX_DELACK_SEGMENTS)))]
     pub delack_segments: u32,
+    /// Quick ACKs at the start: each of the first `quick_acks` in-order data segments is
+    /// acknowledged at once, whatever `delayed_ack` and `delack_segments` say; 0 (the default,
+    /// RFC 5681 §4.2's delayed ACK from the first segment) turns it off. Linux's receiver
+    /// starts in quick-ACK mode (`tcp_event_data_recv`: `tcp_incr_quickack` at the first data
+    /// segment, up to `TCP_MAX_QUICKACKS` = 16 ACKs) and keeps earning one more for every
+    /// segment that still opens its receive window (`tcp_grow_window`: `icsk_ack.quick |= 1`
+    /// while `rcv_ssthresh` is below the window clamp), so with a large receive buffer it
+    /// acknowledges every segment of the initial slow start. At most 2^20.
+    #[cfg_attr(feature = "serde", schemars(range(min = 0, max = MAX_QUICK_ACKS)))]
+    pub quick_acks: u32,
     /// Appropriate Byte Counting limit L in segments (RFC 3465 §2.2): 0 (off), 1 or 2; passed
     /// to the controller.
     #[cfg_attr(
@@ -148,6 +158,14 @@ pub struct TcpConfig {
     /// (`cc::CcConfig::hystart`).
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub hystart: Option<bool>,
+    /// `cubic-linux`'s HyStart as Linux runs it for a paced socket: the ACK-train test waits
+    /// for a train of delay_min + `hystart_ack_delay` instead of half of it (`tcp_cubic.c`
+    /// `hystart_update` halves the threshold only when `sk_pacing_status` is `SK_PACING_NONE`).
+    /// Linux paces a socket for the `fq` queueing discipline, for BBR, and for a socket that
+    /// BBR initialised before `TCP_CONGESTION` switched it to CUBIC (`bbr_init` sets
+    /// `SK_PACING_NEEDED`, which nothing clears), as on a host whose default controller is
+    /// BBR. celltcp does not pace CUBIC; only the threshold changes. Off by default.
+    pub hystart_paced: bool,
     /// Selective acknowledgements (RFC 2018) and SACK-based loss recovery (RFC 6675).
     pub sack: bool,
     /// Timestamps option (RFC 7323 §3–4).
@@ -253,8 +271,10 @@ impl Default for TcpConfig {
             clock_granularity: SimDuration::from_ms(1),
             delayed_ack: Some(SimDuration::from_ms(40)),
             delack_segments: 2,
+            quick_acks: 0,
             abc_limit: 2,
             hystart: None,
+            hystart_paced: false,
             sack: true,
             timestamps: true,
             ts_tick: SimDuration::from_ms(1),
@@ -287,6 +307,9 @@ pub const MAX_MSS: u32 = 65_495;
 pub const MAX_INITIAL_WINDOW: u32 = 100;
 /// Most full-sized segments per delayed ACK accepted (RFC 5681 §4.2 says every second one).
 pub const MAX_DELACK_SEGMENTS: u32 = 16;
+/// Most quick ACKs accepted (`TcpConfig::quick_acks`): a million segments, more than any
+/// slow start here; the bound only catches a mistyped value.
+pub const MAX_QUICK_ACKS: u32 = 1 << 20;
 /// Largest receive buffer, bytes: the largest window with scaling (RFC 7323 §2.3), 2^30.
 pub const MAX_RCV_BUF: u64 = 1 << 30;
 /// Shortest delayed-ACK timer accepted.
@@ -427,6 +450,9 @@ impl TcpConfig {
             "delack_segments",
             || out_of_range(self.delack_segments, "1 to 16 segments"),
         )?;
+        check(self.quick_acks <= MAX_QUICK_ACKS, "quick_acks", || {
+            out_of_range(self.quick_acks, "0 to 1048576 segments")
+        })?;
         check(self.abc_limit <= 2, "abc", || {
             out_of_range(self.abc_limit, "0 (off), 1 or 2 (RFC 3465 §2.2)")
         })?;
@@ -488,6 +514,7 @@ impl TcpConfig {
             initial_ssthresh: u64::MAX,
             abc_limit: self.abc_limit,
             hystart: self.hystart,
+            hystart_paced: self.hystart_paced,
         }
     }
 

@@ -1,6 +1,7 @@
 //! The receive side: acceptability (RFC 9293 §3.10.7.4), reassembly of out-of-order data,
-//! SACK block generation (RFC 2018 §4), delayed ACKs (RFC 5681 §4.2, RFC 9293 §3.8.6.3), the
-//! ECN echo (RFC 3168 §6.1.3) and the advertised window with scaling (RFC 7323 §2).
+//! SACK block generation (RFC 2018 §4), delayed ACKs (RFC 5681 §4.2, RFC 9293 §3.8.6.3) with
+//! an optional quick-ACK start (Linux's, [`Receiver::with_quick_acks`]), the ECN echo
+//! (RFC 3168 §6.1.3) and the advertised window with scaling (RFC 7323 §2).
 //!
 //! Offsets are relative to the peer's initial sequence number (offset 0 is its SYN).
 
@@ -47,6 +48,10 @@ pub struct Receiver {
     adv_right: u64,
     /// Full- or partial-sized in-order segments received since the last ACK.
     unacked_segs: u32,
+    /// In-order segments acknowledged at once, without the delayed-ACK rule, at the start of
+    /// the connection (`TcpConfig::quick_acks`); and how many of them have been.
+    quick_acks: u32,
+    quick_acked: u32,
     delack_deadline: Option<SimTime>,
     /// An ACK must go out without delay.
     pub ack_now: bool,
@@ -74,6 +79,8 @@ impl Receiver {
             wscale: 0,
             adv_right: 1,
             unacked_segs: 0,
+            quick_acks: 0,
+            quick_acked: 0,
             delack_deadline: None,
             ack_now: false,
             ece: false,
@@ -81,6 +88,13 @@ impl Receiver {
             last_ack_sent: 1,
             mss,
         }
+    }
+
+    /// Acknowledges each of the first `n` in-order data segments at once, before delaying ACKs
+    /// (`TcpConfig::quick_acks`): Linux's quick-ACK mode at the start of a connection.
+    pub fn with_quick_acks(mut self, n: u32) -> Self {
+        self.quick_acks = n;
+        self
     }
 
     fn ooo_bytes(&self) -> u64 {
@@ -169,6 +183,11 @@ impl Receiver {
                 self.recent.retain(|&o| o >= self.rcv_nxt);
                 if had_gap {
                     // RFC 5681 §4.2: an ACK for a segment that fills (part of) a gap is immediate.
+                    self.ack_now = true;
+                } else if self.quick_acked < self.quick_acks {
+                    // Quick-ACK mode (`TcpConfig::quick_acks`): this segment is acknowledged
+                    // at once whatever the delayed-ACK rule would do.
+                    self.quick_acked += 1;
                     self.ack_now = true;
                 } else {
                     self.unacked_segs += 1;
@@ -302,6 +321,31 @@ mod tests {
         r.on_delack_timer(SimTime(40_000_000));
         assert!(r.ack_now);
         assert_eq!(r.take_delivered(), 300);
+    }
+
+    /// Linux's quick-ACK start (`TcpConfig::quick_acks`): the first segments are acknowledged
+    /// one by one, then the delayed-ACK rule takes over. Without it the receiver delays from
+    /// the first segment: in slow start its pairs then leave the last segment of every round
+    /// to the 40 ms timer, and the sender's queue drains between rounds.
+    #[test]
+    fn quick_acks_acknowledge_the_first_segments_at_once() {
+        let mut r = Receiver::new(100_000, 100).with_quick_acks(3);
+        for k in 0..3 {
+            r.on_segment(T, 1 + 100 * k, 100, false, D, 2);
+            assert!(r.ack_now, "segment {k}");
+            assert_eq!(r.delack_deadline(), None);
+            r.on_ack_sent();
+        }
+        // The fourth waits for the fifth or the timer.
+        r.on_segment(T, 301, 100, false, D, 2);
+        assert!(!r.ack_now);
+        assert_eq!(r.delack_deadline(), Some(SimTime(40_000_000)));
+        r.on_segment(T, 401, 100, false, D, 2);
+        assert!(r.ack_now);
+        // Off (the default): delayed from the first segment.
+        let mut r = Receiver::new(100_000, 100);
+        r.on_segment(T, 1, 100, false, D, 2);
+        assert!(!r.ack_now);
     }
 
     #[test]

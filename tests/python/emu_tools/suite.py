@@ -90,6 +90,15 @@ KERNEL_TCP: dict[str, str] = {
     "min_rto_bounds_variance": "true",  # tcp_set_rto: srtt + rttvar, rttvar >= tcp_rto_min
     "delayed_ack": '"40ms"',  # TCP_DELACK_MIN
     "delack_segments": "2",  # __tcp_ack_snd_check: more than one full segment
+    # tcp_grow_window: one quick ACK for each segment that opens the receive window by
+    # 2·advmss; the UE's window opens from 2 001 792 B (its first ACK) to 2 500 096 B (its
+    # largest), (2 500 096 − 2 001 792) / (2·1448) = 172 segments (loss1e-4 capture). It
+    # outlasts tcp_incr_quickack's TCP_MAX_QUICKACKS = 16 at the first data segment.
+    "quick_acks": "172",
+    # The server's socket is created by the host's default controller, BBR, before
+    # TCP_CONGESTION switches it: bbr_init's SK_PACING_NEEDED stays, and tcp_cubic.c's ACK
+    # train then waits a whole delay_min (nstat: TcpExtTCPHystartTrainCwnd 123 on loss1e-4).
+    "hystart_paced": "true",
     "sack": "true",  # net.ipv4.tcp_sack = 1
     "timestamps": "true",  # net.ipv4.tcp_timestamps = 1
     "window_scale": "true",  # net.ipv4.tcp_window_scaling = 1

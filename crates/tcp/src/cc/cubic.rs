@@ -103,7 +103,10 @@ impl Cubic {
             CubicReading::Linux => HystartKind::Linux,
         };
         Cubic {
-            hystart: cfg.hystart.unwrap_or(true).then(|| Hystart::new(kind)),
+            hystart: cfg
+                .hystart
+                .unwrap_or(true)
+                .then(|| Hystart::new(kind).paced(cfg.hystart_paced)),
             initial_ssthresh: core.ssthresh,
             core,
             reading,

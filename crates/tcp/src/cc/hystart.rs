@@ -14,8 +14,11 @@
 //!     (delay_min + `hystart_ack_delay`) the window is a BDP (the ACKs of one window take a
 //!     round trip's worth of time to come back). `hystart_ack_delay` is a cushion for
 //!     TSO/GRO aggregation, min(1 ms, 4·GSO_MAX_SIZE / pacing rate), with Linux's pacing rate in
-//!     slow start of 2·cwnd/srtt; the halving applies to a socket that is not paced (CUBIC
-//!     without the `fq` queueing discipline), as here;
+//!     slow start of 2·cwnd/srtt; the halving applies to a socket that is not paced
+//!     (`sk_pacing_status == SK_PACING_NONE`: CUBIC without the `fq` queueing discipline), the
+//!     default here; [`Hystart::paced`] drops it, as Linux does for a paced socket (the
+//!     kernel's CUBIC in docs/validation.md's suite is one: BBR, the host's default,
+//!     initialised it);
 //!   - *delay increase*: after `HYSTART_MIN_SAMPLES` = 8 RTT samples in the round, if the
 //!     smallest of the round's samples exceeds delay_min + clamp(delay_min/8, 4 ms, 16 ms).
 //!
@@ -84,6 +87,8 @@ pub enum SlowStartAction {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Hystart {
     kind: HystartKind,
+    /// Linux: the socket counts as paced, so the ACK train is not halved.
+    paced: bool,
     /// Off for good (HyStart++ after its initial slow start).
     done: bool,
     /// Linux's `found`: slow start has been ended; no detection until a timeout.
@@ -107,6 +112,7 @@ impl Hystart {
     pub fn new(kind: HystartKind) -> Self {
         Hystart {
             kind,
+            paced: false,
             done: false,
             found: false,
             delivered: 0,
@@ -120,6 +126,13 @@ impl Hystart {
             css_baseline_min_rtt: None,
             css_rounds: 0,
         }
+    }
+
+    /// Linux's detector as for a paced socket (`CcConfig::hystart_paced`): the ACK train must
+    /// last delay_min + `hystart_ack_delay`, not half of it.
+    pub fn paced(mut self, paced: bool) -> Self {
+        self.paced = paced;
+        self
     }
 
     pub fn kind(&self) -> HystartKind {
@@ -215,9 +228,13 @@ impl Hystart {
         // ACK train.
         if ack.now.saturating_since(self.last_ack) <= LINUX_ACK_DELTA {
             self.last_ack = ack.now;
-            let threshold = SimDuration::from_ns(
-                (delay_min + Self::linux_ack_delay(cwnd, ack.srtt)).as_ns() / 2,
-            );
+            // `hystart_update`: "threshold >>= 1" only for a socket that is not paced.
+            let train = delay_min + Self::linux_ack_delay(cwnd, ack.srtt);
+            let threshold = if self.paced {
+                train
+            } else {
+                SimDuration::from_ns(train.as_ns() / 2)
+            };
             if ack.now.saturating_since(self.round_start) > threshold {
                 self.found = true;
                 return SlowStartAction::Exit;
@@ -435,6 +452,12 @@ mod tests {
         let one = SimDuration::from_ms(1);
         let (exit, _) = run(HystartKind::Linux, 20, &acks(&[(30, 20)], one));
         assert_eq!(exit, Some(11));
+        // A paced socket (`hystart_paced`) waits for the whole delay_min + cushion, 21 ms.
+        let mut h = Hystart::new(HystartKind::Linux).paced(true);
+        let exit = acks(&[(30, 20)], one)
+            .iter()
+            .position(|a| h.on_ack(a, 20 * MSS, MSS, true) == SlowStartAction::Exit);
+        assert_eq!(exit, Some(22));
         // A gap above 2 ms breaks the train for the rest of the round.
         let (exit, _) = run(HystartKind::Linux, 20, &acks(&[(30, 20)], SPACED));
         assert_eq!(exit, None);

@@ -162,6 +162,9 @@ pub struct CcConfig {
     /// [`hystart`]); `None` takes the controller's default (on for `cubic` and `cubic-linux`),
     /// controllers without one ignore it.
     pub hystart: Option<bool>,
+    /// Linux's HyStart as for a paced socket (`cubic-linux` only): the ACK train must last
+    /// delay_min + `hystart_ack_delay` rather than half of it ([`hystart`]).
+    pub hystart_paced: bool,
 }
 
 impl Default for CcConfig {
@@ -172,6 +175,7 @@ impl Default for CcConfig {
             initial_ssthresh: u64::MAX,
             abc_limit: 2,
             hystart: None,
+            hystart_paced: false,
         }
     }
 }
@@ -449,6 +453,7 @@ mod tests {
                 initial_ssthresh: u64::MAX,
                 abc_limit,
                 hystart: None,
+                hystart_paced: false,
             })
     }
 

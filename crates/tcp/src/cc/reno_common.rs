@@ -248,6 +248,7 @@ mod tests {
             initial_ssthresh: 0,
             abc_limit: 2,
             hystart: None,
+            hystart_paced: false,
         });
         assert_eq!((z.mss, z.cwnd, z.ssthresh), (1, 1, 2));
     }

@@ -98,7 +98,8 @@ impl TcpEndpoint {
             },
             rcv_wscale: if ws { self.cfg.rcv_wscale() } else { 0 },
         };
-        let mut rcv = Receiver::new(self.cfg.rcv_buf_bytes, self.cfg.mss);
+        let mut rcv = Receiver::new(self.cfg.rcv_buf_bytes, self.cfg.mss)
+            .with_quick_acks(self.cfg.quick_acks);
         rcv.wscale = self.opts.rcv_wscale;
         self.rcv = rcv;
     }

@@ -170,7 +170,7 @@ impl TcpEndpoint {
             rack: Rack::default(),
             tlp: Tlp::default(),
             spur: Spurious::default(),
-            rcv: Receiver::new(cfg.rcv_buf_bytes, cfg.mss),
+            rcv: Receiver::new(cfg.rcv_buf_bytes, cfg.mss).with_quick_acks(cfg.quick_acks),
             ack_est: AckLossEstimator::new(cfg.ack_copies),
             ack_copies_left: 0,
             last_ack: None,
