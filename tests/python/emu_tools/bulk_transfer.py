@@ -5,7 +5,7 @@
                                    [--rcvbuf BYTES]
 
 The server accepts one connection, sends N bytes and closes; ``--cc`` sets the connection's
-congestion control (``TCP_CONGESTION``, tcp(7): ``reno``, ``cubic``, ``bbr``, … — whatever
+congestion control (``TCP_CONGESTION`` on the listener, tcp(7): ``reno``, ``cubic``, ``bbr``, … — whatever
 ``/proc/sys/net/ipv4/tcp_available_congestion_control`` lists; choosing one that
 ``tcp_allowed_congestion_control`` does not list needs CAP_NET_ADMIN) and prints the one the
 kernel used. The client's ``--rcvbuf`` fixes its receive buffer (``SO_RCVBUF``, socket(7):
@@ -31,12 +31,16 @@ CHUNK = 64 * 1024
 
 def serve(bind: str, port: int, total: int, timeout: float, cc: str | None = None) -> int:
     with socket.create_server((bind, port)) as listener:
+        if cc is not None:
+            # Set on the listener, so that the accepted connection starts with it: a connection
+            # created with the namespace's default (``net.ipv4.tcp_congestion_control``) and
+            # switched after the handshake keeps what that default's init left — BBR's marks
+            # the socket ``SK_PACING_NEEDED`` and nothing clears it, so a CUBIC or Reno chosen
+            # afterwards would be paced (and CUBIC's HyStart ACK train run unhalved).
+            listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
         listener.settimeout(timeout)
         conn, _ = listener.accept()
         with conn:
-            if cc is not None:
-                # Set on the connection itself, before any data is sent.
-                conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
             used = conn.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16)
             cc_used = used.split(b"\0", 1)[0].decode()
             conn.settimeout(timeout)

@@ -95,10 +95,12 @@ KERNEL_TCP: dict[str, str] = {
     # largest), (2 500 096 − 2 001 792) / (2·1448) = 172 segments (loss1e-4 capture). It
     # outlasts tcp_incr_quickack's TCP_MAX_QUICKACKS = 16 at the first data segment.
     "quick_acks": "172",
-    # The server's socket is created by the host's default controller, BBR, before
-    # TCP_CONGESTION switches it: bbr_init's SK_PACING_NEEDED stays, and tcp_cubic.c's ACK
-    # train then waits a whole delay_min (nstat: TcpExtTCPHystartTrainCwnd 123 on loss1e-4).
-    "hystart_paced": "true",
+    # The server sets TCP_CONGESTION on its listener (bulk_transfer.py), so the connection is
+    # never BBR's and stays unpaced (SK_PACING_NONE): tcp_cubic.c halves its ACK-train
+    # threshold, celltcp's `hystart_paced` default (false). The reference runs of 2026-11-28
+    # switched the connection after the handshake from the host's default BBR, whose
+    # SK_PACING_NEEDED stayed: a paced CUBIC (TcpExtTCPHystartTrainCwnd 123, 50 retransmissions
+    # at 1e-4, against 7 unpaced).
     "sack": "true",  # net.ipv4.tcp_sack = 1
     "timestamps": "true",  # net.ipv4.tcp_timestamps = 1
     "window_scale": "true",  # net.ipv4.tcp_window_scaling = 1
