@@ -13,8 +13,11 @@ from __future__ import annotations
 
 import itertools
 import os
+import shutil
+import tempfile
 import time
 import tomllib
+import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -136,10 +139,19 @@ def _read_series(store: Path | None, frame: pd.DataFrame, name: str) -> list[pd.
     if store is None:
         raise ReproductionError(f"series {name!r}: the runs were not kept in a store")
     with Store.open(store, read_only=True) as s:
-        return [
-            s.read_series(key, int(run), name)
-            for key, run in zip(frame["key"], frame["run"], strict=True)
-        ]
+        return [_one_series(s, key, int(run), name) for key, run in zip(frame["key"], frame["run"], strict=True)]
+
+
+def _one_series(store: Any, key: str, run: int, name: str) -> pd.DataFrame:
+    """A run's series; empty, with the series' columns (:func:`celltcp.outputs.series_columns`),
+    when the run wrote none (the ``handovers`` of a run without a handover)."""
+    from celltcp.outputs import series_columns
+
+    try:
+        frame: pd.DataFrame = store.read_series(key, run, name)
+    except FileNotFoundError:
+        return pd.DataFrame(columns=["time_ns", "time_s", *series_columns(name)])
+    return frame
 
 
 def _run_sweep(sweep: Sweep, runner: StoreRunner) -> pd.DataFrame:
@@ -177,18 +189,28 @@ def _run_sweep(sweep: Sweep, runner: StoreRunner) -> pd.DataFrame:
 
 def run(study: Study, options: Options) -> Results:
     """Runs every sweep of the study (each run once; stored runs are read back) and reads their
-    metrics. ReproductionError when a run failed."""
+    metrics. Without a store in ``options`` the runs go to a temporary one that the returned
+    :class:`Results` own (removed when they are), so that their series stay readable.
+    ReproductionError when a run failed."""
     started = time.perf_counter()
-    with StoreRunner.open(options) as runner:
+    store = options.store
+    temporary = None
+    if store is None:
+        temporary = tempfile.mkdtemp(prefix=f"celltcp-{study.name}-")
+        store = Path(temporary) / "runs"
+    runner = StoreRunner(options, store)
+    try:
         frames = {s.name: _run_sweep(s, runner) for s in study.sweeps}
-        return Results(
-            study,
-            options.quick,
-            frames,
-            dict(runner.runs),
-            runner.store if options.store is not None else None,
-            time.perf_counter() - started,
-        )
+    except BaseException:
+        if temporary is not None:
+            shutil.rmtree(temporary, ignore_errors=True)
+        raise
+    results = Results(
+        study, options.quick, frames, dict(runner.runs), store, time.perf_counter() - started
+    )
+    if temporary is not None:
+        weakref.finalize(results, shutil.rmtree, temporary, ignore_errors=True)
+    return results
 
 
 def evaluate(study: Study, results: Results) -> dict[str, Evaluation]:
