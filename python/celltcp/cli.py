@@ -523,8 +523,7 @@ def _parser() -> _Parser:
 
     p = sub.add_parser(
         "study",
-        help="run a study declared on celltcp.study (a Python file or module) and write its "
-        "report",
+        help="run a study declared on celltcp.study (a Python file or module) and write its report",
     )
     p.add_argument("source", metavar="FILE", help="a .py file or a module declaring STUDY")
     p.add_argument("--quick", action="store_true", help="the study's quick replications")

@@ -64,7 +64,9 @@ def test_every_drop_has_its_place(figures: Results) -> None:
 
     # Discard loses the source's buffer at the source; forwarding loses nothing there, and the
     # source's own transport egress never overflows with forwarded data.
-    discard = zip(per_run("dropped_source", "discard"), per_run("handovers", "discard"), strict=True)
+    discard = zip(
+        per_run("dropped_source", "discard"), per_run("handovers", "discard"), strict=True
+    )
     assert all(dropped > 0 for dropped, handovers in discard if handovers)
     for policy in ("forward", "predicted"):
         assert all(d == 0 for d in per_run("dropped_source", policy))

@@ -56,9 +56,7 @@ def test_the_example_runs_in_quick_mode_and_writes_the_reproductions_files(writt
     assert record["study"] == "lossy-link" and record["mode"] == "quick"
     assert record["runs"] == {"lossy-link": QUICK_RUNS} and record["runs_total"] == QUICK_RUNS
     # The registered claims only; the secondary comparison has its own table.
-    assert [c["claim"] for c in record["claims"]] == [
-        c.claim for c in STUDY.claims if c.registered
-    ]
+    assert [c["claim"] for c in record["claims"]] == [c.claim for c in STUDY.claims if c.registered]
     assert "lossy-link: metrics per point" in record["tables"]
 
 
@@ -136,8 +134,7 @@ def test_load_reads_a_module_or_a_file(tmp_path):
     assert load("celltcp.studies.lossy_link") is STUDY
     file = tmp_path / "mine.py"
     file.write_text(
-        "from celltcp.studies.lossy_link import STUDY as BASE\n"
-        "STUDY = BASE.with_replications(2)\n",
+        "from celltcp.studies.lossy_link import STUDY as BASE\nSTUDY = BASE.with_replications(2)\n",
         encoding="utf-8",
     )
     assert load(str(file)).sweeps[0].replications.quick == 2

@@ -111,14 +111,26 @@ def _dropped(place: str) -> Metric:
 #: What every run is read for: goodput and timer expirations from its summary, the handovers'
 #: counts from its ``handovers`` series.
 METRICS = (
-    Metric("goodput_bps", summary="flows.download.goodput_bps", label="goodput", unit="Mb/s",
-           scale=1e-6),
-    Metric("rto_expirations", summary="flows.download.sender.timeouts",
-           label="RTO expirations per run (secondary)"),
+    Metric(
+        "goodput_bps",
+        summary="flows.download.goodput_bps",
+        label="goodput",
+        unit="Mb/s",
+        scale=1e-6,
+    ),
+    Metric(
+        "rto_expirations",
+        summary="flows.download.sender.timeouts",
+        label="RTO expirations per run (secondary)",
+    ),
     Metric("handovers", series="handovers", of=lambda h: float(len(h))),
     Metric("timeouts", series="handovers", of=_timeouts, label="handovers ending in a timeout"),
-    Metric("rto_retransmissions", series="handovers",
-           of=lambda h: float(h["rto_retransmissions"].sum()), label="RTO retransmissions"),
+    Metric(
+        "rto_retransmissions",
+        series="handovers",
+        of=lambda h: float(h["rto_retransmissions"].sum()),
+        label="RTO retransmissions",
+    ),
     *(_dropped(p) for p in DROP_PLACES),
 )
 
@@ -212,7 +224,10 @@ def declare(
                 where="claim 3",
                 claim=f"predicted: no more timeouts than forward (margin {TIMEOUT_MARGIN})",
                 test=NonInferior(
-                    "timeouts", "handovers", policy("predicted"), policy("forward"),
+                    "timeouts",
+                    "handovers",
+                    policy("predicted"),
+                    policy("forward"),
                     TIMEOUT_MARGIN,
                 ),
             ),
@@ -224,7 +239,10 @@ def declare(
                     f"{RTO_EXPIRATIONS_EFFECT * 100:.0f} % fewer)"
                 ),
                 test=Paired(
-                    "rto_expirations", policy("forward"), policy("discard"), "<",
+                    "rto_expirations",
+                    policy("forward"),
+                    policy("discard"),
+                    "<",
                     RTO_EXPIRATIONS_EFFECT,
                 ),
                 registered=False,
@@ -238,8 +256,7 @@ def declare(
                     "policy",
                     "lost packets at",
                     "handovers",
-                    "s from the command (or earlier path switch) to the first RTO: median "
-                    "[range]",
+                    "s from the command (or earlier path switch) to the first RTO: median [range]",
                 ),
                 _places_rows,
             ),

@@ -59,8 +59,9 @@ def at(cc: str, p: float) -> Runs:
     return Runs("lossy-link", {CC: cc, LOSS: p}, label=f"{cc} at {p:g}")
 
 
-GOODPUT = Metric("goodput", summary="flows.bulk.goodput_bps", label="goodput", unit="Mb/s",
-                 scale=1e-6)
+GOODPUT = Metric(
+    "goodput", summary="flows.bulk.goodput_bps", label="goodput", unit="Mb/s", scale=1e-6
+)
 SRTT = Metric("srtt", summary="flows.bulk.sender.srtt_s", label="final SRTT", unit="ms", scale=1e3)
 RETRANSMISSIONS = Metric(
     "retransmissions", summary="flows.bulk.sender.retransmissions", label="retransmissions"

@@ -229,7 +229,7 @@ class Paired:
 
     def evaluate(self, results: Results) -> Evaluation:
         b = results.values(self.metric, self.b)
-        diff = results.paired(self.metric, self.a, self.b)
+        diff = Sample.of(results.paired(self.metric, self.a, self.b))
         effect = self.effect_share * float(b.mean()) if len(b) else None
         test = one_sample_test(diff, 0.0, effect=effect)
         detail = "; ".join(_mean_text(self.metric, r, results) for r in (self.a, self.b))
@@ -295,7 +295,7 @@ class MeanAgainst:
     effect: float | None = None
 
     def evaluate(self, results: Results) -> Evaluation:
-        values = results.values(self.metric, self.runs)
+        values = Sample.of(results.values(self.metric, self.runs))
         test = one_sample_test(values, self.reference, effect=self.effect)
         return Evaluation(
             decide(test, self.relation),
@@ -318,7 +318,7 @@ class Equivalent:
         values = results.values(self.metric, self.runs)
         return Evaluation(
             equivalence(Sample.of(values / self.reference), 1.0, self.margin),
-            Estimate.of_sample(values),
+            Estimate.of_sample(Sample.of(values)),
             _mean_text(self.metric, self.runs, results),
         )
 
@@ -423,9 +423,7 @@ class Sweep:
 
     def axes_of(self, quick: bool) -> dict[str, list[Any]]:
         """The grid of the mode."""
-        return {
-            k: list(self.quick_axes.get(k, v) if quick else v) for k, v in self.axes.items()
-        }
+        return {k: list(self.quick_axes.get(k, v) if quick else v) for k, v in self.axes.items()}
 
     def overrides_of(self, quick: bool) -> dict[str, Any]:
         """The scenario overrides of the mode (the scenario's, then the mode's)."""
@@ -488,9 +486,7 @@ class Study:
             sweeps=tuple(
                 replace(
                     s,
-                    scenario=replace(
-                        s.scenario, overrides={**s.scenario.overrides, **overrides}
-                    ),
+                    scenario=replace(s.scenario, overrides={**s.scenario.overrides, **overrides}),
                 )
                 for s in self.sweeps
             ),

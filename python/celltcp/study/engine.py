@@ -16,7 +16,6 @@ import os
 import shutil
 import tempfile
 import time
-import tomllib
 import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -56,13 +55,15 @@ def parse_set(items: Iterable[str]) -> dict[str, Any]:
     """``"key=value"`` settings (``celltcp run --set``) as dotted key → value, the value read
     as a TOML value (``false``, ``3``, ``{ kind = "snoop" }``) or else kept as text
     (``10Mbps``)."""
+    from celltcp.errors import ScenarioError
     from celltcp.runner import parse_overrides
+    from celltcp.scenario import parse_toml
 
     out: dict[str, Any] = {}
     for key, text in parse_overrides(list(items)):
         try:
-            out[key] = tomllib.loads(f"v = {text}")["v"]
-        except tomllib.TOMLDecodeError:
+            out[key] = parse_toml(f"v = {text}", key)["v"]
+        except ScenarioError:
             out[key] = text
     return out
 
@@ -119,14 +120,16 @@ class Results:
 
     def values(self, metric: str, runs: Runs) -> np.ndarray:
         """The metric's values over the set (floats, in (point, run) order)."""
-        return self.rows(runs)[metric].to_numpy(dtype=float)
+        values: np.ndarray = self.rows(runs)[metric].to_numpy(dtype=float)
+        return values
 
     def paired(self, metric: str, a: Runs, b: Runs) -> np.ndarray:
         """a − b run by run; ValueError when the two sets do not hold the same run numbers."""
         ra, rb = self.rows(a), self.rows(b)
         if list(ra["run"]) != list(rb["run"]):
             raise ValueError(f"{a.name()} and {b.name()} do not pair run by run")
-        return ra[metric].to_numpy(dtype=float) - rb[metric].to_numpy(dtype=float)
+        diff: np.ndarray = ra[metric].to_numpy(dtype=float) - rb[metric].to_numpy(dtype=float)
+        return diff
 
     def series(self, runs: Runs, name: str) -> list[pd.DataFrame]:
         """The kept series ``name`` of every run of the set, in its order."""
@@ -139,7 +142,10 @@ def _read_series(store: Path | None, frame: pd.DataFrame, name: str) -> list[pd.
     if store is None:
         raise ReproductionError(f"series {name!r}: the runs were not kept in a store")
     with Store.open(store, read_only=True) as s:
-        return [_one_series(s, key, int(run), name) for key, run in zip(frame["key"], frame["run"], strict=True)]
+        return [
+            _one_series(s, key, int(run), name)
+            for key, run in zip(frame["key"], frame["run"], strict=True)
+        ]
 
 
 def _one_series(store: Any, key: str, run: int, name: str) -> pd.DataFrame:
@@ -376,4 +382,3 @@ def write(
     with atomic_output_dir(out, overwrite=overwrite, writer="celltcp study") as tmp:
         written = doc.write(tmp)
     return [final / p.name for p in written]
-
