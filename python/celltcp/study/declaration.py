@@ -3,7 +3,10 @@
 A declaration holds no loop over runs and computes no statistic: it names the runs
 (:class:`Sweep`), what to read from each (:class:`Metric`), which runs to compare and by which
 test of :mod:`celltcp.reproduce.verdict` (:class:`Welch`, :class:`Paired`, :class:`Fisher`,
-:class:`NonInferior`, :class:`MeanAgainst`, :class:`AtEvery`), and the engine
+:class:`NonInferior`, :class:`MeanAgainst`, :class:`Equivalent`, :class:`Single`, over several
+points :class:`AtEvery` and :class:`AnyOf`), what to derive from the runs (:class:`Derived`) and,
+when the engine's layout will not do, the report's own blocks (:class:`Section`, :class:`Text`,
+:class:`Items`, :class:`Claims`, :class:`Table`, :class:`Figure`, :class:`Blocks`); the engine
 (:mod:`celltcp.study.engine`) does the rest.
 """
 
@@ -20,27 +23,39 @@ from celltcp.reproduce.verdict import (
     Estimate,
     Proportion,
     Sample,
+    any_of,
     combine,
     decide,
     equivalence,
     fisher_test,
     noninferiority,
     one_sample_test,
+    point_decision,
+    unavailable,
     welch_test,
 )
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
+
+    from celltcp.reproduce import document
 
     from celltcp.study.engine import Results
 
 __all__ = [
+    "AnyOf",
     "AtEvery",
+    "Block",
+    "Blocks",
     "Claim",
+    "Claims",
+    "Derived",
     "Equivalent",
     "Evaluation",
     "Figure",
     "Fisher",
+    "Items",
     "MeanAgainst",
     "Metric",
     "NonInferior",
@@ -48,10 +63,13 @@ __all__ = [
     "Replications",
     "Runs",
     "Scenario",
+    "Section",
+    "Single",
     "Study",
     "Sweep",
     "Table",
     "Test",
+    "Text",
     "Welch",
 ]
 
@@ -107,14 +125,18 @@ class Replications:
 @dataclass(frozen=True)
 class Metric:
     """A named number per run: a dotted path into the run's ``summary.json`` (typed by
-    :mod:`celltcp.outputs`, matched as sweep metrics are, :mod:`celltcp.sweep.metrics`), or a
-    function of one of its kept series (read back from the results store).
+    :mod:`celltcp.outputs`, matched as sweep metrics are, :mod:`celltcp.sweep.metrics`), a
+    function of one of its kept series (read back from the results store), or a number derived
+    from the sweep's rows once every sweep has run (``derived``: the rows, with the other
+    metrics as columns, and the results → one value per row; a ratio of two metrics, or a
+    statistic of a series that needs the mode or the run's axes).
 
     Attributes:
         name: the column name the claims and tables refer to.
         summary: the dotted path (``flows.bulk.goodput_bps``); None for a series metric.
         series: the kept series (``handovers``, ``tcp``) ``of`` reads.
         of: the series' DataFrame → the number.
+        derived: (the sweep's rows, the results) → a value per row, in the rows' order.
         label: how tables head the metric (default ``name``).
         unit: the unit printed after it.
         scale: the factor applied for display only (1e-6 for Mb/s from bit/s).
@@ -124,16 +146,17 @@ class Metric:
     summary: str | None = None
     series: str | None = None
     of: Callable[[pd.DataFrame], float] | None = None
+    derived: Callable[[pd.DataFrame, Results], Sequence[float] | np.ndarray] | None = None
     label: str = ""
     unit: str = ""
     scale: float = 1.0
 
     def __post_init__(self) -> None:
-        if (self.summary is None) == (self.series is None) or (self.series is None) != (
-            self.of is None
-        ):
+        sources = (self.summary is not None) + (self.series is not None) + (self.derived is not None)
+        if sources != 1 or (self.series is None) != (self.of is None):
             raise ValueError(
-                f"metric {self.name!r}: give either a summary path or a series with its function"
+                f"metric {self.name!r}: give one of a summary path, a series with its function, "
+                "or a derivation"
             )
 
     @property
@@ -167,11 +190,13 @@ class Runs:
 @dataclass(frozen=True)
 class Evaluation:
     """What a test found: its decision, the statistic with its interval and the figures behind
-    it (``detail``), for the claims table."""
+    it (``detail``), for the claims table; a test over several points keeps each point's
+    evaluation in ``parts`` (label → evaluation), for a claim's own detail or estimate."""
 
     decision: Decision
     estimate: Estimate | None
     detail: str = ""
+    parts: Mapping[str, Evaluation] = field(default_factory=dict)
 
 
 class Test(Protocol):
@@ -324,25 +349,80 @@ class Equivalent:
 
 
 @dataclass(frozen=True)
+class Single:
+    """``value(a) relation value(b)`` on one run each (a traced run per point, say): a point
+    estimate that never reproduces a claim, only agrees or disagrees with it
+    (:func:`celltcp.reproduce.verdict.point_decision`). Both sets must hold exactly one run."""
+
+    metric: str
+    a: Runs
+    b: Runs
+    relation: Literal[">", "<"]
+    kind: str = "a single run"
+
+    def evaluate(self, results: Results) -> Evaluation:
+        a, b = (results.values(self.metric, r) for r in (self.a, self.b))
+        if len(a) != 1 or len(b) != 1:
+            raise ValueError(
+                f"{self.a.name()} and {self.b.name()}: {len(a)} and {len(b)} runs, not one each"
+            )
+        detail = "; ".join(_mean_text(self.metric, r, results) for r in (self.a, self.b))
+        return Evaluation(
+            point_decision(float(a[0]), float(b[0]), self.relation, self.kind), None, detail
+        )
+
+
+#: The tests of a claim over several points: label → test, or a function of the results giving
+#: them (the points of the mode's grid, :meth:`celltcp.study.Results.axis`).
+Parts = Mapping[str, Test] | Callable[["Results"], Mapping[str, Test]]
+
+
+def _points(parts: Parts, results: Results) -> dict[str, Evaluation]:
+    tests = parts(results) if callable(parts) else parts
+    return {label: t.evaluate(results) for label, t in tests.items()}
+
+
+def _over_points(found: Mapping[str, Evaluation], decision: Decision) -> Evaluation:
+    first = next(iter(found.values()), None)
+    detail = "; ".join(
+        f"{label}: {e.estimate.text(2) if e.estimate else e.detail}" for label, e in found.items()
+    )
+    return Evaluation(decision, first.estimate if first else None, detail, dict(found))
+
+
+@dataclass(frozen=True)
 class AtEvery:
     """One claim checked at several points, each by its own test: reproduced when every point
     is (the intersection–union test of :func:`celltcp.reproduce.verdict.combine`). The
-    estimate is that of the first point; the detail lists every point's."""
+    estimate is that of the first point; the detail lists every point's. ``parts`` may be a
+    function of the results, for points that depend on the mode's grid; with no point to test
+    the claim is not significant, for the reason ``otherwise``."""
 
-    parts: Mapping[str, Test]
+    parts: Parts
+    otherwise: str = "no point to test in this grid"
 
     def evaluate(self, results: Results) -> Evaluation:
-        found = {label: t.evaluate(results) for label, t in self.parts.items()}
-        first = next(iter(found.values()), None)
-        detail = "; ".join(
-            f"{label}: {e.estimate.text(2) if e.estimate else e.detail}"
-            for label, e in found.items()
-        )
-        return Evaluation(
-            combine({label: e.decision for label, e in found.items()}),
-            first.estimate if first else None,
-            detail,
-        )
+        found = _points(self.parts, results)
+        if not found:
+            return Evaluation(unavailable("a test at every point", self.otherwise), None)
+        return _over_points(found, combine({label: e.decision for label, e in found.items()}))
+
+
+@dataclass(frozen=True)
+class AnyOf:
+    """One claim that holds at some point ("may do worse at a low error rate"), each point
+    by its own test: reproduced when some point is at α/m (Bonferroni over the m points),
+    contradicted when every point is (:func:`celltcp.reproduce.verdict.any_of`). Estimate
+    and detail as :class:`AtEvery`'s."""
+
+    parts: Parts
+    otherwise: str = "no point to test in this grid"
+
+    def evaluate(self, results: Results) -> Evaluation:
+        found = _points(self.parts, results)
+        if not found:
+            return Evaluation(unavailable("a test at some point", self.otherwise), None)
+        return _over_points(found, any_of({label: e.decision for label, e in found.items()}))
 
 
 @dataclass(frozen=True)
@@ -363,6 +443,13 @@ class Claim:
         registered: False for a secondary, descriptive comparison, reported in its own table
             and left out of ``claims.json``'s claims.
         digits: decimals of the estimate; unit: its unit.
+        detail: (evaluation, results) → the "ours" cell, in place of the test's figures.
+        estimate: (evaluation, results) → the estimate the claims table shows and the magnitude
+            check uses, in place of the test's (None for a claim stated in direction only).
+        point: the words before a point's label where the reason lists the points that did not
+            hold (``"p_err "``).
+        shortfall: False to leave the test's own shortfall out of the reason (a claim whose
+            reason already says why the test cannot reproduce it).
     """
 
     key: str
@@ -375,16 +462,42 @@ class Claim:
     registered: bool = True
     digits: int = 3
     unit: str = ""
+    detail: Callable[[Evaluation, Results], str] | None = None
+    estimate: Callable[[Evaluation, Results], Estimate | None] | None = None
+    point: str = ""
+    shortfall: bool = True
+
+
+@dataclass(frozen=True)
+class Derived:
+    """A frame computed from the results once, by name, that claims, tables and figures read
+    (:meth:`celltcp.study.Results.derived`): the means per point of several sweeps side by
+    side, a model evaluated at the parameters the runs measured. ``of`` may read other derived
+    frames; a cycle is an error."""
+
+    name: str
+    of: Callable[[Results], pd.DataFrame]
+
+
+#: Text of the report: fixed, or a function of the results.
+Words = str | Callable[["Results"], str]
+
+
+def words(text: Words, results: Results) -> str:
+    """The text of a :data:`Words` on these results."""
+    return text(results) if callable(text) else text
 
 
 @dataclass(frozen=True)
 class Table:
-    """A descriptive table of the report built from the results (rows of strings)."""
+    """A table of the report built from the results (rows of strings), under ``heading`` and
+    ``text`` when they are given (in a study's own layout a table may follow another under the
+    same heading: ``claims.json`` then names it ``heading (2)``)."""
 
     heading: str
     header: tuple[str, ...]
     rows: Callable[[Results], Sequence[Sequence[str]]]
-    text: str = ""
+    text: Words = ""
 
 
 @dataclass(frozen=True)
@@ -392,8 +505,46 @@ class Figure:
     """A figure of the report: ``draw`` returns a matplotlib figure of the results."""
 
     file: str
-    caption: str
+    caption: Words
     draw: Callable[[Results], Any]
+
+
+@dataclass(frozen=True)
+class Section:
+    """A heading of a study's own layout (:attr:`Study.report`)."""
+
+    heading: str
+
+
+@dataclass(frozen=True)
+class Text:
+    """A paragraph of a study's own layout."""
+
+    text: Words
+
+
+@dataclass(frozen=True)
+class Items:
+    """A bulleted list of a study's own layout: the results → its items (what was run, say)."""
+
+    items: Callable[[Results], Sequence[str]]
+
+
+@dataclass(frozen=True)
+class Claims:
+    """The table of the registered claims, with their verdicts, in a study's own layout."""
+
+
+@dataclass(frozen=True)
+class Blocks:
+    """Blocks that depend on the results (a figure per run of a sweep, or none when a trace is
+    missing): the results → declared blocks, rendered in order."""
+
+    make: Callable[[Results], Sequence[Block]]
+
+
+#: What a study's own layout is made of.
+Block = Section | Text | Items | Claims | Table | Figure | Blocks
 
 
 @dataclass(frozen=True)
@@ -409,6 +560,8 @@ class Sweep:
         quick_axes: axes replaced in quick mode (a coarser grid).
         quick: overrides in quick mode only (shorter runs); full: in full mode only.
         seed: the master seed (``simulation.seed``; None keeps the scenario's).
+        keep: series kept in the store beyond those the metrics read (for derived metrics,
+            derived frames and figures that read them).
     """
 
     name: str
@@ -420,6 +573,7 @@ class Sweep:
     quick: Mapping[str, Any] = field(default_factory=dict)
     full: Mapping[str, Any] = field(default_factory=dict)
     seed: int | None = None
+    keep: tuple[str, ...] = ()
 
     def axes_of(self, quick: bool) -> dict[str, list[Any]]:
         """The grid of the mode."""
@@ -431,7 +585,7 @@ class Sweep:
 
     def series(self) -> tuple[str, ...]:
         """The series the metrics read (kept in the store)."""
-        return tuple(dict.fromkeys(m.series for m in self.metrics if m.series))
+        return tuple(dict.fromkeys((*(m.series for m in self.metrics if m.series), *self.keep)))
 
 
 @dataclass(frozen=True)
@@ -446,6 +600,10 @@ class Study:
         claims: the claims, each with its test.
         tables: descriptive tables beyond the per-sweep metric tables the engine writes.
         figures: the report's figures.
+        derived: frames computed from the results, by name (:class:`Derived`).
+        report: the report's own layout, in reading order, in place of the engine's (what was
+            run, the question, the claims, the metrics per point, ``tables``, ``figures``):
+            for a study whose report has a form of its own, a seed reproduction's, say.
     """
 
     name: str
@@ -455,6 +613,8 @@ class Study:
     claims: tuple[Claim, ...]
     tables: tuple[Table, ...] = ()
     figures: tuple[Figure, ...] = ()
+    derived: tuple[Derived, ...] = ()
+    report: tuple[Block, ...] | None = None
 
     def __post_init__(self) -> None:
         names = [s.name for s in self.sweeps]
@@ -463,6 +623,9 @@ class Study:
         keys = [c.key for c in self.claims]
         if len(set(keys)) != len(keys):
             raise ValueError(f"study {self.name!r}: two claims share a key")
+        derived = [d.name for d in self.derived]
+        if len(set(derived)) != len(derived):
+            raise ValueError(f"study {self.name!r}: two derived frames share a name")
 
     def sweep(self, name: str) -> Sweep:
         """The sweep called ``name``."""

@@ -38,7 +38,8 @@ from celltcp.reproduce.document import (
 )
 from celltcp.reproduce.registry import Options, ReproductionError, StoreRunner
 from celltcp.reproduce.verdict import ClaimRow, claim_table, shortfall
-from celltcp.study.declaration import Evaluation, Metric, Runs, Study, Sweep
+from celltcp.study import declaration as d
+from celltcp.study.declaration import Evaluation, Metric, Runs, Study, Sweep, words
 
 __all__ = [
     "Results",
@@ -91,6 +92,8 @@ class Results:
         runs: runs per sweep (stored ones included), for ``claims.json``.
         store: the results store the series were read from.
         wall_s: wall time of the runs.
+        walls: wall time per sweep (s), in the order they ran.
+        options: how the study was run (its report's "What was run" names the store).
     """
 
     study: Study
@@ -99,6 +102,33 @@ class Results:
     runs: dict[str, int] = field(default_factory=dict)
     store: Path | None = None
     wall_s: float = 0.0
+    walls: dict[str, float] = field(default_factory=dict)
+    options: Options | None = None
+    _derived: dict[str, pd.DataFrame | None] = field(default_factory=dict, repr=False)
+
+    def axis(self, sweep: str, key: str) -> list[Any]:
+        """The values of one axis of a sweep in the mode's grid."""
+        return self.study.sweep(sweep).axes_of(self.quick)[key]
+
+    def derived(self, name: str) -> pd.DataFrame:
+        """The study's derived frame ``name`` (:class:`celltcp.study.Derived`), computed on first
+        use and kept; ValueError for one that needs itself."""
+        if name in self._derived:
+            found = self._derived[name]
+            if found is None:
+                raise ValueError(f"derived frame {name!r} needs itself")
+            return found
+        of = next((x.of for x in self.study.derived if x.name == name), None)
+        if of is None:
+            raise KeyError(f"study {self.study.name!r} derives no frame {name!r}")
+        self._derived[name] = None
+        try:
+            frame = of(self)
+        except BaseException:
+            del self._derived[name]
+            raise
+        self._derived[name] = frame
+        return frame
 
     def metric(self, name: str) -> Metric:
         """The metric called ``name`` (of any sweep)."""
@@ -133,7 +163,12 @@ class Results:
 
     def series(self, runs: Runs, name: str) -> list[pd.DataFrame]:
         """The kept series ``name`` of every run of the set, in its order."""
-        return _read_series(self.store, self.rows(runs), name)
+        return self.read(self.rows(runs), name)
+
+    def read(self, rows: pd.DataFrame, name: str) -> list[pd.DataFrame]:
+        """The kept series ``name`` of every run of ``rows`` (rows of a sweep, as a derived
+        metric receives them), in their order."""
+        return _read_series(self.store, rows, name)
 
 
 def _read_series(store: Path | None, frame: pd.DataFrame, name: str) -> list[pd.DataFrame]:
@@ -193,6 +228,21 @@ def _run_sweep(sweep: Sweep, runner: StoreRunner) -> pd.DataFrame:
     return frame
 
 
+def _derive_metrics(results: Results) -> None:
+    """Adds the derived metrics (:attr:`Metric.derived`) to their sweeps' rows, sweep by sweep
+    and in declaration order, so that one may read those before it."""
+    for s in results.study.sweeps:
+        for m in s.metrics:
+            if m.derived is not None:
+                frame = results.frames[s.name]
+                values = np.asarray(m.derived(frame, results), dtype=float)
+                if len(values) != len(frame):
+                    raise ValueError(
+                        f"derived metric {m.name!r}: {len(values)} values for {len(frame)} runs"
+                    )
+                results.frames[s.name] = frame.assign(**{m.name: values})
+
+
 def run(study: Study, options: Options) -> Results:
     """Runs every sweep of the study (each run once; stored runs are read back) and reads their
     metrics. Without a store in ``options`` the runs go to a temporary one that the returned
@@ -205,15 +255,28 @@ def run(study: Study, options: Options) -> Results:
         temporary = tempfile.mkdtemp(prefix=f"celltcp-{study.name}-")
         store = Path(temporary) / "runs"
     runner = StoreRunner(options, store)
+    frames: dict[str, pd.DataFrame] = {}
+    walls: dict[str, float] = {}
     try:
-        frames = {s.name: _run_sweep(s, runner) for s in study.sweeps}
+        for s in study.sweeps:
+            begun = time.perf_counter()
+            frames[s.name] = _run_sweep(s, runner)
+            walls[s.name] = time.perf_counter() - begun
+        results = Results(
+            study,
+            options.quick,
+            frames,
+            dict(runner.runs),
+            store,
+            time.perf_counter() - started,
+            walls,
+            options,
+        )
+        _derive_metrics(results)
     except BaseException:
         if temporary is not None:
             shutil.rmtree(temporary, ignore_errors=True)
         raise
-    results = Results(
-        study, options.quick, frames, dict(runner.runs), store, time.perf_counter() - started
-    )
     if temporary is not None:
         weakref.finalize(results, shutil.rmtree, temporary, ignore_errors=True)
     return results
@@ -231,16 +294,17 @@ def _claim_rows(study: Study, results: Results, registered: bool) -> list[ClaimR
             continue
         e = c.test.evaluate(results)
         own = c.reason(e, results) if c.reason else ""
+        short = shortfall(e.decision, c.point) if c.shortfall else ""
         rows.append(
             ClaimRow(
                 c.where,
                 c.claim,
                 c.source_text,
                 c.source_value,
-                e.estimate,
+                c.estimate(e, results) if c.estimate else e.estimate,
                 e.decision,
-                detail=e.detail,
-                reason="; ".join(x for x in (shortfall(e.decision), own) if x),
+                detail=c.detail(e, results) if c.detail else e.detail,
+                reason="; ".join(x for x in (short, own) if x),
                 digits=c.digits,
                 unit=c.unit,
             )
@@ -293,8 +357,13 @@ def _what_was_run(study: Study, results: Results, options: Options, command: str
 
 def document(study: Study, results: Results, options: Options, command: str = "") -> Document:
     """The report: what was run, the claims with their verdicts, the secondary comparisons,
-    per sweep the metrics at every point, the study's tables and figures."""
+    per sweep the metrics at every point, the study's tables and figures; or the study's own
+    layout (:attr:`Study.report`) when it declares one."""
     doc = Document(study.title, runs=dict(results.runs))
+    if study.report is not None:
+        for block in study.report:
+            doc.add(*_render(block, study, results))
+        return doc
     doc.add(
         Heading("What was run"),
         _what_was_run(study, results, options, command or f"celltcp study {study.name}"),
@@ -325,14 +394,31 @@ def document(study: Study, results: Results, options: Options, command: str = ""
             Heading(f"{s.name}: metrics per point"),
             _metric_table(s, results.frames[s.name], options.quick),
         )
-    for t in study.tables:
-        doc.add(Heading(t.heading))
-        if t.text:
-            doc.add(Paragraph(t.text))
-        doc.add(Table(t.header, tuple(tuple(r) for r in t.rows(results))))
-    for f in study.figures:
-        doc.add(Figure(f.file, png_of(f.draw(results)), f.caption))
+    for block in (*study.tables, *study.figures):
+        doc.add(*_render(block, study, results))
     return doc
+
+
+def _render(block: d.Block, study: Study, results: Results) -> list[Any]:
+    """The report's blocks of one declared block."""
+    if isinstance(block, d.Section):
+        return [Heading(block.heading)]
+    if isinstance(block, d.Text):
+        return [Paragraph(words(block.text, results))]
+    if isinstance(block, d.Items):
+        return [Bullets(tuple(block.items(results)))]
+    if isinstance(block, d.Claims):
+        return [claim_table(_claim_rows(study, results, True))]
+    if isinstance(block, d.Table):
+        text = words(block.text, results)
+        return [
+            *([Heading(block.heading)] if block.heading else []),
+            *([Paragraph(text)] if text else []),
+            Table(block.header, tuple(tuple(r) for r in block.rows(results))),
+        ]
+    if isinstance(block, d.Figure):
+        return [Figure(block.file, png_of(block.draw(results)), words(block.caption, results))]
+    return [x for b in block.make(results) for x in _render(b, study, results)]
 
 
 def write(
