@@ -56,14 +56,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ALIASES",
+    "DERIVED",
     "FULL",
     "NAME",
     "QUICK",
     "SENSITIVITY",
     "SUMMARY",
-    "VARIANTS",
     "SWEEPS",
-    "DERIVED",
+    "VARIANTS",
     "Plan",
     "Variant",
     "connections_over_time",
@@ -455,8 +455,6 @@ def first_updates(tcp: pd.DataFrame, period_s: float) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
-
-
 
 
 # -- the sweeps -------------------------------------------------------------------------------

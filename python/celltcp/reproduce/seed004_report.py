@@ -192,7 +192,9 @@ def _low_detail(e: Evaluation, r: Results) -> str:
     return "two vs one ACK at p_err " + "; ".join(parts)
 
 
-def _best_copies(table: pd.DataFrame, p_errs: Sequence[float], labels: Sequence[str]) -> dict[float, int]:
+def _best_copies(
+    table: pd.DataFrame, p_errs: Sequence[float], labels: Sequence[str]
+) -> dict[float, int]:
     out = {}
     for p in p_errs:
         if p <= 0:
@@ -498,7 +500,11 @@ CLAIMS = (
         AtEvery(
             lambda r: {
                 f"{p:g}": Single(
-                    "mean_cwnd_bytes", traced(TWO, p), traced(ONE, p), ">", "one traced run per p_err"
+                    "mean_cwnd_bytes",
+                    traced(TWO, p),
+                    traced(ONE, p),
+                    ">",
+                    "one traced run per p_err",
                 )
                 for p in _p_errs(r)
                 if p > 0
@@ -560,7 +566,6 @@ CLAIMS = (
         point="p_err ",
     ),
 )
-
 
 
 # -- tables -----------------------------------------------------------------------------------
@@ -778,6 +783,16 @@ def _window_figure(r: Results) -> list[Figure]:
     ]
 
 
+def _estimate_figure(q: float, tcp: pd.DataFrame) -> Callable[[Results], Any]:
+    return lambda _r: loss_estimate_over_time(
+        tcp,
+        true_p_err=q,
+        expected=gaps_only_estimate(q),
+        threshold=THRESHOLD,
+        title=f"p_err estimates as connections come and go, true p_err = {q:g}",
+    )
+
+
 def _estimate_figures(r: Results) -> list[Figure]:
     """The estimates over time, one figure per p_err (run 0)."""
     out = []
@@ -792,13 +807,7 @@ def _estimate_figures(r: Results) -> list[Figure]:
                 f"against the true p_err = {q:g} and the value the formula gives a receiver that "
                 "sees the downlink losses only (dashed); below, the connections delivering data "
                 "(run 0).",
-                lambda _r, q=q, tcp=tcp: loss_estimate_over_time(
-                    tcp,
-                    true_p_err=q,
-                    expected=gaps_only_estimate(q),
-                    threshold=THRESHOLD,
-                    title=f"p_err estimates as connections come and go, true p_err = {q:g}",
-                ),
+                _estimate_figure(q, tcp),
             )
         )
     return out

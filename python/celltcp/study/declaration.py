@@ -39,8 +39,6 @@ if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
 
-    from celltcp.reproduce import document
-
     from celltcp.study.engine import Results
 
 __all__ = [
@@ -152,7 +150,9 @@ class Metric:
     scale: float = 1.0
 
     def __post_init__(self) -> None:
-        sources = (self.summary is not None) + (self.series is not None) + (self.derived is not None)
+        sources = (
+            (self.summary is not None) + (self.series is not None) + (self.derived is not None)
+        )
         if sources != 1 or (self.series is None) != (self.of is None):
             raise ValueError(
                 f"metric {self.name!r}: give one of a summary path, a series with its function, "

@@ -394,7 +394,8 @@ def document(study: Study, results: Results, options: Options, command: str = ""
             Heading(f"{s.name}: metrics per point"),
             _metric_table(s, results.frames[s.name], options.quick),
         )
-    for block in (*study.tables, *study.figures):
+    blocks: list[d.Block] = [*study.tables, *study.figures]
+    for block in blocks:
         doc.add(*_render(block, study, results))
     return doc
 
