@@ -12,6 +12,7 @@
     celltcp plot KIND (--result DIR | --store DIR | model options) [--out FILE]
                       (kinds and options: celltcp.plot_cli, docs/cli.md)
     celltcp reproduce NAME [--quick] [--out DIR] [--overwrite] [--workers N] | --list
+    celltcp study FILE [--quick] [--out DIR] [--set KEY=VALUE] [--overwrite] [--workers N]
     celltcp examples [copy NAME DIR | path NAME]       (see celltcp.examples_cli)
     celltcp emulate SCENARIO --host NAME... [--exec HOST=CMD]... [--duration T] [--out DIR]
                     [--overwrite] [--pcap FILE] [--set k=v]... | --cleanup
@@ -324,6 +325,44 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_study(args: argparse.Namespace) -> int:
+    from celltcp import study
+
+    declared = study.load(args.source)
+    if args.overrides:
+        try:
+            declared = declared.with_overrides(study.parse_set(args.overrides))
+        except ValueError as e:
+            raise UserError(f"--set {e}") from None
+    out = out_dir(args.out, Path("out") / f"study-{declared.name}")
+    started = time.perf_counter()
+    command = f"celltcp study {args.source}" + (" --quick" if args.quick else "")
+    try:
+        written = study.write(
+            declared,
+            out,
+            quick=args.quick,
+            workers=args.workers,
+            progress=sys.stderr.isatty(),
+            overwrite=args.overwrite,
+            command=command,
+        )
+    except OutputDirError as e:
+        raise UserError(f"--out {e}") from None
+    except OSError as e:
+        raise UserError(f"--out {out}: cannot write output: {e.strerror or e}") from None
+    for path in written[:3]:
+        print(path)
+    from celltcp.reproduce import default_store
+
+    print(
+        f"celltcp: study {declared.name} done in {_duration(time.perf_counter() - started)}; "
+        f"runs stored in {default_store(out)}",
+        file=sys.stderr,
+    )
+    return 0
+
+
 def _cmd_version(args: argparse.Namespace) -> int:
     print(f"celltcp {_core.__version__}")
     return 0
@@ -481,6 +520,27 @@ def _parser() -> _Parser:
         "--workers", type=positive_int, metavar="N", help="worker processes; default: all CPUs"
     )
     p.set_defaults(handler=_cmd_reproduce)
+
+    p = sub.add_parser(
+        "study",
+        help="run a study declared on celltcp.study (a Python file or module) and write its report",
+    )
+    p.add_argument("source", metavar="FILE", help="a .py file or a module declaring STUDY")
+    p.add_argument("--quick", action="store_true", help="the study's quick replications")
+    p.add_argument("--out", metavar="DIR", help="output directory (default out/study-NAME)")
+    p.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a scenario key in every run (repeatable), as `celltcp run --set`",
+    )
+    add_overwrite_option(p)
+    p.add_argument(
+        "--workers", type=positive_int, metavar="N", help="worker processes; default: all CPUs"
+    )
+    p.set_defaults(handler=_cmd_study)
 
     from celltcp.examples_cli import add_examples_command
 

@@ -10,6 +10,7 @@ import pytest
 
 from celltcp.reproduce.verdict import Verdict, decide, fisher_test
 from celltcp.studies import handover_policies as hp
+from celltcp.study import Results
 
 #: Replications per policy: 72 runs of 90 s, about 90 s on two workers. The non-inferiority
 #: test has power above 0.8 at this size for equal shares (docs/handover.md).
@@ -28,18 +29,18 @@ ABLATION_RUNS = 3
 
 
 @pytest.fixture(scope="module")
-def figures() -> list[hp.RunFigures]:
+def figures() -> Results:
     return hp.run_all(RUNS, workers=2)
 
 
-def test_the_replications_differ(figures: list[hp.RunFigures]) -> None:
-    goodputs = {f.goodput_bps for f in figures if f.policy == "forward"}
+def test_the_replications_differ(figures: Results) -> None:
+    goodputs = set(figures.values("goodput_bps", hp.policy("forward")))
     assert len(goodputs) == RUNS
-    assert len({f.handovers for f in figures if f.policy == "forward"}) > 1
+    assert len(set(figures.values("handovers", hp.policy("forward")))) > 1
 
 
 def test_forwarding_has_no_less_goodput_than_discard_and_not_significantly_fewer_timeouts(
-    figures: list[hp.RunFigures],
+    figures: Results,
 ) -> None:
     claims = hp.decide_claims(figures)
     # Since RACK's rule for lost retransmissions runs in fast recovery too (docs/handover.md,
@@ -51,24 +52,29 @@ def test_forwarding_has_no_less_goodput_than_discard_and_not_significantly_fewer
     assert claims.no_less_goodput.verdict is Verdict.REPRODUCED, claims.no_less_goodput.test
 
 
-def test_prediction_times_out_no_more_than_forwarding(figures: list[hp.RunFigures]) -> None:
+def test_prediction_times_out_no_more_than_forwarding(figures: Results) -> None:
     d = hp.decide_claims(figures).predicted_no_more_timeouts
     assert d.verdict is Verdict.REPRODUCED, d.test.describe()
     assert d.test.power > 0.8
 
 
-def test_every_drop_has_its_place(figures: list[hp.RunFigures]) -> None:
-    by = {p: [f for f in figures if f.policy == p] for p in hp.POLICIES}
+def test_every_drop_has_its_place(figures: Results) -> None:
+    def per_run(metric: str, policy: str) -> list[float]:
+        return list(figures.values(metric, hp.policy(policy)))
+
     # Discard loses the source's buffer at the source; forwarding loses nothing there, and the
     # source's own transport egress never overflows with forwarded data.
-    assert all(f.drops["dropped_source"] > 0 for f in by["discard"] if f.handovers)
+    discard = zip(
+        per_run("dropped_source", "discard"), per_run("handovers", "discard"), strict=True
+    )
+    assert all(dropped > 0 for dropped, handovers in discard if handovers)
     for policy in ("forward", "predicted"):
-        assert all(f.drops["dropped_source"] == 0 for f in by[policy])
-        assert all(f.drops["dropped_source_egress"] == 0 for f in by[policy])
+        assert all(d == 0 for d in per_run("dropped_source", policy))
+        assert all(d == 0 for d in per_run("dropped_source_egress", policy))
 
 
 def test_discard_and_forward_time_out_by_different_mechanisms(
-    figures: list[hp.RunFigures],
+    figures: Results,
 ) -> None:
     # Every handover of discard's that times out has lost the source's buffer; forwarding's time
     # out after losing a few packets at the target or in its RLC buffer, never at the source.
@@ -76,26 +82,27 @@ def test_discard_and_forward_time_out_by_different_mechanisms(
     forward = hp.timeouts_by_place(figures, "forward")
     assert discard and all("source" in places.split("+") for places in discard)
     assert forward and not any("source" in places.split("+") for places in forward)
-    assert sum(map(len, discard.values())) == sum(
-        f.timeouts for f in figures if f.policy == "discard"
-    )
+    assert sum(map(len, discard.values())) == figures.values("timeouts", hp.policy("discard")).sum()
 
 
-def test_rto_expirations_per_run_are_secondary(figures: list[hp.RunFigures]) -> None:
+def test_rto_expirations_per_run_are_secondary(figures: Results) -> None:
     # The per-run timer expirations are a descriptive figure: forward does not have fewer of
     # them than discard on this drive (2.33 against 2.04 a run at 24 replications), and the
     # registered claim 1 (per-handover shares) is decided without them.
     d = hp.fewer_rto_expirations(figures)
     assert d.verdict is not Verdict.REPRODUCED, d.test.describe()
-    assert all(f.rto_expirations >= 1 for f in figures if f.timeouts)
+    timeouts = figures.values("timeouts", hp.policy("forward"))
+    expirations = figures.values("rto_expirations", hp.policy("forward"))
+    assert all(e >= 1 for e, t in zip(expirations, timeouts, strict=True) if t)
 
 
-def test_the_report_states_every_claim_with_its_test(figures: list[hp.RunFigures]) -> None:
+def test_the_report_states_every_claim_with_its_test(figures: Results) -> None:
     text = hp.report(figures)
-    claims, secondary = text.split("| secondary, descriptive (not a registered claim) |")
+    claims, secondary = text.split("## Secondary, descriptive (not a registered claim)")
+    secondary, tables = secondary.split("## drive: metrics per point")
     assert claims.count("**reproduced**") == 2
     assert claims.count("**not significant**") == 1
-    assert "RTO expirations per run (95 %, secondary)" in claims
+    assert "RTO expirations per run (secondary)" in tables
     assert secondary.count("**") == 2
     for phrase in ("Fisher's exact test", "one-sample t-test", "non-inferiority test"):
         assert phrase in text

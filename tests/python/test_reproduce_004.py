@@ -227,41 +227,35 @@ def test_quick_reproduction_writes_the_report(tmp_path):
     assert page.count('src="data:image/png;base64,') == len(names)
 
 
-def _adaptive_runs(share) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Runs of the adaptive variant on the full grid, 5 per p_err, with ``share(p, run)`` of
-    the receiver's 1000 ACKs sent with a copy; and the table of their means."""
-    from celltcp.reproduce.seed004_report import ADAPTIVE
+def _adaptive_results(share):
+    """Engine results holding runs of the adaptive variant on the full grid, 5 per p_err,
+    with ``share(p, run)`` of the receiver's ACKs sent with a copy."""
+    from celltcp.reproduce.seed004_report import ADAPTIVE, STUDY
+    from celltcp.study import Results
 
-    rows = pd.DataFrame(
+    frame = pd.DataFrame(
         [
-            {
-                "variant": ADAPTIVE,
-                "p_err": p,
-                "run": run,
-                "ack_copies_sent": round(1000 * share(p, run)),
-                "receiver_acks_sent": 1000 + round(1000 * share(p, run)),
-            }
-            for p in s4.FULL.p_errs
+            {"point": i, "run": run, "links.radio.loss.p": p, "copied_share": share(p, run)}
+            for i, p in enumerate(s4.FULL.p_errs)
             for run in range(5)
         ]
     )
-    table = rows.groupby(["variant", "p_err"], as_index=False)["ack_copies_sent"].mean()
-    return rows, table
+    return Results(STUDY, quick=False, frames={f"004 {ADAPTIVE}": frame})
 
 
 def test_the_adaptive_switch_is_judged_at_every_p_err():
     """From the p_err at which the seed's model reaches the threshold (0.105) the switch must
-    be on for most ACKs, below it off; a p_err where it fails counts against the claim. Pooled
-    over the p_err above the threshold, copies at some of them made "copies sent > 0" hold."""
-    from celltcp.reproduce.seed004_report import _claim_adaptive, _threshold_p_err
+    be on for most ACKs, below it off; a p_err where it fails counts against the claim."""
+    from celltcp.reproduce.seed004_report import STUDY, _threshold_p_err
     from celltcp.reproduce.verdict import Verdict
+
+    claim = next(c for c in STUDY.claims if c.key == "switch")
 
     threshold = _threshold_p_err()
     assert threshold == pytest.approx(0.1045, abs=1e-4)
 
     def judged(share):
-        rows, table = _adaptive_runs(share)
-        return _claim_adaptive(table, rows)[1]
+        return claim.test.evaluate(_adaptive_results(share)).decision
 
     def ideal(p, run):
         return (0.9 if p >= threshold else 0.0) + 0.01 * run

@@ -21,8 +21,11 @@ radio errors of probability ``p_err`` in both directions), through :func:`celltc
   connections to one wireless terminal, whose receivers share the terminal's estimate; the
   estimate over time against the true p_err.
 
-The report (tables, verdicts, figures) is built by :mod:`celltcp.reproduce.seed004_report`;
-docs/seed-004.md has the mapping, the choices the seed leaves open and the measured figures.
+The study is a declaration on :mod:`celltcp.study`: this module declares its sweeps (one per
+variant, named as the run counts of ``claims.json`` name them), the metrics read from every run
+and the frames derived from them; :mod:`celltcp.reproduce.seed004_report` declares the claims
+with their tests, the tables, the figures and the report's layout. docs/seed-004.md has the
+mapping, the choices the seed leaves open and the measured figures.
 
 Units: rates bit/s of payload (goodput), times s, probabilities per packet, windows bytes.
 """
@@ -30,11 +33,10 @@ Units: rates bit/s of payload (goodput), times s, probabilities per packet, wind
 from __future__ import annotations
 
 import math
-import time
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -46,19 +48,23 @@ from celltcp.models import (
     pftk_approx_throughput_bps,
 )
 from celltcp.reproduce.document import Document, mean_ci
-from celltcp.reproduce.registry import Options, ReproductionError, StoreRunner
+from celltcp.reproduce.registry import Options
+from celltcp.study import Derived, Metric, Replications, Runs, Scenario, Sweep
+
+if TYPE_CHECKING:
+    from celltcp.study import Results
 
 __all__ = [
     "ALIASES",
+    "DERIVED",
     "FULL",
     "NAME",
     "QUICK",
     "SENSITIVITY",
     "SUMMARY",
+    "SWEEPS",
     "VARIANTS",
     "Plan",
-    "Results",
-    "Runner",
     "Variant",
     "connections_over_time",
     "expected_estimate",
@@ -66,12 +72,10 @@ __all__ = [
     "gaps_only_estimate",
     "longest_gap_s",
     "pftk_rows",
+    "plan",
     "run",
-    "throughput_runs",
     "throughput_table",
-    "trace_runs",
     "tracking_periods",
-    "tracking_runs",
     "tracking_schedule",
 ]
 
@@ -230,94 +234,11 @@ def scenario_file(name: str) -> Path:
     return examples.path(f"004/{name}")
 
 
-class Runner(StoreRunner):
-    """Runs lists of override points through :func:`celltcp.sweep` into one results store and
-    reads the series kept there (:class:`StoreRunner`)."""
-
-    temporary_prefix = "celltcp-004-"
-
-    def run(
-        self,
-        scenario: str,
-        points: Sequence[Mapping[str, Any]],
-        name: str,
-        metrics: Sequence[str],
-        runs: int,
-        series: Sequence[str] = (),
-    ) -> pd.DataFrame:
-        """One row per (point, run), sorted; ReproductionError if a run failed."""
-        import celltcp
-
-        spec: dict[str, Any] = {
-            "scenario": str(scenario_file(scenario)),
-            "name": name,
-            "seed": MASTER_SEED,
-            "runs": runs,
-            "metrics": list(metrics),
-            "points": [dict(p) for p in points],
-        }
-        if series:
-            spec["series"] = list(series)
-        frame = celltcp.sweep.sweep(
-            spec, workers=self.options.workers, store=self.store, progress=self.options.progress
-        )
-        failed = frame[frame["status"] != "ok"]
-        if len(failed):
-            first = failed.iloc[0]["error"]
-            raise ReproductionError(f"{name}: {len(failed)} runs failed (first: {first})")
-        self.count(name, len(frame))
-        return frame.sort_values(["point", "run"]).reset_index(drop=True)
-
-    def series(self, frame: pd.DataFrame, name: str) -> list[pd.DataFrame]:
-        """The kept series ``name`` of every run of ``frame``, in its order."""
-        from celltcp.sweep import Store
-
-        with Store.open(self.store, read_only=True) as store:
-            return [
-                store.read_series(key, int(run), name)
-                for key, run in zip(frame["key"], frame["run"], strict=True)
-            ]
-
-
 def _seconds(value: float) -> str:
     return f"{value:g}s"
 
 
 # -- throughput against p_err -----------------------------------------------------------------
-
-
-def throughput_runs(
-    runner: Runner,
-    p_errs: Sequence[float],
-    runs: int,
-    duration_s: float,
-    variants: Sequence[Variant] = VARIANTS + SENSITIVITY,
-) -> pd.DataFrame:
-    """One row per (variant, p_err, run) with :data:`METRICS` (and the variant's own) under
-    short names: ``goodput_bps``, ``timeouts``, ``queue_drops``, ``radio_losses_down`` …"""
-    frames = []
-    for v in variants:
-        points = [
-            {**v.overrides, _P: p, "simulation.duration": _seconds(duration_s)} for p in p_errs
-        ]
-        frame = runner.run("ack-copies.toml", points, f"004 {v.label}", METRICS + v.metrics, runs)
-        frame = frame.assign(variant=v.label, p_err=[p_errs[int(i)] for i in frame["point"]])
-        frames.append(frame)
-    rows = pd.concat(frames, ignore_index=True)
-    rename = {m: m.rsplit(".", 1)[-1] for m in METRICS}
-    rename.update(
-        {
-            "links.radio.a_to_b.drops.queue_full": "queue_drops",
-            "links.radio.a_to_b.drops.link_loss": "radio_losses_down",
-            "links.radio.b_to_a.drops.link_loss": "radio_losses_up",
-            "links.radio.a_to_b.packets_sent": "radio_packets_down",
-            "links.wired.a_to_b.drops.queue_full": "sender_queue_drops",
-            "flows.bulk.receiver.acks_sent": "receiver_acks_sent",
-        }
-    )
-    for v in variants:
-        rename.update({m: m.rsplit(".", 1)[-1] for m in v.metrics})
-    return rows.rename(columns=rename)
 
 
 def _spurious(rows: pd.DataFrame) -> pd.Series:
@@ -394,46 +315,6 @@ def longest_gap_s(times_s: np.ndarray, end_s: float) -> float:
     the first, between two, or after the last; ``end_s`` when there is none."""
     edges = np.concatenate(([0.0], np.sort(np.asarray(times_s, dtype=float)), [end_s]))
     return float(np.diff(edges).max())
-
-
-def trace_runs(
-    runner: Runner, p_errs: Sequence[float], duration_s: float, variants: Sequence[Variant] = FIXED
-) -> tuple[pd.DataFrame, CwndSeries]:
-    """One traced run (run 0) per fixed-copy variant and p_err: per row the time-weighted mean
-    cwnd (bytes), the mean RTT sample (Karn's rule, the sender's own), T0, the mean RTO
-    computed at those samples (before any backoff), and the longest time without an RTT
-    sample (s; the RTO stays backed off until the next one, RFC 6298 §5). Also returns each
-    run's cwnd series by (variant, p_err)."""
-    rows, cwnds = [], {}
-    trace = {"trace.tcp": ["cwnd", "rtt", "rto"]}
-    for v in variants:
-        points = [
-            {**v.overrides, **trace, _P: p, "simulation.duration": _seconds(duration_s)}
-            for p in p_errs
-        ]
-        frame = runner.run(
-            "ack-copies.toml", points, f"004 traces, {v.label}", (GOODPUT,), 1, series=("tcp",)
-        )
-        for (_, r), tcp in zip(frame.iterrows(), runner.series(frame, "tcp"), strict=True):
-            p = p_errs[int(r["point"])]
-            cwnd = tcp[tcp["var"] == "cwnd"]
-            rtt = tcp[tcp["var"] == "rtt"]
-            rto = tcp[tcp["var"] == "rto"]
-            at_samples = rto[rto["time_ns"].isin(set(rtt["time_ns"]))]
-            rows.append(
-                {
-                    "variant": v.label,
-                    "p_err": p,
-                    "mean_cwnd_bytes": _time_mean(
-                        cwnd["time_s"].to_numpy(), cwnd["value"].to_numpy(), duration_s
-                    ),
-                    "mean_rtt_sample_s": float(rtt["value"].mean()) if len(rtt) else math.nan,
-                    "t0_s": float(at_samples["value"].mean()) if len(at_samples) else math.nan,
-                    "rtt_gap_s": longest_gap_s(rtt["time_s"].to_numpy(), duration_s),
-                }
-            )
-            cwnds[(v.label, p)] = cwnd[["time_s", "value"]].reset_index(drop=True)
-    return pd.DataFrame(rows), cwnds
 
 
 # -- the PFTK analysis ------------------------------------------------------------------------
@@ -525,24 +406,6 @@ def connections_over_time(tcp: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"first_s": g.min(), "last_s": g.max()}).reset_index()
 
 
-def tracking_runs(
-    runner: Runner, p_errs: Sequence[float], runs: int, period_s: float
-) -> tuple[pd.DataFrame, list[pd.DataFrame]]:
-    """``runs`` runs of ``tracking.toml`` per p_err: the sweep frame (with ``p_err``) and each
-    run's ``tcp`` series (``loss_estimate`` and ``delivered`` of every connection)."""
-    points = [{**tracking_schedule(period_s), _P: p} for p in p_errs]
-    frame = runner.run(
-        "tracking.toml",
-        points,
-        "004 tracking",
-        ("links.radio.a_to_b.drops.queue_full",),
-        runs,
-        series=("tcp",),
-    )
-    frame = frame.assign(p_err=[p_errs[int(i)] for i in frame["point"]])
-    return frame, runner.series(frame, "tcp")
-
-
 def tracking_periods(tcp: pd.DataFrame, p_err: float, period_s: float) -> pd.DataFrame:
     """Per period of one tracking run: the scheduled connections, the connections that
     delivered data in it, the estimate updates, and the estimates' mean and range (over every
@@ -594,56 +457,219 @@ def first_updates(tcp: pd.DataFrame, period_s: float) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-# -- the study --------------------------------------------------------------------------------
+# -- the sweeps -------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Results:
-    """Everything one reproduction measured (frames as returned by the functions above)."""
+def plan(quick: bool) -> Plan:
+    """The plan of the mode."""
+    return QUICK if quick else FULL
 
-    plan: Plan
-    rows: pd.DataFrame
-    table: pd.DataFrame
-    traces: pd.DataFrame
-    cwnds: CwndSeries
-    pftk: pd.DataFrame
-    tracking: pd.DataFrame
-    tracking_series: list[pd.DataFrame]
-    wall_s: float
-    phases_s: dict[str, float] = field(default_factory=dict)
-    #: Runs per sweep (stored ones included).
-    runs: dict[str, int] = field(default_factory=dict)
+
+#: Short names of :data:`METRICS` and of the variants' own, as the tables and claims read them.
+_NAMES = {
+    "links.radio.a_to_b.drops.queue_full": "queue_drops",
+    "links.radio.a_to_b.drops.link_loss": "radio_losses_down",
+    "links.radio.b_to_a.drops.link_loss": "radio_losses_up",
+    "links.radio.a_to_b.packets_sent": "radio_packets_down",
+    "links.wired.a_to_b.drops.queue_full": "sender_queue_drops",
+    "flows.bulk.receiver.acks_sent": "receiver_acks_sent",
+}
+
+
+def _summary_metrics(paths: tuple[str, ...]) -> tuple[Metric, ...]:
+    return tuple(Metric(_NAMES.get(m, m.rsplit(".", 1)[-1]), summary=m) for m in paths)
+
+
+def _copied_share(rows: pd.DataFrame, _results: Results | None = None) -> np.ndarray:
+    """Per run: the share of the receiver's ACKs sent with a copy (copies over the ACKs
+    without them; NaN for a run without an ACK)."""
+    copies = rows["ack_copies_sent"].astype(float).to_numpy()
+    plain = rows["receiver_acks_sent"].astype(float).to_numpy() - copies
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(plain > 0, copies / plain, np.nan)
+
+
+_THROUGHPUT_RUNS = Replications(
+    QUICK.runs,
+    FULL.runs,
+    "the seed gives no replication count nor run length: 10 runs of 300 s per point, 4 of 60 s "
+    "in quick mode",
+)
+
+
+def _throughput_sweep(v: Variant) -> Sweep:
+    return Sweep(
+        name=f"004 {v.label}",
+        scenario=Scenario("004/ack-copies", v.overrides),
+        axes={_P: FULL.p_errs},
+        quick_axes={_P: QUICK.p_errs},
+        metrics=(
+            *_summary_metrics(METRICS + v.metrics),
+            Metric("copied_share", derived=_copied_share),
+        ),
+        replications=_THROUGHPUT_RUNS,
+        quick={"simulation.duration": _seconds(QUICK.duration_s)},
+        full={"simulation.duration": _seconds(FULL.duration_s)},
+        seed=MASTER_SEED,
+    )
+
+
+def _trace_stats(rows: pd.DataFrame, results: Results) -> pd.DataFrame:
+    """Per traced run: the time-weighted mean cwnd (bytes), the mean RTT sample (Karn's rule,
+    the sender's own), T0, the mean RTO computed at those samples (before any backoff), and the
+    longest time without an RTT sample (s; the RTO stays backed off until the next one,
+    RFC 6298 §5)."""
+    end_s = plan(results.quick).trace_duration_s
+    out = []
+    for tcp in results.read(rows, "tcp"):
+        cwnd = tcp[tcp["var"] == "cwnd"]
+        rtt = tcp[tcp["var"] == "rtt"]
+        rto = tcp[tcp["var"] == "rto"]
+        at_samples = rto[rto["time_ns"].isin(set(rtt["time_ns"]))]
+        out.append(
+            {
+                "mean_cwnd_bytes": _time_mean(
+                    cwnd["time_s"].to_numpy(), cwnd["value"].to_numpy(), end_s
+                ),
+                "mean_rtt_sample_s": float(rtt["value"].mean()) if len(rtt) else math.nan,
+                "t0_s": float(at_samples["value"].mean()) if len(at_samples) else math.nan,
+                "rtt_gap_s": longest_gap_s(rtt["time_s"].to_numpy(), end_s),
+            }
+        )
+    return pd.DataFrame(out, columns=["mean_cwnd_bytes", "mean_rtt_sample_s", "t0_s", "rtt_gap_s"])
+
+
+def _trace_metric(name: str) -> Metric:
+    return Metric(name, derived=lambda rows, results: _trace_stats(rows, results)[name])
+
+
+def _trace_sweep(v: Variant) -> Sweep:
+    return Sweep(
+        name=f"004 traces, {v.label}",
+        scenario=Scenario("004/ack-copies", {**v.overrides, "trace.tcp": ["cwnd", "rtt", "rto"]}),
+        axes={_P: FULL.p_errs},
+        quick_axes={_P: QUICK.p_errs},
+        metrics=(
+            Metric("goodput_bps", summary=GOODPUT),
+            *(_trace_metric(n) for n in ("mean_cwnd_bytes", "mean_rtt_sample_s", "t0_s")),
+            _trace_metric("rtt_gap_s"),
+        ),
+        replications=Replications(
+            1, 1, "one traced run (run 0) per point: the window figure and T0 of the analysis"
+        ),
+        quick={"simulation.duration": _seconds(QUICK.trace_duration_s)},
+        full={"simulation.duration": _seconds(FULL.trace_duration_s)},
+        seed=MASTER_SEED,
+        keep=("tcp",),
+    )
+
+
+def _settled(rows: pd.DataFrame, results: Results) -> list[float]:
+    """Per tracking run: the mean of the per-period estimates from period 2 on (the first is
+    the moving average's climb from 0) over the true p_err."""
+    period = plan(results.quick).period_s
+    return [
+        float(tracking_periods(tcp, float(p), period).iloc[1:]["mean"].dropna().mean()) / float(p)
+        for p, tcp in zip(rows[_P], results.read(rows, "tcp"), strict=True)
+    ]
+
+
+TRACKING = Sweep(
+    name="004 tracking",
+    scenario=Scenario("004/tracking"),
+    axes={_P: FULL.tracking_p_errs},
+    quick_axes={_P: QUICK.tracking_p_errs},
+    metrics=(
+        Metric("queue_drops", summary="links.radio.a_to_b.drops.queue_full"),
+        Metric("settled_over_p", derived=_settled),
+    ),
+    replications=Replications(
+        QUICK.tracking_runs,
+        FULL.tracking_runs,
+        "the estimator's claim is an equivalence test over the runs at each p_err",
+    ),
+    quick=tracking_schedule(QUICK.period_s),
+    full=tracking_schedule(FULL.period_s),
+    seed=MASTER_SEED,
+    keep=("tcp",),
+)
+
+#: Every sweep in the order they run: the throughput per variant, the traces, the tracking.
+SWEEPS = (
+    *(_throughput_sweep(v) for v in VARIANTS + SENSITIVITY),
+    *(_trace_sweep(v) for v in FIXED),
+    TRACKING,
+)
+
+
+def at(label: str, p: float) -> Runs:
+    """The runs of a variant at one p_err."""
+    return Runs(f"004 {label}", {_P: p}, label=f"{label} at {p:g}")
+
+
+def traced(label: str, p: float) -> Runs:
+    """The traced run of a fixed-copy variant at one p_err."""
+    return Runs(f"004 traces, {label}", {_P: p}, label=f"{label} at {p:g}")
+
+
+# -- the frames derived from the runs ---------------------------------------------------------
+
+
+def _rows(results: Results) -> pd.DataFrame:
+    """One row per (variant, p_err, run), the short metric names and ``variant``, ``p_err``."""
+    frames = [
+        results.frames[f"004 {v.label}"].pipe(
+            lambda f, label=v.label: f.assign(variant=label, p_err=f[_P].astype(float))
+        )
+        for v in VARIANTS + SENSITIVITY
+    ]
+    return pd.concat(frames, ignore_index=True)
+
+
+def _traces(results: Results) -> pd.DataFrame:
+    """One row per fixed-copy variant and p_err: the traced run's statistics."""
+    frames = [
+        results.frames[f"004 traces, {v.label}"].pipe(
+            lambda f, label=v.label: f.assign(variant=label, p_err=f[_P].astype(float))
+        )
+        for v in FIXED
+    ]
+    columns = ["variant", "p_err", "mean_cwnd_bytes", "mean_rtt_sample_s", "t0_s", "rtt_gap_s"]
+    return pd.concat(frames, ignore_index=True)[columns]
+
+
+def _tracking(results: Results) -> pd.DataFrame:
+    """One row per tracking run: p_err, run, its ``tcp`` series and its periods."""
+    rows = results.frames[TRACKING.name]
+    period = plan(results.quick).period_s
+    series = results.read(rows, "tcp")
+    return pd.DataFrame(
+        {
+            "p_err": rows[_P].astype(float).to_numpy(),
+            "run": rows["run"].astype(int).to_numpy(),
+            "tcp": series,
+            "periods": [
+                tracking_periods(tcp, float(p), period)
+                for p, tcp in zip(rows[_P], series, strict=True)
+            ],
+        }
+    )
+
+
+DERIVED = (
+    Derived("rows", _rows),
+    Derived("table", lambda r: throughput_table(r.derived("rows"))),
+    Derived("traces", _traces),
+    Derived("pftk", lambda r: pftk_rows(r.derived("table"), r.derived("traces"))),
+    Derived("tracking", _tracking),
+)
 
 
 def run(options: Options) -> Document:
-    """Runs the study and returns the report (nothing is written here but the store)."""
-    from celltcp.reproduce.seed004_report import report
+    """Runs the study on :mod:`celltcp.study` and returns the report (nothing is written here
+    but the store)."""
+    from celltcp.reproduce.seed004_report import STUDY
+    from celltcp.study import document
+    from celltcp.study import run as run_study
 
-    plan = QUICK if options.quick else FULL
-    started = time.perf_counter()
-    phases: dict[str, float] = {}
-    with Runner.open(options) as runner:
-        rows = throughput_runs(runner, plan.p_errs, plan.runs, plan.duration_s)
-        phases["throughput"] = time.perf_counter() - started
-        traces, cwnds = trace_runs(runner, plan.p_errs, plan.trace_duration_s)
-        phases["traces"] = time.perf_counter() - started - phases["throughput"]
-        tracking, tracking_series = tracking_runs(
-            runner, plan.tracking_p_errs, plan.tracking_runs, plan.period_s
-        )
-    table = throughput_table(rows)
-    wall = time.perf_counter() - started
-    phases["tracking"] = wall - phases["throughput"] - phases["traces"]
-    results = Results(
-        plan,
-        rows,
-        table,
-        traces,
-        cwnds,
-        pftk_rows(table, traces),
-        tracking,
-        tracking_series,
-        wall,
-        phases,
-        dict(runner.runs),
-    )
-    return report(results, options)
+    return document(STUDY, run_study(STUDY, options), options)

@@ -7,8 +7,8 @@ measured numbers, never written in advance; docs/seed-004.md explains every disa
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -20,19 +20,11 @@ from celltcp.plots.ack_control import (
     throughput_ratio_vs_p_err,
     throughput_vs_p_err,
 )
-from celltcp.reproduce.document import (
-    Bullets,
-    Document,
-    Figure,
-    Heading,
-    Paragraph,
-    Table,
-    fmt_ci,
-    png_of,
-)
-from celltcp.reproduce.registry import Options
+from celltcp.reproduce.document import fmt_ci
 from celltcp.reproduce.seed004 import (
+    _P,
     ASSUMED_P_BUFF,
+    DERIVED,
     FIXED,
     MASTER_SEED,
     NAME,
@@ -44,33 +36,44 @@ from celltcp.reproduce.seed004 import (
     SEED_T0_S,
     SEED_TWO_BEST,
     SENSITIVITY,
+    SWEEPS,
     THRESHOLD,
+    TRACKING,
     VARIANTS,
-    Results,
+    _copied_share,
+    at,
     expected_estimate,
     first_updates,
     gaps_only_estimate,
-    tracking_periods,
+    plan,
+    traced,
 )
-from celltcp.reproduce.verdict import (
-    ClaimRow,
-    Decision,
-    Estimate,
-    Sample,
-    Verdict,
-    any_of,
-    claim_table,
-    combine,
-    decide,
-    equivalence,
-    one_sample_test,
-    point_decision,
-    shortfall,
-    unavailable,
-    welch_test,
+from celltcp.reproduce.verdict import Decision, Estimate, Sample, Verdict
+from celltcp.study import (
+    AnyOf,
+    AtEvery,
+    Blocks,
+    Claim,
+    Claims,
+    Equivalent,
+    Evaluation,
+    Figure,
+    Items,
+    MeanAgainst,
+    Runs,
+    Section,
+    Single,
+    Study,
+    Table,
+    Test,
+    Text,
+    Welch,
 )
 
-__all__ = ["report", "seed_analysis"]
+if TYPE_CHECKING:
+    from celltcp.study import Results
+
+__all__ = ["STUDY", "seed_analysis"]
 
 ONE, TWO, THREE = (v.label for v in FIXED)
 ADAPTIVE, SNOOP, ELN = (v.label for v in VARIANTS[3:])
@@ -89,19 +92,6 @@ def _ci_kbps(mean: float, half: float) -> str:
 def _row(table: pd.DataFrame, variant: str, p: float) -> Any:
     sel = table[(table["variant"] == variant) & np.isclose(table["p_err"], p)]
     return None if sel.empty else sel.iloc[0]
-
-
-def _goodput(table: pd.DataFrame, variant: str, p: float) -> Sample:
-    """The goodput runs of one point, from its mean, 95 % half-width and number of runs."""
-    x = _row(table, variant, p)
-    return Sample.from_interval(
-        float(x["goodput_bps"]), float(x["goodput_half_bps"]), int(x["runs"])
-    )
-
-
-def _why(d: Decision, *more: str) -> str:
-    """The points that did not reproduce a claim and the power the runs had, then ``more``."""
-    return "; ".join(m for m in (shortfall(d, "p_err "), *more) if m)
 
 
 def _list(ps: Sequence[float]) -> str:
@@ -144,12 +134,18 @@ def _missing(d: Decision) -> list[float]:
     ]
 
 
-def _karn_why(table: pd.DataFrame, d: Decision) -> str:
+def _p_errs(r: Results) -> list[float]:
+    """The p_err of the mode's throughput grid."""
+    return [float(p) for p in r.axis(f"004 {ONE}", _P)]
+
+
+def _karn_why(e: Evaluation, r: Results) -> str:
     """Why two ACKs fall behind without timestamps where they do: without an RTT sample the
     RTO doubled at each timeout stays backed off (RFC 6298 §5.5, §5.7), which the timeouts per
     run show beside those of the same variant with timestamps (a sample from every ACK that
     advances, RFC 7323 §4)."""
-    ps = [p for p in _missing(d) if _row(table, TWO_TS, p) is not None]
+    table = r.derived("table")
+    ps = [p for p in _missing(e.decision) if _row(table, TWO_TS, p) is not None]
     if not ps:
         return ""
 
@@ -164,50 +160,40 @@ def _karn_why(table: pd.DataFrame, d: Decision) -> str:
     )
 
 
-def _claim_improvement(
-    table: pd.DataFrame, p_errs: Sequence[float], one_label: str = ONE, two_label: str = TWO
-) -> tuple[str, Decision]:
+def _improves(one: str, two: str) -> Callable[[Results], Mapping[str, Test]]:
     """Two ACKs above one at every p_err > 0.05 (Welch's t-test at each)."""
-    above = [p for p in p_errs if p > SEED_SIM_IMPROVES_ABOVE]
-    d = combine(
-        {
-            f"{p:g}": decide(
-                welch_test(_goodput(table, two_label, p), _goodput(table, one_label, p)), ">"
-            )
-            for p in above
-        }
-    )
-
-    def ratio(p: float) -> str:
-        e = Estimate.of_ratio(_goodput(table, two_label, p), _goodput(table, one_label, p))
-        return f"{p:g}: ×{e.text(2)}" if math.isfinite(e.value) else f"{p:g}: n/a"
-
-    return "two ACKs / one ACK at p_err " + "; ".join(ratio(p) for p in above), d
+    return lambda r: {
+        f"{p:g}": Welch("goodput_bps", at(two, p), at(one, p), ">")
+        for p in _p_errs(r)
+        if p > SEED_SIM_IMPROVES_ABOVE
+    }
 
 
-def _claim_low(table: pd.DataFrame, p_errs: Sequence[float]) -> tuple[str, Decision]:
-    """Two ACKs below one at some p_err ≤ 0.02 ("may do worse": one point suffices)."""
-    low = [p for p in p_errs if p <= 0.02]
+def _ratios(e: Evaluation, _r: Results) -> str:
+    def ratio(label: str, x: Evaluation) -> str:
+        ok = x.estimate is not None and math.isfinite(x.estimate.value)
+        return f"{label}: ×{x.estimate.text(2)}" if ok and x.estimate else f"{label}: n/a"
+
+    return "two ACKs / one ACK at p_err " + "; ".join(ratio(k, x) for k, x in e.parts.items())
+
+
+def _low_detail(e: Evaluation, r: Results) -> str:
+    """Two vs one ACK at each p_err ≤ 0.02, with the spurious retransmissions per run."""
+    table = r.derived("table")
     parts = []
-    for p in low:
+    for label, x in e.parts.items():
+        p = float(label)
         one, two = _row(table, ONE, p), _row(table, TWO, p)
-        ratio = Estimate.of_ratio(_goodput(table, TWO, p), _goodput(table, ONE, p))
+        ratio = x.estimate.text(2) if x.estimate else "n/a"
         parts.append(
             f"{p:g}: {_kbps(two['goodput_bps'])} vs {_kbps(one['goodput_bps'])} kb/s "
-            f"(×{ratio.text(2)}), {two['spurious_retx']:.0f} spurious retransmissions "
-            "per run"
+            f"(×{ratio}), {two['spurious_retx']:.0f} spurious retransmissions per run"
         )
-    d = any_of(
-        {
-            f"{p:g}": decide(welch_test(_goodput(table, TWO, p), _goodput(table, ONE, p)), "<")
-            for p in low
-        }
-    )
-    return "two vs one ACK at p_err " + "; ".join(parts), d
+    return "two vs one ACK at p_err " + "; ".join(parts)
 
 
 def _best_copies(
-    table: pd.DataFrame, p_errs: Sequence[float], labels: Sequence[str] = (ONE, TWO, THREE)
+    table: pd.DataFrame, p_errs: Sequence[float], labels: Sequence[str]
 ) -> dict[float, int]:
     out = {}
     for p in p_errs:
@@ -218,115 +204,95 @@ def _best_copies(
     return out
 
 
-def _claim_range(
-    table: pd.DataFrame, p_errs: Sequence[float], labels: Sequence[str] = (ONE, TWO, THREE)
-) -> tuple[str, Decision, str]:
-    """Inside the seed's range two copies beat one and three (Welch's t-tests, all must hold).
-    Returns the cell, the decision and what the formula says at the seed's parameters."""
-    best = _best_copies(table, p_errs, labels)
+def _inside(r: Results) -> list[float]:
     lo, hi = SEED_TWO_BEST
-    inside = [p for p in best if lo < p < hi]
+    return [p for p in _p_errs(r) if p > 0 and lo < p < hi]
+
+
+def _two_best(labels: Sequence[str]) -> Callable[[Results], Mapping[str, Test]]:
+    """Inside the seed's range two copies beat one and three (Welch's t-tests, all must hold)."""
     one, two, three = labels
-    if inside:
-        d = combine(
-            {
-                f"{p:g} vs {n}": decide(
-                    welch_test(_goodput(table, two, p), _goodput(table, other, p)), ">"
-                )
-                for p in inside
-                for n, other in (("one", one), ("three", three))
-            }
+    return lambda r: {
+        f"{p:g} vs {n}": Welch("goodput_bps", at(two, p), at(other, p), ">")
+        for p in _inside(r)
+        for n, other in (("one", one), ("three", three))
+    }
+
+
+def _best_detail(labels: Sequence[str]) -> Callable[[Evaluation, Results], str]:
+    def detail(_e: Evaluation, r: Results) -> str:
+        best = _best_copies(r.derived("table"), _p_errs(r), labels)
+        return "best of 1–3 copies (means) at p_err " + ", ".join(
+            f"{p:g}: {n}" for p, n in best.items()
         )
-    else:
-        d = unavailable("Welch's t-test", f"no p_err inside {lo:g}–{hi:g} in this grid")
-    cell = "best of 1–3 copies (means) at p_err " + ", ".join(
-        f"{p:g}: {n}" for p, n in best.items()
-    )
-    model = seed_analysis([p for p in p_errs if p > 0])
-    formula = (
+
+    return detail
+
+
+def _formula(r: Results) -> str:
+    """What the formula says at the seed's parameters."""
+    model = seed_analysis([p for p in _p_errs(r) if p > 0])
+    return (
         f"the formula at the seed's parameters with one p_buff gives "
         f"{_list(sorted(set(model['best'])))} copies as best everywhere"
     )
-    return cell, d, formula
 
 
-def _claim_window(traces: pd.DataFrame) -> tuple[str, Decision]:
-    """A larger mean window with two ACKs: one traced run per p_err, so never more than a point
-    estimate (not significant, one run)."""
+def _window_detail(_e: Evaluation, r: Results) -> str:
+    traces = r.derived("traces")
     pairs = []
     for p in sorted(set(traces["p_err"])):
         if p <= 0:
             continue
-        w = {
-            v: traces[(traces["variant"] == v) & (traces["p_err"] == p)]["mean_cwnd_bytes"]
-            for v in (ONE, TWO)
-        }
-        if all(len(x) for x in w.values()):
-            pairs.append((p, float(w[ONE].iloc[0]), float(w[TWO].iloc[0])))
-    cell = "mean cwnd one → two ACKs: " + "; ".join(
+        w = {v: traces[(traces["variant"] == v) & (traces["p_err"] == p)] for v in (ONE, TWO)}
+        pairs.append(
+            (p, float(w[ONE]["mean_cwnd_bytes"].iloc[0]), float(w[TWO]["mean_cwnd_bytes"].iloc[0]))
+        )
+    return "mean cwnd one → two ACKs: " + "; ".join(
         f"{p:g}: {a / 1e3:.2f} → {b / 1e3:.2f} kB" for p, a, b in pairs
     )
-    if not pairs:
-        return cell, unavailable("a single traced run", "not run")
-    d = combine(
-        {f"{p:g}": point_decision(b, a, ">", "one traced run per p_err") for p, a, b in pairs}
-    )
-    return cell, d
-
-
-def _estimates(r: Results) -> dict[float, list[tuple[int, pd.Series]]]:
-    """The settled estimates (periods 2 on) of every tracking run, by p_err."""
-    out: dict[float, list[tuple[int, pd.Series]]] = {}
-    for (_, row), tcp in zip(r.tracking.iterrows(), r.tracking_series, strict=True):
-        p = float(row["p_err"])
-        periods = tracking_periods(tcp, p, r.plan.period_s)
-        out.setdefault(p, []).append((int(row["run"]), periods.iloc[1:]["mean"].dropna()))
-    return out
 
 
 #: The estimator's claim: its settled mean within this share of the true p_err.
 ESTIMATE_MARGIN = 0.2
 
 
-def _claim_estimator(r: Results) -> tuple[str, Decision, Estimate | None, str]:
-    """The settled estimate over p_err equal to 1 within ±20 % (TOST over the runs, at every
-    p_err). Returns the cell (run 0), the decision, the estimate pooled over p_err and why."""
-    by_p = _estimates(r)
-    if not by_p:
-        return "not run", unavailable("equivalence test (TOST)", "not run"), None, ""
-    parts, of_gaps, of_true, spread = [], [], [], []
-    for p, runs in by_p.items():
-        model, gaps = expected_estimate(p), gaps_only_estimate(p)
-        for run, settled in runs:
-            if run != 0:
-                continue
-            parts.append(
-                f"p_err {p:g}: mean estimate {settled.mean():.4f} (periods 2–10, "
-                f"{settled.min():.4f}–{settled.max():.4f}); the seed's model "
-                f"{model:.4f}, gaps only {gaps:.4f}"
-            )
-            of_gaps.append(settled.mean() / gaps)
-            spread += [settled.min() / p, settled.max() / p]
-        of_true += [settled.mean() / p for _, settled in runs]
-    d = combine(
-        {
-            f"{p:g}": equivalence(Sample.of([s.mean() / p for _, s in runs]), 1.0, ESTIMATE_MARGIN)
-            for p, runs in by_p.items()
-        }
-    )
-    why = (
-        (
-            f"the receiver counts the gaps of lost data and the repeats of segments it had "
-            f"acknowledged (lost ACKs, the second crossing of the seed's formula); a lost ACK "
-            f"leaves a repeat only when no later cumulative ACK reaches the sender first, so the "
-            f"estimates settle near the value of the gaps alone (mean / gaps-only value "
-            f"{', '.join(f'{x:.2f}' for x in of_gaps)}; per-period means "
-            f"{min(spread):.2f}–{max(spread):.2f} × p_err with 1 to 5 connections)"
+def _tracking_p_errs(r: Results) -> list[float]:
+    return [float(p) for p in r.axis(TRACKING.name, _P)]
+
+
+def _estimator_detail(_e: Evaluation, r: Results) -> str:
+    parts = []
+    for _, x in r.derived("tracking").iterrows():
+        if x["run"] != 0:
+            continue
+        p, settled = float(x["p_err"]), x["periods"].iloc[1:]["mean"].dropna()
+        parts.append(
+            f"p_err {p:g}: mean estimate {settled.mean():.4f} (periods 2–10, "
+            f"{settled.min():.4f}–{settled.max():.4f}); the seed's model "
+            f"{expected_estimate(p):.4f}, gaps only {gaps_only_estimate(p):.4f}"
         )
-        if spread
-        else ""
+    return "; ".join(parts)
+
+
+def _estimator_why(_e: Evaluation, r: Results) -> str:
+    of_gaps, spread = [], []
+    for _, x in r.derived("tracking").iterrows():
+        if x["run"] != 0:
+            continue
+        p, settled = float(x["p_err"]), x["periods"].iloc[1:]["mean"].dropna()
+        of_gaps.append(settled.mean() / gaps_only_estimate(p))
+        spread += [settled.min() / p, settled.max() / p]
+    if not spread:
+        return ""
+    return (
+        f"the receiver counts the gaps of lost data and the repeats of segments it had "
+        f"acknowledged (lost ACKs, the second crossing of the seed's formula); a lost ACK "
+        f"leaves a repeat only when no later cumulative ACK reaches the sender first, so the "
+        f"estimates settle near the value of the gaps alone (mean / gaps-only value "
+        f"{', '.join(f'{x:.2f}' for x in of_gaps)}; per-period means "
+        f"{min(spread):.2f}–{max(spread):.2f} × p_err with 1 to 5 connections)"
     )
-    return "; ".join(parts), d, Estimate.of_sample(Sample.of(of_true)), why
 
 
 #: The adaptive switch "engages" at a p_err when more than this share of the receiver's ACKs
@@ -335,63 +301,78 @@ def _claim_estimator(r: Results) -> tuple[str, Decision, Estimate | None, str]:
 ENGAGED_SHARE = 0.5
 
 
-def _copied_share(runs: pd.DataFrame) -> np.ndarray:
-    """Per run: the share of the receiver's ACKs sent with a copy (copies over the ACKs
-    without them; NaN for a run without an ACK)."""
-    copies = runs["ack_copies_sent"].astype(float).to_numpy()
-    plain = runs["receiver_acks_sent"].astype(float).to_numpy() - copies
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(plain > 0, copies / plain, np.nan)
-
-
-def _claim_adaptive(
-    table: pd.DataFrame, rows: pd.DataFrame, variant: str = ADAPTIVE
-) -> tuple[str, Decision, Estimate | None]:
-    """The seed: the terminal sends multiple ACKs when p_err exceeds the threshold. Tested at
-    every p_err of the grid on the share of the receiver's ACKs sent with a copy (per run)
-    against :data:`ENGAGED_SHARE` (one-sample t-tests): above it at every p_err from
-    :func:`_threshold_p_err` on (the switch engages), below it at every p_err under it, 0
-    included (it does not); all must hold. A p_err where the switch does not engage although
-    it should (or engages where it should not) counts against the claim. Returns the cell, the
-    decision and the share over the runs at the p_err where it should engage."""
-    runs = rows[rows["variant"] == variant]
-    threshold = _threshold_p_err()
-    points = sorted({float(p) for p in runs["p_err"]})
-    shares = {p: _copied_share(runs[np.isclose(runs["p_err"], p)]) for p in points}
-    mine = table[table["variant"] == variant]
-    cell = (
-        "share of ACKs sent with a copy at p_err "
-        + ", ".join(f"{p:g}: {np.nanmean(x):.3f}" for p, x in shares.items())
-        + "; copies per run "
-        + ", ".join(f"{x['p_err']:g}: {x['ack_copies_sent']:.0f}" for _, x in mine.iterrows())
-    )
-    if not points:
-        return cell, unavailable("one-sample t-test", "not run"), None
-    d = combine(
-        {
-            f"{p:g} ({'on' if p >= threshold else 'off'})": decide(
-                one_sample_test(Sample.of(x), ENGAGED_SHARE, effect=ENGAGED_SHARE / 2),
-                ">" if p >= threshold else "<",
-            )
-            for p, x in shares.items()
-        }
-    )
-    engage = [v for p, x in shares.items() if p >= threshold for v in x]
-    return cell, d, Estimate.of_sample(Sample.of(engage)) if engage else None
-
-
 def _threshold_p_err() -> float:
     """True p_err at which the estimate of the seed's model (both crossings at p_err, no buffer
     loss) reaches the threshold: 1 − (1 − threshold)·sqrt(1 − p_buff)."""
     return 1 - (1 - THRESHOLD) * math.sqrt(1 - ASSUMED_P_BUFF)
 
 
-def _adaptive_why(rows: pd.DataFrame, d: Decision, variant: str) -> str:
+def _switches(variant: str) -> Callable[[Results], Mapping[str, Test]]:
+    """The seed: the terminal sends multiple ACKs when p_err exceeds the threshold. Tested at
+    every p_err of the grid on the share of the receiver's ACKs sent with a copy (per run)
+    against :data:`ENGAGED_SHARE` (one-sample t-tests): above it at every p_err from
+    :func:`_threshold_p_err` on (the switch engages), below it at every p_err under it, 0
+    included (it does not); all must hold."""
+    threshold = _threshold_p_err()
+    return lambda r: {
+        f"{p:g} ({'on' if p >= threshold else 'off'})": MeanAgainst(
+            "copied_share",
+            at(variant, p),
+            ENGAGED_SHARE,
+            ">" if p >= threshold else "<",
+            effect=ENGAGED_SHARE / 2,
+        )
+        for p in sorted(_p_errs(r))
+    }
+
+
+def _engaged_share(variant: str) -> Callable[[Evaluation, Results], Estimate | None]:
+    """The share over the runs at the p_err where the switch should engage."""
+
+    def estimate(_e: Evaluation, r: Results) -> Estimate | None:
+        engage = [
+            v
+            for p in sorted(_p_errs(r))
+            if p >= _threshold_p_err()
+            for v in r.values("copied_share", at(variant, p))
+        ]
+        return Estimate.of_sample(Sample.of(engage)) if engage else None
+
+    return estimate
+
+
+def _adaptive_detail(variant: str) -> Callable[[Evaluation, Results], str]:
+    def detail(_e: Evaluation, r: Results) -> str:
+        table = r.derived("table")
+        mine = table[table["variant"] == variant]
+        return (
+            "share of ACKs sent with a copy at p_err "
+            + ", ".join(
+                f"{p:g}: {np.nanmean(r.values('copied_share', at(variant, p))):.3f}"
+                for p in sorted(_p_errs(r))
+            )
+            + "; copies per run "
+            + ", ".join(f"{x['p_err']:g}: {x['ack_copies_sent']:.0f}" for _, x in mine.iterrows())
+        )
+
+    return detail
+
+
+def _adaptive_why(variant: str) -> Callable[[Evaluation, Results], str]:
     """Why the switch does not engage at the p_err where the claim wants it to: the estimate's
     level (the share of ACKs sent with a copy peaks where it crosses the threshold) and, where no
     run sent a copy at all, the segments the sender sent, too few updates for the moving average
     to climb from p[0] = 0."""
-    runs = rows[rows["variant"] == variant]
+
+    def why(e: Evaluation, r: Results) -> str:
+        rows = r.derived("rows")
+        return adaptive_why(rows[rows["variant"] == variant], e.decision)
+
+    return why
+
+
+def adaptive_why(runs: pd.DataFrame, d: Decision) -> str:
+    """:func:`_adaptive_why` on the runs of one variant and the claim's decision."""
     on = [p for p in _missing(d) if p >= _threshold_p_err()]
     off = [p for p in _missing(d) if p < _threshold_p_err()]
     if not on and not off:
@@ -437,136 +418,154 @@ def _adaptive_why(rows: pd.DataFrame, d: Decision, variant: str) -> str:
     return "; ".join(text)
 
 
-def _claims(r: Results) -> list[ClaimRow]:
-    p_errs = r.plan.p_errs
-    lo, hi = SEED_TWO_BEST
-    rows = []
-    cell, d = _claim_improvement(r.table, p_errs)
-    rows.append(
-        ClaimRow(
-            "simulation (throughput figure)",
-            "two ACKs improve the throughput for p_err > 0.05",
-            "yes",
-            None,
-            None,
-            d,
-            detail=cell,
-            reason=_why(d, _karn_why(r.table, d)),
-        )
+def _no_estimate(_e: Evaluation, _r: Results) -> Estimate | None:
+    return None
+
+
+_LO, _HI = SEED_TWO_BEST
+_RANGE_NOTE = f"no p_err inside {_LO:g}–{_HI:g} in this grid"
+
+
+def _adaptive_claim(key: str, where: str, variant: str) -> Claim:
+    return Claim(
+        key,
+        where,
+        (
+            f"copies sent when the estimate exceeds a threshold (here {THRESHOLD:g}): at each "
+            f"p_err, the share of ACKs sent with a copy above {ENGAGED_SHARE:g} from p_err "
+            f"{_threshold_p_err():.3f} on, below it under that"
+        ),
+        AtEvery(_switches(variant), "not run"),
+        source_text="method",
+        detail=_adaptive_detail(variant),
+        estimate=_engaged_share(variant),
+        reason=_adaptive_why(variant),
+        point="p_err ",
+        digits=2,
     )
-    cell, d = _claim_low(r.table, p_errs)
-    rows.append(
-        ClaimRow(
-            "proposed method",
-            "at a low error rate two ACKs may do worse",
-            "expected, no figure",
-            None,
-            None,
-            d,
-            detail=cell,
-            reason=_why(
-                d,
-                "at p_err = 0 a duplicate segment returns two "
-                "duplicate ACKs which, with the copy of the ACK before, "
-                "reach the threshold of three: spurious fast "
-                "retransmits",
-            ),
-        )
-    )
-    cell, d, formula = _claim_range(r.table, p_errs)
-    rows.append(
-        ClaimRow(
-            "analysis",
-            (
-                f"two ACKs best for {lo:g} < p_err < {hi:g} (RTT 100 ms, "
-                "T0 400 ms, p_buff 0.01): above one and three copies"
-            ),
-            f"analysis result: {lo:g} < p_err < {hi:g}",
-            None,
-            None,
-            d,
-            detail=cell,
-            reason=_why(
-                d, formula + "; the range needs a buffer loss growing with the copies (below)"
-            ),
-        )
-    )
-    cell, d = _claim_window(r.traces)
-    rows.append(
-        ClaimRow(
-            "simulation (window figure)",
-            "larger window with two ACKs",
-            "yes",
-            None,
-            None,
-            d,
-            detail=cell,
-            reason="one traced run per p_err: a point estimate, no test",
-        )
-    )
-    for where, variant in (("proposed method", ADAPTIVE), ("sensitivity: timestamps", ADAPTIVE_TS)):
-        cell, d, copies = _claim_adaptive(r.table, r.rows, variant)
-        rows.append(
-            ClaimRow(
-                where,
-                (
-                    f"copies sent when the estimate exceeds a threshold (here "
-                    f"{THRESHOLD:g}): at each p_err, the share of ACKs sent with a copy "
-                    f"above {ENGAGED_SHARE:g} from p_err {_threshold_p_err():.3f} on, below "
-                    "it under that"
-                ),
-                "method",
-                None,
-                copies,
-                d,
-                detail=cell,
-                digits=2,
-                reason=_why(d, _adaptive_why(r.rows, d, variant)),
-            )
-        )
-    cell, d, ours, why = _claim_estimator(r)
-    rows.append(
-        ClaimRow(
-            "estimation",
-            "the moving average agrees with p_err as connections "
-            f"come and go (estimate / p_err, equal to 1 within "
-            f"±{ESTIMATE_MARGIN:g})",
-            "good agreement (figure): 1",
-            1.0,
-            ours,
-            d,
-            detail=cell,
-            reason=_why(d, why),
-            digits=2,
-        )
-    )
-    cell, d = _claim_improvement(r.table, p_errs, ONE_TS, TWO_TS)
-    rows.append(
-        ClaimRow(
-            "sensitivity: timestamps",
-            "two ACKs improve the throughput for p_err > 0.05",
-            "yes",
-            None,
-            None,
-            d,
-            detail=cell,
-            reason=_why(d),
-        )
-    )
-    cell, d, formula = _claim_range(r.table, p_errs, (ONE_TS, TWO_TS, THREE_TS))
-    rows.append(
-        ClaimRow(
-            "sensitivity: timestamps",
-            f"two ACKs best for {lo:g} < p_err < {hi:g}",
-            "analysis result",
-            None,
-            None,
-            d,
-            detail=cell,
-            reason=_why(d, formula),
-        )
-    )
-    return rows
+
+
+CLAIMS = (
+    Claim(
+        "improves",
+        "simulation (throughput figure)",
+        "two ACKs improve the throughput for p_err > 0.05",
+        AtEvery(_improves(ONE, TWO)),
+        source_text="yes",
+        detail=_ratios,
+        estimate=_no_estimate,
+        reason=_karn_why,
+        point="p_err ",
+    ),
+    Claim(
+        "worse_when_low",
+        "proposed method",
+        "at a low error rate two ACKs may do worse",
+        AnyOf(
+            lambda r: {
+                f"{p:g}": Welch("goodput_bps", at(TWO, p), at(ONE, p), "<")
+                for p in _p_errs(r)
+                if p <= 0.02
+            }
+        ),
+        source_text="expected, no figure",
+        detail=_low_detail,
+        estimate=_no_estimate,
+        reason=lambda _e, _r: (
+            "at p_err = 0 a duplicate segment returns two duplicate ACKs which, with the copy "
+            "of the ACK before, reach the threshold of three: spurious fast retransmits"
+        ),
+        point="p_err ",
+    ),
+    Claim(
+        "two_best",
+        "analysis",
+        (
+            f"two ACKs best for {_LO:g} < p_err < {_HI:g} (RTT 100 ms, T0 400 ms, p_buff 0.01): "
+            "above one and three copies"
+        ),
+        AtEvery(_two_best((ONE, TWO, THREE)), _RANGE_NOTE),
+        source_text=f"analysis result: {_LO:g} < p_err < {_HI:g}",
+        detail=_best_detail((ONE, TWO, THREE)),
+        estimate=_no_estimate,
+        reason=lambda _e, r: (
+            _formula(r) + "; the range needs a buffer loss growing with the copies (below)"
+        ),
+        point="p_err ",
+    ),
+    Claim(
+        "larger_window",
+        "simulation (window figure)",
+        "larger window with two ACKs",
+        AtEvery(
+            lambda r: {
+                f"{p:g}": Single(
+                    "mean_cwnd_bytes",
+                    traced(TWO, p),
+                    traced(ONE, p),
+                    ">",
+                    "one traced run per p_err",
+                )
+                for p in _p_errs(r)
+                if p > 0
+            },
+            "not run",
+        ),
+        source_text="yes",
+        detail=_window_detail,
+        reason=lambda _e, _r: "one traced run per p_err: a point estimate, no test",
+        shortfall=False,
+    ),
+    _adaptive_claim("switch", "proposed method", ADAPTIVE),
+    _adaptive_claim("switch_timestamps", "sensitivity: timestamps", ADAPTIVE_TS),
+    Claim(
+        "estimator",
+        "estimation",
+        (
+            "the moving average agrees with p_err as connections come and go (estimate / p_err, "
+            f"equal to 1 within ±{ESTIMATE_MARGIN:g})"
+        ),
+        AtEvery(
+            lambda r: {
+                f"{p:g}": Equivalent(
+                    "settled_over_p", Runs(TRACKING.name, {_P: p}), 1.0, ESTIMATE_MARGIN
+                )
+                for p in _tracking_p_errs(r)
+            },
+            "not run",
+        ),
+        source_text="good agreement (figure): 1",
+        source_value=1.0,
+        detail=_estimator_detail,
+        estimate=lambda _e, r: Estimate.of_sample(
+            Sample.of(r.values("settled_over_p", Runs(TRACKING.name)))
+        ),
+        reason=_estimator_why,
+        point="p_err ",
+        digits=2,
+    ),
+    Claim(
+        "improves_timestamps",
+        "sensitivity: timestamps",
+        "two ACKs improve the throughput for p_err > 0.05",
+        AtEvery(_improves(ONE_TS, TWO_TS)),
+        source_text="yes",
+        detail=_ratios,
+        estimate=_no_estimate,
+        point="p_err ",
+    ),
+    Claim(
+        "two_best_timestamps",
+        "sensitivity: timestamps",
+        f"two ACKs best for {_LO:g} < p_err < {_HI:g}",
+        AtEvery(_two_best((ONE_TS, TWO_TS, THREE_TS)), _RANGE_NOTE),
+        source_text="analysis result",
+        detail=_best_detail((ONE_TS, TWO_TS, THREE_TS)),
+        estimate=_no_estimate,
+        reason=lambda _e, r: _formula(r),
+        point="p_err ",
+    ),
+)
 
 
 # -- tables -----------------------------------------------------------------------------------
@@ -663,9 +662,9 @@ def _window_rows(traces: pd.DataFrame) -> tuple[tuple[str, ...], ...]:
 
 def _tracking_rows(r: Results) -> tuple[tuple[str, ...], ...]:
     rows = []
-    for (_, run), tcp in zip(r.tracking.iterrows(), r.tracking_series, strict=True):
+    for _, run in r.derived("tracking").iterrows():
         p = float(run["p_err"])
-        for _, x in tracking_periods(tcp, p, r.plan.period_s).iterrows():
+        for _, x in run["periods"].iterrows():
             spread = (
                 "n/a"
                 if math.isnan(x["mean"])
@@ -689,10 +688,10 @@ def _tracking_rows(r: Results) -> tuple[tuple[str, ...], ...]:
 
 def _first_update_rows(r: Results) -> tuple[tuple[str, ...], ...]:
     rows = []
-    for (_, run), tcp in zip(r.tracking.iterrows(), r.tracking_series, strict=True):
+    for _, run in r.derived("tracking").iterrows():
         if int(run["run"]) != 0:
             continue
-        for _, x in first_updates(tcp, r.plan.period_s).iterrows():
+        for _, x in first_updates(run["tcp"], plan(r.quick).period_s).iterrows():
             rows.append(
                 (
                     f"{run['p_err']:g}",
@@ -738,237 +737,232 @@ def _ratio_curves(model: pd.DataFrame, two: str, three: str) -> pd.DataFrame:
     )
 
 
-def _figures(r: Results) -> tuple[list[Figure], list[Figure], list[Figure]]:
-    """Goodput and ratios (seed's packets, then timestamps); the cwnd figure (none without
-    its traces); the estimates, one figure per p_err."""
-    main = r.table[r.table["variant"].isin([v.label for v in VARIANTS])]
-    ts = r.table[r.table["variant"].isin([v.label for v in SENSITIVITY])]
-    figs = [
+def _goodput_figure(variants: Sequence[Any], title: str) -> Callable[[Results], Any]:
+    def draw(r: Results) -> Any:
+        table = r.derived("table")
+        return throughput_vs_p_err(
+            table[table["variant"].isin([v.label for v in variants])],
+            capacity_bps=PAYLOAD_CAPACITY_BPS,
+            title=title,
+        )
+
+    return draw
+
+
+def _ratio_figure(labels: Sequence[str], title: str) -> Callable[[Results], Any]:
+    one, two, three = labels
+
+    def draw(r: Results) -> Any:
+        return throughput_ratio_vs_p_err(
+            r.derived("table"),
+            baseline=one,
+            variants=list(labels),
+            model=_ratio_curves(seed_analysis(_p_errs(r)), two, three),
+            title=title,
+        )
+
+    return draw
+
+
+def _window_figure(r: Results) -> list[Figure]:
+    """The cwnd of one and two ACKs at the window's p_err (run 0); none without its traces."""
+    p = plan(r.quick).window_p_err
+    if p not in _p_errs(r):
+        return []
+    cw = {}
+    for v in (ONE, TWO):
+        tcp = r.series(traced(v, p), "tcp")[0]
+        cwnd = tcp[tcp["var"] == "cwnd"]
+        cw[v] = cwnd[["time_s", "value"]].reset_index(drop=True)
+    return [
         Figure(
-            "throughput-vs-p_err.png",
-            png_of(
-                throughput_vs_p_err(
-                    main,
-                    capacity_bps=PAYLOAD_CAPACITY_BPS,
-                    title="Goodput against p_err: ACK copies, Snoop, ELN (mean, 95 % CI)",
-                )
-            ),
-            "Goodput against the radio loss probability (both directions), mean and 95 % "
-            "confidence interval over the replications; the seed's packets (40-byte ACKs).",
+            "cwnd.png",
+            f"The sender's congestion window with one and two ACK copies, p_err = {p:g} (run 0).",
+            lambda _r: cwnd_over_time(cw, title=f"Congestion window at p_err = {p:g}"),
         )
     ]
-    model = seed_analysis(r.plan.p_errs)
-    figs.append(
-        Figure(
-            "ratio-vs-p_err.png",
-            png_of(
-                throughput_ratio_vs_p_err(
-                    r.table,
-                    baseline=ONE,
-                    variants=[ONE, TWO, THREE],
-                    model=_ratio_curves(model, TWO, THREE),
-                    title="Two and three ACKs relative to one: simulation and the seed's analysis",
-                )
-            ),
-            "Goodput with two and three ACK copies relative to one copy: simulated (solid) and the "
-            "seed's PFTK analysis at RTT 100 ms, T0 400 ms, p_buff 0.01 (dashed).",
-        )
+
+
+def _estimate_figure(q: float, tcp: pd.DataFrame) -> Callable[[Results], Any]:
+    return lambda _r: loss_estimate_over_time(
+        tcp,
+        true_p_err=q,
+        expected=gaps_only_estimate(q),
+        threshold=THRESHOLD,
+        title=f"p_err estimates as connections come and go, true p_err = {q:g}",
     )
-    figs.append(
-        Figure(
-            "throughput-vs-p_err-timestamps.png",
-            png_of(
-                throughput_vs_p_err(
-                    ts,
-                    capacity_bps=PAYLOAD_CAPACITY_BPS,
-                    title="Goodput against p_err with timestamps (mean, 95 % CI)",
-                )
-            ),
-            "The same with the timestamps option: an RTT sample from every ACK.",
-        )
-    )
-    figs.append(
-        Figure(
-            "ratio-vs-p_err-timestamps.png",
-            png_of(
-                throughput_ratio_vs_p_err(
-                    r.table,
-                    baseline=ONE_TS,
-                    variants=[ONE_TS, TWO_TS, THREE_TS],
-                    model=_ratio_curves(model, TWO_TS, THREE_TS),
-                    title="Two and three ACKs relative to one, timestamps: simulation and analysis",
-                )
-            ),
-            "Relative goodput with timestamps (solid) and the seed's analysis (dashed).",
-        )
-    )
-    p = r.plan.window_p_err
-    window, estimates = [], []
-    cw = {v: r.cwnds[(v, p)] for v in (ONE, TWO) if (v, p) in r.cwnds}
-    if cw:
-        window.append(
-            Figure(
-                "cwnd.png",
-                png_of(cwnd_over_time(cw, title=f"Congestion window at p_err = {p:g}")),
-                f"The sender's congestion window with one and two ACK copies, p_err = {p:g} "
-                "(run 0).",
-            )
-        )
-    for (_, run), tcp in zip(r.tracking.iterrows(), r.tracking_series, strict=True):
+
+
+def _estimate_figures(r: Results) -> list[Figure]:
+    """The estimates over time, one figure per p_err (run 0)."""
+    out = []
+    for _, run in r.derived("tracking").iterrows():
         if int(run["run"]) != 0:
             continue
-        q = float(run["p_err"])
-        estimates.append(
+        q, tcp = float(run["p_err"]), run["tcp"]
+        out.append(
             Figure(
                 f"estimate-p_err-{q:g}.png",
-                png_of(
-                    loss_estimate_over_time(
-                        tcp,
-                        true_p_err=q,
-                        expected=gaps_only_estimate(q),
-                        threshold=THRESHOLD,
-                        title=f"p_err estimates as connections come and go, true p_err = {q:g}",
-                    )
-                ),
                 f"The terminal's p_err estimate, one colour per connection that updated it, "
                 f"against the true p_err = {q:g} and the value the formula gives a receiver that "
                 "sees the downlink losses only (dashed); below, the connections delivering data "
                 "(run 0).",
+                _estimate_figure(q, tcp),
             )
         )
-    return figs, window, estimates
+    return out
 
 
-def _what_was_run(r: Results, options: Options) -> Bullets:
+def _what_was_run(r: Results) -> list[str]:
     from celltcp import _core
 
-    plan = r.plan
-    mode = "quick" if options.quick else "full"
-    command = f"celltcp reproduce {NAME}{' --quick' if options.quick else ''}"
-    phases = ", ".join(f"{k} {v:.1f} s" for k, v in r.phases_s.items())
-    return Bullets(
+    quick = r.quick
+    p = plan(quick)
+    command = f"celltcp reproduce {NAME}{' --quick' if quick else ''}"
+    traces = [s.name for s in SWEEPS if s.name.startswith("004 traces, ")]
+    throughput = sum(w for k, w in r.walls.items() if k not in traces and k != TRACKING.name)
+    phases = {
+        "throughput": throughput,
+        "traces": sum(r.walls.get(k, 0.0) for k in traces),
+        "tracking": r.walls.get(TRACKING.name, 0.0),
+    }
+    store = r.options.store if r.options else None
+    return [
+        f"celltcp {_core.__version__}, `{command}` ({'quick' if quick else 'full'} mode)",
         (
-            f"celltcp {_core.__version__}, `{command}` ({mode} mode)",
-            (
-                "scenario files `celltcp/examples/004/ack-copies.toml` (wired terminal —10 Mb/s— base "
-                "station —384 kb/s radio, p_err both ways— wireless terminal; 1 ms links; 100-byte "
-                "segments, 40-byte ACKs, 50 KB buffers; Reno without SACK, every segment acknowledged) and "
-                "`celltcp/examples/004/tracking.toml` (the same path, 1–5–1 connections); "
-                "docs/seed-004.md gives the choices the seed leaves open"
-            ),
-            (
-                f"master seed {MASTER_SEED}; throughput: {len(plan.p_errs)} p_err values × "
-                f"{len(VARIANTS) + len(SENSITIVITY)} variants ({len(SENSITIVITY)} of them with "
-                f"timestamps) × {plan.runs} runs of {plan.duration_s:g} s"
-            ),
-            (
-                f"traces (cwnd, RTT samples, RTO): run 0 of one, two and three ACKs at every p_err, "
-                f"{plan.trace_duration_s:g} s"
-            ),
-            (
-                f"estimator: p_err {_list(plan.tracking_p_errs)} × {plan.tracking_runs} runs, periods "
-                f"of {plan.period_s:g} s"
-            ),
-            f"results store: `{options.store}`" if options.store else "results store: temporary",
-            f"wall time of the runs: {r.wall_s:.1f} s ({phases})",
-        )
-    )
-
-
-def report(results: Results, options: Options) -> Document:
-    """The report of one reproduction's results."""
-    r = results
-    p_errs = r.plan.p_errs
-    seed_model = seed_analysis(p_errs)
-    need2 = crossover_p_buff(SEED_TWO_BEST[0], 1, 2, SEED_P_BUFF)
-    need3 = crossover_p_buff(SEED_TWO_BEST[1], 2, 3, need2)
-    doc = Document(
-        f"Reproduction {NAME}: multiple ACKs on a lossy radio link (seed `004_…`)", runs=r.runs
-    )
-    figs, window, estimates = _figures(r)
-    doc.add(
-        Heading("What was run"),
-        _what_was_run(r, options),
-        Heading("The seed beside celltcp"),
-        Paragraph(
-            "Each verdict is a stated test on the runs at α = 0.05 (Welch's t-test on the "
-            "goodput of the replications, and so on), with its p-value, n and power: "
-            "reproduced, not significant or contradicted; a claim resting on one traced run "
-            'per point is never more than not significant (docs/reproductions.md, "How '
-            'verdicts are decided").'
+            "scenario files `celltcp/examples/004/ack-copies.toml` (wired terminal —10 Mb/s— base "
+            "station —384 kb/s radio, p_err both ways— wireless terminal; 1 ms links; 100-byte "
+            "segments, 40-byte ACKs, 50 KB buffers; Reno without SACK, every segment acknowledged) and "
+            "`celltcp/examples/004/tracking.toml` (the same path, 1–5–1 connections); "
+            "docs/seed-004.md gives the choices the seed leaves open"
         ),
-        claim_table(_claims(r)),
-        Heading("Goodput against p_err"),
-        Paragraph(
+        (
+            f"master seed {MASTER_SEED}; throughput: {len(p.p_errs)} p_err values × "
+            f"{len(VARIANTS) + len(SENSITIVITY)} variants ({len(SENSITIVITY)} of them with "
+            f"timestamps) × {p.runs} runs of {p.duration_s:g} s"
+        ),
+        (
+            f"traces (cwnd, RTT samples, RTO): run 0 of one, two and three ACKs at every p_err, "
+            f"{p.trace_duration_s:g} s"
+        ),
+        (
+            f"estimator: p_err {_list(p.tracking_p_errs)} × {p.tracking_runs} runs, periods "
+            f"of {p.period_s:g} s"
+        ),
+        f"results store: `{store}`" if store else "results store: temporary",
+        "wall time of the runs: "
+        f"{r.wall_s:.1f} s ({', '.join(f'{k} {v:.1f} s' for k, v in phases.items())})",
+    ]
+
+
+# -- the study --------------------------------------------------------------------------------
+
+_NEED2 = crossover_p_buff(SEED_TWO_BEST[0], 1, 2, SEED_P_BUFF)
+_NEED3 = crossover_p_buff(SEED_TWO_BEST[1], 2, 3, _NEED2)
+
+LAYOUT = (
+    Section("What was run"),
+    Items(_what_was_run),
+    Section("The seed beside celltcp"),
+    Text(
+        "Each verdict is a stated test on the runs at α = 0.05 (Welch's t-test on the "
+        "goodput of the replications, and so on), with its p-value, n and power: "
+        "reproduced, not significant or contradicted; a claim resting on one traced run "
+        'per point is never more than not significant (docs/reproductions.md, "How '
+        'verdicts are decided").'
+    ),
+    Claims(),
+    Table(
+        "Goodput against p_err",
+        ("p_err", *(v.label for v in VARIANTS)),
+        lambda r: _throughput_rows(r.derived("table"), _p_errs(r)),
+        text=(
             "Goodput in kb/s (payload), mean ± 95 % CI over the runs. Two and three ACKs send "
             "every ACK that many times; the adaptive variant sends two while the receiver's "
             f"estimate is at or above {THRESHOLD:g}; Snoop and ELN run at the base station with "
             f"one ACK. The link carries {PAYLOAD_CAPACITY_BPS / 1e3:.1f} kb/s of payload at most."
         ),
-        Table(("p_err", *(v.label for v in VARIANTS)), _throughput_rows(r.table, p_errs)),
-        figs[0],
-        Heading("Loss indications, spurious retransmissions, RTT"),
-        Paragraph(
+    ),
+    Figure(
+        "throughput-vs-p_err.png",
+        "Goodput against the radio loss probability (both directions), mean and 95 % "
+        "confidence interval over the replications; the seed's packets (40-byte ACKs).",
+        _goodput_figure(VARIANTS, "Goodput against p_err: ACK copies, Snoop, ELN (mean, 95 % CI)"),
+    ),
+    Table(
+        "Loss indications, spurious retransmissions, RTT",
+        (
+            "p_err",
+            "variant",
+            "p_buff",
+            "indications",
+            "fast rec.",
+            "timeouts",
+            "retx",
+            "spurious",
+            "RTT ms",
+            "final SRTT ms",
+        ),
+        lambda r: _loss_rows(r.derived("table"), _p_errs(r)),
+        text=(
             "Per run (means): p_buff, the base station queue's drop ratio; indications, fast "
             "recoveries plus timeouts per segment sent (the p of PFTK as the sender saw it); "
             "spurious, the sender's retransmissions beyond the data packets lost; RTT, the "
             "mean one-way delay of the data plus an ACK's way back; final SRTT, the sender's "
             "smoothed RTT at the end of the run."
         ),
-        Table(
-            (
-                "p_err",
-                "variant",
-                "p_buff",
-                "indications",
-                "fast rec.",
-                "timeouts",
-                "retx",
-                "spurious",
-                "RTT ms",
-                "final SRTT ms",
-            ),
-            _loss_rows(r.table, p_errs),
-        ),
-        Heading("The PFTK analysis"),
-        Paragraph(
+    ),
+    Table(
+        "The PFTK analysis",
+        ("p_err", "S(1) kb/s", "S(2) kb/s", "S(3) kb/s", "S(2)/S(1)", "S(3)/S(1)", "best n"),
+        lambda r: _seed_rows(seed_analysis(_p_errs(r))),
+        text=(
             f"The seed's S_TCP (PFTK eq. 32, every segment acknowledged, 100-byte segments) at its "
             f"parameters RTT {SEED_RTT_S * 1e3:g} ms, T0 {SEED_T0_S * 1e3:g} ms, p_buff "
             f"{SEED_P_BUFF:g} for every n. With one p_buff, p(n) falls with n and the formula "
             "ranks more copies higher at every p_err; the seed's range needs a buffer loss that "
-            f"grows with the copies: p_buff(2) = {need2:.3f} for two to overtake one at "
-            f"p_err = {SEED_TWO_BEST[0]:g}, p_buff(3) = {need3:.3f} for three to overtake two at "
+            f"grows with the copies: p_buff(2) = {_NEED2:.3f} for two to overtake one at "
+            f"p_err = {SEED_TWO_BEST[0]:g}, p_buff(3) = {_NEED3:.3f} for three to overtake two at "
             f"{SEED_TWO_BEST[1]:g}."
         ),
-        Table(
-            ("p_err", "S(1) kb/s", "S(2) kb/s", "S(3) kb/s", "S(2)/S(1)", "S(3)/S(1)", "best n"),
-            _seed_rows(seed_model),
+    ),
+    Figure(
+        "ratio-vs-p_err.png",
+        "Goodput with two and three ACK copies relative to one copy: simulated (solid) and the "
+        "seed's PFTK analysis at RTT 100 ms, T0 400 ms, p_buff 0.01 (dashed).",
+        _ratio_figure(
+            (ONE, TWO, THREE),
+            "Two and three ACKs relative to one: simulation and the seed's analysis",
         ),
-        figs[1],
-        Paragraph(
+    ),
+    Table(
+        "",
+        (
+            "p_err",
+            "n",
+            "p_buff(n)",
+            "p(n)",
+            "p seen",
+            "RTT ms",
+            "T0 s",
+            "S at p(n)",
+            "S at p seen",
+            "S, seed's RTT/T0",
+            "simulated",
+        ),
+        lambda r: _pftk_table_rows(r.derived("pftk")),
+        text=(
             "The same formula at the simulated path: p(n) from p_err and the measured p_buff(n), "
             "the RTT as above, T0 the sender's mean RTO at its RTT samples (traced run); beside "
             "it the formula at the indication rate the sender really saw, at the seed's "
             "parameters, and the simulated goodput (kb/s)."
         ),
-        Table(
-            (
-                "p_err",
-                "n",
-                "p_buff(n)",
-                "p(n)",
-                "p seen",
-                "RTT ms",
-                "T0 s",
-                "S at p(n)",
-                "S at p seen",
-                "S, seed's RTT/T0",
-                "simulated",
-            ),
-            _pftk_table_rows(r.pftk),
-        ),
-        Heading("Sensitivity: RTT samples from timestamps"),
-        Paragraph(
+    ),
+    Table(
+        "Sensitivity: RTT samples from timestamps",
+        ("p_err", *(v.label for v in SENSITIVITY)),
+        lambda r: _throughput_rows(r.derived("table"), _p_errs(r), SENSITIVITY),
+        text=(
             "Without the timestamps option the sender times segments sent once and takes no "
             "sample from an ACK that also covers a retransmission (Karn's rule, RFC 6298 §3, as "
             "Linux applies it): that ACK was held back by the repair. With several holes per "
@@ -980,40 +974,61 @@ def report(results: Results, options: Options) -> Document:
             "after a timeout ends the backoff. The same runs with timestamps (52-byte ACKs, "
             "152-byte data packets), goodput in kb/s:"
         ),
-        Table(
-            ("p_err", *(v.label for v in SENSITIVITY)),
-            _throughput_rows(r.table, p_errs, SENSITIVITY),
+    ),
+    Figure(
+        "throughput-vs-p_err-timestamps.png",
+        "The same with the timestamps option: an RTT sample from every ACK.",
+        _goodput_figure(SENSITIVITY, "Goodput against p_err with timestamps (mean, 95 % CI)"),
+    ),
+    Figure(
+        "ratio-vs-p_err-timestamps.png",
+        "Relative goodput with timestamps (solid) and the seed's analysis (dashed).",
+        _ratio_figure(
+            (ONE_TS, TWO_TS, THREE_TS),
+            "Two and three ACKs relative to one, timestamps: simulation and analysis",
         ),
-        figs[2],
-        figs[3],
-        Heading("Window size"),
-        Table(
-            (
-                "p_err",
-                "variant",
-                "mean cwnd kB",
-                "mean RTT sample ms",
-                "T0 s",
-                "longest without RTT sample s",
-            ),
-            _window_rows(r.traces),
+    ),
+    Table(
+        "Window size",
+        (
+            "p_err",
+            "variant",
+            "mean cwnd kB",
+            "mean RTT sample ms",
+            "T0 s",
+            "longest without RTT sample s",
         ),
-        *window,
-        Heading("Snoop and ELN at the base station"),
-        Table(
-            (
-                "p_err",
-                "Snoop local retx",
-                "Snoop dupacks suppressed",
-                "queue drops (Snoop)",
-                "ELN ACKs marked",
-                "ELN recoveries",
-                "ELN timeouts",
-            ),
-            _middlebox_rows(r.rows),
+        lambda r: _window_rows(r.derived("traces")),
+    ),
+    Blocks(_window_figure),
+    Table(
+        "Snoop and ELN at the base station",
+        (
+            "p_err",
+            "Snoop local retx",
+            "Snoop dupacks suppressed",
+            "queue drops (Snoop)",
+            "ELN ACKs marked",
+            "ELN recoveries",
+            "ELN timeouts",
         ),
-        Heading("The p_err estimator as connections come and go"),
-        Paragraph(
+        lambda r: _middlebox_rows(r.derived("rows")),
+    ),
+    Table(
+        "The p_err estimator as connections come and go",
+        (
+            "p_err",
+            "run",
+            "period",
+            "scheduled",
+            "delivering",
+            "updates",
+            "estimate mean [min, max]",
+            "seed's model",
+            "gaps only",
+        ),
+        _tracking_rows,
+        text=(
             "The wireless terminal keeps one estimate for all its connections, as the seed "
             "monitors p at the terminal: every receiver counts the gaps in its own connection "
             "(lost data) and the repeats of segments it had acknowledged (lost ACKs) and feeds "
@@ -1027,32 +1042,32 @@ def report(results: Results, options: Options) -> Document:
             "the estimate it first traced (the terminal's, one update on) and its mean over "
             "its second half."
         ),
-        Table(
-            (
-                "p_err",
-                "run",
-                "period",
-                "scheduled",
-                "delivering",
-                "updates",
-                "estimate mean [min, max]",
-                "seed's model",
-                "gaps only",
-            ),
-            _tracking_rows(r),
+    ),
+    Table(
+        "",
+        (
+            "p_err",
+            "connection",
+            "start s",
+            "first estimate after s",
+            "updates",
+            "first estimate",
+            "mean, second half",
         ),
-        Table(
-            (
-                "p_err",
-                "connection",
-                "start s",
-                "first estimate after s",
-                "updates",
-                "first estimate",
-                "mean, second half",
-            ),
-            _first_update_rows(r),
-        ),
-        *estimates,
-    )
-    return doc
+        _first_update_rows,
+    ),
+    Blocks(_estimate_figures),
+)
+
+STUDY = Study(
+    name=NAME,
+    title=f"Reproduction {NAME}: multiple ACKs on a lossy radio link (seed `004_…`)",
+    question=(
+        "Does sending every ACK several times from the wireless terminal spare the sender the "
+        "timeouts of lost ACKs, as Miyoshi, Sugano & Murata find, and where does it pay?"
+    ),
+    sweeps=SWEEPS,
+    claims=CLAIMS,
+    derived=DERIVED,
+    report=LAYOUT,
+)

@@ -7,7 +7,8 @@ A3 handovers, Rayleigh fading and 8 dB shadowing, every other setting celltcp's 
 replication ``run`` draws its own fading and shadowing; the three policies of one replication
 meet the same radio conditions (common random numbers), so goodput is compared run by run.
 
-Claims, each decided by a stated test (:mod:`celltcp.reproduce.verdict`):
+The study is a declaration on :mod:`celltcp.study` (:data:`STUDY`, :func:`declare`); its
+claims, each decided by a stated test (:mod:`celltcp.reproduce.verdict`):
 
 1. ``forward`` has fewer handovers that end in a retransmission timeout than ``discard``:
    Fisher's exact test on the per-handover timeout shares;
@@ -21,7 +22,8 @@ per run (``flows.*.sender.timeouts``, inside handovers or not), forward − disc
 t-test; and each policy's timeouts by the places where the handover lost packets, which tells
 whether two policies time out by the same mechanism.
 
-``python -m celltcp.studies.handover_policies --runs 16`` prints the tables (docs/handover.md,
+``python -m celltcp.studies.handover_policies --runs 16`` prints the report as Markdown;
+``celltcp study celltcp.studies.handover_policies`` writes it with claims.json (docs/handover.md,
 "Data-path policies on a drive", gives the figures and the command's wall time); ``--set
 KEY=VALUE`` (repeatable, as ``celltcp run --set``) changes a setting in every run, for an
 ablation on the same replications.
@@ -33,23 +35,34 @@ import argparse
 import sys
 import time
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from celltcp import examples
 from celltcp.outputs import HANDOVER_DROP_PLACES
-from celltcp.reproduce.verdict import (
-    Decision,
-    Proportion,
-    Sample,
-    decide,
-    fisher_test,
-    noninferiority,
-    one_sample_test,
+from celltcp.reproduce.verdict import Decision, Proportion
+from celltcp.study import (
+    Claim,
+    Fisher,
+    Metric,
+    NonInferior,
+    Options,
+    Paired,
+    Replications,
+    Results,
+    Runs,
+    Scenario,
+    Study,
+    Sweep,
+    Table,
+    document,
+    evaluate,
+    parse_set,
+    run,
 )
 
 POLICIES = ("discard", "forward", "predicted")
@@ -69,11 +82,62 @@ RTO_EXPIRATIONS_EFFECT = 0.25
 #: The key the study varies; ``--set`` may not override it.
 POLICY_KEY = "ran.handover.policy"
 
+#: The sweep's name (in the results store).
+SWEEP = "drive"
+
+#: Replications per policy of :data:`STUDY`: 24 give the non-inferiority test power above 0.8
+#: for equal shares (docs/handover.md); 4 in quick mode, a smoke run.
+REPLICATIONS = Replications(
+    quick=4,
+    full=24,
+    why="24 give the non-inferiority test of claim 3 power above 0.8 for equal timeout shares",
+)
+
 
 def scenario_file() -> Path:
     """``handover/drive-60kmh.toml`` of the library shipped in the package
     (:mod:`celltcp.examples`)."""
     return examples.path("handover/drive-60kmh")
+
+
+def _timeouts(h: pd.DataFrame) -> float:
+    return float((h["outcome"] == "timeout").sum())
+
+
+def _dropped(place: str) -> Metric:
+    return Metric(place, series="handovers", of=lambda h: float(h[place].sum()), label=place)
+
+
+#: What every run is read for: goodput and timer expirations from its summary, the handovers'
+#: counts from its ``handovers`` series.
+METRICS = (
+    Metric(
+        "goodput_bps",
+        summary="flows.download.goodput_bps",
+        label="goodput",
+        unit="Mb/s",
+        scale=1e-6,
+    ),
+    Metric(
+        "rto_expirations",
+        summary="flows.download.sender.timeouts",
+        label="RTO expirations per run (secondary)",
+    ),
+    Metric("handovers", series="handovers", of=lambda h: float(len(h))),
+    Metric("timeouts", series="handovers", of=_timeouts, label="handovers ending in a timeout"),
+    Metric(
+        "rto_retransmissions",
+        series="handovers",
+        of=lambda h: float(h["rto_retransmissions"].sum()),
+        label="RTO retransmissions",
+    ),
+    *(_dropped(p) for p in DROP_PLACES),
+)
+
+
+def policy(name: str) -> Runs:
+    """The runs of one policy (paired with the other policies' run by run)."""
+    return Runs(SWEEP, {POLICY_KEY: name}, label=name)
 
 
 @dataclass(frozen=True)
@@ -92,53 +156,117 @@ class TimedOut:
         return cls(places or "nothing", float(row["first_rto_s"] - row["start_s"]))
 
 
-@dataclass(frozen=True)
-class RunFigures:
-    """One replication of one policy."""
-
-    policy: str
-    run: int
-    handovers: int
-    timeouts: int
-    rto_retransmissions: int
-    goodput_bps: float
-    drops: dict[str, int] = field(default_factory=dict)
-    #: The sender's retransmission-timer expirations over the whole run.
-    rto_expirations: int = 0
-    timed_out: tuple[TimedOut, ...] = ()
+def timeouts_by_place(results: Results, name: str) -> dict[str, list[float]]:
+    """The policy's handovers that ended in a timeout, by where they lost packets
+    (:class:`TimedOut`), each with the times from the command to the first timer expiry; the
+    most frequent first."""
+    groups: dict[str, list[float]] = {}
+    for h in results.series(policy(name), "handovers"):
+        for row in h[h["outcome"] == "timeout"].to_dict("records"):
+            t = TimedOut.of(row)
+            groups.setdefault(t.places, []).append(t.first_rto_s)
+    return dict(sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])))
 
 
-def run_one(
-    policy: str, run: int, scenario: str | None = None, overrides: Sequence[str] = ()
-) -> RunFigures:
-    """Runs replication ``run`` under ``policy`` and reads its handovers and goodput.
-    ``overrides`` are ``"key=value"`` settings (``celltcp run --set``) applied before the
-    policy."""
-    import celltcp
+def _places_rows(results: Results) -> list[tuple[str, ...]]:
+    return [
+        (name, places, str(len(d)), f"{np.median(d):.2f} [{min(d):.2f}, {max(d):.2f}]")
+        for name in results.study.sweep(SWEEP).axes[POLICY_KEY]
+        for places, d in timeouts_by_place(results, name).items()
+    ]
 
-    res = celltcp.run(
-        scenario or str(scenario_file()),
-        run=run,
-        set=[*overrides, f"{POLICY_KEY}={policy}"],
-    )
-    h = res.handovers
-    return RunFigures(
-        policy=policy,
-        run=run,
-        handovers=len(h),
-        timeouts=int((h["outcome"] == "timeout").sum()),
-        rto_retransmissions=int(h["rto_retransmissions"].sum()),
-        goodput_bps=float(res.flows["goodput_bps"].iloc[0]),
-        drops={c: int(h[c].sum()) for c in DROP_PLACES},
-        rto_expirations=int(res.flows["sender_timeouts"].iloc[0]),
-        timed_out=tuple(
-            TimedOut.of(row) for row in h[h["outcome"] == "timeout"].to_dict("records")
+
+def declare(
+    replications: Replications = REPLICATIONS,
+    scenario: str | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    policies: Sequence[str] = POLICIES,
+) -> Study:
+    """The study on ``scenario`` (default :func:`scenario_file`) with ``overrides`` set in
+    every run (an ablation on the same replications); ValueError for an override of
+    :data:`POLICY_KEY`."""
+    study = Study(
+        name="handover-policies",
+        title="Data-path policies on a drive: discard, forward, predicted",
+        question=(
+            "One UE drives at 60 km/h along four LTE cells; does forwarding the source's "
+            "buffer over X2-U beat discarding it, and does a predicted path switch add "
+            "anything, for a TCP download? The policies of one replication meet the same "
+            "radio conditions, so goodput is compared run by run."
+        ),
+        sweeps=(
+            Sweep(
+                name=SWEEP,
+                scenario=Scenario(scenario or str(scenario_file())),
+                axes={POLICY_KEY: tuple(policies)},
+                metrics=METRICS,
+                replications=replications,
+            ),
+        ),
+        claims=(
+            Claim(
+                key="fewer_timeouts",
+                where="claim 1",
+                claim="forward: fewer timeouts than discard",
+                test=Fisher("timeouts", "handovers", policy("forward"), policy("discard"), "<"),
+            ),
+            Claim(
+                key="no_less_goodput",
+                where="claim 2",
+                claim="forward: no less goodput than discard (paired)",
+                # Power for a true gain of 1 % of discard's goodput.
+                test=Paired("goodput_bps", policy("forward"), policy("discard"), ">", 0.01),
+                digits=0,
+                unit="bit/s",
+            ),
+            Claim(
+                key="predicted_no_more_timeouts",
+                where="claim 3",
+                claim=f"predicted: no more timeouts than forward (margin {TIMEOUT_MARGIN})",
+                test=NonInferior(
+                    "timeouts",
+                    "handovers",
+                    policy("predicted"),
+                    policy("forward"),
+                    TIMEOUT_MARGIN,
+                ),
+            ),
+            Claim(
+                key="fewer_rto_expirations",
+                where="secondary",
+                claim=(
+                    "forward: fewer RTO expirations per run than discard (paired; power for "
+                    f"{RTO_EXPIRATIONS_EFFECT * 100:.0f} % fewer)"
+                ),
+                test=Paired(
+                    "rto_expirations",
+                    policy("forward"),
+                    policy("discard"),
+                    "<",
+                    RTO_EXPIRATIONS_EFFECT,
+                ),
+                registered=False,
+                digits=2,
+            ),
+        ),
+        tables=(
+            Table(
+                "Timeouts by where the handover lost packets",
+                (
+                    "policy",
+                    "lost packets at",
+                    "handovers",
+                    "s from the command (or earlier path switch) to the first RTO: median [range]",
+                ),
+                _places_rows,
+            ),
         ),
     )
+    return study.with_overrides(overrides) if overrides else study
 
 
-def _run_args(args: tuple[str, int, str | None, tuple[str, ...]]) -> RunFigures:
-    return run_one(*args)
+#: The study as registered: 24 replications per policy (4 in quick mode).
+STUDY = declare()
 
 
 def run_all(
@@ -147,19 +275,18 @@ def run_all(
     scenario: str | None = None,
     overrides: Sequence[str] = (),
     policies: Sequence[str] = POLICIES,
-) -> list[RunFigures]:
-    """Every policy of ``policies`` × replications 0 … runs − 1, in that order (the same on any
-    worker count), each run with the ``"key=value"`` ``overrides`` (an ablation: the same
-    replications with one setting changed)."""
-    for o in overrides:
-        key = o.partition("=")[0].strip()
-        if key == POLICY_KEY:
-            raise ValueError(f"{o!r}: the study sets {POLICY_KEY} itself, to each of {POLICIES}")
-    jobs = [(p, r, scenario, tuple(overrides)) for p in policies for r in range(runs)]
-    if workers <= 1:
-        return [_run_args(j) for j in jobs]
-    with ProcessPoolExecutor(workers) as pool:
-        return list(pool.map(_run_args, jobs))
+    store: Path | None = None,
+) -> Results:
+    """Every policy of ``policies`` × replications 0 … runs − 1 (the same on any worker count),
+    each run with the ``"key=value"`` ``overrides``, kept in ``store`` (default: a temporary
+    one that lives as long as the results). ValueError for an override of :data:`POLICY_KEY`."""
+    study = declare(
+        Replications(runs, runs, f"{runs} replications, chosen by the caller"),
+        scenario,
+        parse_set(overrides),
+        policies,
+    )
+    return run(study, Options(quick=False, workers=workers, store=store))
 
 
 @dataclass(frozen=True)
@@ -169,123 +296,31 @@ class Claims:
     predicted_no_more_timeouts: Decision
 
 
-def timeout_share(figures: Sequence[RunFigures], policy: str) -> Proportion:
-    """The policy's handovers that ended in a retransmission timeout, of all its handovers."""
-    rows = [f for f in figures if f.policy == policy]
-    return Proportion(sum(f.timeouts for f in rows), sum(f.handovers for f in rows))
+def decide_claims(results: Results) -> Claims:
+    """The three registered claims of the module documentation."""
+    found = evaluate(results.study, results)
+    return Claims(*(found[k].decision for k in Claims.__dataclass_fields__))
 
 
-def _by_run(figures: Sequence[RunFigures], policy: str) -> list[RunFigures]:
-    return sorted((f for f in figures if f.policy == policy), key=lambda f: f.run)
-
-
-def _goodput(figures: Sequence[RunFigures], policy: str) -> np.ndarray:
-    return np.array([f.goodput_bps for f in _by_run(figures, policy)])
-
-
-def _rto_expirations(figures: Sequence[RunFigures], policy: str) -> np.ndarray:
-    return np.array([f.rto_expirations for f in _by_run(figures, policy)], dtype=float)
-
-
-def fewer_rto_expirations(figures: Sequence[RunFigures]) -> Decision:
+def fewer_rto_expirations(results: Results) -> Decision:
     """Secondary, not one of the registered claims: forward has fewer retransmission-timer
     expirations per run than discard, by the paired t-test of the per-run differences; power
     for :data:`RTO_EXPIRATIONS_EFFECT` × discard's mean."""
-    discard = _rto_expirations(figures, "discard")
-    paired = _rto_expirations(figures, "forward") - discard
-    effect = RTO_EXPIRATIONS_EFFECT * float(np.mean(discard))
-    return decide(one_sample_test(paired, 0.0, effect=effect), "<")
+    return evaluate(results.study, results)["fewer_rto_expirations"].decision
 
 
-def timeouts_by_place(figures: Sequence[RunFigures], policy: str) -> dict[str, list[float]]:
-    """The policy's handovers that ended in a timeout, by where they lost packets
-    (:class:`TimedOut`), each with the times from the command to the first timer expiry; the
-    most frequent first."""
-    groups: dict[str, list[float]] = {}
-    for f in figures:
-        if f.policy == policy:
-            for t in f.timed_out:
-                groups.setdefault(t.places, []).append(t.first_rto_s)
-    return dict(sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])))
-
-
-def decide_claims(figures: Sequence[RunFigures]) -> Claims:
-    """The three claims of the module documentation."""
-    discard, forward = timeout_share(figures, "discard"), timeout_share(figures, "forward")
-    predicted = timeout_share(figures, "predicted")
-    paired = _goodput(figures, "forward") - _goodput(figures, "discard")
-    return Claims(
-        fewer_timeouts=decide(fisher_test(forward, discard), "<"),
-        # Power for a true gain of 1 % of discard's goodput.
-        no_less_goodput=decide(
-            one_sample_test(
-                paired, 0.0, effect=0.01 * float(np.mean(_goodput(figures, "discard")))
-            ),
-            ">",
-        ),
-        predicted_no_more_timeouts=noninferiority(predicted, forward, TIMEOUT_MARGIN),
+def timeout_share(results: Results, name: str) -> Proportion:
+    """The policy's handovers that ended in a retransmission timeout, of all its handovers."""
+    return Proportion(
+        int(results.values("timeouts", policy(name)).sum()),
+        int(results.values("handovers", policy(name)).sum()),
     )
 
 
-def report(figures: Sequence[RunFigures]) -> str:
-    """The per-policy figures and the claims as Markdown."""
-    lines = [
-        "| policy | runs | handovers | timeouts per handover (95 % Wilson) | "
-        "RTO retransmissions per run | RTO expirations per run (95 %, secondary) | "
-        "goodput Mb/s (95 %) | "
-        + " | ".join(p.removeprefix("dropped_") for p in DROP_PLACES)
-        + " |",
-        "|" + "---|" * (7 + len(DROP_PLACES)),
-    ]
-    for policy in POLICIES:
-        rows = [f for f in figures if f.policy == policy]
-        share = timeout_share(figures, policy)
-        low, high = share.interval()
-        g = Sample.of(_goodput(figures, policy) / 1e6)
-        g_low, g_high = g.interval()
-        rto = np.mean([f.rto_retransmissions for f in rows])
-        e = Sample.of(_rto_expirations(figures, policy))
-        e_low, e_high = e.interval()
-        drops = [np.mean([f.drops[p] for f in rows]) for p in DROP_PLACES]
-        lines.append(
-            f"| {policy} | {len(rows)} | {share.n} | {share.k}/{share.n} = "
-            f"{share.value:.3f} [{low:.3f}, {high:.3f}] | {rto:.0f} | "
-            f"{e.mean:.2f} [{e_low:.2f}, {e_high:.2f}] | "
-            f"{g.mean:.2f} [{g_low:.2f}, {g_high:.2f}] | "
-            + " | ".join(f"{d:.1f}" for d in drops)
-            + " |"
-        )
-    c = decide_claims(figures)
-    lines += ["", "| claim | verdict | test |", "|---|---|---|"]
-    for text, d in (
-        ("forward: fewer timeouts than discard", c.fewer_timeouts),
-        ("forward: no less goodput than discard (paired)", c.no_less_goodput),
-        (
-            f"predicted: no more timeouts than forward (margin {TIMEOUT_MARGIN})",
-            c.predicted_no_more_timeouts,
-        ),
-    ):
-        lines.append(f"| {text} | {d.text()} | {d.test.describe()} |")
-    secondary = fewer_rto_expirations(figures)
-    lines += [
-        "",
-        "| secondary, descriptive (not a registered claim) | verdict | test |",
-        "|---|---|---|",
-        f"| forward: fewer RTO expirations per run than discard (paired; power for "
-        f"{RTO_EXPIRATIONS_EFFECT * 100:.0f} % fewer) | {secondary.text()} | "
-        f"{secondary.test.describe()} |",
-        "",
-        "| policy | timeouts by where the handover lost packets | handovers | "
-        "s from the command (or earlier path switch) to the first RTO: median [range] |",
-        "|---|---|---|---|",
-    ]
-    for policy in POLICIES:
-        for places, delays in timeouts_by_place(figures, policy).items():
-            lines.append(
-                f"| {policy} | {places} | {len(delays)} | {np.median(delays):.2f} "
-                f"[{min(delays):.2f}, {max(delays):.2f}] |"
-            )
-    return "\n".join(lines)
+def report(results: Results) -> str:
+    """The report as Markdown."""
+    options = Options(quick=results.quick, store=results.store)
+    return document(results.study, results, options).markdown()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -307,11 +342,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     started = time.monotonic()
     try:
-        figures = run_all(args.runs, args.workers, args.scenario, args.overrides)
+        results = run_all(args.runs, args.workers, args.scenario, args.overrides)
     except ValueError as e:
         parser.error(str(e))
-    print(report(figures))
-    print(f"\n{len(figures)} runs in {time.monotonic() - started:.1f} s on {args.workers} workers")
+    print(report(results))
+    total = sum(results.runs.values())
+    print(f"\n{total} runs in {time.monotonic() - started:.1f} s on {args.workers} workers")
     return 0
 
 

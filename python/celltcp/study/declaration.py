@@ -1,0 +1,675 @@
+"""What a study declares: scenarios, sweeps, metrics, claims with their tests, tables, figures.
+
+A declaration holds no loop over runs and computes no statistic: it names the runs
+(:class:`Sweep`), what to read from each (:class:`Metric`), which runs to compare and by which
+test of :mod:`celltcp.reproduce.verdict` (:class:`Welch`, :class:`Paired`, :class:`Fisher`,
+:class:`NonInferior`, :class:`MeanAgainst`, :class:`Equivalent`, :class:`Single`, over several
+points :class:`AtEvery` and :class:`AnyOf`), what to derive from the runs (:class:`Derived`) and,
+when the engine's layout will not do, the report's own blocks (:class:`Section`, :class:`Text`,
+:class:`Items`, :class:`Claims`, :class:`Table`, :class:`Figure`, :class:`Blocks`); the engine
+(:mod:`celltcp.study.engine`) does the rest.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from celltcp.reproduce.verdict import (
+    Decision,
+    Estimate,
+    Proportion,
+    Sample,
+    any_of,
+    combine,
+    decide,
+    equivalence,
+    fisher_test,
+    noninferiority,
+    one_sample_test,
+    point_decision,
+    unavailable,
+    welch_test,
+)
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+
+    from celltcp.study.engine import Results
+
+__all__ = [
+    "AnyOf",
+    "AtEvery",
+    "Block",
+    "Blocks",
+    "Claim",
+    "Claims",
+    "Derived",
+    "Equivalent",
+    "Evaluation",
+    "Figure",
+    "Fisher",
+    "Items",
+    "MeanAgainst",
+    "Metric",
+    "NonInferior",
+    "Paired",
+    "Replications",
+    "Runs",
+    "Scenario",
+    "Section",
+    "Single",
+    "Study",
+    "Sweep",
+    "Table",
+    "Test",
+    "Text",
+    "Welch",
+]
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A scenario file with dotted-key overrides (the keys of ``celltcp run --set``).
+
+    Attributes:
+        source: an example's name (``"004/ack-copies"``, :mod:`celltcp.examples`) or the path
+            of a scenario file.
+        overrides: dotted key → value, set on the file before a sweep's axes.
+    """
+
+    source: str
+    overrides: Mapping[str, Any] = field(default_factory=dict)
+
+    def path(self) -> Path:
+        """The scenario file: ``source`` itself when it names a file, else the example."""
+        from celltcp import examples
+
+        own = Path(self.source)
+        if own.suffix == ".toml" and own.is_file():
+            return own
+        return examples.path(self.source)
+
+
+@dataclass(frozen=True)
+class Replications:
+    """Replications per point in each mode, and why that many: the power statement the report
+    prints beside them (which effect the tests can see at that size).
+
+    Attributes:
+        quick: replications in quick mode (the tests' smoke runs).
+        full: replications in full mode.
+        why: the power statement, e.g. "Welch's t-test has power 0.8 for a 20 % difference at
+            the spread measured on 2026-12-01".
+    """
+
+    quick: int
+    full: int
+    why: str
+
+    def __post_init__(self) -> None:
+        if self.quick < 1 or self.full < 1:
+            raise ValueError("replications: at least one run per point in each mode")
+
+    def of(self, quick: bool) -> int:
+        """The replications of the mode."""
+        return self.quick if quick else self.full
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A named number per run: a dotted path into the run's ``summary.json`` (typed by
+    :mod:`celltcp.outputs`, matched as sweep metrics are, :mod:`celltcp.sweep.metrics`), a
+    function of one of its kept series (read back from the results store), or a number derived
+    from the sweep's rows once every sweep has run (``derived``: the rows, with the other
+    metrics as columns, and the results → one value per row; a ratio of two metrics, or a
+    statistic of a series that needs the mode or the run's axes).
+
+    Attributes:
+        name: the column name the claims and tables refer to.
+        summary: the dotted path (``flows.bulk.goodput_bps``); None for a series metric.
+        series: the kept series (``handovers``, ``tcp``) ``of`` reads.
+        of: the series' DataFrame → the number.
+        derived: (the sweep's rows, the results) → a value per row, in the rows' order.
+        label: how tables head the metric (default ``name``).
+        unit: the unit printed after it.
+        scale: the factor applied for display only (1e-6 for Mb/s from bit/s).
+    """
+
+    name: str
+    summary: str | None = None
+    series: str | None = None
+    of: Callable[[pd.DataFrame], float] | None = None
+    derived: Callable[[pd.DataFrame, Results], Sequence[float] | np.ndarray] | None = None
+    label: str = ""
+    unit: str = ""
+    scale: float = 1.0
+
+    def __post_init__(self) -> None:
+        sources = (
+            (self.summary is not None) + (self.series is not None) + (self.derived is not None)
+        )
+        if sources != 1 or (self.series is None) != (self.of is None):
+            raise ValueError(
+                f"metric {self.name!r}: give one of a summary path, a series with its function, "
+                "or a derivation"
+            )
+
+    @property
+    def heading(self) -> str:
+        """The table heading: label and unit."""
+        text = self.label or self.name
+        return f"{text} ({self.unit})" if self.unit else text
+
+
+@dataclass(frozen=True)
+class Runs:
+    """The runs of one sweep at the points whose axes take the given values (every point of the
+    sweep when ``where`` is empty); a test reads a metric of them in run order, so that two sets
+    of the same sweep pair up run by run (common random numbers).
+
+    Attributes:
+        sweep: the sweep's name.
+        where: axis key → value (as written in the sweep's axes).
+        label: how the report names the set (default: the values, ``"cubic, 0.01"``).
+    """
+
+    sweep: str
+    where: Mapping[str, Any] = field(default_factory=dict)
+    label: str = ""
+
+    def name(self) -> str:
+        """The set's label in the report."""
+        return self.label or ", ".join(f"{v}" for v in self.where.values()) or self.sweep
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """What a test found: its decision, the statistic with its interval and the figures behind
+    it (``detail``), for the claims table; a test over several points keeps each point's
+    evaluation in ``parts`` (label → evaluation), for a claim's own detail or estimate."""
+
+    decision: Decision
+    estimate: Estimate | None
+    detail: str = ""
+    parts: Mapping[str, Evaluation] = field(default_factory=dict)
+
+
+class Test(Protocol):
+    """A claim's statistic and its statistical test, evaluated on the study's results."""
+
+    def evaluate(self, results: Results) -> Evaluation:
+        """The decision and the estimate on these results."""
+        ...
+
+
+def _mean_text(metric: str, runs: Runs, results: Results) -> str:
+    m = results.metric(metric)
+    values = results.values(metric, runs)
+    mean = float(values.mean()) * m.scale if len(values) else math.nan
+    return f"{runs.name()} {mean:.3g}{' ' + m.unit if m.unit else ''}"
+
+
+@dataclass(frozen=True)
+class Welch:
+    """``mean(a) relation mean(b)`` for a metric, by Welch's t-test on independent runs. The
+    statistic is mean(a)/mean(b) (``statistic="ratio"``, the scale of a source's "×2") or
+    mean(a) − mean(b) (``"difference"``); the power is stated for ``effect`` (absolute, in the
+    metric's unit) or ``relative`` × the larger mean."""
+
+    metric: str
+    a: Runs
+    b: Runs
+    relation: Literal[">", "<"]
+    effect: float | None = None
+    relative: float = 0.2
+    statistic: Literal["ratio", "difference"] = "ratio"
+
+    def evaluate(self, results: Results) -> Evaluation:
+        a = Sample.of(results.values(self.metric, self.a))
+        b = Sample.of(results.values(self.metric, self.b))
+        test = welch_test(a, b, effect=self.effect, relative=self.relative)
+        estimate = (
+            Estimate.of_ratio(a, b) if self.statistic == "ratio" else Estimate.of_difference(a, b)
+        )
+        detail = "; ".join(_mean_text(self.metric, r, results) for r in (self.a, self.b))
+        return Evaluation(decide(test, self.relation), estimate, detail)
+
+
+@dataclass(frozen=True)
+class Paired:
+    """``a relation b`` run by run: the one-sample t-test of the per-run differences a − b
+    against 0, for two sets of the same sweep that meet the same random numbers. Power for a
+    true difference of ``effect_share`` × mean(b)."""
+
+    metric: str
+    a: Runs
+    b: Runs
+    relation: Literal[">", "<"]
+    effect_share: float = 0.2
+
+    def evaluate(self, results: Results) -> Evaluation:
+        b = results.values(self.metric, self.b)
+        diff = Sample.of(results.paired(self.metric, self.a, self.b))
+        effect = self.effect_share * float(b.mean()) if len(b) else None
+        test = one_sample_test(diff, 0.0, effect=effect)
+        detail = "; ".join(_mean_text(self.metric, r, results) for r in (self.a, self.b))
+        return Evaluation(decide(test, self.relation), Estimate.of_sample(diff), detail)
+
+
+def _share(results: Results, events: str, trials: str, runs: Runs) -> Proportion:
+    return Proportion(
+        int(results.values(events, runs).sum()), int(results.values(trials, runs).sum())
+    )
+
+
+@dataclass(frozen=True)
+class Fisher:
+    """``share(a) relation share(b)`` where a share is the sum of ``events`` over the sum of
+    ``trials`` of a set of runs (timeouts per handover, say), by Fisher's exact test."""
+
+    events: str
+    trials: str
+    a: Runs
+    b: Runs
+    relation: Literal[">", "<"]
+    effect: float | None = None
+
+    def evaluate(self, results: Results) -> Evaluation:
+        a = _share(results, self.events, self.trials, self.a)
+        b = _share(results, self.events, self.trials, self.b)
+        detail = f"{self.a.name()} {a.k}/{a.n}; {self.b.name()} {b.k}/{b.n}"
+        return Evaluation(
+            decide(fisher_test(a, b, effect=self.effect), self.relation),
+            Estimate.of_proportion(a),
+            detail,
+        )
+
+
+@dataclass(frozen=True)
+class NonInferior:
+    """``share(a)`` no larger than ``share(b)`` up to ``margin`` of probability: the
+    non-inferiority test on the difference (Newcombe interval, one-sided 5 %)."""
+
+    events: str
+    trials: str
+    a: Runs
+    b: Runs
+    margin: float
+
+    def evaluate(self, results: Results) -> Evaluation:
+        a = _share(results, self.events, self.trials, self.a)
+        b = _share(results, self.events, self.trials, self.b)
+        detail = f"{self.a.name()} {a.k}/{a.n}; {self.b.name()} {b.k}/{b.n}"
+        return Evaluation(noninferiority(a, b, self.margin), Estimate.of_proportion(a), detail)
+
+
+@dataclass(frozen=True)
+class MeanAgainst:
+    """``mean(runs) relation reference`` by the one-sample t-test; power for ``effect`` (default
+    a fifth of the reference)."""
+
+    metric: str
+    runs: Runs
+    reference: float
+    relation: Literal[">", "<"]
+    effect: float | None = None
+
+    def evaluate(self, results: Results) -> Evaluation:
+        values = Sample.of(results.values(self.metric, self.runs))
+        test = one_sample_test(values, self.reference, effect=self.effect)
+        return Evaluation(
+            decide(test, self.relation),
+            Estimate.of_sample(values),
+            _mean_text(self.metric, self.runs, results),
+        )
+
+
+@dataclass(frozen=True)
+class Equivalent:
+    """``mean(runs)`` equal to ``reference`` within ±``margin`` × reference: the two one-sided
+    tests (TOST) on the runs' values over the reference."""
+
+    metric: str
+    runs: Runs
+    reference: float
+    margin: float
+
+    def evaluate(self, results: Results) -> Evaluation:
+        values = results.values(self.metric, self.runs)
+        return Evaluation(
+            equivalence(Sample.of(values / self.reference), 1.0, self.margin),
+            Estimate.of_sample(Sample.of(values)),
+            _mean_text(self.metric, self.runs, results),
+        )
+
+
+@dataclass(frozen=True)
+class Single:
+    """``value(a) relation value(b)`` on one run each (a traced run per point, say): a point
+    estimate that never reproduces a claim, only agrees or disagrees with it
+    (:func:`celltcp.reproduce.verdict.point_decision`). Both sets must hold exactly one run."""
+
+    metric: str
+    a: Runs
+    b: Runs
+    relation: Literal[">", "<"]
+    kind: str = "a single run"
+
+    def evaluate(self, results: Results) -> Evaluation:
+        a, b = (results.values(self.metric, r) for r in (self.a, self.b))
+        if len(a) != 1 or len(b) != 1:
+            raise ValueError(
+                f"{self.a.name()} and {self.b.name()}: {len(a)} and {len(b)} runs, not one each"
+            )
+        detail = "; ".join(_mean_text(self.metric, r, results) for r in (self.a, self.b))
+        return Evaluation(
+            point_decision(float(a[0]), float(b[0]), self.relation, self.kind), None, detail
+        )
+
+
+#: The tests of a claim over several points: label → test, or a function of the results giving
+#: them (the points of the mode's grid, :meth:`celltcp.study.Results.axis`).
+Parts = Mapping[str, Test] | Callable[["Results"], Mapping[str, Test]]
+
+
+def _points(parts: Parts, results: Results) -> dict[str, Evaluation]:
+    tests = parts(results) if callable(parts) else parts
+    return {label: t.evaluate(results) for label, t in tests.items()}
+
+
+def _over_points(found: Mapping[str, Evaluation], decision: Decision) -> Evaluation:
+    first = next(iter(found.values()), None)
+    detail = "; ".join(
+        f"{label}: {e.estimate.text(2) if e.estimate else e.detail}" for label, e in found.items()
+    )
+    return Evaluation(decision, first.estimate if first else None, detail, dict(found))
+
+
+@dataclass(frozen=True)
+class AtEvery:
+    """One claim checked at several points, each by its own test: reproduced when every point
+    is (the intersection–union test of :func:`celltcp.reproduce.verdict.combine`). The
+    estimate is that of the first point; the detail lists every point's. ``parts`` may be a
+    function of the results, for points that depend on the mode's grid; with no point to test
+    the claim is not significant, for the reason ``otherwise``."""
+
+    parts: Parts
+    otherwise: str = "no point to test in this grid"
+
+    def evaluate(self, results: Results) -> Evaluation:
+        found = _points(self.parts, results)
+        if not found:
+            return Evaluation(unavailable("a test at every point", self.otherwise), None)
+        return _over_points(found, combine({label: e.decision for label, e in found.items()}))
+
+
+@dataclass(frozen=True)
+class AnyOf:
+    """One claim that holds at some point ("may do worse at a low error rate"), each point
+    by its own test: reproduced when some point is at α/m (Bonferroni over the m points),
+    contradicted when every point is (:func:`celltcp.reproduce.verdict.any_of`). Estimate
+    and detail as :class:`AtEvery`'s."""
+
+    parts: Parts
+    otherwise: str = "no point to test in this grid"
+
+    def evaluate(self, results: Results) -> Evaluation:
+        found = _points(self.parts, results)
+        if not found:
+            return Evaluation(unavailable("a test at some point", self.otherwise), None)
+        return _over_points(found, any_of({label: e.decision for label, e in found.items()}))
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim: the source's statement and number, the test that decides it, and what fills
+    the reason slot when the verdict is not "reproduced" or the magnitude is off.
+
+    Attributes:
+        key: a short identifier (``"fewer_timeouts"``), the key of :meth:`Results.decisions`.
+        where: the source's figure, table or section ("question" for a study of one's own).
+        claim: the claim in words.
+        test: the statistic and its test.
+        source_text: how the source states it (its number with its unit, or its words).
+        source_value: the source's number on the statistic's scale; the magnitude check
+            (within ×1.5, :data:`celltcp.reproduce.verdict.MAGNITUDE_FACTOR`) needs it.
+        reason: the data → words on why it differs; the engine puts the test's own shortfall
+            (points that did not hold, the power the runs had) first.
+        registered: False for a secondary, descriptive comparison, reported in its own table
+            and left out of ``claims.json``'s claims.
+        digits: decimals of the estimate; unit: its unit.
+        detail: (evaluation, results) → the "ours" cell, in place of the test's figures.
+        estimate: (evaluation, results) → the estimate the claims table shows and the magnitude
+            check uses, in place of the test's (None for a claim stated in direction only).
+        point: the words before a point's label where the reason lists the points that did not
+            hold (``"p_err "``).
+        shortfall: False to leave the test's own shortfall out of the reason (a claim whose
+            reason already says why the test cannot reproduce it).
+    """
+
+    key: str
+    where: str
+    claim: str
+    test: Test
+    source_text: str = "–"
+    source_value: float | None = None
+    reason: Callable[[Evaluation, Results], str] | None = None
+    registered: bool = True
+    digits: int = 3
+    unit: str = ""
+    detail: Callable[[Evaluation, Results], str] | None = None
+    estimate: Callable[[Evaluation, Results], Estimate | None] | None = None
+    point: str = ""
+    shortfall: bool = True
+
+
+@dataclass(frozen=True)
+class Derived:
+    """A frame computed from the results once, by name, that claims, tables and figures read
+    (:meth:`celltcp.study.Results.derived`): the means per point of several sweeps side by
+    side, a model evaluated at the parameters the runs measured. ``of`` may read other derived
+    frames; a cycle is an error."""
+
+    name: str
+    of: Callable[[Results], pd.DataFrame]
+
+
+#: Text of the report: fixed, or a function of the results.
+Words = str | Callable[["Results"], str]
+
+
+def words(text: Words, results: Results) -> str:
+    """The text of a :data:`Words` on these results."""
+    return text(results) if callable(text) else text
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table of the report built from the results (rows of strings), under ``heading`` and
+    ``text`` when they are given (in a study's own layout a table may follow another under the
+    same heading: ``claims.json`` then names it ``heading (2)``)."""
+
+    heading: str
+    header: tuple[str, ...]
+    rows: Callable[[Results], Sequence[Sequence[str]]]
+    text: Words = ""
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A figure of the report: ``draw`` returns a matplotlib figure of the results."""
+
+    file: str
+    caption: Words
+    draw: Callable[[Results], Any]
+
+
+@dataclass(frozen=True)
+class Section:
+    """A heading of a study's own layout (:attr:`Study.report`)."""
+
+    heading: str
+
+
+@dataclass(frozen=True)
+class Text:
+    """A paragraph of a study's own layout."""
+
+    text: Words
+
+
+@dataclass(frozen=True)
+class Items:
+    """A bulleted list of a study's own layout: the results → its items (what was run, say)."""
+
+    items: Callable[[Results], Sequence[str]]
+
+
+@dataclass(frozen=True)
+class Claims:
+    """The table of the registered claims, with their verdicts, in a study's own layout."""
+
+
+@dataclass(frozen=True)
+class Blocks:
+    """Blocks that depend on the results (a figure per run of a sweep, or none when a trace is
+    missing): the results → declared blocks, rendered in order."""
+
+    make: Callable[[Results], Sequence[Block]]
+
+
+#: What a study's own layout is made of.
+Block = Section | Text | Items | Claims | Table | Figure | Blocks
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """Runs of one scenario over a grid of axes, with replications per point.
+
+    Attributes:
+        name: the sweep's name (in the store and in ``claims.json``'s run counts).
+        scenario: the scenario and its overrides.
+        axes: dotted key → values, a cartesian grid, first key outermost.
+        metrics: what each run is read for.
+        replications: runs per point and mode, with the power statement.
+        quick_axes: axes replaced in quick mode (a coarser grid).
+        quick: overrides in quick mode only (shorter runs); full: in full mode only.
+        seed: the master seed (``simulation.seed``; None keeps the scenario's).
+        keep: series kept in the store beyond those the metrics read (for derived metrics,
+            derived frames and figures that read them).
+    """
+
+    name: str
+    scenario: Scenario
+    axes: Mapping[str, Sequence[Any]]
+    metrics: tuple[Metric, ...]
+    replications: Replications
+    quick_axes: Mapping[str, Sequence[Any]] = field(default_factory=dict)
+    quick: Mapping[str, Any] = field(default_factory=dict)
+    full: Mapping[str, Any] = field(default_factory=dict)
+    seed: int | None = None
+    keep: tuple[str, ...] = ()
+
+    def axes_of(self, quick: bool) -> dict[str, list[Any]]:
+        """The grid of the mode."""
+        return {k: list(self.quick_axes.get(k, v) if quick else v) for k, v in self.axes.items()}
+
+    def overrides_of(self, quick: bool) -> dict[str, Any]:
+        """The scenario overrides of the mode (the scenario's, then the mode's)."""
+        return {**self.scenario.overrides, **(self.quick if quick else self.full)}
+
+    def series(self) -> tuple[str, ...]:
+        """The series the metrics read (kept in the store)."""
+        return tuple(dict.fromkeys((*(m.series for m in self.metrics if m.series), *self.keep)))
+
+
+@dataclass(frozen=True)
+class Study:
+    """A study: its sweeps, its claims with their tests, and its report's tables and figures.
+
+    Attributes:
+        name: a short name (file and directory names).
+        title: the report's title.
+        question: what the study asks, in a paragraph.
+        sweeps: the runs.
+        claims: the claims, each with its test.
+        tables: descriptive tables beyond the per-sweep metric tables the engine writes.
+        figures: the report's figures.
+        derived: frames computed from the results, by name (:class:`Derived`).
+        report: the report's own layout, in reading order, in place of the engine's (what was
+            run, the question, the claims, the metrics per point, ``tables``, ``figures``):
+            for a study whose report has a form of its own, a seed reproduction's, say.
+    """
+
+    name: str
+    title: str
+    question: str
+    sweeps: tuple[Sweep, ...]
+    claims: tuple[Claim, ...]
+    tables: tuple[Table, ...] = ()
+    figures: tuple[Figure, ...] = ()
+    derived: tuple[Derived, ...] = ()
+    report: tuple[Block, ...] | None = None
+
+    def __post_init__(self) -> None:
+        names = [s.name for s in self.sweeps]
+        if len(set(names)) != len(names):
+            raise ValueError(f"study {self.name!r}: two sweeps share a name")
+        keys = [c.key for c in self.claims]
+        if len(set(keys)) != len(keys):
+            raise ValueError(f"study {self.name!r}: two claims share a key")
+        derived = [d.name for d in self.derived]
+        if len(set(derived)) != len(derived):
+            raise ValueError(f"study {self.name!r}: two derived frames share a name")
+
+    def sweep(self, name: str) -> Sweep:
+        """The sweep called ``name``."""
+        for s in self.sweeps:
+            if s.name == name:
+                return s
+        raise KeyError(f"study {self.name!r} has no sweep {name!r}")
+
+    def with_overrides(self, overrides: Mapping[str, Any]) -> Study:
+        """The same study with ``overrides`` set in every sweep's scenario (an ablation on the
+        same replications). ValueError for a key a sweep varies itself."""
+        for s in self.sweeps:
+            for key in overrides:
+                if key in s.axes:
+                    raise ValueError(
+                        f"{key}: the sweep {s.name!r} sets it itself, to each of "
+                        f"{tuple(s.axes[key])}"
+                    )
+        return replace(
+            self,
+            sweeps=tuple(
+                replace(
+                    s,
+                    scenario=replace(s.scenario, overrides={**s.scenario.overrides, **overrides}),
+                )
+                for s in self.sweeps
+            ),
+        )
+
+    def with_scenario(self, source: str) -> Study:
+        """The same study on another scenario file (every sweep)."""
+        return replace(
+            self,
+            sweeps=tuple(
+                replace(s, scenario=replace(s.scenario, source=source)) for s in self.sweeps
+            ),
+        )
+
+    def with_replications(self, runs: int) -> Study:
+        """The same study with ``runs`` replications per point in both modes."""
+        return replace(
+            self,
+            sweeps=tuple(
+                replace(s, replications=replace(s.replications, quick=runs, full=runs))
+                for s in self.sweeps
+            ),
+        )
