@@ -366,6 +366,7 @@ mod tests {
                         is_app_limited: false,
                     }),
                     app_limited: false,
+                    ..AckEvent::default()
                 });
                 now += gap;
             }
@@ -538,6 +539,7 @@ mod tests {
                     is_app_limited: false,
                 }),
                 app_limited: false,
+                ..AckEvent::default()
             };
             cc.on_ack(&ev);
         }

@@ -343,6 +343,7 @@ impl TcpEndpoint {
         }
         let prior_una = self.snd_una;
         let prior_in_flight = self.buf.pipe();
+        let prior_lost = self.buf.lost_marks();
         // FlightSize of RFC 5681 eq. (4): data sent but not cumulatively acknowledged.
         let flight_size = self.snd_nxt - prior_una;
         let outstanding = prior_una < self.snd_nxt;
@@ -530,6 +531,9 @@ impl TcpEndpoint {
             prior_in_flight,
             bytes_in_flight,
             in_recovery,
+            in_rto_recovery: self.rec.phase == RecoveryPhase::Loss,
+            losses: self.buf.lost_marks() - prior_lost,
+            pacing_delay: self.pacing_next.saturating_since(now),
             rate_sample,
             app_limited: rate_sample.map_or(self.rate.is_app_limited(), |r| r.is_app_limited),
         };
