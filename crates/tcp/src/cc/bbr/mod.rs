@@ -685,6 +685,13 @@ impl CongestionControl for Bbr {
     }
     /// `bbr_main`: update the model and state (`bbr_update_model`), then pacing rate and cwnd.
     fn on_ack(&mut self, ack: &AckEvent) {
+        if self.rt_prop.is_none() && ack.min_rtt > SimDuration::ZERO {
+            // `bbr_init`: min_rtt starts at the connection's minimum RTT (`tcp_min_rtt`, the
+            // handshake's), stamped then, not at the first data ACK's RTT, which includes
+            // the queue the initial window built.
+            self.rt_prop = Some(ack.min_rtt);
+            self.rt_prop_stamp = ack.now;
+        }
         self.lost = self.lost.saturating_add(ack.losses);
         if ack.acked_bytes > 0 {
             self.delivered_time = ack.now;
@@ -1224,6 +1231,23 @@ mod tests {
         assert_eq!(b.cycle_index(), 0);
         p.ack(&mut b, target - 3 * MSS, false, RATE); // prior in flight: 2 short
         assert_eq!(b.cycle_index(), 1);
+    }
+
+    #[test]
+    fn rt_prop_starts_at_the_connections_minimum_rtt() {
+        // The handshake measured 20 ms; the first data ACKs, behind the initial window's
+        // queue, 25 ms: RTprop is 20 ms from the first ACK on (`bbr_init`: tcp_min_rtt).
+        let mut b = Bbr::new(&CcConfig::default(), 1);
+        let mut p = Path::new();
+        p.rtt = SimDuration::from_ms(25);
+        let mut ev = p.event(10 * MSS, false, RATE);
+        ev.min_rtt = RTT;
+        b.on_ack(&ev);
+        assert_eq!(b.rt_prop(), Some(RTT));
+        let mut ev = p.event(10 * MSS, false, RATE);
+        ev.min_rtt = RTT;
+        b.on_ack(&ev);
+        assert_eq!(b.rt_prop(), Some(RTT));
     }
 
     #[test]
