@@ -76,6 +76,7 @@ impl SendBuffer {
                 }
                 let before = s.in_pipe();
                 s.lost = true;
+                self.lost_marks += 1;
                 self.pipe_bytes = self.pipe_bytes - before + s.in_pipe();
                 self.high_lost = self.high_lost.max(s.end);
                 any = true;
@@ -105,6 +106,7 @@ impl SendBuffer {
     /// no earlier retransmission is assumed to survive (RFC 6675 §5.1, RFC 5681 §3.1 go-back-N).
     pub fn mark_all_lost(&mut self) {
         for s in self.segs.iter_mut().filter(|s| !s.sacked) {
+            self.lost_marks += u64::from(!s.lost || s.retx_in_flight);
             s.lost = true;
             s.retx_in_flight = false;
         }
@@ -257,6 +259,23 @@ mod tests {
         // Rule 3 finds nothing below HighSACK = 501; rule 4 rescues the highest unSACKed.
         assert_eq!(b.next_unsacked(201), None);
         assert_eq!(b.rescue_candidate(), Some(9));
+    }
+
+    #[test]
+    fn lost_marks_count_each_segment_deemed_lost_and_each_lost_retransmission() {
+        let mut b = board();
+        b.apply_sack(&[(201, 501)], 1, 1001, |_| {});
+        b.update_lost(3, MSS);
+        assert_eq!(b.lost_marks(), 2, "segments 0 and 1");
+        b.update_lost(3, MSS);
+        assert_eq!(b.lost_marks(), 2, "marks are not counted twice");
+        // Segment 0 retransmitted, and that retransmission deemed lost too (RACK): 3.
+        b.update(0, |s| s.retx_in_flight = true);
+        b.update(0, |s| s.retx_in_flight = false);
+        assert_eq!(b.lost_marks(), 3);
+        // An RTO deems lost the five still in flight (5..9); 0 and 1 are already lost.
+        b.mark_all_lost();
+        assert_eq!(b.lost_marks(), 8);
     }
 
     #[test]

@@ -87,6 +87,9 @@ pub struct SendBuffer {
     pub high_sacked: u64,
     /// Highest end of any segment marked lost, bounding the scans of NextSeg.
     pub high_lost: u64,
+    /// Times a segment's latest transmission was deemed lost, cumulative: a retransmission
+    /// deemed lost again counts again (Linux's `tp->lost`, `tcp_sum_lost`).
+    pub(crate) lost_marks: u64,
 }
 
 impl SendBuffer {
@@ -99,6 +102,7 @@ impl SendBuffer {
             fin_queued: false,
             high_sacked: 0,
             high_lost: 0,
+            lost_marks: 0,
         }
     }
 
@@ -151,8 +155,16 @@ impl SendBuffer {
     pub fn update(&mut self, i: usize, f: impl FnOnce(&mut Segment)) {
         let s = &mut self.segs[i];
         let before = s.in_pipe();
+        let was_lost = s.lost && !s.retx_in_flight;
         f(s);
+        self.lost_marks += u64::from(!was_lost && s.lost && !s.retx_in_flight);
         self.pipe_bytes = self.pipe_bytes - before + s.in_pipe();
+    }
+
+    /// Segments deemed lost so far, cumulative; the difference across one
+    /// ACK is what that ACK marked (Linux's `rs->losses`).
+    pub fn lost_marks(&self) -> u64 {
+        self.lost_marks
     }
 
     /// Recomputes the pipe total after a bulk change.

@@ -383,6 +383,7 @@ mod tests {
                         is_app_limited: false,
                     }),
                     app_limited: false,
+                    ..AckEvent::default()
                 });
                 now += gap;
             }
@@ -561,6 +562,7 @@ mod tests {
                     is_app_limited: false,
                 }),
                 app_limited: false,
+                ..AckEvent::default()
             };
             cc.on_ack(&ev);
         }

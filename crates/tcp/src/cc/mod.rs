@@ -182,7 +182,7 @@ impl Default for CcConfig {
 
 /// A delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation §3), produced by the
 /// endpoint for each ACK that newly delivers data.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RateSample {
     /// Bits per second delivered over `interval`.
     pub delivery_rate_bps: u64,
@@ -195,8 +195,9 @@ pub struct RateSample {
     pub is_app_limited: bool,
 }
 
-/// What one ACK told the sender.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// What one ACK told the sender. `Default` is an empty ACK at time zero, for building test
+/// events with `..AckEvent::default()`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct AckEvent {
     pub now: SimTime,
     /// Bytes newly acknowledged by this ACK: cumulative advance plus newly SACKed bytes.
@@ -222,8 +223,21 @@ pub struct AckEvent {
     /// Bytes in flight before and after this ACK.
     pub prior_in_flight: u64,
     pub bytes_in_flight: u64,
-    /// The endpoint is in fast recovery or RTO loss recovery.
+    /// The endpoint was in fast recovery when this ACK arrived (an ACK that starts a fast
+    /// recovery reports false and is followed by `on_congestion_event`; one that ends it
+    /// reports true and is followed by `on_recovery_exit`).
     pub in_recovery: bool,
+    /// The endpoint is still in RTO recovery after this ACK (Linux's `TCP_CA_Loss`): true from
+    /// the first ACK after `on_rto` until the ACK that covers the data outstanding at the
+    /// expiry, which reports false.
+    pub in_rto_recovery: bool,
+    /// Segments newly deemed lost while this ACK was processed (RFC 6675 IsLost, RACK, the
+    /// fast retransmission's head, NewReno's partial-ACK hole, a retransmission deemed lost
+    /// again): Linux's `rs->losses`, `tp->lost` after the ACK less before it.
+    pub losses: u64,
+    /// How long until the pacer lets the next segment leave, zero when it may leave now:
+    /// Linux's `tcp_wstamp_ns` − now, the earliest departure time (EDT) of the next packet.
+    pub pacing_delay: SimDuration,
     pub rate_sample: Option<RateSample>,
     /// The sender had less data than the window allowed when the acked data was sent.
     pub app_limited: bool,
@@ -520,6 +534,7 @@ mod tests {
                             is_app_limited: app_limited,
                         }),
                         app_limited,
+                        ..AckEvent::default()
                     };
                     cc.on_ack(&ev);
                 }

@@ -22,6 +22,7 @@ pub fn ack(bytes: u64) -> AckEvent {
         in_recovery: false,
         rate_sample: None,
         app_limited: false,
+        ..AckEvent::default()
     }
 }
 
@@ -121,8 +122,10 @@ pub fn run_trace(cc: &mut dyn CongestionControl) -> Vec<(usize, u64, u64)> {
                 prior_in_flight: cwnd,
                 bytes_in_flight: cwnd.saturating_sub(acked),
                 in_recovery: (101..=110).contains(&i) || (151..=159).contains(&i),
+                in_rto_recovery: (151..=159).contains(&i),
                 rate_sample,
                 app_limited: false,
+                ..AckEvent::default()
             };
             cc.on_ack(&ev);
             if i == 100 {

@@ -257,6 +257,7 @@ mod tests {
                         is_app_limited: false,
                     }),
                     app_limited: false,
+                    ..AckEvent::default()
                 };
                 v.on_ack(&ev);
             }

@@ -28,6 +28,8 @@ struct BeforeAck {
     flight_size: u64,
     /// Data was outstanding.
     outstanding: bool,
+    /// Segments marked lost so far (the scoreboard's count; Linux's `tp->lost`).
+    lost_marks: u64,
 }
 
 /// What one acceptable ACK acknowledged, gathered by the first steps of
@@ -75,6 +77,7 @@ impl TcpEndpoint {
             in_flight: self.buf.pipe(),
             flight_size: self.snd.flight_size(),
             outstanding: self.snd.has_outstanding(),
+            lost_marks: self.buf.lost_marks(),
         };
         let window_changed = self.update_send_window(hdr, seq, ack);
         let mut ev = SpuriousEvidence {
@@ -354,6 +357,9 @@ impl TcpEndpoint {
             prior_in_flight: before.in_flight,
             bytes_in_flight,
             in_recovery,
+            in_rto_recovery: self.rec.phase() == RecoveryPhase::Loss,
+            losses: self.buf.lost_marks() - before.lost_marks,
+            pacing_delay: self.pacing_next.saturating_since(now),
             rate_sample,
             app_limited: rate_sample.map_or(self.rate.is_app_limited(), |r| r.is_app_limited),
         };
