@@ -7,7 +7,9 @@
 use std::collections::BTreeMap;
 
 use celltcp_engine::{SimDuration, SimTime};
-use celltcp_net::handover::{HandoverCause, HandoverFlowCounts, HandoverRecord, HandoverResult};
+use celltcp_net::handover::{
+    HandoverCause, HandoverFlowCounts, HandoverPolicy, HandoverRecord, HandoverResult,
+};
 use celltcp_net::packet::{FlowId, NodeId};
 use celltcp_net::queue::DropCause;
 use celltcp_net::trace::VarColumns;
@@ -158,8 +160,8 @@ pub struct HandoverOutcome {
     pub source: NodeId,
     pub target: NodeId,
     pub cause: HandoverCause,
-    /// The data-path policy's name, as in the record.
-    pub policy: &'static str,
+    /// The data-path policy, as in the record.
+    pub policy: HandoverPolicy,
     pub result: HandoverResult,
     /// Handover decision at the source, s.
     pub decision_s: f64,
