@@ -205,7 +205,9 @@ def emulate(
     mtu: int = DEFAULT_MTU,
     priority: Priority = "auto",
     registry_dir: Path = registry.RUN_DIR,
-    engine: Callable[[_core.Document, list[tuple[str, str]], Mapping[str, Any]], Engine] = core_engine,
+    engine: Callable[
+        [_core.Document, list[tuple[str, str]], Mapping[str, Any]], Engine
+    ] = core_engine,
 ) -> EmulationRun:
     """Runs ``scenario`` in real time with ``hosts`` attached to network namespaces.
 

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import contextlib
 import math
-import sys
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
@@ -76,7 +75,6 @@ from celltcp.reproduce.verdict import (
     unavailable,
     welch_test,
 )
-
 
 __all__ = [
     "ALIASES",
@@ -232,9 +230,7 @@ def target_cell_scenario(ues_in_target: int, template: Path | None = None) -> st
     if "mobility" in scenario:
         scenario.set("mobility", kept("mobility"))
     flows = scenario.get("flows")
-    scenario.set(
-        "flows", {k: f for k, f in flows.items() if not removed & {f["src"], f["dst"]}}
-    )
+    scenario.set("flows", {k: f for k, f in flows.items() if not removed & {f["src"], f["dst"]}})
     # The text as the core writes it, the form every scenario of a run is echoed in.
     return scenario.to_toml()
 
