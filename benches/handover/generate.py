@@ -26,20 +26,18 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import tomli_w
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10 only
-    import tomli as tomllib
+from celltcp.errors import ScenarioError
+from celltcp.outputs import HANDOVER_POLICIES
+from celltcp.scenario import Scenario
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 EXAMPLE = ROOT / "python/celltcp/examples" / "000" / "forwarding.toml"
 #: UEs in the target cell, as on the x axis of the seed's Figs. 8 and 11.
 UE_COUNTS = (2, 3, 4, 5)
-#: The four data-path policies of `ran.handover.policy` (docs/handover.md).
-POLICIES = ("discard", "forward", "fast_path_switch", "predicted")
+#: The four data-path policies of `ran.handover.policy` (docs/handover.md), as the core names
+#: them.
+POLICIES = tuple(HANDOVER_POLICIES)
 #: Replications per (UE count, policy): 50 × 4 × 4 = 800 runs.
 RUNS = 50
 #: Cell of the example whose UEs are counted, and the prefix of their names.
@@ -94,9 +92,6 @@ def variant(scenario: dict[str, Any], n: int) -> dict[str, Any]:
 def check(scenario: dict[str, Any], where: str) -> None:
     """Validates a variant with celltcp itself, so that a reference to a removed UE that this
     script does not know about fails here, naming the key, rather than in the sweep."""
-    from celltcp.errors import ScenarioError
-    from celltcp.scenario import Scenario
-
     try:
         Scenario.from_dict(scenario).validate()
     except ScenarioError as e:
@@ -108,7 +103,7 @@ def header(lines: list[str]) -> str:
 
 
 def write(runs: int) -> list[Path]:
-    scenario = tomllib.loads(EXAMPLE.read_text())
+    scenario = Scenario.load(EXAMPLE).to_dict()
     written = []
     for n in UE_COUNTS:
         sc_path = HERE / f"ue{n}.toml"
@@ -125,7 +120,7 @@ def write(runs: int) -> list[Path]:
                     "Do not edit; regenerate.",
                 ]
             )
-            + tomli_w.dumps(body)
+            + Scenario.from_dict(body).to_toml()
         )
         sweep = {
             "scenario": sc_path.name,
@@ -144,7 +139,8 @@ def write(runs: int) -> list[Path]:
                     f"celltcp sweep benches/handover/{sw_path.name} --workers 2",
                 ]
             )
-            + tomli_w.dumps(sweep)
+            # A sweep file is a TOML document too: the core writes it.
+            + Scenario.from_dict(sweep).to_toml()
         )
         written += [sc_path, sw_path]
     return written
@@ -158,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--runs must be at least 1")
     try:
         paths = write(args.runs)
-    except (OSError, GenerateError, tomllib.TOMLDecodeError) as e:
+    except (OSError, GenerateError, ScenarioError) as e:
         print(f"generate.py: error: {e}", file=sys.stderr)
         return 2
     for p in paths:

@@ -128,7 +128,7 @@ def run(
     """
 
 def emulate(
-    toml_text: str,
+    scenario: Document,
     overrides: list[tuple[str, str]] | list[str] = ...,
     attachments: list[tuple[str, int]] = ...,
     stop_fd: int = -1,

@@ -34,7 +34,7 @@ def test_falling_behind_real_time_is_a_real_time_error():
     with app, emu:
         emu.setblocking(False)
         options = {"duration": 10.0, "max_lag": TINY_LAG_S, "priority": 0}
-        engine = core_engine(WIRED.read_text(), [], options)
+        engine = core_engine(_core.Document.parse(WIRED.read_text(), "scenario"), [], options)
         with pytest.raises(RealTimeError) as info:
             engine([("ue", emu.fileno())], -1)
     message = str(info.value)

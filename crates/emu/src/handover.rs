@@ -287,7 +287,7 @@ pub fn row_json(r: &RealHandoverRow, name: impl Fn(NodeId) -> String) -> Value {
         "source": name(o.source),
         "target": name(o.target),
         "cause": o.cause.as_str(),
-        "policy": o.policy,
+        "policy": o.policy.as_str(),
         "result": o.result.as_str(),
         "decision_s": o.decision_s,
         "command_s": o.command_s,

@@ -35,12 +35,12 @@ pub mod tun;
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::Ipv4Addr;
 use std::os::fd::RawFd;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use celltcp_engine::SimDuration;
 use celltcp_net::packet::NodeId;
 use celltcp_outputs::{Column, Series};
-use celltcp_scenario::{NodeKind, RunError, RunOptions, RunOutput, ScenarioError};
+use celltcp_scenario::{Document, NodeKind, RunError, RunOptions, RunOutput, ScenarioError};
 use serde_json::Value;
 
 pub use capture::CapturePoints;
@@ -262,7 +262,7 @@ fn refuse_middleboxes(scenario: &celltcp_scenario::Scenario) -> Result<(), Scena
 /// the wall clock; I/O errors of the descriptors or the capture; failures of the simulation.
 /// On any error no capture file is left behind.
 pub fn emulate(
-    toml: &str,
+    document: &Document,
     overrides: &[(String, String)],
     attachments: &[Attachment],
     stop_fd: Option<RawFd>,
@@ -272,10 +272,8 @@ pub fn emulate(
     if let Some(d) = opts.duration {
         overrides.push(("simulation.duration".into(), format!("{}ns", d.as_ns())));
     }
-    let scenario = match &opts.base_dir {
-        Some(dir) => celltcp_scenario::load_str_in(toml, &overrides, dir),
-        None => celltcp_scenario::load_str(toml, &overrides),
-    }?;
+    let base_dir = opts.base_dir.as_deref().unwrap_or(Path::new(""));
+    let scenario = document.load(&overrides, base_dir)?;
     refuse_middleboxes(&scenario)?;
     let ports = ports(&scenario, attachments)?;
     if let Some(fd) = stop_fd {

@@ -196,7 +196,7 @@ fn bad_options_and_scenarios_are_input_errors() {
         SimDuration::from_ms(250)
     );
     let bad = WIRED.replace("rate = \"25Mbps\"", "rate = \"25 Mbit\"");
-    let r = celltcp_emu::emulate(&bad, &[], &[], None, &EmulateOptions::default());
+    let r = celltcp_emu::emulate(&document(&bad), &[], &[], None, &EmulateOptions::default());
     match r {
         Err(EmuError::Input(e)) => assert_eq!(e.key, "links.access.rate"),
         other => panic!("{other:?}"),
@@ -205,7 +205,13 @@ fn bad_options_and_scenarios_are_input_errors() {
     let snooped = format!(
         "{WIRED}\n[middleboxes.snoop]\nkind = \"snoop\"\nnode = \"enb\"\nmobile = [\"ue\"]\n"
     );
-    match celltcp_emu::emulate(&snooped, &[], &[], None, &EmulateOptions::default()) {
+    match celltcp_emu::emulate(
+        &document(&snooped),
+        &[],
+        &[],
+        None,
+        &EmulateOptions::default(),
+    ) {
         Err(EmuError::Input(e)) => assert_eq!(e.key, "middleboxes.snoop"),
         other => panic!("{other:?}"),
     }

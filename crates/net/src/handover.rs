@@ -76,10 +76,76 @@ impl HandoverResult {
     }
 }
 
-/// The names a [`HandoverRecord`]'s `policy` takes, in the order of the outputs' category
-/// lists: the data-path policies of a radio access network's handover (the scenario file's
-/// spellings); a link handover's is `discard` or `forward`.
-pub const POLICIES: [&str; 4] = ["discard", "forward", "fast_path_switch", "predicted"];
+/// What happens to the downlink data buffered at the source when a UE hands over: the
+/// data-path policy of a handover. A scenario file writes the snake-case name
+/// (`policy = "fast_path_switch"`), and the outputs label each handover with it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema),
+    serde(rename_all = "snake_case")
+)]
+pub enum HandoverPolicy {
+    /// The source's buffered and in-transit data are lost (seed 002 "without buffer
+    /// transfer"); for a link handover, so is every downlink arrival during the interruption.
+    Discard,
+    /// Buffered and in-transit data are forwarded to the target over X2-U (TS 36.300
+    /// §10.1.2.1.2) and the path switch follows the handover confirm: the standard procedure
+    /// (TS 36.300 Fig. 10.1.2.1.1-1). For a link handover, the base station keeps its buffer
+    /// (seed 002 "with buffer transfer").
+    #[default]
+    Forward,
+    /// As forward, with the path switch request sent right after the handover command
+    /// (seed 000 §V-A.1, Fig. 5).
+    FastPathSwitch,
+    /// As forward, with the path switch anticipated by a prediction step before the handover
+    /// command so that the source drains its buffer (seed 000 §V-A.2, Fig. 6).
+    Predicted,
+}
+
+impl HandoverPolicy {
+    /// Every policy, in the order of the outputs' category lists.
+    pub const ALL: [HandoverPolicy; 4] = [
+        HandoverPolicy::Discard,
+        HandoverPolicy::Forward,
+        HandoverPolicy::FastPathSwitch,
+        HandoverPolicy::Predicted,
+    ];
+
+    /// The policies a link handover (an interruption of a point-to-point access link) can
+    /// play: it has no X2 and no path switch, so only whether the buffer survives.
+    pub const LINK: [HandoverPolicy; 2] = [HandoverPolicy::Discard, HandoverPolicy::Forward];
+
+    /// The name in the scenario file and in the outputs.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            HandoverPolicy::Discard => "discard",
+            HandoverPolicy::Forward => "forward",
+            HandoverPolicy::FastPathSwitch => "fast_path_switch",
+            HandoverPolicy::Predicted => "predicted",
+        }
+    }
+
+    /// Whether the source forwards its data to the target (all but `Discard`).
+    pub const fn forwards(self) -> bool {
+        !matches!(self, HandoverPolicy::Discard)
+    }
+
+    /// Whether the path switch request is sent from the source before the UE attaches (seed
+    /// 000 Fig. 5 and 6) rather than by the target after the handover confirm.
+    pub const fn early_path_switch(self) -> bool {
+        matches!(
+            self,
+            HandoverPolicy::FastPathSwitch | HandoverPolicy::Predicted
+        )
+    }
+}
+
+impl std::fmt::Display for HandoverPolicy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 /// What a handover did to one flow's packets (downlink data of the bearer).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -110,8 +176,8 @@ pub struct HandoverRecord {
     pub source: NodeId,
     pub target: NodeId,
     pub cause: HandoverCause,
-    /// The data-path policy's name (`discard`, `forward`, `fast_path_switch`, `predicted`).
-    pub policy: &'static str,
+    /// The data-path policy.
+    pub policy: HandoverPolicy,
     /// The handover decision at the source (for a link handover: the interruption start).
     pub decision: SimTime,
     /// The RRC handover command: the UE detaches, the interruption starts.

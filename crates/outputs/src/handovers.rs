@@ -18,7 +18,8 @@ use std::collections::BTreeMap;
 
 use celltcp_engine::SimTime;
 use celltcp_net::handover::{
-    HandoverCause, HandoverEvent, HandoverFlowCounts, HandoverRecord, HandoverResult,
+    HandoverCause, HandoverEvent, HandoverFlowCounts, HandoverPolicy, HandoverRecord,
+    HandoverResult,
 };
 use celltcp_net::packet::{FlowId, NodeId};
 use celltcp_net::queue::DropCause;
@@ -50,8 +51,8 @@ pub struct LinkHandover {
     pub end: SimTime,
     pub base_station: NodeId,
     pub ue: NodeId,
-    /// Its data-path policy's name (`discard` or `forward`, [`HandoverPolicies`]).
-    pub policy: &'static str,
+    /// Its data-path policy: one of [`HandoverPolicy::LINK`].
+    pub policy: HandoverPolicy,
 }
 
 /// Everything known about the run's handovers.
@@ -331,7 +332,7 @@ impl HandoverOutputs {
                 source: name(r.source),
                 target: name(r.target),
                 cause: Label::new(r.cause.as_str()),
-                policy: Label::new(r.policy),
+                policy: Label::new(r.policy.as_str()),
                 result: Label::new(r.result.as_str()),
                 decision_s: r.decision.as_secs_f64(),
                 command_s: secs(r.command),

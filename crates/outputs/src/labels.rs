@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::marker::PhantomData;
 
-use celltcp_net::handover::{HandoverCause, HandoverResult, POLICIES};
+use celltcp_net::handover::{HandoverCause, HandoverPolicy, HandoverResult};
 use celltcp_net::queue::DropCause;
 use celltcp_net::trace::TraceVar;
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
@@ -160,13 +160,13 @@ label_set!(
 );
 
 label_set!(
-    /// The data-path policy of a handover ([`POLICIES`]; a link handover is `discard` or
-    /// `forward`).
+    /// The data-path policy of a handover ([`HandoverPolicy`]; a link handover's is one of
+    /// [`HandoverPolicy::LINK`]).
     HandoverPolicies,
     "HandoverPolicy",
     "handover_policy",
     "The data-path policy of a handover (a link handover's is discard or forward).",
-    POLICIES.to_vec()
+    HandoverPolicy::ALL.iter().map(|p| p.as_str()).collect()
 );
 
 label_set!(

@@ -12,6 +12,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use serde_json::Value;
 
+use crate::document::PyDocument;
 use crate::errors::{panic_to_py_err, scenario_to_py_err, to_py_err, RealTimeError};
 use crate::series::run_output_to_py;
 
@@ -190,10 +191,10 @@ fn json_to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
 /// the run cleanly (-1: none); `options` holds `duration`, `pcap`, `pcap_points`, `max_lag`,
 /// `seed`, `run`, `base_dir`, `priority`. Returns the dict of `run` plus `"emulation"`.
 #[pyfunction]
-#[pyo3(signature = (toml_text, overrides = Vec::new(), attachments = Vec::new(), stop_fd = -1, options = None))]
+#[pyo3(signature = (scenario, overrides = Vec::new(), attachments = Vec::new(), stop_fd = -1, options = None))]
 pub fn emulate<'py>(
     py: Python<'py>,
-    toml_text: &str,
+    scenario: PyRef<'py, PyDocument>,
     overrides: Vec<Override>,
     attachments: Vec<(String, i32)>,
     stop_fd: i32,
@@ -206,9 +207,11 @@ pub fn emulate<'py>(
         .map(|(host, fd)| Attachment { host, fd })
         .collect();
     let stop_fd = (stop_fd != -1).then_some(stop_fd);
+    let document = scenario.inner.clone();
+    drop(scenario);
     let outcome = py.allow_threads(|| {
         catch_unwind(AssertUnwindSafe(|| {
-            celltcp_emu::emulate(toml_text, &overrides, &attachments, stop_fd, &opts)
+            celltcp_emu::emulate(&document, &overrides, &attachments, stop_fd, &opts)
         }))
     });
     let output = outcome.map_err(panic_to_py_err)?.map_err(emu_to_py_err)?;

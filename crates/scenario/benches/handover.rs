@@ -27,7 +27,9 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use celltcp_engine::SimTime;
-use celltcp_net::handover::{HandoverCause, HandoverFlowCounts, HandoverRecord, HandoverResult};
+use celltcp_net::handover::{
+    HandoverCause, HandoverFlowCounts, HandoverPolicy, HandoverRecord, HandoverResult,
+};
 use celltcp_net::packet::{FlowId, NodeId};
 use celltcp_net::trace::{TraceVar, VarColumns};
 use celltcp_outputs::analytics::{analyse, AnalyticsConfig, REQUIRED_TRACE_VARS};
@@ -212,10 +214,10 @@ fn at(s: f64) -> Option<SimTime> {
     s.is_finite().then(|| SimTime((s * 1e9).round() as u64))
 }
 
-fn policy(name: &str) -> &'static str {
-    ["discard", "forward", "fast_path_switch", "predicted"]
+fn policy(name: &str) -> HandoverPolicy {
+    HandoverPolicy::ALL
         .into_iter()
-        .find(|p| *p == name)
+        .find(|p| p.as_str() == name)
         .unwrap_or_else(|| panic!("unknown policy {name}"))
 }
 

@@ -2,7 +2,8 @@
 //! at load time with a message naming the dotted key and the expected form, overrides reach
 //! the new keys, and the echo of a loaded file loads to the same scenario.
 
-use celltcp_scenario::config::handover::PolicySpec;
+use celltcp_net::handover::HandoverPolicy;
+use celltcp_radio::ran::PathSwitchPrediction;
 use celltcp_scenario::config::mobility::MobilitySpec;
 use celltcp_scenario::config::ran::TriggerQuantityKind;
 use celltcp_scenario::{load_str, Scenario};
@@ -85,7 +86,7 @@ fn defaults_fill_every_key() {
     assert_eq!(ran.measurement.period.as_ns(), 40_000_000);
     assert_eq!(ran.measurement.filter_k, 4);
     assert_eq!(ran.measurement.trigger_quantity, TriggerQuantityKind::Rsrp);
-    assert_eq!(ran.handover.policy, PolicySpec::Forward);
+    assert_eq!(ran.handover.policy, HandoverPolicy::Forward);
     assert!(ran.handover.reordering);
     assert_eq!(ran.handover.end_marker_timeout.as_ns(), 200_000_000);
     assert_eq!(ran.handover.latencies.detach_sync.as_ns(), 30_000_000);
@@ -117,9 +118,10 @@ fn overrides_reach_the_handover_keys() {
     )
     .unwrap();
     let h = &s.ran.as_ref().unwrap().handover;
+    assert_eq!(h.policy, HandoverPolicy::Predicted);
     assert_eq!(
-        h.policy,
-        PolicySpec::Predicted {
+        h.prediction,
+        PathSwitchPrediction {
             step: celltcp_engine::SimDuration::from_ms(100),
             error_std: celltcp_engine::SimDuration::ZERO
         }
@@ -134,9 +136,11 @@ fn overrides_reach_the_handover_keys() {
         other => panic!("{other:?}"),
     }
     let s = load(RAN, &[("ran.handover.policy", "predicted")]).unwrap();
+    let h = s.ran.unwrap().handover;
+    assert_eq!(h.policy, HandoverPolicy::Predicted);
     assert_eq!(
-        s.ran.unwrap().handover.policy,
-        PolicySpec::Predicted {
+        h.prediction,
+        PathSwitchPrediction {
             step: celltcp_engine::SimDuration::from_ms(130),
             error_std: celltcp_engine::SimDuration::ZERO
         }
@@ -499,8 +503,24 @@ fn link_handover_events_are_checked() {
             &[]
         )
         .unwrap_err(),
-        "events[0].handover.policy: 'drop' is not one of: discard, forward"
+        "events[0].handover.policy: 'drop' is not one of: discard, forward, fast_path_switch, predicted"
     );
+    // A radio access network's policies name X2 and path-switch steps a link does not have.
+    for policy in ["fast_path_switch", "predicted"] {
+        assert_eq!(
+            load(
+                &event(&format!(
+                    "handover = {{ interruption = '100ms', policy = '{policy}' }}"
+                )),
+                &[]
+            )
+            .unwrap_err(),
+            format!(
+                "events[0].handover.policy: '{policy}' is not a link handover's policy (a link \
+                 has no X2 or path switch); expected one of: discard, forward"
+            )
+        );
+    }
     assert_eq!(
         load(&event("handover = { interruption = '0s' }"), &[]).unwrap_err(),
         "events[0].handover.interruption: '0s' must be > 0"

@@ -96,7 +96,7 @@ def attachable_hosts(resolved: Mapping[str, Any], hosts: Sequence[str]) -> dict[
 
 
 def core_engine(
-    toml_text: str,
+    document: _core.Document,
     overrides: list[tuple[str, str]],
     options: Mapping[str, Any],
 ) -> Engine:
@@ -116,7 +116,7 @@ def core_engine(
     def engine(attachments: list[tuple[str, int]], stop_fd: int) -> Mapping[str, Any]:
         try:
             figures: Mapping[str, Any] = core_emulate(
-                toml_text, list(overrides), attachments, stop_fd, dict(options)
+                document, list(overrides), attachments, stop_fd, dict(options)
             )
             return figures
         except OSError as e:
@@ -205,7 +205,9 @@ def emulate(
     mtu: int = DEFAULT_MTU,
     priority: Priority = "auto",
     registry_dir: Path = registry.RUN_DIR,
-    engine: Callable[[str, list[tuple[str, str]], Mapping[str, Any]], Engine] = core_engine,
+    engine: Callable[
+        [_core.Document, list[tuple[str, str]], Mapping[str, Any]], Engine
+    ] = core_engine,
 ) -> EmulationRun:
     """Runs ``scenario`` in real time with ``hosts`` attached to network namespaces.
 
@@ -263,7 +265,8 @@ def emulate(
         # Relative file references (trace files) resolve against the scenario file's directory.
         "base_dir": sc.base_dir,
     }
-    run_engine = engine(sc.to_toml(), overrides, options)
+    # The document the scenario was parsed into, not its text: the core parses nothing again.
+    run_engine = engine(sc._doc, overrides, options)
     started = time.monotonic()
     names = {
         name: node["address"]

@@ -26,16 +26,12 @@ from __future__ import annotations
 import ast
 import os
 import re
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
+from celltcp import _core
 
 __all__ = ["ROOT", "Example", "ExampleError", "available", "copy", "describe", "find", "path"]
 
@@ -109,8 +105,8 @@ def describe(text: str) -> str:
 
 
 def _load_toml(file: Path) -> dict[str, Any]:
-    with file.open("rb") as f:
-        return dict(tomllib.load(f))
+    # The core's parser, the one `run` and `validate` read the file with.
+    return _core.Document.read(os.fspath(file)).to_dict()
 
 
 def _kind(file: Path) -> str:

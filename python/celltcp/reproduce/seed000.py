@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import contextlib
 import math
-import sys
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
@@ -40,7 +39,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import tomli_w
 
 from celltcp import examples
 from celltcp.models.x2 import x2_normalized_throughput
@@ -77,11 +75,6 @@ from celltcp.reproduce.verdict import (
     unavailable,
     welch_test,
 )
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib
 
 __all__ = [
     "ALIASES",
@@ -217,20 +210,29 @@ def target_cell_scenario(ues_in_target: int, template: Path | None = None) -> st
     Raises:
         ReproductionError: a count outside 1 … the template's number of target-cell UEs.
     """
+    from celltcp.scenario import Scenario
+
     path = template if template is not None else _scenario_dir() / "forwarding.toml"
-    data = tomllib.loads(path.read_text(encoding="utf-8"))
-    competitors = list(data["cells"]["target"]["ues"])
+    scenario = Scenario.load(path)
+    competitors = list(scenario.get("cells.target.ues"))
     if isinstance(ues_in_target, bool) or not 1 <= ues_in_target <= len(competitors):
         raise ReproductionError(
             f"ues_in_target: {ues_in_target!r} UEs in the target cell; {path.name} "
             f"provides 1 to {len(competitors)}"
         )
-    for ue in competitors[ues_in_target:]:
-        del data["cells"]["target"]["ues"][ue]
-        del data["nodes"][ue]
-        data.get("mobility", {}).pop(ue, None)
-        data["flows"] = {k: f for k, f in data["flows"].items() if ue not in (f["src"], f["dst"])}
-    return tomli_w.dumps(data)
+    removed = set(competitors[ues_in_target:])
+
+    def kept(table: str) -> dict[str, Any]:
+        return {k: v for k, v in scenario.get(table, {}).items() if k not in removed}
+
+    scenario.set("cells.target.ues", kept("cells.target.ues"))
+    scenario.set("nodes", kept("nodes"))
+    if "mobility" in scenario:
+        scenario.set("mobility", kept("mobility"))
+    flows = scenario.get("flows")
+    scenario.set("flows", {k: f for k, f in flows.items() if not removed & {f["src"], f["dst"]}})
+    # The text as the core writes it, the form every scenario of a run is echoed in.
+    return scenario.to_toml()
 
 
 def _forwarding_points(flows: Sequence[str]) -> list[tuple[str, bool, dict[str, Any]]]:

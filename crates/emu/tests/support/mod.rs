@@ -13,6 +13,7 @@ use celltcp_net::packet::{
     Ecn, IpHeader, Packet, TcpFlags, TcpHeader, TcpOptions, Transport, UdpHeader,
 };
 use celltcp_net::wire::write_datagram;
+use celltcp_scenario::Document;
 
 /// A connected `SOCK_SEQPACKET` pair: (the program's end, the emulator's end). One datagram per
 /// call, as a TUN device in `IFF_TUN | IFF_NO_PI` mode.
@@ -172,7 +173,7 @@ pub fn spawn(
     stop_fd: Option<RawFd>,
     opts: EmulateOptions,
 ) -> JoinHandle<Result<EmulateOutput, EmuError>> {
-    let toml = toml.to_string();
+    let document = document(toml);
     let attachments: Vec<Attachment> = attachments
         .iter()
         .map(|(h, fd)| Attachment {
@@ -180,7 +181,12 @@ pub fn spawn(
             fd: *fd,
         })
         .collect();
-    std::thread::spawn(move || emulate(&toml, &[], &attachments, stop_fd, &opts))
+    std::thread::spawn(move || emulate(&document, &[], &attachments, stop_fd, &opts))
+}
+
+/// `toml` parsed as a scenario document.
+pub fn document(toml: &str) -> Document {
+    Document::parse(toml, "scenario").expect("a TOML document")
 }
 
 /// The run's summary as JSON.

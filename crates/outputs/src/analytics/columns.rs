@@ -64,7 +64,7 @@ impl HandoverColumns {
         self.source.push(r.source);
         self.target.push(r.target);
         self.cause.push(r.cause.as_str().to_string());
-        self.policy.push(r.policy.to_string());
+        self.policy.push(r.policy.as_str().to_string());
         self.result.push(r.result.as_str().to_string());
         self.decision_s.push(r.decision_s);
         self.command_s.push(r.command_s);

@@ -7,7 +7,9 @@
 use std::collections::BTreeMap;
 
 use celltcp_engine::{SimDuration, SimTime};
-use celltcp_net::handover::{HandoverCause, HandoverFlowCounts, HandoverRecord, HandoverResult};
+use celltcp_net::handover::{
+    HandoverCause, HandoverFlowCounts, HandoverPolicy, HandoverRecord, HandoverResult,
+};
 use celltcp_net::packet::{FlowId, NodeId};
 use celltcp_net::queue::DropCause;
 use celltcp_net::trace::VarColumns;
@@ -158,8 +160,8 @@ pub struct HandoverOutcome {
     pub source: NodeId,
     pub target: NodeId,
     pub cause: HandoverCause,
-    /// The data-path policy's name, as in the record.
-    pub policy: &'static str,
+    /// The data-path policy, as in the record.
+    pub policy: HandoverPolicy,
     pub result: HandoverResult,
     /// Handover decision at the source, s.
     pub decision_s: f64,
@@ -183,7 +185,8 @@ pub struct HandoverOutcome {
     pub duplicated: u64,
     /// The flow's packets delivered out of order.
     pub reordered: u64,
-    /// Start of the observation window: the command, or the decision without one, s.
+    /// Start of the observation window: the command (the decision without one), or the path
+    /// switch when it came first, s.
     pub start_s: f64,
     /// End of the observation window: the later of the procedure end plus `k_rtt` srtt and
     /// the episode end, clipped to the end of the run, s.
@@ -316,6 +319,16 @@ fn inherited_recovery_end(trace: &FlowTrace, from: u64, end: u64) -> u64 {
         .map_or(end.saturating_add(1), |i| s.time_ns[i])
 }
 
+/// Where the handover's window opens (module documentation, **start**): the command — the
+/// decision without one — or the path switch when it came first. A predicted handover moves
+/// the downlink to the target about a prediction step before the command (seed 000 §V-A.2),
+/// and what that does to the flow is the handover's; starting the window there keeps every
+/// time the window reports (the first RTO among them) at or after its start.
+fn window_start(r: &HandoverRecord) -> u64 {
+    let command = r.command.unwrap_or(r.decision).as_ns();
+    r.path_switch.map_or(command, |p| p.as_ns().min(command))
+}
+
 fn analyse_flow(
     r: &HandoverRecord,
     flow: FlowId,
@@ -324,12 +337,9 @@ fn analyse_flow(
     cfg: &AnalyticsConfig,
 ) -> HandoverOutcome {
     let run_end_ns = run_end.as_ns();
-    let start = r.command.unwrap_or(r.decision).as_ns();
-    // With prediction the downlink moves to the target before the command: the flow's
-    // retransmissions count from the earlier of the two (module documentation, **window**).
-    let from = r.path_switch.map_or(start, |p| p.as_ns().min(start));
+    let start = window_start(r);
     // Its losses count from the earliest step of the procedure, the decision included.
-    let lost_from = r.decision.as_ns().min(from);
+    let lost_from = r.decision.as_ns().min(start);
     let srtt_before = trace.srtt.last_at_or_before(start);
     let srtt_s = srtt_before.unwrap_or(0.0);
     let srtt_ns = SimDuration::from_secs_f64(srtt_s).as_ns();
@@ -353,13 +363,13 @@ fn analyse_flow(
 
     // A timeout's loss recovery that began before the window goes on retransmitting into it:
     // those retransmissions are not the handover's (module documentation, **outcome**).
-    let rto_from = inherited_recovery_end(trace, from, end);
+    let rto_from = inherited_recovery_end(trace, start, end);
     let rto_retransmissions = trace.retx_rto.count_in(rto_from, end);
-    let fast_retransmissions = trace.retx_fast.count_in(from, end);
+    let fast_retransmissions = trace.retx_fast.count_in(start, end);
     let outcome = if rto_retransmissions > 0 {
         TcpOutcome::Timeout
     } else if fast_retransmissions > 0
-        || trace.cc_state.enters_in(from, end, CC_STATE_FAST_RECOVERY)
+        || trace.cc_state.enters_in(start, end, CC_STATE_FAST_RECOVERY)
     {
         TcpOutcome::Halving
     } else {
@@ -379,7 +389,7 @@ fn analyse_flow(
     let first_rto = trace.retx_rto.first_in(rto_from, end);
     let lost_before_rto = first_rto.is_some_and(|rto| trace.dropped.count_in(lost_from, rto) > 0);
     let spurious_rto = outcome == TcpOutcome::Timeout
-        && (trace.spurious_undo.count_in(from, end) > 0
+        && (trace.spurious_undo.count_in(start, end) > 0
             || (counts.dropped == 0 && !lost_before_rto));
 
     let goodput_before = goodput_before_bps(&trace.delivered, start);

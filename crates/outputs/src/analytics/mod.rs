@@ -25,8 +25,11 @@
 //! All output times are seconds since the start of the run; a field is `None` where it is
 //! undefined. Intervals include both ends.
 //!
-//! - **start** — the handover command, when the user-plane interruption starts; the decision
-//!   when there was no command (preparation failed). `attach`, `path_switch` and `completion`
+//! - **start** — the handover command, when the user-plane interruption starts (the decision
+//!   when there was no command: preparation failed), or the path switch when it came first: a
+//!   predicted handover moves the downlink to the target ~130 ms before the command, and what
+//!   that does to the flow is the handover's. Every time the window reports, the first RTO
+//!   among them, is at or after start. `attach`, `path_switch` and `completion`
 //!   are copied as recorded (`None` if not reached), and so is the `interruption` (command to
 //!   attach).
 //! - **rtt_before** — the flow's last `Srtt` at or before start (`None` without a sample).
@@ -67,14 +70,12 @@
 //!   Every field below that looks at "the window" (outcome, counts, spurious_rto, rtt_peak,
 //!   the ramp's reference timeout) uses this `end_w`, reported as `window_end_s`;
 //!   episode_end is reported as `episode_end_s`.
-//! - **from** — the earlier of the command and the path switch: a predicted handover moves the
-//!   downlink to the target ~130 ms before the command, and what that does to the flow is the
-//!   handover's. The retransmission counts and the outcome look at `[from, end_w]`; **lost_from**
-//!   = the earlier of `from` and the decision, where the drop counts and the spurious rule start.
-//! - **outcome** — `timeout` if an RTO retransmission falls in `[from, end_w]`; else `halving` if
+//! - **lost_from** — the earlier of start and the decision, where the drop counts and the
+//!   spurious rule start.
+//! - **outcome** — `timeout` if an RTO retransmission falls in `[start, end_w]`; else `halving` if
 //!   a fast retransmission falls in it or the controller enters fast recovery (a `CcState` row
 //!   of 2 whose previous row was not 2) in it; else `none`. A timeout's loss recovery that was
-//!   already under way just before `from` (the last `CcState` row before it is 3) is not the
+//!   already under way just before start (the last `CcState` row before it is 3) is not the
 //!   handover's: its RTO retransmissions are skipped up to the first `CcState` row in the window
 //!   that leaves state 3 (the whole window when none does). A trace without `CcState` rows
 //!   (the emulator's) skips nothing. These are the three classes of 000

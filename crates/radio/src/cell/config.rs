@@ -10,7 +10,9 @@ use celltcp_net::packet::NodeId;
 use crate::channel::{ChannelError, FreeSpace, PathLossModel, Position};
 use crate::mac::{HarqConfig, HarqError, MacError, Weight};
 use crate::pdcp::{PdcpConfig, PdcpConfigError};
-use crate::phy::{BlerModel, CqiTable, Mcs, PhyError, N_PRB_MAX};
+use crate::phy::{
+    prbs_for_bandwidth, BlerModel, CqiTable, Mcs, PhyError, DEFAULT_BANDWIDTH_MHZ, N_PRB_MAX,
+};
 use crate::rlc::{BufferLimit, RlcAmConfig, RlcConfigError, RlcSduRefused, RlcUmConfig};
 
 /// Another cell on the same carrier, seen by every UE of this cell as interference.
@@ -99,6 +101,12 @@ pub enum HarqCombining {
     None,
 }
 
+/// Default decorrelation distance of the log-normal shadowing, m: the shadow-fading
+/// correlation distance of urban macro NLOS, 50 m (TR 38.901 Table 7.5-6 Part-1; the same as
+/// 3D-UMa NLOS in TR 36.873 Table 7.3-6), the default path-loss model (`uma`) in the condition
+/// of most of a cell's area.
+pub const DEFAULT_SHADOWING_DECORRELATION_M: f64 = 50.0;
+
 /// Parameters of one cell.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LteCellConfig {
@@ -184,7 +192,7 @@ impl LteCellConfig {
             name: name.to_string(),
             enb,
             position: Position::new(0.0, 0.0),
-            n_prb: 50,
+            n_prb: prbs_for_bandwidth(DEFAULT_BANDWIDTH_MHZ).expect("a bandwidth of the table"),
             carrier_hz: 2.0e9,
             tx_power_dbm: 46.0,
             antenna_gain_db: 0.0,

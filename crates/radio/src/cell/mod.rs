@@ -70,7 +70,7 @@ pub use bearer::{BearerSdu, StampedPacket};
 pub use capture::{CaptureOut, CellCapture, IpCapture};
 pub use config::{
     default_rlc_am, CellError, HarqCombining, Interferer, LteCellConfig, RlcModeConfig, UeConfig,
-    UplinkConfig,
+    UplinkConfig, DEFAULT_SHADOWING_DECORRELATION_M,
 };
 pub use downlink_loss::DownlinkLoss;
 pub use handover::DetachedUe;

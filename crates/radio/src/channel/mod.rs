@@ -23,7 +23,8 @@ pub mod sinr;
 
 pub use fading::{bessel_j0, doppler_hz, RayleighFading};
 pub use pathloss::{
-    FreeSpace, LogDistance, LosCondition, PathLoss, PathLossModel, UrbanMacro, UrbanMicro,
+    FreeSpace, LogDistance, LosCondition, PathLoss, PathLossKind, PathLossModel, UrbanMacro,
+    UrbanMicro,
 };
 pub use shadowing::Shadowing;
 pub use sinr::{

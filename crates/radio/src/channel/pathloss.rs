@@ -342,6 +342,28 @@ impl PathLoss for UrbanMicro {
     }
 }
 
+/// Which of the models a cell uses, by the name a scenario file writes (`pathloss = "umi"`);
+/// the model's parameters come with it ([`PathLossModel`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema),
+    serde(rename_all = "snake_case")
+)]
+pub enum PathLossKind {
+    /// Free space (Friis) at the carrier frequency.
+    FreeSpace,
+    /// `pl0_db` at `d0_m`, then 10·`exponent` dB per decade.
+    LogDistance,
+    /// TR 38.901 urban macro (25 m base station), LOS or NLOS by `los`. The default: the
+    /// macro-cell deployment of the 3GPP system-level evaluations (TR 38.901 §7.2, Table
+    /// 7.2-1; TR 36.873 §6, 3D-UMa), which an LTE cell of one eNB stands for.
+    #[default]
+    Uma,
+    /// TR 38.901 urban micro street canyon (10 m base station), LOS or NLOS by `los`.
+    Umi,
+}
+
 /// Any of the models above, for configurations that choose one by name.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum PathLossModel {

@@ -72,18 +72,26 @@ impl CqiTable {
     }
 }
 
-/// Number of PRBs, N_RB, of an LTE channel bandwidth in MHz (TS 36.101 Table 5.6-1):
+/// The LTE channel bandwidths, MHz, with their transmission bandwidth configuration N_RB
+/// (TS 36.101 Table 5.6-1).
+pub const CHANNEL_BANDWIDTHS: [(f64, u32); 6] = [
+    (1.4, 6),
+    (3.0, 15),
+    (5.0, 25),
+    (10.0, 50),
+    (15.0, 75),
+    (20.0, 100),
+];
+
+/// Default channel bandwidth of a cell, MHz: 10 MHz, N_RB = 50 (TS 36.101 Table 5.6-1), the
+/// middle of the table and the bandwidth of the LTE system-level calibrations (TR 36.814
+/// Table A.2.1.1-2, 10 MHz per carrier).
+pub const DEFAULT_BANDWIDTH_MHZ: f64 = 10.0;
+
+/// Number of PRBs, N_RB, of an LTE channel bandwidth in MHz ([`CHANNEL_BANDWIDTHS`]):
 /// 1.4 → 6, 3 → 15, 5 → 25, 10 → 50, 15 → 75, 20 → 100.
 pub fn prbs_for_bandwidth(bandwidth_mhz: f64) -> Result<u32, PhyError> {
-    const TABLE: [(f64, u32); 6] = [
-        (1.4, 6),
-        (3.0, 15),
-        (5.0, 25),
-        (10.0, 50),
-        (15.0, 75),
-        (20.0, 100),
-    ];
-    TABLE
+    CHANNEL_BANDWIDTHS
         .iter()
         .find(|(mhz, _)| (bandwidth_mhz - mhz).abs() < 1e-9)
         .map(|&(_, n_rb)| n_rb)

@@ -26,7 +26,10 @@ pub mod bler_table;
 pub mod index;
 pub mod tables;
 
-pub use amc::{mcs_for_cqi, prbs_for_bandwidth, transport_rate_bps, Amc};
+pub use amc::{
+    mcs_for_cqi, prbs_for_bandwidth, transport_rate_bps, Amc, CHANNEL_BANDWIDTHS,
+    DEFAULT_BANDWIDTH_MHZ,
+};
 pub use bler::{BlerModel, ChaseCombining, BLER_TARGET};
 pub use bler_table::{BlerTable, BlerTableError, BLER_TABLE_HEADER};
 pub use index::{Cqi, Mcs};

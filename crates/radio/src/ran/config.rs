@@ -2,6 +2,7 @@
 //! measurements and triggers, the handover procedure's latencies and the data-path policy.
 
 use celltcp_engine::{SimDuration, SimTime};
+use celltcp_net::handover::HandoverPolicy;
 use celltcp_net::loss::AnyLossModel;
 use celltcp_net::packet::NodeId;
 
@@ -10,35 +11,25 @@ use crate::measurement::{A3Config, RlfConfig};
 use crate::mobility::MobilityModel;
 use crate::rlc::BufferLimit;
 
-/// What happens to the downlink data of a UE that hands over (the "one switch" of the
-/// handover configuration).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum DataPathPolicy {
-    /// The source's buffered and in-transit data are lost (seed 002 "without buffer transfer").
-    Discard,
-    /// Buffered and in-transit data are forwarded to the target over X2-U (TS 36.300
-    /// §10.1.2.1.2); the path switch follows the handover confirm (the standard procedure).
-    Forward,
-    /// As `Forward`, but the path switch request is sent right after the handover command
-    /// (seed 000 §V-A.1, Fig. 5).
-    FastPathSwitch,
-    /// As `Forward`, with the path switch anticipated by a prediction step before the handover
-    /// command so that the source drains its buffer (seed 000 §V-A.2, Fig. 6). The predictor's
-    /// error is Gaussian with standard deviation `error_std` (0 = exact).
-    Predicted {
-        step: SimDuration,
-        error_std: SimDuration,
-    },
+/// The predictor of the `predicted` policy ([`HandoverPolicy::Predicted`], seed 000 §V-A.2):
+/// it sends the path switch request a prediction step before the handover command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PathSwitchPrediction {
+    /// How long before the handover command the path switch is requested.
+    pub step: SimDuration,
+    /// Standard deviation of the predictor's Gaussian timing error (0 = exact).
+    pub error_std: SimDuration,
 }
 
-impl DataPathPolicy {
-    /// The scenario-file spelling.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            DataPathPolicy::Discard => "discard",
-            DataPathPolicy::Forward => "forward",
-            DataPathPolicy::FastPathSwitch => "fast_path_switch",
-            DataPathPolicy::Predicted { .. } => "predicted",
+/// Default prediction step (seed 000 Table II: 130 ms).
+pub const DEFAULT_PREDICTION_STEP: SimDuration = SimDuration::from_ms(130);
+
+impl Default for PathSwitchPrediction {
+    /// Seed 000 Table II's step and an exact predictor.
+    fn default() -> Self {
+        PathSwitchPrediction {
+            step: DEFAULT_PREDICTION_STEP,
+            error_std: SimDuration::ZERO,
         }
     }
 }
@@ -104,7 +95,10 @@ pub const DEFAULT_Q_RXLEVMIN_DBM: f64 = -124.0;
 /// The handover procedure and its data path.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HandoverConfig {
-    pub policy: DataPathPolicy,
+    /// The data-path policy (the "one switch" of the handover configuration).
+    pub policy: HandoverPolicy,
+    /// The predictor; used only with [`HandoverPolicy::Predicted`].
+    pub prediction: PathSwitchPrediction,
     pub latencies: HandoverLatencies,
     /// Measurement-triggered handovers; `None` = only manual ones (and RLF re-establishment).
     pub a3: Option<A3Config>,
@@ -135,7 +129,8 @@ pub struct HandoverConfig {
 impl Default for HandoverConfig {
     fn default() -> Self {
         HandoverConfig {
-            policy: DataPathPolicy::Forward,
+            policy: HandoverPolicy::Forward,
+            prediction: PathSwitchPrediction::default(),
             latencies: HandoverLatencies::default(),
             a3: None,
             manual: Vec::new(),

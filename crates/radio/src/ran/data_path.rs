@@ -22,6 +22,7 @@
 use std::collections::VecDeque;
 
 use celltcp_engine::SimTime;
+use celltcp_net::handover::HandoverPolicy;
 use celltcp_net::medium::{Medium, MediumOutput, MediumRequest};
 use celltcp_net::packet::Packet;
 use celltcp_net::queue::DropCause;
@@ -31,7 +32,6 @@ use crate::cell::StampedPacket;
 use crate::pdcp::PdcpPdu;
 use crate::rlc::BufferLimit;
 
-use super::config::DataPathPolicy;
 use super::procedure::Ids;
 use super::timeline::{DropPlace, PacketFate};
 use super::LteRan;
@@ -333,7 +333,7 @@ impl LteRan {
         let Some(h) = self.ues[u].ho.as_mut() else {
             return;
         };
-        if self.ho_cfg.policy == DataPathPolicy::Discard {
+        if self.ho_cfg.policy == HandoverPolicy::Discard {
             self.discard_unconfirmed(u, ids.id, d.unconfirmed, out);
             return;
         }

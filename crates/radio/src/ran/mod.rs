@@ -61,8 +61,8 @@ use crate::cell::LteCell;
 use crate::pdcp::PdcpConfig;
 
 pub use config::{
-    DataPathPolicy, HandoverConfig, HandoverLatencies, ManualHandover, MeasurementConfig,
-    RanConfig, RanUe, TriggerQuantity, DEFAULT_Q_RXLEVMIN_DBM,
+    HandoverConfig, HandoverLatencies, ManualHandover, MeasurementConfig, PathSwitchPrediction,
+    RanConfig, RanUe, TriggerQuantity, DEFAULT_PREDICTION_STEP, DEFAULT_Q_RXLEVMIN_DBM,
 };
 pub use error::RanError;
 pub use timeline::HandoverMessage;

@@ -18,11 +18,11 @@
 //! acknowledges the path switch to the target, the eNB that holds the bearer afterwards.
 
 use celltcp_engine::{SimDuration, SimTime};
-use celltcp_net::handover::{HandoverCause, HandoverResult};
+use celltcp_net::handover::{HandoverCause, HandoverPolicy, HandoverResult};
 use celltcp_net::medium::{MediumOutput, MediumRequest};
 use celltcp_net::packet::NodeId;
 
-use super::config::DataPathPolicy;
+use super::config::PathSwitchPrediction;
 use super::data_path::TargetBuffer;
 use super::steps::{Scheduled, Step};
 use super::timeline::HandoverMessage as Msg;
@@ -39,7 +39,7 @@ pub(super) struct Handover {
     /// selected a cell.
     pub source: usize,
     pub target: usize,
-    pub policy: DataPathPolicy,
+    pub policy: HandoverPolicy,
     /// Admission control accepted the UE: it counts against the target's limit until attached.
     pub admitted: bool,
     /// The UE left the source (handover command or radio link failure).
@@ -79,7 +79,7 @@ impl Handover {
         cause: HandoverCause,
         source: usize,
         target: usize,
-        policy: DataPathPolicy,
+        policy: HandoverPolicy,
         reordering: bool,
     ) -> Self {
         Handover {
@@ -98,33 +98,19 @@ impl Handover {
             released: false,
             end_marker_pending: false,
             end_marker_forwarded: false,
-            forwarding_done: !forwards(policy),
+            forwarding_done: !policy.forwards(),
             // 36.300 §10.1.2.2: with forwarding, the target delivers the forwarded data before
             // the new path's until the end marker; without reordering (seed 000 Table I) or
             // without forwarding there is nothing to wait for.
-            new_path_open: !(reordering && forwards(policy)),
+            new_path_open: !(reordering && policy.forwards()),
             held: TargetBuffer::default(),
         }
     }
 
     /// The source forwards data to the target over X2-U.
     pub fn forwards(&self) -> bool {
-        self.cause != HandoverCause::RadioLinkFailure && forwards(self.policy)
+        self.cause != HandoverCause::RadioLinkFailure && self.policy.forwards()
     }
-}
-
-/// Whether a policy forwards the source's data (all but `Discard`).
-pub(super) fn forwards(policy: DataPathPolicy) -> bool {
-    !matches!(policy, DataPathPolicy::Discard)
-}
-
-/// Whether the path switch request is sent from the source before the UE attaches
-/// (seed 000 Fig. 5 and 6) rather than by the target after the handover confirm.
-fn early_path_switch(policy: DataPathPolicy) -> bool {
-    matches!(
-        policy,
-        DataPathPolicy::FastPathSwitch | DataPathPolicy::Predicted { .. }
-    )
 }
 
 /// Identifiers of a UE's handover, copied out so that handlers can borrow the network freely.
@@ -180,7 +166,7 @@ impl LteRan {
             self.enbs[source],
             self.enbs[target],
             cause,
-            policy.as_str(),
+            policy,
             decision,
         );
         let ho = Handover::new(id, cause, source, target, policy, self.ho_cfg.reordering);
@@ -349,15 +335,16 @@ impl LteRan {
         let l = self.ho_cfg.latencies;
         let switch_from_source = Step::PathSwitchRequest { from: ids.source };
         match self.ho_cfg.policy {
-            DataPathPolicy::Discard | DataPathPolicy::Forward => {
+            HandoverPolicy::Discard | HandoverPolicy::Forward => {
                 self.schedule(now + l.rrc, u, ids.id, Step::HandoverCommand);
             }
-            DataPathPolicy::FastPathSwitch => {
+            HandoverPolicy::FastPathSwitch => {
                 // Seed 000 Fig. 5: the path switch request leaves with the handover command.
                 self.schedule(now + l.rrc, u, ids.id, Step::HandoverCommand);
                 self.schedule(now + l.s1, u, ids.id, switch_from_source);
             }
-            DataPathPolicy::Predicted { step, error_std } => {
+            HandoverPolicy::Predicted => {
+                let PathSwitchPrediction { step, error_std } = self.ho_cfg.prediction;
                 // Seed 000 Fig. 6: the predictor switches the path now, up to its error
                 // (Gaussian, clamped at 0: the switch cannot precede the ack), and the
                 // command follows one prediction step later.
@@ -401,7 +388,7 @@ impl LteRan {
         self.release_held(now, u, out);
         self.flush_uplink_hold(now, u, out);
         let l = self.ho_cfg.latencies;
-        if !early_path_switch(self.ho_cfg.policy) {
+        if !self.ho_cfg.policy.early_path_switch() {
             // Step 12: the standard procedure switches the path after the confirm.
             let step = Step::PathSwitchRequest { from: ids.target };
             self.schedule(now + l.s1, u, ids.id, step);

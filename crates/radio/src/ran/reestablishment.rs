@@ -13,10 +13,9 @@
 //! the path switch of 36.300 §10.1.2.1.1 steps 12–17 follows.
 
 use celltcp_engine::SimTime;
-use celltcp_net::handover::{HandoverCause, HandoverResult};
+use celltcp_net::handover::{HandoverCause, HandoverPolicy, HandoverResult};
 use celltcp_net::medium::MediumOutput;
 
-use super::config::DataPathPolicy;
 use super::procedure::{Handover, Ids};
 use super::steps::Step;
 use super::timeline::HandoverMessage as Msg;
@@ -36,15 +35,10 @@ impl LteRan {
         let serving = self.ues[u].serving;
         let node = self.ues[u].node;
         let enb = self.enbs[serving];
-        let policy = DataPathPolicy::Discard;
-        let id = self.timeline.open(
-            node,
-            enb,
-            enb,
-            HandoverCause::RadioLinkFailure,
-            policy.as_str(),
-            now,
-        );
+        let policy = HandoverPolicy::Discard;
+        let id = self
+            .timeline
+            .open(node, enb, enb, HandoverCause::RadioLinkFailure, policy, now);
         if let Some(r) = self.timeline.record_mut(id) {
             r.command = Some(now);
         }

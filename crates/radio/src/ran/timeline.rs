@@ -13,7 +13,8 @@ use std::collections::BTreeMap;
 
 use celltcp_engine::SimTime;
 use celltcp_net::handover::{
-    HandoverCause, HandoverEvent, HandoverFlowCounts, HandoverRecord, HandoverResult,
+    HandoverCause, HandoverEvent, HandoverFlowCounts, HandoverPolicy, HandoverRecord,
+    HandoverResult,
 };
 use celltcp_net::packet::{FlowId, NodeId};
 
@@ -133,7 +134,7 @@ impl Timeline {
         source: NodeId,
         target: NodeId,
         cause: HandoverCause,
-        policy: &'static str,
+        policy: HandoverPolicy,
         decision: SimTime,
     ) -> u32 {
         let id = self.entries.len() as u32;
@@ -259,7 +260,7 @@ mod tests {
             1,
             2,
             HandoverCause::Manual,
-            "forward",
+            HandoverPolicy::Forward,
             SimTime::from_ns(5),
         );
         assert_eq!(id, 0);

@@ -9,11 +9,12 @@
 //! buffered, and what arrives meanwhile, is lost.
 
 use celltcp_engine::SimTime;
+use celltcp_net::handover::HandoverPolicy;
 use celltcp_net::packet::NodeId;
 use celltcp_net::world::{LinkChange, WorldBuilder};
 use celltcp_outputs::handovers::LinkHandover;
 
-use crate::config::events::{EventDirection, LinkHandoverPolicy};
+use crate::config::events::EventDirection;
 use crate::Scenario;
 
 /// Schedules every event's link changes; returns the link handovers (the link's `a` end the
@@ -48,7 +49,7 @@ pub(super) fn schedule(
         let end = at + h.interruption;
         for &d in dirs {
             // Direction 0 is a→b, the base station's downlink buffer.
-            let discard = h.policy == LinkHandoverPolicy::Discard && d == 0;
+            let discard = h.policy == HandoverPolicy::Discard && d == 0;
             let start = LinkChange {
                 hold: Some(true),
                 flush: discard,
@@ -69,7 +70,7 @@ pub(super) fn schedule(
             end,
             base_station: node(&l.a),
             ue: node(&l.b),
-            policy: h.policy.as_str(),
+            policy: h.policy,
         });
     }
     plans

@@ -18,13 +18,13 @@ use celltcp_radio::channel::{LosCondition, PathLoss, Position};
 use celltcp_radio::measurement::{A3Config, RlfConfig};
 use celltcp_radio::mobility::{Mobility, MobilityModel};
 use celltcp_radio::ran::{
-    DataPathPolicy, HandoverConfig, HandoverLatencies, LteRan, ManualHandover, MeasurementConfig,
-    RanConfig, RanUe, TriggerQuantity,
+    HandoverConfig, HandoverLatencies, LteRan, ManualHandover, MeasurementConfig, RanConfig, RanUe,
+    TriggerQuantity,
 };
 use celltcp_radio::rlc::BufferLimit;
 
 use super::cells::lte_cell_config;
-use crate::config::handover::{HandoverSpec, PolicySpec};
+use crate::config::handover::HandoverSpec;
 use crate::config::ran::{RanSpec, TriggerQuantityKind};
 use crate::error::{ScenarioError, ScenarioWarning};
 use crate::Scenario;
@@ -309,14 +309,8 @@ fn handover_config(
 ) -> HandoverConfig {
     let l = &h.latencies;
     HandoverConfig {
-        policy: match h.policy {
-            PolicySpec::Discard => DataPathPolicy::Discard,
-            PolicySpec::Forward => DataPathPolicy::Forward,
-            PolicySpec::FastPathSwitch => DataPathPolicy::FastPathSwitch,
-            PolicySpec::Predicted { step, error_std } => {
-                DataPathPolicy::Predicted { step, error_std }
-            }
-        },
+        policy: h.policy,
+        prediction: h.prediction,
         latencies: HandoverLatencies {
             measurement_report: l.measurement_report,
             decision: l.decision,

@@ -11,9 +11,12 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use celltcp_engine::SimDuration;
-use celltcp_radio::cell::{HarqCombining, LteCellConfig, RlcModeConfig, UplinkConfig};
+use celltcp_radio::cell::{
+    HarqCombining, LteCellConfig, RlcModeConfig, UplinkConfig, DEFAULT_SHADOWING_DECORRELATION_M,
+};
+pub use celltcp_radio::channel::PathLossKind;
 use celltcp_radio::pdcp::PdcpConfig;
-use celltcp_radio::phy::{BlerTable, CqiTable, Mcs};
+use celltcp_radio::phy::{BlerTable, CqiTable, Mcs, CHANNEL_BANDWIDTHS, DEFAULT_BANDWIDTH_MHZ};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -34,27 +37,10 @@ use bearer::{check_pdcp, same_pdcp_in_ran};
 pub use bearer::{PdcpFile, PollByteFile, PollPduFile, RlcFile, RlcMode, UplinkFile, PDCP_SN_BITS};
 pub use los::LosFile;
 
-/// Downlink bandwidths of TS 36.101 Table 5.6-1, MHz.
-pub const BANDWIDTHS_MHZ: [f64; 6] = [1.4, 3.0, 5.0, 10.0, 15.0, 20.0];
 /// MAC schedulers by name.
 pub const SCHEDULERS: [&str; 4] = ["round_robin", "proportional_fair", "max_ci", "wfq"];
 /// Default `bler_decade_db`: the logistic curves' 1 dB from BLER 10 % to 1 %.
 pub const DEFAULT_BLER_DECADE_DB: f64 = celltcp_radio::phy::bler::DEFAULT_DECADE_DB;
-
-/// Path-loss model of a cell.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum PathLossKind {
-    /// Free space (Friis) at the carrier frequency.
-    FreeSpace,
-    /// `pl0_db` at `d0_m`, then 10·`exponent` dB per decade.
-    LogDistance,
-    /// TR 38.901 urban macro (25 m base station), LOS or NLOS by `los`.
-    #[default]
-    Uma,
-    /// TR 38.901 urban micro street canyon (10 m base station), LOS or NLOS by `los`.
-    Umi,
-}
 
 /// `[cells.NAME.ues.UE]`: a UE node served by the cell.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -107,7 +93,7 @@ pub struct CellFile {
     /// The eNB (an existing router).
     pub enb: String,
     /// Downlink bandwidth, MHz: 1.4, 3, 5, 10, 15 or 20.
-    #[serde(default = "ten")]
+    #[serde(default = "bandwidth_mhz")]
     pub bandwidth_mhz: f64,
     /// [x, y] of the eNB antenna, metres; [0, 0] by default, or placed by `ran.layout`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -140,7 +126,7 @@ pub struct CellFile {
     #[serde(default)]
     pub shadowing_db: f64,
     /// Shadowing decorrelation distance, m.
-    #[serde(default = "fifty")]
+    #[serde(default = "shadowing_decorrelation_m")]
     pub shadowing_decorrelation_m: f64,
     /// Time-correlated Rayleigh fading (Doppler from each UE's speed).
     #[serde(default)]
@@ -203,14 +189,13 @@ pub struct CellFile {
     pub ues: BTreeMap<String, UeFile>,
 }
 
-// The defaults of the radio's cell ([`LteCellConfig::lte_default`]), where they are explained,
-// except the 10 MHz bandwidth (its 50 PRBs) and the shadowing decorrelation distance, which the
-// radio has no default of.
+// The defaults of the radio's cell ([`LteCellConfig::lte_default`]) and constants, where they
+// are explained and cited.
 fn radio() -> LteCellConfig {
     LteCellConfig::lte_default("", 0)
 }
-fn ten() -> f64 {
-    10.0
+fn bandwidth_mhz() -> f64 {
+    DEFAULT_BANDWIDTH_MHZ
 }
 fn two() -> f64 {
     radio().carrier_hz / 1e9
@@ -218,8 +203,8 @@ fn two() -> f64 {
 fn nine() -> f64 {
     radio().noise_figure_db
 }
-fn fifty() -> f64 {
-    50.0
+fn shadowing_decorrelation_m() -> f64 {
+    DEFAULT_SHADOWING_DECORRELATION_M
 }
 fn four() -> u8 {
     radio().harq.max_transmissions
@@ -307,9 +292,9 @@ pub(crate) fn convert(
                 format!("node '{}' is a host; an eNB is a router", c.enb),
             ));
         }
-        if !BANDWIDTHS_MHZ
+        if !CHANNEL_BANDWIDTHS
             .iter()
-            .any(|b| (b - c.bandwidth_mhz).abs() < 1e-9)
+            .any(|(b, _)| (b - c.bandwidth_mhz).abs() < 1e-9)
         {
             return Err(ScenarioError::new(
                 key("bandwidth_mhz"),

@@ -11,6 +11,7 @@
 use std::collections::BTreeMap;
 
 use celltcp_engine::SimDuration;
+use celltcp_net::handover::HandoverPolicy;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -30,27 +31,6 @@ pub enum EventDirection {
     BToA,
 }
 
-/// What a link handover does to the base station's buffer.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum LinkHandoverPolicy {
-    /// Without buffer transfer: what is queued a→b at the start is dropped, and so is every
-    /// a→b arrival during the interruption.
-    Discard,
-    /// With buffer transfer: the queue is kept and keeps accepting packets up to its limit.
-    #[default]
-    Forward,
-}
-
-impl LinkHandoverPolicy {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            LinkHandoverPolicy::Discard => "discard",
-            LinkHandoverPolicy::Forward => "forward",
-        }
-    }
-}
-
 /// `handover = { interruption, policy }` of an event.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -59,16 +39,17 @@ pub struct LinkHandoverFile {
     /// before the end of the run).
     pub interruption: Quantity<Time>,
     /// "forward" (default: the buffer is kept) or "discard" (it is lost, and so are arrivals
-    /// during the interruption).
+    /// during the interruption); a link has no X2 or path switch for the other policies.
     #[serde(default)]
-    pub policy: LinkHandoverPolicy,
+    pub policy: HandoverPolicy,
 }
 
 /// A validated link handover.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LinkHandover {
     pub interruption: SimDuration,
-    pub policy: LinkHandoverPolicy,
+    /// One of [`HandoverPolicy::LINK`].
+    pub policy: HandoverPolicy,
 }
 
 /// `[[events]]` as written.
@@ -167,6 +148,18 @@ pub(crate) fn convert(
                             "cannot be combined with handover in one event; write a separate event",
                         ));
                     }
+                }
+                if !HandoverPolicy::LINK.contains(&h.policy) {
+                    let link: Vec<&str> = HandoverPolicy::LINK.iter().map(|p| p.as_str()).collect();
+                    return Err(ScenarioError::new(
+                        format!("{key}.handover.policy"),
+                        format!(
+                            "'{}' is not a link handover's policy (a link has no X2 or path \
+                             switch); expected one of: {}",
+                            h.policy,
+                            link.join(", ")
+                        ),
+                    ));
                 }
                 if h.interruption.value == SimDuration::ZERO {
                     return Err(ScenarioError::new(

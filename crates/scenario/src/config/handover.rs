@@ -5,7 +5,9 @@
 use std::collections::BTreeMap;
 
 use celltcp_engine::SimDuration;
+use celltcp_net::handover::HandoverPolicy;
 use celltcp_net::queue::QueueLimit;
+use celltcp_radio::ran::PathSwitchPrediction;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -13,42 +15,6 @@ use super::cells::CellSpec;
 use super::quantity::{Limit, Quantity, Rate, Time};
 use crate::validate::positive_time;
 use crate::ScenarioError;
-
-/// What happens to the downlink data buffered at the source when a UE hands over.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum PolicyKind {
-    /// The source's buffered and in-transit data are lost.
-    Discard,
-    /// Buffered and in-transit data are forwarded to the target over X2-U (TS 36.300
-    /// §10.1.2.1.2); the path switch follows the handover confirm.
-    #[default]
-    Forward,
-    /// As forward, with the path switch requested right after the handover command.
-    FastPathSwitch,
-    /// As forward, with the path switch anticipated by `prediction_step` before the command.
-    Predicted,
-}
-
-impl PolicyKind {
-    /// Every policy, in the order of the outputs' category lists.
-    pub const ALL: [PolicyKind; 4] = [
-        PolicyKind::Discard,
-        PolicyKind::Forward,
-        PolicyKind::FastPathSwitch,
-        PolicyKind::Predicted,
-    ];
-
-    /// The scenario-file spelling, also the name in the outputs.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PolicyKind::Discard => "discard",
-            PolicyKind::Forward => "forward",
-            PolicyKind::FastPathSwitch => "fast_path_switch",
-            PolicyKind::Predicted => "predicted",
-        }
-    }
-}
 
 /// Event A3 (TS 36.331 §5.5.4.4): a neighbour becomes `offset_db` better than the serving
 /// cell, for `time_to_trigger`.
@@ -165,8 +131,9 @@ pub struct ManualFile {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct HandoverFile {
-    /// "discard", "forward" (default), "fast_path_switch" or "predicted".
-    pub policy: PolicyKind,
+    /// The data-path policy: "discard", "forward" (default), "fast_path_switch" or
+    /// "predicted".
+    pub policy: HandoverPolicy,
     /// Predicted: how long before the handover command the path switch is sent (a time;
     /// default 130ms). Only with policy = "predicted".
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -215,7 +182,7 @@ pub struct HandoverFile {
 impl Default for HandoverFile {
     fn default() -> Self {
         HandoverFile {
-            policy: PolicyKind::Forward,
+            policy: HandoverPolicy::Forward,
             prediction_step: None,
             prediction_error: None,
             reordering: true,
@@ -234,26 +201,11 @@ impl Default for HandoverFile {
     }
 }
 
-/// Default prediction step of the predicted policy (seed 000, Table II).
-pub const DEFAULT_PREDICTION_STEP: &str = "130ms";
-
 /// Default X2-U forwarding buffer of an eNB. TS 36.300 §10.1.2.1.2 leaves its size to the
 /// implementation; 4 MB holds the whole default RLC buffer of a UE (1 MiB) three times over
 /// with room for the fresh data that reaches the source during the interruption, so that with
 /// default settings forwarding is limited by the transport network, not by the eNB's memory.
 pub const DEFAULT_FORWARDING_BUFFER: &str = "4MB";
-
-/// A validated data-path policy.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PolicySpec {
-    Discard,
-    Forward,
-    FastPathSwitch,
-    Predicted {
-        step: SimDuration,
-        error_std: SimDuration,
-    },
-}
 
 /// Validated A3 parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -299,7 +251,9 @@ pub struct ManualSpec {
 /// `[ran.handover]`, validated.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HandoverSpec {
-    pub policy: PolicySpec,
+    pub policy: HandoverPolicy,
+    /// The predictor (its defaults unless the policy is predicted).
+    pub prediction: PathSwitchPrediction,
     pub reordering: bool,
     pub target_buffer: QueueLimit,
     pub end_marker_timeout: SimDuration,
@@ -338,7 +292,7 @@ impl HandoverFile {
         cells: &BTreeMap<String, CellSpec>,
     ) -> Result<HandoverSpec, ScenarioError> {
         let key = |k: &str| format!("ran.handover.{k}");
-        if self.policy != PolicyKind::Predicted {
+        if self.policy != HandoverPolicy::Predicted {
             for (k, v) in [
                 ("prediction_step", &self.prediction_step),
                 ("prediction_error", &self.prediction_error),
@@ -354,20 +308,16 @@ impl HandoverFile {
                 }
             }
         }
-        let policy = match self.policy {
-            PolicyKind::Discard => PolicySpec::Discard,
-            PolicyKind::Forward => PolicySpec::Forward,
-            PolicyKind::FastPathSwitch => PolicySpec::FastPathSwitch,
-            PolicyKind::Predicted => PolicySpec::Predicted {
-                step: self.prediction_step.as_ref().map_or_else(
-                    || Quantity::<Time>::default_of(DEFAULT_PREDICTION_STEP).value,
-                    |q| q.value,
-                ),
-                error_std: self
-                    .prediction_error
-                    .as_ref()
-                    .map_or(SimDuration::ZERO, |q| q.value),
-            },
+        let default = PathSwitchPrediction::default();
+        let prediction = PathSwitchPrediction {
+            step: self
+                .prediction_step
+                .as_ref()
+                .map_or(default.step, |q| q.value),
+            error_std: self
+                .prediction_error
+                .as_ref()
+                .map_or(default.error_std, |q| q.value),
         };
         let target_buffer = self.target_buffer.value;
         if matches!(target_buffer, QueueLimit::Packets(0) | QueueLimit::Bytes(0)) {
@@ -462,7 +412,8 @@ impl HandoverFile {
             });
         }
         Ok(HandoverSpec {
-            policy,
+            policy: self.policy,
+            prediction,
             reordering: self.reordering,
             target_buffer,
             end_marker_timeout: self.end_marker_timeout.value,

@@ -62,19 +62,3 @@ fn a_summary_validates_and_its_series_are_their_column_sets() {
         assert_eq!(names, spec.names().collect::<Vec<_>>(), "{}", s.name);
     }
 }
-
-/// A handover's `policy` label is the scenario file's spelling: every policy of `[handover]`
-/// and of a link handover event is one of the outputs' labels, in the same order.
-#[test]
-fn the_handover_policy_labels_are_the_scenario_files_policies() {
-    use celltcp_outputs::labels::{HandoverPolicies, LabelSet};
-
-    use crate::config::events::LinkHandoverPolicy;
-    use crate::config::handover::PolicyKind;
-
-    let file: Vec<&str> = PolicyKind::ALL.iter().map(|p| p.as_str()).collect();
-    assert_eq!(HandoverPolicies::labels(), file);
-    for link in [LinkHandoverPolicy::Discard, LinkHandoverPolicy::Forward] {
-        assert!(HandoverPolicies::labels().contains(&link.as_str()));
-    }
-}

@@ -238,6 +238,10 @@ fn a_predicted_handovers_window_opens_at_its_path_switch() {
     let rows = run(&[r], &t, 10 * S, AnalyticsConfig::default());
     assert_eq!(rows[0].outcome, TcpOutcome::Timeout);
     assert!((rows[0].first_rto_s.unwrap() - 1.98).abs() < 1e-9);
+    // The window's start is the path switch, so the first RTO is 10 ms after it, not 20 ms
+    // before the command.
+    assert_secs(Some(rows[0].start_s), 1.97);
+    assert!(rows[0].first_rto_s.unwrap() >= rows[0].start_s);
     // With the path switch after the command (forwarding), it is before the window.
     let row = one(0, &t);
     assert_eq!(row.outcome, TcpOutcome::Unaffected);

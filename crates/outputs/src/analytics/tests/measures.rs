@@ -94,7 +94,11 @@ fn record_fields_are_copied() {
     );
     assert_eq!(
         (row.cause, row.policy, row.result),
-        (HandoverCause::A3, "forward", HandoverResult::Completed)
+        (
+            HandoverCause::A3,
+            HandoverPolicy::Forward,
+            HandoverResult::Completed
+        )
     );
     assert_secs(Some(row.decision_s), 1.95);
     assert_secs(row.command_s, 2.0);

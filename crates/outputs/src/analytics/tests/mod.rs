@@ -13,7 +13,9 @@ mod recovery;
 use std::collections::BTreeMap;
 
 use celltcp_engine::SimTime;
-use celltcp_net::handover::{HandoverCause, HandoverFlowCounts, HandoverRecord, HandoverResult};
+use celltcp_net::handover::{
+    HandoverCause, HandoverFlowCounts, HandoverPolicy, HandoverRecord, HandoverResult,
+};
 use celltcp_net::packet::{FlowId, NodeId};
 use celltcp_net::trace::{TraceVar, VarColumns};
 
@@ -102,7 +104,7 @@ pub(super) fn record(id: u32, dropped: u64) -> HandoverRecord {
         source: 100,
         target: 101,
         cause: HandoverCause::A3,
-        policy: "forward",
+        policy: HandoverPolicy::Forward,
         decision: SimTime(1_950 * MS),
         command: Some(SimTime(2_000 * MS)),
         attach: Some(SimTime(2_050 * MS)),

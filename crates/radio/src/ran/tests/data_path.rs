@@ -8,8 +8,9 @@ use celltcp_net::medium::MediumRequest;
 use celltcp_net::queue::DropCause;
 
 use super::harness::*;
-use crate::ran::{DataPathPolicy, HandoverConfig, ManualHandover};
+use crate::ran::{HandoverConfig, ManualHandover, PathSwitchPrediction};
 use crate::rlc::BufferLimit;
+use celltcp_net::handover::HandoverPolicy;
 
 const UE: u32 = 1;
 
@@ -64,7 +65,7 @@ fn forwards(h: &Harness) -> (usize, usize) {
 #[test]
 fn forward_delivers_every_packet_once_and_in_order() {
     let h = run(HandoverConfig {
-        policy: DataPathPolicy::Forward,
+        policy: HandoverPolicy::Forward,
         ..HandoverConfig::default()
     });
     let sent = h.sent_to(UE);
@@ -137,7 +138,7 @@ fn uplink_packets_wait_at_the_ue_during_the_interruption() {
 #[test]
 fn discard_loses_the_source_buffer_and_the_packets_in_transit() {
     let h = run(HandoverConfig {
-        policy: DataPathPolicy::Discard,
+        policy: HandoverPolicy::Discard,
         ..HandoverConfig::default()
     });
     let sent = h.sent_to(UE);
@@ -164,7 +165,7 @@ fn discard_loses_the_source_buffer_and_the_packets_in_transit() {
 #[test]
 fn a_tiny_target_buffer_overruns() {
     let h = run(HandoverConfig {
-        policy: DataPathPolicy::Forward,
+        policy: HandoverPolicy::Forward,
         target_buffer: BufferLimit::Sdus(4),
         ..HandoverConfig::default()
     });
@@ -184,7 +185,7 @@ fn a_tiny_target_buffer_overruns() {
 #[test]
 fn without_reordering_new_path_data_overtake_forwarded_data() {
     let h = run(HandoverConfig {
-        policy: DataPathPolicy::Forward,
+        policy: HandoverPolicy::Forward,
         reordering: false,
         ..HandoverConfig::default()
     });
@@ -211,11 +212,12 @@ fn without_reordering_new_path_data_overtake_forwarded_data() {
 #[test]
 fn prediction_lets_the_source_drain_before_the_command() {
     let forward = run(HandoverConfig {
-        policy: DataPathPolicy::Forward,
+        policy: HandoverPolicy::Forward,
         ..HandoverConfig::default()
     });
     let predicted = run(HandoverConfig {
-        policy: DataPathPolicy::Predicted {
+        policy: HandoverPolicy::Predicted,
+        prediction: PathSwitchPrediction {
             step: SimDuration::from_ms(130),
             error_std: SimDuration::ZERO,
         },
@@ -235,7 +237,7 @@ fn prediction_lets_the_source_drain_before_the_command() {
 fn fast_path_switch_forwards_less_than_the_standard_procedure() {
     let forward = run(HandoverConfig::default());
     let fast = run(HandoverConfig {
-        policy: DataPathPolicy::FastPathSwitch,
+        policy: HandoverPolicy::FastPathSwitch,
         ..HandoverConfig::default()
     });
     let fwd = flow7(&forward.records()[0]).forwarded;

@@ -8,7 +8,8 @@ use celltcp_net::handover::{HandoverCause, HandoverResult};
 use celltcp_net::medium::MediumRequest;
 
 use super::harness::*;
-use crate::ran::{DataPathPolicy, HandoverConfig, ManualHandover};
+use crate::ran::{HandoverConfig, ManualHandover, PathSwitchPrediction};
+use celltcp_net::handover::HandoverPolicy;
 
 const UE: u32 = 1;
 const SRC: u32 = ENB0;
@@ -17,9 +18,15 @@ const GW: u32 = GATEWAY;
 
 /// UE 1 midway between two cells, handed over from cell 0 to cell 1 at 1 s while a 5 Mbit/s
 /// downlink flows.
-fn run(policy: DataPathPolicy) -> Harness {
+fn run(policy: HandoverPolicy) -> Harness {
+    run_predicted(policy, PathSwitchPrediction::default())
+}
+
+/// As [`run`], with the predictor of the predicted policy.
+fn run_predicted(policy: HandoverPolicy, prediction: PathSwitchPrediction) -> Harness {
     let handover = HandoverConfig {
         policy,
+        prediction,
         manual: vec![ManualHandover {
             at: ms(1000),
             ue: UE,
@@ -77,7 +84,13 @@ fn standard_golden() -> Vec<(u64, &'static str, u32, u32)> {
     g
 }
 
-fn check_record(h: &Harness, policy: &str, command: u64, path_switch: u64, completion: u64) {
+fn check_record(
+    h: &Harness,
+    policy: HandoverPolicy,
+    command: u64,
+    path_switch: u64,
+    completion: u64,
+) {
     let records = h.records();
     assert_eq!(records.len(), 1);
     let r = &records[0];
@@ -109,21 +122,21 @@ fn check_record(h: &Harness, policy: &str, command: u64, path_switch: u64, compl
 
 #[test]
 fn forward_follows_the_standard_chart() {
-    let h = run(DataPathPolicy::Forward);
+    let h = run(HandoverPolicy::Forward);
     assert_eq!(chart(&h), standard_golden());
-    check_record(&h, "forward", 1017, 1064, 1076);
+    check_record(&h, HandoverPolicy::Forward, 1017, 1064, 1076);
 }
 
 #[test]
 fn discard_follows_the_standard_chart() {
-    let h = run(DataPathPolicy::Discard);
+    let h = run(HandoverPolicy::Discard);
     assert_eq!(chart(&h), standard_golden());
-    check_record(&h, "discard", 1017, 1064, 1076);
+    check_record(&h, HandoverPolicy::Discard, 1017, 1064, 1076);
 }
 
 #[test]
 fn fast_path_switch_sends_the_path_switch_with_the_command() {
-    let h = run(DataPathPolicy::FastPathSwitch);
+    let h = run(HandoverPolicy::FastPathSwitch);
     let mut g = preparation();
     g.extend([
         (at(1017), "handover_command", SRC, UE),
@@ -137,15 +150,18 @@ fn fast_path_switch_sends_the_path_switch_with_the_command() {
         (at(1062), "ue_context_release", TGT, SRC),
     ]);
     assert_eq!(chart(&h), g);
-    check_record(&h, "fast_path_switch", 1017, 1019, 1062);
+    check_record(&h, HandoverPolicy::FastPathSwitch, 1017, 1019, 1062);
 }
 
 #[test]
 fn prediction_switches_the_path_one_step_before_the_command() {
-    let h = run(DataPathPolicy::Predicted {
-        step: SimDuration::from_ms(130),
-        error_std: SimDuration::ZERO,
-    });
+    let h = run_predicted(
+        HandoverPolicy::Predicted,
+        PathSwitchPrediction {
+            step: SimDuration::from_ms(130),
+            error_std: SimDuration::ZERO,
+        },
+    );
     let mut g = preparation();
     g.extend([
         (at(1017), "path_switch_request", SRC, GW),
@@ -159,16 +175,16 @@ fn prediction_switches_the_path_one_step_before_the_command() {
         (at(1192), "ue_context_release", TGT, SRC),
     ]);
     assert_eq!(chart(&h), g);
-    check_record(&h, "predicted", 1147, 1019, 1192);
+    check_record(&h, HandoverPolicy::Predicted, 1147, 1019, 1192);
 }
 
 #[test]
 fn a_prediction_error_delays_the_path_switch_only() {
-    let policy = DataPathPolicy::Predicted {
+    let prediction = PathSwitchPrediction {
         step: SimDuration::from_ms(130),
         error_std: SimDuration::from_ms(20),
     };
-    let h = run(policy);
+    let h = run_predicted(HandoverPolicy::Predicted, prediction);
     let r = &h.records()[0];
     // The command still follows the ack by step + rrc; the switch by s1 + s11 + e, e ≥ 0.
     assert_eq!(r.command, Some(ms(1147)));
@@ -176,7 +192,7 @@ fn a_prediction_error_delays_the_path_switch_only() {
     assert!(switch >= ms(1019), "{switch}");
     assert_ne!(switch, ms(1019), "a 20 ms error is never exactly zero");
     // Same seed, same error.
-    let again = run(policy);
+    let again = run_predicted(HandoverPolicy::Predicted, prediction);
     assert_eq!(again.records()[0].path_switch, Some(switch));
 }
 

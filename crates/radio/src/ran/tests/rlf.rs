@@ -1,7 +1,7 @@
 //! Radio link failure (T310) and RRC connection re-establishment.
 
 use celltcp_engine::SimDuration;
-use celltcp_net::handover::{HandoverCause, HandoverResult};
+use celltcp_net::handover::{HandoverCause, HandoverPolicy, HandoverResult};
 use celltcp_net::medium::MediumRequest;
 use celltcp_net::queue::DropCause;
 
@@ -67,7 +67,7 @@ fn a_ue_out_of_coverage_fails_after_t310_and_reestablishes_at_the_best_cell() {
     assert_eq!(r.len(), 1, "{r:?}");
     let r = &r[0];
     assert_eq!(r.cause, HandoverCause::RadioLinkFailure);
-    assert_eq!(r.policy, "discard");
+    assert_eq!(r.policy, HandoverPolicy::Discard);
     assert_eq!(r.decision, ms(1880));
     assert_eq!(r.command, Some(ms(1880)));
     // Re-established after 200 ms at cell 1 (270 m: −3.6 dB, better than cell 0's −8.8 dB).
