@@ -386,15 +386,8 @@ Figures = dict[str, dict[int, dict[str, "Stat"]]]
 
 
 def _words(make: Callable[[Figures], str]) -> Callable[[Evaluation, StudyResults], str]:
-    """A claim's detail or reason: words on the figures."""
+    """A claim's "ours" cell or reason: words on experiment 5-3's figures."""
     return lambda _e, found: make(_figures(found))
-
-
-def _detail(make: Callable[[Figures], str]) -> Callable[[Evaluation, StudyResults], str]:
-    return _words(make)
-
-
-_reason = _detail
 
 
 def _text(text: str) -> Callable[[Evaluation, StudyResults], str]:
@@ -427,8 +420,8 @@ CLAIMS = (
         trend("thr"),
         source_text="yes (figure only, no numbers in the text)",
         estimate=_none,
-        detail=_detail(lambda f: _per_controller(_means(f, "thr"), 2)),
-        reason=_reason(
+        detail=_words(lambda f: _per_controller(_means(f, "thr"), 2)),
+        reason=_words(
             lambda f: (
                 f"the original Westwood is stuck at {_span(_means(f, 'thr')[_TCPW], 2)} "
                 "Mb/s whatever the speed (its per-ACK samples read the bursts of ACKs of one "
@@ -446,10 +439,8 @@ CLAIMS = (
         extreme("thr", "petra"),
         source_text="yes, at every speed",
         estimate=lambda e, _r: e.parts["100 km/h P > N"].estimate,
-        detail=_detail(
-            lambda f: "P/N at 100 km/h; highest: " + _who_at(highest_by_speed(f, "thr"))
-        ),
-        reason=_reason(
+        detail=_words(lambda f: "P/N at 100 km/h; highest: " + _who_at(highest_by_speed(f, "thr"))),
+        reason=_words(
             lambda f: (
                 "NewReno leads at every speed: PETRA loses "
                 f"{_span(_means(f, 'loss')['petra'], 1)} % of its packets (NewReno "
@@ -472,8 +463,8 @@ CLAIMS = (
             {c: list(SEED_5_9[c]["loss"]) for c in SEED_CONTROLLERS}, 2, seed=True
         ),
         estimate=_none,
-        detail=_detail(lambda f: _per_controller(_means(f, "loss"), 2)),
-        reason=_reason(
+        detail=_words(lambda f: _per_controller(_means(f, "loss"), 2)),
+        reason=_words(
             lambda f: (
                 "the original Westwood's overflows "
                 f"({_span(_means(f, 'loss')[_TCPW], 0)} % of its packets) dominate its losses and "
@@ -490,8 +481,8 @@ CLAIMS = (
         extreme("loss", "petra", lowest=True),
         source_text="lowest: " + _who_at(_seed_extreme("loss", lowest=True), _SEED_SHORT),
         estimate=_none,
-        detail=_detail(lambda f: "lowest: " + _who_at(highest_by_speed(f, "loss", lowest=True))),
-        reason=_reason(
+        detail=_words(lambda f: "lowest: " + _who_at(highest_by_speed(f, "loss", lowest=True))),
+        reason=_words(
             lambda f: (
                 "PETRA overflows the RLC buffer, under half its pipe, and the remote "
                 "host's queue (docs/petra.md); NewReno hardly does "
@@ -508,7 +499,7 @@ CLAIMS = (
         extreme("delay", "petra", SEED_PETRA_LONGEST_DELAY_KMH),
         source_text="highest: " + _who_at(_seed_extreme("delay", lowest=False), _SEED_SHORT),
         estimate=_none,
-        detail=_detail(lambda f: "highest: " + _who_at(highest_by_speed(f, "delay"))),
+        detail=_words(lambda f: "highest: " + _who_at(highest_by_speed(f, "delay"))),
         reason=_text(
             "the original Westwood keeps the RLC buffer fullest; the others lie within 1 ms "
             "of each other"
