@@ -6,22 +6,26 @@ import base64
 import re
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from celltcp.cli import main
 from celltcp.reproduce import ReproductionError, available, default_store, find
 from celltcp.reproduce.document import Document, Table, fmt_ci, mean_ci
 from celltcp.reproduce.seed003 import (
+    EXP_5_1,
     READINGS,
-    Stat,
+    STUDY,
+    at,
     ber_for_byte_error_rate,
     cwnd_figures,
     jain_index,
-    lowest_decision,
-    ordering_decision,
+    lowest,
+    ordering,
     packet_error_rate,
 )
 from celltcp.reproduce.verdict import Verdict
+from celltcp.study import Results
 
 
 def test_list_names_every_reproduction_on_one_line_each(capsys):
@@ -102,28 +106,46 @@ def test_failed_reproduction_leaves_nothing(tmp_path, monkeypatch):
     assert not (tmp_path / "rep").exists()
 
 
+def _results_5_1(thr: dict[str, list[float]]) -> Results:
+    """Experiment 5-1's rows at 5e-5 on the faithful set-up, one per given throughput (Mb/s)."""
+    rows = []
+    for cc, values in thr.items():
+        where = at(5e-5, cc).where
+        for run, v in enumerate(values):
+            rows.append({**where, "point": cc, "run": run, "thr": v})
+    return Results(STUDY, True, {EXP_5_1: pd.DataFrame(rows)})
+
+
 def test_verdicts_follow_the_numbers():
     order = ("petra", "westwood-original", "newreno")
     apart = {
-        "petra": Stat.of([10.0, 10.5, 9.5, 10.2, 9.8]),
-        "westwood-original": Stat.of([5.0, 5.5, 4.5, 5.2, 4.8]),
-        "newreno": Stat.of([1.0, 1.2, 0.8, 1.1, 0.9]),
+        "petra": [10.0, 10.5, 9.5, 10.2, 9.8],
+        "westwood-original": [5.0, 5.5, 4.5, 5.2, 4.8],
+        "newreno": [1.0, 1.2, 0.8, 1.1, 0.9],
     }
-    assert ordering_decision(apart, order).verdict is Verdict.REPRODUCED
-    close = {**apart, "westwood-original": Stat.of([9.9, 10.6, 9.4, 10.1, 9.7])}
-    decision = ordering_decision(close, order)
-    assert decision.verdict is Verdict.NOT_SIGNIFICANT
-    assert "P > T not significant" in decision.text()
-    swapped = {**apart, "newreno": Stat.of([6.0, 6.2, 5.8, 6.1, 5.9])}
-    decision = ordering_decision(swapped, order)
-    assert decision.verdict is Verdict.CONTRADICTED and "T > N contradicted" in decision.text()
-    assert lowest_decision(apart, "newreno", ("petra", "westwood-original")).verdict is (
-        Verdict.REPRODUCED
+
+    def decision(thr, test):
+        return test.evaluate(_results_5_1(thr)).decision
+
+    def runs(cc):
+        return at(5e-5, cc)
+
+    assert decision(apart, ordering("thr", runs, order)).verdict is Verdict.REPRODUCED
+    close = {**apart, "westwood-original": [9.9, 10.6, 9.4, 10.1, 9.7]}
+    found = decision(close, ordering("thr", runs, order))
+    assert found.verdict is Verdict.NOT_SIGNIFICANT
+    assert "P > T not significant" in found.text()
+    swapped = {**apart, "newreno": [6.0, 6.2, 5.8, 6.1, 5.9]}
+    found = decision(swapped, ordering("thr", runs, order))
+    assert found.verdict is Verdict.CONTRADICTED and "T > N contradicted" in found.text()
+    newreno_lowest = lowest("thr", runs, "newreno", ("petra", "westwood-original"))
+    assert decision(apart, newreno_lowest).verdict is Verdict.REPRODUCED
+    assert decision(apart, lowest("thr", runs, "petra", ("newreno",))).verdict is (
+        Verdict.CONTRADICTED
     )
-    assert lowest_decision(apart, "petra", ("newreno",)).verdict is Verdict.CONTRADICTED
     # One run each: never reproduced.
-    single = {k: Stat.of(v.values[:1]) for k, v in apart.items()}
-    assert ordering_decision(single, order).verdict is Verdict.NOT_SIGNIFICANT
+    single = {k: v[:1] for k, v in apart.items()}
+    assert decision(single, ordering("thr", runs, order)).verdict is Verdict.NOT_SIGNIFICANT
 
 
 def test_cwnd_resets_and_mean_window():

@@ -9,23 +9,26 @@ import pandas as pd
 import pytest
 
 from celltcp.cli import main
-from celltcp.reproduce.seed003 import QUICK, Stat
+from celltcp.reproduce.seed003 import QUICK, SWEEP_5_3
 from celltcp.reproduce.seed003_exp5_3 import (
+    CLAIMS,
     CONTROLLERS,
+    EXP_5_3,
     SEED_5_9,
     SPEEDS_KMH,
     a3_offsets,
-    claim_rows,
     delay_note,
-    extreme_decision,
+    extreme,
     results,
-    spec,
-    trend_decision,
+    trend,
 )
 from celltcp.reproduce.verdict import Verdict
-from conftest import EXAMPLES
+from celltcp.study import Options, Results, Study, evaluate
+from celltcp.study import run as run_study
+from celltcp.study.engine import _derive_metrics
 
-EXP5_3 = EXAMPLES / "003" / "exp5-3.toml"
+#: The reproduction's experiment 5-3 alone, with its claims.
+EXP5_3_STUDY = Study("exp5-3", "Experiment 5-3", "q", (SWEEP_5_3,), CLAIMS)
 
 
 def _handover(cause: str, source: str, target: str, at_s: float) -> dict:
@@ -41,33 +44,37 @@ def test_a3_offsets_are_metres_past_the_border_between_source_and_target():
     assert a3_offsets([_handover("a3", "enb1", "enb3", 30.0)], 36.0) is None
 
 
-def _figures(name: str, means: dict[str, list[float]]) -> dict:
-    """figures[cc][speed][name] with three runs around each mean (±1 %)."""
-    return {
-        c: {v: {name: Stat.of([m * 0.99, m, m * 1.01])} for v, m in zip(SPEEDS_KMH, ms)}
+def _means_frame(name: str, means: dict[str, list[float]]) -> Results:
+    """Experiment 5-3's rows with three runs around each mean (±1 %) of ``name``."""
+    rows = [
+        {"flows.bulk.cc": c, "mobility.ue.speed": f"{v}km/h", "run": run, name: m * k}
         for c, ms in means.items()
-    }
+        for v, m in zip(SPEEDS_KMH, ms)
+        for run, k in enumerate((0.99, 1.0, 1.01))
+    ]
+    return Results(EXP5_3_STUDY, True, {EXP_5_3: pd.DataFrame(rows)})
 
 
 def test_trend_decision_names_the_steps_that_break_it():
+    def verdict(test, name, means):
+        return test.evaluate(_means_frame(name, means)).decision
+
     falling = {c: [4.0, 3.0, 2.0, 1.0] for c in CONTROLLERS}
-    assert trend_decision(_figures("thr", falling), "thr").verdict is Verdict.REPRODUCED
+    assert verdict(trend("thr"), "thr", falling).verdict is Verdict.REPRODUCED
     one_up = {**falling, "petra": [4.0, 5.0, 2.0, 1.0]}
-    decision = trend_decision(_figures("thr", one_up), "thr")
+    decision = verdict(trend("thr"), "thr", one_up)
     assert decision.verdict is Verdict.CONTRADICTED and "P 25→50 contradicted" in decision.text()
-    assert trend_decision(_figures("loss", one_up), "loss", rising=True).verdict is (
-        Verdict.CONTRADICTED
-    )
+    assert verdict(trend("loss", rising=True), "loss", one_up).verdict is Verdict.CONTRADICTED
     flat = {c: [2.0] * 4 for c in CONTROLLERS}
-    assert trend_decision(_figures("thr", flat), "thr").verdict is Verdict.NOT_SIGNIFICANT
+    assert verdict(trend("thr"), "thr", flat).verdict is Verdict.NOT_SIGNIFICANT
     best = {
         "newreno": [1.0] * 4,
         "westwood-original": [2.0] * 4,
         "petra": [3.0] * 4,
         "westwood": [9.0] * 4,
     }  # Westwood+ takes no part in the seed's claims
-    assert extreme_decision(_figures("thr", best), "thr", "petra").verdict is Verdict.REPRODUCED
-    assert extreme_decision(_figures("thr", best), "thr", "newreno", lowest=True).verdict is (
+    assert verdict(extreme("thr", "petra"), "thr", best).verdict is Verdict.REPRODUCED
+    assert verdict(extreme("thr", "newreno", lowest=True), "thr", best).verdict is (
         Verdict.REPRODUCED
     )
 
@@ -96,6 +103,14 @@ def _frame(thr, delay, loss, handovers, runs: int = 3) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _claims(frame: pd.DataFrame) -> dict[str, object]:
+    """The claims' evaluations by their words, on a synthetic sweep."""
+    found = Results(EXP5_3_STUDY, True, {EXP_5_3: frame})
+    _derive_metrics(found)
+    evaluations = evaluate(EXP5_3_STUDY, found)
+    return {c.claim: evaluations[c.key].decision for c in CLAIMS}
+
+
 def test_claims_follow_the_numbers():
     # PETRA highest throughput and lowest loss everywhere, loss rising, throughput falling:
     # every claim of the seed holds except its delays, which no path can have.
@@ -122,7 +137,7 @@ def test_claims_follow_the_numbers():
         return [_handover("a3", "enb1", "enb2", (125.0 + 20.0) / (v / 3.6))]
 
     res = results(_frame(thr, delay, loss, border))
-    verdicts = {row.claim: row.verdict for row in claim_rows(res)}
+    verdicts = {claim: d.verdict for claim, d in _claims(_frame(thr, delay, loss, border)).items()}
     assert verdicts["throughput falls with speed (Mb/s at 25 → 100 km/h)"] is Verdict.REPRODUCED
     assert verdicts["PETRA has the highest throughput (every speed)"] is Verdict.REPRODUCED
     assert verdicts["loss (%) rises with speed"] is Verdict.REPRODUCED
@@ -134,12 +149,13 @@ def test_claims_follow_the_numbers():
     assert [c.offset_min_m for c in res.checks] == pytest.approx([20.0] * 4)
     # NewReno ahead at the two lower speeds: PETRA's lead is contradicted there.
     thr["newreno"] = [9, 8, 2, 1]
-    rows = {r.claim: r for r in claim_rows(results(_frame(thr, delay, loss, border)))}
-    highest = rows["PETRA has the highest throughput (every speed)"]
+    highest = _claims(_frame(thr, delay, loss, border))[
+        "PETRA has the highest throughput (every speed)"
+    ]
     assert highest.verdict is Verdict.CONTRADICTED
-    assert "25 km/h P > N contradicted" in highest.decision.text()
+    assert "25 km/h P > N contradicted" in highest.text()
     # One run per point: never reproduced.
-    one = {r.claim: r.verdict for r in claim_rows(results(_frame(thr, delay, loss, border, 1)))}
+    one = {c: d.verdict for c, d in _claims(_frame(thr, delay, loss, border, 1)).items()}
     assert set(one.values()) == {Verdict.NOT_SIGNIFICANT}
 
 
@@ -153,11 +169,9 @@ def test_the_seed_numbers_are_table_5_9():
 def test_the_scenario_hands_over_at_the_borders_and_fails_only_beyond_the_last_cell():
     """One run of each point of the quick mode (100 s each): the behaviour docs/seed-003.md and
     the scenario file describe."""
-    import celltcp
-
-    frame = celltcp.sweep(spec(EXP5_3, QUICK.runs_5_3, QUICK.duration_5_3), workers=2)
-    assert (frame["status"] == "ok").all(), frame["error"].dropna().tolist()
-    res = results(frame)
+    found = run_study(EXP5_3_STUDY, Options(quick=True, workers=2))
+    assert found.runs == {EXP_5_3: len(CONTROLLERS) * len(SPEEDS_KMH) * QUICK.runs_5_3}
+    res = results(found.frames[EXP_5_3])
     by_speed = {c.speed_kmh: c for c in res.checks}
     # 694 m at 25 km/h: three borders crossed; the faster runs pass all four.
     assert [by_speed[v].a3 for v in SPEEDS_KMH] == [3, 4, 4, 4]
@@ -183,8 +197,10 @@ def test_the_scenario_hands_over_at_the_borders_and_fails_only_beyond_the_last_c
             assert all(b < a for a, b in itertools.pairwise(thr)), (cc, thr)
         # Every delay lies above the wired path's one-way propagation (23 ms).
         assert all(res.figures[cc][v]["delay"].mean > 23.0 for v in SPEEDS_KMH)
-    rows = claim_rows(res)
-    assert len(rows) == 5 and all(isinstance(r.verdict, Verdict) for r in rows)
+    decisions = evaluate(EXP5_3_STUDY, found)
+    assert len(decisions) == 5 and all(
+        isinstance(e.decision.verdict, Verdict) for e in decisions.values()
+    )
 
 
 @pytest.mark.slow

@@ -120,7 +120,7 @@ def test_an_override_may_not_set_a_key_the_study_varies():
 
 
 def test_a_declaration_is_checked_when_it_is_made():
-    with pytest.raises(ValueError, match="either a summary path"):
+    with pytest.raises(ValueError, match="one of a summary path"):
         Metric("x")
     with pytest.raises(ValueError, match="at least one run"):
         Replications(0, 1, "")

@@ -40,6 +40,7 @@ from celltcp.study.declaration import (
     Metric,
     NonInferior,
     Paired,
+    Ratio,
     Replications,
     Runs,
     Scenario,
@@ -51,6 +52,7 @@ from celltcp.study.declaration import (
     Test,
     Text,
     Welch,
+    WithinFactor,
 )
 from celltcp.study.engine import Results, document, evaluate, parse_set, points_of, run, write
 
@@ -72,6 +74,7 @@ __all__ = [
     "NonInferior",
     "Options",
     "Paired",
+    "Ratio",
     "Replications",
     "Results",
     "Runs",
@@ -84,6 +87,7 @@ __all__ = [
     "Test",
     "Text",
     "Welch",
+    "WithinFactor",
     "document",
     "evaluate",
     "load",

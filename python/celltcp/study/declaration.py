@@ -3,7 +3,8 @@
 A declaration holds no loop over runs and computes no statistic: it names the runs
 (:class:`Sweep`), what to read from each (:class:`Metric`), which runs to compare and by which
 test of :mod:`celltcp.reproduce.verdict` (:class:`Welch`, :class:`Paired`, :class:`Fisher`,
-:class:`NonInferior`, :class:`MeanAgainst`, :class:`Equivalent`, :class:`Single`, over several
+:class:`NonInferior`, :class:`MeanAgainst`, :class:`Equivalent`, :class:`WithinFactor`,
+:class:`Ratio`, :class:`Single`, over several
 points :class:`AtEvery` and :class:`AnyOf`), what to derive from the runs (:class:`Derived`) and,
 when the engine's layout will not do, the report's own blocks (:class:`Section`, :class:`Text`,
 :class:`Items`, :class:`Claims`, :class:`Table`, :class:`Figure`, :class:`Blocks`); the engine
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from celltcp.reproduce.verdict import (
+    MAGNITUDE_FACTOR,
     Decision,
     Estimate,
     Proportion,
@@ -31,8 +33,10 @@ from celltcp.reproduce.verdict import (
     noninferiority,
     one_sample_test,
     point_decision,
+    ratio_test,
     unavailable,
     welch_test,
+    within_factor,
 )
 
 if TYPE_CHECKING:
@@ -58,6 +62,7 @@ __all__ = [
     "Metric",
     "NonInferior",
     "Paired",
+    "Ratio",
     "Replications",
     "Runs",
     "Scenario",
@@ -69,6 +74,7 @@ __all__ = [
     "Test",
     "Text",
     "Welch",
+    "WithinFactor",
 ]
 
 
@@ -349,6 +355,49 @@ class Equivalent:
 
 
 @dataclass(frozen=True)
+class WithinFactor:
+    """``mean(runs)`` is the source's number ``reference`` (> 0) within a factor ``factor``
+    (the magnitude rule's ×1.5): the two one-sided tests (TOST) on [reference/factor,
+    reference·factor] (:func:`celltcp.reproduce.verdict.within_factor`); contradicted when
+    the mean is significantly outside. The estimate is the runs' mean."""
+
+    metric: str
+    runs: Runs
+    reference: float
+    factor: float = MAGNITUDE_FACTOR
+
+    def evaluate(self, results: Results) -> Evaluation:
+        values = Sample.of(results.values(self.metric, self.runs))
+        return Evaluation(
+            within_factor(values, self.reference, self.factor),
+            Estimate.of_sample(values),
+            _mean_text(self.metric, self.runs, results),
+        )
+
+
+@dataclass(frozen=True)
+class Ratio:
+    """``mean(a)/mean(b) relation reference`` for a metric of independent runs: the t-test of
+    the ratio on the log scale with the delta-method standard error
+    (:func:`celltcp.reproduce.verdict.ratio_test`), for a claim stated as a ratio ("P/T above
+    1"); power for a ``relative`` change of the ratio."""
+
+    metric: str
+    a: Runs
+    b: Runs
+    relation: Literal[">", "<"]
+    reference: float = 1.0
+    relative: float = 0.2
+
+    def evaluate(self, results: Results) -> Evaluation:
+        a = Sample.of(results.values(self.metric, self.a))
+        b = Sample.of(results.values(self.metric, self.b))
+        test = ratio_test(a, b, self.reference, relative=self.relative)
+        detail = "; ".join(_mean_text(self.metric, r, results) for r in (self.a, self.b))
+        return Evaluation(decide(test, self.relation), Estimate.of_ratio(a, b), detail)
+
+
+@dataclass(frozen=True)
 class Single:
     """``value(a) relation value(b)`` on one run each (a traced run per point, say): a point
     estimate that never reproduces a claim, only agrees or disagrees with it
@@ -450,6 +499,12 @@ class Claim:
             hold (``"p_err "``).
         shortfall: False to leave the test's own shortfall out of the reason (a claim whose
             reason already says why the test cannot reproduce it).
+        points: (evaluation, results) → (ours, source) at each point where the source gives a
+            number at several points (a table's rows): the magnitude is then judged at every
+            point (:func:`celltcp.reproduce.verdict.magnitudes`) and the ratio column gives
+            their range.
+        when: results → whether the claim exists in this mode (an ablation whose runs only
+            the full mode's grid has); None: always.
     """
 
     key: str
@@ -466,6 +521,12 @@ class Claim:
     estimate: Callable[[Evaluation, Results], Estimate | None] | None = None
     point: str = ""
     shortfall: bool = True
+    points: Callable[[Evaluation, Results], Sequence[tuple[float, float]]] | None = None
+    when: Callable[[Results], bool] | None = None
+
+    def exists(self, results: Results) -> bool:
+        """Whether the claim is made on these results (:attr:`when`)."""
+        return self.when is None or bool(self.when(results))
 
 
 @dataclass(frozen=True)
@@ -511,9 +572,11 @@ class Figure:
 
 @dataclass(frozen=True)
 class Section:
-    """A heading of a study's own layout (:attr:`Study.report`)."""
+    """A heading of a study's own layout (:attr:`Study.report`), at ``level`` (2 for a
+    section, 3 for a subsection)."""
 
     heading: str
+    level: int = 2
 
 
 @dataclass(frozen=True)
@@ -547,6 +610,25 @@ class Blocks:
 Block = Section | Text | Items | Claims | Table | Figure | Blocks
 
 
+def _hashable(value: Any) -> Any:
+    """A point's value as a key (lists and tables of a point compared by their text)."""
+    try:
+        hash(value)
+    except TypeError:
+        return repr(value)
+    return value
+
+
+def _first_with(
+    points: Sequence[Mapping[str, Any]], key: str, values: Sequence[Any]
+) -> list[Mapping[str, Any]]:
+    """For each of ``values`` (of :func:`_hashable`), the first point that sets ``key`` to it."""
+    found: dict[Any, Mapping[str, Any]] = {}
+    for p in points:
+        found.setdefault(_hashable(p.get(key)), p)
+    return [found[v] for v in values]
+
+
 @dataclass(frozen=True)
 class Sweep:
     """Runs of one scenario over a grid of axes, with replications per point.
@@ -562,6 +644,10 @@ class Sweep:
         seed: the master seed (``simulation.seed``; None keeps the scenario's).
         keep: series kept in the store beyond those the metrics read (for derived metrics,
             derived frames and figures that read them).
+        points: explicit points (dotted key → value) in place of the axes' cartesian grid, in
+            run order: a grid whose set-ups depend on another axis, or a point that sets many
+            keys at once (the controller of fifteen flows); ``axes`` must then be empty.
+        quick_points: the points in quick mode (default ``points``).
     """
 
     name: str
@@ -574,10 +660,40 @@ class Sweep:
     full: Mapping[str, Any] = field(default_factory=dict)
     seed: int | None = None
     keep: tuple[str, ...] = ()
+    points: Sequence[Mapping[str, Any]] = ()
+    quick_points: Sequence[Mapping[str, Any]] | None = None
+
+    def __post_init__(self) -> None:
+        if (self.points or self.quick_points) and (self.axes or self.quick_axes):
+            raise ValueError(f"sweep {self.name!r}: give axes or explicit points, not both")
+
+    def points_of(self, quick: bool) -> list[dict[str, Any]] | None:
+        """The explicit points of the mode, or None for a grid of axes."""
+        chosen = self.quick_points if quick and self.quick_points is not None else self.points
+        return [dict(p) for p in chosen] if chosen else None
 
     def axes_of(self, quick: bool) -> dict[str, list[Any]]:
-        """The grid of the mode."""
-        return {k: list(self.quick_axes.get(k, v) if quick else v) for k, v in self.axes.items()}
+        """The grid of the mode; for explicit points, every key they set to more than one
+        value, with its values in the order of the points."""
+        points = self.points_of(quick)
+        if points is None:
+            return {
+                k: list(self.quick_axes.get(k, v) if quick else v) for k, v in self.axes.items()
+            }
+        keys = list(dict.fromkeys(k for p in points for k in p))
+        out: dict[str, list[Any]] = {}
+        for k in keys:
+            values = list(dict.fromkeys(_hashable(p.get(k)) for p in points))
+            if len(values) > 1:
+                out[k] = [p.get(k) for p in _first_with(points, k, values)]
+        return out
+
+    def varied(self) -> set[str]:
+        """Every key the sweep sets itself (its axes, or its points' keys, in either mode)."""
+        keys = set(self.axes) | set(self.quick_axes)
+        for p in (*self.points, *(self.quick_points or ())):
+            keys |= set(p)
+        return keys
 
     def overrides_of(self, quick: bool) -> dict[str, Any]:
         """The scenario overrides of the mode (the scenario's, then the mode's)."""
@@ -639,10 +755,10 @@ class Study:
         same replications). ValueError for a key a sweep varies itself."""
         for s in self.sweeps:
             for key in overrides:
-                if key in s.axes:
+                if key in s.varied():
+                    values = s.axes.get(key) or s.axes_of(False).get(key) or ()
                     raise ValueError(
-                        f"{key}: the sweep {s.name!r} sets it itself, to each of "
-                        f"{tuple(s.axes[key])}"
+                        f"{key}: the sweep {s.name!r} sets it itself, to each of {tuple(values)}"
                     )
         return replace(
             self,

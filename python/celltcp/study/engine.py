@@ -71,8 +71,12 @@ def parse_set(items: Iterable[str]) -> dict[str, Any]:
 
 def points_of(sweep: Sweep, quick: bool) -> list[dict[str, Any]]:
     """The sweep's points in the mode: the scenario's and the mode's overrides, then one value
-    of every axis, the axes' cartesian product with the first axis outermost."""
+    of every axis, the axes' cartesian product with the first axis outermost (or each of the
+    sweep's explicit points, in their order)."""
     base = sweep.overrides_of(quick)
+    explicit = sweep.points_of(quick)
+    if explicit is not None:
+        return [{**base, **p} for p in explicit]
     axes = sweep.axes_of(quick)
     return [
         {**base, **dict(zip(axes, values, strict=True))}
@@ -204,7 +208,9 @@ def _run_sweep(sweep: Sweep, runner: StoreRunner) -> pd.DataFrame:
         "scenario": str(sweep.scenario.path()),
         "name": sweep.name,
         "runs": sweep.replications.of(quick),
-        "metrics": [m.summary for m in summary],
+        # A sweep whose metrics all come from series or derivations still names one path: the
+        # sweep reads at least one per run.
+        "metrics": [m.summary for m in summary] or ["simulated_time_s"],
         "points": points_of(sweep, quick),
     }
     if sweep.seed is not None:
@@ -283,14 +289,15 @@ def run(study: Study, options: Options) -> Results:
 
 
 def evaluate(study: Study, results: Results) -> dict[str, Evaluation]:
-    """Every claim's evaluation by its key, in the study's order."""
-    return {c.key: c.test.evaluate(results) for c in study.claims}
+    """Every claim's evaluation by its key, in the study's order (the claims made in this mode,
+    :meth:`celltcp.study.Claim.exists`)."""
+    return {c.key: c.test.evaluate(results) for c in study.claims if c.exists(results)}
 
 
 def _claim_rows(study: Study, results: Results, registered: bool) -> list[ClaimRow]:
     rows = []
     for c in study.claims:
-        if c.registered is not registered:
+        if c.registered is not registered or not c.exists(results):
             continue
         e = c.test.evaluate(results)
         own = c.reason(e, results) if c.reason else ""
@@ -307,6 +314,7 @@ def _claim_rows(study: Study, results: Results, registered: bool) -> list[ClaimR
                 reason="; ".join(x for x in (short, own) if x),
                 digits=c.digits,
                 unit=c.unit,
+                points=tuple(c.points(e, results)) if c.points else (),
             )
         )
     return rows
@@ -403,7 +411,7 @@ def document(study: Study, results: Results, options: Options, command: str = ""
 def _render(block: d.Block, study: Study, results: Results) -> list[Any]:
     """The report's blocks of one declared block."""
     if isinstance(block, d.Section):
-        return [Heading(block.heading)]
+        return [Heading(block.heading, block.level)]
     if isinstance(block, d.Text):
         return [Paragraph(words(block.text, results))]
     if isinstance(block, d.Items):
