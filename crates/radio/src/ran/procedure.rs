@@ -214,44 +214,11 @@ impl LteRan {
                 self.schedule(now + l.admission, u, ids.id, Step::AdmissionControl);
             }
             Step::AdmissionControl => self.admission_control(now, u, ids),
-            Step::HandoverPreparationFailure => {
-                self.event(
-                    now,
-                    ids,
-                    ids.tgt_enb,
-                    ids.src_enb,
-                    Msg::HandoverPreparationFailure,
-                );
-                if let Some(r) = self.timeline.record_mut(ids.id) {
-                    r.result = HandoverResult::PreparationFailed;
-                }
-                // The source may try again once A3 triggers anew (after a fresh time to
-                // trigger).
-                let ue = &mut self.ues[u];
-                ue.ho = None;
-                if let Some(a3) = ue.a3.as_mut() {
-                    a3.reset();
-                }
-            }
+            Step::HandoverPreparationFailure => self.preparation_failure(now, u, ids),
             Step::HandoverRequestAck => self.request_ack(now, u, ids),
             Step::HandoverCommand => self.handover_command(now, u, ids, out),
-            Step::SnStatusTransfer => {
-                self.event(now, ids, ids.src_enb, ids.tgt_enb, Msg::SnStatusTransfer);
-                let Some(h) = self.ho_mut(u) else { return };
-                h.sn_status_received = true;
-                if h.confirm_waiting {
-                    self.attach_target(now, u, ids, out);
-                }
-            }
-            Step::HandoverConfirm => {
-                self.event(now, ids, ids.node, ids.tgt_enb, Msg::HandoverConfirm);
-                let Some(h) = self.ho_mut(u) else { return };
-                if h.sn_status_received {
-                    self.attach_target(now, u, ids, out);
-                } else {
-                    h.confirm_waiting = true;
-                }
-            }
+            Step::SnStatusTransfer => self.sn_status_transfer(now, u, ids, out),
+            Step::HandoverConfirm => self.handover_confirm(now, u, ids, out),
             Step::PathSwitchRequest { from } => {
                 let from_enb = self.enbs[from];
                 self.event(now, ids, from_enb, self.gateway, Msg::PathSwitchRequest);
@@ -263,26 +230,73 @@ impl LteRan {
                 self.event(now, ids, gw, gw, Msg::ModifyBearerResponse);
                 self.schedule(now + l.s1, u, ids.id, Step::PathSwitchRequestAck);
             }
-            Step::PathSwitchRequestAck => {
-                self.event(
-                    now,
-                    ids,
-                    self.gateway,
-                    ids.tgt_enb,
-                    Msg::PathSwitchRequestAck,
-                );
-                let Some(h) = self.ho_mut(u) else { return };
-                h.path_switch_acked = true;
-                if h.attached {
-                    self.release_source(now, u, ids);
-                }
-            }
+            Step::PathSwitchRequestAck => self.path_switch_request_ack(now, u, ids),
             Step::UeContextRelease => {
                 self.event(now, ids, ids.tgt_enb, ids.src_enb, Msg::UeContextRelease);
                 self.complete(now, u, ids);
             }
             Step::EndMarkerTimeout => self.end_of_forwarding(now, u, out),
             Step::Reestablishment => self.reestablishment(now, u, ids, out),
+        }
+    }
+
+    /// TS 36.423 §8.2.1.3: the target refused; the handover is over and the source may try
+    /// again once A3 triggers anew (after a fresh time to trigger).
+    fn preparation_failure(&mut self, now: SimTime, u: usize, ids: Ids) {
+        self.event(
+            now,
+            ids,
+            ids.tgt_enb,
+            ids.src_enb,
+            Msg::HandoverPreparationFailure,
+        );
+        if let Some(r) = self.timeline.record_mut(ids.id) {
+            r.result = HandoverResult::PreparationFailed;
+        }
+        let ue = &mut self.ues[u];
+        ue.ho = None;
+        if let Some(a3) = ue.a3.as_mut() {
+            a3.reset();
+        }
+    }
+
+    /// TS 36.300 §10.1.2.1.1 step 8: the source's PDCP SN status reaches the target, which
+    /// attaches the UE if its confirmation came first.
+    fn sn_status_transfer(&mut self, now: SimTime, u: usize, ids: Ids, out: &mut MediumOutput) {
+        self.event(now, ids, ids.src_enb, ids.tgt_enb, Msg::SnStatusTransfer);
+        let Some(h) = self.ho_mut(u) else { return };
+        h.sn_status_received = true;
+        if h.confirm_waiting {
+            self.attach_target(now, u, ids, out);
+        }
+    }
+
+    /// Step 11: the UE's RRC reconfiguration complete at the target, which attaches it once the
+    /// SN status is known (else it waits for the SN STATUS TRANSFER).
+    fn handover_confirm(&mut self, now: SimTime, u: usize, ids: Ids, out: &mut MediumOutput) {
+        self.event(now, ids, ids.node, ids.tgt_enb, Msg::HandoverConfirm);
+        let Some(h) = self.ho_mut(u) else { return };
+        if h.sn_status_received {
+            self.attach_target(now, u, ids, out);
+        } else {
+            h.confirm_waiting = true;
+        }
+    }
+
+    /// Step 17: the MME's PATH SWITCH REQUEST ACKNOWLEDGE; the source is released once the UE
+    /// is attached at the target.
+    fn path_switch_request_ack(&mut self, now: SimTime, u: usize, ids: Ids) {
+        self.event(
+            now,
+            ids,
+            self.gateway,
+            ids.tgt_enb,
+            Msg::PathSwitchRequestAck,
+        );
+        let Some(h) = self.ho_mut(u) else { return };
+        h.path_switch_acked = true;
+        if h.attached {
+            self.release_source(now, u, ids);
         }
     }
 
