@@ -31,7 +31,7 @@ use crate::persist::PersistTimer;
 use crate::rack::Rack;
 use crate::rate::RateEstimator;
 use crate::receiver::Receiver;
-use crate::recovery::{Recovery, RecoveryPhase};
+use crate::recovery::{Recovery, RecoveryCtx, RecoveryPhase};
 use crate::rtt::RttEstimator;
 use crate::send_buffer::SendBuffer;
 use crate::send_window::SendWindow;
@@ -357,6 +357,42 @@ impl TcpEndpoint {
         } else {
             self.cfg.dupack_threshold
         }
+    }
+
+    /// The recovery machinery and what it works on of the rest of the sender.
+    pub(crate) fn recovery_and_ctx(&mut self) -> (&mut Recovery, RecoveryCtx<'_>) {
+        let dupthresh = self.dupthresh();
+        let ctx = RecoveryCtx {
+            snd: &self.snd,
+            buf: &mut self.buf,
+            sack: self.opts.sack,
+            smss: self.opts.mss as u64,
+            dupthresh,
+            exits_on_partial_ack: self.cc.exits_recovery_on_partial_ack(),
+            eln: self.cfg.eln,
+        };
+        (&mut self.rec, ctx)
+    }
+
+    /// A fast recovery began (`eln`: for a radio loss): counted, and RFC 3168 §6.1.2 allows
+    /// no ECN reduction again in this window.
+    pub(crate) fn on_fast_recovery_entered(&mut self, eln: bool) {
+        self.ecn.hold_until(self.snd.nxt());
+        self.stats.fast_recoveries += 1;
+        if eln {
+            self.stats.eln_recoveries += 1;
+        }
+    }
+
+    /// Whether PRR (RFC 6937) sets the sending window: see [`Recovery::prr_governs`].
+    pub(crate) fn prr_active(&self) -> bool {
+        self.rec
+            .prr_governs(self.cfg.prr, self.opts.sack, self.cc.reduces_by_prr())
+    }
+
+    /// ELN is enabled and the last ELN-marked ACK asked for the segment at SND.UNA.
+    pub(crate) fn eln_marks_head(&self) -> bool {
+        self.rec.eln_marks_head(self.cfg.eln, &self.snd)
     }
 
     /// Send-side variables are traced only once the application has written data, so that a

@@ -235,6 +235,16 @@ impl TcpEndpoint {
         )
     }
 
+    /// RFC 3042 limited transmit, when enabled: see
+    /// [`crate::recovery::Recovery::limited_transmit_allowance`].
+    pub(crate) fn limited_transmit_allowance(&self) -> u64 {
+        if !self.cfg.limited_transmit {
+            return 0;
+        }
+        self.rec
+            .limited_transmit_allowance(self.dupthresh(), self.opts.mss as u64)
+    }
+
     /// Data output: NextSeg rule 1, new data (rule 2), rules 3–4, within cwnd and pacing.
     fn send_data(&mut self, now: SimTime, traces: &mut Traces) -> Option<Packet> {
         if let Some(rate) = self.cc.pacing_rate_bps() {
@@ -245,9 +255,9 @@ impl TcpEndpoint {
         }
         let cwnd = self.effective_cwnd();
         let pipe = self.buf.pipe();
-        let frto_hold = self.frto_holds_retransmissions();
+        let frto_hold = self.spur.frto_holds_retransmissions(&self.buf);
         if !frto_hold {
-            if let Some((i, rule)) = self.next_lost_retransmission() {
+            if let Some((i, rule)) = self.rec.next_lost_retransmission(&self.buf) {
                 if pipe + self.buf.segs[i].len() <= cwnd || pipe == 0 || self.rec.retransmit_now() {
                     self.rec.clear_retransmit_now();
                     return Some(self.retransmit(now, i, rule, traces));
@@ -261,7 +271,10 @@ impl TcpEndpoint {
             return Some(p);
         }
         if !frto_hold {
-            if let Some((i, rule)) = self.sack_fallback_retransmission() {
+            let fallback =
+                self.rec
+                    .sack_fallback_retransmission(self.opts.sack, &self.snd, &self.buf);
+            if let Some((i, rule)) = fallback {
                 if pipe + self.buf.segs[i].len() <= cwnd {
                     return Some(self.retransmit(now, i, rule, traces));
                 }
@@ -292,7 +305,8 @@ impl TcpEndpoint {
 
     /// Something is waiting that only the window or the pacer holds back.
     fn has_sendable(&self) -> bool {
-        self.snd.nxt() < self.buf.stream_end() || self.next_lost_retransmission().is_some()
+        self.snd.nxt() < self.buf.stream_end()
+            || self.rec.next_lost_retransmission(&self.buf).is_some()
     }
 
     /// New data (NextSeg rule 2): up to one SMSS within the receive window and `window`.
@@ -424,7 +438,7 @@ impl TcpEndpoint {
         });
         let seg = &self.buf.segs[i];
         let (start, end, fin, payload) = (seg.start, seg.end, seg.fin, seg.payload());
-        self.on_retransmitted(end, rule);
+        self.rec.on_retransmitted(end, rule);
         self.stats.retx_total += 1;
         self.stats.retx_bytes += payload;
         self.stats.data_segments_sent += 1;

@@ -72,7 +72,11 @@ impl TcpEndpoint {
                 self.stats.timeouts += 1;
                 if self.eln_marks_head() {
                     self.rtt.back_off();
-                    self.eln_timeout();
+                    self.stats.eln_timeouts += 1;
+                    let (rec, mut ctx) = self.recovery_and_ctx();
+                    if rec.on_eln_timeout(&mut ctx) {
+                        self.on_fast_recovery_entered(true);
+                    }
                     self.trace_cc(now, traces);
                     return;
                 }
@@ -84,7 +88,14 @@ impl TcpEndpoint {
                 let reduced_in_recovery = self.cfg.rto_keeps_recovery_ssthresh
                     && self.rec.phase() == RecoveryPhase::FastRecovery
                     && !self.rec.is_eln();
-                self.spurious_on_rto(self.rto_consecutive == 1);
+                self.spur.on_rto(
+                    self.rto_consecutive == 1,
+                    &self.snd,
+                    self.rec.phase(),
+                    &self.cfg,
+                    self.opts.timestamps,
+                    self.cc.as_ref(),
+                );
                 self.cc.on_rto(&RtoEvent {
                     now,
                     // FlightSize of RFC 5681 eq. 4, taken before the go-back-N marks as the
