@@ -291,7 +291,7 @@ impl TcpEndpoint {
         // The window that timed out was not lost: no congestion response is owed for it.
         self.rec.undo_timeout(self.snd.una());
         self.ecn.hold_until(self.snd.una());
-        self.rto_consecutive = 0;
+        self.rtt.end_episode();
         match self.rtt.latest() {
             Some(r) => self.rtt.adapt_after_spurious_timeout(r),
             None => self.rtt.clear_backoff(),
@@ -349,7 +349,7 @@ impl TcpEndpoint {
         // first expiry (RFC 5681 §3.1: ssthresh is then held constant; RFC 5682 §2.1: F-RTO
         // is not entered again). Only leaving the episode starts a new series.
         if acked.advanced && self.rec.phase() != RecoveryPhase::Loss {
-            self.rto_consecutive = 0;
+            self.rtt.end_episode();
         }
         event
     }
@@ -477,9 +477,9 @@ impl TcpEndpoint {
     /// (in NewReno recovery, on the first partial ACK only: RFC 6582 §3.2 step 5).
     fn restart_rto_timer(&mut self, now: SimTime, advanced: bool) {
         if !self.snd.has_outstanding() {
-            self.rto_deadline = None;
+            self.rtt.stop_timer();
         } else if advanced && self.rec.advance_restarts_rto_timer(self.opts.sack) {
-            self.rto_deadline = Some(now + self.rtt.rto());
+            self.rtt.restart_timer(now);
         }
     }
 

@@ -115,8 +115,8 @@ impl TcpEndpoint {
         } else {
             self.rtt.raise_initial_rto(RTO_AFTER_LOST_SYN);
         }
-        self.rto_deadline = None;
-        self.rto_consecutive = 0;
+        self.rtt.stop_timer();
+        self.rtt.end_episode();
     }
 
     fn establish(&mut self, now: SimTime, traces: &mut Traces) {
@@ -155,7 +155,7 @@ impl TcpEndpoint {
 
     pub(crate) fn enter_closed(&mut self, now: SimTime) {
         self.state = TcpState::Closed;
-        self.rto_deadline = None;
+        self.rtt.stop_timer();
         self.persist.cancel();
         self.time_wait_deadline = None;
         self.stats.closed_at.get_or_insert(now);
@@ -163,7 +163,7 @@ impl TcpEndpoint {
 
     pub(crate) fn enter_time_wait(&mut self, now: SimTime) {
         self.state = TcpState::TimeWait;
-        self.rto_deadline = None;
+        self.rtt.stop_timer();
         self.persist.cancel();
         self.time_wait_deadline = Some(now + self.cfg.time_wait);
         self.stats.closed_at.get_or_insert(now);

@@ -101,10 +101,6 @@ pub struct TcpEndpoint {
     syn_sent_at: Option<SimTime>,
     syn_tx_count: u32,
     pub(crate) rtt: RttEstimator,
-    pub(crate) rto_deadline: Option<SimTime>,
-    /// Expiries in the current RTO recovery episode (reset once the episode's recovery point
-    /// is acknowledged, see `RtoEvent::consecutive`).
-    pub(crate) rto_consecutive: u32,
     persist: PersistTimer,
     time_wait_deadline: Option<SimTime>,
     pub(crate) rec: Recovery,
@@ -162,8 +158,6 @@ impl TcpEndpoint {
                 cfg.clock_granularity,
             )
             .floor_variance_term(cfg.min_rto_bounds_variance),
-            rto_deadline: None,
-            rto_consecutive: 0,
             persist: PersistTimer::default(),
             time_wait_deadline: None,
             rec: Recovery::default(),

@@ -106,7 +106,7 @@ impl TcpEndpoint {
             self.stats.syn_retx += 1;
         }
         self.syn_pending = false;
-        self.rto_deadline = Some(now + self.rtt.rto());
+        self.rtt.restart_timer(now);
         let hdr = TcpHeader {
             src_port: self.local.1,
             dst_port: self.remote.1,
@@ -299,7 +299,7 @@ impl TcpEndpoint {
             }
         };
         self.tlp.on_probe_sent(self.snd.nxt(), is_retrans);
-        self.rto_deadline = Some(now + self.rtt.rto());
+        self.rtt.restart_timer(now);
         Some(probe)
     }
 
@@ -427,7 +427,7 @@ impl TcpEndpoint {
         // timer set at the last advance of SND.UNA can expire just before this repair is
         // acknowledged, and go-back-N resends every segment still queued above it.
         if i == 0 && self.buf.segs[0].tx_count >= 2 && self.rec.phase() != RecoveryPhase::Open {
-            self.rto_deadline = Some(now + self.rtt.rto());
+            self.rtt.restart_timer(now);
         }
         self.buf.update(i, |seg| {
             seg.tx_count += 1;
@@ -465,9 +465,7 @@ impl TcpEndpoint {
         // RFC 6937 §3: prr_out counts every byte sent during recovery.
         self.rec.on_data_sent(payload as u64);
         // RFC 6298 §5.1: start the timer if it is not running.
-        if self.rto_deadline.is_none() {
-            self.rto_deadline = Some(now + self.rtt.rto());
-        }
+        self.rtt.start_timer_if_stopped(now);
         self.persist.stop();
         self.pacing_blocked = false;
         if let Some(rate) = self.cc.pacing_rate_bps() {

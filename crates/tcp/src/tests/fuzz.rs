@@ -474,7 +474,7 @@ impl World {
         if a.state.is_synchronized() && a.state != TcpState::TimeWait {
             prop_assert!(
                 a.send_window().una() >= a.send_window().nxt()
-                    || a.rto_deadline.is_some()
+                    || a.rtt.timer_deadline().is_some()
                     || a.pacing_blocked(),
                 "[{}, {}) outstanding without a retransmission timer at {:?}",
                 a.send_window().una(),

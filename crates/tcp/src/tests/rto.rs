@@ -150,9 +150,9 @@ fn newreno_partial_acks_restart_the_timer_once_rfc6582() {
         let partial = h.a.rec.partial_acks();
         if h.a.recovery_phase() == crate::RecoveryPhase::FastRecovery && partial >= 1 {
             // Later partial ACKs leave the deadline where the first one put it.
-            let d = *deadline_after_first.get_or_insert(h.a.rto_deadline);
+            let d = *deadline_after_first.get_or_insert(h.a.rtt.timer_deadline());
             if h.a.stats().timeouts == 0 {
-                assert_eq!(h.a.rto_deadline, d, "after {partial} partial ACKs");
+                assert_eq!(h.a.rtt.timer_deadline(), d, "after {partial} partial ACKs");
             }
         }
     }
