@@ -422,7 +422,7 @@ impl Agent for TcpReceiverAgent {
             let mut ep = TcpEndpoint::listen(self.cfg, cc, self.local, self.flow);
             if let Some(t) = &self.terminal {
                 // Before the SYN is processed, so no data has been counted privately.
-                ep.ack_est.attach(t.clone());
+                ep.attach_terminal_estimate(t.clone());
             }
             self.ep = Some(ep);
             self.conn_delivered = 0;

@@ -201,7 +201,7 @@ fn stalled(eln: bool) -> (Harness, Packet) {
 fn feed(h: &mut Harness, template: Packet, ack_offset: u64, eln: bool) -> Vec<Packet> {
     let mut p = template;
     let t = p.tcp_mut().unwrap();
-    t.ack = SeqNum::from_offset(h.a.iss, ack_offset).0;
+    t.ack = SeqNum::from_offset(h.a.iss(), ack_offset).0;
     t.eln = eln;
     h.a.on_segment(h.now, &p, &mut h.traces);
     let mut out = Vec::new();
@@ -212,7 +212,7 @@ fn feed(h: &mut Harness, template: Packet, ack_offset: u64, eln: bool) -> Vec<Pa
 }
 
 fn offset(h: &Harness, p: &Packet) -> u64 {
-    p.tcp().unwrap().seq.wrapping_sub(h.a.iss) as u64
+    p.tcp().unwrap().seq.wrapping_sub(h.a.iss()) as u64
 }
 
 /// Three duplicate ACKs for segment 1 (marked or not), then a full ACK. Returns cwnd and

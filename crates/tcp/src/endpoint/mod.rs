@@ -22,7 +22,7 @@ use celltcp_engine::{SimDuration, SimTime};
 use celltcp_net::packet::FlowId;
 use celltcp_net::trace::{TraceVar, Traces};
 
-use crate::ack_control::AckLossEstimator;
+use crate::ack_control::{AckLossEstimator, TerminalLossEstimate};
 use crate::cc::CongestionControl;
 use crate::config::TcpConfig;
 use crate::ecn_sender::EcnSender;
@@ -81,36 +81,36 @@ struct Traced {
 
 /// One end of a TCP connection.
 pub struct TcpEndpoint {
-    pub(crate) cfg: TcpConfig,
-    pub(crate) cc: Box<dyn CongestionControl>,
+    cfg: TcpConfig,
+    cc: Box<dyn CongestionControl>,
     local: (Ipv4Addr, u16),
     remote: (Ipv4Addr, u16),
-    pub(crate) flow: FlowId,
-    pub(crate) state: TcpState,
+    flow: FlowId,
+    state: TcpState,
     /// Initial send sequence number.
-    pub(crate) iss: u32,
+    iss: u32,
     /// Initial receive sequence number.
     irs: u32,
     /// SACK, timestamps, ECN, window scaling and the send MSS agreed in the handshake.
-    pub(crate) opts: NegotiatedOptions,
+    opts: NegotiatedOptions,
     /// SND.UNA, SND.NXT, SND.WND (RFC 9293 §3.3.1).
-    pub(crate) snd: SendWindow,
-    pub(crate) buf: SendBuffer,
+    snd: SendWindow,
+    buf: SendBuffer,
     /// A SYN (or SYN-ACK) is due.
     syn_pending: bool,
     syn_sent_at: Option<SimTime>,
     syn_tx_count: u32,
-    pub(crate) rtt: RttEstimator,
+    rtt: RttEstimator,
     persist: PersistTimer,
     time_wait_deadline: Option<SimTime>,
-    pub(crate) rec: Recovery,
+    rec: Recovery,
     /// RACK's record of the latest delivered transmission (lost retransmissions, RFC 8985).
     rack: Rack,
     /// Tail Loss Probe: the PTO timer and the episode of an outstanding probe (RFC 8985 §7).
     tlp: Tlp,
-    pub(crate) spur: Spurious,
-    pub(crate) rcv: Receiver,
-    pub(crate) ack_est: AckLossEstimator,
+    spur: Spurious,
+    rcv: Receiver,
+    ack_est: AckLossEstimator,
     /// Copies of the last pure ACK still to send (receiver ACK control).
     ack_copies_left: u32,
     last_ack: Option<celltcp_net::packet::Packet>,
@@ -120,8 +120,8 @@ pub struct TcpEndpoint {
     /// The last data transmission attempt was held back by the pacer.
     pacing_blocked: bool,
     /// One ECN reduction per window and the CWR it owes (RFC 3168 §6.1.2).
-    pub(crate) ecn: EcnSender,
-    pub(crate) stats: TcpStats,
+    ecn: EcnSender,
+    stats: TcpStats,
     /// A reset owed in CLOSED to a segment of this connection (RFC 9293 §3.10.7.1): its
     /// sequence number, acknowledgment number and whether it carries ACK.
     rst_pending: Option<(u32, u32, bool)>,
@@ -328,6 +328,58 @@ impl TcpEndpoint {
     /// The options negotiated in the handshake.
     pub fn negotiated(&self) -> NegotiatedOptions {
         self.opts
+    }
+
+    /// The configuration the endpoint was created with.
+    #[cfg(test)]
+    pub(crate) fn config(&self) -> &TcpConfig {
+        &self.cfg
+    }
+
+    /// Initial send sequence number (RFC 9293 §3.4.1).
+    #[cfg(test)]
+    pub(crate) fn iss(&self) -> u32 {
+        self.iss
+    }
+
+    /// The receive side: RCV.NXT, the reassembly queue, delayed ACKs.
+    pub(crate) fn receiver(&self) -> &Receiver {
+        &self.rcv
+    }
+
+    /// The send buffer and its scoreboard.
+    pub(crate) fn send_buffer(&self) -> &SendBuffer {
+        &self.buf
+    }
+
+    /// The RTT estimator and retransmission timer (RFC 6298).
+    #[cfg(test)]
+    pub(crate) fn rtt_estimator(&self) -> &RttEstimator {
+        &self.rtt
+    }
+
+    /// The loss-recovery variables.
+    #[cfg(test)]
+    pub(crate) fn recovery(&self) -> &Recovery {
+        &self.rec
+    }
+
+    /// The spurious-timeout detectors and the undos they caused.
+    #[cfg(test)]
+    pub(crate) fn spurious(&self) -> &Spurious {
+        &self.spur
+    }
+
+    /// The receiver's ACK-loss estimator (ACK control).
+    #[cfg(test)]
+    pub(crate) fn ack_loss_estimator(&self) -> &AckLossEstimator {
+        &self.ack_est
+    }
+
+    /// Shares `terminal`'s ACK-loss estimate with this connection: see
+    /// [`AckLossEstimator::attach`]. Call before the first data segment.
+    pub(crate) fn attach_terminal_estimate(&mut self, terminal: TerminalLossEstimate) {
+        self.ack_est.attach(terminal);
     }
 
     /// The last data transmission attempt was held back by the pacer.

@@ -102,11 +102,11 @@ fn the_syn_ack_window_is_never_retracted() {
     cb.window_scale = false;
     let mut h = Harness::new(cfg(), cb);
     h.auto_read = false;
-    h.rule = drop_first(vec![seg(0)], h.a.cfg.isn);
+    h.rule = drop_first(vec![seg(0)], h.a.config().isn);
     h.handshake();
     h.to_write = 3_000;
     h.run_until(secs(2), |_| false);
-    let iss = h.a.cfg.isn;
+    let iss = h.a.config().isn;
     let edges: Vec<u64> = h
         .sent
         .iter()

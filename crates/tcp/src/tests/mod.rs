@@ -331,7 +331,7 @@ impl Harness {
     /// Data segments A sent with their first sequence offset and whether each was a
     /// retransmission (offset seen before).
     pub fn data_sent(&self) -> Vec<(SimTime, u64, bool)> {
-        let iss = self.a.cfg.isn;
+        let iss = self.a.config().isn;
         let mut seen = std::collections::HashSet::new();
         self.sent
             .iter()

@@ -29,7 +29,7 @@ fn check_run(mut h: Harness, total: u64) -> Result<(), TestCaseError> {
     h.to_write = total;
     h.close_after = true;
     let limit = secs(3_000);
-    let mss = h.a.cfg.mss as u64;
+    let mss = h.a.config().mss as u64;
     let mut last_delivered = 0;
     let mut steps = 0u64;
     while h.step(limit) {
@@ -47,7 +47,7 @@ fn check_run(mut h: Harness, total: u64) -> Result<(), TestCaseError> {
     prop_assert_eq!(h.delivered, total);
     prop_assert_eq!(h.b.stats().bytes_delivered, total);
     // RCV.NXT: data plus the SYN and the FIN.
-    prop_assert_eq!(h.b.rcv.rcv_nxt, total + 2);
+    prop_assert_eq!(h.b.receiver().rcv_nxt, total + 2);
     prop_assert!(h.a.all_acked());
     Ok(())
 }
