@@ -145,7 +145,7 @@ impl TcpEndpoint {
     fn acceptable_ack(&mut self, hdr: &TcpHeader) -> Option<u64> {
         let ack = SeqNum(hdr.ack).to_offset(self.iss, self.snd.una())?;
         if ack > self.snd.nxt() {
-            self.rcv.ack_now = true;
+            self.rcv.ack_immediately();
             return None;
         }
         (ack >= self.snd.una()).then_some(ack)

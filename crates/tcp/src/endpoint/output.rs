@@ -61,7 +61,7 @@ impl TcpEndpoint {
         if self.persist.take_probe() {
             return Some(self.send_probe(now));
         }
-        if self.rcv.ack_now {
+        if self.rcv.ack_now() {
             return Some(self.send_pure_ack(now));
         }
         None
@@ -86,7 +86,7 @@ impl TcpEndpoint {
             opts.timestamps = self
                 .opts
                 .timestamps
-                .then(|| (ts_val(now, self.cfg.ts_tick), self.rcv.ts_recent));
+                .then(|| (ts_val(now, self.cfg.ts_tick), self.rcv.ts_recent()));
         } else {
             if self.cfg.ecn {
                 flags.insert(TcpFlags::ECE);
@@ -180,12 +180,12 @@ impl TcpEndpoint {
         ecn: Ecn,
     ) -> Packet {
         flags.insert(TcpFlags::ACK);
-        if self.opts.ecn && self.rcv.ece {
+        if self.opts.ecn && self.rcv.ece() {
             flags.insert(TcpFlags::ECE);
         }
         let mut opts = TcpOptions::default();
         if self.opts.timestamps {
-            opts.timestamps = Some((ts_val(now, self.cfg.ts_tick), self.rcv.ts_recent));
+            opts.timestamps = Some((ts_val(now, self.cfg.ts_tick), self.rcv.ts_recent()));
         }
         if self.opts.sack {
             // RFC 2018 §3: at most 3 blocks beside timestamps, 4 without.
@@ -201,7 +201,7 @@ impl TcpEndpoint {
             src_port: self.local.1,
             dst_port: self.remote.1,
             seq: SeqNum::from_offset(self.iss, seq).0,
-            ack: SeqNum::from_offset(self.irs, self.rcv.rcv_nxt).0,
+            ack: SeqNum::from_offset(self.irs, self.rcv.rcv_nxt()).0,
             flags,
             window: self.rcv.window_field(),
             options: opts,

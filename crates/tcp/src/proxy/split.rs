@@ -60,7 +60,10 @@ impl Relay {
         }
         self.max_held = self.max_held.max(self.held(tx));
         let all_read = rx.stats().bytes_delivered == self.read;
-        if !self.fin_relayed && rx.receiver().fin_received && all_read && self.written == self.read
+        if !self.fin_relayed
+            && rx.receiver().fin_received()
+            && all_read
+            && self.written == self.read
         {
             tx.close();
             self.fin_relayed = true;
@@ -239,7 +242,9 @@ impl SplitConnection {
     /// `ended` reached CLOSED without having received its peer's FIN: `other` is closed so
     /// that its FIN follows the data it already holds.
     fn close_after_abort(ended: &TcpEndpoint, other: &mut TcpEndpoint) {
-        if ended.state() == TcpState::Closed && !ended.receiver().fin_received && !is_closing(other)
+        if ended.state() == TcpState::Closed
+            && !ended.receiver().fin_received()
+            && !is_closing(other)
         {
             other.close();
         }

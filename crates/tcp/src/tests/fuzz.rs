@@ -346,7 +346,7 @@ impl World {
         let shift = if syn || !self.b.negotiated().window_scale {
             0
         } else {
-            self.b.receiver().wscale
+            self.b.receiver().wscale()
         };
         let edge = ack + ((h.window as u64) << shift);
         let granule = 1u64 << shift;
@@ -496,7 +496,7 @@ impl World {
             "cwnd {} below one MSS",
             a.cc().cwnd()
         );
-        let rcv_nxt = self.b.receiver().rcv_nxt;
+        let rcv_nxt = self.b.receiver().rcv_nxt();
         prop_assert!(
             rcv_nxt >= self.rcv_nxt,
             "RCV.NXT moved back: {} after {}",
@@ -504,7 +504,7 @@ impl World {
             self.rcv_nxt
         );
         self.rcv_nxt = rcv_nxt;
-        let data_end = rcv_nxt - 1 - self.b.receiver().fin_received as u64;
+        let data_end = rcv_nxt - 1 - self.b.receiver().fin_received() as u64;
         prop_assert!(
             data_end <= self.written,
             "B holds {} bytes in order, A wrote {}",
@@ -531,9 +531,10 @@ impl World {
             self.next_read = self.now + SimDuration::from_us(gap);
         }
         if (self.b.state().is_synchronized() || self.b.state() == TcpState::Closed)
-            && self.b.receiver().rcv_nxt > 1
+            && self.b.receiver().rcv_nxt() > 1
         {
-            let in_order = self.b.receiver().rcv_nxt - 1 - self.b.receiver().fin_received as u64;
+            let in_order =
+                self.b.receiver().rcv_nxt() - 1 - self.b.receiver().fin_received() as u64;
             prop_assert_eq!(self.delivered, in_order, "delivered ≠ RCV.NXT − 1 − FIN");
         }
         Ok(())
@@ -546,7 +547,7 @@ impl World {
         let ta = self.a.poll_timeout();
         let tb = self.b.poll_timeout();
         // The application's reads are events only while there is something to read.
-        let tr = (self.case.read_every_us > 0 && self.b.receiver().rcv_nxt > 1 + self.delivered)
+        let tr = (self.case.read_every_us > 0 && self.b.receiver().rcv_nxt() > 1 + self.delivered)
             .then_some(self.next_read.max(self.now));
         let Some(t) = [next_pkt, ta, tb, tr].into_iter().flatten().min() else {
             return Ok(false);
@@ -585,7 +586,7 @@ impl World {
         self.check_state()?;
         let mark = (
             self.a.send_window().una(),
-            self.b.receiver().rcv_nxt,
+            self.b.receiver().rcv_nxt(),
             self.delivered,
             self.a.state(),
             self.b.state(),
@@ -626,7 +627,7 @@ impl World {
         );
         prop_assert_eq!(self.delivered, self.case.total);
         prop_assert_eq!(self.b.stats().bytes_delivered, self.case.total);
-        prop_assert_eq!(self.b.receiver().rcv_nxt, self.case.total + 2);
+        prop_assert_eq!(self.b.receiver().rcv_nxt(), self.case.total + 2);
         prop_assert!(self.a.all_acked());
         // Work per delivered segment: arrivals and timer expiries (the reads excluded, their
         // number is the model's choice) stay within a bound far above what loss, duplication

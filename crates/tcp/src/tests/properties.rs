@@ -47,7 +47,7 @@ fn check_run(mut h: Harness, total: u64) -> Result<(), TestCaseError> {
     prop_assert_eq!(h.delivered, total);
     prop_assert_eq!(h.b.stats().bytes_delivered, total);
     // RCV.NXT: data plus the SYN and the FIN.
-    prop_assert_eq!(h.b.receiver().rcv_nxt, total + 2);
+    prop_assert_eq!(h.b.receiver().rcv_nxt(), total + 2);
     prop_assert!(h.a.all_acked());
     Ok(())
 }
