@@ -112,15 +112,7 @@ impl TcpEndpoint {
         };
         ev.advanced = acked.advanced;
         ev.is_dup = acked.is_dup;
-        let at = SenderAtAck {
-            phase: self.rec.phase(),
-            sack: self.opts.sack,
-            snd: &self.snd,
-            stream_end: self.buf.stream_end(),
-        };
-        if let Some(undo) = self.spur.on_ack(now, &ev, at) {
-            self.undo_spurious_timeout(now, undo, traces);
-        }
+        self.detect_spurious_timeout(now, &ev, traces);
         // Read before recovery changes phase: the controller hears of the phase the ACK found.
         let in_recovery = self.rec.phase() == RecoveryPhase::FastRecovery;
         let event = self.detect_loss_and_recover(now, &acked, traces);
@@ -279,6 +271,25 @@ impl TcpEndpoint {
             self.trace_rtt(now, r, traces);
         }
         sample
+    }
+
+    /// F-RTO and Eifel (RFC 5682, RFC 3522) on the ACK's evidence, and the undo if they find
+    /// the timeout spurious.
+    fn detect_spurious_timeout(
+        &mut self,
+        now: SimTime,
+        ev: &SpuriousEvidence,
+        traces: &mut Traces,
+    ) {
+        let at = SenderAtAck {
+            phase: self.rec.phase(),
+            sack: self.opts.sack,
+            snd: &self.snd,
+            stream_end: self.buf.stream_end(),
+        };
+        if let Some(undo) = self.spur.on_ack(now, ev, at) {
+            self.undo_spurious_timeout(now, undo, traces);
+        }
     }
 
     /// The response to a spurious timeout (RFC 4015 §4): restore the window, resume with new
