@@ -11,8 +11,27 @@ use std::net::Ipv4Addr;
 
 use crate::packet::NodeId;
 
-/// Index of one direction of a link: `2·link` for a→b, `2·link + 1` for b→a.
-pub type DirId = u32;
+pub use crate::id::DirId;
+
+impl DirId {
+    /// The direction a→b (`reverse` false) or b→a of link `link`: `2·link` or `2·link + 1`.
+    #[inline]
+    pub const fn of_link(link: usize, reverse: bool) -> DirId {
+        DirId::from_index(2 * link + reverse as usize)
+    }
+
+    /// The link this direction belongs to: its index in the topology's links.
+    #[inline]
+    pub const fn link(self) -> usize {
+        (self.0 / 2) as usize
+    }
+
+    /// The direction runs from the link's end `a` to its end `b`.
+    #[inline]
+    pub fn is_a_to_b(self) -> bool {
+        self.0.is_multiple_of(2)
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NodeKind {
@@ -70,8 +89,8 @@ impl Topology {
 
     /// Node at the sending end of a direction.
     pub fn dir_from(&self, dir: DirId) -> NodeId {
-        let l = &self.links[(dir / 2) as usize];
-        if dir.is_multiple_of(2) {
+        let l = &self.links[dir.link()];
+        if dir.is_a_to_b() {
             l.a
         } else {
             l.b
@@ -80,8 +99,8 @@ impl Topology {
 
     /// Node at the receiving end of a direction.
     pub fn dir_to(&self, dir: DirId) -> NodeId {
-        let l = &self.links[(dir / 2) as usize];
-        if dir.is_multiple_of(2) {
+        let l = &self.links[dir.link()];
+        if dir.is_a_to_b() {
             l.b
         } else {
             l.a
@@ -113,8 +132,8 @@ impl Topology {
         let n = self.nodes.len();
         let mut out_dirs: Vec<Vec<DirId>> = vec![Vec::new(); n];
         for (i, l) in self.links.iter().enumerate() {
-            out_dirs[l.a as usize].push(2 * i as DirId);
-            out_dirs[l.b as usize].push(2 * i as DirId + 1);
+            out_dirs[l.a as usize].push(DirId::of_link(i, false));
+            out_dirs[l.b as usize].push(DirId::of_link(i, true));
         }
         let mut dist = vec![u64::MAX; n];
         let mut first: Vec<Option<DirId>> = vec![None; n];
@@ -134,7 +153,7 @@ impl Topology {
             }
             for &dir in &out_dirs[u as usize] {
                 let v = self.dir_to(dir);
-                let nd = d + self.links[(dir / 2) as usize].metric as u64;
+                let nd = d + self.links[dir.link()].metric as u64;
                 let first_dir = via.or(Some(dir));
                 // Lower cost wins; equal cost keeps the lower first direction (heap order on
                 // (cost, node, dir) makes the first settled candidate the smallest one).
@@ -182,11 +201,11 @@ mod tests {
             ],
             vec![link(0, 1, 1), link(1, 2, 1), link(2, 3, 1)],
         );
-        assert_eq!(t.next_hop(0, 3), Some(0));
-        assert_eq!(t.next_hop(1, 3), Some(2));
-        assert_eq!(t.next_hop(2, 3), Some(4));
-        assert_eq!(t.next_hop(3, 0), Some(5));
-        assert_eq!(t.next_hop(2, 0), Some(3));
+        assert_eq!(t.next_hop(0, 3), Some(DirId(0)));
+        assert_eq!(t.next_hop(1, 3), Some(DirId(2)));
+        assert_eq!(t.next_hop(2, 3), Some(DirId(4)));
+        assert_eq!(t.next_hop(3, 0), Some(DirId(5)));
+        assert_eq!(t.next_hop(2, 0), Some(DirId(3)));
         assert_eq!(t.node_by_addr(Ipv4Addr::new(10, 0, 0, 4)), Some(3));
         assert_eq!(t.node_by_addr(Ipv4Addr::new(10, 0, 0, 9)), None);
     }
@@ -204,13 +223,13 @@ mod tests {
             nodes.clone(),
             vec![link(0, 1, 1), link(0, 2, 1), link(1, 3, 1), link(2, 3, 1)],
         );
-        assert_eq!(t.next_hop(0, 3), Some(0));
+        assert_eq!(t.next_hop(0, 3), Some(DirId(0)));
         // Make the first path expensive.
         let t = Topology::new(
             nodes,
             vec![link(0, 1, 5), link(0, 2, 1), link(1, 3, 1), link(2, 3, 1)],
         );
-        assert_eq!(t.next_hop(0, 3), Some(2));
+        assert_eq!(t.next_hop(0, 3), Some(DirId(2)));
     }
 
     #[test]

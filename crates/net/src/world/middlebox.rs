@@ -333,20 +333,20 @@ impl World {
         pkt: Packet,
         sched: &mut Scheduler<Event>,
     ) {
-        if (dir / 2) as usize >= self.p2p_links {
+        if dir.link() >= self.p2p_links {
             return self.enqueue(dir, pkt, sched);
         }
         let node = self.topo.dir_from(dir);
         if let Some(m) = self.middlebox_at(node) {
             self.middleboxes[m as usize].stats.packets_expedited += 1;
         }
-        let d = &mut self.dirs[dir as usize];
+        let d = &mut self.dirs[dir.index()];
         if d.refuses_arrival() {
             let site = DropSite::Node(node);
             return self.count_drop(pkt.flow, DropCause::Handover, site);
         }
-        self.expedited[dir as usize].push_back(pkt);
-        if self.dirs[dir as usize].can_start() {
+        self.expedited[dir.index()].push_back(pkt);
+        if self.dirs[dir.index()].can_start() {
             self.start_next(dir, sched);
         }
     }
@@ -355,7 +355,7 @@ impl World {
     /// as a handover drop of the direction and of its flow.
     pub(super) fn flush_expedited(&mut self, dir: DirId) {
         let site = DropSite::Node(self.topo.dir_from(dir));
-        let lane = &mut self.expedited[dir as usize];
+        let lane = &mut self.expedited[dir.index()];
         let n = lane.len() as u64;
         for p in lane.drain(..) {
             let (counters, traces) = (&mut self.flow_counters, &mut self.traces);
@@ -368,6 +368,6 @@ impl World {
                 site,
             );
         }
-        self.dirs[dir as usize].stats.drops_handover += n;
+        self.dirs[dir.index()].stats.drops_handover += n;
     }
 }

@@ -596,7 +596,7 @@ impl World {
     }
 
     fn capture(&mut self, dir: DirId, now: SimTime, pkt: &Packet) {
-        if let Some(c) = self.capture_of_dir[dir as usize] {
+        if let Some(c) = self.capture_of_dir[dir.index()] {
             if let Err(e) = self.captures[c as usize].capture(now, pkt) {
                 self.capture_error.get_or_insert(e);
             }
@@ -716,10 +716,10 @@ impl World {
     /// Applies `change` to direction `dir` now, in the order documented on [`LinkChange`].
     fn apply_link_change(&mut self, dir: DirId, change: LinkChange, sched: &mut Scheduler<Event>) {
         let now = sched.now();
-        if change.flush && (dir as usize) < self.expedited.len() {
+        if change.flush && dir.index() < self.expedited.len() {
             self.flush_expedited(dir);
         }
-        let Some(d) = self.dirs.get_mut(dir as usize) else {
+        let Some(d) = self.dirs.get_mut(dir.index()) else {
             return;
         };
         if let Some(delay) = change.delay {
@@ -838,7 +838,7 @@ impl Model for World {
         match event {
             Event::TxDone(dir) => self.tx_done(dir, sched),
             Event::Arrive(dir) => {
-                let pkt = self.dirs[dir as usize].arrive();
+                let pkt = self.dirs[dir.index()].arrive();
                 let node = self.topo.dir_to(dir);
                 self.route(node, pkt, Ingress::Wire, sched);
             }

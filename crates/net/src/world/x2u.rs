@@ -131,11 +131,11 @@ impl World {
     /// Whether the head of `node`'s buffer must wait (module documentation).
     fn blocked(&self, node: NodeId, egress: DirId, now: SimTime) -> Option<Blocked> {
         let f = self.forwarders[node as usize].as_ref()?;
-        if ((egress / 2) as usize) < self.p2p_links {
-            let d = &self.dirs[egress as usize];
+        if (egress.link()) < self.p2p_links {
+            let d = &self.dirs[egress.index()];
             let busy = !d.can_start()
                 || d.queue.len_packets() > 0
-                || !self.expedited[egress as usize].is_empty();
+                || !self.expedited[egress.index()].is_empty();
             if busy {
                 return Some(Blocked::Egress);
             }
