@@ -55,7 +55,7 @@ pub const PROTO_TCP: u8 = 6;
 pub const PROTO_UDP: u8 = 17;
 
 /// Index of an agent in the world.
-pub type AgentId = u32;
+pub use crate::id::AgentId;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
@@ -274,7 +274,7 @@ impl WorldBuilder {
             timer: None,
             generation: 0,
         });
-        (self.agents.len() - 1) as AgentId
+        AgentId::from_index(self.agents.len() - 1)
     }
 
     pub fn series(&mut self, cfg: SeriesConfig) {
@@ -329,7 +329,7 @@ impl WorldBuilder {
                 proto: a.proto,
                 port: a.port,
                 flow: a.flow,
-                agent: i as AgentId,
+                agent: AgentId::from_index(i),
             });
         }
         let mut capture_of_dir = vec![None; self.dirs.len()];
@@ -529,7 +529,7 @@ impl World {
     pub fn schedule_initial(&mut self, sched: &mut Scheduler<Event>) {
         for (i, a) in self.agents.iter().enumerate() {
             sched
-                .schedule_at(a.start, Event::AgentStart(i as AgentId))
+                .schedule_at(a.start, Event::AgentStart(AgentId::from_index(i)))
                 .expect("start times are >= 0");
         }
         for (i, (at, _, _)) in self.changes.iter().enumerate() {
@@ -572,7 +572,7 @@ impl World {
 
     /// The agent's figures for the summary.
     pub fn agent_report(&self, agent: AgentId, now: SimTime) -> Vec<crate::agent::ReportEntry> {
-        self.agents[agent as usize].agent.report(now)
+        self.agents[agent.index()].agent.report(now)
     }
 
     /// Ends the run where it stopped: takes the sample still due at its last instant (call
@@ -678,7 +678,7 @@ impl World {
     ) {
         let now = sched.now();
         let mut out = std::mem::take(&mut self.out_buf);
-        let slot = &mut self.agents[id as usize];
+        let slot = &mut self.agents[id.index()];
         let mut timer = slot.timer;
         {
             let mut ctx = AgentCtx::new(now, &mut out, &mut timer, &mut slot.rng, &mut self.traces);
@@ -844,7 +844,7 @@ impl Model for World {
             }
             Event::AgentStart(id) => self.call_agent(id, sched, |a, ctx| a.start(ctx)),
             Event::AgentTimer(id, generation) => {
-                let slot = &mut self.agents[id as usize];
+                let slot = &mut self.agents[id.index()];
                 if slot.generation != generation || slot.timer != Some(sched.now()) {
                     return; // superseded
                 }
