@@ -509,6 +509,7 @@ impl Epc {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::packet::FlowId;
     use crate::packet::{IpHeader, Transport, UdpHeader};
     use celltcp_engine::SimTime;
     use Ecn::*;
@@ -565,7 +566,7 @@ mod tests {
     fn packet(ecn: Ecn) -> Packet {
         Packet {
             uid: 1,
-            flow: 0,
+            flow: FlowId(0),
             ip: IpHeader {
                 src: Ipv4Addr::new(10, 0, 0, 1),
                 dst: Ipv4Addr::new(10, 0, 0, 9),

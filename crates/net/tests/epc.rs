@@ -17,6 +17,7 @@ use celltcp_net::agent::{Agent, AgentCtx, ReportEntry};
 use celltcp_net::app::udp::{Arrival, UdpSink, UdpSource, UdpSourceConfig};
 use celltcp_net::gtp::{EcnDecap, EpcConfig, TunnelEndpointStats};
 use celltcp_net::link::LinkDirConfig;
+use celltcp_net::packet::FlowId;
 use celltcp_net::packet::{
     Ecn, GtpInterface, GtpMessage, GtpTunnel, IpHeader, NodeId, Packet, Transport, UdpHeader,
 };
@@ -293,7 +294,7 @@ impl Agent for Injector {
         for (i, (inner, outer)) in self.0.iter().enumerate() {
             ctx.send(Packet {
                 uid: 0,
-                flow: 0,
+                flow: FlowId(0),
                 ip: IpHeader {
                     src: addr(SERVER),
                     dst: addr(UE),

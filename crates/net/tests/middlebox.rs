@@ -17,6 +17,7 @@ use celltcp_net::agent::{Agent, AgentCtx, ReportEntry};
 use celltcp_net::link::LinkDirConfig;
 use celltcp_net::loss::{Bernoulli, LossModel};
 use celltcp_net::middlebox::{Middlebox, MiddleboxCtx, MiddleboxFigure};
+use celltcp_net::packet::FlowId;
 use celltcp_net::packet::Packet;
 use celltcp_net::queue::{DropTail, QueueLimit};
 use celltcp_net::topology::NodeKind;
@@ -397,7 +398,7 @@ fn an_expedited_packet_passes_a_full_queue() {
         fn on_forward(&mut self, pkt: Packet, ctx: &mut MiddleboxCtx<'_>) -> Option<Packet> {
             if pkt.app_seq == 10 && !self.1 {
                 self.1 = true;
-                ctx.out.push(udp(0, SRC, DST, 1000, 1000, ctx.now));
+                ctx.out.push(udp(FlowId(0), SRC, DST, 1000, 1000, ctx.now));
             }
             Some(pkt)
         }

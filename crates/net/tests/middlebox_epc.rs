@@ -171,10 +171,7 @@ fn emitted_packets_continue_the_tunnelled_path() {
         !*saw_tunnelled.borrow(),
         "the middlebox sees inner packets only"
     );
-    let (d, u) = (
-        &w.flow_counters[down as usize],
-        &w.flow_counters[up as usize],
-    );
+    let (d, u) = (&w.flow_counters[down.index()], &w.flow_counters[up.index()]);
     // 50 datagrams each way, each forwarded and copied once at the eNB, all delivered.
     assert_eq!((d.packets_delivered, d.drops()), (100, 0));
     assert_eq!((u.packets_delivered, u.drops()), (100, 0));

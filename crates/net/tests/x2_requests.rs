@@ -9,6 +9,7 @@ use celltcp_engine::SimTime;
 use celltcp_net::agent::{Agent, AgentCtx, ReportEntry};
 use celltcp_net::gtp::{EcnDecap, EpcConfig};
 use celltcp_net::medium::{MediumRequest, TunnelArrival};
+use celltcp_net::packet::FlowId;
 use celltcp_net::packet::{Ecn, GtpInterface, GtpMessage, GtpTunnel, Packet};
 use celltcp_net::world::{RequestFailure, WorldBuilder};
 
@@ -192,7 +193,7 @@ struct X2Injector(Vec<(Ecn, Ecn, u32)>);
 impl Agent for X2Injector {
     fn start(&mut self, ctx: &mut AgentCtx<'_>) {
         for (i, &(inner, outer, count)) in self.0.iter().enumerate() {
-            let mut p = udp(0, addr(SERVER), addr(UE), 100, i as u64, ctx.now());
+            let mut p = udp(FlowId(0), addr(SERVER), addr(UE), 100, i as u64, ctx.now());
             p.ip.ecn = inner;
             p.tunnel = Some(GtpTunnel {
                 outer_src: addr(ENB1),

@@ -222,7 +222,7 @@ impl HandoverOutputs {
         let mut columns = vec![
             Column::U32(c.handover),
             Column::Cat {
-                codes: c.flow,
+                codes: c.flow.into_iter().map(|f| f.0).collect(),
                 names: flow_names.to_vec(),
             },
             node_col(c.ue),

@@ -539,8 +539,8 @@ mod tests {
 
     fn pair(app: Box<dyn TcpApplication>) -> (TcpSenderAgent, TcpReceiverAgent) {
         let cfg = TcpConfig::default();
-        let s = TcpSenderAgent::with_cc_name(cfg, 3, S, R, "newreno", app).unwrap();
-        let r = TcpReceiverAgent::with_cc_name(cfg, 3, R, "newreno").unwrap();
+        let s = TcpSenderAgent::with_cc_name(cfg, FlowId(3), S, R, "newreno", app).unwrap();
+        let r = TcpReceiverAgent::with_cc_name(cfg, FlowId(3), R, "newreno").unwrap();
         (s, r)
     }
 
@@ -607,7 +607,7 @@ mod tests {
     fn unknown_controller_is_an_error() {
         let e = TcpSenderAgent::with_cc_name(
             TcpConfig::default(),
-            1,
+            FlowId(1),
             S,
             R,
             "fast",

@@ -92,7 +92,7 @@ impl FlowCounters {
 /// end markers): every per-flow count goes through here, so no packet can index past the table.
 #[inline]
 pub(super) fn flow_mut(counters: &mut [FlowCounters], flow: FlowId) -> Option<&mut FlowCounters> {
-    counters.get_mut(flow as usize)
+    counters.get_mut(flow.index())
 }
 
 /// Where in the network a packet was dropped.

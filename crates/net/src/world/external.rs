@@ -24,7 +24,7 @@ use crate::topology::NodeKind;
 
 /// The flow of every packet a real program sent (see the module documentation). It lies past
 /// any scenario flow and below [`crate::packet::NO_FLOW`].
-pub const EXTERNAL_FLOW: FlowId = FlowId::MAX - 1;
+pub const EXTERNAL_FLOW: FlowId = FlowId(u32::MAX - 1);
 
 /// A real packet that reached an external host.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -168,7 +168,7 @@ mod tests {
     fn datagram(dst: Ipv4Addr, key: u64) -> Packet {
         Packet {
             uid: 0,
-            flow: 0,
+            flow: FlowId(0),
             ip: IpHeader {
                 src: Ipv4Addr::new(10, 0, 0, 1),
                 dst,

@@ -247,7 +247,7 @@ impl WorldBuilder {
     /// Declares a flow whose data is delivered to `dst` (for the network's own counters).
     pub fn add_flow(&mut self, dst: NodeId) -> FlowId {
         self.flows.push(FlowEnds { dst });
-        (self.flows.len() - 1) as FlowId
+        FlowId::from_index(self.flows.len() - 1)
     }
 
     /// Places an agent of `flow` on `node`, receiving `proto` packets for `port`, started at
@@ -347,7 +347,7 @@ impl WorldBuilder {
         }
         let mut packet_traced = vec![false; self.flows.len()];
         for &f in &self.series.packet_flows {
-            if let Some(t) = packet_traced.get_mut(f as usize) {
+            if let Some(t) = packet_traced.get_mut(f.index()) {
                 *t = true;
             }
         }
@@ -629,7 +629,7 @@ impl World {
         if pkt.flow == EXTERNAL_FLOW {
             return self.deliver_external(node, pkt, now);
         }
-        let flow = pkt.flow as usize;
+        let flow = pkt.flow.index();
         if let Some(ends) = self.flows.get(flow) {
             if ends.dst == node {
                 let transit = now.saturating_since(pkt.created_at).as_ns();
@@ -800,7 +800,7 @@ impl World {
             if now > SimTime::ZERO {
                 let s = &mut self.rate_series;
                 s.time_ns.push(now.as_ns());
-                s.flow.push(f);
+                s.flow.push(f.0);
                 s.rate_bps.push(bytes as f64 * 8.0 / interval.as_secs_f64());
             }
         }

@@ -195,7 +195,7 @@ impl Medium for ToyRan {
 }
 
 /// Packets seen on a captured link: (time, outer destination, TEID, message, flow).
-pub type Captured = Rc<RefCell<Vec<(SimTime, Ipv4Addr, u32, GtpMessage, u32)>>>;
+pub type Captured = Rc<RefCell<Vec<(SimTime, Ipv4Addr, u32, GtpMessage, FlowId)>>>;
 
 pub struct Recorder(pub Captured);
 
@@ -397,7 +397,14 @@ pub fn tunnel_arrivals(log: &Log) -> Vec<(SimTime, NodeId, NodeId, TunnelArrival
 
 /// A datagram for the UE, as the source eNB would forward it.
 pub fn datagram(app_seq: u64) -> Packet {
-    let mut p = udp(0, addr(SERVER), addr(UE), 1000, app_seq, SimTime::ZERO);
+    let mut p = udp(
+        FlowId(0),
+        addr(SERVER),
+        addr(UE),
+        1000,
+        app_seq,
+        SimTime::ZERO,
+    );
     p.uid = 42 + app_seq;
     p
 }

@@ -7,6 +7,7 @@ use std::net::Ipv4Addr;
 
 use celltcp_engine::{RngStream, SimDuration, SimTime};
 use celltcp_net::medium::{Medium, MediumOutput};
+use celltcp_net::packet::FlowId;
 use celltcp_net::packet::{
     Ecn, IpHeader, NodeId, Packet, Transport, UdpHeader, IPV4_HEADER_BYTES, UDP_HEADER_BYTES,
 };
@@ -22,7 +23,7 @@ pub const ENB: NodeId = 0;
 pub fn packet(uid: u64, size_bytes: u32) -> Packet {
     Packet {
         uid,
-        flow: 0,
+        flow: FlowId(0),
         ip: IpHeader {
             src: Ipv4Addr::new(10, 0, 0, 1),
             dst: Ipv4Addr::new(10, 0, 1, 1),

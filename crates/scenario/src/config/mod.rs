@@ -152,7 +152,7 @@ impl Scenario {
 
     /// Index of flow `name` in name order.
     pub fn flow_id(&self, name: &str) -> Option<FlowId> {
-        index_of(&self.flows, name).map(|i| i as FlowId)
+        index_of(&self.flows, name).map(FlowId::from_index)
     }
 }
 

@@ -1,6 +1,7 @@
 use std::net::Ipv4Addr;
 
 use celltcp_engine::SimDuration;
+use celltcp_net::packet::FlowId;
 use celltcp_net::queue::QueueLimit;
 use celltcp_net::trace::TraceVar;
 
@@ -178,8 +179,8 @@ fn indices_follow_name_order() {
     assert_eq!(s.node_id("nope"), None);
     assert_eq!(s.link_index("access"), Some(0));
     assert_eq!(s.link_index("core"), Some(2));
-    assert_eq!(s.flow_id("bulk"), Some(0));
-    assert_eq!(s.flow_id("web"), Some(2));
+    assert_eq!(s.flow_id("bulk"), Some(FlowId(0)));
+    assert_eq!(s.flow_id("web"), Some(FlowId(2)));
 }
 
 #[test]

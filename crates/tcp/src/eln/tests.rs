@@ -6,6 +6,7 @@ use std::net::Ipv4Addr;
 
 use celltcp_engine::{RngStream, SimTime};
 use celltcp_net::middlebox::{Middlebox, MiddleboxCtx};
+use celltcp_net::packet::FlowId;
 use celltcp_net::packet::{Ecn, IpHeader, Packet, TcpFlags, TcpHeader, TcpOptions, Transport};
 use celltcp_net::trace::Traces;
 
@@ -21,7 +22,7 @@ const UE: (Ipv4Addr, u16) = (Ipv4Addr::new(10, 0, 0, 3), 40_000);
 fn tcp(src: (Ipv4Addr, u16), dst: (Ipv4Addr, u16), seq: u32, ack: u32, len: u32) -> Packet {
     Packet {
         uid: 0,
-        flow: 0,
+        flow: FlowId(0),
         ip: IpHeader {
             src: src.0,
             dst: dst.0,

@@ -2,6 +2,7 @@
 //! §3.8.6.1), send-buffer limit.
 
 use celltcp_engine::SimDuration;
+use celltcp_net::packet::FlowId;
 
 use super::*;
 
@@ -67,7 +68,7 @@ fn window_scaling_allows_more_than_64k_in_flight_rfc7323_2() {
         assert!(h.transfer(3_000_000, secs(60)));
         let v = &h.traces.vars;
         let peak = (0..v.var.len())
-            .filter(|&i| v.var[i] == TraceVar::BytesInFlight as u8 && v.flow[i] == 1)
+            .filter(|&i| v.var[i] == TraceVar::BytesInFlight as u8 && v.flow[i] == FlowId(1))
             .map(|i| v.value[i] as u64)
             .max()
             .unwrap();

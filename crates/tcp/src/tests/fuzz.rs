@@ -32,6 +32,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use celltcp_engine::{RngStream, SimDuration, SimTime};
+use celltcp_net::packet::FlowId;
 use celltcp_net::packet::{Ecn, Packet, TcpFlags, Transport};
 use celltcp_net::trace::Traces;
 use proptest::prelude::*;
@@ -239,14 +240,19 @@ impl World {
             cc::build(case.cc, &c.cc_config()).unwrap(),
             A,
             B,
-            1,
+            FlowId(1),
             SimTime::ZERO,
         );
         let b_cfg = TcpConfig {
             isn: c.isn.wrapping_mul(2_654_435_761),
             ..c
         };
-        let b = TcpEndpoint::listen(b_cfg, cc::build(case.cc, &b_cfg.cc_config()).unwrap(), B, 1);
+        let b = TcpEndpoint::listen(
+            b_cfg,
+            cc::build(case.cc, &b_cfg.cc_config()).unwrap(),
+            B,
+            FlowId(1),
+        );
         World {
             now: SimTime::ZERO,
             a,

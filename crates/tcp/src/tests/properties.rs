@@ -4,6 +4,7 @@
 //! `cc::build`.
 
 use celltcp_engine::{RngStream, SimDuration};
+use celltcp_net::packet::FlowId;
 use proptest::prelude::*;
 
 use super::*;
@@ -92,8 +93,8 @@ proptest! {
         let c = cfg();
         let cca = cc::build(name, &c.cc_config()).unwrap();
         let ccb = cc::build(name, &c.cc_config()).unwrap();
-        let a = TcpEndpoint::connect(c, cca, A, B, 1, SimTime::ZERO);
-        let b = TcpEndpoint::listen(c, ccb, B, 1);
+        let a = TcpEndpoint::connect(c, cca, A, B, FlowId(1), SimTime::ZERO);
+        let b = TcpEndpoint::listen(c, ccb, B, FlowId(1));
         let mut h = Harness::with(a, b);
         h.rule = chaos(seed, p_drop, p_reorder, 0.0);
         h.rate_bps = Some(10_000_000);

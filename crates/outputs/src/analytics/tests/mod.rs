@@ -24,7 +24,7 @@ pub(super) const S: u64 = 1_000_000_000;
 /// The UE of the fixture record.
 pub(super) const UE: NodeId = 10;
 /// The fixture's TCP flow.
-pub(super) const FLOW: FlowId = 1;
+pub(super) const FLOW: FlowId = FlowId(1);
 /// The fixture run's end, ns.
 pub(super) const RUN_END: u64 = 5 * S;
 

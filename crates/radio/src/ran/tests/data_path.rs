@@ -5,6 +5,7 @@ use std::collections::HashSet;
 use celltcp_engine::SimDuration;
 use celltcp_net::handover::HandoverRecord;
 use celltcp_net::medium::MediumRequest;
+use celltcp_net::packet::FlowId;
 use celltcp_net::queue::DropCause;
 
 use super::harness::*;
@@ -30,7 +31,14 @@ fn run(handover: HandoverConfig) -> Harness {
         handover,
     );
     let mut h = Harness::build(cfg);
-    h.cbr(UE, 7, 1500, SimDuration::from_us(2400), ms(0), ms(2000));
+    h.cbr(
+        UE,
+        FlowId(7),
+        1500,
+        SimDuration::from_us(2400),
+        ms(0),
+        ms(2000),
+    );
     h.uplink(UE, 60, SimDuration::from_ms(5), ms(0), ms(2000));
     h.run_until(ms(3000));
     assert!(h.ran.errors().is_empty(), "{:?}", h.ran.errors());
@@ -40,7 +48,7 @@ fn run(handover: HandoverConfig) -> Harness {
 fn flow7(r: &HandoverRecord) -> celltcp_net::handover::HandoverFlowCounts {
     r.flows
         .iter()
-        .find(|f| f.0 == 7)
+        .find(|f| f.0 == FlowId(7))
         .map(|f| f.1)
         .expect("flow 7 listed")
 }

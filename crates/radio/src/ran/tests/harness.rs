@@ -300,7 +300,7 @@ impl Harness {
                 self.next_uid += 1;
                 self.sent_up.push((uid, now, ue));
                 // Routed onto an arbitrary edge: the first eNB.
-                let pkt = packet(uid, ue, 1_000, size);
+                let pkt = packet(uid, ue, FlowId(1_000), size);
                 self.ran.send(now, ue, ENB0, pkt, &mut self.out);
             }
         }

@@ -2,6 +2,7 @@
 
 use celltcp_engine::SimDuration;
 use celltcp_net::medium::{Medium, MediumOutput, TunnelArrival};
+use celltcp_net::packet::FlowId;
 use celltcp_net::queue::DropCause;
 
 use super::harness::*;
@@ -22,7 +23,14 @@ fn handed_over() -> Harness {
         handover,
     );
     let mut h = Harness::build(cfg);
-    h.cbr(1, 0, 1500, SimDuration::from_us(2400), ms(0), ms(900));
+    h.cbr(
+        1,
+        FlowId(0),
+        1500,
+        SimDuration::from_us(2400),
+        ms(0),
+        ms(900),
+    );
     h.run_until(ms(1000));
     h
 }
@@ -42,10 +50,12 @@ fn strangers_are_not_routed() {
     let mut out = MediumOutput::default();
     let now = ms(1000);
     // An eNB that is not in the network, a UE that is not in it, a never-related eNB.
-    h.ran.send(now, 99, 1, packet(9_001, 1, 0, 100), &mut out);
-    h.ran.send(now, 10, 42, packet(9_002, 42, 0, 100), &mut out);
+    h.ran
+        .send(now, 99, 1, packet(9_001, 1, FlowId(0), 100), &mut out);
+    h.ran
+        .send(now, 10, 42, packet(9_002, 42, FlowId(0), 100), &mut out);
     let arrival = TunnelArrival::Forwarded {
-        pkt: packet(9_003, 1, 0, 100),
+        pkt: packet(9_003, 1, FlowId(0), 100),
         pdcp_count: Some(3),
     };
     h.ran.tunnel_receive(now, 99, 1, arrival, &mut out);
@@ -60,10 +70,12 @@ fn strangers_are_not_routed() {
     );
     // Cell 0 served UE 1 before the handover: a late packet there is a handover loss.
     out.dropped.clear();
-    h.ran.send(now, 10, 1, packet(9_004, 1, 0, 100), &mut out);
+    h.ran
+        .send(now, 10, 1, packet(9_004, 1, FlowId(0), 100), &mut out);
     assert_eq!(out.dropped[0].1, DropCause::Handover);
     // Cell 0 never served UE 2: no route.
-    h.ran.send(now, 10, 2, packet(9_005, 2, 0, 100), &mut out);
+    h.ran
+        .send(now, 10, 2, packet(9_005, 2, FlowId(0), 100), &mut out);
     assert_eq!(out.dropped[1].1, DropCause::NoRoute);
     assert!(out.delivered.is_empty() && out.requests.is_empty());
 }

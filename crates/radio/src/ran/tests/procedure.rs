@@ -6,6 +6,7 @@
 use celltcp_engine::SimDuration;
 use celltcp_net::handover::{HandoverCause, HandoverResult};
 use celltcp_net::medium::MediumRequest;
+use celltcp_net::packet::FlowId;
 
 use super::harness::*;
 use crate::ran::{DataPathPolicy, HandoverConfig, ManualHandover};
@@ -33,7 +34,14 @@ fn run(policy: DataPathPolicy) -> Harness {
         handover,
     );
     let mut h = Harness::build(cfg);
-    h.cbr(UE, 0, 1500, SimDuration::from_us(2400), ms(0), ms(1400));
+    h.cbr(
+        UE,
+        FlowId(0),
+        1500,
+        SimDuration::from_us(2400),
+        ms(0),
+        ms(1400),
+    );
     h.run_until(ms(1500));
     assert!(h.ran.errors().is_empty(), "{:?}", h.ran.errors());
     h

@@ -3,6 +3,7 @@
 use celltcp_engine::SimDuration;
 use celltcp_net::handover::{HandoverCause, HandoverResult};
 use celltcp_net::medium::MediumRequest;
+use celltcp_net::packet::FlowId;
 use celltcp_net::queue::DropCause;
 
 use super::harness::*;
@@ -56,7 +57,14 @@ fn a_ue_out_of_coverage_fails_after_t310_and_reestablishes_at_the_best_cell() {
         vec![ue],
         handover,
     ));
-    h.cbr(UE, 3, 1000, SimDuration::from_ms(5), ms(0), ms(3500));
+    h.cbr(
+        UE,
+        FlowId(3),
+        1000,
+        SimDuration::from_ms(5),
+        ms(0),
+        ms(3500),
+    );
     h.run_until(ms(4000));
     assert!(h.ran.errors().is_empty(), "{:?}", h.ran.errors());
 
@@ -175,7 +183,14 @@ fn without_a_suitable_cell_the_ue_stays_out_of_service_until_one_appears() {
         vec![ue],
         handover,
     ));
-    h.cbr(UE, 3, 1000, SimDuration::from_ms(5), ms(0), ms(5000));
+    h.cbr(
+        UE,
+        FlowId(3),
+        1000,
+        SimDuration::from_ms(5),
+        ms(0),
+        ms(5000),
+    );
     h.run_until(ms(5500));
     assert!(h.ran.errors().is_empty(), "{:?}", h.ran.errors());
     let r = h.records();

@@ -2,6 +2,7 @@
 
 use celltcp_engine::SimDuration;
 use celltcp_net::medium::Medium;
+use celltcp_net::packet::FlowId;
 
 use super::harness::*;
 use super::support::*;
@@ -19,7 +20,7 @@ fn lone_cell_rsrq(saturated: bool) -> f64 {
     let mut h = Harness::build(cfg);
     if saturated {
         let interval = interval_at(SATURATING_BPS);
-        h.cbr(1, 0, PACKET_BYTES, interval, ms(0), ms(2000));
+        h.cbr(1, FlowId(0), PACKET_BYTES, interval, ms(0), ms(2000));
     }
     h.run_until(ms(2000));
     assert!(h.ran.errors().is_empty(), "{:?}", h.ran.errors());

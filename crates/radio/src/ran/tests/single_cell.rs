@@ -3,6 +3,7 @@
 
 use celltcp_engine::{RngStream, SimDuration, SimTime};
 use celltcp_net::medium::{Medium, MediumOutput};
+use celltcp_net::packet::FlowId;
 use celltcp_net::trace::Traces;
 
 use super::harness::*;
@@ -95,10 +96,10 @@ fn drive(d: &mut dyn Driven, interval: SimDuration, end: SimTime) -> (Seen, Seen
             uid += 1;
             if down {
                 d.medium()
-                    .send(now, ENB0, 1, packet(uid, 1, 0, 1500), &mut out);
+                    .send(now, ENB0, 1, packet(uid, 1, FlowId(0), 1500), &mut out);
             } else {
                 d.medium()
-                    .send(now, 1, ENB0, packet(uid, 1, 1, 80), &mut out);
+                    .send(now, 1, ENB0, packet(uid, 1, FlowId(1), 80), &mut out);
             }
         } else if tick == Some(next) {
             d.tick(now);

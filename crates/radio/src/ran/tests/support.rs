@@ -5,6 +5,7 @@
 
 use celltcp_engine::{SimDuration, SimTime};
 use celltcp_net::handover::{HandoverCause, HandoverRecord, HandoverResult};
+use celltcp_net::packet::FlowId;
 use celltcp_net::packet::NodeId;
 
 use super::harness::*;
@@ -60,7 +61,7 @@ pub fn drive(a3: A3Config, measurement: MeasurementConfig) -> Harness {
     let mut h = Harness::build(cfg);
     h.cbr(
         DRIVER,
-        0,
+        FlowId(0),
         PACKET_BYTES,
         SimDuration::from_ms(20),
         ms(0),
@@ -101,7 +102,7 @@ pub fn loaded_neighbour(cell1_rate_bps: f64, coupled: bool, until: SimTime) -> H
     if cell1_rate_bps > 0.0 {
         h.cbr(
             2,
-            0,
+            FlowId(0),
             PACKET_BYTES,
             interval_at(cell1_rate_bps),
             ms(0),
