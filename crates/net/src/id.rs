@@ -2,15 +2,14 @@
 //!
 //! Each is a `#[repr(transparent)]` newtype over the `u32` it was before, so that a node is
 //! never passed where a flow is expected; the value is the object's index in the vector that
-//! holds it ([`NodeId::index`] and the like) and its label in outputs (`Display`, and with the
-//! `serde` feature a transparent serialisation, the bare number).
+//! holds it ([`FlowId::index`] and the like) and its label in outputs (`Display`, the bare
+//! number).
 
 /// Defines one identifier type: the newtype, its index conversions and its label.
 macro_rules! index_id {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
         #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-        #[cfg_attr(feature = "serde", derive(serde::Serialize), serde(transparent))]
         #[repr(transparent)]
         pub struct $name(pub u32);
 
