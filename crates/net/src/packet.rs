@@ -12,10 +12,8 @@ use celltcp_engine::SimTime;
 /// UDP port of GTP-U (TS 29.281 §4.4.2.3).
 pub const GTPU_PORT: u16 = 2152;
 
-/// Index of a node (host or router) in the topology.
-pub type NodeId = u32;
-/// Index of an application flow in the scenario.
-pub use crate::id::FlowId;
+/// The ids a packet carries, defined with the others in [`crate::id`].
+pub use crate::id::{FlowId, NodeId};
 
 /// The flow of packets that belong to no application flow: GTP-U end markers. The network's
 /// per-flow counters ignore them.

@@ -211,7 +211,7 @@ impl HandoverOutputs {
     pub fn series(&self, world: &World, flow_names: &[String]) -> Vec<Series> {
         let nodes = node_names(world);
         let node_col = |ids: Vec<NodeId>| Column::Cat {
-            codes: ids,
+            codes: ids.into_iter().map(|n| n.0).collect(),
             names: nodes.clone(),
         };
         let c = HandoverColumns::from(self.outcomes.as_slice());
@@ -299,7 +299,7 @@ impl HandoverOutputs {
         let nodes = node_names(world);
         let name = |id: NodeId| {
             nodes
-                .get(id as usize)
+                .get(id.index())
                 .cloned()
                 .unwrap_or_else(|| id.to_string())
         };

@@ -257,9 +257,17 @@ fn records(out: &RunOutput) -> (Vec<HandoverRecord>, Vec<(NodeId, Vec<FlowId>)>)
         .iter()
         .map(|&f| FlowId(f))
         .collect();
-    let ue = cats(column(t, "ue")).0;
-    let source = cats(column(t, "source")).0;
-    let target = cats(column(t, "target")).0;
+    let ue: Vec<NodeId> = cats(column(t, "ue")).0.iter().map(|&n| NodeId(n)).collect();
+    let source: Vec<NodeId> = cats(column(t, "source"))
+        .0
+        .iter()
+        .map(|&n| NodeId(n))
+        .collect();
+    let target: Vec<NodeId> = cats(column(t, "target"))
+        .0
+        .iter()
+        .map(|&n| NodeId(n))
+        .collect();
     let causes = cat_names(column(t, "cause"));
     let policies = cat_names(column(t, "policy"));
     let results = cat_names(column(t, "result"));

@@ -109,7 +109,7 @@ impl DropSite {
     /// The value of a [`TraceVar::DropSite`] row: the node id, or −1 inside a medium.
     pub fn code(self) -> f64 {
         match self {
-            DropSite::Node(n) => f64::from(n),
+            DropSite::Node(n) => f64::from(n.0),
             DropSite::Medium => -1.0,
         }
     }

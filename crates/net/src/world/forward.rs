@@ -56,7 +56,7 @@ impl World {
         let src = self.topo.node_by_addr(pkt.ip.src);
         if via == Via::Network && src != Some(node) {
             // RFC 791: a router decrements TTL and discards the datagram when it reaches zero.
-            if self.topo.nodes[node as usize].kind == NodeKind::Host || pkt.ip.ttl <= 1 {
+            if self.topo.nodes[node.index()].kind == NodeKind::Host || pkt.ip.ttl <= 1 {
                 self.count_drop(pkt.flow, DropCause::NoRoute, DropSite::Node(node));
                 return;
             }
@@ -96,7 +96,7 @@ impl World {
             Some((Steer::Encapsulate { end, teid }, e)) => {
                 e.stats_mut(node).encapsulated += 1;
                 let nodes = &self.topo.nodes;
-                let (here, there) = (nodes[node as usize].addr, nodes[end as usize].addr);
+                let (here, there) = (nodes[node.index()].addr, nodes[end.index()].addr);
                 gtp::encapsulate(&mut pkt, here, there, teid, e.ecn_decap());
                 end
             }

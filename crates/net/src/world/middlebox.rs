@@ -114,7 +114,7 @@ impl WorldBuilder {
         middlebox: Box<dyn Middlebox>,
     ) -> Result<u32, MiddleboxError> {
         let name = middlebox.name().to_string();
-        let Some(n) = self.nodes.get(node as usize) else {
+        let Some(n) = self.nodes.get(node.index()) else {
             return Err(MiddleboxError::UnknownNode { name, node });
         };
         if n.kind == NodeKind::Host {
@@ -146,7 +146,7 @@ impl WorldBuilder {
 pub(super) fn middlebox_of_node(slots: &[MiddleboxSlot], nodes: usize) -> Vec<Option<u32>> {
     let mut of_node = vec![None; nodes];
     for (m, s) in slots.iter().enumerate() {
-        if let Some(e) = of_node.get_mut(s.node as usize) {
+        if let Some(e) = of_node.get_mut(s.node.index()) {
             *e = Some(m as u32);
         }
     }
@@ -166,7 +166,7 @@ impl World {
     /// The middlebox on `node`, if any.
     #[inline]
     pub(super) fn middlebox_at(&self, node: NodeId) -> Option<u32> {
-        self.middlebox_of_node.get(node as usize).copied().flatten()
+        self.middlebox_of_node.get(node.index()).copied().flatten()
     }
 
     /// Runs one middlebox callback, re-arms its timer, and returns what the callback returned
@@ -280,7 +280,7 @@ impl World {
     /// Routes the packets middlebox `m` emitted, in order, from its node; keeps the buffer.
     pub(super) fn emit(&mut self, m: u32, mut out: Vec<Packet>, sched: &mut Scheduler<Event>) {
         let node = self.middleboxes[m as usize].node;
-        let src_addr = self.topo.nodes[node as usize].addr;
+        let src_addr = self.topo.nodes[node.index()].addr;
         for mut pkt in out.drain(..) {
             if pkt.tunnel.is_some() {
                 self.count_drop(pkt.flow, DropCause::NoRoute, DropSite::Node(node));

@@ -215,7 +215,7 @@ impl WorldBuilder {
             kind,
             addr,
         });
-        (self.nodes.len() - 1) as NodeId
+        NodeId::from_index(self.nodes.len() - 1)
     }
 
     /// Adds a full-duplex link; each direction draws its loss and queue randomness from the
@@ -291,7 +291,7 @@ impl WorldBuilder {
     }
 
     pub fn node_addr(&self, node: NodeId) -> Ipv4Addr {
-        self.nodes[node as usize].addr
+        self.nodes[node.index()].addr
     }
 
     /// Gives the world an EPC: a combined S-GW/P-GW, eNBs and the UEs they serve, with GTP-U
@@ -310,8 +310,8 @@ impl WorldBuilder {
                 let name = format!(
                     "{}:{}-{}",
                     slot.medium.name(),
-                    self.nodes[a as usize].name,
-                    self.nodes[b as usize].name
+                    self.nodes[a.index()].name,
+                    self.nodes[b.index()].name
                 );
                 links.push(LinkEnds {
                     name,
@@ -325,7 +325,7 @@ impl WorldBuilder {
         let topo = Topology::new(self.nodes, links);
         let mut demux: Vec<Vec<Binding>> = vec![Vec::new(); topo.nodes.len()];
         for (i, a) in self.agents.iter().enumerate() {
-            demux[a.node as usize].push(Binding {
+            demux[a.node.index()].push(Binding {
                 proto: a.proto,
                 port: a.port,
                 flow: a.flow,
@@ -356,7 +356,7 @@ impl WorldBuilder {
         let mut enb_medium = vec![None; topo.nodes.len()];
         for (m, slot) in self.media.iter().enumerate() {
             for (enb, _) in slot.medium.edges() {
-                if let Some(e @ None) = enb_medium.get_mut(enb as usize) {
+                if let Some(e @ None) = enb_medium.get_mut(enb.index()) {
                     *e = Some(m as u32);
                 }
             }
@@ -364,7 +364,7 @@ impl WorldBuilder {
         let middlebox_of_node = middlebox_of_node(&self.middleboxes, topo.nodes.len());
         let mut forwarders = vec![None; topo.nodes.len()];
         for (node, cfg) in self.forwarding {
-            if let Some(f) = forwarders.get_mut(node as usize) {
+            if let Some(f) = forwarders.get_mut(node.index()) {
                 *f = Some(ForwardingBuffer::new(cfg));
             }
         }
@@ -510,7 +510,7 @@ impl World {
 
     /// The medium whose base station `node` is, by index in the order media were added.
     pub fn medium_of_enb(&self, node: NodeId) -> Option<u32> {
-        self.enb_medium.get(node as usize).copied().flatten()
+        self.enb_medium.get(node.index()).copied().flatten()
     }
 
     /// S1 path switch: from now on the gateway tunnels `ue`'s downlink to `enb`, under a TEID
@@ -653,7 +653,7 @@ impl World {
         };
         // A socket bound to the port takes the packet; otherwise the agent of the packet's flow on
         // this host does (an application's successive connections use new ephemeral ports).
-        let bindings = &self.demux[node as usize];
+        let bindings = &self.demux[node.index()];
         let agent = bindings
             .iter()
             .find(|b| b.proto == proto && b.port == port)
@@ -694,7 +694,7 @@ impl World {
             }
         }
         let node = slot.node;
-        let src_addr = self.topo.nodes[node as usize].addr;
+        let src_addr = self.topo.nodes[node.index()].addr;
         for mut pkt in out.drain(..) {
             pkt.uid = self.next_uid();
             pkt.ip.id = pkt.uid as u16;

@@ -255,9 +255,9 @@ mod tests {
     fn counts_go_to_the_record_and_the_totals() {
         let mut t = Timeline::default();
         let id = t.open(
-            7,
-            1,
-            2,
+            NodeId(7),
+            NodeId(1),
+            NodeId(2),
             HandoverCause::Manual,
             "forward",
             SimTime::from_ns(5),

@@ -17,7 +17,7 @@ use celltcp_radio::cell::{LteCell, LteCellConfig, UeConfig};
 use celltcp_radio::channel::{LogDistance, PathLossModel, Position};
 use celltcp_radio::phy::{BlerModel, Mcs};
 
-pub const ENB: NodeId = 0;
+pub const ENB: NodeId = NodeId(0);
 
 /// A UDP packet of `size_bytes` on the wire.
 pub fn packet(uid: u64, size_bytes: u32) -> Packet {

@@ -329,7 +329,7 @@ pub(crate) fn build(
         };
         b.add_node(name, kind, addr);
     }
-    let node = |name: &str| index_of(&node_names, name) as NodeId;
+    let node = |name: &str| NodeId(index_of(&node_names, name));
 
     let link_names: Vec<String> = scenario.links.keys().cloned().collect();
     for (name, link) in &scenario.links {

@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use celltcp_engine::SimDuration;
+use celltcp_net::packet::NodeId;
 use celltcp_radio::cell::{HarqCombining, LteCellConfig, RlcModeConfig, UplinkConfig};
 use celltcp_radio::pdcp::PdcpConfig;
 use celltcp_radio::phy::{BlerTable, CqiTable, Mcs};
@@ -207,7 +208,7 @@ pub struct CellFile {
 // except the 10 MHz bandwidth (its 50 PRBs) and the shadowing decorrelation distance, which the
 // radio has no default of.
 fn radio() -> LteCellConfig {
-    LteCellConfig::lte_default("", 0)
+    LteCellConfig::lte_default("", NodeId(0))
 }
 fn ten() -> f64 {
     10.0

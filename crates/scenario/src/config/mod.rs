@@ -142,7 +142,7 @@ impl Scenario {
 
     /// Index of node `name` in name order.
     pub fn node_id(&self, name: &str) -> Option<NodeId> {
-        index_of(&self.nodes, name).map(|i| i as NodeId)
+        index_of(&self.nodes, name).map(NodeId::from_index)
     }
 
     /// Index of link `name` in name order.

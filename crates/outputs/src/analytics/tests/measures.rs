@@ -90,7 +90,7 @@ fn record_fields_are_copied() {
     let row = one(3, &trace_srtt_50ms());
     assert_eq!(
         (row.handover, row.flow, row.ue, row.source, row.target),
-        (0, FLOW, UE, 100, 101)
+        (0, FLOW, UE, NodeId(100), NodeId(101))
     );
     assert_eq!(
         (row.cause, row.policy, row.result),

@@ -61,7 +61,7 @@ fn only_tcp_flows_of_the_ue_get_rows_in_order() {
     let r2 = failed_preparation(2);
     // UE 11 has no TCP flow.
     let mut other_ue = record(3, 0);
-    other_ue.ue = 11;
+    other_ue.ue = NodeId(11);
     let calls = Cell::new(0);
     let flows_of = |ue: NodeId| {
         calls.set(calls.get() + 1);

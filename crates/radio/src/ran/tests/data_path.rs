@@ -5,14 +5,14 @@ use std::collections::HashSet;
 use celltcp_engine::SimDuration;
 use celltcp_net::handover::HandoverRecord;
 use celltcp_net::medium::MediumRequest;
-use celltcp_net::packet::FlowId;
+use celltcp_net::packet::{FlowId, NodeId};
 use celltcp_net::queue::DropCause;
 
 use super::harness::*;
 use crate::ran::{DataPathPolicy, HandoverConfig, ManualHandover};
 use crate::rlc::BufferLimit;
 
-const UE: u32 = 1;
+const UE: NodeId = NodeId(1);
 
 /// A 5 Mbit/s downlink (1500-byte packets every 2.4 ms) from 0 to 2 s and an uplink packet
 /// every 5 ms; a manual handover from cell 0 to cell 1 at 1 s; the run drains until 3 s.
@@ -125,13 +125,13 @@ fn uplink_packets_wait_at_the_ue_during_the_interruption() {
         if sent_at >= command && sent_at < attach {
             assert_eq!(
                 d.node,
-                ENB0 + 1,
+                NodeId(ENB0.0 + 1),
                 "sent during the interruption: via the target"
             );
             assert!(d.time > attach);
         }
         if sent_at >= attach {
-            assert_eq!(d.node, ENB0 + 1);
+            assert_eq!(d.node, NodeId(ENB0.0 + 1));
         }
     }
     let held = h
