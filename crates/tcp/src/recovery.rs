@@ -28,8 +28,8 @@ pub enum RecoveryPhase {
 }
 
 /// Recovery variables (names from RFC 6582 and RFC 6675 §2), PRR's (RFC 6937 §3) and ELN's.
-/// The methods name the events of the RFCs; the per-ACK state machine is [`Recovery::on_ack`].
-/// What they need of the rest of the sender comes in as arguments, mostly a [`RecoveryCtx`].
+/// The methods name the events of the RFCs; the per-ACK state machine is `Recovery::on_ack`.
+/// What they need of the rest of the sender comes in as arguments, mostly a `RecoveryCtx`.
 #[derive(Clone, Debug, Default)]
 pub struct Recovery {
     phase: RecoveryPhase,

@@ -44,7 +44,7 @@ pub enum SpuriousDetector {
     Eifel,
 }
 
-/// The state of both detectors and of the undo; the per-ACK decision is [`Spurious::on_ack`],
+/// The state of both detectors and of the undo; the per-ACK decision is `Spurious::on_ack`,
 /// the sender's response to a spurious timeout (window, scoreboard, estimator) the endpoint's.
 #[derive(Clone, Debug, Default)]
 pub struct Spurious {
