@@ -105,7 +105,7 @@ fn streams_of_ues(
                 for dir in 0..2 {
                     let id = History::stream_id(c, dir);
                     if history.stream(id).is_some_and(|s| s.data_segments > 0) {
-                        streams.push(id);
+                        streams.push(FlowId(id));
                     }
                 }
             }
@@ -147,7 +147,7 @@ fn trace_of(
     };
     let mut cols = VarColumns::default();
     for &id in streams {
-        let Some(s) = history.stream(id) else {
+        let Some(s) = history.stream(id.0) else {
             continue;
         };
         push_rows(&mut cols, id, TraceVar::SeqSent, &s.seq_sent);
@@ -168,7 +168,7 @@ fn trace_of(
         }
         // A loss of either direction of the connection, at the earliest it could have been
         // dropped once its predecessor had left.
-        let connection = id / 2;
+        let connection = id.0 / 2;
         for l in lost.iter().filter(|l| l.stream / 2 == connection) {
             let cause = if counted(l) {
                 DropCause::Handover
@@ -217,7 +217,7 @@ pub fn analyse_real(
                     .map(|&id| {
                         let dropped = lost
                             .iter()
-                            .filter(|l| l.stream / 2 == id / 2)
+                            .filter(|l| l.stream / 2 == id.0 / 2)
                             .filter(|l| lost_in(l, command.as_ns(), attach.as_ns()))
                             .count() as u64;
                         (
@@ -247,13 +247,13 @@ pub fn analyse_real(
     Ok(outcomes
         .into_iter()
         .filter_map(|o| {
-            let connection = o.flow / 2;
-            let direction = (o.flow % 2) as usize;
+            let connection = o.flow.0 / 2;
+            let direction = (o.flow.0 % 2) as usize;
             let ends = observer.endpoints(connection)?;
             let first_timeout = o.first_rto_s.and_then(|t| {
                 let t_ns = (t * 1e9).round() as u64;
                 history
-                    .stream(o.flow)?
+                    .stream(o.flow.0)?
                     .retransmissions
                     .iter()
                     .find(|r| r.kind == RetransmissionKind::Timeout && r.time_ns == t_ns)

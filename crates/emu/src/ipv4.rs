@@ -11,6 +11,7 @@
 use std::net::Ipv4Addr;
 
 use celltcp_engine::SimTime;
+use celltcp_net::packet::FlowId;
 use celltcp_net::packet::{
     Ecn, IpHeader, Packet, SackBlock, TcpFlags, TcpHeader, TcpOptions, Transport, UdpHeader,
     IPV4_HEADER_BYTES, MAX_SACK_BLOCKS,
@@ -86,7 +87,7 @@ impl Datagram {
         let modelled_headers = IPV4_HEADER_BYTES + self.transport.header_len();
         Packet {
             uid: 0,
-            flow: 0,
+            flow: FlowId(0),
             ip: self.ip,
             transport: self.transport,
             payload_len: u32::from(self.total_len).saturating_sub(modelled_headers),
@@ -284,7 +285,7 @@ mod tests {
     fn tcp_packet(payload: u32, options: TcpOptions, ecn: Ecn) -> Packet {
         Packet {
             uid: 7,
-            flow: 0,
+            flow: FlowId(0),
             ip: IpHeader {
                 src: Ipv4Addr::new(10, 0, 0, 1),
                 dst: Ipv4Addr::new(10, 0, 0, 4),

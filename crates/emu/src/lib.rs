@@ -336,7 +336,7 @@ pub fn emulate(
     if let Some(history) = emulator.history() {
         let rows = real_handovers(&scenario, attachments, &output, &emulator, history)?;
         let names: Vec<String> = scenario.nodes.keys().cloned().collect();
-        let name = |id: NodeId| names.get(id as usize).cloned().unwrap_or_default();
+        let name = |id: NodeId| names.get(id.index()).cloned().unwrap_or_default();
         if let Value::Object(e) = &mut emulation {
             let list = rows.iter().map(|r| handover::row_json(r, name)).collect();
             e.insert("handovers".into(), Value::Array(list));

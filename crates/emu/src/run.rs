@@ -380,7 +380,7 @@ impl Emulator {
             if d.pkt.ip.ecn == Ecn::Ce && ipv4::mark_ce(&mut bytes) {
                 self.counters.ce_marked += 1;
             }
-            let Some(i) = self.port_of_node.get(d.node as usize).copied().flatten() else {
+            let Some(i) = self.port_of_node.get(d.node.index()).copied().flatten() else {
                 self.counters.write_refused += 1;
                 continue;
             };
@@ -586,13 +586,14 @@ impl Driver for Emulator {
                         "attachments",
                         format!("'{}' is not a node of the scenario", port.host),
                     )
-                })? as NodeId;
+                })
+                .map(NodeId::from_index)?;
             world
                 .attach_external(node)
                 .map_err(|e| ScenarioError::new("attachments", e.to_string()))?;
             self.nodes.push(node);
-            self.addrs.push(world.topo.nodes[node as usize].addr);
-            self.port_of_node[node as usize] = Some(i);
+            self.addrs.push(world.topo.nodes[node.index()].addr);
+            self.port_of_node[node.index()] = Some(i);
         }
         Ok(())
     }

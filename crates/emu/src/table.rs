@@ -8,6 +8,7 @@
 //! `trace` (a simulated flow, from its TCP's own trace) or `packets` (a real connection, from
 //! the packets on the path).
 
+use celltcp_net::packet::NodeId;
 use celltcp_outputs::series_columns::{Dtype, SeriesColumns};
 use celltcp_outputs::{Column, Series};
 
@@ -208,9 +209,9 @@ pub fn real_columns(rows: &[RealHandoverRow], node_names: &[String]) -> Vec<(Str
             .collect();
         Column::Cat { codes, names: list }
     };
-    let node = |id: u32| {
+    let node = |id: NodeId| {
         node_names
-            .get(id as usize)
+            .get(id.index())
             .cloned()
             .unwrap_or_else(|| id.to_string())
     };

@@ -324,7 +324,7 @@ impl Epc {
     /// numbers the tunnels it receives 1, 2, … in the order of `cfg.attachments`.
     pub fn new(cfg: &EpcConfig, nodes: usize) -> Result<Epc, EpcError> {
         let check = |node: NodeId| {
-            if (node as usize) < nodes {
+            if node.index() < nodes {
                 Ok(node)
             } else {
                 Err(EpcError::UnknownNode { node, nodes })
@@ -349,18 +349,18 @@ impl Epc {
             if check(enb)? == gateway {
                 return Err(EpcError::GatewayIsEnb { node: enb });
             }
-            epc.is_enb[enb as usize] = true;
+            epc.is_enb[enb.index()] = true;
         }
         for &(ue, enb) in &cfg.attachments {
-            if check(ue)? == gateway || epc.is_enb[ue as usize] {
+            if check(ue)? == gateway || epc.is_enb[ue.index()] {
                 return Err(EpcError::NotAUe { node: ue });
             }
-            if epc.bearers[ue as usize].is_some() {
+            if epc.bearers[ue.index()].is_some() {
                 return Err(EpcError::AttachedTwice { ue });
             }
             let dl_teid = epc.allocate_teid(enb);
             let ul_teid = epc.allocate_teid(gateway);
-            epc.bearers[ue as usize] = Some(Bearer {
+            epc.bearers[ue.index()] = Some(Bearer {
                 ue,
                 enb,
                 dl_teid,
@@ -371,7 +371,7 @@ impl Epc {
     }
 
     fn allocate_teid(&mut self, endpoint: NodeId) -> u32 {
-        let t = &mut self.next_teid[endpoint as usize];
+        let t = &mut self.next_teid[endpoint.index()];
         let teid = *t;
         *t = t.wrapping_add(1).max(1);
         teid
@@ -387,12 +387,12 @@ impl Epc {
     }
 
     pub fn is_enb(&self, node: NodeId) -> bool {
-        self.is_enb.get(node as usize).copied().unwrap_or(false)
+        self.is_enb.get(node.index()).copied().unwrap_or(false)
     }
 
     /// The bearer of UE `ue`, if it is a UE of the EPC.
     pub fn bearer(&self, ue: NodeId) -> Option<&Bearer> {
-        self.bearers.get(ue as usize).and_then(Option::as_ref)
+        self.bearers.get(ue.index()).and_then(Option::as_ref)
     }
 
     /// All bearers, by UE node.
@@ -404,19 +404,19 @@ impl Epc {
     pub fn endpoints(&self) -> impl Iterator<Item = (NodeId, &TunnelEndpointStats)> {
         let enbs = (0..self.is_enb.len())
             .filter(|&n| self.is_enb[n])
-            .map(|n| n as NodeId);
+            .map(NodeId::from_index);
         std::iter::once(self.gateway)
             .chain(enbs)
-            .map(|n| (n, &self.stats[n as usize]))
+            .map(|n| (n, &self.stats[n.index()]))
     }
 
     /// Counters of `node` as a tunnel endpoint (zero for a node that is none).
     pub fn endpoint_stats(&self, node: NodeId) -> TunnelEndpointStats {
-        self.stats.get(node as usize).copied().unwrap_or_default()
+        self.stats.get(node.index()).copied().unwrap_or_default()
     }
 
     pub(crate) fn stats_mut(&mut self, node: NodeId) -> &mut TunnelEndpointStats {
-        &mut self.stats[node as usize]
+        &mut self.stats[node.index()]
     }
 
     /// Moves the downlink tunnel of `ue` to `enb`, which allocates a new TEID for it; returns
@@ -430,7 +430,7 @@ impl Epc {
             return Err(EpcError::NoBearer { ue });
         }
         let teid = self.allocate_teid(enb);
-        if let Some(b) = self.bearers[ue as usize].as_mut() {
+        if let Some(b) = self.bearers[ue.index()].as_mut() {
             b.enb = enb;
             b.dl_teid = teid;
         }
@@ -509,6 +509,7 @@ impl Epc {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::packet::FlowId;
     use crate::packet::{IpHeader, Transport, UdpHeader};
     use celltcp_engine::SimTime;
     use Ecn::*;
@@ -565,7 +566,7 @@ mod tests {
     fn packet(ecn: Ecn) -> Packet {
         Packet {
             uid: 1,
-            flow: 0,
+            flow: FlowId(0),
             ip: IpHeader {
                 src: Ipv4Addr::new(10, 0, 0, 1),
                 dst: Ipv4Addr::new(10, 0, 0, 9),
@@ -675,10 +676,10 @@ mod tests {
     fn epc() -> Epc {
         // 0 server, 1 gw, 2 enb1, 3 enb2, 4 ue1, 5 ue2
         let cfg = EpcConfig {
-            gateway: 1,
+            gateway: NodeId(1),
             ecn_decap: EcnDecap::Rfc6040,
-            enbs: vec![3],
-            attachments: vec![(4, 2), (5, 2)],
+            enbs: vec![NodeId(3)],
+            attachments: vec![(NodeId(4), NodeId(2)), (NodeId(5), NodeId(2))],
         };
         Epc::new(&cfg, 6).unwrap()
     }
@@ -687,117 +688,153 @@ mod tests {
     fn teids_are_allocated_by_the_receiving_endpoint() {
         let e = epc();
         assert_eq!(
-            e.bearer(4),
+            e.bearer(NodeId(4)),
             Some(&Bearer {
-                ue: 4,
-                enb: 2,
+                ue: NodeId(4),
+                enb: NodeId(2),
                 dl_teid: 1,
                 ul_teid: 1
             })
         );
         assert_eq!(
-            e.bearer(5),
+            e.bearer(NodeId(5)),
             Some(&Bearer {
-                ue: 5,
-                enb: 2,
+                ue: NodeId(5),
+                enb: NodeId(2),
                 dl_teid: 2,
                 ul_teid: 2
             })
         );
-        assert_eq!(e.bearer(0), None);
+        assert_eq!(e.bearer(NodeId(0)), None);
         let ends: Vec<NodeId> = e.endpoints().map(|(n, _)| n).collect();
-        assert_eq!(ends, vec![1, 2, 3]);
+        assert_eq!(ends, [1, 2, 3].map(NodeId));
     }
 
     #[test]
     fn steering_at_each_kind_of_node() {
         let e = epc();
         // Downlink: routers send UE traffic to the gateway, which encapsulates to the eNB.
-        assert_eq!(e.steer(0, Some(0), 4, Ingress::Local), Steer::ToGateway);
         assert_eq!(
-            e.steer(1, Some(0), 4, Ingress::Wire),
-            Steer::Encapsulate { end: 2, teid: 1 }
+            e.steer(NodeId(0), Some(NodeId(0)), NodeId(4), Ingress::Local),
+            Steer::ToGateway
         );
-        assert_eq!(e.steer(2, Some(0), 4, Ingress::Tunnel), Steer::Ip);
+        assert_eq!(
+            e.steer(NodeId(1), Some(NodeId(0)), NodeId(4), Ingress::Wire),
+            Steer::Encapsulate {
+                end: NodeId(2),
+                teid: 1
+            }
+        );
+        assert_eq!(
+            e.steer(NodeId(2), Some(NodeId(0)), NodeId(4), Ingress::Tunnel),
+            Steer::Ip
+        );
         // Uplink: the eNB encapsulates what arrives over the radio from its UEs.
         assert_eq!(
-            e.steer(2, Some(4), 0, Ingress::Radio),
-            Steer::Encapsulate { end: 1, teid: 1 }
+            e.steer(NodeId(2), Some(NodeId(4)), NodeId(0), Ingress::Radio),
+            Steer::Encapsulate {
+                end: NodeId(1),
+                teid: 1
+            }
         );
-        assert_eq!(e.steer(1, Some(4), 0, Ingress::Tunnel), Steer::Ip);
+        assert_eq!(
+            e.steer(NodeId(1), Some(NodeId(4)), NodeId(0), Ingress::Tunnel),
+            Steer::Ip
+        );
         // UE to UE goes up to the gateway and down again.
         assert_eq!(
-            e.steer(2, Some(4), 5, Ingress::Radio),
-            Steer::Encapsulate { end: 1, teid: 1 }
+            e.steer(NodeId(2), Some(NodeId(4)), NodeId(5), Ingress::Radio),
+            Steer::Encapsulate {
+                end: NodeId(1),
+                teid: 1
+            }
         );
         assert_eq!(
-            e.steer(1, Some(4), 5, Ingress::Tunnel),
-            Steer::Encapsulate { end: 2, teid: 2 }
+            e.steer(NodeId(1), Some(NodeId(4)), NodeId(5), Ingress::Tunnel),
+            Steer::Encapsulate {
+                end: NodeId(2),
+                teid: 2
+            }
         );
         // A UE on a point-to-point access link is tunnelled the same way.
         assert_eq!(
-            e.steer(2, Some(5), 0, Ingress::Wire),
-            Steer::Encapsulate { end: 1, teid: 2 }
+            e.steer(NodeId(2), Some(NodeId(5)), NodeId(0), Ingress::Wire),
+            Steer::Encapsulate {
+                end: NodeId(1),
+                teid: 2
+            }
         );
         // Traffic between non-UE nodes is plain IP.
-        assert_eq!(e.steer(2, Some(0), 3, Ingress::Wire), Steer::Ip);
+        assert_eq!(
+            e.steer(NodeId(2), Some(NodeId(0)), NodeId(3), Ingress::Wire),
+            Steer::Ip
+        );
     }
 
     #[test]
     fn path_switch_moves_the_downlink_tunnel_only() {
         let mut e = epc();
-        assert_eq!(e.switch_path(4, 3), Ok(1));
+        assert_eq!(e.switch_path(NodeId(4), NodeId(3)), Ok(1));
         assert_eq!(
-            e.bearer(4),
+            e.bearer(NodeId(4)),
             Some(&Bearer {
-                ue: 4,
-                enb: 3,
+                ue: NodeId(4),
+                enb: NodeId(3),
                 dl_teid: 1,
                 ul_teid: 1
             })
         );
         assert_eq!(
-            e.steer(1, Some(0), 4, Ingress::Wire),
-            Steer::Encapsulate { end: 3, teid: 1 }
+            e.steer(NodeId(1), Some(NodeId(0)), NodeId(4), Ingress::Wire),
+            Steer::Encapsulate {
+                end: NodeId(3),
+                teid: 1
+            }
         );
         assert_eq!(
-            e.switch_path(4, 2),
+            e.switch_path(NodeId(4), NodeId(2)),
             Ok(3),
             "enb1 has handed out TEIDs 1 and 2 already"
         );
-        assert_eq!(e.switch_path(4, 0), Err(EpcError::NotAnEnb { node: 0 }));
-        assert_eq!(e.switch_path(0, 2), Err(EpcError::NoBearer { ue: 0 }));
+        assert_eq!(
+            e.switch_path(NodeId(4), NodeId(0)),
+            Err(EpcError::NotAnEnb { node: NodeId(0) })
+        );
+        assert_eq!(
+            e.switch_path(NodeId(0), NodeId(2)),
+            Err(EpcError::NoBearer { ue: NodeId(0) })
+        );
     }
 
     #[test]
     fn forwarding_teids_come_from_the_targets_space_once_per_ue() {
         let mut e = epc();
         // enb2 (3) has allocated nothing yet; enb1 (2) has handed out 1 and 2 on S1-U.
-        assert_eq!(e.allocate_forwarding_teid(3, 4), Ok(1));
-        assert_eq!(e.allocate_forwarding_teid(3, 5), Ok(2));
+        assert_eq!(e.allocate_forwarding_teid(NodeId(3), NodeId(4)), Ok(1));
+        assert_eq!(e.allocate_forwarding_teid(NodeId(3), NodeId(5)), Ok(2));
         assert_eq!(
-            e.allocate_forwarding_teid(3, 4),
+            e.allocate_forwarding_teid(NodeId(3), NodeId(4)),
             Ok(1),
             "stable per (target, UE)"
         );
-        assert_eq!(e.allocate_forwarding_teid(2, 4), Ok(3));
+        assert_eq!(e.allocate_forwarding_teid(NodeId(2), NodeId(4)), Ok(3));
         // A path switch to enb2 draws from the same space, after the forwarding tunnels.
-        assert_eq!(e.switch_path(4, 3), Ok(3));
+        assert_eq!(e.switch_path(NodeId(4), NodeId(3)), Ok(3));
         assert_eq!(
-            e.allocate_forwarding_teid(1, 4),
-            Err(EpcError::NotAnEnb { node: 1 })
+            e.allocate_forwarding_teid(NodeId(1), NodeId(4)),
+            Err(EpcError::NotAnEnb { node: NodeId(1) })
         );
         assert_eq!(
-            e.allocate_forwarding_teid(99, 4),
-            Err(EpcError::NotAnEnb { node: 99 })
+            e.allocate_forwarding_teid(NodeId(99), NodeId(4)),
+            Err(EpcError::NotAnEnb { node: NodeId(99) })
         );
         assert_eq!(
-            e.allocate_forwarding_teid(3, 0),
-            Err(EpcError::NoBearer { ue: 0 })
+            e.allocate_forwarding_teid(NodeId(3), NodeId(0)),
+            Err(EpcError::NoBearer { ue: NodeId(0) })
         );
         assert_eq!(
-            e.allocate_forwarding_teid(3, 999),
-            Err(EpcError::NoBearer { ue: 999 })
+            e.allocate_forwarding_teid(NodeId(3), NodeId(999)),
+            Err(EpcError::NoBearer { ue: NodeId(999) })
         );
     }
 
@@ -860,10 +897,10 @@ mod tests {
     #[test]
     fn bad_configurations_are_errors() {
         let base = EpcConfig {
-            gateway: 1,
+            gateway: NodeId(1),
             ecn_decap: EcnDecap::Ignore,
             enbs: vec![],
-            attachments: vec![(4, 2)],
+            attachments: vec![(NodeId(4), NodeId(2))],
         };
         let with = |f: &dyn Fn(&mut EpcConfig)| {
             let mut c = base.clone();
@@ -871,24 +908,27 @@ mod tests {
             Epc::new(&c, 6).unwrap_err()
         };
         assert_eq!(
-            with(&|c| c.gateway = 9),
-            EpcError::UnknownNode { node: 9, nodes: 6 }
+            with(&|c| c.gateway = NodeId(9)),
+            EpcError::UnknownNode {
+                node: NodeId(9),
+                nodes: 6
+            }
         );
         assert_eq!(
-            with(&|c| c.enbs = vec![1]),
-            EpcError::GatewayIsEnb { node: 1 }
+            with(&|c| c.enbs = vec![NodeId(1)]),
+            EpcError::GatewayIsEnb { node: NodeId(1) }
         );
         assert_eq!(
-            with(&|c| c.attachments.push((4, 3))),
-            EpcError::AttachedTwice { ue: 4 }
+            with(&|c| c.attachments.push((NodeId(4), NodeId(3)))),
+            EpcError::AttachedTwice { ue: NodeId(4) }
         );
         assert_eq!(
-            with(&|c| c.attachments.push((2, 3))),
-            EpcError::NotAUe { node: 2 }
+            with(&|c| c.attachments.push((NodeId(2), NodeId(3)))),
+            EpcError::NotAUe { node: NodeId(2) }
         );
         assert_eq!(
-            with(&|c| c.attachments.push((1, 3))),
-            EpcError::NotAUe { node: 1 }
+            with(&|c| c.attachments.push((NodeId(1), NodeId(3)))),
+            EpcError::NotAUe { node: NodeId(1) }
         );
     }
 }

@@ -8,6 +8,7 @@
 //! [`forwarding`] (a base station's X2-U data forwarding), [`gtp`] (the EPC's GTP-U tunnels on
 //! S1-U and ECN at their ends),
 //! [`text_lines`] (line-by-line reading of input files, lines of bounded length),
+//! [`id`] (the identifiers of nodes, flows, link directions and agents),
 //! [`topology`] (nodes, links and static shortest-path routes), [`agent`] (transport endpoints on
 //! hosts), [`app`] (UDP applications), [`stats`] (streaming statistics), [`trace`] (opt-in
 //! columnar series) and [`world`] (the engine model that ties them together).
@@ -17,6 +18,7 @@ pub mod app;
 pub mod forwarding;
 pub mod gtp;
 pub mod handover;
+pub mod id;
 pub mod link;
 pub mod loss;
 pub mod medium;

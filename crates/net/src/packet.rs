@@ -12,14 +12,12 @@ use celltcp_engine::SimTime;
 /// UDP port of GTP-U (TS 29.281 §4.4.2.3).
 pub const GTPU_PORT: u16 = 2152;
 
-/// Index of a node (host or router) in the topology.
-pub type NodeId = u32;
-/// Index of an application flow in the scenario.
-pub type FlowId = u32;
+/// The ids a packet carries, defined with the others in [`crate::id`].
+pub use crate::id::{FlowId, NodeId};
 
 /// The flow of packets that belong to no application flow: GTP-U end markers. The network's
 /// per-flow counters ignore them.
-pub const NO_FLOW: FlowId = FlowId::MAX;
+pub const NO_FLOW: FlowId = FlowId(u32::MAX);
 
 /// IPv4 header without options (RFC 791).
 pub const IPV4_HEADER_BYTES: u32 = 20;
@@ -441,7 +439,7 @@ mod tests {
     fn a_tunnel_adds_outer_ipv4_udp_and_gtpu_headers() {
         let mut pkt = Packet {
             uid: 1,
-            flow: 0,
+            flow: FlowId(0),
             ip: IpHeader {
                 src: Ipv4Addr::new(10, 0, 0, 1),
                 dst: Ipv4Addr::new(10, 0, 0, 9),

@@ -330,6 +330,7 @@ fn word(bytes: &[u8], at: usize) -> [u8; 4] {
 
 #[cfg(test)]
 mod tests {
+    use crate::packet::FlowId;
     use std::net::Ipv4Addr;
     use std::process::Command;
 
@@ -452,7 +453,7 @@ mod tests {
             };
             let pkt = Packet {
                 uid: i as u64,
-                flow: 0,
+                flow: FlowId(0),
                 ip: ip(src, dst, ecn, 0x100 + i as u16),
                 transport: Transport::Tcp(h),
                 payload_len: s.payload_len,
@@ -465,7 +466,7 @@ mod tests {
         for k in 0..3u64 {
             let pkt = Packet {
                 uid: 100 + k,
-                flow: 1,
+                flow: FlowId(1),
                 ip: ip(CLIENT, SERVER, Ecn::Ect1, 0x200 + k as u16),
                 transport: Transport::Udp(UdpHeader {
                     src_port: 40_000,
@@ -517,7 +518,7 @@ mod tests {
             write_datagram(pkt, &mut buf).unwrap();
             assert_eq!(&buf, data);
             let mut want = *pkt;
-            (want.uid, want.flow, want.created_at) = (0, 0, SimTime::ZERO);
+            (want.uid, want.flow, want.created_at) = (0, FlowId(0), SimTime::ZERO);
             assert_eq!(parse_datagram(data).unwrap().to_packet(), want);
         }
         // A record header: ts_sec, ts_nsec, incl_len, orig_len, little-endian.

@@ -11,8 +11,27 @@ use std::net::Ipv4Addr;
 
 use crate::packet::NodeId;
 
-/// Index of one direction of a link: `2·link` for a→b, `2·link + 1` for b→a.
-pub type DirId = u32;
+pub use crate::id::DirId;
+
+impl DirId {
+    /// The direction a→b (`reverse` false) or b→a of link `link`: `2·link` or `2·link + 1`.
+    #[inline]
+    pub const fn of_link(link: usize, reverse: bool) -> DirId {
+        DirId::from_index(2 * link + reverse as usize)
+    }
+
+    /// The link this direction belongs to: its index in the topology's links.
+    #[inline]
+    pub const fn link(self) -> usize {
+        (self.0 / 2) as usize
+    }
+
+    /// The direction runs from the link's end `a` to its end `b`.
+    #[inline]
+    pub fn is_a_to_b(self) -> bool {
+        self.0.is_multiple_of(2)
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NodeKind {
@@ -53,7 +72,7 @@ impl Topology {
         let mut addr_index: Vec<(u32, NodeId)> = nodes
             .iter()
             .enumerate()
-            .map(|(i, n)| (u32::from(n.addr), i as NodeId))
+            .map(|(i, n)| (u32::from(n.addr), NodeId::from_index(i)))
             .collect();
         addr_index.sort_unstable();
         let mut t = Topology {
@@ -63,15 +82,15 @@ impl Topology {
             addr_index,
         };
         t.next_hop = (0..t.nodes.len())
-            .map(|s| t.routes_from(s as NodeId))
+            .map(|s| t.routes_from(NodeId::from_index(s)))
             .collect();
         t
     }
 
     /// Node at the sending end of a direction.
     pub fn dir_from(&self, dir: DirId) -> NodeId {
-        let l = &self.links[(dir / 2) as usize];
-        if dir.is_multiple_of(2) {
+        let l = &self.links[dir.link()];
+        if dir.is_a_to_b() {
             l.a
         } else {
             l.b
@@ -80,8 +99,8 @@ impl Topology {
 
     /// Node at the receiving end of a direction.
     pub fn dir_to(&self, dir: DirId) -> NodeId {
-        let l = &self.links[(dir / 2) as usize];
-        if dir.is_multiple_of(2) {
+        let l = &self.links[dir.link()];
+        if dir.is_a_to_b() {
             l.b
         } else {
             l.a
@@ -90,7 +109,7 @@ impl Topology {
 
     #[inline]
     pub fn next_hop(&self, at: NodeId, dst: NodeId) -> Option<DirId> {
-        self.next_hop[at as usize][dst as usize]
+        self.next_hop[at.index()][dst.index()]
     }
 
     #[inline]
@@ -113,38 +132,38 @@ impl Topology {
         let n = self.nodes.len();
         let mut out_dirs: Vec<Vec<DirId>> = vec![Vec::new(); n];
         for (i, l) in self.links.iter().enumerate() {
-            out_dirs[l.a as usize].push(2 * i as DirId);
-            out_dirs[l.b as usize].push(2 * i as DirId + 1);
+            out_dirs[l.a.index()].push(DirId::of_link(i, false));
+            out_dirs[l.b.index()].push(DirId::of_link(i, true));
         }
         let mut dist = vec![u64::MAX; n];
         let mut first: Vec<Option<DirId>> = vec![None; n];
         let mut heap = BinaryHeap::new();
-        dist[src as usize] = 0;
+        dist[src.index()] = 0;
         heap.push(Reverse((0u64, src, None::<DirId>)));
         let mut done = vec![false; n];
         while let Some(Reverse((d, u, via))) = heap.pop() {
-            if done[u as usize] {
+            if done[u.index()] {
                 continue;
             }
-            done[u as usize] = true;
-            first[u as usize] = via;
+            done[u.index()] = true;
+            first[u.index()] = via;
             // A host other than the source does not forward.
-            if u != src && self.nodes[u as usize].kind == NodeKind::Host {
+            if u != src && self.nodes[u.index()].kind == NodeKind::Host {
                 continue;
             }
-            for &dir in &out_dirs[u as usize] {
+            for &dir in &out_dirs[u.index()] {
                 let v = self.dir_to(dir);
-                let nd = d + self.links[(dir / 2) as usize].metric as u64;
+                let nd = d + self.links[dir.link()].metric as u64;
                 let first_dir = via.or(Some(dir));
                 // Lower cost wins; equal cost keeps the lower first direction (heap order on
                 // (cost, node, dir) makes the first settled candidate the smallest one).
-                if nd < dist[v as usize] || (nd == dist[v as usize] && !done[v as usize]) {
-                    dist[v as usize] = dist[v as usize].min(nd);
+                if nd < dist[v.index()] || (nd == dist[v.index()] && !done[v.index()]) {
+                    dist[v.index()] = dist[v.index()].min(nd);
                     heap.push(Reverse((nd, v, first_dir)));
                 }
             }
         }
-        first[src as usize] = None;
+        first[src.index()] = None;
         first
     }
 }
@@ -180,14 +199,18 @@ mod tests {
                 node("enb", NodeKind::Router, 3),
                 node("ue", NodeKind::Host, 4),
             ],
-            vec![link(0, 1, 1), link(1, 2, 1), link(2, 3, 1)],
+            vec![
+                link(NodeId(0), NodeId(1), 1),
+                link(NodeId(1), NodeId(2), 1),
+                link(NodeId(2), NodeId(3), 1),
+            ],
         );
-        assert_eq!(t.next_hop(0, 3), Some(0));
-        assert_eq!(t.next_hop(1, 3), Some(2));
-        assert_eq!(t.next_hop(2, 3), Some(4));
-        assert_eq!(t.next_hop(3, 0), Some(5));
-        assert_eq!(t.next_hop(2, 0), Some(3));
-        assert_eq!(t.node_by_addr(Ipv4Addr::new(10, 0, 0, 4)), Some(3));
+        assert_eq!(t.next_hop(NodeId(0), NodeId(3)), Some(DirId(0)));
+        assert_eq!(t.next_hop(NodeId(1), NodeId(3)), Some(DirId(2)));
+        assert_eq!(t.next_hop(NodeId(2), NodeId(3)), Some(DirId(4)));
+        assert_eq!(t.next_hop(NodeId(3), NodeId(0)), Some(DirId(5)));
+        assert_eq!(t.next_hop(NodeId(2), NodeId(0)), Some(DirId(3)));
+        assert_eq!(t.node_by_addr(Ipv4Addr::new(10, 0, 0, 4)), Some(NodeId(3)));
         assert_eq!(t.node_by_addr(Ipv4Addr::new(10, 0, 0, 9)), None);
     }
 
@@ -202,15 +225,25 @@ mod tests {
         ];
         let t = Topology::new(
             nodes.clone(),
-            vec![link(0, 1, 1), link(0, 2, 1), link(1, 3, 1), link(2, 3, 1)],
+            vec![
+                link(NodeId(0), NodeId(1), 1),
+                link(NodeId(0), NodeId(2), 1),
+                link(NodeId(1), NodeId(3), 1),
+                link(NodeId(2), NodeId(3), 1),
+            ],
         );
-        assert_eq!(t.next_hop(0, 3), Some(0));
+        assert_eq!(t.next_hop(NodeId(0), NodeId(3)), Some(DirId(0)));
         // Make the first path expensive.
         let t = Topology::new(
             nodes,
-            vec![link(0, 1, 5), link(0, 2, 1), link(1, 3, 1), link(2, 3, 1)],
+            vec![
+                link(NodeId(0), NodeId(1), 5),
+                link(NodeId(0), NodeId(2), 1),
+                link(NodeId(1), NodeId(3), 1),
+                link(NodeId(2), NodeId(3), 1),
+            ],
         );
-        assert_eq!(t.next_hop(0, 3), Some(2));
+        assert_eq!(t.next_hop(NodeId(0), NodeId(3)), Some(DirId(2)));
     }
 
     #[test]
@@ -222,9 +255,9 @@ mod tests {
                 node("h1", NodeKind::Host, 2),
                 node("h2", NodeKind::Host, 3),
             ],
-            vec![link(0, 1, 1), link(1, 2, 1)],
+            vec![link(NodeId(0), NodeId(1), 1), link(NodeId(1), NodeId(2), 1)],
         );
-        assert!(t.reachable(0, 1));
-        assert!(!t.reachable(0, 2));
+        assert!(t.reachable(NodeId(0), NodeId(1)));
+        assert!(!t.reachable(NodeId(0), NodeId(2)));
     }
 }

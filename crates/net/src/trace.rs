@@ -158,10 +158,10 @@ impl Traces {
     /// Records the user's variables for these flows only (all flows until called). Variables
     /// added with [`Traces::also_record`] are kept.
     pub fn only_flows(mut self, flows: &[FlowId]) -> Self {
-        let n = flows.iter().map(|f| *f as usize + 1).max().unwrap_or(0);
+        let n = flows.iter().map(|f| f.index() + 1).max().unwrap_or(0);
         self.flows = vec![false; n.max(1)];
         for f in flows {
-            self.flows[*f as usize] = true;
+            self.flows[f.index()] = true;
         }
         self
     }
@@ -197,7 +197,7 @@ impl Traces {
     /// Whether `var` of `flow` is recorded: by the user's selection or by an addition.
     fn wanted(&self, flow: FlowId, bit: u64) -> bool {
         let user = self.user_vars & bit != 0
-            && (self.flows.is_empty() || self.flows.get(flow as usize).copied().unwrap_or(false));
+            && (self.flows.is_empty() || self.flows.get(flow.index()).copied().unwrap_or(false));
         user || self
             .extra
             .binary_search_by_key(&flow, |(f, _)| *f)
@@ -223,28 +223,28 @@ mod tests {
     #[test]
     fn disabled_kinds_record_nothing() {
         let mut t = Traces::new(&[TraceVar::Cwnd]);
-        t.record(SimTime(1), 0, TraceVar::Srtt, 0.1);
-        t.record(SimTime(2), 0, TraceVar::Cwnd, 1448.0);
+        t.record(SimTime(1), FlowId(0), TraceVar::Srtt, 0.1);
+        t.record(SimTime(2), FlowId(0), TraceVar::Cwnd, 1448.0);
         assert_eq!(t.vars.time_ns, vec![2]);
         assert!(TraceVar::ALL
             .iter()
             .all(|v| TraceVar::from_name(v.name()) == Some(*v)));
-        let mut only = Traces::new(&[TraceVar::Cwnd]).only_flows(&[1]);
-        only.record(SimTime(3), 0, TraceVar::Cwnd, 1.0);
-        only.record(SimTime(4), 1, TraceVar::Cwnd, 2.0);
-        assert_eq!(only.vars.flow, vec![1]);
+        let mut only = Traces::new(&[TraceVar::Cwnd]).only_flows(&[FlowId(1)]);
+        only.record(SimTime(3), FlowId(0), TraceVar::Cwnd, 1.0);
+        only.record(SimTime(4), FlowId(1), TraceVar::Cwnd, 2.0);
+        assert_eq!(only.vars.flow, vec![FlowId(1)]);
     }
 
     /// Records (time, flow, var) of every (flow, var) pair offered at time `t`, in that order.
-    fn offer_all(t: &mut Traces, at: u64, flows: &[FlowId]) -> Vec<(u64, FlowId, u8)> {
+    fn offer_all(t: &mut Traces, at: u64, flows: &[FlowId]) -> Vec<(u64, u32, u8)> {
         for &f in flows {
             for v in TraceVar::ALL {
-                t.record(SimTime(at), f, v, f64::from(f));
+                t.record(SimTime(at), f, v, f64::from(f.0));
             }
         }
         let c = &t.vars;
         (0..c.time_ns.len())
-            .map(|i| (c.time_ns[i], c.flow[i], c.var[i]))
+            .map(|i| (c.time_ns[i], c.flow[i].0, c.var[i]))
             .collect()
     }
 
@@ -254,17 +254,17 @@ mod tests {
         // Nothing asked for by the user: only the additions are recorded.
         let mut t = Traces::new(&[]);
         assert!(!t.any_enabled());
-        t.also_record(&[RetxRto, Srtt], &[2]);
+        t.also_record(&[RetxRto, Srtt], &[FlowId(2)]);
         assert!(t.enabled(RetxRto) && t.enabled(Srtt) && !t.enabled(Cwnd));
-        let rows = offer_all(&mut t, 1, &[0, 1, 2, 3]);
+        let rows = offer_all(&mut t, 1, &[FlowId(0), FlowId(1), FlowId(2), FlowId(3)]);
         assert_eq!(rows, vec![(1, 2, Srtt as u8), (1, 2, RetxRto as u8)]);
 
         // Additions accumulate per flow and leave the user's selection as it was.
-        let mut t = Traces::new(&[Cwnd]).only_flows(&[0]);
-        t.also_record(&[Srtt], &[5, 1]);
-        t.also_record(&[Delivered, Cwnd], &[1, 0]);
-        t.also_record(&[], &[3]);
-        let rows = offer_all(&mut t, 7, &[0, 1, 3, 5]);
+        let mut t = Traces::new(&[Cwnd]).only_flows(&[FlowId(0)]);
+        t.also_record(&[Srtt], &[FlowId(5), FlowId(1)]);
+        t.also_record(&[Delivered, Cwnd], &[FlowId(1), FlowId(0)]);
+        t.also_record(&[], &[FlowId(3)]);
+        let rows = offer_all(&mut t, 7, &[FlowId(0), FlowId(1), FlowId(3), FlowId(5)]);
         // Flow 0's cwnd is asked for by both selections: one row.
         let want = vec![
             (7, 0, Cwnd as u8),
@@ -277,18 +277,21 @@ mod tests {
         assert_eq!(rows, want);
         assert_eq!(t.vars.value[2], 1.0, "values are as recorded");
         // A flow id far beyond the others (the no-flow id) costs no table of that size.
-        t.also_record(&[Rto], &[FlowId::MAX]);
-        t.record(SimTime(8), FlowId::MAX, Rto, 3.0);
-        assert_eq!(t.vars.flow.last(), Some(&FlowId::MAX));
+        t.also_record(&[Rto], &[FlowId(u32::MAX)]);
+        t.record(SimTime(8), FlowId(u32::MAX), Rto, 3.0);
+        assert_eq!(t.vars.flow.last(), Some(&FlowId(u32::MAX)));
     }
 
     #[test]
     fn the_same_calls_give_byte_identical_columns() {
         let run = || {
-            let mut t = Traces::new(&[TraceVar::Cwnd]).only_flows(&[1]);
-            t.also_record(&[TraceVar::CcState, TraceVar::RttSample], &[0, 2]);
+            let mut t = Traces::new(&[TraceVar::Cwnd]).only_flows(&[FlowId(1)]);
+            t.also_record(
+                &[TraceVar::CcState, TraceVar::RttSample],
+                &[FlowId(0), FlowId(2)],
+            );
             for at in 0..5 {
-                offer_all(&mut t, at, &[2, 0, 1]);
+                offer_all(&mut t, at, &[FlowId(2), FlowId(0), FlowId(1)]);
             }
             t.vars
         };

@@ -17,6 +17,7 @@ use celltcp_net::agent::{Agent, AgentCtx, ReportEntry};
 use celltcp_net::app::udp::{Arrival, UdpSink, UdpSource, UdpSourceConfig};
 use celltcp_net::gtp::{EcnDecap, EpcConfig, TunnelEndpointStats};
 use celltcp_net::link::LinkDirConfig;
+use celltcp_net::packet::FlowId;
 use celltcp_net::packet::{
     Ecn, GtpInterface, GtpMessage, GtpTunnel, IpHeader, NodeId, Packet, Transport, UdpHeader,
 };
@@ -24,17 +25,17 @@ use celltcp_net::queue::{DropTail, QueueDisc, QueueLimit, Red, RedConfig};
 use celltcp_net::topology::NodeKind;
 use celltcp_net::world::{CaptureSink, World, WorldBuilder, PROTO_UDP};
 
-const SERVER: NodeId = 0;
-const GW: NodeId = 1;
-const ENB1: NodeId = 2;
-const ENB2: NodeId = 3;
-const UE: NodeId = 4;
+const SERVER: NodeId = NodeId(0);
+const GW: NodeId = NodeId(1);
+const ENB1: NodeId = NodeId(2);
+const ENB2: NodeId = NodeId(3);
+const UE: NodeId = NodeId(4);
 /// Link indices in the order they are added.
 const S1U_A: usize = 1;
 const S1U_B: usize = 2;
 
 fn addr(node: NodeId) -> Ipv4Addr {
-    Ipv4Addr::new(10, 0, 0, node as u8 + 1)
+    Ipv4Addr::new(10, 0, 0, node.0 as u8 + 1)
 }
 
 fn droptail() -> Box<dyn QueueDisc> {
@@ -85,7 +86,10 @@ impl Net {
         .into_iter()
         .enumerate()
         {
-            assert_eq!(b.add_node(name, kind, addr(i as NodeId)), i as NodeId);
+            assert_eq!(
+                b.add_node(name, kind, addr(NodeId::from_index(i))),
+                NodeId::from_index(i)
+            );
         }
         Net { b, s1u_queue: None }
     }
@@ -293,7 +297,7 @@ impl Agent for Injector {
         for (i, (inner, outer)) in self.0.iter().enumerate() {
             ctx.send(Packet {
                 uid: 0,
-                flow: 0,
+                flow: FlowId(0),
                 ip: IpHeader {
                     src: addr(SERVER),
                     dst: addr(UE),

@@ -19,7 +19,7 @@ use celltcp_net::app::udp::UdpSink;
 use celltcp_net::link::LinkDirConfig;
 use celltcp_net::packet::Packet;
 use celltcp_net::queue::{DropTail, QueueLimit};
-use celltcp_net::topology::NodeKind;
+use celltcp_net::topology::{DirId, NodeKind};
 use celltcp_net::world::{CaptureSink, LinkChange, World, WorldBuilder, PROTO_UDP};
 
 mod common;
@@ -28,7 +28,7 @@ use common::Bursts;
 const SERVER: Ipv4Addr = Ipv4Addr::new(10, 0, 0, 1);
 const UE: Ipv4Addr = Ipv4Addr::new(10, 0, 0, 3);
 /// The access link's downlink direction (link 1, a → b).
-const ACCESS_DOWN: u32 = 2;
+const ACCESS_DOWN: DirId = DirId(2);
 const QUEUE_LIMIT: u32 = 50;
 
 fn ms(ms: u64) -> SimTime {
@@ -93,7 +93,7 @@ fn network(
         dir(20_000_000, QUEUE_LIMIT),
         dir(20_000_000, QUEUE_LIMIT),
     );
-    assert_eq!(2 * access, ACCESS_DOWN);
+    assert_eq!(DirId(2 * access), ACCESS_DOWN);
     for &(at, change) in changes {
         b.link_change(at, ACCESS_DOWN, change);
     }
@@ -155,7 +155,7 @@ fn hold(on: bool) -> LinkChange {
 fn a_held_link_serves_nothing_and_overruns_its_buffer() {
     let (mut sim, starts) = network(1, 1, &[(ms(1_000), hold(true)), (ms(1_300), hold(false))]);
     run_until(&mut sim, just_before(ms(1_300)));
-    let d = &sim.model.dirs[ACCESS_DOWN as usize];
+    let d = &sim.model.dirs[ACCESS_DOWN.index()];
     assert_eq!(
         d.queue.len_packets(),
         QUEUE_LIMIT as usize,
@@ -191,7 +191,7 @@ fn a_held_link_serves_nothing_and_overruns_its_buffer() {
         (2_000, 250, 0)
     );
     assert_eq!((f.packets_delivered, f.drops()), (1_750, 250));
-    let s = &sim.model.dirs[ACCESS_DOWN as usize].stats;
+    let s = &sim.model.dirs[ACCESS_DOWN.index()].stats;
     assert_eq!((s.packets_sent, s.drops_handover), (1_750, 0));
     // The first datagram to arrive during the hold waited from 1000.08224 ms to 1300 ms.
     let max_delay = f.delay_ns.max().unwrap();
@@ -222,7 +222,7 @@ fn flush_and_refuse_drop_exactly_what_was_queued_and_what_arrived() {
     };
     let (mut sim, starts) = network(10, 10, &[(ms(1_007), start), (ms(1_300), end)]);
     run_until(&mut sim, just_before(ms(1_007)));
-    let d = &sim.model.dirs[ACCESS_DOWN as usize];
+    let d = &sim.model.dirs[ACCESS_DOWN.index()];
     let queued = d.queue.len_packets() as u64;
     assert_eq!(queued, 5);
     assert!(d.transmitting.is_some());
@@ -231,7 +231,7 @@ fn flush_and_refuse_drop_exactly_what_was_queued_and_what_arrived() {
     let in_pipe = d.pipe.len() as u64;
     let delivered_before = sim.model.flow_counters[0].packets_delivered;
     run_until(&mut sim, ms(1_007));
-    let d = &sim.model.dirs[ACCESS_DOWN as usize];
+    let d = &sim.model.dirs[ACCESS_DOWN.index()];
     assert_eq!((d.queue.len_packets(), d.stats.drops_handover), (0, queued));
     run_until(&mut sim, just_before(ms(1_300)));
     let f = &sim.model.flow_counters[0];
@@ -254,7 +254,7 @@ fn flush_and_refuse_drop_exactly_what_was_queued_and_what_arrived() {
         (2_000, 295, 0)
     );
     assert_eq!((f.packets_delivered, f.drops()), (2_000 - 295, 295));
-    let s = &sim.model.dirs[ACCESS_DOWN as usize].stats;
+    let s = &sim.model.dirs[ACCESS_DOWN.index()].stats;
     assert_eq!(s.drops_handover, 295);
     assert_eq!(s.packets_sent, 2_000 - 295);
 }

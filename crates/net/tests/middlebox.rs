@@ -17,7 +17,7 @@ use celltcp_net::agent::{Agent, AgentCtx, ReportEntry};
 use celltcp_net::link::LinkDirConfig;
 use celltcp_net::loss::{Bernoulli, LossModel};
 use celltcp_net::middlebox::{Middlebox, MiddleboxCtx, MiddleboxFigure};
-use celltcp_net::packet::Packet;
+use celltcp_net::packet::{FlowId, NodeId, Packet};
 use celltcp_net::queue::{DropTail, QueueLimit};
 use celltcp_net::topology::NodeKind;
 use celltcp_net::world::{MiddleboxError, World, WorldBuilder, PROTO_UDP};
@@ -266,7 +266,7 @@ fn the_middlebox_sees_each_forwarded_packet_once() {
     assert_eq!(seqs, (0..100).collect::<Vec<_>>());
     assert_eq!(o.received.borrow().len(), 200);
     let info = o.sim.model.middleboxes().next().unwrap();
-    assert_eq!((info.node, info.middlebox.name()), (1, "toy"));
+    assert_eq!((info.node, info.middlebox.name()), (NodeId(1), "toy"));
     assert_eq!(info.stats.packets_seen, 100);
     assert_eq!(
         info.middlebox.report(o.sim.sched.now()),
@@ -397,7 +397,7 @@ fn an_expedited_packet_passes_a_full_queue() {
         fn on_forward(&mut self, pkt: Packet, ctx: &mut MiddleboxCtx<'_>) -> Option<Packet> {
             if pkt.app_seq == 10 && !self.1 {
                 self.1 = true;
-                ctx.out.push(udp(0, SRC, DST, 1000, 1000, ctx.now));
+                ctx.out.push(udp(FlowId(0), SRC, DST, 1000, 1000, ctx.now));
             }
             Some(pkt)
         }
@@ -491,8 +491,11 @@ fn placement_errors_are_values() {
         "middlebox 'toy': node 'r' already has middlebox 'toy' (at most one per node)"
     );
     assert!(matches!(
-        b.add_middlebox(9, "c", toy()),
-        Err(MiddleboxError::UnknownNode { node: 9, .. })
+        b.add_middlebox(NodeId(9), "c", toy()),
+        Err(MiddleboxError::UnknownNode {
+            node: NodeId(9),
+            ..
+        })
     ));
 }
 

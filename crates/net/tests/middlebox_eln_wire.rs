@@ -5,6 +5,7 @@
 use std::net::Ipv4Addr;
 
 use celltcp_engine::SimTime;
+use celltcp_net::packet::FlowId;
 use celltcp_net::packet::{
     Ecn, IpHeader, Packet, TcpFlags, TcpHeader, TcpOptions, Transport, TCP_ELN_BIT,
 };
@@ -13,7 +14,7 @@ use celltcp_net::wire::{parse_datagram, write_datagram};
 fn ack(eln: bool) -> Packet {
     Packet {
         uid: 0,
-        flow: 0,
+        flow: FlowId(0),
         ip: IpHeader {
             src: Ipv4Addr::new(10, 0, 0, 3),
             dst: Ipv4Addr::new(10, 0, 0, 1),

@@ -22,13 +22,13 @@ use celltcp_net::topology::NodeKind;
 use celltcp_net::world::{CaptureSink, WorldBuilder, PROTO_UDP};
 use common::Bursts;
 
-const SERVER: NodeId = 0;
-const GW: NodeId = 1;
-const ENB: NodeId = 2;
-const UE: NodeId = 3;
+const SERVER: NodeId = NodeId(0);
+const GW: NodeId = NodeId(1);
+const ENB: NodeId = NodeId(2);
+const UE: NodeId = NodeId(3);
 
 fn addr(node: NodeId) -> Ipv4Addr {
-    Ipv4Addr::new(10, 0, 0, node as u8 + 1)
+    Ipv4Addr::new(10, 0, 0, node.0 as u8 + 1)
 }
 
 fn dir(delay_ms: u64) -> LinkDirConfig {
@@ -89,7 +89,7 @@ fn emitted_packets_continue_the_tunnelled_path() {
     .into_iter()
     .enumerate()
     {
-        b.add_node(name, kind, addr(i as NodeId));
+        b.add_node(name, kind, addr(NodeId::from_index(i)));
     }
     b.add_link("wan", SERVER, GW, 1, dir(10), dir(10));
     let s1u = b.add_link("s1u", GW, ENB, 1, dir(5), dir(5));
@@ -171,10 +171,7 @@ fn emitted_packets_continue_the_tunnelled_path() {
         !*saw_tunnelled.borrow(),
         "the middlebox sees inner packets only"
     );
-    let (d, u) = (
-        &w.flow_counters[down as usize],
-        &w.flow_counters[up as usize],
-    );
+    let (d, u) = (&w.flow_counters[down.index()], &w.flow_counters[up.index()]);
     // 50 datagrams each way, each forwarded and copied once at the eNB, all delivered.
     assert_eq!((d.packets_delivered, d.drops()), (100, 0));
     assert_eq!((u.packets_delivered, u.drops()), (100, 0));

@@ -10,7 +10,7 @@ use celltcp_net::link::LinkDirConfig;
 use celltcp_net::loss::{Bernoulli, LossModel};
 use celltcp_net::queue::{DropTail, QueueLimit};
 use celltcp_net::topology::NodeKind;
-use celltcp_net::world::{World, WorldBuilder, PROTO_UDP};
+use celltcp_net::world::{AgentId, World, WorldBuilder, PROTO_UDP};
 
 fn dir(
     rate_bps: u64,
@@ -93,7 +93,7 @@ fn chain(rate_bps: u64, arrival: Arrival, loss: Option<Box<dyn LossModel>>, seco
 fn report(c: &Chain, agent: u32, key: &str) -> f64 {
     c.sim
         .model
-        .agent_report(agent, c.sim.sched.now())
+        .agent_report(AgentId(agent), c.sim.sched.now())
         .into_iter()
         .find(|(k, _)| *k == key)
         .unwrap()
@@ -170,7 +170,7 @@ fn same_inputs_same_outputs() {
     let run = || {
         let loss: Box<dyn LossModel> = Box::new(Bernoulli::new(0.05).unwrap());
         let c = chain(20_000_000, Arrival::Poisson, Some(loss), 3);
-        let r: Vec<(&str, f64)> = c.sim.model.agent_report(1, c.sim.sched.now());
+        let r: Vec<(&str, f64)> = c.sim.model.agent_report(AgentId(1), c.sim.sched.now());
         (
             c.sim.events(),
             format!("{r:?}"),

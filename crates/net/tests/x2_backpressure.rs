@@ -143,5 +143,5 @@ fn a_full_forwarding_buffer_drops_at_the_source_and_keeps_the_end_marker() {
         .map(|i| v.value[i])
         .collect();
     assert_eq!(sites.len(), 249);
-    assert!(sites.iter().all(|&s| s == f64::from(ENB1)));
+    assert!(sites.iter().all(|&s| s == f64::from(ENB1.0)));
 }

@@ -6,6 +6,7 @@
 
 use celltcp_engine::{SimDuration, SimTime};
 use celltcp_net::medium::{MediumRequest, TunnelArrival};
+use celltcp_net::packet::FlowId;
 use celltcp_net::packet::{GtpMessage, NodeId, NO_FLOW};
 
 mod common;
@@ -91,7 +92,7 @@ fn forwarded_data_reaches_the_target_with_its_pdcp_count_after_crossing_the_rout
             want_tunnel(GtpMessage::EndMarker)
         ]
     );
-    assert_eq!((x_b[0].4, x_b[1].4), (0, NO_FLOW));
+    assert_eq!((x_b[0].4, x_b[1].4), (FlowId(0), NO_FLOW));
     let epc = run.sim.model.epc().unwrap();
     let (enb1, enb2) = (epc.endpoint_stats(ENB1), epc.endpoint_stats(ENB2));
     assert_eq!((enb1.encapsulated, enb1.end_markers), (1, 1));

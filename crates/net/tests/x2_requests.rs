@@ -9,7 +9,7 @@ use celltcp_engine::SimTime;
 use celltcp_net::agent::{Agent, AgentCtx, ReportEntry};
 use celltcp_net::gtp::{EcnDecap, EpcConfig};
 use celltcp_net::medium::{MediumRequest, TunnelArrival};
-use celltcp_net::packet::{Ecn, GtpInterface, GtpMessage, GtpTunnel, Packet};
+use celltcp_net::packet::{Ecn, FlowId, GtpInterface, GtpMessage, GtpTunnel, NodeId, Packet};
 use celltcp_net::world::{RequestFailure, WorldBuilder};
 
 mod common;
@@ -68,7 +68,10 @@ fn impossible_requests_are_errors_and_packets_to_enbs_without_a_medium_are_dropp
             ue: UE,
             enb: ROUTER,
         }),
-        req(MediumRequest::PathSwitch { ue: UE, enb: 99 }),
+        req(MediumRequest::PathSwitch {
+            ue: UE,
+            enb: NodeId(99),
+        }),
         req(MediumRequest::Forward {
             from: ROUTER,
             to: ENB2,
@@ -77,14 +80,14 @@ fn impossible_requests_are_errors_and_packets_to_enbs_without_a_medium_are_dropp
         }),
         req(MediumRequest::Forward {
             from: ENB1,
-            to: 1_000,
+            to: NodeId(1_000),
             pkt: datagram(2),
             pdcp_count: None,
         }),
         req(MediumRequest::ForwardEndMarker {
             from: ENB1,
             to: ENB2,
-            ue: u32::MAX,
+            ue: NodeId(u32::MAX),
         }),
         // enb3 is an eNB of the EPC but no medium's: the data is dropped there, the end marker
         // discarded.
@@ -192,7 +195,7 @@ struct X2Injector(Vec<(Ecn, Ecn, u32)>);
 impl Agent for X2Injector {
     fn start(&mut self, ctx: &mut AgentCtx<'_>) {
         for (i, &(inner, outer, count)) in self.0.iter().enumerate() {
-            let mut p = udp(0, addr(SERVER), addr(UE), 100, i as u64, ctx.now());
+            let mut p = udp(FlowId(0), addr(SERVER), addr(UE), 100, i as u64, ctx.now());
             p.ip.ecn = inner;
             p.tunnel = Some(GtpTunnel {
                 outer_src: addr(ENB1),

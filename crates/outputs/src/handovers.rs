@@ -212,7 +212,7 @@ impl HandoverOutputs {
     pub fn series(&self, world: &World, flow_names: &[String]) -> Vec<Series> {
         let nodes = node_names(world);
         let node_col = |ids: Vec<NodeId>| Column::Cat {
-            codes: ids,
+            codes: ids.into_iter().map(|n| n.0).collect(),
             names: nodes.clone(),
         };
         let c = HandoverColumns::from(self.outcomes.as_slice());
@@ -223,7 +223,7 @@ impl HandoverOutputs {
         let mut columns = vec![
             Column::U32(c.handover),
             Column::Cat {
-                codes: c.flow,
+                codes: c.flow.into_iter().map(|f| f.0).collect(),
                 names: flow_names.to_vec(),
             },
             node_col(c.ue),
@@ -300,7 +300,7 @@ impl HandoverOutputs {
         let nodes = node_names(world);
         let name = |id: NodeId| {
             nodes
-                .get(id as usize)
+                .get(id.index())
                 .cloned()
                 .unwrap_or_else(|| id.to_string())
         };

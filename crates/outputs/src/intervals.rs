@@ -85,7 +85,7 @@ impl IntervalWatch {
             .iter()
             .enumerate()
             .filter(|(_, f)| f.kind == "tcp")
-            .map(|(i, _)| i as FlowId)
+            .map(|(i, _)| FlowId::from_index(i))
             .collect();
         traces.also_record(&WATCHED_VARS, &tcp);
     }
@@ -222,7 +222,7 @@ impl IntervalWatch {
     fn read_trace(&mut self, vars: &VarColumns) {
         let (cwnd, srtt) = (TraceVar::Cwnd as u8, TraceVar::Srtt as u8);
         for i in self.trace_cursor..vars.var.len() {
-            let f = vars.flow[i] as usize;
+            let f = vars.flow[i].index();
             if f >= self.cwnd.len() {
                 continue;
             }

@@ -123,7 +123,7 @@ pub fn collect(
             vec![
                 Column::U64(v.time_ns),
                 Column::Cat {
-                    codes: v.flow,
+                    codes: v.flow.into_iter().map(|f| f.0).collect(),
                     names: flow_names.to_vec(),
                 },
                 Column::Cat {

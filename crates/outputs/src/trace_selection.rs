@@ -69,13 +69,13 @@ mod tests {
             (4, 0, TraceVar::Cwnd),
         ] {
             rows.time_ns.push(t);
-            rows.flow.push(flow);
+            rows.flow.push(FlowId(flow));
             rows.var.push(var as u8);
             rows.value.push(t as f64);
         }
-        TraceSelection::new([TraceVar::Cwnd], [0]).strip(&mut rows);
+        TraceSelection::new([TraceVar::Cwnd], [FlowId(0)]).strip(&mut rows);
         assert_eq!(rows.time_ns, vec![1, 4]);
-        assert_eq!(rows.flow, vec![0, 0]);
+        assert_eq!(rows.flow, vec![FlowId(0); 2]);
         assert_eq!(rows.value, vec![1.0, 4.0]);
         TraceSelection::default().strip(&mut rows);
         assert!(rows.time_ns.is_empty() && rows.var.is_empty());

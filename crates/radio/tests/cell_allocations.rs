@@ -7,6 +7,7 @@ mod common;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use celltcp_net::packet::NodeId;
 use celltcp_radio::cell::{LteCell, LteCellConfig, MonotoneTbs};
 use celltcp_radio::mac::{build, Allocation, MacSchedulerConfig, UeState, Weight};
 use celltcp_radio::phy::{Cqi, Mcs};
@@ -45,11 +46,11 @@ fn allocations_per_tti(n_ues: u32, scheduler: &str) -> f64 {
         ..LteCellConfig::lte_default("c", ENB)
     };
     let ues = (1..=n_ues)
-        .map(|n| ue_at(n, 100.0 + 50.0 * f64::from(n), 0.0))
+        .map(|n| ue_at(NodeId(n), 100.0 + 50.0 * f64::from(n), 0.0))
         .collect();
     let mut h = Harness::new(LteCell::new(cfg, ues, 1, 0).unwrap());
     let sources: Vec<Cbr> = (1..=n_ues)
-        .map(|n| Cbr::new(n, 60e6 / f64::from(n_ues), 1500, secs(3.0)))
+        .map(|n| Cbr::new(NodeId(n), 60e6 / f64::from(n_ues), 1500, secs(3.0)))
         .collect();
     // Pre-build the sends so that the harness itself allocates little while counting.
     let mut events = Vec::new();

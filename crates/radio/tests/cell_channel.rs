@@ -3,6 +3,7 @@
 
 mod common;
 
+use celltcp_net::packet::NodeId;
 use celltcp_radio::cell::{LteCell, LteCellConfig, UeConfig};
 use celltcp_radio::channel::{LogDistance, PathLossModel, Position};
 use celltcp_radio::phy::Amc;
@@ -18,7 +19,7 @@ fn cell(fading: bool) -> LteCellConfig {
 }
 
 /// 30 km/h at 2 GHz: Doppler 55.6 Hz.
-fn vehicle(node: u32, x_m: f64) -> UeConfig {
+fn vehicle(node: NodeId, x_m: f64) -> UeConfig {
     UeConfig {
         node,
         position: Position::new(x_m, 0.0),
@@ -30,10 +31,10 @@ fn vehicle(node: u32, x_m: f64) -> UeConfig {
 fn fading_varies_the_sinr_around_the_large_scale_value_and_cqi_lags_by_the_delay() {
     let cfg = cell(true);
     let (period, delay) = (u64::from(cfg.cqi_period_tti), u64::from(cfg.cqi_delay_tti));
-    let mut h = Harness::new(LteCell::new(cfg, vec![vehicle(1, 300.0)], 3, 0).unwrap());
+    let mut h = Harness::new(LteCell::new(cfg, vec![vehicle(NodeId(1), 300.0)], 3, 0).unwrap());
     let end = secs(20.0);
-    h.drive(&[Cbr::new(1, 40e6, 1500, end)], end);
-    let large_scale = h.cell.ue_large_scale_sinr_db(1).unwrap();
+    h.drive(&[Cbr::new(NodeId(1), 40e6, 1500, end)], end);
+    let large_scale = h.cell.ue_large_scale_sinr_db(NodeId(1)).unwrap();
     let t = h.cell.trace().unwrap();
     assert!(t.len() > 19_000, "active in every TTI");
 
@@ -71,33 +72,38 @@ fn fading_varies_the_sinr_around_the_large_scale_value_and_cqi_lags_by_the_delay
 
 #[test]
 fn without_fading_the_sinr_is_constant() {
-    let mut h = Harness::new(LteCell::new(cell(false), vec![vehicle(1, 300.0)], 3, 0).unwrap());
-    h.drive(&[Cbr::new(1, 40e6, 1500, secs(1.0))], secs(1.0));
-    let large_scale = h.cell.ue_large_scale_sinr_db(1).unwrap();
+    let mut h =
+        Harness::new(LteCell::new(cell(false), vec![vehicle(NodeId(1), 300.0)], 3, 0).unwrap());
+    h.drive(&[Cbr::new(NodeId(1), 40e6, 1500, secs(1.0))], secs(1.0));
+    let large_scale = h.cell.ue_large_scale_sinr_db(NodeId(1)).unwrap();
     let t = h.cell.trace().unwrap();
     assert!(t.sinr_db.iter().all(|&s| s == large_scale));
 }
 
 #[test]
 fn moving_away_lowers_the_cqi_after_the_report_delay() {
-    let mut h = Harness::new(LteCell::new(cell(false), vec![ue_at(1, 200.0, 0.0)], 3, 0).unwrap());
-    h.drive(&[Cbr::new(1, 40e6, 1500, secs(0.5))], secs(0.5));
-    let near = h.cell.ue_cqi(1).unwrap().get();
+    let mut h =
+        Harness::new(LteCell::new(cell(false), vec![ue_at(NodeId(1), 200.0, 0.0)], 3, 0).unwrap());
+    h.drive(&[Cbr::new(NodeId(1), 40e6, 1500, secs(0.5))], secs(0.5));
+    let near = h.cell.ue_cqi(NodeId(1)).unwrap().get();
     h.cell
-        .set_ue_position(1, Position::new(500.0, 0.0))
+        .set_ue_position(NodeId(1), Position::new(500.0, 0.0))
         .unwrap();
-    assert_eq!(h.cell.ue_position(1).unwrap(), Position::new(500.0, 0.0));
     assert_eq!(
-        h.cell.ue_cqi(1).unwrap().get(),
+        h.cell.ue_position(NodeId(1)).unwrap(),
+        Position::new(500.0, 0.0)
+    );
+    assert_eq!(
+        h.cell.ue_cqi(NodeId(1)).unwrap().get(),
         near,
         "nothing measured yet"
     );
     let sources = [Cbr {
         start: secs(0.5),
-        ..Cbr::new(1, 40e6, 1500, secs(1.0))
+        ..Cbr::new(NodeId(1), 40e6, 1500, secs(1.0))
     }];
     h.drive(&sources, secs(1.0));
-    let far = h.cell.ue_cqi(1).unwrap().get();
+    let far = h.cell.ue_cqi(NodeId(1)).unwrap().get();
     eprintln!("CQI at 200 m: {near}, at 500 m: {far}");
     assert!(far + 3 <= near, "{near} → {far}");
 }

@@ -5,6 +5,7 @@
 
 mod common;
 
+use celltcp_net::packet::NodeId;
 use celltcp_radio::cell::{LteCell, LteCellConfig};
 use celltcp_radio::phy::{BlerModel, CqiTable, Mcs};
 use common::*;
@@ -31,10 +32,10 @@ fn cell_config(table: CqiTable) -> LteCellConfig {
 /// above every MCS's threshold), bits per second.
 fn peak_phy_rate_bps(table: CqiTable) -> f64 {
     let duration = secs(2.0);
-    let cell = LteCell::new(cell_config(table), vec![ue_at(1, 100.0, 0.0)], 1, 0).unwrap();
+    let cell = LteCell::new(cell_config(table), vec![ue_at(NodeId(1), 100.0, 0.0)], 1, 0).unwrap();
     let mut h = Harness::new(cell);
-    h.drive(&[Cbr::new(1, 130e6, SDU, duration)], duration);
-    let r = h.cell.ue_report(1, duration).unwrap();
+    h.drive(&[Cbr::new(NodeId(1), 130e6, SDU, duration)], duration);
+    let r = h.cell.ue_report(NodeId(1), duration).unwrap();
     assert_eq!(r.harq_retransmissions, 0, "{table:?}");
     r.phy_throughput_bps
 }

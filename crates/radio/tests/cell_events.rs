@@ -6,6 +6,7 @@ mod common;
 use celltcp_engine::SimDuration;
 use celltcp_engine::SimTime;
 use celltcp_net::medium::Medium;
+use celltcp_net::packet::NodeId;
 use celltcp_net::queue::DropCause;
 use celltcp_radio::cell::{LteCell, LteCellConfig, UeConfig, UplinkConfig};
 use celltcp_radio::channel::{LosCondition, PathLossModel, Position, UrbanMacro};
@@ -15,7 +16,7 @@ use common::*;
 fn an_idle_cell_has_no_timer() {
     let cell = LteCell::new(
         LteCellConfig::lte_default("c", ENB),
-        vec![ue_at(1, 200.0, 0.0)],
+        vec![ue_at(NodeId(1), 200.0, 0.0)],
         1,
         0,
     )
@@ -27,11 +28,11 @@ fn an_idle_cell_has_no_timer() {
 
     // A burst of ten packets at 1.0005 s: the first TTI is the next boundary.
     for _ in 0..10 {
-        h.send_at(SimTime::from_ns(1_000_500_000), ENB, 1, 1500);
+        h.send_at(SimTime::from_ns(1_000_500_000), ENB, NodeId(1), 1500);
     }
     assert_eq!(h.cell.poll_timeout(), Some(SimTime::from_ns(1_001_000_000)));
     h.run_until(secs(3.0));
-    assert_eq!(h.delivered_to(1).len(), 10);
+    assert_eq!(h.delivered_to(NodeId(1)).len(), 10);
     // Delivered, acknowledged by a STATUS PDU, every timer stopped: idle again.
     assert_eq!(h.cell.poll_timeout(), None);
     let (calls, ttis) = (h.timer_calls, h.cell.ttis_processed());
@@ -52,11 +53,11 @@ fn the_uplink_is_a_delayed_fifo_at_its_rate_with_losses() {
         },
         ..LteCellConfig::lte_default("c", ENB)
     };
-    let mut h = Harness::new(LteCell::new(cfg, vec![ue_at(1, 200.0, 0.0)], 1, 0).unwrap());
+    let mut h = Harness::new(LteCell::new(cfg, vec![ue_at(NodeId(1), 200.0, 0.0)], 1, 0).unwrap());
     // Two 96-byte packets at t = 0: each takes 100 bytes (PDCP 2 + RLC 2 bytes of headers) at
     // 1 Mbit/s = 0.8 ms after the 8 ms grant delay.
-    h.send_at(SimTime::ZERO, 1, ENB, 96);
-    h.send_at(SimTime::ZERO, 1, ENB, 96);
+    h.send_at(SimTime::ZERO, NodeId(1), ENB, 96);
+    h.send_at(SimTime::ZERO, NodeId(1), ENB, 96);
     h.run_until(secs(0.1));
     let times: Vec<u64> = h.delivered.iter().map(|d| d.time.as_ns()).collect();
     assert_eq!(times, vec![8_800_000, 9_600_000]);
@@ -74,9 +75,10 @@ fn the_uplink_is_a_delayed_fifo_at_its_rate_with_losses() {
         },
         ..LteCellConfig::lte_default("c", ENB)
     };
-    let mut h = Harness::new(LteCell::new(lossy, vec![ue_at(1, 200.0, 0.0)], 1, 0).unwrap());
+    let mut h =
+        Harness::new(LteCell::new(lossy, vec![ue_at(NodeId(1), 200.0, 0.0)], 1, 0).unwrap());
     for i in 0..5000u64 {
-        h.send_at(SimTime::from_ns(i * 1_000_000), 1, ENB, 52);
+        h.send_at(SimTime::from_ns(i * 1_000_000), NodeId(1), ENB, 52);
     }
     h.run_until(secs(6.0));
     let lost = h
@@ -106,7 +108,7 @@ fn rich_cell(trace: bool) -> LteCellConfig {
     }
 }
 
-fn walker(node: u32, x_m: f64) -> UeConfig {
+fn walker(node: NodeId, x_m: f64) -> UeConfig {
     UeConfig {
         node,
         position: Position::new(x_m, 0.0),
@@ -115,7 +117,7 @@ fn walker(node: u32, x_m: f64) -> UeConfig {
 }
 
 fn rich_run(seed: u64, ues: Vec<UeConfig>) -> Harness {
-    let nodes: Vec<u32> = ues.iter().map(|u| u.node).collect();
+    let nodes: Vec<NodeId> = ues.iter().map(|u| u.node).collect();
     let mut h = Harness::new(LteCell::new(rich_cell(true), ues, seed, 0).unwrap());
     let end = secs(2.0);
     let mut events = Vec::new();
@@ -146,7 +148,13 @@ fn rich_run(seed: u64, ues: Vec<UeConfig>) -> Harness {
 
 #[test]
 fn same_seed_same_deliveries() {
-    let ues = || vec![walker(1, 150.0), walker(2, 300.0), walker(3, -400.0)];
+    let ues = || {
+        vec![
+            walker(NodeId(1), 150.0),
+            walker(NodeId(2), 300.0),
+            walker(NodeId(3), -400.0),
+        ]
+    };
     let a = rich_run(5, ues());
     let b = rich_run(5, ues());
     assert!(a.delivered.len() > 1000);
@@ -165,12 +173,12 @@ fn a_ue_sees_the_same_channel_whatever_the_other_ues() {
         let h = rich_run(5, ues);
         let t = h.cell.trace().unwrap().clone();
         (0..t.len())
-            .filter(|&i| t.ue[i] == 1)
+            .filter(|&i| t.ue[i] == NodeId(1))
             .map(|i| (t.time_ns[i], t.sinr_db[i]))
             .collect::<Vec<_>>()
     };
-    let alone = sinr_of_ue1(vec![walker(1, 150.0)]);
-    let shared = sinr_of_ue1(vec![walker(1, 150.0), walker(4, 250.0)]);
+    let alone = sinr_of_ue1(vec![walker(NodeId(1), 150.0)]);
+    let shared = sinr_of_ue1(vec![walker(NodeId(1), 150.0), walker(NodeId(4), 250.0)]);
     assert!(alone.len() > 1000);
     assert_eq!(alone, shared);
 }

@@ -3,6 +3,7 @@
 
 mod common;
 
+use celltcp_net::packet::NodeId;
 use celltcp_radio::cell::{LteCell, LteCellConfig};
 use celltcp_radio::phy::{tbs_bits_for_mcs, Mcs};
 use common::*;
@@ -22,12 +23,15 @@ fn full_buffer_gets_the_tbs_table_rate() {
         };
         let n_prb = cfg.n_prb;
         // 100 m from a 46 dBm eNB in free space: SINR ≈ 63 dB, no block errors.
-        let cell = LteCell::new(cfg, vec![ue_at(1, 100.0, 0.0)], 1, 0).unwrap();
+        let cell = LteCell::new(cfg, vec![ue_at(NodeId(1), 100.0, 0.0)], 1, 0).unwrap();
         let mut h = Harness::new(cell);
         let tbs = tbs_bits_for_mcs(mcs, n_prb).unwrap();
         let table_rate = f64::from(tbs) * 1000.0;
-        h.drive(&[Cbr::new(1, table_rate * 1.3, SDU, duration)], duration);
-        let r = h.cell.ue_report(1, duration).unwrap();
+        h.drive(
+            &[Cbr::new(NodeId(1), table_rate * 1.3, SDU, duration)],
+            duration,
+        );
+        let r = h.cell.ue_report(NodeId(1), duration).unwrap();
 
         let phy_error = (r.phy_throughput_bps - table_rate).abs() / table_rate;
         assert!(
@@ -63,7 +67,7 @@ fn full_buffer_gets_the_tbs_table_rate() {
             r.rlc_throughput_bps
         );
         // Every delivered SDU is in order, and the cell used all PRBs of every TTI.
-        let uids = h.delivered_to(1);
+        let uids = h.delivered_to(NodeId(1));
         assert!(uids.windows(2).all(|w| w[0] < w[1]));
         assert!(h.cell.prb_utilization(duration) > 0.99);
     }

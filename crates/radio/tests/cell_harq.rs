@@ -4,6 +4,7 @@
 
 mod common;
 
+use celltcp_net::packet::NodeId;
 use celltcp_radio::cell::{HarqCombining, LteCell, LteCellConfig};
 use celltcp_radio::mac::HarqConfig;
 use celltcp_radio::phy::{BlerModel, Mcs};
@@ -30,11 +31,11 @@ fn run(
         trace_series: true,
         ..fixed_sinr_cell(sinr_for_bler(MCS, bler))
     };
-    let cell = LteCell::new(cfg, vec![ue_at(1, 0.5, 0.0)], seed, 0).unwrap();
+    let cell = LteCell::new(cfg, vec![ue_at(NodeId(1), 0.5, 0.0)], seed, 0).unwrap();
     let mut h = Harness::new(cell);
     let end = secs(seconds);
-    h.drive(&[Cbr::new(1, 20e6, 1500, end)], end);
-    let r = h.cell.ue_report(1, end).unwrap();
+    h.drive(&[Cbr::new(NodeId(1), 20e6, 1500, end)], end);
+    let r = h.cell.ue_report(NodeId(1), end).unwrap();
     let first = r.harq_transmissions - r.harq_retransmissions;
     (
         first,
@@ -128,7 +129,7 @@ fn feedback_at_four_and_retransmission_from_eight() {
         .collect();
     let expected: Vec<(u64, u8)> = (0..64u64).map(|k| (k, ((k / 8) % 4 + 1) as u8)).collect();
     assert_eq!(pattern, expected);
-    let r = cell.ue_report(1, secs(0.2)).unwrap();
+    let r = cell.ue_report(NodeId(1), secs(0.2)).unwrap();
     assert!(r.harq_residual_failures > 0);
     assert_eq!(r.tb_bits_decoded, 0);
 }

@@ -7,6 +7,7 @@ mod common;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use celltcp_net::packet::NodeId;
 use celltcp_radio::cell::{LteCell, LteCellConfig};
 use celltcp_radio::channel::{FreeSpace, PathLossModel};
 use common::*;
@@ -20,11 +21,11 @@ fn an_sinr_without_a_finite_linear_value_fails_naming_the_cell_and_the_invariant
         pathloss: PathLossModel::FreeSpace(FreeSpace::new(1e-200).unwrap()),
         ..LteCellConfig::lte_default("c7", ENB)
     };
-    let cell = LteCell::new(cfg, vec![ue_at(1, 100.0, 0.0)], 1, 0).unwrap();
+    let cell = LteCell::new(cfg, vec![ue_at(NodeId(1), 100.0, 0.0)], 1, 0).unwrap();
     let mut h = Harness::new(cell);
     let until = secs(0.05);
     let panic = catch_unwind(AssertUnwindSafe(|| {
-        h.drive(&[Cbr::new(1, 1e6, 1500, until)], until)
+        h.drive(&[Cbr::new(NodeId(1), 1e6, 1500, until)], until)
     }))
     .expect_err("the first transmission fails loudly");
     let message = panic.downcast_ref::<String>().cloned().unwrap_or_default();

@@ -5,6 +5,7 @@
 mod common;
 
 use celltcp_engine::SimDuration;
+use celltcp_net::packet::NodeId;
 use celltcp_net::queue::DropCause;
 use celltcp_radio::cell::{LteCell, LteCellConfig};
 use celltcp_radio::phy::Mcs;
@@ -21,8 +22,8 @@ fn run(limit: BufferLimit) -> Harness {
         rlc: base.rlc.with_tx_buffer(limit),
         ..base
     };
-    let mut h = Harness::new(LteCell::new(cfg, vec![ue_at(1, 100.0, 0.0)], 1, 0).unwrap());
-    h.drive(&[Cbr::new(1, 20e6, 1500, secs(4.0))], secs(4.0));
+    let mut h = Harness::new(LteCell::new(cfg, vec![ue_at(NodeId(1), 100.0, 0.0)], 1, 0).unwrap());
+    h.drive(&[Cbr::new(NodeId(1), 20e6, 1500, secs(4.0))], secs(4.0));
     h
 }
 
@@ -38,9 +39,9 @@ fn mean_delay_s(delays: &[(celltcp_engine::SimTime, SimDuration)], from: f64, to
 #[test]
 fn an_oversized_buffer_lets_the_delay_grow_a_right_sized_one_caps_it() {
     let bloated = run(BufferLimit::Unlimited);
-    let d = bloated.delays(1);
+    let d = bloated.delays(NodeId(1));
     let (first, last) = (mean_delay_s(&d, 0.0, 1.0), mean_delay_s(&d, 3.0, 4.0));
-    let r = bloated.cell.ue_report(1, secs(4.0)).unwrap();
+    let r = bloated.cell.ue_report(NodeId(1), secs(4.0)).unwrap();
     eprintln!(
         "unlimited buffer: mean delay {:.0} ms in the first second, {:.0} ms in the fourth; \
          report mean {:.0} ms max {:.0} ms, buffer mean {:.0} max {} bytes",
@@ -59,8 +60,8 @@ fn an_oversized_buffer_lets_the_delay_grow_a_right_sized_one_caps_it() {
 
     // 60 kB ≈ 32 ms at the RLC rate.
     let capped = run(BufferLimit::Bytes(60_000));
-    let d = capped.delays(1);
-    let r = capped.cell.ue_report(1, secs(4.0)).unwrap();
+    let d = capped.delays(NodeId(1));
+    let r = capped.cell.ue_report(NodeId(1), secs(4.0)).unwrap();
     let worst = d.iter().map(|x| x.1.as_secs_f64()).fold(0.0, f64::max);
     eprintln!(
         "60 kB buffer: mean delay {:.1} ms, max {:.1} ms (report {:.1} ms), {} packets refused, \

@@ -4,6 +4,7 @@
 
 mod common;
 
+use celltcp_net::packet::NodeId;
 use celltcp_radio::cell::{default_rlc_am, HarqCombining, LteCell, LteCellConfig, RlcModeConfig};
 use celltcp_radio::mac::HarqConfig;
 use celltcp_radio::phy::Mcs;
@@ -27,10 +28,10 @@ fn lossy_cell(bler: f64, max_tx: u8, rlc: RlcModeConfig) -> LteCellConfig {
 
 /// Sends 5 Mbit/s of 1200-byte packets for `seconds`, then lets the cell drain for 2 s.
 fn run(cfg: LteCellConfig, seconds: f64, seed: u64) -> Harness {
-    let cell = LteCell::new(cfg, vec![ue_at(1, 0.5, 0.0)], seed, 0).unwrap();
+    let cell = LteCell::new(cfg, vec![ue_at(NodeId(1), 0.5, 0.0)], seed, 0).unwrap();
     let mut h = Harness::new(cell);
     let stop = secs(seconds);
-    h.drive(&[Cbr::new(1, 5e6, 1200, stop)], secs(seconds + 2.0));
+    h.drive(&[Cbr::new(NodeId(1), 5e6, 1200, stop)], secs(seconds + 2.0));
     h
 }
 
@@ -52,8 +53,8 @@ fn am_delivers_every_sdu_exactly_once_in_order_at_30_percent_bler() {
             seed,
         );
         let sent: Vec<u64> = h.sent_at.iter().map(|&(uid, _)| uid).collect();
-        let got = h.delivered_to(1);
-        let r = h.cell.ue_report(1, h.now).unwrap();
+        let got = h.delivered_to(NodeId(1));
+        let r = h.cell.ue_report(NodeId(1), h.now).unwrap();
         eprintln!(
             "BLER 0.3, maxTx {max_tx}: {} SDUs sent, {} delivered, HARQ residual failures {}, \
              RLC retransmissions {}, mean queueing delay {:.1} ms",
@@ -83,20 +84,25 @@ fn radio_link_failure_at_max_retx_threshold() {
         run(cfg, 0.3, 3)
     };
     let h = failing(Some(2));
-    let r = h.cell.ue_report(1, h.now).unwrap();
+    let r = h.cell.ue_report(NodeId(1), h.now).unwrap();
     assert!(r.radio_link_failure);
     assert!(r.rlc_max_retx_reached >= 1);
-    assert!(h.delivered_to(1).is_empty());
+    assert!(h.delivered_to(NodeId(1)).is_empty());
     let h = failing(None);
-    assert!(!h.cell.ue_report(1, h.now).unwrap().radio_link_failure);
+    assert!(
+        !h.cell
+            .ue_report(NodeId(1), h.now)
+            .unwrap()
+            .radio_link_failure
+    );
 }
 
 #[test]
 fn discard_at_max_retx_threshold_keeps_order_without_duplicates() {
     let cfg = lossy_cell(0.8, 1, am(Some(1), MaxRetxAction::Discard));
     let h = run(cfg, 3.0, 4);
-    let r = h.cell.ue_report(1, h.now).unwrap();
-    let got = h.delivered_to(1);
+    let r = h.cell.ue_report(NodeId(1), h.now).unwrap();
+    let got = h.delivered_to(NodeId(1));
     eprintln!(
         "BLER 0.8, maxTx 1, maxRetxThreshold 1 (discard): {} sent, {} delivered, {} discarded",
         h.sent_at.len(),
@@ -122,8 +128,8 @@ fn um_loses_what_harq_loses_in_order() {
         ..RlcUmConfig::lte(10)
     });
     let h = run(lossy_cell(0.1, 1, um), 3.0, 5);
-    let got = h.delivered_to(1);
-    let r = h.cell.ue_report(1, h.now).unwrap();
+    let got = h.delivered_to(NodeId(1));
+    let r = h.cell.ue_report(NodeId(1), h.now).unwrap();
     let delivered = got.len() as f64 / h.sent_at.len() as f64;
     eprintln!("UM, BLER 0.1, maxTx 1: delivered fraction {delivered:.4}");
     assert!(got.windows(2).all(|w| w[0] < w[1]));

@@ -5,6 +5,7 @@
 
 mod common;
 
+use celltcp_net::packet::NodeId;
 use celltcp_radio::cell::{LteCell, LteCellConfig, UeConfig};
 use celltcp_radio::channel::{LogDistance, PathLossModel};
 use common::*;
@@ -21,7 +22,7 @@ fn cell(scheduler: &str) -> LteCellConfig {
 
 /// Full buffers (50 Mbit/s offered to each UE, more than the cell carries) for `seconds`.
 fn run(cfg: LteCellConfig, ues: Vec<UeConfig>, seconds: f64) -> (Harness, Vec<(f64, u64)>) {
-    let nodes: Vec<u32> = ues.iter().map(|u| u.node).collect();
+    let nodes: Vec<NodeId> = ues.iter().map(|u| u.node).collect();
     let mut h = Harness::new(LteCell::new(cfg, ues, 7, 0).unwrap());
     let end = secs(seconds);
     let sources: Vec<Cbr> = nodes
@@ -45,7 +46,7 @@ fn proportional_fair_is_fair_between_equal_channels() {
     let ues: Vec<UeConfig> = (0..5)
         .map(|i| {
             let a = f64::from(i) * std::f64::consts::TAU / 5.0;
-            ue_at(1 + i, 300.0 * a.cos(), 300.0 * a.sin())
+            ue_at(NodeId(1 + i), 300.0 * a.cos(), 300.0 * a.sin())
         })
         .collect();
     let (h, figures) = run(cell("proportional_fair"), ues, 3.0);
@@ -58,10 +59,10 @@ fn proportional_fair_is_fair_between_equal_channels() {
 
 #[test]
 fn proportional_fair_gives_better_channels_more_without_starving() {
-    let ues = vec![ue_at(1, 200.0, 0.0), ue_at(2, -500.0, 0.0)];
+    let ues = vec![ue_at(NodeId(1), 200.0, 0.0), ue_at(NodeId(2), -500.0, 0.0)];
     let (h, pf) = run(cell("proportional_fair"), ues.clone(), 3.0);
-    let near = h.cell.ue_report(1, secs(3.0)).unwrap();
-    let far = h.cell.ue_report(2, secs(3.0)).unwrap();
+    let near = h.cell.ue_report(NodeId(1), secs(3.0)).unwrap();
+    let far = h.cell.ue_report(NodeId(2), secs(3.0)).unwrap();
     eprintln!(
         "PF: near {:.0} bit/s (CQI {:.1}, MCS {:.1}, {} PRB-TTIs), far {:.0} bit/s (CQI {:.1}, \
          MCS {:.1}, {} PRB-TTIs)",
@@ -94,7 +95,7 @@ fn proportional_fair_gives_better_channels_more_without_starving() {
 
 #[test]
 fn round_robin_is_channel_blind() {
-    let ues = vec![ue_at(1, 200.0, 0.0), ue_at(2, -500.0, 0.0)];
+    let ues = vec![ue_at(NodeId(1), 200.0, 0.0), ue_at(NodeId(2), -500.0, 0.0)];
     let (_, rr) = run(cell("round_robin"), ues, 3.0);
     let share = rr[0].1 as f64 / (rr[0].1 + rr[1].1) as f64;
     eprintln!(

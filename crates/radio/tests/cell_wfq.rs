@@ -12,13 +12,14 @@ mod common;
 
 use std::collections::BTreeMap;
 
+use celltcp_net::packet::NodeId;
 use celltcp_radio::cell::{LteCell, LteCellConfig, UeConfig};
 use celltcp_radio::channel::{LogDistance, PathLossModel};
 use common::*;
 
 /// Log-distance path loss, 40 dB at 1 m, exponent 3.5 (as in `cell_schedulers.rs`): SINR
 /// ≈ 21 dB at 200 m and ≈ 7 dB at 500 m with 46 dBm, 50 PRBs and a 9 dB noise figure.
-fn wfq_cell(weights: &[(u32, f64)]) -> LteCellConfig {
+fn wfq_cell(weights: &[(NodeId, f64)]) -> LteCellConfig {
     LteCellConfig {
         scheduler: "wfq".to_string(),
         ue_weights: weights.iter().copied().collect::<BTreeMap<_, _>>(),
@@ -30,7 +31,7 @@ fn wfq_cell(weights: &[(u32, f64)]) -> LteCellConfig {
 /// Per UE after `seconds` of full buffers (50 Mbit/s offered to each, more than the cell
 /// carries): (decoded transport-block bits, PRB-TTIs).
 fn run(cfg: LteCellConfig, ues: Vec<UeConfig>, seconds: f64) -> Vec<(f64, f64)> {
-    let nodes: Vec<u32> = ues.iter().map(|u| u.node).collect();
+    let nodes: Vec<NodeId> = ues.iter().map(|u| u.node).collect();
     let mut h = Harness::new(LteCell::new(cfg, ues, 11, 0).unwrap());
     let end = secs(seconds);
     let sources: Vec<Cbr> = nodes
@@ -58,8 +59,8 @@ fn shares(xs: &[f64]) -> Vec<f64> {
 #[test]
 fn weights_one_to_three_give_one_to_three_shares() {
     // Two UEs at 300 m on opposite sides: the same SINR, CQI and MCS.
-    let ues = vec![ue_at(1, 300.0, 0.0), ue_at(2, -300.0, 0.0)];
-    let figures = run(wfq_cell(&[(1, 1.0), (2, 3.0)]), ues, 3.0);
+    let ues = vec![ue_at(NodeId(1), 300.0, 0.0), ue_at(NodeId(2), -300.0, 0.0)];
+    let figures = run(wfq_cell(&[(NodeId(1), 1.0), (NodeId(2), 3.0)]), ues, 3.0);
     let bytes = shares(&figures.iter().map(|f| f.0).collect::<Vec<_>>());
     let prbs = shares(&figures.iter().map(|f| f.1).collect::<Vec<_>>());
     eprintln!("WFQ 1:3, equal channels: byte shares {bytes:.4?}, PRB shares {prbs:.4?}");
@@ -79,7 +80,7 @@ fn equal_weights_and_channels_are_fair() {
     let ues: Vec<UeConfig> = (0..5)
         .map(|i| {
             let a = f64::from(i) * std::f64::consts::TAU / 5.0;
-            ue_at(1 + i, 300.0 * a.cos(), 300.0 * a.sin())
+            ue_at(NodeId(1 + i), 300.0 * a.cos(), 300.0 * a.sin())
         })
         .collect();
     let figures = run(wfq_cell(&[]), ues, 2.0);
@@ -93,8 +94,8 @@ fn equal_weights_and_channels_are_fair() {
 fn unequal_channels_get_equal_bytes_and_unequal_prbs() {
     // 200 m (CQI ≈ 13) and 500 m (CQI ≈ 7), equal weights: equal new-data bytes, so the far
     // UE needs more PRBs, in the ratio of the two UEs' bits per PRB.
-    let ues = vec![ue_at(1, 200.0, 0.0), ue_at(2, -500.0, 0.0)];
-    let figures = run(wfq_cell(&[(1, 1.0), (2, 1.0)]), ues, 3.0);
+    let ues = vec![ue_at(NodeId(1), 200.0, 0.0), ue_at(NodeId(2), -500.0, 0.0)];
+    let figures = run(wfq_cell(&[(NodeId(1), 1.0), (NodeId(2), 1.0)]), ues, 3.0);
     let (near, far) = (figures[0], figures[1]);
     let bits_per_prb = (near.0 / near.1, far.0 / far.1);
     eprintln!(

@@ -204,7 +204,11 @@ fn var_columns(out: &RunOutput) -> VarColumns {
         .collect();
     VarColumns {
         time_ns: u64s(column(tcp, "time_ns")),
-        flow: cats(column(tcp, "flow")).0.to_vec(),
+        flow: cats(column(tcp, "flow"))
+            .0
+            .iter()
+            .map(|&f| FlowId(f))
+            .collect(),
         var,
         value: f64s(column(tcp, "value")).to_vec(),
     }
@@ -250,10 +254,22 @@ fn result(name: &str) -> HandoverResult {
 fn records(out: &RunOutput) -> (Vec<HandoverRecord>, Vec<(NodeId, Vec<FlowId>)>) {
     let t = series(out, "handovers");
     let id = u64s(column(t, "handover"));
-    let flow = cats(column(t, "flow")).0;
-    let ue = cats(column(t, "ue")).0;
-    let source = cats(column(t, "source")).0;
-    let target = cats(column(t, "target")).0;
+    let flow: Vec<FlowId> = cats(column(t, "flow"))
+        .0
+        .iter()
+        .map(|&f| FlowId(f))
+        .collect();
+    let ue: Vec<NodeId> = cats(column(t, "ue")).0.iter().map(|&n| NodeId(n)).collect();
+    let source: Vec<NodeId> = cats(column(t, "source"))
+        .0
+        .iter()
+        .map(|&n| NodeId(n))
+        .collect();
+    let target: Vec<NodeId> = cats(column(t, "target"))
+        .0
+        .iter()
+        .map(|&n| NodeId(n))
+        .collect();
     let causes = cat_names(column(t, "cause"));
     let policies = cat_names(column(t, "policy"));
     let results = cat_names(column(t, "result"));

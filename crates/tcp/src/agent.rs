@@ -422,7 +422,7 @@ impl Agent for TcpReceiverAgent {
             let mut ep = TcpEndpoint::listen(self.cfg, cc, self.local, self.flow);
             if let Some(t) = &self.terminal {
                 // Before the SYN is processed, so no data has been counted privately.
-                ep.ack_est.attach(t.clone());
+                ep.attach_terminal_estimate(t.clone());
             }
             self.ep = Some(ep);
             self.conn_delivered = 0;
@@ -539,8 +539,8 @@ mod tests {
 
     fn pair(app: Box<dyn TcpApplication>) -> (TcpSenderAgent, TcpReceiverAgent) {
         let cfg = TcpConfig::default();
-        let s = TcpSenderAgent::with_cc_name(cfg, 3, S, R, "newreno", app).unwrap();
-        let r = TcpReceiverAgent::with_cc_name(cfg, 3, R, "newreno").unwrap();
+        let s = TcpSenderAgent::with_cc_name(cfg, FlowId(3), S, R, "newreno", app).unwrap();
+        let r = TcpReceiverAgent::with_cc_name(cfg, FlowId(3), R, "newreno").unwrap();
         (s, r)
     }
 
@@ -607,7 +607,7 @@ mod tests {
     fn unknown_controller_is_an_error() {
         let e = TcpSenderAgent::with_cc_name(
             TcpConfig::default(),
-            1,
+            FlowId(1),
             S,
             R,
             "fast",

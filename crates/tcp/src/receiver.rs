@@ -7,6 +7,8 @@
 
 use celltcp_engine::{SimDuration, SimTime};
 
+use crate::seq::SeqNum;
+
 /// SACK blocks remembered for recency ordering (more than the 4 that fit an ACK).
 const RECENT_BLOCKS: usize = 8;
 
@@ -26,7 +28,7 @@ pub struct DataOutcome {
 #[derive(Clone, Debug)]
 pub struct Receiver {
     /// RCV.NXT as an offset.
-    pub rcv_nxt: u64,
+    rcv_nxt: u64,
     /// Out-of-order data above RCV.NXT: sorted, disjoint, non-adjacent half-open ranges.
     ooo: Vec<(u64, u64)>,
     /// Offsets of recently received out-of-order segments, most recent first; each names the
@@ -35,7 +37,7 @@ pub struct Receiver {
     /// Offset of the peer's FIN once seen.
     fin_at: Option<u64>,
     /// The FIN has been received in order.
-    pub fin_received: bool,
+    fin_received: bool,
     /// Receive buffer, bytes.
     buf: u64,
     /// In-order bytes not yet taken by the application.
@@ -43,7 +45,7 @@ pub struct Receiver {
     /// In-order bytes since the last `take_delivered`.
     delivered_pending: u64,
     /// Our window-scale shift, applied to advertisements once negotiated.
-    pub wscale: u8,
+    wscale: u8,
     /// Right edge of the last advertised window (never moved left, RFC 9293 §3.8.6.2.2).
     adv_right: u64,
     /// Full- or partial-sized in-order segments received since the last ACK.
@@ -54,13 +56,13 @@ pub struct Receiver {
     quick_acked: u32,
     delack_deadline: Option<SimTime>,
     /// An ACK must go out without delay.
-    pub ack_now: bool,
+    ack_now: bool,
     /// Set ECE on every ACK until a CWR arrives (RFC 3168 §6.1.3).
-    pub ece: bool,
+    ece: bool,
     /// TS.Recent of RFC 7323 §4.3.
-    pub ts_recent: u32,
+    ts_recent: u32,
     /// Last.ACK.sent of RFC 7323 §4.3 (offset).
-    pub last_ack_sent: u64,
+    last_ack_sent: u64,
     mss: u32,
 }
 
@@ -95,6 +97,83 @@ impl Receiver {
     pub fn with_quick_acks(mut self, n: u32) -> Self {
         self.quick_acks = n;
         self
+    }
+
+    /// Our window-scale shift (RFC 7323 §2.2), applied to advertisements from now on.
+    pub fn with_window_scale(mut self, shift: u8) -> Self {
+        self.wscale = shift;
+        self
+    }
+
+    /// RCV.NXT as an offset.
+    #[inline]
+    pub fn rcv_nxt(&self) -> u64 {
+        self.rcv_nxt
+    }
+
+    /// The FIN has been received in order.
+    #[inline]
+    pub fn fin_received(&self) -> bool {
+        self.fin_received
+    }
+
+    /// Our window-scale shift.
+    pub fn wscale(&self) -> u8 {
+        self.wscale
+    }
+
+    /// An ACK must go out without delay.
+    #[inline]
+    pub fn ack_now(&self) -> bool {
+        self.ack_now
+    }
+
+    /// The next segment must carry an ACK at once: the segment just received asks for one
+    /// (RFC 9293 §3.10.7.4, RFC 5681 §4.2's out-of-order and duplicate cases).
+    #[inline]
+    pub fn ack_immediately(&mut self) {
+        self.ack_now = true;
+    }
+
+    /// ACKs carry ECE (RFC 3168 §6.1.3).
+    #[inline]
+    pub fn ece(&self) -> bool {
+        self.ece
+    }
+
+    /// RFC 3168 §6.1.3: a CE-marked data packet arrived; ECE is set on every ACK from now on.
+    pub fn on_ce(&mut self) {
+        self.ece = true;
+    }
+
+    /// RFC 3168 §6.1.3: a CWR arrived; the echo ends.
+    pub fn on_cwr(&mut self) {
+        self.ece = false;
+    }
+
+    /// TS.Recent (RFC 7323 §4.3), the TSval that our timestamps echo.
+    #[inline]
+    pub fn ts_recent(&self) -> u32 {
+        self.ts_recent
+    }
+
+    /// Last.ACK.sent (RFC 7323 §4.3) as an offset: the RCV.NXT of the last ACK sent.
+    #[inline]
+    pub fn last_ack_sent(&self) -> u64 {
+        self.last_ack_sent
+    }
+
+    /// TS.Recent from the peer's SYN (or SYN-ACK), RFC 7323 §4.3 (1).
+    pub fn on_syn_timestamp(&mut self, tsval: u32) {
+        self.ts_recent = tsval;
+    }
+
+    /// RFC 7323 §4.3 (2): TS.Recent takes the TSval of a segment at offset `seq` that starts
+    /// at or before Last.ACK.sent and is not older (modulo 2^32) than TS.Recent.
+    pub fn on_timestamp(&mut self, seq: u64, tsval: u32) {
+        if seq <= self.last_ack_sent && SeqNum(tsval).ge(SeqNum(self.ts_recent)) {
+            self.ts_recent = tsval;
+        }
     }
 
     fn ooo_bytes(&self) -> u64 {

@@ -11,11 +11,9 @@
 //! timeout) for that segment retransmits it without a congestion response — neither cwnd nor
 //! ssthresh is reduced, and the recovery it starts ends without `on_recovery_exit`.
 
-use celltcp_engine::SimTime;
-use celltcp_net::trace::{TraceVar, Traces};
-
-use crate::endpoint::TcpEndpoint;
 use crate::scoreboard::NextSegRule;
+use crate::send_buffer::SendBuffer;
+use crate::send_window::SendWindow;
 
 /// Where the sender is in loss recovery; traced as cc_state 2 (fast) and 3 (RTO).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -30,8 +28,8 @@ pub enum RecoveryPhase {
 }
 
 /// Recovery variables (names from RFC 6582 and RFC 6675 §2), PRR's (RFC 6937 §3) and ELN's.
-/// Other modules read them and change them through the methods below, which name the
-/// events of the RFCs; the per-ACK state machine is `TcpEndpoint::update_recovery`.
+/// The methods name the events of the RFCs; the per-ACK state machine is `Recovery::on_ack`.
+/// What they need of the rest of the sender comes in as arguments, mostly a `RecoveryCtx`.
 #[derive(Clone, Debug, Default)]
 pub struct Recovery {
     phase: RecoveryPhase,
@@ -213,66 +211,75 @@ pub(crate) enum RecoveryEvent {
     ExitEln,
 }
 
-impl TcpEndpoint {
+/// What the recovery machinery reads, and changes, of the rest of the sender: the sequence
+/// variables, the scoreboard, and the constants of the ACK being processed.
+pub(crate) struct RecoveryCtx<'a> {
+    /// SND.UNA, SND.NXT (RFC 9293 §3.3.1).
+    pub snd: &'a SendWindow,
+    /// The scoreboard (RFC 6675 §3): its lost marks are what the retransmissions follow.
+    pub buf: &'a mut SendBuffer,
+    /// SACK is in use on the connection (RFC 2018).
+    pub sack: bool,
+    /// SMSS, bytes.
+    pub smss: u64,
+    /// DupThresh in force (RFC 6675 §2).
+    pub dupthresh: u32,
+    /// The controller follows Reno (RFC 5681 §3.2 step 6), not NewReno, on a partial ACK.
+    pub exits_on_partial_ack: bool,
+    /// ELN is enabled (`TcpConfig::eln`).
+    pub eln: bool,
+}
+
+impl Recovery {
     /// Updates DupAcks and the recovery phase for one ACK, after SACK processing and before
     /// the controller hears of it.
-    pub(crate) fn update_recovery(
-        &mut self,
-        now: SimTime,
-        info: &AckInfo,
-        traces: &mut Traces,
-    ) -> RecoveryEvent {
-        let thresh = self.dupthresh();
-        self.rec.newly_lost = false;
-        if self.opts.sack && info.newly_sacked > 0 {
-            self.rec.newly_lost = self.buf.update_lost(thresh, self.opts.mss as u64);
+    pub(crate) fn on_ack(&mut self, info: &AckInfo, ctx: &mut RecoveryCtx<'_>) -> RecoveryEvent {
+        self.newly_lost = false;
+        if ctx.sack && info.newly_sacked > 0 {
+            self.newly_lost = ctx.buf.update_lost(ctx.dupthresh, ctx.smss);
         }
         if info.advanced {
             // RFC 6675 §5 (1) / RFC 5681: a cumulative ACK resets DupAcks.
-            self.rec.dupacks = 0;
-            self.rec.high_rxt = self.rec.high_rxt.max(self.snd.una());
+            self.dupacks = 0;
+            self.high_rxt = self.high_rxt.max(ctx.snd.una());
         }
         if info.is_dup {
-            self.rec.dupacks += 1;
-            self.stats.dupacks_received += 1;
-            if self.traces_send_side(traces) {
-                traces.record(now, self.flow, TraceVar::DupAck, self.snd.una() as f64);
-            }
+            self.dupacks += 1;
         }
-        match self.rec.phase {
-            RecoveryPhase::FastRecovery => self.fast_recovery_on_ack(info),
+        match self.phase {
+            RecoveryPhase::FastRecovery => self.fast_recovery_on_ack(info, ctx),
             RecoveryPhase::Loss => {
-                if self.snd.una() >= self.rec.recover {
-                    self.rec.phase = RecoveryPhase::Open;
+                if ctx.snd.una() >= self.recover {
+                    self.phase = RecoveryPhase::Open;
                 }
                 RecoveryEvent::None
             }
-            RecoveryPhase::Open => self.maybe_enter_fast_recovery(info, thresh),
+            RecoveryPhase::Open => self.maybe_enter_fast_recovery(info, ctx),
         }
     }
 
     /// An ACK in fast recovery: a full ACK ends it (RFC 6582 §3.2 step 3 / RFC 6675 §5), as
     /// Reno's partial ACK does; without SACK, NewReno's partial ACK retransmits and deflates
     /// (step 4) and a further duplicate inflates by one SMSS (step 3).
-    fn fast_recovery_on_ack(&mut self, info: &AckInfo) -> RecoveryEvent {
-        if self.snd.una() >= self.rec.recover {
-            self.rec.leave_fast_recovery();
-            return self.rec.exit_event();
+    fn fast_recovery_on_ack(&mut self, info: &AckInfo, ctx: &mut RecoveryCtx<'_>) -> RecoveryEvent {
+        let una = ctx.snd.una();
+        if una >= self.recover {
+            self.leave_fast_recovery();
+            return self.exit_event();
         }
-        if !self.opts.sack && info.advanced && self.cc.exits_recovery_on_partial_ack() {
+        if !ctx.sack && info.advanced && ctx.exits_on_partial_ack {
             // RFC 5681 §3.2 step 6 (Reno): new data acknowledged ends recovery; a further
             // loss in the same window starts a new recovery with a new reduction.
-            self.rec.leave_fast_recovery();
-            self.rec.recover = self.snd.una();
-            return self.rec.exit_event();
+            self.leave_fast_recovery();
+            self.recover = una;
+            return self.exit_event();
         }
-        if !self.opts.sack {
+        if !ctx.sack {
             if info.advanced {
-                self.buf.mark_lost_at(self.snd.una());
-                self.rec
-                    .on_partial_ack(self.snd.una(), info.cum_acked, self.opts.mss as u64);
+                ctx.buf.mark_lost_at(una);
+                self.on_partial_ack(una, info.cum_acked, ctx.smss);
             } else if info.is_dup {
-                self.rec.inflation += self.opts.mss as i64;
+                self.inflation += ctx.smss as i64;
             }
         }
         RecoveryEvent::None
@@ -281,16 +288,19 @@ impl TcpEndpoint {
     /// An ACK outside recovery: DupThresh duplicates, or RFC 6675 §5 (3)'s IsLost(HighACK + 1),
     /// start fast recovery — only if the ACK covers the previous recovery point, so that one
     /// window's losses cause one reduction, also after an RTO (RFC 6582 §3.2 steps 1–2).
-    fn maybe_enter_fast_recovery(&mut self, info: &AckInfo, thresh: u32) -> RecoveryEvent {
-        let lost_head = self.opts.sack && info.is_dup && self.buf.first_is_lost();
-        let trigger = self.rec.dupacks >= thresh || lost_head;
-        if !(trigger && self.snd.una() >= self.rec.recover && self.snd.has_outstanding()) {
+    fn maybe_enter_fast_recovery(
+        &mut self,
+        info: &AckInfo,
+        ctx: &mut RecoveryCtx<'_>,
+    ) -> RecoveryEvent {
+        let lost_head = ctx.sack && info.is_dup && ctx.buf.first_is_lost();
+        let trigger = self.dupacks >= ctx.dupthresh || lost_head;
+        if !(trigger && ctx.snd.una() >= self.recover && ctx.snd.has_outstanding()) {
             return RecoveryEvent::None;
         }
-        self.enter_fast_recovery(thresh);
-        if self.eln_marks_head() {
-            self.rec.eln = true;
-            self.stats.eln_recoveries += 1;
+        self.enter_fast_recovery(ctx);
+        if self.eln_marks_head(ctx.eln, ctx.snd) {
+            self.eln = true;
             return RecoveryEvent::EnterEln;
         }
         RecoveryEvent::Enter
@@ -298,37 +308,35 @@ impl TcpEndpoint {
 
     /// RFC 6675 §5 (4) / RFC 6582 §3.2 step 2: RecoveryPoint = HighData, retransmit the first
     /// segment, inflate by DupThresh·SMSS without SACK.
-    fn enter_fast_recovery(&mut self, thresh: u32) {
-        self.rec.phase = RecoveryPhase::FastRecovery;
-        self.rec.eln = false;
-        self.rec.partial_acks = 0;
-        self.rec.recover = self.snd.nxt();
-        self.buf.mark_lost_at(self.snd.una());
-        self.rec.high_rxt = self.snd.una();
-        self.rec.retransmit_now = true;
+    fn enter_fast_recovery(&mut self, ctx: &mut RecoveryCtx<'_>) {
+        self.phase = RecoveryPhase::FastRecovery;
+        self.eln = false;
+        self.partial_acks = 0;
+        self.recover = ctx.snd.nxt();
+        ctx.buf.mark_lost_at(ctx.snd.una());
+        self.high_rxt = ctx.snd.una();
+        self.retransmit_now = true;
         // RFC 6675 §5 (4.3): no rescue before the cumulative ACK passes the first retransmission.
-        self.rec.rescue_rxt = self.buf.segs.front().map(|s| s.end);
-        self.rec.inflation = if self.opts.sack {
+        self.rescue_rxt = ctx.buf.segs.front().map(|s| s.end);
+        self.inflation = if ctx.sack {
             0
         } else {
-            (thresh as i64) * self.opts.mss as i64
+            (ctx.dupthresh as i64) * ctx.smss as i64
         };
-        // RFC 3168 §6.1.2: no ECN reduction again in this window.
-        self.ecn.hold_until(self.snd.nxt());
-        self.stats.fast_recoveries += 1;
     }
 
-    /// Whether PRR (RFC 6937) sets the sending window of this fast recovery: the option is on,
-    /// SACK is in use (the RFC's DeliveredData needs it; without SACK NewReno's inflation
-    /// stays), the recovery is a congestion response (not ELN) and the controller leaves its
-    /// window to the loss-recovery machinery during recovery (not BBR: Linux's
-    /// `tcp_cong_control` skips `tcp_cwnd_reduction` for a `cong_control` module).
-    pub(crate) fn prr_active(&self) -> bool {
-        self.cfg.prr
-            && self.opts.sack
-            && self.rec.phase == RecoveryPhase::FastRecovery
-            && !self.rec.eln
-            && self.cc.reduces_by_prr()
+    /// Whether PRR (RFC 6937) sets the sending window of this fast recovery, given that the
+    /// option is on (`enabled`) and SACK is in use (the RFC's DeliveredData needs it; without
+    /// SACK NewReno's inflation stays): the recovery is a congestion response (not ELN) and
+    /// the controller leaves its window to the loss-recovery machinery during recovery
+    /// (`cc_reduces_by_prr`; not BBR: Linux's `tcp_cong_control` skips `tcp_cwnd_reduction`
+    /// for a `cong_control` module).
+    pub(crate) fn prr_governs(&self, enabled: bool, sack: bool, cc_reduces_by_prr: bool) -> bool {
+        enabled
+            && sack
+            && self.phase == RecoveryPhase::FastRecovery
+            && !self.eln
+            && cc_reduces_by_prr
     }
 
     /// RFC 6937 §3 at the start of a fast recovery, after the controller set ssthresh:
@@ -336,99 +344,104 @@ impl TcpEndpoint {
     /// `tcp_init_cwnd_reduction` takes `prior_cwnd`; the RFC's FlightSize is the same in an
     /// ACK-clocked steady state).
     pub(crate) fn prr_start(&mut self, prior_cwnd: u64) {
-        self.rec.prr_delivered = 0;
-        self.rec.prr_out = 0;
-        self.rec.recover_fs = prior_cwnd.max(1);
-        self.rec.prr_cwnd = None;
+        self.prr_delivered = 0;
+        self.prr_out = 0;
+        self.recover_fs = prior_cwnd.max(1);
+        self.prr_cwnd = None;
     }
 
-    /// RFC 6937 §3, per ACK in fast recovery (Linux's `tcp_cwnd_reduction`): the window that
+    /// RFC 6937 §3, per ACK in fast recovery (Linux's `tcp_cwnd_reduction`) that `delivered`
+    /// bytes, with the controller's `ssthresh` and the `pipe` after the ACK: the window that
     /// lets `sndcnt` more bytes out beyond the pipe. While the pipe is above ssthresh the sender
     /// sends prr_delivered·ssthresh/RecoverFS in all (proportional part); below it, it grows
     /// the pipe back towards ssthresh by at most what was delivered (the slow-start reduction
     /// bound, with Linux's one extra segment only for an ACK that advanced SND.UNA and marked
     /// nothing lost). The first ACK always lets the fast retransmission out. An ACK that
     /// delivered nothing leaves the window as it was.
-    pub(crate) fn prr_on_ack(&mut self, delivered: u64, advanced: bool) {
+    pub(crate) fn prr_on_ack(
+        &mut self,
+        delivered: u64,
+        advanced: bool,
+        ssthresh: u64,
+        pipe: u64,
+        smss: u64,
+    ) {
         if delivered == 0 {
             return;
         }
-        let r = &mut self.rec;
-        r.prr_delivered += delivered;
-        let ssthresh = self.cc.ssthresh();
-        let pipe = self.buf.pipe();
-        let mss = self.opts.mss as u64;
+        self.prr_delivered += delivered;
         let sndcnt = if pipe > ssthresh {
             // sndcnt = CEIL(prr_delivered · ssthresh / RecoverFS) − prr_out.
-            let due = (r.prr_delivered as u128 * ssthresh as u128).div_ceil(r.recover_fs as u128);
-            (due.min(u64::MAX as u128) as u64).saturating_sub(r.prr_out)
+            let due =
+                (self.prr_delivered as u128 * ssthresh as u128).div_ceil(self.recover_fs as u128);
+            (due.min(u64::MAX as u128) as u64).saturating_sub(self.prr_out)
         } else {
-            let extra = if advanced && !r.newly_lost { mss } else { 0 };
-            let limit = r.prr_delivered.saturating_sub(r.prr_out).max(delivered) + extra;
+            let extra = if advanced && !self.newly_lost {
+                smss
+            } else {
+                0
+            };
+            let limit = self
+                .prr_delivered
+                .saturating_sub(self.prr_out)
+                .max(delivered)
+                + extra;
             (ssthresh - pipe).min(limit)
         };
         // Linux: `sndcnt = max(sndcnt, prr_out ? 0 : 1)`, the fast retransmission itself.
-        let sndcnt = if r.prr_out == 0 {
-            sndcnt.max(mss)
+        let sndcnt = if self.prr_out == 0 {
+            sndcnt.max(smss)
         } else {
             sndcnt
         };
-        r.prr_cwnd = Some(pipe + sndcnt);
+        self.prr_cwnd = Some(pipe + sndcnt);
     }
 
-    /// ELN is enabled and the last ELN-marked ACK asked for the segment at SND.UNA.
-    pub(crate) fn eln_marks_head(&self) -> bool {
-        self.cfg.eln && self.rec.eln_hole == Some(self.snd.una()) && self.snd.una() < self.snd.nxt()
+    /// ELN is `enabled` and the last ELN-marked ACK asked for the segment at SND.UNA.
+    pub(crate) fn eln_marks_head(&self, enabled: bool, snd: &SendWindow) -> bool {
+        enabled && self.eln_hole == Some(snd.una()) && snd.una() < snd.nxt()
     }
 
     /// An ACK carrying the ELN mark, processed up to the cumulative ACK: remembers the hole it
     /// reports (SND.UNA, the segment the ACK asks for).
-    pub(crate) fn on_eln_ack(&mut self) {
-        self.stats.eln_acks_received += 1;
-        if self.cfg.eln && self.snd.una() < self.snd.nxt() {
-            self.rec.eln_hole = Some(self.snd.una());
+    pub(crate) fn on_eln_ack(&mut self, snd: &SendWindow) {
+        if snd.una() < snd.nxt() {
+            self.eln_hole = Some(snd.una());
         }
     }
 
     /// A retransmission timeout for a hole ELN marked: the segment at SND.UNA is retransmitted
-    /// at once without a congestion response (no `on_rto`: cwnd and ssthresh stay), as a fast
-    /// retransmission would; the timer has been backed off (RFC 6298 §5.5), so a path that lost
-    /// its ACK clock is still probed ever more slowly.
-    pub(crate) fn eln_timeout(&mut self) {
-        self.stats.eln_timeouts += 1;
-        if self.rec.phase == RecoveryPhase::Open {
-            self.enter_fast_recovery(self.dupthresh());
-            self.rec.eln = true;
-            self.stats.eln_recoveries += 1;
+    /// at once without a congestion response, as a fast retransmission would. Returns whether
+    /// that starts a fast recovery (one that ends without a controller call).
+    pub(crate) fn on_eln_timeout(&mut self, ctx: &mut RecoveryCtx<'_>) -> bool {
+        if self.phase == RecoveryPhase::Open {
+            self.enter_fast_recovery(ctx);
+            self.eln = true;
+            true
         } else {
-            self.buf.mark_lost_at(self.snd.una());
-            self.rec.high_rxt = self.snd.una();
-            self.rec.retransmit_now = true;
+            ctx.buf.mark_lost_at(ctx.snd.una());
+            self.high_rxt = ctx.snd.una();
+            self.retransmit_now = true;
+            false
         }
     }
 
     /// Whether an ACK that advanced SND.UNA restarts the retransmission timer (RFC 6298 §5.3).
-    /// RFC 6582 §3.2 step 5: in NewReno fast recovery only the *first* partial ACK does (the
-    /// "Impatient" variant of its §4). NewReno repairs one hole per round trip, so a window
-    /// with dozens of losses (a slow-start overshoot into a drop-tail queue) would otherwise
-    /// spend dozens of round trips in recovery; the timer ends that after one RTO and the
-    /// go-back-N retransmission repairs the rest. SACK recovery (RFC 6675) keeps the RFC 6298
-    /// rule.
-    pub(crate) fn advance_restarts_rto_timer(&self) -> bool {
-        self.opts.sack
-            || self.rec.phase != RecoveryPhase::FastRecovery
-            || self.rec.partial_acks <= 1
+    /// RFC 6582 §3.2 step 5: in NewReno fast recovery (no `sack`) only the *first* partial ACK
+    /// does (the "Impatient" variant of its §4). NewReno repairs one hole per round trip, so a
+    /// window with dozens of losses (a slow-start overshoot into a drop-tail queue) would
+    /// otherwise spend dozens of round trips in recovery; the timer ends that after one RTO
+    /// and the go-back-N retransmission repairs the rest. SACK recovery (RFC 6675) keeps the
+    /// RFC 6298 rule.
+    pub(crate) fn advance_restarts_rto_timer(&self, sack: bool) -> bool {
+        sack || self.phase != RecoveryPhase::FastRecovery || self.partial_acks <= 1
     }
 
     /// RFC 3042: on the first two duplicate ACKs new segments may be sent as long as the
     /// outstanding data stays within cwnd + 2·SMSS.
-    pub(crate) fn limited_transmit_allowance(&self) -> u64 {
-        if self.cfg.limited_transmit
-            && self.rec.phase == RecoveryPhase::Open
-            && self.rec.dupacks > 0
-            && self.rec.dupacks < self.dupthresh()
-        {
-            self.rec.dupacks.min(2) as u64 * self.opts.mss as u64
+    pub(crate) fn limited_transmit_allowance(&self, dupthresh: u32, smss: u64) -> u64 {
+        if self.phase == RecoveryPhase::Open && self.dupacks > 0 && self.dupacks < dupthresh {
+            self.dupacks.min(2) as u64 * smss
         } else {
             0
         }
@@ -436,43 +449,43 @@ impl TcpEndpoint {
 
     /// NextSeg rule 1 (and the retransmissions of NewReno and of RTO recovery): the next
     /// segment deemed lost that has no retransmission in flight.
-    pub(crate) fn next_lost_retransmission(&self) -> Option<(usize, NextSegRule)> {
-        match self.rec.phase {
+    pub(crate) fn next_lost_retransmission(
+        &self,
+        buf: &SendBuffer,
+    ) -> Option<(usize, NextSegRule)> {
+        match self.phase {
             RecoveryPhase::Open => None,
-            _ => self
-                .buf
-                .next_lost(self.rec.high_rxt)
-                .map(|i| (i, NextSegRule::Lost)),
+            _ => buf.next_lost(self.high_rxt).map(|i| (i, NextSegRule::Lost)),
         }
     }
 
     /// NextSeg rules 3 and 4 (RFC 6675 §4), consulted when neither a lost segment nor new
-    /// data can be sent during SACK-based fast recovery.
-    pub(crate) fn sack_fallback_retransmission(&self) -> Option<(usize, NextSegRule)> {
-        if !self.opts.sack || self.rec.phase != RecoveryPhase::FastRecovery {
+    /// data can be sent during SACK-based fast recovery (`sack`).
+    pub(crate) fn sack_fallback_retransmission(
+        &self,
+        sack: bool,
+        snd: &SendWindow,
+        buf: &SendBuffer,
+    ) -> Option<(usize, NextSegRule)> {
+        if !sack || self.phase != RecoveryPhase::FastRecovery {
             return None;
         }
-        if let Some(i) = self.buf.next_unsacked(self.rec.high_rxt) {
+        if let Some(i) = buf.next_unsacked(self.high_rxt) {
             return Some((i, NextSegRule::Unsacked));
         }
         // Rule 4: once per cumulative-ACK advance beyond RescueRxt.
-        if self.rec.rescue_rxt.is_none_or(|r| self.snd.una() >= r) {
-            return self
-                .buf
-                .rescue_candidate()
-                .map(|i| (i, NextSegRule::Rescue));
+        if self.rescue_rxt.is_none_or(|r| snd.una() >= r) {
+            return buf.rescue_candidate().map(|i| (i, NextSegRule::Rescue));
         }
         None
     }
 
-    /// Book-keeping after NextSeg's choice was sent.
+    /// Book-keeping after NextSeg's choice, ending at `end`, was sent.
     pub(crate) fn on_retransmitted(&mut self, end: u64, rule: NextSegRule) {
         match rule {
-            NextSegRule::Lost | NextSegRule::Unsacked => {
-                self.rec.high_rxt = self.rec.high_rxt.max(end)
-            }
+            NextSegRule::Lost | NextSegRule::Unsacked => self.high_rxt = self.high_rxt.max(end),
             // RFC 6675 §4 rule 4: RescueRxt = RecoveryPoint; HighRxt unchanged.
-            NextSegRule::Rescue => self.rec.rescue_rxt = Some(self.rec.recover),
+            NextSegRule::Rescue => self.rescue_rxt = Some(self.recover),
         }
     }
 }

@@ -1,5 +1,5 @@
-//! Round-trip time estimation and the retransmission timeout (RFC 6298), with the timestamp
-//! clock of RFC 7323 §4–5.
+//! Round-trip time estimation, the retransmission timeout and its timer (RFC 6298), with the
+//! timestamp clock of RFC 7323 §4–5.
 //!
 //! Karn's rule (RFC 6298 §3) is applied by the caller, which offers samples only from segments
 //! sent once or from timestamp echoes; the estimator keeps the backed-off RTO until the next
@@ -12,7 +12,9 @@ const ALPHA_SHIFT: u32 = 3;
 const BETA_SHIFT: u32 = 2;
 const K: u64 = 4;
 
-/// SRTT, RTTVAR and RTO of one connection (all durations in nanoseconds).
+/// SRTT, RTTVAR and RTO of one connection (all durations in nanoseconds), and the
+/// retransmission timer they set (RFC 6298 §5): its deadline, its backoff and the expiries of
+/// the current RTO recovery episode.
 #[derive(Clone, Debug)]
 pub struct RttEstimator {
     srtt: Option<SimDuration>,
@@ -31,6 +33,11 @@ pub struct RttEstimator {
     latest: Option<SimDuration>,
     /// The last four samples, oldest first.
     recent: [SimDuration; 4],
+    /// When the retransmission timer expires; `None` while it is stopped.
+    deadline: Option<SimTime>,
+    /// Expiries in the current RTO recovery episode, reset once the episode's recovery point
+    /// is acknowledged (see `RtoEvent::consecutive`).
+    episode_expiries: u32,
 }
 
 impl RttEstimator {
@@ -53,7 +60,55 @@ impl RttEstimator {
             min_rtt: None,
             latest: None,
             recent: [SimDuration::ZERO; 4],
+            deadline: None,
+            episode_expiries: 0,
         }
+    }
+
+    /// RFC 6298 (5.1), (5.3): (re)starts the retransmission timer so that it expires after
+    /// the current RTO from `now`.
+    #[inline]
+    pub fn restart_timer(&mut self, now: SimTime) {
+        self.deadline = Some(now + self.rto());
+    }
+
+    /// RFC 6298 (5.1): starts the timer at `now` unless it is running.
+    #[inline]
+    pub fn start_timer_if_stopped(&mut self, now: SimTime) {
+        if self.deadline.is_none() {
+            self.restart_timer(now);
+        }
+    }
+
+    /// RFC 6298 (5.2): stops the timer (all data acknowledged, or the connection closed).
+    #[inline]
+    pub fn stop_timer(&mut self) {
+        self.deadline = None;
+    }
+
+    /// When the timer expires, if it is running.
+    #[inline]
+    pub fn timer_deadline(&self) -> Option<SimTime> {
+        self.deadline
+    }
+
+    /// The timer is running and has expired by `now`.
+    #[inline]
+    pub fn timer_expired(&self, now: SimTime) -> bool {
+        self.deadline.is_some_and(|d| d <= now)
+    }
+
+    /// An expiry that belongs to the current RTO recovery episode; returns how many the
+    /// episode has seen, this one included.
+    pub fn on_episode_expiry(&mut self) -> u32 {
+        self.episode_expiries += 1;
+        self.episode_expiries
+    }
+
+    /// The RTO recovery episode is over (its recovery point acknowledged, the timeout undone
+    /// or the handshake complete): the next expiry starts a new series.
+    pub fn end_episode(&mut self) {
+        self.episode_expiries = 0;
     }
 
     /// Feeds one measurement R and recomputes the RTO; ends any backoff (RFC 6298 §5.7 last

@@ -18,11 +18,12 @@
 //! backoff and re-seed the estimator from the revealing sample (RFC 4015 §4 RTO adaptation).
 
 use celltcp_engine::SimTime;
-use celltcp_net::trace::{TraceVar, Traces};
 
-use crate::cc::CcSnapshot;
-use crate::endpoint::TcpEndpoint;
+use crate::cc::{CcSnapshot, CongestionControl};
+use crate::config::TcpConfig;
 use crate::recovery::RecoveryPhase;
+use crate::send_buffer::SendBuffer;
+use crate::send_window::SendWindow;
 use crate::seq::SeqNum;
 
 /// Progress of F-RTO after a first timeout.
@@ -43,8 +44,8 @@ pub enum SpuriousDetector {
     Eifel,
 }
 
-/// The state of both detectors and of the undo; the per-ACK decision is
-/// `TcpEndpoint::detect_spurious`.
+/// The state of both detectors and of the undo; the per-ACK decision is `Spurious::on_ack`,
+/// the sender's response to a spurious timeout (window, scoreboard, estimator) the endpoint's.
 #[derive(Clone, Debug, Default)]
 pub struct Spurious {
     frto: FrtoStep,
@@ -116,11 +117,37 @@ pub(crate) struct SpuriousEvidence {
     pub tsecr: Option<u32>,
 }
 
-impl TcpEndpoint {
-    /// Arms the detectors at the first expiry of a backoff series (before `on_rto`).
-    pub(crate) fn spurious_on_rto(&mut self, first_in_series: bool) {
-        let recurring =
-            std::mem::replace(&mut self.spur.last_rto_una, self.snd.una()) == self.snd.una();
+/// What the ACK's sender found when the detectors ran: the phase it was in, whether SACK is
+/// in use, the sequence variables and the end of the data written.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SenderAtAck<'a> {
+    pub phase: RecoveryPhase,
+    pub sack: bool,
+    pub snd: &'a SendWindow,
+    /// One past the last byte (or the FIN) the application has written.
+    pub stream_end: u64,
+}
+
+/// A timeout found spurious: the controller state saved when it occurred, to restore.
+#[derive(Debug)]
+pub(crate) struct UndoTimeout {
+    pub snapshot: Option<CcSnapshot>,
+}
+
+impl Spurious {
+    /// Arms the detectors at an expiry of the retransmission timer, before the controller's
+    /// `on_rto`; `first_in_series` for the first expiry of a backoff series, `phase` the
+    /// recovery phase the timeout hit, `timestamps` whether RFC 7323 timestamps are in use.
+    pub(crate) fn on_rto(
+        &mut self,
+        first_in_series: bool,
+        snd: &SendWindow,
+        phase: RecoveryPhase,
+        cfg: &TcpConfig,
+        timestamps: bool,
+        cc: &dyn CongestionControl,
+    ) {
+        let recurring = std::mem::replace(&mut self.last_rto_una, snd.una()) == snd.una();
         if !first_in_series {
             // RFC 5682 §2.1 step 1: a further timeout during F-RTO means conventional recovery.
             // Linux instead arms F-RTO again at a recurring timeout of the same SND.UNA
@@ -129,9 +156,9 @@ impl TcpEndpoint {
             // current SND.NXT and the undo state of the first timeout kept: a path silent for
             // longer than RTO + 2·RTO still gets its timeout undone when the delayed originals
             // are acknowledged.
-            self.spur.frto = if self.cfg.frto && self.cfg.frto_after_repeated_rto && recurring {
-                self.spur.frto_recover = self.snd.nxt();
-                self.spur.frto_new_segments = 0;
+            self.frto = if cfg.frto && cfg.frto_after_repeated_rto && recurring {
+                self.frto_recover = snd.nxt();
+                self.frto_new_segments = 0;
                 FrtoStep::AwaitFirstAck
             } else {
                 FrtoStep::Inactive
@@ -143,11 +170,11 @@ impl TcpEndpoint {
             // still echoes a TSval older than RetransmitTS.
             return;
         }
-        self.spur.snapshot = Some(self.cc.snapshot());
-        self.spur.frto_recover = self.snd.nxt();
-        self.spur.frto_new_segments = 0;
+        self.snapshot = Some(cc.snapshot());
+        self.frto_recover = snd.nxt();
+        self.frto_new_segments = 0;
         // RFC 5682 §2.1 step 1: not when the timeout hits an ongoing fast recovery.
-        self.spur.frto = if self.cfg.frto && self.rec.phase() != RecoveryPhase::FastRecovery {
+        self.frto = if cfg.frto && phase != RecoveryPhase::FastRecovery {
             FrtoStep::AwaitFirstAck
         } else {
             FrtoStep::Inactive
@@ -160,106 +187,81 @@ impl TcpEndpoint {
         // timeout in Recovery keeps). Testing the timeout's own retransmission instead takes
         // an ACK of a segment that was only queued behind the repairs for proof that the whole
         // recovery was spurious, and restores the window the loss had just reduced.
-        self.spur.eifel_armed = self.cfg.eifel
-            && self.opts.timestamps
-            && self.rec.phase() != RecoveryPhase::FastRecovery;
-        self.spur.retransmit_ts = None;
+        self.eifel_armed = cfg.eifel && timestamps && phase != RecoveryPhase::FastRecovery;
+        self.retransmit_ts = None;
     }
 
     /// Whether F-RTO currently forbids further retransmissions.
-    pub(crate) fn frto_holds_retransmissions(&self) -> bool {
-        match self.spur.frto {
+    pub(crate) fn frto_holds_retransmissions(&self, buf: &SendBuffer) -> bool {
+        match self.frto {
             FrtoStep::Inactive => false,
             // Only the first retransmission is allowed before the first ACK.
-            FrtoStep::AwaitFirstAck => self.buf.segs.front().is_some_and(|s| s.retx_in_flight),
+            FrtoStep::AwaitFirstAck => buf.segs.front().is_some_and(|s| s.retx_in_flight),
             FrtoStep::AwaitSecondAck => true,
         }
     }
 
-    /// Runs both detectors on an ACK; performs the undo and returns true if the timeout was
-    /// spurious.
-    pub(crate) fn detect_spurious(
+    /// Runs both detectors on an ACK at `now`; if the timeout was spurious, records the undo
+    /// and returns what the sender's response restores.
+    pub(crate) fn on_ack(
         &mut self,
         now: SimTime,
         ev: &SpuriousEvidence,
-        traces: &mut Traces,
-    ) -> bool {
-        if self.rec.phase() != RecoveryPhase::Loss {
-            self.spur.frto = FrtoStep::Inactive;
-            self.spur.eifel_armed = false;
-            return false;
+        at: SenderAtAck<'_>,
+    ) -> Option<UndoTimeout> {
+        if at.phase != RecoveryPhase::Loss {
+            self.frto = FrtoStep::Inactive;
+            self.eifel_armed = false;
+            return None;
         }
         // Eifel (RFC 3522 §3.2): decided by the first ACK that acknowledges the retransmission.
-        if self.spur.eifel_armed && ev.advanced {
-            self.spur.eifel_armed = false;
-            if let (Some(tsecr), Some(rts)) = (ev.tsecr, self.spur.retransmit_ts) {
+        if self.eifel_armed && ev.advanced {
+            self.eifel_armed = false;
+            if let (Some(tsecr), Some(rts)) = (ev.tsecr, self.retransmit_ts) {
                 if SeqNum(tsecr).lt(SeqNum(rts)) {
-                    self.undo_timeout(now, SpuriousDetector::Eifel, traces);
-                    return true;
+                    return Some(self.undo(now, SpuriousDetector::Eifel));
                 }
             }
         }
-        let sack = self.opts.sack;
-        match self.spur.frto {
-            FrtoStep::Inactive => false,
+        match self.frto {
+            FrtoStep::Inactive => None,
             FrtoStep::AwaitFirstAck => {
-                let progress = ev.advanced || (sack && ev.sacked_below_recover);
-                let covers_all = self.snd.una() >= self.spur.frto_recover;
-                let new_data_possible =
-                    self.snd.nxt() < self.buf.stream_end() && self.snd.room() > 0;
+                let progress = ev.advanced || (at.sack && ev.sacked_below_recover);
+                let covers_all = at.snd.una() >= self.frto_recover;
+                let new_data_possible = at.snd.nxt() < at.stream_end && at.snd.room() > 0;
                 // A duplicate ACK without SACK progress is `!progress` too.
                 if !progress || covers_all || !new_data_possible {
                     // Step 2a: conventional recovery.
-                    self.spur.frto = FrtoStep::Inactive;
+                    self.frto = FrtoStep::Inactive;
                 } else {
                     // Step 2b: send up to two new segments, then step 3.
-                    self.spur.frto = FrtoStep::AwaitSecondAck;
-                    self.spur.frto_new_segments = 2;
+                    self.frto = FrtoStep::AwaitSecondAck;
+                    self.frto_new_segments = 2;
                 }
-                false
+                None
             }
             FrtoStep::AwaitSecondAck => {
-                let spurious = if sack {
+                let spurious = if at.sack {
                     ev.acked_original_below_recover
                 } else {
                     ev.advanced && !ev.is_dup
                 };
-                self.spur.frto = FrtoStep::Inactive;
-                self.spur.frto_new_segments = 0;
-                if spurious {
-                    self.undo_timeout(now, SpuriousDetector::Frto, traces);
-                    true
-                } else {
-                    // Step 3a: conventional recovery continues with the retransmissions.
-                    false
-                }
+                self.frto = FrtoStep::Inactive;
+                self.frto_new_segments = 0;
+                // Step 3a otherwise: conventional recovery continues with the retransmissions.
+                spurious.then(|| self.undo(now, SpuriousDetector::Frto))
             }
         }
     }
 
-    /// The response: restore the window, resume with new data, forget the backoff.
-    fn undo_timeout(&mut self, now: SimTime, by: SpuriousDetector, traces: &mut Traces) {
-        if let Some(snap) = self.spur.snapshot.take() {
-            self.cc.restore(&snap);
+    /// The detectors' part of the response: both stand down, the undo is recorded, and the
+    /// controller state saved at the timeout is handed back.
+    fn undo(&mut self, now: SimTime, by: SpuriousDetector) -> UndoTimeout {
+        self.frto = FrtoStep::Inactive;
+        self.eifel_armed = false;
+        self.undos.push((now, by));
+        UndoTimeout {
+            snapshot: self.snapshot.take(),
         }
-        self.buf.unmark_unretransmitted();
-        // The window that timed out was not lost: no congestion response is owed for it.
-        self.rec.undo_timeout(self.snd.una());
-        self.ecn.hold_until(self.snd.una());
-        self.rto_consecutive = 0;
-        match self.rtt.latest() {
-            Some(r) => self.rtt.adapt_after_spurious_timeout(r),
-            None => self.rtt.clear_backoff(),
-        }
-        self.spur.frto = FrtoStep::Inactive;
-        self.spur.eifel_armed = false;
-        self.spur.undos.push((now, by));
-        self.stats.spurious_undos += 1;
-        traces.record(
-            now,
-            self.flow,
-            TraceVar::SpuriousUndo,
-            self.cc.cwnd() as f64,
-        );
     }
 }

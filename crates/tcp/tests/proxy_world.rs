@@ -12,7 +12,7 @@ use celltcp_net::middlebox::MiddleboxFigure;
 use celltcp_net::queue::{DropTail, QueueLimit};
 use celltcp_net::topology::NodeKind;
 use celltcp_net::trace::{TraceVar, Traces};
-use celltcp_net::world::{World, WorldBuilder, PROTO_TCP};
+use celltcp_net::world::{AgentId, World, WorldBuilder, PROTO_TCP};
 use celltcp_tcp::agent::{TcpReceiverAgent, TcpSenderAgent};
 use celltcp_tcp::app::Bulk;
 use celltcp_tcp::proxy::{SplitTcpConfig, SplitTcpProxy};
@@ -114,7 +114,7 @@ fn download(proxy: bool, radio_loss: f64, seed: u64) -> Outcome {
     let now = sim.sched.now();
     let get = |agent: u32, key: &str| {
         sim.model
-            .agent_report(agent, now)
+            .agent_report(AgentId(agent), now)
             .into_iter()
             .find(|(k, _)| *k == key)
             .map_or(f64::NAN, |e| e.1)

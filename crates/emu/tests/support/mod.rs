@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use celltcp_emu::{emulate, Attachment, EmuError, EmulateOptions, EmulateOutput, Priority};
 use celltcp_engine::SimTime;
+use celltcp_net::packet::FlowId;
 use celltcp_net::packet::{
     Ecn, IpHeader, Packet, TcpFlags, TcpHeader, TcpOptions, Transport, UdpHeader,
 };
@@ -121,7 +122,7 @@ pub fn tcp(
 ) -> Vec<u8> {
     let p = Packet {
         uid: seq.into(),
-        flow: 0,
+        flow: FlowId(0),
         ip: ip(src.0, dst.0, seq as u16),
         transport: Transport::Tcp(TcpHeader {
             src_port: src.1,
@@ -150,7 +151,7 @@ pub fn tcp(
 pub fn udp(src: Ipv4Addr, dst: Ipv4Addr, seq: u64, size: u32) -> Vec<u8> {
     let p = Packet {
         uid: seq,
-        flow: 0,
+        flow: FlowId(0),
         ip: ip(src, dst, seq as u16),
         transport: Transport::Udp(UdpHeader {
             src_port: 5000,

@@ -4,6 +4,7 @@
 use std::collections::VecDeque;
 use std::net::Ipv4Addr;
 
+use crate::packet::FlowId;
 use celltcp_engine::{RngStream, SimDuration, SimTime};
 use proptest::prelude::*;
 
@@ -14,7 +15,7 @@ use crate::packet::{Ecn, IpHeader, Packet, Transport, UdpHeader};
 pub(crate) fn udp_packet(uid: u64, payload_len: u32, ecn: Ecn) -> Packet {
     Packet {
         uid,
-        flow: 0,
+        flow: FlowId(0),
         ip: IpHeader {
             src: Ipv4Addr::new(10, 0, 0, 1),
             dst: Ipv4Addr::new(10, 0, 0, 2),

@@ -2,6 +2,7 @@
 //! packets in a GTP-U tunnel (outer IPv4, UDP, GTP-U, inner datagram) and GTP-U end markers
 //! (outer IPv4, UDP, GTP-U only).
 
+use crate::packet::FlowId;
 use celltcp_engine::SimTime;
 
 use super::gtp::GtpHeader;
@@ -155,7 +156,7 @@ impl ParsedDatagram {
     pub fn to_packet(&self) -> Packet {
         Packet {
             uid: 0,
-            flow: 0,
+            flow: FlowId(0),
             ip: self.ip,
             transport: self.transport,
             payload_len: self.payload_len,

@@ -2,6 +2,7 @@
 
 use std::net::Ipv4Addr;
 
+use crate::packet::FlowId;
 use celltcp_engine::SimTime;
 use proptest::prelude::*;
 
@@ -25,7 +26,7 @@ fn ip(src: [u8; 4], dst: [u8; 4], ecn: Ecn, dscp: u8, id: u16) -> IpHeader {
 fn packet(ip: IpHeader, transport: Transport, payload_len: u32, app_seq: u64) -> Packet {
     Packet {
         uid: 0,
-        flow: 0,
+        flow: FlowId(0),
         ip,
         transport,
         payload_len,
@@ -40,7 +41,7 @@ fn packet(ip: IpHeader, transport: Transport, payload_len: u32, app_seq: u64) ->
 /// then read as the outer IPv4 and UDP headers, Not-ECT).
 fn as_read(pkt: &Packet) -> Packet {
     let mut p = *pkt;
-    (p.uid, p.flow, p.created_at) = (0, 0, SimTime::ZERO);
+    (p.uid, p.flow, p.created_at) = (0, FlowId(0), SimTime::ZERO);
     let Some(t) = p.tunnel.as_mut() else {
         return p;
     };

@@ -92,7 +92,7 @@ impl FlowCounters {
 /// end markers): every per-flow count goes through here, so no packet can index past the table.
 #[inline]
 pub(super) fn flow_mut(counters: &mut [FlowCounters], flow: FlowId) -> Option<&mut FlowCounters> {
-    counters.get_mut(flow as usize)
+    counters.get_mut(flow.index())
 }
 
 /// Where in the network a packet was dropped.
@@ -109,7 +109,7 @@ impl DropSite {
     /// The value of a [`TraceVar::DropSite`] row: the node id, or −1 inside a medium.
     pub fn code(self) -> f64 {
         match self {
-            DropSite::Node(n) => f64::from(n),
+            DropSite::Node(n) => f64::from(n.0),
             DropSite::Medium => -1.0,
         }
     }

@@ -24,7 +24,7 @@ use crate::topology::NodeKind;
 
 /// The flow of every packet a real program sent (see the module documentation). It lies past
 /// any scenario flow and below [`crate::packet::NO_FLOW`].
-pub const EXTERNAL_FLOW: FlowId = FlowId::MAX - 1;
+pub const EXTERNAL_FLOW: FlowId = FlowId(u32::MAX - 1);
 
 /// A real packet that reached an external host.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,7 +68,7 @@ impl World {
     /// The node does not exist, is a router, or is external already.
     pub fn attach_external(&mut self, node: NodeId) -> Result<(), ExternalError> {
         let n = self.topo.nodes.len();
-        let Some(info) = self.topo.nodes.get(node as usize) else {
+        let Some(info) = self.topo.nodes.get(node.index()) else {
             return Err(ExternalError::UnknownNode { node });
         };
         if info.kind != NodeKind::Host {
@@ -78,7 +78,7 @@ impl World {
         }
         let ext = &mut self.external;
         ext.attached.resize(n, false);
-        if std::mem::replace(&mut ext.attached[node as usize], true) {
+        if std::mem::replace(&mut ext.attached[node.index()], true) {
             return Err(ExternalError::AlreadyAttached {
                 name: info.name.clone(),
             });
@@ -90,7 +90,7 @@ impl World {
     pub fn is_external(&self, node: NodeId) -> bool {
         self.external
             .attached
-            .get(node as usize)
+            .get(node.index())
             .copied()
             .unwrap_or(false)
     }
@@ -168,7 +168,7 @@ mod tests {
     fn datagram(dst: Ipv4Addr, key: u64) -> Packet {
         Packet {
             uid: 0,
-            flow: 0,
+            flow: FlowId(0),
             ip: IpHeader {
                 src: Ipv4Addr::new(10, 0, 0, 1),
                 dst,
@@ -191,9 +191,9 @@ mod tests {
     #[test]
     fn a_real_packet_crosses_to_an_external_host_and_waits_to_be_drained() {
         let mut w = chain();
-        w.attach_external(0).unwrap();
-        w.attach_external(2).unwrap();
-        assert!(w.is_external(2) && !w.is_external(1));
+        w.attach_external(NodeId(0)).unwrap();
+        w.attach_external(NodeId(2)).unwrap();
+        assert!(w.is_external(NodeId(2)) && !w.is_external(NodeId(1)));
         let mut sim = Simulator::new(w);
         sim.model.schedule_initial(&mut sim.sched);
         sim.run(StopCondition {
@@ -201,8 +201,11 @@ mod tests {
             max_events: None,
         })
         .unwrap();
-        sim.model
-            .inject_external(0, datagram(Ipv4Addr::new(10, 0, 0, 3), 42), &mut sim.sched);
+        sim.model.inject_external(
+            NodeId(0),
+            datagram(Ipv4Addr::new(10, 0, 0, 3), 42),
+            &mut sim.sched,
+        );
         sim.run(StopCondition::default()).unwrap();
         let mut out = Vec::new();
         sim.model.drain_external(&mut out);
@@ -210,7 +213,7 @@ mod tests {
         let d = out[0];
         // 1000 bytes at 8 Mbit/s take 1 ms per hop, plus 5 ms of propagation per hop.
         assert_eq!(d.time, SimTime::from_ns(1_000_000 + 2 * 6_000_000));
-        assert_eq!(d.node, 2);
+        assert_eq!(d.node, NodeId(2));
         assert_eq!(
             (d.pkt.flow, d.pkt.app_seq, d.pkt.ip.id),
             (EXTERNAL_FLOW, 42, 777)
@@ -228,11 +231,14 @@ mod tests {
     #[test]
     fn a_real_packet_for_a_node_that_is_not_external_goes_no_further() {
         let mut w = chain();
-        w.attach_external(0).unwrap();
+        w.attach_external(NodeId(0)).unwrap();
         let mut sim = Simulator::new(w);
         sim.model.schedule_initial(&mut sim.sched);
-        sim.model
-            .inject_external(0, datagram(Ipv4Addr::new(10, 0, 0, 3), 1), &mut sim.sched);
+        sim.model.inject_external(
+            NodeId(0),
+            datagram(Ipv4Addr::new(10, 0, 0, 3), 1),
+            &mut sim.sched,
+        );
         sim.run(StopCondition::default()).unwrap();
         let mut out = Vec::new();
         sim.model.drain_external(&mut out);
@@ -244,16 +250,16 @@ mod tests {
     fn only_hosts_can_be_attached_and_only_once() {
         let mut w = chain();
         assert_eq!(
-            w.attach_external(1),
+            w.attach_external(NodeId(1)),
             Err(ExternalError::NotAHost { name: "r".into() })
         );
         assert_eq!(
-            w.attach_external(9),
-            Err(ExternalError::UnknownNode { node: 9 })
+            w.attach_external(NodeId(9)),
+            Err(ExternalError::UnknownNode { node: NodeId(9) })
         );
-        w.attach_external(2).unwrap();
+        w.attach_external(NodeId(2)).unwrap();
         assert_eq!(
-            w.attach_external(2),
+            w.attach_external(NodeId(2)),
             Err(ExternalError::AlreadyAttached { name: "h2".into() })
         );
     }

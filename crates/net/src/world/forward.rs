@@ -56,7 +56,7 @@ impl World {
         let src = self.topo.node_by_addr(pkt.ip.src);
         if via == Via::Network && src != Some(node) {
             // RFC 791: a router decrements TTL and discards the datagram when it reaches zero.
-            if self.topo.nodes[node as usize].kind == NodeKind::Host || pkt.ip.ttl <= 1 {
+            if self.topo.nodes[node.index()].kind == NodeKind::Host || pkt.ip.ttl <= 1 {
                 self.count_drop(pkt.flow, DropCause::NoRoute, DropSite::Node(node));
                 return;
             }
@@ -96,7 +96,7 @@ impl World {
             Some((Steer::Encapsulate { end, teid }, e)) => {
                 e.stats_mut(node).encapsulated += 1;
                 let nodes = &self.topo.nodes;
-                let (here, there) = (nodes[node as usize].addr, nodes[end as usize].addr);
+                let (here, there) = (nodes[node.index()].addr, nodes[end.index()].addr);
                 gtp::encapsulate(&mut pkt, here, there, teid, e.ecn_decap());
                 end
             }
@@ -112,8 +112,8 @@ impl World {
 
     pub(super) fn enqueue(&mut self, dir: DirId, pkt: Packet, sched: &mut Scheduler<Event>) {
         let now = sched.now();
-        if (dir / 2) as usize >= self.p2p_links {
-            let m = self.edge_medium[(dir / 2) as usize - self.p2p_links];
+        if dir.link() >= self.p2p_links {
+            let m = self.edge_medium[dir.link() - self.p2p_links];
             let (from, to) = (self.topo.dir_from(dir), self.topo.dir_to(dir));
             let mut out = std::mem::take(&mut self.medium_out);
             self.media[m as usize]
@@ -124,7 +124,7 @@ impl World {
         }
         let flow = pkt.flow;
         let site = DropSite::Node(self.topo.dir_from(dir));
-        let d = &mut self.dirs[dir as usize];
+        let d = &mut self.dirs[dir.index()];
         // A base station handing over without buffer transfer discards what arrives.
         if d.refuses_arrival() {
             return self.count_drop(flow, DropCause::Handover, site);
@@ -136,7 +136,7 @@ impl World {
         if let Verdict::Dropped(cause) = d.enqueue(pkt, now) {
             self.count_drop(flow, cause, site);
         }
-        let d = &mut self.dirs[dir as usize];
+        let d = &mut self.dirs[dir.index()];
         if d.can_start() {
             // An idle transmitter takes the packet at once; occupancy is recorded after that, so
             // a packet that never waits does not count as queued.
@@ -150,13 +150,13 @@ impl World {
     pub(super) fn start_next(&mut self, dir: DirId, sched: &mut Scheduler<Event>) {
         let now = sched.now();
         let site = DropSite::Node(self.topo.dir_from(dir));
-        let d = &mut self.dirs[dir as usize];
+        let d = &mut self.dirs[dir.index()];
         if !d.can_start() {
             d.record_occupancy(now);
             return;
         }
         // Expedited packets never entered the queue (nor had their ECN layers swapped for it).
-        let next = match self.expedited[dir as usize].pop_front() {
+        let next = match self.expedited[dir.index()].pop_front() {
             Some(p) => Some(p),
             None => {
                 let (counters, traces) = (&mut self.flow_counters, &mut self.traces);
@@ -182,7 +182,7 @@ impl World {
 
     pub(super) fn tx_done(&mut self, dir: DirId, sched: &mut Scheduler<Event>) {
         let now = sched.now();
-        match self.dirs[dir as usize].finish_transmission(now) {
+        match self.dirs[dir.index()].finish_transmission(now) {
             Ok(arrival) => sched
                 .schedule_at(arrival, Event::Arrive(dir))
                 .expect("arrival is in the future"),

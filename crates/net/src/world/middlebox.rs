@@ -114,7 +114,7 @@ impl WorldBuilder {
         middlebox: Box<dyn Middlebox>,
     ) -> Result<u32, MiddleboxError> {
         let name = middlebox.name().to_string();
-        let Some(n) = self.nodes.get(node as usize) else {
+        let Some(n) = self.nodes.get(node.index()) else {
             return Err(MiddleboxError::UnknownNode { name, node });
         };
         if n.kind == NodeKind::Host {
@@ -146,7 +146,7 @@ impl WorldBuilder {
 pub(super) fn middlebox_of_node(slots: &[MiddleboxSlot], nodes: usize) -> Vec<Option<u32>> {
     let mut of_node = vec![None; nodes];
     for (m, s) in slots.iter().enumerate() {
-        if let Some(e) = of_node.get_mut(s.node as usize) {
+        if let Some(e) = of_node.get_mut(s.node.index()) {
             *e = Some(m as u32);
         }
     }
@@ -166,7 +166,7 @@ impl World {
     /// The middlebox on `node`, if any.
     #[inline]
     pub(super) fn middlebox_at(&self, node: NodeId) -> Option<u32> {
-        self.middlebox_of_node.get(node as usize).copied().flatten()
+        self.middlebox_of_node.get(node.index()).copied().flatten()
     }
 
     /// Runs one middlebox callback, re-arms its timer, and returns what the callback returned
@@ -280,7 +280,7 @@ impl World {
     /// Routes the packets middlebox `m` emitted, in order, from its node; keeps the buffer.
     pub(super) fn emit(&mut self, m: u32, mut out: Vec<Packet>, sched: &mut Scheduler<Event>) {
         let node = self.middleboxes[m as usize].node;
-        let src_addr = self.topo.nodes[node as usize].addr;
+        let src_addr = self.topo.nodes[node.index()].addr;
         for mut pkt in out.drain(..) {
             if pkt.tunnel.is_some() {
                 self.count_drop(pkt.flow, DropCause::NoRoute, DropSite::Node(node));
@@ -333,20 +333,20 @@ impl World {
         pkt: Packet,
         sched: &mut Scheduler<Event>,
     ) {
-        if (dir / 2) as usize >= self.p2p_links {
+        if dir.link() >= self.p2p_links {
             return self.enqueue(dir, pkt, sched);
         }
         let node = self.topo.dir_from(dir);
         if let Some(m) = self.middlebox_at(node) {
             self.middleboxes[m as usize].stats.packets_expedited += 1;
         }
-        let d = &mut self.dirs[dir as usize];
+        let d = &mut self.dirs[dir.index()];
         if d.refuses_arrival() {
             let site = DropSite::Node(node);
             return self.count_drop(pkt.flow, DropCause::Handover, site);
         }
-        self.expedited[dir as usize].push_back(pkt);
-        if self.dirs[dir as usize].can_start() {
+        self.expedited[dir.index()].push_back(pkt);
+        if self.dirs[dir.index()].can_start() {
             self.start_next(dir, sched);
         }
     }
@@ -355,7 +355,7 @@ impl World {
     /// as a handover drop of the direction and of its flow.
     pub(super) fn flush_expedited(&mut self, dir: DirId) {
         let site = DropSite::Node(self.topo.dir_from(dir));
-        let lane = &mut self.expedited[dir as usize];
+        let lane = &mut self.expedited[dir.index()];
         let n = lane.len() as u64;
         for p in lane.drain(..) {
             let (counters, traces) = (&mut self.flow_counters, &mut self.traces);
@@ -368,6 +368,6 @@ impl World {
                 site,
             );
         }
-        self.dirs[dir as usize].stats.drops_handover += n;
+        self.dirs[dir.index()].stats.drops_handover += n;
     }
 }

@@ -55,7 +55,7 @@ pub const PROTO_TCP: u8 = 6;
 pub const PROTO_UDP: u8 = 17;
 
 /// Index of an agent in the world.
-pub type AgentId = u32;
+pub use crate::id::AgentId;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
@@ -215,7 +215,7 @@ impl WorldBuilder {
             kind,
             addr,
         });
-        (self.nodes.len() - 1) as NodeId
+        NodeId::from_index(self.nodes.len() - 1)
     }
 
     /// Adds a full-duplex link; each direction draws its loss and queue randomness from the
@@ -247,7 +247,7 @@ impl WorldBuilder {
     /// Declares a flow whose data is delivered to `dst` (for the network's own counters).
     pub fn add_flow(&mut self, dst: NodeId) -> FlowId {
         self.flows.push(FlowEnds { dst });
-        (self.flows.len() - 1) as FlowId
+        FlowId::from_index(self.flows.len() - 1)
     }
 
     /// Places an agent of `flow` on `node`, receiving `proto` packets for `port`, started at
@@ -274,7 +274,7 @@ impl WorldBuilder {
             timer: None,
             generation: 0,
         });
-        (self.agents.len() - 1) as AgentId
+        AgentId::from_index(self.agents.len() - 1)
     }
 
     pub fn series(&mut self, cfg: SeriesConfig) {
@@ -291,7 +291,7 @@ impl WorldBuilder {
     }
 
     pub fn node_addr(&self, node: NodeId) -> Ipv4Addr {
-        self.nodes[node as usize].addr
+        self.nodes[node.index()].addr
     }
 
     /// Gives the world an EPC: a combined S-GW/P-GW, eNBs and the UEs they serve, with GTP-U
@@ -310,8 +310,8 @@ impl WorldBuilder {
                 let name = format!(
                     "{}:{}-{}",
                     slot.medium.name(),
-                    self.nodes[a as usize].name,
-                    self.nodes[b as usize].name
+                    self.nodes[a.index()].name,
+                    self.nodes[b.index()].name
                 );
                 links.push(LinkEnds {
                     name,
@@ -325,11 +325,11 @@ impl WorldBuilder {
         let topo = Topology::new(self.nodes, links);
         let mut demux: Vec<Vec<Binding>> = vec![Vec::new(); topo.nodes.len()];
         for (i, a) in self.agents.iter().enumerate() {
-            demux[a.node as usize].push(Binding {
+            demux[a.node.index()].push(Binding {
                 proto: a.proto,
                 port: a.port,
                 flow: a.flow,
-                agent: i as AgentId,
+                agent: AgentId::from_index(i),
             });
         }
         let mut capture_of_dir = vec![None; self.dirs.len()];
@@ -347,7 +347,7 @@ impl WorldBuilder {
         }
         let mut packet_traced = vec![false; self.flows.len()];
         for &f in &self.series.packet_flows {
-            if let Some(t) = packet_traced.get_mut(f as usize) {
+            if let Some(t) = packet_traced.get_mut(f.index()) {
                 *t = true;
             }
         }
@@ -356,7 +356,7 @@ impl WorldBuilder {
         let mut enb_medium = vec![None; topo.nodes.len()];
         for (m, slot) in self.media.iter().enumerate() {
             for (enb, _) in slot.medium.edges() {
-                if let Some(e @ None) = enb_medium.get_mut(enb as usize) {
+                if let Some(e @ None) = enb_medium.get_mut(enb.index()) {
                     *e = Some(m as u32);
                 }
             }
@@ -364,7 +364,7 @@ impl WorldBuilder {
         let middlebox_of_node = middlebox_of_node(&self.middleboxes, topo.nodes.len());
         let mut forwarders = vec![None; topo.nodes.len()];
         for (node, cfg) in self.forwarding {
-            if let Some(f) = forwarders.get_mut(node as usize) {
+            if let Some(f) = forwarders.get_mut(node.index()) {
                 *f = Some(ForwardingBuffer::new(cfg));
             }
         }
@@ -510,7 +510,7 @@ impl World {
 
     /// The medium whose base station `node` is, by index in the order media were added.
     pub fn medium_of_enb(&self, node: NodeId) -> Option<u32> {
-        self.enb_medium.get(node as usize).copied().flatten()
+        self.enb_medium.get(node.index()).copied().flatten()
     }
 
     /// S1 path switch: from now on the gateway tunnels `ue`'s downlink to `enb`, under a TEID
@@ -529,7 +529,7 @@ impl World {
     pub fn schedule_initial(&mut self, sched: &mut Scheduler<Event>) {
         for (i, a) in self.agents.iter().enumerate() {
             sched
-                .schedule_at(a.start, Event::AgentStart(i as AgentId))
+                .schedule_at(a.start, Event::AgentStart(AgentId::from_index(i)))
                 .expect("start times are >= 0");
         }
         for (i, (at, _, _)) in self.changes.iter().enumerate() {
@@ -572,7 +572,7 @@ impl World {
 
     /// The agent's figures for the summary.
     pub fn agent_report(&self, agent: AgentId, now: SimTime) -> Vec<crate::agent::ReportEntry> {
-        self.agents[agent as usize].agent.report(now)
+        self.agents[agent.index()].agent.report(now)
     }
 
     /// Ends the run where it stopped: takes the sample still due at its last instant (call
@@ -596,7 +596,7 @@ impl World {
     }
 
     fn capture(&mut self, dir: DirId, now: SimTime, pkt: &Packet) {
-        if let Some(c) = self.capture_of_dir[dir as usize] {
+        if let Some(c) = self.capture_of_dir[dir.index()] {
             if let Err(e) = self.captures[c as usize].capture(now, pkt) {
                 self.capture_error.get_or_insert(e);
             }
@@ -629,7 +629,7 @@ impl World {
         if pkt.flow == EXTERNAL_FLOW {
             return self.deliver_external(node, pkt, now);
         }
-        let flow = pkt.flow as usize;
+        let flow = pkt.flow.index();
         if let Some(ends) = self.flows.get(flow) {
             if ends.dst == node {
                 let transit = now.saturating_since(pkt.created_at).as_ns();
@@ -653,7 +653,7 @@ impl World {
         };
         // A socket bound to the port takes the packet; otherwise the agent of the packet's flow on
         // this host does (an application's successive connections use new ephemeral ports).
-        let bindings = &self.demux[node as usize];
+        let bindings = &self.demux[node.index()];
         let agent = bindings
             .iter()
             .find(|b| b.proto == proto && b.port == port)
@@ -678,7 +678,7 @@ impl World {
     ) {
         let now = sched.now();
         let mut out = std::mem::take(&mut self.out_buf);
-        let slot = &mut self.agents[id as usize];
+        let slot = &mut self.agents[id.index()];
         let mut timer = slot.timer;
         {
             let mut ctx = AgentCtx::new(now, &mut out, &mut timer, &mut slot.rng, &mut self.traces);
@@ -694,7 +694,7 @@ impl World {
             }
         }
         let node = slot.node;
-        let src_addr = self.topo.nodes[node as usize].addr;
+        let src_addr = self.topo.nodes[node.index()].addr;
         for mut pkt in out.drain(..) {
             pkt.uid = self.next_uid();
             pkt.ip.id = pkt.uid as u16;
@@ -716,10 +716,10 @@ impl World {
     /// Applies `change` to direction `dir` now, in the order documented on [`LinkChange`].
     fn apply_link_change(&mut self, dir: DirId, change: LinkChange, sched: &mut Scheduler<Event>) {
         let now = sched.now();
-        if change.flush && (dir as usize) < self.expedited.len() {
+        if change.flush && dir.index() < self.expedited.len() {
             self.flush_expedited(dir);
         }
-        let Some(d) = self.dirs.get_mut(dir as usize) else {
+        let Some(d) = self.dirs.get_mut(dir.index()) else {
             return;
         };
         if let Some(delay) = change.delay {
@@ -800,7 +800,7 @@ impl World {
             if now > SimTime::ZERO {
                 let s = &mut self.rate_series;
                 s.time_ns.push(now.as_ns());
-                s.flow.push(f);
+                s.flow.push(f.0);
                 s.rate_bps.push(bytes as f64 * 8.0 / interval.as_secs_f64());
             }
         }
@@ -838,13 +838,13 @@ impl Model for World {
         match event {
             Event::TxDone(dir) => self.tx_done(dir, sched),
             Event::Arrive(dir) => {
-                let pkt = self.dirs[dir as usize].arrive();
+                let pkt = self.dirs[dir.index()].arrive();
                 let node = self.topo.dir_to(dir);
                 self.route(node, pkt, Ingress::Wire, sched);
             }
             Event::AgentStart(id) => self.call_agent(id, sched, |a, ctx| a.start(ctx)),
             Event::AgentTimer(id, generation) => {
-                let slot = &mut self.agents[id as usize];
+                let slot = &mut self.agents[id.index()];
                 if slot.generation != generation || slot.timer != Some(sched.now()) {
                     return; // superseded
                 }

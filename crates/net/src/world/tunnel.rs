@@ -123,7 +123,7 @@ impl World {
         let nodes = self.topo.nodes.len();
         self.epc
             .as_mut()
-            .filter(|_| (node as usize) < nodes)
+            .filter(|_| node.index() < nodes)
             .map(|e| e.stats_mut(node))
     }
 
@@ -246,7 +246,7 @@ impl World {
         let gateway = epc.gateway();
         epc.stats_mut(gateway).end_markers += 1;
         let uid = self.next_uid();
-        let addr = |n: NodeId| self.topo.nodes[n as usize].addr;
+        let addr = |n: NodeId| self.topo.nodes[n.index()].addr;
         let marker = Packet::end_marker(
             uid,
             addr(ue),
@@ -281,7 +281,7 @@ impl World {
                 addr: pkt.ip.dst,
             })?;
         let (teid, mode) = self.x2_tunnel(from, to, ue)?;
-        let addr = |n: NodeId| self.topo.nodes[n as usize].addr;
+        let addr = |n: NodeId| self.topo.nodes[n.index()].addr;
         gtp::encapsulate_forwarded(&mut pkt, addr(from), addr(to), teid, mode, pdcp_count);
         if let Some(stats) = self.endpoint_stats_mut(from) {
             stats.encapsulated += 1;
@@ -304,7 +304,7 @@ impl World {
             stats.end_markers += 1;
         }
         let uid = self.next_uid();
-        let addr = |n: NodeId| self.topo.nodes[n as usize].addr;
+        let addr = |n: NodeId| self.topo.nodes[n.index()].addr;
         let marker = Packet::end_marker(
             uid,
             addr(ue),

@@ -37,13 +37,13 @@ impl World {
     /// The forwarding buffer of base station `node`, created with the default configuration
     /// (line rate, unlimited) if the builder gave it none.
     fn forwarder(&mut self, node: NodeId) -> &mut ForwardingBuffer {
-        self.forwarders[node as usize]
+        self.forwarders[node.index()]
             .get_or_insert_with(|| ForwardingBuffer::new(ForwardingConfig::default()))
     }
 
     /// The forwarding buffer of `node`, if it ever forwarded or was configured.
     pub fn forwarding_buffer(&self, node: NodeId) -> Option<&ForwardingBuffer> {
-        self.forwarders.get(node as usize).and_then(Option::as_ref)
+        self.forwarders.get(node.index()).and_then(Option::as_ref)
     }
 
     /// Every base station's forwarding buffer, in node order.
@@ -51,7 +51,7 @@ impl World {
         self.forwarders
             .iter()
             .enumerate()
-            .filter_map(|(n, f)| f.as_ref().map(|f| (n as NodeId, f)))
+            .filter_map(|(n, f)| f.as_ref().map(|f| (NodeId::from_index(n), f)))
     }
 
     /// Hands an encapsulated X2-U packet of base station `node` to its forwarding buffer.
@@ -67,7 +67,7 @@ impl World {
     pub(super) fn pump_forwarder(&mut self, node: NodeId, sched: &mut Scheduler<Event>) {
         let now = sched.now();
         loop {
-            let Some(f) = self.forwarders[node as usize].as_ref() else {
+            let Some(f) = self.forwarders[node.index()].as_ref() else {
                 return;
             };
             let Some(head) = f.head() else {
@@ -100,7 +100,7 @@ impl World {
 
     /// The pacing deadline of `node`'s forwarding buffer: stale unless it is the pending one.
     pub(super) fn forwarding_timer(&mut self, node: NodeId, sched: &mut Scheduler<Event>) {
-        let Some(f) = self.forwarders[node as usize].as_mut() else {
+        let Some(f) = self.forwarders[node.index()].as_mut() else {
             return;
         };
         if f.timer != Some(sched.now()) {
@@ -114,7 +114,7 @@ impl World {
     /// hold): the forwarding of its sending node may go on.
     pub(super) fn egress_idle(&mut self, dir: DirId, sched: &mut Scheduler<Event>) {
         let node = self.topo.dir_from(dir);
-        if self.forwarders[node as usize]
+        if self.forwarders[node.index()]
             .as_ref()
             .is_some_and(|f| !f.is_empty())
         {
@@ -130,12 +130,12 @@ impl World {
 
     /// Whether the head of `node`'s buffer must wait (module documentation).
     fn blocked(&self, node: NodeId, egress: DirId, now: SimTime) -> Option<Blocked> {
-        let f = self.forwarders[node as usize].as_ref()?;
-        if ((egress / 2) as usize) < self.p2p_links {
-            let d = &self.dirs[egress as usize];
+        let f = self.forwarders[node.index()].as_ref()?;
+        if (egress.link()) < self.p2p_links {
+            let d = &self.dirs[egress.index()];
             let busy = !d.can_start()
                 || d.queue.len_packets() > 0
-                || !self.expedited[egress as usize].is_empty();
+                || !self.expedited[egress.index()].is_empty();
             if busy {
                 return Some(Blocked::Egress);
             }

@@ -34,13 +34,13 @@ use celltcp_net::world::{CaptureSink, World, WorldBuilder, PROTO_UDP};
 
 use crate::common::{udp, Bursts};
 
-pub const SERVER: NodeId = 0;
-pub const GW: NodeId = 1;
-pub const ROUTER: NodeId = 2;
-pub const ENB1: NodeId = 3;
-pub const ENB2: NodeId = 4;
-pub const ENB3: NodeId = 5;
-pub const UE: NodeId = 6;
+pub const SERVER: NodeId = NodeId(0);
+pub const GW: NodeId = NodeId(1);
+pub const ROUTER: NodeId = NodeId(2);
+pub const ENB1: NodeId = NodeId(3);
+pub const ENB2: NodeId = NodeId(4);
+pub const ENB3: NodeId = NodeId(5);
+pub const UE: NodeId = NodeId(6);
 /// Link directions (2·link a→b, 2·link + 1 b→a) in the order the links are added.
 pub const ROUTER_TO_ENB1: usize = 4;
 pub const ENB1_TO_ROUTER: usize = 5;
@@ -49,7 +49,7 @@ pub const X_A: u32 = 2;
 pub const X_B: u32 = 3;
 
 pub fn addr(node: NodeId) -> Ipv4Addr {
-    Ipv4Addr::new(10, 0, 0, node as u8 + 1)
+    Ipv4Addr::new(10, 0, 0, node.0 as u8 + 1)
 }
 
 pub fn ms(ms: u64) -> SimTime {
@@ -195,7 +195,7 @@ impl Medium for ToyRan {
 }
 
 /// Packets seen on a captured link: (time, outer destination, TEID, message, flow).
-pub type Captured = Rc<RefCell<Vec<(SimTime, Ipv4Addr, u32, GtpMessage, u32)>>>;
+pub type Captured = Rc<RefCell<Vec<(SimTime, Ipv4Addr, u32, GtpMessage, FlowId)>>>;
 
 pub struct Recorder(pub Captured);
 
@@ -274,7 +274,10 @@ pub fn add_nodes(b: &mut WorldBuilder) {
     .into_iter()
     .enumerate()
     {
-        assert_eq!(b.add_node(name, kind, addr(i as NodeId)), i as NodeId);
+        assert_eq!(
+            b.add_node(name, kind, addr(NodeId::from_index(i))),
+            NodeId::from_index(i)
+        );
     }
 }
 
@@ -397,7 +400,14 @@ pub fn tunnel_arrivals(log: &Log) -> Vec<(SimTime, NodeId, NodeId, TunnelArrival
 
 /// A datagram for the UE, as the source eNB would forward it.
 pub fn datagram(app_seq: u64) -> Packet {
-    let mut p = udp(0, addr(SERVER), addr(UE), 1000, app_seq, SimTime::ZERO);
+    let mut p = udp(
+        FlowId(0),
+        addr(SERVER),
+        addr(UE),
+        1000,
+        app_seq,
+        SimTime::ZERO,
+    );
     p.uid = 42 + app_seq;
     p
 }

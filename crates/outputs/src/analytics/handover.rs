@@ -141,7 +141,7 @@ impl HandoverDrops {
             }
             match sites.map(|s| s[i]) {
                 Some(site) if site < 0.0 => d.radio += 1,
-                Some(site) if site == f64::from(source) => d.source_egress += 1,
+                Some(site) if site == f64::from(source.0) => d.source_egress += 1,
                 _ => d.transport += 1,
             }
         }

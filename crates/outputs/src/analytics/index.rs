@@ -202,10 +202,10 @@ impl TraceIndex {
     /// Splits the rows of `wanted` flows out of `vars` in one pass. The four columns must have
     /// the same length (checked by the caller).
     pub fn build(vars: &VarColumns, wanted: &[FlowId]) -> TraceIndex {
-        let slots = wanted.iter().map(|&f| f as usize + 1).max().unwrap_or(0);
+        let slots = wanted.iter().map(|&f| f.index() + 1).max().unwrap_or(0);
         let mut flows: Vec<Option<FlowTrace>> = vec![None; slots];
         for &f in wanted {
-            flows[f as usize] = Some(FlowTrace::default());
+            flows[f.index()] = Some(FlowTrace::default());
         }
         let rows = vars
             .time_ns
@@ -214,7 +214,7 @@ impl TraceIndex {
             .zip(&vars.var)
             .zip(&vars.value);
         for (((&t, &flow), &var), &value) in rows {
-            let Some(Some(trace)) = flows.get_mut(flow as usize) else {
+            let Some(Some(trace)) = flows.get_mut(flow.index()) else {
                 continue;
             };
             if !FlowTrace::keeps(var, value) {
@@ -249,7 +249,7 @@ impl TraceIndex {
     pub fn flow(&self, flow: FlowId) -> &FlowTrace {
         static EMPTY: FlowTrace = FlowTrace::EMPTY;
         self.flows
-            .get(flow as usize)
+            .get(flow.index())
             .and_then(Option::as_ref)
             .unwrap_or(&EMPTY)
     }
@@ -314,17 +314,17 @@ mod tests {
             vars.var.push(var as u8);
             vars.value.push(value);
         };
-        row(30, 1, TraceVar::Srtt, 0.05);
-        row(10, 1, TraceVar::Srtt, 0.04);
-        row(20, 2, TraceVar::Srtt, 0.9);
-        row(25, 1, TraceVar::Cwnd, 1448.0);
-        row(26, 1, TraceVar::RttSample, f64::NAN);
-        row(27, 1, TraceVar::RetxRto, 0.0);
-        row(28, 1, TraceVar::SeqSent, 1.0);
-        row(29, 1, TraceVar::AckReceived, 1461.0);
-        row(29, 1, TraceVar::AckReceived, f64::INFINITY);
-        let idx = TraceIndex::build(&vars, &[1, 5]);
-        let f1 = idx.flow(1);
+        row(30, FlowId(1), TraceVar::Srtt, 0.05);
+        row(10, FlowId(1), TraceVar::Srtt, 0.04);
+        row(20, FlowId(2), TraceVar::Srtt, 0.9);
+        row(25, FlowId(1), TraceVar::Cwnd, 1448.0);
+        row(26, FlowId(1), TraceVar::RttSample, f64::NAN);
+        row(27, FlowId(1), TraceVar::RetxRto, 0.0);
+        row(28, FlowId(1), TraceVar::SeqSent, 1.0);
+        row(29, FlowId(1), TraceVar::AckReceived, 1461.0);
+        row(29, FlowId(1), TraceVar::AckReceived, f64::INFINITY);
+        let idx = TraceIndex::build(&vars, &[FlowId(1), FlowId(5)]);
+        let f1 = idx.flow(FlowId(1));
         assert_eq!(f1.srtt.time_ns, vec![10, 30]);
         assert_eq!(f1.srtt.value, vec![0.04, 0.05]);
         assert_eq!(f1.rtt_sample.time_ns.len(), 0, "non-finite RTT dropped");
@@ -336,11 +336,11 @@ mod tests {
             "non-finite ACK dropped"
         );
         assert!(
-            idx.flow(2).srtt.time_ns.is_empty(),
+            idx.flow(FlowId(2)).srtt.time_ns.is_empty(),
             "flow 2 was not asked for"
         );
-        assert_eq!(idx.flow(5).srtt.time_ns.len(), 0);
-        assert_eq!(idx.flow(99).delivered.time_ns.len(), 0);
+        assert_eq!(idx.flow(FlowId(5)).srtt.time_ns.len(), 0);
+        assert_eq!(idx.flow(FlowId(99)).delivered.time_ns.len(), 0);
     }
 
     #[test]

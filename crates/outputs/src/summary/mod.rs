@@ -140,8 +140,8 @@ fn link_summary(world: &World, link: usize, end: SimTime) -> LinkSummary {
         }
     };
     LinkSummary {
-        a: world.topo.nodes[ends.a as usize].name.clone(),
-        b: world.topo.nodes[ends.b as usize].name.clone(),
+        a: world.topo.nodes[ends.a.index()].name.clone(),
+        b: world.topo.nodes[ends.b.index()].name.clone(),
         a_to_b: direction(0),
         b_to_a: direction(1),
     }
@@ -215,7 +215,7 @@ pub fn make(world: &World, inputs: SummaryInputs<'_>) -> Summary {
             epc.endpoints()
                 .map(|(node, st)| {
                     (
-                        world.topo.nodes[node as usize].name.clone(),
+                        world.topo.nodes[node.index()].name.clone(),
                         EpcEndpointSummary {
                             encapsulated: st.encapsulated,
                             decapsulated: st.decapsulated,
@@ -265,7 +265,7 @@ pub fn make(world: &World, inputs: SummaryInputs<'_>) -> Summary {
                 peak_bytes: s.peak_bytes,
                 max_wait_s: wait.as_secs_f64(),
             };
-            (world.topo.nodes[node as usize].name.clone(), summary)
+            (world.topo.nodes[node.index()].name.clone(), summary)
         })
         .collect();
     Summary {

@@ -429,12 +429,15 @@ mod tests {
 
     #[test]
     fn the_default_is_valid() {
-        assert_eq!(LteCellConfig::lte_default("c", 0).validate(), Ok(()));
+        assert_eq!(
+            LteCellConfig::lte_default("c", NodeId(0)).validate(),
+            Ok(())
+        );
     }
 
     #[test]
     fn errors_name_the_key_and_the_value() {
-        let base = LteCellConfig::lte_default("c", 0);
+        let base = LteCellConfig::lte_default("c", NodeId(0));
         let msg = |cfg: LteCellConfig| cfg.validate().unwrap_err().to_string();
         let ul = UplinkConfig {
             loss: 1.5,
@@ -486,16 +489,16 @@ mod tests {
             scheduler: "fifo".into(),
             ..base.clone()
         };
-        let e = LteCell::new(bad_scheduler, vec![ue(1)], 1, 0).unwrap_err();
+        let e = LteCell::new(bad_scheduler, vec![ue(NodeId(1))], 1, 0).unwrap_err();
         assert!(e.to_string().contains("fifo"), "{e}");
     }
 
     #[test]
     fn per_ue_maps_and_pdcp_reordering_are_checked() {
-        let base = LteCellConfig::lte_default("c", 0);
+        let base = LteCellConfig::lte_default("c", NodeId(0));
         for w in [0.0, -1.0, f64::NAN, f64::INFINITY] {
             let cfg = LteCellConfig {
-                ue_weights: BTreeMap::from([(1, w)]),
+                ue_weights: BTreeMap::from([(NodeId(1), w)]),
                 ..base.clone()
             };
             let e = cfg.validate().unwrap_err().to_string();
@@ -503,21 +506,21 @@ mod tests {
         }
         // A weight for a node that is not a UE of the cell.
         let stray = LteCellConfig {
-            ue_weights: BTreeMap::from([(7, 2.0)]),
+            ue_weights: BTreeMap::from([(NodeId(7), 2.0)]),
             ..base.clone()
         };
         assert_eq!(
-            LteCell::new(stray, vec![ue(1)], 1, 0).unwrap_err(),
-            CellError::UnknownUe { node: 7 }
+            LteCell::new(stray, vec![ue(NodeId(1))], 1, 0).unwrap_err(),
+            CellError::UnknownUe { node: NodeId(7) }
         );
         // A downlink loss model likewise.
         let stray_loss = LteCellConfig {
-            downlink_loss: BTreeMap::from([(8, AnyLossModel::bernoulli(0.1).unwrap())]),
+            downlink_loss: BTreeMap::from([(NodeId(8), AnyLossModel::bernoulli(0.1).unwrap())]),
             ..base.clone()
         };
         assert_eq!(
-            LteCell::new(stray_loss, vec![ue(1)], 1, 0).unwrap_err(),
-            CellError::UnknownUe { node: 8 }
+            LteCell::new(stray_loss, vec![ue(NodeId(1))], 1, 0).unwrap_err(),
+            CellError::UnknownUe { node: NodeId(8) }
         );
         let um_reordering = LteCellConfig {
             rlc: RlcModeConfig::Um(RlcUmConfig::lte(10)),
@@ -533,31 +536,31 @@ mod tests {
             "{e}"
         );
         let weighted = LteCellConfig {
-            ue_weights: BTreeMap::from([(1, 3.0)]),
+            ue_weights: BTreeMap::from([(NodeId(1), 3.0)]),
             ..base
         };
-        assert!(LteCell::new(weighted, vec![ue(1), ue(2)], 1, 0).is_ok());
+        assert!(LteCell::new(weighted, vec![ue(NodeId(1)), ue(NodeId(2))], 1, 0).is_ok());
     }
 
     #[test]
     fn ues_must_be_distinct_and_not_the_enb() {
-        let cfg = LteCellConfig::lte_default("c", 0);
-        let dup = LteCell::new(cfg.clone(), vec![ue(1), ue(1)], 1, 0).unwrap_err();
-        assert_eq!(dup, CellError::DuplicateUe { node: 1 });
-        let enb = LteCell::new(cfg.clone(), vec![ue(0)], 1, 0).unwrap_err();
-        assert_eq!(enb, CellError::DuplicateUe { node: 0 });
+        let cfg = LteCellConfig::lte_default("c", NodeId(0));
+        let dup = LteCell::new(cfg.clone(), vec![ue(NodeId(1)), ue(NodeId(1))], 1, 0).unwrap_err();
+        assert_eq!(dup, CellError::DuplicateUe { node: NodeId(1) });
+        let enb = LteCell::new(cfg.clone(), vec![ue(NodeId(0))], 1, 0).unwrap_err();
+        assert_eq!(enb, CellError::DuplicateUe { node: NodeId(0) });
         let fast = UeConfig {
             speed_mps: 500.0,
-            ..ue(2)
+            ..ue(NodeId(2))
         };
         assert!(LteCell::new(cfg.clone(), vec![fast], 1, 0).is_err());
-        let mut cell = LteCell::new(cfg, vec![ue(1)], 1, 0).unwrap();
+        let mut cell = LteCell::new(cfg, vec![ue(NodeId(1))], 1, 0).unwrap();
         assert_eq!(
-            cell.set_ue_position(7, Position::new(0.0, 0.0)),
-            Err(CellError::UnknownUe { node: 7 })
+            cell.set_ue_position(NodeId(7), Position::new(0.0, 0.0)),
+            Err(CellError::UnknownUe { node: NodeId(7) })
         );
         assert!(cell
-            .set_ue_position(1, Position::new(f64::NAN, 0.0))
+            .set_ue_position(NodeId(1), Position::new(f64::NAN, 0.0))
             .is_err());
     }
 }

@@ -88,12 +88,18 @@ mod tests {
         let mut out = MediumOutput::default();
         let n = 20_000;
         for uid in 0..n {
-            deliver_to_ue(Some(&mut l), SimTime::ZERO, 2, packet(uid, 1000), &mut out);
+            deliver_to_ue(
+                Some(&mut l),
+                SimTime::ZERO,
+                NodeId(2),
+                packet(uid, 1000),
+                &mut out,
+            );
         }
         assert_eq!(out.delivered.len() + out.dropped.len(), n as usize);
         assert_eq!(l.lost(), out.dropped.len() as u64);
         assert!(out.dropped.iter().all(|(_, c)| *c == DropCause::LinkLoss));
-        assert!(out.delivered.iter().all(|(node, _)| *node == 2));
+        assert!(out.delivered.iter().all(|(node, _)| *node == NodeId(2)));
         // Four binomial standard deviations: 4·√(0.3·0.7/20000) = 0.013.
         let rate = l.lost() as f64 / n as f64;
         assert!((rate - 0.3).abs() < 0.013, "{rate}");
@@ -111,7 +117,7 @@ mod tests {
         assert_eq!(decisions("ran/ue/4"), decisions("ran/ue/4"));
         assert_ne!(decisions("ran/ue/4"), decisions("ran/ue/5"));
         let mut out = MediumOutput::default();
-        deliver_to_ue(None, SimTime::ZERO, 7, packet(1, 100), &mut out);
+        deliver_to_ue(None, SimTime::ZERO, NodeId(7), packet(1, 100), &mut out);
         assert_eq!(out.delivered.len(), 1);
         assert!(out.dropped.is_empty());
     }

@@ -111,7 +111,7 @@ mod tests {
         let los_pl = uma(LosCondition::Los).path_loss_db(200.0);
         let n = 20_000;
         let los = (0..n)
-            .filter(|&node| draw(&model, node, enb, at, 7, 0).path_loss_db(200.0) == los_pl)
+            .filter(|&node| draw(&model, NodeId(node), enb, at, 7, 0).path_loss_db(200.0) == los_pl)
             .count();
         let share = los as f64 / f64::from(n);
         let sigma = (p * (1.0 - p) / f64::from(n)).sqrt();
@@ -124,13 +124,13 @@ mod tests {
     fn a_link_gets_the_same_condition_wherever_it_is_evaluated() {
         let model = uma(LosCondition::Los);
         let (tx, rx) = (Position::new(500.0, 0.0), Position::new(100.0, 50.0));
-        let a = draw(&model, 3, tx, rx, 1, 0);
-        let mut c = LinkConditions::new(&model, 3, Position::new(0.0, 0.0), rx, 1, 0);
+        let a = draw(&model, NodeId(3), tx, rx, 1, 0);
+        let mut c = LinkConditions::new(&model, NodeId(3), Position::new(0.0, 0.0), rx, 1, 0);
         assert_eq!(*c.interferer(0, &model, tx, rx), a);
         // Within 18 m every link is LOS.
         let near = draw(
             &uma(LosCondition::Nlos),
-            3,
+            NodeId(3),
             tx,
             Position::new(490.0, 0.0),
             1,

@@ -312,11 +312,12 @@ impl CqiReports {
 mod tests {
     use super::*;
     use crate::channel::{LogDistance, PathLossModel};
+    use celltcp_net::packet::NodeId;
 
     fn cell(pl0_db: f64) -> LteCellConfig {
         LteCellConfig {
             pathloss: PathLossModel::LogDistance(LogDistance::new(pl0_db, 1.0, 3.0).unwrap()),
-            ..LteCellConfig::lte_default("c", 0)
+            ..LteCellConfig::lte_default("c", NodeId(0))
         }
     }
 
@@ -324,7 +325,7 @@ mod tests {
     fn sinr_is_the_link_budget_over_noise_and_interference() {
         let mut cfg = cell(100.0);
         let ue = UeConfig {
-            node: 1,
+            node: NodeId(1),
             position: Position::new(0.5, 0.0),
             speed_mps: 0.0,
         };
@@ -347,7 +348,7 @@ mod tests {
     fn reports_are_periodic_and_delayed() {
         let cfg = cell(100.0);
         let ue = UeConfig {
-            node: 1,
+            node: NodeId(1),
             position: Position::new(0.5, 0.0),
             speed_mps: 0.0,
         };
@@ -371,7 +372,7 @@ mod tests {
     fn a_gap_produces_only_the_reports_that_still_matter() {
         let cfg = cell(100.0);
         let ue = UeConfig {
-            node: 1,
+            node: NodeId(1),
             position: Position::new(0.5, 0.0),
             speed_mps: 0.0,
         };

@@ -16,7 +16,7 @@ use crate::rlc::{BufferLimit, RlcAmConfig, RlcUmConfig};
 
 use super::*;
 
-const ENB: NodeId = 0;
+const ENB: NodeId = NodeId(0);
 const MCS: Mcs = match Mcs::new(16) {
     Ok(m) => m,
     Err(_) => panic!("16 is an MCS"),
@@ -187,72 +187,85 @@ mod not_connected {
             trace_series: true,
             ..cell_at_sinr("t", 20.0)
         };
-        let cell = LteCell::new_in_ran(cfg, vec![ue(1), ue(2)], &[true, false], 1, 0).unwrap();
+        let cell = LteCell::new_in_ran(
+            cfg,
+            vec![ue(NodeId(1)), ue(NodeId(2))],
+            &[true, false],
+            1,
+            0,
+        )
+        .unwrap();
         let mut d = Driver::new(cell);
-        assert_eq!(d.cell.is_connected(1), Ok(true));
-        assert_eq!(d.cell.is_connected(2), Ok(false));
+        assert_eq!(d.cell.is_connected(NodeId(1)), Ok(true));
+        assert_eq!(d.cell.is_connected(NodeId(2)), Ok(false));
         assert_eq!(
-            d.cell.is_connected(9),
-            Err(CellError::UnknownUe { node: 9 })
+            d.cell.is_connected(NodeId(9)),
+            Err(CellError::UnknownUe { node: NodeId(9) })
         );
         // Both directions to UE 2 are dropped; data forwarded to it waits without a TTI.
-        let down = d.send(ms(1), ENB, 2, 1200);
-        let up = d.send(ms(1), 2, ENB, 60);
+        let down = d.send(ms(1), ENB, NodeId(2), 1200);
+        let up = d.send(ms(1), NodeId(2), ENB, 60);
         assert_eq!(
             d.dropped,
             vec![(down, DropCause::NoRoute), (up, DropCause::NoRoute)]
         );
         for k in 0..3 {
             d.cell
-                .write_forwarded(ms(1), 2, forwarded(40 + k, 100 + u64::from(k)))
+                .write_forwarded(ms(1), NodeId(2), forwarded(40 + k, 100 + u64::from(k)))
                 .unwrap();
         }
-        assert!(d.cell.ue_buffer_bytes(2).unwrap() > 3 * 1200);
+        assert!(d.cell.ue_buffer_bytes(NodeId(2)).unwrap() > 3 * 1200);
         assert_eq!(
             d.cell.poll_timeout(),
             None,
             "nothing to do for a UE not connected"
         );
         // UE 1 is served meanwhile; no TTI row ever names UE 2.
-        d.bulk(1, ms(2), ms(50), SimDuration::from_ms(5));
+        d.bulk(NodeId(1), ms(2), ms(50), SimDuration::from_ms(5));
         d.run_until(ms(200));
         let ttis_before = d.cell.ttis_processed();
         assert!(ttis_before > 0);
-        assert!(d.cell.trace().unwrap().ue.iter().all(|&u| u == 1));
-        assert_eq!(d.counts_to(1), (0..10).collect::<Vec<_>>());
+        assert!(d.cell.trace().unwrap().ue.iter().all(|&u| u == NodeId(1)));
+        assert_eq!(d.counts_to(NodeId(1)), (0..10).collect::<Vec<_>>());
         assert_eq!(d.cell.poll_timeout(), None);
         assert_eq!(d.cell.ue_reports(d.now).len(), 1, "UE 2 never connected");
         // Attach at 200.5 ms: served from TTI 201, COUNTs continue from 43.
         d.now = SimTime::from_ns(200_500_000);
-        d.cell.attach_ue(d.now, 2, 43).unwrap();
+        d.cell.attach_ue(d.now, NodeId(2), 43).unwrap();
         assert_eq!(d.cell.poll_timeout(), Some(ms(201)));
         for _ in 0..4 {
             let t = d.now;
-            d.send(t, ENB, 2, 1200);
+            d.send(t, ENB, NodeId(2), 1200);
         }
         d.run_until(ms(400));
-        assert_eq!(d.counts_to(2), (40..47).collect::<Vec<_>>());
+        assert_eq!(d.counts_to(NodeId(2)), (40..47).collect::<Vec<_>>());
         let first_row = d
             .cell
             .trace()
             .unwrap()
             .ue
             .iter()
-            .position(|&u| u == 2)
+            .position(|&u| u == NodeId(2))
             .unwrap();
         assert_eq!(d.cell.trace().unwrap().time_ns[first_row], ms(201).as_ns());
         assert_eq!(d.cell.ue_reports(d.now).len(), 2);
         assert_eq!(
-            d.cell.attach_ue(d.now, 2, 0),
-            Err(CellError::AlreadyConnected { node: 2 })
+            d.cell.attach_ue(d.now, NodeId(2), 0),
+            Err(CellError::AlreadyConnected { node: NodeId(2) })
         );
     }
 
     #[test]
     fn reports_and_samples_leave_out_ues_never_connected() {
         let cfg = cell_at_sinr("r", 20.0);
-        let cell = LteCell::new_in_ran(cfg, vec![ue(1), ue(2), ue(3)], &[false, true, false], 1, 0)
-            .unwrap();
+        let cell = LteCell::new_in_ran(
+            cfg,
+            vec![ue(NodeId(1)), ue(NodeId(2)), ue(NodeId(3))],
+            &[false, true, false],
+            1,
+            0,
+        )
+        .unwrap();
         let mut d = Driver::new(cell);
         let keys = |c: &LteCell, now| -> Vec<String> {
             let mut v = Vec::new();
@@ -265,12 +278,12 @@ mod not_connected {
             .iter()
             .any(|(k, _)| k.starts_with("ue.1.") || k.starts_with("ue.3.")));
         assert!(keys(&d.cell, ms(0)).iter().all(|k| !k.starts_with("ue.1.")));
-        d.cell.attach_ue(ms(3), 1, 0).unwrap();
-        d.send(ms(3), ENB, 1, 500);
+        d.cell.attach_ue(ms(3), NodeId(1), 0).unwrap();
+        d.send(ms(3), ENB, NodeId(1), 500);
         d.run_until(ms(100));
-        d.cell.detach_ue(ms(100), 1).unwrap();
+        d.cell.detach_ue(ms(100), NodeId(1)).unwrap();
         // Detached, still reported with what the cell did for it.
-        let r = d.cell.ue_report(1, ms(100)).unwrap();
+        let r = d.cell.ue_report(NodeId(1), ms(100)).unwrap();
         assert_eq!(r.sdus_delivered, 1);
         assert_eq!(
             d.cell
@@ -278,7 +291,7 @@ mod not_connected {
                 .iter()
                 .map(|r| r.node)
                 .collect::<Vec<_>>(),
-            vec![1, 2]
+            vec![NodeId(1), NodeId(2)]
         );
         assert!(keys(&d.cell, ms(100))
             .iter()
@@ -289,28 +302,34 @@ mod not_connected {
     fn wrong_calls_are_error_values() {
         let cfg = cell_at_sinr("e", 20.0);
         assert!(matches!(
-            LteCell::new_in_ran(cfg.clone(), vec![ue(1), ue(2)], &[true], 1, 0),
+            LteCell::new_in_ran(
+                cfg.clone(),
+                vec![ue(NodeId(1)), ue(NodeId(2))],
+                &[true],
+                1,
+                0
+            ),
             Err(CellError::InvalidConfig {
                 key: "connected",
                 ..
             })
         ));
-        let mut cell = LteCell::new_in_ran(cfg, vec![ue(1)], &[false], 1, 0).unwrap();
+        let mut cell = LteCell::new_in_ran(cfg, vec![ue(NodeId(1))], &[false], 1, 0).unwrap();
         assert_eq!(
-            cell.detach_ue(ms(0), 1).unwrap_err(),
-            CellError::NotConnected { node: 1 }
+            cell.detach_ue(ms(0), NodeId(1)).unwrap_err(),
+            CellError::NotConnected { node: NodeId(1) }
         );
         assert_eq!(
-            cell.detach_ue(ms(0), 7).unwrap_err(),
-            CellError::UnknownUe { node: 7 }
+            cell.detach_ue(ms(0), NodeId(7)).unwrap_err(),
+            CellError::UnknownUe { node: NodeId(7) }
         );
         assert_eq!(
-            cell.attach_ue(ms(0), 7, 0),
-            Err(CellError::UnknownUe { node: 7 })
+            cell.attach_ue(ms(0), NodeId(7), 0),
+            Err(CellError::UnknownUe { node: NodeId(7) })
         );
         assert_eq!(
-            cell.write_forwarded(ms(0), 7, forwarded(0, 1)),
-            Err(CellError::UnknownUe { node: 7 })
+            cell.write_forwarded(ms(0), NodeId(7), forwarded(0, 1)),
+            Err(CellError::UnknownUe { node: NodeId(7) })
         );
     }
 }
@@ -331,21 +350,23 @@ mod detach_and_forward {
 
     fn detach_during_bulk(seed: u64, detach_at: SimTime, rlc: RlcModeConfig) -> Detach {
         let cfg = lossy_cell("src", 0.3, rlc);
-        let cell = LteCell::new_in_ran(cfg, vec![ue(1)], &[true], seed, 0).unwrap();
+        let cell = LteCell::new_in_ran(cfg, vec![ue(NodeId(1))], &[true], seed, 0).unwrap();
         let mut d = Driver::new(cell);
         // 1200-byte packets every 2 ms (4.8 Mbit/s).
-        let sent = d.bulk(1, ms(0), detach_at, SimDuration::from_ms(2)).len() as u32;
+        let sent = d
+            .bulk(NodeId(1), ms(0), detach_at, SimDuration::from_ms(2))
+            .len() as u32;
         d.run_until(detach_at);
-        let before = d.counts_to(1);
-        let det = d.cell.detach_ue(detach_at, 1).unwrap();
+        let before = d.counts_to(NodeId(1));
+        let det = d.cell.detach_ue(detach_at, NodeId(1)).unwrap();
         // Nothing is left: no deadline, no buffer, no TTI.
         assert_eq!(d.cell.poll_timeout(), None);
-        assert_eq!(d.cell.ue_buffer_bytes(1), Ok(0));
-        assert_eq!(d.cell.is_connected(1), Ok(false));
+        assert_eq!(d.cell.ue_buffer_bytes(NodeId(1)), Ok(0));
+        assert_eq!(d.cell.is_connected(NodeId(1)), Ok(false));
         let mut none = Vec::new();
         d.cell.take_delivered_sdus(&mut none);
         assert!(none.is_empty(), "the detach took the UE's pending SDUs");
-        let r = d.cell.ue_report(1, detach_at).unwrap();
+        let r = d.cell.ue_report(NodeId(1), detach_at).unwrap();
         assert_eq!(
             r.sdus_delivered as usize,
             before.len() + det.delivered.len(),
@@ -434,28 +455,35 @@ mod detach_and_forward {
         let src_cfg = lossy_cell("src", 0.3, am_unlimited());
         let tgt_cfg = lossy_cell("tgt", 0.3, am_unlimited());
         let mut src =
-            Driver::new(LteCell::new_in_ran(src_cfg, vec![ue(1)], &[true], 5, 0).unwrap());
+            Driver::new(LteCell::new_in_ran(src_cfg, vec![ue(NodeId(1))], &[true], 5, 0).unwrap());
         let mut tgt =
-            Driver::new(LteCell::new_in_ran(tgt_cfg, vec![ue(1)], &[false], 5, 0).unwrap());
+            Driver::new(LteCell::new_in_ran(tgt_cfg, vec![ue(NodeId(1))], &[false], 5, 0).unwrap());
         let at = ms(413);
-        let sent = src.bulk(1, ms(0), at, SimDuration::from_ms(2)).len() as u32;
+        let sent = src
+            .bulk(NodeId(1), ms(0), at, SimDuration::from_ms(2))
+            .len() as u32;
         src.run_until(at);
-        let det = src.cell.detach_ue(at, 1).unwrap();
-        let mut got = src.counts_to(1);
+        let det = src.cell.detach_ue(at, NodeId(1)).unwrap();
+        let mut got = src.counts_to(NodeId(1));
         got.extend(counts(&det.delivered));
         // Forwarded over X2 and queued before the UE arrives; attach 40 ms later.
         tgt.run_until(at);
         for pdu in &det.unconfirmed {
-            tgt.cell.write_forwarded(at, 1, *pdu).unwrap();
+            tgt.cell.write_forwarded(at, NodeId(1), *pdu).unwrap();
         }
         tgt.run_until(at + SimDuration::from_ms(40));
         assert!(tgt.sdus.is_empty());
         let t = tgt.now;
-        tgt.cell.attach_ue(t, 1, det.next_dl_count).unwrap();
+        tgt.cell.attach_ue(t, NodeId(1), det.next_dl_count).unwrap();
         // New data after the path switch continues the numbering.
-        let more = tgt.bulk(1, t, t + SimDuration::from_ms(100), SimDuration::from_ms(2));
+        let more = tgt.bulk(
+            NodeId(1),
+            t,
+            t + SimDuration::from_ms(100),
+            SimDuration::from_ms(2),
+        );
         tgt.run_until(t + SimDuration::from_secs(2));
-        let target_counts = tgt.counts_to(1);
+        let target_counts = tgt.counts_to(NodeId(1));
         let total = sent + more.len() as u32;
         // The target sends the forwarded SDUs first, then its own, in COUNT order.
         let first = det.unconfirmed[0].count;
@@ -474,11 +502,11 @@ mod detach_and_forward {
 
     #[test]
     fn decoded_pdus_not_yet_handed_to_rlc_are_delivered_at_detach() {
-        let cell =
-            LteCell::new_in_ran(cell_at_sinr("d", 25.0), vec![ue(1)], &[true], 1, 0).unwrap();
+        let cell = LteCell::new_in_ran(cell_at_sinr("d", 25.0), vec![ue(NodeId(1))], &[true], 1, 0)
+            .unwrap();
         let mut d = Driver::new(cell);
-        d.send(ms(0), ENB, 1, 1200);
-        d.send(ms(0), ENB, 1, 1200);
+        d.send(ms(0), ENB, NodeId(1), 1200);
+        d.send(ms(0), ENB, NodeId(1), 1200);
         // Run TTI by TTI until a block has been decoded but not yet reached the UE's RLC (it
         // does at the next TTI boundary).
         while d.cell.ues[0].decoded.is_empty() {
@@ -487,7 +515,7 @@ mod detach_and_forward {
         }
         assert!(d.sdus.is_empty());
         let t = d.now + SimDuration::from_us(500);
-        let det = d.cell.detach_ue(t, 1).unwrap();
+        let det = d.cell.detach_ue(t, NodeId(1)).unwrap();
         // TTI 0 ran when the second SDU arrived and carried the first alone. The first is
         // delivered by the UE's RLC but not acknowledged yet: it is forwarded as well.
         assert_eq!(counts(&det.delivered), vec![0]);
@@ -508,28 +536,34 @@ mod detach_and_forward {
             }),
             ..cell_at_sinr("f", 20.0)
         };
-        let cell = LteCell::new_in_ran(cfg, vec![ue(1)], &[false], 1, 0).unwrap();
+        let cell = LteCell::new_in_ran(cfg, vec![ue(NodeId(1))], &[false], 1, 0).unwrap();
         let mut d = Driver::new(cell);
         for c in [7, 8, 9] {
             d.cell
-                .write_forwarded(ms(0), 1, forwarded(c, u64::from(c)))
+                .write_forwarded(ms(0), NodeId(1), forwarded(c, u64::from(c)))
                 .unwrap();
         }
         let err = d
             .cell
-            .write_forwarded(ms(0), 1, forwarded(10, 10))
+            .write_forwarded(ms(0), NodeId(1), forwarded(10, 10))
             .unwrap_err();
         assert!(
-            matches!(err, CellError::SduRefused { node: 1, .. }),
+            matches!(
+                err,
+                CellError::SduRefused {
+                    node: NodeId(1),
+                    ..
+                }
+            ),
             "{err}"
         );
-        assert_eq!(d.cell.ue_report(1, ms(0)).unwrap().sdus_refused, 1);
-        d.cell.attach_ue(ms(0), 1, 10).unwrap();
+        assert_eq!(d.cell.ue_report(NodeId(1), ms(0)).unwrap().sdus_refused, 1);
+        d.cell.attach_ue(ms(0), NodeId(1), 10).unwrap();
         d.run_until(ms(50));
-        d.send(ms(50), ENB, 1, 1200);
-        d.send(ms(50), ENB, 1, 1200);
+        d.send(ms(50), ENB, NodeId(1), 1200);
+        d.send(ms(50), ENB, NodeId(1), 1200);
         d.run_until(ms(200));
-        assert_eq!(d.counts_to(1), vec![7, 8, 9, 10, 11]);
+        assert_eq!(d.counts_to(NodeId(1)), vec![7, 8, 9, 10, 11]);
     }
 }
 
@@ -548,8 +582,15 @@ mod measurement_and_interference {
     fn rsrp_is_the_power_per_resource_element_minus_path_loss() {
         // 46 dBm over 12 × 50 = 600 subcarriers: 46 − 10·log10(600) = 18.2185 dBm per RE;
         // minus 100 dB: −81.7815 dBm, connected or not.
-        let cell = LteCell::new_in_ran(pl100(), vec![ue(1), ue(2)], &[true, false], 1, 0).unwrap();
-        for node in [1, 2] {
+        let cell = LteCell::new_in_ran(
+            pl100(),
+            vec![ue(NodeId(1)), ue(NodeId(2))],
+            &[true, false],
+            1,
+            0,
+        )
+        .unwrap();
+        for node in [NodeId(1), NodeId(2)] {
             let rsrp = cell.ue_rsrp_dbm(node).unwrap();
             assert!((rsrp - (-81.781_512)).abs() < 1e-5, "{rsrp}");
         }
@@ -560,9 +601,12 @@ mod measurement_and_interference {
             antenna_gain_db: 3.0,
             ..pl100()
         };
-        let cell = LteCell::new(narrow, vec![ue(1)], 1, 0).unwrap();
-        assert!((cell.ue_rsrp_dbm(1).unwrap() - (-69.573_325)).abs() < 1e-5);
-        assert_eq!(cell.ue_rsrp_dbm(3), Err(CellError::UnknownUe { node: 3 }));
+        let cell = LteCell::new(narrow, vec![ue(NodeId(1))], 1, 0).unwrap();
+        assert!((cell.ue_rsrp_dbm(NodeId(1)).unwrap() - (-69.573_325)).abs() < 1e-5);
+        assert_eq!(
+            cell.ue_rsrp_dbm(NodeId(3)),
+            Err(CellError::UnknownUe { node: NodeId(3) })
+        );
     }
 
     #[test]
@@ -579,21 +623,32 @@ mod measurement_and_interference {
             }],
             ..pl100()
         };
-        let mut cell = LteCell::new_in_ran(cfg, vec![ue(1), ue(2)], &[true, false], 3, 0).unwrap();
-        let base: Vec<f64> = [1, 2]
+        let mut cell = LteCell::new_in_ran(
+            cfg,
+            vec![ue(NodeId(1)), ue(NodeId(2))],
+            &[true, false],
+            3,
+            0,
+        )
+        .unwrap();
+        let base: Vec<f64> = [NodeId(1), NodeId(2)]
             .map(|n| cell.ue_large_scale_sinr_db(n).unwrap())
             .to_vec();
-        let rsrp = cell.ue_rsrp_dbm(1).unwrap();
+        let rsrp = cell.ue_rsrp_dbm(NodeId(1)).unwrap();
         // SINR drop = 10·log10(1 + load): 3.0103 dB at load 1, 1.7609 dB at 0.5, 0 at 0.
         for (load, drop_db) in [(1.0, 3.010_300), (0.5, 1.760_913), (0.0, 0.0)] {
             cell.set_interferer_loads(&[load]).unwrap();
-            for (k, n) in [1, 2].into_iter().enumerate() {
+            for (k, n) in [NodeId(1), NodeId(2)].into_iter().enumerate() {
                 let got = base[k] - cell.ue_large_scale_sinr_db(n).unwrap();
                 assert!((got - drop_db).abs() < 1e-5, "load {load}: {got} dB");
             }
             assert_eq!(cell.config().interferers[0].load, load);
         }
-        assert_eq!(cell.ue_rsrp_dbm(1).unwrap(), rsrp, "no new shadowing draw");
+        assert_eq!(
+            cell.ue_rsrp_dbm(NodeId(1)).unwrap(),
+            rsrp,
+            "no new shadowing draw"
+        );
         let e = cell.set_interferer_loads(&[1.5]).unwrap_err();
         assert!(e.to_string().contains("interferers.load"), "{e}");
         let e = cell.set_interferer_loads(&[0.5, 0.5]).unwrap_err();
@@ -609,20 +664,25 @@ mod measurement_and_interference {
             ..cell_at_sinr("c", 8.0)
         };
         let amc = Amc::new(cfg.bler.clone());
-        let mut d = Driver::new(LteCell::new_in_ran(cfg, vec![ue(1)], &[false], 1, 0).unwrap());
+        let mut d =
+            Driver::new(LteCell::new_in_ran(cfg, vec![ue(NodeId(1))], &[false], 1, 0).unwrap());
         // Move the UE far away before it attaches: the initial CQI follows its SINR now.
-        d.cell.set_ue_position(1, Position::new(3.0, 0.0)).unwrap();
-        let sinr = d.cell.ue_large_scale_sinr_db(1).unwrap();
-        d.cell.attach_ue(ms(7), 1, 0).unwrap();
-        assert_eq!(d.cell.ue_cqi(1).unwrap(), amc.cqi_for_sinr(sinr));
-        assert!(d.cell.ue_cqi(1).unwrap() < amc.cqi_for_sinr(8.0));
-        d.send(ms(7), ENB, 1, 1200);
+        d.cell
+            .set_ue_position(NodeId(1), Position::new(3.0, 0.0))
+            .unwrap();
+        let sinr = d.cell.ue_large_scale_sinr_db(NodeId(1)).unwrap();
+        d.cell.attach_ue(ms(7), NodeId(1), 0).unwrap();
+        assert_eq!(d.cell.ue_cqi(NodeId(1)).unwrap(), amc.cqi_for_sinr(sinr));
+        assert!(d.cell.ue_cqi(NodeId(1)).unwrap() < amc.cqi_for_sinr(8.0));
+        d.send(ms(7), ENB, NodeId(1), 1200);
         d.run_until(ms(7));
         // Detach and move back close; the re-attach takes the new large-scale CQI at once.
         d.run_until(ms(30));
-        d.cell.detach_ue(ms(30), 1).unwrap();
-        d.cell.set_ue_position(1, Position::new(0.5, 0.0)).unwrap();
-        d.cell.attach_ue(ms(31), 1, 1).unwrap();
-        assert_eq!(d.cell.ue_cqi(1).unwrap(), amc.cqi_for_sinr(8.0));
+        d.cell.detach_ue(ms(30), NodeId(1)).unwrap();
+        d.cell
+            .set_ue_position(NodeId(1), Position::new(0.5, 0.0))
+            .unwrap();
+        d.cell.attach_ue(ms(31), NodeId(1), 1).unwrap();
+        assert_eq!(d.cell.ue_cqi(NodeId(1)).unwrap(), amc.cqi_for_sinr(8.0));
     }
 }

@@ -386,7 +386,7 @@ mod tests {
 
     #[test]
     fn bad_values_are_refused_by_key() {
-        let ok = DchConfig::new("d", 0, 1);
+        let ok = DchConfig::new("d", NodeId(0), NodeId(1));
         assert_eq!(ok.validate(), Ok(()));
         let mut c = ok.clone();
         c.downlink.tti = SimDuration::from_ms(15);

@@ -12,8 +12,8 @@ use super::*;
 use crate::rlc::testkit::sdu;
 use crate::rlc::BufferLimit;
 
-pub(super) const RNC: NodeId = 0;
-pub(super) const UE: NodeId = 1;
+pub(super) const RNC: NodeId = NodeId(0);
+pub(super) const UE: NodeId = NodeId(1);
 
 pub(super) fn ms(v: u64) -> SimTime {
     SimTime::from_ns(v * 1_000_000)
@@ -322,7 +322,7 @@ fn a_full_rnc_buffer_refuses_packets() {
 fn a_packet_between_other_nodes_is_not_routed() {
     let mut link = DchLink::new(config(), 1, 0).unwrap();
     let mut out = MediumOutput::default();
-    link.send(SimTime::ZERO, RNC, 5, sdu(1, 100), &mut out);
+    link.send(SimTime::ZERO, RNC, NodeId(5), sdu(1, 100), &mut out);
     assert_eq!(out.dropped.len(), 1);
     assert_eq!(out.dropped[0].1, DropCause::NoRoute);
     assert_eq!(link.poll_timeout(), None);

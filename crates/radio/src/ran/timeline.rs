@@ -256,26 +256,26 @@ mod tests {
     fn counts_go_to_the_record_and_the_totals() {
         let mut t = Timeline::default();
         let id = t.open(
-            7,
-            1,
-            2,
+            NodeId(7),
+            NodeId(1),
+            NodeId(2),
             HandoverCause::Manual,
             HandoverPolicy::Forward,
             SimTime::from_ns(5),
         );
         assert_eq!(id, 0);
-        t.touch_flow(id, 4);
-        t.count(Some(id), 3, PacketFate::Forwarded);
-        t.count(Some(id), 3, PacketFate::Forwarded);
-        t.count(Some(id), 3, PacketFate::Dropped(DropPlace::Target));
-        t.count(None, 3, PacketFate::Dropped(DropPlace::Source));
+        t.touch_flow(id, FlowId(4));
+        t.count(Some(id), FlowId(3), PacketFate::Forwarded);
+        t.count(Some(id), FlowId(3), PacketFate::Forwarded);
+        t.count(Some(id), FlowId(3), PacketFate::Dropped(DropPlace::Target));
+        t.count(None, FlowId(3), PacketFate::Dropped(DropPlace::Source));
         let r = &t.records()[0];
         assert_eq!(r.flows.len(), 2);
-        assert_eq!(r.flows[0].0, 3);
+        assert_eq!(r.flows[0].0, FlowId(3));
         assert_eq!(r.flows[0].1.forwarded, 2);
         assert_eq!(r.flows[0].1.dropped, 1);
         assert_eq!(r.flows[0].1.dropped_at_target, 1);
-        assert_eq!(r.flows[1], (4, HandoverFlowCounts::default()));
+        assert_eq!(r.flows[1], (FlowId(4), HandoverFlowCounts::default()));
         assert_eq!(t.totals().dropped, 2);
         assert_eq!(r.result, HandoverResult::InProgress);
     }

@@ -3,6 +3,7 @@
 use std::net::Ipv4Addr;
 
 use celltcp_engine::SimTime;
+use celltcp_net::packet::FlowId;
 use celltcp_net::packet::{
     Ecn, IpHeader, Packet, Transport, UdpHeader, IPV4_HEADER_BYTES, UDP_HEADER_BYTES,
 };
@@ -12,7 +13,7 @@ pub(crate) fn sdu(uid: u64, size_bytes: u32) -> Packet {
     let headers = IPV4_HEADER_BYTES + UDP_HEADER_BYTES;
     Packet {
         uid,
-        flow: 0,
+        flow: FlowId(0),
         ip: IpHeader {
             src: Ipv4Addr::new(10, 0, 0, 1),
             dst: Ipv4Addr::new(10, 0, 0, 2),

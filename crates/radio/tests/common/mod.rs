@@ -7,6 +7,7 @@ use std::net::Ipv4Addr;
 
 use celltcp_engine::{RngStream, SimDuration, SimTime};
 use celltcp_net::medium::{Medium, MediumOutput};
+use celltcp_net::packet::FlowId;
 use celltcp_net::packet::{
     Ecn, IpHeader, NodeId, Packet, Transport, UdpHeader, IPV4_HEADER_BYTES, UDP_HEADER_BYTES,
 };
@@ -16,13 +17,13 @@ use celltcp_radio::cell::{LteCell, LteCellConfig, UeConfig};
 use celltcp_radio::channel::{LogDistance, PathLossModel, Position};
 use celltcp_radio::phy::{BlerModel, Mcs};
 
-pub const ENB: NodeId = 0;
+pub const ENB: NodeId = NodeId(0);
 
 /// A UDP packet of `size_bytes` on the wire.
 pub fn packet(uid: u64, size_bytes: u32) -> Packet {
     Packet {
         uid,
-        flow: 0,
+        flow: FlowId(0),
         ip: IpHeader {
             src: Ipv4Addr::new(10, 0, 0, 1),
             dst: Ipv4Addr::new(10, 0, 1, 1),

@@ -69,7 +69,7 @@ pub(crate) fn is_dch(scenario: &Scenario, world: &World, m: &dyn Medium) -> bool
     let Some(d) = scenario.dch.get(m.name()) else {
         return false;
     };
-    let name = |n: NodeId| world.topo.nodes.get(n as usize).map(|n| n.name.as_str());
+    let name = |n: NodeId| world.topo.nodes.get(n.index()).map(|n| n.name.as_str());
     matches!(m.edges()[..], [(rnc, ue)] if name(rnc) == Some(&d.file.rnc) && name(ue) == Some(&d.file.ue))
 }
 

@@ -11,6 +11,7 @@
 use celltcp_engine::SimTime;
 use celltcp_net::handover::HandoverPolicy;
 use celltcp_net::packet::NodeId;
+use celltcp_net::topology::DirId;
 use celltcp_net::world::{LinkChange, WorldBuilder};
 use celltcp_outputs::handovers::LinkHandover;
 
@@ -42,7 +43,7 @@ pub(super) fn schedule(
                 ..LinkChange::default()
             };
             for d in dirs {
-                b.link_change(at, 2 * link + d, change);
+                b.link_change(at, DirId(2 * link + d), change);
             }
             continue;
         };
@@ -61,8 +62,8 @@ pub(super) fn schedule(
                 refuse: discard.then_some(false),
                 ..LinkChange::default()
             };
-            b.link_change(at, 2 * link + d, start);
-            b.link_change(end, 2 * link + d, stop);
+            b.link_change(at, DirId(2 * link + d), start);
+            b.link_change(end, DirId(2 * link + d), stop);
         }
         let l = &scenario.links[&e.link];
         plans.push(LinkHandover {

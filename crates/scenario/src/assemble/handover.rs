@@ -18,11 +18,13 @@ use crate::Scenario;
 /// (`trace.tcp_flows`), which the outputs keep whatever else recorded the trace.
 pub(crate) fn user_trace(scenario: &Scenario) -> TraceSelection {
     let flow_id = |name: &String| {
-        scenario
-            .flows
-            .keys()
-            .position(|k| k == name)
-            .expect("validated") as FlowId
+        FlowId::from_index(
+            scenario
+                .flows
+                .keys()
+                .position(|k| k == name)
+                .expect("validated"),
+        )
     };
     TraceSelection::new(
         scenario.trace.tcp.iter().copied(),
@@ -61,15 +63,16 @@ impl HandoverSetup {
             );
         }
         let mut tcp_flows: BTreeMap<NodeId, Vec<FlowId>> = BTreeMap::new();
-        for (id, flow) in scenario.flows.values().enumerate() {
+        for (i, flow) in scenario.flows.values().enumerate() {
             if !matches!(flow.kind, FlowKind::Tcp(_)) {
                 continue;
             }
+            let id = FlowId::from_index(i);
             for end in [node(&flow.src), node(&flow.dst)] {
                 if terminals.contains(&end) {
                     let list = tcp_flows.entry(end).or_default();
-                    if !list.contains(&(id as FlowId)) {
-                        list.push(id as FlowId);
+                    if !list.contains(&id) {
+                        list.push(id);
                     }
                 }
             }

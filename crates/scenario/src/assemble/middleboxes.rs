@@ -89,7 +89,7 @@ pub(crate) fn summary(
         let s = info.stats;
         let summary = MiddleboxSummary {
             kind,
-            node: world.topo.nodes[info.node as usize].name.clone(),
+            node: world.topo.nodes[info.node.index()].name.clone(),
             packets_seen: s.packets_seen,
             packets_absorbed: s.packets_absorbed,
             packets_emitted: s.packets_emitted,

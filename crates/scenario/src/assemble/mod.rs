@@ -25,7 +25,7 @@ use celltcp_net::app::udp::{self, UdpSink, UdpSource, UdpSourceConfig};
 use celltcp_net::gtp::EpcConfig;
 use celltcp_net::link::LinkDirConfig;
 use celltcp_net::loss::{Bernoulli, BitErrorRate, GeConfig, GilbertElliott, LossModel};
-use celltcp_net::packet::NodeId;
+use celltcp_net::packet::{FlowId, NodeId};
 use celltcp_net::pcap::PcapWriter;
 use celltcp_net::queue::{CoDel, CoDelConfig, DropTail, ParamError, QueueDisc, Red, RedConfig};
 use celltcp_net::topology::NodeKind as NetNodeKind;
@@ -329,7 +329,7 @@ pub(crate) fn build(
         };
         b.add_node(name, kind, addr);
     }
-    let node = |name: &str| index_of(&node_names, name) as NodeId;
+    let node = |name: &str| NodeId(index_of(&node_names, name));
 
     let link_names: Vec<String> = scenario.links.keys().cloned().collect();
     for (name, link) in &scenario.links {
@@ -480,15 +480,23 @@ pub(crate) fn build(
     b.series(SeriesConfig {
         interval: t.interval,
         queue_links: t.queues.iter().map(|l| index_of(&link_names, l)).collect(),
-        rate_flows: t.flows.iter().map(|f| index_of(&flow_names, f)).collect(),
-        packet_flows: t.packets.iter().map(|f| index_of(&flow_names, f)).collect(),
+        rate_flows: t
+            .flows
+            .iter()
+            .map(|f| FlowId(index_of(&flow_names, f)))
+            .collect(),
+        packet_flows: t
+            .packets
+            .iter()
+            .map(|f| FlowId(index_of(&flow_names, f)))
+            .collect(),
         media: [traced_media(scenario), traced_dch].concat(),
         event_rows_limit: Some(t.max_event_rows),
     });
-    let tcp_flows: Vec<u32> = t
+    let tcp_flows: Vec<FlowId> = t
         .tcp_flows
         .iter()
-        .map(|f| index_of(&flow_names, f))
+        .map(|f| FlowId(index_of(&flow_names, f)))
         .collect();
     let mut traces = Traces::new(&t.tcp).only_flows(&tcp_flows);
     let handover = HandoverSetup::new(scenario, link_handovers, &node);

@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use celltcp_engine::SimDuration;
+use celltcp_net::packet::NodeId;
 use celltcp_radio::cell::{
     HarqCombining, LteCellConfig, RlcModeConfig, UplinkConfig, DEFAULT_SHADOWING_DECORRELATION_M,
 };
@@ -192,7 +193,7 @@ pub struct CellFile {
 // The defaults of the radio's cell ([`LteCellConfig::lte_default`]) and constants, where they
 // are explained and cited.
 fn radio() -> LteCellConfig {
-    LteCellConfig::lte_default("", 0)
+    LteCellConfig::lte_default("", NodeId(0))
 }
 fn bandwidth_mhz() -> f64 {
     DEFAULT_BANDWIDTH_MHZ

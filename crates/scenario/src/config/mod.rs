@@ -142,7 +142,7 @@ impl Scenario {
 
     /// Index of node `name` in name order.
     pub fn node_id(&self, name: &str) -> Option<NodeId> {
-        index_of(&self.nodes, name).map(|i| i as NodeId)
+        index_of(&self.nodes, name).map(NodeId::from_index)
     }
 
     /// Index of link `name` in name order.
@@ -152,7 +152,7 @@ impl Scenario {
 
     /// Index of flow `name` in name order.
     pub fn flow_id(&self, name: &str) -> Option<FlowId> {
-        index_of(&self.flows, name).map(|i| i as FlowId)
+        index_of(&self.flows, name).map(FlowId::from_index)
     }
 }
 

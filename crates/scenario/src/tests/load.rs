@@ -1,6 +1,7 @@
 use std::net::Ipv4Addr;
 
 use celltcp_engine::SimDuration;
+use celltcp_net::packet::{FlowId, NodeId};
 use celltcp_net::queue::QueueLimit;
 use celltcp_net::trace::TraceVar;
 
@@ -173,13 +174,13 @@ fn default_addresses_follow_name_order_and_skip_explicit_ones() {
 #[test]
 fn indices_follow_name_order() {
     let s = load(BASE);
-    assert_eq!(s.node_id("enb"), Some(0));
-    assert_eq!(s.node_id("ue"), Some(3));
+    assert_eq!(s.node_id("enb"), Some(NodeId(0)));
+    assert_eq!(s.node_id("ue"), Some(NodeId(3)));
     assert_eq!(s.node_id("nope"), None);
     assert_eq!(s.link_index("access"), Some(0));
     assert_eq!(s.link_index("core"), Some(2));
-    assert_eq!(s.flow_id("bulk"), Some(0));
-    assert_eq!(s.flow_id("web"), Some(2));
+    assert_eq!(s.flow_id("bulk"), Some(FlowId(0)));
+    assert_eq!(s.flow_id("web"), Some(FlowId(2)));
 }
 
 #[test]

@@ -6,6 +6,7 @@ use std::net::Ipv4Addr;
 
 use celltcp_engine::{RngStream, SimTime};
 use celltcp_net::middlebox::{Middlebox, MiddleboxCtx};
+use celltcp_net::packet::FlowId;
 use celltcp_net::packet::{Ecn, IpHeader, Packet, TcpFlags, TcpHeader, TcpOptions, Transport};
 use celltcp_net::trace::Traces;
 
@@ -21,7 +22,7 @@ const UE: (Ipv4Addr, u16) = (Ipv4Addr::new(10, 0, 0, 3), 40_000);
 fn tcp(src: (Ipv4Addr, u16), dst: (Ipv4Addr, u16), seq: u32, ack: u32, len: u32) -> Packet {
     Packet {
         uid: 0,
-        flow: 0,
+        flow: FlowId(0),
         ip: IpHeader {
             src: src.0,
             dst: dst.0,
@@ -201,7 +202,7 @@ fn stalled(eln: bool) -> (Harness, Packet) {
 fn feed(h: &mut Harness, template: Packet, ack_offset: u64, eln: bool) -> Vec<Packet> {
     let mut p = template;
     let t = p.tcp_mut().unwrap();
-    t.ack = SeqNum::from_offset(h.a.iss, ack_offset).0;
+    t.ack = SeqNum::from_offset(h.a.iss(), ack_offset).0;
     t.eln = eln;
     h.a.on_segment(h.now, &p, &mut h.traces);
     let mut out = Vec::new();
@@ -212,7 +213,7 @@ fn feed(h: &mut Harness, template: Packet, ack_offset: u64, eln: bool) -> Vec<Pa
 }
 
 fn offset(h: &Harness, p: &Packet) -> u64 {
-    p.tcp().unwrap().seq.wrapping_sub(h.a.iss) as u64
+    p.tcp().unwrap().seq.wrapping_sub(h.a.iss()) as u64
 }
 
 /// Three duplicate ACKs for segment 1 (marked or not), then a full ACK. Returns cwnd and

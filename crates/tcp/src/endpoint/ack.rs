@@ -14,7 +14,7 @@ use crate::cc::{AckEvent, CongestionEvent, CongestionKind};
 use crate::recovery::{AckInfo, RecoveryEvent, RecoveryPhase};
 use crate::rtt::ts_rtt;
 use crate::seq::SeqNum;
-use crate::spurious::SpuriousEvidence;
+use crate::spurious::{SenderAtAck, SpuriousEvidence, UndoTimeout};
 use crate::tlp::EpisodeEnd;
 
 /// The sender's state as the ACK found it.
@@ -87,7 +87,10 @@ impl TcpEndpoint {
         let newly_sacked = self.process_sack_blocks(now, hdr, ack, before.una, &mut ev);
         let karn_sample = self.process_cumulative_ack(now, ack, before.una, &mut ev);
         if hdr.eln {
-            self.on_eln_ack();
+            self.stats.eln_acks_received += 1;
+            if self.cfg.eln {
+                self.rec.on_eln_ack(&self.snd);
+            }
         }
         let advanced = ack > before.una;
         let rtt_sample = self.take_rtt_sample(now, hdr, advanced, karn_sample, traces);
@@ -112,7 +115,7 @@ impl TcpEndpoint {
         };
         ev.advanced = acked.advanced;
         ev.is_dup = acked.is_dup;
-        self.detect_spurious(now, &ev, traces);
+        self.detect_spurious_timeout(now, &ev, traces);
         // Read before recovery changes phase: the controller hears of the phase the ACK found.
         let in_recovery = self.rec.phase() == RecoveryPhase::FastRecovery;
         let event = self.detect_loss_and_recover(now, &acked, traces);
@@ -137,7 +140,7 @@ impl TcpEndpoint {
     fn acceptable_ack(&mut self, hdr: &TcpHeader) -> Option<u64> {
         let ack = SeqNum(hdr.ack).to_offset(self.iss, self.snd.una())?;
         if ack > self.snd.nxt() {
-            self.rcv.ack_now = true;
+            self.rcv.ack_immediately();
             return None;
         }
         (ack >= self.snd.una()).then_some(ack)
@@ -273,6 +276,49 @@ impl TcpEndpoint {
         sample
     }
 
+    /// F-RTO and Eifel (RFC 5682, RFC 3522) on the ACK's evidence, and the undo if they find
+    /// the timeout spurious.
+    fn detect_spurious_timeout(
+        &mut self,
+        now: SimTime,
+        ev: &SpuriousEvidence,
+        traces: &mut Traces,
+    ) {
+        let at = SenderAtAck {
+            phase: self.rec.phase(),
+            sack: self.opts.sack,
+            snd: &self.snd,
+            stream_end: self.buf.stream_end(),
+        };
+        if let Some(undo) = self.spur.on_ack(now, ev, at) {
+            self.undo_spurious_timeout(now, undo, traces);
+        }
+    }
+
+    /// The response to a spurious timeout (RFC 4015 §4): restore the window, resume with new
+    /// data, forget the backoff and re-seed the estimator from the revealing sample.
+    fn undo_spurious_timeout(&mut self, now: SimTime, undo: UndoTimeout, traces: &mut Traces) {
+        if let Some(snap) = undo.snapshot {
+            self.cc.restore(&snap);
+        }
+        self.buf.unmark_unretransmitted();
+        // The window that timed out was not lost: no congestion response is owed for it.
+        self.rec.undo_timeout(self.snd.una());
+        self.ecn.hold_until(self.snd.una());
+        self.rtt.end_episode();
+        match self.rtt.latest() {
+            Some(r) => self.rtt.adapt_after_spurious_timeout(r),
+            None => self.rtt.clear_backoff(),
+        }
+        self.stats.spurious_undos += 1;
+        traces.record(
+            now,
+            self.flow,
+            TraceVar::SpuriousUndo,
+            self.cc.cwnd() as f64,
+        );
+    }
+
     /// Loss detection and the recovery state machine for one ACK: RACK after a tail loss
     /// probe (RFC 8985 §7.4.1), DupAcks and the recovery phase (RFC 6675 §5, RFC 6582), lost
     /// retransmissions (RFC 8985 §6.2), and the end of an RTO recovery episode.
@@ -317,7 +363,31 @@ impl TcpEndpoint {
         // first expiry (RFC 5681 §3.1: ssthresh is then held constant; RFC 5682 §2.1: F-RTO
         // is not entered again). Only leaving the episode starts a new series.
         if acked.advanced && self.rec.phase() != RecoveryPhase::Loss {
-            self.rto_consecutive = 0;
+            self.rtt.end_episode();
+        }
+        event
+    }
+
+    /// DupAcks and the recovery phase for one ACK ([`crate::recovery::Recovery::on_ack`]), with
+    /// the duplicate counted and traced.
+    fn update_recovery(
+        &mut self,
+        now: SimTime,
+        info: &AckInfo,
+        traces: &mut Traces,
+    ) -> RecoveryEvent {
+        if info.is_dup {
+            self.stats.dupacks_received += 1;
+            if self.traces_send_side(traces) {
+                traces.record(now, self.flow, TraceVar::DupAck, self.snd.una() as f64);
+            }
+        }
+        let (rec, mut ctx) = self.recovery_and_ctx();
+        let event = rec.on_ack(info, &mut ctx);
+        match event {
+            RecoveryEvent::Enter => self.on_fast_recovery_entered(false),
+            RecoveryEvent::EnterEln => self.on_fast_recovery_entered(true),
+            RecoveryEvent::Exit | RecoveryEvent::ExitEln | RecoveryEvent::None => {}
         }
         event
     }
@@ -369,7 +439,7 @@ impl TcpEndpoint {
         let prior_cwnd = self.cc.cwnd();
         match event {
             RecoveryEvent::Enter => {
-                self.prr_start(prior_cwnd);
+                self.rec.prr_start(prior_cwnd);
                 self.congestion_event(now, CongestionKind::FastRetransmit, before.flight_size);
             }
             RecoveryEvent::Exit => self.cc.on_recovery_exit(now),
@@ -378,7 +448,11 @@ impl TcpEndpoint {
         }
         if self.prr_active() {
             // RFC 6937 §3: DeliveredData = change in SND.UNA + newly SACKed bytes.
-            self.prr_on_ack(acked.cum_acked + acked.newly_sacked, acked.advanced);
+            let delivered = acked.cum_acked + acked.newly_sacked;
+            let (ssthresh, pipe) = (self.cc.ssthresh(), self.buf.pipe());
+            let smss = self.opts.mss as u64;
+            self.rec
+                .prr_on_ack(delivered, acked.advanced, ssthresh, pipe, smss);
         }
         bytes_in_flight
     }
@@ -420,9 +494,9 @@ impl TcpEndpoint {
     /// (in NewReno recovery, on the first partial ACK only: RFC 6582 §3.2 step 5).
     fn restart_rto_timer(&mut self, now: SimTime, advanced: bool) {
         if !self.snd.has_outstanding() {
-            self.rto_deadline = None;
-        } else if advanced && self.advance_restarts_rto_timer() {
-            self.rto_deadline = Some(now + self.rtt.rto());
+            self.rtt.stop_timer();
+        } else if advanced && self.rec.advance_restarts_rto_timer(self.opts.sack) {
+            self.rtt.restart_timer(now);
         }
     }
 

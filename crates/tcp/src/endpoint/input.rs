@@ -48,7 +48,7 @@ impl TcpEndpoint {
         self.opts.ecn =
             self.cfg.ecn && hdr.flags.contains(TcpFlags::ECE) && hdr.flags.contains(TcpFlags::CWR);
         if let Some((tsval, _)) = hdr.options.timestamps {
-            self.rcv.ts_recent = tsval;
+            self.rcv.on_syn_timestamp(tsval);
         }
         // The SYN's window is never scaled (RFC 7323 §2.2).
         self.snd.on_syn(hdr.window as u64);
@@ -71,11 +71,11 @@ impl TcpEndpoint {
         self.opts.ecn =
             self.cfg.ecn && hdr.flags.contains(TcpFlags::ECE) && !hdr.flags.contains(TcpFlags::CWR);
         if let Some((tsval, _)) = hdr.options.timestamps {
-            self.rcv.ts_recent = tsval;
+            self.rcv.on_syn_timestamp(tsval);
         }
         self.snd.on_syn_ack(hdr.window as u64);
         self.handshake_rtt(now, traces);
-        self.rcv.ack_now = true;
+        self.rcv.ack_immediately();
         self.establish(now, traces);
     }
 
@@ -98,10 +98,9 @@ impl TcpEndpoint {
             },
             rcv_wscale: if ws { self.cfg.rcv_wscale() } else { 0 },
         };
-        let mut rcv = Receiver::new(self.cfg.rcv_buf_bytes, self.cfg.mss)
-            .with_quick_acks(self.cfg.quick_acks);
-        rcv.wscale = self.opts.rcv_wscale;
-        self.rcv = rcv;
+        self.rcv = Receiver::new(self.cfg.rcv_buf_bytes, self.cfg.mss)
+            .with_quick_acks(self.cfg.quick_acks)
+            .with_window_scale(self.opts.rcv_wscale);
     }
 
     /// RTT of the handshake, unless the SYN was retransmitted (Karn, RFC 6298 §3); after a
@@ -116,8 +115,8 @@ impl TcpEndpoint {
         } else {
             self.rtt.raise_initial_rto(RTO_AFTER_LOST_SYN);
         }
-        self.rto_deadline = None;
-        self.rto_consecutive = 0;
+        self.rtt.stop_timer();
+        self.rtt.end_episode();
     }
 
     fn establish(&mut self, now: SimTime, traces: &mut Traces) {
@@ -156,7 +155,7 @@ impl TcpEndpoint {
 
     pub(crate) fn enter_closed(&mut self, now: SimTime) {
         self.state = TcpState::Closed;
-        self.rto_deadline = None;
+        self.rtt.stop_timer();
         self.persist.cancel();
         self.time_wait_deadline = None;
         self.stats.closed_at.get_or_insert(now);
@@ -164,7 +163,7 @@ impl TcpEndpoint {
 
     pub(crate) fn enter_time_wait(&mut self, now: SimTime) {
         self.state = TcpState::TimeWait;
-        self.rto_deadline = None;
+        self.rtt.stop_timer();
         self.persist.cancel();
         self.time_wait_deadline = Some(now + self.cfg.time_wait);
         self.stats.closed_at.get_or_insert(now);
@@ -178,14 +177,14 @@ impl TcpEndpoint {
         hdr: &TcpHeader,
         traces: &mut Traces,
     ) {
-        let seq = SeqNum(hdr.seq).to_offset(self.irs, self.rcv.rcv_nxt);
+        let seq = SeqNum(hdr.seq).to_offset(self.irs, self.rcv.rcv_nxt());
         if hdr.flags.contains(TcpFlags::SYN) {
             if self.state == TcpState::SynReceived && !hdr.flags.contains(TcpFlags::ACK) {
                 // The peer retransmitted its SYN: our SYN-ACK was lost or is late.
                 self.syn_pending = true;
             } else {
                 // A retransmitted SYN-ACK: our ACK was lost; acknowledge again.
-                self.rcv.ack_now = true;
+                self.rcv.ack_immediately();
             }
             return;
         }
@@ -205,7 +204,7 @@ impl TcpEndpoint {
         if self.state == TcpState::TimeWait {
             if hdr.flags.contains(TcpFlags::FIN) {
                 // RFC 9293: acknowledge a retransmitted FIN and restart the 2·MSL timer.
-                self.rcv.ack_now = true;
+                self.rcv.ack_immediately();
                 self.time_wait_deadline = Some(now + self.cfg.time_wait);
             }
             return;
@@ -213,9 +212,7 @@ impl TcpEndpoint {
         // RFC 7323 §4.3: TS.Recent from segments at or before Last.ACK.sent.
         if self.opts.timestamps {
             if let (Some((tsval, _)), Some(s)) = (hdr.options.timestamps, seq) {
-                if s <= self.rcv.last_ack_sent && SeqNum(tsval).ge(SeqNum(self.rcv.ts_recent)) {
-                    self.rcv.ts_recent = tsval;
-                }
+                self.rcv.on_timestamp(s, tsval);
             }
         }
         self.process_ack(now, hdr, seq, pkt.payload_len, traces);
@@ -235,7 +232,7 @@ impl TcpEndpoint {
         traces: &mut Traces,
     ) {
         let Some(seq) = seq else {
-            self.rcv.ack_now = true;
+            self.rcv.ack_immediately();
             return;
         };
         if !matches!(
@@ -244,7 +241,7 @@ impl TcpEndpoint {
         ) {
             // After the peer's FIN no new data is accepted, but a retransmission is re-ACKed.
             if pkt.payload_len > 0 || hdr.flags.contains(TcpFlags::FIN) {
-                self.rcv.ack_now = true;
+                self.rcv.ack_immediately();
             }
             return;
         }
@@ -252,11 +249,11 @@ impl TcpEndpoint {
         let fin = hdr.flags.contains(TcpFlags::FIN);
         if self.opts.ecn && hdr.flags.contains(TcpFlags::CWR) {
             // RFC 3168 §6.1.3: CWR ends the echo (a CE on this very packet sets it again).
-            self.rcv.ece = false;
+            self.rcv.on_cwr();
         }
         // What this receiver had acknowledged before the segment: a segment wholly below it is
         // a repeat whose ACK the sender never got, which the ACK-control estimator counts.
-        let acked = self.rcv.last_ack_sent;
+        let acked = self.rcv.last_ack_sent();
         let out = self.rcv.on_segment(
             now,
             seq,
@@ -274,7 +271,7 @@ impl TcpEndpoint {
             return;
         }
         if len > 0 && self.opts.ecn && pkt.ip.ecn == Ecn::Ce {
-            self.rcv.ece = true;
+            self.rcv.on_ce();
             self.stats.ce_received += 1;
         }
         if out.delivered > 0 {

@@ -22,7 +22,7 @@ use celltcp_engine::{SimDuration, SimTime};
 use celltcp_net::packet::FlowId;
 use celltcp_net::trace::{TraceVar, Traces};
 
-use crate::ack_control::AckLossEstimator;
+use crate::ack_control::{AckLossEstimator, TerminalLossEstimate};
 use crate::cc::CongestionControl;
 use crate::config::TcpConfig;
 use crate::ecn_sender::EcnSender;
@@ -31,7 +31,7 @@ use crate::persist::PersistTimer;
 use crate::rack::Rack;
 use crate::rate::RateEstimator;
 use crate::receiver::Receiver;
-use crate::recovery::{Recovery, RecoveryPhase};
+use crate::recovery::{Recovery, RecoveryCtx, RecoveryPhase};
 use crate::rtt::RttEstimator;
 use crate::send_buffer::SendBuffer;
 use crate::send_window::SendWindow;
@@ -81,40 +81,36 @@ struct Traced {
 
 /// One end of a TCP connection.
 pub struct TcpEndpoint {
-    pub(crate) cfg: TcpConfig,
-    pub(crate) cc: Box<dyn CongestionControl>,
+    cfg: TcpConfig,
+    cc: Box<dyn CongestionControl>,
     local: (Ipv4Addr, u16),
     remote: (Ipv4Addr, u16),
-    pub(crate) flow: FlowId,
-    pub(crate) state: TcpState,
+    flow: FlowId,
+    state: TcpState,
     /// Initial send sequence number.
-    pub(crate) iss: u32,
+    iss: u32,
     /// Initial receive sequence number.
     irs: u32,
     /// SACK, timestamps, ECN, window scaling and the send MSS agreed in the handshake.
-    pub(crate) opts: NegotiatedOptions,
+    opts: NegotiatedOptions,
     /// SND.UNA, SND.NXT, SND.WND (RFC 9293 §3.3.1).
-    pub(crate) snd: SendWindow,
-    pub(crate) buf: SendBuffer,
+    snd: SendWindow,
+    buf: SendBuffer,
     /// A SYN (or SYN-ACK) is due.
     syn_pending: bool,
     syn_sent_at: Option<SimTime>,
     syn_tx_count: u32,
-    pub(crate) rtt: RttEstimator,
-    pub(crate) rto_deadline: Option<SimTime>,
-    /// Expiries in the current RTO recovery episode (reset once the episode's recovery point
-    /// is acknowledged, see `RtoEvent::consecutive`).
-    pub(crate) rto_consecutive: u32,
+    rtt: RttEstimator,
     persist: PersistTimer,
     time_wait_deadline: Option<SimTime>,
-    pub(crate) rec: Recovery,
+    rec: Recovery,
     /// RACK's record of the latest delivered transmission (lost retransmissions, RFC 8985).
     rack: Rack,
     /// Tail Loss Probe: the PTO timer and the episode of an outstanding probe (RFC 8985 §7).
     tlp: Tlp,
-    pub(crate) spur: Spurious,
-    pub(crate) rcv: Receiver,
-    pub(crate) ack_est: AckLossEstimator,
+    spur: Spurious,
+    rcv: Receiver,
+    ack_est: AckLossEstimator,
     /// Copies of the last pure ACK still to send (receiver ACK control).
     ack_copies_left: u32,
     last_ack: Option<celltcp_net::packet::Packet>,
@@ -124,8 +120,8 @@ pub struct TcpEndpoint {
     /// The last data transmission attempt was held back by the pacer.
     pacing_blocked: bool,
     /// One ECN reduction per window and the CWR it owes (RFC 3168 §6.1.2).
-    pub(crate) ecn: EcnSender,
-    pub(crate) stats: TcpStats,
+    ecn: EcnSender,
+    stats: TcpStats,
     /// A reset owed in CLOSED to a segment of this connection (RFC 9293 §3.10.7.1): its
     /// sequence number, acknowledgment number and whether it carries ACK.
     rst_pending: Option<(u32, u32, bool)>,
@@ -162,8 +158,6 @@ impl TcpEndpoint {
                 cfg.clock_granularity,
             )
             .floor_variance_term(cfg.min_rto_bounds_variance),
-            rto_deadline: None,
-            rto_consecutive: 0,
             persist: PersistTimer::default(),
             time_wait_deadline: None,
             rec: Recovery::default(),
@@ -336,6 +330,58 @@ impl TcpEndpoint {
         self.opts
     }
 
+    /// The configuration the endpoint was created with.
+    #[cfg(test)]
+    pub(crate) fn config(&self) -> &TcpConfig {
+        &self.cfg
+    }
+
+    /// Initial send sequence number (RFC 9293 §3.4.1).
+    #[cfg(test)]
+    pub(crate) fn iss(&self) -> u32 {
+        self.iss
+    }
+
+    /// The receive side: RCV.NXT, the reassembly queue, delayed ACKs.
+    pub(crate) fn receiver(&self) -> &Receiver {
+        &self.rcv
+    }
+
+    /// The send buffer and its scoreboard.
+    pub(crate) fn send_buffer(&self) -> &SendBuffer {
+        &self.buf
+    }
+
+    /// The RTT estimator and retransmission timer (RFC 6298).
+    #[cfg(test)]
+    pub(crate) fn rtt_estimator(&self) -> &RttEstimator {
+        &self.rtt
+    }
+
+    /// The loss-recovery variables.
+    #[cfg(test)]
+    pub(crate) fn recovery(&self) -> &Recovery {
+        &self.rec
+    }
+
+    /// The spurious-timeout detectors and the undos they caused.
+    #[cfg(test)]
+    pub(crate) fn spurious(&self) -> &Spurious {
+        &self.spur
+    }
+
+    /// The receiver's ACK-loss estimator (ACK control).
+    #[cfg(test)]
+    pub(crate) fn ack_loss_estimator(&self) -> &AckLossEstimator {
+        &self.ack_est
+    }
+
+    /// Shares `terminal`'s ACK-loss estimate with this connection: see
+    /// [`AckLossEstimator::attach`]. Call before the first data segment.
+    pub(crate) fn attach_terminal_estimate(&mut self, terminal: TerminalLossEstimate) {
+        self.ack_est.attach(terminal);
+    }
+
     /// The last data transmission attempt was held back by the pacer.
     #[cfg(test)]
     pub(crate) fn pacing_blocked(&self) -> bool {
@@ -357,6 +403,42 @@ impl TcpEndpoint {
         } else {
             self.cfg.dupack_threshold
         }
+    }
+
+    /// The recovery machinery and what it works on of the rest of the sender.
+    pub(crate) fn recovery_and_ctx(&mut self) -> (&mut Recovery, RecoveryCtx<'_>) {
+        let dupthresh = self.dupthresh();
+        let ctx = RecoveryCtx {
+            snd: &self.snd,
+            buf: &mut self.buf,
+            sack: self.opts.sack,
+            smss: self.opts.mss as u64,
+            dupthresh,
+            exits_on_partial_ack: self.cc.exits_recovery_on_partial_ack(),
+            eln: self.cfg.eln,
+        };
+        (&mut self.rec, ctx)
+    }
+
+    /// A fast recovery began (`eln`: for a radio loss): counted, and RFC 3168 §6.1.2 allows
+    /// no ECN reduction again in this window.
+    pub(crate) fn on_fast_recovery_entered(&mut self, eln: bool) {
+        self.ecn.hold_until(self.snd.nxt());
+        self.stats.fast_recoveries += 1;
+        if eln {
+            self.stats.eln_recoveries += 1;
+        }
+    }
+
+    /// Whether PRR (RFC 6937) sets the sending window: see [`Recovery::prr_governs`].
+    pub(crate) fn prr_active(&self) -> bool {
+        self.rec
+            .prr_governs(self.cfg.prr, self.opts.sack, self.cc.reduces_by_prr())
+    }
+
+    /// ELN is enabled and the last ELN-marked ACK asked for the segment at SND.UNA.
+    pub(crate) fn eln_marks_head(&self) -> bool {
+        self.rec.eln_marks_head(self.cfg.eln, &self.snd)
     }
 
     /// Send-side variables are traced only once the application has written data, so that a

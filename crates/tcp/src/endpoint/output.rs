@@ -61,7 +61,7 @@ impl TcpEndpoint {
         if self.persist.take_probe() {
             return Some(self.send_probe(now));
         }
-        if self.rcv.ack_now {
+        if self.rcv.ack_now() {
             return Some(self.send_pure_ack(now));
         }
         None
@@ -86,7 +86,7 @@ impl TcpEndpoint {
             opts.timestamps = self
                 .opts
                 .timestamps
-                .then(|| (ts_val(now, self.cfg.ts_tick), self.rcv.ts_recent));
+                .then(|| (ts_val(now, self.cfg.ts_tick), self.rcv.ts_recent()));
         } else {
             if self.cfg.ecn {
                 flags.insert(TcpFlags::ECE);
@@ -106,7 +106,7 @@ impl TcpEndpoint {
             self.stats.syn_retx += 1;
         }
         self.syn_pending = false;
-        self.rto_deadline = Some(now + self.rtt.rto());
+        self.rtt.restart_timer(now);
         let hdr = TcpHeader {
             src_port: self.local.1,
             dst_port: self.remote.1,
@@ -180,12 +180,12 @@ impl TcpEndpoint {
         ecn: Ecn,
     ) -> Packet {
         flags.insert(TcpFlags::ACK);
-        if self.opts.ecn && self.rcv.ece {
+        if self.opts.ecn && self.rcv.ece() {
             flags.insert(TcpFlags::ECE);
         }
         let mut opts = TcpOptions::default();
         if self.opts.timestamps {
-            opts.timestamps = Some((ts_val(now, self.cfg.ts_tick), self.rcv.ts_recent));
+            opts.timestamps = Some((ts_val(now, self.cfg.ts_tick), self.rcv.ts_recent()));
         }
         if self.opts.sack {
             // RFC 2018 §3: at most 3 blocks beside timestamps, 4 without.
@@ -201,7 +201,7 @@ impl TcpEndpoint {
             src_port: self.local.1,
             dst_port: self.remote.1,
             seq: SeqNum::from_offset(self.iss, seq).0,
-            ack: SeqNum::from_offset(self.irs, self.rcv.rcv_nxt).0,
+            ack: SeqNum::from_offset(self.irs, self.rcv.rcv_nxt()).0,
             flags,
             window: self.rcv.window_field(),
             options: opts,
@@ -235,6 +235,16 @@ impl TcpEndpoint {
         )
     }
 
+    /// RFC 3042 limited transmit, when enabled: see
+    /// [`crate::recovery::Recovery::limited_transmit_allowance`].
+    pub(crate) fn limited_transmit_allowance(&self) -> u64 {
+        if !self.cfg.limited_transmit {
+            return 0;
+        }
+        self.rec
+            .limited_transmit_allowance(self.dupthresh(), self.opts.mss as u64)
+    }
+
     /// Data output: NextSeg rule 1, new data (rule 2), rules 3–4, within cwnd and pacing.
     fn send_data(&mut self, now: SimTime, traces: &mut Traces) -> Option<Packet> {
         if let Some(rate) = self.cc.pacing_rate_bps() {
@@ -245,9 +255,9 @@ impl TcpEndpoint {
         }
         let cwnd = self.effective_cwnd();
         let pipe = self.buf.pipe();
-        let frto_hold = self.frto_holds_retransmissions();
+        let frto_hold = self.spur.frto_holds_retransmissions(&self.buf);
         if !frto_hold {
-            if let Some((i, rule)) = self.next_lost_retransmission() {
+            if let Some((i, rule)) = self.rec.next_lost_retransmission(&self.buf) {
                 if pipe + self.buf.segs[i].len() <= cwnd || pipe == 0 || self.rec.retransmit_now() {
                     self.rec.clear_retransmit_now();
                     return Some(self.retransmit(now, i, rule, traces));
@@ -261,7 +271,10 @@ impl TcpEndpoint {
             return Some(p);
         }
         if !frto_hold {
-            if let Some((i, rule)) = self.sack_fallback_retransmission() {
+            let fallback =
+                self.rec
+                    .sack_fallback_retransmission(self.opts.sack, &self.snd, &self.buf);
+            if let Some((i, rule)) = fallback {
                 if pipe + self.buf.segs[i].len() <= cwnd {
                     return Some(self.retransmit(now, i, rule, traces));
                 }
@@ -286,13 +299,14 @@ impl TcpEndpoint {
             }
         };
         self.tlp.on_probe_sent(self.snd.nxt(), is_retrans);
-        self.rto_deadline = Some(now + self.rtt.rto());
+        self.rtt.restart_timer(now);
         Some(probe)
     }
 
     /// Something is waiting that only the window or the pacer holds back.
     fn has_sendable(&self) -> bool {
-        self.snd.nxt() < self.buf.stream_end() || self.next_lost_retransmission().is_some()
+        self.snd.nxt() < self.buf.stream_end()
+            || self.rec.next_lost_retransmission(&self.buf).is_some()
     }
 
     /// New data (NextSeg rule 2): up to one SMSS within the receive window and `window`.
@@ -413,7 +427,7 @@ impl TcpEndpoint {
         // timer set at the last advance of SND.UNA can expire just before this repair is
         // acknowledged, and go-back-N resends every segment still queued above it.
         if i == 0 && self.buf.segs[0].tx_count >= 2 && self.rec.phase() != RecoveryPhase::Open {
-            self.rto_deadline = Some(now + self.rtt.rto());
+            self.rtt.restart_timer(now);
         }
         self.buf.update(i, |seg| {
             seg.tx_count += 1;
@@ -424,7 +438,7 @@ impl TcpEndpoint {
         });
         let seg = &self.buf.segs[i];
         let (start, end, fin, payload) = (seg.start, seg.end, seg.fin, seg.payload());
-        self.on_retransmitted(end, rule);
+        self.rec.on_retransmitted(end, rule);
         self.stats.retx_total += 1;
         self.stats.retx_bytes += payload;
         self.stats.data_segments_sent += 1;
@@ -451,9 +465,7 @@ impl TcpEndpoint {
         // RFC 6937 §3: prr_out counts every byte sent during recovery.
         self.rec.on_data_sent(payload as u64);
         // RFC 6298 §5.1: start the timer if it is not running.
-        if self.rto_deadline.is_none() {
-            self.rto_deadline = Some(now + self.rtt.rto());
-        }
+        self.rtt.start_timer_if_stopped(now);
         self.persist.stop();
         self.pacing_blocked = false;
         if let Some(rate) = self.cc.pacing_rate_bps() {

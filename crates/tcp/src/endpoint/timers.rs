@@ -19,7 +19,7 @@ impl TcpEndpoint {
                 t = Some(t.map_or(d, |x| x.min(d)));
             }
         };
-        consider(self.rto_deadline);
+        consider(self.rtt.timer_deadline());
         consider(self.tlp.deadline());
         consider(self.persist.deadline());
         consider(self.time_wait_deadline);
@@ -42,10 +42,10 @@ impl TcpEndpoint {
             self.rcv.on_delack_timer(now);
         }
         // A PTO capped at the RTO's expiry (RFC 8985 §7.2) meets it: the timeout wins.
-        let rto_due = self.rto_deadline.is_some_and(|d| d <= now);
+        let rto_due = self.rtt.timer_expired(now);
         self.tlp
             .on_timer(now, !rto_due && self.rec.phase() == RecoveryPhase::Open);
-        if self.rto_deadline.is_some_and(|d| d <= now) {
+        if rto_due {
             self.on_rto(now, traces);
         }
         self.persist.on_timer(now, self.rtt.rto(), self.cfg.max_rto);
@@ -58,7 +58,7 @@ impl TcpEndpoint {
     /// the controller sets the window (RFC 5681 §3.1) and every outstanding segment is deemed
     /// lost (go-back-N, modelled by the scoreboard's marks).
     fn on_rto(&mut self, now: SimTime, traces: &mut Traces) {
-        self.rto_deadline = None;
+        self.rtt.stop_timer();
         match self.state {
             TcpState::SynSent | TcpState::SynReceived => {
                 self.rtt.back_off();
@@ -72,11 +72,15 @@ impl TcpEndpoint {
                 self.stats.timeouts += 1;
                 if self.eln_marks_head() {
                     self.rtt.back_off();
-                    self.eln_timeout();
+                    self.stats.eln_timeouts += 1;
+                    let (rec, mut ctx) = self.recovery_and_ctx();
+                    if rec.on_eln_timeout(&mut ctx) {
+                        self.on_fast_recovery_entered(true);
+                    }
                     self.trace_cc(now, traces);
                     return;
                 }
-                self.rto_consecutive += 1;
+                let consecutive = self.rtt.on_episode_expiry();
                 // RFC 8985 §7.1: RTO recovery resets the TLP state.
                 self.tlp.reset();
                 // Linux's `tcp_enter_loss` reduces ssthresh only if that "has not yet been made
@@ -84,7 +88,14 @@ impl TcpEndpoint {
                 let reduced_in_recovery = self.cfg.rto_keeps_recovery_ssthresh
                     && self.rec.phase() == RecoveryPhase::FastRecovery
                     && !self.rec.is_eln();
-                self.spurious_on_rto(self.rto_consecutive == 1);
+                self.spur.on_rto(
+                    consecutive == 1,
+                    &self.snd,
+                    self.rec.phase(),
+                    &self.cfg,
+                    self.opts.timestamps,
+                    self.cc.as_ref(),
+                );
                 self.cc.on_rto(&RtoEvent {
                     now,
                     // FlightSize of RFC 5681 eq. 4, taken before the go-back-N marks as the
@@ -95,7 +106,7 @@ impl TcpEndpoint {
                     // would leave ssthresh above the path's capacity. RFC 5681 §3.1 asks for
                     // "no more than" eq. 4, so the smaller estimate conforms.
                     bytes_in_flight: self.buf.pipe(),
-                    consecutive: self.rto_consecutive.max(1 + u32::from(reduced_in_recovery)),
+                    consecutive: consecutive.max(1 + u32::from(reduced_in_recovery)),
                     srtt: self.rtt.srtt(),
                     min_rtt: self.rtt.min_rtt(),
                     recent_rtts: self.rtt.recent(),
@@ -106,7 +117,7 @@ impl TcpEndpoint {
                 // (RFC 5682 §2.1 step 2b) may then wait for new data that the receive window
                 // does not admit, with nothing in flight — a timer that only a transmission
                 // could start would never run again.
-                self.rto_deadline = Some(now + self.rtt.rto());
+                self.rtt.restart_timer(now);
                 self.buf.mark_all_lost();
                 // RFC 6582 §3.2 step 1 / RFC 6675: recover is set on a timeout too.
                 self.rec.enter_rto_recovery(self.snd.una(), self.snd.nxt());
@@ -130,7 +141,7 @@ impl TcpEndpoint {
         if armable {
             let srtt = self.rtt.has_sample().then(|| self.rtt.srtt());
             let one_segment = self.snd.nxt() - self.snd.una() <= self.opts.mss as u64;
-            let pto = tlp::probe_timeout(now, srtt, one_segment, self.rto_deadline);
+            let pto = tlp::probe_timeout(now, srtt, one_segment, self.rtt.timer_deadline());
             self.tlp.arm(now + pto);
         }
     }

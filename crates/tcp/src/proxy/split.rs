@@ -60,7 +60,11 @@ impl Relay {
         }
         self.max_held = self.max_held.max(self.held(tx));
         let all_read = rx.stats().bytes_delivered == self.read;
-        if !self.fin_relayed && rx.rcv.fin_received && all_read && self.written == self.read {
+        if !self.fin_relayed
+            && rx.receiver().fin_received()
+            && all_read
+            && self.written == self.read
+        {
             tx.close();
             self.fin_relayed = true;
         }
@@ -238,7 +242,10 @@ impl SplitConnection {
     /// `ended` reached CLOSED without having received its peer's FIN: `other` is closed so
     /// that its FIN follows the data it already holds.
     fn close_after_abort(ended: &TcpEndpoint, other: &mut TcpEndpoint) {
-        if ended.state() == TcpState::Closed && !ended.rcv.fin_received && !is_closing(other) {
+        if ended.state() == TcpState::Closed
+            && !ended.receiver().fin_received()
+            && !is_closing(other)
+        {
             other.close();
         }
     }
@@ -264,5 +271,5 @@ fn is_closing(ep: &TcpEndpoint) -> bool {
     !matches!(
         ep.state(),
         TcpState::SynSent | TcpState::SynReceived | TcpState::Established | TcpState::CloseWait
-    ) || ep.buf.fin_queued
+    ) || ep.send_buffer().fin_queued
 }

@@ -5,6 +5,7 @@ use std::net::Ipv4Addr;
 
 use celltcp_engine::{RngStream, SimDuration, SimTime};
 use celltcp_net::middlebox::{Middlebox, MiddleboxCtx};
+use celltcp_net::packet::FlowId;
 use celltcp_net::packet::{
     Ecn, IpHeader, Packet, TcpFlags, TcpHeader, TcpOptions, Transport, UdpHeader,
 };
@@ -118,7 +119,7 @@ fn tcp(
 ) -> Packet {
     Packet {
         uid: 0,
-        flow: 0,
+        flow: FlowId(0),
         ip: IpHeader {
             src: src.0,
             dst: dst.0,

@@ -30,7 +30,7 @@ fn pair_with(
     cb.ack_copies = ack;
     let mut h = Harness::new(cfg(), cb);
     if let Some(t) = terminal {
-        h.b.ack_est.attach(t.clone());
+        h.b.attach_terminal_estimate(t.clone());
     }
     let mut n = 0u64;
     h.rule = Box::new(move |_, d, p| {
@@ -74,7 +74,11 @@ fn copies_switch_on_above_the_threshold() {
     let h = lossy(4, true);
     let s = h.b.stats();
     assert!(s.ack_copies_sent > 0);
-    assert!(h.b.ack_est.p_err() > 0.1, "{}", h.b.ack_est.p_err());
+    assert!(
+        h.b.ack_loss_estimator().p_err() > 0.1,
+        "{}",
+        h.b.ack_loss_estimator().p_err()
+    );
     // Every copy is an identical pure ACK following its original.
     let acks: Vec<_> = h.sent.iter().filter(|(_, d, _)| *d == Dir::BtoA).collect();
     assert!(acks
@@ -88,7 +92,7 @@ fn copies_switch_on_above_the_threshold() {
 fn no_copies_below_the_threshold_or_when_disabled() {
     let h = lossy(0, true);
     assert_eq!(h.b.stats().ack_copies_sent, 0);
-    assert_eq!(h.b.ack_est.p_err(), 0.0);
+    assert_eq!(h.b.ack_loss_estimator().p_err(), 0.0);
     let h = lossy(4, false);
     assert_eq!(h.b.stats().ack_copies_sent, 0);
 }
@@ -113,7 +117,7 @@ fn threshold_zero_copies_every_ack_of_a_lossless_connection() {
     let acks = b_acks(&h);
     let originals = acks.iter().filter(|(_, copy)| !copy).count() as u64;
     assert_eq!(h.b.stats().ack_copies_sent, originals);
-    assert_eq!(h.b.ack_est.p_err(), 0.0);
+    assert_eq!(h.b.ack_loss_estimator().p_err(), 0.0);
 }
 
 #[test]
@@ -185,10 +189,10 @@ fn concurrent_connections_feed_one_terminal_estimate() {
     assert!(lossy.traces.vars.var.contains(&loss_estimate));
     assert!(clean.traces.vars.var.contains(&loss_estimate));
     assert!(clean.b.stats().ack_copies_sent > 0);
-    assert_eq!(clean.b.ack_est.p_err(), terminal.p_err());
-    assert_eq!(lossy.b.ack_est.p_err(), terminal.p_err());
+    assert_eq!(clean.b.ack_loss_estimator().p_err(), terminal.p_err());
+    assert_eq!(lossy.b.ack_loss_estimator().p_err(), terminal.p_err());
 
     let (_, _, clean_alone) = run(false);
     assert_eq!(clean_alone.b.stats().ack_copies_sent, 0);
-    assert_eq!(clean_alone.b.ack_est.p_err(), 0.0);
+    assert_eq!(clean_alone.b.ack_loss_estimator().p_err(), 0.0);
 }

@@ -2,6 +2,7 @@
 //! §3.8.6.1), send-buffer limit.
 
 use celltcp_engine::SimDuration;
+use celltcp_net::packet::FlowId;
 
 use super::*;
 
@@ -67,7 +68,7 @@ fn window_scaling_allows_more_than_64k_in_flight_rfc7323_2() {
         assert!(h.transfer(3_000_000, secs(60)));
         let v = &h.traces.vars;
         let peak = (0..v.var.len())
-            .filter(|&i| v.var[i] == TraceVar::BytesInFlight as u8 && v.flow[i] == 1)
+            .filter(|&i| v.var[i] == TraceVar::BytesInFlight as u8 && v.flow[i] == FlowId(1))
             .map(|i| v.value[i] as u64)
             .max()
             .unwrap();
@@ -102,11 +103,11 @@ fn the_syn_ack_window_is_never_retracted() {
     cb.window_scale = false;
     let mut h = Harness::new(cfg(), cb);
     h.auto_read = false;
-    h.rule = drop_first(vec![seg(0)], h.a.cfg.isn);
+    h.rule = drop_first(vec![seg(0)], h.a.config().isn);
     h.handshake();
     h.to_write = 3_000;
     h.run_until(secs(2), |_| false);
-    let iss = h.a.cfg.isn;
+    let iss = h.a.config().isn;
     let edges: Vec<u64> = h
         .sent
         .iter()

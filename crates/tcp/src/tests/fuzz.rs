@@ -32,6 +32,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use celltcp_engine::{RngStream, SimDuration, SimTime};
+use celltcp_net::packet::FlowId;
 use celltcp_net::packet::{Ecn, Packet, TcpFlags, Transport};
 use celltcp_net::trace::Traces;
 use proptest::prelude::*;
@@ -239,14 +240,19 @@ impl World {
             cc::build(case.cc, &c.cc_config()).unwrap(),
             A,
             B,
-            1,
+            FlowId(1),
             SimTime::ZERO,
         );
         let b_cfg = TcpConfig {
             isn: c.isn.wrapping_mul(2_654_435_761),
             ..c
         };
-        let b = TcpEndpoint::listen(b_cfg, cc::build(case.cc, &b_cfg.cc_config()).unwrap(), B, 1);
+        let b = TcpEndpoint::listen(
+            b_cfg,
+            cc::build(case.cc, &b_cfg.cc_config()).unwrap(),
+            B,
+            FlowId(1),
+        );
         World {
             now: SimTime::ZERO,
             a,
@@ -276,12 +282,12 @@ impl World {
             snd_una: a.send_window().una(),
             snd_nxt: a.send_window().nxt(),
             snd_wnd: a.send_window().wnd(),
-            pipe: a.buf.pipe(),
+            pipe: a.send_buffer().pipe(),
             cwnd: a.effective_cwnd(),
             allowance: a.limited_transmit_allowance(),
-            frto_bypass: a.spur.frto_step() == FrtoStep::AwaitSecondAck,
-            retransmit_now: a.rec.retransmit_now(),
-            synchronized: a.state.is_synchronized(),
+            frto_bypass: a.spurious().frto_step() == FrtoStep::AwaitSecondAck,
+            retransmit_now: a.recovery().retransmit_now(),
+            synchronized: a.state().is_synchronized(),
         }
     }
 
@@ -292,7 +298,7 @@ impl World {
         if !b.synchronized || len == 0 {
             return Ok(());
         }
-        let off = h.seq.wrapping_sub(self.a.iss) as u64;
+        let off = h.seq.wrapping_sub(self.a.iss()) as u64;
         let end = off + len;
         if end > b.snd_nxt {
             prop_assert_eq!(off, b.snd_nxt, "new data must start at SND.NXT");
@@ -336,7 +342,7 @@ impl World {
         if !h.flags.contains(TcpFlags::ACK) || h.flags.contains(TcpFlags::RST) {
             return Ok(());
         }
-        let ack = h.ack.wrapping_sub(self.a.iss) as u64;
+        let ack = h.ack.wrapping_sub(self.a.iss()) as u64;
         prop_assert!(
             ack <= self.snd_max,
             "B acknowledges {ack} beyond SND.MAX {}",
@@ -346,7 +352,7 @@ impl World {
         let shift = if syn || !self.b.negotiated().window_scale {
             0
         } else {
-            self.b.rcv.wscale
+            self.b.receiver().wscale()
         };
         let edge = ack + ((h.window as u64) << shift);
         let granule = 1u64 << shift;
@@ -461,20 +467,20 @@ impl World {
             a.send_window().una(),
             a.send_window().nxt()
         );
-        if a.state.is_synchronized() {
+        if a.state().is_synchronized() {
             prop_assert!(
-                a.send_window().nxt() <= a.buf.stream_end(),
+                a.send_window().nxt() <= a.send_buffer().stream_end(),
                 "SND.NXT {} beyond the stream's end {}",
                 a.send_window().nxt(),
-                a.buf.stream_end()
+                a.send_buffer().stream_end()
             );
         }
         // RFC 6298 §5.1: while data is outstanding the retransmission timer runs (or the pacer
         // holds a transmission that will start it), or nothing would ever resend it.
-        if a.state.is_synchronized() && a.state != TcpState::TimeWait {
+        if a.state().is_synchronized() && a.state() != TcpState::TimeWait {
             prop_assert!(
                 a.send_window().una() >= a.send_window().nxt()
-                    || a.rto_deadline.is_some()
+                    || a.rtt_estimator().timer_deadline().is_some()
                     || a.pacing_blocked(),
                 "[{}, {}) outstanding without a retransmission timer at {:?}",
                 a.send_window().una(),
@@ -489,14 +495,14 @@ impl World {
             a.bytes_in_flight(),
             outstanding
         );
-        prop_assert_eq!(a.buf.written(), self.written);
+        prop_assert_eq!(a.send_buffer().written(), self.written);
         let mss = a.negotiated().mss as u64;
         prop_assert!(
-            a.cc().cwnd() >= mss.min(a.cfg.mss as u64),
+            a.cc().cwnd() >= mss.min(a.config().mss as u64),
             "cwnd {} below one MSS",
             a.cc().cwnd()
         );
-        let rcv_nxt = self.b.rcv.rcv_nxt;
+        let rcv_nxt = self.b.receiver().rcv_nxt();
         prop_assert!(
             rcv_nxt >= self.rcv_nxt,
             "RCV.NXT moved back: {} after {}",
@@ -504,7 +510,7 @@ impl World {
             self.rcv_nxt
         );
         self.rcv_nxt = rcv_nxt;
-        let data_end = rcv_nxt - 1 - self.b.rcv.fin_received as u64;
+        let data_end = rcv_nxt - 1 - self.b.receiver().fin_received() as u64;
         prop_assert!(
             data_end <= self.written,
             "B holds {} bytes in order, A wrote {}",
@@ -531,9 +537,10 @@ impl World {
             self.next_read = self.now + SimDuration::from_us(gap);
         }
         if (self.b.state().is_synchronized() || self.b.state() == TcpState::Closed)
-            && self.b.rcv.rcv_nxt > 1
+            && self.b.receiver().rcv_nxt() > 1
         {
-            let in_order = self.b.rcv.rcv_nxt - 1 - self.b.rcv.fin_received as u64;
+            let in_order =
+                self.b.receiver().rcv_nxt() - 1 - self.b.receiver().fin_received() as u64;
             prop_assert_eq!(self.delivered, in_order, "delivered ≠ RCV.NXT − 1 − FIN");
         }
         Ok(())
@@ -546,7 +553,7 @@ impl World {
         let ta = self.a.poll_timeout();
         let tb = self.b.poll_timeout();
         // The application's reads are events only while there is something to read.
-        let tr = (self.case.read_every_us > 0 && self.b.rcv.rcv_nxt > 1 + self.delivered)
+        let tr = (self.case.read_every_us > 0 && self.b.receiver().rcv_nxt() > 1 + self.delivered)
             .then_some(self.next_read.max(self.now));
         let Some(t) = [next_pkt, ta, tb, tr].into_iter().flatten().min() else {
             return Ok(false);
@@ -585,7 +592,7 @@ impl World {
         self.check_state()?;
         let mark = (
             self.a.send_window().una(),
-            self.b.rcv.rcv_nxt,
+            self.b.receiver().rcv_nxt(),
             self.delivered,
             self.a.state(),
             self.b.state(),
@@ -626,7 +633,7 @@ impl World {
         );
         prop_assert_eq!(self.delivered, self.case.total);
         prop_assert_eq!(self.b.stats().bytes_delivered, self.case.total);
-        prop_assert_eq!(self.b.rcv.rcv_nxt, self.case.total + 2);
+        prop_assert_eq!(self.b.receiver().rcv_nxt(), self.case.total + 2);
         prop_assert!(self.a.all_acked());
         // Work per delivered segment: arrivals and timer expiries (the reads excluded, their
         // number is the model's choice) stay within a bound far above what loss, duplication

@@ -248,7 +248,7 @@ fn a_fin_reaching_a_closed_endpoint_is_answered_with_a_reset_rfc9293_3_10_7_1() 
         .expect("A answers the retransmitted FIN with a reset");
     let t = reset.2.tcp().unwrap();
     // <SEQ=SEG.ACK><CTL=RST>: the FIN acknowledged everything A sent (SYN, data and FIN).
-    assert_eq!(t.seq, h.a.cfg.isn.wrapping_add(3_002));
+    assert_eq!(t.seq, h.a.config().isn.wrapping_add(3_002));
     assert!(!t.flags.contains(TcpFlags::ACK));
     assert_eq!(h.b.stats().bytes_delivered, 3_000);
 }

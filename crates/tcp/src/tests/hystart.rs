@@ -4,6 +4,7 @@
 //! it, it ends once the queue adds a few milliseconds to the round trip.
 
 use celltcp_engine::SimDuration;
+use celltcp_net::packet::FlowId;
 
 use super::{secs, Harness, A, B};
 use crate::cc::{self, CcConfig};
@@ -21,8 +22,15 @@ fn slow_start_exit(name: &str, hystart: Option<bool>) -> (u64, Option<u64>) {
         hystart,
         ..cfg.cc_config()
     };
-    let a = TcpEndpoint::connect(cfg, cc::build(name, &cc_cfg).unwrap(), A, B, 1, secs(0));
-    let b = TcpEndpoint::listen(cfg, cc::build(name, &cc_cfg).unwrap(), B, 1);
+    let a = TcpEndpoint::connect(
+        cfg,
+        cc::build(name, &cc_cfg).unwrap(),
+        A,
+        B,
+        FlowId(1),
+        secs(0),
+    );
+    let b = TcpEndpoint::listen(cfg, cc::build(name, &cc_cfg).unwrap(), B, FlowId(1));
     let mut h = Harness::with(a, b);
     h.delay = SimDuration::from_ms(25);
     h.rate_bps = Some(10_000_000);

@@ -23,6 +23,7 @@ use std::collections::BinaryHeap;
 use std::net::Ipv4Addr;
 
 use celltcp_engine::{SimDuration, SimTime};
+use celltcp_net::packet::FlowId;
 use celltcp_net::packet::{Packet, TcpFlags};
 use celltcp_net::trace::{TraceVar, Traces};
 
@@ -168,14 +169,14 @@ impl Harness {
             Box::new(TestReno::new(cfg_a.mss as u64, cfg_a.initial_window as u64)),
             A,
             B,
-            1,
+            FlowId(1),
             SimTime::ZERO,
         );
         let b = TcpEndpoint::listen(
             cfg_b,
             Box::new(TestReno::new(cfg_b.mss as u64, cfg_b.initial_window as u64)),
             B,
-            1,
+            FlowId(1),
         );
         Harness::with(a, b)
     }
@@ -331,7 +332,7 @@ impl Harness {
     /// Data segments A sent with their first sequence offset and whether each was a
     /// retransmission (offset seen before).
     pub fn data_sent(&self) -> Vec<(SimTime, u64, bool)> {
-        let iss = self.a.cfg.isn;
+        let iss = self.a.config().isn;
         let mut seen = std::collections::HashSet::new();
         self.sent
             .iter()

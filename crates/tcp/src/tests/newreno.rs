@@ -2,6 +2,7 @@
 //! transmit.
 
 use super::*;
+use celltcp_net::packet::FlowId;
 
 fn newreno_cfg() -> TcpConfig {
     TcpConfig {
@@ -144,8 +145,8 @@ fn reno_exits_recovery_on_a_partial_ack_newreno_does_not() {
     let run = |name: &str| {
         let c = newreno_cfg();
         let cc = |c: &TcpConfig| crate::cc::build(name, &c.cc_config()).unwrap();
-        let a = TcpEndpoint::connect(c, cc(&c), A, B, 1, SimTime::ZERO);
-        let b = TcpEndpoint::listen(c, cc(&c), B, 1);
+        let a = TcpEndpoint::connect(c, cc(&c), A, B, FlowId(1), SimTime::ZERO);
+        let b = TcpEndpoint::listen(c, cc(&c), B, FlowId(1));
         let mut h = Harness::with(a, b);
         h.rule = drop_first([30u64, 33, 37].iter().map(|&k| seg(k)).collect(), c.isn);
         h.handshake();

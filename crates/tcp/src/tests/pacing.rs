@@ -4,6 +4,7 @@
 use std::sync::{Arc, Mutex};
 
 use celltcp_engine::SimDuration;
+use celltcp_net::packet::FlowId;
 
 use super::*;
 use crate::cc::RateSample;
@@ -63,8 +64,8 @@ fn segments_leave_at_the_pacing_rate_and_rate_samples_match_it() {
         rate_bps: 2_000_000,
         samples: samples.clone(),
     };
-    let a = TcpEndpoint::connect(c, Box::new(cc), A, B, 1, SimTime::ZERO);
-    let b = TcpEndpoint::listen(c, Box::new(TestReno::new(MSS, 4)), B, 1);
+    let a = TcpEndpoint::connect(c, Box::new(cc), A, B, FlowId(1), SimTime::ZERO);
+    let b = TcpEndpoint::listen(c, Box::new(TestReno::new(MSS, 4)), B, FlowId(1));
     let mut h = Harness::with(a, b);
     h.handshake();
     assert!(h.transfer(200_000, secs(30)));
@@ -99,8 +100,8 @@ fn pacer_release_time_is_a_timer() {
         rate_bps: 1_000_000,
         samples: Arc::default(),
     };
-    let a = TcpEndpoint::connect(c, Box::new(cc), A, B, 1, SimTime::ZERO);
-    let b = TcpEndpoint::listen(c, Box::new(TestReno::new(MSS, 4)), B, 1);
+    let a = TcpEndpoint::connect(c, Box::new(cc), A, B, FlowId(1), SimTime::ZERO);
+    let b = TcpEndpoint::listen(c, Box::new(TestReno::new(MSS, 4)), B, FlowId(1));
     let mut h = Harness::with(a, b);
     h.handshake();
     h.a.write(10_000);

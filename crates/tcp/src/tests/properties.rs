@@ -4,6 +4,7 @@
 //! `cc::build`.
 
 use celltcp_engine::{RngStream, SimDuration};
+use celltcp_net::packet::FlowId;
 use proptest::prelude::*;
 
 use super::*;
@@ -29,7 +30,7 @@ fn check_run(mut h: Harness, total: u64) -> Result<(), TestCaseError> {
     h.to_write = total;
     h.close_after = true;
     let limit = secs(3_000);
-    let mss = h.a.cfg.mss as u64;
+    let mss = h.a.config().mss as u64;
     let mut last_delivered = 0;
     let mut steps = 0u64;
     while h.step(limit) {
@@ -47,7 +48,7 @@ fn check_run(mut h: Harness, total: u64) -> Result<(), TestCaseError> {
     prop_assert_eq!(h.delivered, total);
     prop_assert_eq!(h.b.stats().bytes_delivered, total);
     // RCV.NXT: data plus the SYN and the FIN.
-    prop_assert_eq!(h.b.rcv.rcv_nxt, total + 2);
+    prop_assert_eq!(h.b.receiver().rcv_nxt(), total + 2);
     prop_assert!(h.a.all_acked());
     Ok(())
 }
@@ -92,8 +93,8 @@ proptest! {
         let c = cfg();
         let cca = cc::build(name, &c.cc_config()).unwrap();
         let ccb = cc::build(name, &c.cc_config()).unwrap();
-        let a = TcpEndpoint::connect(c, cca, A, B, 1, SimTime::ZERO);
-        let b = TcpEndpoint::listen(c, ccb, B, 1);
+        let a = TcpEndpoint::connect(c, cca, A, B, FlowId(1), SimTime::ZERO);
+        let b = TcpEndpoint::listen(c, ccb, B, FlowId(1));
         let mut h = Harness::with(a, b);
         h.rule = chaos(seed, p_drop, p_reorder, 0.0);
         h.rate_bps = Some(10_000_000);

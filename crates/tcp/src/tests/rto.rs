@@ -147,21 +147,25 @@ fn newreno_partial_acks_restart_the_timer_once_rfc6582() {
     let mut deadline_after_first = None;
     while h.a.stats().timeouts == 0 {
         assert!(h.step(secs(30)), "no timeout");
-        let partial = h.a.rec.partial_acks();
+        let partial = h.a.recovery().partial_acks();
         if h.a.recovery_phase() == crate::RecoveryPhase::FastRecovery && partial >= 1 {
             // Later partial ACKs leave the deadline where the first one put it.
-            let d = *deadline_after_first.get_or_insert(h.a.rto_deadline);
+            let d = *deadline_after_first.get_or_insert(h.a.rtt_estimator().timer_deadline());
             if h.a.stats().timeouts == 0 {
-                assert_eq!(h.a.rto_deadline, d, "after {partial} partial ACKs");
+                assert_eq!(
+                    h.a.rtt_estimator().timer_deadline(),
+                    d,
+                    "after {partial} partial ACKs"
+                );
             }
         }
     }
     let s = h.a.stats();
     assert_eq!(s.fast_recoveries, 1);
     assert!(
-        h.a.rec.partial_acks() < 12,
+        h.a.recovery().partial_acks() < 12,
         "{} partial ACKs",
-        h.a.rec.partial_acks()
+        h.a.recovery().partial_acks()
     );
     assert!(h.run_until(secs(60), |h| h.delivered >= 200_000));
 }

@@ -1,5 +1,6 @@
 //! RFC 2018 SACK blocks and RFC 6675 loss recovery.
 
+use celltcp_net::packet::FlowId;
 use celltcp_net::packet::TcpFlags;
 
 use super::*;
@@ -107,8 +108,8 @@ fn sack_only_acks_after_a_timeout_do_not_grow_cwnd_rfc5681_3_1() {
     for name in ["newreno", "westwood", "westwood-original", "petra", "cubic"] {
         let c = cfg();
         let cc = |c: &TcpConfig| crate::cc::build(name, &c.cc_config()).unwrap();
-        let a = TcpEndpoint::connect(c, cc(&c), A, B, 1, SimTime::ZERO);
-        let b = TcpEndpoint::listen(c, cc(&c), B, 1);
+        let a = TcpEndpoint::connect(c, cc(&c), A, B, FlowId(1), SimTime::ZERO);
+        let b = TcpEndpoint::listen(c, cc(&c), B, FlowId(1));
         let mut h = Harness::with(a, b);
         // 8 Mb/s: one 1000-byte segment per millisecond, so a window above the 100-segment
         // BDP queues at the bottleneck.

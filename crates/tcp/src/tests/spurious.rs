@@ -63,7 +63,7 @@ fn frto_undoes_a_spurious_timeout_rfc5682() {
         let s = h.a.stats();
         assert!(s.timeouts >= 1);
         assert_eq!(s.spurious_undos, 1, "sack {sack}");
-        assert_eq!(h.a.spur.undos()[0].1, SpuriousDetector::Frto);
+        assert_eq!(h.a.spurious().undos()[0].1, SpuriousDetector::Frto);
         // Only the one RTO retransmission; the rest went out as new data.
         assert_eq!(s.retx_rto, 1, "sack {sack}");
     }
@@ -74,7 +74,7 @@ fn eifel_undoes_a_spurious_timeout_rfc3522() {
     let h = run(false, true, true, true);
     let s = h.a.stats();
     assert_eq!(s.spurious_undos, 1);
-    assert_eq!(h.a.spur.undos()[0].1, SpuriousDetector::Eifel);
+    assert_eq!(h.a.spurious().undos()[0].1, SpuriousDetector::Eifel);
     // The window before the timeout is restored: ssthresh is not the halved value.
     let v = &h.traces.vars;
     let undo = (0..v.var.len())
@@ -149,7 +149,7 @@ fn eifel_undoes_a_backed_off_spurious_timeout_rfc3522() {
     let s = h.a.stats();
     assert!(s.timeouts >= 2, "timeouts {}", s.timeouts);
     assert_eq!(s.spurious_undos, 1);
-    assert_eq!(h.a.spur.undos()[0].1, SpuriousDetector::Eifel);
+    assert_eq!(h.a.spurious().undos()[0].1, SpuriousDetector::Eifel);
     // RFC 5682 §2.1 step 1: F-RTO gives up at the second expiry, so alone it cannot tell.
     let h = run_with(true, false, stall_1s);
     assert!(h.a.stats().timeouts >= 2);
@@ -220,7 +220,7 @@ fn frto_after_repeated_rto_undoes_a_backed_off_spurious_timeout() {
     let s = h.a.stats();
     assert!(s.timeouts >= 2, "timeouts {}", s.timeouts);
     assert_eq!(s.spurious_undos, 1);
-    assert_eq!(h.a.spur.undos()[0].1, SpuriousDetector::Frto);
+    assert_eq!(h.a.spurious().undos()[0].1, SpuriousDetector::Frto);
     // One retransmission per expiry, no go-back-N of the delayed flight.
     assert_eq!(s.retx_total, s.timeouts);
     let h = run_repeated(outage_1s);

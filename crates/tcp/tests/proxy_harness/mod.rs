@@ -6,6 +6,7 @@
 
 #![allow(dead_code)]
 
+use celltcp_net::packet::FlowId;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 pub use std::net::Ipv4Addr;
@@ -22,7 +23,7 @@ pub use celltcp_tcp::{TcpConfig, TcpState};
 
 pub const SERVER: (Ipv4Addr, u16) = (Ipv4Addr::new(10, 0, 0, 1), 40_000);
 pub const UE: (Ipv4Addr, u16) = (Ipv4Addr::new(10, 1, 0, 2), 5_001);
-pub const FLOW: u32 = 7;
+pub const FLOW: FlowId = FlowId(7);
 
 pub fn ms(v: u64) -> SimDuration {
     SimDuration::from_ms(v)
@@ -352,7 +353,7 @@ pub fn completion(
 pub fn udp_packet(src: Ipv4Addr, dst: Ipv4Addr) -> Packet {
     Packet {
         uid: 0,
-        flow: 1,
+        flow: FlowId(1),
         ip: IpHeader {
             src,
             dst,

@@ -191,7 +191,7 @@ fn timeout_after_a_network_drop_is_not_spurious() {
     assert!(one(0, &t).spurious_rto);
     // Another flow's drop does not count either.
     let mut t = trace_srtt_50ms();
-    t.row(2_120 * MS, FLOW + 1, TraceVar::Dropped, 0.0);
+    t.row(2_120 * MS, FlowId(FLOW.0 + 1), TraceVar::Dropped, 0.0);
     t.event(2_150 * MS, TraceVar::RetxRto);
     assert!(one(0, &t).spurious_rto);
 }

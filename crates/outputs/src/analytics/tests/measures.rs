@@ -15,7 +15,7 @@ fn rtt_peak_is_the_largest_sample_in_the_window() {
     t.row(2_195 * MS, FLOW, TraceVar::RttSample, f64::NAN);
     t.row(2_250 * MS, FLOW, TraceVar::RttSample, 0.8);
     // Another flow's samples are not this flow's.
-    t.row(2_100 * MS, 2, TraceVar::RttSample, 5.0);
+    t.row(2_100 * MS, FlowId(2), TraceVar::RttSample, 5.0);
     let row = one(3, &t);
     assert_eq!(row.rtt_peak_s, Some(0.2));
     assert_eq!(row.rtt_before_s, Some(0.05));
@@ -90,7 +90,7 @@ fn record_fields_are_copied() {
     let row = one(3, &trace_srtt_50ms());
     assert_eq!(
         (row.handover, row.flow, row.ue, row.source, row.target),
-        (0, FLOW, UE, 100, 101)
+        (0, FLOW, UE, NodeId(100), NodeId(101))
     );
     assert_eq!(
         (row.cause, row.policy, row.result),

@@ -24,9 +24,9 @@ use super::{analyse, AnalyticsConfig, HandoverOutcome};
 pub(super) const MS: u64 = 1_000_000;
 pub(super) const S: u64 = 1_000_000_000;
 /// The UE of the fixture record.
-pub(super) const UE: NodeId = 10;
+pub(super) const UE: NodeId = NodeId(10);
 /// The fixture's TCP flow.
-pub(super) const FLOW: FlowId = 1;
+pub(super) const FLOW: FlowId = FlowId(1);
 /// The fixture run's end, ns.
 pub(super) const RUN_END: u64 = 5 * S;
 
@@ -101,8 +101,8 @@ pub(super) fn record(id: u32, dropped: u64) -> HandoverRecord {
     HandoverRecord {
         id,
         ue: UE,
-        source: 100,
-        target: 101,
+        source: NodeId(100),
+        target: NodeId(101),
         cause: HandoverCause::A3,
         policy: HandoverPolicy::Forward,
         decision: SimTime(1_950 * MS),

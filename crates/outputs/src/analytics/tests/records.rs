@@ -57,16 +57,16 @@ fn only_tcp_flows_of_the_ue_get_rows_in_order() {
     t.event(2_150 * MS, TraceVar::RetxRto);
     // Record 5 lists the UDP flow 7 and TCP flow 1; record 2 lists nothing.
     let mut r5 = record(5, 3);
-    r5.flows = vec![(7, counts(9)), (FLOW, counts(3))];
+    r5.flows = vec![(FlowId(7), counts(9)), (FLOW, counts(3))];
     let r2 = failed_preparation(2);
     // UE 11 has no TCP flow.
     let mut other_ue = record(3, 0);
-    other_ue.ue = 11;
+    other_ue.ue = NodeId(11);
     let calls = Cell::new(0);
     let flows_of = |ue: NodeId| {
         calls.set(calls.get() + 1);
         if ue == UE {
-            vec![3, FLOW, FLOW]
+            vec![FlowId(3), FLOW, FLOW]
         } else {
             Vec::new()
         }
@@ -79,7 +79,7 @@ fn only_tcp_flows_of_the_ue_get_rows_in_order() {
         AnalyticsConfig::default(),
     )
     .expect("valid inputs");
-    let keys: Vec<(u32, FlowId)> = rows.iter().map(|r| (r.handover, r.flow)).collect();
+    let keys: Vec<(u32, u32)> = rows.iter().map(|r| (r.handover, r.flow.0)).collect();
     assert_eq!(keys, vec![(2, 1), (2, 3), (5, 1), (5, 3)]);
     assert_eq!(calls.get(), 2, "flows_of is asked once per UE");
     // Flow 3 is TCP but not in the record: zero counts.
@@ -96,13 +96,13 @@ fn only_tcp_flows_of_the_ue_get_rows_in_order() {
 fn counts_and_columns() {
     let mut t = trace_srtt_50ms();
     t.event(2_150 * MS, TraceVar::RetxRto);
-    t.row(2_080 * MS, 2, TraceVar::RetxFast, 0.0);
+    t.row(2_080 * MS, FlowId(2), TraceVar::RetxFast, 0.0);
     let mut r1 = record(1, 3);
     r1.cause = HandoverCause::RadioLinkFailure;
     let records = [record(0, 3), r1, failed_preparation(2)];
     let rows = analyse(
         &records,
-        |_| vec![FLOW, 2, 4],
+        |_| vec![FLOW, FlowId(2), FlowId(4)],
         &t.vars,
         SimTime(RUN_END),
         AnalyticsConfig::default(),
@@ -118,7 +118,7 @@ fn counts_and_columns() {
     let cols = HandoverColumns::from(rows.as_slice());
     assert_eq!(cols.len(), 9);
     assert_eq!(cols.handover, vec![0, 0, 0, 1, 1, 1, 2, 2, 2]);
-    assert_eq!(cols.flow, vec![1, 2, 4, 1, 2, 4, 1, 2, 4]);
+    assert_eq!(cols.flow, [1, 2, 4, 1, 2, 4, 1, 2, 4].map(FlowId));
     assert_eq!(cols.outcome[..3], ["timeout", "halving", "none"]);
     assert_eq!(cols.cause[3], "rlf");
     assert_eq!(cols.result[6], "preparation_failed");
@@ -250,7 +250,7 @@ fn many_handovers_over_a_long_trace() {
             if !(500..700).contains(&ms) {
                 t.deliver(base + ms * MS + 1, FLOW, 2_500.0);
             }
-            t.deliver(base + ms * MS + 2, 2, 1_000.0);
+            t.deliver(base + ms * MS + 2, FlowId(2), 1_000.0);
         }
         if h % 3 == 0 {
             t.event(base + 600 * MS, TraceVar::RetxRto);

@@ -3,6 +3,7 @@
 
 use celltcp_engine::SimDuration;
 use celltcp_net::handover::{HandoverCause, HandoverResult};
+use celltcp_net::packet::NodeId;
 
 use super::harness::*;
 use crate::measurement::A3Config;
@@ -23,7 +24,7 @@ fn a_full_target_refuses_and_a3_retries_until_it_has_room() {
         max_ues_per_cell: Some(2),
         manual: vec![ManualHandover {
             at: ms(1000),
-            ue: 3,
+            ue: NodeId(3),
             target: 0,
         }],
         ..HandoverConfig::default()
@@ -31,16 +32,20 @@ fn a_full_target_refuses_and_a3_retries_until_it_has_room() {
     let cfg = ran_config(
         vec![cell(0, 0.0), cell(1, 500.0)],
         vec![
-            fixed_ue(1, 0, 450.0),
-            fixed_ue(2, 1, 480.0),
-            fixed_ue(3, 1, 250.0),
+            fixed_ue(NodeId(1), 0, 450.0),
+            fixed_ue(NodeId(2), 1, 480.0),
+            fixed_ue(NodeId(3), 1, 250.0),
         ],
         handover,
     );
     let mut h = Harness::build(cfg);
     h.run_until(ms(2000));
     assert!(h.ran.errors().is_empty(), "{:?}", h.ran.errors());
-    let ue1: Vec<_> = h.records().into_iter().filter(|r| r.ue == 1).collect();
+    let ue1: Vec<_> = h
+        .records()
+        .into_iter()
+        .filter(|r| r.ue == NodeId(1))
+        .collect();
     let failed: Vec<_> = ue1
         .iter()
         .filter(|r| r.result == HandoverResult::PreparationFailed)
@@ -77,6 +82,6 @@ fn a_full_target_refuses_and_a3_retries_until_it_has_room() {
         .filter(|e| e.message == "handover_preparation_failure")
         .count();
     assert_eq!(refusals, failed.len());
-    assert_eq!(h.ran.serving_cell(1), Some(1));
-    assert_eq!(h.ran.serving_cell(3), Some(0));
+    assert_eq!(h.ran.serving_cell(NodeId(1)), Some(1));
+    assert_eq!(h.ran.serving_cell(NodeId(3)), Some(0));
 }

@@ -1,6 +1,7 @@
 //! Configuration errors name their key.
 
 use celltcp_engine::SimDuration;
+use celltcp_net::packet::NodeId;
 
 use super::harness::*;
 use crate::channel::Position;
@@ -11,7 +12,7 @@ use crate::ran::{HandoverConfig, LteRan, ManualHandover, RanConfig, RanUe};
 fn base() -> RanConfig {
     ran_config(
         vec![cell(0, 0.0), cell(1, 500.0), cell(2, 1000.0)],
-        vec![fixed_ue(1, 0, 100.0)],
+        vec![fixed_ue(NodeId(1), 0, 100.0)],
         HandoverConfig::default(),
     )
 }
@@ -25,7 +26,7 @@ fn errors_name_the_key_and_the_value() {
     let mut cfg = base();
     cfg.handover.manual.push(ManualHandover {
         at: ms(1),
-        ue: 1,
+        ue: NodeId(1),
         target: 7,
     });
     assert_eq!(
@@ -40,7 +41,7 @@ fn errors_name_the_key_and_the_value() {
     let mut cfg = base();
     cfg.handover.manual.push(ManualHandover {
         at: ms(1),
-        ue: 9,
+        ue: NodeId(9),
         target: 1,
     });
     assert_eq!(
@@ -56,13 +57,13 @@ fn errors_name_the_key_and_the_value() {
     );
 
     let mut cfg = base();
-    cfg.ues.push(fixed_ue(11, 0, 10.0));
+    cfg.ues.push(fixed_ue(NodeId(11), 0, 10.0));
     assert_eq!(error(cfg), "ues[1].node: node 11 is an eNB or the gateway");
 
     // A UE's receive errors are the UE's (`RanUe::downlink_loss`), never a cell's.
     let mut cfg = base();
     let model = celltcp_net::loss::AnyLossModel::bernoulli(0.1).unwrap();
-    cfg.cells[1].downlink_loss.insert(1, model.clone());
+    cfg.cells[1].downlink_loss.insert(NodeId(1), model.clone());
     assert_eq!(
         error(cfg),
         "cells[1].downlink_loss: a model for node 1; expected none in a radio access network \
@@ -85,7 +86,7 @@ fn errors_name_the_key_and_the_value() {
 
     let mut cfg = base();
     cfg.ues[0] = RanUe {
-        node: 1,
+        node: NodeId(1),
         serving: 0,
         downlink_loss: None,
         mobility: MobilityModel::Linear {

@@ -5,6 +5,7 @@ use std::collections::HashSet;
 use celltcp_engine::SimDuration;
 use celltcp_net::handover::HandoverRecord;
 use celltcp_net::medium::MediumRequest;
+use celltcp_net::packet::{FlowId, NodeId};
 use celltcp_net::queue::DropCause;
 
 use super::harness::*;
@@ -12,7 +13,7 @@ use crate::ran::{HandoverConfig, ManualHandover, PathSwitchPrediction};
 use crate::rlc::BufferLimit;
 use celltcp_net::handover::HandoverPolicy;
 
-const UE: u32 = 1;
+const UE: NodeId = NodeId(1);
 
 /// A 5 Mbit/s downlink (1500-byte packets every 2.4 ms) from 0 to 2 s and an uplink packet
 /// every 5 ms; a manual handover from cell 0 to cell 1 at 1 s; the run drains until 3 s.
@@ -31,7 +32,14 @@ fn run(handover: HandoverConfig) -> Harness {
         handover,
     );
     let mut h = Harness::build(cfg);
-    h.cbr(UE, 7, 1500, SimDuration::from_us(2400), ms(0), ms(2000));
+    h.cbr(
+        UE,
+        FlowId(7),
+        1500,
+        SimDuration::from_us(2400),
+        ms(0),
+        ms(2000),
+    );
     h.uplink(UE, 60, SimDuration::from_ms(5), ms(0), ms(2000));
     h.run_until(ms(3000));
     assert!(h.ran.errors().is_empty(), "{:?}", h.ran.errors());
@@ -41,7 +49,7 @@ fn run(handover: HandoverConfig) -> Harness {
 fn flow7(r: &HandoverRecord) -> celltcp_net::handover::HandoverFlowCounts {
     r.flows
         .iter()
-        .find(|f| f.0 == 7)
+        .find(|f| f.0 == FlowId(7))
         .map(|f| f.1)
         .expect("flow 7 listed")
 }
@@ -118,13 +126,13 @@ fn uplink_packets_wait_at_the_ue_during_the_interruption() {
         if sent_at >= command && sent_at < attach {
             assert_eq!(
                 d.node,
-                ENB0 + 1,
+                NodeId(ENB0.0 + 1),
                 "sent during the interruption: via the target"
             );
             assert!(d.time > attach);
         }
         if sent_at >= attach {
-            assert_eq!(d.node, ENB0 + 1);
+            assert_eq!(d.node, NodeId(ENB0.0 + 1));
         }
     }
     let held = h

@@ -22,9 +22,9 @@ use crate::channel::Position;
 use crate::mobility::MobilityModel;
 use crate::ran::{HandoverConfig, LteRan, MeasurementConfig, RanConfig, RanUe};
 
-pub const GATEWAY: NodeId = 100;
+pub const GATEWAY: NodeId = NodeId(100);
 /// eNB of cell i is node ENB0 + i.
-pub const ENB0: NodeId = 10;
+pub const ENB0: NodeId = NodeId(10);
 
 pub fn ms(x: u64) -> SimTime {
     SimTime::from_ns(x * 1_000_000)
@@ -37,7 +37,7 @@ pub fn packet(uid: u64, ue: NodeId, flow: FlowId, size: u32) -> Packet {
         flow,
         ip: IpHeader {
             src: Ipv4Addr::new(10, 0, 0, 1),
-            dst: Ipv4Addr::new(10, 0, 1, ue as u8),
+            dst: Ipv4Addr::new(10, 0, 1, ue.0 as u8),
             ecn: Ecn::NotEct,
             dscp: 0,
             ttl: 64,
@@ -58,7 +58,7 @@ pub fn packet(uid: u64, ue: NodeId, flow: FlowId, size: u32) -> Packet {
 pub fn cell(i: usize, x_m: f64) -> LteCellConfig {
     LteCellConfig {
         position: Position::new(x_m, 0.0),
-        ..LteCellConfig::lte_default(&format!("c{i}"), ENB0 + i as NodeId)
+        ..LteCellConfig::lte_default(&format!("c{i}"), NodeId(ENB0.0 + i as u32))
     }
 }
 
@@ -238,7 +238,7 @@ impl Harness {
                     pdcp_count,
                     ..
                 } => {
-                    let ue = pkt.ip.dst.octets()[3] as NodeId;
+                    let ue = NodeId(u32::from(pkt.ip.dst.octets()[3]));
                     let arrival = TunnelArrival::Forwarded { pkt, pdcp_count };
                     self.push(
                         now + self.x2_delay,
@@ -300,7 +300,7 @@ impl Harness {
                 self.next_uid += 1;
                 self.sent_up.push((uid, now, ue));
                 // Routed onto an arbitrary edge: the first eNB.
-                let pkt = packet(uid, ue, 1_000, size);
+                let pkt = packet(uid, ue, FlowId(1_000), size);
                 self.ran.send(now, ue, ENB0, pkt, &mut self.out);
             }
         }

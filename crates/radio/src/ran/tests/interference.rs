@@ -3,6 +3,7 @@
 use super::harness::ms;
 use super::support::*;
 use crate::channel::noise_power_dbm;
+use celltcp_net::packet::NodeId;
 
 /// Friis at 2 GHz, dB.
 fn free_space_db(d_m: f64) -> f64 {
@@ -16,7 +17,7 @@ fn sinr_of_ue1(cell1_rate_bps: f64) -> (f64, f64) {
     let cell0 = &h.ran.cells()[0];
     assert_eq!(cell0.config().interferers.len(), 1, "cell 1 appended");
     let load = cell0.config().interferers[0].load;
-    (cell0.ue_large_scale_sinr_db(1).unwrap(), load)
+    (cell0.ue_large_scale_sinr_db(NodeId(1)).unwrap(), load)
 }
 
 #[test]

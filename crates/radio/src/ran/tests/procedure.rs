@@ -6,15 +6,16 @@
 use celltcp_engine::SimDuration;
 use celltcp_net::handover::{HandoverCause, HandoverResult};
 use celltcp_net::medium::MediumRequest;
+use celltcp_net::packet::{FlowId, NodeId};
 
 use super::harness::*;
 use crate::ran::{HandoverConfig, ManualHandover, PathSwitchPrediction};
 use celltcp_net::handover::HandoverPolicy;
 
-const UE: u32 = 1;
-const SRC: u32 = ENB0;
-const TGT: u32 = ENB0 + 1;
-const GW: u32 = GATEWAY;
+const UE: NodeId = NodeId(1);
+const SRC: NodeId = ENB0;
+const TGT: NodeId = NodeId(ENB0.0 + 1);
+const GW: NodeId = GATEWAY;
 
 /// UE 1 midway between two cells, handed over from cell 0 to cell 1 at 1 s while a 5 Mbit/s
 /// downlink flows.
@@ -40,14 +41,21 @@ fn run_predicted(policy: HandoverPolicy, prediction: PathSwitchPrediction) -> Ha
         handover,
     );
     let mut h = Harness::build(cfg);
-    h.cbr(UE, 0, 1500, SimDuration::from_us(2400), ms(0), ms(1400));
+    h.cbr(
+        UE,
+        FlowId(0),
+        1500,
+        SimDuration::from_us(2400),
+        ms(0),
+        ms(1400),
+    );
     h.run_until(ms(1500));
     assert!(h.ran.errors().is_empty(), "{:?}", h.ran.errors());
     h
 }
 
 /// The chart as (time µs, message, from, to).
-fn chart(h: &Harness) -> Vec<(u64, &'static str, u32, u32)> {
+fn chart(h: &Harness) -> Vec<(u64, &'static str, NodeId, NodeId)> {
     h.events()
         .iter()
         .map(|e| (e.time.as_ns() / 1000, e.message, e.from, e.to))
@@ -59,7 +67,7 @@ fn at(ms: u64) -> u64 {
 }
 
 /// The preparation phase, common to every policy.
-fn preparation() -> Vec<(u64, &'static str, u32, u32)> {
+fn preparation() -> Vec<(u64, &'static str, NodeId, NodeId)> {
     vec![
         (at(1000), "handover_decision", SRC, SRC),
         (at(1005), "handover_request", SRC, TGT),
@@ -68,7 +76,7 @@ fn preparation() -> Vec<(u64, &'static str, u32, u32)> {
     ]
 }
 
-fn standard_golden() -> Vec<(u64, &'static str, u32, u32)> {
+fn standard_golden() -> Vec<(u64, &'static str, NodeId, NodeId)> {
     let mut g = preparation();
     g.extend([
         (at(1017), "handover_command", SRC, UE),

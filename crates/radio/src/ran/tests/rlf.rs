@@ -3,6 +3,7 @@
 use celltcp_engine::SimDuration;
 use celltcp_net::handover::{HandoverCause, HandoverPolicy, HandoverResult};
 use celltcp_net::medium::MediumRequest;
+use celltcp_net::packet::{FlowId, NodeId};
 use celltcp_net::queue::DropCause;
 
 use super::harness::*;
@@ -12,7 +13,7 @@ use crate::measurement::RlfConfig;
 use crate::mobility::MobilityModel;
 use crate::ran::{HandoverConfig, RanUe};
 
-const UE: u32 = 1;
+const UE: NodeId = NodeId(1);
 
 /// A cell with a steep log-distance law, PL = 60 + 35·log10(d) dB: with 46 dBm and the
 /// −95.458 dBm noise of 50 PRBs and a 9 dB noise figure, the SINR is 81.458 − 35·log10(d) dB:
@@ -56,7 +57,14 @@ fn a_ue_out_of_coverage_fails_after_t310_and_reestablishes_at_the_best_cell() {
         vec![ue],
         handover,
     ));
-    h.cbr(UE, 3, 1000, SimDuration::from_ms(5), ms(0), ms(3500));
+    h.cbr(
+        UE,
+        FlowId(3),
+        1000,
+        SimDuration::from_ms(5),
+        ms(0),
+        ms(3500),
+    );
     h.run_until(ms(4000));
     assert!(h.ran.errors().is_empty(), "{:?}", h.ran.errors());
 
@@ -72,7 +80,7 @@ fn a_ue_out_of_coverage_fails_after_t310_and_reestablishes_at_the_best_cell() {
     assert_eq!(r.command, Some(ms(1880)));
     // Re-established after 200 ms at cell 1 (270 m: −3.6 dB, better than cell 0's −8.8 dB).
     assert_eq!(r.attach, Some(ms(2080)));
-    assert_eq!((r.source, r.target), (ENB0, ENB0 + 1));
+    assert_eq!((r.source, r.target), (ENB0, NodeId(ENB0.0 + 1)));
     // Then the path switch: request at +5 ms, S-GW switch at +7 ms, release at +19 ms.
     assert_eq!(r.path_switch, Some(ms(2087)));
     assert_eq!(r.completion, Some(ms(2099)));
@@ -81,7 +89,7 @@ fn a_ue_out_of_coverage_fails_after_t310_and_reestablishes_at_the_best_cell() {
         && *q
             == MediumRequest::PathSwitch {
                 ue: UE,
-                enb: ENB0 + 1
+                enb: NodeId(ENB0.0 + 1)
             }));
     let chart: Vec<&str> = h.events().iter().map(|e| e.message).collect();
     assert_eq!(
@@ -175,7 +183,14 @@ fn without_a_suitable_cell_the_ue_stays_out_of_service_until_one_appears() {
         vec![ue],
         handover,
     ));
-    h.cbr(UE, 3, 1000, SimDuration::from_ms(5), ms(0), ms(5000));
+    h.cbr(
+        UE,
+        FlowId(3),
+        1000,
+        SimDuration::from_ms(5),
+        ms(0),
+        ms(5000),
+    );
     h.run_until(ms(5500));
     assert!(h.ran.errors().is_empty(), "{:?}", h.ran.errors());
     let r = h.records();
@@ -186,7 +201,7 @@ fn without_a_suitable_cell_the_ue_stays_out_of_service_until_one_appears() {
     // Nothing between the failure and the UE's return to coverage: no data, no attach.
     let attach = r.attach.expect("re-established once in coverage");
     assert!(attach > ms(3430) && attach < ms(4000), "{attach:?}");
-    assert_eq!(r.target, ENB0 + 1);
+    assert_eq!(r.target, NodeId(ENB0.0 + 1));
     assert!(!h
         .delivered
         .iter()

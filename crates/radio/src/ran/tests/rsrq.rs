@@ -2,6 +2,7 @@
 
 use celltcp_engine::SimDuration;
 use celltcp_net::medium::Medium;
+use celltcp_net::packet::{FlowId, NodeId};
 
 use super::harness::*;
 use super::support::*;
@@ -13,17 +14,24 @@ use crate::ran::{HandoverConfig, MeasurementConfig, TriggerQuantity};
 fn lone_cell_rsrq(saturated: bool) -> f64 {
     let cfg = ran_config(
         vec![cell(0, 0.0)],
-        vec![fixed_ue(1, 0, 50.0)],
+        vec![fixed_ue(NodeId(1), 0, 50.0)],
         HandoverConfig::default(),
     );
     let mut h = Harness::build(cfg);
     if saturated {
         let interval = interval_at(SATURATING_BPS);
-        h.cbr(1, 0, PACKET_BYTES, interval, ms(0), ms(2000));
+        h.cbr(
+            NodeId(1),
+            FlowId(0),
+            PACKET_BYTES,
+            interval,
+            ms(0),
+            ms(2000),
+        );
     }
     h.run_until(ms(2000));
     assert!(h.ran.errors().is_empty(), "{:?}", h.ran.errors());
-    let rsrq = h.ran.filtered_rsrq_db(1, 0).expect("measured");
+    let rsrq = h.ran.filtered_rsrq_db(NodeId(1), 0).expect("measured");
     // The sampled figure is the filtered value.
     let mut figures = Vec::new();
     h.ran.sample(h.now, &mut figures);
@@ -32,8 +40,8 @@ fn lone_cell_rsrq(saturated: bool) -> f64 {
         .find(|(k, _)| k == "ue.1.rsrq.c0")
         .map(|&(_, v)| v);
     assert_eq!(sampled, Some(rsrq));
-    assert!(h.ran.filtered_rsrq_db(1, 1).is_none());
-    assert!(h.ran.filtered_rsrq_db(2, 0).is_none());
+    assert!(h.ran.filtered_rsrq_db(NodeId(1), 1).is_none());
+    assert!(h.ran.filtered_rsrq_db(NodeId(2), 0).is_none());
     rsrq
 }
 
@@ -58,7 +66,7 @@ fn a_lone_cell_spans_the_rsrq_bounds_with_its_load() {
 /// `rate_bps` of downlink in cell 1, dB.
 fn rsrq_beside_a_loaded_neighbour(rate_bps: f64, coupled: bool) -> f64 {
     let h = loaded_neighbour(rate_bps, coupled, ms(2000));
-    h.ran.filtered_rsrq_db(1, 0).expect("measured")
+    h.ran.filtered_rsrq_db(NodeId(1), 0).expect("measured")
 }
 
 #[test]

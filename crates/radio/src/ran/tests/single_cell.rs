@@ -3,6 +3,7 @@
 
 use celltcp_engine::{RngStream, SimDuration, SimTime};
 use celltcp_net::medium::{Medium, MediumOutput};
+use celltcp_net::packet::{FlowId, NodeId};
 use celltcp_net::trace::Traces;
 
 use super::harness::*;
@@ -40,7 +41,9 @@ impl Driven for Plain {
         let x = START_X + SPEED * now.as_secs_f64();
         if x != self.x {
             self.x = x;
-            self.cell.set_ue_position(1, Position::new(x, 0.0)).unwrap();
+            self.cell
+                .set_ue_position(NodeId(1), Position::new(x, 0.0))
+                .unwrap();
         }
         self.next_tick = now + SimDuration::from_ms(40);
     }
@@ -56,7 +59,7 @@ impl Driven for LteRan {
     fn tick(&mut self, _now: SimTime) {}
 }
 
-type Seen = Vec<(SimTime, u32, u64)>;
+type Seen = Vec<(SimTime, NodeId, u64)>;
 
 /// Downlink packets of 1500 bytes every `interval` to UE 1 and an 80-byte uplink packet every
 /// 10 ms, sent straight to the eNB, until `end`. Returns (time, node, uid) of every delivery
@@ -94,11 +97,21 @@ fn drive(d: &mut dyn Driven, interval: SimDuration, end: SimTime) -> (Seen, Seen
             i += 1;
             uid += 1;
             if down {
-                d.medium()
-                    .send(now, ENB0, 1, packet(uid, 1, 0, 1500), &mut out);
+                d.medium().send(
+                    now,
+                    ENB0,
+                    NodeId(1),
+                    packet(uid, NodeId(1), FlowId(0), 1500),
+                    &mut out,
+                );
             } else {
-                d.medium()
-                    .send(now, 1, ENB0, packet(uid, 1, 1, 80), &mut out);
+                d.medium().send(
+                    now,
+                    NodeId(1),
+                    ENB0,
+                    packet(uid, NodeId(1), FlowId(1), 80),
+                    &mut out,
+                );
             }
         } else if tick == Some(next) {
             d.tick(now);
@@ -107,7 +120,7 @@ fn drive(d: &mut dyn Driven, interval: SimDuration, end: SimTime) -> (Seen, Seen
             d.medium().on_timer(now, &mut rng, &mut traces, &mut out);
         }
         delivered.extend(out.delivered.drain(..).map(|(n, p)| (now, n, p.uid)));
-        dropped.extend(out.dropped.drain(..).map(|(p, _)| (now, 0, p.uid)));
+        dropped.extend(out.dropped.drain(..).map(|(p, _)| (now, NodeId(0), p.uid)));
     }
     (delivered, dropped)
 }
@@ -132,7 +145,7 @@ fn a_one_cell_network_reproduces_the_plain_cell() {
         ..cell(0, 0.0)
     };
     let ue = UeConfig {
-        node: 1,
+        node: NodeId(1),
         position: Position::new(START_X, 0.0),
         speed_mps: SPEED,
     };
@@ -142,7 +155,7 @@ fn a_one_cell_network_reproduces_the_plain_cell() {
         x: START_X,
     };
     let ran_ue = RanUe {
-        node: 1,
+        node: NodeId(1),
         serving: 0,
         downlink_loss: None,
         mobility: MobilityModel::Linear {

@@ -5,7 +5,7 @@
 
 use celltcp_engine::{SimDuration, SimTime};
 use celltcp_net::handover::{HandoverCause, HandoverRecord, HandoverResult};
-use celltcp_net::packet::NodeId;
+use celltcp_net::packet::{FlowId, NodeId};
 
 use super::harness::*;
 use crate::channel::Position;
@@ -26,7 +26,7 @@ pub fn interval_at(rate_bps: f64) -> SimDuration {
 }
 
 /// The node of the driving UE.
-pub const DRIVER: NodeId = 1;
+pub const DRIVER: NodeId = NodeId(1);
 /// Speed of the driving UE, m/s (120 km/h).
 pub const SPEED_MPS: f64 = 120.0 / 3.6;
 /// Where the driving UE starts, x in m.
@@ -60,7 +60,7 @@ pub fn drive(a3: A3Config, measurement: MeasurementConfig) -> Harness {
     let mut h = Harness::build(cfg);
     h.cbr(
         DRIVER,
-        0,
+        FlowId(0),
         PACKET_BYTES,
         SimDuration::from_ms(20),
         ms(0),
@@ -78,7 +78,7 @@ pub fn the_one_a3_handover(h: &Harness) -> HandoverRecord {
     let r = records[0].clone();
     assert_eq!(r.cause, HandoverCause::A3);
     assert_eq!(r.result, HandoverResult::Completed);
-    assert_eq!((r.source, r.target), (ENB0, ENB0 + 1));
+    assert_eq!((r.source, r.target), (ENB0, NodeId(ENB0.0 + 1)));
     r
 }
 
@@ -93,15 +93,15 @@ pub fn x_at(t: SimTime) -> f64 {
 pub fn loaded_neighbour(cell1_rate_bps: f64, coupled: bool, until: SimTime) -> Harness {
     let mut cfg = ran_config(
         vec![cell(0, 0.0), cell(1, 500.0)],
-        vec![fixed_ue(1, 0, 200.0), fixed_ue(2, 1, 480.0)],
+        vec![fixed_ue(NodeId(1), 0, 200.0), fixed_ue(NodeId(2), 1, 480.0)],
         HandoverConfig::default(),
     );
     cfg.coupled_interference = coupled;
     let mut h = Harness::build(cfg);
     if cell1_rate_bps > 0.0 {
         h.cbr(
-            2,
-            0,
+            NodeId(2),
+            FlowId(0),
             PACKET_BYTES,
             interval_at(cell1_rate_bps),
             ms(0),
