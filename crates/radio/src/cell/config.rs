@@ -102,8 +102,8 @@ pub enum HarqCombining {
 }
 
 /// Default decorrelation distance of the log-normal shadowing, m: the shadow-fading
-/// correlation distance of urban macro NLOS, 50 m (TR 38.901 Table 7.5-6 Part-1; the same as
-/// 3D-UMa NLOS in TR 36.873 Table 7.3-6), the default path-loss model (`uma`) in the condition
+/// correlation distance of urban macro NLOS, 50 m (TR 38.901 Table 7.5-6 Part-1),
+/// the default path-loss model (`uma`) in the condition
 /// of most of a cell's area.
 pub const DEFAULT_SHADOWING_DECORRELATION_M: f64 = 50.0;
 
