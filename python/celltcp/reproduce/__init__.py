@@ -19,7 +19,7 @@ import os
 import time
 from pathlib import Path
 
-from celltcp.output import atomic_output_dir, check_output_dir
+from celltcp.output import check_output_dir
 from celltcp.reproduce import seed000, seed001, seed002, seed003, seed004
 from celltcp.reproduce.registry import Options, Reproduction, ReproductionError
 
@@ -110,22 +110,16 @@ def reproduce(
     reused = options.store is not None and options.store.is_dir() and any(options.store.iterdir())
     started = time.perf_counter()
     document = entry.run(options)
-    # claims.json's header. "wall" (the wall time of the runs and the report, where runs found
-    # in the store cost nothing, and the machine's load when it ends) is the one field that
-    # differs between two invocations of the same reproduction.
     document.meta.update(
         reproduction=entry.name,
         mode="quick" if quick else "full",
         command=f"celltcp reproduce {entry.name}" + (" --quick" if quick else ""),
-        wall={
-            "seconds": round(time.perf_counter() - started, 1),
-            "cpus": os.cpu_count(),
-            "workers": workers,
-            "load_average": [round(x, 2) for x in os.getloadavg()],
-            "store_reused": reused,
-        },
     )
-    final = Path(os.path.abspath(os.fspath(out)))
-    with atomic_output_dir(out, overwrite=overwrite, writer="celltcp reproduce") as tmp:
-        written = document.write(tmp)
-    return [final / p.name for p in written]
+    return document.publish(
+        out,
+        started=started,
+        workers=workers,
+        store_reused=reused,
+        overwrite=overwrite,
+        writer="celltcp reproduce",
+    )

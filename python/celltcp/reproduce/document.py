@@ -12,7 +12,9 @@ import html
 import io
 import json
 import math
+import os
 import re
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -250,6 +252,37 @@ class Document:
             encoding="utf-8",
         )
         return [md, page, claims, *written]
+
+    def publish(
+        self,
+        out: str | os.PathLike[str],
+        *,
+        started: float,
+        workers: int | None,
+        store_reused: bool,
+        overwrite: bool,
+        writer: str,
+    ) -> list[Path]:
+        """Stamps claims.json's ``wall`` header and writes the report into ``out``, which
+        appears whole or not at all (:func:`celltcp.output.atomic_output_dir`).
+
+        ``wall`` — the wall time since ``started`` (a :func:`time.perf_counter` reading; runs
+        found in the store cost nothing), the CPUs, the workers, the machine's load when it
+        ends and whether a store was reused — is the one field that differs between two
+        invocations of the same study. Returns the written files' final paths."""
+        from celltcp.output import atomic_output_dir
+
+        self.meta["wall"] = {
+            "seconds": round(time.perf_counter() - started, 1),
+            "cpus": os.cpu_count(),
+            "workers": workers,
+            "load_average": [round(x, 2) for x in os.getloadavg()],
+            "store_reused": store_reused,
+        }
+        final = Path(os.path.abspath(os.fspath(out)))
+        with atomic_output_dir(out, overwrite=overwrite, writer=writer) as tmp:
+            written = self.write(tmp)
+        return [final / p.name for p in written]
 
 
 def mean_ci(values: Sequence[float], confidence: float = 0.95) -> tuple[float, float]:

@@ -445,7 +445,7 @@ def write(
     ``out`` (replaced whole on success, untouched on failure); the runs are kept in ``store``
     (default: the sibling ``<out>.runs``, which survives an interrupted run so that the next
     invocation resumes it). Returns the files written."""
-    from celltcp.output import atomic_output_dir, check_output_dir
+    from celltcp.output import check_output_dir
     from celltcp.reproduce import default_store
 
     check_output_dir(out, overwrite=overwrite)
@@ -465,15 +465,12 @@ def write(
         study=study.name,
         mode="quick" if quick else "full",
         command=command,
-        wall={
-            "seconds": round(time.perf_counter() - started, 1),
-            "cpus": os.cpu_count(),
-            "workers": workers,
-            "load_average": [round(x, 2) for x in os.getloadavg()],
-            "store_reused": reused,
-        },
     )
-    final = Path(os.path.abspath(os.fspath(out)))
-    with atomic_output_dir(out, overwrite=overwrite, writer="celltcp study") as tmp:
-        written = doc.write(tmp)
-    return [final / p.name for p in written]
+    return doc.publish(
+        out,
+        started=started,
+        workers=workers,
+        store_reused=reused,
+        overwrite=overwrite,
+        writer="celltcp study",
+    )
