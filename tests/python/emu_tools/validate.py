@@ -54,10 +54,19 @@ import celltcp
 from celltcp.emulate.programs import ExecSpec
 from celltcp.emulate.runner import emulate
 
+# The suite's kernel configuration is the one definition of "celltcp set up as Linux"; this
+# file also runs as a script, with only its own directory on the path.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from emu_tools.suite import KERNEL_TCP
+
 ROOT = Path(__file__).resolve().parents[3]
 SCENARIO = ROOT / "python/celltcp/examples" / "emulation" / "path-10m-50ms.toml"
 TOOL = Path(__file__).resolve().parent / "bulk_transfer.py"
-SIM_CC = {"reno": "newreno", "cubic": "cubic", "bbr": "bbr"}
+#: celltcp's controller for each kernel one: with the kernel's configuration, CUBIC as
+#: tcp_cubic.c (`cubic-linux`, HyStart); with celltcp's own defaults, celltcp's `cubic`
+#: (HyStart++, RFC 9406).
+SIM_CC = {"reno": "newreno", "cubic": "cubic-linux", "bbr": "bbr"}
+SIM_CC_DEFAULTS = {"reno": "newreno", "cubic": "cubic", "bbr": "bbr"}
 SERVER, UE = "10.0.0.1", "10.0.0.2"
 HANDOVER_AT_S = 3.0
 #: Queue of the forwarding cases and the UE's receive buffer then (see above), bytes.
@@ -261,16 +270,24 @@ def sim_run(
     rto_min: str | None,
     at_s: float = HANDOVER_AT_S,
     rcv_buf: int | None = None,
+    kernel_config: bool = True,
 ) -> dict[str, Any]:
     """The same download simulated with celltcp's TCP (``SIM_CC[cc]``); ``rcv_buf`` bounds the
-    receiver's window (bytes)."""
+    receiver's window (bytes). With ``kernel_config`` the sender and receiver take the
+    kernel's configuration (the suite's :data:`KERNEL_TCP`, without its receive buffer: here
+    the kernel autotunes, or the case sets ``SO_RCVBUF``); without it, celltcp's defaults
+    (``SIM_CC_DEFAULTS[cc]``)."""
     sets, _ = case_settings(case, at_s)
-    tcp = [f'min_rto="{rto_min}"'] if rto_min else []
+    tcp = {k: v for k, v in KERNEL_TCP.items() if k != "rcv_buf"} if kernel_config else {}
+    if rto_min:
+        tcp["min_rto"] = f'"{rto_min}"'
     if rcv_buf is not None:
-        tcp.append(f'rcv_buf="{rcv_buf}B"')
+        tcp["rcv_buf"] = f'"{rcv_buf}B"'
+    sim_cc = (SIM_CC if kernel_config else SIM_CC_DEFAULTS)[cc]
+    tcp_table = ", ".join(f"{k}={v}" for k, v in tcp.items())
     flow = (
-        f'flows.bulk={{kind="tcp", src="server", dst="ue", cc="{SIM_CC[cc]}", '
-        f'app={{kind="bulk", bytes="{nbytes}B"}}, tcp={{{", ".join(tcp)}}}}}'
+        f'flows.bulk={{kind="tcp", src="server", dst="ue", cc="{sim_cc}", '
+        f'app={{kind="bulk", bytes="{nbytes}B"}}, tcp={{{tcp_table}}}}}'
     )
     result = celltcp.run(
         SCENARIO,
@@ -285,6 +302,8 @@ def sim_run(
     return {
         "side": "sim",
         "cc": cc,
+        "sim_cc": sim_cc,
+        "kernel_config": kernel_config,
         "case": case,
         "goodput_bps": nbytes * 8 / span,
         "outcome": row["outcome"] if row else "none",
@@ -398,12 +417,39 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rto-min", help="minimum RTO of both TCPs, e.g. 1s (default 200ms)")
     p.add_argument("--tlp", action="store_true", help="keep Linux's tail loss probe on")
     p.add_argument("--json", type=Path, help="write every run here")
+    p.add_argument(
+        "--celltcp-defaults",
+        action="store_true",
+        help="simulate with celltcp's own TCP defaults (and its cubic) instead of the kernel's",
+    )
+    p.add_argument(
+        "--sim-only",
+        type=Path,
+        metavar="JSON",
+        help="no emulation: simulate again against the kernel runs of a --json file",
+    )
     a = p.parse_args(argv)
     ccs, cases = a.cc.split(","), a.cases.split(",")
     for cc in ccs:
         if cc not in SIM_CC:
             p.error(f"--cc {cc}: one of {', '.join(SIM_CC)}")
+    kernel_config = not a.celltcp_defaults
     runs: list[dict[str, Any]] = []
+    if a.sim_only:
+        stored = [r for r in json.loads(a.sim_only.read_text()) if r["side"] == "kernel"]
+        for case in cases:
+            for cc in ccs:
+                kernel = [r for r in stored if r["cc"] == cc and r["case"] == case]
+                if not kernel:
+                    continue
+                _, rcvbuf = case_settings(case)
+                window = max(r["max_window_bytes"] for r in kernel) if rcvbuf else None
+                sim = sim_run(
+                    cc, case, a.bytes, a.rto_min, rcv_buf=window, kernel_config=kernel_config
+                )
+                runs += [*kernel, sim]
+        print(table(runs))
+        return 0
     with tempfile.TemporaryDirectory(prefix="celltcp-validate-") as tmp:
         work = Path(tmp)
         for case in cases:
@@ -424,7 +470,10 @@ def main(argv: list[str] | None = None) -> int:
                 # The simulated receiver advertises at most what the kernel's did.
                 _, rcvbuf = case_settings(case)
                 window = max(r["max_window_bytes"] for r in kernel) if rcvbuf else None
-                runs += [*kernel, sim_run(cc, case, a.bytes, a.rto_min, rcv_buf=window)]
+                sim = sim_run(
+                    cc, case, a.bytes, a.rto_min, rcv_buf=window, kernel_config=kernel_config
+                )
+                runs += [*kernel, sim]
     if a.json:
         a.json.write_text(json.dumps(runs, indent=1, default=str) + "\n")
     loads = [r["load"] for r in runs if "load" in r]

@@ -42,6 +42,10 @@ struct AckedData {
     cum_acked: u64,
     /// Bytes newly SACKed.
     newly_sacked: u64,
+    /// Bytes this ACK delivered for the first time: RFC 6937 §3's DeliveredData, the change
+    /// in SND.UNA plus the change in SACKed bytes, which falls by what the cumulative ACK
+    /// covered that was SACKed before (Linux's `tp->delivered`, counted once per segment).
+    delivered: u64,
     /// Send-time RTT of the newest segment sent once that the ACK covers (Karn's rule).
     karn_sample: Option<SimDuration>,
     /// The sample fed to the estimator: timestamps if in use, else `karn_sample`.
@@ -85,7 +89,8 @@ impl TcpEndpoint {
             ..Default::default()
         };
         let newly_sacked = self.process_sack_blocks(now, hdr, ack, before.una, &mut ev);
-        let karn_sample = self.process_cumulative_ack(now, ack, before.una, &mut ev);
+        let (karn_sample, sacked_before) =
+            self.process_cumulative_ack(now, ack, before.una, &mut ev);
         if hdr.eln {
             self.stats.eln_acks_received += 1;
             if self.cfg.eln {
@@ -104,6 +109,7 @@ impl TcpEndpoint {
             advanced,
             cum_acked: ack - before.una,
             newly_sacked,
+            delivered: ack - before.una - sacked_before + newly_sacked,
             karn_sample,
             rtt_sample,
             dup_5681,
@@ -203,25 +209,29 @@ impl TcpEndpoint {
 
     /// The cumulative ACK: SND.UNA ← SEG.ACK and the acknowledged segments leave the
     /// scoreboard. Returns Karn's sample (RFC 6298 §3): the newest segment sent once, not
-    /// SACKed before, and none if the ACK also covers a retransmission.
+    /// SACKed before, and none if the ACK also covers a retransmission; and the bytes it
+    /// covered that had been SACKed before (delivered already, by that SACK).
     fn process_cumulative_ack(
         &mut self,
         now: SimTime,
         ack: u64,
         prior_una: u64,
         ev: &mut SpuriousEvidence,
-    ) -> Option<SimDuration> {
+    ) -> (Option<SimDuration>, u64) {
         if ack <= prior_una {
-            return None;
+            return (None, 0);
         }
         let mut karn_sample = None;
+        let mut sacked_before = 0;
         let mut acked_retransmission = false;
         let recover = self.spur.frto_recover();
         let rate = &mut self.rate;
         let rack = &mut self.rack;
         let min_rtt = self.rtt.min_rtt();
         self.buf.ack_through(ack, |s| {
-            if !s.sacked {
+            if s.sacked {
+                sacked_before += s.len();
+            } else {
                 rate.on_delivered(now, &s.tx, s.len());
                 rack.on_delivered(s.sent_time, s.end, s.tx_count > 1, now, min_rtt);
             }
@@ -245,11 +255,12 @@ impl TcpEndpoint {
         // timing a newer segment by it would count the repair as path delay (the sample Linux
         // also refuses, FLAG_RETRANS_DATA_ACKED), and after a long outage drive the RTO
         // towards its ceiling.
-        if acked_retransmission {
+        let karn_sample = if acked_retransmission {
             None
         } else {
             karn_sample
-        }
+        };
+        (karn_sample, sacked_before)
     }
 
     /// RTT: timestamps on every ACK that advances SND.UNA (RFC 7323 §4.1), else Karn's sample;
@@ -447,8 +458,7 @@ impl TcpEndpoint {
             RecoveryEvent::EnterEln | RecoveryEvent::ExitEln | RecoveryEvent::None => {}
         }
         if self.prr_active() {
-            // RFC 6937 §3: DeliveredData = change in SND.UNA + newly SACKed bytes.
-            let delivered = acked.cum_acked + acked.newly_sacked;
+            let delivered = acked.delivered;
             let (ssthresh, pipe) = (self.cc.ssthresh(), self.buf.pipe());
             let smss = self.opts.mss as u64;
             self.rec
