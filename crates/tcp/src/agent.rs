@@ -8,7 +8,7 @@
 
 use std::net::Ipv4Addr;
 
-use celltcp_engine::SimTime;
+use celltcp_engine::{RngStream, SimTime};
 use celltcp_net::agent::{Agent, AgentCtx, ReportEntry};
 use celltcp_net::packet::{FlowId, Packet, TcpFlags};
 use thiserror::Error;
@@ -32,8 +32,12 @@ pub enum AgentError {
     Config(#[from] TcpConfigError),
 }
 
-/// The factory of the controller called `name` (see [`cc::NAMES`]).
-pub fn cc_factory(name: &str, cfg: &TcpConfig) -> Result<CcFactory, AgentError> {
+/// The factory of the controller called `name` (see [`cc::NAMES`]). Each controller it makes
+/// gets its own seed, drawn from a stream seeded with `seed`, for the controllers that draw
+/// random numbers (BBR's ProbeBW start phase, as Linux's `bbr_reset_probe_bw_mode` draws it
+/// per connection): connections and flows then do not probe in lock-step, and replications
+/// (a different run, hence a different `seed`) draw different phases.
+pub fn cc_factory(name: &str, cfg: &TcpConfig, seed: u64) -> Result<CcFactory, AgentError> {
     let cc_cfg = cfg.cc_config();
     if cc::build(name, &cc_cfg).is_none() {
         return Err(AgentError::UnknownCc {
@@ -42,8 +46,10 @@ pub fn cc_factory(name: &str, cfg: &TcpConfig) -> Result<CcFactory, AgentError> 
         });
     }
     let name = name.to_owned();
+    let mut seeds = RngStream::from_seed(seed);
     Ok(Box::new(move || {
-        cc::build(&name, &cc_cfg).expect("name checked when the factory was made")
+        cc::build_with_seed(&name, &cc_cfg, seeds.next_u64())
+            .expect("name checked when the factory was made")
     }))
 }
 
@@ -122,16 +128,18 @@ impl TcpSenderAgent {
         self
     }
 
-    /// As [`TcpSenderAgent::new`] with the controller named `cc_name`.
+    /// As [`TcpSenderAgent::new`] with the controller named `cc_name`, its random draws
+    /// seeded with `cc_seed` (see [`cc_factory`]).
     pub fn with_cc_name(
         cfg: TcpConfig,
         flow: FlowId,
         local: (Ipv4Addr, u16),
         remote: (Ipv4Addr, u16),
         cc_name: &str,
+        cc_seed: u64,
         app: Box<dyn TcpApplication>,
     ) -> Result<Self, AgentError> {
-        let factory = cc_factory(cc_name, &cfg)?;
+        let factory = cc_factory(cc_name, &cfg, cc_seed)?;
         TcpSenderAgent::new(cfg, flow, local, remote, factory, app)
     }
 
@@ -328,14 +336,15 @@ impl TcpReceiverAgent {
     }
 
     /// As [`TcpReceiverAgent::new`] with the controller named `cc_name` (used only for data the
-    /// receiver would send).
+    /// receiver would send), its random draws seeded with `cc_seed` (see [`cc_factory`]).
     pub fn with_cc_name(
         cfg: TcpConfig,
         flow: FlowId,
         local: (Ipv4Addr, u16),
         cc_name: &str,
+        cc_seed: u64,
     ) -> Result<Self, AgentError> {
-        let factory = cc_factory(cc_name, &cfg)?;
+        let factory = cc_factory(cc_name, &cfg, cc_seed)?;
         TcpReceiverAgent::new(cfg, flow, local, factory)
     }
 
@@ -539,8 +548,8 @@ mod tests {
 
     fn pair(app: Box<dyn TcpApplication>) -> (TcpSenderAgent, TcpReceiverAgent) {
         let cfg = TcpConfig::default();
-        let s = TcpSenderAgent::with_cc_name(cfg, FlowId(3), S, R, "newreno", app).unwrap();
-        let r = TcpReceiverAgent::with_cc_name(cfg, FlowId(3), R, "newreno").unwrap();
+        let s = TcpSenderAgent::with_cc_name(cfg, FlowId(3), S, R, "newreno", 0, app).unwrap();
+        let r = TcpReceiverAgent::with_cc_name(cfg, FlowId(3), R, "newreno", 0).unwrap();
         (s, r)
     }
 
@@ -611,6 +620,7 @@ mod tests {
             S,
             R,
             "fast",
+            0,
             Box::new(Bulk::new(None)),
         );
         let msg = e.err().unwrap().to_string();

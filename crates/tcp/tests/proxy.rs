@@ -153,10 +153,11 @@ fn proxy_splits_uplink_connections_symmetrically() {
         UE,
         SERVER,
         "newreno",
+        0,
         Box::new(Bulk::new(Some(FILE))),
     )
     .unwrap();
-    let server = TcpReceiverAgent::with_cc_name(tcp, FLOW, SERVER, "newreno").unwrap();
+    let server = TcpReceiverAgent::with_cc_name(tcp, FLOW, SERVER, "newreno", 0).unwrap();
     let proxy = SplitTcpProxy::new("pep", proxy_cfg(10)).unwrap();
     let mut net = Net::new(server, ue, Some(proxy), spec, 2);
     net.start();

@@ -23,9 +23,9 @@ fn proxy_split_rtts_add_up_to_the_end_to_end_rtt() {
     let spec = PathSpec::new(Hop::new(20, 10_000_000), Hop::new(150, 10_000_000));
     let run = |proxy: Option<SplitTcpConfig>| {
         let app = OnOff::new(ms(1_000), ms(1_000), 200_000);
-        let s =
-            TcpSenderAgent::with_cc_name(tcp, FLOW, SERVER, UE, "newreno", Box::new(app)).unwrap();
-        let r = TcpReceiverAgent::with_cc_name(tcp, FLOW, UE, "newreno").unwrap();
+        let s = TcpSenderAgent::with_cc_name(tcp, FLOW, SERVER, UE, "newreno", 0, Box::new(app))
+            .unwrap();
+        let r = TcpReceiverAgent::with_cc_name(tcp, FLOW, UE, "newreno", 0).unwrap();
         let proxy = proxy.map(|c| SplitTcpProxy::new("pep", c).unwrap());
         let mut net = Net::new(s, r, proxy, spec, 1);
         net.start();

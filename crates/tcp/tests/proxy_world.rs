@@ -73,8 +73,8 @@ fn download(proxy: bool, radio_loss: f64, seed: u64) -> Outcome {
         ..TcpConfig::default()
     };
     let app = Box::new(Bulk::new(Some(FILE)));
-    let s = TcpSenderAgent::with_cc_name(tcp, flow, SERVER, UE, "newreno", app).unwrap();
-    let r = TcpReceiverAgent::with_cc_name(tcp, flow, UE, "newreno").unwrap();
+    let s = TcpSenderAgent::with_cc_name(tcp, flow, SERVER, UE, "newreno", 0, app).unwrap();
+    let r = TcpReceiverAgent::with_cc_name(tcp, flow, UE, "newreno", 0).unwrap();
     b.add_agent(
         server,
         flow,

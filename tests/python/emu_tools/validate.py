@@ -7,10 +7,13 @@ goodput of a bulk download and how a handover on the path affects it (docs/valid
 
 For each kernel congestion control and case, ``--reps`` emulations of
 python/celltcp/examples/emulation/path-10m-50ms.toml: the server (``bulk_transfer.py server --cc CC``) sends
-``--bytes`` to the UE, which measures the goodput from the first byte to the last. Then one
-simulation of the same scenario with a celltcp TCP flow of the same size (reno → newreno,
-cubic → cubic, bbr → bbr; the simulation is deterministic, one run suffices), its goodput over
-the same span (first to last delivery at the receiver, the ``delivered`` trace).
+``--bytes`` to the UE, which measures the goodput from the first byte to the last. Then
+``--sim-reps`` simulations of the same scenario with a celltcp TCP flow of the same size, set
+up as Linux (the suite's ``KERNEL_TCP``; reno → newreno, cubic → cubic-linux, bbr → bbr;
+``--celltcp-defaults`` for celltcp's own defaults and its cubic), its goodput over the same
+span (first to last delivery at the receiver, the ``delivered`` trace). The path has no
+randomness, but BBR draws its ProbeBW start phase per connection, as Linux does, so its
+replications differ; the table gives medians and the outcome classes' counts of both sides.
 
 Cases: ``none`` (no handover); ``discard`` (a link handover of 100 ms at 3 s, queue and arrivals
 dropped, seed 002 Figs. 1–2; ``discardN`` for N ms); ``forwardN`` (N ms, queue kept: Fig. 7). A forwarding handover
@@ -271,12 +274,14 @@ def sim_run(
     at_s: float = HANDOVER_AT_S,
     rcv_buf: int | None = None,
     kernel_config: bool = True,
+    run: int = 0,
 ) -> dict[str, Any]:
     """The same download simulated with celltcp's TCP (``SIM_CC[cc]``); ``rcv_buf`` bounds the
     receiver's window (bytes). With ``kernel_config`` the sender and receiver take the
     kernel's configuration (the suite's :data:`KERNEL_TCP`, without its receive buffer: here
     the kernel autotunes, or the case sets ``SO_RCVBUF``); without it, celltcp's defaults
-    (``SIM_CC_DEFAULTS[cc]``)."""
+    (``SIM_CC_DEFAULTS[cc]``). ``run`` is the replication: the path has no randomness, but a
+    controller may draw (BBR its ProbeBW start phase, per connection, as Linux)."""
     sets, _ = case_settings(case, at_s)
     tcp = {k: v for k, v in KERNEL_TCP.items() if k != "rcv_buf"} if kernel_config else {}
     if rto_min:
@@ -291,6 +296,7 @@ def sim_run(
     )
     result = celltcp.run(
         SCENARIO,
+        run=run,
         set=[*sets, flow, 'trace.tcp=["delivered"]', 'trace.tcp_flows=["bulk"]'],
     )
     d = result.series["tcp"]
@@ -304,6 +310,7 @@ def sim_run(
         "cc": cc,
         "sim_cc": sim_cc,
         "kernel_config": kernel_config,
+        "run": run,
         "case": case,
         "goodput_bps": nbytes * 8 / span,
         "outcome": row["outcome"] if row else "none",
@@ -423,6 +430,12 @@ def main(argv: list[str] | None = None) -> int:
         help="simulate with celltcp's own TCP defaults (and its cubic) instead of the kernel's",
     )
     p.add_argument(
+        "--sim-reps",
+        type=int,
+        default=16,
+        help="simulated replications per case (BBR's ProbeBW phase differs between them)",
+    )
+    p.add_argument(
         "--sim-only",
         type=Path,
         metavar="JSON",
@@ -444,10 +457,19 @@ def main(argv: list[str] | None = None) -> int:
                     continue
                 _, rcvbuf = case_settings(case)
                 window = max(r["max_window_bytes"] for r in kernel) if rcvbuf else None
-                sim = sim_run(
-                    cc, case, a.bytes, a.rto_min, rcv_buf=window, kernel_config=kernel_config
-                )
-                runs += [*kernel, sim]
+                runs += kernel
+                runs += [
+                    sim_run(
+                        cc,
+                        case,
+                        a.bytes,
+                        a.rto_min,
+                        rcv_buf=window,
+                        kernel_config=kernel_config,
+                        run=rep,
+                    )
+                    for rep in range(a.sim_reps)
+                ]
         print(table(runs))
         return 0
     with tempfile.TemporaryDirectory(prefix="celltcp-validate-") as tmp:
@@ -470,10 +492,19 @@ def main(argv: list[str] | None = None) -> int:
                 # The simulated receiver advertises at most what the kernel's did.
                 _, rcvbuf = case_settings(case)
                 window = max(r["max_window_bytes"] for r in kernel) if rcvbuf else None
-                sim = sim_run(
-                    cc, case, a.bytes, a.rto_min, rcv_buf=window, kernel_config=kernel_config
-                )
-                runs += [*kernel, sim]
+                runs += kernel
+                runs += [
+                    sim_run(
+                        cc,
+                        case,
+                        a.bytes,
+                        a.rto_min,
+                        rcv_buf=window,
+                        kernel_config=kernel_config,
+                        run=rep,
+                    )
+                    for rep in range(a.sim_reps)
+                ]
     if a.json:
         a.json.write_text(json.dumps(runs, indent=1, default=str) + "\n")
     loads = [r["load"] for r in runs if "load" in r]

@@ -20,7 +20,7 @@ use std::io::BufWriter;
 use std::net::Ipv4Addr;
 use std::path::PathBuf;
 
-use celltcp_engine::SimTime;
+use celltcp_engine::{stream_seed, SimTime};
 use celltcp_net::app::udp::{self, UdpSink, UdpSource, UdpSourceConfig};
 use celltcp_net::gtp::EpcConfig;
 use celltcp_net::link::LinkDirConfig;
@@ -413,12 +413,17 @@ pub(crate) fn build(
                     |e: AgentError| ScenarioError::new(format!("{key}.tcp"), e.to_string());
                 let receipts = FileReceipts::new();
                 let app = tcp_app(&t.app, &receipts);
+                // The controllers' own draws (BBR's ProbeBW phase) come from streams of the
+                // flow's ends, apart from the agents' streams, so that they change no other
+                // number of the run.
+                let cc_seed = |end: &str| stream_seed(seed, run, &format!("flow/{name}/{end}/cc"));
                 let sender = TcpSenderAgent::with_cc_name(
                     cfg,
                     id,
                     (src_addr, flow.src_port),
                     (dst_addr, flow.dst_port),
                     t.cc.name(),
+                    cc_seed("src"),
                     app,
                 )
                 .map_err(agent_err)?;
@@ -427,9 +432,14 @@ pub(crate) fn build(
                     None => sender,
                 };
                 let ack_copies = cfg.ack_copies.enabled;
-                let receiver =
-                    TcpReceiverAgent::with_cc_name(cfg, id, (dst_addr, flow.dst_port), t.cc.name())
-                        .map_err(agent_err)?;
+                let receiver = TcpReceiverAgent::with_cc_name(
+                    cfg,
+                    id,
+                    (dst_addr, flow.dst_port),
+                    t.cc.name(),
+                    cc_seed("dst"),
+                )
+                .map_err(agent_err)?;
                 let receiver = if ack_copies {
                     receiver.with_terminal_estimate(
                         terminals.entry(flow.dst.as_str()).or_default().clone(),

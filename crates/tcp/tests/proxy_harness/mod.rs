@@ -333,8 +333,9 @@ pub fn downlink(
     spec: PathSpec,
     seed: u64,
 ) -> Net<TcpSenderAgent, TcpReceiverAgent> {
-    let s = TcpSenderAgent::with_cc_name(tcp, FLOW, SERVER, UE, "newreno", Box::new(app)).unwrap();
-    let r = TcpReceiverAgent::with_cc_name(tcp, FLOW, UE, "newreno").unwrap();
+    let s =
+        TcpSenderAgent::with_cc_name(tcp, FLOW, SERVER, UE, "newreno", 0, Box::new(app)).unwrap();
+    let r = TcpReceiverAgent::with_cc_name(tcp, FLOW, UE, "newreno", 0).unwrap();
     let proxy = proxy.map(|c| SplitTcpProxy::new("pep", c).unwrap());
     Net::new(s, r, proxy, spec, seed)
 }
