@@ -20,7 +20,6 @@ import time
 from pathlib import Path
 
 from celltcp.output import check_output_dir
-from celltcp.reproduce import seed000, seed001, seed002, seed003, seed004
 from celltcp.reproduce.registry import Options, Reproduction, ReproductionError
 
 __all__ = [
@@ -33,26 +32,35 @@ __all__ = [
     "reproduce",
 ]
 
-_REPRODUCTIONS = (
-    Reproduction(seed003.NAME, seed003.ALIASES, seed003.SUMMARY, seed003.run),
-    Reproduction(seed000.NAME, seed000.ALIASES, seed000.SUMMARY, seed000.run),
-    Reproduction(seed001.NAME, seed001.ALIASES, seed001.SUMMARY, seed001.run),
-    Reproduction(seed002.NAME, seed002.ALIASES, seed002.SUMMARY, seed002.run),
-    Reproduction(seed004.NAME, seed004.ALIASES, seed004.SUMMARY, seed004.run),
-)
+#: The registered reproductions, filled at first use: the seeds are declarations over
+#: :mod:`celltcp.study`, which itself uses this package's registry, verdicts and documents, so
+#: importing the seeds here at import time would make ``import celltcp.study`` circular.
+_REPRODUCTIONS: tuple[Reproduction, ...] | None = None
+
+
+def _registered() -> tuple[Reproduction, ...]:
+    global _REPRODUCTIONS
+    if _REPRODUCTIONS is None:
+        from celltcp.reproduce import seed000, seed001, seed002, seed003, seed004
+
+        _REPRODUCTIONS = tuple(
+            Reproduction(m.NAME, m.ALIASES, m.SUMMARY, m.run)
+            for m in (seed003, seed000, seed001, seed002, seed004)
+        )
+    return _REPRODUCTIONS
 
 
 def available() -> list[Reproduction]:
     """Every reproduction, in seed order."""
-    return list(_REPRODUCTIONS)
+    return list(_registered())
 
 
 def find(name: str) -> Reproduction:
     """The reproduction called ``name`` or one of its aliases; ReproductionError otherwise."""
-    for r in _REPRODUCTIONS:
+    for r in _registered():
         if name == r.name or name in r.aliases:
             return r
-    known = ", ".join(f"{r.name} ({', '.join(r.aliases)})" for r in _REPRODUCTIONS)
+    known = ", ".join(f"{r.name} ({', '.join(r.aliases)})" for r in _registered())
     raise ReproductionError(f"no reproduction named {name!r}; available: {known}")
 
 
