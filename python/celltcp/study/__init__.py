@@ -54,9 +54,11 @@ from celltcp.study.declaration import (
     Welch,
     WithinFactor,
 )
+from celltcp.study.dependent import After
 from celltcp.study.engine import Results, document, evaluate, parse_set, points_of, run, write
 
 __all__ = [
+    "After",
     "AnyOf",
     "AtEvery",
     "Block",
