@@ -56,6 +56,7 @@ from celltcp.study.declaration import (
 )
 from celltcp.study.dependent import After
 from celltcp.study.engine import Results, document, evaluate, parse_set, points_of, run, write
+from celltcp.study.shares import RateBelow, ShareAbove
 
 __all__ = [
     "After",
@@ -76,12 +77,14 @@ __all__ = [
     "NonInferior",
     "Options",
     "Paired",
+    "RateBelow",
     "Ratio",
     "Replications",
     "Results",
     "Runs",
     "Scenario",
     "Section",
+    "ShareAbove",
     "Single",
     "Study",
     "Sweep",
