@@ -150,3 +150,26 @@ def test_the_other_modes_points_may_be_explicit():
     )
     results = run(_study(_probe(), later), Options(quick=True))
     assert list(results.frames["later"][RATE]) == ["3Mbps"]
+
+
+def _stored_runs(store) -> list[tuple[str, int, float]]:
+    """(key, run, wall time) of every stored run: a run made again has another wall time."""
+    import duckdb
+
+    with duckdb.connect(str(store / "results.duckdb"), read_only=True) as con:
+        rows = con.execute("SELECT key, run, wall_s FROM runs ORDER BY key, run").fetchall()
+    return [(str(k), int(r), float(w)) for k, r, w in rows]
+
+
+def test_a_second_invocation_computes_the_same_points_from_the_stored_probe(tmp_path):
+    study = _study(_probe(), _later(After(("probe",), _halved, (RATE,))))
+    store = tmp_path / "runs"
+    first = run(study, Options(quick=True, store=store))
+    stored = _stored_runs(store)
+    assert len(stored) == 4
+    second = run(study, Options(quick=True, store=store))
+    # The same points, hence the same store keys: nothing was run again.
+    assert _stored_runs(store) == stored
+    for name in ("probe", "later"):
+        assert list(second.frames[name]["key"]) == list(first.frames[name]["key"])
+        assert list(second.frames[name]["goodput"]) == list(first.frames[name]["goodput"])
