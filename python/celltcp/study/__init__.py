@@ -54,9 +54,12 @@ from celltcp.study.declaration import (
     Welch,
     WithinFactor,
 )
+from celltcp.study.dependent import After
 from celltcp.study.engine import Results, document, evaluate, parse_set, points_of, run, write
+from celltcp.study.shares import RateBelow, ShareAbove
 
 __all__ = [
+    "After",
     "AnyOf",
     "AtEvery",
     "Block",
@@ -74,12 +77,14 @@ __all__ = [
     "NonInferior",
     "Options",
     "Paired",
+    "RateBelow",
     "Ratio",
     "Replications",
     "Results",
     "Runs",
     "Scenario",
     "Section",
+    "ShareAbove",
     "Single",
     "Study",
     "Sweep",

@@ -38,6 +38,7 @@ from celltcp.reproduce.verdict import (
     welch_test,
     within_factor,
 )
+from celltcp.study.dependent import After, check_order, keys_of
 
 if TYPE_CHECKING:
     import numpy as np
@@ -648,6 +649,9 @@ class Sweep:
             run order: a grid whose set-ups depend on another axis, or a point that sets many
             keys at once (the controller of fifteen flows); ``axes`` must then be empty.
         quick_points: the points in quick mode (default ``points``).
+
+        Either may be :class:`~celltcp.study.After`: points computed from earlier sweeps'
+        results when the engine reaches this sweep (:mod:`celltcp.study.dependent`).
     """
 
     name: str
@@ -660,8 +664,8 @@ class Sweep:
     full: Mapping[str, Any] = field(default_factory=dict)
     seed: int | None = None
     keep: tuple[str, ...] = ()
-    points: Sequence[Mapping[str, Any]] = ()
-    quick_points: Sequence[Mapping[str, Any]] | None = None
+    points: Sequence[Mapping[str, Any]] | After = ()
+    quick_points: Sequence[Mapping[str, Any]] | After | None = None
 
     def __post_init__(self) -> None:
         if (self.points or self.quick_points) and (self.axes or self.quick_axes):
@@ -670,6 +674,11 @@ class Sweep:
     def points_of(self, quick: bool) -> list[dict[str, Any]] | None:
         """The explicit points of the mode, or None for a grid of axes."""
         chosen = self.quick_points if quick and self.quick_points is not None else self.points
+        if isinstance(chosen, After):
+            raise ValueError(
+                f"sweep {self.name!r}: its points are computed from {chosen.needs} once they "
+                "have run (celltcp.study.dependent.resolve)"
+            )
         return [dict(p) for p in chosen] if chosen else None
 
     def axes_of(self, quick: bool) -> dict[str, list[Any]]:
@@ -690,9 +699,11 @@ class Sweep:
 
     def varied(self) -> set[str]:
         """Every key the sweep sets itself (its axes, or its points' keys, in either mode)."""
-        keys = set(self.axes) | set(self.quick_axes)
-        for p in (*self.points, *(self.quick_points or ())):
-            keys |= set(p)
+        keys = set(self.axes) | set(self.quick_axes) | keys_of(self)
+        for chosen in (self.points, self.quick_points):
+            if chosen is not None and not isinstance(chosen, After):
+                for p in chosen:
+                    keys |= set(p)
         return keys
 
     def overrides_of(self, quick: bool) -> dict[str, Any]:
@@ -742,6 +753,7 @@ class Study:
         derived = [d.name for d in self.derived]
         if len(set(derived)) != len(derived):
             raise ValueError(f"study {self.name!r}: two derived frames share a name")
+        check_order(self)
 
     def sweep(self, name: str) -> Sweep:
         """The sweep called ``name``."""
@@ -755,6 +767,11 @@ class Study:
         same replications). ValueError for a key a sweep varies itself."""
         for s in self.sweeps:
             for key in overrides:
+                if key in keys_of(s):
+                    raise ValueError(
+                        f"{key}: the sweep {s.name!r} sets it itself, in the points it computes "
+                        "from earlier sweeps"
+                    )
                 if key in s.varied():
                     values = s.axes.get(key) or s.axes_of(False).get(key) or ()
                     raise ValueError(

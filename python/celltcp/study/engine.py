@@ -18,7 +18,7 @@ import tempfile
 import time
 import weakref
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +39,7 @@ from celltcp.reproduce.document import (
 from celltcp.reproduce.registry import Options, ReproductionError, StoreRunner
 from celltcp.reproduce.verdict import ClaimRow, claim_table, shortfall
 from celltcp.study import declaration as d
+from celltcp.study import dependent
 from celltcp.study.declaration import Evaluation, Metric, Runs, Study, Sweep, words
 
 __all__ = [
@@ -253,6 +254,9 @@ def run(study: Study, options: Options) -> Results:
     """Runs every sweep of the study (each run once; stored runs are read back) and reads their
     metrics. Without a store in ``options`` the runs go to a temporary one that the returned
     :class:`Results` own (removed when they are), so that their series stay readable.
+    Sweeps run in declaration order; the points of one declared with
+    :class:`~celltcp.study.After` are computed from the sweeps before it when its turn comes,
+    and the returned results' ``study`` holds them (:mod:`celltcp.study.dependent`).
     ReproductionError when a run failed."""
     started = time.perf_counter()
     store = options.store
@@ -263,13 +267,17 @@ def run(study: Study, options: Options) -> Results:
     runner = StoreRunner(options, store)
     frames: dict[str, pd.DataFrame] = {}
     walls: dict[str, float] = {}
+    done: list[Sweep] = []
     try:
         for s in study.sweeps:
             begun = time.perf_counter()
+            so_far = Results(replace(study, sweeps=tuple(done)), options.quick, frames, store=store)
+            s = dependent.resolve(s, so_far)
             frames[s.name] = _run_sweep(s, runner)
             walls[s.name] = time.perf_counter() - begun
+            done.append(s)
         results = Results(
-            study,
+            replace(study, sweeps=tuple(done)),
             options.quick,
             frames,
             dict(runner.runs),
@@ -286,6 +294,14 @@ def run(study: Study, options: Options) -> Results:
     if temporary is not None:
         weakref.finalize(results, shutil.rmtree, temporary, ignore_errors=True)
     return results
+
+
+def _as_run(study: Study, results: Results) -> Study:
+    """The study with its sweeps as they ran (computed points in place of
+    :class:`~celltcp.study.After`), when ``results`` are of its sweeps."""
+    if [s.name for s in study.sweeps] != [s.name for s in results.study.sweeps]:
+        return study
+    return replace(study, sweeps=results.study.sweeps)
 
 
 def evaluate(study: Study, results: Results) -> dict[str, Evaluation]:
@@ -367,6 +383,7 @@ def document(study: Study, results: Results, options: Options, command: str = ""
     """The report: what was run, the claims with their verdicts, the secondary comparisons,
     per sweep the metrics at every point, the study's tables and figures; or the study's own
     layout (:attr:`Study.report`) when it declares one."""
+    study = _as_run(study, results)
     doc = Document(study.title, runs=dict(results.runs))
     if study.report is not None:
         for block in study.report:
