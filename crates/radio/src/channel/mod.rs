@@ -30,11 +30,11 @@ pub use pathloss::{
     UrbanMicro,
 };
 pub use shadowing::Shadowing;
-pub use tr38901::{NlosFormula, Tr38901PathLoss, Tr38901Scenario, ValidityRange};
 pub use sinr::{
     noise_power_dbm, rsrp_dbm, rsrq_db, rssi_dbm, sinr_db, thermal_noise_dbm, CellSignal,
     LinkBudget, THERMAL_NOISE_DBM_PER_HZ,
 };
+pub use tr38901::{NlosFormula, Tr38901PathLoss, Tr38901Scenario, ValidityRange};
 
 /// Speed of light in vacuum, metres per second (exact, SI).
 pub const SPEED_OF_LIGHT_MPS: f64 = 299_792_458.0;
