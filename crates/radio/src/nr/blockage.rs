@@ -252,6 +252,16 @@ impl BlockerField {
         total
     }
 
+    /// Whether some screen cuts the direct path at `time_ns` ([`BlockageLoss::blocked`] without
+    /// the diffraction losses, for statistics over long runs).
+    pub fn is_blocked(&self, time_ns: u64, bs: LinkEnd, ue: LinkEnd) -> bool {
+        let link = LinkFrame::new(bs, ue);
+        self.blockers.iter().any(|b| {
+            link.screen(self.position(b, time_ns), &self.config.blocker)
+                .is_some_and(|s| s.cuts_direct_path())
+        })
+    }
+
     /// The geometric blocked probability a link from `bs` to `ue` should see: a screen cuts the
     /// direct path when its centre lies within w/2 of the link and where the path is below the
     /// screen's top, a rectangle of area A = w·L_eff with L_eff the ground length from the UE
