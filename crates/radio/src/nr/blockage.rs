@@ -381,9 +381,9 @@ impl Screen {
         // centre. An edge is in shadow (+) when the path passes on the screen's side of it.
         let w1 = self.lateral_m - self.width_m / 2.0;
         let w2 = self.lateral_m + self.width_m / 2.0;
-        let top = |q: f64| (s.hypot(q) + (l - s).hypot(q) - l, q);
-        let f_w1 = edge_f(top(w1).0, w1 < 0.0, wavelength_m);
-        let f_w2 = edge_f(top(w2).0, w2 > 0.0, wavelength_m);
+        let top = |q: f64| s.hypot(q) + (l - s).hypot(q) - l;
+        let f_w1 = edge_f(top(w1), w1 < 0.0, wavelength_m);
+        let f_w2 = edge_f(top(w2), w2 > 0.0, wavelength_m);
         // Side view: UE at (0, h_UT), base station at (L, h_BS), edges at (s, h) and (s, 0).
         let r = l.hypot(self.bs_height_m - self.ue_height_m);
         let side = |z: f64| s.hypot(z - self.ue_height_m) + (l - s).hypot(self.bs_height_m - z) - r;

@@ -309,7 +309,8 @@ impl MmWaveChannel {
 
 /// The one type an NR cell queries for a UE's SINR: the modelled channel, or a trace.
 pub enum MmWaveLink {
-    Modelled(MmWaveChannel),
+    /// Boxed: the channel is large beside a trace's two slices.
+    Modelled(Box<MmWaveChannel>),
     /// A measured SINR series: it already holds the path loss, blockage and beam effects of
     /// the run it was measured in, so none is added.
     Trace(SinrTrace),
