@@ -489,6 +489,11 @@ mod tests {
                 assert!((-10.0..10.0).contains(&p.x_m) && (-10.0..10.0).contains(&p.y_m));
             }
         }
+        // `is_blocked` is `loss().blocked` without the losses.
+        let (bs, ue) = (end(9.0, 3.0), end(-9.0, 1.5));
+        for t in (0..200u64).map(|k| k * 50_000_000) {
+            assert_eq!(a.is_blocked(t, bs, ue), a.loss(t, bs, ue).blocked);
+        }
         let bad = BlockageModelBConfig {
             density_per_m2: -1.0,
             ..config

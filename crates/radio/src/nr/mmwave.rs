@@ -425,6 +425,39 @@ mod tests {
     }
 
     #[test]
+    fn model_b_blockage_reaches_the_sample() {
+        let blockers = BlockageModelBConfig {
+            blocker: crate::nr::blockage::BlockerKind::HUMAN,
+            density_per_m2: 0.5,
+            area_min: Position::new(-5.0, -10.0),
+            area_max: Position::new(45.0, 10.0),
+        };
+        let mut c = channel(MmWaveChannelConfig {
+            scenario: Tr38901Scenario::InhOfficeOpen,
+            los: LosMode::Fixed(LosCondition::Los),
+            shadowing: false,
+            blockage: BlockageConfig::ModelB(blockers),
+            beam: BeamConfig {
+                recovery_ns: 10_000_000,
+                during_recovery: BeamRecovery::ReducedGain { loss_db: 6.0 },
+            },
+            ..MmWaveChannelConfig::default()
+        });
+        let ue = Position::new(40.0, 0.0);
+        let samples: Vec<_> = (0..2000u64).map(|k| c.sample(k * 5_000_000, ue)).collect();
+        let blocked = samples.iter().filter(|s| s.blocked).count();
+        assert!(blocked > 0 && blocked < samples.len(), "{blocked}");
+        for w in samples.windows(2) {
+            if w[0].blocked != w[1].blocked {
+                assert_eq!(w[1].beam_loss_db, 6.0);
+            }
+            if w[1].blocked {
+                assert!(w[1].blockage_db > 0.0, "{:?}", w[1]);
+            }
+        }
+    }
+
+    #[test]
     fn same_streams_same_samples_and_blockage_leaves_shadowing_alone() {
         let run = |blockage| {
             let mut c = channel(MmWaveChannelConfig {
