@@ -3,6 +3,8 @@
 //!
 //! * [`pathloss`]: free space, log-distance, and the TR 38.901 Table 7.4.1-1 urban macro (UMa)
 //!   and urban micro street canyon (UMi) models, LOS or NLOS, with their LOS probabilities.
+//! * [`tr38901`]: the TR 38.901 §7.4 scenarios by name — UMi-Street Canyon, UMa (the models
+//!   above) and InH-Office — with validity ranges, the optional NLOS formulas and their σ_SF.
 //! * [`shadowing`]: log-normal shadowing correlated along the UE's path (Gudmundson 1991), an
 //!   AR(1) process on the distance moved.
 //! * [`fading`]: time-correlated Rayleigh fast fading, an AR(1) complex Gaussian process whose
@@ -20,6 +22,7 @@ pub mod fading;
 pub mod pathloss;
 pub mod shadowing;
 pub mod sinr;
+pub mod tr38901;
 
 pub use fading::{bessel_j0, doppler_hz, RayleighFading};
 pub use pathloss::{
@@ -31,6 +34,7 @@ pub use sinr::{
     noise_power_dbm, rsrp_dbm, rsrq_db, rssi_dbm, sinr_db, thermal_noise_dbm, CellSignal,
     LinkBudget, THERMAL_NOISE_DBM_PER_HZ,
 };
+pub use tr38901::{NlosFormula, Tr38901PathLoss, Tr38901Scenario, ValidityRange};
 
 /// Speed of light in vacuum, metres per second (exact, SI).
 pub const SPEED_OF_LIGHT_MPS: f64 = 299_792_458.0;

@@ -16,21 +16,33 @@
 //! * [`link`]: MIMO rank from SINR and BLER per MCS as a function of SINR.
 //! * [`harq`]: 16 HARQ processes, K1 and retransmission timing (TS 38.213 §9.2.3, TS 38.214
 //!   §5.3).
+//! * The mmWave channel: [`mmwave`] composes the TR 38.901 §7.4 path loss of
+//!   [`crate::channel::tr38901`], dynamic blockage — [`blockage`] (TR 38.901 §7.6.4.2 model B)
+//!   or [`blockage_markov`] (two-state) —, [`beam`] recovery after each blockage transition,
+//!   or a measured [`sinr_trace`] instead.
 //!
 //! Units as in [`crate::phy`]: SINR in dB (`_db`), sizes in bits (`_bits`), durations in
 //! integer nanoseconds (`_ns`), rates in bits per second (`_bps`). `docs/nr.md` states what is
 //! simplified and where every number comes from.
 
+pub mod beam;
+pub mod blockage;
+pub mod blockage_markov;
 pub mod carrier;
 pub mod dmrs;
 pub mod harq;
 pub mod ldpc;
 pub mod link;
 pub mod mcs;
+pub mod mmwave;
 pub mod peak_rate;
+pub mod sinr_trace;
 pub mod slot_pattern;
 pub mod tbs;
 
+pub use beam::{BeamConfig, BeamRecovery, BeamState, BeamTracker};
+pub use blockage::{BlockageLoss, BlockageModelBConfig, BlockerField, BlockerKind, LinkEnd};
+pub use blockage_markov::{BlockageState, MarkovBlockage, MarkovBlockageConfig};
 pub use carrier::{n_rb, Carrier, FrequencyRange, Numerology};
 pub use dmrs::{
     DmrsConfig, DmrsConfigType, DmrsMaxLength, PdschMappingType, PdschTimeAllocation, XOverhead,
@@ -39,7 +51,11 @@ pub use harq::{HarqTiming, PdschProcessingCapability, NR_HARQ_PROCESSES};
 pub use ldpc::{BaseGraph, CodeBlockSegmentation};
 pub use link::{rank_for_sinr, NrBlerModel};
 pub use mcs::{mcs_for_cqi, CqiRow, CqiTable, McsRow, McsTable, Modulation};
+pub use mmwave::{
+    BlockageConfig, LosMode, MmWaveChannel, MmWaveChannelConfig, MmWaveLink, MmWaveSample,
+};
 pub use peak_rate::{approx_peak_rate_bps, PeakRateCarrier};
+pub use sinr_trace::{SinrInterpolation, SinrTrace, SinrTraceError, SINR_TRACE_HEADER};
 pub use slot_pattern::{SlotPattern, SpecialSlot};
 pub use tbs::{tbs_bits, TbsInput, TransportBlock};
 
