@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -15,6 +16,7 @@ from celltcp import run
 from celltcp.cli import main
 from celltcp.plots import PlotError, dch_timeline, rlc_throughput_vs_parameter
 from celltcp.reproduce import find
+from celltcp.reproduce.document import Document
 from celltcp.reproduce.registry import Options, ReproductionError
 from celltcp.reproduce.seed001 import (
     BAD_BLER,
@@ -23,18 +25,22 @@ from celltcp.reproduce.seed001 import (
     FILE,
     FILE_TIME,
     FRTO,
+    LOSS,
     MAX_DAT,
     MEAN_BURST,
     QUICK,
+    RATE,
     RATES_KBPS,
     RLC,
-    Results,
+    SPURIOUS_PER_TRANSFER,
+    WINDOW,
     burst_point,
     rate_point,
     seconds_of,
     sweep_points,
 )
-from celltcp.reproduce.seed001_report import report
+from celltcp.reproduce.seed001_report import LAYOUT, STUDY
+from celltcp.study import Results, document
 from conftest import EXAMPLES
 
 REQUESTS = "flows.ftp.sender.ftp_requests"
@@ -107,11 +113,11 @@ def test_dch_figures_draw_and_name_what_is_missing(traced):
 
 def test_points_cover_every_goal_with_the_rates_ttis():
     points = sweep_points(QUICK)
-    assert len(points["goal1"]) == len(RATES_KBPS) * len(QUICK.file_sizes_kb)
-    assert len(points["goal4"]) == 2 * len(QUICK.blers) * len(QUICK.max_dats)
-    assert {p[FRTO] for p in points["goal4"]} == {False, True}
-    assert all(ERRORS_MODEL not in p for p in points["goal4"])
-    bursty = points["goal4-bursty"]
+    assert len(points["goal 1"]) == len(RATES_KBPS) * len(QUICK.file_sizes_kb)
+    assert len(points["goal 4"]) == 2 * len(QUICK.blers) * len(QUICK.max_dats)
+    assert {p[FRTO] for p in points["goal 4"]} == {False, True}
+    assert all(ERRORS_MODEL not in p for p in points["goal 4"])
+    bursty = points["goal 4 bursty"]
     assert len(bursty) == 2 * len(QUICK.bursts) * len(QUICK.blers) * len(QUICK.burst_max_dats)
     assert {(p[MEAN_BURST], p[BAD_BLER]) for p in bursty} == set(QUICK.bursts)
     assert all(p[ERRORS_MODEL] == "gilbert_elliott" for p in bursty)
@@ -125,153 +131,115 @@ def test_points_cover_every_goal_with_the_rates_ttis():
         seconds_of("fast")
     assert rate_point(384) == {"dch.radio.rate": "384kbps", "dch.radio.tti": "10ms"}
     assert all(
-        p["dch.radio.tti"] == "20ms" for p in points["goal1"] if p["dch.radio.rate"] != "384kbps"
+        p["dch.radio.tti"] == "20ms" for p in points["goal 1"] if p["dch.radio.rate"] != "384kbps"
     )
     with pytest.raises(ReproductionError, match="100 kbit/s is not a DCH rate"):
         rate_point(100)
 
 
+def _points(sweep: str) -> list[dict]:
+    """The sweep's quick points (without the mode's run length)."""
+    return STUDY.sweep(sweep).points_of(True) or []
+
+
+def _rows(sweep: str, metrics, runs: int = 2) -> pd.DataFrame:
+    """One row per (point, run) of a quick sweep, ``metrics(point, run)`` giving its metrics."""
+    return pd.DataFrame(
+        [
+            {"point": i, "run": r, **p, **metrics(p, r)}
+            for i, p in enumerate(_points(sweep))
+            for r in range(runs)
+        ]
+    )
+
+
+def _kbps(p: dict) -> int:
+    return int(str(p[RATE]).removesuffix("kbps"))
+
+
+def _kb(p: dict) -> int:
+    return int(str(p[FILE]).removesuffix("KB"))
+
+
+def _max_dat(p: dict) -> float:
+    return math.inf if p[MAX_DAT] == "unlimited" else float(p[MAX_DAT])
+
+
 def _made_up(
     rates_gain: dict[int, float], frto_spurious: float, proxy_flat: bool = False
 ) -> Results:
-    """Results shaped like a reproduction's, with throughputs following simple rules."""
-    plan = QUICK
-    rows1, rows2, rows3 = [], [], []
-    for k in RATES_KBPS:
-        for s in plan.file_sizes_kb:
-            # Throughput grows with the file size, more at higher rates.
-            rows1 += [
-                {
-                    "rate_kbps": k,
-                    "file_kb": s,
-                    RLC: 1e3 * k * (0.3 + rates_gain[k] * s / 200),
-                    "run": i,
-                }
-                for i in range(2)
-            ]
-        for w in plan.windows:
-            rows2 += [
-                {
-                    "rate_kbps": k,
-                    "flows.ftp.tcp.initial_window": w,
-                    RLC: 1e3 * k * (0.5 + 0.01 * w * k / 64),
-                    "run": i,
-                }
-                for i in range(2)
-            ]
-        for p in plan.losses:
-            rows3 += [
-                {
-                    "rate_kbps": k,
-                    "links.internet.a_to_b.loss.p": p,
-                    RLC: 1e3 * k * (0.6 - p * k / 128),
-                    "run": i,
-                }
-                for i in range(2)
-            ]
-    rows4 = []
-    for frto in (False, True):
-        for b in plan.blers:
-            for m in plan.max_dats:
-                mm = math.inf if m == "unlimited" else m
-                tput = 1e5 * min(mm, 4) / 4 * (0.9 if math.isinf(mm) else 1.0)
-                rows4 += [
-                    {
-                        BLER: b,
-                        MAX_DAT: m,
-                        "max_dat_label": str(m),
-                        FRTO: frto,
-                        RLC: tput,
-                        "flows.ftp.sender.ftp_transfers": 10.0,
-                        "flows.ftp.sender.timeouts": 1.0,
-                        "flows.ftp.sender.spurious_undos": frto_spurious if math.isinf(mm) else 0.0,
-                        "dch.radio.max_dat_discards": 0.0,
-                        "run": i,
-                    }
-                    for i in range(4)
-                ]
-    rows4b = []
-    for frto in (False, True):
-        for burst, _ in plan.bursts:
-            for b in plan.blers:
-                for m in plan.burst_max_dats:
-                    mm = math.inf if m == "unlimited" else m
-                    # An optimum at MaxDAT 10, 15 % lower at unlimited.
-                    tput = 1e5 * min(mm, 10) / 10 * (0.85 if math.isinf(mm) else 1.0)
-                    rows4b += [
-                        {
-                            BLER: b,
-                            MAX_DAT: m,
-                            "max_dat_label": str(m),
-                            FRTO: frto,
-                            "burst_s": seconds_of(burst),
-                            RLC: tput,
-                            "flows.ftp.sender.ftp_transfers": 10.0,
-                            "flows.ftp.sender.timeouts": 1.0,
-                            "flows.ftp.sender.spurious_undos": frto_spurious
-                            if math.isinf(mm)
-                            else 0.0,
-                            "dch.radio.max_dat_discards": 0.0,
-                            "dch.radio.bler_measured": b,
-                            "dch.radio.ttis": 1000.0,
-                            "dch.radio.ttis_bad": 100.0,
-                            "dch.radio.delay_max_s": 2.0,
-                            "run": i,
-                        }
-                        for i in range(4)
-                    ]
+    """Results shaped like a quick reproduction's, with throughputs following simple rules."""
+
+    def goal4(p: dict, _r: int, optimum: float, fall: float) -> dict:
+        mm = _max_dat(p)
+        spurious = frto_spurious if math.isinf(mm) else 0.0
+        return {
+            RLC: 1e5 * min(mm, optimum) / optimum * (fall if math.isinf(mm) else 1.0),
+            "flows.ftp.sender.ftp_transfers": 10.0,
+            "flows.ftp.sender.timeouts": 1.0,
+            "flows.ftp.sender.spurious_undos": spurious,
+            SPURIOUS_PER_TRANSFER: spurious / 10.0,
+            "dch.radio.max_dat_discards": 0.0,
+            "dch.radio.bler_measured": p[BLER],
+            "dch.radio.ttis": 1000.0,
+            "dch.radio.ttis_bad": 100.0,
+            "dch.radio.delay_max_s": 2.0,
+        }
 
     # The proxy's speed-up grows with the rate and with the file size (unless ``proxy_flat``:
     # the same at every size); both arms make the same requests.
     def speedup(k: int, s: int) -> float:
         return 1 + 0.001 * k * (1 if proxy_flat else s / 200)
 
-    rows5 = [
-        {
-            "rate_kbps": k,
-            "file_kb": s,
-            "proxy": p,
-            FILE: f"{s}KB",
-            RLC: 1e3 * k * 0.5 * (speedup(k, s) if p else 1),
-            FILE_TIME: (8 * s / (0.5 * k) + 2) / (speedup(k, s) if p else 1) * (1 + 0.01 * i),
-            REQUESTS: 20.0,
-            HELD: 1.0,
-            DUE_SUM: 6000.0 + i,
-            "run": i,
-        }
-        for k in plan.proxy_rates_kbps
-        for s in plan.proxy_file_sizes_kb
-        for p in (False, True)
-        for i in range(2)
-    ]
-    rows6 = [
-        {
-            BLER: b,
-            "proxy": p,
-            RLC: 2e5 * (1 - b) * (1.3 if p else 1),
-            FILE_TIME: 10.0 / (1.3 if p else 1) * (1 + 0.01 * i),
-            "run": i,
-        }
-        for b in plan.proxy_blers
-        for p in (False, True)
-        for i in range(2)
-    ]
-    timeline = run(
-        FTP, set={"simulation.duration": "30s", "trace.dch": '["radio"]', "trace.interval": "1s"}
-    )
-    return Results(
-        plan,
-        pd.DataFrame(rows1),
-        pd.DataFrame(rows2),
-        pd.DataFrame(rows3),
-        pd.DataFrame(rows4),
-        pd.DataFrame(rows5),
-        pd.DataFrame(rows6),
-        timeline,
-        0,
-        1.0,
-        pd.DataFrame(rows4b),
-    )
+    def proxy(arm: bool):
+        def metrics(p: dict, i: int) -> dict:
+            k, s = _kbps(p), _kb(p)
+            up = speedup(k, s) if arm else 1.0
+            return {
+                RLC: 1e3 * k * 0.5 * up,
+                FILE_TIME: (8 * s / (0.5 * k) + 2) / up * (1 + 0.01 * i),
+                REQUESTS: 20.0,
+                HELD: 1.0,
+                DUE_SUM: 6000.0 + i,
+            }
+
+        return metrics
+
+    def proxy_bler(arm: bool):
+        def metrics(p: dict, i: int) -> dict:
+            up = 1.3 if arm else 1.0
+            return {RLC: 2e5 * (1 - p[BLER]) * up, FILE_TIME: 10.0 / up * (1 + 0.01 * i)}
+
+        return metrics
+
+    frames = {
+        # Throughput grows with the file size, more at higher rates.
+        "goal 1": _rows(
+            "goal 1",
+            lambda p, _r: {RLC: 1e3 * _kbps(p) * (0.3 + rates_gain[_kbps(p)] * _kb(p) / 200)},
+        ),
+        "goal 2": _rows(
+            "goal 2", lambda p, _r: {RLC: 1e3 * _kbps(p) * (0.5 + 0.01 * p[WINDOW] * _kbps(p) / 64)}
+        ),
+        "goal 3": _rows(
+            "goal 3", lambda p, _r: {RLC: 1e3 * _kbps(p) * (0.6 - p[LOSS] * _kbps(p) / 128)}
+        ),
+        # An optimum at MaxDAT 4, 10 % lower at unlimited.
+        "goal 4": _rows("goal 4", lambda p, r: goal4(p, r, 4, 0.9), runs=4),
+        # An optimum at MaxDAT 10, 15 % lower at unlimited.
+        "goal 4 bursty": _rows("goal 4 bursty", lambda p, r: goal4(p, r, 10, 0.85), runs=4),
+        "proxy by size": _rows("proxy by size", proxy(False)),
+        "proxy by size, with proxy": _rows("proxy by size, with proxy", proxy(True)),
+        "proxy by BLER": _rows("proxy by BLER", proxy_bler(False)),
+        "proxy by BLER, with proxy": _rows("proxy by BLER, with proxy", proxy_bler(True)),
+    }
+    study = replace(STUDY, report=LAYOUT[:-1])
+    return Results(study, True, frames, {name: len(f) for name, f in frames.items()})
+
+
+def report(results: Results) -> Document:
+    """The report of made-up results (without the traced run, which needs a store)."""
+    return document(results.study, results, Options(quick=True))
 
 
 def _claims(md: str) -> list[str]:
@@ -284,9 +252,7 @@ CLAIMS = 11
 
 
 def test_verdicts_follow_the_numbers():
-    good = report(
-        _made_up({64: 0.05, 128: 0.3, 256: 0.6, 384: 0.7}, 0.5), Options(quick=True)
-    ).markdown()
+    good = report(_made_up({64: 0.05, 128: 0.3, 256: 0.6, 384: 0.7}, 0.5)).markdown()
     rows = _claims(good)
     assert len(rows) == CLAIMS
     assert all("| **reproduced** |" in r for r in rows), "\n".join(rows)
@@ -294,7 +260,7 @@ def test_verdicts_follow_the_numbers():
     # Goal 1 is not significant when small files hurt every rate alike; goal 4's second claim,
     # on either channel, when the largest MaxDAT brings no more spurious timeouts than the
     # threshold.
-    flat = report(_made_up(dict.fromkeys(RATES_KBPS, 0.6), 0.0), Options(quick=True)).markdown()
+    flat = report(_made_up(dict.fromkeys(RATES_KBPS, 0.6), 0.0)).markdown()
     rows = _claims(flat)
     assert "| **not significant**" in rows[0]
     assert "| **not significant**" in rows[6] and "| **reproduced** |" in rows[5]
@@ -308,53 +274,46 @@ def test_verdicts_follow_the_numbers():
     assert f"{pairs} of {pairs} paired runs made the same requests" in good
 
 
-def _goal4_curve(tput) -> pd.DataFrame:
-    """Goal 4's runs at one BLER: throughput ``tput(max_dat, run)`` over 6 runs, both F-RTO
-    settings."""
-    return pd.DataFrame(
-        [
-            {
-                FRTO: frto,
-                "max_dat": float(m),
-                "run": run,
-                RLC: tput(m, run) * (1 + 0.01 * run),
-                "flows.ftp.sender.ftp_transfers": 10.0,
-                "flows.ftp.sender.spurious_undos": 0.0,
-            }
-            for frto in (False, True)
-            for m in (1, 2, 4, 8)
-            for run in range(6)
-        ]
+def _goal4(tput) -> Results:
+    """Goal 4's quick runs at both BLERs: throughput ``tput(max_dat, run)`` over 6 runs."""
+    frame = _rows(
+        "goal 4",
+        lambda p, r: {
+            RLC: tput(_max_dat(p), r) * (1 + 0.01 * r),
+            "flows.ftp.sender.ftp_transfers": 10.0,
+            SPURIOUS_PER_TRANSFER: 0.0,
+        },
+        runs=6,
     )
+    return Results(STUDY, True, {"goal 4": frame})
 
 
 def test_goal4_threshold_is_chosen_on_runs_the_test_does_not_use():
     """The threshold is the smallest MaxDAT above the smallest within 95 % of the best on the
     even-numbered runs; the test reads the odd-numbered ones, so it can be contradicted (with
     the threshold chosen on the runs it tests, it never could)."""
-    from celltcp.reproduce.seed001_report import _curve, _rise
     from celltcp.reproduce.verdict import Verdict
 
-    rising = _curve(_goal4_curve(lambda m, run: 1e5 * min(m, 4) / 4))
-    assert rising.near == 4.0 and _rise(rising).verdict is Verdict.REPRODUCED
+    plateau = next(c for c in STUDY.claims if c.key == "max_dat_plateau")
+
+    def at_0_1(r: Results):
+        e = plateau.test.evaluate(r).parts["BLER 0.1"]
+        return e.chosen, e.decision.verdict
+
+    assert at_0_1(_goal4(lambda m, run: 1e5 * min(m, 4) / 4)) == (4, Verdict.REPRODUCED)
     # The held-out runs do best at the smallest MaxDAT: contradicted.
-    split = _curve(
-        _goal4_curve(
-            lambda m, run: 1e5 * min(m, 4) / 4 if run % 2 == 0 else 1e5 * (1.2 if m == 1 else 0.8)
-        )
+    split = _goal4(
+        lambda m, run: 1e5 * min(m, 4) / 4 if run % 2 == 0 else 1e5 * (1.2 if m == 1 else 0.8)
     )
-    assert split.near == 4.0 and _rise(split).verdict is Verdict.CONTRADICTED
+    assert at_0_1(split) == (4, Verdict.CONTRADICTED)
     # No rise at all: the threshold is still a MaxDAT above the smallest, and the test fails.
-    flat = _curve(_goal4_curve(lambda m, run: 1e5 * (1.1 if m == 1 else 1.0)))
-    assert flat.near == 2.0 and _rise(flat).verdict is Verdict.CONTRADICTED
+    flat = _goal4(lambda m, run: 1e5 * (1.1 if m == 1 else 1.0))
+    assert at_0_1(flat) == (2, Verdict.CONTRADICTED)
 
 
 def test_larger_files_must_gain_more_at_every_rate():
     # A speed-up that does not grow with the file size: the claim fails at every rate.
-    md = report(
-        _made_up({64: 0.05, 128: 0.3, 256: 0.6, 384: 0.7}, 0.5, proxy_flat=True),
-        Options(quick=True),
-    ).markdown()
+    md = report(_made_up({64: 0.05, 128: 0.3, 256: 0.6, 384: 0.7}, 0.5, proxy_flat=True)).markdown()
     rows = _claims(md)
     assert rows[10].startswith("| Proxy (slide 17)")
     assert "| **not significant**" in rows[10] or "| **contradicted**" in rows[10]

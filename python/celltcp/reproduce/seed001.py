@@ -5,8 +5,8 @@ Everything runs on ``celltcp/examples/001/ftp-dch.toml``
 (server — Internet 190 ms, loss 1 % — GGSN —
 SGSN — RNC — DCH — UE, a round trip of about 500 ms as the seed's BDP figures imply; FTP with
 exponential inter-request times of mean 30 s on a schedule drawn from the application's own
-random stream, one file per connection, a file done when the UE has it; NewReno) through
-:func:`celltcp.sweep.execute_sweep`, so every run is stored and a repeated invocation reuses
+random stream, one file per connection, a file done when the UE has it; NewReno) through the
+study engine (:mod:`celltcp.study`), so every run is stored and a repeated invocation reuses
 them. The figure is the seed's **RLC throughput**, ``dch.radio.rlc_throughput_bps``: SDU bits
 delivered to the UE over the time the downlink RLC is active within transfers (docs/wcdma.md,
 "Outputs"). The seed's goals:
@@ -27,37 +27,53 @@ delivered to the UE over the time the downlink RLC is active within transfers (d
 
 The base point is the example's: 256 kbit/s (20 ms TTI; 384 kbit/s uses 10 ms), BLER 0.1,
 MaxDAT 6, initial window 2, 100 kB files, Internet loss 1 %. Each goal varies its parameters
-from there. The report (claims and verdicts computed from the measurements, tables, figures)
-is built by :mod:`celltcp.reproduce.seed001_report`; docs/seed-001.md discusses it.
+from there.
+
+The study is a declaration on :mod:`celltcp.study`: this module declares its sweeps (one per
+goal, named as the run counts of ``claims.json`` name them, the proxy's two arms as the points
+of one sweep) and the metrics read from every run; :mod:`celltcp.reproduce.seed001_report`
+declares the claims with their tests (goal 4's threshold chosen on held-out runs,
+:class:`celltcp.study.HeldOut`), the tables, the figures and the report's layout;
+docs/seed-001.md discusses it.
 
 Units: rates bit/s, times s, sizes bytes unless a name says otherwise.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 
 from celltcp import examples
 from celltcp.reproduce.document import Document
 from celltcp.reproduce.registry import Options, ReproductionError
+from celltcp.study import Derived, Metric, Replications, Scenario, Sweep
+
+if TYPE_CHECKING:
+    from celltcp.study import Results
 
 __all__ = [
     "ALIASES",
+    "DERIVED",
+    "EXPERIMENTS",
     "FILE_METRICS",
     "FILE_TIME",
     "FULL",
     "NAME",
+    "PROXY",
     "QUICK",
+    "SPURIOUS_PER_TRANSFER",
     "SUMMARY",
+    "SWEEPS",
     "Plan",
-    "Results",
     "burst_point",
+    "numeric",
+    "plan_of",
     "rate_point",
     "run",
     "scenario_file",
@@ -129,6 +145,7 @@ FILE_METRICS = (
     "flows.ftp.sender.ftp_requested_bytes",
     "flows.ftp.sender.ftp_hold_s",
 )
+#: The arm with the proxy adds the proxy's own counters.
 PROXY_METRICS = (
     *FILE_METRICS,
     "middleboxes.pep.timeouts_to_mobile",
@@ -235,7 +252,8 @@ def burst_point(mean_burst: str, bad_bler: float) -> dict[str, Any]:
 
 
 def sweep_points(plan: Plan) -> dict[str, list[dict[str, Any]]]:
-    """The points of each sweep, by sweep name (proxy sweeps: without the proxy's keys)."""
+    """The points of each sweep, by sweep name (the proxy's: its plain arm; the arm with the
+    proxy adds :data:`PROXY` to each)."""
     goal1 = [{**rate_point(r), FILE: f"{s}KB"} for r in RATES_KBPS for s in plan.file_sizes_kb]
     goal2 = [{**rate_point(r), WINDOW: w} for r in RATES_KBPS for w in plan.windows]
     goal3 = [{**rate_point(r), LOSS: p} for r in RATES_KBPS for p in plan.losses]
@@ -259,49 +277,135 @@ def sweep_points(plan: Plan) -> dict[str, list[dict[str, Any]]]:
     ]
     proxy_bler = [{**rate_point(384), FILE: "200KB", BLER: b} for b in plan.proxy_blers]
     return {
-        "goal1": goal1,
-        "goal2": goal2,
-        "goal3": goal3,
-        "goal4": goal4,
-        "goal4-bursty": goal4_bursty,
-        "proxy-size": proxy_size,
-        "proxy-bler": proxy_bler,
+        "goal 1": goal1,
+        "goal 2": goal2,
+        "goal 3": goal3,
+        "goal 4": goal4,
+        "goal 4 bursty": goal4_bursty,
+        "proxy by size": proxy_size,
+        "proxy by BLER": proxy_bler,
     }
+
+
+def seconds_of(text: Any) -> float:
+    """A time written as in scenario files ("200ms", "1s") in seconds."""
+    t = str(text).strip()
+    for unit, scale in (("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9), ("min", 60.0), ("s", 1.0)):
+        if t.endswith(unit):
+            return float(t.removesuffix(unit)) * scale
+    raise ReproductionError(f"{text!r} is not a time such as '200ms'")
+
+
+#: Goal 4's F-RTO figure: the timeouts F-RTO judged spurious per FTP transfer in a run.
+SPURIOUS_PER_TRANSFER = "spurious_per_transfer"
+_TRANSFERS = "flows.ftp.sender.ftp_transfers"
+_SPURIOUS = "flows.ftp.sender.spurious_undos"
+
+
+def _spurious_per_transfer(rows: pd.DataFrame, _results: Results) -> np.ndarray:
+    """Spurious timeouts per completed transfer, run by run; NaN for a run that completed
+    none (left out of the tests' samples, :meth:`celltcp.reproduce.verdict.Sample.of`)."""
+    transfers = rows[_TRANSFERS].astype(float).to_numpy()
+    spurious = rows[_SPURIOUS].astype(float).to_numpy()
+    out = np.full(len(rows), np.nan)
+    done = transfers > 0
+    out[done] = spurious[done] / transfers[done]
+    return out
+
+
+def _metrics(paths: tuple[str, ...], *more: Metric) -> tuple[Metric, ...]:
+    """Summary metrics named by their dotted paths (the tables read them so), then ``more``."""
+    return (*(Metric(p, summary=p) for p in paths), *more)
+
+
+_REPLICATIONS = Replications(
+    quick=QUICK.runs,
+    full=FULL.runs,
+    why="the seed gives no replication count or run length; 20 × 3600 s per point is about "
+    "2400 transfers, and goal 4 chooses its threshold on the even-numbered runs and tests on "
+    "the others, so 20 keeps 10 per test",
+)
+_SPURIOUS_METRIC = Metric(SPURIOUS_PER_TRANSFER, derived=_spurious_per_transfer)
 
 
 def _sweep(
-    options: Options,
-    plan: Plan,
-    name: str,
-    points: Sequence[dict[str, Any]],
-    metrics: Sequence[str],
-) -> tuple[pd.DataFrame, int]:
-    """One row per (point, run) with the points' parameters and the metrics; the number of
-    runs executed now (not found in the store). ReproductionError if a run failed."""
-    from celltcp.sweep import execute_sweep
-
-    spec = {
-        "scenario": str(scenario_file()),
-        "name": f"001 {name}",
-        "seed": MASTER_SEED,
-        "runs": plan.runs,
-        "metrics": list(metrics),
-        "points": [{**p, DURATION: plan.duration} for p in points],
-    }
-    frame, report = execute_sweep(
-        spec, workers=options.workers, store=options.store, progress=options.progress
+    name: str, metrics: tuple[Metric, ...], extra: dict[str, Any] | None = None, count_as: str = ""
+) -> Sweep:
+    """One goal's sweep: the mode's points (with ``extra`` set at each), master seed 1."""
+    quick, full = sweep_points(QUICK)[count_as or name], sweep_points(FULL)[count_as or name]
+    more = extra or {}
+    return Sweep(
+        name,
+        Scenario("001/ftp-dch"),
+        {},
+        metrics,
+        _REPLICATIONS,
+        quick={DURATION: QUICK.duration},
+        full={DURATION: FULL.duration},
+        seed=MASTER_SEED,
+        points=[{**p, **more} for p in full],
+        quick_points=[{**p, **more} for p in quick],
+        count_as=count_as,
     )
-    failed = frame[frame["status"] != "ok"]
-    if len(failed):
-        raise ReproductionError(
-            f"001 {name}: {len(failed)} runs failed (first: {failed.iloc[0]['error']})"
+
+
+#: The proxy's arms: the sweep of the plain arm and of the arm with the proxy, by experiment.
+PROXY_ARMS = {
+    "proxy by size": ("proxy by size", "proxy by size, with proxy"),
+    "proxy by BLER": ("proxy by BLER", "proxy by BLER, with proxy"),
+}
+#: One run of the base point, 300 s, with the ``dch`` series every second (its figure).
+TIMELINE = Sweep(
+    "timeline",
+    Scenario("001/ftp-dch", {DURATION: "300s", "trace.dch": ["radio"], "trace.interval": "1s"}),
+    {},
+    _metrics((RLC, "dch.radio.rlc_active_s", "dch.radio.bler_measured")),
+    Replications(1, 1, "one traced run, for the figure of the dch series"),
+    keep=("dch",),
+)
+SWEEPS = (
+    _sweep("goal 1", _metrics(METRICS)),
+    _sweep("goal 2", _metrics(METRICS)),
+    _sweep("goal 3", _metrics(METRICS)),
+    _sweep("goal 4", _metrics(METRICS, _SPURIOUS_METRIC)),
+    _sweep("goal 4 bursty", _metrics(BURST_METRICS, _SPURIOUS_METRIC)),
+    *(
+        s
+        for experiment, (plain, split) in PROXY_ARMS.items()
+        for s in (
+            _sweep(plain, _metrics(FILE_METRICS)),
+            _sweep(split, _metrics(PROXY_METRICS), PROXY, count_as=experiment),
         )
-    return frame, report.executed
+    ),
+    TIMELINE,
+)
 
 
-def _numeric(frame: pd.DataFrame) -> pd.DataFrame:
-    """Adds numeric columns for the swept quantities: ``rate_kbps``, ``file_kb``,
-    ``max_dat_label`` (text) and ``burst_s`` (mean burst, s)."""
+def plan_of(results: Results) -> Plan:
+    """The plan of the mode the results were run in."""
+    return QUICK if results.quick else FULL
+
+
+def numeric(results: Results, experiment: str) -> pd.DataFrame:
+    """The rows of one experiment (a sweep, or both arms of the proxy's with a ``proxy``
+    column) with numeric columns for the swept quantities: ``rate_kbps``, ``file_kb``,
+    ``max_dat_label`` (text) and ``burst_s`` (mean burst, s); the derived frame of that name,
+    computed once (:data:`DERIVED`)."""
+    return results.derived(experiment)
+
+
+def _numeric(results: Results, experiment: str) -> pd.DataFrame:
+    if experiment in PROXY_ARMS:
+        plain, split = PROXY_ARMS[experiment]
+        frame = pd.concat(
+            [
+                results.frames[plain].assign(proxy=False),
+                results.frames[split].assign(proxy=True),
+            ],
+            ignore_index=True,
+        )
+    else:
+        frame = results.frames[experiment]
     out = frame.copy()
     if RATE in out.columns:
         out["rate_kbps"] = out[RATE].astype(str).str.removesuffix("kbps").astype(int)
@@ -314,88 +418,16 @@ def _numeric(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def seconds_of(text: Any) -> float:
-    """A time written as in scenario files ("200ms", "1s") in seconds."""
-    t = str(text).strip()
-    for unit, scale in (("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9), ("min", 60.0), ("s", 1.0)):
-        if t.endswith(unit):
-            return float(t.removesuffix(unit)) * scale
-    raise ReproductionError(f"{text!r} is not a time such as '200ms'")
-
-
-@dataclass(frozen=True)
-class Results:
-    """One row per run of each experiment (parameters, metrics, ``rate_kbps``/``file_kb``
-    where swept) and what the reproduction cost."""
-
-    plan: Plan
-    goal1: pd.DataFrame
-    goal2: pd.DataFrame
-    goal3: pd.DataFrame
-    goal4: pd.DataFrame
-    proxy_size: pd.DataFrame
-    proxy_bler: pd.DataFrame
-    timeline: Any
-    runs_executed: int
-    wall_s: float
-    #: Goal 4 on the bursty channels (``burst_s`` and ``dch.radio.errors.bad_bler`` added).
-    goal4_bursty: pd.DataFrame
-
-
-def timeline_run() -> Any:
-    """One run of the base point with the ``dch`` series every second, 300 s."""
-    import celltcp
-
-    return celltcp.run(
-        str(scenario_file()),
-        set={
-            DURATION: "300s",
-            "trace.dch": '["radio"]',
-            "trace.interval": "1s",
-        },
-    )
+#: The experiments of the report, each a derived frame (:func:`numeric`).
+EXPERIMENTS = ("goal 1", "goal 2", "goal 3", "goal 4", "goal 4 bursty", *PROXY_ARMS)
+DERIVED = tuple(Derived(e, partial(_numeric, experiment=e)) for e in EXPERIMENTS)
 
 
 def run(options: Options) -> Document:
-    """Runs the study and returns the report (nothing is written here but the store)."""
-    from celltcp.reproduce.seed001_report import report
+    """Runs the study on :mod:`celltcp.study` and returns the report (nothing is written here
+    but the store)."""
+    from celltcp.reproduce.seed001_report import STUDY
+    from celltcp.study import document
+    from celltcp.study import run as run_study
 
-    plan = QUICK if options.quick else FULL
-    started = time.perf_counter()
-    points = sweep_points(plan)
-    frames: dict[str, pd.DataFrame] = {}
-    executed = 0
-    for name, metrics in (
-        ("goal1", METRICS),
-        ("goal2", METRICS),
-        ("goal3", METRICS),
-        ("goal4", METRICS),
-        ("goal4-bursty", BURST_METRICS),
-        ("proxy-size", FILE_METRICS),
-        ("proxy-bler", FILE_METRICS),
-    ):
-        frame, n = _sweep(options, plan, name, points[name], metrics)
-        frames[name] = _numeric(frame)
-        executed += n
-        if name.startswith("proxy"):
-            with_proxy = [{**p, **PROXY} for p in points[name]]
-            frame, n = _sweep(options, plan, f"{name} with proxy", with_proxy, PROXY_METRICS)
-            frames[name] = pd.concat(
-                [frames[name].assign(proxy=False), _numeric(frame).assign(proxy=True)],
-                ignore_index=True,
-            )
-            executed += n
-    results = Results(
-        plan,
-        frames["goal1"],
-        frames["goal2"],
-        frames["goal3"],
-        frames["goal4"],
-        frames["proxy-size"],
-        frames["proxy-bler"],
-        timeline_run(),
-        executed,
-        time.perf_counter() - started,
-        frames["goal4-bursty"],
-    )
-    return report(results, options)
+    return document(STUDY, run_study(STUDY, options), options)

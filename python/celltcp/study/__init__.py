@@ -56,6 +56,8 @@ from celltcp.study.declaration import (
 )
 from celltcp.study.dependent import After
 from celltcp.study.engine import Results, document, evaluate, parse_set, points_of, run, write
+from celltcp.study.ratios import RatioOfRatios
+from celltcp.study.selection import Chosen, HeldOut, NearBest, Split
 from celltcp.study.shares import RateBelow, ShareAbove
 
 __all__ = [
@@ -64,6 +66,7 @@ __all__ = [
     "AtEvery",
     "Block",
     "Blocks",
+    "Chosen",
     "Claim",
     "Claims",
     "Derived",
@@ -71,14 +74,17 @@ __all__ = [
     "Evaluation",
     "Figure",
     "Fisher",
+    "HeldOut",
     "Items",
     "MeanAgainst",
     "Metric",
+    "NearBest",
     "NonInferior",
     "Options",
     "Paired",
     "RateBelow",
     "Ratio",
+    "RatioOfRatios",
     "Replications",
     "Results",
     "Runs",
@@ -86,6 +92,7 @@ __all__ = [
     "Section",
     "ShareAbove",
     "Single",
+    "Split",
     "Study",
     "Sweep",
     "Table",

@@ -648,10 +648,12 @@ class Sweep:
         points: explicit points (dotted key → value) in place of the axes' cartesian grid, in
             run order: a grid whose set-ups depend on another axis, or a point that sets many
             keys at once (the controller of fifteen flows); ``axes`` must then be empty.
-        quick_points: the points in quick mode (default ``points``).
-
-        Either may be :class:`~celltcp.study.After`: points computed from earlier sweeps'
-        results when the engine reaches this sweep (:mod:`celltcp.study.dependent`).
+        quick_points: the points in quick mode (default ``points``). Either may be
+            :class:`~celltcp.study.After`: points computed from earlier sweeps' results when the
+            engine reaches this sweep (:mod:`celltcp.study.dependent`).
+        count_as: the name ``claims.json``'s run counts give the sweep's runs (default the
+            sweep's name): two sweeps that are the arms of one experiment, each reading the
+            metrics its runs have, counted as that experiment.
     """
 
     name: str
@@ -666,6 +668,7 @@ class Sweep:
     keep: tuple[str, ...] = ()
     points: Sequence[Mapping[str, Any]] | After = ()
     quick_points: Sequence[Mapping[str, Any]] | After | None = None
+    count_as: str = ""
 
     def __post_init__(self) -> None:
         if (self.points or self.quick_points) and (self.axes or self.quick_axes):

@@ -225,7 +225,7 @@ def _run_sweep(sweep: Sweep, runner: StoreRunner) -> pd.DataFrame:
     if len(failed):
         first = failed.iloc[0]["error"]
         raise ReproductionError(f"{sweep.name}: {len(failed)} runs failed (first: {first})")
-    runner.count(sweep.name, len(frame))
+    runner.count(sweep.count_as or sweep.name, len(frame))
     frame = frame.sort_values(["point", "run"]).reset_index(drop=True)
     frame = frame.rename(columns={m.summary: m.name for m in summary if m.summary})
     for m in sweep.metrics:
