@@ -75,21 +75,35 @@ from celltcp.study import After, Derived, Metric, Replications, Scenario, Sweep
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from celltcp.study import Results
+    from celltcp.study import Results, Study
 
 __all__ = [
     "ABLATION",
+    "ABLATION_SWEEP",
     "ALIASES",
     "DERIVED",
+    "FIG1",
     "FIG1_CELL",
+    "FIG6",
     "FULL",
     "NAME",
+    "OVERRUN_SAWTOOTH",
     "QUICK",
+    "RECOVERY",
+    "SAWTOOTH",
+    "SIZED",
+    "SLOW_START",
+    "SLOW_START_PROBE_SWEEP",
+    "SPAN",
     "SUMMARY",
     "SWEEPS",
+    "TESTBED",
+    "TRAINS",
     "AblationVariant",
+    "OverrunSet",
     "Plan",
     "RecoveryCell",
+    "Sawtooth",
     "bdp_segments",
     "declare",
     "handover_event",
@@ -99,9 +113,13 @@ __all__ = [
     "recovery_table",
     "run",
     "sawtooth_cycles",
+    "sawtooth_probes",
+    "scenario_file",
     "slow_start_span",
+    "study_of",
     "window_quantiles",
     "wire_delay_s",
+    "with_columns",
 ]
 
 NAME = "002-handover-buffer"
@@ -1087,6 +1105,10 @@ def _slow_start_base() -> dict[str, Any]:
 SLOW_START_PROBE = {**_slow_start_base(), "events": [], "simulation.duration": _ns(5.0)}
 
 
+#: The columns of the derived frame ``slow start span``.
+SPAN = ("start_s", "end_s")
+
+
 def slow_start_span(results: Results) -> tuple[float, float]:
     """The initial slow start's (start, end) in seconds, from the probe ``002 slow start, no
     handover``: from the first window to the first loss (cc_state is traced on changes: its
@@ -1156,7 +1178,8 @@ def _outcomes(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _drops(results: Results, sweep: str) -> np.ndarray:
-    return results.frames[sweep][_DROPS].to_numpy(dtype=float)
+    drops: np.ndarray = results.frames[sweep][_DROPS].to_numpy(dtype=float)
+    return drops
 
 
 def _testbed(results: Results, plans: _Plans) -> pd.DataFrame:
@@ -1183,11 +1206,7 @@ def _testbed(results: Results, plans: _Plans) -> pd.DataFrame:
                 "lost_s": lost * 8 / (rate * MSS_BYTES / PACKET_BYTES),
             }
         )
-    out = pd.DataFrame(rows)
-    return _outcomes(out).assign(
-        excess_s=out["lost_s"] - out["interruption_s"],
-        long=out["interruption_s"] >= TESTBED_RTT_S,
-    )
+    return with_columns("testbed", pd.DataFrame(rows))
 
 
 def _sized_rows(results: Results, plans: _Plans, short: bool) -> pd.DataFrame:
@@ -1213,8 +1232,7 @@ def _sized_rows(results: Results, plans: _Plans, short: bool) -> pd.DataFrame:
                 "drops": int(run_row[_DROPS]),
             }
         )
-    out = _outcomes(pd.DataFrame(rows))
-    return out.assign(bad=(~((out["outcome"] == "none") & (out["drops"] == 0))).astype(int))
+    return with_columns("short" if short else "sized", pd.DataFrame(rows))
 
 
 def _forward(results: Results) -> pd.DataFrame:
@@ -1284,7 +1302,7 @@ def _fig1(results: Results, plans: _Plans) -> pd.DataFrame:
                 **_episode(h, tcp, at, cell.bdp_segments),
             }
         )
-    return _through(_outcomes(pd.DataFrame(rows)))
+    return with_columns("fig1", pd.DataFrame(rows))
 
 
 def _through(frame: pd.DataFrame) -> pd.DataFrame:
@@ -1298,7 +1316,8 @@ def _ablation(results: Results, plans: _Plans) -> pd.DataFrame:
     frame = results.frames[ABLATION_SWEEP]
     plan = plans.of(results)
     jobs = _ablation_jobs(plan, sawtooth_cycles(results, plan))
-    return _outcomes(
+    return with_columns(
+        "ablation",
         pd.DataFrame(
             [
                 {
@@ -1311,7 +1330,7 @@ def _ablation(results: Results, plans: _Plans) -> pd.DataFrame:
                 }
                 for (name, i, _), h in zip(jobs, _handovers(results, frame), strict=True)
             ]
-        )
+        ),
     )
 
 
@@ -1347,8 +1366,7 @@ def _trains(results: Results, plans: _Plans) -> pd.DataFrame:
                     **row,
                 }
             )
-    out = _outcomes(pd.DataFrame(rows))
-    return out.assign(last=out["index"] == out["count"] - 1)
+    return with_columns("trains", pd.DataFrame(rows))
 
 
 def _slow_start(results: Results, plans: _Plans) -> pd.DataFrame:
@@ -1374,7 +1392,48 @@ def _slow_start(results: Results, plans: _Plans) -> pd.DataFrame:
                 **_episode(h, tcp, at, bdp),
             }
         )
-    return _through(_outcomes(pd.DataFrame(rows)))
+    return with_columns("slow start", pd.DataFrame(rows))
+
+
+def _testbed_columns(frame: pd.DataFrame) -> pd.DataFrame:
+    """``excess_s``, the goodput lost beyond the interruption itself, and ``long``, an
+    interruption at or above the RTT."""
+    return _outcomes(frame).assign(
+        excess_s=frame["lost_s"] - frame["interruption_s"],
+        long=frame["interruption_s"] >= TESTBED_RTT_S,
+    )
+
+
+def _sized_columns(frame: pd.DataFrame) -> pd.DataFrame:
+    """``bad``: a handover with a drop or a reaction (0/1)."""
+    bad = ~((frame["outcome"] == "none") & (frame["drops"] == 0))
+    return _outcomes(frame).assign(bad=bad.astype(int))
+
+
+def _trains_columns(frame: pd.DataFrame) -> pd.DataFrame:
+    """``last``: the last handover of its train."""
+    return _outcomes(frame).assign(last=frame["index"] == frame["count"] - 1)
+
+
+_COLUMNS: dict[str, Callable[[pd.DataFrame], pd.DataFrame]] = {
+    "testbed": _testbed_columns,
+    "sized": _sized_columns,
+    "short": _sized_columns,
+    "fig1": lambda f: _through(_outcomes(f)),
+    "ablation": _outcomes,
+    "trains": _trains_columns,
+    "slow start": lambda f: _through(_outcomes(f)),
+}
+
+
+def with_columns(name: str, frame: pd.DataFrame) -> pd.DataFrame:
+    """The rows of the derived frame ``name`` as measured (one per run or per handover: its
+    set-up, ``outcome`` and the figures read from its series) with the columns the claims'
+    tests count and select on: a 0/1 column per TCP outcome and ``handovers`` = 1, and the
+    frame's own (:func:`_testbed_columns`, :func:`_sized_columns`, :func:`_trains_columns`,
+    ``through``/``not_through`` for a recovery that stays in slow start). A test on synthetic
+    rows gives them in the measured rows' form."""
+    return _COLUMNS[name](frame)
 
 
 #: The keys the computed points set: the path, the queue, the receive buffer, the events, the
@@ -1422,7 +1481,10 @@ def _sweep(
 def _after(
     needs: str, points: Callable[[Results, _Plans], list[dict[str, Any]]], plans: _Plans
 ) -> After:
-    return After((needs,), partial(points, plans=plans), _COMPUTED_KEYS)
+    def computed(results: Results) -> list[dict[str, Any]]:
+        return points(results, plans)
+
+    return After((needs,), computed, _COMPUTED_KEYS)
 
 
 def _testbed_points(results: Results, plans: _Plans) -> list[dict[str, Any]]:
@@ -1505,11 +1567,36 @@ def declare(quick: Plan, full: Plan) -> tuple[tuple[Sweep, ...], tuple[Derived, 
         Derived("ablation", partial(_ablation, plans=plans)),
         Derived("trains", partial(_trains, plans=plans)),
         Derived("slow start", partial(_slow_start, plans=plans)),
+        Derived("slow start span", lambda r: pd.DataFrame([slow_start_span(r)], columns=SPAN)),
     )
     return sweeps, derived
 
 
 SWEEPS, DERIVED = declare(QUICK, FULL)
+
+
+def study_of(plan: Plan, only: Sequence[str] = ()) -> Study:
+    """The runs of the study on another grid, without its claims: the sweeps of ``plan`` (in
+    both modes) named in ``only`` and the probes they need (every sweep when ``only`` is
+    empty), with the derived frames (a test of a few recovery cells, say)."""
+    from celltcp.study import Study
+
+    sweeps, derived = declare(plan, plan)
+    wanted = set(only) or {s.name for s in sweeps}
+    for s in reversed(sweeps):
+        if s.name in wanted and isinstance(s.points, After):
+            wanted |= set(s.points.needs)
+    unknown = wanted - {s.name for s in sweeps}
+    if unknown:
+        raise ReproductionError(f"no sweep {', '.join(sorted(unknown))} in {NAME}")
+    return Study(
+        NAME,
+        f"{NAME} on another grid",
+        "The study's runs on another grid.",
+        tuple(s for s in sweeps if s.name in wanted),
+        (),
+        derived=derived,
+    )
 
 
 def plan_of(results: Results) -> Plan:

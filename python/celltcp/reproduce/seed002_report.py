@@ -40,7 +40,6 @@ from celltcp.reproduce.seed002 import (
     RecoveryCell,
     bdp_segments,
     plan_of,
-    slow_start_span,
 )
 from celltcp.reproduce.verdict import (
     POWER_TARGET,
@@ -715,7 +714,7 @@ def _safe_reason(_e: Evaluation, r: Results) -> str:
 
 
 def _slow_setup(r: Results) -> str:
-    start, end = slow_start_span(r)
+    start, end = r.derived("slow start span").iloc[0]
     return (
         f"a discard (100 ms) during the initial slow start ({start:.2f}–{end:.2f} s, "
         "10 Mb/s, 50 ms)"
