@@ -81,7 +81,7 @@ def _claims(keys, **frames):
     from dataclasses import replace
 
     from celltcp.reproduce.registry import Options
-    from celltcp.reproduce.seed002 import _COLUMNS, with_columns
+    from celltcp.reproduce.seed002_frames import _COLUMNS, with_columns
     from celltcp.reproduce.seed002_report import STUDY
     from celltcp.study import Claims, Derived, Results, document
 
@@ -321,7 +321,7 @@ def _results(**frames):
     """Results holding only the synthetic derived frames ``frames`` (in their measured form)."""
     from dataclasses import replace
 
-    from celltcp.reproduce.seed002 import with_columns
+    from celltcp.reproduce.seed002_frames import with_columns
     from celltcp.reproduce.seed002_report import STUDY
     from celltcp.study import Derived, Results
 

@@ -24,7 +24,6 @@ from celltcp.reproduce.document import fmt_ci, mean_ci
 from celltcp.reproduce.seed002 import (
     ABLATION,
     ABLATION_INTERRUPTION_S,
-    DERIVED,
     FIG1_CELL,
     FIG6_BUFFER_BYTES,
     FIG6_RTT_S,
@@ -41,6 +40,7 @@ from celltcp.reproduce.seed002 import (
     bdp_segments,
     plan_of,
 )
+from celltcp.reproduce.seed002_frames import DERIVED
 from celltcp.reproduce.verdict import (
     POWER_TARGET,
     ZERO_TOLERANCE,
