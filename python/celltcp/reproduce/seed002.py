@@ -39,9 +39,10 @@ The study is a declaration on :mod:`celltcp.study`: this module declares its swe
 (:func:`declare`, named as the run counts of ``claims.json`` name them);
 :mod:`celltcp.reproduce.seed002_frames` the frames derived from their runs (one row per run or
 per handover, with the set-up it was run at); :mod:`celltcp.reproduce.seed002_report` the
-claims with their tests, the tables, the figures and the report's layout. Two probes come first, all of whose points are
-known in advance: ``002 sawtooth`` (one run without a handover per set-up whose sawtooth the
-later sweeps place handovers on) and ``002 slow start, no handover``. The sweeps whose
+claims with their tests, the tables, the figures and the report's layout. Two probes come
+first, all of whose points are known in advance: ``002 sawtooth`` (one run without a handover
+per set-up whose sawtooth the later sweeps place handovers on) and ``002 slow start, no
+handover``. The sweeps whose
 handover times are phases of a sawtooth cycle or of the initial slow start (``002 testbed``,
 ``002 overrun, sawtooth``, ``002 ablation``, ``002 repeated handovers``, ``002 slow start``)
 compute their points from them (:class:`celltcp.study.After`); the others are explicit points.
@@ -223,10 +224,11 @@ class Plan:
     sawtooth at 50 ms for queues of ``sawtooth_buffers`` BDPs; Fig. 6 at 200 ms with extra
     buffers as fractions of the overrun-free amount, ``fig6_windows`` emulated windows per
     point and ``fig6_sawtooth_phases`` real phases at E = 0 (0: none); ``sized_windows``
-    windows per interruption (``sized_interruptions``) in the overrun-free check. Episodes: ``fig1_phases`` handover
-    times per RTO floor; the ablation's variants (names of :data:`ABLATION`) with
-    ``ablation_phases`` phases each; ``train_phases`` trains of ``train_handovers``
-    handovers; ``slow_start_phases`` handovers during the initial slow start."""
+    windows per interruption (``sized_interruptions``) in the overrun-free check. Episodes:
+    ``fig1_phases`` handover times per RTO floor; the ablation's variants (names of
+    :data:`ABLATION`) with ``ablation_phases`` phases each; ``train_phases`` trains of
+    ``train_handovers`` handovers; ``slow_start_phases`` handovers during the initial slow
+    start. ``cells`` replaces the recovery grid by explicit cells (a test of a few)."""
 
     recovery_rates: tuple[float, ...]
     recovery_settings: tuple[tuple[str, bool], ...]
