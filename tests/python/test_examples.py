@@ -185,7 +185,7 @@ def test_the_reproductions_read_their_inputs_from_the_package():
     files = [
         seed000._scenario_dir() / "forwarding.toml",
         seed001.scenario_file(),
-        seed002._scenario_file(),
+        seed002.scenario_file(),
         seed003._scenario_dir() / "exp5-3.toml",
         seed004.scenario_file("tracking.toml"),
         handover_policies.scenario_file(),

@@ -6,29 +6,40 @@ the initial slow start times out."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pytest
 
 from celltcp.reproduce.registry import Options
 from celltcp.reproduce.seed002 import (
+    ABLATION_SWEEP,
+    FIG1,
     FIG1_CELL,
     MSS_BYTES,
-    Runner,
-    ablation_runs,
-    fig1_runs,
-    slow_start_runs,
-    train_runs,
+    QUICK,
+    SLOW_START,
+    TRAINS,
+    slow_start_span,
+    study_of,
 )
+from celltcp.study import run
 
 
 @pytest.fixture
-def runner(tmp_path):
-    with Runner.open(Options(workers=2, store=tmp_path / "runs")) as r:
-        yield r
+def measure(tmp_path):
+    """Runs one sweep of the study (and the probes it needs) on a plan changed from the quick
+    one by ``changes``; the results."""
+
+    def go(sweep, **changes):
+        none = {"testbed_rates": (), "sawtooth_buffers": (), "ablation_variants": ()}
+        plan = replace(QUICK, **{**none, **changes})
+        return run(study_of(plan, [sweep]), Options(quick=True, workers=2, store=tmp_path / "runs"))
+
+    return go
 
 
-def test_fig1_zero_throughput_is_the_rto_and_the_ramp_stays_in_slow_start(runner):
-    rows = fig1_runs(runner, 1).set_index("min_rto_s")
+def test_fig1_zero_throughput_is_the_rto_and_the_ramp_stays_in_slow_start(measure):
+    rows = measure(FIG1, fig1_phases=1).derived("fig1").set_index("min_rto_s")
     assert (rows["outcome"] == "timeout").all() and rows["slow_start_through"].all()
     # RFC 6298's 1 s floor against Linux's 200 ms: the receiver waits for the RTO and one
     # way of the path; the seed's ≈ 300 ms needs the lower floor.
@@ -40,8 +51,11 @@ def test_fig1_zero_throughput_is_the_rto_and_the_ramp_stays_in_slow_start(runner
     assert rows.loc[1.0, "cwnd_ramp_s"] == pytest.approx(rows.loc[0.2, "cwnd_ramp_s"])
 
 
-def test_sack_turns_the_40ms_discard_from_a_timeout_into_a_fast_recovery(runner):
-    rows = ablation_runs(runner, ["the scenario", "no SACK (NewReno partial ACKs)"], 3)
+def test_sack_turns_the_40ms_discard_from_a_timeout_into_a_fast_recovery(measure):
+    variants = ("the scenario", "no SACK (NewReno partial ACKs)")
+    rows = measure(ABLATION_SWEEP, ablation_variants=variants, ablation_phases=3).derived(
+        "ablation"
+    )
     sack = rows[rows["variant"] == "the scenario"]
     newreno = rows[rows["variant"] != "the scenario"]
     assert (sack["outcome"] == "halving").all() and (sack["rto_retransmissions"] == 0).all()
@@ -52,8 +66,8 @@ def test_sack_turns_the_40ms_discard_from_a_timeout_into_a_fast_recovery(runner)
     assert (timed_out["dropped"] > timed_out["fast_retransmissions"]).all()
 
 
-def test_a_discard_during_the_recovery_lowers_ssthresh_and_buffer_transfer_does_not(runner):
-    rows = train_runs(runner, 1, 2)
+def test_a_discard_during_the_recovery_lowers_ssthresh_and_buffer_transfer_does_not(measure):
+    rows = measure(TRAINS, train_phases=1, train_handovers=2).derived("trains")
     discard = rows[rows["variant"] == "discard"].set_index("index")
     assert (discard["outcome"] == "timeout").all()
     assert discard.loc[1, "ssthresh_segments"] < discard.loc[0, "ssthresh_segments"]
@@ -62,8 +76,9 @@ def test_a_discard_during_the_recovery_lowers_ssthresh_and_buffer_transfer_does_
     assert (rows[rows["variant"] == "forward + extra"]["outcome"] == "none").all()
 
 
-def test_a_discard_in_the_initial_slow_start_times_out_and_the_earliest_recovers_slowest(runner):
-    rows, (start, end) = slow_start_runs(runner, 3)
+def test_a_discard_in_the_initial_slow_start_times_out_and_the_earliest_recovers_slowest(measure):
+    results = measure(SLOW_START, slow_start_phases=3)
+    rows, (start, end) = results.derived("slow start"), slow_start_span(results)
     assert 0 < start < end < 1.0
     assert (rows["outcome"] == "timeout").all()
     # ssthresh is half the window of the slow start at the handover.

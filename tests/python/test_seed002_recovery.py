@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 import tomllib
 
@@ -11,28 +13,33 @@ from celltcp.models import handover_recovery_rounds_s
 from celltcp.reproduce.registry import Options, ReproductionError
 from celltcp.reproduce.seed002 import (
     PACKET_BYTES,
+    QUICK,
     RATES_BPS,
+    RECOVERY,
     RECOVERY_FRACTION,
     RTTS_S,
     RecoveryCell,
-    Runner,
     recovery_cells,
-    recovery_table,
-    run_recovery,
+    study_of,
     wire_delay_s,
 )
+from celltcp.study import run
 from conftest import EXAMPLES
 
 SCENARIO = EXAMPLES / "002" / "handover-link.toml"
 
 
 def _table(tmp_path, cells, phases=1):
-    with Runner.open(Options(workers=2, store=tmp_path / "runs")) as runner:
-        rows = run_recovery(runner, cells, phases)
+    plan = replace(QUICK, cells=tuple(cells), recovery_phases=phases)
+    results = run(
+        study_of(plan, [RECOVERY]), Options(quick=True, workers=2, store=tmp_path / "runs")
+    )
+    rows = results.derived("recovery runs")
+    assert len(rows) == len(cells) * phases
     # The first RTO retransmission comes after the interruption: it is not lost, so the
     # timer's backoff never enters the ramp.
     assert (rows["first_rto_s"] > rows["attach_s"]).all()
-    return recovery_table(rows)
+    return results.derived("recovery table")
 
 
 def test_example_file_has_the_testbed_rtt():

@@ -67,11 +67,41 @@ def test_quick_reproduction_writes_the_report(tmp_path, capsys):
     assert page.count('src="data:image/png;base64,') == 2
 
 
-# -- the decision logic of the episode rows, on synthetic runs ---------------------------------
+# -- the decision logic of the claims, on synthetic runs -----------------------------------------
 
 
 def _verdict(row):
     return row.decision.verdict.value
+
+
+def _claims(keys, **frames):
+    """The claim rows of the declaration's claims ``keys`` (in the declaration's order) on
+    synthetic derived frames: ``frames`` by name (``slow_start`` for ``slow start``), each in
+    the form of the measured rows; the frames computed from them are the declaration's."""
+    from dataclasses import replace
+
+    from celltcp.reproduce.registry import Options
+    from celltcp.reproduce.seed002_frames import _COLUMNS, with_columns
+    from celltcp.reproduce.seed002_report import STUDY
+    from celltcp.study import Claims, Derived, Results, document
+
+    given = {name.replace("_", " "): f for name, f in frames.items()}
+    synthetic = tuple(
+        Derived(name, _fixed(with_columns(name, f) if name in _COLUMNS else f))
+        for name, f in given.items()
+    )
+    study = replace(
+        STUDY,
+        claims=tuple(c for c in STUDY.claims if c.key in keys),
+        derived=(*synthetic, *(d for d in STUDY.derived if d.name not in given)),
+        report=(Claims(),),
+    )
+    return list(document(study, Results(study, True, {}), Options(quick=True)).claims)
+
+
+def _fixed(frame):
+    """A derived frame's function that gives ``frame``."""
+    return lambda _results: frame
 
 
 def _testbed(variant, excess_by_rate, outcome="none", interruption=0.1):
@@ -99,7 +129,7 @@ def _testbed(variant, excess_by_rate, outcome="none", interruption=0.1):
 def test_no_rate_decrease_is_a_non_inferiority_test_with_three_outcomes():
     import pandas as pd
 
-    from celltcp.reproduce.seed002_report import EXCESS_MARGIN_S, _no_decrease_claims
+    from celltcp.reproduce.seed002_report import EXCESS_MARGIN_S
 
     small = [0.001, 0.002, 0.0, 0.001, 0.003]
     large = [0.4, 0.5, 0.45, 0.55, 0.5]
@@ -110,7 +140,7 @@ def test_no_rate_decrease_is_a_non_inferiority_test_with_three_outcomes():
         frame = pd.concat(
             [_testbed("forward", forward, "halving"), _testbed("forward + extra", extra)]
         )
-        return _no_decrease_claims(frame)
+        return _claims(["no_decrease_forward", "no_decrease_forward_extra"], testbed=frame)
 
     plain, extra = rows({1e6: large, 10e6: large}, {1e6: small, 10e6: small})
     assert _verdict(plain) == "contradicted" and _verdict(extra) == "reproduced"
@@ -125,12 +155,18 @@ def test_no_rate_decrease_is_a_non_inferiority_test_with_three_outcomes():
 def test_the_40ms_row_reads_the_testbed_and_names_the_ablations_finding():
     import pandas as pd
 
-    from celltcp.reproduce.seed002_report import _ablation_finding, _testbed_40ms_claim
+    from celltcp.reproduce.seed002_report import _ablation_finding
 
     def discard(outcomes):
         return pd.DataFrame(
             [
-                {"variant": "discard", "rate_bps": 1e7, "interruption_s": 0.04, "outcome": o}
+                {
+                    "variant": "discard",
+                    "rate_bps": 1e7,
+                    "interruption_s": 0.04,
+                    "outcome": o,
+                    "lost_s": 0.04,
+                }
                 for o in outcomes
             ]
         )
@@ -151,16 +187,20 @@ def test_the_40ms_row_reads_the_testbed_and_names_the_ablations_finding():
             ]
         return pd.DataFrame(rows).replace({"no SACK": "no SACK (NewReno partial ACKs)"})
 
+    def claim(testbed, abl):
+        (row,) = _claims(["testbed_40ms"], testbed=testbed, ablation=abl)
+        return row
+
     abl = ablation(the_scenario=0, no_SACK=10, queue_2_BDP=1)
-    finding = _ablation_finding(abl)
+    finding = _ablation_finding(_results(ablation=abl))
     assert "timeouts in 0/10 with the scenario's settings" in finding
     assert "significantly more timeouts with no SACK (NewReno partial ACKs) (10/10)" in finding
     assert "no significant change with queue 2 BDP (1/10)" in finding
-    row = _testbed_40ms_claim(discard(["halving"] * 19 + ["timeout"]), abl)
+    row = claim(discard(["halving"] * 19 + ["timeout"]), abl)
     assert _verdict(row) == "contradicted" and "timeout 1/20" in row.cells()[3]
     assert finding in row.reason
-    assert _verdict(_testbed_40ms_claim(discard(["timeout"] * 20), abl)) == "reproduced"
-    assert _verdict(_testbed_40ms_claim(discard(["halving"] * 4), abl)) == "not significant"
+    assert _verdict(claim(discard(["timeout"] * 20), abl)) == "reproduced"
+    assert _verdict(claim(discard(["halving"] * 4), abl)) == "not significant"
 
 
 def _episodes(n, **columns):
@@ -192,7 +232,8 @@ def _episodes(n, **columns):
 def test_fig1_rows_test_equivalence_with_the_seeds_approximate_numbers():
     import pandas as pd
 
-    from celltcp.reproduce.seed002_report import _fig1_claims
+    def fig1_claims(frame):
+        return _claims(["fig1_zero", "fig1_recovery", "fig1_slow_start"], fig1=frame)
 
     jitter = [0.0, 0.01, -0.01, 0.005, -0.005, 0.0]
     slow = _episodes(
@@ -207,12 +248,12 @@ def test_fig1_rows_test_equivalence_with_the_seeds_approximate_numbers():
         zero_s=[0.3 + j for j in jitter],
         recovery_time_s=[1.1 + j for j in jitter],
     )
-    zero, recovery, through = _fig1_claims(pd.concat([slow, linux]))
+    zero, recovery, through = fig1_claims(pd.concat([slow, linux]))
     assert _verdict(zero) == "contradicted" and _verdict(recovery) == "contradicted"
     assert "200 ms floor the same runs give 0.300 s (reproduced within" in zero.reason
     assert "a Linux-like RTO accounts for the difference" in zero.reason
     assert _verdict(through) == "reproduced"
-    zero, recovery, through = _fig1_claims(
+    zero, recovery, through = fig1_claims(
         pd.concat(
             [
                 linux.assign(min_rto_s=1.0),
@@ -227,7 +268,16 @@ def test_fig1_rows_test_equivalence_with_the_seeds_approximate_numbers():
 def test_train_and_slow_start_rows_compare_against_single_handovers():
     import pandas as pd
 
-    from celltcp.reproduce.seed002_report import _slow_start_claims, _train_claims
+    def train_claims(frame):
+        return _claims(["train_longer", "train_safe"], trains=frame)
+
+    def slow_start_claims(slow, fig1, span):
+        return _claims(
+            ["slow_start_timeout", "slow_start_long"],
+            slow_start=slow,
+            fig1=fig1,
+            slow_start_span=pd.DataFrame([span], columns=["start_s", "end_s"]),
+        )
 
     def train(variant, back, outcome, count=3):
         frames = []
@@ -248,23 +298,35 @@ def test_train_and_slow_start_rows_compare_against_single_handovers():
             train("forward + extra", [float("nan")] * 5, "none"),
         ]
     )
-    longer, safe = _train_claims(frame)
+    longer, safe = train_claims(frame)
     assert _verdict(longer) == "reproduced" and _verdict(safe) == "reproduced"
     frame.loc[frame["variant"] == "forward + extra", "outcome"] = "timeout"
     frame.loc[(frame["variant"] == "discard") & (frame["index"] == 2), "cwnd_back_s"] = [
         1.0 + j for j in jitter
     ]
-    longer, safe = _train_claims(frame)
+    longer, safe = train_claims(frame)
     assert _verdict(longer) == "contradicted" and _verdict(safe) == "not significant"
 
     fig1 = _episodes(5, min_rto_s=1.0, cwnd_ramp_s=[0.5 + j / 10 for j in jitter])
     slow = _episodes(6, cwnd_ramp_s=[3.0 + j for j in jitter + [0.0]], slow_start_through=False)
-    times_out, long = _slow_start_claims(slow, fig1, (0.05, 0.4))
+    times_out, long = slow_start_claims(slow, fig1, (0.05, 0.4))
     assert _verdict(times_out) == "reproduced" and _verdict(long) == "reproduced"
     assert "congestion avoidance entered in 6/6" in long.cells()[3]
     halved = slow.assign(outcome="halving", cwnd_ramp_s=[0.5 + j / 10 for j in jitter + [0]])
-    times_out, long = _slow_start_claims(halved, fig1, (0.05, 0.4))
+    times_out, long = slow_start_claims(halved, fig1, (0.05, 0.4))
     assert _verdict(times_out) == "contradicted" and _verdict(long) == "not significant"
+
+
+def _results(**frames):
+    """Results holding only the synthetic derived frames ``frames`` (in their measured form)."""
+    from dataclasses import replace
+
+    from celltcp.reproduce.seed002_frames import with_columns
+    from celltcp.reproduce.seed002_report import STUDY
+    from celltcp.study import Derived, Results
+
+    derived = tuple(Derived(name, _fixed(with_columns(name, f))) for name, f in frames.items())
+    return Results(replace(STUDY, derived=derived), True, {})
 
 
 def _claims_002(lossless_rto: int, sized_bad: int, n: int = 80):
@@ -273,8 +335,6 @@ def _claims_002(lossless_rto: int, sized_bad: int, n: int = 80):
     with a drop), 40 discards that all time out and 4 handovers with a buffer 2 packets short
     that all overrun."""
     import pandas as pd
-
-    from celltcp.reproduce.seed002_report import _claims
 
     def rows(variant, k, outcome, rto, drops):
         return [
@@ -305,10 +365,9 @@ def _claims_002(lossless_rto: int, sized_bad: int, n: int = 80):
             for i in range(72)
         ]
     )
-    short = pd.DataFrame({"drops": [3, 3, 3, 3]})
-    overrun = pd.DataFrame({"overruns": [0], "handovers": [10], "p_model": [0.0], "p_sim": [0.0]})
-    table = pd.DataFrame(columns=["rate_bps", "rtt_s", "case", "delayed_ack"])
-    rows_ = {r.claim.split(" (")[0]: r for r in _claims(table, testbed, sized, short, overrun)}
+    short = pd.DataFrame({"drops": [3, 3, 3, 3], "outcome": ["halving"] * 4})
+    found = _claims(["no_spurious", "overrun_free"], testbed=testbed, sized=sized, short=short)
+    rows_ = {r.claim.split(" (")[0]: r for r in found}
     spurious = next(r for k, r in rows_.items() if "no spurious retransmission" in k)
     extra = next(r for k, r in rows_.items() if k.startswith("extra buffer sized"))
     return spurious, extra

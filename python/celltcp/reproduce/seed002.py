@@ -3,8 +3,8 @@ handover without buffer transfer, and buffer overrun with buffer transfer.
 
 Everything runs on ``celltcp/examples/002/handover-link.toml``
 (server — wire — base station — access
-link — UE, one NewReno + SACK download, one link handover) through :func:`celltcp.sweep`, and is
-compared with :mod:`celltcp.models.handover`:
+link — UE, one NewReno + SACK download, one link handover) through the study engine
+(:mod:`celltcp.study`), and is compared with :mod:`celltcp.models.handover`:
 
 * **Recovery** (§2.1, §4.3, Figs. 3–4): the analytics' ``ramp_time_s`` (from the first RTO
   retransmission's arrival at the receiver to the start of the first goodput averaging window
@@ -33,8 +33,20 @@ A drop-tail queue has one limit, so a loss-driven sawtooth fills whatever queue 
 buffer of B in normal operation plus E during the handover only is therefore emulated: the
 receive buffer caps the window at the sawtooth's windows (quantiles of the time the sawtooth
 spends at each window, the model's assumption 2) and the queue holds B + E. The real sawtooth
-checks that assumption at E = 0. The report (tables, verdicts, figures) is built by
-:mod:`celltcp.reproduce.seed002_report`; docs/seed-002.md has the mapping and the figures.
+checks that assumption at E = 0.
+
+The study is a declaration on :mod:`celltcp.study`: this module declares its sweeps
+(:func:`declare`, named as the run counts of ``claims.json`` name them);
+:mod:`celltcp.reproduce.seed002_frames` the frames derived from their runs (one row per run or
+per handover, with the set-up it was run at); :mod:`celltcp.reproduce.seed002_report` the
+claims with their tests, the tables, the figures and the report's layout. Two probes come
+first, all of whose points are known in advance: ``002 sawtooth`` (one run without a handover
+per set-up whose sawtooth the later sweeps place handovers on) and ``002 slow start, no
+handover``. The sweeps whose
+handover times are phases of a sawtooth cycle or of the initial slow start (``002 testbed``,
+``002 overrun, sawtooth``, ``002 ablation``, ``002 repeated handovers``, ``002 slow start``)
+compute their points from them (:class:`celltcp.study.After`); the others are explicit points.
+docs/seed-002.md has the mapping and the figures.
 
 Units: rates bit/s, times s, sizes bytes, windows in 1500-byte packets (segments).
 """
@@ -42,16 +54,13 @@ Units: rates bit/s, times s, sizes bytes, windows in 1500-byte packets (segments
 from __future__ import annotations
 
 import math
-import time
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from celltcp import examples
 from celltcp.models import (
     bdp_bytes,
     buffer_overrun_probability,
@@ -59,39 +68,54 @@ from celltcp.models import (
     handover_recovery_time_s,
     overrun_free_extra_buffer_bytes,
 )
-from celltcp.reproduce.document import Document, mean_ci
-from celltcp.reproduce.registry import Options, ReproductionError, StoreRunner
+from celltcp.reproduce.document import Document
+from celltcp.reproduce.registry import Options, ReproductionError
+from celltcp.study import After, Metric, Replications, Scenario, Sweep
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from celltcp.study import Results, Study
 
 __all__ = [
     "ABLATION",
+    "ABLATION_SWEEP",
     "ALIASES",
+    "FIG1",
     "FIG1_CELL",
+    "FIG6",
     "FULL",
     "NAME",
+    "OVERRUN_SAWTOOTH",
     "QUICK",
+    "RECOVERY",
+    "SAWTOOTH",
+    "SIZED",
+    "SLOW_START",
+    "SLOW_START_PROBE_SWEEP",
+    "SPAN",
     "SUMMARY",
+    "SWEEPS",
+    "TESTBED",
+    "TRAINS",
     "AblationVariant",
+    "OverrunSet",
     "Plan",
+    "Plans",
     "RecoveryCell",
-    "Results",
-    "Runner",
-    "ablation_runs",
+    "Sawtooth",
     "bdp_segments",
-    "count_overruns",
-    "emulated_overrun",
-    "fig1_runs",
+    "declare",
     "handover_event",
     "path_overrides",
+    "plan_of",
     "recovery_cells",
-    "recovery_table",
     "run",
-    "run_recovery",
-    "sawtooth_overrun",
-    "sawtooth_period",
-    "sized_buffer_runs",
-    "slow_start_runs",
-    "testbed_runs",
-    "train_runs",
+    "sawtooth_cycles",
+    "sawtooth_probes",
+    "scenario_file",
+    "slow_start_span",
+    "study_of",
     "window_quantiles",
     "wire_delay_s",
 ]
@@ -200,10 +224,11 @@ class Plan:
     sawtooth at 50 ms for queues of ``sawtooth_buffers`` BDPs; Fig. 6 at 200 ms with extra
     buffers as fractions of the overrun-free amount, ``fig6_windows`` emulated windows per
     point and ``fig6_sawtooth_phases`` real phases at E = 0 (0: none); ``sized_windows``
-    windows per interruption in the overrun-free check. Episodes: ``fig1_phases`` handover
-    times per RTO floor; the ablation's variants (names of :data:`ABLATION`) with
-    ``ablation_phases`` phases each; ``train_phases`` trains of ``train_handovers``
-    handovers; ``slow_start_phases`` handovers during the initial slow start."""
+    windows per interruption (``sized_interruptions``) in the overrun-free check. Episodes:
+    ``fig1_phases`` handover times per RTO floor; the ablation's variants (names of
+    :data:`ABLATION`) with ``ablation_phases`` phases each; ``train_phases`` trains of
+    ``train_handovers`` handovers; ``slow_start_phases`` handovers during the initial slow
+    start. ``cells`` replaces the recovery grid by explicit cells (a test of a few)."""
 
     recovery_rates: tuple[float, ...]
     recovery_settings: tuple[tuple[str, bool], ...]
@@ -226,6 +251,17 @@ class Plan:
     train_phases: int
     train_handovers: int
     slow_start_phases: int
+    #: The interruptions of the overrun-free check (default: the testbed's four).
+    sized_interruptions: tuple[float, ...] = INTERRUPTIONS_S
+    #: The recovery cells in place of the grid (a test of a few cells); None: the grid.
+    cells: tuple[RecoveryCell, ...] | None = None
+
+    def recovery(self) -> tuple[list[RecoveryCell], list[tuple[float, float]]]:
+        """The recovery cells of the mode, and the (rate, RTT) pairs skipped for a BDP below
+        :data:`MIN_BDP_SEGMENTS` (:func:`recovery_cells`)."""
+        if self.cells is not None:
+            return list(self.cells), []
+        return recovery_cells(self.recovery_rates, RTTS_S, self.recovery_settings, self.max_model_s)
 
 
 #: Figs. 3–4's settings only, short runs: about 10 s on 2 cores.
@@ -365,71 +401,6 @@ def window_quantiles(bdp: float, w_max: float, n: int, beta: float = 0.5) -> lis
     return out
 
 
-# -- running ----------------------------------------------------------------------------------
-
-
-def _scenario_file() -> Path:
-    """``002/handover-link.toml`` of the library shipped in the package
-    (:mod:`celltcp.examples`)."""
-    return examples.path("002/handover-link")
-
-
-class Runner(StoreRunner):
-    """Runs lists of override points through :func:`celltcp.sweep` into one results store and
-    reads the series kept there (:class:`StoreRunner`)."""
-
-    temporary_prefix = "celltcp-002-"
-
-    def run(
-        self,
-        points: Sequence[dict[str, Any]],
-        name: str,
-        metrics: Sequence[str] = (_DROPS,),
-        series: Sequence[str] = (),
-    ) -> pd.DataFrame:
-        """One row per point, in order; ReproductionError if a run failed."""
-        import celltcp
-
-        spec: dict[str, Any] = {
-            "scenario": str(_scenario_file()),
-            "name": name,
-            "seed": MASTER_SEED,
-            "runs": 1,
-            "metrics": list(metrics),
-            "points": list(points),
-        }
-        if series:
-            spec["series"] = list(series)
-        frame = celltcp.sweep.sweep(
-            spec, workers=self.options.workers, store=self.store, progress=self.options.progress
-        )
-        failed = frame[frame["status"] != "ok"]
-        if len(failed):
-            first = failed.iloc[0]["error"]
-            raise ReproductionError(f"{name}: {len(failed)} runs failed (first: {first})")
-        self.count(name, len(frame))
-        return frame.sort_values("point").reset_index(drop=True)
-
-    def series(self, frame: pd.DataFrame, name: str) -> list[pd.DataFrame]:
-        """The kept series ``name`` of every run of ``frame``, in its order (one store open)."""
-        from celltcp.sweep import Store
-
-        with Store.open(self.store, read_only=True) as store:
-            return [
-                store.read_series(key, int(run), name)
-                for key, run in zip(frame["key"], frame["run"], strict=True)
-            ]
-
-    def handovers(self, frame: pd.DataFrame) -> list[pd.Series]:
-        """Each run's only row of the per-handover analytics."""
-        out = []
-        for rows in self.series(frame, "handovers"):
-            if len(rows) != 1:
-                raise ReproductionError(f"expected one handover row, found {len(rows)}")
-            out.append(rows.iloc[0])
-        return out
-
-
 # -- validation 1: recovery time after a discard ----------------------------------------------
 
 
@@ -528,85 +499,16 @@ def recovery_cells(
     return cells, skipped
 
 
-def _cwnd_ramp_s(tcp: pd.DataFrame, first_rto_s: float, target_bytes: float) -> float:
-    """Time from the first RTO to the first cwnd ≥ target after the loss window was set."""
-    cwnd = tcp[(tcp["var"] == "cwnd") & (tcp["time_s"] >= first_rto_s)]
-    values, times = cwnd["value"].to_numpy(), cwnd["time_s"].to_numpy()
-    reset = np.flatnonzero(values <= 2 * MSS_BYTES)
-    if reset.size == 0:
-        return math.nan
-    above = np.flatnonzero(values[reset[0] :] >= target_bytes)
-    return float(times[reset[0] + above[0]] - first_rto_s) if above.size else math.nan
+def _recovery_jobs(plan: Plan) -> list[tuple[RecoveryCell, int]]:
+    return [(c, p) for c in plan.recovery()[0] for p in range(plan.recovery_phases)]
 
 
-def run_recovery(runner: Runner, cells: Sequence[RecoveryCell], phases: int) -> pd.DataFrame:
-    """One row per (cell, phase): the outcome, the analytics' ramp_time_s, the sender's cwnd
-    ramp (from the first RTO to 0.9·BDP, ``cwnd_ramp_s``, and to the whole BDP,
-    ``cwnd_full_s``), the model, and when the handover, the first RTO retransmission and the
-    attach happened."""
-    jobs = [(c, p) for c in cells for p in range(phases)]
-    frame = runner.run(
-        [c.overrides(p) for c, p in jobs], "002 recovery", series=("handovers", "tcp")
-    )
-    rows = []
-    for (cell, phase), h, tcp in zip(
-        jobs, runner.handovers(frame), runner.series(frame, "tcp"), strict=True
-    ):
-        target = RECOVERY_FRACTION * cell.bdp_segments * MSS_BYTES
-        rows.append(
-            {
-                "handover_s": cell.handover_at_s(phase),
-                "cwnd_full_s": _cwnd_ramp_s(tcp, h["first_rto_s"], cell.bdp_segments * MSS_BYTES),
-                "rate_bps": cell.rate_bps,
-                "rtt_s": cell.rtt_s,
-                "case": cell.case,
-                "delayed_ack": cell.delayed_ack,
-                "phase": phase,
-                "bdp_segments": cell.bdp_segments,
-                "model_s": cell.model_s,
-                "rounds_s": cell.rounds_s,
-                "outcome": h["outcome"],
-                "ramp_s": h["ramp_time_s"],
-                "cwnd_ramp_s": _cwnd_ramp_s(tcp, h["first_rto_s"], target),
-                "first_rto_s": h["first_rto_s"],
-                "attach_s": h["attach_s"],
-            }
-        )
-    return pd.DataFrame(rows)
+# -- the sawtooth probes ------------------------------------------------------------------------
 
 
-def recovery_table(rows: pd.DataFrame) -> pd.DataFrame:
-    """Per cell: mean ± 95 % half-width of the ramp over the runs that recovered, the ratios
-    sim/model, the offset (ramp − model) in RTTs, and how many runs timed out and recovered."""
-    out = []
-    keys = ["rate_bps", "rtt_s", "case", "delayed_ack"]
-    for key, g in rows.groupby(keys, sort=False):
-        ramp, half = mean_ci(g["ramp_s"])
-        cwnd, model = float(g["cwnd_ramp_s"].mean()), float(g["model_s"].iloc[0])
-        rounds = float(g["rounds_s"].iloc[0])
-        out.append(
-            {
-                **dict(zip(keys, key, strict=True)),
-                "bdp_segments": g["bdp_segments"].iloc[0],
-                "model_s": model,
-                "ramp_s": ramp,
-                "ramp_half_s": half,
-                "ratio": ramp / model,
-                "cwnd_ramp_s": cwnd,
-                "cwnd_ratio": cwnd / model,
-                "offset_rtts": (ramp - model) / key[1],
-                "rounds_s": rounds,
-                "rounds_ratio": ramp / rounds,
-                "cwnd_rounds_ratio": cwnd / rounds,
-                "timeouts": int((g["outcome"] == "timeout").sum()),
-                "runs": len(g),
-                "recovered": int(g["ramp_s"].notna().sum()),
-            }
-        )
-    return pd.DataFrame(out)
-
-
-# -- buffer overrun with buffer transfer ------------------------------------------------------
+def _series_of(tcp: pd.DataFrame, var: str) -> tuple[np.ndarray, np.ndarray]:
+    sel = tcp[tcp["var"] == var]
+    return sel["time_s"].to_numpy(dtype=float), sel["value"].to_numpy(dtype=float)
 
 
 def _loss_events_s(tcp: pd.DataFrame) -> np.ndarray:
@@ -616,194 +518,270 @@ def _loss_events_s(tcp: pd.DataFrame) -> np.ndarray:
     return np.asarray(times[1:][(state[1:] >= 2) & (state[1:] != state[:-1])])
 
 
-def sawtooth_period(
-    runner: Runner, base: dict[str, Any], rate_bps: float, rtt_s: float, buffer_bytes: float
-) -> tuple[float, float]:
-    """Start and end (s) of the second loss-to-loss cycle of the run ``base`` without a
-    handover: the first whole AIMD cycle after the initial slow start's overshoot. The link
+@dataclass(frozen=True)
+class Sawtooth:
+    """A set-up whose loss-driven sawtooth later sweeps place handovers on: a run of ``base``
+    without a handover, long enough for a few AIMD cycles, tracing ``cc_state``. The link
     model draws no random numbers, so runs with a handover repeat this run until then."""
-    # A cycle: half the peak window BDP + B at 1/2 segment per RTT (delayed ACKs without byte
-    # counting, the scenario's TCP), at the cycle's mean RTT.
-    bdp = bdp_segments(rate_bps, rtt_s)
-    w_max = bdp + buffer_bytes / PACKET_BYTES
-    cycle = w_max * rtt_s * max(1.0, 0.75 * w_max / bdp)
-    duration = 10.0 + 4.0 * cycle
-    point = {**base, "events": [], "simulation.duration": _ns(duration), "trace.tcp": ["cc_state"]}
-    frame = runner.run([point], "002 sawtooth", series=("tcp",))
-    losses = _loss_events_s(runner.series(frame, "tcp")[0])
-    if len(losses) < 3:
-        raise ReproductionError(
-            f"no steady sawtooth at {rate_bps / 1e6:g} Mb/s, {rtt_s * 1e3:g} ms, buffer "
-            f"{buffer_bytes:g} B: {len(losses)} loss events in {duration:.0f} s"
-        )
-    return float(losses[1]), float(losses[2])
+
+    label: str
+    rate_bps: float
+    rtt_s: float
+    buffer_bytes: float
+    base: dict[str, Any]
+
+    @property
+    def duration_s(self) -> float:
+        # A cycle: half the peak window BDP + B at 1/2 segment per RTT (delayed ACKs without
+        # byte counting, the scenario's TCP), at the cycle's mean RTT.
+        bdp = bdp_segments(self.rate_bps, self.rtt_s)
+        w_max = bdp + self.buffer_bytes / PACKET_BYTES
+        cycle = w_max * self.rtt_s * max(1.0, 0.75 * w_max / bdp)
+        return 10.0 + 4.0 * cycle
+
+    def point(self) -> dict[str, Any]:
+        return {
+            **self.base,
+            "events": [],
+            "simulation.duration": _ns(self.duration_s),
+            "trace.tcp": ["cc_state"],
+        }
+
+    def cycle(self, tcp: pd.DataFrame) -> tuple[float, float]:
+        """Start and end (s) of the second loss-to-loss cycle of the run's ``tcp`` series: the
+        first whole AIMD cycle after the initial slow start's overshoot."""
+        losses = _loss_events_s(tcp)
+        if len(losses) < 3:
+            raise ReproductionError(
+                f"no steady sawtooth at {self.rate_bps / 1e6:g} Mb/s, {self.rtt_s * 1e3:g} ms, "
+                f"buffer {self.buffer_bytes:g} B: {len(losses)} loss events in "
+                f"{self.duration_s:.0f} s"
+            )
+        return float(losses[1]), float(losses[2])
+
+
+def _queue_base(rate_bps: float, rtt_s: float, buffer_bytes: float) -> dict[str, Any]:
+    return {**path_overrides(rate_bps, rtt_s), "links.access.queue": _queue(f"{buffer_bytes}B")}
+
+
+def _testbed_sawtooth(rate: float) -> Sawtooth:
+    buffer = round(bdp_bytes(rate, TESTBED_RTT_S))
+    return Sawtooth(
+        f"testbed {rate:g}", rate, TESTBED_RTT_S, buffer, _queue_base(rate, TESTBED_RTT_S, buffer)
+    )
+
+
+def _overrun_sawtooth(rtt_s: float, buffer_bytes: int, label: str) -> Sawtooth:
+    return Sawtooth(
+        label,
+        OVERRUN_RATE_BPS,
+        rtt_s,
+        buffer_bytes,
+        _queue_base(OVERRUN_RATE_BPS, rtt_s, buffer_bytes),
+    )
+
+
+def _ablation_sawtooth(name: str) -> Sawtooth:
+    v = ABLATION[name]
+    return Sawtooth(f"ablation {name}", OVERRUN_RATE_BPS, v.rtt_s, v.buffer_bytes, v.base())
+
+
+def _train_sawtooth() -> Sawtooth:
+    rate, rtt = OVERRUN_RATE_BPS, TESTBED_RTT_S
+    buffer = round(bdp_bytes(rate, rtt))
+    return Sawtooth("trains", rate, rtt, buffer, _queue_base(rate, rtt, buffer))
+
+
+def _sawtooth_buffers(plan: Plan) -> list[int]:
+    bdp = round(bdp_bytes(OVERRUN_RATE_BPS, TESTBED_RTT_S))
+    return [round(k * bdp) for k in plan.sawtooth_buffers]
+
+
+def sawtooth_probes(plan: Plan) -> list[Sawtooth]:
+    """The set-ups of the sweep ``002 sawtooth``, in its run order: the testbed's per rate, the
+    overrun check's per buffer (and Fig. 6's real sawtooth), the ablation's per variant, the
+    trains'. Set-ups that coincide share their run."""
+    return [
+        *(_testbed_sawtooth(rate) for rate in plan.testbed_rates),
+        *(_overrun_sawtooth(TESTBED_RTT_S, b, f"overrun {b}") for b in _sawtooth_buffers(plan)),
+        *(
+            [_overrun_sawtooth(FIG6_RTT_S, FIG6_BUFFER_BYTES, "fig6")]
+            if plan.fig6_sawtooth_phases
+            else []
+        ),
+        *(_ablation_sawtooth(name) for name in plan.ablation_variants),
+        _train_sawtooth(),
+    ]
+
+
+def sawtooth_cycles(results: Results, plan: Plan) -> dict[str, tuple[float, float]]:
+    """The measured cycle (start, end) of every probe of ``002 sawtooth`` run with ``plan``,
+    by its label (:meth:`Sawtooth.cycle`)."""
+    rows = results.frames[SAWTOOTH]
+    probes = sawtooth_probes(plan)
+    return {p.label: p.cycle(tcp) for p, tcp in zip(probes, results.read(rows, "tcp"), strict=True)}
 
 
 def _phases(start_s: float, end_s: float, n: int) -> list[float]:
     return [start_s + (i + 0.5) / n * (end_s - start_s) for i in range(n)]
 
 
-def count_overruns(
-    runner: Runner, handovers: Sequence[tuple[dict[str, Any], float, float]], name: str
-) -> list[int]:
-    """Queue drops during each (base overrides, handover time, interruption) with buffer
-    transfer: the drops of a run ending 1 ms after the interruption less those of the same run
-    without the handover ending at the handover (the two are identical until then)."""
-    points = []
-    for base, at, interruption in handovers:
-        points.append({**base, "events": [], "simulation.duration": _ns(at)})
-        points.append(
-            {
-                **base,
-                "events": handover_event(at, interruption, "forward"),
-                "simulation.duration": _ns(at + interruption + 0.001),
-            }
-        )
-    drops = runner.run(points, name)[_DROPS].to_numpy(dtype=float)
-    return [int(drops[2 * i + 1] - drops[2 * i]) for i in range(len(handovers))]
+# -- buffer overrun with buffer transfer ------------------------------------------------------
 
 
-def _overrun_row(drops: Sequence[int], **point: Any) -> dict[str, Any]:
-    p = point
-    k = sum(d > 0 for d in drops)
-    model = buffer_overrun_probability(
-        p["buffer_bytes"],
-        p["rate_bps"],
-        p["rtt_s"],
-        p["interruption_s"],
-        PACKET_BYTES,
-        p["extra_bytes"],
-    )
-    return {**p, "handovers": len(drops), "overruns": k, "p_sim": k / len(drops), "p_model": model}
+@dataclass(frozen=True)
+class OverrunSet:
+    """Handovers with buffer transfer at one point of an overrun curve: ``handovers`` as (base
+    overrides, handover time, interruption), and the point (``method``, rate, RTT, buffer,
+    interruption, extra buffer) for the model's probability. Each handover is two runs: the
+    run ending 1 ms after the interruption and the same run without the handover ending at the
+    handover (the two are identical until then); the queue drops between them are the
+    handover's."""
 
+    point: dict[str, Any]
+    handovers: tuple[tuple[dict[str, Any], float, float], ...]
 
-def sawtooth_overrun(
-    runner: Runner,
-    rate_bps: float,
-    rtt_s: float,
-    buffer_bytes: int,
-    interruptions: Sequence[float],
-    phases: int,
-) -> pd.DataFrame:
-    """The real sawtooth of a drop-tail queue of ``buffer_bytes`` without extra buffer: per
-    interruption, the share of ``phases`` handovers spread over one cycle that overflow the
-    queue, beside the model's probability."""
-    base = {**path_overrides(rate_bps, rtt_s), "links.access.queue": _queue(f"{buffer_bytes}B")}
-    times = _phases(*sawtooth_period(runner, base, rate_bps, rtt_s, buffer_bytes), phases)
-    drops = count_overruns(
-        runner, [(base, at, t) for t in interruptions for at in times], "002 overrun, sawtooth"
-    )
-    return pd.DataFrame(
-        [
-            _overrun_row(
-                drops[i * phases : (i + 1) * phases],
-                method="sawtooth",
-                rate_bps=rate_bps,
-                rtt_s=rtt_s,
-                buffer_bytes=buffer_bytes,
-                interruption_s=t,
-                extra_bytes=0.0,
-            )
-            for i, t in enumerate(interruptions)
-        ]
-    )
-
-
-def emulated_overrun(
-    runner: Runner,
-    rate_bps: float,
-    rtt_s: float,
-    buffer_bytes: int,
-    interruptions: Sequence[float],
-    extras: Sequence[float],
-    windows: int,
-) -> pd.DataFrame:
-    """Fig. 6: per interruption and extra buffer E (a fraction of the overrun-free amount), the
-    share of ``windows`` sawtooth windows (:func:`window_quantiles`, W_max = BDP + buffer) whose
-    handover overflows a queue of buffer + E, beside the model's probability."""
-    bdp = bdp_segments(rate_bps, rtt_s)
-    ws = window_quantiles(bdp, bdp + buffer_bytes / PACKET_BYTES, windows)
-    at = _steady_at_s(rtt_s)
-    keys = [
-        (t, round(f * overrun_free_extra_buffer_bytes(rate_bps, rtt_s, t)))
-        for t in interruptions
-        for f in extras
-    ]
-    drops = count_overruns(
-        runner,
-        [(_capped(rate_bps, rtt_s, w, buffer_bytes + e), at, t) for t, e in keys for w in ws],
-        "002 overrun, Fig. 6",
-    )
-    return pd.DataFrame(
-        [
-            _overrun_row(
-                drops[i * windows : (i + 1) * windows],
-                method="emulated",
-                rate_bps=rate_bps,
-                rtt_s=rtt_s,
-                buffer_bytes=buffer_bytes,
-                interruption_s=t,
-                extra_bytes=float(e),
-            )
-            for i, (t, e) in enumerate(keys)
-        ]
-    )
-
-
-def sized_buffer_runs(
-    runner: Runner,
-    interruptions: Sequence[float],
-    windows: int,
-    rate_bps: float = OVERRUN_RATE_BPS,
-    rtt_s: float = TESTBED_RTT_S,
-    short_packets: int = 0,
-) -> pd.DataFrame:
-    """Handovers with buffer transfer into a queue of one BDP plus the overrun-free extra
-    buffer (less ``short_packets`` packets), at ``windows`` sawtooth windows and at the peak
-    W_max = 2·BDP. One row per run: the TCP outcome, retransmissions and every queue drop of
-    the run."""
-    buffer = round(bdp_bytes(rate_bps, rtt_s))
-    bdp = bdp_segments(rate_bps, rtt_s)
-    w_max = bdp + buffer / PACKET_BYTES
-    ws = [*window_quantiles(bdp, w_max, windows), math.floor(w_max)]
-    at = _steady_at_s(rtt_s)
-    jobs = []
-    for t in interruptions:
-        extra = overrun_free_extra_buffer_bytes(rate_bps, rtt_s, t)
-        queue = int(buffer + extra - short_packets * PACKET_BYTES)
-        jobs += [
-            (
-                t,
-                round(w),
-                queue,
+    def points(self) -> list[dict[str, Any]]:
+        out = []
+        for base, at, interruption in self.handovers:
+            out.append({**base, "events": [], "simulation.duration": _ns(at)})
+            out.append(
                 {
-                    **_capped(rate_bps, rtt_s, w, queue),
-                    "events": handover_event(at, t, "forward"),
-                    "simulation.duration": _ns(at + t + 3.0),
-                },
+                    **base,
+                    "events": handover_event(at, interruption, "forward"),
+                    "simulation.duration": _ns(at + interruption + 0.001),
+                }
             )
-            for w in ws
-        ]
-    frame = runner.run([j[3] for j in jobs], "002 overrun-free buffer", series=("handovers",))
-    rows = []
-    for (t, w, queue, _), (_, run_row), h in zip(
-        jobs, frame.iterrows(), runner.handovers(frame), strict=True
-    ):
-        rows.append(
-            {
-                "interruption_s": t,
-                "window_segments": w,
-                "queue_bytes": queue,
-                "outcome": h["outcome"],
-                "rto_retransmissions": int(h["rto_retransmissions"]),
-                "fast_retransmissions": int(h["fast_retransmissions"]),
-                "drops": int(run_row[_DROPS]),
-            }
+        return out
+
+    def row(self, drops: np.ndarray) -> dict[str, Any]:
+        """The share that overran, beside the model's, from the pairs' drops (in order)."""
+        overran = [int(drops[2 * i + 1] - drops[2 * i]) for i in range(len(self.handovers))]
+        p = self.point
+        k = sum(d > 0 for d in overran)
+        model = buffer_overrun_probability(
+            p["buffer_bytes"],
+            p["rate_bps"],
+            p["rtt_s"],
+            p["interruption_s"],
+            PACKET_BYTES,
+            p["extra_bytes"],
         )
-    return pd.DataFrame(rows)
+        n = len(overran)
+        return {**p, "handovers": n, "overruns": k, "p_sim": k / n, "p_model": model}
 
 
-# -- the testbed table ------------------------------------------------------------------------
+def _sawtooth_sets(
+    probe: Sawtooth, cycle: tuple[float, float], interruptions: Sequence[float], phases: int
+) -> list[OverrunSet]:
+    """The real sawtooth without extra buffer: per interruption, ``phases`` handovers spread
+    over one cycle."""
+    times = _phases(*cycle, phases)
+    return [
+        OverrunSet(
+            {
+                "method": "sawtooth",
+                "rate_bps": probe.rate_bps,
+                "rtt_s": probe.rtt_s,
+                "buffer_bytes": probe.buffer_bytes,
+                "interruption_s": t,
+                "extra_bytes": 0.0,
+            },
+            tuple((probe.base, at, t) for at in times),
+        )
+        for t in interruptions
+    ]
+
+
+def _overrun_sawtooth_sets(
+    plan: Plan, cycles: dict[str, tuple[float, float]]
+) -> tuple[list[OverrunSet], list[OverrunSet]]:
+    """The sets of ``002 overrun, sawtooth``: per buffer of the overrun check, and Fig. 6's."""
+    checks = [
+        s
+        for b in _sawtooth_buffers(plan)
+        for s in _sawtooth_sets(
+            _overrun_sawtooth(TESTBED_RTT_S, b, f"overrun {b}"),
+            cycles[f"overrun {b}"],
+            plan.sawtooth_interruptions,
+            plan.sawtooth_phases,
+        )
+    ]
+    fig6 = (
+        _sawtooth_sets(
+            _overrun_sawtooth(FIG6_RTT_S, FIG6_BUFFER_BYTES, "fig6"),
+            cycles["fig6"],
+            plan.fig6_interruptions,
+            plan.fig6_sawtooth_phases,
+        )
+        if plan.fig6_sawtooth_phases
+        else []
+    )
+    return checks, fig6
+
+
+def _fig6_sets(plan: Plan) -> list[OverrunSet]:
+    """Fig. 6: per interruption and extra buffer E (a fraction of the overrun-free amount),
+    handovers at ``fig6_windows`` sawtooth windows (:func:`window_quantiles`, W_max = BDP +
+    buffer) into a queue of buffer + E."""
+    rate, rtt, buffer = OVERRUN_RATE_BPS, FIG6_RTT_S, FIG6_BUFFER_BYTES
+    bdp = bdp_segments(rate, rtt)
+    ws = window_quantiles(bdp, bdp + buffer / PACKET_BYTES, plan.fig6_windows)
+    at = _steady_at_s(rtt)
+    return [
+        OverrunSet(
+            {
+                "method": "emulated",
+                "rate_bps": rate,
+                "rtt_s": rtt,
+                "buffer_bytes": buffer,
+                "interruption_s": t,
+                "extra_bytes": float(e),
+            },
+            tuple((_capped(rate, rtt, w, buffer + e), at, t) for w in ws),
+        )
+        for t in plan.fig6_interruptions
+        for e in (
+            round(f * overrun_free_extra_buffer_bytes(rate, rtt, t)) for f in plan.fig6_extras
+        )
+    ]
+
+
+def _sized_jobs(plan: Plan) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """Handovers with buffer transfer into a queue of one BDP plus the overrun-free extra
+    buffer, at ``sized_windows`` sawtooth windows and at the peak W_max = 2·BDP; then, with two
+    packets less, at the peak only (``short``). (label, point) each."""
+    rate, rtt = OVERRUN_RATE_BPS, TESTBED_RTT_S
+    buffer = round(bdp_bytes(rate, rtt))
+    bdp = bdp_segments(rate, rtt)
+    w_max = bdp + buffer / PACKET_BYTES
+    at = _steady_at_s(rtt)
+    jobs = []
+    for windows, short_packets in ((plan.sized_windows, 0), (0, SHORT_PACKETS)):
+        ws = [*window_quantiles(bdp, w_max, windows), math.floor(w_max)]
+        for t in plan.sized_interruptions:
+            extra = overrun_free_extra_buffer_bytes(rate, rtt, t)
+            queue = int(buffer + extra - short_packets * PACKET_BYTES)
+            jobs += [
+                (
+                    {
+                        "short": bool(short_packets),
+                        "interruption_s": t,
+                        "window_segments": round(w),
+                        "queue_bytes": queue,
+                    },
+                    {
+                        **_capped(rate, rtt, w, queue),
+                        "events": handover_event(at, t, "forward"),
+                        "simulation.duration": _ns(at + t + 3.0),
+                    },
+                )
+                for w in ws
+            ]
+    return jobs
+
+
+# -- the testbed ------------------------------------------------------------------------------
 
 
 def _horizon_s(rate_bps: float) -> float:
@@ -812,60 +790,50 @@ def _horizon_s(rate_bps: float) -> float:
     return 5.0 + 1.2 * RecoveryCell(rate_bps, TESTBED_RTT_S, "worst", True).model_s
 
 
-def testbed_runs(
-    runner: Runner, rates: Sequence[float], interruptions: Sequence[float], phases: int
-) -> pd.DataFrame:
+def _testbed_jobs(
+    plan: Plan, cycles: dict[str, tuple[float, float]]
+) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
     """The testbed at RTT 50 ms with a queue of one BDP: per rate, interruption and variant,
-    ``phases`` handovers. Variants: ``discard`` and ``forward`` at phases of the real sawtooth,
-    and ``forward + extra`` (queue BDP + overrun-free extra, window capped at sawtooth
-    windows). One row per run: outcome, retransmissions, the run's queue drops, and the goodput
-    lost over the horizon against the same run without the handover (bytes, and seconds of the
-    link's payload rate)."""
-    jobs, labels = [], []
-    for rate in rates:
-        buffer, horizon = round(bdp_bytes(rate, TESTBED_RTT_S)), _horizon_s(rate)
-        base = {**path_overrides(rate, TESTBED_RTT_S), "links.access.queue": _queue(f"{buffer}B")}
-        cycle = sawtooth_period(runner, base, rate, TESTBED_RTT_S, buffer)
+    ``testbed_phases`` handovers. Variants: ``discard`` and ``forward`` at phases of the real
+    sawtooth, and ``forward + extra`` (queue BDP + overrun-free extra, window capped at
+    sawtooth windows). (label, [the run without the handover, the run with it]) each."""
+    jobs = []
+    for rate in plan.testbed_rates:
+        probe = _testbed_sawtooth(rate)
+        base, buffer, horizon = probe.base, probe.buffer_bytes, _horizon_s(rate)
+        cycle = cycles[probe.label]
         bdp = bdp_segments(rate, TESTBED_RTT_S)
-        ws = window_quantiles(bdp, bdp + buffer / PACKET_BYTES, phases)
-        for t in interruptions:
+        ws = window_quantiles(bdp, bdp + buffer / PACKET_BYTES, plan.testbed_phases)
+        for t in plan.testbed_interruptions:
             extra = overrun_free_extra_buffer_bytes(rate, TESTBED_RTT_S, t)
-            for i, at in enumerate(_phases(*cycle, phases)):
-                for policy in ("discard", "forward"):
-                    jobs.append((base, at, t, policy, horizon))
-                    labels.append((rate, t, policy, i))
-            for i, w in enumerate(ws):
-                capped = _capped(rate, TESTBED_RTT_S, w, buffer + extra)
-                jobs.append((capped, _steady_at_s(TESTBED_RTT_S), t, "forward", horizon))
-                labels.append((rate, t, "forward + extra", i))
-    points = []
-    for base, at, t, policy, horizon in jobs:
-        end = {"simulation.duration": _ns(at + horizon)}
-        points += [
-            {**base, **end, "events": []},
-            {**base, **end, "events": handover_event(at, t, policy)},
-        ]
-    frame = runner.run(points, "002 testbed", metrics=(_DROPS, _DELIVERED), series=("handovers",))
-    handovers = runner.handovers(frame.iloc[1::2])
-    rows = []
-    for j, (rate, t, variant, i) in enumerate(labels):
-        baseline, run_row, h = frame.iloc[2 * j], frame.iloc[2 * j + 1], handovers[j]
-        lost = float(baseline[_DELIVERED]) - float(run_row[_DELIVERED])
-        rows.append(
-            {
-                "rate_bps": rate,
-                "interruption_s": t,
-                "variant": variant,
-                "phase": i,
-                "outcome": h["outcome"],
-                "rto_retransmissions": int(h["rto_retransmissions"]),
-                "fast_retransmissions": int(h["fast_retransmissions"]),
-                "drops": int(run_row[_DROPS]),
-                "lost_bytes": lost,
-                "lost_s": lost * 8 / (rate * MSS_BYTES / PACKET_BYTES),
-            }
-        )
-    return pd.DataFrame(rows)
+            setups = [
+                (base, at, policy, policy, i)
+                for i, at in enumerate(_phases(*cycle, plan.testbed_phases))
+                for policy in ("discard", "forward")
+            ]
+            setups += [
+                (
+                    _capped(rate, TESTBED_RTT_S, w, buffer + extra),
+                    _steady_at_s(TESTBED_RTT_S),
+                    "forward",
+                    "forward + extra",
+                    i,
+                )
+                for i, w in enumerate(ws)
+            ]
+            for overrides, at, policy, variant, i in setups:
+                end = {"simulation.duration": _ns(at + horizon)}
+                label = {"rate_bps": rate, "interruption_s": t, "variant": variant, "phase": i}
+                jobs.append(
+                    (
+                        label,
+                        [
+                            {**overrides, **end, "events": []},
+                            {**overrides, **end, "events": handover_event(at, t, policy)},
+                        ],
+                    )
+                )
+    return jobs
 
 
 # -- episodes: Fig. 1, the 40 ms ablation, repeated handovers, slow start -------------------
@@ -882,101 +850,40 @@ TRAIN_SPACING_S = 2.0
 TRAIN_INTERRUPTION_S = 0.100
 #: A handover during the initial slow start: interruption as the trains'.
 SLOW_START_INTERRUPTION_S = 0.100
+#: The overrun-free check's tightness: the same queue this many packets smaller, at the peak.
+SHORT_PACKETS = 2
 
 
-def _series_of(tcp: pd.DataFrame, var: str) -> tuple[np.ndarray, np.ndarray]:
-    sel = tcp[tcp["var"] == var]
-    return sel["time_s"].to_numpy(dtype=float), sel["value"].to_numpy(dtype=float)
-
-
-def _in_effect(times: np.ndarray, values: np.ndarray, t: float) -> float:
-    """The value in effect just after ``t`` (a variable is traced when it changes; 1 µs
-    absorbs the rounding of a time read back in seconds). NaN before the first sample."""
-    i = np.flatnonzero(times <= t + 1e-6)
-    return float(values[i[-1]]) if i.size else math.nan
-
-
-def _first_delivery_after_s(tcp: pd.DataFrame, t: float) -> float:
-    """When the receiver's in-order delivery first grows after ``t`` (the end of a discarding
-    interruption: the few packets already on the access link's wire at its start arrive
-    during it)."""
-    times, values = _series_of(tcp, "delivered")
-    before = values[times <= t]
-    level = before[-1] if before.size else 0.0
-    later = np.flatnonzero((times > t) & (values > level))
-    return float(times[later[0]]) if later.size else math.nan
-
-
-def _episode(h: pd.Series, tcp: pd.DataFrame, at_s: float, bdp: float) -> dict[str, Any]:
-    """The sender's side of one handover: the ssthresh its first RTO set, and the times from
-    the RTO and from the handover to cwnd ≥ 0.9·BDP (``bdp`` in segments)."""
-    rto = float(h["first_rto_s"]) if pd.notna(h["first_rto_s"]) else math.nan
-    target = RECOVERY_FRACTION * bdp * MSS_BYTES
-    times, values = _series_of(tcp, "ssthresh")
-    ssthresh = _in_effect(times, values, rto) if math.isfinite(rto) else math.nan
-    ramp = _cwnd_ramp_s(tcp, rto, target) if math.isfinite(rto) else math.nan
-    return {
-        "outcome": h["outcome"],
-        "rto_retransmissions": int(h["rto_retransmissions"]),
-        "fast_retransmissions": int(h["fast_retransmissions"]),
-        "first_rto_s": rto,
-        "ssthresh_segments": ssthresh / MSS_BYTES,
-        "slow_start_through": bool(ssthresh >= target) if math.isfinite(ssthresh) else False,
-        "cwnd_ramp_s": ramp,
-        "cwnd_back_s": rto - at_s + ramp,
-        "recovery_time_s": float(h["recovery_time_s"])
-        if pd.notna(h["recovery_time_s"])
-        else math.nan,
-    }
-
-
-def fig1_runs(
-    runner: Runner, phases: int, min_rtos_s: Sequence[float] = FIG1_MIN_RTOS_S
-) -> pd.DataFrame:
-    """Fig. 1: 10 Mb/s, RTT 50 ms, a window of 2·BDP at the handover (the receive buffer), no
-    buffer transfer, an interruption of RTT + 50 ms, per RTO floor ``phases`` handover times.
-    One row per run: the outcome, the time the receiver gets nothing (from the handover to its
-    first in-order delivery after it), the analytics' recovery_time_s (from the handover to the
-    goodput back at 90 %), and the sender's side (:func:`_episode`)."""
+def _fig1_jobs(plan: Plan) -> list[tuple[float, int, dict[str, Any]]]:
+    """Fig. 1: per RTO floor, ``fig1_phases`` handover times of :data:`FIG1_CELL`, tracing the
+    window and the receiver's deliveries. (floor, phase, point) each."""
     cell = FIG1_CELL
-    jobs = [(m, p) for m in min_rtos_s for p in range(phases)]
-    points = [
-        {
-            **cell.overrides(p),
-            "flows.bulk.tcp.min_rto": _ns(m),
-            "trace.tcp": ["cwnd", "ssthresh", "delivered"],
-        }
-        for m, p in jobs
-    ]
-    frame = runner.run(points, "002 Fig. 1", series=("handovers", "tcp"))
-    rows = []
-    for (m, p), h, tcp in zip(
-        jobs, runner.handovers(frame), runner.series(frame, "tcp"), strict=True
-    ):
-        at = cell.handover_at_s(p)
-        end = at + cell.interruption_s
-        rows.append(
+    return [
+        (
+            m,
+            p,
             {
-                "min_rto_s": m,
-                "phase": p,
-                "handover_s": at,
-                "zero_s": _first_delivery_after_s(tcp, end) - at,
-                **_episode(h, tcp, at, cell.bdp_segments),
-            }
+                **cell.overrides(p),
+                "flows.bulk.tcp.min_rto": _ns(m),
+                "trace.tcp": ["cwnd", "ssthresh", "delivered"],
+            },
         )
-    return pd.DataFrame(rows)
+        for m in FIG1_MIN_RTOS_S
+        for p in range(plan.fig1_phases)
+    ]
 
 
-def ablation_runs(runner: Runner, variants: Sequence[str], phases: int) -> pd.DataFrame:
+def _ablation_jobs(
+    plan: Plan, cycles: dict[str, tuple[float, float]]
+) -> list[tuple[str, int, dict[str, Any]]]:
     """The testbed's 40 ms discard at 10 Mb/s with one setting changed at a time
-    (:data:`ABLATION`): per variant, ``phases`` handovers spread over one cycle of that
-    variant's own sawtooth. One row per run: the outcome and the retransmissions."""
+    (:data:`ABLATION`): per variant, ``ablation_phases`` handovers spread over one cycle of that
+    variant's own sawtooth. (variant, phase, point) each."""
     jobs = []
-    for name in variants:
+    for name in plan.ablation_variants:
         v = ABLATION[name]
         base = v.base()
-        cycle = sawtooth_period(runner, base, OVERRUN_RATE_BPS, v.rtt_s, v.buffer_bytes)
-        for i, at in enumerate(_phases(*cycle, phases)):
+        for i, at in enumerate(_phases(*cycles[f"ablation {name}"], plan.ablation_phases)):
             event = handover_event(at, v.interruption_s, "discard")
             event[0]["direction"] = v.direction
             jobs.append(
@@ -990,51 +897,41 @@ def ablation_runs(runner: Runner, variants: Sequence[str], phases: int) -> pd.Da
                     },
                 )
             )
-    frame = runner.run([j[2] for j in jobs], "002 ablation", series=("handovers",))
-    return pd.DataFrame(
-        [
-            {
-                "variant": name,
-                "phase": i,
-                "outcome": h["outcome"],
-                "rto_retransmissions": int(h["rto_retransmissions"]),
-                "fast_retransmissions": int(h["fast_retransmissions"]),
-                "dropped": int(h["dropped"]),
-            }
-            for (name, i, _), h in zip(jobs, runner.handovers(frame), strict=True)
-        ]
-    )
+    return jobs
 
 
-def train_runs(runner: Runner, phases: int, handovers: int) -> pd.DataFrame:
+def _episode_tail_s(interruption_s: float) -> float:
+    """How long a run goes on after its (last) handover: the RTO's wait, the worst-case
+    recovery at 10 Mb/s, 50 ms with delayed ACKs, and 4 s more."""
+    worst = RecoveryCell(OVERRUN_RATE_BPS, TESTBED_RTT_S, "worst", True).model_s
+    return interruption_s + RTO_ALLOWANCE_S + 1.6 * worst + 4.0
+
+
+def _train_jobs(
+    plan: Plan, cycles: dict[str, tuple[float, float]]
+) -> list[tuple[str, int, list[float], dict[str, Any]]]:
     """Repeated handovers at 10 Mb/s, RTT 50 ms, queue one BDP: per phase of the sawtooth, one
-    discard (``single``), ``handovers`` discards :data:`TRAIN_SPACING_S` apart (``discard``),
-    and as many with buffer transfer into a queue of one BDP (``forward``) and into one BDP
-    plus the overrun-free extra buffer with the window capped at the sawtooth's windows
-    (``forward + extra``). One row per handover: its index in the train and its episode
-    (:func:`_episode`; for the last of a train the ramp has no later handover to cut it)."""
+    discard (``single``), ``train_handovers`` discards :data:`TRAIN_SPACING_S` apart
+    (``discard``), and as many with buffer transfer into a queue of one BDP (``forward``) and
+    into one BDP plus the overrun-free extra buffer with the window capped at the sawtooth's
+    windows (``forward + extra``). (variant, phase, handover times, point) each."""
     rate, rtt, t = OVERRUN_RATE_BPS, TESTBED_RTT_S, TRAIN_INTERRUPTION_S
-    buffer = round(bdp_bytes(rate, rtt))
+    probe = _train_sawtooth()
+    base, buffer = probe.base, probe.buffer_bytes
     bdp = bdp_segments(rate, rtt)
-    base = {**path_overrides(rate, rtt), "links.access.queue": _queue(f"{buffer}B")}
-    starts = _phases(*sawtooth_period(runner, base, rate, rtt, buffer), phases)
-    windows = window_quantiles(bdp, bdp + buffer / PACKET_BYTES, phases)
+    starts = _phases(*cycles[probe.label], plan.train_phases)
+    windows = window_quantiles(bdp, bdp + buffer / PACKET_BYTES, plan.train_phases)
     extra = overrun_free_extra_buffer_bytes(rate, rtt, t)
-    tail = (
-        TRAIN_INTERRUPTION_S
-        + RTO_ALLOWANCE_S
-        + 1.6 * RecoveryCell(rate, rtt, "worst", True).model_s
-        + 4.0
-    )
+    tail = _episode_tail_s(t)
     jobs = []
     for i, at in enumerate(starts):
         for variant, count, policy, overrides, start in (
             ("single", 1, "discard", base, at),
-            ("discard", handovers, "discard", base, at),
-            ("forward", handovers, "forward", base, at),
+            ("discard", plan.train_handovers, "discard", base, at),
+            ("forward", plan.train_handovers, "forward", base, at),
             (
                 "forward + extra",
-                handovers,
+                plan.train_handovers,
                 "forward",
                 _capped(rate, rtt, windows[i], buffer + extra),
                 _steady_at_s(rtt),
@@ -1055,186 +952,244 @@ def train_runs(runner: Runner, phases: int, handovers: int) -> pd.DataFrame:
                     },
                 )
             )
-    frame = runner.run([j[3] for j in jobs], "002 repeated handovers", series=("handovers", "tcp"))
-    rows = []
-    for (variant, i, times, _), hs, tcp in zip(
-        jobs, runner.series(frame, "handovers"), runner.series(frame, "tcp"), strict=True
-    ):
-        if len(hs) != len(times):
-            raise ReproductionError(f"expected {len(times)} handover rows, found {len(hs)}")
-        hs = hs.sort_values("decision_s").reset_index(drop=True)
-        for k, (at, (_, h)) in enumerate(zip(times, hs.iterrows(), strict=True)):
-            row = _episode(h, tcp, at, bdp)
-            nxt = times[k + 1] if k + 1 < len(times) else math.inf
-            if not row["cwnd_back_s"] + at < nxt:
-                row["cwnd_ramp_s"] = row["cwnd_back_s"] = math.nan
-            rows.append(
-                {
-                    "variant": variant,
-                    "phase": i,
-                    "index": k,
-                    "count": len(times),
-                    "handover_s": at,
-                    **row,
-                }
-            )
-    return pd.DataFrame(rows)
+    return jobs
 
 
-def slow_start_runs(runner: Runner, phases: int) -> tuple[pd.DataFrame, tuple[float, float]]:
-    """A discard during the initial slow start at 10 Mb/s, RTT 50 ms, queue one BDP: handovers
-    spread from the first window to the slow start's first loss (found in a run without a
-    handover). One row per run (:func:`_episode`, and the cwnd at the handover), and the slow
-    start's (start, end) in seconds."""
-    rate, rtt, t = OVERRUN_RATE_BPS, TESTBED_RTT_S, SLOW_START_INTERRUPTION_S
-    buffer = round(bdp_bytes(rate, rtt))
-    bdp = bdp_segments(rate, rtt)
-    base = {
-        **path_overrides(rate, rtt),
-        "links.access.queue": _queue(f"{buffer}B"),
+def _slow_start_base() -> dict[str, Any]:
+    rate, rtt = OVERRUN_RATE_BPS, TESTBED_RTT_S
+    return {
+        **_queue_base(rate, rtt, round(bdp_bytes(rate, rtt))),
         "trace.tcp": ["cwnd", "ssthresh", "cc_state"],
     }
-    probe = runner.run(
-        [{**base, "events": [], "simulation.duration": _ns(5.0)}],
-        "002 slow start, no handover",
-        series=("tcp",),
-    )
-    tcp = runner.series(probe, "tcp")[0]
-    # cc_state is traced on changes: its first sample is the slow start's first loss.
+
+
+#: The probe of the initial slow start: a run without a handover, 5 s.
+SLOW_START_PROBE = {**_slow_start_base(), "events": [], "simulation.duration": _ns(5.0)}
+
+
+#: The columns of the derived frame ``slow start span``.
+SPAN = ("start_s", "end_s")
+
+
+def slow_start_span(results: Results) -> tuple[float, float]:
+    """The initial slow start's (start, end) in seconds, from the probe ``002 slow start, no
+    handover``: from the first window to the first loss (cc_state is traced on changes: its
+    first sample at 2 or more is the slow start's first loss)."""
+    tcp = results.read(results.frames[SLOW_START_PROBE_SWEEP], "tcp")[0]
     state_t, state = _series_of(tcp, "cc_state")
     losses = state_t[state >= 2]
     cwnd_t, _ = _series_of(tcp, "cwnd")
     if not (losses.size and cwnd_t.size):
         raise ReproductionError("the initial slow start did not end in a loss within 5 s")
-    span = (float(cwnd_t[0]), float(losses[0]))
-    tail = t + RTO_ALLOWANCE_S + 1.6 * RecoveryCell(rate, rtt, "worst", True).model_s + 4.0
-    times = _phases(*span, phases)
-    frame = runner.run(
-        [
+    return float(cwnd_t[0]), float(losses[0])
+
+
+def _slow_start_jobs(plan: Plan, span: tuple[float, float]) -> list[tuple[float, dict[str, Any]]]:
+    """A discard during the initial slow start: ``slow_start_phases`` handovers spread over
+    ``span``. (handover time, point) each."""
+    t = SLOW_START_INTERRUPTION_S
+    tail = _episode_tail_s(t)
+    return [
+        (
+            at,
             {
-                **base,
+                **_slow_start_base(),
                 "events": handover_event(at, t, "discard"),
                 "simulation.duration": _ns(at + tail),
-            }
-            for at in times
-        ],
-        "002 slow start",
-        series=("handovers", "tcp"),
-    )
-    rows = []
-    for at, h, tcp in zip(times, runner.handovers(frame), runner.series(frame, "tcp"), strict=True):
-        ct, cv = _series_of(tcp, "cwnd")
-        before = cv[ct <= at]
-        rows.append(
-            {
-                "handover_s": at,
-                "cwnd_at_handover_segments": float(before[-1]) / MSS_BYTES
-                if before.size
-                else math.nan,
-                **_episode(h, tcp, at, bdp),
-            }
+            },
         )
-    return pd.DataFrame(rows), span
+        for at in _phases(*span, plan.slow_start_phases)
+    ]
 
 
-# -- the study -------------------------------------------------------------------------------
+# -- the sweeps and the frames derived from them ---------------------------------------------
+
+RECOVERY = "002 recovery"
+SAWTOOTH = "002 sawtooth"
+SLOW_START_PROBE_SWEEP = "002 slow start, no handover"
+TESTBED = "002 testbed"
+SIZED = "002 overrun-free buffer"
+OVERRUN_SAWTOOTH = "002 overrun, sawtooth"
+FIG6 = "002 overrun, Fig. 6"
+FIG1 = "002 Fig. 1"
+ABLATION_SWEEP = "002 ablation"
+TRAINS = "002 repeated handovers"
+SLOW_START = "002 slow start"
 
 
 @dataclass(frozen=True)
-class Results:
-    """Everything one reproduction measured (frames as returned by the functions above)."""
+class Plans:
+    """The plans of the two modes a declaration was made with."""
 
-    plan: Plan
-    cells: int
-    skipped: list[tuple[float, float]]
-    recovery: pd.DataFrame
-    testbed: pd.DataFrame
-    sized: pd.DataFrame
-    short: pd.DataFrame
-    sawtooth: list[pd.DataFrame]
-    fig6: pd.DataFrame
-    fig6_sawtooth: pd.DataFrame | None
-    recovery_runs: pd.DataFrame
-    fig1: pd.DataFrame
-    ablation: pd.DataFrame
-    trains: pd.DataFrame
-    slow_start: pd.DataFrame
-    slow_start_span: tuple[float, float]
-    wall_s: float
-    #: Runs per sweep (stored ones included).
-    runs: dict[str, int] = field(default_factory=dict)
+    quick: Plan
+    full: Plan
+
+    def of(self, results: Results) -> Plan:
+        return self.quick if results.quick else self.full
+
+
+#: The keys the computed points set: the path, the queue, the receive buffer, the events, the
+#: run's length and traces, and the TCP settings the ablation changes.
+_COMPUTED_KEYS = (
+    "links.access.rate",
+    "links.wire.delay",
+    "links.access.queue",
+    "flows.bulk.tcp.rcv_buf",
+    "events",
+    "simulation.duration",
+    "trace.tcp",
+    *sorted({f"flows.bulk.tcp.{k}" for v in ABLATION.values() for k, _ in v.tcp}),
+)
+_ONE_RUN = Replications(
+    1,
+    1,
+    "the link model draws no random numbers: the replications are handover times (phases) "
+    "across a sawtooth cycle or a slow start, one run each",
+)
+_DROPS_METRIC = Metric(_DROPS, summary=_DROPS)
+
+
+def _sweep(
+    name: str,
+    quick: Sequence[dict[str, Any]] | After,
+    full: Sequence[dict[str, Any]] | After,
+    keep: tuple[str, ...] = (),
+    metrics: tuple[Metric, ...] = (_DROPS_METRIC,),
+) -> Sweep:
+    """One sweep on ``002/handover-link``, master seed 1, one run per point."""
+    return Sweep(
+        name,
+        Scenario("002/handover-link"),
+        {},
+        metrics,
+        _ONE_RUN,
+        seed=MASTER_SEED,
+        keep=keep,
+        points=full,
+        quick_points=quick,
+    )
+
+
+def _after(
+    needs: str, points: Callable[[Results, Plans], list[dict[str, Any]]], plans: Plans
+) -> After:
+    def computed(results: Results) -> list[dict[str, Any]]:
+        return points(results, plans)
+
+    return After((needs,), computed, _COMPUTED_KEYS)
+
+
+def _testbed_points(results: Results, plans: Plans) -> list[dict[str, Any]]:
+    plan = plans.of(results)
+    return [p for _, pair in _testbed_jobs(plan, sawtooth_cycles(results, plan)) for p in pair]
+
+
+def _overrun_sawtooth_points(results: Results, plans: Plans) -> list[dict[str, Any]]:
+    plan = plans.of(results)
+    checks, fig6 = _overrun_sawtooth_sets(plan, sawtooth_cycles(results, plan))
+    return [p for s in (*checks, *fig6) for p in s.points()]
+
+
+def _ablation_points(results: Results, plans: Plans) -> list[dict[str, Any]]:
+    plan = plans.of(results)
+    return [p for *_, p in _ablation_jobs(plan, sawtooth_cycles(results, plan))]
+
+
+def _train_points(results: Results, plans: Plans) -> list[dict[str, Any]]:
+    plan = plans.of(results)
+    return [p for *_, p in _train_jobs(plan, sawtooth_cycles(results, plan))]
+
+
+def _slow_start_points(results: Results, plans: Plans) -> list[dict[str, Any]]:
+    return [p for _, p in _slow_start_jobs(plans.of(results), slow_start_span(results))]
+
+
+def declare(quick: Plan, full: Plan) -> tuple[Sweep, ...]:
+    """The sweeps of the study with ``quick`` and ``full`` as the modes' plans, in run order
+    (:func:`celltcp.reproduce.seed002_frames.derived_frames` the frames derived from them)."""
+    plans = Plans(quick, full)
+
+    def each(of: Callable[[Plan], Sequence[dict[str, Any]]]) -> dict[str, Any]:
+        return {"quick": list(of(quick)), "full": list(of(full))}
+
+    def explicit(name: str, of: Callable[[Plan], Sequence[dict[str, Any]]], **more: Any) -> Sweep:
+        points = each(of)
+        return _sweep(name, points["quick"], points["full"], **more)
+
+    def computed(name: str, needs: str, of: Any, **more: Any) -> Sweep:
+        after = _after(needs, of, plans)
+        return _sweep(name, after, after, **more)
+
+    sweeps = (
+        explicit(
+            RECOVERY,
+            lambda p: [c.overrides(i) for c, i in _recovery_jobs(p)],
+            keep=("handovers", "tcp"),
+        ),
+        explicit(SAWTOOTH, lambda p: [s.point() for s in sawtooth_probes(p)], keep=("tcp",)),
+        explicit(SLOW_START_PROBE_SWEEP, lambda p: [SLOW_START_PROBE], keep=("tcp",)),
+        computed(
+            TESTBED,
+            SAWTOOTH,
+            _testbed_points,
+            keep=("handovers",),
+            metrics=(_DROPS_METRIC, Metric(_DELIVERED, summary=_DELIVERED)),
+        ),
+        explicit(SIZED, lambda p: [pt for _, pt in _sized_jobs(p)], keep=("handovers",)),
+        computed(OVERRUN_SAWTOOTH, SAWTOOTH, _overrun_sawtooth_points),
+        explicit(FIG6, lambda p: [pt for s in _fig6_sets(p) for pt in s.points()]),
+        explicit(FIG1, lambda p: [pt for *_, pt in _fig1_jobs(p)], keep=("handovers", "tcp")),
+        computed(ABLATION_SWEEP, SAWTOOTH, _ablation_points, keep=("handovers",)),
+        computed(TRAINS, SAWTOOTH, _train_points, keep=("handovers", "tcp")),
+        computed(SLOW_START, SLOW_START_PROBE_SWEEP, _slow_start_points, keep=("handovers", "tcp")),
+    )
+    return sweeps
+
+
+SWEEPS = declare(QUICK, FULL)
+
+
+def study_of(plan: Plan, only: Sequence[str] = ()) -> Study:
+    """The runs of the study on another grid, without its claims: the sweeps of ``plan`` (in
+    both modes) named in ``only`` and the probes they need (every sweep when ``only`` is
+    empty), with the derived frames (a test of a few recovery cells, say)."""
+    from celltcp.reproduce.seed002_frames import derived_frames
+    from celltcp.study import Study
+
+    sweeps = declare(plan, plan)
+    wanted = set(only) or {s.name for s in sweeps}
+    for s in reversed(sweeps):
+        if s.name in wanted and isinstance(s.points, After):
+            wanted |= set(s.points.needs)
+    unknown = wanted - {s.name for s in sweeps}
+    if unknown:
+        raise ReproductionError(f"no sweep {', '.join(sorted(unknown))} in {NAME}")
+    return Study(
+        NAME,
+        f"{NAME} on another grid",
+        "The study's runs on another grid.",
+        tuple(s for s in sweeps if s.name in wanted),
+        (),
+        derived=derived_frames(Plans(plan, plan)),
+    )
+
+
+def plan_of(results: Results) -> Plan:
+    """The plan of the mode the results were run in (of :data:`SWEEPS`)."""
+    return QUICK if results.quick else FULL
+
+
+def scenario_file() -> Path:
+    """``002/handover-link.toml`` of the library shipped in the package
+    (:mod:`celltcp.examples`)."""
+    return Scenario("002/handover-link").path()
 
 
 def run(options: Options) -> Document:
-    """Runs the study and returns the report (nothing is written here but the store)."""
-    from celltcp.reproduce.seed002_report import report
+    """Runs the study on :mod:`celltcp.study` and returns the report (nothing is written here
+    but the store)."""
+    from celltcp.reproduce.seed002_report import STUDY
+    from celltcp.study import document
+    from celltcp.study import run as run_study
 
-    plan = QUICK if options.quick else FULL
-    started = time.perf_counter()
-    bdp = round(bdp_bytes(OVERRUN_RATE_BPS, TESTBED_RTT_S))
-    with Runner.open(options) as runner:
-        cells, skipped = recovery_cells(
-            plan.recovery_rates, RTTS_S, plan.recovery_settings, plan.max_model_s
-        )
-        recovery_runs = run_recovery(runner, cells, plan.recovery_phases)
-        recovery = recovery_table(recovery_runs)
-        testbed = testbed_runs(
-            runner, plan.testbed_rates, plan.testbed_interruptions, plan.testbed_phases
-        )
-        sized = sized_buffer_runs(runner, INTERRUPTIONS_S, plan.sized_windows)
-        short = sized_buffer_runs(runner, INTERRUPTIONS_S, 0, short_packets=2)
-        sawtooth = [
-            sawtooth_overrun(
-                runner,
-                OVERRUN_RATE_BPS,
-                TESTBED_RTT_S,
-                round(k * bdp),
-                plan.sawtooth_interruptions,
-                plan.sawtooth_phases,
-            )
-            for k in plan.sawtooth_buffers
-        ]
-        fig6 = emulated_overrun(
-            runner,
-            OVERRUN_RATE_BPS,
-            FIG6_RTT_S,
-            FIG6_BUFFER_BYTES,
-            plan.fig6_interruptions,
-            plan.fig6_extras,
-            plan.fig6_windows,
-        )
-        fig6_sawtooth = None
-        if plan.fig6_sawtooth_phases:
-            fig6_sawtooth = sawtooth_overrun(
-                runner,
-                OVERRUN_RATE_BPS,
-                FIG6_RTT_S,
-                FIG6_BUFFER_BYTES,
-                plan.fig6_interruptions,
-                plan.fig6_sawtooth_phases,
-            )
-        fig1 = fig1_runs(runner, plan.fig1_phases)
-        ablation = ablation_runs(runner, plan.ablation_variants, plan.ablation_phases)
-        trains = train_runs(runner, plan.train_phases, plan.train_handovers)
-        slow_start, span = slow_start_runs(runner, plan.slow_start_phases)
-    results = Results(
-        plan,
-        len(cells),
-        skipped,
-        recovery,
-        testbed,
-        sized,
-        short,
-        sawtooth,
-        fig6,
-        fig6_sawtooth,
-        recovery_runs,
-        fig1,
-        ablation,
-        trains,
-        slow_start,
-        span,
-        time.perf_counter() - started,
-        dict(runner.runs),
-    )
-    return report(results, options)
+    return document(STUDY, run_study(STUDY, options), options)

@@ -23,6 +23,7 @@ import runpy
 from pathlib import Path
 
 from celltcp.reproduce.registry import Options, ReproductionError
+from celltcp.study.availability import IfRun
 from celltcp.study.declaration import (
     AnyOf,
     AtEvery,
@@ -56,6 +57,7 @@ from celltcp.study.declaration import (
 )
 from celltcp.study.dependent import After
 from celltcp.study.engine import Results, document, evaluate, parse_set, points_of, run, write
+from celltcp.study.margins import Equal
 from celltcp.study.ratios import RatioOfRatios
 from celltcp.study.selection import Chosen, HeldOut, NearBest, Split
 from celltcp.study.shares import RateBelow, ShareAbove
@@ -70,11 +72,13 @@ __all__ = [
     "Claim",
     "Claims",
     "Derived",
+    "Equal",
     "Equivalent",
     "Evaluation",
     "Figure",
     "Fisher",
     "HeldOut",
+    "IfRun",
     "Items",
     "MeanAgainst",
     "Metric",

@@ -177,11 +177,15 @@ class Metric:
 class Runs:
     """The runs of one sweep at the points whose axes take the given values (every point of the
     sweep when ``where`` is empty); a test reads a metric of them in run order, so that two sets
-    of the same sweep pair up run by run (common random numbers).
+    of the same sweep pair up run by run (common random numbers). ``sweep`` may also name a
+    derived frame (:class:`Derived`) whose rows are not runs: one row per handover of runs
+    that make several, the rows of two sweeps that answer one question together; ``where``
+    then selects on its columns.
 
     Attributes:
-        sweep: the sweep's name.
-        where: axis key → value (as written in the sweep's axes).
+        sweep: the sweep's name, or a derived frame's.
+        where: axis key (or the derived frame's column) → value (as written in the sweep's
+            axes).
         label: how the report names the set (default: the values, ``"cubic, 0.01"``).
     """
 
@@ -215,10 +219,16 @@ class Test(Protocol):
 
 
 def _mean_text(metric: str, runs: Runs, results: Results) -> str:
-    m = results.metric(metric)
+    """``label mean unit``; a column of a derived frame, which no :class:`Metric` declares, is
+    printed unscaled and without a unit."""
+    try:
+        m = results.metric(metric)
+        scale, unit = m.scale, m.unit
+    except KeyError:
+        scale, unit = 1.0, ""
     values = results.values(metric, runs)
-    mean = float(values.mean()) * m.scale if len(values) else math.nan
-    return f"{runs.name()} {mean:.3g}{' ' + m.unit if m.unit else ''}"
+    mean = float(values.mean()) * scale if len(values) else math.nan
+    return f"{runs.name()} {mean:.3g}{' ' + unit if unit else ''}"
 
 
 @dataclass(frozen=True)
@@ -483,7 +493,8 @@ class Claim:
     Attributes:
         key: a short identifier (``"fewer_timeouts"``), the key of :meth:`Results.decisions`.
         where: the source's figure, table or section ("question" for a study of one's own).
-        claim: the claim in words.
+        claim: the claim in words (or the results → the words: a claim stated at a value
+            the runs measured, the span of a slow start found by a probe).
         test: the statistic and its test.
         source_text: how the source states it (its number with its unit, or its words).
         source_value: the source's number on the statistic's scale; the magnitude check
@@ -510,7 +521,7 @@ class Claim:
 
     key: str
     where: str
-    claim: str
+    claim: Words
     test: Test
     source_text: str = "–"
     source_value: float | None = None

@@ -144,14 +144,23 @@ class Results:
         raise KeyError(f"study {self.study.name!r} has no metric {name!r}")
 
     def rows(self, runs: Runs) -> pd.DataFrame:
-        """The rows of the set, in (point, run) order."""
-        frame = self.frames[runs.sweep]
+        """The rows of the set, in (point, run) order; for a set of a derived frame
+        (:class:`celltcp.study.Derived`), in the frame's order."""
+        frame = self._frame_of(runs.sweep)
         keep = np.ones(len(frame), dtype=bool)
         for key, value in runs.where.items():
             if key not in frame.columns:
                 raise KeyError(f"sweep {runs.sweep!r} has no axis {key!r}")
             keep &= (frame[key] == value).to_numpy()
         return frame[keep]
+
+    def _frame_of(self, name: str) -> pd.DataFrame:
+        """A sweep's rows, or else the derived frame of that name."""
+        if name in self.frames:
+            return self.frames[name]
+        if any(x.name == name for x in self.study.derived):
+            return self.derived(name)
+        raise KeyError(f"study {self.study.name!r} has no sweep or derived frame {name!r}")
 
     def values(self, metric: str, runs: Runs) -> np.ndarray:
         """The metric's values over the set (floats, in (point, run) order)."""
@@ -321,7 +330,7 @@ def _claim_rows(study: Study, results: Results, registered: bool) -> list[ClaimR
         rows.append(
             ClaimRow(
                 c.where,
-                c.claim,
+                words(c.claim, results),
                 c.source_text,
                 c.source_value,
                 c.estimate(e, results) if c.estimate else e.estimate,
