@@ -1,0 +1,508 @@
+//! Unit tests of the NR AM entity, one per TS 38.322 clause, with small fixtures that put a
+//! transmitting and a receiving side into the state the clause is about.
+
+use celltcp_engine::{SimDuration, SimTime};
+use celltcp_net::packet::Packet;
+
+use super::*;
+use crate::rlc::testkit::sdu;
+
+fn ms(x: u64) -> SimTime {
+    SimTime::ZERO + SimDuration::from_ms(x)
+}
+
+fn pair(cfg: NrRlcAmConfig) -> (NrRlcAmTx, NrRlcAmRx) {
+    (NrRlcAmTx::new(cfg).unwrap(), NrRlcAmRx::new(cfg).unwrap())
+}
+
+fn uids(rx: &mut NrRlcAmRx) -> Vec<u64> {
+    std::iter::from_fn(|| rx.take_sdu())
+        .map(|p| p.uid)
+        .collect()
+}
+
+fn events(tx: &mut NrRlcAmTx) -> Vec<NrRlcAmTxEvent> {
+    std::iter::from_fn(|| tx.pop_event()).collect()
+}
+
+/// Writes SDUs `uids` of `bytes` each and pulls one PDU per SDU (grants large enough).
+fn send_whole(
+    tx: &mut NrRlcAmTx,
+    now: SimTime,
+    uids: std::ops::Range<u64>,
+    bytes: u32,
+) -> Vec<NrAmdPdu> {
+    for uid in uids.clone() {
+        tx.write_sdu(now, sdu(uid, bytes)).unwrap();
+    }
+    uids.map(|_| tx.pull_pdu(now, bytes + 10).unwrap())
+        .collect()
+}
+
+fn with_segments(sn: u32, uid: u64, total: u32, parts: &[(u32, u32)]) -> Vec<NrAmdPdu> {
+    parts
+        .iter()
+        .map(|&(offset, len)| NrAmdPdu {
+            sn,
+            poll: false,
+            data: crate::rlc::DataElement {
+                sdu: sdu(uid, total),
+                offset,
+                len,
+            },
+            sn_length: AmSnLength::Bits12,
+        })
+        .collect()
+}
+
+/// §5.2.3.2.3: each SDU is delivered as soon as all its bytes are there, whatever is missing
+/// below it — RX_Next stays at the hole. (LTE's 36.322 §5.1.3.2.3 would hold SDUs 1 and 2.)
+#[test]
+fn rx_delivers_complete_sdus_out_of_order_5_2_3_2_3() {
+    let (mut tx, mut rx) = pair(NrRlcAmConfig::default());
+    let p = send_whole(&mut tx, ms(0), 0..3, 100);
+    rx.on_pdu(ms(1), p[2].clone());
+    rx.on_pdu(ms(1), p[1].clone());
+    assert_eq!(uids(&mut rx), vec![2, 1]);
+    assert_eq!((rx.rx_next(), rx.rx_next_highest()), (0, 3));
+    rx.on_pdu(ms(2), p[0].clone());
+    assert_eq!(uids(&mut rx), vec![0]);
+    // x = RX_Highest_Status (0) completed: it moves to the first SN above not received.
+    assert_eq!((rx.rx_next(), rx.rx_highest_status()), (3, 3));
+    rx.on_pdu(ms(3), p[1].clone());
+    assert_eq!(rx.stats().pdus_outside_window, 1, "below RX_Next now");
+    assert!(uids(&mut rx).is_empty());
+}
+
+/// §5.2.3.1.1 and §6.2.2.4: without concatenation a grant smaller than the SDU carries a
+/// segment; every segment has the SDU's SN, SO from the second one on, and TX_Next moves on
+/// with the last segment.
+#[test]
+fn tx_segments_a_new_sdu_with_one_sn_5_2_3_1_1() {
+    let (mut tx, mut rx) = pair(NrRlcAmConfig::default());
+    tx.write_sdu(ms(0), sdu(7, 100)).unwrap();
+    tx.write_sdu(ms(0), sdu(8, 30)).unwrap();
+    assert_eq!(tx.buffer_status().new_tx_bytes, 130 + 2 * 2);
+    let a = tx.pull_pdu(ms(0), 42).unwrap();
+    assert_eq!(
+        (a.sn, a.si(), a.so(), a.data.len, a.size_bytes()),
+        (0, SegmentationInfo::First, None, 40, 42)
+    );
+    assert_eq!(tx.tx_next(), 0);
+    assert_eq!(tx.buffer_status().new_tx_bytes, 60 + 2 + 2 + 30 + 2);
+    let b = tx.pull_pdu(ms(0), 1000).unwrap();
+    assert_eq!(
+        (b.sn, b.si(), b.so(), b.data.len, b.header_bytes()),
+        (0, SegmentationInfo::Last, Some(40), 60, 4)
+    );
+    assert_eq!(tx.tx_next(), 1);
+    let c = tx.pull_pdu(ms(0), 1000).unwrap();
+    assert_eq!(
+        (c.sn, c.si(), c.size_bytes()),
+        (1, SegmentationInfo::Complete, 32)
+    );
+    assert!(c.poll, "both buffers empty after it: poll (§5.3.3.2)");
+    assert!(
+        tx.pull_pdu(ms(0), 3).is_none(),
+        "a 3-byte grant holds no data byte"
+    );
+    for p in [b, a, c] {
+        rx.on_pdu(ms(1), p);
+    }
+    assert_eq!(uids(&mut rx), vec![7, 8]);
+}
+
+/// §5.2.3.1.2: a NACKed SDU is re-segmented to fit the grant, with SI and SO set; the receiver
+/// reassembles it from segments of different sizes than the first transmission's.
+#[test]
+fn retransmission_is_resegmented_to_fit_the_grant_5_2_3_1_2() {
+    let (mut tx, mut rx) = pair(NrRlcAmConfig::default());
+    let p = send_whole(&mut tx, ms(0), 0..2, 300);
+    rx.on_pdu(ms(1), p[1].clone()); // SN 0 lost
+    assert_eq!(uids(&mut rx), vec![1]);
+    rx.on_timeout(ms(36)); // t-Reassembly (started at 1 ms) → STATUS
+    let status = rx.pull_status(ms(36), 100).unwrap();
+    assert_eq!((status.ack_sn, status.nacks.len()), (2, 1));
+    assert_eq!(
+        status.nacks[0],
+        NrNack {
+            sn: 0,
+            so: None,
+            range: None
+        }
+    );
+    tx.on_status(ms(37), &status);
+    assert_eq!(
+        events(&mut tx),
+        vec![NrRlcAmTxEvent::Delivered { sn: 1, sdu_id: 1 }]
+    );
+    assert_eq!(tx.tx_next_ack(), 0);
+    let mut parts = Vec::new();
+    for grant in [102, 150, 1000] {
+        parts.push(tx.pull_pdu(ms(38), grant).unwrap());
+    }
+    let shape: Vec<_> = parts
+        .iter()
+        .map(|q| (q.sn, q.si(), q.so(), q.data.len))
+        .collect();
+    assert_eq!(
+        shape,
+        vec![
+            (0, SegmentationInfo::First, None, 100),
+            (0, SegmentationInfo::Middle, Some(100), 146),
+            (0, SegmentationInfo::Last, Some(246), 54),
+        ]
+    );
+    assert_eq!(tx.stats().pdus_retx, 3);
+    for q in parts.into_iter().rev() {
+        rx.on_pdu(ms(39), q);
+    }
+    assert_eq!(uids(&mut rx), vec![0]);
+    assert_eq!(rx.rx_next(), 2);
+}
+
+/// Puts a receiver (12-bit SN) in the state: SN 0 received, 1..=3 missing, 4 has bytes
+/// [0, 50), 5 missing, 6 has bytes [30, 100), 7 received; t-Reassembly expired twice: at
+/// 35 ms (started by SN 4 with RX_Next_Status_Trigger = 5, so RX_Highest_Status = 5 and the
+/// timer restarts for what lies above) and at 70 ms (RX_Highest_Status = 8).
+fn holes() -> NrRlcAmRx {
+    let mut rx: NrRlcAmRx = NrRlcAmRx::new(NrRlcAmConfig::default()).unwrap();
+    let mut pdus = with_segments(0, 0, 100, &[(0, 100)]);
+    pdus.extend(with_segments(4, 4, 100, &[(0, 50)]));
+    pdus.extend(with_segments(6, 6, 100, &[(30, 70)]));
+    pdus.extend(with_segments(7, 7, 100, &[(0, 100)]));
+    for p in pdus {
+        rx.on_pdu(ms(0), p);
+    }
+    rx.on_timeout(ms(35));
+    assert_eq!(
+        (rx.rx_highest_status(), rx.poll_timeout()),
+        (5, Some(ms(70)))
+    );
+    rx.on_timeout(ms(70));
+    rx
+}
+
+/// §5.3.4 and §6.2.2.5: whole missing SDUs in a row are one NACK with a NACK range; missing
+/// bytes that run from inside one SDU through whole SDUs into another are one NACK with
+/// SOstart (of the first), SOend (of the last) and a range; ACK_SN = RX_Highest_Status.
+#[test]
+fn status_reports_nack_ranges_and_so_5_3_4() {
+    let mut rx = holes();
+    assert_eq!((rx.rx_next(), rx.rx_highest_status()), (1, 8));
+    let expected = vec![
+        NrNack {
+            sn: 1,
+            so: None,
+            range: Some(3),
+        },
+        NrNack {
+            sn: 4,
+            so: Some(NackSo {
+                start: 50,
+                end: Some(30),
+            }),
+            range: Some(3),
+        },
+    ];
+    // 3 + (2 + 1) + (2 + 4 + 1) bytes with a 12-bit SN.
+    assert_eq!(rx.status_bytes(ms(70)), 13);
+    let s = rx.pull_status(ms(70), 13).unwrap();
+    assert_eq!((s.ack_sn, &s.nacks, s.size_bytes()), (8, &expected, 13));
+    assert!(
+        rx.pull_status(ms(70), 100).is_none(),
+        "sent: no longer triggered"
+    );
+}
+
+/// §5.3.4: NACKs that do not fit the grant are left out, and ACK_SN becomes the SN of the
+/// first one left out.
+#[test]
+fn a_status_cut_to_the_grant_acks_up_to_the_first_nack_left_out_5_3_4() {
+    let mut rx = holes();
+    assert!(
+        rx.pull_status(ms(70), 2).is_none(),
+        "3 bytes needed for ACK_SN alone"
+    );
+    let s = rx.pull_status(ms(70), 12).unwrap();
+    assert_eq!(s.ack_sn, 4);
+    assert_eq!(
+        s.nacks,
+        vec![NrNack {
+            sn: 1,
+            so: None,
+            range: Some(3)
+        }]
+    );
+    assert_eq!(s.size_bytes(), 6);
+}
+
+/// The transmitting side reads NACK ranges and SO back into byte ranges per SDU
+/// (§5.2.3.1.2) and retransmits exactly the missing bytes.
+#[test]
+fn tx_retransmits_the_bytes_a_nack_range_with_so_names_5_2_3_1_2() {
+    let (mut tx, _) = pair(NrRlcAmConfig::default());
+    send_whole(&mut tx, ms(0), 0..8, 100);
+    let status = holes().pull_status(ms(70), 100).unwrap();
+    tx.on_status(ms(71), &status);
+    let delivered: Vec<u32> = events(&mut tx)
+        .into_iter()
+        .map(|e| match e {
+            NrRlcAmTxEvent::Delivered { sn, .. } => sn,
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(delivered, vec![0, 7]);
+    assert_eq!(tx.tx_next_ack(), 1);
+    let retx: Vec<_> = std::iter::from_fn(|| tx.pull_pdu(ms(72), 1000))
+        .map(|p| (p.sn, p.data.offset, p.data.len))
+        .collect();
+    assert_eq!(
+        retx,
+        vec![
+            (1, 0, 100),
+            (2, 0, 100),
+            (3, 0, 100),
+            (4, 50, 50),
+            (5, 0, 100),
+            (6, 0, 30)
+        ]
+    );
+}
+
+/// §5.2.3.1.2: RETX_COUNT is 0 at the first consideration and counts each further one; at
+/// maxRetxThreshold the upper layer is told, and retransmission goes on.
+#[test]
+fn max_retx_threshold_is_reported_5_2_3_1_2() {
+    let cfg = NrRlcAmConfig {
+        max_retx_threshold: Some(2),
+        ..NrRlcAmConfig::default()
+    };
+    let (mut tx, _) = pair(cfg);
+    send_whole(&mut tx, ms(0), 0..1, 100);
+    let nack = NrStatusPdu {
+        ack_sn: 1,
+        nacks: vec![NrNack {
+            sn: 0,
+            so: None,
+            range: None,
+        }],
+        sn_length: AmSnLength::Bits12,
+    };
+    for round in 0..3u64 {
+        assert!(events(&mut tx).is_empty(), "round {round}");
+        tx.on_status(ms(10 * round), &nack);
+        // The same NACK again before the retransmission: already pending, not counted.
+        tx.on_status(ms(10 * round), &nack);
+        tx.pull_pdu(ms(10 * round), 1000).unwrap();
+    }
+    assert_eq!(
+        events(&mut tx),
+        vec![NrRlcAmTxEvent::MaxRetxReached {
+            sn: 0,
+            sdu_id: 0,
+            retx_count: 2
+        }]
+    );
+    assert_eq!(tx.stats().max_retx_reached, 1);
+    tx.on_status(ms(40), &nack);
+    assert!(
+        tx.pull_pdu(ms(40), 1000).is_some(),
+        "retransmissions continue"
+    );
+}
+
+/// §5.3.3.2/§5.3.3.4: the last PDU before an empty buffer polls, POLL_SN is the highest SN
+/// submitted; on t-PollRetransmit expiry with nothing new to send the highest SN is resent
+/// with a poll; a STATUS acknowledging POLL_SN stops the timer (§5.3.3.3).
+#[test]
+fn t_poll_retransmit_resends_the_highest_sn_with_a_poll_5_3_3_4() {
+    let (mut tx, mut rx) = pair(NrRlcAmConfig::default());
+    let p = send_whole(&mut tx, ms(0), 0..3, 100);
+    assert_eq!(
+        p.iter().map(|q| q.poll).collect::<Vec<_>>(),
+        vec![false, false, true]
+    );
+    assert_eq!((tx.poll_sn(), tx.poll_timeout()), (2, Some(ms(45))));
+    rx.on_pdu(ms(1), p[0].clone());
+    rx.on_pdu(ms(1), p[1].clone()); // SN 2 with the poll is lost
+    assert!(tx.pull_pdu(ms(44), 1000).is_none());
+    let again = tx.pull_pdu(ms(45), 1000).unwrap();
+    assert_eq!((again.sn, again.poll), (2, true));
+    assert_eq!(tx.stats().t_poll_retransmit_expiries, 1);
+    rx.on_pdu(ms(46), again);
+    let s = rx.pull_status(ms(46), 100).unwrap();
+    assert_eq!((s.ack_sn, s.nacks.len()), (3, 0));
+    tx.on_status(ms(47), &s);
+    assert_eq!((tx.tx_next_ack(), tx.poll_timeout()), (3, None));
+    assert!(tx.is_idle());
+}
+
+/// §5.3.3.2: pollPDU and pollByte count new PDUs and bytes since the last poll.
+#[test]
+fn poll_pdu_and_poll_byte_set_the_p_field_5_3_3_2() {
+    let cfg = NrRlcAmConfig {
+        poll_pdu: Some(4),
+        poll_byte: Some(250),
+        ..NrRlcAmConfig::default()
+    };
+    let (mut tx, _) = pair(cfg);
+    for uid in 0..20 {
+        tx.write_sdu(ms(0), sdu(uid, 100)).unwrap();
+    }
+    let polls: Vec<bool> = (0..8)
+        .map(|_| tx.pull_pdu(ms(0), 102).unwrap().poll)
+        .collect();
+    // pollByte fires at 300 bytes (third PDU) before pollPDU's fourth.
+    assert_eq!(
+        polls,
+        vec![false, false, true, false, false, true, false, false]
+    );
+    let cfg = NrRlcAmConfig {
+        poll_pdu: Some(2),
+        ..NrRlcAmConfig::default()
+    };
+    let (mut tx, _) = pair(cfg);
+    for uid in 0..20 {
+        tx.write_sdu(ms(0), sdu(uid, 100)).unwrap();
+    }
+    let polls: Vec<bool> = (0..4)
+        .map(|_| tx.pull_pdu(ms(0), 102).unwrap().poll)
+        .collect();
+    assert_eq!(polls, vec![false, true, false, true]);
+}
+
+/// §5.2.3.1.1 and §5.3.3.2: TX_Next stops at TX_Next_Ack + AM_Window_Size (2048 with a
+/// 12-bit SN); the PDU that fills the window polls.
+#[test]
+fn the_window_stalls_at_am_window_size_and_polls_5_2_3_1_1() {
+    let (mut tx, _) = pair(NrRlcAmConfig::default());
+    for uid in 0..2100 {
+        tx.write_sdu(ms(0), sdu(uid, 50)).unwrap();
+    }
+    let sent: Vec<NrAmdPdu> = std::iter::from_fn(|| tx.pull_pdu(ms(0), 100)).collect();
+    assert_eq!(sent.len(), 2048);
+    assert!(sent[2047].poll && !sent[2046].poll);
+    assert_eq!(tx.tx_next(), 2048);
+    let ack = NrStatusPdu {
+        ack_sn: 10,
+        nacks: vec![],
+        sn_length: AmSnLength::Bits12,
+    };
+    tx.on_status(ms(1), &ack);
+    assert_eq!(std::iter::from_fn(|| tx.pull_pdu(ms(1), 100)).count(), 10);
+}
+
+/// §5.3.4: a poll is answered at once when x < RX_Highest_Status, else the trigger waits
+/// until it is; t-StatusProhibit delays the STATUS PDU.
+#[test]
+fn polls_trigger_status_and_t_status_prohibit_delays_it_5_3_4() {
+    let cfg = NrRlcAmConfig {
+        t_status_prohibit: SimDuration::from_ms(10),
+        ..NrRlcAmConfig::default()
+    };
+    let (mut tx, mut rx) = pair(cfg);
+    let p = send_whole(&mut tx, ms(0), 0..2, 100);
+    assert!(p[1].poll);
+    rx.on_pdu(ms(1), p[1].clone()); // SN 1 polls but SN 0 is missing: trigger waits
+    assert!(!rx.status_triggered());
+    rx.on_pdu(ms(2), p[0].clone()); // x = 0 completed: RX_Highest_Status moves to 2 > 1
+                                    // RX_Highest_Status moves only when x equals it: SN 0 = RX_Highest_Status.
+    assert_eq!(rx.rx_highest_status(), 2);
+    assert!(rx.status_triggered());
+    let s = rx.pull_status(ms(2), 100).unwrap();
+    assert_eq!(s.ack_sn, 2);
+    // A further poll within t-StatusProhibit waits for its expiry.
+    let q = send_whole(&mut tx, ms(3), 2..3, 100);
+    rx.on_pdu(ms(3), q[0].clone());
+    assert!(rx.status_triggered());
+    assert_eq!(
+        (rx.status_bytes(ms(3)), rx.poll_timeout()),
+        (0, Some(ms(12)))
+    );
+    assert!(rx.pull_status(ms(11), 100).is_none());
+    assert_eq!(rx.pull_status(ms(12), 100).unwrap().ack_sn, 3);
+}
+
+/// §5.2.3.2.3/§5.2.3.2.4 with an 18-bit SN: t-Reassembly starts on a hole, stops when the
+/// hole fills, and on expiry moves RX_Highest_Status past the received SDUs and restarts for
+/// what is missing above.
+#[test]
+fn t_reassembly_starts_stops_and_restarts_18_bit_5_2_3_2_4() {
+    let cfg = NrRlcAmConfig {
+        sn_length: AmSnLength::Bits18,
+        ..NrRlcAmConfig::default()
+    };
+    let (mut tx, mut rx) = pair(cfg);
+    let p = send_whole(&mut tx, ms(0), 0..6, 100);
+    assert_eq!(p[0].header_bytes(), 3);
+    rx.on_pdu(ms(0), p[1].clone());
+    assert_eq!(rx.poll_timeout(), Some(ms(35)));
+    rx.on_pdu(ms(1), p[0].clone());
+    assert_eq!(rx.poll_timeout(), None, "RX_Next_Status_Trigger = RX_Next");
+    rx.on_pdu(ms(2), p[3].clone());
+    assert_eq!(rx.poll_timeout(), Some(ms(37)));
+    rx.on_pdu(ms(3), p[5].clone());
+    rx.on_timeout(ms(37));
+    // Trigger was 4: RX_Highest_Status = 4 (first SN ≥ 4 not received); 5 above → restart.
+    assert_eq!(
+        (rx.rx_highest_status(), rx.poll_timeout()),
+        (4, Some(ms(72)))
+    );
+    let s = rx.pull_status(ms(37), 100).unwrap();
+    assert_eq!(s.ack_sn, 4);
+    assert_eq!(
+        s.nacks,
+        vec![NrNack {
+            sn: 2,
+            so: None,
+            range: None
+        }]
+    );
+    assert_eq!(s.size_bytes(), 3 + 3);
+}
+
+/// §5.4: the upper layer's discard removes an SDU no segment of which was submitted; a
+/// partly sent one stays, and SNs stay gap-free.
+#[test]
+fn discard_applies_only_to_sdus_not_yet_submitted_5_4() {
+    let (mut tx, _) = pair(NrRlcAmConfig::default());
+    for uid in 0..3 {
+        tx.write_sdu(ms(0), sdu(uid, 100)).unwrap();
+    }
+    tx.pull_pdu(ms(0), 52).unwrap();
+    assert!(!tx.discard_sdu(0));
+    assert!(tx.discard_sdu(1));
+    let rest: Vec<(u32, u64)> = std::iter::from_fn(|| tx.pull_pdu(ms(0), 1000))
+        .map(|p| (p.sn, p.data.sdu.uid))
+        .collect();
+    assert_eq!(rest, vec![(0, 0), (1, 2)]);
+    assert_eq!(tx.stats().sdus_discarded, 1);
+}
+
+/// A STATUS whose ACK_SN lies beyond what was sent is ignored.
+#[test]
+fn an_impossible_status_is_ignored() {
+    let (mut tx, _) = pair(NrRlcAmConfig::default());
+    send_whole(&mut tx, ms(0), 0..2, 100);
+    let bad = NrStatusPdu {
+        ack_sn: 5,
+        nacks: vec![],
+        sn_length: AmSnLength::Bits12,
+    };
+    tx.on_status(ms(1), &bad);
+    assert_eq!((tx.tx_next_ack(), tx.stats().status_invalid), (0, 1));
+}
+
+#[test]
+fn invalid_configuration_names_the_field() {
+    let cfg = NrRlcAmConfig {
+        max_retx_threshold: Some(5),
+        ..NrRlcAmConfig::default()
+    };
+    let err = NrRlcAmTx::<Packet>::new(cfg).unwrap_err().to_string();
+    assert!(
+        err.starts_with("rlc.nr_am.max_retx_threshold: 5 is not allowed"),
+        "{err}"
+    );
+}
