@@ -37,12 +37,15 @@ pub mod ldpc;
 pub mod link;
 pub mod mcs;
 pub mod mmwave;
-//PDCP
+pub mod pdcp;
 pub mod peak_rate;
 pub mod rlc;
 pub mod sinr_trace;
 pub mod slot_pattern;
 pub mod tbs;
+
+#[cfg(test)]
+mod l2_tests;
 
 pub use beam::{BeamConfig, BeamRecovery, BeamState, BeamTracker};
 pub use blockage::{BlockageLoss, BlockageModelBConfig, BlockerField, BlockerKind, LinkEnd};

@@ -94,6 +94,18 @@ impl<S: RlcSdu> NrRlcAmRx<S> {
         })
     }
 
+    /// A receiving side whose state variables start at `sn` instead of 0 (see
+    /// [`NrRlcAmTx::starting_at`](super::NrRlcAmTx)).
+    #[cfg(test)]
+    pub(crate) fn starting_at(config: NrRlcAmConfig, sn: u32) -> Self {
+        let mut rx = Self::new(config).expect("valid test configuration");
+        rx.rx_next = sn;
+        rx.rx_next_status_trigger = sn;
+        rx.rx_highest_status = sn;
+        rx.rx_next_highest = sn;
+        rx
+    }
+
     /// RX_Next.
     pub fn rx_next(&self) -> u32 {
         self.rx_next
@@ -218,7 +230,7 @@ impl<S: RlcSdu> NrRlcAmRx<S> {
     }
 
     fn status_due(&self, now: SimTime) -> bool {
-        self.status_triggered && !self.t_status_prohibit.is_some_and(|t| t > now)
+        self.status_triggered && self.t_status_prohibit.is_none_or(|t| t <= now)
     }
 
     /// Offset of `sn` from RX_Next, the modulus base (§7.1).
@@ -344,7 +356,7 @@ impl<S: RlcSdu> NrRlcAmRx<S> {
     fn on_poll(&mut self, x: u32, discarded: bool) {
         if discarded || self.poll_may_trigger(x) {
             self.status_triggered = true;
-        } else if !self.delayed_poll.is_some_and(|p| self.off(p) > self.off(x)) {
+        } else if self.delayed_poll.is_none_or(|p| self.off(p) <= self.off(x)) {
             self.delayed_poll = Some(x);
         }
     }

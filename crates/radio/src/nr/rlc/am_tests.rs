@@ -61,15 +61,15 @@ fn with_segments(sn: u32, uid: u64, total: u32, parts: &[(u32, u32)]) -> Vec<NrA
 fn rx_delivers_complete_sdus_out_of_order_5_2_3_2_3() {
     let (mut tx, mut rx) = pair(NrRlcAmConfig::default());
     let p = send_whole(&mut tx, ms(0), 0..3, 100);
-    rx.on_pdu(ms(1), p[2].clone());
-    rx.on_pdu(ms(1), p[1].clone());
+    rx.on_pdu(ms(1), p[2]);
+    rx.on_pdu(ms(1), p[1]);
     assert_eq!(uids(&mut rx), vec![2, 1]);
     assert_eq!((rx.rx_next(), rx.rx_next_highest()), (0, 3));
-    rx.on_pdu(ms(2), p[0].clone());
+    rx.on_pdu(ms(2), p[0]);
     assert_eq!(uids(&mut rx), vec![0]);
     // x = RX_Highest_Status (0) completed: it moves to the first SN above not received.
     assert_eq!((rx.rx_next(), rx.rx_highest_status()), (3, 3));
-    rx.on_pdu(ms(3), p[1].clone());
+    rx.on_pdu(ms(3), p[1]);
     assert_eq!(rx.stats().pdus_outside_window, 1, "below RX_Next now");
     assert!(uids(&mut rx).is_empty());
 }
@@ -118,7 +118,7 @@ fn tx_segments_a_new_sdu_with_one_sn_5_2_3_1_1() {
 fn retransmission_is_resegmented_to_fit_the_grant_5_2_3_1_2() {
     let (mut tx, mut rx) = pair(NrRlcAmConfig::default());
     let p = send_whole(&mut tx, ms(0), 0..2, 300);
-    rx.on_pdu(ms(1), p[1].clone()); // SN 0 lost
+    rx.on_pdu(ms(1), p[1]); // SN 0 lost
     assert_eq!(uids(&mut rx), vec![1]);
     rx.on_timeout(ms(36)); // t-Reassembly (started at 1 ms) → STATUS
     let status = rx.pull_status(ms(36), 100).unwrap();
@@ -324,8 +324,8 @@ fn t_poll_retransmit_resends_the_highest_sn_with_a_poll_5_3_3_4() {
         vec![false, false, true]
     );
     assert_eq!((tx.poll_sn(), tx.poll_timeout()), (2, Some(ms(45))));
-    rx.on_pdu(ms(1), p[0].clone());
-    rx.on_pdu(ms(1), p[1].clone()); // SN 2 with the poll is lost
+    rx.on_pdu(ms(1), p[0]);
+    rx.on_pdu(ms(1), p[1]); // SN 2 with the poll is lost
     assert!(tx.pull_pdu(ms(44), 1000).is_none());
     let again = tx.pull_pdu(ms(45), 1000).unwrap();
     assert_eq!((again.sn, again.poll), (2, true));
@@ -404,17 +404,17 @@ fn polls_trigger_status_and_t_status_prohibit_delays_it_5_3_4() {
     let (mut tx, mut rx) = pair(cfg);
     let p = send_whole(&mut tx, ms(0), 0..2, 100);
     assert!(p[1].poll);
-    rx.on_pdu(ms(1), p[1].clone()); // SN 1 polls but SN 0 is missing: trigger waits
+    rx.on_pdu(ms(1), p[1]); // SN 1 polls but SN 0 is missing: trigger waits
     assert!(!rx.status_triggered());
-    rx.on_pdu(ms(2), p[0].clone()); // x = 0 completed: RX_Highest_Status moves to 2 > 1
-                                    // RX_Highest_Status moves only when x equals it: SN 0 = RX_Highest_Status.
+    rx.on_pdu(ms(2), p[0]); // x = 0 completed: RX_Highest_Status moves to 2 > 1
+                            // RX_Highest_Status moves only when x equals it: SN 0 = RX_Highest_Status.
     assert_eq!(rx.rx_highest_status(), 2);
     assert!(rx.status_triggered());
     let s = rx.pull_status(ms(2), 100).unwrap();
     assert_eq!(s.ack_sn, 2);
     // A further poll within t-StatusProhibit waits for its expiry.
     let q = send_whole(&mut tx, ms(3), 2..3, 100);
-    rx.on_pdu(ms(3), q[0].clone());
+    rx.on_pdu(ms(3), q[0]);
     assert!(rx.status_triggered());
     assert_eq!(
         (rx.status_bytes(ms(3)), rx.poll_timeout()),
@@ -436,13 +436,13 @@ fn t_reassembly_starts_stops_and_restarts_18_bit_5_2_3_2_4() {
     let (mut tx, mut rx) = pair(cfg);
     let p = send_whole(&mut tx, ms(0), 0..6, 100);
     assert_eq!(p[0].header_bytes(), 3);
-    rx.on_pdu(ms(0), p[1].clone());
+    rx.on_pdu(ms(0), p[1]);
     assert_eq!(rx.poll_timeout(), Some(ms(35)));
-    rx.on_pdu(ms(1), p[0].clone());
+    rx.on_pdu(ms(1), p[0]);
     assert_eq!(rx.poll_timeout(), None, "RX_Next_Status_Trigger = RX_Next");
-    rx.on_pdu(ms(2), p[3].clone());
+    rx.on_pdu(ms(2), p[3]);
     assert_eq!(rx.poll_timeout(), Some(ms(37)));
-    rx.on_pdu(ms(3), p[5].clone());
+    rx.on_pdu(ms(3), p[5]);
     rx.on_timeout(ms(37));
     // Trigger was 4: RX_Highest_Status = 4 (first SN ≥ 4 not received); 5 above → restart.
     assert_eq!(

@@ -27,6 +27,9 @@ use crate::rlc::sdu_buffer::SduBuffer;
 use crate::rlc::sn::SnSpace;
 use crate::rlc::{BufferStatus, DataElement, RlcConfigError, RlcSdu, RlcSduRefused};
 
+/// NACKed byte ranges `[a, b)` by index from TX_Next_Ack, in SN order.
+type NackedRanges = Vec<(usize, (u32, u32))>;
+
 /// One submitted RLC SDU awaiting acknowledgement.
 #[derive(Debug)]
 struct TxSdu<S> {
@@ -114,6 +117,15 @@ impl<S: RlcSdu> NrRlcAmTx<S> {
             events: VecDeque::new(),
             stats: NrRlcAmTxStats::default(),
         })
+    }
+
+    /// A transmitting side whose state variables start at `sn` instead of 0, to test the SN
+    /// wrap without sending 2^sn SDUs first.
+    #[cfg(test)]
+    pub(crate) fn starting_at(config: NrRlcAmConfig, sn: u32) -> Self {
+        let mut tx = Self::new(config).expect("valid test configuration");
+        (tx.tx_next_ack, tx.tx_next, tx.poll_sn) = (sn, sn, sn);
+        tx
     }
 
     /// TX_Next_Ack.
@@ -262,7 +274,7 @@ impl<S: RlcSdu> NrRlcAmTx<S> {
 
     /// ACK_SN's offset and the NACKed byte ranges `(index, [a, b))` in SN order, clipped to the
     /// submitted bytes, or `None` if the STATUS does not fit what was sent.
-    fn read_status(&self, status: &NrStatusPdu) -> Option<(u32, Vec<(usize, (u32, u32))>)> {
+    fn read_status(&self, status: &NrStatusPdu) -> Option<(u32, NackedRanges)> {
         let ack_off = self.off(status.ack_sn);
         if !self.sn.contains(status.ack_sn) || ack_off as usize > self.sdus.len() {
             return None;

@@ -492,9 +492,9 @@ mod tests {
         let mut rx: NrRlcUmRx = NrRlcUmRx::new(cfg).unwrap();
         let all: Vec<Vec<NrUmdPdu>> = (0..100).map(|uid| segments(&mut tx, uid, 60)).collect();
         rx.on_pdu(ms(0), all[0][0]); // SN 0 first half
-        for k in 1..100 {
-            rx.on_pdu(ms(0), all[k][1]);
-            rx.on_pdu(ms(0), all[k][0]);
+        for pdus in &all[1..] {
+            rx.on_pdu(ms(0), pdus[1]);
+            rx.on_pdu(ms(0), pdus[0]);
         }
         assert_eq!(uids(&mut rx), (1..100).collect::<Vec<_>>());
         assert_eq!(rx.stats().sdus_dropped, 1, "SN 0 fell out of the window");
