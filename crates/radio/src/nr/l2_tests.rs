@@ -297,3 +297,54 @@ fn a_lossy_run_is_deterministic_and_reorders_at_rlc() {
     let again = run_l2(&case, rlc, pdcp);
     assert_eq!(again.delivered, run.delivered);
 }
+
+/// TS 38.323 §5.3 → TS 38.322 §5.4 → TS 38.323 §5.2.2.2: an SDU whose discardTimer expires
+/// before RLC sent any of it is dropped from RLC's buffer without using an RLC SN; the
+/// receiving PDCP sees its COUNT missing and delivers past it at t-Reordering expiry.
+#[test]
+fn a_discard_timer_expiry_reaches_rlc_and_pdcp_delivers_past_the_count() {
+    let at = |x| SimTime::ZERO + SimDuration::from_ms(x);
+    let pdcp = NrPdcpConfig {
+        discard_timer: Some(SimDuration::from_ms(10)),
+        t_reordering: Some(SimDuration::from_ms(30)),
+        ..NrPdcpConfig::default()
+    };
+    let rlc = NrRlcAmConfig::default();
+    let mut pdcp_tx = NrPdcpTx::new(pdcp);
+    let mut rlc_tx: NrRlcAmTx<NrPdcpPdu> = NrRlcAmTx::new(rlc).unwrap();
+    let mut rlc_rx: NrRlcAmRx<NrPdcpPdu> = NrRlcAmRx::new(rlc).unwrap();
+    let mut pdcp_rx: NrPdcpRx<Packet> = NrPdcpRx::new(pdcp);
+    for (t, uid) in [(0, 0), (5, 1), (12, 2)] {
+        pdcp_tx.on_timeout(at(t));
+        rlc_tx
+            .write_sdu(at(t), pdcp_tx.write_sdu(at(t), sdu(uid, 100)))
+            .unwrap();
+    }
+    // Only SDU 0 was sent before SDU 1's timer expired at 15 ms; SDU 0's expired at 10 ms but
+    // RLC had sent it, so that discard does nothing.
+    rlc_rx.on_pdu(at(1), rlc_tx.pull_pdu(at(1), 200).unwrap());
+    pdcp_tx.on_timeout(at(15));
+    let discarded: Vec<bool> = std::iter::from_fn(|| pdcp_tx.pop_discard())
+        .map(|d| rlc_tx.discard_sdu(d.sdu_id))
+        .collect();
+    assert_eq!(discarded, vec![false, true]);
+    let last = rlc_tx.pull_pdu(at(16), 200).unwrap();
+    assert_eq!(
+        (last.sn, last.data.sdu.count),
+        (1, 2),
+        "RLC SN 1 carries COUNT 2"
+    );
+    rlc_rx.on_pdu(at(17), last);
+    while let Some(p) = rlc_rx.take_sdu() {
+        pdcp_rx.on_pdu(at(17), p);
+    }
+    let up = |rx: &mut NrPdcpRx<Packet>| {
+        std::iter::from_fn(|| rx.take_sdu())
+            .map(|p| p.uid)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(up(&mut pdcp_rx), vec![0]);
+    pdcp_rx.on_timeout(at(47));
+    assert_eq!(up(&mut pdcp_rx), vec![2]);
+    assert_eq!(pdcp_rx.stats().counts_skipped, 1);
+}

@@ -506,3 +506,33 @@ fn invalid_configuration_names_the_field() {
         "{err}"
     );
 }
+
+/// Two entities through their combined interface: a STATUS goes first in a grant
+/// (§5.2.3.1.1), data and STATUS reach the right side of the peer.
+#[test]
+fn entities_exchange_data_and_status_through_one_interface() {
+    let mut a: NrRlcAmEntity = NrRlcAmEntity::new(NrRlcAmConfig::default()).unwrap();
+    let mut b: NrRlcAmEntity = NrRlcAmEntity::new(NrRlcAmConfig::default()).unwrap();
+    for uid in 0..2 {
+        a.write_sdu(ms(0), sdu(uid, 100)).unwrap();
+    }
+    b.write_sdu(ms(0), sdu(9, 100)).unwrap();
+    assert_eq!(a.buffer_status(ms(0)).new_tx_bytes, 204);
+    let d0 = a.pull_pdu(ms(0), 102).unwrap();
+    let d1 = a.pull_pdu(ms(0), 102).unwrap(); // polls: buffer empty
+    b.on_pdu(ms(1), d1);
+    b.on_pdu(ms(1), d0);
+    assert_eq!(
+        std::iter::from_fn(|| b.take_sdu())
+            .map(|p| p.uid)
+            .collect::<Vec<_>>(),
+        vec![1, 0]
+    );
+    assert_eq!(b.buffer_status(ms(1)).status_bytes, 3);
+    let first = b.pull_pdu(ms(1), 1000).unwrap();
+    assert!(matches!(first, NrRlcPdu::Status(ref s) if s.ack_sn == 2 && s.nacks.is_empty()));
+    assert!(matches!(b.pull_pdu(ms(1), 1000), Some(NrRlcPdu::Data(_))));
+    a.on_pdu(ms(2), first);
+    assert!(a.tx.is_idle());
+    assert_eq!(a.poll_timeout(), None);
+}

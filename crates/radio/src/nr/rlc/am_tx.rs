@@ -209,8 +209,9 @@ impl<S: RlcSdu> NrRlcAmTx<S> {
     }
 
     /// A STATUS PDU from the peer receiving side (§5.2.3.1.1, §5.2.3.1.2, §5.3.3.3). A STATUS
-    /// whose ACK_SN or NACK_SNs lie beyond what was submitted is ignored (counted as invalid);
-    /// NACKs of SDUs below TX_Next_Ack (a late STATUS) are skipped.
+    /// whose ACK_SN lies outside [TX_Next_Ack, highest SN submitted + 1] — one overtaken by a
+    /// newer STATUS, or a malformed one — or with a NACK_SN at or above ACK_SN is ignored
+    /// (counted in `status_invalid`); NACKs of SDUs below TX_Next_Ack are skipped.
     pub fn on_status(&mut self, now: SimTime, status: &NrStatusPdu) {
         self.on_timeout(now);
         self.stats.status_received += 1;
