@@ -5,7 +5,7 @@
 //!   ([`NrPdcpTx::pop_discard`] → the RLC entity's `discard_sdu`).
 //! * [`NrPdcpRx`] (§5.2.2): derives each PDU's COUNT from its SN and RX_DELIV, discards
 //!   duplicates and PDUs older than RX_DELIV, and delivers in COUNT order with t-Reordering
-//!   (§5.2.2.2, §5.2.2.3) — or, with `outOfOrderDelivery`, at once.
+//!   (§5.2.2.1, §5.2.2.2) — or, with `outOfOrderDelivery`, at once.
 //!
 //! The NR difference from LTE PDCP ([`crate::pdcp`], TS 36.323): reordering is always on,
 //! because NR RLC AM delivers SDUs out of order (TS 38.322 §5.2.3.2.3); the receiver keeps

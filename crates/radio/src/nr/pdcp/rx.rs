@@ -48,7 +48,7 @@ impl<S: Copy> NrPdcpRx<S> {
     }
 
     /// An entity expecting COUNT `rx_deliv` next (a target cell continuing from an SN STATUS
-    /// TRANSFER, TS 38.423 §9.2.3.21).
+    /// TRANSFER of TS 38.423).
     pub fn starting_at(config: NrPdcpConfig, rx_deliv: u32) -> Self {
         NrPdcpRx {
             cfg: config,

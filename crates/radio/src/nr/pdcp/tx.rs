@@ -51,7 +51,7 @@ impl NrPdcpTx {
     }
 
     /// An entity whose TX_NEXT starts at `tx_next` (a target cell continuing from the COUNT
-    /// of an SN STATUS TRANSFER, TS 38.423 §9.2.3.21).
+    /// of an SN STATUS TRANSFER of TS 38.423).
     pub fn starting_at(config: NrPdcpConfig, tx_next: u32) -> Self {
         NrPdcpTx {
             cfg: config,

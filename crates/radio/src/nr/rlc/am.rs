@@ -92,7 +92,7 @@ impl NrRlcAmConfig {
     }
 }
 
-/// What the transmitting side tells the upper layer (TS 38.322 §5.2.3.1.1, §5.2.3.1.2).
+/// What the transmitting side tells the upper layer (TS 38.322 §5.2.3.1.1, §5.3.2).
 /// Drain them with [`NrRlcAmTx::pop_event`] after each call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NrRlcAmTxEvent {
@@ -147,7 +147,7 @@ pub struct NrRlcAmRxStats {
 /// One node's NR AM entity: the transmitting side of one direction and the receiving side of
 /// the other. `pull_pdu` serves a STATUS PDU first, then retransmissions, then new data
 /// (§5.2.3.1.1: "prioritize transmission of RLC control PDUs over RLC data PDUs" and
-/// retransmissions over new data, §5.2.3.1.2 NOTE).
+/// retransmissions over new data, ibid.).
 #[derive(Debug)]
 pub struct NrRlcAmEntity<S: RlcSdu = Packet> {
     pub tx: NrRlcAmTx<S>,

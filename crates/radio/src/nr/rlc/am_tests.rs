@@ -112,10 +112,10 @@ fn tx_segments_a_new_sdu_with_one_sn_5_2_3_1_1() {
     assert_eq!(uids(&mut rx), vec![7, 8]);
 }
 
-/// §5.2.3.1.2: a NACKed SDU is re-segmented to fit the grant, with SI and SO set; the receiver
+/// §5.3.2: a NACKed SDU is re-segmented to fit the grant, with SI and SO set; the receiver
 /// reassembles it from segments of different sizes than the first transmission's.
 #[test]
-fn retransmission_is_resegmented_to_fit_the_grant_5_2_3_1_2() {
+fn retransmission_is_resegmented_to_fit_the_grant_5_3_2() {
     let (mut tx, mut rx) = pair(NrRlcAmConfig::default());
     let p = send_whole(&mut tx, ms(0), 0..2, 300);
     rx.on_pdu(ms(1), p[1]); // SN 0 lost
@@ -238,9 +238,9 @@ fn a_status_cut_to_the_grant_acks_up_to_the_first_nack_left_out_5_3_4() {
 }
 
 /// The transmitting side reads NACK ranges and SO back into byte ranges per SDU
-/// (§5.2.3.1.2) and retransmits exactly the missing bytes.
+/// (§5.3.2) and retransmits exactly the missing bytes.
 #[test]
-fn tx_retransmits_the_bytes_a_nack_range_with_so_names_5_2_3_1_2() {
+fn tx_retransmits_the_bytes_a_nack_range_with_so_names_5_3_2() {
     let (mut tx, _) = pair(NrRlcAmConfig::default());
     send_whole(&mut tx, ms(0), 0..8, 100);
     let status = holes().pull_status(ms(70), 100).unwrap();
@@ -270,10 +270,10 @@ fn tx_retransmits_the_bytes_a_nack_range_with_so_names_5_2_3_1_2() {
     );
 }
 
-/// §5.2.3.1.2: RETX_COUNT is 0 at the first consideration and counts each further one; at
+/// §5.3.2: RETX_COUNT is 0 at the first consideration and counts each further one; at
 /// maxRetxThreshold the upper layer is told, and retransmission goes on.
 #[test]
-fn max_retx_threshold_is_reported_5_2_3_1_2() {
+fn max_retx_threshold_is_reported_5_3_2() {
     let cfg = NrRlcAmConfig {
         max_retx_threshold: Some(2),
         ..NrRlcAmConfig::default()

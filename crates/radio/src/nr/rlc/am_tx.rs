@@ -13,7 +13,7 @@
 //! Every SDU in [TX_Next_Ack, TX_Next] that has been (partly) submitted keeps its value until
 //! positively acknowledged. Byte ranges a NACK (or t-PollRetransmit) asks for are "pending for
 //! retransmission"; a transmission opportunity sends them whole if they fit, else as a segment
-//! cut to the grant with SO (§5.2.3.1.2 re-segmentation). Without concatenation one PDU carries
+//! cut to the grant with SO (§5.3.2 re-segmentation). Without concatenation one PDU carries
 //! bytes of one SDU only.
 
 use std::collections::VecDeque;
@@ -37,7 +37,7 @@ struct TxSdu<S> {
     /// Bytes submitted so far: less than the SDU while its first transmission is segmented.
     submitted: u32,
     acked: bool,
-    /// RETX_COUNT; `None` until first considered for retransmission (§5.2.3.1.2).
+    /// RETX_COUNT; `None` until first considered for retransmission (§5.3.2).
     retx_count: Option<u32>,
     /// Sorted, disjoint byte ranges pending retransmission.
     pending: Vec<(u32, u32)>,
@@ -193,7 +193,7 @@ impl<S: RlcSdu> NrRlcAmTx<S> {
     }
 
     /// The next AMD PDU for a transmission opportunity of `grant_bytes`: a retransmission
-    /// first (§5.2.3.1.2 NOTE), else new data; `None` if the grant leaves no room for a data
+    /// first (§5.2.3.1.1), else new data; `None` if the grant leaves no room for a data
     /// byte or nothing may be sent.
     pub fn pull_pdu(&mut self, now: SimTime, grant_bytes: u32) -> Option<NrAmdPdu<S>> {
         self.on_timeout(now);
@@ -208,7 +208,7 @@ impl<S: RlcSdu> NrRlcAmTx<S> {
         Some(self.set_poll(now, pdu, true))
     }
 
-    /// A STATUS PDU from the peer receiving side (§5.2.3.1.1, §5.2.3.1.2, §5.3.3.3). A STATUS
+    /// A STATUS PDU from the peer receiving side (§5.2.3.1.1, §5.3.2, §5.3.3.3). A STATUS
     /// whose ACK_SN lies outside [TX_Next_Ack, highest SN submitted + 1] — one overtaken by a
     /// newer STATUS, or a malformed one — or with a NACK_SN at or above ACK_SN is ignored
     /// (counted in `status_invalid`); NACKs of SDUs below TX_Next_Ack are skipped.
@@ -351,7 +351,7 @@ impl<S: RlcSdu> NrRlcAmTx<S> {
         }
     }
 
-    /// The first pending retransmission, whole or re-segmented to fit the grant (§5.2.3.1.2:
+    /// The first pending retransmission, whole or re-segmented to fit the grant (§5.3.2:
     /// "if needed, segment the RLC SDU or the RLC SDU segment", setting SI and SO).
     fn build_retx(&mut self, grant_bytes: u32) -> Option<NrAmdPdu<S>> {
         while let Some(&sn) = self.retx_queue.front() {
@@ -440,7 +440,7 @@ impl<S: RlcSdu> NrRlcAmTx<S> {
         });
     }
 
-    /// §5.2.3.1.2: the NACKed `ranges` of one SDU in one STATUS PDU are considered for
+    /// §5.3.2: the NACKed `ranges` of one SDU in one STATUS PDU are considered for
     /// retransmission; RETX_COUNT is set to 0 the first time, else incremented (once per
     /// STATUS PDU) when a portion not already pending is considered; reaching
     /// maxRetxThreshold is indicated to the upper layer.

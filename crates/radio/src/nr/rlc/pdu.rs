@@ -9,10 +9,10 @@
 //! | PDU | fields | bytes |
 //! |---|---|---|
 //! | UMD, complete SDU (Figure 6.2.2.3-1) | SI, R×6 | 1 |
-//! | UMD segment, 6-bit SN (Figure 6.2.2.3-2/-4) | SI, SN(6) [, SO(16)] | 1 [3] |
-//! | UMD segment, 12-bit SN (Figure 6.2.2.3-3/-5) | SI, R×2, SN(12) [, SO(16)] | 2 [4] |
-//! | AMD, 12-bit SN (Figure 6.2.2.4-1/-3) | D/C, P, SI, SN(12) [, SO(16)] | 2 [4] |
-//! | AMD, 18-bit SN (Figure 6.2.2.4-2/-4) | D/C, P, SI, R×2, SN(18) [, SO(16)] | 3 [5] |
+//! | UMD segment, 6-bit SN (Figure 6.2.2.3-2/-4) | SI, SN(6), SO(16) if not first | 1; 3 with SO |
+//! | UMD segment, 12-bit SN (Figure 6.2.2.3-3/-5) | SI, R×2, SN(12), SO(16) if not first | 2; 4 with SO |
+//! | AMD, 12-bit SN (Figure 6.2.2.4-1/-3) | D/C, P, SI, SN(12), SO(16) if not first | 2; 4 with SO |
+//! | AMD, 18-bit SN (Figure 6.2.2.4-2/-4) | D/C, P, SI, R×2, SN(18), SO(16) if not first | 3; 5 with SO |
 //! | STATUS, 12-bit SN (Figure 6.2.2.5-1) | D/C, CPT(3), ACK_SN(12), E1, R×7 | 3 |
 //! | … each NACK | NACK_SN(12), E1, E2, E3, R | 2 |
 //! | STATUS, 18-bit SN (Figure 6.2.2.5-2) | D/C, CPT(3), ACK_SN(18), E1, R | 3 |
@@ -30,7 +30,7 @@ use crate::rlc::{DataElement, RlcSdu};
 /// Bytes of the SO field (§6.2.3.5: 16 bits).
 pub const SO_BYTES: u32 = 2;
 
-/// Largest value of the NACK range field (§6.2.3.19: 8 bits, the number of consecutively lost
+/// Largest value of the NACK range field (§6.2.3.17: 8 bits, the number of consecutively lost
 /// RLC SDUs starting from and including NACK_SN).
 pub const MAX_NACK_RANGE: u32 = 255;
 
@@ -200,7 +200,7 @@ pub(crate) fn umd_header_bytes(sn: UmSnLength, si: SegmentationInfo) -> u32 {
     }
 }
 
-/// SOstart and SOend of a NACK (§6.2.3.17, §6.2.3.18) as a half-open byte range.
+/// SOstart and SOend of a NACK (§6.2.3.14, §6.2.3.15) as a half-open byte range.
 ///
 /// `start` applies to the SDU NACK_SN, `end` to the last SDU of the NACK range (NACK_SN itself
 /// without one). On the air SOend is the last missing byte, `end − 1`; `end = None` is the
@@ -217,7 +217,7 @@ pub struct NackSo {
 pub struct NrNack {
     pub sn: u32,
     pub so: Option<NackSo>,
-    /// NACK range (§6.2.3.19): SDUs NACK_SN..NACK_SN + range − 1 are (partly) missing; `None`
+    /// NACK range (§6.2.3.17): SDUs NACK_SN..NACK_SN + range − 1 are (partly) missing; `None`
     /// for one SDU. Values 2..=255.
     pub range: Option<u8>,
 }
@@ -243,7 +243,7 @@ pub const STATUS_BASE_BITS: u32 = 24;
 /// A STATUS PDU (TS 38.322 §6.2.2.5): ACK_SN and NACKs in increasing SN order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NrStatusPdu {
-    /// ACK_SN (§6.2.3.11): the SN of the next not received RLC SDU which is not reported as
+    /// ACK_SN (§6.2.3.10): the SN of the next not received RLC SDU which is not reported as
     /// missing; every SDU below it that no NACK covers was received.
     pub ack_sn: u32,
     pub nacks: Vec<NrNack>,

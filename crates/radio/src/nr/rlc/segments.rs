@@ -62,7 +62,7 @@ impl SduSegments {
 
     /// The missing portions `[start, end)` in byte order; the last one, when the SDU's tail is
     /// missing, has `end = None` ("up to the last byte of the RLC SDU", the SOend value 0xFFFF
-    /// of §6.2.3.18), whether or not the SDU's length is known.
+    /// of §6.2.3.15), whether or not the SDU's length is known.
     pub(crate) fn missing(&self, out: &mut Vec<(u32, Option<u32>)>) {
         out.clear();
         let mut pos = 0;
