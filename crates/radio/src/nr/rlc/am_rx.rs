@@ -191,7 +191,7 @@ impl<S: RlcSdu> NrRlcAmRx<S> {
             let nack = self.nack(r);
             let need = nack.bits(self.cfg.sn_length);
             if bits + need > budget {
-                ack_sn = nack.sn;
+                ack_sn = self.cut_before(&mut nacks, nack.sn);
                 break;
             }
             bits += need;
@@ -207,6 +207,21 @@ impl<S: RlcSdu> NrRlcAmRx<S> {
             nacks,
             sn_length: self.cfg.sn_length,
         })
+    }
+
+    /// ACK_SN for a STATUS PDU cut before a NACK of SDU `sn`: the NACKs already listed that
+    /// reach SDU `sn` go too, so that ACK_SN never names an SDU the STATUS reports missing in
+    /// part (§6.2.3.10: below ACK_SN, everything a NACK does not name was received).
+    fn cut_before(&self, nacks: &mut Vec<NrNack>, sn: u32) -> u32 {
+        let mut ack_sn = sn;
+        while let Some(last) = nacks.last() {
+            if self.off(last.sn) + last.sdus() <= self.off(ack_sn) {
+                break;
+            }
+            ack_sn = last.sn;
+            nacks.pop();
+        }
+        ack_sn
     }
 
     /// Earliest deadline: t-Reassembly, or t-StatusProhibit while a STATUS report waits.
