@@ -20,6 +20,8 @@
 //!   [`crate::channel::tr38901`], dynamic blockage — [`blockage`] (TR 38.901 §7.6.4.2 model B)
 //!   or [`blockage_markov`] (two-state) —, [`beam`] recovery after each blockage transition,
 //!   or a measured [`sinr_trace`] instead.
+//! * Layer 2: [`rlc`], NR RLC AM and UM (TS 38.322), and [`pdcp`], NR PDCP (TS 38.323) with
+//!   reordering by COUNT, since NR RLC delivers out of order.
 //!
 //! Units as in [`crate::phy`]: SINR in dB (`_db`), sizes in bits (`_bits`), durations in
 //! integer nanoseconds (`_ns`), rates in bits per second (`_bps`). `docs/nr.md` states what is
@@ -35,10 +37,15 @@ pub mod ldpc;
 pub mod link;
 pub mod mcs;
 pub mod mmwave;
+pub mod pdcp;
 pub mod peak_rate;
+pub mod rlc;
 pub mod sinr_trace;
 pub mod slot_pattern;
 pub mod tbs;
+
+#[cfg(test)]
+mod l2_tests;
 
 pub use beam::{BeamConfig, BeamRecovery, BeamState, BeamTracker};
 pub use blockage::{BlockageLoss, BlockageModelBConfig, BlockerField, BlockerKind, LinkEnd};

@@ -21,8 +21,8 @@
 mod data_field;
 mod header;
 mod reassembly;
-mod sdu_buffer;
-mod sn;
+pub(crate) mod sdu_buffer;
+pub(crate) mod sn;
 
 pub mod am;
 mod am_pdu;

@@ -104,6 +104,21 @@ impl<S: RlcSdu> SduBuffer<S> {
         self.bytes = 0;
     }
 
+    /// Discards the waiting SDU whose `sdu_id()` is `id` if no PDU has carried a byte of it
+    /// (36.322 §5.3 and 38.322 §5.4: the upper layer's discard applies only "if neither the RLC
+    /// SDU nor a segment thereof has been submitted to the lower layers"); returns whether it
+    /// was discarded.
+    pub(crate) fn discard_waiting(&mut self, id: u64) -> bool {
+        let skip = usize::from(self.head_offset > 0);
+        let Some(at) = self.sdus.iter().skip(skip).position(|s| s.sdu_id() == id) else {
+            return false;
+        };
+        if let Some(s) = self.sdus.remove(at + skip) {
+            self.bytes -= s.size_bytes() as u64;
+        }
+        true
+    }
+
     /// Estimated bytes on the air to send everything waiting (for buffer status reports).
     pub(crate) fn estimated_pdu_bytes(&self, mode: PduMode, h: &HeaderModel) -> u64 {
         if self.sdus.is_empty() {
@@ -120,7 +135,7 @@ impl<S: RlcSdu> SduBuffer<S> {
     }
 
     /// Takes the next `take` bytes of the head SDU as an element.
-    fn take_from_head(&mut self, take: u32) -> DataElement<S> {
+    pub(crate) fn take_from_head(&mut self, take: u32) -> DataElement<S> {
         let sdu = self.sdus[0];
         let e = DataElement {
             sdu,
@@ -137,7 +152,8 @@ impl<S: RlcSdu> SduBuffer<S> {
         e
     }
 
-    fn head_remaining(&self) -> Option<u32> {
+    /// Bytes of the head SDU that no PDU has carried yet.
+    pub(crate) fn head_remaining(&self) -> Option<u32> {
         self.sdus.front().map(|s| s.size_bytes() - self.head_offset)
     }
 
@@ -341,6 +357,22 @@ mod tests {
         b.push(sdu(3, 250)).unwrap();
         let p = b.build(PduMode::Flexible, 1000, &h).unwrap();
         assert_eq!(parts(&p), vec![(3, 0, 250)]);
+    }
+
+    #[test]
+    fn discard_removes_only_sdus_no_pdu_has_carried() {
+        let h = HeaderModel::lte_am(10);
+        let mut b = SduBuffer::new(BufferLimit::Unlimited);
+        for uid in 1..=3 {
+            b.push(sdu(uid, 100)).unwrap();
+        }
+        b.build(PduMode::Flexible, 42, &h).unwrap(); // 40 bytes of SDU 1
+        assert!(!b.discard_waiting(1), "partly sent: stays");
+        assert!(b.discard_waiting(3));
+        assert!(!b.discard_waiting(3) && !b.discard_waiting(9));
+        assert_eq!((b.len(), b.bytes()), (2, 160));
+        let p = b.build(PduMode::Flexible, 1000, &h).unwrap();
+        assert_eq!(parts(&p), vec![(1, 40, 60), (2, 0, 100)]);
     }
 
     #[test]

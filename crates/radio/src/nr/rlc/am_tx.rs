@@ -1,0 +1,502 @@
+//! The transmitting side of an NR AM RLC entity (TS 38.322 §5.2.3.1, §5.3.3, §5.4).
+//!
+//! State variables (§7.1), compared modulo 2^sn with TX_Next_Ack as the modulus base:
+//! * TX_Next_Ack — the SN of the next RLC SDU for which a positive acknowledgement is to be
+//!   received in sequence, the lower edge of the window [TX_Next_Ack, TX_Next_Ack +
+//!   AM_Window_Size);
+//! * TX_Next — the SN assigned to the next new RLC SDU; it moves on once the PDU with an SDU's
+//!   last byte has been built, so every segment of an SDU carries the SDU's SN;
+//! * POLL_SN — the highest SN submitted to the lower layer when the last poll was sent;
+//! * PDU_WITHOUT_POLL, BYTE_WITHOUT_POLL — counters for pollPDU and pollByte (§7.1);
+//! * RETX_COUNT — per RLC SDU.
+//!
+//! Every SDU in [TX_Next_Ack, TX_Next] that has been (partly) submitted keeps its value until
+//! positively acknowledged. Byte ranges a NACK (or t-PollRetransmit) asks for are "pending for
+//! retransmission"; a transmission opportunity sends them whole if they fit, else as a segment
+//! cut to the grant with SO (§5.3.2 re-segmentation). Without concatenation one PDU carries
+//! bytes of one SDU only.
+
+use std::collections::VecDeque;
+
+use celltcp_engine::SimTime;
+use celltcp_net::packet::Packet;
+
+use super::am::{NrRlcAmConfig, NrRlcAmTxEvent, NrRlcAmTxStats};
+use super::pdu::{amd_header_bytes, NrAmdPdu, NrStatusPdu, SO_BYTES};
+use crate::rlc::sdu_buffer::SduBuffer;
+use crate::rlc::sn::SnSpace;
+use crate::rlc::{BufferStatus, DataElement, RlcConfigError, RlcSdu, RlcSduRefused};
+
+/// NACKed byte ranges `[a, b)` by index from TX_Next_Ack, in SN order.
+type NackedRanges = Vec<(usize, (u32, u32))>;
+
+/// One submitted RLC SDU awaiting acknowledgement.
+#[derive(Debug)]
+struct TxSdu<S> {
+    sdu: S,
+    /// Bytes submitted so far: less than the SDU while its first transmission is segmented.
+    submitted: u32,
+    acked: bool,
+    /// RETX_COUNT; `None` until first considered for retransmission (§5.3.2).
+    retx_count: Option<u32>,
+    /// Sorted, disjoint byte ranges pending retransmission.
+    pending: Vec<(u32, u32)>,
+}
+
+impl<S: RlcSdu> TxSdu<S> {
+    fn pending_bytes(&self) -> u64 {
+        self.pending.iter().map(|&(a, b)| (b - a) as u64).sum()
+    }
+
+    fn is_pending(&self, a: u32, b: u32) -> bool {
+        self.pending.iter().any(|&(x, y)| x <= a && b <= y)
+    }
+
+    /// Adds `[a, b)` to the pending set, merging overlaps; returns the bytes newly pending.
+    fn add_pending(&mut self, a: u32, b: u32) -> u64 {
+        let before = self.pending_bytes();
+        let (mut lo, mut hi) = (a, b);
+        self.pending.retain(|&(x, y)| {
+            let apart = y < lo || x > hi;
+            if !apart {
+                lo = lo.min(x);
+                hi = hi.max(y);
+            }
+            apart
+        });
+        let at = self.pending.partition_point(|&(x, _)| x < lo);
+        self.pending.insert(at, (lo, hi));
+        self.pending_bytes() - before
+    }
+}
+
+/// Transmitting side of an NR AM entity. See the module documentation for the state it keeps.
+#[derive(Debug)]
+pub struct NrRlcAmTx<S: RlcSdu = Packet> {
+    cfg: NrRlcAmConfig,
+    sn: SnSpace,
+    /// The transmission buffer: SDUs no PDU has carried yet, and the unsent rest of the one
+    /// being segmented.
+    buf: SduBuffer<S>,
+    tx_next_ack: u32,
+    tx_next: u32,
+    poll_sn: u32,
+    pdu_without_poll: u32,
+    byte_without_poll: u64,
+    t_poll_retransmit: Option<SimTime>,
+    /// The next AMD PDU carries a poll (§5.3.3.4).
+    poll_pending: bool,
+    /// Submitted SDUs from TX_Next_Ack on; index = SN − TX_Next_Ack.
+    sdus: VecDeque<TxSdu<S>>,
+    /// SNs with bytes pending retransmission, in the order they became pending.
+    retx_queue: VecDeque<u32>,
+    retx_bytes: u64,
+    retx_sdus: usize,
+    events: VecDeque<NrRlcAmTxEvent>,
+    stats: NrRlcAmTxStats,
+}
+
+impl<S: RlcSdu> NrRlcAmTx<S> {
+    pub fn new(config: NrRlcAmConfig) -> Result<Self, RlcConfigError> {
+        config.validate()?;
+        Ok(NrRlcAmTx {
+            cfg: config,
+            sn: SnSpace::new(config.sn_length.bits()),
+            buf: SduBuffer::new(config.tx_buffer),
+            tx_next_ack: 0,
+            tx_next: 0,
+            poll_sn: 0,
+            pdu_without_poll: 0,
+            byte_without_poll: 0,
+            t_poll_retransmit: None,
+            poll_pending: false,
+            sdus: VecDeque::new(),
+            retx_queue: VecDeque::new(),
+            retx_bytes: 0,
+            retx_sdus: 0,
+            events: VecDeque::new(),
+            stats: NrRlcAmTxStats::default(),
+        })
+    }
+
+    /// A transmitting side whose state variables start at `sn` instead of 0, to test the SN
+    /// wrap without sending 2^sn SDUs first.
+    #[cfg(test)]
+    pub(crate) fn starting_at(config: NrRlcAmConfig, sn: u32) -> Self {
+        let mut tx = Self::new(config).expect("valid test configuration");
+        (tx.tx_next_ack, tx.tx_next, tx.poll_sn) = (sn, sn, sn);
+        tx
+    }
+
+    /// TX_Next_Ack.
+    pub fn tx_next_ack(&self) -> u32 {
+        self.tx_next_ack
+    }
+    /// TX_Next.
+    pub fn tx_next(&self) -> u32 {
+        self.tx_next
+    }
+    /// POLL_SN.
+    pub fn poll_sn(&self) -> u32 {
+        self.poll_sn
+    }
+    pub fn stats(&self) -> NrRlcAmTxStats {
+        self.stats
+    }
+
+    /// The next indication to the upper layer, oldest first.
+    pub fn pop_event(&mut self) -> Option<NrRlcAmTxEvent> {
+        self.events.pop_front()
+    }
+
+    /// Nothing waits for transmission or acknowledgement.
+    pub fn is_idle(&self) -> bool {
+        self.buf.is_empty() && self.sdus.is_empty()
+    }
+
+    /// An SDU from the upper layer (PDCP), queued for its first transmission.
+    pub fn write_sdu(&mut self, now: SimTime, sdu: S) -> Result<(), RlcSduRefused> {
+        self.on_timeout(now);
+        match self.buf.push(sdu) {
+            Ok(()) => {
+                self.stats.sdus_written += 1;
+                Ok(())
+            }
+            Err(e) => {
+                self.stats.sdus_refused += 1;
+                Err(e)
+            }
+        }
+    }
+
+    /// The upper layer's discard of an SDU (§5.4): done only "if neither the RLC SDU nor a
+    /// segment thereof has been submitted to the lower layers"; returns whether it was.
+    pub fn discard_sdu(&mut self, sdu_id: u64) -> bool {
+        let discarded = self.buf.discard_waiting(sdu_id);
+        self.stats.sdus_discarded += u64::from(discarded);
+        discarded
+    }
+
+    /// Data waiting, with the AMD header of each SDU or pending retransmission (the
+    /// retransmissions' SO counted, as a segment is what a NACK usually asks for).
+    pub fn buffer_status(&self) -> BufferStatus {
+        let base = self.cfg.sn_length.amd_header_bytes() as u64;
+        let mut new_tx = self.buf.bytes() + self.buf.len() as u64 * base;
+        if self.buf.head_sent_bytes() > 0 {
+            new_tx += SO_BYTES as u64;
+        }
+        BufferStatus {
+            new_tx_bytes: new_tx,
+            retx_bytes: self.retx_bytes + self.retx_sdus as u64 * (base + SO_BYTES as u64),
+            status_bytes: 0,
+        }
+    }
+
+    /// The next AMD PDU for a transmission opportunity of `grant_bytes`: a retransmission
+    /// first (§5.2.3.1.1), else new data; `None` if the grant leaves no room for a data
+    /// byte or nothing may be sent.
+    pub fn pull_pdu(&mut self, now: SimTime, grant_bytes: u32) -> Option<NrAmdPdu<S>> {
+        self.on_timeout(now);
+        if let Some(pdu) = self.build_retx(grant_bytes) {
+            self.stats.pdus_retx += 1;
+            self.stats.bytes_retx += pdu.size_bytes() as u64;
+            return Some(self.set_poll(now, pdu, false));
+        }
+        let pdu = self.build_new(grant_bytes)?;
+        self.stats.pdus_new += 1;
+        self.stats.bytes_new += pdu.size_bytes() as u64;
+        Some(self.set_poll(now, pdu, true))
+    }
+
+    /// A STATUS PDU from the peer receiving side (§5.2.3.1.1, §5.3.2, §5.3.3.3). A STATUS
+    /// whose ACK_SN lies outside [TX_Next_Ack, highest SN submitted + 1] — one overtaken by a
+    /// newer STATUS, or a malformed one — or with a NACK_SN at or above ACK_SN is ignored
+    /// (counted in `status_invalid`); NACKs of SDUs below TX_Next_Ack are skipped.
+    pub fn on_status(&mut self, now: SimTime, status: &NrStatusPdu) {
+        self.on_timeout(now);
+        self.stats.status_received += 1;
+        let Some((ack_off, nacked)) = self.read_status(status) else {
+            self.stats.status_invalid += 1;
+            return;
+        };
+        // §5.3.3.3: a positive or negative acknowledgement for POLL_SN stops t-PollRetransmit.
+        if self.off(self.poll_sn) < ack_off {
+            self.t_poll_retransmit = None;
+        }
+        let mut k = 0;
+        for i in 0..ack_off as usize {
+            let start = k;
+            while nacked.get(k).is_some_and(|n| n.0 == i) {
+                k += 1;
+            }
+            if k > start {
+                let ranges: Vec<(u32, u32)> = nacked[start..k].iter().map(|n| n.1).collect();
+                self.consider_for_retx(i, &ranges);
+            } else {
+                self.ack(i);
+            }
+        }
+        self.advance_tx_next_ack();
+    }
+
+    /// t-PollRetransmit deadline while running.
+    pub fn poll_timeout(&self) -> Option<SimTime> {
+        self.t_poll_retransmit
+    }
+
+    /// Runs t-PollRetransmit if due at or before `now`.
+    pub fn on_timeout(&mut self, now: SimTime) {
+        if self.t_poll_retransmit.is_some_and(|t| t <= now) {
+            self.t_poll_retransmit = None;
+            self.poll_retransmit_expired();
+        }
+    }
+
+    /// Offset of `sn` from TX_Next_Ack, the modulus base.
+    #[inline]
+    fn off(&self, sn: u32) -> u32 {
+        self.sn.offset(sn, self.tx_next_ack)
+    }
+
+    fn index(&self, sn: u32) -> Option<usize> {
+        let off = self.off(sn) as usize;
+        (self.sn.contains(sn) && off < self.sdus.len()).then_some(off)
+    }
+
+    /// A new SDU may get an SN: TX_Next inside the transmitting window.
+    fn can_send_new(&self) -> bool {
+        self.off(self.tx_next) < self.sn.window()
+    }
+
+    /// The SDU at TX_Next is being segmented for its first transmission.
+    fn segmenting(&self) -> bool {
+        self.buf.head_sent_bytes() > 0
+    }
+
+    /// ACK_SN's offset and the NACKed byte ranges `(index, [a, b))` in SN order, clipped to the
+    /// submitted bytes, or `None` if the STATUS does not fit what was sent.
+    fn read_status(&self, status: &NrStatusPdu) -> Option<(u32, NackedRanges)> {
+        let ack_off = self.off(status.ack_sn);
+        if !self.sn.contains(status.ack_sn) || ack_off as usize > self.sdus.len() {
+            return None;
+        }
+        let mut nacked = Vec::new();
+        for n in &status.nacks {
+            let count = n.sdus();
+            for j in 0..count {
+                let off = self.off(self.sn.add(n.sn, j));
+                if off >= self.sn.window() {
+                    continue; // below TX_Next_Ack: acknowledged already
+                }
+                if off >= ack_off {
+                    return None;
+                }
+                let p = &self.sdus[off as usize];
+                let a = if j == 0 {
+                    n.so.map_or(0, |s| s.start)
+                } else {
+                    0
+                };
+                let end = if j + 1 == count {
+                    n.so.and_then(|s| s.end)
+                } else {
+                    None
+                };
+                let b = end.unwrap_or(p.submitted).min(p.submitted);
+                if a < b {
+                    nacked.push((off as usize, (a, b)));
+                }
+            }
+        }
+        Some((ack_off, nacked))
+    }
+
+    /// Bytes of a new SDU (or of the rest of the one being segmented) for a grant (§5.2.3.1.1).
+    fn build_new(&mut self, grant_bytes: u32) -> Option<NrAmdPdu<S>> {
+        if !self.segmenting() && !self.can_send_new() {
+            return None;
+        }
+        let remaining = self.buf.head_remaining()?;
+        let offset = self.buf.head_sent_bytes();
+        let header = amd_header_bytes(self.cfg.sn_length, offset);
+        if grant_bytes <= header {
+            return None;
+        }
+        let e = self.buf.take_from_head(remaining.min(grant_bytes - header));
+        if offset == 0 {
+            self.sdus.push_back(TxSdu {
+                sdu: e.sdu,
+                submitted: 0,
+                acked: false,
+                retx_count: None,
+                pending: Vec::new(),
+            });
+        }
+        if let Some(last) = self.sdus.back_mut() {
+            last.submitted += e.len;
+        }
+        let sn = self.tx_next;
+        if e.is_sdu_end() {
+            self.tx_next = self.sn.add(self.tx_next, 1);
+        }
+        Some(self.amd(sn, e))
+    }
+
+    fn amd(&self, sn: u32, data: DataElement<S>) -> NrAmdPdu<S> {
+        NrAmdPdu {
+            sn,
+            poll: false,
+            data,
+            sn_length: self.cfg.sn_length,
+        }
+    }
+
+    /// The first pending retransmission, whole or re-segmented to fit the grant (§5.3.2:
+    /// "if needed, segment the RLC SDU or the RLC SDU segment", setting SI and SO).
+    fn build_retx(&mut self, grant_bytes: u32) -> Option<NrAmdPdu<S>> {
+        while let Some(&sn) = self.retx_queue.front() {
+            let Some(i) = self.index(sn).filter(|&i| !self.sdus[i].pending.is_empty()) else {
+                self.retx_queue.pop_front();
+                continue;
+            };
+            let (a, b) = self.sdus[i].pending[0];
+            let header = amd_header_bytes(self.cfg.sn_length, a);
+            if grant_bytes <= header {
+                return None;
+            }
+            let n = (b - a).min(grant_bytes - header);
+            let p = &mut self.sdus[i];
+            let e = DataElement {
+                sdu: p.sdu,
+                offset: a,
+                len: n,
+            };
+            if a + n == b {
+                p.pending.remove(0);
+            } else {
+                p.pending[0].0 = a + n;
+            }
+            self.retx_bytes -= (n as u64).min(self.retx_bytes);
+            if p.pending.is_empty() {
+                self.retx_sdus -= 1;
+                self.retx_queue.pop_front();
+            }
+            return Some(self.amd(sn, e));
+        }
+        None
+    }
+
+    /// §5.3.3.2: the P field of a PDU about to be submitted, and the poll's side effects.
+    fn set_poll(&mut self, now: SimTime, mut pdu: NrAmdPdu<S>, is_new: bool) -> NrAmdPdu<S> {
+        let mut poll = self.poll_pending;
+        if is_new {
+            self.pdu_without_poll += 1;
+            self.byte_without_poll += pdu.data.len as u64;
+            poll |= self
+                .cfg
+                .poll_pdu
+                .is_some_and(|p| self.pdu_without_poll >= p);
+            poll |= self
+                .cfg
+                .poll_byte
+                .is_some_and(|p| self.byte_without_poll >= p);
+        }
+        // Both buffers empty after this PDU (excluding SDUs awaiting acknowledgement), or no
+        // new SDU can be transmitted (window stalling).
+        poll |= self.buf.is_empty() && self.retx_sdus == 0;
+        poll |= !self.can_send_new();
+        if poll {
+            pdu.poll = true;
+            self.pdu_without_poll = 0;
+            self.byte_without_poll = 0;
+            self.poll_pending = false;
+            // "the highest SN of the AMD PDU among the AMD PDUs submitted to lower layer".
+            self.poll_sn = self.sn.add(self.tx_next_ack, self.sdus.len() as u32 - 1);
+            self.t_poll_retransmit = Some(now + self.cfg.t_poll_retransmit);
+            self.stats.polls += 1;
+        }
+        pdu
+    }
+
+    /// A positive acknowledgement of the SDU at index `i` (§5.2.3.1.1): the upper layer is
+    /// told of its delivery. An SDU still being segmented cannot have been received whole and
+    /// is left alone.
+    fn ack(&mut self, i: usize) {
+        let sn = self.sn.add(self.tx_next_ack, i as u32);
+        let p = &mut self.sdus[i];
+        if p.acked || p.submitted < p.sdu.size_bytes() {
+            return;
+        }
+        p.acked = true;
+        if !p.pending.is_empty() {
+            self.retx_bytes -= p.pending_bytes().min(self.retx_bytes);
+            self.retx_sdus -= 1;
+            p.pending.clear();
+        }
+        self.stats.sdus_delivered += 1;
+        self.events.push_back(NrRlcAmTxEvent::Delivered {
+            sn,
+            sdu_id: p.sdu.sdu_id(),
+        });
+    }
+
+    /// §5.3.2: the NACKed `ranges` of one SDU in one STATUS PDU are considered for
+    /// retransmission; RETX_COUNT is set to 0 the first time, else incremented (once per
+    /// STATUS PDU) when a portion not already pending is considered; reaching
+    /// maxRetxThreshold is indicated to the upper layer.
+    fn consider_for_retx(&mut self, i: usize, ranges: &[(u32, u32)]) {
+        let sn = self.sn.add(self.tx_next_ack, i as u32);
+        let p = &mut self.sdus[i];
+        if p.acked || ranges.is_empty() {
+            return;
+        }
+        let fresh = ranges.iter().any(|&(a, b)| !p.is_pending(a, b));
+        let count = match p.retx_count {
+            None => 0,
+            Some(c) if fresh => c + 1,
+            Some(_) => return,
+        };
+        p.retx_count = Some(count);
+        let was_pending = !p.pending.is_empty();
+        for &(a, b) in ranges {
+            self.retx_bytes += p.add_pending(a, b);
+        }
+        let sdu_id = p.sdu.sdu_id();
+        if !was_pending {
+            self.retx_sdus += 1;
+            self.retx_queue.push_back(sn);
+        }
+        if self.cfg.max_retx_threshold == Some(count) {
+            self.stats.max_retx_reached += 1;
+            self.events.push_back(NrRlcAmTxEvent::MaxRetxReached {
+                sn,
+                sdu_id,
+                retx_count: count,
+            });
+        }
+    }
+
+    /// TX_Next_Ack becomes the smallest SN not positively acknowledged (§5.2.3.1.1).
+    fn advance_tx_next_ack(&mut self) {
+        while self.sdus.front().is_some_and(|p| p.acked) {
+            self.sdus.pop_front();
+            self.tx_next_ack = self.sn.add(self.tx_next_ack, 1);
+        }
+    }
+
+    /// §5.3.3.4: with both buffers empty or the window stalled, the SDU with the highest SN
+    /// submitted (or, if that one is acknowledged, the first not acknowledged) is considered
+    /// for retransmission; in any case the next AMD PDU carries a poll.
+    fn poll_retransmit_expired(&mut self) {
+        self.stats.t_poll_retransmit_expiries += 1;
+        let idle = self.buf.is_empty() && self.retx_sdus == 0;
+        if idle || !self.can_send_new() {
+            if let Some(last) = self.sdus.len().checked_sub(1) {
+                let i = if self.sdus[last].acked { 0 } else { last };
+                let submitted = self.sdus[i].submitted;
+                self.consider_for_retx(i, &[(0, submitted)]);
+            }
+        }
+        self.poll_pending = true;
+    }
+}
