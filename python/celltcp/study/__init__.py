@@ -51,6 +51,7 @@ from celltcp.study.declaration import (
     Table,
     Test,
     Text,
+    Untestable,
     Welch,
     WithinFactor,
 )
@@ -58,7 +59,7 @@ from celltcp.study.dependent import After
 from celltcp.study.engine import Results, document, evaluate, parse_set, points_of, run, write
 from celltcp.study.ratios import RatioOfRatios
 from celltcp.study.selection import Chosen, HeldOut, NearBest, Split
-from celltcp.study.shares import RateBelow, ShareAbove
+from celltcp.study.shares import RateBelow, ShareAbove, ShareAgainst
 
 __all__ = [
     "After",
@@ -91,6 +92,7 @@ __all__ = [
     "Scenario",
     "Section",
     "ShareAbove",
+    "ShareAgainst",
     "Single",
     "Split",
     "Study",
@@ -98,6 +100,7 @@ __all__ = [
     "Table",
     "Test",
     "Text",
+    "Untestable",
     "Welch",
     "WithinFactor",
     "document",

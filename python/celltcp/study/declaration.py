@@ -4,7 +4,7 @@ A declaration holds no loop over runs and computes no statistic: it names the ru
 (:class:`Sweep`), what to read from each (:class:`Metric`), which runs to compare and by which
 test of :mod:`celltcp.reproduce.verdict` (:class:`Welch`, :class:`Paired`, :class:`Fisher`,
 :class:`NonInferior`, :class:`MeanAgainst`, :class:`Equivalent`, :class:`WithinFactor`,
-:class:`Ratio`, :class:`Single`, over several
+:class:`Ratio`, :class:`Single`, :class:`Untestable`, over several
 points :class:`AtEvery` and :class:`AnyOf`), what to derive from the runs (:class:`Derived`) and,
 when the engine's layout will not do, the report's own blocks (:class:`Section`, :class:`Text`,
 :class:`Items`, :class:`Claims`, :class:`Table`, :class:`Figure`, :class:`Blocks`); the engine
@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
 
+    from celltcp.scenario import Scenario as CoreScenario
     from celltcp.study.engine import Results
 
 __all__ = [
@@ -74,6 +75,7 @@ __all__ = [
     "Table",
     "Test",
     "Text",
+    "Untestable",
     "Welch",
     "WithinFactor",
 ]
@@ -87,10 +89,16 @@ class Scenario:
         source: an example's name (``"004/ack-copies"``, :mod:`celltcp.examples`) or the path
             of a scenario file.
         overrides: dotted key → value, set on the file before a sweep's axes.
+        tables: dotted key → table, each set whole on the file first, by the core's setter
+            (:meth:`celltcp.scenario.Scenario.set`): the table replaces the file's, so that an
+            entry it lacks is gone (a variant with fewer UEs: ``nodes``, ``flows`` and
+            ``cells.target.ues`` without them). ``overrides`` and a sweep's points, by contrast,
+            set the values inside a table and keep the rest.
     """
 
     source: str
     overrides: Mapping[str, Any] = field(default_factory=dict)
+    tables: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     def path(self) -> Path:
         """The scenario file: ``source`` itself when it names a file, else the example."""
@@ -100,6 +108,16 @@ class Scenario:
         if own.suffix == ".toml" and own.is_file():
             return own
         return examples.path(self.source)
+
+    def base(self) -> CoreScenario:
+        """The file with :attr:`tables` set (the base a sweep's points are set on); the
+        scenario's errors name the dotted key."""
+        from celltcp.scenario import Scenario as Loaded
+
+        scenario = Loaded.load(self.path())
+        for key, table in self.tables.items():
+            scenario.set(key, dict(table))
+        return scenario
 
 
 @dataclass(frozen=True)
@@ -180,8 +198,10 @@ class Runs:
     of the same sweep pair up run by run (common random numbers).
 
     Attributes:
-        sweep: the sweep's name.
-        where: axis key → value (as written in the sweep's axes).
+        sweep: the sweep's name, or the name of a derived frame of one row per run
+            (:class:`Derived`, :meth:`celltcp.study.Results.frame`).
+        where: axis key → value (as written in the sweep's axes), or a derived frame's column
+            → value.
         label: how the report names the set (default: the values, ``"cubic, 0.01"``).
     """
 
@@ -215,10 +235,15 @@ class Test(Protocol):
 
 
 def _mean_text(metric: str, runs: Runs, results: Results) -> str:
-    m = results.metric(metric)
+    try:
+        m = results.metric(metric)
+        scale, unit = m.scale, m.unit
+    except KeyError:
+        # A derived frame's column: no declared scale or unit.
+        scale, unit = 1.0, ""
     values = results.values(metric, runs)
-    mean = float(values.mean()) * m.scale if len(values) else math.nan
-    return f"{runs.name()} {mean:.3g}{' ' + m.unit if m.unit else ''}"
+    mean = float(values.mean()) * scale if len(values) else math.nan
+    return f"{runs.name()} {mean:.3g}{' ' + unit if unit else ''}"
 
 
 @dataclass(frozen=True)
@@ -339,17 +364,25 @@ class MeanAgainst:
 @dataclass(frozen=True)
 class Equivalent:
     """``mean(runs)`` equal to ``reference`` within ±``margin`` × reference: the two one-sided
-    tests (TOST) on the runs' values over the reference."""
+    tests (TOST) on the runs' values over the reference; with ``relative=False`` within
+    ±``margin`` in the metric's own unit, on the values themselves (a per-run difference from
+    a model, whose reference is 0)."""
 
     metric: str
     runs: Runs
     reference: float
     margin: float
+    relative: bool = True
 
     def evaluate(self, results: Results) -> Evaluation:
         values = results.values(self.metric, self.runs)
+        decision = (
+            equivalence(Sample.of(values / self.reference), 1.0, self.margin)
+            if self.relative
+            else equivalence(Sample.of(values), self.reference, self.margin)
+        )
         return Evaluation(
-            equivalence(Sample.of(values / self.reference), 1.0, self.margin),
+            decision,
             Estimate.of_sample(Sample.of(values)),
             _mean_text(self.metric, self.runs, results),
         )
@@ -422,6 +455,19 @@ class Single:
         )
 
 
+@dataclass(frozen=True)
+class Untestable:
+    """A claim the runs cannot test (the set-up never samples what it is about): never
+    reproduced or contradicted, not significant with ``why`` as the test's note (words, or the
+    results → words with the figures that show it), under the test ``kind`` it would take."""
+
+    kind: str
+    why: Words
+
+    def evaluate(self, results: Results) -> Evaluation:
+        return Evaluation(unavailable(self.kind, words(self.why, results)), None)
+
+
 #: The tests of a claim over several points: label → test, or a function of the results giving
 #: them (the points of the mode's grid, :meth:`celltcp.study.Results.axis`).
 Parts = Mapping[str, Test] | Callable[["Results"], Mapping[str, Test]]
@@ -485,9 +531,11 @@ class Claim:
         where: the source's figure, table or section ("question" for a study of one's own).
         claim: the claim in words.
         test: the statistic and its test.
-        source_text: how the source states it (its number with its unit, or its words).
+        source_text: how the source states it (its number with its unit, or its words); or
+            the results → the text, for a model's value at the parameters the runs measured.
         source_value: the source's number on the statistic's scale; the magnitude check
-            (within ×1.5, :data:`celltcp.reproduce.verdict.MAGNITUDE_FACTOR`) needs it.
+            (within ×1.5, :data:`celltcp.reproduce.verdict.MAGNITUDE_FACTOR`) needs it. Or the
+            results → the number (the model's value at the runs' parameters; None: none).
         reason: the data → words on why it differs; the engine puts the test's own shortfall
             (points that did not hold, the power the runs had) first.
         registered: False for a secondary, descriptive comparison, reported in its own table
@@ -512,8 +560,8 @@ class Claim:
     where: str
     claim: str
     test: Test
-    source_text: str = "–"
-    source_value: float | None = None
+    source_text: Words = "–"
+    source_value: float | Callable[[Results], float | None] | None = None
     reason: Callable[[Evaluation, Results], str] | None = None
     registered: bool = True
     digits: int = 3
@@ -528,6 +576,11 @@ class Claim:
     def exists(self, results: Results) -> bool:
         """Whether the claim is made on these results (:attr:`when`)."""
         return self.when is None or bool(self.when(results))
+
+    def source(self, results: Results) -> tuple[str, float | None]:
+        """The source's text and number on these results."""
+        value = self.source_value(results) if callable(self.source_value) else self.source_value
+        return words(self.source_text, results), value
 
 
 @dataclass(frozen=True)
