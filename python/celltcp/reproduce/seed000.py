@@ -199,8 +199,7 @@ def target_cell_scenario(ues_in_target: int, overrides: dict[str, Any] | None = 
     """
     from celltcp.scenario import Scenario as Loaded
 
-    source = "000/forwarding"
-    scenario = Loaded.load(examples.path(source))
+    scenario = Loaded.load(scenario_dir() / "forwarding.toml")
     competitors = list(scenario.get("cells.target.ues"))
     if isinstance(ues_in_target, bool) or not 1 <= ues_in_target <= len(competitors):
         raise ReproductionError(
@@ -219,7 +218,7 @@ def target_cell_scenario(ues_in_target: int, overrides: dict[str, Any] | None = 
             tables["mobility"] = kept("mobility")
         flows = scenario.get("flows")
         tables["flows"] = {k: f for k, f in flows.items() if not removed & {f["src"], f["dst"]}}
-    return Scenario(source, dict(overrides or {}), tables)
+    return Scenario("000/forwarding", dict(overrides or {}), tables)
 
 
 def _flows(scenario: Scenario) -> list[str]:

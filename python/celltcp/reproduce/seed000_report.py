@@ -160,9 +160,9 @@ def _then_shortfall(text: Callable[[Evaluation, Results], str]) -> Callable[...,
     return lambda e, r: _join(text(e, r), shortfall(e.decision))
 
 
-def _by_count(test: Callable[[int], Test]) -> AtEvery:
+def _by_count(test: Callable[[int], Test], counts: Sequence[int] = UE_COUNTS) -> AtEvery:
     """One claim tested at every UE count."""
-    return AtEvery({f"{n} UEs": test(n) for n in UE_COUNTS})
+    return AtEvery({f"{n} UEs": test(n) for n in counts})
 
 
 # -- Fig. 4 ----------------------------------------------------------------------------------
@@ -322,7 +322,7 @@ FIG4_CLAIMS = (
 # -- Figs. 8–11 ------------------------------------------------------------------------------
 
 
-def _most_frequent(policy: str, claimed: str) -> AtEvery:
+def _most_frequent(policy: str, claimed: str, counts: Sequence[int] = UE_COUNTS) -> AtEvery:
     """Class ``claimed`` the most frequent at every UE count: at each count, the exact binomial
     test of its runs against those of each other class (two classes of the same runs), all of
     which must hold."""
@@ -333,15 +333,18 @@ def _most_frequent(policy: str, claimed: str) -> AtEvery:
                 for o in OUTCOMES
                 if o != claimed
             }
-        )
+        ),
+        counts,
     )
 
 
-def _versus(policy: str, outcome: str, relation: Literal[">", "<"]) -> AtEvery:
+def _versus(
+    policy: str, outcome: str, relation: Literal[">", "<"], counts: Sequence[int] = UE_COUNTS
+) -> AtEvery:
     """``policy``'s share of ``outcome`` ``relation`` the standard procedure's at every count,
     by Fisher's exact test."""
     return _by_count(
-        lambda n: Fisher(outcome, _TRIALS, _at(policy, n), _at("forward", n), relation)
+        lambda n: Fisher(outcome, _TRIALS, _at(policy, n), _at("forward", n), relation), counts
     )
 
 
@@ -787,7 +790,7 @@ def _fig4_text(r: Results) -> str:
 
 def _fig4_rows(r: Results) -> list[tuple[str, ...]]:
     fig4 = r.derived(FIG4)
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for outcome in OUTCOMES:
         sel = fig4[fig4["outcome"] == outcome]
         rows.append(
