@@ -35,6 +35,7 @@ Units: times s, sizes bytes, rates bit/s unless a name says otherwise.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -184,6 +185,19 @@ def scenario_dir() -> Path:
     return examples.path("000")
 
 
+@functools.cache
+def _file_tables(source: str) -> dict[str, Any]:
+    """The tables of an example a variant replaces or reads, read from the file once."""
+    from celltcp.scenario import Scenario as Loaded
+
+    scenario = Loaded.load(examples.path(source))
+    return {
+        key: scenario.get(key)
+        for key in ("cells.target.ues", "nodes", "mobility", "flows")
+        if key in scenario
+    }
+
+
 def target_cell_scenario(ues_in_target: int, overrides: dict[str, Any] | None = None) -> Scenario:
     """``000/forwarding.toml`` with ``ues_in_target`` competing UEs in the target cell (and
     ``overrides``), as a study's scenario.
@@ -197,10 +211,9 @@ def target_cell_scenario(ues_in_target: int, overrides: dict[str, Any] | None = 
     Raises:
         ReproductionError: a count outside 1 … the file's number of target-cell UEs.
     """
-    from celltcp.scenario import Scenario as Loaded
-
-    scenario = Loaded.load(scenario_dir() / "forwarding.toml")
-    competitors = list(scenario.get("cells.target.ues"))
+    source = "000/forwarding"
+    file = _file_tables(source)
+    competitors = list(file["cells.target.ues"])
     if isinstance(ues_in_target, bool) or not 1 <= ues_in_target <= len(competitors):
         raise ReproductionError(
             f"ues_in_target: {ues_in_target!r} UEs in the target cell; forwarding.toml "
@@ -209,20 +222,20 @@ def target_cell_scenario(ues_in_target: int, overrides: dict[str, Any] | None = 
     removed = set(competitors[ues_in_target:])
     tables: dict[str, dict[str, Any]] = {}
     if removed:
-
-        def kept(table: str) -> dict[str, Any]:
-            return {k: v for k, v in scenario.get(table, {}).items() if k not in removed}
-
-        tables = {"cells.target.ues": kept("cells.target.ues"), "nodes": kept("nodes")}
-        if "mobility" in scenario:
-            tables["mobility"] = kept("mobility")
-        flows = scenario.get("flows")
-        tables["flows"] = {k: f for k, f in flows.items() if not removed & {f["src"], f["dst"]}}
-    return Scenario("000/forwarding", dict(overrides or {}), tables)
+        tables = {
+            key: {k: v for k, v in file[key].items() if k not in removed}
+            for key in ("cells.target.ues", "nodes", "mobility")
+            if key in file
+        }
+        tables["flows"] = {
+            k: f for k, f in file["flows"].items() if not removed & {f["src"], f["dst"]}
+        }
+    return Scenario(source, dict(overrides or {}), tables)
 
 
 def _flows(scenario: Scenario) -> list[str]:
-    return list(scenario.base().get("flows"))
+    """The flows of a study's scenario: its replaced ``flows`` table, or the file's."""
+    return list(scenario.tables.get("flows") or _file_tables(scenario.source)["flows"])
 
 
 def with_variant(scenario: Scenario, variant: AqmVariant, overrides: dict[str, Any]) -> Scenario:
