@@ -134,19 +134,15 @@ def _share_text(p: Proportion) -> str:
     return f"{p.value:.2f} [{low:.2f}, {high:.2f}]"
 
 
-def _rows(r: Results, runs: Runs) -> pd.DataFrame:
-    return r.rows(runs)
-
-
 def _pooled(r: Results, policy: str, outcome: str) -> Estimate:
     """A class's share over the runs of every count, with its Wilson interval."""
-    return Estimate.of_proportion(_share(_rows(r, _at(policy)), outcome))
+    return Estimate.of_proportion(_share(r.rows(_at(policy)), outcome))
 
 
 def _per_count(r: Results, policy: str, outcome: str, against: str = "forward") -> str:
     return "; ".join(
-        f"{n}: {_share(_rows(r, _at(policy, n)), outcome).value:.2f} vs "
-        f"{_share(_rows(r, _at(against, n)), outcome).value:.2f}"
+        f"{n}: {_share(r.rows(_at(policy, n)), outcome).value:.2f} vs "
+        f"{_share(r.rows(_at(against, n)), outcome).value:.2f}"
         for n in UE_COUNTS
     )
 
@@ -155,7 +151,9 @@ def _join(*parts: str) -> str:
     return "; ".join(p for p in parts if p)
 
 
-def _then_shortfall(text: Callable[[Evaluation, Results], str]) -> Callable[..., str]:
+def _then_shortfall(
+    text: Callable[[Evaluation, Results], str],
+) -> Callable[[Evaluation, Results], str]:
     """A reason whose measured cause comes before the test's shortfall."""
     return lambda e, r: _join(text(e, r), shortfall(e.decision))
 
@@ -169,7 +167,7 @@ def _by_count(test: Callable[[int], Test], counts: Sequence[int] = UE_COUNTS) ->
 
 
 def _model_mean(r: Results, outcome: str) -> float | None:
-    model = _rows(r, _class(outcome))["fig4_model"].astype(float)
+    model = r.rows(_class(outcome))["fig4_model"].astype(float)
     return float(model.mean()) if len(model) else None
 
 
@@ -213,7 +211,7 @@ def _fig4_reason(outcome: str) -> Callable[[Evaluation, Results], str]:
     """The model's shortfall explained when the runs deliver less than it, then the test's."""
 
     def reason(e: Evaluation, r: Results) -> str:
-        sim = _rows(r, _class(outcome))["fig4_normalized"].astype(float)
+        sim = r.rows(_class(outcome))["fig4_normalized"].astype(float)
         model = _model_mean(r, outcome)
         below = len(sim) > 0 and model is not None and sim.mean() < model
         explain = e.decision.verdict is not Verdict.REPRODUCED and below
@@ -226,7 +224,7 @@ def _fig4_detail(outcome: str) -> Callable[[Evaluation, Results], str]:
     def detail(_e: Evaluation, r: Results) -> str:
         runs = r.derived(FIG4)
         policies = ", ".join(f"`{p}`" for p in sorted(runs["policy"].unique()))
-        return f"{len(_rows(r, _class(outcome)))} runs of {len(runs)} ({policies})"
+        return f"{len(r.rows(_class(outcome)))} runs of {len(runs)} ({policies})"
 
     return detail
 
@@ -251,7 +249,7 @@ def _fig4_claim(outcome: str) -> Claim:
         source_text=_fig4_seed_text(outcome),
         source_value=lambda r: _model_mean(r, outcome),
         estimate=lambda _e, r: Estimate.of_sample(
-            _rows(r, _class(outcome))["fig4_normalized"].to_numpy(float)
+            r.rows(_class(outcome))["fig4_normalized"].to_numpy(float)
         ),
         detail=_fig4_detail(outcome),
         reason=_fig4_reason(outcome),
@@ -260,12 +258,12 @@ def _fig4_claim(outcome: str) -> Claim:
 
 
 def _order_detail(_e: Evaluation, r: Results) -> str:
-    t, h = (_rows(r, _class(o))["fig4_normalized"] for o in ("timeout", "halving"))
+    t, h = (r.rows(_class(o))["fig4_normalized"] for o in ("timeout", "halving"))
     return f"timeout {t.mean():.3f} (n = {len(t)}), halving {h.mean():.3f} (n = {len(h)})"
 
 
 def _order_reason(_e: Evaluation, r: Results) -> str:
-    few = len(_rows(r, _class("halving"))) < 10
+    few = len(r.rows(_class("halving"))) < 10
     return (
         "few halvings: without SACK several losses in one window end in a timeout (see Figs. 8/11)"
         if few
@@ -350,7 +348,7 @@ def _versus(
 
 def _classes_detail(_e: Evaluation, r: Results) -> str:
     def v(n: int, o: str) -> float:
-        return _share(_rows(r, _at("forward", n)), o).value
+        return _share(r.rows(_at("forward", n)), o).value
 
     return "per count T / H / N: " + "; ".join(
         f"{n}: {v(n, 'timeout'):.2f} / {v(n, 'halving'):.2f} / {v(n, 'none'):.2f}"
@@ -373,7 +371,7 @@ def _halving_reason(_e: Evaluation, r: Results) -> str:
 
 
 def _forwarded(r: Results, policy: str) -> pd.Series:
-    return _rows(r, _at(policy))["forwarded"].astype(float)
+    return r.rows(_at(policy))["forwarded"].astype(float)
 
 
 def _forwarded_reason(_e: Evaluation, r: Results) -> str:
@@ -385,12 +383,12 @@ def _forwarded_reason(_e: Evaluation, r: Results) -> str:
 
 
 def _rtt_text(r: Results, a: Runs, b: Runs) -> str:
-    return f"{_mean_text(_rows(r, a)['rtt_ms'], 0)} vs {_mean_text(_rows(r, b)['rtt_ms'], 0)}"
+    return f"{_mean_text(r.rows(a)['rtt_ms'], 0)} vs {_mean_text(r.rows(b)['rtt_ms'], 0)}"
 
 
 def _pred_timeouts(_e: Evaluation, r: Results) -> str:
     return "timeouts per count: " + "; ".join(
-        f"{n}: {_share(_rows(r, _at('predicted', n)), 'timeout').value:.2f}" for n in UE_COUNTS
+        f"{n}: {_share(r.rows(_at('predicted', n)), 'timeout').value:.2f}" for n in UE_COUNTS
     )
 
 
@@ -717,7 +715,7 @@ _BOTH = "AQM + prediction"
 
 
 def _kb(r: Results, group: str, n: int, digits: int = 1) -> str:
-    return _mean_text(_rows(r, _group(group, n))["delivered_kb"], digits)
+    return _mean_text(r.rows(_group(group, n))["delivered_kb"], digits)
 
 
 DELIVERY_CLAIMS = (
@@ -811,7 +809,7 @@ def _outcome_rows(r: Results) -> list[tuple[str, ...]]:
     rows = []
     for policy in POLICIES:
         for n in UE_COUNTS:
-            sel = _rows(r, _at(policy, n))
+            sel = r.rows(_at(policy, n))
             timeouts = sel[sel["outcome"] == "timeout"]
             after = ((timeouts["first_rto_s"] - timeouts["completion_s"]) * 1e3).dropna()
             rows.append(
@@ -869,7 +867,7 @@ def _draw_outcomes(r: Results) -> Any:
     x = np.arange(len(UE_COUNTS))
     for ax, policy in zip(axes, POLICIES, strict=True):
         for i, outcome in enumerate(OUTCOMES):
-            values = [_share(_rows(r, _at(policy, n)), outcome) for n in UE_COUNTS]
+            values = [_share(r.rows(_at(policy, n)), outcome) for n in UE_COUNTS]
             p = np.array([v.value for v in values])
             low, high = (np.array([v.interval()[j] for v in values]) for j in (0, 1))
             err = np.vstack([p - low, high - p])
@@ -894,7 +892,7 @@ def _draw_delivered(r: Results) -> Any:
     fig, ax = plt.subplots(figsize=(9, 4))
     x = np.arange(len(_GROUPS))
     for i, n in enumerate(UE_COUNTS):
-        stats = [_mean(_rows(r, _group(g, n))["delivered_kb"]) for g in _GROUPS]
+        stats = [_mean(r.rows(_group(g, n))["delivered_kb"]) for g in _GROUPS]
         ax.bar(
             x + (i - 1.5) * 0.2,
             [mean for mean, _ in stats],
