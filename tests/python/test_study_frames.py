@@ -158,3 +158,17 @@ def test_a_scenario_replaces_whole_tables_before_its_overrides():
     assert Scenario("000/aqm").base().get("links.s1u_source.queue")["kind"] == "red"
     with pytest.raises(Exception, match="links.s1u_source.queue"):
         Scenario("000/aqm", tables={"links.s1u_source.queue": {"kind": "fifo"}}).base().validate()
+
+
+def test_what_was_run_names_the_replaced_tables():
+    sweep = Sweep(
+        "aqm",
+        Scenario("000/aqm", {"epc.ecn_decap": "rfc6040"}, {"links.s1u_source.queue": {}}),
+        {},
+        (Metric("g", summary="flows.bulk.goodput_bps"),),
+        Replications(2, 2, "synthetic"),
+    )
+    study = Study("t", "T", "q", (sweep,), ())
+    rows = pd.DataFrame([{"point": 0, "run": r, "g": 1.0 + r} for r in range(2)])
+    md = document(study, Results(study, True, {"aqm": rows}), Options(quick=True)).markdown()
+    assert "`000/aqm` with `links.s1u_source.queue` replaced, `epc.ecn_decap` = 'rfc6040'" in md
