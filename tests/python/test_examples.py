@@ -183,7 +183,7 @@ def test_the_reproductions_read_their_inputs_from_the_package():
     from celltcp.studies import handover_policies
 
     files = [
-        seed000._scenario_dir() / "forwarding.toml",
+        seed000.scenario_dir() / "forwarding.toml",
         seed001.scenario_file(),
         seed002.scenario_file(),
         seed003._scenario_dir() / "exp5-3.toml",

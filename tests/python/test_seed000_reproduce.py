@@ -8,6 +8,7 @@ import json
 import math
 import re
 import time
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -18,31 +19,55 @@ from celltcp.reproduce import Options, default_store, find
 from celltcp.reproduce.seed000 import (
     AQM_VARIANTS,
     CWND_MAX_SEGMENTS,
-    FULL,
+    FIG4,
+    HANDOVERS,
     MSS_BYTES,
     NAME,
+    REPLICATIONS,
+    TABLE_IV,
     UE_COUNTS,
-    Mean,
-    Probability,
-    compare_verdict,
     drop_rate,
     fig4_figures,
     fig4_model,
-    measure,
-    most_frequent_verdict,
 )
-from celltcp.reproduce.verdict import CLAIM_HEADER, Verdict
+from celltcp.reproduce.seed000_report import (
+    FIG4_CLAIMS,
+    STUDY,
+    _by_count,
+    _most_frequent,
+    _share_text,
+    _versus,
+)
+from celltcp.reproduce.verdict import CLAIM_HEADER, Proportion, Sample, Verdict
+from celltcp.study import Derived, Results, Runs, Study, Welch, evaluate
+from celltcp.study import run as run_study
 
 # -- helpers -----------------------------------------------------------------------------------
 
 
-def _probs(timeout: int, halving: int, none: int) -> dict[str, Probability]:
-    n = timeout + halving + none
-    return {
-        "timeout": Probability(timeout, n),
-        "halving": Probability(halving, n),
-        "none": Probability(none, n),
-    }
+def _on(name: str, frame: pd.DataFrame, claims=()) -> Results:
+    """Synthetic results whose derived frame ``name`` is ``frame``."""
+    study = Study("t", "T", "q", (), tuple(claims), derived=(Derived(name, lambda _r: frame),))
+    return Results(study, True, {})
+
+
+def _classes(policy: str = "forward", **by_count: tuple[int, int, int]) -> pd.DataFrame:
+    """Reference handovers of ``policy``: per count (``n2=(timeout, halving, none)``) that many
+    runs of each class."""
+    rows = []
+    for key, counts in by_count.items():
+        for outcome, k in zip(("timeout", "halving", "none"), counts, strict=True):
+            for _ in range(k):
+                rows.append(
+                    {
+                        "policy": policy,
+                        "aqm": False,
+                        "ues": int(key.removeprefix("n")),
+                        "trials": 1.0,
+                        **{o: float(o == outcome) for o in ("timeout", "halving", "none")},
+                    }
+                )
+    return pd.DataFrame(rows)
 
 
 def test_name_and_alias_find_the_reproduction():
@@ -57,16 +82,21 @@ def test_drop_rate_counts_drops_among_offered_packets():
 
 
 def test_probability_carries_the_wilson_interval():
-    p = Probability(8, 8)
-    assert p.value == 1.0 and p.high == pytest.approx(1.0)
+    p = Proportion(8, 8)
+    assert p.value == 1.0 and p.interval()[1] == pytest.approx(1.0)
     # Wilson lower bound for 8 of 8 at 95 %: n / (n + z²) = 8 / 11.84.
-    assert p.low == pytest.approx(8 / (8 + 1.959964**2), rel=1e-6)
-    assert p.text() == "1.00 [0.68, 1.00]"
+    assert p.interval()[0] == pytest.approx(8 / (8 + 1.959964**2), rel=1e-6)
+    assert _share_text(p) == "1.00 [0.68, 1.00]"
+
+
+def _most(counts: dict[str, tuple[int, int, int]]):
+    frame = _classes(**counts)
+    ues = tuple(int(k.removeprefix("n")) for k in counts)
+    return _most_frequent("forward", "timeout", ues).evaluate(_on(HANDOVERS, frame)).decision
 
 
 def test_most_frequent_verdict_per_count():
-    clear = {2: _probs(45, 3, 2), 3: _probs(40, 5, 5)}
-    d = most_frequent_verdict(clear, "timeout")
+    d = _most({"n2": (45, 3, 2), "n3": (40, 5, 5)})
     # The power of all four points holding, each for a 0.2 lead, is below 80 % at 50 runs.
     assert d.verdict is Verdict.REPRODUCED and re.fullmatch(
         r"\*\*reproduced\*\* \(underpowered: n = 50, 80 % power needs n = \d+ at each point\)",
@@ -75,30 +105,48 @@ def test_most_frequent_verdict_per_count():
     assert d.test.describe().startswith(
         "exact binomial test of two classes at each of 4 points (all must hold), p < 0.001"
     )
-    mixed = most_frequent_verdict({2: _probs(45, 3, 2), 3: _probs(10, 5, 35)}, "timeout")
+    mixed = _most({"n2": (45, 3, 2), "n3": (10, 5, 35)})
     assert mixed.verdict is Verdict.CONTRADICTED
     assert mixed.text().startswith("**contradicted**: 2 UEs reproduced; 3 UEs contradicted")
     # A lead of 5 against 4 runs is not significant.
-    close = most_frequent_verdict({2: _probs(5, 4, 0)}, "timeout")
-    assert close.verdict is Verdict.NOT_SIGNIFICANT
+    assert _most({"n2": (5, 4, 0)}).verdict is Verdict.NOT_SIGNIFICANT
     # One run can never reproduce the claim.
-    assert most_frequent_verdict({2: _probs(1, 0, 0)}, "timeout").verdict is (
-        Verdict.NOT_SIGNIFICANT
-    )
+    assert _most({"n2": (1, 0, 0)}).verdict is Verdict.NOT_SIGNIFICANT
+
+
+def _kb(*groups: tuple[str, list[float]]) -> Results:
+    rows = [{"group": g, "ues": 2, "delivered_kb": v} for g, values in groups for v in values]
+    return _on(HANDOVERS, pd.DataFrame(rows))
+
+
+def _spread(mean: float, half: float, n: int) -> list[float]:
+    """n values of mean ``mean`` whose Student-t 95 % half-width is ``half``."""
+    if n == 1:
+        return [mean]
+    z = np.linspace(-1.0, 1.0, n)
+    z = (z - z.mean()) / z.std(ddof=1)
+    sd = Sample.from_interval(mean, half, n).sd
+    return list(mean + sd * z)
 
 
 def test_compare_verdict_reads_the_relation():
-    a, b = Mean(1.0, 0.1, 8), Mean(2.0, 0.1, 8)
-    assert compare_verdict({2: (a, b)}, "<").verdict is Verdict.REPRODUCED
-    assert compare_verdict({2: (a, b)}, ">").verdict is Verdict.CONTRADICTED
-    assert compare_verdict({2: (Mean(1.0, 1.5, 8), b)}, "<").verdict is Verdict.NOT_SIGNIFICANT
+    def at_counts(a, b, relation):
+        r = _kb(("a", a), ("b", b))
+        runs = {g: Runs(HANDOVERS, {"group": g, "ues": 2}) for g in ("a", "b")}
+        claim = _by_count(lambda _n: Welch("delivered_kb", runs["a"], runs["b"], relation), (2,))
+        return claim.evaluate(r).decision.verdict
+
+    a, b = _spread(1.0, 0.1, 8), _spread(2.0, 0.1, 8)
+    assert at_counts(a, b, "<") is Verdict.REPRODUCED
+    assert at_counts(a, b, ">") is Verdict.CONTRADICTED
+    assert at_counts(_spread(1.0, 1.5, 8), b, "<") is Verdict.NOT_SIGNIFICANT
     # Without replications (n = 1) a mean has no interval: not significant.
-    assert compare_verdict({2: (Mean(1.0, math.nan, 1), b)}, "<").verdict is (
-        Verdict.NOT_SIGNIFICANT
-    )
+    assert at_counts(_spread(1.0, math.nan, 1), b, "<") is Verdict.NOT_SIGNIFICANT
     # Probabilities: Fisher's exact test.
-    few, many = Probability(0, 8), Probability(8, 8)
-    d = compare_verdict({2: (few, many), 3: (few, many)}, "<")
+    frame = pd.concat(
+        [_classes("predicted", n2=(0, 8, 0), n3=(0, 8, 0)), _classes(n2=(8, 0, 0), n3=(8, 0, 0))]
+    )
+    d = _versus("predicted", "timeout", "<", (2, 3)).evaluate(_on(HANDOVERS, frame)).decision
     assert d.verdict is Verdict.REPRODUCED
     assert d.test.kind == "Fisher's exact test at each of 2 points (all must hold)"
 
@@ -148,8 +196,6 @@ def test_fig4_model_per_class():
 
 
 def test_fig4_claims_can_be_reproduced_or_contradicted():
-    from celltcp.reproduce.seed000 import _fig4_claims
-
     rng = np.random.default_rng(1)
 
     def runs(timeout_level):
@@ -169,15 +215,24 @@ def test_fig4_claims_can_be_reproduced_or_contradicted():
             }
         )
         out["fig4_model"] = [fig4_model(r) for _, r in out.iterrows()]
+        out["fig4_gap"] = out["fig4_normalized"] - out["fig4_model"]
         return out
 
-    near = _fig4_claims(runs(673 / 759))
-    assert [r.verdict for r in near[:3]] == [Verdict.REPRODUCED] * 3
-    far = _fig4_claims(runs(0.3))
-    assert far[0].verdict is Verdict.CONTRADICTED and "RTO" in far[0].reason
-    assert far[1].verdict is Verdict.REPRODUCED
+    def claims(frame):
+        r = _on(FIG4, frame, FIG4_CLAIMS)
+        found = evaluate(r.study, r)
+        return [
+            (found[c.key].decision.verdict, c.reason(found[c.key], r) if c.reason else "")
+            for c in FIG4_CLAIMS
+        ]
+
+    near = claims(runs(673 / 759))
+    assert [v for v, _ in near[:3]] == [Verdict.REPRODUCED] * 3
+    far = claims(runs(0.3))
+    assert far[0][0] is Verdict.CONTRADICTED and "RTO" in far[0][1]
+    assert far[1][0] is Verdict.REPRODUCED
     # Fig. 4's middle position cannot be sampled by a receive-window-limited flow: said so.
-    assert far[3].verdict is Verdict.NOT_SIGNIFICANT and "60 of 60" in far[3].reason
+    assert far[3][0] is Verdict.NOT_SIGNIFICANT and "60 of 60" in far[3][1]
 
 
 # -- end to end --------------------------------------------------------------------------------
@@ -244,15 +299,24 @@ def test_quick_reproduction_writes_the_report(tmp_path):
 # -- the seed's claims with 50 replications ----------------------------------------------------
 
 
+@dataclass
+class _Full:
+    """The full mode's reference handovers and Table IV rows (the study's derived frames)."""
+
+    ho: pd.DataFrame
+    aqm: pd.DataFrame
+
+
 @pytest.fixture(scope="module")
 def full(tmp_path_factory):
     store = tmp_path_factory.mktemp("seed000") / "store"
-    return measure(Options(workers=2, store=store), FULL)
+    results = run_study(STUDY, Options(workers=2, store=store))
+    return _Full(results.derived(HANDOVERS), results.derived(TABLE_IV))
 
 
 def _p(ho, policy, n, outcome):
     sel = ho[(ho["policy"] == policy) & (ho["ues"] == n) & ~ho["aqm"]]
-    assert len(sel) == FULL.runs
+    assert len(sel) == REPLICATIONS.full
     return (sel["outcome"] == outcome).mean()
 
 

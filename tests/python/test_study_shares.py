@@ -1,5 +1,5 @@
-"""Claims on how often an event happens in one set of runs (celltcp.study.RateBelow and
-ShareAbove, docs/studies.md), on synthetic runs: each comes out reproduced, not significant or
+"""Claims on how often an event happens in one set of runs (celltcp.study.RateBelow,
+ShareAgainst and ShareAbove, docs/studies.md), on synthetic runs: each comes out reproduced, not significant or
 contradicted as the counts say, and its decision is the verdict module's on the summed
 counts."""
 
@@ -9,7 +9,14 @@ import pandas as pd
 import pytest
 
 from celltcp.reproduce.registry import Options  # noqa: F401  (celltcp.reproduce first)
-from celltcp.reproduce.verdict import Proportion, Verdict, decide, rate_below, share_test
+from celltcp.reproduce.verdict import (
+    Proportion,
+    Verdict,
+    binomial_test,
+    decide,
+    rate_below,
+    share_test,
+)
 from celltcp.study import (
     RateBelow,
     Replications,
@@ -17,6 +24,7 @@ from celltcp.study import (
     Runs,
     Scenario,
     ShareAbove,
+    ShareAgainst,
     Study,
     Sweep,
 )
@@ -86,3 +94,28 @@ def test_share_above_compares_two_outcomes_of_the_same_runs():
     assert even.decision.verdict is Verdict.NOT_SIGNIFICANT
     fewer = ShareAbove("timeout", "halving", "handovers", ALL, "<")
     assert fewer.evaluate(_results(_runs(runs))).decision.verdict is Verdict.CONTRADICTED
+
+
+def test_share_against_a_stated_proportion():
+    """ "Always avoids the timeout", read as at most 5 %: the exact binomial test of the share
+    against 0.05, either side, on the runs it names."""
+    below = ShareAgainst("timeout", "handovers", Runs("h", {"policy": "forward"}), 0.05, "<")
+    frame = pd.concat(
+        [_runs(["timeout"] * 20, "discard"), _runs(["none"] * 100, "forward")], ignore_index=True
+    )
+    e = below.evaluate(_results(frame))
+    assert e.decision.verdict is Verdict.REPRODUCED
+    assert e.decision == decide(binomial_test(Proportion(0, 100), 0.05), "<")
+    assert e.decision.test.kind == "exact binomial test against 0.05"
+    assert e.estimate is not None and e.estimate.n == 100 and "0/100 against 0.05" in e.detail
+    often = below.evaluate(_results(_runs(["timeout"] * 20 + ["none"] * 80)))
+    assert often.decision.verdict is Verdict.CONTRADICTED
+    # 1 in 10: neither side of 0.05 can be told.
+    one = below.evaluate(_results(_runs(["timeout"] + ["none"] * 9)))
+    assert one.decision.verdict is Verdict.NOT_SIGNIFICANT
+    above = ShareAgainst("timeout", "handovers", ALL, 0.05, ">")
+    assert above.evaluate(_results(_runs(["timeout"] * 20 + ["none"] * 80))).decision.verdict is (
+        Verdict.REPRODUCED
+    )
+    with pytest.raises(ValueError, match="reference"):
+        ShareAgainst("timeout", "handovers", ALL, 1.5, "<")

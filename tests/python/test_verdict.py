@@ -410,6 +410,7 @@ def test_every_test_can_give_every_verdict(name):
 
 _CONVERTED = (
     "seed000.py",
+    "seed000_report.py",
     "seed001_report.py",
     "seed002_report.py",
     "seed003.py",

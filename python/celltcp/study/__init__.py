@@ -52,6 +52,7 @@ from celltcp.study.declaration import (
     Table,
     Test,
     Text,
+    Untestable,
     Welch,
     WithinFactor,
 )
@@ -60,7 +61,7 @@ from celltcp.study.engine import Results, document, evaluate, parse_set, points_
 from celltcp.study.margins import Equal
 from celltcp.study.ratios import RatioOfRatios
 from celltcp.study.selection import Chosen, HeldOut, NearBest, Split
-from celltcp.study.shares import RateBelow, ShareAbove
+from celltcp.study.shares import RateBelow, ShareAbove, ShareAgainst
 
 __all__ = [
     "After",
@@ -95,6 +96,7 @@ __all__ = [
     "Scenario",
     "Section",
     "ShareAbove",
+    "ShareAgainst",
     "Single",
     "Split",
     "Study",
@@ -102,6 +104,7 @@ __all__ = [
     "Table",
     "Test",
     "Text",
+    "Untestable",
     "Welch",
     "WithinFactor",
     "document",

@@ -4,7 +4,7 @@ A declaration holds no loop over runs and computes no statistic: it names the ru
 (:class:`Sweep`), what to read from each (:class:`Metric`), which runs to compare and by which
 test of :mod:`celltcp.reproduce.verdict` (:class:`Welch`, :class:`Paired`, :class:`Fisher`,
 :class:`NonInferior`, :class:`MeanAgainst`, :class:`Equivalent`, :class:`WithinFactor`,
-:class:`Ratio`, :class:`Single`, over several
+:class:`Ratio`, :class:`Single`, :class:`Untestable`, over several
 points :class:`AtEvery` and :class:`AnyOf`), what to derive from the runs (:class:`Derived`) and,
 when the engine's layout will not do, the report's own blocks (:class:`Section`, :class:`Text`,
 :class:`Items`, :class:`Claims`, :class:`Table`, :class:`Figure`, :class:`Blocks`); the engine
@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
 
+    from celltcp.scenario import Scenario as CoreScenario
     from celltcp.study.engine import Results
 
 __all__ = [
@@ -74,6 +75,7 @@ __all__ = [
     "Table",
     "Test",
     "Text",
+    "Untestable",
     "Welch",
     "WithinFactor",
 ]
@@ -87,10 +89,16 @@ class Scenario:
         source: an example's name (``"004/ack-copies"``, :mod:`celltcp.examples`) or the path
             of a scenario file.
         overrides: dotted key → value, set on the file before a sweep's axes.
+        tables: dotted key → table, each set whole on the file first, by the core's setter
+            (:meth:`celltcp.scenario.Scenario.set`): the table replaces the file's, so that an
+            entry it lacks is gone (a variant with fewer UEs: ``nodes``, ``flows`` and
+            ``cells.target.ues`` without them). ``overrides`` and a sweep's points, by contrast,
+            set the values inside a table and keep the rest.
     """
 
     source: str
     overrides: Mapping[str, Any] = field(default_factory=dict)
+    tables: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     def path(self) -> Path:
         """The scenario file: ``source`` itself when it names a file, else the example."""
@@ -100,6 +108,16 @@ class Scenario:
         if own.suffix == ".toml" and own.is_file():
             return own
         return examples.path(self.source)
+
+    def base(self) -> CoreScenario:
+        """The file with :attr:`tables` set (the base a sweep's points are set on); the
+        scenario's errors name the dotted key."""
+        from celltcp.scenario import Scenario as Loaded
+
+        scenario = Loaded.load(self.path())
+        for key, table in self.tables.items():
+            scenario.set(key, dict(table))
+        return scenario
 
 
 @dataclass(frozen=True)
@@ -183,9 +201,10 @@ class Runs:
     then selects on its columns.
 
     Attributes:
-        sweep: the sweep's name, or a derived frame's.
-        where: axis key (or the derived frame's column) → value (as written in the sweep's
-            axes).
+        sweep: the sweep's name, or the name of a derived frame of one row per run
+            (:class:`Derived`, :meth:`celltcp.study.Results.frame`).
+        where: axis key → value (as written in the sweep's axes), or a derived frame's column
+            → value.
         label: how the report names the set (default: the values, ``"cubic, 0.01"``).
     """
 
@@ -349,7 +368,8 @@ class MeanAgainst:
 @dataclass(frozen=True)
 class Equivalent:
     """``mean(runs)`` equal to ``reference`` within ±``margin`` × reference: the two one-sided
-    tests (TOST) on the runs' values over the reference."""
+    tests (TOST) on the runs' values over the reference. A margin in the metric's own unit (a
+    reference of 0) is :class:`celltcp.study.Equal`'s."""
 
     metric: str
     runs: Runs
@@ -432,6 +452,19 @@ class Single:
         )
 
 
+@dataclass(frozen=True)
+class Untestable:
+    """A claim the runs cannot test (the set-up never samples what it is about): never
+    reproduced or contradicted, not significant with ``why`` as the test's note (words, or the
+    results → words with the figures that show it), under the test ``kind`` it would take."""
+
+    kind: str
+    why: Words
+
+    def evaluate(self, results: Results) -> Evaluation:
+        return Evaluation(unavailable(self.kind, words(self.why, results)), None)
+
+
 #: The tests of a claim over several points: label → test, or a function of the results giving
 #: them (the points of the mode's grid, :meth:`celltcp.study.Results.axis`).
 Parts = Mapping[str, Test] | Callable[["Results"], Mapping[str, Test]]
@@ -496,9 +529,11 @@ class Claim:
         claim: the claim in words (or the results → the words: a claim stated at a value
             the runs measured, the span of a slow start found by a probe).
         test: the statistic and its test.
-        source_text: how the source states it (its number with its unit, or its words).
+        source_text: how the source states it (its number with its unit, or its words); or
+            the results → the text, for a model's value at the parameters the runs measured.
         source_value: the source's number on the statistic's scale; the magnitude check
-            (within ×1.5, :data:`celltcp.reproduce.verdict.MAGNITUDE_FACTOR`) needs it.
+            (within ×1.5, :data:`celltcp.reproduce.verdict.MAGNITUDE_FACTOR`) needs it. Or the
+            results → the number (the model's value at the runs' parameters; None: none).
         reason: the data → words on why it differs; the engine puts the test's own shortfall
             (points that did not hold, the power the runs had) first.
         registered: False for a secondary, descriptive comparison, reported in its own table
@@ -523,8 +558,8 @@ class Claim:
     where: str
     claim: Words
     test: Test
-    source_text: str = "–"
-    source_value: float | None = None
+    source_text: Words = "–"
+    source_value: float | Callable[[Results], float | None] | None = None
     reason: Callable[[Evaluation, Results], str] | None = None
     registered: bool = True
     digits: int = 3
@@ -539,6 +574,11 @@ class Claim:
     def exists(self, results: Results) -> bool:
         """Whether the claim is made on these results (:attr:`when`)."""
         return self.when is None or bool(self.when(results))
+
+    def source(self, results: Results) -> tuple[str, float | None]:
+        """The source's text and number on these results."""
+        value = self.source_value(results) if callable(self.source_value) else self.source_value
+        return words(self.source_text, results), value
 
 
 @dataclass(frozen=True)

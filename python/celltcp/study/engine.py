@@ -143,24 +143,26 @@ class Results:
                     return m
         raise KeyError(f"study {self.study.name!r} has no metric {name!r}")
 
-    def rows(self, runs: Runs) -> pd.DataFrame:
-        """The rows of the set, in (point, run) order; for a set of a derived frame
-        (:class:`celltcp.study.Derived`), in the frame's order."""
-        frame = self._frame_of(runs.sweep)
-        keep = np.ones(len(frame), dtype=bool)
-        for key, value in runs.where.items():
-            if key not in frame.columns:
-                raise KeyError(f"sweep {runs.sweep!r} has no axis {key!r}")
-            keep &= (frame[key] == value).to_numpy()
-        return frame[keep]
-
-    def _frame_of(self, name: str) -> pd.DataFrame:
-        """A sweep's rows, or else the derived frame of that name."""
+    def frame(self, name: str) -> pd.DataFrame:
+        """The rows of the sweep ``name`` or, when no sweep has that name, the derived frame
+        (:meth:`derived`): a frame of one row per run (several sweeps' runs side by side,
+        with columns telling them apart) is read by the tests as a sweep is."""
         if name in self.frames:
             return self.frames[name]
         if any(x.name == name for x in self.study.derived):
             return self.derived(name)
         raise KeyError(f"study {self.study.name!r} has no sweep or derived frame {name!r}")
+
+    def rows(self, runs: Runs) -> pd.DataFrame:
+        """The rows of the set (a sweep's in (point, run) order, a derived frame's in its
+        own), those whose columns take the values of ``runs.where``."""
+        frame = self.frame(runs.sweep)
+        keep = np.ones(len(frame), dtype=bool)
+        for key, value in runs.where.items():
+            if key not in frame.columns:
+                raise KeyError(f"{runs.sweep!r} has no axis or column {key!r}")
+            keep &= (frame[key] == value).to_numpy()
+        return frame[keep]
 
     def values(self, metric: str, runs: Runs) -> np.ndarray:
         """The metric's values over the set (floats, in (point, run) order)."""
@@ -215,7 +217,9 @@ def _run_sweep(sweep: Sweep, runner: StoreRunner) -> pd.DataFrame:
     quick = runner.options.quick
     summary = [m for m in sweep.metrics if m.summary is not None]
     spec: dict[str, Any] = {
-        "scenario": str(sweep.scenario.path()),
+        # Whole tables replaced need the core's setter on the file itself; a plain file is
+        # named by its path, as the store has always recorded it.
+        "scenario": sweep.scenario.base() if sweep.scenario.tables else str(sweep.scenario.path()),
         "name": sweep.name,
         "runs": sweep.replications.of(quick),
         # A sweep whose metrics all come from series or derivations still names one path: the
@@ -327,12 +331,13 @@ def _claim_rows(study: Study, results: Results, registered: bool) -> list[ClaimR
         e = c.test.evaluate(results)
         own = c.reason(e, results) if c.reason else ""
         short = shortfall(e.decision, c.point) if c.shortfall else ""
+        source_text, source_value = c.source(results)
         rows.append(
             ClaimRow(
                 c.where,
                 words(c.claim, results),
-                c.source_text,
-                c.source_value,
+                source_text,
+                source_value,
                 c.estimate(e, results) if c.estimate else e.estimate,
                 e.decision,
                 detail=c.detail(e, results) if c.detail else e.detail,
@@ -373,7 +378,10 @@ def _what_was_run(study: Study, results: Results, options: Options, command: str
             f"`{k}` ∈ {{{', '.join(_value_text(v) for v in vs)}}}"
             for k, vs in s.axes_of(options.quick).items()
         )
-        fixed = ", ".join(f"`{k}` = {v!r}" for k, v in s.overrides_of(options.quick).items())
+        fixed = ", ".join(
+            [f"`{k}` replaced" for k in s.scenario.tables]
+            + [f"`{k}` = {v!r}" for k, v in s.overrides_of(options.quick).items()]
+        )
         seed = f"master seed {s.seed}" if s.seed is not None else "the scenario's seed"
         items.append(
             f"sweep {s.name!r}: `{s.scenario.source}`"

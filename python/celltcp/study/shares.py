@@ -1,6 +1,8 @@
 """Claims on how often an event happens in one set of runs: :class:`RateBelow` (an event the
-source never saw: "no spurious retransmission", "no overrun") and :class:`ShareAbove` (one
-outcome more frequent than another among the same runs: "TCP times out, never recovers fast").
+source never saw: "no spurious retransmission", "no overrun"), :class:`ShareAgainst` (a share
+above or below a stated proportion: "always avoids the timeout", read as at most 5 %) and
+:class:`ShareAbove` (one outcome more frequent than another among the same runs: "TCP times
+out, never recovers fast").
 
 Both are thin declarations over :mod:`celltcp.reproduce.verdict`, like the tests of
 :mod:`celltcp.study.declaration`: a share is the sum of a metric of events over the sum of a
@@ -16,6 +18,7 @@ from celltcp.reproduce.verdict import (
     ZERO_TOLERANCE,
     Estimate,
     Proportion,
+    binomial_test,
     decide,
     exact_interval,
     rate_below,
@@ -26,7 +29,7 @@ from celltcp.study.declaration import Evaluation, Runs
 if TYPE_CHECKING:
     from celltcp.study.engine import Results
 
-__all__ = ["RateBelow", "ShareAbove"]
+__all__ = ["RateBelow", "ShareAbove", "ShareAgainst"]
 
 
 def _sum(results: Results, metric: str, runs: Runs) -> int:
@@ -58,6 +61,38 @@ class RateBelow:
             rate_below(a, self.tolerance),
             Estimate.of_proportion(a),
             f"{self.runs.name()} {a.k}/{a.n} (exact 95 % interval {interval})",
+        )
+
+
+@dataclass(frozen=True)
+class ShareAgainst:
+    """The share of ``events`` per ``trials`` over ``runs`` ``relation`` the proportion
+    ``reference``: the exact binomial test against it
+    (:func:`celltcp.reproduce.verdict.binomial_test`), power for a true share ``effect`` away
+    (default :data:`celltcp.reproduce.verdict.DEFAULT_PROPORTION_EFFECT`). Unlike
+    :class:`RateBelow`, whose equal tails read the verdict off the exact interval, this is the
+    test of a claim stated as a share on either side of a number. The estimate is the share with
+    its Wilson interval."""
+
+    events: str
+    trials: str
+    runs: Runs
+    reference: float
+    relation: Literal[">", "<"]
+    effect: float | None = None
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.reference <= 1.0:
+            raise ValueError(
+                f"ShareAgainst: the reference must be a proportion in [0, 1] (got {self.reference})"
+            )
+
+    def evaluate(self, results: Results) -> Evaluation:
+        a = Proportion(_sum(results, self.events, self.runs), _sum(results, self.trials, self.runs))
+        return Evaluation(
+            decide(binomial_test(a, self.reference, self.effect), self.relation),
+            Estimate.of_proportion(a),
+            f"{self.runs.name()} {a.k}/{a.n} against {self.reference:g}",
         )
 
 
