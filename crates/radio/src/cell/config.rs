@@ -150,7 +150,7 @@ pub struct LteCellConfig {
     /// not listed loses nothing there. Every node listed must be a UE of the cell. In a radio
     /// access network the model is the UE's (`RanUe::downlink_loss`) and this map stays empty.
     pub downlink_loss: BTreeMap<NodeId, AnyLossModel>,
-    /// Proportional-fair time constant, TTIs.
+    /// Proportional-fair time constant, TTIs (ms; an NR cell's scheduler counts it in slots).
     pub pf_time_constant_tti: f64,
     pub harq: HarqConfig,
     pub harq_combining: HarqCombining,
@@ -171,9 +171,10 @@ pub struct LteCellConfig {
     /// UE's receiver sits above the cells and the network decides when it reorders; the cell
     /// ignores `reordering` there.
     pub pdcp: PdcpConfig,
-    /// Period of the wideband CQI reports, TTIs (≥ 1).
+    /// Period of the wideband CQI reports, TTIs (≥ 1): milliseconds, also for an NR cell,
+    /// whose reports count it in slots.
     pub cqi_period_tti: u32,
-    /// TTIs from the measurement of a CQI to its use by the scheduler.
+    /// TTIs (ms) from the measurement of a CQI to its use by the scheduler.
     pub cqi_delay_tti: u32,
     /// Bypass link adaptation: every new transport block uses this MCS.
     pub fixed_mcs: Option<Mcs>,

@@ -170,13 +170,14 @@ impl LteCell {
                 expected: "one flag per UE",
             });
         }
+        let air = AirInterface::new(&cfg)?;
+        // The time constant is configured in ms (LTE TTIs); the scheduler counts slots.
         let scheduler = build(
             &cfg.scheduler,
             &MacSchedulerConfig {
-                pf_time_constant_tti: cfg.pf_time_constant_tti,
+                pf_time_constant_tti: cfg.pf_time_constant_tti * f64::from(air.slots_per_ms()),
             },
         )?;
-        let air = AirInterface::new(&cfg)?;
         let noise_dbm = air.noise_dbm(&cfg)?;
         let mut by_node = Vec::with_capacity(ues.len());
         let mut contexts = Vec::with_capacity(ues.len());

@@ -357,8 +357,13 @@ fn check_mapping(cqi_table: CqiTable, mcs_table: McsTable) -> Result<(), String>
     let cqi_qm = top(&mut cqi_table.rows().iter().map(|r| r.qm()));
     let mcs_qm = top(&mut mcs_table.rows().iter().map(|r| r.qm()));
     if cqi_qm > mcs_qm {
+        let name = match cqi_table {
+            CqiTable::Table1 => "table1 (TS 38.214 Table 5.2.2.1-2)",
+            CqiTable::Table2 => "table2 (TS 38.214 Table 5.2.2.1-3)",
+            CqiTable::Table3 => "table3 (TS 38.214 Table 5.2.2.1-4)",
+        };
         return Err(format!(
-            "{cqi_table:?} reports modulation order {cqi_qm}, which {mcs_table} has no MCS of; \
+            "{name} reports modulation order {cqi_qm}, which {mcs_table} has no MCS of; \
              use mcs_table = \"qam256\" or cqi_table = \"table1\""
         ));
     }
