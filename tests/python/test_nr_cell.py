@@ -102,7 +102,11 @@ def test_the_same_scenario_is_byte_identical_twice(tmp_path: Path) -> None:
 BAD = {
     "numerology": ("numerology = 1", "numerology = 5", "cells.g.nr.numerology"),
     "bandwidth/SCS": ("bandwidth_mhz = 40", "bandwidth_mhz = 400", "cells.g.nr.bandwidth_mhz"),
-    "pattern symbol": ('slot_pattern = "DDDSU"', 'slot_pattern = "DDXSU"', "cells.g.nr.slot_pattern"),
+    "pattern symbol": (
+        'slot_pattern = "DDDSU"',
+        'slot_pattern = "DDXSU"',
+        "cells.g.nr.slot_pattern",
+    ),
     "CQI table the MCS table cannot map": (
         'mcs_table = "qam256"',
         'mcs_table = "qam64"\ncqi_table = "table2"',

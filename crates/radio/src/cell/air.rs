@@ -36,11 +36,13 @@ pub struct CsiReport {
     pub layers: Layers,
 }
 
-/// The air interface of a cell.
+/// The air interface of a cell. A cell holds one for its life and never moves it, so the
+/// variants' sizes do not matter and neither is boxed (no indirection on the per-TTI path).
 #[derive(Clone, Debug)]
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum AirInterface {
     Lte(LteAir),
-    Nr(Box<NrAir>),
+    Nr(NrAir),
 }
 
 /// LTE FDD: TTIs of 1 ms, one layer, the TS 36.213 tables.
@@ -77,7 +79,7 @@ impl AirInterface {
             })),
             Some(nr) => {
                 let air = nr.validate("cell", cfg.carrier_hz)?;
-                Ok(AirInterface::Nr(Box::new(NrAir::new(air)?)))
+                Ok(AirInterface::Nr(NrAir::new(air)?))
             }
         }
     }

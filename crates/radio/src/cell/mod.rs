@@ -1,7 +1,7 @@
 //! An LTE or NR cell as a shared medium: one eNB (or gNB) serving its UEs, implementing
 //! [`celltcp_net::medium::Medium`].
 //!
-//! The cell runs one loop of scheduling units over an air interface ([`air`]): the 1 ms TTI
+//! The cell runs one loop of scheduling units over an air interface (`air.rs`): the 1 ms TTI
 //! of LTE, or the slot of NR (`LteCellConfig::nr`), whose slot length, downlink slots,
 //! transport block sizes, CQI and MCS tables, BLER, layers and HARQ timing the air interface
 //! owns. Below, "TTI" is that scheduling unit. An NR bearer uses the RLC and PDCP of this
