@@ -10,6 +10,7 @@
 
 mod common;
 
+use celltcp_net::medium::Medium;
 use celltcp_net::packet::NodeId;
 use celltcp_radio::cell::{LteCell, LteCellConfig, NrCellConfig, NrDmrsConfig, RlcModeConfig};
 use celltcp_radio::channel::{thermal_noise_dbm, LogDistance, PathLossModel};
@@ -268,4 +269,33 @@ fn the_dmrs_configuration_reaches_the_transport_block() {
         max_length: 2,
     });
     assert!(heavy < default, "{heavy} vs {default}");
+}
+
+#[test]
+fn idle_slots_cost_no_event() {
+    // μ = 3: 8000 slots a second. A burst of 20 ms of traffic, then 1 s of silence: the cell
+    // runs the slots of the burst and its HARQ and RLC tail, then no more (the wake table).
+    let nr = NrCellConfig {
+        numerology: 3,
+        slot_pattern: "DDDSU".into(),
+        ..NrCellConfig::default()
+    };
+    let cell = LteCell::new(
+        nr_cell(nr, 28e9, 30.0),
+        vec![ue_at(NodeId(1), 0.5, 0.0)],
+        1,
+        0,
+    )
+    .unwrap();
+    assert_eq!(cell.slot_ns(), 125_000);
+    let mut h = Harness::new(cell);
+    h.drive(&[Cbr::new(NodeId(1), 100e6, 1500, secs(0.02))], secs(1.02));
+    let processed = h.cell.ttis_processed();
+    eprintln!(
+        "slots processed: {processed} of 8160; timer calls {}",
+        h.timer_calls
+    );
+    assert!(processed >= 150 && processed < 400, "{processed}");
+    assert_eq!(h.cell.poll_timeout(), None);
+    assert!(h.timer_calls < 1000, "{}", h.timer_calls);
 }
