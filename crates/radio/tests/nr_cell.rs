@@ -295,7 +295,7 @@ fn idle_slots_cost_no_event() {
         "slots processed: {processed} of 8160; timer calls {}",
         h.timer_calls
     );
-    assert!(processed >= 150 && processed < 400, "{processed}");
+    assert!((150..400).contains(&processed), "{processed}");
     assert_eq!(h.cell.poll_timeout(), None);
     assert!(h.timer_calls < 1000, "{}", h.timer_calls);
 }
