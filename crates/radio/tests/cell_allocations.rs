@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use celltcp_net::packet::NodeId;
 use celltcp_radio::cell::{LteCell, LteCellConfig, MonotoneTbs};
-use celltcp_radio::mac::{build, Allocation, MacSchedulerConfig, UeState, Weight};
+use celltcp_radio::mac::{build, Allocation, Layers, MacSchedulerConfig, UeState, Weight};
 use celltcp_radio::phy::{Cqi, Mcs};
 use common::*;
 
@@ -90,6 +90,7 @@ fn scheduler_allocations_per_call(n_ues: u32, scheduler: &str) -> f64 {
             wideband_cqi: Cqi::MAX,
             subband_cqi: None,
             mcs: Mcs::MAX,
+            layers: Layers::ONE,
             weight: Weight::ONE,
             harq_retx: None,
         })

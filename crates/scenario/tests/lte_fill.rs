@@ -14,7 +14,7 @@
 mod lte_support;
 
 use celltcp_radio::cell::MonotoneTbs;
-use celltcp_radio::mac::TbsLookup;
+use celltcp_radio::mac::{Layers, TbsLookup};
 use celltcp_radio::phy::Mcs;
 use celltcp_scenario::{load_str, run, RunOptions};
 
@@ -63,7 +63,7 @@ app = {{ kind = "bulk" }}
 /// Goodput the cell carries at `mcs` on all 50 PRBs, bits per second (see the module doc).
 fn expected_goodput_bps(mcs: u8) -> (f64, f64) {
     let tbs = MonotoneTbs::new(N_PRB).unwrap();
-    let phy_bps = f64::from(tbs.tbs_bits(Mcs::new(mcs).unwrap(), N_PRB)) * 1000.0;
+    let phy_bps = f64::from(tbs.tbs_bits(Mcs::new(mcs).unwrap(), Layers::ONE, N_PRB)) * 1000.0;
     (phy_bps, phy_bps * MSS / IP_PLUS_PDCP)
 }
 

@@ -150,7 +150,7 @@ pub struct LteCellConfig {
     /// not listed loses nothing there. Every node listed must be a UE of the cell. In a radio
     /// access network the model is the UE's (`RanUe::downlink_loss`) and this map stays empty.
     pub downlink_loss: BTreeMap<NodeId, AnyLossModel>,
-    /// Proportional-fair time constant, TTIs.
+    /// Proportional-fair time constant, TTIs (ms; an NR cell's scheduler counts it in slots).
     pub pf_time_constant_tti: f64,
     pub harq: HarqConfig,
     pub harq_combining: HarqCombining,
@@ -171,15 +171,21 @@ pub struct LteCellConfig {
     /// UE's receiver sits above the cells and the network decides when it reorders; the cell
     /// ignores `reordering` there.
     pub pdcp: PdcpConfig,
-    /// Period of the wideband CQI reports, TTIs (≥ 1).
+    /// Period of the wideband CQI reports, TTIs (≥ 1): milliseconds, also for an NR cell,
+    /// whose reports count it in slots.
     pub cqi_period_tti: u32,
-    /// TTIs from the measurement of a CQI to its use by the scheduler.
+    /// TTIs (ms) from the measurement of a CQI to its use by the scheduler.
     pub cqi_delay_tti: u32,
     /// Bypass link adaptation: every new transport block uses this MCS.
     pub fixed_mcs: Option<Mcs>,
     pub uplink: UplinkConfig,
-    /// Keep the per-TTI series (see [`CellTrace`](super::CellTrace)).
+    /// Keep the per-TTI series (see [`CellTrace`](super::CellTrace)); per slot in NR.
     pub trace_series: bool,
+    /// The NR air interface (`nr_config.rs`): `Some` makes the cell a gNB whose carrier,
+    /// slots, PRBs, MCS/CQI tables, transport block sizes, BLER curves, layers and HARQ
+    /// processes and timing are NR's (`air.rs`); `n_prb`, `cqi_table` and `bler` are then
+    /// LTE's and unused. `None` (the default): an LTE eNB.
+    pub nr: Option<super::nr_config::NrCellConfig>,
 }
 
 impl LteCellConfig {
@@ -219,7 +225,24 @@ impl LteCellConfig {
             fixed_mcs: None,
             uplink: UplinkConfig::default(),
             trace_series: false,
+            nr: None,
         }
+    }
+
+    /// The checks of an NR cell's own keys: its configuration and a `fixed_mcs` of its MCS
+    /// table.
+    fn validate_nr(&self, nr: &super::nr_config::NrCellConfig) -> Result<(), CellError> {
+        let air = nr.validate("cell", self.carrier_hz)?;
+        if let Some(mcs) = self.fixed_mcs {
+            if mcs.get() > air.mcs_table.max_index() {
+                return Err(CellError::InvalidConfig {
+                    key: "fixed_mcs",
+                    value: mcs.to_string(),
+                    expected: "a data MCS of the NR MCS table (TS 38.214 §5.1.3.1)",
+                });
+            }
+        }
+        Ok(())
     }
 
     /// Checks every field, naming the offending one.
@@ -231,7 +254,9 @@ impl LteCellConfig {
                 expected,
             })
         };
-        if !(1..=N_PRB_MAX).contains(&self.n_prb) {
+        if let Some(nr) = &self.nr {
+            self.validate_nr(nr)?;
+        } else if !(1..=N_PRB_MAX).contains(&self.n_prb) {
             return bad("n_prb", self.n_prb.to_string(), "1..=110 PRBs");
         }
         if !(self.carrier_hz.is_finite() && self.carrier_hz > 0.0) {
@@ -307,7 +332,7 @@ impl LteCellConfig {
                 "curves of the MCSs of cqi_table",
             );
         }
-        if let Some(mcs) = self.fixed_mcs {
+        if let Some(mcs) = self.fixed_mcs.filter(|_| self.nr.is_none()) {
             if !self.cqi_table.has_mcs(mcs.get()) {
                 return bad(
                     "fixed_mcs",
@@ -412,6 +437,10 @@ pub enum CellError {
     Rlc(#[from] RlcConfigError),
     #[error(transparent)]
     Pdcp(#[from] PdcpConfigError),
+    #[error(transparent)]
+    Nr(#[from] super::nr_config::NrConfigError),
+    #[error(transparent)]
+    NrPhy(#[from] crate::nr::NrError),
 }
 
 #[cfg(test)]

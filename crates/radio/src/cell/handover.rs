@@ -25,8 +25,6 @@
 use celltcp_engine::SimTime;
 use celltcp_net::packet::{NodeId, Packet};
 
-use crate::phy::TTI_NS;
-
 use super::bearer::BearerSdu;
 use super::config::{CellError, LteCellConfig, UeConfig};
 use super::LteCell;
@@ -122,9 +120,9 @@ impl LteCell {
     ) -> Result<(), CellError> {
         let i = self.connected_index(node, false)?;
         self.now = self.now.max(now);
-        let first_tti = self.next_tti_start().as_ns() / TTI_NS;
+        let first_tti = self.next_tti_start().as_ns() / self.air.slot_ns();
         let ue = &mut self.ues[i];
-        ue.attach(&self.cfg, &self.amc, first_tti, next_dl_count)?;
+        ue.attach(&self.cfg, &self.air, first_tti, next_dl_count)?;
         ue.refresh_buffer(now);
         self.refresh_wake(i);
         Ok(())
@@ -172,7 +170,7 @@ impl LteCell {
 
     /// The carrier's downlink PRBs, N_RB^DL.
     pub fn n_prb(&self) -> u32 {
-        self.cfg.n_prb
+        self.air.n_prb(&self.cfg)
     }
 
     /// Sets the load (0..=1) of each configured interferer, in `config().interferers` order, and

@@ -1,5 +1,11 @@
-//! An LTE cell as a shared medium: one eNB serving its UEs, implementing
+//! An LTE or NR cell as a shared medium: one eNB (or gNB) serving its UEs, implementing
 //! [`celltcp_net::medium::Medium`].
+//!
+//! The cell runs one loop of scheduling units over an air interface (`air.rs`): the 1 ms TTI
+//! of LTE, or the slot of NR (`LteCellConfig::nr`), whose slot length, downlink slots,
+//! transport block sizes, CQI and MCS tables, BLER, layers and HARQ timing the air interface
+//! owns. Below, "TTI" is that scheduling unit. An NR bearer uses the RLC and PDCP of this
+//! cell (TS 36.322, TS 36.323) until those of TS 38.322 and TS 38.323 are wired in.
 //!
 //! Layers, each from its own module of this crate (`docs/lte-model.md` states what is
 //! simplified and the measured validation figures):
@@ -19,7 +25,7 @@
 //! Timing and the call contract (the world's, see `celltcp_net::medium`):
 //! * `send(eNB → UE)` writes the packet into the UE's downlink RLC buffer (refused when full:
 //!   dropped with `DropCause::QueueFull`); `send(UE → eNB)` queues it on the UE's uplink;
-//! * TTI k starts at k × 1 ms. `poll_timeout` returns the next TTI boundary only while some UE
+//! * TTI k starts at k × the slot length (1 ms in LTE). `poll_timeout` returns the next TTI boundary only while some UE
 //!   has downlink data, a HARQ process holding a block, or decoded data not yet handed to its
 //!   RLC; otherwise the earliest RLC or PDCP timer or uplink arrival, or `None` when the cell
 //!   is idle;
@@ -39,6 +45,7 @@
 //! given to [`LteCell::new`], so adding a UE never changes another UE's numbers; a UE with a
 //! downlink loss model adds `cell/NAME/ue/NODE/downlink_loss`, which changes no other stream.
 
+mod air;
 pub mod bearer;
 pub mod capture;
 pub mod config;
@@ -46,6 +53,7 @@ pub mod downlink_loss;
 mod handover;
 pub mod los;
 pub mod mac_lte;
+pub mod nr_config;
 pub mod radio_link;
 #[cfg(test)]
 mod ran_tests;
@@ -62,10 +70,11 @@ use celltcp_net::packet::{NodeId, Packet};
 use celltcp_net::queue::DropCause;
 use celltcp_net::trace::Traces;
 
-use crate::channel::{noise_power_dbm, Position};
+use crate::channel::Position;
 use crate::mac::{build, Allocation, MacScheduler, MacSchedulerConfig, UeState};
-use crate::phy::{Amc, Cqi, TTI_NS};
+use crate::phy::Cqi;
 
+pub use air::{CsiReport, NrTbs};
 pub use bearer::{BearerSdu, StampedPacket};
 pub use capture::{CaptureOut, CellCapture, IpCapture};
 pub use config::{
@@ -74,10 +83,12 @@ pub use config::{
 };
 pub use downlink_loss::DownlinkLoss;
 pub use handover::DetachedUe;
+pub use nr_config::{NrAirConfig, NrCellConfig, NrConfigError, NrDmrsConfig};
 pub use stats::{CellTrace, UeReport};
 pub use tbs::MonotoneTbs;
 pub use uplink::UplinkStats;
 
+use air::AirInterface;
 use ue::{RanQueue, UeContext};
 use uplink::UplinkItem;
 use wake::WakeTable;
@@ -89,8 +100,8 @@ pub struct LteCell {
     /// (node, index into `ues`), sorted by node.
     by_node: Vec<(NodeId, usize)>,
     scheduler: Box<dyn MacScheduler>,
-    tbs: MonotoneTbs,
-    amc: Amc,
+    /// LTE or NR: slots, TBS, CQI → MCS, BLER, layers, HARQ timing (`air.rs`).
+    air: AirInterface,
     noise_dbm: f64,
     /// Latest time seen in `send` or `on_timer`.
     now: SimTime,
@@ -159,14 +170,15 @@ impl LteCell {
                 expected: "one flag per UE",
             });
         }
+        let air = AirInterface::new(&cfg)?;
+        // The time constant is configured in ms (LTE TTIs); the scheduler counts slots.
         let scheduler = build(
             &cfg.scheduler,
             &MacSchedulerConfig {
-                pf_time_constant_tti: cfg.pf_time_constant_tti,
+                pf_time_constant_tti: cfg.pf_time_constant_tti * f64::from(air.slots_per_ms()),
             },
         )?;
-        let noise_dbm = noise_power_dbm(cfg.n_prb, cfg.noise_figure_db)?;
-        let amc = Amc::new(cfg.bler.clone());
+        let noise_dbm = air.noise_dbm(&cfg)?;
         let mut by_node = Vec::with_capacity(ues.len());
         let mut contexts = Vec::with_capacity(ues.len());
         for (i, u) in ues.iter().enumerate() {
@@ -178,7 +190,7 @@ impl LteCell {
                 &cfg,
                 u,
                 noise_dbm,
-                &amc,
+                &air,
                 seed,
                 run,
                 connected[i],
@@ -198,13 +210,12 @@ impl LteCell {
         by_node.sort_unstable();
         let n = ues.len();
         let mut cell = LteCell {
-            tbs: MonotoneTbs::for_table(cfg.cqi_table, cfg.n_prb)?,
             trace: cfg.trace_series.then(CellTrace::default),
             cfg,
             ues: contexts,
             by_node,
             scheduler,
-            amc,
+            air,
             noise_dbm,
             now: SimTime::ZERO,
             next_tti: 0,
@@ -322,16 +333,22 @@ impl LteCell {
         self.ues.iter().filter(|u| u.ever_connected)
     }
 
-    /// Fraction of the PRBs of [0, now] that carried a transport block.
+    /// Fraction of the PRBs of the downlink slots of [0, now] that carried a transport block.
     pub fn prb_utilization(&self, now: SimTime) -> f64 {
-        let ttis = now.as_ns() / TTI_NS;
-        if ttis == 0 {
+        let slots = self.air.downlink_slots(now.as_ns() / self.air.slot_ns());
+        if slots == 0 {
             return 0.0;
         }
-        self.prbs_used as f64 / (ttis as f64 * f64::from(self.cfg.n_prb))
+        self.prbs_used as f64 / (slots as f64 * f64::from(self.air.n_prb(&self.cfg)))
     }
 
-    /// TTIs the cell has processed (idle TTIs are skipped).
+    /// Duration of the cell's scheduling unit, nanoseconds: the 1 ms TTI of LTE, the slot of
+    /// NR.
+    pub fn slot_ns(&self) -> u64 {
+        self.air.slot_ns()
+    }
+
+    /// TTIs (NR: slots) the cell has processed (idle ones are skipped).
     pub fn ttis_processed(&self) -> u64 {
         self.ttis_processed
     }
@@ -397,8 +414,9 @@ impl LteCell {
 
     /// Start of the first TTI that can still be processed.
     fn next_tti_start(&self) -> SimTime {
-        let first_possible = self.now.as_ns().div_ceil(TTI_NS);
-        SimTime::from_ns(first_possible.max(self.next_tti) * TTI_NS)
+        let slot_ns = self.air.slot_ns();
+        let first_possible = self.now.as_ns().div_ceil(slot_ns);
+        SimTime::from_ns(first_possible.max(self.next_tti) * slot_ns)
     }
 }
 
@@ -507,8 +525,9 @@ impl Medium for LteCell {
                 self.refresh_wake(i);
             }
         }
-        let tti = now.as_ns() / TTI_NS;
-        let on_boundary = tti * TTI_NS == now.as_ns();
+        let slot_ns = self.air.slot_ns();
+        let tti = now.as_ns() / slot_ns;
+        let on_boundary = tti * slot_ns == now.as_ns();
         if on_boundary && tti >= self.next_tti && self.wake.any_needs_tti() {
             self.run_tti(tti, now, out);
             self.next_tti = tti + 1;

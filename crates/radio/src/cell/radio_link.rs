@@ -1,6 +1,9 @@
 //! The downlink radio link of one UE: its SINR in each TTI and the wideband CQI reports the
 //! scheduler sees.
 //!
+//! "TTI" here is the cell's scheduling unit: the 1 ms subframe of LTE, the slot of NR
+//! (`air.rs`); the fading is sampled on that grid and the CQI period and delay count in it.
+//!
 //! SINR in TTI k (all powers over the carrier's N_RB × 180 kHz, `channel::sinr`):
 //!
 //! ```text
@@ -13,7 +16,7 @@
 //! interferers seen through the same path-loss model without shadowing or fading (with
 //! `probabilistic_los`, each link in its own drawn LOS condition, `los.rs`). The fading
 //! process is advanced only in TTIs the cell processes; a gap of g TTIs is crossed in one step
-//! with the exact correlation J0(2π f_d g·1 ms) (`RayleighFading::advance`), so skipping idle
+//! with the exact correlation J0(2π f_d g·T) for a TTI of T (`RayleighFading::advance`), so skipping idle
 //! TTIs does not change the statistics of the channel.
 //!
 //! CQI reports (TS 36.213 §7.2.2 periodic wideband reporting, simplified): the UE measures at
@@ -29,7 +32,9 @@ use std::collections::VecDeque;
 use celltcp_engine::RngStream;
 
 use crate::channel::{PathLoss, Position, RayleighFading, Shadowing};
-use crate::phy::{Amc, Cqi, TTI_NS};
+use crate::phy::Cqi;
+
+use super::air::CsiReport;
 
 use super::config::{CellError, LteCellConfig, UeConfig};
 use super::los::LinkConditions;
@@ -60,6 +65,8 @@ pub struct RadioLink {
     interferer_rx_mw: Vec<f64>,
     rng_fading: RngStream,
     rng_shadowing: RngStream,
+    /// The fading's sample step, one TTI (or slot), nanoseconds.
+    sample_ns: u64,
     /// The links' own LOS conditions with `probabilistic_los` (`los.rs`); otherwise every
     /// link uses the cell's model as configured.
     conditions: Option<LinkConditions>,
@@ -67,7 +74,9 @@ pub struct RadioLink {
 
 impl RadioLink {
     /// The link of `ue` in a cell configured by `cfg` with noise `noise_dbm` over the carrier;
-    /// `rng_prefix` is the UE's stream path prefix (`cell/NAME/ue/NODE`).
+    /// `rng_prefix` is the UE's stream path prefix (`cell/NAME/ue/NODE`); the fading is
+    /// sampled every `sample_ns` (the cell's TTI or slot).
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         cfg: &LteCellConfig,
         ue: &UeConfig,
@@ -75,13 +84,14 @@ impl RadioLink {
         seed: u64,
         run: u64,
         rng_prefix: &str,
+        sample_ns: u64,
     ) -> Result<Self, CellError> {
         let shadowing = match cfg.shadowing {
             Some((sigma_db, d_m)) => Some(Shadowing::new(sigma_db, d_m)?),
             None => None,
         };
         // Built in every case so that a bad speed is reported even without fading.
-        let fading = RayleighFading::new(ue.speed_mps, cfg.carrier_hz, TTI_NS)?;
+        let fading = RayleighFading::new(ue.speed_mps, cfg.carrier_hz, sample_ns)?;
         let fading = (cfg.fading && ue.speed_mps > 0.0).then_some(fading);
         let mut link = RadioLink {
             position: ue.position,
@@ -94,6 +104,7 @@ impl RadioLink {
             interferer_rx_mw: Vec::with_capacity(cfg.interferers.len()),
             rng_fading: RngStream::new(seed, run, &format!("{rng_prefix}/fading")),
             rng_shadowing: RngStream::new(seed, run, &format!("{rng_prefix}/shadowing")),
+            sample_ns,
             conditions: cfg.probabilistic_los.then(|| {
                 LinkConditions::new(&cfg.pathloss, ue.node, cfg.position, ue.position, seed, run)
             }),
@@ -155,11 +166,15 @@ impl RadioLink {
         match (&mut self.fading, cfg.fading && speed_mps > 0.0) {
             (Some(f), true) => f.set_speed(speed_mps)?,
             (None, true) => {
-                self.fading = Some(RayleighFading::new(speed_mps, cfg.carrier_hz, TTI_NS)?);
+                self.fading = Some(RayleighFading::new(
+                    speed_mps,
+                    cfg.carrier_hz,
+                    self.sample_ns,
+                )?);
                 self.fading_sample = None;
             }
             (_, false) => {
-                RayleighFading::new(speed_mps, cfg.carrier_hz, TTI_NS)?;
+                RayleighFading::new(speed_mps, cfg.carrier_hz, self.sample_ns)?;
                 self.fading = None;
                 self.fading_sample = None;
             }
@@ -209,15 +224,16 @@ impl RadioLink {
     }
 }
 
-/// The periodic wideband CQI reports of one UE and the one the scheduler currently uses.
+/// The periodic wideband CQI reports of one UE (with the rank, in NR) and the one the
+/// scheduler currently uses.
 #[derive(Debug)]
 pub struct CqiReports {
     period: u64,
     delay: u64,
-    /// Reports measured and not yet visible: (TTI from which visible, CQI), in TTI order.
-    in_flight: VecDeque<(u64, Cqi)>,
-    /// The CQI the scheduler uses.
-    current: Cqi,
+    /// Reports measured and not yet visible: (TTI from which visible, report), in TTI order.
+    in_flight: VecDeque<(u64, CsiReport)>,
+    /// The report the scheduler uses.
+    current: CsiReport,
     /// Last TTI up to which measurements have been considered.
     measured_through: Option<u64>,
     /// Sum and count of the reports made, for the mean CQI.
@@ -227,7 +243,7 @@ pub struct CqiReports {
 
 impl CqiReports {
     /// Reports every `period` TTIs, used `delay` TTIs later, starting from `initial_cqi`.
-    pub fn new(period: u32, delay: u32, initial_cqi: Cqi) -> Self {
+    pub fn new(period: u32, delay: u32, initial_cqi: CsiReport) -> Self {
         let (period, delay) = (u64::from(period.max(1)), u64::from(delay));
         CqiReports {
             period,
@@ -245,7 +261,7 @@ impl CqiReports {
     /// after a handover): reports in flight are dropped, the scheduler uses `initial_cqi` (the
     /// measurement made at access) until the first periodic report measured at or after
     /// `first_tti` is visible. The mean over the reports made so far is kept.
-    pub fn restart(&mut self, first_tti: u64, initial_cqi: Cqi) {
+    pub fn restart(&mut self, first_tti: u64, initial_cqi: CsiReport) {
         self.in_flight.clear();
         self.current = initial_cqi;
         self.measured_through = first_tti.checked_sub(1);
@@ -253,7 +269,12 @@ impl CqiReports {
 
     /// The CQI the scheduler uses.
     pub fn current(&self) -> Cqi {
-        self.current
+        self.current.cqi
+    }
+
+    /// The rank the scheduler uses (the report's; 1 in LTE).
+    pub fn current_layers(&self) -> crate::mac::Layers {
+        self.current.layers
     }
 
     /// Mean of the CQIs reported so far, `None` before the first.
@@ -262,14 +283,14 @@ impl CqiReports {
     }
 
     /// Brings the reports up to TTI `tti`: measures at the report TTIs since the last call that
-    /// still matter, each on the link's SINR of that TTI, and makes visible those due by `tti`.
-    /// Returns the CQI measured at `tti` itself, if `tti` is a report TTI.
+    /// still matter, each with `measure` on the link's SINR of that TTI, and makes visible
+    /// those due by `tti`. Returns the CQI measured at `tti` itself, if `tti` is a report TTI.
     pub fn advance_to(
         &mut self,
         tti: u64,
         link: &mut RadioLink,
         cfg: &LteCellConfig,
-        amc: &Amc,
+        measure: impl Fn(f64) -> CsiReport,
     ) -> Option<Cqi> {
         // The latest report TTI whose report is visible at `tti`: reports before it are
         // superseded and need not be measured.
@@ -284,24 +305,24 @@ impl CqiReports {
         let mut measured_now = None;
         let mut m = from.div_ceil(self.period) * self.period;
         while m <= tti {
-            let cqi = amc.cqi_for_sinr(link.sinr_db(cfg, m));
+            let report = measure(link.sinr_db(cfg, m));
             if self.in_flight.len() == self.in_flight.capacity() {
                 self.in_flight.pop_front();
             }
-            self.in_flight.push_back((m + self.delay, cqi));
-            self.sum += u64::from(cqi.get());
+            self.in_flight.push_back((m + self.delay, report));
+            self.sum += u64::from(report.cqi.get());
             self.count += 1;
             if m == tti {
-                measured_now = Some(cqi);
+                measured_now = Some(report.cqi);
             }
             m += self.period;
         }
         self.measured_through = Some(self.measured_through.map_or(tti, |t| t.max(tti)));
-        while let Some(&(visible, cqi)) = self.in_flight.front() {
+        while let Some(&(visible, report)) = self.in_flight.front() {
             if visible > tti {
                 break;
             }
-            self.current = cqi;
+            self.current = report;
             self.in_flight.pop_front();
         }
         measured_now
@@ -312,7 +333,23 @@ impl CqiReports {
 mod tests {
     use super::*;
     use crate::channel::{LogDistance, PathLossModel};
+    use crate::mac::Layers;
+    use crate::phy::Amc;
     use celltcp_net::packet::NodeId;
+
+    fn csi(cqi: u8) -> CsiReport {
+        CsiReport {
+            cqi: Cqi::new(cqi).unwrap(),
+            layers: Layers::ONE,
+        }
+    }
+
+    fn lte(amc: &Amc) -> impl Fn(f64) -> CsiReport + '_ {
+        |s| CsiReport {
+            cqi: amc.cqi_for_sinr(s),
+            layers: Layers::ONE,
+        }
+    }
 
     fn cell(pl0_db: f64) -> LteCellConfig {
         LteCellConfig {
@@ -330,7 +367,7 @@ mod tests {
             speed_mps: 0.0,
         };
         let noise = crate::channel::noise_power_dbm(50, 9.0).unwrap();
-        let mut link = RadioLink::new(&cfg, &ue, noise, 1, 0, "t").unwrap();
+        let mut link = RadioLink::new(&cfg, &ue, noise, 1, 0, "t", crate::phy::TTI_NS).unwrap();
         // 46 − 100 − (−95.4576) = 41.4576 dB.
         assert!((link.sinr_db(&cfg, 0) - 41.457_575).abs() < 1e-5);
         // An interferer received at the same power at full load: SINR ≈ 0 dB (noise is 41 dB
@@ -352,12 +389,12 @@ mod tests {
             position: Position::new(0.5, 0.0),
             speed_mps: 0.0,
         };
-        let mut link = RadioLink::new(&cfg, &ue, -95.0, 1, 0, "t").unwrap();
+        let mut link = RadioLink::new(&cfg, &ue, -95.0, 1, 0, "t", crate::phy::TTI_NS).unwrap();
         let amc = Amc::default();
-        let mut r = CqiReports::new(5, 4, Cqi::new(3).unwrap());
+        let mut r = CqiReports::new(5, 4, csi(3));
         let mut seen = Vec::new();
         for k in 0..12 {
-            let measured = r.advance_to(k, &mut link, &cfg, &amc);
+            let measured = r.advance_to(k, &mut link, &cfg, lte(&amc));
             seen.push((k, measured.is_some(), r.current().get()));
         }
         // Measured at 0, 5, 10; the first becomes visible at TTI 4.
@@ -376,12 +413,12 @@ mod tests {
             position: Position::new(0.5, 0.0),
             speed_mps: 0.0,
         };
-        let mut link = RadioLink::new(&cfg, &ue, -95.0, 1, 0, "t").unwrap();
+        let mut link = RadioLink::new(&cfg, &ue, -95.0, 1, 0, "t", crate::phy::TTI_NS).unwrap();
         let amc = Amc::default();
-        let mut r = CqiReports::new(5, 4, Cqi::new(3).unwrap());
-        r.advance_to(0, &mut link, &cfg, &amc);
+        let mut r = CqiReports::new(5, 4, csi(3));
+        r.advance_to(0, &mut link, &cfg, lte(&amc));
         // Jump to TTI 103: report 95 (visible at 99) and 100 (visible at 104) are measured.
-        assert_eq!(r.advance_to(103, &mut link, &cfg, &amc), None);
+        assert_eq!(r.advance_to(103, &mut link, &cfg, lte(&amc)), None);
         assert_eq!(r.count, 3);
         assert_eq!(r.current(), Cqi::MAX);
         assert_eq!(r.in_flight.len(), 1);

@@ -10,7 +10,7 @@
 //! every other entry is the specified one. The choice is conservative: the transport block
 //! sent is never larger than the specification allows on those PRBs.
 
-use crate::mac::TbsLookup;
+use crate::mac::{Layers, TbsLookup};
 use crate::phy::{CqiTable, Mcs, PhyError};
 
 /// Precomputed sizes for the MCSs of one MCS table and 1..=N_RB PRBs, bits. An MCS beyond the
@@ -45,10 +45,11 @@ impl MonotoneTbs {
 }
 
 impl TbsLookup for MonotoneTbs {
-    /// Bits of `n_prb` PRBs at `mcs`; 0 outside 1..=N_RB. Every MCS has a row.
+    /// Bits of `n_prb` PRBs at `mcs`; 0 outside 1..=N_RB and on more than one layer (LTE
+    /// transmission mode 1). Every MCS has a row.
     #[inline]
-    fn tbs_bits(&self, mcs: Mcs, n_prb: u32) -> u32 {
-        if n_prb == 0 || n_prb > self.n_prb {
+    fn tbs_bits(&self, mcs: Mcs, layers: Layers, n_prb: u32) -> u32 {
+        if n_prb == 0 || n_prb > self.n_prb || layers != Layers::ONE {
             return 0;
         }
         self.bits[mcs.index() * self.n_prb as usize + n_prb as usize - 1]
@@ -61,24 +62,34 @@ mod tests {
     use crate::phy::tbs_bits_for_mcs;
 
     #[test]
+    fn more_than_one_layer_is_no_lte_size() {
+        let t = MonotoneTbs::new(50).unwrap();
+        assert_eq!(t.tbs_bits(Mcs::MAX, Layers::new(2).unwrap(), 50), 0);
+        assert!(t.tbs_bits(Mcs::MAX, Layers::ONE, 50) > 0);
+    }
+
+    #[test]
     fn only_the_anomaly_changes_and_sizes_never_decrease() {
         let t = MonotoneTbs::new(110).unwrap();
         let mut changed = Vec::new();
         for mcs in Mcs::all() {
             for n in 1..=110 {
                 let spec = tbs_bits_for_mcs(mcs.get(), n).unwrap();
-                let used = t.tbs_bits(mcs, n);
+                let used = t.tbs_bits(mcs, Layers::ONE, n);
                 if used != spec {
                     changed.push((mcs.get(), n, spec, used));
                 }
                 if n > 1 {
-                    assert!(used >= t.tbs_bits(mcs, n - 1), "MCS {mcs}, {n} PRBs");
+                    assert!(
+                        used >= t.tbs_bits(mcs, Layers::ONE, n - 1),
+                        "MCS {mcs}, {n} PRBs"
+                    );
                 }
             }
         }
         assert_eq!(changed, vec![(6, 1, 328, 176)]);
-        assert_eq!(t.tbs_bits(Mcs::MIN, 0), 0);
-        assert_eq!(t.tbs_bits(Mcs::MIN, 111), 0);
+        assert_eq!(t.tbs_bits(Mcs::MIN, Layers::ONE, 0), 0);
+        assert_eq!(t.tbs_bits(Mcs::MIN, Layers::ONE, 111), 0);
     }
 
     #[test]
@@ -86,7 +97,7 @@ mod tests {
         // With one PRB there is no larger allocation to compare with.
         let t = MonotoneTbs::new(1).unwrap();
         let mcs6 = Mcs::new(6).unwrap();
-        assert_eq!(t.tbs_bits(mcs6, 1), 328);
-        assert_eq!(t.tbs_bits(mcs6, 2), 0);
+        assert_eq!(t.tbs_bits(mcs6, Layers::ONE, 1), 328);
+        assert_eq!(t.tbs_bits(mcs6, Layers::ONE, 2), 0);
     }
 }

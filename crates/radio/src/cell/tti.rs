@@ -1,19 +1,27 @@
-//! One downlink TTI (1 ms subframe) of the cell, in this order:
+//! One downlink TTI of the cell — the 1 ms subframe of LTE, or one NR slot (`air.rs`) —, in
+//! this order:
 //!
 //! 1. The transport blocks decoded in the previous TTI reach the UEs' RLC receivers (a block
 //!    is received at the end of the subframe that carried it); in-order SDUs are delivered and
 //!    STATUS PDUs queued on the uplink.
-//! 2. HARQ feedback due now (sent in TTI k − 4, TS 36.213 §10.1.2) is applied.
+//! 2. HARQ feedback due now (sent in TTI k − 4, TS 36.213 §10.1.2; in NR in the uplink slot
+//!    of K1, TS 38.213 §9.2.3) is applied.
+//!
+//! Steps 3 to 6 run only in a slot that carries a PDSCH (every LTE TTI; an NR slot with
+//! downlink symbols for one, `AirInterface::tbs`). An uplink slot of a TDD pattern still
+//! runs steps 1 and 2: it is where the HARQ-ACKs arrive.
+//!
 //! 3. For every UE with data (and a free HARQ process) or a retransmission due: its channel is
 //!    brought to this TTI (fading, CQI reports measured and made visible) and its state for the
-//!    scheduler is built: buffer, CQI, MCS from the CQI (`mcs_for_cqi`) or the fixed MCS, and
-//!    the UE's WFQ weight (`LteCellConfig::ue_weights`).
+//!    scheduler is built: buffer, CQI and rank, MCS from the CQI (`mcs_for_cqi` of the air
+//!    interface's tables) or the fixed MCS, and the UE's WFQ weight
+//!    (`LteCellConfig::ue_weights`).
 //! 4. The MAC scheduler allocates the PRBs (HARQ retransmissions first).
 //! 5. Each allocation is transmitted: a retransmission resends the block its process holds;
 //!    new data is built by pulling RLC PDUs until the transport block is full (control PDUs
 //!    first, then retransmissions, then new data, 36.322 §5.1.3.1.1). The block is decoded
-//!    or not by one draw against the BLER of its MCS at the UE's SINR, chase-combined over the
-//!    block's transmissions when configured.
+//!    or not by one draw against the BLER of its MCS at the UE's SINR (per layer, in NR),
+//!    chase-combined over the block's transmissions when configured.
 //! 6. The scheduler learns the bits decoded per UE.
 //!
 //! Only the UEs that need the TTI are visited (see `wake.rs`), and nothing here or in the MAC
@@ -37,6 +45,7 @@ use celltcp_net::medium::MediumOutput;
 use crate::mac::{Allocation, TransportBlock, TxReport, UeState};
 use crate::phy::{Cqi, Mcs};
 
+use super::air::AirInterface;
 use super::config::{HarqCombining, LteCellConfig};
 use super::ue::{TtiRecord, UeContext};
 use super::LteCell;
@@ -69,10 +78,31 @@ impl LteCell {
                 touched.push(i);
             }
         }
-        self.build_states(tti, &active);
+        if self.air.tbs(tti).is_some() {
+            self.run_downlink(tti, now, &active, &mut touched);
+        }
+        self.ttis_processed += 1;
+        for &i in &touched {
+            self.refresh_wake(i);
+        }
+        self.active = active;
+        self.touched = touched;
+    }
+
+    /// Steps 3 to 6, in a slot with a PDSCH; the UEs allocated join `touched`.
+    fn run_downlink(&mut self, tti: u64, now: SimTime, active: &[usize], touched: &mut Vec<usize>) {
+        self.build_states(tti, active);
         let mut allocs = std::mem::take(&mut self.allocs);
+        let n_prb = self.air.n_prb(&self.cfg);
+        let Some(tbs) = self.air.tbs(tti) else {
+            broken_invariant(
+                &self.cfg.name,
+                tti,
+                format_args!("a downlink slot without PDSCH"),
+            )
+        };
         self.scheduler
-            .schedule(tti, self.cfg.n_prb, &self.states, &self.tbs, &mut allocs);
+            .schedule(tti, n_prb, &self.states, tbs, &mut allocs);
         self.served.clear();
         for a in &allocs {
             self.transmit(tti, now, a);
@@ -80,13 +110,7 @@ impl LteCell {
         }
         self.allocs = allocs;
         self.scheduler.on_tti_end(tti, &self.served);
-        self.ttis_processed += 1;
         self.end_states(tti, now);
-        for &i in &touched {
-            self.refresh_wake(i);
-        }
-        self.active = active;
-        self.touched = touched;
     }
 
     /// Step 3: channel, CQI and scheduler state of every UE of `active` that can be
@@ -104,12 +128,14 @@ impl LteCell {
             if retx.is_none() && buffer_bytes == 0 {
                 continue;
             }
-            ue.cqi.advance_to(tti, &mut ue.link, &self.cfg, &self.amc);
+            let air = &self.air;
+            ue.cqi
+                .advance_to(tti, &mut ue.link, &self.cfg, |s| air.csi_for_sinr(s));
             ue.sinr_db = ue.link.sinr_db(&self.cfg, tti);
             ue.counters.sinr_sum_db += ue.sinr_db;
             ue.counters.sinr_samples += 1;
             let reported = ue.cqi.current();
-            let (wideband_cqi, mcs) = match (self.cfg.fixed_mcs, self.amc.mcs_for_cqi(reported)) {
+            let (wideband_cqi, mcs) = match (self.cfg.fixed_mcs, self.air.mcs_for_cqi(reported)) {
                 // Link adaptation bypassed: the UE is always eligible, at the fixed MCS.
                 (Some(m), _) => (reported.max(Cqi::MIN_IN_RANGE), m),
                 (None, Some(m)) => (reported, m),
@@ -123,6 +149,7 @@ impl LteCell {
                 wideband_cqi,
                 subband_cqi: None,
                 mcs,
+                layers: ue.cqi.current_layers(),
                 weight: ue.weight,
                 harq_retx: retx,
             });
@@ -136,7 +163,7 @@ impl LteCell {
             return;
         };
         let ue = &mut self.ues[a.ue as usize];
-        let decoded = decode(&self.cfg, ue, &sent);
+        let decoded = decode(&self.cfg, &self.air, ue, &sent);
         let p = usize::from(sent.process);
         let tb = sent.tb;
         if let Some(c) = self.capture.as_deref_mut() {
@@ -242,6 +269,7 @@ impl LteCell {
             size_bits: a.tbs_bytes * 8,
             mcs: a.mcs,
             n_prb: a.n_prb,
+            layers: a.layers,
         };
         let report = free.transmit(tb, sinr_linear);
         ue.counters.mcs_sum += u64::from(a.mcs.get());
@@ -285,16 +313,16 @@ impl LteCell {
 }
 
 /// Whether the block just sent to `ue` is decoded: one uniform per transmission, drawn
-/// whatever the BLER (aligned streams), against the BLER of its MCS at the UE's SINR,
-/// chase-combined over the block's transmissions when configured. The BLER model has a curve
-/// for every MCS, so there is no MCS it cannot answer for.
-fn decode(cfg: &LteCellConfig, ue: &mut UeContext, sent: &SentBlock) -> bool {
+/// whatever the BLER (aligned streams), against the BLER of its MCS (on its layers) at the
+/// UE's SINR, chase-combined over the block's transmissions when configured. The BLER model
+/// has a curve for every MCS, so there is no MCS it cannot answer for.
+fn decode(cfg: &LteCellConfig, air: &AirInterface, ue: &mut UeContext, sent: &SentBlock) -> bool {
     let decoding_sinr_db = match cfg.harq_combining {
         HarqCombining::Chase => 10.0 * sent.report.combined_sinr_linear.log10(),
         HarqCombining::None => ue.sinr_db,
     };
     let u = ue.rng_bler.next_f64();
-    u >= cfg.bler.bler(sent.tb.mcs, decoding_sinr_db)
+    u >= air.bler(cfg, sent.tb.mcs, sent.tb.layers, decoding_sinr_db)
 }
 
 /// Fills `pdus`, the transport block of `tbs_bytes` on a HARQ process, with RLC PDUs from

@@ -9,7 +9,8 @@ use celltcp_net::packet::{NodeId, Packet};
 
 use crate::mac::{FeedbackOutcome, HarqEntity, Weight};
 use crate::pdcp::{PdcpRx, PdcpTx};
-use crate::phy::Amc;
+
+use super::air::AirInterface;
 
 use super::bearer::{bearer, BearerSdu, DlPdu, DlRx, DlTx, StampedPacket};
 use super::config::{CellError, LteCellConfig, RlcModeConfig, UeConfig};
@@ -88,17 +89,19 @@ impl UeContext {
         cfg: &LteCellConfig,
         ue: &UeConfig,
         noise_dbm: f64,
-        amc: &Amc,
+        air: &AirInterface,
         seed: u64,
         run: u64,
         connected: bool,
         in_ran: bool,
     ) -> Result<Self, CellError> {
         let prefix = format!("cell/{}/ue/{}", cfg.name, ue.node);
-        let link = RadioLink::new(cfg, ue, noise_dbm, seed, run, &prefix)?;
-        let initial_cqi = amc.cqi_for_sinr(link.large_scale_sinr_db(cfg));
+        let link = RadioLink::new(cfg, ue, noise_dbm, seed, run, &prefix, air.slot_ns())?;
+        let initial_cqi = air.csi_for_sinr(link.large_scale_sinr_db(cfg));
         let (tx, rx) = bearer(&cfg.rlc)?;
-        let n = usize::from(cfg.harq.n_processes);
+        let n = usize::from(air.harq_processes(&cfg.harq));
+        // The CQI period and delay are milliseconds (TTIs of LTE); in slots for NR.
+        let slots_per_ms = air.slots_per_ms();
         // Uplink bearer headers: PDCP data PDU header plus the fixed RLC header of the mode.
         let rlc_header = match cfg.rlc {
             RlcModeConfig::Am(c) => c.header.fixed_bytes,
@@ -110,7 +113,11 @@ impl UeContext {
             connected,
             ever_connected: connected,
             link,
-            cqi: CqiReports::new(cfg.cqi_period_tti, cfg.cqi_delay_tti, initial_cqi),
+            cqi: CqiReports::new(
+                cfg.cqi_period_tti * slots_per_ms,
+                cfg.cqi_delay_tti * slots_per_ms,
+                initial_cqi,
+            ),
             sinr_db: f64::NAN,
             pdcp: PdcpTx::new(cfg.pdcp)?,
             pdcp_rx: if cfg.pdcp.reordering && !in_ran {
@@ -124,7 +131,7 @@ impl UeContext {
             },
             tx,
             rx,
-            harq: HarqEntity::new(cfg.harq)?,
+            harq: air.harq_entity(&cfg.harq)?,
             harq_pdus: (0..n).map(|_| Vec::with_capacity(4)).collect(),
             harq_decoded: vec![false; n],
             decoded: Vec::with_capacity(8),
@@ -297,12 +304,12 @@ impl UeContext {
     pub fn attach(
         &mut self,
         cfg: &LteCellConfig,
-        amc: &Amc,
+        air: &AirInterface,
         first_tti: u64,
         next_dl_count: u32,
     ) -> Result<(), CellError> {
         self.pdcp = PdcpTx::resume(cfg.pdcp, next_dl_count)?;
-        let initial_cqi = amc.cqi_for_sinr(self.link.large_scale_sinr_db(cfg));
+        let initial_cqi = air.csi_for_sinr(self.link.large_scale_sinr_db(cfg));
         self.cqi.restart(first_tti, initial_cqi);
         self.connected = true;
         self.ever_connected = true;

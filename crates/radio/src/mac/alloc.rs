@@ -10,34 +10,41 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-use super::{Allocation, TbsLookup, UeState};
+use super::{Allocation, Layers, TbsLookup, UeState};
 use crate::phy::Mcs;
 
-/// Bytes carried by a transport block of `n_prb` PRBs at `mcs` (0 for `n_prb` = 0).
-/// TS 36.213 transport block sizes are whole bytes; a size that is not is rounded down.
-pub fn tbs_bytes(tbs: &dyn TbsLookup, mcs: Mcs, n_prb: u32) -> u32 {
+/// Bytes carried by a transport block of `n_prb` PRBs at `mcs` on `layers` layers (0 for
+/// `n_prb` = 0). TS 36.213 and TS 38.214 transport block sizes are whole bytes; a size that
+/// is not is rounded down.
+pub fn tbs_bytes(tbs: &dyn TbsLookup, mcs: Mcs, layers: Layers, n_prb: u32) -> u32 {
     if n_prb == 0 {
         0
     } else {
-        tbs.tbs_bits(mcs, n_prb) / 8
+        tbs.tbs_bits(mcs, layers, n_prb) / 8
     }
 }
 
-/// Fewest PRBs in `1..=max_prb` whose transport block at `mcs` carries `bytes`; `max_prb` if
-/// none does (the buffer exceeds what the UE can receive in this TTI). Binary search, relying
-/// on the [`TbsLookup`] contract that sizes do not decrease with the PRB count.
-pub fn prbs_for_bytes(tbs: &dyn TbsLookup, mcs: Mcs, bytes: u64, max_prb: u32) -> u32 {
+/// Bytes `ue`'s new data would carry on `n_prb` PRBs, at its MCS and layers.
+pub fn ue_tbs_bytes(tbs: &dyn TbsLookup, ue: &UeState<'_>, n_prb: u32) -> u32 {
+    tbs_bytes(tbs, ue.mcs, ue.layers, n_prb)
+}
+
+/// Fewest PRBs in `1..=max_prb` whose transport block at `ue`'s MCS and layers carries
+/// `bytes`; `max_prb` if none does (the buffer exceeds what the UE can receive in this TTI).
+/// Binary search, relying on the [`TbsLookup`] contract that sizes do not decrease with the
+/// PRB count.
+pub fn prbs_for_bytes(tbs: &dyn TbsLookup, ue: &UeState<'_>, bytes: u64, max_prb: u32) -> u32 {
     if max_prb == 0 {
         return 0;
     }
-    if u64::from(tbs_bytes(tbs, mcs, max_prb)) < bytes {
+    if u64::from(ue_tbs_bytes(tbs, ue, max_prb)) < bytes {
         return max_prb;
     }
     // Invariant: the answer is in (lo, hi]; tbs(hi) carries the bytes.
     let (mut lo, mut hi) = (0u32, max_prb);
     while hi - lo > 1 {
         let mid = lo + (hi - lo) / 2;
-        if u64::from(tbs_bytes(tbs, mcs, mid)) >= bytes {
+        if u64::from(ue_tbs_bytes(tbs, ue, mid)) >= bytes {
             hi = mid;
         } else {
             lo = mid;
@@ -107,7 +114,7 @@ pub fn begin_tti(
         if retx.n_prb == 0 || retx.n_prb > free {
             continue;
         }
-        let bytes = tbs_bytes(tbs, retx.mcs, retx.n_prb);
+        let bytes = tbs_bytes(tbs, retx.mcs, retx.layers, retx.n_prb);
         if bytes == 0 {
             continue;
         }
@@ -115,6 +122,7 @@ pub fn begin_tti(
             ue: u.ue,
             n_prb: retx.n_prb,
             mcs: retx.mcs,
+            layers: retx.layers,
             tbs_bytes: bytes,
             harq_retx: true,
         });
@@ -129,7 +137,7 @@ pub fn begin_tti(
                 && u.harq_retx.is_none()
                 && u.buffer_bytes > 0
                 && !u.wideband_cqi.is_out_of_range()
-                && tbs_bytes(tbs, u.mcs, free) > 0;
+                && ue_tbs_bytes(tbs, u, free) > 0;
             eligible.then_some(i)
         }));
     free
@@ -143,7 +151,7 @@ pub fn push_new_data(
     tbs: &dyn TbsLookup,
     out: &mut Vec<Allocation>,
 ) -> u32 {
-    let bytes = tbs_bytes(tbs, ue.mcs, n_prb);
+    let bytes = ue_tbs_bytes(tbs, ue, n_prb);
     if bytes == 0 {
         return 0;
     }
@@ -151,6 +159,7 @@ pub fn push_new_data(
         ue: ue.ue,
         n_prb,
         mcs: ue.mcs,
+        layers: ue.layers,
         tbs_bytes: bytes,
         harq_retx: false,
     });
@@ -173,7 +182,7 @@ pub fn fill_in_order(
             break;
         }
         let u = &ues[i];
-        let n = prbs_for_bytes(tbs, u.mcs, u.buffer_bytes, free);
+        let n = prbs_for_bytes(tbs, u, u.buffer_bytes, free);
         free -= push_new_data(u, n, tbs, out);
     }
     free
@@ -229,7 +238,7 @@ pub fn fill_by_rank(
     while free > 0 {
         let Some(best) = ranked.pop() else { break };
         let u = &ues[best.index];
-        let n = prbs_for_bytes(tbs, u.mcs, u.buffer_bytes, free);
+        let n = prbs_for_bytes(tbs, u, u.buffer_bytes, free);
         free -= push_new_data(u, n, tbs, out);
     }
     ranked.clear();
@@ -245,13 +254,20 @@ mod tests {
     #[test]
     fn prbs_for_bytes_is_the_fewest_that_carry_the_buffer() {
         let tbs = linear_tbs;
-        let per_prb = tbs_bytes(&tbs, mcs(10), 1) as u64;
-        assert_eq!(prbs_for_bytes(&tbs, mcs(10), 1, 50), 1);
-        assert_eq!(prbs_for_bytes(&tbs, mcs(10), per_prb, 50), 1);
-        assert_eq!(prbs_for_bytes(&tbs, mcs(10), per_prb + 1, 50), 2);
-        assert_eq!(prbs_for_bytes(&tbs, mcs(10), 7 * per_prb, 50), 7);
-        assert_eq!(prbs_for_bytes(&tbs, mcs(10), u64::MAX, 50), 50);
-        assert_eq!(prbs_for_bytes(&tbs, mcs(10), 5, 0), 0);
+        let u = ue(1, 0, 10);
+        let per_prb = tbs_bytes(&tbs, mcs(10), Layers::ONE, 1) as u64;
+        assert_eq!(prbs_for_bytes(&tbs, &u, 1, 50), 1);
+        assert_eq!(prbs_for_bytes(&tbs, &u, per_prb, 50), 1);
+        assert_eq!(prbs_for_bytes(&tbs, &u, per_prb + 1, 50), 2);
+        assert_eq!(prbs_for_bytes(&tbs, &u, 7 * per_prb, 50), 7);
+        assert_eq!(prbs_for_bytes(&tbs, &u, u64::MAX, 50), 50);
+        assert_eq!(prbs_for_bytes(&tbs, &u, 5, 0), 0);
+        // A single-layer lookup has no size on two layers: no PRB count carries anything.
+        let two = UeState {
+            layers: Layers::new(2).unwrap(),
+            ..u
+        };
+        assert_eq!(ue_tbs_bytes(&tbs, &two, 50), 0);
     }
 
     #[test]

@@ -12,6 +12,12 @@
 //!   t + 8 on (the 8 ms HARQ round-trip time: 4 ms to the feedback plus eNodeB processing).
 //!   DL HARQ is asynchronous (TS 36.321 §5.3.2), so a later retransmission is allowed.
 //!
+//! The NR downlink ([`HarqTimeline::periodic`]) has up to 16 processes and a timing that
+//! depends on the slot: under TDD the HARQ-ACK of slot n goes in the first uplink slot at or
+//! after n + K1 (TS 38.213 §9.2.3), so the delays repeat with the slot pattern's period. An
+//! entity therefore takes its delays from a [`HarqTimeline`], per TTI (slot) of a period; the
+//! LTE FDD timing above is the timeline of period 1.
+//!
 //! Soft combining is chase combining: every transmission of a transport block is the same
 //! coded block, and the receiver's effective SINR after k transmissions is the linear sum of
 //! the k SINRs (maximum-ratio combining of identical copies). The entity returns that sum so
@@ -87,6 +93,54 @@ impl HarqConfig {
     }
 }
 
+/// When the feedback of a transmission is due and when its process may transmit again, per
+/// TTI (or NR slot) n of a repeating period: a transmission in TTI t is acknowledged in
+/// t + `feedback[t mod P]` and its process may carry a retransmission or a new block from
+/// t + `reuse[t mod P]` on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HarqTimeline {
+    /// (feedback delay, reuse delay) of each TTI of the period, TTIs; 1 ≤ feedback ≤ reuse.
+    delays: Vec<(u64, u64)>,
+}
+
+impl HarqTimeline {
+    /// The same delays in every TTI: `feedback_delay_tti` to the ACK/NACK, `rtt_tti` to the
+    /// earliest reuse (LTE FDD: 4 and 8, [`HarqConfig`]).
+    pub fn fixed(feedback_delay_tti: u64, rtt_tti: u64) -> Self {
+        HarqTimeline {
+            delays: vec![(feedback_delay_tti, rtt_tti)],
+        }
+    }
+
+    /// Delays that repeat with a period of `delays.len()` TTIs, (feedback, reuse) per TTI;
+    /// refused unless non-empty with 1 ≤ feedback ≤ reuse in every TTI.
+    pub fn periodic(delays: Vec<(u64, u64)>) -> Result<Self, HarqError> {
+        let bad = |value, expected| {
+            Err(HarqError::InvalidConfig {
+                key: "timeline",
+                value,
+                expected,
+            })
+        };
+        if delays.is_empty() {
+            return bad(0, "at least one TTI in the period");
+        }
+        if let Some(&(f, r)) = delays.iter().find(|&&(f, r)| f == 0 || r < f) {
+            return bad(
+                if f == 0 { f } else { r },
+                "a feedback delay ≥ 1 and a reuse delay ≥ the feedback delay",
+            );
+        }
+        Ok(HarqTimeline { delays })
+    }
+
+    /// (feedback delay, reuse delay) of a transmission in TTI `tti`.
+    #[inline]
+    fn delays(&self, tti: u64) -> (u64, u64) {
+        self.delays[(tti % self.delays.len() as u64) as usize]
+    }
+}
+
 /// The transport block a process holds. The entity never looks inside: `id` is the caller's
 /// handle for the MAC PDU (and the RLC PDUs in it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -99,6 +153,8 @@ pub struct TransportBlock {
     pub mcs: Mcs,
     /// PRBs of the first transmission.
     pub n_prb: u32,
+    /// Layers of the first transmission.
+    pub layers: super::Layers,
 }
 
 /// State of one HARQ process.
@@ -161,6 +217,7 @@ impl RetxDue {
         HarqRetx {
             n_prb: self.tb.n_prb,
             mcs: self.tb.mcs,
+            layers: self.tb.layers,
             process: self.process,
         }
     }
@@ -234,6 +291,8 @@ struct HarqProcess {
     /// Linear SINR summed over the transmissions of `tb`.
     combined_sinr: f64,
     last_tx_tti: u64,
+    /// TTI of the ACK/NACK of the last transmission.
+    feedback_tti: u64,
     /// First TTI at which the process may transmit again.
     available_tti: u64,
 }
@@ -245,6 +304,7 @@ impl HarqProcess {
         transmissions: 0,
         combined_sinr: 0.0,
         last_tx_tti: 0,
+        feedback_tti: 0,
         available_tti: 0,
     };
 }
@@ -253,16 +313,25 @@ impl HarqProcess {
 #[derive(Clone, Debug)]
 pub struct HarqEntity {
     cfg: HarqConfig,
+    timeline: HarqTimeline,
     processes: Vec<HarqProcess>,
     stats: HarqStats,
 }
 
 impl HarqEntity {
-    /// An entity with all processes idle and free from TTI 0.
+    /// An entity with all processes idle and free from TTI 0, with the fixed delays of `cfg`.
     pub fn new(cfg: HarqConfig) -> Result<Self, HarqError> {
+        let timeline = HarqTimeline::fixed(cfg.feedback_delay_tti, cfg.rtt_tti);
+        Self::with_timeline(cfg, timeline)
+    }
+
+    /// An entity with `cfg`'s processes and maximum transmissions and the delays of
+    /// `timeline`, which replace `cfg`'s fixed ones.
+    pub fn with_timeline(cfg: HarqConfig, timeline: HarqTimeline) -> Result<Self, HarqError> {
         cfg.validate()?;
         Ok(HarqEntity {
             cfg,
+            timeline,
             processes: vec![HarqProcess::IDLE; usize::from(cfg.n_processes)],
             stats: HarqStats::default(),
         })
@@ -299,7 +368,7 @@ impl HarqEntity {
     /// Records the transmission of `tb` on `process` in TTI `tti` with SINR `sinr_linear`.
     /// On an idle process this is a first transmission (allowed from the process's free TTI
     /// on); on a process waiting for a retransmission, `tb` must be the block it holds and
-    /// `tti` at least `rtt_tti` after its last transmission.
+    /// `tti` no earlier than the reuse delay of the timeline after its last transmission.
     pub fn on_tx(
         &mut self,
         tti: u64,
@@ -310,7 +379,6 @@ impl HarqEntity {
         if !(sinr_linear.is_finite() && sinr_linear >= 0.0) {
             return Err(HarqError::InvalidSinr { value: sinr_linear });
         }
-        let rtt = self.cfg.rtt_tti;
         let p = self.process_mut(process)?;
         let retx = match p.state {
             HarqProcessState::Idle if tti >= p.available_tti => false,
@@ -323,7 +391,7 @@ impl HarqEntity {
                         got: tb.id,
                     });
                 }
-                let earliest = p.last_tx_tti.saturating_add(rtt);
+                let earliest = p.available_tti;
                 if tti < earliest {
                     return Err(HarqError::RetxTooEarly {
                         process,
@@ -364,8 +432,7 @@ impl HarqEntity {
             sinr_linear.is_finite() && sinr_linear >= 0.0,
             "{sinr_linear}"
         );
-        let rtt = self.cfg.rtt_tti;
-        let feedback_delay = self.cfg.feedback_delay_tti;
+        let (feedback_delay, rtt) = self.timeline.delays(tti);
         let p = &mut self.processes[p];
         let retx = new_tb.is_none();
         match new_tb {
@@ -381,11 +448,12 @@ impl HarqEntity {
         }
         p.state = HarqProcessState::AwaitingFeedback;
         p.last_tx_tti = tti;
+        p.feedback_tti = tti.saturating_add(feedback_delay);
         p.available_tti = tti.saturating_add(rtt);
         let report = TxReport {
             transmission: p.transmissions,
             combined_sinr_linear: p.combined_sinr,
-            feedback_tti: tti.saturating_add(feedback_delay),
+            feedback_tti: p.feedback_tti,
         };
         self.stats.transmissions += 1;
         if retx {
@@ -395,19 +463,18 @@ impl HarqEntity {
     }
 
     /// Applies the ACK (`ok`) or NACK received in TTI `tti` for `process`, which must be
-    /// exactly `feedback_delay_tti` after its last transmission.
+    /// exactly the timeline's feedback delay after its last transmission.
     pub fn on_feedback(
         &mut self,
         tti: u64,
         process: u8,
         ok: bool,
     ) -> Result<FeedbackOutcome, HarqError> {
-        let feedback_delay = self.cfg.feedback_delay_tti;
         let p = self.process_mut(process)?;
         let (HarqProcessState::AwaitingFeedback, Some(_)) = (p.state, p.tb) else {
             return Err(HarqError::UnexpectedFeedback { process, tti });
         };
-        let expected = p.last_tx_tti.saturating_add(feedback_delay);
+        let expected = p.feedback_tti;
         if tti != expected {
             return Err(HarqError::FeedbackTiming {
                 process,
@@ -484,8 +551,7 @@ impl HarqEntity {
     /// Whether process `i` waits for the feedback of TTI `tti`.
     fn feedback_is_due(&self, i: usize, tti: u64) -> bool {
         let p = &self.processes[i];
-        p.state == HarqProcessState::AwaitingFeedback
-            && p.last_tx_tti.saturating_add(self.cfg.feedback_delay_tti) == tti
+        p.state == HarqProcessState::AwaitingFeedback && p.feedback_tti == tti
     }
 
     /// Processes whose ACK/NACK is due in TTI `tti`, in process order.

@@ -12,7 +12,7 @@
 
 use std::collections::BinaryHeap;
 
-use super::alloc::{begin_tti, fill_by_rank, tbs_bytes, Ranked, TtiScratch};
+use super::alloc::{begin_tti, fill_by_rank, ue_tbs_bytes, Ranked, TtiScratch};
 use super::{Allocation, MacScheduler, TbsLookup, UeState};
 
 /// Max C/I scheduler.
@@ -51,7 +51,7 @@ impl MacScheduler for MaxCi {
             .extend(self.scratch.candidates.iter().map(|&i| Ranked {
                 // Bytes are whole numbers below 2^32: exact as f64, so the order is that of
                 // the sizes.
-                metric: f64::from(tbs_bytes(tbs, ues[i].mcs, free)),
+                metric: f64::from(ue_tbs_bytes(tbs, &ues[i], free)),
                 ue: ues[i].ue,
                 index: i,
             }));

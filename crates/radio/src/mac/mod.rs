@@ -43,7 +43,7 @@ mod tests;
 
 pub use harq::{
     DueRetx, FeedbackOutcome, FreeProcess, HarqConfig, HarqEntity, HarqError, HarqProcessState,
-    HarqStats, RetxDue, TransportBlock, TxReport,
+    HarqStats, HarqTimeline, RetxDue, TransportBlock, TxReport,
 };
 pub use max_ci::MaxCi;
 pub use proportional_fair::ProportionalFair;
@@ -52,20 +52,63 @@ pub use wfq::Wfq;
 
 use crate::phy::{Cqi, Mcs};
 
-/// Transport block size lookup (TS 36.213 §7.1.7): bits carried by `n_prb` PRBs at `mcs`.
+/// Transport block size lookup of the slot being scheduled: bits carried by `n_prb` PRBs at
+/// `mcs` on `layers` layers. The LTE cell's is TS 36.213 §7.1.7 (one layer); the NR cell's is
+/// TS 38.214 §5.1.3.2 for the PDSCH symbols of the slot, so the slot's symbols are the
+/// lookup's, and the MCS, layers and PRBs the allocation's.
 ///
-/// Contract: for a supported `mcs` the size is > 0 and non-decreasing in `n_prb` over
-/// 1..=N_PRB of the cell bandwidth (as TS 36.213 Table 7.1.7.2.1-1 is); 0 means the
-/// combination is not supported (`n_prb` = 0 or beyond the table, an MCS the table lacks).
-/// A scheduler never allocates a transport block of 0 bits.
+/// Contract: for a supported (`mcs`, `layers`) the size is > 0 and non-decreasing in `n_prb`
+/// over 1..=N_PRB of the cell bandwidth (as TS 36.213 Table 7.1.7.2.1-1 and the TS 38.214
+/// formula are); 0 means the combination is not supported (`n_prb` = 0 or beyond the table, an
+/// MCS the table lacks, more layers than the air interface carries). A scheduler never
+/// allocates a transport block of 0 bits.
 pub trait TbsLookup {
     /// Transport block size, bits.
-    fn tbs_bits(&self, mcs: Mcs, n_prb: u32) -> u32;
+    fn tbs_bits(&self, mcs: Mcs, layers: Layers, n_prb: u32) -> u32;
 }
 
+/// A function of (MCS, PRBs) is a single-layer lookup: 0 bits on more than one layer.
 impl<F: Fn(Mcs, u32) -> u32> TbsLookup for F {
-    fn tbs_bits(&self, mcs: Mcs, n_prb: u32) -> u32 {
-        self(mcs, n_prb)
+    fn tbs_bits(&self, mcs: Mcs, layers: Layers, n_prb: u32) -> u32 {
+        if layers == Layers::ONE {
+            self(mcs, n_prb)
+        } else {
+            0
+        }
+    }
+}
+
+/// Number of spatial layers υ of one transport block (one codeword): 1..=4 (TS 38.211 Table
+/// 7.3.1.3-1; 5..=8 layers need a second codeword, which is not modelled). The LTE cell's
+/// blocks have one layer (no spatial multiplexing, TS 36.213 §7.1 transmission mode 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Layers(u8);
+
+impl Layers {
+    /// One layer.
+    pub const ONE: Layers = Layers(1);
+    /// Four layers, the most of one codeword.
+    pub const MAX: Layers = Layers(4);
+
+    /// `layers` layers, or `None` outside 1..=4.
+    pub const fn new(layers: u8) -> Option<Layers> {
+        if layers >= 1 && layers <= Self::MAX.0 {
+            Some(Layers(layers))
+        } else {
+            None
+        }
+    }
+
+    /// The number of layers, 1..=4.
+    #[inline]
+    pub const fn get(self) -> u8 {
+        self.0
+    }
+}
+
+impl Default for Layers {
+    fn default() -> Self {
+        Layers::ONE
     }
 }
 
@@ -77,6 +120,8 @@ pub struct HarqRetx {
     pub n_prb: u32,
     /// MCS of the original transmission.
     pub mcs: Mcs,
+    /// Layers of the original transmission.
+    pub layers: Layers,
     /// HARQ process number, 0-based.
     pub process: u8,
 }
@@ -132,6 +177,8 @@ pub struct UeState<'a> {
     /// MCS for new data, chosen by link adaptation from the CQI. At CQI 0 the UE gets no new
     /// data and the value is not used.
     pub mcs: Mcs,
+    /// Layers of new data (the rank the UE reported; 1 in LTE).
+    pub layers: Layers,
     /// Weighted-fair-queueing weight.
     pub weight: Weight,
     /// The HARQ retransmission this UE is waiting for, if any.
@@ -147,6 +194,8 @@ pub struct Allocation {
     pub n_prb: u32,
     /// MCS of the transport block.
     pub mcs: Mcs,
+    /// Layers of the transport block.
+    pub layers: Layers,
     /// Transport block size, bytes (`TbsLookup::tbs_bits / 8`), > 0.
     pub tbs_bytes: u32,
     /// True for a HARQ retransmission, false for new data.

@@ -22,7 +22,7 @@
 
 use std::collections::{BTreeMap, BinaryHeap};
 
-use super::alloc::{begin_tti, fill_by_rank, tbs_bytes, Ranked, TtiScratch};
+use super::alloc::{begin_tti, fill_by_rank, ue_tbs_bytes, Ranked, TtiScratch};
 use super::{Allocation, MacError, MacScheduler, TbsLookup, UeState};
 
 /// Default time constant of the throughput average, TTIs.
@@ -118,7 +118,7 @@ impl MacScheduler for ProportionalFair {
         let (average, ranked) = (&self.average, &mut self.ranked);
         ranked.clear();
         ranked.extend(self.scratch.candidates.iter().map(|&i| {
-            let rate = 8.0 * f64::from(tbs_bytes(tbs, ues[i].mcs, free));
+            let rate = 8.0 * f64::from(ue_tbs_bytes(tbs, &ues[i], free));
             Ranked {
                 metric: metric(average, ues[i].ue, rate),
                 ue: ues[i].ue,

@@ -64,7 +64,7 @@ impl MacScheduler for RoundRobin {
         need.extend(
             order
                 .iter()
-                .map(|&i| prbs_for_bytes(tbs, ues[i].mcs, ues[i].buffer_bytes, free)),
+                .map(|&i| prbs_for_bytes(tbs, &ues[i], ues[i].buffer_bytes, free)),
         );
         given.clear();
         given.resize(order.len(), 0);

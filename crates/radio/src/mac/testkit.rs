@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{Allocation, HarqRetx, MacScheduler, TbsLookup, UeState, Weight};
+use super::{Allocation, HarqRetx, Layers, MacScheduler, TbsLookup, UeState, Weight};
 use crate::phy::{Cqi, Mcs};
 
 /// MCS `index` (0..=28).
@@ -46,6 +46,7 @@ pub fn ue(id: u32, buffer_bytes: u64, mcs_index: u8) -> UeState<'static> {
         wideband_cqi: cqi((1 + mcs_index / 2).min(15)),
         subband_cqi: None,
         mcs: mcs(mcs_index),
+        layers: Layers::ONE,
         weight: Weight::ONE,
         harq_retx: None,
     }
@@ -57,6 +58,7 @@ pub fn with_retx(u: UeState<'static>, n_prb: u32, mcs_index: u8, process: u8) ->
         harq_retx: Some(HarqRetx {
             n_prb,
             mcs: mcs(mcs_index),
+            layers: Layers::ONE,
             process,
         }),
         ..u

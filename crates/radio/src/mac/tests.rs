@@ -8,7 +8,7 @@ use proptest::prelude::*;
 use super::alloc::{prbs_for_bytes, tbs_bytes};
 use super::testkit::{linear_tbs, staircase_tbs};
 use super::Weight;
-use super::{build, Allocation, HarqRetx, MacSchedulerConfig, TbsLookup, UeState, NAMES};
+use super::{build, Allocation, HarqRetx, Layers, MacSchedulerConfig, TbsLookup, UeState, NAMES};
 use crate::phy::{Cqi, Mcs};
 
 #[derive(Clone, Debug)]
@@ -28,10 +28,12 @@ fn ue_state() -> impl Strategy<Value = UeState<'static>> {
             wideband_cqi: Cqi::new(wideband_cqi).unwrap(),
             subband_cqi: None,
             mcs: Mcs::new(mcs).unwrap(),
+            layers: Layers::ONE,
             weight: Weight::new(weight).unwrap(),
             harq_retx: retx.map(|(n_prb, mcs, process)| HarqRetx {
                 n_prb,
                 mcs: Mcs::new(mcs).unwrap(),
+                layers: Layers::ONE,
                 process,
             }),
         },
@@ -63,7 +65,7 @@ fn check(n_prb: u32, ues: &[UeState<'_>], tbs: &dyn TbsLookup, out: &[Allocation
             .get(&a.ue)
             .unwrap_or_else(|| panic!("UE {} not offered", a.ue));
         assert!(a.n_prb >= 1);
-        assert_eq!(a.tbs_bytes, tbs_bytes(tbs, a.mcs, a.n_prb));
+        assert_eq!(a.tbs_bytes, tbs_bytes(tbs, a.mcs, a.layers, a.n_prb));
         assert!(a.tbs_bytes > 0);
         if a.harq_retx {
             assert!(!seen_new, "retransmission after new data");
@@ -79,7 +81,7 @@ fn check(n_prb: u32, ues: &[UeState<'_>], tbs: &dyn TbsLookup, out: &[Allocation
             assert_eq!(a.mcs, u.mcs);
             // Buffer cap: one PRB fewer would not carry the buffer.
             if a.n_prb > 1 {
-                assert!(u64::from(tbs_bytes(tbs, a.mcs, a.n_prb - 1)) < u.buffer_bytes);
+                assert!(u64::from(tbs_bytes(tbs, a.mcs, a.layers, a.n_prb - 1)) < u.buffer_bytes);
             }
         }
     }
@@ -91,7 +93,7 @@ fn check(n_prb: u32, ues: &[UeState<'_>], tbs: &dyn TbsLookup, out: &[Allocation
         match got.get(&u.ue) {
             Some(a) if a.harq_retx => free -= a.n_prb,
             _ => assert!(
-                r.n_prb == 0 || r.n_prb > free || tbs_bytes(tbs, r.mcs, r.n_prb) == 0,
+                r.n_prb == 0 || r.n_prb > free || tbs_bytes(tbs, r.mcs, r.layers, r.n_prb) == 0,
                 "retransmission of UE {} skipped with {free} PRBs free",
                 u.ue
             ),
@@ -102,9 +104,9 @@ fn check(n_prb: u32, ues: &[UeState<'_>], tbs: &dyn TbsLookup, out: &[Allocation
         let eligible = u.harq_retx.is_none()
             && u.buffer_bytes > 0
             && !u.wideband_cqi.is_out_of_range()
-            && tbs_bytes(tbs, u.mcs, free) > 0;
+            && tbs_bytes(tbs, u.mcs, u.layers, free) > 0;
         let given = got.get(&u.ue).map_or(0, |a| a.n_prb);
-        eligible && given < prbs_for_bytes(tbs, u.mcs, u.buffer_bytes, free)
+        eligible && given < prbs_for_bytes(tbs, u, u.buffer_bytes, free)
     });
     if unmet {
         assert_eq!(total, n_prb, "PRBs left idle while a UE wanted more");
@@ -185,6 +187,7 @@ fn varying_ue_sets(n_ues: u32, shuffled: bool) -> Vec<Vec<UeState<'static>>> {
                             u.harq_retx = Some(HarqRetx {
                                 n_prb: 3,
                                 mcs: u.mcs,
+                                layers: u.layers,
                                 process: (t % 8) as u8,
                             })
                         }

@@ -31,7 +31,7 @@
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BTreeMap, BinaryHeap};
 
-use super::alloc::{begin_tti, prbs_for_bytes, push_new_data, tbs_bytes, TtiScratch};
+use super::alloc::{begin_tti, prbs_for_bytes, push_new_data, ue_tbs_bytes, TtiScratch};
 use super::{Allocation, MacScheduler, TbsLookup, UeState};
 
 /// Weighted-fair-queueing scheduler.
@@ -154,7 +154,7 @@ impl Eq for Deal {}
 
 /// Bytes UE `u` would take from its buffer with `n_prb` PRBs.
 fn served_bytes(u: &UeState<'_>, n_prb: u32, tbs: &dyn TbsLookup) -> f64 {
-    u64::from(tbs_bytes(tbs, u.mcs, n_prb)).min(u.buffer_bytes) as f64
+    u64::from(ue_tbs_bytes(tbs, u, n_prb)).min(u.buffer_bytes) as f64
 }
 
 impl MacScheduler for Wfq {
@@ -197,7 +197,7 @@ impl MacScheduler for Wfq {
         need.extend(
             order
                 .iter()
-                .map(|&i| prbs_for_bytes(tbs, ues[i].mcs, ues[i].buffer_bytes, free)),
+                .map(|&i| prbs_for_bytes(tbs, &ues[i], ues[i].buffer_bytes, free)),
         );
         given.clear();
         given.resize(order.len(), 0);

@@ -242,6 +242,14 @@ impl NrBlerModel {
     }
 }
 
+/// SINR of each of `layers` layers for a single-layer SINR `sinr_db`: the transmit power
+/// split equally (−10·log10 L dB) and `layer_loss_db` lost by each layer beyond the first (the
+/// rule of the module documentation, used for the rank and for decoding alike).
+pub fn per_layer_sinr_db(sinr_db: f64, layers: u8, layer_loss_db: f64) -> f64 {
+    let l = layers.max(1);
+    sinr_db - 10.0 * f64::from(l).log10() - f64::from(l - 1) * layer_loss_db
+}
+
 /// Number of layers 1..=`max_layers` (at most 4) for a wideband SINR `sinr_db` (the SINR of
 /// single-layer transmission): the L maximising L · SE(best MCS of `model` at BLER 10 % at
 /// SINR − 10·log10 L − (L − 1)·`layer_loss_db`), the lower L on a tie, and 1 when no MCS
@@ -250,8 +258,7 @@ pub fn rank_for_sinr(model: &NrBlerModel, sinr_db: f64, max_layers: u8, layer_lo
     let rows = model.mcs_table().rows();
     let mut best = (1u8, 0.0f64);
     for layers in 1..=max_layers.clamp(1, MAX_LAYERS) {
-        let per_layer_db =
-            sinr_db - 10.0 * f64::from(layers).log10() - f64::from(layers - 1) * layer_loss_db;
+        let per_layer_db = per_layer_sinr_db(sinr_db, layers, layer_loss_db);
         let rate = model.best_mcs(per_layer_db, 0.1).map_or(0.0, |m| {
             f64::from(layers) * rows[usize::from(m)].spectral_efficiency()
         });

@@ -252,13 +252,21 @@ const CQI_TABLE_3: [CqiRow; 15] = [
 ];
 
 /// The PDSCH MCS table a UE is configured with (`mcs-Table` of TS 38.331 `PDSCH-Config`).
+/// A scenario file names it "qam64", "qam256" or "qam64_low_se", or by its table number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)
+)]
 pub enum McsTable {
     /// TS 38.214 Table 5.1.3.1-1, up to 64QAM (the default).
+    #[cfg_attr(feature = "serde", serde(rename = "qam64", alias = "5.1.3.1-1"))]
     Qam64,
     /// TS 38.214 Table 5.1.3.1-2, up to 256QAM (`qam256`).
+    #[cfg_attr(feature = "serde", serde(rename = "qam256", alias = "5.1.3.1-2"))]
     Qam256,
     /// TS 38.214 Table 5.1.3.1-3, low spectral efficiency 64QAM (`qam64LowSE`).
+    #[cfg_attr(feature = "serde", serde(rename = "qam64_low_se", alias = "5.1.3.1-3"))]
     Qam64LowSe,
 }
 
@@ -312,14 +320,22 @@ impl McsTable {
     }
 }
 
-/// The CQI table a UE reports with (`cqi-Table` of TS 38.331 `CSI-ReportConfig`).
+/// The CQI table a UE reports with (`cqi-Table` of TS 38.331 `CSI-ReportConfig`). A scenario
+/// file names it "table1", "table2" or "table3", or by its table number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)
+)]
 pub enum CqiTable {
     /// TS 38.214 Table 5.2.2.1-2 (`table1`, up to 64QAM, BLER 0.1).
+    #[cfg_attr(feature = "serde", serde(rename = "table1", alias = "5.2.2.1-2"))]
     Table1,
     /// TS 38.214 Table 5.2.2.1-3 (`table2`, up to 256QAM, BLER 0.1).
+    #[cfg_attr(feature = "serde", serde(rename = "table2", alias = "5.2.2.1-3"))]
     Table2,
     /// TS 38.214 Table 5.2.2.1-4 (`table3`, low spectral efficiency, BLER 10⁻⁵).
+    #[cfg_attr(feature = "serde", serde(rename = "table3", alias = "5.2.2.1-4"))]
     Table3,
 }
 

@@ -56,7 +56,7 @@ pub use dmrs::{
 };
 pub use harq::{HarqTiming, PdschProcessingCapability, NR_HARQ_PROCESSES};
 pub use ldpc::{BaseGraph, CodeBlockSegmentation};
-pub use link::{rank_for_sinr, NrBlerModel};
+pub use link::{per_layer_sinr_db, rank_for_sinr, NrBlerModel};
 pub use mcs::{mcs_for_cqi, CqiRow, CqiTable, McsRow, McsTable, Modulation};
 pub use mmwave::{
     BlockageConfig, LosMode, MmWaveChannel, MmWaveChannelConfig, MmWaveLink, MmWaveSample,

@@ -15,7 +15,7 @@ use celltcp_radio::phy::bler::{DEFAULT_SHANNON_ETA, DEFAULT_SNR_EFFICIENCY_DB};
 use celltcp_radio::phy::{prbs_for_bandwidth, BlerModel, BlerTable};
 
 use super::CaptureRequest;
-use crate::config::cells::{CellSpec, PathLossKind};
+use crate::config::cells::{nr_config, CellSpec, PathLossKind, Rat};
 use crate::config::loss::LossSpec;
 use crate::error::ScenarioError;
 use crate::run::RunError;
@@ -45,7 +45,11 @@ pub(super) fn add_cells(
         let mut lte = LteCell::new(cfg, ues.collect(), seed, run)
             .map_err(|e| ScenarioError::new(format!("cells.{name}"), e.to_string()))?;
         let ip = captures.radio_file(name, ".pcapng")?;
-        let mac = captures.radio_file(name, ".mac-lte.pcap")?;
+        // The mac-lte framing numbers subframes; an NR cell's slots have none (IP capture only).
+        let mac = match cell.file.rat {
+            Rat::Lte => captures.radio_file(name, ".mac-lte.pcap")?,
+            Rat::Nr => None,
+        };
         if ip.is_some() || mac.is_some() {
             let interfaces: Vec<String> = cell
                 .file
@@ -155,6 +159,7 @@ pub(super) fn lte_cell_config(
     cfg.cqi_delay_tti = c.cqi_delay_tti;
     cfg.fixed_mcs = c.fixed_mcs;
     cfg.uplink = c.uplink;
+    cfg.nr = nr_config(f);
     cfg.validate()
         .map_err(|e| ScenarioError::new(format!("cells.{name}"), e.to_string()))?;
     Ok(cfg)

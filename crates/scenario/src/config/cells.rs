@@ -33,10 +33,13 @@ mod bearer;
 mod bler_table;
 mod downlink_loss;
 mod los;
+mod nr;
 
 use bearer::{check_pdcp, same_pdcp_in_ran};
 pub use bearer::{PdcpFile, PollByteFile, PollPduFile, RlcFile, RlcMode, UplinkFile, PDCP_SN_BITS};
 pub use los::LosFile;
+pub(crate) use nr::nr_config;
+pub use nr::Rat;
 
 /// MAC schedulers by name.
 pub const SCHEDULERS: [&str; 4] = ["round_robin", "proportional_fair", "max_ci", "wfq"];
@@ -91,6 +94,12 @@ fn bler_decade_db() -> f64 {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CellFile {
+    /// Radio access technology: "lte" (default) or "nr" (the air interface of `nr`).
+    #[serde(default, skip_serializing_if = "Rat::is_lte")]
+    pub rat: Rat,
+    /// The NR air interface of a cell with rat = "nr" (docs/nr.md); every key is optional.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nr: Option<celltcp_radio::cell::NrCellConfig>,
     /// The eNB (an existing router).
     pub enb: String,
     /// Downlink bandwidth, MHz: 1.4, 3, 5, 10, 15 or 20.
@@ -455,6 +464,7 @@ pub(crate) fn convert(
             )?;
             check_weight(&format!("{ukey}.weight"), u.weight, &c.scheduler)?;
         }
+        nr::check(name, c, in_ran)?;
         let bler_table = bler_table::read(name, c)?;
         let downlink_loss = downlink_loss::resolve(name, c)?;
         let cqi_period_tti = whole_ms(key("cqi_period"), &c.cqi_period, 1)?;

@@ -17,6 +17,7 @@ fn tb(id: u64) -> TransportBlock {
         size_bits: 12_576,
         mcs: MCS_16,
         n_prb: 25,
+        layers: crate::mac::Layers::ONE,
     }
 }
 
@@ -58,6 +59,7 @@ fn feedback_at_t_plus_4_and_retransmission_from_t_plus_8() {
         HarqRetx {
             n_prb: 25,
             mcs: MCS_16,
+            layers: crate::mac::Layers::ONE,
             process: p
         }
     );
