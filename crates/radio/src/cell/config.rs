@@ -15,6 +15,10 @@ use crate::phy::{
 };
 use crate::rlc::{BufferLimit, RlcAmConfig, RlcConfigError, RlcSduRefused, RlcUmConfig};
 
+mod keys;
+
+pub use keys::{CellKeyError, CellRadioConfig, LosSetting};
+
 /// Another cell on the same carrier, seen by every UE of this cell as interference.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Interferer {
