@@ -199,7 +199,12 @@ impl LteCell {
         by_node.sort_unstable();
         let n = ues.len();
         let mut cell = LteCell {
-            tbs: MonotoneTbs::for_table(cfg.cqi_table, cfg.n_prb)?,
+            tbs: match cfg.ue_category {
+                Some(c) => {
+                    MonotoneTbs::for_table(cfg.cqi_table, cfg.n_prb)?.capped_at(c.max_tb_bits())
+                }
+                None => MonotoneTbs::for_table(cfg.cqi_table, cfg.n_prb)?,
+            },
             trace: cfg.trace_series.then(CellTrace::default),
             cfg,
             ues: contexts,

@@ -6,8 +6,9 @@
 //! 2. HARQ feedback due now (sent in TTI k − 4, TS 36.213 §10.1.2) is applied.
 //! 3. For every UE with data (and a free HARQ process) or a retransmission due: its channel is
 //!    brought to this TTI (fading, CQI reports measured and made visible) and its state for the
-//!    scheduler is built: buffer, CQI, MCS from the CQI (`mcs_for_cqi`) or the fixed MCS, and
-//!    the UE's WFQ weight (`LteCellConfig::ue_weights`).
+//!    scheduler is built: buffer (at most the largest transport block the UE's category
+//!    allows, `LteCellConfig::ue_category`), CQI, MCS from the CQI (`mcs_for_cqi`) or the
+//!    fixed MCS, and the UE's WFQ weight (`LteCellConfig::ue_weights`).
 //! 4. The MAC scheduler allocates the PRBs (HARQ retransmissions first).
 //! 5. Each allocation is transmitted: a retransmission resends the block its process holds;
 //!    new data is built by pulling RLC PDUs until the transport block is full (control PDUs
@@ -38,6 +39,7 @@ use crate::mac::{Allocation, TransportBlock, TxReport, UeState};
 use crate::phy::{Cqi, Mcs};
 
 use super::config::{HarqCombining, LteCellConfig};
+use super::tbs::MonotoneTbs;
 use super::ue::{TtiRecord, UeContext};
 use super::LteCell;
 
@@ -119,7 +121,7 @@ impl LteCell {
             };
             self.states.push(UeState {
                 ue: i as u32,
-                buffer_bytes,
+                buffer_bytes: offered_bytes(&self.tbs, buffer_bytes, mcs),
                 wideband_cqi,
                 subband_cqi: None,
                 mcs,
@@ -281,6 +283,18 @@ impl LteCell {
                 );
             }
         }
+    }
+}
+
+/// The buffer offered to the scheduler for new data at `mcs`. A UE category bounds the
+/// transport block (TS 36.306 Table 4.1-1, `tbs.rs`): the UE is offered no more than the
+/// largest block it can receive, so that the scheduler stops at the fewest PRBs carrying
+/// that block instead of granting PRBs the block cannot fill. Where the category does not
+/// bound the block at `mcs` (or there is none), the buffer is offered as it is.
+fn offered_bytes(tbs: &MonotoneTbs, buffer_bytes: u64, mcs: Mcs) -> u64 {
+    match tbs.bound_bits(mcs) {
+        Some(bits) => buffer_bytes.min(u64::from(bits / 8)),
+        None => buffer_bytes,
     }
 }
 

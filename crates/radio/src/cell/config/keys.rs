@@ -22,7 +22,7 @@ use crate::mac::proportional_fair::DEFAULT_TIME_CONSTANT_TTI;
 use crate::mac::{HarqConfig, NAMES};
 use crate::phy::bler::{DEFAULT_DECADE_DB, DEFAULT_SHANNON_ETA, DEFAULT_SNR_EFFICIENCY_DB};
 use crate::phy::{
-    prbs_for_bandwidth, BlerModel, BlerTable, CqiTable, Mcs, CHANNEL_BANDWIDTHS,
+    prbs_for_bandwidth, BlerModel, BlerTable, CqiTable, Mcs, UeCategory, CHANNEL_BANDWIDTHS,
     DEFAULT_BANDWIDTH_MHZ, TTI_NS,
 };
 
@@ -140,6 +140,10 @@ pub struct CellRadioConfig {
     /// every transport block instead of link adaptation.
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub fixed_mcs: Option<u8>,
+    /// Downlink category of every UE (TS 36.306 Table 4.1-1), 1 to 5: no transport block
+    /// above its maximum (10296, 51024, 75376, 75376 or 149776 bits). Unbounded by default.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub ue_category: Option<UeCategory>,
 }
 
 #[cfg(feature = "serde")]
@@ -179,6 +183,7 @@ impl Default for CellRadioConfig {
             cqi_delay: SimDuration(u64::from(programmatic.cqi_delay_tti) * TTI_NS),
             cqi_table: CqiTable::default(),
             fixed_mcs: None,
+            ue_category: programmatic.ue_category,
         }
     }
 }
@@ -466,6 +471,7 @@ impl CellRadioConfig {
             cqi_period_tti: ttis(self.cqi_period),
             cqi_delay_tti: ttis(self.cqi_delay),
             fixed_mcs: self.fixed_mcs()?,
+            ue_category: self.ue_category,
             ..base
         })
     }
