@@ -311,30 +311,7 @@ pub(crate) fn convert(
                 "a cell serves at least one UE",
             ));
         }
-        for (ue, u) in &c.ues {
-            let ukey = format!("cells.{name}.ues.{ue}");
-            node_ref(&ukey, ue, nodes)?;
-            if nodes[ue].kind != NodeKind::Host {
-                return Err(ScenarioError::new(
-                    ukey,
-                    format!("node '{ue}' is a router; a UE is a host"),
-                ));
-            }
-            if let Some(other) = served.insert(ue, name) {
-                return Err(ScenarioError::new(
-                    ukey,
-                    format!("UE '{ue}' is already served by cell '{other}'"),
-                ));
-            }
-            range(
-                format!("{ukey}.speed_kmh"),
-                u.speed_kmh,
-                0.0,
-                500.0,
-                "0 to 500 (km/h)",
-            )?;
-            check_weight(&format!("{ukey}.weight"), u.weight, &radio.scheduler)?;
-        }
+        check_ues(name, c, &radio, nodes, &mut served)?;
         let bler_table = bler_table::read(name, c, &radio)?;
         let downlink_loss = downlink_loss::resolve(name, c)?;
         out.insert(
@@ -355,6 +332,42 @@ pub(crate) fn convert(
         same_pdcp_in_ran(file)?;
     }
     Ok(out)
+}
+
+/// The UEs of cell `name`: hosts, each served by one cell only (`served`: UE → cell so far),
+/// with a speed in range and a weight its scheduler reads.
+fn check_ues<'a>(
+    name: &'a str,
+    c: &'a CellFile,
+    radio: &CellRadioConfig,
+    nodes: &BTreeMap<String, Node>,
+    served: &mut BTreeMap<&'a str, &'a str>,
+) -> Result<(), ScenarioError> {
+    for (ue, u) in &c.ues {
+        let ukey = format!("cells.{name}.ues.{ue}");
+        node_ref(&ukey, ue, nodes)?;
+        if nodes[ue].kind != NodeKind::Host {
+            return Err(ScenarioError::new(
+                ukey,
+                format!("node '{ue}' is a router; a UE is a host"),
+            ));
+        }
+        if let Some(other) = served.insert(ue, name) {
+            return Err(ScenarioError::new(
+                ukey,
+                format!("UE '{ue}' is already served by cell '{other}'"),
+            ));
+        }
+        range(
+            format!("{ukey}.speed_kmh"),
+            u.speed_kmh,
+            0.0,
+            500.0,
+            "0 to 500 (km/h)",
+        )?;
+        check_weight(&format!("{ukey}.weight"), u.weight, &radio.scheduler)?;
+    }
+    Ok(())
 }
 
 /// A UE's WFQ weight: finite and > 0, and other than 1 only with the "wfq" scheduler (the
