@@ -175,7 +175,8 @@ impl Default for CellRadioConfig {
             fading: false,
             scheduler: programmatic.scheduler,
             pf_time_constant: SimDuration((DEFAULT_TIME_CONSTANT_TTI as u64) * TTI_NS),
-            // TS 36.321 §5.3.2.2 maxHARQ-Tx; `HarqConfig::default`: 4.
+            // `HarqConfig::default`: 4 transmissions, an eNodeB setting (downlink HARQ is
+            // asynchronous, TS 36.321 §5.3.2: the eNodeB decides when to stop retransmitting).
             harq_max_transmissions: HarqConfig::default().max_transmissions,
             harq_combining: HarqCombining::default(),
             bler_decade_db: DEFAULT_DECADE_DB,
@@ -221,15 +222,6 @@ fn in_range(v: f64, key: &'static str, lo: f64, hi: f64, what: &str) -> Result<(
     })
 }
 
-/// Bounds of the keys checked by range: (key, lowest, highest, what the message says).
-const RANGES: [(&str, f64, f64, &str); 5] = [
-    ("carrier_ghz", 0.5, 100.0, "0.5 to 100 (GHz)"),
-    ("tx_power_dbm", -30.0, 80.0, "-30 to 80 (dBm)"),
-    ("noise_figure_db", 0.0, 30.0, "0 to 30 (dB)"),
-    ("shadowing_db", 0.0, 30.0, "0 to 30 (dB)"),
-    ("shadowing_decorrelation_m", 0.1, 1e4, "0.1 to 10000 (m)"),
-];
-
 /// One TTI, the unit of the CQI timing and of the proportional-fair time constant.
 const TTI: SimDuration = SimDuration(TTI_NS);
 
@@ -260,8 +252,39 @@ impl CellRadioConfig {
                 )
             },
         )?;
-        for (key, lo, hi, what) in RANGES {
-            in_range(self.value_of(key), key, lo, hi, what)?;
+        let ranges = [
+            (
+                "carrier_ghz",
+                self.carrier_ghz,
+                0.5,
+                100.0,
+                "0.5 to 100 (GHz)",
+            ),
+            (
+                "tx_power_dbm",
+                self.tx_power_dbm,
+                -30.0,
+                80.0,
+                "-30 to 80 (dBm)",
+            ),
+            (
+                "noise_figure_db",
+                self.noise_figure_db,
+                0.0,
+                30.0,
+                "0 to 30 (dB)",
+            ),
+            ("shadowing_db", self.shadowing_db, 0.0, 30.0, "0 to 30 (dB)"),
+            (
+                "shadowing_decorrelation_m",
+                self.shadowing_decorrelation_m,
+                0.1,
+                1e4,
+                "0.1 to 10000 (m)",
+            ),
+        ];
+        for (key, v, lo, hi, what) in ranges {
+            in_range(v, key, lo, hi, what)?;
         }
         self.check_pathloss()?;
         check(
@@ -296,25 +319,14 @@ impl CellRadioConfig {
         Ok(())
     }
 
-    /// The value of a key of [`RANGES`].
-    fn value_of(&self, key: &str) -> f64 {
-        match key {
-            "carrier_ghz" => self.carrier_ghz,
-            "tx_power_dbm" => self.tx_power_dbm,
-            "noise_figure_db" => self.noise_figure_db,
-            "shadowing_db" => self.shadowing_db,
-            _ => self.shadowing_decorrelation_m,
-        }
-    }
-
     /// A time key in the engine's form, for [`CellRadioConfig::validate`].
     fn shown(&self, key: &str) -> String {
-        let d = match key {
-            "pf_time_constant" => self.pf_time_constant,
-            "cqi_period" => self.cqi_period,
-            _ => self.cqi_delay,
-        };
-        d.to_string()
+        match key {
+            "pf_time_constant" => self.pf_time_constant.to_string(),
+            "cqi_period" => self.cqi_period.to_string(),
+            "cqi_delay" => self.cqi_delay.to_string(),
+            _ => String::new(),
+        }
     }
 
     /// A drawn LOS needs a model with a LOS probability (TR 38.901 Table 7.4.2-1: UMa, UMi);
