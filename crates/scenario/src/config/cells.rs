@@ -132,7 +132,7 @@ pub struct CellFile {
 static UNIT_KEYS: LazyLock<Vec<(String, Unit)>> = LazyLock::new(unit_keys::<CellRadioConfig>);
 
 /// The radio keys of `[cells.NAME]` as written: every key of the table that is not one of
-/// [`FILE_KEYS`]. Read into [`CellRadioConfig`] by [`RadioKeys::resolve`]; serialised (the
+/// `FILE_KEYS`. Read into [`CellRadioConfig`] by `RadioKeys::resolve`; serialised (the
 /// echo of the scenario) as the resolved configuration in the file's form, keys with a unit
 /// as written or, when not written, as the default's text.
 #[derive(Clone, Debug, Default)]
@@ -197,7 +197,7 @@ impl Serialize for RadioKeys {
     }
 }
 
-/// Keeps the keys as written; [`RadioKeys::resolve`] reads them.
+/// Keeps the keys as written; `RadioKeys::resolve` reads them.
 impl<'de> Deserialize<'de> for RadioKeys {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         Table::deserialize(deserializer).map(|written| RadioKeys { written })
