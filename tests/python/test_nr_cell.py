@@ -114,6 +114,13 @@ BAD = {
     ),
     "LTE bandwidth": ('rat = "nr"', 'rat = "nr"\nbandwidth_mhz = 20', "cells.g.bandwidth_mhz"),
     "LTE CQI table": ('rat = "nr"', 'rat = "nr"\ncqi_table = "7.2.3-2"', "cells.g.cqi_table"),
+    # Written at LTE's default value: refused all the same, for it is not an NR cell's key.
+    "LTE bandwidth at its default": (
+        'rat = "nr"',
+        'rat = "nr"\nbandwidth_mhz = 10',
+        "cells.g.bandwidth_mhz",
+    ),
+    "LTE UE category": ('rat = "nr"', 'rat = "nr"\nue_category = 3', "cells.g.ue_category"),
     "fixed MCS beyond the table": ('rat = "nr"', 'rat = "nr"\nfixed_mcs = 28', "cells.g.fixed_mcs"),
     "unknown NR key": ("max_layers = 2", "max_layer = 2", "cells.g.nr"),
     "nr table on an LTE cell": ('rat = "nr"', 'rat = "lte"', "cells.g.nr"),

@@ -60,6 +60,21 @@ pub(crate) fn from_table_at<T: DeserializeOwned>(
     .map_err(DeError::into_scenario)
 }
 
+/// [`from_table_at`] for a type that reads some of the keys of `table` while the caller reads
+/// the others, `beside`: an unknown key lists those among the expected ones.
+pub(crate) fn from_table_at_beside<T: DeserializeOwned>(
+    table: &Table,
+    path: &str,
+    beside: &[&'static str],
+) -> Result<T, ScenarioError> {
+    T::deserialize(TableDe {
+        table,
+        path: path.to_owned(),
+        tag: None,
+    })
+    .map_err(|e| e.beside(path, beside).into_scenario())
+}
+
 /// Deserializes `T` from `value`, the value at dotted key `path`.
 pub(crate) fn from_value_at<T: DeserializeOwned>(
     value: &Value,
@@ -114,6 +129,20 @@ impl DeError {
     fn with_tag(mut self, tag: Option<&'static str>) -> Self {
         if let (ErrorKind::UnknownKey(expected), Some(tag)) = (&mut self.kind, tag) {
             expected.insert(0, tag);
+        }
+        self
+    }
+
+    /// Keys of table `path` read by another type: an unknown key of that table (not of a table
+    /// inside it) lists them first among the expected keys.
+    fn beside(mut self, path: &str, keys: &[&'static str]) -> Self {
+        let in_table = match (&self.key, &self.field) {
+            (Some(key), _) => key.rsplit_once('.').map_or("", |(parent, _)| parent) == path,
+            (None, Some(_)) => true,
+            (None, None) => false,
+        };
+        if let (ErrorKind::UnknownKey(expected), true) = (&mut self.kind, in_table) {
+            expected.splice(0..0, keys.iter().copied());
         }
         self
     }
@@ -442,10 +471,16 @@ impl<'de> MapAccess<'de> for MapDe<'_> {
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, DeError> {
         match self.current.take() {
-            Some((key, value)) => seed.deserialize(ValueDe {
-                value,
-                path: join_key(self.path, key),
-            }),
+            Some((key, value)) => {
+                let path = join_key(self.path, key);
+                // An error a type raises after its value was read (a `try_from` conversion) is
+                // still the value's.
+                seed.deserialize(ValueDe {
+                    value,
+                    path: path.clone(),
+                })
+                .map_err(|e| e.at(&path))
+            }
             None => Err(DeError::message("value requested before its key").at(self.path)),
         }
     }

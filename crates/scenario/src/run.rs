@@ -429,7 +429,7 @@ fn cell_prbs(scenario: &Scenario) -> std::collections::BTreeMap<String, f64> {
         .cells
         .iter()
         .map(|(name, c)| {
-            let prbs = celltcp_radio::phy::prbs_for_bandwidth(c.file.bandwidth_mhz)
+            let prbs = celltcp_radio::phy::prbs_for_bandwidth(c.radio.bandwidth_mhz)
                 .map_or(f64::NAN, f64::from);
             (name.clone(), prbs)
         })

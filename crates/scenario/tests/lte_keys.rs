@@ -915,3 +915,50 @@ fn cqi_table_chooses_the_256qam_tables() {
     let sc = celltcp_scenario::load_str(&text, &over).unwrap();
     assert_eq!(sc.echo()["cells"]["c"]["cqi_table"], "7.2.3-2");
 }
+
+#[test]
+fn ue_category_bounds_the_transport_block_of_every_tti() {
+    // The cell of `cqi_table_chooses_the_256qam_tables`: 100 PRBs at MCS 28 carry 75 376
+    // bits per TTI. A UE category bounds the block (TS 36.306 Table 4.1-1): category 1 to
+    // 10 296 bits, category 2 to 51 024; category 3 allows 75 376, the cell's largest block.
+    let flows = udp("f", "server", "ue", "150Mbps", "1400B", "");
+    let cell =
+        |category: &str| format!("bandwidth_mhz = 20\npathloss = \"free_space\"\n{category}");
+    let run_with = |category: &str| {
+        let text = scenario("0.5s", &cell(category), &[("ue", 50.0, "")], &flows);
+        let s = summary(&text, &[]);
+        let phy = ue_figure(&s, "ue", "phy_throughput_bps");
+        let prbs = s["cells"]["c"]["prb_utilization"]
+            .as_f64()
+            .unwrap_or(f64::NAN);
+        eprintln!(
+            "ue_category '{category}': PHY {:.3} Mbit/s, PRB utilisation {prbs:.3}",
+            phy / 1e6
+        );
+        (phy, prbs)
+    };
+    let (unbounded, all_prbs) = run_with("");
+    assert!((unbounded / 75.376e6 - 1.0).abs() < 0.03, "{unbounded}");
+    let (cat1, cat1_prbs) = run_with("ue_category = 1");
+    assert!((cat1 / 10.296e6 - 1.0).abs() < 0.03, "{cat1}");
+    // The block of category 1 fills 14 of the 100 PRBs at MCS 28; the others stay free.
+    assert!(cat1_prbs < 0.2 && all_prbs > 0.9, "{cat1_prbs} {all_prbs}");
+    let (cat2, _) = run_with("ue_category = 2");
+    assert!((cat2 / 51.024e6 - 1.0).abs() < 0.03, "{cat2}");
+    assert_eq!(run_with("ue_category = 3"), (unbounded, all_prbs));
+
+    let text = scenario("1s", "", &[("ue", 100.0, "")], "");
+    assert_eq!(
+        error(&text, &[("cells.c.ue_category", "6")]),
+        "cells.c.ue_category: 6 is not a UE category of TS 36.306 Table 4.1-1; expected 1 to 5"
+    );
+    assert!(
+        error(&text, &[("cells.c.ue_category", "\"cat4\"")]).starts_with("cells.c.ue_category: ")
+    );
+    // Echoed only when given, so that every scenario written before the key echoes as it did.
+    let sc = celltcp_scenario::load_str(&text, &[]).unwrap();
+    assert!(sc.echo()["cells"]["c"].get("ue_category").is_none());
+    let over = [("cells.c.ue_category".to_string(), "4".to_string())];
+    let sc = celltcp_scenario::load_str(&text, &over).unwrap();
+    assert_eq!(sc.echo()["cells"]["c"]["ue_category"], 4);
+}

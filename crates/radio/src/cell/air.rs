@@ -74,7 +74,13 @@ impl AirInterface {
     pub fn new(cfg: &LteCellConfig) -> Result<Self, CellError> {
         match &cfg.nr {
             None => Ok(AirInterface::Lte(LteAir {
-                tbs: MonotoneTbs::for_table(cfg.cqi_table, cfg.n_prb)?,
+                tbs: {
+                    let table = MonotoneTbs::for_table(cfg.cqi_table, cfg.n_prb)?;
+                    match cfg.ue_category {
+                        Some(c) => table.capped_at(c.max_tb_bits()),
+                        None => table,
+                    }
+                },
                 amc: Amc::new(cfg.bler.clone()),
             })),
             Some(nr) => {
@@ -120,6 +126,16 @@ impl AirInterface {
                 crate::channel::thermal_noise_dbm(hz, cfg.noise_figure_db)?
             }
         })
+    }
+
+    /// The largest transport block the UEs' category allows at `mcs` where it bounds the
+    /// cell's block (LTE's `ue_category`, TS 36.306 Table 4.1-1); `None` where nothing
+    /// bounds it, and always in NR, whose cells refuse the key.
+    pub fn category_bound_bits(&self, mcs: Mcs) -> Option<u32> {
+        match self {
+            AirInterface::Lte(lte) => lte.tbs.bound_bits(mcs),
+            AirInterface::Nr(_) => None,
+        }
     }
 
     /// The transport block sizes of slot `slot`, `None` when it carries no PDSCH.

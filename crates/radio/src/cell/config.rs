@@ -11,9 +11,14 @@ use crate::channel::{ChannelError, FreeSpace, PathLossModel, Position};
 use crate::mac::{HarqConfig, HarqError, MacError, Weight};
 use crate::pdcp::{PdcpConfig, PdcpConfigError};
 use crate::phy::{
-    prbs_for_bandwidth, BlerModel, CqiTable, Mcs, PhyError, DEFAULT_BANDWIDTH_MHZ, N_PRB_MAX,
+    prbs_for_bandwidth, BlerModel, CqiTable, Mcs, PhyError, UeCategory, DEFAULT_BANDWIDTH_MHZ,
+    N_PRB_MAX,
 };
 use crate::rlc::{BufferLimit, RlcAmConfig, RlcConfigError, RlcSduRefused, RlcUmConfig};
+
+mod keys;
+
+pub use keys::{CellKeyError, CellRadioConfig, LosSetting};
 
 /// Another cell on the same carrier, seen by every UE of this cell as interference.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -178,6 +183,9 @@ pub struct LteCellConfig {
     pub cqi_delay_tti: u32,
     /// Bypass link adaptation: every new transport block uses this MCS.
     pub fixed_mcs: Option<Mcs>,
+    /// Downlink category of every UE (TS 36.306 Table 4.1-1): no transport block, new or
+    /// retransmitted, above [`UeCategory::max_tb_bits`] (`tbs.rs`); `None` bounds nothing.
+    pub ue_category: Option<UeCategory>,
     pub uplink: UplinkConfig,
     /// Keep the per-TTI series (see [`CellTrace`](super::CellTrace)); per slot in NR.
     pub trace_series: bool,
@@ -191,8 +199,8 @@ pub struct LteCellConfig {
 impl LteCellConfig {
     /// A 10 MHz (50 PRB) cell at 2 GHz and 46 dBm, noise figure 9 dB, free-space path loss, no shadowing, no fading, no interferers, proportional fair
     /// (t_c = 1000 TTIs), every UE of weight 1 and without downlink receive errors, HARQ 8 processes / maxTx 4 with chase combining, RLC AM
-    /// ([`default_rlc_am`]), PDCP 12-bit SN, CQI every 5 TTIs used 4 TTIs later, AMC, the
-    /// default uplink, no traces. Every field may be overridden.
+    /// ([`default_rlc_am`]), PDCP 12-bit SN, CQI every 5 TTIs used 4 TTIs later, AMC, no UE
+    /// category bound, the default uplink, no traces. Every field may be overridden.
     pub fn lte_default(name: &str, enb: NodeId) -> Self {
         LteCellConfig {
             name: name.to_string(),
@@ -223,6 +231,7 @@ impl LteCellConfig {
             cqi_period_tti: 5,
             cqi_delay_tti: 4,
             fixed_mcs: None,
+            ue_category: None,
             uplink: UplinkConfig::default(),
             trace_series: false,
             nr: None,

@@ -9,6 +9,11 @@
 //! carries less. This changes exactly one entry, I_TBS 6 (MCS 6) on 1 PRB: 328 → 176 bits;
 //! every other entry is the specified one. The choice is conservative: the transport block
 //! sent is never larger than the specification allows on those PRBs.
+//!
+//! A UE category (TS 36.306 Table 4.1-1) bounds the block a UE receives in a TTI
+//! ([`MonotoneTbs::capped_at`]): a size above the bound is replaced by the largest size of
+//! fewer PRBs within it, so the sizes stay non-decreasing and a scheduler looking for the
+//! fewest PRBs that carry a buffer stops at the first allocation that reaches the bound.
 
 use crate::mac::{Layers, TbsLookup};
 use crate::phy::{CqiTable, Mcs, PhyError};
@@ -20,6 +25,9 @@ pub struct MonotoneTbs {
     n_prb: u32,
     /// `bits[mcs * n_prb + (n − 1)]`.
     bits: Vec<u32>,
+    /// Per MCS, the largest block when a cap ([`MonotoneTbs::capped_at`]) made a size of the
+    /// row smaller; empty without a cap.
+    bounded: Vec<Option<u32>>,
 }
 
 impl MonotoneTbs {
@@ -40,7 +48,38 @@ impl MonotoneTbs {
                 row[n as usize - 1] = running_min;
             }
         }
-        Ok(MonotoneTbs { n_prb, bits })
+        Ok(MonotoneTbs {
+            n_prb,
+            bits,
+            bounded: Vec::new(),
+        })
+    }
+
+    /// The same table with no block above `max_bits`: for n PRBs, the largest size of at most
+    /// n PRBs that is within the bound (0 if even one PRB carries more).
+    pub fn capped_at(mut self, max_bits: u32) -> Self {
+        self.bounded.clear();
+        for row in self.bits.chunks_mut(self.n_prb as usize) {
+            let mut allowed = 0;
+            let mut reduced = false;
+            for size in row.iter_mut() {
+                if *size <= max_bits {
+                    allowed = *size;
+                } else {
+                    reduced = true;
+                }
+                *size = allowed;
+            }
+            self.bounded.push(reduced.then_some(allowed));
+        }
+        self
+    }
+
+    /// The largest block at `mcs`, bits, when a cap bounds it below the size of all PRBs;
+    /// `None` when nothing bounds it (no cap, or one above every size of the MCS).
+    #[inline]
+    pub fn bound_bits(&self, mcs: Mcs) -> Option<u32> {
+        self.bounded.get(mcs.index()).copied().flatten()
     }
 }
 
@@ -90,6 +129,36 @@ mod tests {
         assert_eq!(changed, vec![(6, 1, 328, 176)]);
         assert_eq!(t.tbs_bits(Mcs::MIN, Layers::ONE, 0), 0);
         assert_eq!(t.tbs_bits(Mcs::MIN, Layers::ONE, 111), 0);
+    }
+
+    #[test]
+    fn a_cap_keeps_sizes_within_it_and_non_decreasing() {
+        let full = MonotoneTbs::new(100).unwrap();
+        let cap = 10_296; // UE category 1 (TS 36.306 Table 4.1-1)
+        let capped = full.clone().capped_at(cap);
+        let mcs28 = Mcs::new(28).unwrap();
+        // MCS 28 reaches 10296 bits at 14 PRBs (I_TBS 26: 10296 exactly); 15 PRBs would
+        // carry 11064.
+        assert_eq!(full.tbs_bits(mcs28, 14), 10_296);
+        assert_eq!(full.tbs_bits(mcs28, 15), 11_064);
+        assert_eq!(capped.tbs_bits(mcs28, 15), 10_296);
+        assert_eq!(capped.tbs_bits(mcs28, 100), 10_296);
+        assert_eq!(capped.bound_bits(mcs28), Some(10_296));
+        assert_eq!(full.bound_bits(mcs28), None);
+        // MCS 0 carries at most 2792 bits on 100 PRBs: the cap does not bound it.
+        assert_eq!(capped.bound_bits(Mcs::MIN), None);
+        for mcs in Mcs::all() {
+            for n in 1..=100 {
+                let (f, c) = (full.tbs_bits(mcs, n), capped.tbs_bits(mcs, n));
+                assert!(c <= cap && c <= f, "MCS {mcs}, {n} PRBs");
+                if f <= cap {
+                    assert_eq!(c, f, "a size within the cap is kept");
+                }
+                if n > 1 {
+                    assert!(c >= capped.tbs_bits(mcs, n - 1));
+                }
+            }
+        }
     }
 
     #[test]

@@ -13,8 +13,9 @@
 //!
 //! 3. For every UE with data (and a free HARQ process) or a retransmission due: its channel is
 //!    brought to this TTI (fading, CQI reports measured and made visible) and its state for the
-//!    scheduler is built: buffer, CQI and rank, MCS from the CQI (`mcs_for_cqi` of the air
-//!    interface's tables) or the fixed MCS, and the UE's WFQ weight
+//!    scheduler is built: buffer (at most the largest transport block the UE's category
+//!    allows, `LteCellConfig::ue_category`), CQI and rank, MCS from the CQI (`mcs_for_cqi`
+//!    of the air interface's tables) or the fixed MCS, and the UE's WFQ weight
 //!    (`LteCellConfig::ue_weights`).
 //! 4. The MAC scheduler allocates the PRBs (HARQ retransmissions first).
 //! 5. Each allocation is transmitted: a retransmission resends the block its process holds;
@@ -145,7 +146,7 @@ impl LteCell {
             };
             self.states.push(UeState {
                 ue: i as u32,
-                buffer_bytes,
+                buffer_bytes: offered_bytes(self.air.category_bound_bits(mcs), buffer_bytes),
                 wideband_cqi,
                 subband_cqi: None,
                 mcs,
@@ -309,6 +310,18 @@ impl LteCell {
                 );
             }
         }
+    }
+}
+
+/// The buffer offered to the scheduler for new data at `mcs`. A UE category bounds the
+/// transport block (TS 36.306 Table 4.1-1, `tbs.rs`): the UE is offered no more than the
+/// largest block it can receive, so that the scheduler stops at the fewest PRBs carrying
+/// that block instead of granting PRBs the block cannot fill. Where the category does not
+/// bound the block at `mcs` (or there is none), the buffer is offered as it is.
+fn offered_bytes(bound_bits: Option<u32>, buffer_bytes: u64) -> u64 {
+    match bound_bits {
+        Some(bits) => buffer_bytes.min(u64::from(bits / 8)),
+        None => buffer_bytes,
     }
 }
 

@@ -14,6 +14,8 @@
 //! * [`amc`]: adaptive modulation and coding: SINR → CQI → MCS, channel bandwidth → PRBs.
 //! * [`index`]: the CQI and MCS indices as types holding only the tables' ranges, so that the
 //!   lookups of the per-TTI path cannot fail.
+//! * [`ue_category`]: the downlink UE categories of TS 36.306 Table 4.1-1, which bound the
+//!   transport block a UE receives in a TTI.
 //!
 //! Units: SINR in dB (`_db`), spectral efficiency in information bits per resource element,
 //! sizes in bits (`_bits`), rates in bits per second (`_bps`). One TTI is one 1 ms subframe
@@ -25,6 +27,7 @@ pub mod bler;
 pub mod bler_table;
 pub mod index;
 pub mod tables;
+pub mod ue_category;
 
 pub use amc::{
     mcs_for_cqi, prbs_for_bandwidth, transport_rate_bps, Amc, CHANNEL_BANDWIDTHS,
@@ -37,6 +40,7 @@ pub use tables::{
     cqi_efficiency, cqi_entry, mcs_spectral_efficiency, mcs_to_itbs, tbs_bits, tbs_bits_for_mcs,
     CqiEntry, CqiTable, McsEntry, Modulation, CQI_MAX, MCS_MAX, N_PRB_MAX,
 };
+pub use ue_category::{UeCategory, UeCategoryError};
 
 /// Duration of one TTI (one subframe, TS 36.211 §4.1), nanoseconds.
 pub const TTI_NS: u64 = 1_000_000;

@@ -7,15 +7,10 @@ use celltcp_net::loss::{AnyLossModel, GeConfig};
 use celltcp_net::packet::NodeId;
 use celltcp_net::world::WorldBuilder;
 use celltcp_radio::cell::{CellCapture, Interferer, LteCell, LteCellConfig, UeConfig};
-use celltcp_radio::channel::{
-    ChannelError, FreeSpace, LogDistance, LosCondition, PathLossModel, Position, UrbanMacro,
-    UrbanMicro,
-};
-use celltcp_radio::phy::bler::{DEFAULT_SHANNON_ETA, DEFAULT_SNR_EFFICIENCY_DB};
-use celltcp_radio::phy::{prbs_for_bandwidth, BlerModel, BlerTable};
+use celltcp_radio::channel::Position;
 
 use super::CaptureRequest;
-use crate::config::cells::{nr_config, CellSpec, PathLossKind, Rat};
+use crate::config::cells::{nr_config, CellSpec, Rat};
 use crate::config::loss::LossSpec;
 use crate::error::ScenarioError;
 use crate::run::RunError;
@@ -71,56 +66,24 @@ pub(super) fn add_cells(
     Ok(())
 }
 
-/// The radio crate's cell configuration for a validated `[cells.NAME]`, with the WFQ weights and
-/// the downlink loss models of the UEs it lists (`node` maps node names to ids); a radio access
-/// network moves the loss models to its UEs.
+/// The radio crate's cell configuration for a validated `[cells.NAME]`: its radio keys
+/// ([`CellRadioConfig::cell_config`](celltcp_radio::cell::CellRadioConfig::cell_config)) with
+/// the BLER table read, then the placement, the interferers, the WFQ weights and the downlink
+/// loss models of the UEs it lists (`node` maps node names to ids) and the bearer; a radio
+/// access network moves the loss models to its UEs.
 pub(super) fn lte_cell_config(
     name: &str,
     c: &CellSpec,
     node: &impl Fn(&str) -> NodeId,
 ) -> Result<LteCellConfig, ScenarioError> {
     let f = &c.file;
-    let enb = node(&f.enb);
-    let key = |k: &str| format!("cells.{name}.{k}");
-    let carrier_hz = f.carrier_ghz * 1e9;
-    let channel = |k: &str, e: ChannelError| ScenarioError::new(key(k), e.to_string());
-    let los = if f.los.is_los() {
-        LosCondition::Los
-    } else {
-        LosCondition::Nlos
-    };
-    let pathloss = match f.pathloss {
-        PathLossKind::FreeSpace => PathLossModel::FreeSpace(
-            FreeSpace::new(carrier_hz).map_err(|e| channel("carrier_ghz", e))?,
-        ),
-        PathLossKind::LogDistance => PathLossModel::LogDistance(
-            LogDistance::new(
-                f.pl0_db.unwrap_or(0.0),
-                f.d0_m.unwrap_or(1.0),
-                f.exponent.unwrap_or(2.0),
-            )
-            .map_err(|e| channel("pathloss", e))?,
-        ),
-        PathLossKind::Uma => PathLossModel::UrbanMacro(
-            UrbanMacro::with_default_heights(carrier_hz, los)
-                .map_err(|e| channel("carrier_ghz", e))?,
-        ),
-        PathLossKind::Umi => PathLossModel::UrbanMicro(
-            UrbanMicro::with_default_heights(carrier_hz, los)
-                .map_err(|e| channel("carrier_ghz", e))?,
-        ),
-    };
-    let mut cfg = LteCellConfig::lte_default(name, enb);
+    // Validated when the scenario was resolved; one copy per cell built.
+    let bler_table = c.bler_table.as_deref().cloned();
+    let mut cfg = c
+        .radio
+        .cell_config(name, node(&f.enb), bler_table)
+        .map_err(|e| ScenarioError::new(format!("cells.{name}.{}", e.key), e.message))?;
     cfg.position = Position::new(c.position[0], c.position[1]);
-    cfg.n_prb = prbs_for_bandwidth(f.bandwidth_mhz)
-        .map_err(|e| ScenarioError::new(key("bandwidth_mhz"), e.to_string()))?;
-    cfg.carrier_hz = carrier_hz;
-    cfg.tx_power_dbm = f.tx_power_dbm;
-    cfg.noise_figure_db = f.noise_figure_db;
-    cfg.pathloss = pathloss;
-    cfg.probabilistic_los = f.los.is_probabilistic();
-    cfg.shadowing = (f.shadowing_db > 0.0).then_some((f.shadowing_db, f.shadowing_decorrelation_m));
-    cfg.fading = f.fading;
     cfg.interferers = f
         .interferers
         .iter()
@@ -130,8 +93,6 @@ pub(super) fn lte_cell_config(
             load: i.load,
         })
         .collect();
-    cfg.scheduler = f.scheduler.clone();
-    cfg.pf_time_constant_tti = c.pf_time_constant_tti;
     cfg.ue_weights = f
         .ues
         .iter()
@@ -139,25 +100,8 @@ pub(super) fn lte_cell_config(
         .map(|(ue, u)| (node(ue), u.weight))
         .collect();
     cfg.downlink_loss = downlink_loss(name, c, node)?;
-    cfg.harq.max_transmissions = f.harq_max_transmissions;
-    cfg.harq_combining = f.harq_combining;
-    cfg.cqi_table = f.cqi_table;
-    cfg.bler = match &c.bler_table {
-        // Validated when the scenario was resolved; one copy per cell built.
-        Some(table) => BlerModel::from_table(BlerTable::clone(table)),
-        None => BlerModel::from_shannon_bound_for(
-            f.cqi_table,
-            DEFAULT_SHANNON_ETA,
-            DEFAULT_SNR_EFFICIENCY_DB,
-            f.bler_decade_db,
-        )
-        .map_err(|e| ScenarioError::new(key("bler_decade_db"), e.to_string()))?,
-    };
     cfg.rlc = c.rlc;
     cfg.pdcp = c.pdcp;
-    cfg.cqi_period_tti = c.cqi_period_tti;
-    cfg.cqi_delay_tti = c.cqi_delay_tti;
-    cfg.fixed_mcs = c.fixed_mcs;
     cfg.uplink = c.uplink;
     cfg.nr = nr_config(f);
     cfg.validate()

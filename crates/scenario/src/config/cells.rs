@@ -1,50 +1,45 @@
 //! `[cells.NAME]`: LTE cells — an eNB node serving UE nodes over the radio (see docs/lte-model.md).
 //!
-//! The file gives the radio parameters with units and plain numbers for dB quantities; the typed
-//! form keeps them resolved for the world builder, which maps them onto the radio crate's
-//! `LteCellConfig`; enums of the radio (`harq_combining`, `rlc.on_max_retx`) are the radio
-//! crate's own types, and the bearer's tables convert into its configurations here. The bearer's tables (`rlc`, `pdcp`, `uplink`) are in `cells/bearer.rs`, the
-//! BLER curves read from a file (`bler_table`) in `cells/bler_table.rs`, the UEs' receive errors
-//! (`downlink_loss`) in `cells/downlink_loss.rs`.
+//! The radio keys of a cell (bandwidth, carrier, power, path loss, shadowing, fading, the
+//! scheduler, HARQ, the BLER curves, the CQI timing and table, a fixed MCS) are the radio
+//! crate's [`CellRadioConfig`]: its serde form names them, its doc comments are the JSON
+//! Schema's descriptions, its `Default` gives their defaults with their citations and its
+//! `validate_showing` their checks. The table is kept as written ([`RadioKeys`]) and read into
+//! that type when the scenario is resolved, so that every message names the dotted key; this
+//! module adds only the units of its times (`unit_keys`). What is not a radio parameter stays
+//! here: the eNB and UE nodes, placement, the interferers, the UEs' receive errors
+//! (`cells/downlink_loss.rs`), the bearer's tables (`rlc`, `pdcp`, `uplink`, in
+//! `cells/bearer.rs`, each read into the radio's configuration with one conversion) and the
+//! reading of a BLER table file (`cells/bler_table.rs`).
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
-use celltcp_engine::SimDuration;
-use celltcp_net::packet::NodeId;
-use celltcp_radio::cell::{
-    HarqCombining, LteCellConfig, RlcModeConfig, UplinkConfig, DEFAULT_SHADOWING_DECORRELATION_M,
-};
-pub use celltcp_radio::channel::PathLossKind;
+use celltcp_radio::cell::{CellRadioConfig, RlcModeConfig, UplinkConfig};
 use celltcp_radio::pdcp::PdcpConfig;
-use celltcp_radio::phy::{BlerTable, CqiTable, Mcs, CHANNEL_BANDWIDTHS, DEFAULT_BANDWIDTH_MHZ};
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use celltcp_radio::phy::BlerTable;
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use toml::Table;
 
 use super::links::Link;
 use super::loss::{LossFile, LossSpec};
 use super::nodes::{Node, NodeKind};
-use super::quantity::{Quantity, Time};
-use crate::units;
+use super::unit_keys::{self, unit_keys, Unit};
+use crate::de::from_table_at_beside;
+use crate::error::join_key;
 use crate::validate::{check_name, node_ref};
 use crate::ScenarioError;
 
 mod bearer;
 mod bler_table;
 mod downlink_loss;
-mod los;
 mod nr;
 
 use bearer::{check_pdcp, same_pdcp_in_ran};
 pub use bearer::{PdcpFile, PollByteFile, PollPduFile, RlcFile, RlcMode, UplinkFile, PDCP_SN_BITS};
-pub use los::LosFile;
 pub(crate) use nr::nr_config;
 pub use nr::Rat;
-
-/// MAC schedulers by name.
-pub const SCHEDULERS: [&str; 4] = ["round_robin", "proportional_fair", "max_ci", "wfq"];
-/// Default `bler_decade_db`: the logistic curves' 1 dB from BLER 10 % to 1 %.
-pub const DEFAULT_BLER_DECADE_DB: f64 = celltcp_radio::phy::bler::DEFAULT_DECADE_DB;
 
 /// `[cells.NAME.ues.UE]`: a UE node served by the cell.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -78,21 +73,31 @@ pub struct InterfererFile {
 }
 
 fn tx_power() -> f64 {
-    radio().tx_power_dbm
+    CellRadioConfig::default().tx_power_dbm
 }
 fn one() -> f64 {
     1.0
 }
-fn is_default_cqi_table(t: &CqiTable) -> bool {
-    *t == CqiTable::default()
-}
-fn bler_decade_db() -> f64 {
-    DEFAULT_BLER_DECADE_DB
-}
 
-/// `[cells.NAME]` as written.
+/// The keys of `[cells.NAME]` that the file layer reads itself; every other key is a radio
+/// key ([`RadioKeys`]). Kept in the order of [`CellFile`]'s fields (a test compares them).
+const FILE_KEYS: [&str; 11] = [
+    "rat",
+    "nr",
+    "enb",
+    "position",
+    "interferers",
+    "bler_table",
+    "rlc",
+    "pdcp",
+    "uplink",
+    "downlink_loss",
+    "ues",
+];
+
+/// `[cells.NAME]` as written: the keys of the file layer, and the radio keys kept as written.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct CellFile {
     /// Radio access technology: "lte" (default) or "nr" (the air interface of `nr`).
     #[serde(default, skip_serializing_if = "Rat::is_lte")]
@@ -102,85 +107,17 @@ pub struct CellFile {
     pub nr: Option<celltcp_radio::cell::NrCellConfig>,
     /// The eNB (an existing router).
     pub enb: String,
-    /// Downlink bandwidth, MHz: 1.4, 3, 5, 10, 15 or 20.
-    #[serde(default = "bandwidth_mhz")]
-    pub bandwidth_mhz: f64,
     /// [x, y] of the eNB antenna, metres; [0, 0] by default, or placed by `ran.layout`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub position: Option<[f64; 2]>,
-    /// Carrier frequency, GHz (0.5 to 100).
-    #[serde(default = "two")]
-    pub carrier_ghz: f64,
-    /// Total transmit power, dBm.
-    #[serde(default = "tx_power")]
-    pub tx_power_dbm: f64,
-    /// UE noise figure, dB.
-    #[serde(default = "nine")]
-    pub noise_figure_db: f64,
-    /// "uma" (default), "umi", "free_space" or "log_distance".
-    #[serde(default)]
-    pub pathloss: PathLossKind,
-    /// Line of sight for "uma" and "umi": true, false, or "probabilistic" (drawn per link).
-    #[serde(default)]
-    pub los: LosFile,
-    /// Log-distance: loss at d0_m, dB.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pl0_db: Option<f64>,
-    /// Log-distance: reference distance, m.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub d0_m: Option<f64>,
-    /// Log-distance: path-loss exponent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub exponent: Option<f64>,
-    /// Log-normal shadowing standard deviation, dB (0 = none).
-    #[serde(default)]
-    pub shadowing_db: f64,
-    /// Shadowing decorrelation distance, m.
-    #[serde(default = "shadowing_decorrelation_m")]
-    pub shadowing_decorrelation_m: f64,
-    /// Time-correlated Rayleigh fading (Doppler from each UE's speed).
-    #[serde(default)]
-    pub fading: bool,
     /// Other cells on the carrier seen as interference.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub interferers: Vec<InterfererFile>,
-    /// "proportional_fair" (default), "round_robin", "max_ci" or "wfq".
-    #[serde(default = "pf")]
-    pub scheduler: String,
-    /// Proportional fair: time constant of the throughput average (a time ≥ 1ms; one TTI is
-    /// 1ms). Other than the default only with scheduler = "proportional_fair".
-    #[serde(default = "pf_time_constant")]
-    pub pf_time_constant: Quantity<Time>,
-    /// HARQ maximum transmissions per transport block (1 to 8).
-    #[serde(default = "four")]
-    pub harq_max_transmissions: u8,
-    /// "chase" (default) or "none".
-    #[serde(default)]
-    pub harq_combining: HarqCombining,
-    /// BLER curves: SINR step from BLER 10 % to 1 %, dB (0.1 to 10).
-    #[serde(default = "bler_decade_db")]
-    pub bler_decade_db: f64,
     /// BLER curves from a CSV file of link-level points (mcs,sinr_db,bler) instead of the
     /// default curves: a path, relative to the scenario file (to the current directory for
     /// scenarios loaded from text). Not with a bler_decade_db other than 1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bler_table: Option<String>,
-    /// Period of the CQI reports (a time, whole milliseconds).
-    #[serde(default = "cqi_period")]
-    pub cqi_period: Quantity<Time>,
-    /// Delay from a CQI measurement to its use (a time, whole milliseconds).
-    #[serde(default = "cqi_delay")]
-    pub cqi_delay: Quantity<Time>,
-    /// CQI table of the UEs' reports, with its MCS table (TS 36.213 §7.2.3, §7.1.7.1):
-    /// "7.2.3-1" (default; QPSK to 64QAM, MCS 0 to 28) or "7.2.3-2" (256QAM, MCS 0 to 27).
-    // Echoed only when not the default, so that the outputs of every scenario written before
-    // the key existed stay as they were.
-    #[serde(default, skip_serializing_if = "is_default_cqi_table")]
-    pub cqi_table: CqiTable,
-    /// Use this MCS (0 to 28; 0 to 27 with cqi_table = "7.2.3-2") of the cell's MCS table for
-    /// every transport block instead of link adaptation.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fixed_mcs: Option<u8>,
     #[serde(default)]
     pub rlc: RlcFile,
     /// PDCP of every UE's bearer.
@@ -197,64 +134,122 @@ pub struct CellFile {
     /// network, whose UEs move between its cells).
     #[serde(default)]
     pub ues: BTreeMap<String, UeFile>,
+    /// The radio keys.
+    #[serde(flatten)]
+    pub radio: RadioKeys,
 }
 
-// The defaults of the radio's cell ([`LteCellConfig::lte_default`]) and constants, where they
-// are explained and cited.
-fn radio() -> LteCellConfig {
-    LteCellConfig::lte_default("", NodeId(0))
-}
-fn bandwidth_mhz() -> f64 {
-    DEFAULT_BANDWIDTH_MHZ
-}
-fn two() -> f64 {
-    radio().carrier_hz / 1e9
-}
-fn nine() -> f64 {
-    radio().noise_figure_db
-}
-fn shadowing_decorrelation_m() -> f64 {
-    DEFAULT_SHADOWING_DECORRELATION_M
-}
-fn four() -> u8 {
-    radio().harq.max_transmissions
-}
-fn pf() -> String {
-    radio().scheduler
-}
-fn pf_time_constant() -> Quantity<Time> {
-    let tti_ms = radio().pf_time_constant_tti;
-    Quantity::default_of_text(units::format_time(SimDuration::from_ms(tti_ms as u64)))
-}
-fn cqi_period() -> Quantity<Time> {
-    Quantity::default_ms(SimDuration::from_ms(u64::from(radio().cqi_period_tti)))
-}
-fn cqi_delay() -> Quantity<Time> {
-    Quantity::default_ms(SimDuration::from_ms(u64::from(radio().cqi_delay_tti)))
+/// The keys of [`CellRadioConfig`] with a unit.
+static UNIT_KEYS: LazyLock<Vec<(String, Unit)>> = LazyLock::new(unit_keys::<CellRadioConfig>);
+
+/// The radio keys of `[cells.NAME]` as written: every key of the table that is not one of
+/// `FILE_KEYS`. Read into [`CellRadioConfig`] by `RadioKeys::resolve`; serialised (the
+/// echo of the scenario) as the resolved configuration in the file's form, keys with a unit
+/// as written or, when not written, as the default's text.
+#[derive(Clone, Debug, Default)]
+pub struct RadioKeys {
+    written: Table,
 }
 
-/// A validated cell: the file's values after range checks, times resolved.
+impl RadioKeys {
+    /// Whether the cell's table gives radio key `key` (a default written out counts).
+    pub(crate) fn is_written(&self, key: &str) -> bool {
+        self.written.contains_key(key)
+    }
+
+    /// The keys of cell table `key` (`cells.macro`), checked: the units read, every key known
+    /// and of its type, every value in range; errors name the dotted key.
+    pub(crate) fn resolve(&self, key: &str) -> Result<CellRadioConfig, ScenarioError> {
+        let table = unit_keys::resolve(&self.written, key, &UNIT_KEYS)?;
+        let config: CellRadioConfig = from_table_at_beside(&table, key, &FILE_KEYS)?;
+        config
+            .validate_showing(&|field| self.shown(field, &config))
+            .map_err(|e| ScenarioError::new(join_key(key, e.key), e.message))?;
+        Ok(config)
+    }
+
+    /// The value of `field` in messages: as written, else the value in the file's form.
+    fn shown(&self, field: &str, config: &CellRadioConfig) -> String {
+        match self.written.get(field) {
+            Some(toml::Value::String(text)) => text.clone(),
+            _ => match unit_keys::file_form(config, &UNIT_KEYS).get(field) {
+                Some(serde_json::Value::String(text)) => text.clone(),
+                Some(other) => other.to_string(),
+                None => String::new(),
+            },
+        }
+    }
+
+    /// Every key that is echoed: the resolved values in the file's form, the keys with a unit
+    /// as written. A table that does not resolve (the echo of a file not yet checked) shows
+    /// the values as written over the defaults.
+    fn echo(&self) -> serde_json::Map<String, serde_json::Value> {
+        let resolved = unit_keys::resolve(&self.written, "", &UNIT_KEYS)
+            .ok()
+            .and_then(|t| from_table_at_beside::<CellRadioConfig>(&t, "", &FILE_KEYS).ok());
+        let mut map = unit_keys::file_form(&resolved.clone().unwrap_or_default(), &UNIT_KEYS);
+        for (key, value) in &self.written {
+            let is_unit_key = UNIT_KEYS.iter().any(|(k, _)| k == key);
+            if resolved.is_none() || is_unit_key {
+                let value = serde_json::to_value(value).unwrap_or(serde_json::Value::Null);
+                map.insert(key.clone(), value);
+            }
+        }
+        map
+    }
+}
+
+/// Two tables are equal when they echo the same values (`"1000ms"` and `"1s"` are two values,
+/// as the echo shows them).
+impl PartialEq for RadioKeys {
+    fn eq(&self, other: &Self) -> bool {
+        self.echo() == other.echo()
+    }
+}
+
+impl Serialize for RadioKeys {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.echo().serialize(s)
+    }
+}
+
+/// Keeps the keys as written; `RadioKeys::resolve` reads them.
+impl<'de> Deserialize<'de> for RadioKeys {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Table::deserialize(deserializer).map(|written| RadioKeys { written })
+    }
+}
+
+/// [`CellRadioConfig`]'s schema, with the units of the keys it marks and their defaults as
+/// text.
+impl JsonSchema for RadioKeys {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        std::borrow::Cow::Borrowed("CellRadioKeys")
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        let defaults = unit_keys::file_form(&CellRadioConfig::default(), &UNIT_KEYS);
+        unit_keys::schema_with_units::<CellRadioConfig>(generator, &defaults)
+    }
+}
+
+/// A validated cell: the file's values after range checks, the radio keys read.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CellSpec {
     pub file: CellFile,
+    /// The radio keys, checked.
+    pub radio: CellRadioConfig,
     /// [x, y] of the eNB antenna, metres: as written, from `ran.layout`, or [0, 0].
     pub position: [f64; 2],
-    pub cqi_period_tti: u32,
-    pub cqi_delay_tti: u32,
     /// `rlc` as the radio's configuration of the bearer's RLC.
     pub rlc: RlcModeConfig,
     /// `pdcp` as the radio's PDCP configuration.
     pub pdcp: PdcpConfig,
-    /// Proportional-fair time constant, TTIs (1 ms each).
-    pub pf_time_constant_tti: f64,
     /// `uplink` as the radio's uplink configuration.
     pub uplink: UplinkConfig,
     /// The BLER curves read from `bler_table`, if given: a curve for every MCS, each with a
     /// 10 % point, so that every CQI maps to an SINR threshold.
     pub bler_table: Option<Arc<BlerTable>>,
-    /// `fixed_mcs` as the cell's MCS type (checked against the MCS table here, so the cell
-    /// is built with an MCS every table and BLER curve of it covers).
-    pub fixed_mcs: Option<Mcs>,
     /// Receive-error model of each UE listed that has one (its own or the cell's), by UE name.
     pub downlink_loss: BTreeMap<String, LossSpec>,
 }
@@ -268,19 +263,6 @@ fn range(key: String, v: f64, lo: f64, hi: f64, what: &str) -> Result<(), Scenar
             format!("{v} is out of range; expected {what}"),
         ))
     }
-}
-
-// `%` rather than `is_multiple_of`, which is newer than the workspace's rust-version (1.80).
-#[allow(clippy::manual_is_multiple_of)]
-fn whole_ms(key: String, q: &Quantity<Time>, min_ms: u64) -> Result<u32, ScenarioError> {
-    let ns = q.value.as_ns();
-    if ns % 1_000_000 != 0 || ns / 1_000_000 < min_ms {
-        return Err(ScenarioError::new(
-            key,
-            format!("'{q}' is not a whole number of TTIs; expected a multiple of 1ms, at least {min_ms}ms"),
-        ));
-    }
-    Ok((ns / 1_000_000) as u32)
 }
 
 /// Validates the cells against the nodes; every UE is served by one cell only. Outside a radio
@@ -302,102 +284,7 @@ pub(crate) fn convert(
                 format!("node '{}' is a host; an eNB is a router", c.enb),
             ));
         }
-        if !CHANNEL_BANDWIDTHS
-            .iter()
-            .any(|(b, _)| (b - c.bandwidth_mhz).abs() < 1e-9)
-        {
-            return Err(ScenarioError::new(
-                key("bandwidth_mhz"),
-                format!(
-                    "{} is not an LTE bandwidth; expected one of 1.4, 3, 5, 10, 15, 20",
-                    c.bandwidth_mhz
-                ),
-            ));
-        }
-        let radio = [
-            ("carrier_ghz", c.carrier_ghz, 0.5, 100.0, "0.5 to 100 (GHz)"),
-            (
-                "tx_power_dbm",
-                c.tx_power_dbm,
-                -30.0,
-                80.0,
-                "-30 to 80 (dBm)",
-            ),
-            (
-                "noise_figure_db",
-                c.noise_figure_db,
-                0.0,
-                30.0,
-                "0 to 30 (dB)",
-            ),
-            ("shadowing_db", c.shadowing_db, 0.0, 30.0, "0 to 30 (dB)"),
-            (
-                "shadowing_decorrelation_m",
-                c.shadowing_decorrelation_m,
-                0.1,
-                1e4,
-                "0.1 to 10000 (m)",
-            ),
-        ];
-        for (k, v, lo, hi, what) in radio {
-            range(key(k), v, lo, hi, what)?;
-        }
-        if c.los.is_probabilistic()
-            && matches!(
-                c.pathloss,
-                PathLossKind::FreeSpace | PathLossKind::LogDistance
-            )
-        {
-            return Err(ScenarioError::new(
-                key("los"),
-                "\"probabilistic\" needs a path-loss model with a LOS condition: pathloss = \"uma\" or \"umi\"",
-            ));
-        }
-        if c.pathloss == PathLossKind::LogDistance {
-            for (k, v) in [
-                ("pl0_db", c.pl0_db),
-                ("d0_m", c.d0_m),
-                ("exponent", c.exponent),
-            ] {
-                if v.is_none() {
-                    return Err(ScenarioError::new(
-                        key(k),
-                        "required by pathloss = \"log_distance\"",
-                    ));
-                }
-            }
-        }
-        if !SCHEDULERS.contains(&c.scheduler.as_str()) {
-            return Err(ScenarioError::new(
-                key("scheduler"),
-                format!(
-                    "'{}' is not a MAC scheduler; expected one of: {}",
-                    c.scheduler,
-                    SCHEDULERS.join(", ")
-                ),
-            ));
-        }
-        let pf_time_constant_tti = pf_time_constant_tti(&key("pf_time_constant"), c)?;
-        let link = [
-            (
-                "harq_max_transmissions",
-                f64::from(c.harq_max_transmissions),
-                1.0,
-                8.0,
-                "1 to 8",
-            ),
-            (
-                "bler_decade_db",
-                c.bler_decade_db,
-                0.1,
-                10.0,
-                "0.1 to 10 (dB from BLER 10 % to 1 %)",
-            ),
-        ];
-        for (k, v, lo, hi, what) in link {
-            range(key(k), v, lo, hi, what)?;
-        }
-        let fixed_mcs = fixed_mcs(key("fixed_mcs"), c.fixed_mcs, c.cqi_table)?;
+        let radio = c.radio.resolve(&format!("cells.{name}"))?;
         let link = [
             (
                 "rlc.max_retx",
@@ -440,48 +327,20 @@ pub(crate) fn convert(
                 "a cell serves at least one UE",
             ));
         }
-        for (ue, u) in &c.ues {
-            let ukey = format!("cells.{name}.ues.{ue}");
-            node_ref(&ukey, ue, nodes)?;
-            if nodes[ue].kind != NodeKind::Host {
-                return Err(ScenarioError::new(
-                    ukey,
-                    format!("node '{ue}' is a router; a UE is a host"),
-                ));
-            }
-            if let Some(other) = served.insert(ue, name) {
-                return Err(ScenarioError::new(
-                    ukey,
-                    format!("UE '{ue}' is already served by cell '{other}'"),
-                ));
-            }
-            range(
-                format!("{ukey}.speed_kmh"),
-                u.speed_kmh,
-                0.0,
-                500.0,
-                "0 to 500 (km/h)",
-            )?;
-            check_weight(&format!("{ukey}.weight"), u.weight, &c.scheduler)?;
-        }
-        nr::check(name, c, in_ran)?;
-        let bler_table = bler_table::read(name, c)?;
+        check_ues(name, c, &radio, nodes, &mut served)?;
+        nr::check(name, c, &radio, in_ran)?;
+        let bler_table = bler_table::read(name, c, &radio)?;
         let downlink_loss = downlink_loss::resolve(name, c)?;
-        let cqi_period_tti = whole_ms(key("cqi_period"), &c.cqi_period, 1)?;
-        let cqi_delay_tti = whole_ms(key("cqi_delay"), &c.cqi_delay, 0)?;
         out.insert(
             name.clone(),
             CellSpec {
                 file: c.clone(),
+                radio,
                 position: c.position.unwrap_or_default(),
-                cqi_period_tti,
-                cqi_delay_tti,
                 rlc,
                 pdcp: PdcpConfig::from(&c.pdcp),
-                pf_time_constant_tti,
                 uplink: UplinkConfig::from(&c.uplink),
                 bler_table,
-                fixed_mcs,
                 downlink_loss,
             },
         );
@@ -492,58 +351,40 @@ pub(crate) fn convert(
     Ok(out)
 }
 
-/// `fixed_mcs` as an [`Mcs`]: an index with its own transport block size in the MCS table of
-/// `table`, 0 to 28 (TS 36.213 Table 7.1.7.1-1) or 0 to 27 (Table 7.1.7.1-1A).
-fn fixed_mcs(
-    key: String,
-    index: Option<u8>,
-    table: CqiTable,
-) -> Result<Option<Mcs>, ScenarioError> {
-    index
-        .map(|m| match Mcs::new(m) {
-            Ok(mcs) if table.has_mcs(m) => Ok(mcs),
-            _ if m <= CqiTable::Table1.mcs_max() => Err(ScenarioError::new(
-                key,
-                format!(
-                    "{m} is out of range with cqi_table = \"{}\"; expected an MCS index 0 to {} \
-                     (TS 36.213 Table {})",
-                    table.name(),
-                    table.mcs_max(),
-                    table.mcs_table_name()
-                ),
-            )),
-            _ => Err(ScenarioError::new(
-                key,
-                format!(
-                    "{m} is out of range; expected an MCS index 0 to {}",
-                    table.mcs_max()
-                ),
-            )),
-        })
-        .transpose()
-}
-
-/// `pf_time_constant` in TTIs (1 ms each): at least one TTI, and other than the default only
-/// with the proportional-fair scheduler (no other scheduler reads it).
-fn pf_time_constant_tti(key: &str, c: &CellFile) -> Result<f64, ScenarioError> {
-    let q = &c.pf_time_constant;
-    let ns = q.value.as_ns();
-    if ns < 1_000_000 {
-        return Err(ScenarioError::new(
-            key,
-            format!("'{q}' is too short; expected a time ≥ 1ms (one TTI)"),
-        ));
+/// The UEs of cell `name`: hosts, each served by one cell only (`served`: UE → cell so far),
+/// with a speed in range and a weight its scheduler reads.
+fn check_ues<'a>(
+    name: &'a str,
+    c: &'a CellFile,
+    radio: &CellRadioConfig,
+    nodes: &BTreeMap<String, Node>,
+    served: &mut BTreeMap<&'a str, &'a str>,
+) -> Result<(), ScenarioError> {
+    for (ue, u) in &c.ues {
+        let ukey = format!("cells.{name}.ues.{ue}");
+        node_ref(&ukey, ue, nodes)?;
+        if nodes[ue].kind != NodeKind::Host {
+            return Err(ScenarioError::new(
+                ukey,
+                format!("node '{ue}' is a router; a UE is a host"),
+            ));
+        }
+        if let Some(other) = served.insert(ue, name) {
+            return Err(ScenarioError::new(
+                ukey,
+                format!("UE '{ue}' is already served by cell '{other}'"),
+            ));
+        }
+        range(
+            format!("{ukey}.speed_kmh"),
+            u.speed_kmh,
+            0.0,
+            500.0,
+            "0 to 500 (km/h)",
+        )?;
+        check_weight(&format!("{ukey}.weight"), u.weight, &radio.scheduler)?;
     }
-    if c.scheduler != "proportional_fair" && q.value != pf_time_constant().value {
-        return Err(ScenarioError::new(
-            key,
-            format!(
-                "'{q}' is given but scheduler is \"{}\"; it applies to \"proportional_fair\" only",
-                c.scheduler
-            ),
-        ));
-    }
-    Ok(ns as f64 / 1e6)
+    Ok(())
 }
 
 /// A UE's WFQ weight: finite and > 0, and other than 1 only with the "wfq" scheduler (the
@@ -598,4 +439,102 @@ pub(crate) fn radio_edges(cells: &BTreeMap<String, CellSpec>) -> Vec<(String, St
                 .map(move |ue| (c.file.enb.clone(), ue.clone()))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CELL: &str = r#"
+[simulation]
+duration = "1s"
+[nodes]
+enb = { kind = "router" }
+ue = { kind = "host" }
+[cells.c]
+enb = "enb"
+bandwidth_mhz = 5
+cqi_period = "0.01s"
+[cells.c.ues.ue]
+position = [100.0, 0.0]
+"#;
+
+    fn error(extra: &str) -> String {
+        let text = CELL.replace(
+            "bandwidth_mhz = 5\n",
+            &format!("bandwidth_mhz = 5\n{extra}\n"),
+        );
+        crate::load_str(&text, &[]).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn the_file_keys_are_the_fields_of_the_file_struct_and_the_rest_are_radio_keys() {
+        let schema = schemars::schema_for!(CellFile).to_value();
+        let properties: Vec<&String> = schema["properties"].as_object().unwrap().keys().collect();
+        let radio = schemars::schema_for!(CellRadioConfig).to_value();
+        let radio: Vec<&String> = radio["properties"].as_object().unwrap().keys().collect();
+        for key in &properties {
+            assert!(
+                FILE_KEYS.contains(&key.as_str()) != radio.contains(key),
+                "{key} is read by exactly one of the file layer and CellRadioConfig"
+            );
+        }
+        assert_eq!(properties.len(), FILE_KEYS.len() + radio.len());
+        assert_eq!(schema["additionalProperties"], false);
+        // In the order of the struct's fields (serde's own list for an unknown key).
+        let text = "enb = \"e\"\ncolour = 1";
+        let e = toml::from_str::<CellFile>(text)
+            .unwrap()
+            .radio
+            .resolve("cells.c")
+            .unwrap_err()
+            .to_string();
+        let listed = e.split("expected one of: ").nth(1).unwrap_or_default();
+        let listed: Vec<&str> = listed.split(", ").collect();
+        assert_eq!(&listed[..FILE_KEYS.len()], FILE_KEYS);
+        assert_eq!(listed.len(), properties.len(), "{e}");
+    }
+
+    #[test]
+    fn an_unknown_key_is_named_with_every_key_of_the_table() {
+        let e = error("colour = \"red\"");
+        assert!(
+            e.starts_with(
+                "cells.c.colour: unknown key; expected one of: enb, position, interferers, \
+                 bler_table, rlc, pdcp, uplink, downlink_loss, ues, bandwidth_mhz, carrier_ghz,"
+            ),
+            "{e}"
+        );
+        assert!(e.contains("fixed_mcs, ue_category"), "{e}");
+        // Keys of the file layer keep their own messages; radio keys name theirs.
+        assert!(error("position = 3").starts_with("cells.c.position: "));
+        assert_eq!(
+            error("fading = \"yes\""),
+            "cells.c.fading: expected a boolean, found 'yes'"
+        );
+        assert!(error("cqi_delay = 4").starts_with("cells.c.cqi_delay: "));
+        assert_eq!(
+            error("carrier_ghz = 200"),
+            "cells.c.carrier_ghz: 200 is out of range; expected 0.5 to 100 (GHz)"
+        );
+    }
+
+    #[test]
+    fn the_echo_shows_typed_values_and_times_as_written() {
+        let sc = crate::load_str(CELL, &[]).unwrap();
+        let c = &sc.echo()["cells"]["c"];
+        // Read as a number of MHz, echoed as one (the integer 5 of the file is 5.0).
+        assert_eq!(c["bandwidth_mhz"], serde_json::json!(5.0));
+        assert_eq!(c["cqi_period"], "0.01s");
+        assert_eq!(c["cqi_delay"], "4ms");
+        assert_eq!(c["pf_time_constant"], "1s");
+        assert_eq!(c["los"], false);
+        assert_eq!(c["scheduler"], "proportional_fair");
+        for absent in ["cqi_table", "fixed_mcs", "ue_category", "pl0_db"] {
+            assert!(c.get(absent).is_none(), "{absent}");
+        }
+        assert_eq!(sc.cells["c"].radio.cqi_period.as_ns(), 10_000_000);
+        let again = crate::load_str(CELL, &[("cells.c.cqi_period".into(), "10ms".into())]);
+        assert_ne!(again.unwrap().file.cells["c"], sc.file.cells["c"]);
+    }
 }

@@ -24,6 +24,7 @@ pub mod ran;
 pub mod simulation;
 pub mod tcp;
 pub mod trace;
+mod unit_keys;
 
 use std::collections::BTreeMap;
 

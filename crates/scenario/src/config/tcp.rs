@@ -10,19 +10,18 @@ use std::borrow::Cow;
 use std::fmt;
 use std::sync::LazyLock;
 
-use celltcp_engine::SimDuration;
 use celltcp_tcp::TcpConfig;
-use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
-use serde::de::{self, MapAccess, Visitor};
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::de::{MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use toml::{Table, Value};
 
 use super::apps::{AppFile, AppSpec};
 use super::flows::zero_start;
-use super::quantity::{Quantity, Size, Time};
-use crate::de::{from_table_at, from_value_at};
+use super::quantity::{Quantity, Time};
+use super::unit_keys::{self, unit_keys, Unit};
+use crate::de::from_table_at;
 use crate::error::join_key;
-use crate::units::{format_size, format_time_secs};
 use crate::ScenarioError;
 
 /// A TCP flow (`kind = "tcp"`): data flows from `src` (the TCP sender) to `dst`.
@@ -113,123 +112,12 @@ pub struct TcpFile {
     written: Table,
 }
 
-/// The unit of a key of [`TcpConfig`], as its JSON Schema marks it (`"x-unit"`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Unit {
-    /// A time; the domain type takes integer nanoseconds.
-    Time,
-    /// A time, or `false` to switch the timer off.
-    TimeOrFalse,
-    /// A size; the domain type takes integer bytes.
-    Size,
-}
-
 /// The keys of [`TcpConfig`] with a unit, in the order of the type's fields.
-static UNIT_KEYS: LazyLock<Vec<(String, Unit)>> = LazyLock::new(|| {
-    let schema = schemars::schema_for!(TcpConfig);
-    let Some(properties) = schema
-        .get("properties")
-        .and_then(serde_json::Value::as_object)
-    else {
-        return Vec::new();
-    };
-    properties
-        .iter()
-        .filter_map(|(key, property)| {
-            let unit = match property.get("x-unit")?.as_str()? {
-                "time" => Unit::Time,
-                "time-or-false" => Unit::TimeOrFalse,
-                "size" => Unit::Size,
-                _ => return None,
-            };
-            Some((key.clone(), unit))
-        })
-        .collect()
-});
-
-/// A timer as written: a time, or `false`.
-enum TimerFile {
-    Off,
-    After(Quantity<Time>),
-}
-
-impl<'de> Deserialize<'de> for TimerFile {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(TimerVisitor)
-    }
-}
-
-struct TimerVisitor;
-
-impl Visitor<'_> for TimerVisitor {
-    type Value = TimerFile;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a time like '40ms', or false")
-    }
-
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<TimerFile, E> {
-        if v {
-            Err(E::custom(
-                "true is not allowed; use a time like '40ms', or false",
-            ))
-        } else {
-            Ok(TimerFile::Off)
-        }
-    }
-
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<TimerFile, E> {
-        Quantity::parse(v).map(TimerFile::After).map_err(E::custom)
-    }
-
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<TimerFile, E> {
-        Err(E::custom(crate::units::time_missing_unit(&v.to_string())))
-    }
-
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<TimerFile, E> {
-        Err(E::custom(crate::units::time_missing_unit(&v.to_string())))
-    }
-}
-
-impl JsonSchema for TimerFile {
-    fn schema_name() -> Cow<'static, str> {
-        Cow::Borrowed("DelayedAck")
-    }
-
-    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
-        let time = generator.subschema_for::<Quantity<Time>>();
-        json_schema!({
-            "description": "A timer (a time), or false to switch it off.",
-            "anyOf": [time, { "const": false }],
-        })
-    }
-}
-
-/// An integer of the domain type's form, from a value with a unit.
-fn integer(key: &str, text: &str, value: u64) -> Result<Value, ScenarioError> {
-    i64::try_from(value)
-        .map(Value::Integer)
-        .map_err(|_| ScenarioError::new(key, format!("'{text}' is too large")))
-}
+static UNIT_KEYS: LazyLock<Vec<(String, Unit)>> = LazyLock::new(unit_keys::<TcpConfig>);
 
 /// `config` in the file's form: the keys with a unit as text (`"200ms"`, `"4MB"`).
 fn file_form(config: &TcpConfig) -> serde_json::Map<String, serde_json::Value> {
-    let mut map = match serde_json::to_value(config) {
-        Ok(serde_json::Value::Object(map)) => map,
-        // A struct of plain fields serialises to an object.
-        _ => serde_json::Map::new(),
-    };
-    for (key, unit) in UNIT_KEYS.iter() {
-        if let Some(value) = map.get_mut(key) {
-            if let Some(n) = value.as_u64() {
-                *value = serde_json::Value::String(match unit {
-                    Unit::Time | Unit::TimeOrFalse => format_time_secs(SimDuration(n)),
-                    Unit::Size => format_size(n),
-                });
-            }
-        }
-    }
-    map
+    unit_keys::file_form(config, &UNIT_KEYS)
 }
 
 /// `over` laid over `base`, tables key by key.
@@ -253,27 +141,7 @@ impl TcpFile {
     /// The settings at dotted key `key` (`flows.bulk.tcp`), checked: the units resolved, every
     /// key known and of its type, every value in range.
     pub(crate) fn resolve(&self, key: &str) -> Result<TcpConfig, ScenarioError> {
-        let mut table = self.written.clone();
-        for (field, unit) in UNIT_KEYS.iter() {
-            let Some(value) = table.get_mut(field) else {
-                continue;
-            };
-            let k = join_key(key, field);
-            *value = match unit {
-                Unit::Time => {
-                    let q: Quantity<Time> = from_value_at(value, &k)?;
-                    integer(&k, &q.text, q.value.as_ns())?
-                }
-                Unit::TimeOrFalse => match from_value_at(value, &k)? {
-                    TimerFile::Off => Value::Boolean(false),
-                    TimerFile::After(q) => integer(&k, &q.text, q.value.as_ns())?,
-                },
-                Unit::Size => {
-                    let q: Quantity<Size> = from_value_at(value, &k)?;
-                    integer(&k, &q.text, q.value)?
-                }
-            };
-        }
+        let table = unit_keys::resolve(&self.written, key, &UNIT_KEYS)?;
         let config: TcpConfig = from_table_at(&table, key)?;
         config
             .validate_showing(&|field| self.shown(field, &config))
@@ -347,32 +215,7 @@ impl JsonSchema for TcpFile {
     }
 
     fn json_schema(generator: &mut SchemaGenerator) -> Schema {
-        let mut schema = TcpConfig::json_schema(generator);
-        let defaults = file_form(&TcpConfig::default());
-        let time = generator.subschema_for::<Quantity<Time>>();
-        let size = generator.subschema_for::<Quantity<Size>>();
-        let timer = generator.subschema_for::<TimerFile>();
-        let properties = schema
-            .get_mut("properties")
-            .and_then(serde_json::Value::as_object_mut);
-        for (key, property) in properties.into_iter().flatten() {
-            let Some(unit) = property.as_object_mut().and_then(|p| p.remove("x-unit")) else {
-                continue;
-            };
-            let mut with_unit = match unit.as_str() {
-                Some("time") => time.clone(),
-                Some("time-or-false") => timer.clone(),
-                _ => size.clone(),
-            };
-            if let Some(description) = property.get("description") {
-                with_unit.insert("description".into(), description.clone());
-            }
-            if let Some(default) = defaults.get(key) {
-                with_unit.insert("default".into(), default.clone());
-            }
-            *property = with_unit.to_value();
-        }
-        schema
+        unit_keys::schema_with_units::<TcpConfig>(generator, &file_form(&TcpConfig::default()))
     }
 }
 

@@ -9,6 +9,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use celltcp_radio::cell::CellRadioConfig;
 use celltcp_radio::phy::{BlerTable, BlerTableError};
 
 use super::CellFile;
@@ -27,20 +28,24 @@ impl CellFile {
     }
 }
 
-/// Reads and validates the table of cell `name`, if it has one. The table's curves carry their
-/// own slopes, so a `bler_decade_db` other than the default 1 dB with it is an error naming
-/// both keys (rather than a setting silently ignored).
-pub(super) fn read(name: &str, c: &CellFile) -> Result<Option<Arc<BlerTable>>, ScenarioError> {
+/// Reads and validates the table of cell `name`, if it has one, for the MCSs of the cell's
+/// `cqi_table`. The table's curves carry their own slopes, so a `bler_decade_db` other than the
+/// default 1 dB with it is an error naming both keys (rather than a setting silently ignored).
+pub(super) fn read(
+    name: &str,
+    c: &CellFile,
+    radio: &CellRadioConfig,
+) -> Result<Option<Arc<BlerTable>>, ScenarioError> {
     let Some(path) = c.bler_table.as_deref() else {
         return Ok(None);
     };
-    if c.bler_decade_db != super::DEFAULT_BLER_DECADE_DB {
+    if radio.bler_decade_db != CellRadioConfig::default().bler_decade_db {
         return Err(ScenarioError::new(
             format!("cells.{name}.bler_decade_db"),
             format!(
                 "{} is given with cells.{name}.bler_table; the table's curves have their own \
                  slopes, so give one of the two keys",
-                c.bler_decade_db
+                radio.bler_decade_db
             ),
         ));
     }
@@ -54,7 +59,7 @@ pub(super) fn read(name: &str, c: &CellFile) -> Result<Option<Arc<BlerTable>>, S
         Path::new(path),
         "BLER table",
         |e| format!("{path}: cannot read the BLER table: {e}"),
-        |reader| BlerTable::from_reader_for(c.cqi_table, reader),
+        |reader| BlerTable::from_reader_for(radio.cqi_table, reader),
         |e| describe(path, &in_file(e)),
     )
     .map(|t| Some(Arc::new(t)))

@@ -6,12 +6,11 @@
 //! the file layer can check: which top-level keys of `[cells.NAME]` are LTE's and make no sense
 //! for an NR cell, and what is not supported with NR yet.
 
-use celltcp_radio::cell::NrCellConfig;
-use celltcp_radio::phy::{CqiTable, DEFAULT_BANDWIDTH_MHZ};
+use celltcp_radio::cell::{CellRadioConfig, NrCellConfig};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{bler_decade_db, CellFile};
+use super::CellFile;
 use crate::ScenarioError;
 
 /// The radio access technology of a cell.
@@ -34,7 +33,12 @@ impl Rat {
 
 /// Checks the NR keys of cell `name` and the LTE keys an NR cell refuses; `in_ran` for a cell
 /// of a radio access network.
-pub(super) fn check(name: &str, c: &CellFile, in_ran: bool) -> Result<(), ScenarioError> {
+pub(super) fn check(
+    name: &str,
+    c: &CellFile,
+    radio: &CellRadioConfig,
+    in_ran: bool,
+) -> Result<(), ScenarioError> {
     let key = |k: &str| format!("cells.{name}.{k}");
     match (c.rat, &c.nr) {
         (Rat::Lte, Some(_)) => {
@@ -47,27 +51,33 @@ pub(super) fn check(name: &str, c: &CellFile, in_ran: bool) -> Result<(), Scenar
         (Rat::Nr, _) => {}
     }
     let refuse = |k: &str, why: &str| Err(ScenarioError::new(key(k), why.to_string()));
-    if (c.bandwidth_mhz - DEFAULT_BANDWIDTH_MHZ).abs() > 1e-9 {
-        return refuse(
+    // LTE's keys of [cells.NAME] that an NR cell has in [cells.NAME.nr] or not at all: refused
+    // when written, whatever the value (a written default is as much a mistake).
+    let lte_only: [(&str, &str); 4] = [
+        (
             "bandwidth_mhz",
             "is the LTE channel bandwidth (TS 36.101); an NR cell's is nr.bandwidth_mhz",
-        );
-    }
-    if c.cqi_table != CqiTable::default() {
-        return refuse(
+        ),
+        (
             "cqi_table",
             "is an LTE CQI table (TS 36.213 Table 7.2.3-x); an NR cell's is nr.cqi_table",
-        );
+        ),
+        (
+            "bler_decade_db",
+            "is not supported for an NR cell yet (its BLER curves are those of nr.mcs_table)",
+        ),
+        (
+            "ue_category",
+            "is an LTE UE category (TS 36.306 Table 4.1-1); an NR cell does not bound its \
+             transport blocks by it",
+        ),
+    ];
+    if let Some((k, why)) = lte_only.into_iter().find(|(k, _)| c.radio.is_written(k)) {
+        return refuse(k, why);
     }
     if c.bler_table.is_some() {
         return refuse(
             "bler_table",
-            "is not supported for an NR cell yet (its BLER curves are those of nr.mcs_table)",
-        );
-    }
-    if c.bler_decade_db != bler_decade_db() {
-        return refuse(
-            "bler_decade_db",
             "is not supported for an NR cell yet (its BLER curves are those of nr.mcs_table)",
         );
     }
@@ -80,9 +90,9 @@ pub(super) fn check(name: &str, c: &CellFile, in_ran: bool) -> Result<(), Scenar
     }
     let nr = c.nr.clone().unwrap_or_default();
     let air = nr
-        .validate(&format!("cells.{name}"), c.carrier_ghz * 1e9)
+        .validate(&format!("cells.{name}"), radio.carrier_ghz * 1e9)
         .map_err(|e| ScenarioError::new(e.key, e.message))?;
-    if let Some(m) = c.fixed_mcs.filter(|m| *m > air.mcs_table.max_index()) {
+    if let Some(m) = radio.fixed_mcs.filter(|m| *m > air.mcs_table.max_index()) {
         return Err(ScenarioError::new(
             key("fixed_mcs"),
             format!(
