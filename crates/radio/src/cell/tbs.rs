@@ -139,23 +139,23 @@ mod tests {
         let mcs28 = Mcs::new(28).unwrap();
         // MCS 28 reaches 10296 bits at 14 PRBs (I_TBS 26: 10296 exactly); 15 PRBs would
         // carry 11064.
-        assert_eq!(full.tbs_bits(mcs28, 14), 10_296);
-        assert_eq!(full.tbs_bits(mcs28, 15), 11_064);
-        assert_eq!(capped.tbs_bits(mcs28, 15), 10_296);
-        assert_eq!(capped.tbs_bits(mcs28, 100), 10_296);
+        assert_eq!(full.tbs_bits(mcs28, Layers::ONE, 14), 10_296);
+        assert_eq!(full.tbs_bits(mcs28, Layers::ONE, 15), 11_064);
+        assert_eq!(capped.tbs_bits(mcs28, Layers::ONE, 15), 10_296);
+        assert_eq!(capped.tbs_bits(mcs28, Layers::ONE, 100), 10_296);
         assert_eq!(capped.bound_bits(mcs28), Some(10_296));
         assert_eq!(full.bound_bits(mcs28), None);
         // MCS 0 carries at most 2792 bits on 100 PRBs: the cap does not bound it.
         assert_eq!(capped.bound_bits(Mcs::MIN), None);
         for mcs in Mcs::all() {
             for n in 1..=100 {
-                let (f, c) = (full.tbs_bits(mcs, n), capped.tbs_bits(mcs, n));
+                let (f, c) = (full.tbs_bits(mcs, Layers::ONE, n), capped.tbs_bits(mcs, Layers::ONE, n));
                 assert!(c <= cap && c <= f, "MCS {mcs}, {n} PRBs");
                 if f <= cap {
                     assert_eq!(c, f, "a size within the cap is kept");
                 }
                 if n > 1 {
-                    assert!(c >= capped.tbs_bits(mcs, n - 1));
+                    assert!(c >= capped.tbs_bits(mcs, Layers::ONE, n - 1));
                 }
             }
         }
