@@ -149,7 +149,10 @@ mod tests {
         assert_eq!(capped.bound_bits(Mcs::MIN), None);
         for mcs in Mcs::all() {
             for n in 1..=100 {
-                let (f, c) = (full.tbs_bits(mcs, Layers::ONE, n), capped.tbs_bits(mcs, Layers::ONE, n));
+                let (f, c) = (
+                    full.tbs_bits(mcs, Layers::ONE, n),
+                    capped.tbs_bits(mcs, Layers::ONE, n),
+                );
                 assert!(c <= cap && c <= f, "MCS {mcs}, {n} PRBs");
                 if f <= cap {
                     assert_eq!(c, f, "a size within the cap is kept");
