@@ -12,6 +12,9 @@ mod rng;
 mod sim;
 mod time;
 
+#[cfg(feature = "serde")]
+pub mod serde_nanos;
+
 pub use queue::{EventQueue, ScheduleError};
 pub use rng::{stream_seed, RngStream};
 pub use sim::{Model, ModelPanic, RunOutcome, Scheduler, Simulator, StopCondition, StopReason};

@@ -535,20 +535,8 @@ fn is_false(on: &bool) -> bool {
     !*on
 }
 
-/// Times in the serialised form: integer nanoseconds (a file layer writes them with units).
 #[cfg(feature = "serde")]
-mod nanos {
-    use celltcp_engine::SimDuration;
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(d: &SimDuration, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_u64(d.as_ns())
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<SimDuration, D::Error> {
-        u64::deserialize(d).map(SimDuration)
-    }
-}
+use celltcp_engine::serde_nanos as nanos;
 
 /// A timer that `false` switches off: `false`, or integer nanoseconds.
 #[cfg(feature = "serde")]

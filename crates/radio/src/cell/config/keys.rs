@@ -524,20 +524,8 @@ impl fmt::Display for LosSetting {
 
 const PROBABILISTIC: &str = "probabilistic";
 
-/// A time as integer nanoseconds, the form a file layer gives it after reading the unit.
 #[cfg(feature = "serde")]
-mod nanos {
-    use celltcp_engine::SimDuration;
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(d: &SimDuration, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_u64(d.as_ns())
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<SimDuration, D::Error> {
-        u64::deserialize(d).map(SimDuration)
-    }
-}
+use celltcp_engine::serde_nanos as nanos;
 
 /// `los` as a file writes it: a boolean, or `"probabilistic"`.
 #[cfg(feature = "serde")]
