@@ -205,6 +205,39 @@ pub fn settle() {
     std::thread::sleep(Duration::from_millis(100));
 }
 
+/// The machine's own wake-up lateness over a span (cyclictest(8)'s measure): a thread at the
+/// loop's scheduling — `SCHED_FIFO` at [`celltcp_emu::DEFAULT_PRIORITY`] when it may be had,
+/// the loop's timer slack — asks to wake every `period` with the loop's wait (ppoll(2)) and
+/// records how late each wake-up came, ns. Run beside an emulation, it measures what the
+/// platform itself did to timers during that emulation (a stolen vCPU, a busy host).
+pub fn platform_wake_ups(span: Duration, period: Duration) -> JoinHandle<Vec<u64>> {
+    use celltcp_emu::clock::{monotonic_ns, wait, RealtimePriority, TimerSlack};
+    std::thread::spawn(move || {
+        let _priority = RealtimePriority::enter(celltcp_emu::DEFAULT_PRIORITY).ok();
+        let _slack = TimerSlack::lower();
+        let period_ns = period.as_nanos() as u64;
+        let count = (span.as_nanos() as u64 / period_ns) as usize;
+        let start = monotonic_ns();
+        let mut late = Vec::with_capacity(count);
+        for k in 1..=count as u64 {
+            let due = start + k * period_ns;
+            let now = monotonic_ns();
+            if due > now {
+                wait(&mut [], Some(celltcp_engine::SimDuration(due - now))).expect("ppoll");
+            }
+            late.push(monotonic_ns().saturating_sub(due));
+        }
+        late
+    })
+}
+
+/// The `q`-quantile of `values` (nearest rank), sorting them.
+pub fn quantile(values: &mut [u64], q: f64) -> u64 {
+    values.sort_unstable();
+    let rank = ((q * values.len() as f64).ceil() as usize).clamp(1, values.len());
+    values[rank - 1]
+}
+
 /// A wired chain with explicit addresses:
 /// server (10.0.0.1) --100 Mbps, 20 ms-- gateway --1 Gbps, 3 ms-- enb --25 Mbps, 5 ms-- ue
 /// (10.0.0.4). No flows of its own.
