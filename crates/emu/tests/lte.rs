@@ -83,8 +83,9 @@ fn datagrams_cross_an_lte_cell_both_ways_unchanged() {
     );
     assert_eq!(e["packets_out"], 2);
     assert_eq!(e["not_delivered"], 0);
+    // Written when due (the 1 ms claim is the timing test's; see the wired test's note).
     assert!(
-        f(&e["timing_error_s"]["max"]) < 1e-3,
+        f(&e["timing_error_s"]["max"]) < 0.05,
         "{}",
         timing_line(&out)
     );
