@@ -309,7 +309,7 @@ pub fn handovers() -> SeriesColumns {
     .col(
         "start_s",
         Dtype::F64,
-        "start of the analysis: the command, else the decision, seconds",
+        "start of the analysis: the earlier of the command (else the decision) and the path switch, seconds",
     )
     .col(
         "window_end_s",
@@ -371,7 +371,7 @@ pub fn handovers() -> SeriesColumns {
     .col(
         "delivered_bytes",
         Dtype::F64,
-        "bytes delivered from the start until one RTT after the attach",
+        "bytes delivered from the command until one RTT after the attach",
     )
 }
 

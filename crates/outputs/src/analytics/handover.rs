@@ -419,9 +419,13 @@ fn analyse_flow(
             .unwrap_or(rto),
         None => r.attach.map_or(start, SimTime::as_ns),
     };
+    // 000 Fig. 12 counts from the command, when the UE leaves the source cell, not from a
+    // predicted path switch before it: what the source cell delivers meanwhile is not the
+    // handover's doing, and counting it would credit prediction with a longer interval.
+    let delivered_from = r.command.map_or(start, SimTime::as_ns);
     let delivered_bytes = r.attach.map(|a| {
         let after = a.as_ns().saturating_add(srtt_ns);
-        let bytes = trace.delivered.step_at(after) - trace.delivered.step_at(start);
+        let bytes = trace.delivered.step_at(after) - trace.delivered.step_at(delivered_from);
         bytes.max(0.0).round() as u64
     });
 

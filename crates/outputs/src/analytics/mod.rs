@@ -113,9 +113,10 @@
 //!   recovered_at did not start the ramp, so it is not the reference). All three are `None`
 //!   if the flow never recovers with `t* + hold` at or before the end of the run, or when
 //!   goodput_before is `None` or 0.
-//! - **delivered_bytes** — `D(attach + rtt_before) − D(start)`: the data delivered from the
-//!   start of the handover until one RTT after the UE attaches (000 Fig. 12); `None` without
-//!   an attach.
+//! - **delivered_bytes** — `D(attach + rtt_before) − D(command)`: the data delivered from the
+//!   handover command until one RTT after the UE attaches (000 Fig. 12, §V: "from the
+//!   handover command"); from start when there is no command; `None` without an attach. A
+//!   predicted path switch before the command does not move its beginning.
 //! - **forwarded**, **duplicated**, **reordered** — the flow's packet counts in the record, 0
 //!   when the record does not list the flow.
 //! - **drops** — every packet of the flow lost during the handover, by place and by cause

@@ -86,6 +86,21 @@ fn delivered_bytes_run_from_start_to_one_srtt_after_attach() {
 }
 
 #[test]
+fn delivered_bytes_count_from_the_command_when_a_predicted_path_switch_precedes_it() {
+    let mut t = trace_srtt_50ms();
+    // Delivered by the source cell after the path switch (1.9 s), before the command (2.0 s).
+    t.deliver(1_950 * MS, FLOW, 9_000.0);
+    t.deliver(2_060 * MS, FLOW, 4_000.0);
+    let mut rec = record(0, 3);
+    rec.policy = HandoverPolicy::Predicted;
+    rec.path_switch = Some(SimTime(1_900 * MS));
+    let row = &run(&[rec], &t, RUN_END, AnalyticsConfig::default())[0];
+    // The window itself starts at the path switch (so do the drops and timeouts it counts).
+    assert!((row.start_s - 1.9).abs() < 1e-9, "{}", row.start_s);
+    assert_eq!(row.delivered_bytes, Some(4_000));
+}
+
+#[test]
 fn record_fields_are_copied() {
     let row = one(3, &trace_srtt_50ms());
     assert_eq!(
