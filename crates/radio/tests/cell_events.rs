@@ -50,6 +50,7 @@ fn the_uplink_is_a_delayed_fifo_at_its_rate_with_losses() {
             rate_bps: 1_000_000,
             grant_delay: SimDuration::from_ms(8),
             loss: 0.0,
+            ..UplinkConfig::default()
         },
         ..LteCellConfig::lte_default("c", ENB)
     };

@@ -484,6 +484,76 @@ fn uplink_loss_loses_that_fraction_of_uplink_packets() {
 }
 
 #[test]
+fn uplink_sr_bsr_makes_acks_wait_for_their_grants() {
+    // A bulk download's ACKs over the request–grant cycle (TS 36.321 §5.4.4–5.4.5): an ACK that
+    // finds the UE without a grant waits for its SR occasion, 4 ms for the grant and 4 ms for
+    // the PUSCH, and leaves at the end of that TTI (at least 9 ms, against the fixed delay's
+    // 8 ms plus 0.1 ms of transmission); one that arrives while the UE sends goes in its next
+    // BSR, 9 ms before its grant; the longest wait is an SR period plus those 9 ms. The
+    // smallest RTT therefore grows by at least 0.9 ms and by at most the SR period plus a TTI
+    // (measured: 20.1 → 36.0 ms: the sender samples the first segment of a round, whose ACK
+    // waits longest), and the download, limited by the downlink, keeps its goodput within 2 %
+    // (4.17 → 4.14 Mb/s).
+    let rtts = |scheduling: &str| {
+        let cell =
+            format!("bandwidth_mhz = 1.4\npathloss = \"free_space\"\nuplink = {{ {scheduling} }}");
+        let s = summary(
+            &scenario("3s", &cell, &[("ue", 100.0, "")], &tcp("t", "ue")),
+            &[],
+        );
+        (
+            flow_figure(&s, "t", "sender.min_rtt_s"),
+            flow_figure(&s, "t", "goodput_bps"),
+        )
+    };
+    let fixed = rtts("");
+    let sr = rtts("scheduling = { kind = \"sr_bsr\", sr_period = \"20ms\" }");
+    eprintln!(
+        "fixed: min RTT {:.4} s, goodput {:.0} b/s",
+        fixed.0, fixed.1
+    );
+    eprintln!(
+        "SR/BSR, 20 ms: min RTT {:.4} s, goodput {:.0} b/s",
+        sr.0, sr.1
+    );
+    assert!(sr.0 - fixed.0 >= 0.0009, "{fixed:?} {sr:?}");
+    assert!(sr.0 - fixed.0 <= 0.020 + 0.001, "{fixed:?} {sr:?}");
+    assert!((sr.1 / fixed.1 - 1.0).abs() < 0.02, "{fixed:?} {sr:?}");
+}
+
+#[test]
+fn uplink_scheduling_keys_are_checked_against_the_specifications_tables() {
+    let text = |scheduling: &str| {
+        let cell = format!(
+            "bandwidth_mhz = 1.4\npathloss = \"free_space\"\nuplink = {{ scheduling = {{ {scheduling} }} }}"
+        );
+        scenario("1s", &cell, &[("ue", 100.0, "")], &tcp("t", "ue"))
+    };
+    let e = error(&text("kind = \"sr_bsr\", sr_period = \"3ms\""), &[]);
+    assert!(
+        e.contains("cells.c.uplink.scheduling.sr_period")
+            && e.contains("1, 2, 5, 10, 20, 40, 80 ms"),
+        "{e}"
+    );
+    let e = error(&text("kind = \"sr_bsr\", sr_to_grant = \"1500us\""), &[]);
+    assert!(e.contains("cells.c.uplink.scheduling.sr_to_grant"), "{e}");
+    let e = error(&text("kind = \"sr_bsr\", grant_to_pusch = \"40ms\""), &[]);
+    assert!(
+        e.contains("cells.c.uplink.scheduling.grant_to_pusch"),
+        "{e}"
+    );
+    let e = error(&text("kind = \"configured\", period = \"6ms\""), &[]);
+    assert!(e.contains("cells.c.uplink.scheduling.period"), "{e}");
+    let e = error(&text("kind = \"configured\", grant = \"0B\""), &[]);
+    assert!(e.contains("cells.c.uplink.scheduling.grant"), "{e}");
+    let e = error(&text("kind = \"polled\""), &[]);
+    assert!(e.contains("uplink") && e.contains("polled"), "{e}");
+    // The defaults of each kind load.
+    summary(&text("kind = \"sr_bsr\""), &[]);
+    summary(&text("kind = \"configured\", period = \"10ms\""), &[]);
+}
+
+#[test]
 fn uplink_rate_serves_the_uplink_at_that_rate() {
     // 2 Mbit/s offered to a 1 Mbit/s uplink: 1028-byte IP packets plus the 2-byte PDCP and
     // 2-byte RLC AM headers leave every 8.256 ms once the first has waited its grant delay

@@ -78,9 +78,9 @@ pub use air::{CsiReport, NrTbs};
 pub use bearer::{BearerSdu, StampedPacket};
 pub use capture::{CaptureOut, CellCapture, IpCapture};
 pub use config::{
-    default_rlc_am, CellError, CellKeyError, CellRadioConfig, HarqCombining, Interferer,
-    LosSetting, LteCellConfig, RlcModeConfig, UeConfig, UplinkConfig,
-    DEFAULT_SHADOWING_DECORRELATION_M,
+    default_rlc_am, CellError, CellKeyError, CellRadioConfig, ConfiguredGrantConfig, HarqCombining,
+    Interferer, LosSetting, LteCellConfig, RlcModeConfig, SrBsrConfig, UeConfig, UplinkConfig,
+    UplinkScheduling, DEFAULT_SHADOWING_DECORRELATION_M,
 };
 pub use downlink_loss::DownlinkLoss;
 pub use handover::DetachedUe;

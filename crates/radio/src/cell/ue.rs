@@ -138,6 +138,8 @@ impl UeContext {
             uplink: UplinkFifo::new(
                 l2_overhead,
                 RngStream::new(seed, run, &format!("{prefix}/uplink")),
+                air.slot_ns(),
+                ue.node.index() as u64,
             ),
             rng_bler: RngStream::new(seed, run, &format!("{prefix}/bler")),
             downlink_loss: cfg

@@ -329,6 +329,13 @@ pub(crate) fn convert(
         }
         check_ues(name, c, &radio, nodes, &mut served)?;
         nr::check(name, c, &radio, in_ran)?;
+        // The uplink's grants come per slot: LTE's TTI, or the numerology's slot (1 ms / 2^μ,
+        // TS 38.211 §4.3.2), μ checked above.
+        let nr = nr_config(c);
+        let slot_ns = nr
+            .as_ref()
+            .map_or(1_000_000, |n| 1_000_000 >> n.numerology.min(4));
+        let uplink = c.uplink.config(&key, slot_ns, nr.is_some())?;
         let bler_table = bler_table::read(name, c, &radio)?;
         let downlink_loss = downlink_loss::resolve(name, c)?;
         out.insert(
@@ -339,7 +346,7 @@ pub(crate) fn convert(
                 position: c.position.unwrap_or_default(),
                 rlc,
                 pdcp: PdcpConfig::from(&c.pdcp),
-                uplink: UplinkConfig::from(&c.uplink),
+                uplink,
                 bler_table,
                 downlink_loss,
             },
