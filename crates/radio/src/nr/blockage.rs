@@ -72,7 +72,8 @@ impl BlockageModelBConfig {
         (self.area_max.x_m - self.area_min.x_m) * (self.area_max.y_m - self.area_min.y_m)
     }
 
-    fn validate(&self) -> Result<(), NrError> {
+    /// The checks [`BlockerField::new`] makes, for a configuration read from a file.
+    pub(crate) fn validate(&self) -> Result<(), NrError> {
         let b = &self.blocker;
         param(
             "blocker.width_m",
