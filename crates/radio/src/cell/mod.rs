@@ -570,7 +570,7 @@ impl Medium for LteCell {
     /// and MCS (differences of a sum over differences of its count give the interval's mean,
     /// as the summary's means are the run's), and, for a UE with a downlink loss model, the
     /// packets its receiver lost (`downlink_lost`). For a UE with an mmWave channel
-    /// (`[cells.NAME.nr.channel]`): the SINR of its last query (`sinr_db`, dB), and with a
+    /// (`[cells.NAME.nr.channel]`): the SINR of its last query (`channel_sinr_db`, dB), and with a
     /// modelled channel whether the direct path was blocked then (`blocked`, 0 or 1), the
     /// blocked time so far (`blocked_time_s`) and the blockage onsets (`blockage_events`); the
     /// channel is queried in the slots the UE is scheduled in. Per cell: PRBs used so far.
@@ -609,7 +609,7 @@ impl Medium for LteCell {
                 push(downlink_loss::DOWNLINK_LOST, l.lost() as f64);
             }
             if let Some(m) = ue.link.mmwave() {
-                push("sinr_db", m.last_sinr_db());
+                push("channel_sinr_db", m.last_sinr_db());
                 if let Some(b) = m.blockage() {
                     push("blocked", f64::from(u8::from(b.blocked)));
                     push("blocked_time_s", b.blocked_ns as f64 * 1e-9);

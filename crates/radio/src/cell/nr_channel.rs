@@ -6,7 +6,7 @@
 //! [`MmWaveChannelConfig`], or the trace, with messages naming the dotted key
 //! (`cells.NAME.nr.channel.KEY`).
 //!
-//! Absent, the cell is as before: every UE's link is its [`RadioLink`](super::RadioLink).
+//! Absent, the cell is as before: every UE's link is its [`RadioLink`](super::radio_link::RadioLink).
 
 use std::sync::Arc;
 
