@@ -16,7 +16,7 @@
 use celltcp_engine::RngStream;
 
 use super::beam::{BeamConfig, BeamState, BeamTracker};
-use super::blockage::{BlockageModelBConfig, BlockerField, LinkEnd};
+use super::blockage::{BlockageModelBConfig, BlockerField, LinkEnd, Neighbourhood};
 use super::blockage_markov::{MarkovBlockage, MarkovBlockageConfig};
 use super::sinr_trace::SinrTrace;
 use super::NrError;
@@ -148,7 +148,7 @@ impl MmWaveSample {
 
 enum Blockage {
     None,
-    ModelB(BlockerField),
+    ModelB(BlockerField, Box<Neighbourhood>),
     Markov(MarkovBlockage),
 }
 
@@ -198,11 +198,10 @@ impl MmWaveChannel {
         };
         let blockage = match config.blockage {
             BlockageConfig::None => Blockage::None,
-            BlockageConfig::ModelB(b) => Blockage::ModelB(BlockerField::new(
-                b,
-                config.carrier_hz,
-                &mut stream("blockers"),
-            )?),
+            BlockageConfig::ModelB(b) => Blockage::ModelB(
+                BlockerField::new(b, config.carrier_hz, &mut stream("blockers"))?,
+                Box::default(),
+            ),
             BlockageConfig::Markov(m) => {
                 Blockage::Markov(MarkovBlockage::new(m, stream("blockage"))?)
             }
@@ -276,8 +275,8 @@ impl MmWaveChannel {
                 let blocked = m.state_at(now_ns).blocked;
                 (m.loss_db(now_ns), blocked)
             }
-            Blockage::ModelB(field) => {
-                let loss = field.loss(
+            Blockage::ModelB(field, near) => {
+                let loss = field.loss_near(
                     now_ns,
                     LinkEnd {
                         position: self.bs,
@@ -287,6 +286,7 @@ impl MmWaveChannel {
                         position: ue,
                         height_m: h_ut_m,
                     },
+                    near,
                 );
                 (loss.loss_db, loss.blocked)
             }
