@@ -254,7 +254,7 @@ impl BlockerField {
     }
 
     /// The blockage of the direct path as [`loss`](Self::loss) gives it, from the screens whose
-    /// centre lies within [`Neighbourhood::lateral_cutoff_m`] of the path's line (every screen
+    /// centre lies within w/2 + 10·sqrt(λL) of the path's line (every screen
     /// that can cut it, and those whose knife-edge loss is not negligible), found among the
     /// candidates `near` keeps: what a cell querying every slot uses, as one pass over all
     /// blockers per query costs N blockers × slots. `blocked` is that of [`loss`](Self::loss)
