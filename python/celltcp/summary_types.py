@@ -395,6 +395,8 @@ class TcpOutcomeCounts(TypedDict):
 
 class UeFigures(TypedDict, total=False):
     """A UE's figures in a cell (celltcp-radio UeReport); under ran, those of its downlink loss model."""
+    blockage_events: float | None
+    blocked_fraction: float | None
     buffer_max_bytes: float | None
     buffer_mean_bytes: float | None
     cqi_mean: float | None

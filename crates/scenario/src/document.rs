@@ -130,18 +130,16 @@ impl Document {
         overrides: &[(String, String)],
         base_dir: &Path,
     ) -> Result<Scenario, ScenarioError> {
-        let mut file: ScenarioFile = if overrides.is_empty() {
-            de::from_table(&self.root)?
-        } else {
-            let mut edited = self.clone();
-            edited.apply(overrides)?;
-            de::from_table(&edited.root)?
-        };
+        let mut edited = self.clone();
+        edited.apply(overrides)?;
+        crate::config::cells::read_channel_units(&mut edited.root)?;
+        let mut file: ScenarioFile = de::from_table(&edited.root)?;
         for link in file.links.values_mut() {
             link.anchor_trace_paths(base_dir);
         }
         for cell in file.cells.values_mut() {
             cell.anchor_bler_table_path(base_dir);
+            cell.anchor_nr_trace_path(base_dir);
         }
         file.resolve()
     }

@@ -241,6 +241,8 @@ catalog!(
         ("prbs", "PRB-TTIs allocated to the UE"),
         ("uplink_lost", "items (IP packets, STATUS PDUs) lost on the uplink"),
         ("downlink_lost", "IP packets lost by the UE's receiver (UEs with a downlink loss model)"),
+        ("blocked_fraction", "share of the time the direct path was blocked (NR cells with nr.channel blockage)"),
+        ("blockage_events", "blockage onsets (NR cells with nr.channel blockage)"),
     ]
 );
 

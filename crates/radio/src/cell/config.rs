@@ -321,6 +321,16 @@ impl LteCellConfig {
     /// table.
     fn validate_nr(&self, nr: &super::nr_config::NrCellConfig) -> Result<(), CellError> {
         let air = nr.validate("cell", self.carrier_hz)?;
+        if let Some(channel) = &nr.channel {
+            if !self.interferers.is_empty() {
+                return Err(CellError::InvalidConfig {
+                    key: "nr.channel",
+                    value: format!("{} interferers", self.interferers.len()),
+                    expected: "no interferers: the mmWave channel models noise only",
+                });
+            }
+            channel.resolve("cell", self.carrier_hz, self.position, &[])?;
+        }
         if let Some(mcs) = self.fixed_mcs {
             if mcs.get() > air.mcs_table.max_index() {
                 return Err(CellError::InvalidConfig {

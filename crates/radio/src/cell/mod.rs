@@ -53,6 +53,7 @@ pub mod downlink_loss;
 mod handover;
 pub mod los;
 pub mod mac_lte;
+pub mod nr_channel;
 pub mod nr_config;
 pub mod radio_link;
 #[cfg(test)]
@@ -61,6 +62,7 @@ pub mod stats;
 pub mod tbs;
 mod tti;
 mod ue;
+pub mod ue_link;
 pub mod uplink;
 mod wake;
 
@@ -84,9 +86,14 @@ pub use config::{
 };
 pub use downlink_loss::DownlinkLoss;
 pub use handover::DetachedUe;
+pub use nr_channel::{
+    NrBeamConfig, NrBlockageConfig, NrBlockageKind, NrBlocker, NrChannel, NrChannelConfig,
+    NrChannelModel, NrChannelScenario, NrLos, NrTraceInterpolation,
+};
 pub use nr_config::{NrAirConfig, NrCellConfig, NrConfigError, NrDmrsConfig};
 pub use stats::{CellTrace, UeReport};
 pub use tbs::MonotoneTbs;
+pub use ue_link::{BlockageRecord, MmWaveUeLink, UeLink, MMWAVE_SINR_FLOOR_DB};
 pub use uplink::UplinkStats;
 
 use air::AirInterface;
@@ -309,6 +316,16 @@ impl LteCell {
     /// A UE's SINR without fast fading, dB.
     pub fn ue_large_scale_sinr_db(&self, node: NodeId) -> Result<f64, CellError> {
         Ok(self.ue(node)?.link.large_scale_sinr_db(&self.cfg))
+    }
+
+    /// What a UE's modelled mmWave channel (`[cells.NAME.nr.channel]`) saw of its blockage
+    /// so far; `None` for any other link.
+    pub fn ue_blockage(&self, node: NodeId) -> Result<Option<BlockageRecord>, CellError> {
+        Ok(self
+            .ue(node)?
+            .link
+            .mmwave()
+            .and_then(|m| m.blockage().copied()))
     }
 
     /// The uplink counters of a UE.
@@ -552,7 +569,11 @@ impl Medium for LteCell {
     /// by the full buffer, uplink losses, PRBs allocated, the sums behind the mean SINR
     /// and MCS (differences of a sum over differences of its count give the interval's mean,
     /// as the summary's means are the run's), and, for a UE with a downlink loss model, the
-    /// packets its receiver lost (`downlink_lost`). Per cell: PRBs used so far.
+    /// packets its receiver lost (`downlink_lost`). For a UE with an mmWave channel
+    /// (`[cells.NAME.nr.channel]`): the SINR of its last query (`channel_sinr_db`, dB), and with a
+    /// modelled channel whether the direct path was blocked then (`blocked`, 0 or 1), the
+    /// blocked time so far (`blocked_time_s`) and the blockage onsets (`blockage_events`); the
+    /// channel is queried in the slots the UE is scheduled in. Per cell: PRBs used so far.
     fn sample(&self, _now: SimTime, out: &mut Vec<MediumFigure>) {
         for ue in self.reported_ues() {
             let n = ue.node;
@@ -587,6 +608,14 @@ impl Medium for LteCell {
             if let Some(l) = &ue.downlink_loss {
                 push(downlink_loss::DOWNLINK_LOST, l.lost() as f64);
             }
+            if let Some(m) = ue.link.mmwave() {
+                push("channel_sinr_db", m.last_sinr_db());
+                if let Some(b) = m.blockage() {
+                    push("blocked", f64::from(u8::from(b.blocked)));
+                    push("blocked_time_s", b.blocked_ns as f64 * 1e-9);
+                    push("blockage_events", b.events as f64);
+                }
+            }
         }
         out.push(("prbs_used".to_string(), self.prbs_used as f64));
     }
@@ -595,6 +624,12 @@ impl Medium for LteCell {
         let mut out = Vec::with_capacity(self.ues.len() * 20 + 2);
         for ue in self.reported_ues() {
             self.report_of(ue, now).figures(&mut out);
+            if let Some(b) = ue.link.mmwave().and_then(|m| m.blockage()) {
+                let n = ue.node;
+                let fraction = b.blocked_fraction().unwrap_or(f64::NAN);
+                out.push((format!("ue.{n}.blocked_fraction"), fraction));
+                out.push((format!("ue.{n}.blockage_events"), b.events as f64));
+            }
         }
         out.push(("prb_utilization".to_string(), self.prb_utilization(now)));
         out.push(("ttis_processed".to_string(), self.ttis_processed as f64));

@@ -62,6 +62,11 @@ pub struct NrCellConfig {
     /// symbols before it carry the PDCCH, TS 38.214 §5.1.2.1). Default 13 (a one-symbol
     /// CORESET). In a special slot the PDSCH ends with its downlink symbols.
     pub pdsch_symbols: u8,
+    /// `[cells.NAME.nr.channel]`: the UEs' mmWave channel (TR 38.901 path loss, blockage,
+    /// beam recovery, or a measured SINR trace; `nr_channel.rs`). Absent: the cell's LTE link
+    /// budget (`radio_link.rs`).
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub channel: Option<super::nr_channel::NrChannelConfig>,
 }
 
 impl Default for NrCellConfig {
@@ -79,6 +84,7 @@ impl Default for NrCellConfig {
             k1_slots: None,
             harq_processes: crate::nr::NR_HARQ_PROCESSES,
             pdsch_symbols: 13,
+            channel: None,
         }
     }
 }

@@ -288,7 +288,7 @@ impl CqiReports {
     pub fn advance_to(
         &mut self,
         tti: u64,
-        link: &mut RadioLink,
+        link: &mut super::ue_link::UeLink,
         cfg: &LteCellConfig,
         measure: impl Fn(f64) -> CsiReport,
     ) -> Option<Cqi> {
@@ -389,7 +389,9 @@ mod tests {
             position: Position::new(0.5, 0.0),
             speed_mps: 0.0,
         };
-        let mut link = RadioLink::new(&cfg, &ue, -95.0, 1, 0, "t", crate::phy::TTI_NS).unwrap();
+        let mut link = super::super::ue_link::UeLink::Lte(
+            RadioLink::new(&cfg, &ue, -95.0, 1, 0, "t", crate::phy::TTI_NS).unwrap(),
+        );
         let amc = Amc::default();
         let mut r = CqiReports::new(5, 4, csi(3));
         let mut seen = Vec::new();
@@ -413,7 +415,9 @@ mod tests {
             position: Position::new(0.5, 0.0),
             speed_mps: 0.0,
         };
-        let mut link = RadioLink::new(&cfg, &ue, -95.0, 1, 0, "t", crate::phy::TTI_NS).unwrap();
+        let mut link = super::super::ue_link::UeLink::Lte(
+            RadioLink::new(&cfg, &ue, -95.0, 1, 0, "t", crate::phy::TTI_NS).unwrap(),
+        );
         let amc = Amc::default();
         let mut r = CqiReports::new(5, 4, csi(3));
         r.advance_to(0, &mut link, &cfg, lte(&amc));

@@ -15,8 +15,9 @@ use super::air::AirInterface;
 use super::bearer::{bearer, BearerSdu, DlPdu, DlRx, DlTx, StampedPacket};
 use super::config::{CellError, LteCellConfig, RlcModeConfig, UeConfig};
 use super::downlink_loss::{deliver_to_ue, DownlinkLoss};
-use super::radio_link::{CqiReports, RadioLink};
+use super::radio_link::CqiReports;
 use super::stats::{TimeWeighted, UeCounters};
+use super::ue_link::UeLink;
 use super::uplink::{UplinkFifo, UplinkItem};
 
 /// What happened to a UE in the TTI being processed (for the trace).
@@ -44,7 +45,7 @@ pub(crate) struct UeContext {
     pub connected: bool,
     /// The UE has been connected to the cell at some time (reports cover only these).
     pub ever_connected: bool,
-    pub link: RadioLink,
+    pub link: UeLink,
     pub cqi: CqiReports,
     /// SINR of the TTI being processed, dB.
     pub sinr_db: f64,
@@ -96,7 +97,16 @@ impl UeContext {
         in_ran: bool,
     ) -> Result<Self, CellError> {
         let prefix = format!("cell/{}/ue/{}", cfg.name, ue.node);
-        let link = RadioLink::new(cfg, ue, noise_dbm, seed, run, &prefix, air.slot_ns())?;
+        let link = UeLink::new(
+            cfg,
+            ue,
+            noise_dbm,
+            seed,
+            run,
+            &prefix,
+            air.slot_ns(),
+            air.n_prb(cfg),
+        )?;
         let initial_cqi = air.csi_for_sinr(link.large_scale_sinr_db(cfg));
         let (tx, rx) = bearer(&cfg.rlc)?;
         let n = usize::from(air.harq_processes(&cfg.harq));

@@ -72,7 +72,8 @@ impl BlockageModelBConfig {
         (self.area_max.x_m - self.area_min.x_m) * (self.area_max.y_m - self.area_min.y_m)
     }
 
-    fn validate(&self) -> Result<(), NrError> {
+    /// The checks [`BlockerField::new`] makes, for a configuration read from a file.
+    pub(crate) fn validate(&self) -> Result<(), NrError> {
         let b = &self.blocker;
         param(
             "blocker.width_m",
@@ -252,6 +253,39 @@ impl BlockerField {
         total
     }
 
+    /// The blockage of the direct path as [`loss`](Self::loss) gives it, from the screens whose
+    /// centre lies within w/2 + 10·sqrt(λL) of the path's line (every screen
+    /// that can cut it, and those whose knife-edge loss is not negligible), found among the
+    /// candidates `near` keeps: what a cell querying every slot uses, as one pass over all
+    /// blockers per query costs N blockers × slots. `blocked` is that of [`loss`](Self::loss)
+    /// exactly; `loss_db` leaves out the screens beyond the cutoff, each under 10⁻³ dB at
+    /// 28 GHz (ten first-Fresnel-zone diameters away). The value at a time does not depend on
+    /// when `near` was refreshed.
+    pub fn loss_near(
+        &self,
+        time_ns: u64,
+        bs: LinkEnd,
+        ue: LinkEnd,
+        near: &mut Neighbourhood,
+    ) -> BlockageLoss {
+        let link = LinkFrame::new(bs, ue);
+        let cutoff_m = near.lateral_cutoff_m(&self.config.blocker, self.wavelength_m, &link);
+        if !near.covers(time_ns, bs, ue) {
+            near.refresh(self, time_ns, bs, ue, &link, cutoff_m);
+        }
+        let mut total = BlockageLoss::default();
+        for &i in &near.indices {
+            let c = self.position(&self.blockers[i as usize], time_ns);
+            if let Some(screen) = link.screen(c, &self.config.blocker) {
+                if screen.lateral_m.abs() < cutoff_m {
+                    total.loss_db += screen.loss_db(self.wavelength_m);
+                    total.blocked |= screen.cuts_direct_path();
+                }
+            }
+        }
+        total
+    }
+
     /// Whether some screen cuts the direct path at `time_ns` ([`BlockageLoss::blocked`] without
     /// the diffraction losses, for statistics over long runs).
     pub fn is_blocked(&self, time_ns: u64, bs: LinkEnd, ue: LinkEnd) -> bool {
@@ -305,6 +339,73 @@ impl BlockerField {
             length * (h - lo.height_m) / (hi.height_m - lo.height_m)
         };
         (self.config.blocker.width_m, l_eff)
+    }
+}
+
+/// The blockers that may come within the lateral cutoff of one link during a window of time
+/// ([`BlockerField::loss_near`]): those within the cutoff plus the distance a blocker covers in
+/// the window, and those that close to an edge of the area (which may wrap to the other side).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Neighbourhood {
+    /// The window, [from_ns, until_ns), and the link it was found for.
+    from_ns: u64,
+    until_ns: u64,
+    link: Option<(Position, Position)>,
+    indices: Vec<u32>,
+}
+
+/// Length of a [`Neighbourhood`]'s window, ns: a person at 3 km/h moves 0.42 m in it.
+const NEIGHBOURHOOD_WINDOW_NS: u64 = 500_000_000;
+
+/// Lateral cutoff of [`BlockerField::loss_near`], in first-Fresnel-zone diameters at the
+/// link's middle (sqrt(λL)).
+const CUTOFF_FRESNEL_DIAMETERS: f64 = 10.0;
+
+impl Neighbourhood {
+    /// w/2 + 10·sqrt(λL), metres.
+    fn lateral_cutoff_m(&self, kind: &BlockerKind, wavelength_m: f64, link: &LinkFrame) -> f64 {
+        kind.width_m / 2.0 + CUTOFF_FRESNEL_DIAMETERS * (wavelength_m * link.length_m).sqrt()
+    }
+
+    fn covers(&self, time_ns: u64, bs: LinkEnd, ue: LinkEnd) -> bool {
+        self.link == Some((bs.position, ue.position))
+            && (self.from_ns..self.until_ns).contains(&time_ns)
+    }
+
+    fn refresh(
+        &mut self,
+        field: &BlockerField,
+        time_ns: u64,
+        bs: LinkEnd,
+        ue: LinkEnd,
+        link: &LinkFrame,
+        cutoff_m: f64,
+    ) {
+        let margin_m = field.config.blocker.speed_mps * NEIGHBOURHOOD_WINDOW_NS as f64 * 1e-9;
+        let (min, max) = (field.config.area_min, field.config.area_max);
+        let near_edge = |p: Position| {
+            p.x_m - min.x_m <= margin_m
+                || max.x_m - p.x_m <= margin_m
+                || p.y_m - min.y_m <= margin_m
+                || max.y_m - p.y_m <= margin_m
+        };
+        self.indices.clear();
+        for (i, b) in field.blockers.iter().enumerate() {
+            let p = field.position(b, time_ns);
+            let rx = p.x_m - link.ue.position.x_m;
+            let ry = p.y_m - link.ue.position.y_m;
+            let along_m = rx * link.ex + ry * link.ey;
+            let lateral_m = -rx * link.ey + ry * link.ex;
+            let close = along_m > -margin_m
+                && along_m < link.length_m + margin_m
+                && lateral_m.abs() < cutoff_m + margin_m;
+            if close || near_edge(p) {
+                self.indices.push(i as u32);
+            }
+        }
+        self.from_ns = time_ns;
+        self.until_ns = time_ns.saturating_add(NEIGHBOURHOOD_WINDOW_NS);
+        self.link = Some((bs.position, ue.position));
     }
 }
 
@@ -503,6 +604,53 @@ mod tests {
             e.to_string()
                 .starts_with("density_per_m2: -1 is out of range"),
             "{e}"
+        );
+    }
+
+    #[test]
+    fn loss_near_is_loss_within_the_cutoff_whatever_the_refreshes() {
+        // 0.3 people per m² at 3 km/h in 60 × 30 m (540 screens) around a 40 m link at 28 GHz;
+        // queried every 10 ms for 20 s (so through 40 windows and across wraps at the edges).
+        let config = BlockageModelBConfig {
+            blocker: BlockerKind::HUMAN,
+            density_per_m2: 0.3,
+            area_min: Position::new(-10.0, -15.0),
+            area_max: Position::new(50.0, 15.0),
+        };
+        let field = BlockerField::new(config, FC, &mut RngStream::new(5, 0, "b")).unwrap();
+        let bs = LinkEnd {
+            position: Position::new(0.0, 0.0),
+            height_m: 3.0,
+        };
+        let ue = LinkEnd {
+            position: Position::new(40.0, 2.0),
+            height_m: 1.5,
+        };
+        let mut near = Neighbourhood::default();
+        let (mut blocked, mut max_gap_db) = (0, 0f64);
+        for k in 0..2000u64 {
+            let t = k * 10_000_000;
+            let all = field.loss(t, bs, ue);
+            let cut = field.loss_near(t, bs, ue, &mut near);
+            assert_eq!(all.blocked, cut.blocked, "{t}");
+            blocked += usize::from(all.blocked);
+            max_gap_db = max_gap_db.max(all.loss_db - cut.loss_db);
+            assert!(cut.loss_db <= all.loss_db + 1e-9);
+        }
+        // Measured: 891 of 2000 samples blocked; the screens beyond the cutoff (0.15 m +
+        // 10·sqrt(λ·40 m) = 6.7 m) at most 0.039 dB together; 191 of the 540 blockers were
+        // candidates in the last window.
+        eprintln!(
+            "blocked {blocked}, gap {max_gap_db}, candidates {} of {}",
+            near.indices.len(),
+            field.len()
+        );
+        assert!(blocked > 100, "{blocked}");
+        assert!(max_gap_db < 0.05, "{max_gap_db}");
+        assert!(
+            near.indices.len() < field.len() / 2,
+            "{}",
+            near.indices.len()
         );
     }
 }

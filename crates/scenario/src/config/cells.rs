@@ -38,8 +38,8 @@ mod nr;
 
 use bearer::{check_pdcp, same_pdcp_in_ran};
 pub use bearer::{PdcpFile, PollByteFile, PollPduFile, RlcFile, RlcMode, UplinkFile, PDCP_SN_BITS};
-pub(crate) use nr::nr_config;
 pub use nr::Rat;
+pub(crate) use nr::{nr_config, read_channel_units};
 
 /// `[cells.NAME.ues.UE]`: a UE node served by the cell.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -103,7 +103,12 @@ pub struct CellFile {
     #[serde(default, skip_serializing_if = "Rat::is_lte")]
     pub rat: Rat,
     /// The NR air interface of a cell with rat = "nr" (docs/nr.md); every key is optional.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "nr::serialize_nr"
+    )]
+    #[schemars(schema_with = "nr::nr_schema")]
     pub nr: Option<celltcp_radio::cell::NrCellConfig>,
     /// The eNB (an existing router).
     pub enb: String,
@@ -336,12 +341,13 @@ pub(crate) fn convert(
             .as_ref()
             .map_or(1_000_000, |n| 1_000_000 >> n.numerology.min(4));
         let uplink = c.uplink.config(&key, slot_ns, nr.is_some())?;
+        let cell_file = nr::resolve_channel(name, c, &radio)?;
         let bler_table = bler_table::read(name, c, &radio)?;
         let downlink_loss = downlink_loss::resolve(name, c)?;
         out.insert(
             name.clone(),
             CellSpec {
-                file: c.clone(),
+                file: cell_file,
                 radio,
                 position: c.position.unwrap_or_default(),
                 rlc,

@@ -4,13 +4,24 @@
 //! the schema's descriptions, its defaults cite TS 38.331 and TS 38.214), validated by its one
 //! [`NrCellConfig::validate`], whose errors name `cells.NAME.nr.KEY`. This file adds what only
 //! the file layer can check: which top-level keys of `[cells.NAME]` are LTE's and make no sense
-//! for an NR cell, and what is not supported with NR yet.
+//! for an NR cell, and what is not supported with NR yet; and for `[cells.NAME.nr.channel]`
+//! (the radio crate's `NrChannelConfig`), the units of its times, the path of its `trace`
+//! and the reading of that file.
 
-use celltcp_radio::cell::{CellRadioConfig, NrCellConfig};
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use std::path::Path;
+use std::sync::{Arc, LazyLock};
+
+use celltcp_radio::cell::{
+    CellRadioConfig, NrBeamConfig, NrBlockageConfig, NrCellConfig, NrChannelModel,
+};
+use celltcp_radio::channel::Position;
+use celltcp_radio::nr::SinrTrace;
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::{Deserialize, Serialize, Serializer};
+use toml::{Table, Value};
 
 use super::CellFile;
+use crate::config::unit_keys::{self, unit_keys, Unit};
 use crate::ScenarioError;
 
 /// The radio access technology of a cell.
@@ -110,4 +121,135 @@ pub(super) fn check(
 /// default), `None` for LTE.
 pub(crate) fn nr_config(c: &CellFile) -> Option<NrCellConfig> {
     (c.rat == Rat::Nr).then(|| c.nr.clone().unwrap_or_default())
+}
+
+/// The keys of a table that carry a unit, with it.
+type UnitKeys = Vec<(String, Unit)>;
+
+/// The keys with a unit of `[cells.NAME.nr.channel.blockage]` and `.beam` (their domain
+/// types mark them `"x-unit"`), by sub-table.
+static CHANNEL_UNIT_KEYS: LazyLock<[(&str, UnitKeys); 2]> = LazyLock::new(|| {
+    [
+        ("blockage", unit_keys::<NrBlockageConfig>()),
+        ("beam", unit_keys::<NrBeamConfig>()),
+    ]
+});
+
+/// Reads the times of every `[cells.NAME.nr.channel.blockage]` and `.beam` in `root` (the
+/// scenario's tree, before it is deserialised) from their text (`"300ms"`) into the
+/// nanoseconds [`NrChannelConfig`] takes; errors name the dotted key
+/// (`cells.NAME.nr.channel.blockage.mean_blocked`).
+pub(crate) fn read_channel_units(root: &mut Table) -> Result<(), ScenarioError> {
+    let Some(Value::Table(cells)) = root.get_mut("cells") else {
+        return Ok(());
+    };
+    for (name, cell) in cells.iter_mut() {
+        let Some(Value::Table(channel)) = cell.get_mut("nr").and_then(|nr| nr.get_mut("channel"))
+        else {
+            continue;
+        };
+        for (sub, units) in CHANNEL_UNIT_KEYS.iter() {
+            if let Some(Value::Table(t)) = channel.get_mut(*sub) {
+                *t = unit_keys::resolve(t, &format!("cells.{name}.nr.channel.{sub}"), units)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `[cells.NAME.nr]` in the file's form for the echo: the channel's times as text.
+pub(super) fn serialize_nr<S: Serializer>(
+    nr: &Option<NrCellConfig>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    let Some(nr) = nr else {
+        return s.serialize_none();
+    };
+    let mut value = serde_json::to_value(nr).map_err(serde::ser::Error::custom)?;
+    if let (Some(channel), Some(v)) = (&nr.channel, value.get_mut("channel")) {
+        let [(_, blockage), (_, beam)] = &*CHANNEL_UNIT_KEYS;
+        v["blockage"] = unit_keys::file_form(&channel.blockage, blockage).into();
+        v["beam"] = unit_keys::file_form(&channel.beam, beam).into();
+    }
+    value.serialize(s)
+}
+
+/// `[cells.NAME.nr]`'s schema: [`NrCellConfig`]'s, with the channel's times as times with
+/// units ("300ms") and their defaults as text.
+pub(super) fn nr_schema(generator: &mut SchemaGenerator) -> Schema {
+    let schema = <Option<NrCellConfig>>::json_schema(generator);
+    let [(_, blockage), (_, beam)] = &*CHANNEL_UNIT_KEYS;
+    let b = unit_keys::schema_with_units::<NrBlockageConfig>(
+        generator,
+        &unit_keys::file_form(&NrBlockageConfig::default(), blockage),
+    );
+    let m = unit_keys::schema_with_units::<NrBeamConfig>(
+        generator,
+        &unit_keys::file_form(&NrBeamConfig::default(), beam),
+    );
+    let defs = generator.definitions_mut();
+    defs.insert(NrBlockageConfig::schema_name().into_owned(), b.to_value());
+    defs.insert(NrBeamConfig::schema_name().into_owned(), m.to_value());
+    schema
+}
+
+impl CellFile {
+    /// Makes a relative `nr.channel.trace` path relative to `base_dir` (the scenario file's
+    /// directory), as [`CellFile::anchor_bler_table_path`] does.
+    pub fn anchor_nr_trace_path(&mut self, base_dir: &Path) {
+        let trace = self
+            .nr
+            .as_mut()
+            .and_then(|nr| nr.channel.as_mut())
+            .and_then(|c| c.trace.as_mut());
+        if let Some(path) = trace {
+            if Path::new(path.as_str()).is_relative() {
+                *path = base_dir.join(path.as_str()).to_string_lossy().into_owned();
+            }
+        }
+    }
+}
+
+/// Checks `[cells.NAME.nr.channel]` of a validated NR cell against its placement and UEs,
+/// reads its `trace` (a scenario error naming `cells.NAME.nr.channel.trace`, the file and the
+/// line), and returns the cell's table with the trace read.
+pub(super) fn resolve_channel(
+    name: &str,
+    c: &CellFile,
+    radio: &CellRadioConfig,
+) -> Result<CellFile, ScenarioError> {
+    let mut out = c.clone();
+    let Some(channel) = out.nr.as_mut().and_then(|nr| nr.channel.as_mut()) else {
+        return Ok(out);
+    };
+    if !c.interferers.is_empty() {
+        return Err(ScenarioError::new(
+            format!("cells.{name}.interferers"),
+            "is not supported with nr.channel yet (the mmWave channel models noise only); \
+             remove the interferers or the channel table",
+        ));
+    }
+    if let (NrChannelModel::Trace, Some(path)) = (channel.model, channel.trace.as_deref()) {
+        let interpolation = channel.trace_interpolation.interpolation();
+        let trace = crate::input_file::parse_file(
+            Path::new(path),
+            "SINR trace",
+            |e| format!("{path}: cannot read the SINR trace: {e}"),
+            |reader| SinrTrace::from_reader(reader, interpolation),
+            |e| format!("{path}: {e}"),
+        )
+        .map_err(|m| ScenarioError::new(format!("cells.{name}.nr.channel.trace"), m))?;
+        channel.trace_samples = Some(Arc::new(trace));
+    }
+    let at = |p: [f64; 2]| Position::new(p[0], p[1]);
+    let ues: Vec<Position> = c.ues.values().map(|u| at(u.position)).collect();
+    channel
+        .resolve(
+            &format!("cells.{name}"),
+            radio.carrier_ghz * 1e9,
+            at(c.position.unwrap_or_default()),
+            &ues,
+        )
+        .map_err(|e| ScenarioError::new(e.key, e.message))?;
+    Ok(out)
 }
