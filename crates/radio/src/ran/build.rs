@@ -332,7 +332,15 @@ fn validate_procedure(ho: &super::HandoverConfig) -> Result<(), RanError> {
              legs deliver)",
         )),
         P::Daps(_) => Ok(()),
-        P::Conditional(c) => validate_conditional(&c),
+        P::Conditional(c) => {
+            validate_conditional(&c)?;
+            // The conditions are checked, the execution is not modelled yet: refuse rather
+            // than run a network without handovers.
+            Err(RanError::invalid(
+                "handover.procedure",
+                "\"conditional\" is not modelled yet; expected \"classic\" or \"daps\"",
+            ))
+        }
     }
 }
 

@@ -638,6 +638,14 @@ impl HandoverFile {
             hysteresis_db: s.hysteresis_db,
             time_to_trigger: s.time_to_trigger,
         };
+        if self.procedure == ProcedureKind::Conditional {
+            // The conditions are checked; the UE's execution is not modelled yet.
+            return Err(ScenarioError::new(
+                "ran.handover.procedure",
+                "'conditional' is not modelled yet (its conditions are checked); expected \
+                 \"classic\" or \"daps\"",
+            ));
+        }
         Ok(HandoverProcedure::Conditional(ConditionalConfig {
             preparation: a3(p),
             execution: a3(e),
