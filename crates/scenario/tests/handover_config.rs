@@ -175,7 +175,7 @@ fn unknown_keys_are_rejected_everywhere() {
     );
     assert_eq!(
         err(&[("ran.handover.polcy", "discard")]),
-        "ran.handover.polcy: unknown key; expected one of: policy, prediction_step, prediction_error, reordering, \
+        "ran.handover.polcy: unknown key; expected one of: procedure, daps, conditional, policy, prediction_step, prediction_error, reordering, \
          target_buffer, end_marker_timeout, forwarding_rate, forwarding_buffer, max_ues_per_cell, reestablishment, q_rxlevmin_dbm, a3, latencies, rlf, manual"
     );
     assert_eq!(

@@ -125,6 +125,7 @@ impl LteRan {
                 serving: ue.serving,
                 attached: true,
                 sgw_cell: ue.serving,
+                next_dl_count: 0,
                 ever_served,
                 mobility,
                 position: ue_cfg.position,
@@ -292,6 +293,7 @@ fn validate(cfg: &RanConfig) -> Result<(), RanError> {
             "0; expected at least 1 (or no limit)",
         ));
     }
+    validate_procedure(ho)?;
     if cfg.measurement.period.as_ns() == 0 {
         return Err(RanError::invalid(
             "measurement.period",
@@ -302,5 +304,90 @@ fn validate(cfg: &RanConfig) -> Result<(), RanError> {
         section: "measurement",
         source,
     })?;
+    Ok(())
+}
+
+/// The combinations of procedure and data path that make sense (module `daps`): DAPS forwards
+/// the source's data and keeps the path until the UE has accessed the target, so it needs
+/// `forward` (`discard` would lose what the source has not delivered; `fast_path_switch` and
+/// `predicted` move the path before the UE can be served there, the break DAPS avoids) and the
+/// UE's PDCP reordering (two legs feed one receiver).
+fn validate_procedure(ho: &super::HandoverConfig) -> Result<(), RanError> {
+    use super::HandoverProcedure as P;
+    match ho.procedure {
+        P::Classic => Ok(()),
+        P::Daps(_) if ho.policy != celltcp_net::handover::HandoverPolicy::Forward => {
+            Err(RanError::invalid(
+                "handover.policy",
+                format!(
+                    "\"{}\" with procedure \"daps\"; expected \"forward\" (DAPS forwards the \
+                     source's data and switches the path after the UE's access)",
+                    ho.policy.as_str()
+                ),
+            ))
+        }
+        P::Daps(_) if !ho.reordering => Err(RanError::invalid(
+            "handover.reordering",
+            "false with procedure \"daps\"; expected true (the UE's PDCP reorders what its two \
+             legs deliver)",
+        )),
+        P::Daps(_) => Ok(()),
+        P::Conditional(c) => {
+            validate_conditional(&c)?;
+            // The conditions are checked, the execution is not modelled yet: refuse rather
+            // than run a network without handovers.
+            Err(RanError::invalid(
+                "handover.procedure",
+                "\"conditional\" is not modelled yet; expected \"classic\" or \"daps\"",
+            ))
+        }
+    }
+}
+
+/// CHO: both conditions valid, the preparation no later than the execution (a smaller or equal
+/// offset + hysteresis and time to trigger), at least one candidate.
+fn validate_conditional(c: &super::ConditionalConfig) -> Result<(), RanError> {
+    for (section, a3) in [
+        ("handover.conditional.preparation", &c.preparation),
+        ("handover.conditional.execution", &c.execution),
+    ] {
+        a3.validate()
+            .map_err(|source| RanError::Measurement { section, source })?;
+    }
+    let (p, e) = (&c.preparation, &c.execution);
+    if p.offset_db + p.hysteresis_db > e.offset_db + e.hysteresis_db {
+        return Err(RanError::invalid(
+            "handover.conditional.preparation.offset_db",
+            format!(
+                "offset + hysteresis {} dB is above the execution's {} dB; expected the \
+                 preparation to hold no later than the execution",
+                p.offset_db + p.hysteresis_db,
+                e.offset_db + e.hysteresis_db
+            ),
+        ));
+    }
+    if p.time_to_trigger > e.time_to_trigger {
+        return Err(RanError::invalid(
+            "handover.conditional.preparation.time_to_trigger",
+            format!(
+                "{} ms is longer than the execution's {} ms; expected the preparation to hold \
+                 no later than the execution",
+                p.time_to_trigger.as_ns() / 1_000_000,
+                e.time_to_trigger.as_ns() / 1_000_000
+            ),
+        ));
+    }
+    if c.max_candidates == 0 {
+        return Err(RanError::invalid(
+            "handover.conditional.max_candidates",
+            "0; expected 1 to 8 (maxNrofCondCells)",
+        ));
+    }
+    if c.max_candidates > 8 {
+        return Err(RanError::invalid(
+            "handover.conditional.max_candidates",
+            format!("{}; expected 1 to 8 (maxNrofCondCells)", c.max_candidates),
+        ));
+    }
     Ok(())
 }

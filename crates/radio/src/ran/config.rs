@@ -92,9 +92,73 @@ pub struct ManualHandover {
 /// TS 36.331 (Q-RxLevMin, in 2 dB steps).
 pub const DEFAULT_Q_RXLEVMIN_DBM: f64 = -124.0;
 
+/// Latencies of the DAPS handover's own steps (the Rel-16 DAPS variant of the X2/Xn handover,
+/// TS 36.300 §10.1.2.1, TS 38.300 §9.2.3.2), counted from the UE's access to the target (its RRC
+/// reconfiguration complete there).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DapsLatencies {
+    /// Target → source over X2-C: the Rel-16 X2AP/XnAP HANDOVER SUCCESS;
+    /// the source stops transmitting downlink to the UE and sends the SN STATUS TRANSFER on
+    /// its arrival. Default 5 ms: the one-way X2-C latency of [`HandoverLatencies::x2`].
+    pub handover_success: SimDuration,
+    /// Target → UE: the RRC reconfiguration that releases the source leg (daps-SourceRelease,
+    /// TS 36.331 §5.3.5.4 Rel-16). Default 5 ms: the RRC latency of [`HandoverLatencies::rrc`].
+    pub source_release: SimDuration,
+}
+
+impl Default for DapsLatencies {
+    fn default() -> Self {
+        DapsLatencies {
+            handover_success: SimDuration::from_ms(5),
+            source_release: SimDuration::from_ms(5),
+        }
+    }
+}
+
+/// Conditional handover (TS 36.300 §10.1.2.1a, TS 38.300 §9.2.3.4, Rel-16): the source
+/// prepares candidate targets on the preparation condition and the UE executes on its own
+/// execution condition, without a handover command.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ConditionalConfig {
+    /// Event A3 that makes the source prepare a candidate (earlier than the execution: a
+    /// smaller offset or time to trigger).
+    pub preparation: A3Config,
+    /// Event A3 of the conditional reconfiguration (condExecutionCond, TS 36.331 §5.3.5.13
+    /// Rel-16) the UE evaluates on the prepared candidates.
+    pub execution: A3Config,
+    /// The most candidate targets prepared at once (≥ 1; TS 36.331 allows up to 8,
+    /// maxNrofCondCells).
+    pub max_candidates: u32,
+}
+
+/// The handover procedure of a network.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum HandoverProcedure {
+    /// The break-before-make X2 handover of TS 36.300 §10.1.2.1.1.
+    #[default]
+    Classic,
+    /// Dual active protocol stack handover: make before break (module `procedure`).
+    Daps(DapsLatencies),
+    /// Conditional handover (module `procedure`).
+    Conditional(ConditionalConfig),
+}
+
+impl HandoverProcedure {
+    /// The scenario-file spelling.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            HandoverProcedure::Classic => "classic",
+            HandoverProcedure::Daps(_) => "daps",
+            HandoverProcedure::Conditional(_) => "conditional",
+        }
+    }
+}
+
 /// The handover procedure and its data path.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HandoverConfig {
+    /// Classic, DAPS or conditional handover.
+    pub procedure: HandoverProcedure,
     /// The data-path policy (the "one switch" of the handover configuration).
     pub policy: HandoverPolicy,
     /// The predictor; used only with [`HandoverPolicy::Predicted`].
@@ -129,6 +193,7 @@ pub struct HandoverConfig {
 impl Default for HandoverConfig {
     fn default() -> Self {
         HandoverConfig {
+            procedure: HandoverProcedure::Classic,
             policy: HandoverPolicy::Forward,
             prediction: PathSwitchPrediction::default(),
             latencies: HandoverLatencies::default(),

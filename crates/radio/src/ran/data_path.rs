@@ -78,6 +78,14 @@ impl LteRan {
     ) {
         let ue = &mut self.ues[u];
         let served_here = ue.attached && ue.serving == c;
+        if ue
+            .ho
+            .as_ref()
+            .is_some_and(|h| h.source_leg && c == h.source)
+        {
+            self.daps_source_downlink(now, u, pkt, out);
+            return;
+        }
         if let Some(h) = ue.ho.as_mut() {
             self.timeline.touch_flow(h.id, pkt.flow);
             if c == h.source && h.detached && !served_here {
@@ -107,8 +115,7 @@ impl LteRan {
         }
         let ue = &self.ues[u];
         if served_here {
-            let (enb, node) = (self.enbs[c], ue.node);
-            self.cells[c].send(now, enb, node, pkt, out);
+            self.send_fresh(now, c, u, pkt, out);
         } else if ue.ever_served[c] {
             self.timeline.count(
                 ue.latest_record,
@@ -135,13 +142,22 @@ impl LteRan {
             out.dropped.push((pkt, DropCause::Handover));
             return;
         };
+        let copy = h.daps && matches!(forwarded, Some(Some(_)));
         if !h.held.fits(limit, pkt.size_bytes()) {
+            if copy {
+                // DAPS: an early copy; the source still has the SDU and forwards it at its
+                // release since the target does not hold it. Not a loss.
+                return;
+            }
             self.timeline
                 .count(Some(h.id), pkt.flow, PacketFate::Dropped(DropPlace::Target));
             out.dropped.push((pkt, DropCause::Handover));
             return;
         }
         h.held.bytes += u64::from(pkt.size_bytes());
+        if let (true, Some(Some(count))) = (copy, forwarded) {
+            h.at_target.insert(count);
+        }
         match forwarded {
             Some(count) => h.held.forwarded.push_back((pkt, count)),
             None => h.held.direct.push_back(pkt),
@@ -194,11 +210,16 @@ impl LteRan {
         pdcp_count: Option<u32>,
         out: &mut MediumOutput,
     ) {
-        let (node, enb) = (self.ues[u].node, self.enbs[c]);
+        let node = self.ues[u].node;
         let Some(count) = pdcp_count else {
-            self.cells[c].send(now, enb, node, pkt, out);
+            self.send_fresh(now, c, u, pkt, out);
             return;
         };
+        if self.is_daps(u) && self.ues[u].received.contains(count) {
+            // DAPS: the UE got it over the source leg (its PDCP status report to the target,
+            // TS 38.323 §5.4.1, says so); the target does not send it again.
+            return;
+        }
         let pdcp = self.cells[c].config().pdcp;
         let pdu: BearerSdu = PdcpPdu {
             count,
@@ -209,8 +230,18 @@ impl LteRan {
             header_bytes: pdcp.header_bytes(),
             sn_bits: pdcp.sn_bits,
         };
-        if self.cells[c].write_forwarded(now, node, pdu).is_err() {
-            // The target's RLC buffer is full: a forwarded packet lost to the handover.
+        let written = self.cells[c].write_forwarded(now, node, pdu);
+        if let Some(h) = self.ues[u]
+            .ho
+            .as_mut()
+            .filter(|h| h.daps && written.is_ok())
+        {
+            h.at_target.insert(count);
+        }
+        let early_copy = self.ues[u].ho.as_ref().is_some_and(|h| h.source_leg);
+        if written.is_err() && !early_copy {
+            // The target's RLC buffer is full: a forwarded packet lost to the handover (a DAPS
+            // copy while the source serves is not: the source still has it).
             let blame = self.ues[u].ho.as_ref().map(|h| h.id);
             self.timeline
                 .count(blame, pkt.flow, PacketFate::Dropped(DropPlace::Target));
@@ -291,10 +322,28 @@ impl LteRan {
         for (pkt, count) in forwarded {
             self.forwarded_to_cell(now, c, u, pkt, count, out);
         }
-        let (enb, node) = (self.enbs[c], self.ues[u].node);
         for pkt in direct {
-            self.cells[c].send(now, enb, node, pkt, out);
+            self.send_fresh(now, c, u, pkt, out);
         }
+    }
+
+    /// A fresh downlink SDU into the bearer of UE `u` at cell `c`, which serves it: the cell's
+    /// PDCP gives it the next COUNT (`LteCell::send` numbers every SDU written for a connected
+    /// UE, even one its RLC then refuses), which the network follows in `next_dl_count`.
+    pub(super) fn send_fresh(
+        &mut self,
+        now: SimTime,
+        c: usize,
+        u: usize,
+        pkt: Packet,
+        out: &mut MediumOutput,
+    ) {
+        let ue = &mut self.ues[u];
+        if ue.attached && ue.serving == c {
+            ue.next_dl_count = ue.next_dl_count.wrapping_add(1);
+        }
+        let (enb, node) = (self.enbs[c], ue.node);
+        self.cells[c].send(now, enb, node, pkt, out);
     }
 
     /// Drops what the target held for handover `id` (its radio link failed).
@@ -330,14 +379,26 @@ impl LteRan {
             // The path switched before the command (fast path switch, prediction).
             self.start_end_marker_timer(now, u, ids.id);
         }
-        let Some(h) = self.ues[u].ho.as_mut() else {
+        if self.ues[u].ho.is_none() {
             return;
-        };
+        }
         if self.ho_cfg.policy == HandoverPolicy::Discard {
             self.discard_unconfirmed(u, ids.id, d.unconfirmed, out);
             return;
         }
-        for pdu in d.unconfirmed {
+        self.forward_unconfirmed(u, ids, d.unconfirmed, out);
+    }
+
+    /// The source's unconfirmed PDCP PDUs go to the target with their COUNT, in COUNT order,
+    /// followed by the S-GW's end marker if it came before.
+    pub(super) fn forward_unconfirmed(
+        &mut self,
+        u: usize,
+        ids: Ids,
+        unconfirmed: Vec<BearerSdu>,
+        out: &mut MediumOutput,
+    ) {
+        for pdu in unconfirmed {
             let pkt = pdu.sdu.packet;
             self.timeline
                 .count(Some(ids.id), pkt.flow, PacketFate::Forwarded);
@@ -348,6 +409,9 @@ impl LteRan {
                 pdcp_count: Some(pdu.count),
             });
         }
+        let Some(h) = self.ues[u].ho.as_mut() else {
+            return;
+        };
         if h.end_marker_pending {
             h.end_marker_pending = false;
             h.end_marker_forwarded = true;
@@ -379,6 +443,13 @@ impl LteRan {
                 return None;
             }
         };
+        if d.next_dl_count != self.ues[u].next_dl_count {
+            let msg = format!(
+                "UE {}: cell {c} numbered up to COUNT {}, the network counted {}",
+                ids.node, d.next_dl_count, self.ues[u].next_dl_count
+            );
+            self.internal_error(msg);
+        }
         for pdu in std::mem::take(&mut d.delivered) {
             self.pdcp_receive(now, u, pdu, out);
         }

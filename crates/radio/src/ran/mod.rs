@@ -37,6 +37,7 @@
 
 mod build;
 pub mod config;
+mod daps;
 mod data_path;
 mod error;
 mod measure;
@@ -61,8 +62,9 @@ use crate::cell::LteCell;
 use crate::pdcp::PdcpConfig;
 
 pub use config::{
-    HandoverConfig, HandoverLatencies, ManualHandover, MeasurementConfig, PathSwitchPrediction,
-    RanConfig, RanUe, TriggerQuantity, DEFAULT_PREDICTION_STEP, DEFAULT_Q_RXLEVMIN_DBM,
+    ConditionalConfig, DapsLatencies, HandoverConfig, HandoverLatencies, HandoverProcedure,
+    ManualHandover, MeasurementConfig, PathSwitchPrediction, RanConfig, RanUe, TriggerQuantity,
+    DEFAULT_PREDICTION_STEP, DEFAULT_Q_RXLEVMIN_DBM,
 };
 pub use error::RanError;
 pub use timeline::HandoverMessage;

@@ -22,7 +22,7 @@ use celltcp_net::handover::{HandoverCause, HandoverPolicy, HandoverResult};
 use celltcp_net::medium::{MediumOutput, MediumRequest};
 use celltcp_net::packet::NodeId;
 
-use super::config::PathSwitchPrediction;
+use super::config::{HandoverProcedure, PathSwitchPrediction};
 use super::data_path::TargetBuffer;
 use super::steps::{Scheduled, Step};
 use super::timeline::HandoverMessage as Msg;
@@ -71,6 +71,15 @@ pub(super) struct Handover {
     pub new_path_open: bool,
     /// Data the target holds for the UE.
     pub held: TargetBuffer,
+    /// A DAPS handover (`daps.rs`): the UE keeps its source leg from the command until the
+    /// source release.
+    pub daps: bool,
+    /// DAPS: the source cell still serves the UE's downlink (from the command to the source
+    /// release).
+    pub source_leg: bool,
+    /// DAPS: the COUNTs of the source's PDUs the target holds or has queued (early data
+    /// forwarding); the source forwards at its release only the others.
+    pub at_target: std::collections::BTreeSet<u32>,
 }
 
 impl Handover {
@@ -104,6 +113,9 @@ impl Handover {
             // without forwarding there is nothing to wait for.
             new_path_open: !(reordering && policy.forwards()),
             held: TargetBuffer::default(),
+            daps: false,
+            source_leg: false,
+            at_target: Default::default(),
         }
     }
 
@@ -169,7 +181,8 @@ impl LteRan {
             policy,
             decision,
         );
-        let ho = Handover::new(id, cause, source, target, policy, self.ho_cfg.reordering);
+        let mut ho = Handover::new(id, cause, source, target, policy, self.ho_cfg.reordering);
+        ho.daps = matches!(self.ho_cfg.procedure, HandoverProcedure::Daps(_));
         let ue = &mut self.ues[u];
         ue.ho = Some(ho);
         ue.latest_record = Some(id);
@@ -218,6 +231,7 @@ impl LteRan {
             Step::HandoverRequestAck => self.request_ack(now, u, ids),
             Step::HandoverCommand => self.handover_command(now, u, ids, out),
             Step::SnStatusTransfer => self.sn_status_transfer(now, u, ids, out),
+            Step::HandoverConfirm if self.is_daps(u) => self.daps_access(now, u, ids, out),
             Step::HandoverConfirm => self.handover_confirm(now, u, ids, out),
             Step::PathSwitchRequest { from } => {
                 let from_enb = self.enbs[from];
@@ -233,10 +247,18 @@ impl LteRan {
             Step::PathSwitchRequestAck => self.path_switch_request_ack(now, u, ids),
             Step::UeContextRelease => {
                 self.event(now, ids, ids.tgt_enb, ids.src_enb, Msg::UeContextRelease);
+                // DAPS: the release of the source context ends its leg if nothing else did.
+                self.release_source_leg(now, u, ids, out);
                 self.complete(now, u, ids);
             }
             Step::EndMarkerTimeout => self.end_of_forwarding(now, u, out),
             Step::Reestablishment => self.reestablishment(now, u, ids, out),
+            Step::EarlyStatusTransfer => {
+                self.event(now, ids, ids.src_enb, ids.tgt_enb, Msg::EarlyStatusTransfer);
+            }
+            Step::HandoverSuccess | Step::SourceRelease => {
+                self.daps_release_step(now, u, ids, s.step, out)
+            }
         }
     }
 
@@ -372,6 +394,10 @@ impl LteRan {
 
     /// Step 7 at the UE: it leaves the source.
     fn handover_command(&mut self, now: SimTime, u: usize, ids: Ids, out: &mut MediumOutput) {
+        if self.is_daps(u) {
+            self.daps_command(now, u, ids, out);
+            return;
+        }
         self.event(now, ids, ids.src_enb, ids.node, Msg::HandoverCommand);
         if let Some(r) = self.timeline.record_mut(ids.id) {
             r.command = Some(now);
@@ -419,6 +445,7 @@ impl LteRan {
         let ue = &mut self.ues[u];
         ue.serving = c;
         ue.attached = true;
+        ue.next_dl_count = count;
         ue.ever_served[c] = true;
         if let Some(a3) = ue.a3.as_mut() {
             // A new serving cell: the pending conditions were about the old one. The L3

@@ -25,6 +25,10 @@ impl LteRan {
     /// T310 expired for UE `u` at `now`.
     pub(super) fn radio_link_failure(&mut self, now: SimTime, u: usize, out: &mut MediumOutput) {
         if let Some(old) = self.ues[u].ho.take() {
+            if old.source_leg && old.source != self.ues[u].serving {
+                // DAPS after the access: the source leg goes with the target's.
+                self.drop_source_leg(now, u, old.source, old.id, out);
+            }
             if !old.released {
                 if let Some(r) = self.timeline.record_mut(old.id) {
                     r.result = HandoverResult::RadioLinkFailure;

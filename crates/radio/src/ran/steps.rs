@@ -46,6 +46,12 @@ pub(super) enum Step {
     EndMarkerTimeout,
     /// Radio link failure: cell selection and RRC connection re-establishment are over.
     Reestablishment,
+    /// DAPS: the EARLY STATUS TRANSFER reaches the target (early data forwarding has begun).
+    EarlyStatusTransfer,
+    /// DAPS / CHO: HANDOVER SUCCESS reaches the source (the UE accessed the target).
+    HandoverSuccess,
+    /// DAPS: the RRC reconfiguration releasing the source leg reaches the UE.
+    SourceRelease,
 }
 
 /// A step due at `at` for UE index `ue` and handover record `handover` (none for a manual

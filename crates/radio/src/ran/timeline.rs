@@ -56,6 +56,21 @@ pub enum HandoverMessage {
     RadioLinkFailure,
     /// UE → the cell it re-established with (RRCConnectionReestablishment, §5.3.7).
     RrcConnectionReestablishment,
+    /// Source → target, DAPS: the COUNT of the first SDU forwarded early (Rel-16 X2AP EARLY
+    /// STATUS TRANSFER).
+    EarlyStatusTransfer,
+    /// Target → source, DAPS and CHO: the UE accessed the target (Rel-16 HANDOVER SUCCESS).
+    HandoverSuccess,
+    /// Target → UE, DAPS: the RRC reconfiguration releasing the source leg
+    /// (daps-SourceRelease).
+    SourceRelease,
+    /// Source → UE, CHO: the conditional reconfiguration with the prepared candidates
+    /// (TS 36.331 §5.3.5.13, conditionalReconfiguration).
+    ConditionalReconfiguration,
+    /// At the UE, CHO: the execution condition of a candidate holds; the UE leaves the source.
+    ConditionalExecution,
+    /// Source → a candidate the UE did not pick, CHO: HANDOVER CANCEL (TS 36.423 §8.2.7).
+    HandoverCancel,
 }
 
 impl HandoverMessage {
@@ -79,6 +94,12 @@ impl HandoverMessage {
             HandoverMessage::UeContextRelease => "ue_context_release",
             HandoverMessage::RadioLinkFailure => "radio_link_failure",
             HandoverMessage::RrcConnectionReestablishment => "rrc_connection_reestablishment",
+            HandoverMessage::EarlyStatusTransfer => "early_status_transfer",
+            HandoverMessage::HandoverSuccess => "handover_success",
+            HandoverMessage::SourceRelease => "source_release",
+            HandoverMessage::ConditionalReconfiguration => "conditional_reconfiguration",
+            HandoverMessage::ConditionalExecution => "conditional_execution",
+            HandoverMessage::HandoverCancel => "handover_cancel",
         }
     }
 }

@@ -42,6 +42,10 @@ pub(super) struct UeRan {
     pub attached: bool,
     /// Index of the cell the S-GW tunnels the UE's downlink to (changes at each path switch).
     pub sgw_cell: usize,
+    /// The COUNT the serving cell's PDCP transmitter gives the next fresh downlink SDU: set at
+    /// each attach, one more per SDU sent through [`LteRan::send_fresh`], checked against the
+    /// cell's at each detach (DAPS needs it before the source lets the UE go).
+    pub next_dl_count: u32,
     /// Per cell: it served the UE at some time (late packets there are handover losses, not
     /// routing errors).
     pub ever_served: Vec<bool>,

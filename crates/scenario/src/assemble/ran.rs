@@ -309,6 +309,7 @@ fn handover_config(
 ) -> HandoverConfig {
     let l = &h.latencies;
     HandoverConfig {
+        procedure: h.procedure,
         policy: h.policy,
         prediction: h.prediction,
         latencies: HandoverLatencies {

@@ -7,7 +7,10 @@ use std::collections::BTreeMap;
 use celltcp_engine::SimDuration;
 use celltcp_net::handover::HandoverPolicy;
 use celltcp_net::queue::QueueLimit;
-use celltcp_radio::ran::PathSwitchPrediction;
+use celltcp_radio::measurement::A3Config;
+use celltcp_radio::ran::{
+    ConditionalConfig, DapsLatencies, HandoverProcedure, PathSwitchPrediction,
+};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -114,6 +117,85 @@ impl Default for LatenciesFile {
     }
 }
 
+/// `procedure` of `[ran.handover]`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ProcedureKind {
+    /// The break-before-make X2 handover of TS 36.300 §10.1.2.1.1.
+    #[default]
+    Classic,
+    /// Rel-16 dual active protocol stack handover: make before break.
+    Daps,
+    /// Rel-16 conditional handover: prepared early, executed by the UE.
+    Conditional,
+}
+
+impl ProcedureKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProcedureKind::Classic => "classic",
+            ProcedureKind::Daps => "daps",
+            ProcedureKind::Conditional => "conditional",
+        }
+    }
+
+    fn is_classic(&self) -> bool {
+        *self == ProcedureKind::Classic
+    }
+}
+
+/// `[ran.handover.daps]`: the DAPS handover's own latencies, from the UE's access to the
+/// target; each a time.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct DapsFile {
+    /// Target → source over X2-C: HANDOVER SUCCESS; the source stops serving the UE on its
+    /// arrival (default 5ms, the X2-C one-way default of `latencies.x2`).
+    pub handover_success: Quantity<Time>,
+    /// Target → UE: the RRC reconfiguration releasing the source (default 5ms, the RRC
+    /// default of `latencies.rrc`).
+    pub source_release: Quantity<Time>,
+}
+
+impl Default for DapsFile {
+    fn default() -> Self {
+        DapsFile {
+            handover_success: Quantity::default_of("5ms"),
+            source_release: Quantity::default_of("5ms"),
+        }
+    }
+}
+
+/// `[ran.handover.conditional]`: conditional handover (TS 36.300 §10.1.2.1a, TS 38.300
+/// §9.2.3.4): the source prepares candidates on `preparation`, the UE executes on
+/// `execution`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct ConditionalFile {
+    /// Event A3 on which the source prepares a candidate (default: offset 0 dB, hysteresis
+    /// 1 dB, time to trigger 80 ms — earlier than the execution's by 2 dB and 176 ms).
+    pub preparation: A3File,
+    /// Event A3 on which the UE executes towards a prepared candidate (default: the `a3`
+    /// defaults, hysteresis 3 dB, time to trigger 256 ms).
+    pub execution: A3File,
+    /// The most candidates prepared at once (1 to 8, maxNrofCondCells; default 2).
+    pub max_candidates: u32,
+}
+
+impl Default for ConditionalFile {
+    fn default() -> Self {
+        ConditionalFile {
+            preparation: A3File {
+                offset_db: 0.0,
+                hysteresis_db: 1.0,
+                time_to_trigger: Quantity::default_of("80ms"),
+            },
+            execution: A3File::default(),
+            max_candidates: 2,
+        }
+    }
+}
+
 /// `[[ran.handover.manual]]`: a handover decided at a given time, whatever the measurements say.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -131,6 +213,15 @@ pub struct ManualFile {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct HandoverFile {
+    /// The procedure: "classic" (default), "daps" or "conditional".
+    #[serde(skip_serializing_if = "ProcedureKind::is_classic")]
+    pub procedure: ProcedureKind,
+    /// DAPS latencies; only with procedure = "daps".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub daps: Option<DapsFile>,
+    /// CHO conditions; only with procedure = "conditional".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conditional: Option<ConditionalFile>,
     /// The data-path policy: "discard", "forward" (default), "fast_path_switch" or
     /// "predicted".
     pub policy: HandoverPolicy,
@@ -182,6 +273,9 @@ pub struct HandoverFile {
 impl Default for HandoverFile {
     fn default() -> Self {
         HandoverFile {
+            procedure: ProcedureKind::Classic,
+            daps: None,
+            conditional: None,
             policy: HandoverPolicy::Forward,
             prediction_step: None,
             prediction_error: None,
@@ -251,6 +345,8 @@ pub struct ManualSpec {
 /// `[ran.handover]`, validated.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HandoverSpec {
+    /// Classic, DAPS (with its latencies) or conditional (with its conditions).
+    pub procedure: HandoverProcedure,
     pub policy: HandoverPolicy,
     /// The predictor (its defaults unless the policy is predicted).
     pub prediction: PathSwitchPrediction,
@@ -411,7 +507,9 @@ impl HandoverFile {
                 target: m.target.clone(),
             });
         }
+        let procedure = self.procedure_spec()?;
         Ok(HandoverSpec {
+            procedure,
             policy: self.policy,
             prediction,
             reordering: self.reordering,
@@ -427,6 +525,132 @@ impl HandoverFile {
             rlf,
             manual,
         })
+    }
+}
+
+impl HandoverFile {
+    /// `procedure` with its section, checked against the other keys: a section only with its
+    /// procedure; DAPS only with policy "forward" and reordering (it forwards the source's
+    /// data and switches the path after the UE's access: "discard" would lose what the source
+    /// has not delivered, "fast_path_switch" and "predicted" move the path before the UE can
+    /// be served at the target; two legs feed one PDCP receiver, which must reorder); CHO
+    /// without `a3` (its own conditions trigger it) and with a preparation no later than its
+    /// execution.
+    fn procedure_spec(&self) -> Result<HandoverProcedure, ScenarioError> {
+        let kind = self.procedure;
+        let only = |k: &str, with: &str| {
+            ScenarioError::new(
+                format!("ran.handover.{k}"),
+                format!(
+                    "is given but procedure is \"{}\"; it applies only with procedure = \"{with}\"",
+                    kind.as_str()
+                ),
+            )
+        };
+        if self.daps.is_some() && kind != ProcedureKind::Daps {
+            return Err(only("daps", "daps"));
+        }
+        if self.conditional.is_some() && kind != ProcedureKind::Conditional {
+            return Err(only("conditional", "conditional"));
+        }
+        match kind {
+            ProcedureKind::Classic => Ok(HandoverProcedure::Classic),
+            ProcedureKind::Daps => self.daps_spec(),
+            ProcedureKind::Conditional => self.conditional_spec(),
+        }
+    }
+
+    fn daps_spec(&self) -> Result<HandoverProcedure, ScenarioError> {
+        if self.policy != HandoverPolicy::Forward {
+            return Err(ScenarioError::new(
+                "ran.handover.policy",
+                format!(
+                    "'{}' does not go with procedure = \"daps\"; expected \"forward\" (DAPS \
+                     forwards the source's data and switches the path after the UE's access)",
+                    self.policy.as_str()
+                ),
+            ));
+        }
+        if !self.reordering {
+            return Err(ScenarioError::new(
+                "ran.handover.reordering",
+                "false does not go with procedure = \"daps\"; expected true (the UE's PDCP \
+                 reorders what the source and target legs deliver)",
+            ));
+        }
+        let d = self.daps.clone().unwrap_or_default();
+        for (k, q) in [
+            ("handover_success", &d.handover_success),
+            ("source_release", &d.source_release),
+        ] {
+            positive_time(&format!("ran.handover.daps.{k}"), q)?;
+        }
+        Ok(HandoverProcedure::Daps(DapsLatencies {
+            handover_success: d.handover_success.value,
+            source_release: d.source_release.value,
+        }))
+    }
+
+    fn conditional_spec(&self) -> Result<HandoverProcedure, ScenarioError> {
+        if self.a3.is_some() {
+            return Err(ScenarioError::new(
+                "ran.handover.a3",
+                "is given but procedure is \"conditional\"; expected \
+                 ran.handover.conditional.preparation and .execution instead",
+            ));
+        }
+        let c = self.conditional.clone().unwrap_or_default();
+        let k = |s: &str| format!("ran.handover.conditional.{s}");
+        let p = a3_spec_at(&k("preparation"), &c.preparation)?;
+        let e = a3_spec_at(&k("execution"), &c.execution)?;
+        if p.offset_db + p.hysteresis_db > e.offset_db + e.hysteresis_db {
+            return Err(ScenarioError::new(
+                k("preparation.offset_db"),
+                format!(
+                    "offset + hysteresis {} dB is above the execution's {} dB; expected the \
+                     preparation to hold no later than the execution",
+                    p.offset_db + p.hysteresis_db,
+                    e.offset_db + e.hysteresis_db
+                ),
+            ));
+        }
+        if p.time_to_trigger > e.time_to_trigger {
+            return Err(ScenarioError::new(
+                k("preparation.time_to_trigger"),
+                format!(
+                    "'{}' is longer than the execution's '{}'; expected the preparation to \
+                     hold no later than the execution",
+                    c.preparation.time_to_trigger, c.execution.time_to_trigger
+                ),
+            ));
+        }
+        if !(1..=8).contains(&c.max_candidates) {
+            return Err(ScenarioError::new(
+                k("max_candidates"),
+                format!(
+                    "{} is not allowed; expected an integer from 1 to 8 (maxNrofCondCells)",
+                    c.max_candidates
+                ),
+            ));
+        }
+        let a3 = |s: A3Spec| A3Config {
+            offset_db: s.offset_db,
+            hysteresis_db: s.hysteresis_db,
+            time_to_trigger: s.time_to_trigger,
+        };
+        if self.procedure == ProcedureKind::Conditional {
+            // The conditions are checked; the UE's execution is not modelled yet.
+            return Err(ScenarioError::new(
+                "ran.handover.procedure",
+                "'conditional' is not modelled yet (its conditions are checked); expected \
+                 \"classic\" or \"daps\"",
+            ));
+        }
+        Ok(HandoverProcedure::Conditional(ConditionalConfig {
+            preparation: a3(p),
+            execution: a3(e),
+            max_candidates: c.max_candidates,
+        }))
     }
 }
 
@@ -476,14 +700,19 @@ fn check_manual_targets(
 }
 
 fn a3_spec(a: &A3File) -> Result<A3Spec, ScenarioError> {
+    a3_spec_at("ran.handover.a3", a)
+}
+
+/// An Event A3 table at dotted key `at`.
+fn a3_spec_at(at: &str, a: &A3File) -> Result<A3Spec, ScenarioError> {
     finite(
-        "ran.handover.a3.offset_db",
+        &format!("{at}.offset_db"),
         a.offset_db,
         "a finite number of dB",
     )?;
     if !(a.hysteresis_db.is_finite() && a.hysteresis_db >= 0.0) {
         return Err(ScenarioError::new(
-            "ran.handover.a3.hysteresis_db",
+            format!("{at}.hysteresis_db"),
             format!(
                 "{} is not allowed; expected a number of dB ≥ 0",
                 a.hysteresis_db
@@ -498,7 +727,7 @@ fn a3_spec(a: &A3File) -> Result<A3Spec, ScenarioError> {
             .map(|v| format!("{v}ms"))
             .collect();
         return Err(ScenarioError::new(
-            "ran.handover.a3.time_to_trigger",
+            format!("{at}.time_to_trigger"),
             format!(
                 "'{}' is not a timeToTrigger of TS 36.331; expected one of {}",
                 a.time_to_trigger,

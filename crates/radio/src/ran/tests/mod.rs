@@ -4,6 +4,7 @@
 mod a3;
 mod admission;
 mod config_errors;
+mod daps;
 mod data_path;
 mod harness;
 mod interference;
