@@ -364,6 +364,25 @@ pub(crate) fn convert(
     Ok(out)
 }
 
+/// The radio keys echo every key of [`CellRadioConfig`] with its default; an NR cell refuses
+/// LTE's own keys ([`nr::LTE_ONLY`]), so its echo leaves them out, and loads again.
+pub(super) fn leave_out_keys_the_rat_refuses(
+    cells: &BTreeMap<String, CellFile>,
+    echo: &mut serde_json::Value,
+) {
+    for (name, _) in cells.iter().filter(|(_, c)| c.rat == Rat::Nr) {
+        if let Some(cell) = echo
+            .get_mut("cells")
+            .and_then(|v| v.get_mut(name))
+            .and_then(|v| v.as_object_mut())
+        {
+            for (key, _) in nr::LTE_ONLY {
+                cell.remove(key);
+            }
+        }
+    }
+}
+
 /// The UEs of cell `name`: hosts, each served by one cell only (`served`: UE → cell so far),
 /// with a speed in range and a weight its scheduler reads.
 fn check_ues<'a>(

@@ -42,6 +42,29 @@ impl Rat {
     }
 }
 
+/// LTE's keys of `[cells.NAME]` that an NR cell has in `[cells.NAME.nr]` or not at all, each
+/// with why: refused when written, whatever the value (a written default is as much a
+/// mistake), and left out of an NR cell's echo, which must load again.
+pub(super) const LTE_ONLY: [(&str, &str); 4] = [
+    (
+        "bandwidth_mhz",
+        "is the LTE channel bandwidth (TS 36.101); an NR cell's is nr.bandwidth_mhz",
+    ),
+    (
+        "cqi_table",
+        "is an LTE CQI table (TS 36.213 Table 7.2.3-x); an NR cell's is nr.cqi_table",
+    ),
+    (
+        "bler_decade_db",
+        "is not supported for an NR cell yet (its BLER curves are those of nr.mcs_table)",
+    ),
+    (
+        "ue_category",
+        "is an LTE UE category (TS 36.306 Table 4.1-1); an NR cell does not bound its \
+         transport blocks by it",
+    ),
+];
+
 /// Checks the NR keys of cell `name` and the LTE keys an NR cell refuses; `in_ran` for a cell
 /// of a radio access network.
 pub(super) fn check(
@@ -62,28 +85,7 @@ pub(super) fn check(
         (Rat::Nr, _) => {}
     }
     let refuse = |k: &str, why: &str| Err(ScenarioError::new(key(k), why.to_string()));
-    // LTE's keys of [cells.NAME] that an NR cell has in [cells.NAME.nr] or not at all: refused
-    // when written, whatever the value (a written default is as much a mistake).
-    let lte_only: [(&str, &str); 4] = [
-        (
-            "bandwidth_mhz",
-            "is the LTE channel bandwidth (TS 36.101); an NR cell's is nr.bandwidth_mhz",
-        ),
-        (
-            "cqi_table",
-            "is an LTE CQI table (TS 36.213 Table 7.2.3-x); an NR cell's is nr.cqi_table",
-        ),
-        (
-            "bler_decade_db",
-            "is not supported for an NR cell yet (its BLER curves are those of nr.mcs_table)",
-        ),
-        (
-            "ue_category",
-            "is an LTE UE category (TS 36.306 Table 4.1-1); an NR cell does not bound its \
-             transport blocks by it",
-        ),
-    ];
-    if let Some((k, why)) = lte_only.into_iter().find(|(k, _)| c.radio.is_written(k)) {
+    if let Some((k, why)) = LTE_ONLY.into_iter().find(|(k, _)| c.radio.is_written(k)) {
         return refuse(k, why);
     }
     if c.bler_table.is_some() {
