@@ -207,7 +207,7 @@ class _HandoverEntryRequired(TypedDict):
 
 class HandoverEntry(_HandoverEntryRequired, total=False):
     """One handover: who, why, how it ended, and its timeline (seconds since the start of the run, `null` for a step not reached)."""
-    execution_s: float | None
+    execution_s: float
 
 
 class HandoverResultCounts(TypedDict):
