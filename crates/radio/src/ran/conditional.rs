@@ -162,12 +162,6 @@ impl Conditional {
     }
 }
 
-/// What the tick decided for one UE.
-enum Decision {
-    Nothing,
-    Execute(usize),
-}
-
 /// Counts of the conditional handovers of a network, for the report.
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct ConditionalTotals {
@@ -250,10 +244,7 @@ impl LteRan {
                 cho.configured.push((c, v));
             }
         }
-        let decision = match cho.execution.evaluate(now, ms, &cho.configured) {
-            Some(c) => Decision::Execute(c),
-            None => Decision::Nothing,
-        };
+        let execute = cho.execution.evaluate(now, ms, &cho.configured);
         let gone: Vec<usize> = gone.map(|c| c.cell).collect();
         for cell in gone {
             self.cho_cancel(now, u, cell);
@@ -261,7 +252,7 @@ impl LteRan {
         for (cell, _) in listed {
             self.cho_prepare(now, u, cell);
         }
-        if let Decision::Execute(cell) = decision {
+        if let Some(cell) = execute {
             self.cho_execute(now, u, cell, out);
         }
     }
