@@ -263,11 +263,20 @@ impl LteRan {
         let decision = now + l.measurement_report + l.decision;
         let record = match self.ues[u].cho.as_ref().and_then(|c| c.record) {
             Some(id) => {
-                // Kept while candidates came and went: it is about the latest preparation.
+                // Kept while candidates came and went: it is about the latest preparation, and
+                // once every earlier candidate has gone, about this one.
                 let source = self.enbs[self.ues[u].serving];
+                let alone = self.ues[u]
+                    .cho
+                    .as_ref()
+                    .is_some_and(|c| c.candidates.iter().all(|k| k.stage == Stage::Refused));
+                let target = self.enbs[cell];
                 if let Some(r) = self.timeline.record_mut(id) {
                     r.source = source;
                     r.decision = decision;
+                    if alone {
+                        r.target = target;
+                    }
                 }
                 id
             }
