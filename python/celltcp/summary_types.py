@@ -189,8 +189,7 @@ class ForwardingSummary(TypedDict):
     released: int
 
 
-class HandoverEntry(TypedDict):
-    """One handover: who, why, how it ended, and its timeline (seconds since the start of the run, `null` for a step not reached)."""
+class _HandoverEntryRequired(TypedDict):
     attach_s: float | None
     cause: HandoverCause
     command_s: float | None
@@ -204,6 +203,11 @@ class HandoverEntry(TypedDict):
     source: str
     target: str
     ue: str
+
+
+class HandoverEntry(_HandoverEntryRequired, total=False):
+    """One handover: who, why, how it ended, and its timeline (seconds since the start of the run, `null` for a step not reached)."""
+    execution_s: float
 
 
 class HandoverResultCounts(TypedDict):

@@ -180,8 +180,15 @@ pub struct HandoverRecord {
     pub policy: HandoverPolicy,
     /// The handover decision at the source (for a link handover: the interruption start).
     pub decision: SimTime,
-    /// The RRC handover command: the UE detaches, the interruption starts.
+    /// The RRC handover command: the UE detaches, the interruption starts. For a conditional
+    /// handover, the conditional reconfiguration with the target that reached the UE (it
+    /// leaves the source later, at `execution`).
     pub command: Option<SimTime>,
+    /// Conditional handover (TS 36.300 §10.1.2.1a): the UE's execution condition held, or
+    /// its radio link failed with the target prepared, and it left the source on its own;
+    /// the interruption starts here. `None` for the other procedures, whose UE leaves at
+    /// `command`.
+    pub execution: Option<SimTime>,
     /// The UE is synchronised to the target and has sent the handover confirm.
     pub attach: Option<SimTime>,
     /// The S-GW switched the downlink path to the target.
@@ -194,9 +201,16 @@ pub struct HandoverRecord {
 }
 
 impl HandoverRecord {
-    /// Interruption of the user plane: from the handover command to the attach.
+    /// When the UE left the source: the execution of a conditional handover, else the
+    /// handover command.
+    pub fn departure(&self) -> Option<SimTime> {
+        self.execution.or(self.command)
+    }
+
+    /// Interruption of the user plane: from the UE's departure from the source
+    /// ([`departure`](Self::departure)) to the attach.
     pub fn interruption(&self) -> Option<celltcp_engine::SimDuration> {
-        Some(self.attach?.saturating_since(self.command?))
+        Some(self.attach?.saturating_since(self.departure()?))
     }
 }
 

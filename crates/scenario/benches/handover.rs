@@ -311,6 +311,7 @@ fn records(out: &RunOutput) -> (Vec<HandoverRecord>, Vec<(NodeId, Vec<FlowId>)>)
             policy: policy(policies[i]),
             decision: at(decision[i]).expect("a decision time"),
             command: at(command[i]),
+            execution: None,
             attach: at(attach[i]),
             path_switch: at(path_switch[i]),
             completion: at(completion[i]),

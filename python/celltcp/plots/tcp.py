@@ -170,8 +170,8 @@ def cwnd_rtt_handover(
     ``flow`` may be omitted when the handover concerns one TCP flow only. The window starts
     ``before_s`` seconds before the handover command and ends ``after_s`` seconds after the
     latest of the attach, the completion, the end of the outcome window and of the loss
-    episode, and the recovery (those that happened). The interruption (command to attach) is
-    shaded on both axes; the path switch and the completion are dashed lines.
+    episode, and the recovery (those that happened). The interruption (command, or a conditional
+    handover's execution, to attach) is shaded on both axes; the path switch and the completion are dashed lines.
     """
     for name, value in (("before_s", before_s), ("after_s", after_s)):
         if not (np.isfinite(value) and value >= 0):
@@ -179,6 +179,13 @@ def cwnd_rtt_handover(
     row = _handover_row(result, handover, flow)
     flow = str(row["flow"])
     command = float(row["command_s"])
+    # A conditional handover's command is its conditional reconfiguration; the UE leaves the
+    # source at its execution, where the interruption (which ends at the attach) starts.
+    interruption = float(row["interruption_s"])
+    if np.isfinite(interruption) and np.isfinite(float(row["attach_s"])):
+        departure = float(row["attach_s"]) - interruption
+        if not abs(departure - command) < 1e-6:
+            command = departure
     ends = [
         float(row[c])
         for c in ("attach_s", "completion_s", "window_end_s", "episode_end_s", "recovered_at_s")

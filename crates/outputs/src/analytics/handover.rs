@@ -165,15 +165,19 @@ pub struct HandoverOutcome {
     pub result: HandoverResult,
     /// Handover decision at the source, s.
     pub decision_s: f64,
-    /// Handover command (the interruption starts), s.
+    /// Handover command (the interruption starts), s; for a conditional handover, the
+    /// conditional reconfiguration with the target.
     pub command_s: Option<f64>,
+    /// Conditional handover: the UE's execution (it leaves the source, the interruption
+    /// starts), s; `None` for the other procedures.
+    pub execution_s: Option<f64>,
     /// UE attached to the target, s.
     pub attach_s: Option<f64>,
     /// Downlink path switched to the target, s.
     pub path_switch_s: Option<f64>,
     /// Source released the UE context, s.
     pub completion_s: Option<f64>,
-    /// User-plane interruption (command to attach), s.
+    /// User-plane interruption (command, or execution, to attach), s.
     pub interruption_s: Option<f64>,
     /// The flow's packets forwarded over X2-U (0 when the record does not list the flow).
     pub forwarded: u64,
@@ -325,7 +329,9 @@ fn inherited_recovery_end(trace: &FlowTrace, from: u64, end: u64) -> u64 {
 /// and what that does to the flow is the handover's; starting the window there keeps every
 /// time the window reports (the first RTO among them) at or after its start.
 fn window_start(r: &HandoverRecord) -> u64 {
-    let command = r.command.unwrap_or(r.decision).as_ns();
+    // A conditional handover's UE leaves at its execution, not at the conditional
+    // reconfiguration (its `command`), which may precede it by seconds.
+    let command = r.departure().unwrap_or(r.decision).as_ns();
     r.path_switch.map_or(command, |p| p.as_ns().min(command))
 }
 
@@ -422,7 +428,7 @@ fn analyse_flow(
     // 000 Fig. 12 counts from the command, when the UE leaves the source cell, not from a
     // predicted path switch before it: what the source cell delivers meanwhile is not the
     // handover's doing, and counting it would credit prediction with a longer interval.
-    let delivered_from = r.command.map_or(start, SimTime::as_ns);
+    let delivered_from = r.departure().map_or(start, SimTime::as_ns);
     let delivered_bytes = r.attach.map(|a| {
         let after = a.as_ns().saturating_add(srtt_ns);
         let bytes = trace.delivered.step_at(after) - trace.delivered.step_at(delivered_from);
@@ -440,6 +446,7 @@ fn analyse_flow(
         result: r.result,
         decision_s: r.decision.as_secs_f64(),
         command_s: opt_secs(r.command),
+        execution_s: opt_secs(r.execution),
         attach_s: opt_secs(r.attach),
         path_switch_s: opt_secs(r.path_switch),
         completion_s: opt_secs(r.completion),

@@ -26,7 +26,8 @@
 //! undefined. Intervals include both ends.
 //!
 //! - **start** — the handover command, when the user-plane interruption starts (the decision
-//!   when there was no command: preparation failed), or the path switch when it came first: a
+//!   when there was no command: preparation failed; the execution of a conditional handover,
+//!   whose command is the conditional reconfiguration), or the path switch when it came first: a
 //!   predicted handover moves the downlink to the target ~130 ms before the command, and what
 //!   that does to the flow is the handover's. Every time the window reports, the first RTO
 //!   among them, is at or after start. `attach`, `path_switch` and `completion`

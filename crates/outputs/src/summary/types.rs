@@ -323,10 +323,16 @@ pub struct HandoverEntry {
     pub policy: Label<HandoverPolicies>,
     pub result: Label<HandoverResults>,
     pub decision_s: f64,
+    /// The handover command; for a conditional handover, the conditional reconfiguration
+    /// with the target (TS 36.331 §5.3.5.13).
     pub command_s: Option<f64>,
+    /// Conditional handover only (absent otherwise): the UE's execution, when it left the
+    /// source on its own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub execution_s: Option<f64>,
     pub attach_s: Option<f64>,
     pub path_switch_s: Option<f64>,
     pub completion_s: Option<f64>,
-    /// Command to attach.
+    /// Command (conditional handover: execution) to attach.
     pub interruption_s: Option<f64>,
 }

@@ -11,6 +11,7 @@ use crate::measurement::{check_error_std_db, A3Monitor, L3Filter, RlfMonitor};
 use crate::mobility::Mobility;
 use crate::pdcp::{PdcpConfig, PdcpRx};
 
+use super::conditional::Conditional;
 use super::measure::Coupling;
 use super::steps::{Step, StepQueue};
 use super::timeline::Timeline;
@@ -115,6 +116,13 @@ impl LteRan {
                 section: "handover.rlf",
                 source,
             })?;
+        let cho = match &handover.procedure {
+            super::HandoverProcedure::Conditional(c) => Some(
+                Conditional::new(c)
+                    .map_err(|(section, source)| RanError::Measurement { section, source })?,
+            ),
+            _ => None,
+        };
         let n_cells = built.len();
         let mut states = Vec::with_capacity(ues.len());
         for ((ue, mobility), ue_cfg) in ues.iter().zip(mobilities).zip(&ue_configs) {
@@ -143,6 +151,7 @@ impl LteRan {
                 ),
                 l3_rsrq: vec![filter.clone(); n_cells],
                 a3: a3.clone(),
+                cho: cho.clone(),
                 rlf: rlf.clone(),
                 pdcp: PdcpRx::new(pdcp).map_err(|source| RanError::Pdcp { source })?,
                 pdcp_reordering: false,
@@ -191,6 +200,7 @@ impl LteRan {
             pdcp_reordering_cfg,
             prediction_rng: RngStream::new(seed, run, "ran/prediction"),
             radio_link_failures: 0,
+            totals_cho: Default::default(),
             sdus: Vec::new(),
             neighbours: Vec::new(),
             signals: Vec::new(),
@@ -307,7 +317,9 @@ fn validate(cfg: &RanConfig) -> Result<(), RanError> {
     Ok(())
 }
 
-/// The combinations of procedure and data path that make sense (module `daps`): DAPS forwards
+/// The combinations of procedure and data path that make sense (modules `daps`,
+/// `conditional`). CHO runs `forward` or `discard` at the HANDOVER SUCCESS (the early path
+/// switches need a command), with its own conditions instead of `a3`. DAPS forwards
 /// the source's data and keeps the path until the UE has accessed the target, so it needs
 /// `forward` (`discard` would lose what the source has not delivered; `fast_path_switch` and
 /// `predicted` move the path before the UE can be served there, the break DAPS avoids) and the
@@ -334,12 +346,26 @@ fn validate_procedure(ho: &super::HandoverConfig) -> Result<(), RanError> {
         P::Daps(_) => Ok(()),
         P::Conditional(c) => {
             validate_conditional(&c)?;
-            // The conditions are checked, the execution is not modelled yet: refuse rather
-            // than run a network without handovers.
-            Err(RanError::invalid(
-                "handover.procedure",
-                "\"conditional\" is not modelled yet; expected \"classic\" or \"daps\"",
-            ))
+            if ho.policy.early_path_switch() {
+                return Err(RanError::invalid(
+                    "handover.policy",
+                    format!(
+                        "\"{}\" with procedure \"conditional\"; expected \"forward\" or \
+                         \"discard\" (the source does not know when, or towards which \
+                         candidate, the UE executes: it has no handover command to switch the \
+                         path with)",
+                        ho.policy.as_str()
+                    ),
+                ));
+            }
+            if ho.a3.is_some() {
+                return Err(RanError::invalid(
+                    "handover.a3",
+                    "given with procedure \"conditional\"; expected none (its preparation \
+                     and execution conditions trigger it)",
+                ));
+            }
+            Ok(())
         }
     }
 }

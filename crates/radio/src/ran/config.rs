@@ -137,9 +137,9 @@ pub enum HandoverProcedure {
     /// The break-before-make X2 handover of TS 36.300 §10.1.2.1.1.
     #[default]
     Classic,
-    /// Dual active protocol stack handover: make before break (module `procedure`).
+    /// Dual active protocol stack handover: make before break (`daps.rs`).
     Daps(DapsLatencies),
-    /// Conditional handover (module `procedure`).
+    /// Conditional handover: prepared by the source, executed by the UE (`conditional.rs`).
     Conditional(ConditionalConfig),
 }
 

@@ -86,6 +86,16 @@ impl LteRan {
             self.daps_source_downlink(now, u, pkt, out);
             return;
         }
+        if ue
+            .ho
+            .as_ref()
+            .is_some_and(|h| h.conditional && !h.success_received && c == h.source)
+        {
+            // CHO: the UE left without a word; the source keeps its data until HANDOVER
+            // SUCCESS.
+            self.cho_source_keeps(u, pkt);
+            return;
+        }
         if let Some(h) = ue.ho.as_mut() {
             self.timeline.touch_flow(h.id, pkt.flow);
             if c == h.source && h.detached && !served_here {

@@ -9,7 +9,8 @@
 //!    layer-3 filter (36.331 §5.5.3.2, the coefficient adapted to the measurement period as
 //!    NOTE 2 of the clause asks); radio link monitoring on the serving cell's SINR (36.331
 //!    §5.3.10, 36.133 §7.6); Event A3 on the filtered values of `trigger_quantity` (36.331
-//!    §5.5.4.4), every other cell a neighbour.
+//!    §5.5.4.4), every other cell a neighbour — with the conditional handover procedure its
+//!    preparation and execution conditions instead (`conditional.rs`).
 //!
 //! RSRQ of cell c = N_PRB × RSRP_c / RSSI, with the carrier RSSI over cell c's N_PRB summing
 //! every cell of the network at its RSRP × 12·N_PRB, weighted (2 + 10·load)/12 for the REs it
@@ -77,6 +78,10 @@ impl LteRan {
             self.neighbours.clear();
             self.neighbours
                 .extend(ue.filtered_of(quantity).filter(|&(c, _)| c != serving));
+            if ue.cho.is_some() {
+                self.cho_tick(now, u, ms, out);
+                continue;
+            }
             let Some(a3) = ue.a3.as_mut() else { continue };
             if let Some(target) = a3.evaluate(now, ms, &self.neighbours) {
                 self.a3_triggered(now, u, target);

@@ -11,7 +11,8 @@
 //! §5.1.2.1.2, PDUs received because of a re-establishment of the lower layers; t-Reordering of
 //! §5.1.2.1.4 bounds the wait). Pieces, one per file:
 //! * the handover state machine and its message chart (`procedure.rs`, timed by `steps.rs`),
-//!   radio link failure and re-establishment (`reestablishment.rs`);
+//!   radio link failure and re-establishment (`reestablishment.rs`), the DAPS handover
+//!   (`daps.rs`) and the conditional handover (`conditional.rs`);
 //! * the user plane — forwarding, the target's buffer, end markers, per policy (`data_path.rs`);
 //! * the measurement tick — mobility, RSRP and RSRQ, layer-3 filtering, A3, radio link monitoring,
 //!   interference coupling (`measure.rs`);
@@ -36,6 +37,7 @@
 //! own model, applied above the cells, so it follows the UE through handovers).
 
 mod build;
+mod conditional;
 pub mod config;
 mod daps;
 mod data_path;
@@ -105,6 +107,8 @@ pub struct LteRan {
     /// `ran/prediction`: the handover predictor's error.
     prediction_rng: RngStream,
     radio_link_failures: u64,
+    /// Conditional handover counts (reported only with that procedure).
+    totals_cho: conditional::ConditionalTotals,
     /// Scratch buffers, reused.
     sdus: Vec<(NodeId, BearerSdu)>,
     neighbours: Vec<(usize, f64)>,
@@ -312,7 +316,9 @@ impl Medium for LteRan {
         }
     }
 
-    /// RAN-level figures, then per UE with a downlink loss model the packets its receiver
+    /// RAN-level figures (with the conditional handover procedure, also
+    /// `conditional_preparations`, `conditional_cancellations`, `conditional_executions` and
+    /// `conditional_rlf_recoveries`), then per UE with a downlink loss model the packets its receiver
     /// lost (`ue.NODE.downlink_lost`); the cells report as parts.
     fn report(&self, _now: SimTime) -> Vec<MediumFigure> {
         let t = self.timeline.totals();
@@ -341,6 +347,9 @@ impl Medium for LteRan {
             ("packets_duplicated".into(), t.duplicated as f64),
             ("packets_reordered".into(), t.reordered as f64),
         ];
+        if self.conditional_procedure() {
+            self.totals_cho.figures(&mut figures);
+        }
         self.downlink_lost(&mut figures);
         figures
     }

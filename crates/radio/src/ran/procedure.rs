@@ -16,6 +16,9 @@
 //! and the source's buffer drains before the UE leaves. In both the target releases the
 //! source's context once the UE is attached and the path switch is acknowledged. The MME
 //! acknowledges the path switch to the target, the eNB that holds the bearer afterwards.
+//!
+//! The DAPS handover (`daps.rs`) and the conditional handover (`conditional.rs`) reuse these
+//! steps where the standard does and add their own.
 
 use celltcp_engine::{SimDuration, SimTime};
 use celltcp_net::handover::{HandoverCause, HandoverPolicy, HandoverResult};
@@ -80,6 +83,16 @@ pub(super) struct Handover {
     /// DAPS: the COUNTs of the source's PDUs the target holds or has queued (early data
     /// forwarding); the source forwards at its release only the others.
     pub at_target: std::collections::BTreeSet<u32>,
+    /// A conditional handover (`conditional.rs`): the UE executed on its own.
+    pub conditional: bool,
+    /// CHO: HANDOVER SUCCESS reached the source, which knows the UE has gone.
+    pub success_received: bool,
+    /// CHO: the source's unconfirmed PDCP PDUs at the execution, kept until HANDOVER SUCCESS.
+    pub source_pending: Vec<crate::cell::bearer::BearerSdu>,
+    /// CHO: fresh data that reached the source after the execution, before HANDOVER SUCCESS.
+    pub source_fresh: Vec<celltcp_net::packet::Packet>,
+    /// CHO: the other candidates, cancelled at HANDOVER SUCCESS.
+    pub cancel_after_success: Vec<usize>,
 }
 
 impl Handover {
@@ -116,6 +129,11 @@ impl Handover {
             daps: false,
             source_leg: false,
             at_target: Default::default(),
+            conditional: false,
+            success_received: false,
+            source_pending: Vec::new(),
+            source_fresh: Vec::new(),
+            cancel_after_success: Vec::new(),
         }
     }
 
@@ -211,6 +229,10 @@ impl LteRan {
             }
             return;
         }
+        if let Step::Conditional { cell, token, stage } = s.step {
+            self.cho_step(now, u, s.handover, cell, token, stage);
+            return;
+        }
         let Some(ids) = self.ids(u).filter(|i| Some(i.id) == s.handover) else {
             return;
         };
@@ -256,9 +278,13 @@ impl LteRan {
             Step::EarlyStatusTransfer => {
                 self.event(now, ids, ids.src_enb, ids.tgt_enb, Msg::EarlyStatusTransfer);
             }
+            Step::HandoverSuccess if self.is_conditional(u) => {
+                self.cho_handover_success(now, u, ids, out)
+            }
             Step::HandoverSuccess | Step::SourceRelease => {
                 self.daps_release_step(now, u, ids, s.step, out)
             }
+            Step::Conditional { .. } => {}
         }
     }
 
@@ -297,7 +323,15 @@ impl LteRan {
     /// SN status is known (else it waits for the SN STATUS TRANSFER).
     fn handover_confirm(&mut self, now: SimTime, u: usize, ids: Ids, out: &mut MediumOutput) {
         self.event(now, ids, ids.node, ids.tgt_enb, Msg::HandoverConfirm);
+        let x2 = self.ho_cfg.latencies.x2;
         let Some(h) = self.ho_mut(u) else { return };
+        if h.conditional {
+            // CHO: the source learns of the UE's access only now (Rel-16 HANDOVER SUCCESS).
+            self.schedule(now + x2, u, ids.id, Step::HandoverSuccess);
+            let Some(h) = self.ho_mut(u) else { return };
+            h.confirm_waiting = true;
+            return;
+        }
         if h.sn_status_received {
             self.attach_target(now, u, ids, out);
         } else {
@@ -451,6 +485,9 @@ impl LteRan {
             // A new serving cell: the pending conditions were about the old one. The L3
             // filters are kept (they measure cells, not the serving relation).
             a3.reset();
+        }
+        if let Some(cho) = ue.cho.as_mut() {
+            cho.reset();
         }
         if let Some(rlf) = ue.rlf.as_mut() {
             rlf.reset();

@@ -24,6 +24,10 @@ use super::LteRan;
 impl LteRan {
     /// T310 expired for UE `u` at `now`.
     pub(super) fn radio_link_failure(&mut self, now: SimTime, u: usize, out: &mut MediumOutput) {
+        if self.cho_radio_link_failure(now, u, out) {
+            // Rel-16 attemptCondReconfig: a prepared candidate instead of re-establishment.
+            return;
+        }
         if let Some(old) = self.ues[u].ho.take() {
             if old.source_leg && old.source != self.ues[u].serving {
                 // DAPS after the access: the source leg goes with the target's.

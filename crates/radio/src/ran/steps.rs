@@ -52,6 +52,14 @@ pub(super) enum Step {
     HandoverSuccess,
     /// DAPS: the RRC reconfiguration releasing the source leg reaches the UE.
     SourceRelease,
+    /// CHO: a step of candidate `cell`'s preparation (or its cancellation), `token` telling
+    /// it from an earlier preparation of the same cell. Runs while the UE is still served by
+    /// the source, before its handover exists.
+    Conditional {
+        cell: usize,
+        token: u32,
+        stage: super::conditional::ChoStep,
+    },
 }
 
 /// A step due at `at` for UE index `ue` and handover record `handover` (none for a manual

@@ -169,6 +169,7 @@ impl Timeline {
                 policy,
                 decision,
                 command: None,
+                execution: None,
                 attach: None,
                 path_switch: None,
                 completion: None,

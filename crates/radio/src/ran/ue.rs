@@ -22,6 +22,7 @@ use crate::measurement::{A3Monitor, L3Filter, RlfMonitor};
 use crate::mobility::Mobility;
 use crate::pdcp::{PdcpConfig, PdcpRx};
 
+use super::conditional::Conditional;
 use super::config::TriggerQuantity;
 use super::procedure::Handover;
 use super::timeline::{DropPlace, PacketFate};
@@ -63,6 +64,8 @@ pub(super) struct UeRan {
     /// Layer-3 filtered RSRQ per cell, dB (same filterCoefficient as RSRP).
     pub l3_rsrq: Vec<L3Filter>,
     pub a3: Option<A3Monitor>,
+    /// With the conditional handover procedure: its conditions and candidates.
+    pub cho: Option<Conditional>,
     pub rlf: Option<RlfMonitor>,
     pub pdcp: PdcpRx<StampedPacket>,
     /// The PDCP receiver reorders by COUNT (from a detach until the handover is over and

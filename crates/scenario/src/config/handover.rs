@@ -476,7 +476,9 @@ impl HandoverFile {
                 ),
             ));
         }
-        check_manual_targets(&self.manual, cells, self.a3.is_some() || self.rlf.is_some())?;
+        let measured =
+            self.a3.is_some() || self.rlf.is_some() || self.procedure == ProcedureKind::Conditional;
+        check_manual_targets(&self.manual, cells, measured)?;
         let mut manual = Vec::with_capacity(self.manual.len());
         for (i, m) in self.manual.iter().enumerate() {
             let mkey = |k: &str| format!("ran.handover.manual[{i}].{k}");
@@ -534,6 +536,7 @@ impl HandoverFile {
     /// data and switches the path after the UE's access: "discard" would lose what the source
     /// has not delivered, "fast_path_switch" and "predicted" move the path before the UE can
     /// be served at the target; two legs feed one PDCP receiver, which must reorder); CHO
+    /// with policy "forward" or "discard" (the early path switches need a handover command),
     /// without `a3` (its own conditions trigger it) and with a preparation no later than its
     /// execution.
     fn procedure_spec(&self) -> Result<HandoverProcedure, ScenarioError> {
@@ -592,6 +595,18 @@ impl HandoverFile {
     }
 
     fn conditional_spec(&self) -> Result<HandoverProcedure, ScenarioError> {
+        if self.policy.early_path_switch() {
+            return Err(ScenarioError::new(
+                "ran.handover.policy",
+                format!(
+                    "'{}' does not go with procedure = \"conditional\"; expected \"forward\" \
+                     or \"discard\" (the source does not know when, or towards which \
+                     candidate, the UE executes: there is no handover command to switch the \
+                     path with or before)",
+                    self.policy.as_str()
+                ),
+            ));
+        }
         if self.a3.is_some() {
             return Err(ScenarioError::new(
                 "ran.handover.a3",
@@ -638,14 +653,6 @@ impl HandoverFile {
             hysteresis_db: s.hysteresis_db,
             time_to_trigger: s.time_to_trigger,
         };
-        if self.procedure == ProcedureKind::Conditional {
-            // The conditions are checked; the UE's execution is not modelled yet.
-            return Err(ScenarioError::new(
-                "ran.handover.procedure",
-                "'conditional' is not modelled yet (its conditions are checked); expected \
-                 \"classic\" or \"daps\"",
-            ));
-        }
         Ok(HandoverProcedure::Conditional(ConditionalConfig {
             preparation: a3(p),
             execution: a3(e),
@@ -658,7 +665,7 @@ impl HandoverFile {
 /// a handover moves the UE from a source to another, target, cell). Without A3 and radio link
 /// failure only the manual handovers move a UE, so its serving cell at each one is known: the
 /// cell listing it, then the target of its previous manual handover (in time order, equal
-/// times in the order written). With A3 or RLF the serving cell depends on the measurements
+/// times in the order written). With A3, RLF or conditional handover the serving cell depends on the measurements
 /// and is not checked here.
 fn check_manual_targets(
     manual: &[ManualFile],

@@ -107,6 +107,7 @@ pub(super) fn record(id: u32, dropped: u64) -> HandoverRecord {
         policy: HandoverPolicy::Forward,
         decision: SimTime(1_950 * MS),
         command: Some(SimTime(2_000 * MS)),
+        execution: None,
         attach: Some(SimTime(2_050 * MS)),
         path_switch: Some(SimTime(2_070 * MS)),
         completion: Some(SimTime(2_100 * MS)),

@@ -13,6 +13,7 @@ fn failed_preparation(id: u32) -> HandoverRecord {
     HandoverRecord {
         decision: SimTime(2_000 * MS),
         command: None,
+        execution: None,
         attach: None,
         path_switch: None,
         completion: None,

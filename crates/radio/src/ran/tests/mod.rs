@@ -3,6 +3,7 @@
 
 mod a3;
 mod admission;
+mod cho;
 mod config_errors;
 mod daps;
 mod data_path;
