@@ -254,13 +254,50 @@ impl BlockerField {
     }
 
     /// The blockage of the direct path as [`loss`](Self::loss) gives it, from the screens whose
-    /// centre lies within w/2 + 10·sqrt(λL) of the path's line (every screen
-    /// that can cut it, and those whose knife-edge loss is not negligible), found among the
-    /// candidates `near` keeps: what a cell querying every slot uses, as one pass over all
-    /// blockers per query costs N blockers × slots. `blocked` is that of [`loss`](Self::loss)
-    /// exactly; `loss_db` leaves out the screens beyond the cutoff, each under 10⁻³ dB at
-    /// 28 GHz (ten first-Fresnel-zone diameters away). The value at a time does not depend on
-    /// when `near` was refreshed.
+    /// centre lies within w/2 + 10·sqrt(λL) of the path's line (every screen that can cut it,
+    /// and those whose knife-edge loss is not negligible): one pass over all blockers, the
+    /// reference [`loss_near`](Self::loss_near) is checked against. `blocked` is that of
+    /// [`loss`](Self::loss) exactly; `loss_db` leaves out the screens beyond the cutoff, each
+    /// under 10⁻³ dB at 28 GHz (ten first-Fresnel-zone diameters away).
+    pub fn loss_within_cutoff(&self, time_ns: u64, bs: LinkEnd, ue: LinkEnd) -> BlockageLoss {
+        let link = LinkFrame::new(bs, ue);
+        let cutoff_m = lateral_cutoff_m(&self.config.blocker, self.wavelength_m, &link);
+        let mut total = BlockageLoss::default();
+        for b in &self.blockers {
+            self.add_screen(&mut total, &link, self.position(b, time_ns), cutoff_m);
+        }
+        total
+    }
+
+    /// Adds the screen centred at `c` to `total` if it stands between the ends within the
+    /// lateral cutoff: the one term of [`loss_within_cutoff`](Self::loss_within_cutoff) and of
+    /// [`loss_near`](Self::loss_near)'s screens evaluated at the query time.
+    fn add_screen(&self, total: &mut BlockageLoss, link: &LinkFrame, c: Position, cutoff_m: f64) {
+        if let Some(screen) = link.screen(c, &self.config.blocker) {
+            if screen.lateral_m.abs() < cutoff_m {
+                total.loss_db += screen.loss_db(self.wavelength_m);
+                total.blocked |= screen.cuts_direct_path();
+            }
+        }
+    }
+
+    /// The blockage of the direct path as [`loss_within_cutoff`](Self::loss_within_cutoff)
+    /// gives it, at the cost of the screens near the path only: what a cell querying every
+    /// slot uses, as one pass over all blockers per query costs N blockers × slots.
+    ///
+    /// The screens are classified at the start τ of the hold step (the multiple of
+    /// [`hold_step_ns`](Self::hold_step_ns) at or before `time_ns`, in which a blocker moves at
+    /// most [`HOLD_MOVE_M`], call it d): a screen whose centre at τ is at least
+    /// w/2 + [`HOLD_LATERAL_M`] to the side of the path's line or beyond either end by d, and
+    /// more than d from both ends, from the cutoff and from the edges of the area (so it does
+    /// not wrap in the step), cannot cut the path during the step nor enter or leave the
+    /// cutoff region; its knife-edge loss is that at τ, held through the step. Every other
+    /// screen is evaluated at `time_ns`, as `loss_within_cutoff` evaluates it. So
+    /// `blocked` is exactly that of [`loss`](Self::loss), and `loss_db` differs from
+    /// `loss_within_cutoff`'s only by the held screens' change within a step (at most
+    /// 0.0045 dB in the property test's crowds of up to 0.5 people per m²). The value at a time depends on
+    /// that time and the link only, not on when `near` was refreshed or which times were
+    /// queried before.
     pub fn loss_near(
         &self,
         time_ns: u64,
@@ -269,21 +306,41 @@ impl BlockerField {
         near: &mut Neighbourhood,
     ) -> BlockageLoss {
         let link = LinkFrame::new(bs, ue);
-        let cutoff_m = near.lateral_cutoff_m(&self.config.blocker, self.wavelength_m, &link);
+        let cutoff_m = lateral_cutoff_m(&self.config.blocker, self.wavelength_m, &link);
+        let hold_ns = self.hold_step_ns();
+        let step_from_ns = time_ns - time_ns % hold_ns.max(1);
         if !near.covers(time_ns, bs, ue) {
-            near.refresh(self, time_ns, bs, ue, &link, cutoff_m);
+            near.refresh(self, step_from_ns, bs, ue, &link, cutoff_m);
         }
-        let mut total = BlockageLoss::default();
-        for &i in &near.indices {
+        if !near.step.covers(time_ns) {
+            near.classify(self, step_from_ns, hold_ns, &link, cutoff_m);
+        }
+        let mut total = BlockageLoss {
+            loss_db: near.step.held_db,
+            blocked: false,
+        };
+        for &i in &near.step.exact {
             let c = self.position(&self.blockers[i as usize], time_ns);
-            if let Some(screen) = link.screen(c, &self.config.blocker) {
-                if screen.lateral_m.abs() < cutoff_m {
-                    total.loss_db += screen.loss_db(self.wavelength_m);
-                    total.blocked |= screen.cuts_direct_path();
-                }
-            }
+            self.add_screen(&mut total, &link, c, cutoff_m);
         }
         total
+    }
+
+    /// Length of [`loss_near`](Self::loss_near)'s hold steps, ns: the whole milliseconds in
+    /// which a blocker moves at most [`HOLD_MOVE_M`] (12 ms for a person at 3 km/h, 1 ms for a
+    /// car at 30 km/h, which a cell on the 1 ms grid evaluates exactly), at most
+    /// [`HOLD_MAX_NS`]; 0 (nothing held) for a blocker faster than [`HOLD_MOVE_M`] per
+    /// millisecond.
+    pub fn hold_step_ns(&self) -> u64 {
+        let v = self.config.blocker.speed_mps;
+        let ms = if v > 0.0 {
+            (HOLD_MOVE_M / v * 1e3)
+                .floor()
+                .min((HOLD_MAX_NS / 1_000_000) as f64) as u64
+        } else {
+            HOLD_MAX_NS / 1_000_000
+        };
+        ms * 1_000_000
     }
 
     /// Whether some screen cuts the direct path at `time_ns` ([`BlockageLoss::blocked`] without
@@ -322,6 +379,16 @@ impl BlockerField {
         self.expected_blocked_fraction(bs, ue) / onset_per_s
     }
 
+    /// Whether `p` lies within `margin_m` of an edge of the area (a blocker there may wrap to
+    /// the other side within that distance).
+    fn near_edge(&self, p: Position, margin_m: f64) -> bool {
+        let (min, max) = (self.config.area_min, self.config.area_max);
+        p.x_m - min.x_m <= margin_m
+            || max.x_m - p.x_m <= margin_m
+            || p.y_m - min.y_m <= margin_m
+            || max.y_m - p.y_m <= margin_m
+    }
+
     /// Width and length of the region of blocker centres that cut the path, metres.
     fn blocking_rectangle_m(&self, bs: LinkEnd, ue: LinkEnd) -> (f64, f64) {
         let length = bs.position.distance_m(ue.position);
@@ -344,7 +411,8 @@ impl BlockerField {
 
 /// The blockers that may come within the lateral cutoff of one link during a window of time
 /// ([`BlockerField::loss_near`]): those within the cutoff plus the distance a blocker covers in
-/// the window, and those that close to an edge of the area (which may wrap to the other side).
+/// the window, and those that close to an edge of the area (which may wrap to the other side);
+/// and their classification for the current hold step.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Neighbourhood {
     /// The window, [from_ns, until_ns), and the link it was found for.
@@ -352,6 +420,25 @@ pub struct Neighbourhood {
     until_ns: u64,
     link: Option<(Position, Position)>,
     indices: Vec<u32>,
+    step: HoldStep,
+}
+
+/// The candidates of a [`Neighbourhood`] classified at the start of one hold step.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct HoldStep {
+    /// The step, [from_ns, until_ns); empty when none is classified.
+    from_ns: u64,
+    until_ns: u64,
+    /// Sum of the held screens' knife-edge losses at `from_ns`, dB.
+    held_db: f64,
+    /// The candidates evaluated at each query, in index order.
+    exact: Vec<u32>,
+}
+
+impl HoldStep {
+    fn covers(&self, time_ns: u64) -> bool {
+        (self.from_ns..self.until_ns).contains(&time_ns)
+    }
 }
 
 /// Length of a [`Neighbourhood`]'s window, ns: a person at 3 km/h moves 0.42 m in it.
@@ -361,12 +448,25 @@ const NEIGHBOURHOOD_WINDOW_NS: u64 = 500_000_000;
 /// link's middle (sqrt(λL)).
 const CUTOFF_FRESNEL_DIAMETERS: f64 = 10.0;
 
-impl Neighbourhood {
-    /// w/2 + 10·sqrt(λL), metres.
-    fn lateral_cutoff_m(&self, kind: &BlockerKind, wavelength_m: f64, link: &LinkFrame) -> f64 {
-        kind.width_m / 2.0 + CUTOFF_FRESNEL_DIAMETERS * (wavelength_m * link.length_m).sqrt()
-    }
+/// The farthest a blocker moves in one of [`BlockerField::loss_near`]'s hold steps, metres: a
+/// screen 1 m beside a 100 m path at 28 GHz changes its loss by at most 0.06 dB per metre it
+/// moves, so by 0.0006 dB in a step.
+pub const HOLD_MOVE_M: f64 = 0.01;
 
+/// How far beyond w/2 to the side of the path's line a screen's loss is held through a step,
+/// metres: a screen that close has up to 0.4 dB per metre of gradient (at w/2 + 0.5 m), and
+/// all of them can come to cut the path.
+pub const HOLD_LATERAL_M: f64 = 1.0;
+
+/// The longest hold step, ns (for slow or still blockers).
+pub const HOLD_MAX_NS: u64 = 64_000_000;
+
+/// w/2 + 10·sqrt(λL), metres.
+fn lateral_cutoff_m(kind: &BlockerKind, wavelength_m: f64, link: &LinkFrame) -> f64 {
+    kind.width_m / 2.0 + CUTOFF_FRESNEL_DIAMETERS * (wavelength_m * link.length_m).sqrt()
+}
+
+impl Neighbourhood {
     fn covers(&self, time_ns: u64, bs: LinkEnd, ue: LinkEnd) -> bool {
         self.link == Some((bs.position, ue.position))
             && (self.from_ns..self.until_ns).contains(&time_ns)
@@ -382,30 +482,68 @@ impl Neighbourhood {
         cutoff_m: f64,
     ) {
         let margin_m = field.config.blocker.speed_mps * NEIGHBOURHOOD_WINDOW_NS as f64 * 1e-9;
-        let (min, max) = (field.config.area_min, field.config.area_max);
-        let near_edge = |p: Position| {
-            p.x_m - min.x_m <= margin_m
-                || max.x_m - p.x_m <= margin_m
-                || p.y_m - min.y_m <= margin_m
-                || max.y_m - p.y_m <= margin_m
-        };
         self.indices.clear();
         for (i, b) in field.blockers.iter().enumerate() {
             let p = field.position(b, time_ns);
-            let rx = p.x_m - link.ue.position.x_m;
-            let ry = p.y_m - link.ue.position.y_m;
-            let along_m = rx * link.ex + ry * link.ey;
-            let lateral_m = -rx * link.ey + ry * link.ex;
+            let (along_m, lateral_m) = link.coordinates(p);
             let close = along_m > -margin_m
                 && along_m < link.length_m + margin_m
                 && lateral_m.abs() < cutoff_m + margin_m;
-            if close || near_edge(p) {
+            if close || field.near_edge(p, margin_m) {
                 self.indices.push(i as u32);
             }
         }
         self.from_ns = time_ns;
         self.until_ns = time_ns.saturating_add(NEIGHBOURHOOD_WINDOW_NS);
         self.link = Some((bs.position, ue.position));
+        self.step = HoldStep::default();
+    }
+
+    /// Classifies the candidates at `from_ns` for the step [from_ns, from_ns + hold_ns)
+    /// ([`BlockerField::loss_near`]); with `hold_ns` 0 every candidate is evaluated at each
+    /// query, for the rest of the window.
+    fn classify(
+        &mut self,
+        field: &BlockerField,
+        from_ns: u64,
+        hold_ns: u64,
+        link: &LinkFrame,
+        cutoff_m: f64,
+    ) {
+        let step = &mut self.step;
+        step.exact.clear();
+        step.held_db = 0.0;
+        step.from_ns = from_ns;
+        if hold_ns == 0 {
+            step.exact.extend_from_slice(&self.indices);
+            step.until_ns = self.until_ns;
+            return;
+        }
+        step.until_ns = from_ns.saturating_add(hold_ns);
+        let kind = &field.config.blocker;
+        let held_lateral_m = kind.width_m / 2.0 + HOLD_LATERAL_M;
+        for &i in &self.indices {
+            let p = field.position(&field.blockers[i as usize], from_ns);
+            let (along_m, lateral_m) = link.coordinates(p);
+            let q = lateral_m.abs();
+            let may_cut = q < held_lateral_m
+                && along_m > -HOLD_MOVE_M
+                && along_m < link.length_m + HOLD_MOVE_M;
+            // A screen that may cross an end of the link or the cutoff in the step would
+            // appear or vanish at a held time: evaluated at each query instead.
+            let at_an_end = q < cutoff_m + HOLD_MOVE_M
+                && (along_m.abs() <= HOLD_MOVE_M || (along_m - link.length_m).abs() <= HOLD_MOVE_M);
+            let at_the_cutoff = (q - cutoff_m).abs() <= HOLD_MOVE_M
+                && along_m > -HOLD_MOVE_M
+                && along_m < link.length_m + HOLD_MOVE_M;
+            if may_cut || at_an_end || at_the_cutoff || field.near_edge(p, HOLD_MOVE_M) {
+                step.exact.push(i);
+            } else if let Some(screen) = link.screen(p, kind) {
+                if screen.lateral_m.abs() < cutoff_m {
+                    step.held_db += screen.loss_db(field.wavelength_m);
+                }
+            }
+        }
     }
 }
 
@@ -433,15 +571,19 @@ impl LinkFrame {
         }
     }
 
-    /// The screen centred at `c` if it stands between the two ends of the link.
-    fn screen(&self, c: Position, kind: &BlockerKind) -> Option<Screen> {
+    /// (along, lateral) of `c`, metres: along the link from the UE, and to its side.
+    fn coordinates(&self, c: Position) -> (f64, f64) {
         let rx = c.x_m - self.ue.position.x_m;
         let ry = c.y_m - self.ue.position.y_m;
-        let along_m = rx * self.ex + ry * self.ey;
+        (rx * self.ex + ry * self.ey, -rx * self.ey + ry * self.ex)
+    }
+
+    /// The screen centred at `c` if it stands between the two ends of the link.
+    fn screen(&self, c: Position, kind: &BlockerKind) -> Option<Screen> {
+        let (along_m, lateral_m) = self.coordinates(c);
         if along_m <= 0.0 || along_m >= self.length_m {
             return None;
         }
-        let lateral_m = -rx * self.ey + ry * self.ex;
         let path_height_m =
             self.ue.height_m + (self.bs_height_m - self.ue.height_m) * along_m / self.length_m;
         Some(Screen {
@@ -511,6 +653,8 @@ fn edge_f(excess_m: f64, shadow: bool, wavelength_m: f64) -> f64 {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
 
     const FC: f64 = 28e9;
@@ -608,9 +752,9 @@ mod tests {
     }
 
     #[test]
-    fn loss_near_is_loss_within_the_cutoff_whatever_the_refreshes() {
+    fn loss_within_the_cutoff_leaves_out_only_far_screens() {
         // 0.3 people per m² at 3 km/h in 60 × 30 m (540 screens) around a 40 m link at 28 GHz;
-        // queried every 10 ms for 20 s (so through 40 windows and across wraps at the edges).
+        // queried every 10 ms for 20 s (so across wraps at the edges).
         let config = BlockageModelBConfig {
             blocker: BlockerKind::HUMAN,
             density_per_m2: 0.3,
@@ -626,31 +770,154 @@ mod tests {
             position: Position::new(40.0, 2.0),
             height_m: 1.5,
         };
-        let mut near = Neighbourhood::default();
         let (mut blocked, mut max_gap_db) = (0, 0f64);
         for k in 0..2000u64 {
             let t = k * 10_000_000;
             let all = field.loss(t, bs, ue);
-            let cut = field.loss_near(t, bs, ue, &mut near);
+            let cut = field.loss_within_cutoff(t, bs, ue);
             assert_eq!(all.blocked, cut.blocked, "{t}");
             blocked += usize::from(all.blocked);
             max_gap_db = max_gap_db.max(all.loss_db - cut.loss_db);
             assert!(cut.loss_db <= all.loss_db + 1e-9);
         }
         // Measured: 891 of 2000 samples blocked; the screens beyond the cutoff (0.15 m +
-        // 10·sqrt(λ·40 m) = 6.7 m) at most 0.039 dB together; 191 of the 540 blockers were
-        // candidates in the last window.
-        eprintln!(
-            "blocked {blocked}, gap {max_gap_db}, candidates {} of {}",
-            near.indices.len(),
-            field.len()
-        );
+        // 10·sqrt(λ·40 m) = 6.7 m) at most 0.039 dB together.
         assert!(blocked > 100, "{blocked}");
         assert!(max_gap_db < 0.05, "{max_gap_db}");
-        assert!(
-            near.indices.len() < field.len() / 2,
-            "{}",
-            near.indices.len()
-        );
+    }
+
+    /// A field, a link in it and query times, for the comparisons of `loss_near` with the
+    /// exhaustive `loss_within_cutoff`.
+    fn random_case() -> impl Strategy<Value = (BlockerField, LinkEnd, LinkEnd, Vec<u64>)> {
+        (
+            (
+                any::<u64>(),
+                0usize..3,
+                0.02f64..0.5,
+                10.0f64..60.0,
+                10.0f64..40.0,
+            ),
+            (0.0f64..1.0, 0.0f64..1.0, 0.0f64..1.0, 0.0f64..1.0),
+            (1.0f64..12.0, 1.0f64..2.5),
+            proptest::collection::vec(
+                prop_oneof![1..2_000_000u64, 900_000..1_100_000u64, 1..700_000_000u64],
+                50..400,
+            ),
+        )
+            .prop_map(
+                |((seed, kind, density, w, h), (a, b, c, d), (h_bs, h_ut), gaps)| {
+                    let (blocker, density) = match kind {
+                        0 => (BlockerKind::HUMAN, density),
+                        // Up to a car per 20 m² (a jam: cars are 4.8 × 1.8 m).
+                        1 => (BlockerKind::VEHICLE, density / 10.0),
+                        // A still crowd: the longest hold.
+                        _ => (
+                            BlockerKind {
+                                speed_mps: 0.0,
+                                ..BlockerKind::HUMAN
+                            },
+                            density,
+                        ),
+                    };
+                    let config = BlockageModelBConfig {
+                        blocker,
+                        density_per_m2: density,
+                        area_min: Position::new(0.0, 0.0),
+                        area_max: Position::new(w, h),
+                    };
+                    let field =
+                        BlockerField::new(config, FC, &mut RngStream::new(seed, 0, "b")).unwrap();
+                    let at = |fx: f64, fy: f64, height_m| LinkEnd {
+                        position: Position::new(fx * w, fy * h),
+                        height_m,
+                    };
+                    let times = gaps
+                        .iter()
+                        .scan(0u64, |t, g| {
+                            *t += g;
+                            Some(*t)
+                        })
+                        .collect();
+                    (field, at(a, b, h_bs), at(c, d, h_ut), times)
+                },
+            )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+        /// `loss_near` against the exhaustive pass over all blockers, over random crowds of
+        /// people, cars and still people, links anywhere in the area (ends at its edges
+        /// included) and query times 1 ns to 0.7 s apart: `blocked` is the same at every
+        /// query, and the loss differs by the held screens' change in a step only. Measured
+        /// with `PROPTEST_CASES=1000` (about 230 000 queries): at most 0.0045 dB, in a crowd of
+        /// 403 people at 0.47 per m² (each of some hundred screens 1–3 m beside a 26 m link
+        /// changing by up to 2·10⁻⁴ dB in a 12 ms step, most of them the same way).
+        #[test]
+        fn loss_near_is_loss_within_the_cutoff_at_every_time(
+            (field, bs, ue, times) in random_case()
+        ) {
+            let mut near = Neighbourhood::default();
+            let mut worst = 0f64;
+            for &t in &times {
+                let fast = field.loss_near(t, bs, ue, &mut near);
+                let exhaustive = field.loss_within_cutoff(t, bs, ue);
+                worst = worst.max((fast.loss_db - exhaustive.loss_db).abs());
+                prop_assert_eq!(fast.blocked, exhaustive.blocked, "at {} ns", t);
+                prop_assert!(
+                    (fast.loss_db - exhaustive.loss_db).abs() < 0.01,
+                    "at {} ns: {} dB, exhaustively {} dB", t, fast.loss_db, exhaustive.loss_db
+                );
+            }
+            prop_assert!(worst < 0.01, "{}", worst);
+        }
+
+        /// The value at a time is a function of that time: a neighbourhood queried at every
+        /// other time, or refreshed for another link in between, gives the same bits.
+        #[test]
+        fn loss_near_depends_on_the_time_only((field, bs, ue, times) in random_case()) {
+            let (mut all, mut some) = (Neighbourhood::default(), Neighbourhood::default());
+            let elsewhere = LinkEnd {
+                position: Position::new(bs.position.x_m, ue.position.y_m),
+                ..ue
+            };
+            for (k, &t) in times.iter().enumerate() {
+                let a = field.loss_near(t, bs, ue, &mut all);
+                if k % 2 == 0 {
+                    if k % 6 == 0 {
+                        field.loss_near(t, bs, elsewhere, &mut some);
+                    }
+                    let b = field.loss_near(t, bs, ue, &mut some);
+                    prop_assert_eq!(a.blocked, b.blocked);
+                    prop_assert_eq!(a.loss_db.to_bits(), b.loss_db.to_bits(), "at {} ns", t);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn hold_steps_keep_a_blocker_within_the_hold_distance() {
+        let field = |kind| {
+            let config = BlockageModelBConfig {
+                blocker: kind,
+                density_per_m2: 0.1,
+                area_min: Position::new(0.0, 0.0),
+                area_max: Position::new(10.0, 10.0),
+            };
+            BlockerField::new(config, FC, &mut RngStream::new(1, 0, "b")).unwrap()
+        };
+        // 0.01 m at 0.8333 m/s: 12 ms; at 8.333 m/s: 1.2 ms, whole milliseconds 1.
+        assert_eq!(field(BlockerKind::HUMAN).hold_step_ns(), 12_000_000);
+        assert_eq!(field(BlockerKind::VEHICLE).hold_step_ns(), 1_000_000);
+        let fast = BlockerKind {
+            speed_mps: 30.0,
+            ..BlockerKind::VEHICLE
+        };
+        assert_eq!(field(fast).hold_step_ns(), 0);
+        let still = BlockerKind {
+            speed_mps: 0.0,
+            ..BlockerKind::HUMAN
+        };
+        assert_eq!(field(still).hold_step_ns(), HOLD_MAX_NS);
     }
 }

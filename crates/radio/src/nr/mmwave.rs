@@ -155,8 +155,9 @@ enum Blockage {
 
 /// Model B's grid of evaluation times, ns: the field is evaluated at the 1 ms boundary at or
 /// before each query and held until the next (a person at 3 km/h moves 0.83 mm in it, a car at
-/// 30 km/h 8.3 mm), so that a cell of 125 µs slots pays one pass per millisecond, and the value
-/// at a time depends on that time only, not on which slots queried.
+/// 30 km/h 8.3 mm), so that a cell of 125 µs slots pays one evaluation per millisecond (of the
+/// screens near the path, [`BlockerField::loss_near`]), and the value at a time depends on that
+/// time only, not on which slots queried.
 pub const MODEL_B_STEP_NS: u64 = 1_000_000;
 
 /// Model B's field with its candidate screens and the last evaluation.
