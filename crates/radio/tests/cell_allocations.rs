@@ -8,7 +8,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use celltcp_net::packet::NodeId;
-use celltcp_radio::cell::{LteCell, LteCellConfig, MonotoneTbs};
+use celltcp_radio::cell::{CellRadioConfig, LteCell, LteCellConfig, MonotoneTbs};
 use celltcp_radio::mac::{build, Allocation, Layers, MacSchedulerConfig, UeState, Weight};
 use celltcp_radio::phy::{Cqi, Mcs};
 use common::*;
@@ -42,7 +42,10 @@ static GLOBAL: Counting = Counting;
 /// Allocations per processed TTI over [1 s, 3 s) with `n_ues` full-buffer UEs.
 fn allocations_per_tti(n_ues: u32, scheduler: &str) -> f64 {
     let cfg = LteCellConfig {
-        scheduler: scheduler.to_string(),
+        keys: CellRadioConfig {
+            scheduler: scheduler.to_string(),
+            ..LteCellConfig::lte_default("c", ENB).keys
+        },
         ..LteCellConfig::lte_default("c", ENB)
     };
     let ues = (1..=n_ues)

@@ -4,7 +4,7 @@
 mod common;
 
 use celltcp_net::packet::NodeId;
-use celltcp_radio::cell::{LteCell, LteCellConfig, UeConfig};
+use celltcp_radio::cell::{CellRadioConfig, LteCell, LteCellConfig, UeConfig};
 use celltcp_radio::channel::{LogDistance, PathLossModel, Position};
 use celltcp_radio::phy::Amc;
 use common::*;
@@ -12,8 +12,11 @@ use common::*;
 fn cell(fading: bool) -> LteCellConfig {
     LteCellConfig {
         pathloss: PathLossModel::LogDistance(LogDistance::new(40.0, 1.0, 3.5).unwrap()),
-        fading,
         trace_series: true,
+        keys: CellRadioConfig {
+            fading,
+            ..LteCellConfig::lte_default("c", ENB).keys
+        },
         ..LteCellConfig::lte_default("c", ENB)
     }
 }

@@ -6,7 +6,7 @@
 mod common;
 
 use celltcp_net::packet::NodeId;
-use celltcp_radio::cell::{LteCell, LteCellConfig};
+use celltcp_radio::cell::{CellRadioConfig, LteCell, LteCellConfig};
 use celltcp_radio::phy::{BlerModel, CqiTable, Mcs};
 use common::*;
 
@@ -16,7 +16,6 @@ const SDU: u32 = 1500;
 fn cell_config(table: CqiTable) -> LteCellConfig {
     LteCellConfig {
         n_prb: 100,
-        cqi_table: table,
         bler: BlerModel::from_shannon_bound_for(
             table,
             celltcp_radio::phy::bler::DEFAULT_SHANNON_ETA,
@@ -24,6 +23,10 @@ fn cell_config(table: CqiTable) -> LteCellConfig {
             1.0,
         )
         .unwrap(),
+        keys: CellRadioConfig {
+            cqi_table: table,
+            ..LteCellConfig::lte_default("c", ENB).keys
+        },
         ..LteCellConfig::lte_default("c", ENB)
     }
 }

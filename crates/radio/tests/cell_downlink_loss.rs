@@ -11,7 +11,7 @@ use celltcp_net::loss::AnyLossModel;
 use celltcp_net::medium::Medium;
 use celltcp_net::packet::NodeId;
 use celltcp_net::queue::DropCause;
-use celltcp_radio::cell::{HarqCombining, LteCell, LteCellConfig};
+use celltcp_radio::cell::{CellRadioConfig, HarqCombining, LteCell, LteCellConfig};
 use celltcp_radio::mac::HarqConfig;
 use celltcp_radio::pdcp::PdcpConfig;
 use celltcp_radio::phy::Mcs;
@@ -22,7 +22,6 @@ use common::*;
 fn cell(losses: &[(NodeId, AnyLossModel)], pdcp_reordering: bool) -> LteCellConfig {
     LteCellConfig {
         fixed_mcs: Some(Mcs::new(16).unwrap()),
-        harq_combining: HarqCombining::None,
         harq: HarqConfig {
             max_transmissions: 2,
             ..HarqConfig::default()
@@ -31,6 +30,10 @@ fn cell(losses: &[(NodeId, AnyLossModel)], pdcp_reordering: bool) -> LteCellConf
         pdcp: PdcpConfig {
             reordering: pdcp_reordering,
             ..PdcpConfig::default()
+        },
+        keys: CellRadioConfig {
+            harq_combining: HarqCombining::None,
+            ..fixed_sinr_cell(sinr_for_bler(16, 0.3)).keys
         },
         ..fixed_sinr_cell(sinr_for_bler(16, 0.3))
     }

@@ -8,7 +8,7 @@ use celltcp_engine::SimTime;
 use celltcp_net::medium::Medium;
 use celltcp_net::packet::NodeId;
 use celltcp_net::queue::DropCause;
-use celltcp_radio::cell::{LteCell, LteCellConfig, UeConfig, UplinkConfig};
+use celltcp_radio::cell::{CellRadioConfig, LteCell, LteCellConfig, UeConfig, UplinkConfig};
 use celltcp_radio::channel::{LosCondition, PathLossModel, Position, UrbanMacro};
 use common::*;
 
@@ -99,12 +99,15 @@ fn rich_cell(trace: bool) -> LteCellConfig {
             UrbanMacro::with_default_heights(2e9, LosCondition::Nlos).unwrap(),
         ),
         shadowing: Some((8.0, 50.0)),
-        fading: true,
         uplink: UplinkConfig {
             loss: 0.01,
             ..UplinkConfig::default()
         },
         trace_series: trace,
+        keys: CellRadioConfig {
+            fading: true,
+            ..LteCellConfig::lte_default("c", ENB).keys
+        },
         ..LteCellConfig::lte_default("c", ENB)
     }
 }

@@ -5,7 +5,7 @@
 mod common;
 
 use celltcp_net::packet::NodeId;
-use celltcp_radio::cell::{HarqCombining, LteCell, LteCellConfig};
+use celltcp_radio::cell::{CellRadioConfig, HarqCombining, LteCell, LteCellConfig};
 use celltcp_radio::mac::HarqConfig;
 use celltcp_radio::phy::{BlerModel, Mcs};
 use common::*;
@@ -23,12 +23,15 @@ fn run(
 ) -> (u64, u64, u64, LteCell) {
     let cfg = LteCellConfig {
         fixed_mcs: Some(Mcs::new(MCS).unwrap()),
-        harq_combining: combining,
         harq: HarqConfig {
             max_transmissions: max_tx,
             ..HarqConfig::default()
         },
         trace_series: true,
+        keys: CellRadioConfig {
+            harq_combining: combining,
+            ..fixed_sinr_cell(sinr_for_bler(MCS, bler)).keys
+        },
         ..fixed_sinr_cell(sinr_for_bler(MCS, bler))
     };
     let cell = LteCell::new(cfg, vec![ue_at(NodeId(1), 0.5, 0.0)], seed, 0).unwrap();

@@ -5,7 +5,9 @@
 mod common;
 
 use celltcp_net::packet::NodeId;
-use celltcp_radio::cell::{default_rlc_am, HarqCombining, LteCell, LteCellConfig, RlcModeConfig};
+use celltcp_radio::cell::{
+    default_rlc_am, CellRadioConfig, HarqCombining, LteCell, LteCellConfig, RlcModeConfig,
+};
 use celltcp_radio::mac::HarqConfig;
 use celltcp_radio::phy::Mcs;
 use celltcp_radio::rlc::{BufferLimit, MaxRetxAction, RlcAmConfig, RlcUmConfig};
@@ -16,12 +18,15 @@ const MCS: u8 = 16;
 fn lossy_cell(bler: f64, max_tx: u8, rlc: RlcModeConfig) -> LteCellConfig {
     LteCellConfig {
         fixed_mcs: Some(Mcs::new(MCS).unwrap()),
-        harq_combining: HarqCombining::None,
         harq: HarqConfig {
             max_transmissions: max_tx,
             ..HarqConfig::default()
         },
         rlc,
+        keys: CellRadioConfig {
+            harq_combining: HarqCombining::None,
+            ..fixed_sinr_cell(sinr_for_bler(MCS, bler)).keys
+        },
         ..fixed_sinr_cell(sinr_for_bler(MCS, bler))
     }
 }

@@ -6,7 +6,7 @@
 mod common;
 
 use celltcp_net::packet::NodeId;
-use celltcp_radio::cell::{LteCell, LteCellConfig, UeConfig};
+use celltcp_radio::cell::{CellRadioConfig, LteCell, LteCellConfig, UeConfig};
 use celltcp_radio::channel::{LogDistance, PathLossModel};
 use common::*;
 
@@ -14,8 +14,11 @@ use common::*;
 /// ≈ 7 dB at 500 m (CQI 8) with the default 46 dBm, 50 PRBs and 9 dB noise figure.
 fn cell(scheduler: &str) -> LteCellConfig {
     LteCellConfig {
-        scheduler: scheduler.to_string(),
         pathloss: PathLossModel::LogDistance(LogDistance::new(40.0, 1.0, 3.5).unwrap()),
+        keys: CellRadioConfig {
+            scheduler: scheduler.to_string(),
+            ..LteCellConfig::lte_default("c", ENB).keys
+        },
         ..LteCellConfig::lte_default("c", ENB)
     }
 }

@@ -5,7 +5,7 @@
 mod common;
 
 use celltcp_net::packet::NodeId;
-use celltcp_radio::cell::{LteCell, LteCellConfig};
+use celltcp_radio::cell::{CellRadioConfig, LteCell, LteCellConfig};
 use celltcp_radio::phy::{tbs_bits_for_mcs, Mcs, UeCategory};
 use common::*;
 
@@ -17,8 +17,11 @@ fn run(category: Option<u8>, ues: u32, scheduler: &str) -> (Vec<f64>, f64) {
     let duration = secs(2.0);
     let cfg = LteCellConfig {
         fixed_mcs: Some(Mcs::new(28).unwrap()),
-        ue_category: category.map(|c| UeCategory::new(c).unwrap()),
-        scheduler: scheduler.into(),
+        keys: CellRadioConfig {
+            ue_category: category.map(|c| UeCategory::new(c).unwrap()),
+            scheduler: scheduler.into(),
+            ..LteCellConfig::lte_default("c", ENB).keys
+        },
         ..LteCellConfig::lte_default("c", ENB)
     };
     let nodes: Vec<NodeId> = (1..=ues).map(NodeId).collect();

@@ -13,7 +13,7 @@ mod common;
 use std::collections::BTreeMap;
 
 use celltcp_net::packet::NodeId;
-use celltcp_radio::cell::{LteCell, LteCellConfig, UeConfig};
+use celltcp_radio::cell::{CellRadioConfig, LteCell, LteCellConfig, UeConfig};
 use celltcp_radio::channel::{LogDistance, PathLossModel};
 use common::*;
 
@@ -21,9 +21,12 @@ use common::*;
 /// ≈ 21 dB at 200 m and ≈ 7 dB at 500 m with 46 dBm, 50 PRBs and a 9 dB noise figure.
 fn wfq_cell(weights: &[(NodeId, f64)]) -> LteCellConfig {
     LteCellConfig {
-        scheduler: "wfq".to_string(),
         ue_weights: weights.iter().copied().collect::<BTreeMap<_, _>>(),
         pathloss: PathLossModel::LogDistance(LogDistance::new(40.0, 1.0, 3.5).unwrap()),
+        keys: CellRadioConfig {
+            scheduler: "wfq".to_string(),
+            ..LteCellConfig::lte_default("c", ENB).keys
+        },
         ..LteCellConfig::lte_default("c", ENB)
     }
 }

@@ -33,8 +33,8 @@ fn nr_cell(nr: NrCellConfig, carrier_hz: f64, sinr_db: f64) -> LteCellConfig {
     let c = air.carrier;
     let hz = f64::from(c.n_rb()) * f64::from(c.numerology().rb_bandwidth_hz());
     let cfg = LteCellConfig::lte_default("g", ENB);
-    let noise = thermal_noise_dbm(hz, cfg.noise_figure_db).unwrap();
-    let pl0 = cfg.tx_power_dbm - noise - sinr_db;
+    let noise = thermal_noise_dbm(hz, cfg.keys.noise_figure_db).unwrap();
+    let pl0 = cfg.keys.tx_power_dbm - noise - sinr_db;
     LteCellConfig {
         carrier_hz,
         pathloss: PathLossModel::LogDistance(LogDistance::new(pl0, 1.0, 3.0).unwrap()),

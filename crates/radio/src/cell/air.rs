@@ -75,8 +75,8 @@ impl AirInterface {
         match &cfg.nr {
             None => Ok(AirInterface::Lte(LteAir {
                 tbs: {
-                    let table = MonotoneTbs::for_table(cfg.cqi_table, cfg.n_prb)?;
-                    match cfg.ue_category {
+                    let table = MonotoneTbs::for_table(cfg.keys.cqi_table, cfg.n_prb)?;
+                    match cfg.keys.ue_category {
                         Some(c) => table.capped_at(c.max_tb_bits()),
                         None => table,
                     }
@@ -118,12 +118,12 @@ impl AirInterface {
     pub fn noise_dbm(&self, cfg: &LteCellConfig) -> Result<f64, CellError> {
         Ok(match self {
             AirInterface::Lte(_) => {
-                crate::channel::noise_power_dbm(cfg.n_prb, cfg.noise_figure_db)?
+                crate::channel::noise_power_dbm(cfg.n_prb, cfg.keys.noise_figure_db)?
             }
             AirInterface::Nr(nr) => {
                 let c = &nr.cfg.carrier;
                 let hz = f64::from(c.n_rb()) * f64::from(c.numerology().rb_bandwidth_hz());
-                crate::channel::thermal_noise_dbm(hz, cfg.noise_figure_db)?
+                crate::channel::thermal_noise_dbm(hz, cfg.keys.noise_figure_db)?
             }
         })
     }

@@ -7,13 +7,10 @@ use celltcp_engine::SimDuration;
 use celltcp_net::loss::AnyLossModel;
 use celltcp_net::packet::NodeId;
 
-use crate::channel::{ChannelError, FreeSpace, PathLossModel, Position};
+use crate::channel::{ChannelError, FreeSpace, PathLossKind, PathLossModel, Position};
 use crate::mac::{HarqConfig, HarqError, MacError, Weight};
 use crate::pdcp::{PdcpConfig, PdcpConfigError};
-use crate::phy::{
-    prbs_for_bandwidth, BlerModel, CqiTable, Mcs, PhyError, UeCategory, DEFAULT_BANDWIDTH_MHZ,
-    N_PRB_MAX,
-};
+use crate::phy::{prbs_for_bandwidth, BlerModel, Mcs, PhyError, DEFAULT_BANDWIDTH_MHZ, N_PRB_MAX};
 use crate::rlc::{BufferLimit, RlcAmConfig, RlcConfigError, RlcSduRefused, RlcUmConfig};
 
 mod keys;
@@ -191,9 +188,23 @@ pub enum HarqCombining {
 /// of most of a cell's area.
 pub const DEFAULT_SHADOWING_DECORRELATION_M: f64 = 50.0;
 
-/// Parameters of one cell.
+/// Parameters of one cell: the radio keys as a user states them ([`CellRadioConfig`],
+/// `keys`), the models built from them once ([`CellRadioConfig::cell_config`]), and what a
+/// scenario places around them (nodes, position, interferers, per-UE maps, the bearer).
+///
+/// The cell reads a plain key — one it uses as given, such as `keys.fading`, `keys.scheduler`,
+/// `keys.cqi_table`, `keys.ue_category`, `keys.tx_power_dbm` — from `keys`, so that a new such
+/// key is a [`CellRadioConfig`] field and nothing here. A key the cell needs in another form is
+/// built once into a field of its own and read only there: `bandwidth_mhz` as `n_prb`,
+/// `carrier_ghz` as `carrier_hz`, the path-loss keys as `pathloss` and `probabilistic_los`,
+/// the shadowing keys as `shadowing`, `pf_time_constant`, `cqi_period` and `cqi_delay` in
+/// TTIs, `harq_max_transmissions` in `harq`, `bler_decade_db` as `bler`, and `fixed_mcs` as
+/// an [`Mcs`]; those keys of `keys` are what the user gave and nothing reads them after
+/// `cell_config`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LteCellConfig {
+    /// The radio keys; the cell reads the plain ones (see above) from here.
+    pub keys: CellRadioConfig,
     /// Name in summaries and in random stream paths (`cell/NAME/ue/NODE/...`).
     pub name: String,
     /// The eNB node.
@@ -203,12 +214,8 @@ pub struct LteCellConfig {
     pub n_prb: u32,
     /// Carrier frequency, Hz (Doppler of the fading; path-loss models carry their own).
     pub carrier_hz: f64,
-    /// Total transmit power over the carrier, dBm (−100..=100).
-    pub tx_power_dbm: f64,
     /// Transmit plus receive antenna gain, dB (−100..=100).
     pub antenna_gain_db: f64,
-    /// UE receiver noise figure, dB (0..=30).
-    pub noise_figure_db: f64,
     pub pathloss: PathLossModel,
     /// Draw the LOS condition of every link to a UE — from the serving eNB and from each
     /// interferer — from the path-loss model's LOS probability at the UE's first position
@@ -219,12 +226,7 @@ pub struct LteCellConfig {
     pub probabilistic_los: bool,
     /// Log-normal shadowing (standard deviation, dB; decorrelation distance, m), or none.
     pub shadowing: Option<(f64, f64)>,
-    /// Time-correlated Rayleigh fading with the Doppler of each UE's speed; a UE at speed 0
-    /// sees no fast fading.
-    pub fading: bool,
     pub interferers: Vec<Interferer>,
-    /// MAC scheduler name (`mac::NAMES`).
-    pub scheduler: String,
     /// Weighted-fair-queueing weight of each UE, by node (dimensionless, finite and > 0); a
     /// UE not listed weighs 1. Only `wfq` reads weights (the other schedulers ignore them).
     /// Every node listed must be a UE of the cell.
@@ -237,12 +239,8 @@ pub struct LteCellConfig {
     /// Proportional-fair time constant, TTIs (ms; an NR cell's scheduler counts it in slots).
     pub pf_time_constant_tti: f64,
     pub harq: HarqConfig,
-    pub harq_combining: HarqCombining,
-    /// The CQI table the UEs report against and the MCS table that goes with it (TS 36.213
-    /// §7.2.3, §7.1.7.1): Table 7.2.3-1 (up to 64QAM) by default, Table 7.2.3-2 for 256QAM.
-    pub cqi_table: CqiTable,
     /// BLER curves used both for the CQI (link adaptation) and for decoding; of the MCSs of
-    /// `cqi_table`'s MCS table.
+    /// `keys.cqi_table`'s MCS table.
     pub bler: BlerModel,
     /// RLC of the downlink bearer of every UE (the eNB's transmitting side, the UE's receiving
     /// side); its buffer limit is the eNB's per-UE queue.
@@ -262,15 +260,12 @@ pub struct LteCellConfig {
     pub cqi_delay_tti: u32,
     /// Bypass link adaptation: every new transport block uses this MCS.
     pub fixed_mcs: Option<Mcs>,
-    /// Downlink category of every UE (TS 36.306 Table 4.1-1): no transport block, new or
-    /// retransmitted, above [`UeCategory::max_tb_bits`] (`tbs.rs`); `None` bounds nothing.
-    pub ue_category: Option<UeCategory>,
     pub uplink: UplinkConfig,
     /// Keep the per-TTI series (see [`CellTrace`](super::CellTrace)); per slot in NR.
     pub trace_series: bool,
     /// The NR air interface (`nr_config.rs`): `Some` makes the cell a gNB whose carrier,
     /// slots, PRBs, MCS/CQI tables, transport block sizes, BLER curves, layers and HARQ
-    /// processes and timing are NR's (`air.rs`); `n_prb`, `cqi_table` and `bler` are then
+    /// processes and timing are NR's (`air.rs`); `n_prb`, `keys.cqi_table` and `bler` are then
     /// LTE's and unused. `None` (the default): an LTE eNB.
     pub nr: Option<super::nr_config::NrCellConfig>,
 }
@@ -285,32 +280,29 @@ impl LteCellConfig {
             name: name.to_string(),
             enb,
             position: Position::new(0.0, 0.0),
+            keys: CellRadioConfig {
+                pathloss: PathLossKind::FreeSpace,
+                ..CellRadioConfig::default()
+            },
             n_prb: prbs_for_bandwidth(DEFAULT_BANDWIDTH_MHZ).expect("a bandwidth of the table"),
             carrier_hz: 2.0e9,
-            tx_power_dbm: 46.0,
             antenna_gain_db: 0.0,
-            noise_figure_db: 9.0,
             pathloss: PathLossModel::FreeSpace(
                 FreeSpace::new(2.0e9).expect("2 GHz is a valid carrier"),
             ),
             probabilistic_los: false,
             shadowing: None,
-            fading: false,
             interferers: Vec::new(),
-            scheduler: "proportional_fair".to_string(),
             ue_weights: BTreeMap::new(),
             downlink_loss: BTreeMap::new(),
             pf_time_constant_tti: crate::mac::proportional_fair::DEFAULT_TIME_CONSTANT_TTI,
             harq: HarqConfig::default(),
-            harq_combining: HarqCombining::default(),
-            cqi_table: CqiTable::default(),
             bler: BlerModel::default(),
             rlc: RlcModeConfig::Am(default_rlc_am()),
             pdcp: PdcpConfig::default(),
             cqi_period_tti: 5,
             cqi_delay_tti: 4,
             fixed_mcs: None,
-            ue_category: None,
             uplink: UplinkConfig::default(),
             trace_series: false,
             nr: None,
@@ -367,10 +359,10 @@ impl LteCellConfig {
         // Bounded, not only finite, so that the SINR of every TTI has a finite linear value
         // (HARQ adds linear SINRs): with these, the noise floor and the path-loss models'
         // minimum distances, the SINR stays within some hundreds of dB.
-        if !(-100.0..=100.0).contains(&self.tx_power_dbm) {
+        if !(-100.0..=100.0).contains(&self.keys.tx_power_dbm) {
             return bad(
                 "tx_power_dbm",
-                self.tx_power_dbm.to_string(),
+                self.keys.tx_power_dbm.to_string(),
                 "a power in [-100, 100] dBm",
             );
         }
@@ -423,7 +415,7 @@ impl LteCellConfig {
                 "false with a path-loss model without a LOS condition (free space, log-distance)",
             );
         }
-        if self.bler.cqi_table() != self.cqi_table {
+        if self.bler.cqi_table() != self.keys.cqi_table {
             return bad(
                 "bler",
                 format!("curves of CQI table {}", self.bler.cqi_table().name()),
@@ -431,7 +423,7 @@ impl LteCellConfig {
             );
         }
         if let Some(mcs) = self.fixed_mcs.filter(|_| self.nr.is_none()) {
-            if !self.cqi_table.has_mcs(mcs.get()) {
+            if !self.keys.cqi_table.has_mcs(mcs.get()) {
                 return bad(
                     "fixed_mcs",
                     mcs.to_string(),
@@ -467,7 +459,7 @@ impl LteCellConfig {
                  §5.1.2.1.4)",
             );
         }
-        crate::channel::noise_power_dbm(self.n_prb, self.noise_figure_db)?;
+        crate::channel::noise_power_dbm(self.n_prb, self.keys.noise_figure_db)?;
         if let Some((sigma, d)) = self.shadowing {
             crate::channel::Shadowing::new(sigma, d)?;
         }
@@ -587,7 +579,10 @@ mod tests {
         for p in [f64::NAN, 101.0, 1e6] {
             assert_eq!(
                 msg(LteCellConfig {
-                    tx_power_dbm: p,
+                    keys: CellRadioConfig {
+                        tx_power_dbm: p,
+                        ..base.keys.clone()
+                    },
                     ..base.clone()
                 }),
                 format!("cell.tx_power_dbm: {p} is invalid; expected a power in [-100, 100] dBm")
@@ -613,7 +608,10 @@ mod tests {
         })
         .contains("max_transmissions"));
         let bad_scheduler = LteCellConfig {
-            scheduler: "fifo".into(),
+            keys: CellRadioConfig {
+                scheduler: "fifo".into(),
+                ..base.keys.clone()
+            },
             ..base.clone()
         };
         let e = LteCell::new(bad_scheduler, vec![ue(NodeId(1))], 1, 0).unwrap_err();

@@ -181,7 +181,7 @@ impl LteCell {
         let air = AirInterface::new(&cfg)?;
         // The time constant is configured in ms (LTE TTIs); the scheduler counts slots.
         let scheduler = build(
-            &cfg.scheduler,
+            &cfg.keys.scheduler,
             &MacSchedulerConfig {
                 pf_time_constant_tti: cfg.pf_time_constant_tti * f64::from(air.slots_per_ms()),
             },

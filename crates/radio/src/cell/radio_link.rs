@@ -92,7 +92,7 @@ impl RadioLink {
         };
         // Built in every case so that a bad speed is reported even without fading.
         let fading = RayleighFading::new(ue.speed_mps, cfg.carrier_hz, sample_ns)?;
-        let fading = (cfg.fading && ue.speed_mps > 0.0).then_some(fading);
+        let fading = (cfg.keys.fading && ue.speed_mps > 0.0).then_some(fading);
         let mut link = RadioLink {
             position: ue.position,
             path_loss_db: 0.0,
@@ -163,7 +163,7 @@ impl RadioLink {
 
     /// Changes the speed (m/s) and so the Doppler of the fading.
     pub fn set_speed(&mut self, cfg: &LteCellConfig, speed_mps: f64) -> Result<(), CellError> {
-        match (&mut self.fading, cfg.fading && speed_mps > 0.0) {
+        match (&mut self.fading, cfg.keys.fading && speed_mps > 0.0) {
             (Some(f), true) => f.set_speed(speed_mps)?,
             (None, true) => {
                 self.fading = Some(RayleighFading::new(
@@ -188,7 +188,7 @@ impl RadioLink {
 
     /// Received signal without fast fading, dBm.
     fn mean_signal_dbm(&self, cfg: &LteCellConfig) -> f64 {
-        cfg.tx_power_dbm + cfg.antenna_gain_db - self.path_loss_db - self.shadowing_db
+        cfg.keys.tx_power_dbm + cfg.antenna_gain_db - self.path_loss_db - self.shadowing_db
     }
 
     /// RSRP, dBm per resource element (TS 36.214 §5.1.1: the linear average over the

@@ -30,8 +30,8 @@ fn ms(x: u64) -> SimTime {
 /// distance; no shadowing, fading or interference).
 fn cell_at_sinr(name: &str, sinr_db: f64) -> LteCellConfig {
     let cfg = LteCellConfig::lte_default(name, ENB);
-    let noise = noise_power_dbm(cfg.n_prb, cfg.noise_figure_db).unwrap();
-    let pl0 = cfg.tx_power_dbm - noise - sinr_db;
+    let noise = noise_power_dbm(cfg.n_prb, cfg.keys.noise_figure_db).unwrap();
+    let pl0 = cfg.keys.tx_power_dbm - noise - sinr_db;
     LteCellConfig {
         pathloss: PathLossModel::LogDistance(LogDistance::new(pl0, 1.0, 3.0).unwrap()),
         ..cfg
@@ -47,12 +47,15 @@ fn lossy_cell(name: &str, bler: f64, rlc: RlcModeConfig) -> LteCellConfig {
     let sinr = m.sinr10_db(MCS) + w * ((1.0 / bler - 1.0) / 9.0).ln();
     LteCellConfig {
         fixed_mcs: Some(MCS),
-        harq_combining: HarqCombining::None,
         harq: HarqConfig {
             max_transmissions: 2,
             ..HarqConfig::default()
         },
         rlc,
+        keys: CellRadioConfig {
+            harq_combining: HarqCombining::None,
+            ..cell_at_sinr(name, sinr).keys
+        },
         ..cell_at_sinr(name, sinr)
     }
 }

@@ -14,7 +14,7 @@
 //! 3. For every UE with data (and a free HARQ process) or a retransmission due: its channel is
 //!    brought to this TTI (fading, CQI reports measured and made visible) and its state for the
 //!    scheduler is built: buffer (at most the largest transport block the UE's category
-//!    allows, `LteCellConfig::ue_category`), CQI and rank, MCS from the CQI (`mcs_for_cqi`
+//!    allows, `keys.ue_category` of `LteCellConfig`), CQI and rank, MCS from the CQI (`mcs_for_cqi`
 //!    of the air interface's tables) or the fixed MCS, and the UE's WFQ weight
 //!    (`LteCellConfig::ue_weights`).
 //! 4. The MAC scheduler allocates the PRBs (HARQ retransmissions first).
@@ -330,7 +330,7 @@ fn offered_bytes(bound_bits: Option<u32>, buffer_bytes: u64) -> u64 {
 /// UE's SINR, chase-combined over the block's transmissions when configured. The BLER model
 /// has a curve for every MCS, so there is no MCS it cannot answer for.
 fn decode(cfg: &LteCellConfig, air: &AirInterface, ue: &mut UeContext, sent: &SentBlock) -> bool {
-    let decoding_sinr_db = match cfg.harq_combining {
+    let decoding_sinr_db = match cfg.keys.harq_combining {
         HarqCombining::Chase => 10.0 * sent.report.combined_sinr_linear.log10(),
         HarqCombining::None => ue.sinr_db,
     };

@@ -66,7 +66,7 @@ impl UeLink {
                 let mut l = MmWaveUeLink {
                     link,
                     position: ue.position,
-                    tx_power_dbm: cfg.tx_power_dbm,
+                    tx_power_dbm: cfg.keys.tx_power_dbm,
                     antenna_gain_db: cfg.antenna_gain_db,
                     noise_dbm,
                     slot_ns,

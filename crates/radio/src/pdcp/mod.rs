@@ -57,17 +57,40 @@ impl<S: RlcSdu> RlcSdu for PdcpPdu<S> {
     }
 }
 
-/// Configuration of a PDCP entity (36.331 PDCP-Config).
+/// `[cells.NAME.pdcp]`: the PDCP of every UE's bearer (TS 36.323).
+///
+/// The configuration of a PDCP entity (36.331 PDCP-Config). With the `serde` feature it
+/// (de)serialises in a scenario file's form — `t_reordering` as integer nanoseconds, marked in
+/// the JSON Schema with `"x-unit" = "time"` so that a file layer reads and writes it with units
+/// — and the doc comments of its keys are the schema's descriptions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema),
+    serde(default, deny_unknown_fields),
+    schemars(description = "`[cells.NAME.pdcp]`: the PDCP of every UE's bearer (TS 36.323).")
+)]
 pub struct PdcpConfig {
-    /// pdcp-SN-Size: 7, 12 (the default for RLC AM bearers), 15 or 18 bits.
+    /// PDCP SN length, bits: 7, 12, 15 or 18 (header of 1, 2, 2 or 3 bytes).
+    // pdcp-SN-Size (TS 36.323 §6.3.2): 12 is the default for RLC AM bearers.
+    #[cfg_attr(feature = "serde", schemars(extend("enum" = [7, 12, 15, 18])))]
     pub sn_bits: u8,
-    /// Hold out-of-order SDUs at the receiver (§5.1.2.1.4) instead of delivering on arrival.
+    /// The UE's receiver reorders by COUNT (RLC AM only; not with `[ran]`, see
+    /// ran.handover.reordering).
+    // Holds out-of-order SDUs at the receiver (§5.1.2.1.4) instead of delivering on arrival.
     pub reordering: bool,
-    /// t-Reordering of the receiver (§7.3), used when `reordering` is set.
+    /// t-Reordering of the UE's receiver (a time).
+    // §7.3; used when `reordering` is set.
+    #[cfg_attr(
+        feature = "serde",
+        serde(with = "celltcp_engine::serde_nanos"),
+        schemars(with = "u64", extend("x-unit" = "time"))
+    )]
     pub t_reordering: SimDuration,
     /// Keep transmitted PDUs until [`PdcpTx::confirm_delivered`] so that [`PdcpTx::forward`]
-    /// can hand them to a target cell.
+    /// can hand them to a target cell. Not a key of a scenario file: the radio access network
+    /// sets it on its cells.
+    #[cfg_attr(feature = "serde", serde(skip), schemars(skip))]
     pub retain_for_forwarding: bool,
 }
 

@@ -60,7 +60,7 @@ impl LteRan {
                 .iter()
                 .map(|c| Interferer {
                     position: c.position,
-                    tx_power_dbm: c.tx_power_dbm,
+                    tx_power_dbm: c.keys.tx_power_dbm,
                     load: 0.0,
                 })
                 .collect();

@@ -214,7 +214,7 @@ fn rsrq_of(
         return Ok(None);
     }
     let n_prb = cell.n_prb();
-    let noise = noise_power_dbm(n_prb, cell.config().noise_figure_db)?;
+    let noise = noise_power_dbm(n_prb, cell.config().keys.noise_figure_db)?;
     // RSRP × 12·N_PRB: each cell's received power over the measured band when fully loaded.
     let per_re_to_band = 10.0 * (f64::from(SUBCARRIERS_PER_PRB) * f64::from(n_prb)).log10();
     band.clear();

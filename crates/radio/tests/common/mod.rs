@@ -209,8 +209,9 @@ impl Harness {
 /// to its reference distance, no shadowing or fading, no interference).
 pub fn fixed_sinr_cell(sinr_db: f64) -> LteCellConfig {
     let cfg = LteCellConfig::lte_default("c", ENB);
-    let noise = celltcp_radio::channel::noise_power_dbm(cfg.n_prb, cfg.noise_figure_db).unwrap();
-    let pl0 = cfg.tx_power_dbm - noise - sinr_db;
+    let noise =
+        celltcp_radio::channel::noise_power_dbm(cfg.n_prb, cfg.keys.noise_figure_db).unwrap();
+    let pl0 = cfg.keys.tx_power_dbm - noise - sinr_db;
     LteCellConfig {
         pathloss: PathLossModel::LogDistance(LogDistance::new(pl0, 1.0, 3.0).unwrap()),
         ..cfg

@@ -162,7 +162,7 @@ fn best_case_rsrp_dbm(cfg: &LteCellConfig, p: Position) -> f64 {
     } else {
         cfg.pathloss.path_loss_db(cfg.position.distance_m(p))
     };
-    cfg.tx_power_dbm + cfg.antenna_gain_db
+    cfg.keys.tx_power_dbm + cfg.antenna_gain_db
         - path_loss_db
         - 10.0 * (12.0 * f64::from(cfg.n_prb)).log10()
 }

@@ -18,16 +18,14 @@ use std::sync::{Arc, LazyLock};
 use celltcp_radio::cell::{CellRadioConfig, RlcModeConfig, UplinkConfig};
 use celltcp_radio::pdcp::PdcpConfig;
 use celltcp_radio::phy::BlerTable;
-use schemars::{JsonSchema, Schema, SchemaGenerator};
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use toml::Table;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
+use super::kept::{Kept, KeptTable};
 use super::links::Link;
 use super::loss::{LossFile, LossSpec};
 use super::nodes::{Node, NodeKind};
-use super::unit_keys::{self, unit_keys, Unit};
-use crate::de::from_table_at_beside;
-use crate::error::join_key;
+use super::unit_keys::{unit_keys, Unit};
 use crate::validate::{check_name, node_ref};
 use crate::ScenarioError;
 
@@ -37,7 +35,7 @@ mod downlink_loss;
 mod nr;
 
 use bearer::{check_pdcp, same_pdcp_in_ran};
-pub use bearer::{PdcpFile, PollByteFile, PollPduFile, RlcFile, RlcMode, UplinkFile, PDCP_SN_BITS};
+pub use bearer::{PollByteFile, PollPduFile, RlcFile, RlcMode, UplinkFile, PDCP_SN_BITS};
 pub use nr::Rat;
 pub(crate) use nr::{nr_config, read_channel_units};
 
@@ -127,7 +125,7 @@ pub struct CellFile {
     pub rlc: RlcFile,
     /// PDCP of every UE's bearer.
     #[serde(default)]
-    pub pdcp: PdcpFile,
+    pub pdcp: Kept<PdcpConfig>,
     #[serde(default)]
     pub uplink: UplinkFile,
     /// Receive errors of the UEs on the downlink: each IP packet the radio delivered is lost
@@ -144,97 +142,23 @@ pub struct CellFile {
     pub radio: RadioKeys,
 }
 
+/// The radio keys of `[cells.NAME]` as written: every key of the table that is not one of
+/// `FILE_KEYS`, read into [`CellRadioConfig`] when the scenario is resolved.
+pub type RadioKeys = Kept<CellRadioConfig>;
+
 /// The keys of [`CellRadioConfig`] with a unit.
 static UNIT_KEYS: LazyLock<Vec<(String, Unit)>> = LazyLock::new(unit_keys::<CellRadioConfig>);
 
-/// The radio keys of `[cells.NAME]` as written: every key of the table that is not one of
-/// `FILE_KEYS`. Read into [`CellRadioConfig`] by `RadioKeys::resolve`; serialised (the
-/// echo of the scenario) as the resolved configuration in the file's form, keys with a unit
-/// as written or, when not written, as the default's text.
-#[derive(Clone, Debug, Default)]
-pub struct RadioKeys {
-    written: Table,
-}
+impl KeptTable for CellRadioConfig {
+    const SCHEMA_NAME: &'static str = "CellRadioKeys";
+    const BESIDE: &'static [&'static str] = &FILE_KEYS;
 
-impl RadioKeys {
-    /// Whether the cell's table gives radio key `key` (a default written out counts).
-    pub(crate) fn is_written(&self, key: &str) -> bool {
-        self.written.contains_key(key)
+    fn units() -> &'static [(String, Unit)] {
+        &UNIT_KEYS
     }
 
-    /// The keys of cell table `key` (`cells.macro`), checked: the units read, every key known
-    /// and of its type, every value in range; errors name the dotted key.
-    pub(crate) fn resolve(&self, key: &str) -> Result<CellRadioConfig, ScenarioError> {
-        let table = unit_keys::resolve(&self.written, key, &UNIT_KEYS)?;
-        let config: CellRadioConfig = from_table_at_beside(&table, key, &FILE_KEYS)?;
-        config
-            .validate_showing(&|field| self.shown(field, &config))
-            .map_err(|e| ScenarioError::new(join_key(key, e.key), e.message))?;
-        Ok(config)
-    }
-
-    /// The value of `field` in messages: as written, else the value in the file's form.
-    fn shown(&self, field: &str, config: &CellRadioConfig) -> String {
-        match self.written.get(field) {
-            Some(toml::Value::String(text)) => text.clone(),
-            _ => match unit_keys::file_form(config, &UNIT_KEYS).get(field) {
-                Some(serde_json::Value::String(text)) => text.clone(),
-                Some(other) => other.to_string(),
-                None => String::new(),
-            },
-        }
-    }
-
-    /// Every key that is echoed: the resolved values in the file's form, the keys with a unit
-    /// as written. A table that does not resolve (the echo of a file not yet checked) shows
-    /// the values as written over the defaults.
-    fn echo(&self) -> serde_json::Map<String, serde_json::Value> {
-        let resolved = unit_keys::resolve(&self.written, "", &UNIT_KEYS)
-            .ok()
-            .and_then(|t| from_table_at_beside::<CellRadioConfig>(&t, "", &FILE_KEYS).ok());
-        let mut map = unit_keys::file_form(&resolved.clone().unwrap_or_default(), &UNIT_KEYS);
-        for (key, value) in &self.written {
-            let is_unit_key = UNIT_KEYS.iter().any(|(k, _)| k == key);
-            if resolved.is_none() || is_unit_key {
-                let value = serde_json::to_value(value).unwrap_or(serde_json::Value::Null);
-                map.insert(key.clone(), value);
-            }
-        }
-        map
-    }
-}
-
-/// Two tables are equal when they echo the same values (`"1000ms"` and `"1s"` are two values,
-/// as the echo shows them).
-impl PartialEq for RadioKeys {
-    fn eq(&self, other: &Self) -> bool {
-        self.echo() == other.echo()
-    }
-}
-
-impl Serialize for RadioKeys {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.echo().serialize(s)
-    }
-}
-
-/// Keeps the keys as written; `RadioKeys::resolve` reads them.
-impl<'de> Deserialize<'de> for RadioKeys {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Table::deserialize(deserializer).map(|written| RadioKeys { written })
-    }
-}
-
-/// [`CellRadioConfig`]'s schema, with the units of the keys it marks and their defaults as
-/// text.
-impl JsonSchema for RadioKeys {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        std::borrow::Cow::Borrowed("CellRadioKeys")
-    }
-
-    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
-        let defaults = unit_keys::file_form(&CellRadioConfig::default(), &UNIT_KEYS);
-        unit_keys::schema_with_units::<CellRadioConfig>(generator, &defaults)
+    fn check(&self, shown: &dyn Fn(&'static str) -> String) -> Result<(), (&'static str, String)> {
+        self.validate_showing(shown).map_err(|e| (e.key, e.message))
     }
 }
 
@@ -310,7 +234,8 @@ pub(crate) fn convert(
             range(key(k), v, lo, hi, what)?;
         }
         let rlc = c.rlc.config(&key)?;
-        check_pdcp(&key, c, in_ran)?;
+        let pdcp = c.pdcp.resolve(&key("pdcp"))?;
+        check_pdcp(&key, c, &pdcp, in_ran)?;
         if c.uplink.rate.value == 0 {
             return Err(ScenarioError::new(
                 key("uplink.rate"),
@@ -351,7 +276,7 @@ pub(crate) fn convert(
                 radio,
                 position: c.position.unwrap_or_default(),
                 rlc,
-                pdcp: PdcpConfig::from(&c.pdcp),
+                pdcp,
                 uplink,
                 bler_table,
                 downlink_loss,
@@ -359,7 +284,7 @@ pub(crate) fn convert(
         );
     }
     if in_ran {
-        same_pdcp_in_ran(file)?;
+        same_pdcp_in_ran(&out)?;
     }
     Ok(out)
 }
@@ -570,5 +495,32 @@ position = [100.0, 0.0]
         assert_eq!(sc.cells["c"].radio.cqi_period.as_ns(), 10_000_000);
         let again = crate::load_str(CELL, &[("cells.c.cqi_period".into(), "10ms".into())]);
         assert_ne!(again.unwrap().file.cells["c"], sc.file.cells["c"]);
+    }
+
+    #[test]
+    fn the_pdcp_table_is_the_radio_configuration_kept_as_written() {
+        let sc = crate::load_str(CELL, &[]).unwrap();
+        // Every key echoed, the time as the default's text.
+        assert_eq!(
+            sc.echo()["cells"]["c"]["pdcp"],
+            serde_json::json!({"sn_bits": 12, "reordering": false, "t_reordering": "50ms"})
+        );
+        assert_eq!(sc.cells["c"].pdcp, PdcpConfig::default());
+        let over = [("cells.c.pdcp.t_reordering".into(), "0.08s".into())];
+        let sc = crate::load_str(CELL, &over).unwrap();
+        assert_eq!(sc.echo()["cells"]["c"]["pdcp"]["t_reordering"], "0.08s");
+        assert_eq!(
+            sc.cells["c"].pdcp.t_reordering,
+            celltcp_engine::SimDuration::from_ms(80)
+        );
+        assert_eq!(
+            error("pdcp = { colour = 1 }"),
+            "cells.c.pdcp.colour: unknown key; expected one of: sn_bits, reordering, t_reordering"
+        );
+        assert_eq!(
+            error("pdcp = { t_reordering = 50 }"),
+            "cells.c.pdcp.t_reordering: 50 has no unit; a time needs one of ns, us, ms, s, min (e.g. \
+             '50ms')"
+        );
     }
 }

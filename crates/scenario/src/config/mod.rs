@@ -13,6 +13,7 @@ pub mod epc;
 pub mod events;
 pub mod flows;
 pub mod handover;
+pub mod kept;
 pub mod links;
 pub mod loss;
 pub mod middleboxes;

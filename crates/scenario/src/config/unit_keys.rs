@@ -23,7 +23,7 @@ use crate::ScenarioError;
 
 /// The unit of a key, as the schema of its domain type marks it (`"x-unit"`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Unit {
+pub enum Unit {
     /// A time; the domain type takes integer nanoseconds.
     Time,
     /// A time, or `false` to switch the timer off.

@@ -153,15 +153,14 @@ fn is_default_cqi_table(t: &CqiTable) -> bool {
 
 impl Default for CellRadioConfig {
     fn default() -> Self {
-        let programmatic = LteCellConfig::lte_default("", NodeId(0));
         CellRadioConfig {
             // TS 36.101 Table 5.6-1; TR 36.814 Table A.2.1.1-2 (10 MHz per carrier).
             bandwidth_mhz: DEFAULT_BANDWIDTH_MHZ,
             // TR 36.814 Table A.2.1.1-2: carrier frequency 2 GHz, total BS transmit power
             // 46 dBm for a 10 MHz carrier, UE noise figure 9 dB.
-            carrier_ghz: programmatic.carrier_hz / 1e9,
-            tx_power_dbm: programmatic.tx_power_dbm,
-            noise_figure_db: programmatic.noise_figure_db,
+            carrier_ghz: 2.0,
+            tx_power_dbm: 46.0,
+            noise_figure_db: 9.0,
             // TR 38.901 §7.2 (Table 7.2-1): the macro-cell deployment (`PathLossKind`'s default),
             // in NLOS until `los` says otherwise.
             pathloss: PathLossKind::default(),
@@ -173,18 +172,20 @@ impl Default for CellRadioConfig {
             // TR 38.901 Table 7.5-6 Part-1 (UMa NLOS).
             shadowing_decorrelation_m: DEFAULT_SHADOWING_DECORRELATION_M,
             fading: false,
-            scheduler: programmatic.scheduler,
+            scheduler: "proportional_fair".to_string(),
             pf_time_constant: SimDuration((DEFAULT_TIME_CONSTANT_TTI as u64) * TTI_NS),
             // `HarqConfig::default`: 4 transmissions, an eNodeB setting (downlink HARQ is
             // asynchronous, TS 36.321 §5.3.2: the eNodeB decides when to stop retransmitting).
             harq_max_transmissions: HarqConfig::default().max_transmissions,
             harq_combining: HarqCombining::default(),
             bler_decade_db: DEFAULT_DECADE_DB,
-            cqi_period: SimDuration(u64::from(programmatic.cqi_period_tti) * TTI_NS),
-            cqi_delay: SimDuration(u64::from(programmatic.cqi_delay_tti) * TTI_NS),
+            // A wideband CQI report every 5 ms, used 4 ms after its measurement (the timing
+            // of `LteCellConfig::lte_default`, in TTIs there).
+            cqi_period: SimDuration(5 * TTI_NS),
+            cqi_delay: SimDuration(4 * TTI_NS),
             cqi_table: CqiTable::default(),
             fixed_mcs: None,
-            ue_category: programmatic.ue_category,
+            ue_category: None,
         }
     }
 }
@@ -436,7 +437,9 @@ impl CellRadioConfig {
     /// The cell's configuration: these keys over [`LteCellConfig::lte_default`] for cell
     /// `name` with eNB `enb`, with the BLER curves of `bler_table` if given (read by the
     /// caller, of the MCSs of `cqi_table`) instead of the default curves of `bler_decade_db`.
-    /// The placement, the interferers, the per-UE maps and the bearer are the caller's.
+    /// The keys go with it as [`LteCellConfig::keys`], where the cell reads the plain ones;
+    /// only the keys it needs in another form are built here. The placement, the interferers,
+    /// the per-UE maps and the bearer are the caller's.
     pub fn cell_config(
         &self,
         name: &str,
@@ -464,26 +467,21 @@ impl CellRadioConfig {
         Ok(LteCellConfig {
             n_prb,
             carrier_hz: self.carrier_ghz * 1e9,
-            tx_power_dbm: self.tx_power_dbm,
-            noise_figure_db: self.noise_figure_db,
             pathloss: self.pathloss_model()?,
             probabilistic_los: self.los.is_probabilistic(),
             shadowing: (self.shadowing_db > 0.0)
                 .then_some((self.shadowing_db, self.shadowing_decorrelation_m)),
-            fading: self.fading,
-            scheduler: self.scheduler.clone(),
             pf_time_constant_tti: self.pf_time_constant.as_ns() as f64 / TTI_NS as f64,
             harq: HarqConfig {
                 max_transmissions: self.harq_max_transmissions,
                 ..base.harq
             },
-            harq_combining: self.harq_combining,
-            cqi_table: self.cqi_table,
             bler,
             cqi_period_tti: ttis(self.cqi_period),
             cqi_delay_tti: ttis(self.cqi_delay),
             fixed_mcs: self.fixed_mcs()?,
-            ue_category: self.ue_category,
+            // Every plain key (the cell reads it as given) comes with the keys.
+            keys: self.clone(),
             ..base
         })
     }
@@ -614,6 +612,33 @@ mod tests {
         let base = LteCellConfig::lte_default("c", NodeId(3));
         assert_eq!(cfg.rlc, base.rlc);
         assert_eq!(cfg.harq.n_processes, base.harq.n_processes);
+        // The plain keys reach the cell as given.
+        assert_eq!(cfg.keys, keys);
+        let given = CellRadioConfig {
+            fading: true,
+            scheduler: "round_robin".into(),
+            cqi_table: CqiTable::Table2,
+            ue_category: Some(UeCategory::new(3).unwrap()),
+            ..keys
+        };
+        let cfg = given.cell_config("c", NodeId(3), None).unwrap();
+        assert_eq!(cfg.keys, given);
+        assert_eq!(cfg.bler.cqi_table(), CqiTable::Table2);
+    }
+
+    #[test]
+    fn the_programmatic_cell_keeps_the_file_defaults_but_free_space() {
+        let base = LteCellConfig::lte_default("c", NodeId(0));
+        assert_eq!(
+            base.keys,
+            CellRadioConfig {
+                pathloss: PathLossKind::FreeSpace,
+                ..CellRadioConfig::default()
+            }
+        );
+        // The built fields are those the keys build.
+        let built = base.keys.cell_config("c", NodeId(0), None).unwrap();
+        assert_eq!(built, base);
     }
 
     #[test]

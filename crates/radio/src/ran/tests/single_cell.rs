@@ -7,7 +7,7 @@ use celltcp_net::packet::{FlowId, NodeId};
 use celltcp_net::trace::Traces;
 
 use super::harness::*;
-use crate::cell::{LteCell, LteCellConfig, UeConfig};
+use crate::cell::{CellRadioConfig, LteCell, LteCellConfig, UeConfig};
 use crate::channel::Position;
 use crate::mobility::MobilityModel;
 use crate::ran::{HandoverConfig, LteRan, RanUe};
@@ -140,8 +140,11 @@ fn a_one_cell_network_reproduces_the_plain_cell() {
     // Fast fading (3 m/s) and shadowing exercise the cell's random streams; 60 Mbit/s of
     // downlink overloads the cell (RLC buffer drops, HARQ retransmissions).
     let cfg = LteCellConfig {
-        fading: true,
         shadowing: Some((6.0, 20.0)),
+        keys: CellRadioConfig {
+            fading: true,
+            ..cell(0, 0.0).keys
+        },
         ..cell(0, 0.0)
     };
     let ue = UeConfig {

@@ -2,9 +2,13 @@
 //! bearer of every UE of a cell (RLC of TS 36.322, PDCP of TS 36.323) and its abstracted uplink,
 //! as written and as checked (see docs/lte-model.md, "Bearer" and "Uplink abstraction").
 //!
-//! Each table reads into the radio crate's own configuration with one conversion
-//! ([`RlcFile::config`], `From<&PdcpFile> for PdcpConfig`, [`UplinkFile::config`]), and its defaults are the radio crate's defaults (`default_rlc_am`,
-//! `PdcpConfig::default`, `UplinkConfig::default`), which cite the clauses they come from.
+//! `[cells.NAME.pdcp]` is the radio crate's [`PdcpConfig`] itself, kept as written
+//! (`config/kept.rs`); this module adds the checks that concern the scenario (reordering and
+//! the RLC mode, `[ran]`, one SN length and t-Reordering across a radio access network). The
+//! RLC and uplink tables read into the radio crate's own configuration with one conversion
+//! ([`RlcFile::config`], [`UplinkFile::config`]), and their defaults are the radio crate's
+//! defaults (`default_rlc_am`, `UplinkConfig::default`), which cite the clauses they come
+//! from.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -21,8 +25,12 @@ use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 
-use super::CellFile;
+use std::sync::LazyLock;
+
+use super::{CellFile, CellSpec};
+use crate::config::kept::KeptTable;
 use crate::config::quantity::{Limit, Quantity, Rate, Size, Time};
+use crate::config::unit_keys::{unit_keys, Unit};
 use crate::units;
 use crate::ScenarioError;
 
@@ -255,40 +263,16 @@ impl RlcFile {
     }
 }
 
-/// `[cells.NAME.pdcp]` as written: the PDCP of every UE's bearer (TS 36.323).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, default)]
-pub struct PdcpFile {
-    /// PDCP SN length, bits: 7, 12, 15 or 18 (header of 1, 2, 2 or 3 bytes).
-    #[schemars(extend("enum" = [7, 12, 15, 18]))]
-    pub sn_bits: u8,
-    /// The UE's receiver reorders by COUNT (RLC AM only; not with `[ran]`, see
-    /// ran.handover.reordering).
-    pub reordering: bool,
-    /// t-Reordering of the UE's receiver (a time).
-    pub t_reordering: Quantity<Time>,
-}
+/// The keys of [`PdcpConfig`] with a unit.
+static PDCP_UNIT_KEYS: LazyLock<Vec<(String, Unit)>> = LazyLock::new(unit_keys::<PdcpConfig>);
 
-impl Default for PdcpFile {
-    /// [`PdcpConfig::default`]: 12-bit SN, no reordering, t-Reordering 50 ms.
-    fn default() -> Self {
-        let d = PdcpConfig::default();
-        PdcpFile {
-            sn_bits: d.sn_bits,
-            reordering: d.reordering,
-            t_reordering: Quantity::default_ms(d.t_reordering),
-        }
-    }
-}
+/// `[cells.NAME.pdcp]` is the radio's [`PdcpConfig`]: its keys, defaults
+/// ([`PdcpConfig::default`]: 12-bit SN, no reordering, t-Reordering 50 ms) and descriptions.
+impl KeptTable for PdcpConfig {
+    const SCHEMA_NAME: &'static str = "CellPdcp";
 
-impl From<&PdcpFile> for PdcpConfig {
-    fn from(f: &PdcpFile) -> Self {
-        PdcpConfig {
-            sn_bits: f.sn_bits,
-            reordering: f.reordering,
-            t_reordering: f.t_reordering.value,
-            ..PdcpConfig::default()
-        }
+    fn units() -> &'static [(String, Unit)] {
+        &PDCP_UNIT_KEYS
     }
 }
 
@@ -528,31 +512,32 @@ fn polls(
     Ok((poll_pdu, poll_byte))
 }
 
-/// `[cells.NAME.pdcp]`: an SN length of 36.323 §6.3.2; reordering only over RLC AM (36.323
-/// §5.1.2.1.4) and only in a cell on its own — in a radio access network the UE's receiver
-/// sits above the cells and `ran.handover.reordering` decides when it reorders.
+/// `[cells.NAME.pdcp]`, read (`pdcp`): an SN length of 36.323 §6.3.2; reordering only over
+/// RLC AM (36.323 §5.1.2.1.4) and only in a cell on its own — in a radio access network the
+/// UE's receiver sits above the cells and `ran.handover.reordering` decides when it reorders.
 pub(super) fn check_pdcp(
     key: &impl Fn(&str) -> String,
     c: &CellFile,
+    pdcp: &PdcpConfig,
     in_ran: bool,
 ) -> Result<(), ScenarioError> {
-    if !PDCP_SN_BITS.contains(&c.pdcp.sn_bits) {
+    if !PDCP_SN_BITS.contains(&pdcp.sn_bits) {
         return Err(ScenarioError::new(
             key("pdcp.sn_bits"),
             format!(
                 "{} is not a PDCP SN length; expected 7, 12, 15 or 18 (bits)",
-                c.pdcp.sn_bits
+                pdcp.sn_bits
             ),
         ));
     }
-    if c.pdcp.reordering && in_ran {
+    if pdcp.reordering && in_ran {
         return Err(ScenarioError::new(
             key("pdcp.reordering"),
             "true is not allowed with [ran]: the UE's PDCP receiver sits above the cells there and \
              reorders around handovers as ran.handover.reordering says",
         ));
     }
-    if c.pdcp.reordering && c.rlc.mode == RlcMode::Um {
+    if pdcp.reordering && c.rlc.mode == RlcMode::Um {
         return Err(ScenarioError::new(
             key("pdcp.reordering"),
             "true is not allowed with rlc.mode = \"um\"; PDCP reordering is for RLC AM bearers \
@@ -564,11 +549,12 @@ pub(super) fn check_pdcp(
 
 /// In a radio access network the UE's PDCP receiver and its COUNT persist across cells: every
 /// cell numbers with one SN length and bounds reordering with one t-Reordering.
-pub(super) fn same_pdcp_in_ran(file: &BTreeMap<String, CellFile>) -> Result<(), ScenarioError> {
-    let mut cells = file.iter();
+pub(super) fn same_pdcp_in_ran(cells: &BTreeMap<String, CellSpec>) -> Result<(), ScenarioError> {
+    let mut cells = cells.iter();
     let Some((first, f)) = cells.next() else {
         return Ok(());
     };
+    let shown = |c: &CellSpec| c.file.pdcp.shown("t_reordering", &c.pdcp);
     for (name, c) in cells {
         if c.pdcp.sn_bits != f.pdcp.sn_bits {
             return Err(ScenarioError::new(
@@ -579,12 +565,13 @@ pub(super) fn same_pdcp_in_ran(file: &BTreeMap<String, CellFile>) -> Result<(), 
                 ),
             ));
         }
-        if c.pdcp.t_reordering.value != f.pdcp.t_reordering.value {
+        if c.pdcp.t_reordering != f.pdcp.t_reordering {
             return Err(ScenarioError::new(
                 format!("cells.{name}.pdcp.t_reordering"),
                 format!(
                     "'{}' differs from cells.{first}.pdcp.t_reordering ('{}'); a radio access network uses one t-Reordering",
-                    c.pdcp.t_reordering, f.pdcp.t_reordering
+                    shown(c),
+                    shown(f)
                 ),
             ));
         }
