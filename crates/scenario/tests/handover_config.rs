@@ -640,3 +640,23 @@ fn trigger_quantity_selects_rsrq_and_names_its_key() {
     assert!(e.starts_with("ran.measurement.trigger_quantity: "), "{e}");
     assert!(e.contains("rsrp") && e.contains("rsrq"), "{e}");
 }
+
+/// What the RAN refuses when it is built (`check`, as `celltcp validate` and `run` do) names the
+/// `[ran]` key: TS 36.331's Hysteresis range (0 to 15 dB) and a3-Offset range (±15 dB).
+#[test]
+fn ran_build_errors_name_the_ran_key() {
+    let check_err = |overrides: &[(&str, &str)]| {
+        let s = load(RAN, overrides).expect("loads");
+        celltcp_scenario::check(&s)
+            .expect_err("the RAN refuses it")
+            .to_string()
+    };
+    assert_eq!(
+        check_err(&[("ran.handover.a3", "{ hysteresis_db = 20.0 }")]),
+        "ran.handover.a3.hysteresis_db: 20 dB is not allowed; expected 0 to 15 dB (TS 36.331 Hysteresis)"
+    );
+    assert_eq!(
+        check_err(&[("ran.handover.a3", "{ offset_db = -16.0 }")]),
+        "ran.handover.a3.offset_db: -16 dB is not allowed; expected -15 to 15 dB (TS 36.331 a3-Offset)"
+    );
+}

@@ -15,11 +15,11 @@ use celltcp_net::queue::QueueLimit;
 use celltcp_net::world::WorldBuilder;
 use celltcp_radio::cell::LteCellConfig;
 use celltcp_radio::channel::{LosCondition, PathLoss, Position};
-use celltcp_radio::measurement::{A3Config, RlfConfig};
+use celltcp_radio::measurement::{A3Config, MeasurementError, RlfConfig};
 use celltcp_radio::mobility::{Mobility, MobilityModel};
 use celltcp_radio::ran::{
-    HandoverConfig, HandoverLatencies, LteRan, ManualHandover, MeasurementConfig, RanConfig, RanUe,
-    TriggerQuantity,
+    HandoverConfig, HandoverLatencies, LteRan, ManualHandover, MeasurementConfig, RanConfig,
+    RanError, RanUe, TriggerQuantity,
 };
 use celltcp_radio::rlc::BufferLimit;
 
@@ -63,8 +63,7 @@ pub(super) fn add_ran(
     for cell in &cfg.cells {
         b.forwarding(cell.enb, forwarding);
     }
-    let mut medium =
-        LteRan::new(cfg, seed, run).map_err(|e| ScenarioError::new("ran", e.to_string()))?;
+    let mut medium = LteRan::new(cfg, seed, run).map_err(ran_error)?;
     for (i, name) in scenario.cells.keys().enumerate() {
         let ip = captures.radio_file(name, ".pcapng")?;
         let mac = captures.radio_file(name, ".mac-lte.pcap")?;
@@ -403,5 +402,31 @@ mod tests {
         }
         let (plain, _, _) = config(&[]);
         assert!(plain.cells.iter().all(|c| c.ue_weights.is_empty()));
+    }
+}
+
+/// A network the RAN refused, as an error of the scenario key it comes from: the RAN's
+/// `handover` and `measurement` paths (`handover.a3.hysteresis_db`) are those of `[ran]`'s
+/// tables, so they name `ran.<path>`; the others (its cells and UEs by index) keep `ran` and
+/// the RAN's message.
+fn ran_error(e: RanError) -> ScenarioError {
+    let of_ran = |key: &str| key.starts_with("handover.") || key.starts_with("measurement.");
+    match e {
+        RanError::Invalid { key, problem } if of_ran(&key) => {
+            ScenarioError::new(format!("ran.{key}"), problem)
+        }
+        RanError::Measurement {
+            section,
+            source:
+                MeasurementError::Invalid {
+                    key,
+                    value,
+                    expected,
+                },
+        } => ScenarioError::new(
+            format!("ran.{section}.{key}"),
+            format!("{value} is not allowed; expected {expected}"),
+        ),
+        other => ScenarioError::new("ran", other.to_string()),
     }
 }
