@@ -360,6 +360,32 @@ fn handover_config(
     }
 }
 
+/// A network the RAN refused, as an error of the scenario key it comes from: the RAN's
+/// `handover` and `measurement` paths (`handover.a3.hysteresis_db`) are those of `[ran]`'s
+/// tables, so they name `ran.<path>`; the others (its cells and UEs by index) keep `ran` and
+/// the RAN's message.
+fn ran_error(e: RanError) -> ScenarioError {
+    let of_ran = |key: &str| key.starts_with("handover.") || key.starts_with("measurement.");
+    match e {
+        RanError::Invalid { key, problem } if of_ran(&key) => {
+            ScenarioError::new(format!("ran.{key}"), problem)
+        }
+        RanError::Measurement {
+            section,
+            source:
+                MeasurementError::Invalid {
+                    key,
+                    value,
+                    expected,
+                },
+        } => ScenarioError::new(
+            format!("ran.{section}.{key}"),
+            format!("{value} is not allowed; expected {expected}"),
+        ),
+        other => ScenarioError::new("ran", other.to_string()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeMap;
@@ -402,31 +428,5 @@ mod tests {
         }
         let (plain, _, _) = config(&[]);
         assert!(plain.cells.iter().all(|c| c.ue_weights.is_empty()));
-    }
-}
-
-/// A network the RAN refused, as an error of the scenario key it comes from: the RAN's
-/// `handover` and `measurement` paths (`handover.a3.hysteresis_db`) are those of `[ran]`'s
-/// tables, so they name `ran.<path>`; the others (its cells and UEs by index) keep `ran` and
-/// the RAN's message.
-fn ran_error(e: RanError) -> ScenarioError {
-    let of_ran = |key: &str| key.starts_with("handover.") || key.starts_with("measurement.");
-    match e {
-        RanError::Invalid { key, problem } if of_ran(&key) => {
-            ScenarioError::new(format!("ran.{key}"), problem)
-        }
-        RanError::Measurement {
-            section,
-            source:
-                MeasurementError::Invalid {
-                    key,
-                    value,
-                    expected,
-                },
-        } => ScenarioError::new(
-            format!("ran.{section}.{key}"),
-            format!("{value} is not allowed; expected {expected}"),
-        ),
-        other => ScenarioError::new("ran", other.to_string()),
     }
 }
