@@ -11,7 +11,9 @@
 //! serde and this deserializer maps a table onto them in `deserialize_enum`: the tag's value is
 //! the variant and the rest of the table its content, deserialized with keys intact. The tag is
 //! `kind`, except for the enums listed in [`TABLE_ENUMS`] with another tag. A string value is a
-//! unit variant (`kind = "host"`, `arrival = "cbr"`).
+//! unit variant (`kind = "host"`, `arrival = "cbr"`). Any other enum also reads serde's own
+//! form of a variant with content, a table of one entry named by the variant
+//! (`{packets = 500}`): the form a file layer gives a domain type (`unit_keys`).
 
 use std::fmt;
 
@@ -385,6 +387,20 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_> {
             (_, Some(_)) if form.is_some_and(|(_, _, scalars)| *scalars) => {
                 return self.deserialize_any(visitor);
             }
+            // serde's own form of an enum with content, `{variant = content}`: the serialised
+            // form of a domain type (a queue limit as `{packets = 500}`) that a file layer
+            // produced from the text as written.
+            (Value::Table(table), None)
+                if table.len() == 1 && table.keys().all(|k| variants.contains(&k.as_str())) =>
+            {
+                let (variant, content) = table.iter().next().expect("one entry");
+                visitor.visit_enum(ExternalEnum {
+                    variant,
+                    content,
+                    variants,
+                    path,
+                })
+            }
             (other, Some(tag)) => Err(DeError::message(format!(
                 "expected a table with {tag} = one of: {}, found {}",
                 variants.join(", "),
@@ -579,6 +595,64 @@ impl StrEnum<'_> {
     }
 }
 
+/// An enum as serde writes one with content: a table of one entry, the variant's name and its
+/// content.
+struct ExternalEnum<'a> {
+    variant: &'a str,
+    content: &'a Value,
+    variants: &'static [&'static str],
+    path: &'a str,
+}
+
+impl<'de, 'a> EnumAccess<'de> for ExternalEnum<'a> {
+    type Error = DeError;
+    type Variant = Self;
+
+    fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Self), DeError> {
+        let value = seed
+            .deserialize(KeyDe(self.variant))
+            .map_err(|e| e.at(self.path))?;
+        Ok((value, self))
+    }
+}
+
+impl<'de> VariantAccess<'de> for ExternalEnum<'_> {
+    type Error = DeError;
+
+    /// A unit variant is written as its name, not as a table.
+    fn unit_variant(self) -> Result<(), DeError> {
+        Err(DeError::message(format!(
+            "expected one of: {}, found a table",
+            self.variants.join(", ")
+        )))
+    }
+
+    fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, DeError> {
+        seed.deserialize(ValueDe {
+            value: self.content,
+            path: join_key(self.path, self.variant),
+        })
+    }
+
+    fn tuple_variant<V: Visitor<'de>>(self, _len: usize, _visitor: V) -> Result<V::Value, DeError> {
+        Err(DeError::message("tuple variants are not used by the format").at(self.path))
+    }
+
+    fn struct_variant<V: Visitor<'de>>(
+        self,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, DeError> {
+        de::Deserializer::deserialize_any(
+            ValueDe {
+                value: self.content,
+                path: join_key(self.path, self.variant),
+            },
+            visitor,
+        )
+    }
+}
+
 /// An enum written as a table tagged by `tag`.
 struct TaggedEnum<'a> {
     variant: &'a str,
@@ -724,6 +798,45 @@ mod tests {
                 count: 1,
                 flag: true
             }))
+        );
+    }
+
+    /// serde's form of a variant with content, as `unit_keys` writes a queue limit for its
+    /// domain type; a unit variant written that way keeps the message of a wrong value.
+    #[test]
+    fn a_variant_with_content_reads_from_a_table_of_one_entry() {
+        #[derive(Debug, Deserialize, PartialEq)]
+        #[serde(rename_all = "snake_case")]
+        enum Limit {
+            Packets(u32),
+            Bytes(u64),
+            None,
+        }
+        let read = |text: &str| -> Result<Limit, ScenarioError> {
+            let table: Table = text.parse().expect("valid TOML in test");
+            from_value_at(&table["limit"], "limit")
+        };
+        assert_eq!(
+            read("limit = { packets = 500 }").unwrap(),
+            Limit::Packets(500)
+        );
+        assert_eq!(
+            read("limit = { bytes = 1000000 }").unwrap(),
+            Limit::Bytes(1_000_000)
+        );
+        assert_eq!(
+            read("limit = { packets = -1 }").unwrap_err().to_string(),
+            "limit.packets: expected an integer from 0 to 4294967295, found -1"
+        );
+        assert_eq!(
+            read("limit = { none = 1 }").unwrap_err().to_string(),
+            "limit: expected one of: packets, bytes, none, found a table"
+        );
+        assert_eq!(
+            read("limit = { packets = 1, bytes = 2 }")
+                .unwrap_err()
+                .to_string(),
+            "limit: expected one of: packets, bytes, none, found a table"
         );
     }
 

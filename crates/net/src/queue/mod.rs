@@ -121,7 +121,15 @@ pub enum Verdict {
 }
 
 /// A queue's size limit.
+///
+/// With the `serde` feature it (de)serialises as `{"packets": n}` or `{"bytes": n}`, the form a
+/// file layer reads its text (`"500p"`, `"1MB"`) into.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
 pub enum QueueLimit {
     /// At most this many packets.
     Packets(u32),

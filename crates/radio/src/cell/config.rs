@@ -14,8 +14,10 @@ use crate::phy::{prbs_for_bandwidth, BlerModel, Mcs, PhyError, DEFAULT_BANDWIDTH
 use crate::rlc::{BufferLimit, RlcAmConfig, RlcConfigError, RlcSduRefused, RlcUmConfig};
 
 mod keys;
+mod rlc;
 
 pub use keys::{CellKeyError, CellRadioConfig, LosSetting};
+pub use rlc::{CellRlcConfig, PollPdu, RlcMode, MAX_RETX_THRESHOLD};
 
 /// Another cell on the same carrier, seen by every UE of this cell as interference.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -80,9 +80,10 @@ pub use air::{CsiReport, NrTbs};
 pub use bearer::{BearerSdu, StampedPacket};
 pub use capture::{CaptureOut, CellCapture, IpCapture};
 pub use config::{
-    default_rlc_am, CellError, CellKeyError, CellRadioConfig, ConfiguredGrantConfig, HarqCombining,
-    Interferer, LosSetting, LteCellConfig, RlcModeConfig, SrBsrConfig, UeConfig, UplinkConfig,
-    UplinkScheduling, DEFAULT_SHADOWING_DECORRELATION_M,
+    default_rlc_am, CellError, CellKeyError, CellRadioConfig, CellRlcConfig, ConfiguredGrantConfig,
+    HarqCombining, Interferer, LosSetting, LteCellConfig, PollPdu, RlcMode, RlcModeConfig,
+    SrBsrConfig, UeConfig, UplinkConfig, UplinkScheduling, DEFAULT_SHADOWING_DECORRELATION_M,
+    MAX_RETX_THRESHOLD,
 };
 pub use downlink_loss::DownlinkLoss;
 pub use handover::DetachedUe;

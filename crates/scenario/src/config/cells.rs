@@ -15,7 +15,7 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, LazyLock};
 
-use celltcp_radio::cell::{CellRadioConfig, RlcModeConfig, UplinkConfig};
+use celltcp_radio::cell::{CellRadioConfig, CellRlcConfig, RlcModeConfig, UplinkConfig};
 use celltcp_radio::pdcp::PdcpConfig;
 use celltcp_radio::phy::BlerTable;
 use schemars::JsonSchema;
@@ -35,7 +35,7 @@ mod downlink_loss;
 mod nr;
 
 use bearer::{check_pdcp, same_pdcp_in_ran};
-pub use bearer::{PollByteFile, PollPduFile, RlcFile, RlcMode, UplinkFile, PDCP_SN_BITS};
+pub use bearer::{UplinkFile, PDCP_SN_BITS};
 pub use nr::Rat;
 pub(crate) use nr::{nr_config, read_channel_units};
 
@@ -122,7 +122,7 @@ pub struct CellFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bler_table: Option<String>,
     #[serde(default)]
-    pub rlc: RlcFile,
+    pub rlc: Kept<CellRlcConfig>,
     /// PDCP of every UE's bearer.
     #[serde(default)]
     pub pdcp: Kept<PdcpConfig>,
@@ -214,28 +214,16 @@ pub(crate) fn convert(
             ));
         }
         let radio = c.radio.resolve(&format!("cells.{name}"))?;
-        let link = [
-            (
-                "rlc.max_retx",
-                f64::from(c.rlc.max_retx),
-                1.0,
-                32.0,
-                "1 to 32",
-            ),
-            (
-                "uplink.loss",
-                c.uplink.loss,
-                0.0,
-                1.0,
-                "a probability in [0, 1]",
-            ),
-        ];
-        for (k, v, lo, hi, what) in link {
-            range(key(k), v, lo, hi, what)?;
-        }
-        let rlc = c.rlc.config(&key)?;
+        let rlc = bearer::rlc_config(&c.rlc, &key("rlc"))?;
+        range(
+            key("uplink.loss"),
+            c.uplink.loss,
+            0.0,
+            1.0,
+            "a probability in [0, 1]",
+        )?;
         let pdcp = c.pdcp.resolve(&key("pdcp"))?;
-        check_pdcp(&key, c, &pdcp, in_ran)?;
+        check_pdcp(&key, &rlc, &pdcp, in_ran)?;
         if c.uplink.rate.value == 0 {
             return Err(ScenarioError::new(
                 key("uplink.rate"),

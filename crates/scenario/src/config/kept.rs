@@ -1,5 +1,6 @@
 //! A table of a scenario file whose one typed form is a domain configuration (the radio keys of
-//! `[cells.NAME]` as `CellRadioConfig`, `[cells.NAME.pdcp]` as `PdcpConfig`): kept as written,
+//! `[cells.NAME]` as `CellRadioConfig`, `[cells.NAME.rlc]` as `CellRlcConfig`,
+//! `[cells.NAME.pdcp]` as `PdcpConfig`): kept as written,
 //! read into the domain type when the scenario is resolved, so that every message names the
 //! dotted key and shows a value with a unit as it was written, and echoed as the resolved
 //! configuration in the file's form.

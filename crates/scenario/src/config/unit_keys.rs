@@ -4,8 +4,10 @@
 //! the schema.
 //!
 //! A domain type read this way (`celltcp_tcp::TcpConfig` for `[flows.NAME.tcp]`,
-//! `celltcp_radio::cell::CellRadioConfig` for the radio keys of `[cells.NAME]`) keeps its keys,
-//! defaults and checks; this module is all the file layer adds to it.
+//! `celltcp_radio::cell::CellRadioConfig` for the radio keys of `[cells.NAME]`,
+//! `CellRlcConfig` and `PdcpConfig` for the bearer's tables) keeps its keys, defaults and
+//! checks; this module is all the file layer adds to it. The units are the marks' kinds: a
+//! time, a time or `false`, a size, a size or `"infinity"`, a queue limit in packets or bytes.
 
 use std::fmt;
 
@@ -15,10 +17,12 @@ use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 use toml::{Table, Value};
 
-use super::quantity::{Quantity, Size, Time};
+use celltcp_net::queue::QueueLimit;
+
+use super::quantity::{Limit, Quantity, Size, Time};
 use crate::de::from_value_at;
 use crate::error::join_key;
-use crate::units::{format_size, format_time_secs};
+use crate::units::{format_queue_limit, format_size, format_time_secs};
 use crate::ScenarioError;
 
 /// The unit of a key, as the schema of its domain type marks it (`"x-unit"`).
@@ -30,6 +34,26 @@ pub enum Unit {
     TimeOrFalse,
     /// A size; the domain type takes integer bytes.
     Size,
+    /// A size, or `"infinity"` for none (RLC's pollByte); the domain type takes integer bytes
+    /// or the text `"infinity"`.
+    SizeOrInfinity,
+    /// A queue limit in packets (`"500p"`) or bytes (`"1MB"`); the domain type takes
+    /// `celltcp_net::queue::QueueLimit`'s form, `{packets = n}` or `{bytes = n}`.
+    QueueLimit,
+}
+
+impl Unit {
+    /// The unit a schema marks with `"x-unit" = name`.
+    fn of_mark(name: &str) -> Option<Unit> {
+        Some(match name {
+            "time" => Unit::Time,
+            "time-or-false" => Unit::TimeOrFalse,
+            "size" => Unit::Size,
+            "size-or-infinity" => Unit::SizeOrInfinity,
+            "queue-limit" => Unit::QueueLimit,
+            _ => return None,
+        })
+    }
 }
 
 /// The keys of `T` with a unit, in the order of the schema's properties.
@@ -44,12 +68,7 @@ pub(crate) fn unit_keys<T: JsonSchema>() -> Vec<(String, Unit)> {
     properties
         .iter()
         .filter_map(|(key, property)| {
-            let unit = match property.get("x-unit")?.as_str()? {
-                "time" => Unit::Time,
-                "time-or-false" => Unit::TimeOrFalse,
-                "size" => Unit::Size,
-                _ => return None,
-            };
+            let unit = Unit::of_mark(property.get("x-unit")?.as_str()?)?;
             Some((key.clone(), unit))
         })
         .collect()
@@ -113,6 +132,57 @@ impl JsonSchema for TimerFile {
     }
 }
 
+/// A size as written, or `"infinity"`.
+pub(crate) enum SizeOrInfinityFile {
+    Infinity,
+    Size(Quantity<Size>),
+}
+
+const INFINITY: &str = "infinity";
+
+impl<'de> Deserialize<'de> for SizeOrInfinityFile {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(SizeOrInfinityVisitor)
+    }
+}
+
+struct SizeOrInfinityVisitor;
+
+impl Visitor<'_> for SizeOrInfinityVisitor {
+    type Value = SizeOrInfinityFile;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a size like '25KB', or \"infinity\"")
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<SizeOrInfinityFile, E> {
+        if v == INFINITY {
+            return Ok(SizeOrInfinityFile::Infinity);
+        }
+        Quantity::parse(v)
+            .map(SizeOrInfinityFile::Size)
+            .map_err(E::custom)
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<SizeOrInfinityFile, E> {
+        Err(E::custom(crate::units::size_missing_unit(&v.to_string())))
+    }
+}
+
+impl JsonSchema for SizeOrInfinityFile {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        std::borrow::Cow::Borrowed("SizeOrInfinity")
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        let size = generator.subschema_for::<Quantity<Size>>();
+        json_schema!({
+            "description": "A size, or \"infinity\" for none.",
+            "anyOf": [size, { "const": INFINITY }],
+        })
+    }
+}
+
 /// An integer of the domain type's form, from a value with a unit.
 fn integer(key: &str, text: &str, value: u64) -> Result<Value, ScenarioError> {
     i64::try_from(value)
@@ -146,6 +216,15 @@ pub(crate) fn resolve(
                 let q: Quantity<Size> = from_value_at(value, &k)?;
                 integer(&k, &q.text, q.value)?
             }
+            Unit::SizeOrInfinity => match from_value_at(value, &k)? {
+                SizeOrInfinityFile::Infinity => Value::String(INFINITY.into()),
+                SizeOrInfinityFile::Size(q) => integer(&k, &q.text, q.value)?,
+            },
+            Unit::QueueLimit => {
+                let q: Quantity<Limit> = from_value_at(value, &k)?;
+                Value::try_from(q.value)
+                    .map_err(|_| ScenarioError::new(&k, format!("'{}' is too large", q.text)))?
+            }
         };
     }
     Ok(table)
@@ -164,11 +243,17 @@ pub(crate) fn file_form<T: Serialize>(
     };
     for (key, unit) in units {
         if let Some(value) = map.get_mut(key) {
-            if let Some(n) = value.as_u64() {
-                *value = serde_json::Value::String(match unit {
-                    Unit::Time | Unit::TimeOrFalse => format_time_secs(SimDuration(n)),
-                    Unit::Size => format_size(n),
-                });
+            let text = match unit {
+                Unit::Time | Unit::TimeOrFalse => {
+                    value.as_u64().map(|n| format_time_secs(SimDuration(n)))
+                }
+                Unit::Size | Unit::SizeOrInfinity => value.as_u64().map(format_size),
+                Unit::QueueLimit => serde_json::from_value::<QueueLimit>(value.clone())
+                    .ok()
+                    .map(format_queue_limit),
+            };
+            if let Some(text) = text {
+                *value = serde_json::Value::String(text);
             }
         }
     }
@@ -185,6 +270,8 @@ pub(crate) fn schema_with_units<T: JsonSchema>(
     let time = generator.subschema_for::<Quantity<Time>>();
     let size = generator.subschema_for::<Quantity<Size>>();
     let timer = generator.subschema_for::<TimerFile>();
+    let size_or_infinity = generator.subschema_for::<SizeOrInfinityFile>();
+    let limit = generator.subschema_for::<Quantity<Limit>>();
     let properties = schema
         .get_mut("properties")
         .and_then(serde_json::Value::as_object_mut);
@@ -192,10 +279,12 @@ pub(crate) fn schema_with_units<T: JsonSchema>(
         let Some(unit) = property.as_object_mut().and_then(|p| p.remove("x-unit")) else {
             continue;
         };
-        let mut with_unit = match unit.as_str() {
-            Some("time") => time.clone(),
-            Some("time-or-false") => timer.clone(),
-            _ => size.clone(),
+        let mut with_unit = match unit.as_str().and_then(Unit::of_mark) {
+            Some(Unit::Time) => time.clone(),
+            Some(Unit::TimeOrFalse) => timer.clone(),
+            Some(Unit::SizeOrInfinity) => size_or_infinity.clone(),
+            Some(Unit::QueueLimit) => limit.clone(),
+            Some(Unit::Size) | None => size.clone(),
         };
         if let Some(description) = property.get("description") {
             with_unit.insert("description".into(), description.clone());

@@ -303,8 +303,12 @@ pub fn format_time(d: SimDuration) -> String {
 }
 
 /// Formats a duration with the largest unit up to seconds that keeps it exact (`"60s"`,
-/// `"40ms"`): the form of the TCP timers' defaults, in the unit RFC 6298 states them in.
+/// `"40ms"`): the form of the TCP timers' defaults, in the unit RFC 6298 states them in. Zero
+/// is `"0ms"`, as TS 36.331 writes a timer of none (t-StatusProhibit ms0).
 pub fn format_time_secs(d: SimDuration) -> String {
+    if d.as_ns() == 0 {
+        return "0ms".to_owned();
+    }
     format_exact(
         d.as_ns(),
         &[

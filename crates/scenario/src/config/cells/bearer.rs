@@ -2,265 +2,61 @@
 //! bearer of every UE of a cell (RLC of TS 36.322, PDCP of TS 36.323) and its abstracted uplink,
 //! as written and as checked (see docs/lte-model.md, "Bearer" and "Uplink abstraction").
 //!
-//! `[cells.NAME.pdcp]` is the radio crate's [`PdcpConfig`] itself, kept as written
-//! (`config/kept.rs`); this module adds the checks that concern the scenario (reordering and
-//! the RLC mode, `[ran]`, one SN length and t-Reordering across a radio access network). The
-//! RLC and uplink tables read into the radio crate's own configuration with one conversion
-//! ([`RlcFile::config`], [`UplinkFile::config`]), and their defaults are the radio crate's
-//! defaults (`default_rlc_am`, `UplinkConfig::default`), which cite the clauses they come
-//! from.
+//! `[cells.NAME.rlc]` and `[cells.NAME.pdcp]` are the radio crate's [`CellRlcConfig`] and
+//! [`PdcpConfig`] themselves, kept as written (`config/kept.rs`); this module adds the checks
+//! that concern the scenario (PDCP reordering and the RLC mode, `[ran]`, one SN length and
+//! t-Reordering across a radio access network). The uplink table reads into the radio crate's
+//! own configuration with one conversion ([`UplinkFile::config`]), and its defaults are the
+//! radio crate's (`UplinkConfig::default`), which cite the clauses they come from.
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
-use std::fmt;
 
-use celltcp_net::queue::QueueLimit;
 use celltcp_radio::cell::{
-    default_rlc_am, ConfiguredGrantConfig, RlcModeConfig, SrBsrConfig, UplinkConfig,
+    CellRlcConfig, ConfiguredGrantConfig, RlcModeConfig, SrBsrConfig, UplinkConfig,
     UplinkScheduling,
 };
 use celltcp_radio::pdcp::PdcpConfig;
-use celltcp_radio::rlc::{BufferLimit, MaxRetxAction, RlcAmConfig, RlcUmConfig};
-use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
-use serde::de::{self, Deserializer, Visitor};
-use serde::{Deserialize, Serialize, Serializer};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 use std::sync::LazyLock;
 
-use super::{CellFile, CellSpec};
-use crate::config::kept::KeptTable;
-use crate::config::quantity::{Limit, Quantity, Rate, Size, Time};
+use super::CellSpec;
+use crate::config::kept::{Kept, KeptTable};
+use crate::config::quantity::{Quantity, Rate, Size, Time};
 use crate::config::unit_keys::{unit_keys, Unit};
+use crate::error::join_key;
 use crate::units;
 use crate::ScenarioError;
 
 /// PDCP SN lengths of TS 36.323 §6.3.2 for data radio bearers, bits.
 pub const PDCP_SN_BITS: [u8; 4] = [7, 12, 15, 18];
 
-/// RLC mode of the UEs' downlink bearer.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum RlcMode {
-    /// Acknowledged mode: ARQ with status reports (TS 36.322 §5.1.3).
-    #[default]
-    Am,
-    /// Unacknowledged mode: no retransmission at RLC.
-    Um,
-}
+/// The keys of [`CellRlcConfig`] with a unit.
+static RLC_UNIT_KEYS: LazyLock<Vec<(String, Unit)>> = LazyLock::new(unit_keys::<CellRlcConfig>);
 
-/// pollPDU (TS 36.322 §5.2.2.1; RLC-Config of TS 36.331 §6.3.2): a poll every this many AMD
-/// PDUs, or never by count.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PollPduFile {
-    /// A number of PDUs, ≥ 1 (36.331 can signal 4, 8, 16, 32, 64, 128 and 256).
-    Pdus(u32),
-    /// "infinity" (pInfinity, the 36.331 default).
-    Infinity,
-}
+/// `[cells.NAME.rlc]` is the radio's [`CellRlcConfig`]: its keys, defaults
+/// ([`default_rlc_am`](celltcp_radio::cell::default_rlc_am): 36.331 §9.2.1.1 with pollPDU p32, pollByte kB25 and a 1 MB buffer), descriptions and checks.
+impl KeptTable for CellRlcConfig {
+    const SCHEMA_NAME: &'static str = "CellRlc";
 
-/// pollByte (TS 36.322 §5.2.2.1; TS 36.331 §6.3.2): a poll every this many bytes of new data,
-/// or never by volume.
-#[derive(Clone, Debug, PartialEq)]
-pub enum PollByteFile {
-    /// A size > 0 (36.331 can signal 25KB to 3000KB: kB25, kB50, … kB3000, kB = 1000 bytes).
-    Bytes(Quantity<Size>),
-    /// "infinity" (kBinfinity, the 36.331 default).
-    Infinity,
-}
+    fn units() -> &'static [(String, Unit)] {
+        &RLC_UNIT_KEYS
+    }
 
-const INFINITY: &str = "infinity";
-
-impl Serialize for PollPduFile {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            PollPduFile::Pdus(n) => s.serialize_u32(*n),
-            PollPduFile::Infinity => s.serialize_str(INFINITY),
-        }
+    fn check(&self, shown: &dyn Fn(&'static str) -> String) -> Result<(), (&'static str, String)> {
+        self.validate_showing(shown).map_err(|e| (e.key, e.message))
     }
 }
 
-impl<'de> Deserialize<'de> for PollPduFile {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(PollPduVisitor)
-    }
-}
-
-struct PollPduVisitor;
-
-impl Visitor<'_> for PollPduVisitor {
-    type Value = PollPduFile;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a number of PDUs ≥ 1 (e.g. 32), or \"infinity\"")
-    }
-
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<PollPduFile, E> {
-        match u32::try_from(v) {
-            Ok(n) if n >= 1 => Ok(PollPduFile::Pdus(n)),
-            _ => Err(E::custom(format!(
-                "{v} is not a pollPDU; expected a number of PDUs ≥ 1 (e.g. 32), or \"infinity\""
-            ))),
-        }
-    }
-
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<PollPduFile, E> {
-        if v == INFINITY {
-            Ok(PollPduFile::Infinity)
-        } else {
-            Err(E::custom(format!(
-                "'{v}' is not a pollPDU; expected a number of PDUs ≥ 1 (e.g. 32), or \"infinity\""
-            )))
-        }
-    }
-}
-
-impl JsonSchema for PollPduFile {
-    fn schema_name() -> Cow<'static, str> {
-        Cow::Borrowed("PollPdu")
-    }
-
-    fn json_schema(_generator: &mut SchemaGenerator) -> Schema {
-        json_schema!({
-            "description": "pollPDU: a number of AMD PDUs ≥ 1 between polls, or \"infinity\".",
-            "anyOf": [{ "type": "integer", "minimum": 1 }, { "const": INFINITY }],
-        })
-    }
-}
-
-impl Serialize for PollByteFile {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            PollByteFile::Bytes(q) => q.serialize(s),
-            PollByteFile::Infinity => s.serialize_str(INFINITY),
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for PollByteFile {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(PollByteVisitor)
-    }
-}
-
-struct PollByteVisitor;
-
-impl Visitor<'_> for PollByteVisitor {
-    type Value = PollByteFile;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a size like '25KB', or \"infinity\"")
-    }
-
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<PollByteFile, E> {
-        if v == INFINITY {
-            return Ok(PollByteFile::Infinity);
-        }
-        Quantity::parse(v)
-            .map(PollByteFile::Bytes)
-            .map_err(E::custom)
-    }
-
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<PollByteFile, E> {
-        Err(E::custom(units::size_missing_unit(&v.to_string())))
-    }
-}
-
-impl JsonSchema for PollByteFile {
-    fn schema_name() -> Cow<'static, str> {
-        Cow::Borrowed("PollByte")
-    }
-
-    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
-        let size = generator.subschema_for::<Quantity<Size>>();
-        json_schema!({
-            "description": "pollByte: bytes of new data between polls (a size > 0), or \"infinity\".",
-            "anyOf": [size, { "const": INFINITY }],
-        })
-    }
-}
-
-/// `[cells.NAME.rlc]` as written.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, default)]
-pub struct RlcFile {
-    /// "am" or "um".
-    pub mode: RlcMode,
-    /// The eNB's per-UE queue: packets ("500p") or bytes ("1MB").
-    pub buffer: Quantity<Limit>,
-    /// maxRetxThreshold (AM), 1 to 32.
-    pub max_retx: u32,
-    /// "rlf" (LTE) or "discard" (MaxDAT-like).
-    pub on_max_retx: MaxRetxAction,
-    /// t-PollRetransmit (a time).
-    pub t_poll_retransmit: Quantity<Time>,
-    /// t-Reordering (a time).
-    pub t_reordering: Quantity<Time>,
-    /// t-StatusProhibit (a time).
-    pub t_status_prohibit: Quantity<Time>,
-    /// pollPDU (AM): a number of PDUs ≥ 1, or "infinity".
-    pub poll_pdu: PollPduFile,
-    /// pollByte (AM): a size > 0, or "infinity".
-    pub poll_byte: PollByteFile,
-}
-
-impl Default for RlcFile {
-    /// The cell's RLC AM defaults ([`default_rlc_am`]: 36.331 §9.2.1.1 with pollPDU p32,
-    /// pollByte kB25 and a 1 MB buffer).
-    fn default() -> Self {
-        let am = default_rlc_am();
-        let buffer = match am.tx_buffer {
-            BufferLimit::Sdus(n) => QueueLimit::Packets(n as u32),
-            BufferLimit::Bytes(b) => QueueLimit::Bytes(b),
-            BufferLimit::Unlimited => unreachable!("the cell's default RLC buffer is limited"),
-        };
-        RlcFile {
-            mode: RlcMode::Am,
-            buffer: Quantity::default_of_text(units::format_queue_limit(buffer)),
-            max_retx: am.max_retx_threshold.unwrap_or(u32::MAX),
-            on_max_retx: am.on_max_retx,
-            t_poll_retransmit: Quantity::default_ms(am.t_poll_retransmit),
-            t_reordering: Quantity::default_ms(am.t_reordering),
-            t_status_prohibit: Quantity::default_ms(am.t_status_prohibit),
-            poll_pdu: am.poll_pdu.map_or(PollPduFile::Infinity, PollPduFile::Pdus),
-            poll_byte: am.poll_byte.map_or(PollByteFile::Infinity, |b| {
-                PollByteFile::Bytes(Quantity::default_of_text(units::format_size(b)))
-            }),
-        }
-    }
-}
-
-impl RlcFile {
-    /// The radio crate's RLC configuration of a checked table (`max_retx` in range); fails, at
-    /// `rlc.poll_byte`, only for a pollByte of 0.
-    pub(super) fn config(
-        &self,
-        key: &impl Fn(&str) -> String,
-    ) -> Result<RlcModeConfig, ScenarioError> {
-        let tx_buffer = match self.buffer.value {
-            QueueLimit::Packets(n) => BufferLimit::Sdus(n as usize),
-            QueueLimit::Bytes(b) => BufferLimit::Bytes(b),
-        };
-        // Checked in either mode, as the file's pollByte is checked wherever it is written.
-        let (poll_pdu, poll_byte) = polls(key, self)?;
-        Ok(match self.mode {
-            RlcMode::Am => RlcModeConfig::Am(RlcAmConfig {
-                max_retx_threshold: Some(self.max_retx),
-                on_max_retx: self.on_max_retx,
-                t_poll_retransmit: self.t_poll_retransmit.value,
-                t_reordering: self.t_reordering.value,
-                t_status_prohibit: self.t_status_prohibit.value,
-                poll_pdu,
-                poll_byte,
-                tx_buffer,
-                ..default_rlc_am()
-            }),
-            RlcMode::Um => RlcModeConfig::Um(RlcUmConfig {
-                t_reordering: self.t_reordering.value,
-                tx_buffer,
-                ..RlcUmConfig::lte(10)
-            }),
-        })
-    }
+/// `[cells.NAME.rlc]` at `key` (`cells.macro.rlc`) as the entity's configuration: the table
+/// read and checked ([`Kept::resolve`]), then its one conversion.
+pub(super) fn rlc_config(
+    rlc: &Kept<CellRlcConfig>,
+    key: &str,
+) -> Result<RlcModeConfig, ScenarioError> {
+    let table = rlc.resolve(key)?;
+    RlcModeConfig::try_from(table).map_err(|e| ScenarioError::new(join_key(key, e.key), e.message))
 }
 
 /// The keys of [`PdcpConfig`] with a unit.
@@ -490,34 +286,12 @@ impl UplinkFile {
     }
 }
 
-/// pollPDU and pollByte resolved (`None` = infinity); a poll byte count must be > 0.
-fn polls(
-    key: &impl Fn(&str) -> String,
-    rlc: &RlcFile,
-) -> Result<(Option<u32>, Option<u64>), ScenarioError> {
-    let poll_pdu = match rlc.poll_pdu {
-        PollPduFile::Pdus(n) => Some(n),
-        PollPduFile::Infinity => None,
-    };
-    let poll_byte = match &rlc.poll_byte {
-        PollByteFile::Bytes(q) if q.value == 0 => {
-            return Err(ScenarioError::new(
-                key("rlc.poll_byte"),
-                format!("'{q}' must be > 0; use a size such as '25KB', or \"infinity\""),
-            ))
-        }
-        PollByteFile::Bytes(q) => Some(q.value),
-        PollByteFile::Infinity => None,
-    };
-    Ok((poll_pdu, poll_byte))
-}
-
 /// `[cells.NAME.pdcp]`, read (`pdcp`): an SN length of 36.323 §6.3.2; reordering only over
 /// RLC AM (36.323 §5.1.2.1.4) and only in a cell on its own — in a radio access network the
 /// UE's receiver sits above the cells and `ran.handover.reordering` decides when it reorders.
 pub(super) fn check_pdcp(
     key: &impl Fn(&str) -> String,
-    c: &CellFile,
+    rlc: &RlcModeConfig,
     pdcp: &PdcpConfig,
     in_ran: bool,
 ) -> Result<(), ScenarioError> {
@@ -537,7 +311,7 @@ pub(super) fn check_pdcp(
              reorders around handovers as ran.handover.reordering says",
         ));
     }
-    if pdcp.reordering && c.rlc.mode == RlcMode::Um {
+    if pdcp.reordering && matches!(rlc, RlcModeConfig::Um(_)) {
         return Err(ScenarioError::new(
             key("pdcp.reordering"),
             "true is not allowed with rlc.mode = \"um\"; PDCP reordering is for RLC AM bearers \
