@@ -548,6 +548,30 @@ fn uplink_scheduling_keys_are_checked_against_the_specifications_tables() {
     assert!(e.contains("cells.c.uplink.scheduling.grant"), "{e}");
     let e = error(&text("kind = \"polled\""), &[]);
     assert!(e.contains("uplink") && e.contains("polled"), "{e}");
+    // A key without its unit, a key of another kind, and a bare string each name the key.
+    assert_eq!(
+        error(&text("kind = \"sr_bsr\", sr_period = 3"), &[]),
+        "cells.c.uplink.scheduling.sr_period: 3 has no unit; a time needs one of ns, us, ms, s, min (e.g. '3ms')"
+    );
+    let e = error(&text("kind = \"fixed\", sr_period = \"5ms\""), &[]);
+    assert!(
+        e.starts_with("cells.c.uplink.scheduling.sr_period: unknown key"),
+        "{e}"
+    );
+    // A kind without keys may be written as a string, as the format's other tagged tables.
+    let cell = |s: &str| {
+        format!("bandwidth_mhz = 1.4\npathloss = \"free_space\"\nuplink = {{ scheduling = {s} }}")
+    };
+    let at = |s: &str| scenario("1s", &cell(s), &[("ue", 100.0, "")], &tcp("t", "ue"));
+    summary(&at("\"fixed\""), &[]);
+    assert_eq!(
+        error(&at("\"sr_bsr\""), &[]),
+        "cells.c.uplink.scheduling: expected a table like { kind = \"sr_bsr\", … }, found 'sr_bsr'"
+    );
+    assert_eq!(
+        error(&at("5"), &[]),
+        "cells.c.uplink.scheduling: expected a table with kind = one of: fixed, sr_bsr, configured, found 5"
+    );
     // The defaults of each kind load.
     summary(&text("kind = \"sr_bsr\""), &[]);
     summary(&text("kind = \"configured\", period = \"10ms\""), &[]);

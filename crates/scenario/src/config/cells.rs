@@ -35,7 +35,7 @@ mod downlink_loss;
 mod nr;
 
 use bearer::{check_pdcp, same_pdcp_in_ran};
-pub use bearer::{UplinkFile, PDCP_SN_BITS};
+pub use bearer::{UplinkFile, UplinkSchedulingFile, PDCP_SN_BITS};
 pub use nr::Rat;
 pub(crate) use nr::{nr_config, read_channel_units};
 

@@ -274,6 +274,7 @@ mod tests {
             std::any::type_name::<LayoutFile>(),
             std::any::type_name::<MobilityFile>(),
             std::any::type_name::<super::middleboxes::MiddleboxFile>(),
+            std::any::type_name::<super::cells::UplinkSchedulingFile>(),
         ];
         let short: Vec<&str> = names
             .iter()

@@ -25,6 +25,7 @@ use super::CellSpec;
 use crate::config::kept::{Kept, KeptTable};
 use crate::config::quantity::{Quantity, Rate, Size, Time};
 use crate::config::unit_keys::{unit_keys, Unit};
+use crate::config::KindTagged;
 use crate::error::join_key;
 use crate::units;
 use crate::ScenarioError;
@@ -102,9 +103,12 @@ impl Default for UplinkFile {
     }
 }
 
-/// `[cells.NAME.uplink.scheduling]` as written, by its `kind`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+/// `[cells.NAME.uplink.scheduling]` as written, a table tagged by `kind`: the scenario's
+/// deserializer maps the tag onto the variant (`crate::de::TABLE_ENUMS`), so that a nested
+/// error names its key and a kind without keys refuses any.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[schemars(tag = "kind")]
 pub enum UplinkSchedulingFile {
     /// Every item waits uplink.grant_delay, then a FIFO at uplink.rate.
     #[default]
@@ -113,6 +117,29 @@ pub enum UplinkSchedulingFile {
     SrBsr(SrBsrFile),
     /// A grant every period without requests.
     Configured(ConfiguredGrantFile),
+}
+
+impl Serialize for UplinkSchedulingFile {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        match self {
+            UplinkSchedulingFile::Fixed => {
+                let mut map = s.serialize_map(Some(1))?;
+                map.serialize_entry("kind", "fixed")?;
+                map.end()
+            }
+            UplinkSchedulingFile::SrBsr(body) => KindTagged {
+                kind: "sr_bsr",
+                body,
+            }
+            .serialize(s),
+            UplinkSchedulingFile::Configured(body) => KindTagged {
+                kind: "configured",
+                body,
+            }
+            .serialize(s),
+        }
+    }
 }
 
 impl UplinkSchedulingFile {
