@@ -20,9 +20,12 @@
 
 mod data_field;
 mod header;
+pub(crate) mod poll;
 mod reassembly;
+pub(crate) mod retx;
 pub(crate) mod sdu_buffer;
 pub(crate) mod sn;
+pub(crate) mod status_report;
 
 pub mod am;
 mod am_pdu;
@@ -40,6 +43,7 @@ mod proptests;
 #[cfg(test)]
 pub(crate) mod testkit;
 
+use celltcp_engine::SimTime;
 use celltcp_net::packet::Packet;
 
 pub use am::{MaxRetxAction, RlcAmConfig, RlcAmEntity, RlcAmRxStats, RlcAmTxStats};
@@ -161,5 +165,14 @@ impl BufferStatus {
     }
     pub fn is_empty(&self) -> bool {
         self.total_bytes() == 0
+    }
+}
+
+/// The earlier of two optional deadlines (an entity's `poll_timeout` over its timers).
+#[inline]
+pub(crate) fn earliest(a: Option<SimTime>, b: Option<SimTime>) -> Option<SimTime> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, y) => x.or(y),
     }
 }
