@@ -56,7 +56,7 @@ use celltcp_net::queue::DropCause;
 use celltcp_net::trace::Traces;
 
 use crate::cell::stats::TimeWeighted;
-use crate::rlc::{RlcAmEntity, RlcAmRx, RlcAmTx, RlcAmTxStats};
+use crate::rlc::{earliest, RlcAmEntity, RlcAmRx, RlcAmTx, RlcAmTxStats};
 
 pub use channel::ChannelStats;
 pub use config::{
@@ -129,13 +129,6 @@ fn broken_invariant(link: &str, now: SimTime, sdu: DchSdu) -> ! {
         sdu.seq,
         sdu.size_bytes
     )
-}
-
-fn earliest(a: Option<SimTime>, b: Option<SimTime>) -> Option<SimTime> {
-    match (a, b) {
-        (Some(x), Some(y)) => Some(x.min(y)),
-        (x, y) => x.or(y),
-    }
 }
 
 impl DchLink {

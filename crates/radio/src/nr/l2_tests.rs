@@ -12,12 +12,11 @@ use proptest::prelude::*;
 
 use super::pdcp::{NrPdcpConfig, NrPdcpPdu, NrPdcpRx, NrPdcpTx, PdcpSnLength};
 use super::rlc::{AmSnLength, NrRlcAmConfig, NrRlcAmRx, NrRlcAmTx, NrRlcAmTxEvent};
-use crate::rlc::testkit::sdu;
+use crate::rlc::testkit::{sdu, InFlight};
 
-/// PDUs in flight, delivered at their arrival time, in the order sent when times tie.
+/// One direction of the "MAC" (see the module documentation for its faults).
 struct Channel<T> {
-    in_flight: Vec<(SimTime, u64, T)>,
-    next_seq: u64,
+    in_flight: InFlight<T>,
     loss: f64,
     dup: f64,
     max_delay_ms: u64,
@@ -26,8 +25,7 @@ struct Channel<T> {
 impl<T: Clone> Channel<T> {
     fn new(loss: f64, dup: f64, max_delay_ms: u64) -> Self {
         Channel {
-            in_flight: Vec::new(),
-            next_seq: 0,
+            in_flight: InFlight::new(),
             loss,
             dup,
             max_delay_ms,
@@ -40,28 +38,16 @@ impl<T: Clone> Channel<T> {
         let again = rng.bernoulli(self.dup);
         let later = delay + 1 + rng.below(self.max_delay_ms);
         if !lost {
-            let at = now + SimDuration::from_ms(delay);
-            self.in_flight.push((at, self.next_seq, item.clone()));
+            self.in_flight.push(now, delay, item.clone());
             if again {
-                let at = now + SimDuration::from_ms(later);
-                self.in_flight.push((at, self.next_seq, item));
+                // Later than the first copy, so never tied with it.
+                self.in_flight.push(now, later, item);
             }
         }
-        self.next_seq += 1;
     }
 
     fn arrivals(&mut self, now: SimTime) -> Vec<T> {
-        let mut due = Vec::new();
-        let mut k = 0;
-        while k < self.in_flight.len() {
-            if self.in_flight[k].0 <= now {
-                due.push(self.in_flight.swap_remove(k));
-            } else {
-                k += 1;
-            }
-        }
-        due.sort_by_key(|&(at, seq, _)| (at, seq));
-        due.into_iter().map(|(_, _, x)| x).collect()
+        self.in_flight.arrivals(now)
     }
 
     fn is_empty(&self) -> bool {

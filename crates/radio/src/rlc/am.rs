@@ -13,7 +13,7 @@ use super::am_pdu::{ControlBits, RlcPdu};
 use super::am_rx::RlcAmRx;
 use super::am_tx::RlcAmTx;
 use super::header::HeaderModel;
-use super::{BufferLimit, BufferStatus, PduMode, RlcConfigError, RlcSdu, RlcSduRefused};
+use super::{earliest, BufferLimit, BufferStatus, PduMode, RlcConfigError, RlcSdu, RlcSduRefused};
 
 /// What the transmitting side does when an AMD PDU's RETX_COUNT reaches maxRetxThreshold.
 /// The default is LTE's: radio link failure (36.322 §5.2.1). A scenario file writes it as
@@ -261,10 +261,7 @@ impl<S: RlcSdu> RlcAmEntity<S> {
     }
 
     pub fn poll_timeout(&self) -> Option<SimTime> {
-        match (self.tx.poll_timeout(), self.rx.poll_timeout()) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        earliest(self.tx.poll_timeout(), self.rx.poll_timeout())
     }
 
     pub fn on_timeout(&mut self, now: SimTime) {

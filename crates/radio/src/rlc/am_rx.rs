@@ -21,7 +21,8 @@ use super::am_pdu::{AmdPdu, ControlBits, Nack, RlcPdu, SoRange, StatusPdu};
 use super::data_field::DataField;
 use super::reassembly::Reassembler;
 use super::sn::SnSpace;
-use super::{RlcConfigError, RlcSdu};
+use super::status_report::StatusReporting;
+use super::{earliest, RlcConfigError, RlcSdu};
 
 /// What has been received of one AMD PDU.
 #[derive(Debug)]
@@ -126,9 +127,8 @@ pub struct RlcAmRx<S: RlcSdu = Packet> {
     vr_r_fed: u32,
     reasm: Reassembler<S>,
     t_reordering: Option<SimTime>,
-    /// t-StatusProhibit deadline while running.
-    t_status_prohibit: Option<SimTime>,
-    status_triggered: bool,
+    /// The STATUS trigger and t-StatusProhibit (§5.2.3).
+    status: StatusReporting,
     /// SN of a received poll whose STATUS trigger is delayed until SN < VR(MS) (§5.2.3).
     delayed_poll: Option<u32>,
     /// SN_MRW to acknowledge in the next STATUS PDU.
@@ -152,8 +152,7 @@ impl<S: RlcSdu> RlcAmRx<S> {
             vr_r_fed: 0,
             reasm: Reassembler::new(),
             t_reordering: None,
-            t_status_prohibit: None,
-            status_triggered: false,
+            status: StatusReporting::new(config.t_status_prohibit),
             delayed_poll: None,
             mrw_ack: None,
             missing_scratch: Vec::new(),
@@ -183,7 +182,7 @@ impl<S: RlcSdu> RlcAmRx<S> {
 
     /// Whether a STATUS report has been triggered and not yet sent.
     pub fn status_triggered(&self) -> bool {
-        self.status_triggered
+        self.status.is_triggered()
     }
 
     /// A PDU from the peer transmitting side: an AMD PDU (segment) or an MRW. A STATUS PDU
@@ -205,7 +204,7 @@ impl<S: RlcSdu> RlcAmRx<S> {
     /// Bytes of the STATUS PDU this side would send at `now`, 0 if none is due (for buffer
     /// status reports).
     pub fn status_bytes(&self, now: SimTime) -> u32 {
-        if !self.status_triggered || self.t_status_prohibit.is_some_and(|t| t > now) {
+        if !self.status.is_due(now) {
             return 0;
         }
         let mut scratch = Vec::new();
@@ -222,7 +221,7 @@ impl<S: RlcSdu> RlcAmRx<S> {
     /// next not received RLC Data PDU which is not indicated as missing").
     pub fn pull_status(&mut self, now: SimTime, grant_bytes: u32) -> Option<StatusPdu> {
         self.on_timeout(now);
-        if !self.status_triggered || self.t_status_prohibit.is_some_and(|t| t > now) {
+        if !self.status.is_due(now) {
             return None;
         }
         let budget = ControlBits::budget(self.cfg.pdu_mode, grant_bytes)?;
@@ -258,28 +257,19 @@ impl<S: RlcSdu> RlcAmRx<S> {
             mrw_ack: self.mrw_ack.take(),
             size_bytes: ControlBits::bytes(self.cfg.pdu_mode, bits),
         };
-        self.status_triggered = false;
-        if self.cfg.t_status_prohibit.as_ns() > 0 {
-            self.t_status_prohibit = Some(now + self.cfg.t_status_prohibit);
-        }
+        self.status.sent(now);
         self.stats.status_sent += 1;
         Some(status)
     }
 
     /// Earliest deadline: t-Reordering, or t-StatusProhibit while a STATUS report waits for it.
     pub fn poll_timeout(&self) -> Option<SimTime> {
-        let prohibit = self.t_status_prohibit.filter(|_| self.status_triggered);
-        match (self.t_reordering, prohibit) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        earliest(self.t_reordering, self.status.deadline())
     }
 
     /// Runs the timers due at or before `now`, each at its own deadline.
     pub fn on_timeout(&mut self, now: SimTime) {
-        if self.t_status_prohibit.is_some_and(|t| t <= now) {
-            self.t_status_prohibit = None;
-        }
+        self.status.on_timeout(now);
         if let Some(t) = self.t_reordering.filter(|&t| t <= now) {
             self.t_reordering = None;
             self.t_reordering_expired(t);
@@ -298,8 +288,7 @@ impl<S: RlcSdu> RlcAmRx<S> {
         self.reasm.gap();
         (self.vr_r, self.vr_x, self.vr_ms, self.vr_h, self.vr_r_fed) = (0, 0, 0, 0, 0);
         self.t_reordering = None;
-        self.t_status_prohibit = None;
-        self.status_triggered = false;
+        self.status.reset();
         self.delayed_poll = None;
         self.mrw_ack = None;
     }
@@ -327,7 +316,7 @@ impl<S: RlcSdu> RlcAmRx<S> {
     }
 
     fn trigger_status(&mut self) {
-        self.status_triggered = true;
+        self.status.trigger();
     }
 
     /// 36.322 §5.1.3.2.2 and §5.2.3 (polling).

@@ -12,7 +12,8 @@
 //! Every AMD PDU in [VT(A), VT(S)) keeps its data field until positively acknowledged. The
 //! byte ranges of a PDU that a NACK (or t-PollRetransmit) asks for are "pending for
 //! retransmission"; a later transmission opportunity serves them whole if they fit, else as AMD
-//! PDU segments (§5.1.3.1.1 re-segmentation).
+//! PDU segments (§5.1.3.1.1 re-segmentation). The pending ranges, RETX_COUNT and the order of
+//! retransmissions are NR's too ([`RetxQueue`]), and so is polling ([`Poller`]).
 
 use std::collections::VecDeque;
 
@@ -22,9 +23,11 @@ use celltcp_net::packet::Packet;
 use super::am::{MaxRetxAction, RlcAmConfig, RlcAmTxStats};
 use super::am_pdu::{AmdPdu, ControlBits, MrwPdu, Nack, RlcPdu, SegmentHeader, StatusPdu};
 use super::data_field::DataField;
+use super::poll::Poller;
+use super::retx::{RetxQueue, RetxState};
 use super::sdu_buffer::SduBuffer;
 use super::sn::SnSpace;
-use super::{BufferStatus, PduMode, RlcConfigError, RlcSdu, RlcSduRefused};
+use super::{earliest, BufferStatus, PduMode, RlcConfigError, RlcSdu, RlcSduRefused};
 
 /// One AMD PDU awaiting acknowledgement.
 #[derive(Debug)]
@@ -34,39 +37,8 @@ struct TxPdu<S> {
     /// Header bytes of the PDU as first sent.
     header_bytes: u32,
     acked: bool,
-    /// RETX_COUNT; `None` until first considered for retransmission (36.322 §5.2.1).
-    retx_count: Option<u32>,
-    /// Sorted, disjoint byte ranges of the data field pending retransmission.
-    pending: Vec<(u32, u32)>,
-}
-
-impl<S: RlcSdu> TxPdu<S> {
-    fn pending_bytes(&self) -> u64 {
-        self.pending.iter().map(|&(a, b)| (b - a) as u64).sum()
-    }
-
-    /// Whether `[a, b)` is entirely pending already.
-    fn is_pending(&self, a: u32, b: u32) -> bool {
-        self.pending.iter().any(|&(x, y)| x <= a && b <= y)
-    }
-
-    /// Adds `[a, b)` to the pending set, merging overlaps; returns the bytes newly pending.
-    fn add_pending(&mut self, a: u32, b: u32) -> u64 {
-        let before = self.pending_bytes();
-        let (mut lo, mut hi) = (a, b);
-        self.pending.retain(|&(x, y)| {
-            if y < lo || x > hi {
-                true
-            } else {
-                lo = lo.min(x);
-                hi = hi.max(y);
-                false
-            }
-        });
-        let at = self.pending.partition_point(|&(x, _)| x < lo);
-        self.pending.insert(at, (lo, hi));
-        self.pending_bytes() - before
-    }
+    /// RETX_COUNT and the byte ranges of the data field pending retransmission.
+    retx: RetxState,
 }
 
 /// An SDU discard being signalled to the receiver (25.322 §11.6).
@@ -92,21 +64,12 @@ pub struct RlcAmTx<S: RlcSdu = Packet> {
     buf: SduBuffer<S>,
     vt_a: u32,
     vt_s: u32,
-    poll_sn: u32,
-    pdu_without_poll: u32,
-    byte_without_poll: u64,
-    /// t-PollRetransmit deadline while running.
-    t_poll_retransmit: Option<SimTime>,
-    /// t-PollRetransmit expired: the next data PDU carries a poll (36.322 §5.2.2.3).
-    poll_pending: bool,
+    /// POLL_SN, PDU_WITHOUT_POLL, BYTE_WITHOUT_POLL and t-PollRetransmit (36.322 §5.2.2).
+    poller: Poller,
     /// AMD PDUs with SN in [VT(A), VT(S)); index = SN − VT(A).
     pdus: VecDeque<TxPdu<S>>,
-    /// SNs with pending byte ranges, in the order they became pending. Entries whose PDU was
-    /// acknowledged or discarded meanwhile are skipped when reached.
-    retx_queue: VecDeque<u32>,
-    /// Bytes pending retransmission and the number of PDUs with pending bytes.
-    retx_bytes: u64,
-    retx_pdus: u64,
+    /// AMD PDUs with byte ranges pending retransmission, in the order they became pending.
+    retx: RetxQueue,
     mrw: Option<MrwState>,
     max_retx_reached: bool,
     /// Identity of the last SDU counted in `sdus_discarded`.
@@ -124,15 +87,9 @@ impl<S: RlcSdu> RlcAmTx<S> {
             buf: SduBuffer::new(config.tx_buffer),
             vt_a: 0,
             vt_s: 0,
-            poll_sn: 0,
-            pdu_without_poll: 0,
-            byte_without_poll: 0,
-            t_poll_retransmit: None,
-            poll_pending: false,
+            poller: Poller::new(config.poll_pdu, config.poll_byte, config.t_poll_retransmit),
             pdus: VecDeque::new(),
-            retx_queue: VecDeque::new(),
-            retx_bytes: 0,
-            retx_pdus: 0,
+            retx: RetxQueue::default(),
             mrw: None,
             max_retx_reached: false,
             last_discarded_sdu: None,
@@ -167,8 +124,8 @@ impl<S: RlcSdu> RlcAmTx<S> {
             PduMode::Fixed { .. } => 0,
         };
         let retx_bytes = match self.cfg.pdu_mode {
-            PduMode::Flexible => self.retx_bytes + self.retx_pdus * retx_header,
-            PduMode::Fixed { bytes } => self.retx_pdus * bytes as u64,
+            PduMode::Flexible => self.retx.bytes() + self.retx.units() * retx_header,
+            PduMode::Fixed { bytes } => self.retx.units() * bytes as u64,
         };
         let status_bytes = match self.mrw {
             Some(m) if m.send => ControlBits::bytes(self.cfg.pdu_mode, self.control.mrw()) as u64,
@@ -201,7 +158,7 @@ impl<S: RlcSdu> RlcAmTx<S> {
         self.buf.is_empty()
             && self.pdus.is_empty()
             && self.mrw.is_none()
-            && self.t_poll_retransmit.is_none()
+            && self.poller.deadline().is_none()
     }
 
     /// VT(A).
@@ -217,7 +174,7 @@ impl<S: RlcSdu> RlcAmTx<S> {
     /// RETX_COUNT of the AMD PDU `sn` if it is awaiting acknowledgement and has been considered
     /// for retransmission.
     pub fn retx_count(&self, sn: u32) -> Option<u32> {
-        self.index(sn).and_then(|i| self.pdus[i].retx_count)
+        self.index(sn).and_then(|i| self.pdus[i].retx.retx_count())
     }
 
     /// Latched once an AMD PDU reached maxRetxThreshold in
@@ -265,8 +222,7 @@ impl<S: RlcSdu> RlcAmTx<S> {
             data: new.data.clone(),
             header_bytes: new.header_bytes,
             acked: false,
-            retx_count: None,
-            pending: Vec::new(),
+            retx: RetxState::default(),
         });
         self.stats.pdus_new += 1;
         self.stats.bytes_new += new.size_bytes as u64;
@@ -297,9 +253,9 @@ impl<S: RlcSdu> RlcAmTx<S> {
         let ack_off = self.sn.offset(status.ack_sn, self.vt_a);
         // §5.2.2.2: a STATUS report that acknowledges POLL_SN positively or negatively stops
         // t-PollRetransmit. POLL_SN below VT(A) was acknowledged or discarded already.
-        let poll_off = self.sn.offset(self.poll_sn, self.vt_a);
+        let poll_off = self.sn.offset(self.poller.poll_sn(), self.vt_a);
         if poll_off < ack_off || poll_off >= self.sn.window() {
-            self.t_poll_retransmit = None;
+            self.poller.stop_timer();
         }
         // Positive acknowledgements for every SN in [VT(A), ACK_SN) not NACKed; NACKed portions
         // are considered for retransmission, once per SN and STATUS PDU.
@@ -334,11 +290,7 @@ impl<S: RlcSdu> RlcAmTx<S> {
 
     /// Earliest timer deadline: t-PollRetransmit or Timer_MRW.
     pub fn poll_timeout(&self) -> Option<SimTime> {
-        let mrw = self.mrw.and_then(|m| m.timer);
-        match (self.t_poll_retransmit, mrw) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        earliest(self.poller.deadline(), self.mrw.and_then(|m| m.timer))
     }
 
     /// Runs the timers due at or before `now`, each at its own deadline.
@@ -349,8 +301,7 @@ impl<S: RlcSdu> RlcAmTx<S> {
                 m.send = true; // 25.322 §11.6.5: Timer_MRW expiry retransmits the MRW.
             }
         }
-        if self.t_poll_retransmit.is_some_and(|t| t <= now) {
-            self.t_poll_retransmit = None;
+        if self.poller.expired(now) {
             self.poll_retransmit_expired();
         }
     }
@@ -360,12 +311,9 @@ impl<S: RlcSdu> RlcAmTx<S> {
     pub fn reestablish(&mut self) {
         self.buf.clear();
         self.pdus.clear();
-        self.retx_queue.clear();
-        (self.retx_bytes, self.retx_pdus) = (0, 0);
-        (self.vt_a, self.vt_s, self.poll_sn) = (0, 0, 0);
-        (self.pdu_without_poll, self.byte_without_poll) = (0, 0);
-        self.t_poll_retransmit = None;
-        self.poll_pending = false;
+        self.retx.clear();
+        (self.vt_a, self.vt_s) = (0, 0);
+        self.poller.reset();
         self.mrw = None;
         self.max_retx_reached = false;
     }
@@ -413,29 +361,17 @@ impl<S: RlcSdu> RlcAmTx<S> {
 
     /// 36.322 §5.2.2.1: decides the poll bit of a PDU about to be delivered to the MAC.
     fn set_poll(&mut self, now: SimTime, mut pdu: AmdPdu<S>, is_new: bool) -> AmdPdu<S> {
-        let mut poll = self.poll_pending;
-        if is_new {
-            self.pdu_without_poll += 1;
-            self.byte_without_poll += pdu.data.bytes() as u64;
-            poll |= self
-                .cfg
-                .poll_pdu
-                .is_some_and(|p| self.pdu_without_poll >= p);
-            poll |= self
-                .cfg
-                .poll_byte
-                .is_some_and(|p| self.byte_without_poll >= p);
-        }
-        // Both buffers empty (excluding PDUs awaiting acknowledgement), or window stalling.
-        poll |= self.buf.is_empty() && self.retx_pdus == 0;
-        poll |= !self.can_send_new();
-        if poll {
+        // Both buffers empty (excluding PDUs awaiting acknowledgement), or window stalling;
+        // a poll sets POLL_SN = VT(S) − 1.
+        let empty = self.buf.is_empty() && self.retx.units() == 0;
+        let stalled = !self.can_send_new();
+        let poll_sn = self.sn.sub(self.vt_s, 1);
+        let bytes = pdu.data.bytes() as u64;
+        if self
+            .poller
+            .on_submit(now, is_new, bytes, empty, stalled, poll_sn)
+        {
             pdu.poll = true;
-            self.pdu_without_poll = 0;
-            self.byte_without_poll = 0;
-            self.poll_pending = false;
-            self.poll_sn = self.sn.sub(self.vt_s, 1);
-            self.t_poll_retransmit = Some(now + self.cfg.t_poll_retransmit);
             self.stats.polls += 1;
         }
         pdu
@@ -443,22 +379,22 @@ impl<S: RlcSdu> RlcAmTx<S> {
 
     /// The first pending retransmission that fits `grant_bytes`, whole or as a segment.
     fn build_retx(&mut self, grant_bytes: u32) -> Option<AmdPdu<S>> {
-        while let Some(&sn) = self.retx_queue.front() {
-            let Some(i) = self.index(sn).filter(|&i| !self.pdus[i].pending.is_empty()) else {
-                self.retx_queue.pop_front();
+        while let Some(sn) = self.retx.front() {
+            let Some(i) = self.index(sn).filter(|&i| self.pdus[i].retx.is_pending()) else {
+                self.retx.skip_front();
                 continue;
             };
             let h = self.cfg.header;
             let p = &mut self.pdus[i];
             let total = p.data.bytes();
-            let (a, b) = p.pending[0];
+            let (a, b) = p.retx.first_pending()?;
             let pdu = match self.cfg.pdu_mode {
-                // Fixed-size PDUs are resent unchanged (no re-segmentation in 25.322).
+                // Fixed-size PDUs are resent unchanged (no re-segmentation in 25.322); their
+                // only pending range is the whole PDU.
                 PduMode::Fixed { bytes } => {
                     if grant_bytes < bytes {
                         return None;
                     }
-                    p.pending.clear();
                     AmdPdu {
                         sn,
                         poll: false,
@@ -471,7 +407,6 @@ impl<S: RlcSdu> RlcAmTx<S> {
                 PduMode::Flexible => {
                     let whole = p.header_bytes + total;
                     if (a, b) == (0, total) && whole <= grant_bytes {
-                        p.pending.clear();
                         AmdPdu {
                             sn,
                             poll: false,
@@ -487,11 +422,6 @@ impl<S: RlcSdu> RlcAmTx<S> {
                         }
                         let data = p.data.slice(a, a + n);
                         let header_bytes = h.flexible_header_bytes(data.len(), true);
-                        if a + n == b {
-                            p.pending.remove(0);
-                        } else {
-                            p.pending[0].0 = a + n;
-                        }
                         let segment = Some(SegmentHeader {
                             so: a,
                             lsf: a + n == total,
@@ -508,14 +438,10 @@ impl<S: RlcSdu> RlcAmTx<S> {
                 }
             };
             let sent = match pdu.segment {
-                Some(_) => pdu.data.bytes() as u64,
-                None => (b - a) as u64,
+                Some(_) => pdu.data.bytes(),
+                None => b - a,
             };
-            self.retx_bytes -= sent.min(self.retx_bytes);
-            if self.pdus[i].pending.is_empty() {
-                self.retx_pdus -= 1;
-                self.retx_queue.pop_front();
-            }
+            self.retx.sent(&mut self.pdus[i].retx, sent);
             return Some(pdu);
         }
         None
@@ -528,11 +454,7 @@ impl<S: RlcSdu> RlcAmTx<S> {
             return;
         }
         p.acked = true;
-        if !p.pending.is_empty() {
-            self.retx_bytes -= p.pending_bytes().min(self.retx_bytes);
-            self.retx_pdus -= 1;
-            p.pending.clear();
-        }
+        self.retx.withdraw(&mut p.retx);
     }
 
     /// 36.322 §5.2.1 for the NACKs of one SN in one STATUS PDU: considers the NACKed portions
@@ -554,31 +476,18 @@ impl<S: RlcSdu> RlcAmTx<S> {
         self.consider_for_retx(i, &ranges)
     }
 
-    /// 36.322 §5.2.1 retransmission counting. RETX_COUNT is set to 0 the first time a PDU is
-    /// considered for retransmission and incremented when a portion not already pending is
-    /// considered again; when it equals maxRetxThreshold the PDU has been sent
-    /// maxRetxThreshold + 1 times and needs yet another transmission.
+    /// 36.322 §5.2.1 retransmission counting ([`RetxQueue::consider`]); when RETX_COUNT
+    /// equals maxRetxThreshold the PDU has been sent maxRetxThreshold + 1 times and needs yet
+    /// another transmission.
     fn consider_for_retx(&mut self, i: usize, ranges: &[(u32, u32)]) -> bool {
+        let sn = self.sn.add(self.vt_a, i as u32);
         let p = &mut self.pdus[i];
-        if p.acked || ranges.is_empty() {
+        if p.acked {
             return false;
         }
-        let fresh = ranges.iter().any(|&(a, b)| !p.is_pending(a, b));
-        let count = match p.retx_count {
-            None => 0,
-            Some(c) if fresh => c + 1,
-            Some(_) => return false,
+        let Some(count) = self.retx.consider(&mut p.retx, sn, ranges) else {
+            return false;
         };
-        p.retx_count = Some(count);
-        let was_pending = !p.pending.is_empty();
-        for &(a, b) in ranges {
-            self.retx_bytes += p.add_pending(a, b);
-        }
-        if !was_pending {
-            self.retx_pdus += 1;
-            let sn = self.sn.add(self.vt_a, i as u32);
-            self.retx_queue.push_back(sn);
-        }
         if self.cfg.max_retx_threshold == Some(count) {
             self.stats.max_retx_reached += 1;
             return match self.cfg.on_max_retx {
@@ -613,7 +522,7 @@ impl<S: RlcSdu> RlcAmTx<S> {
     fn discard_through(&mut self, off: u32) {
         let anchor = self.mrw.map_or(self.vt_a, |m| m.window_anchor);
         for _ in 0..=off {
-            let Some(p) = self.pdus.pop_front() else {
+            let Some(mut p) = self.pdus.pop_front() else {
                 break;
             };
             self.vt_a = self.sn.add(self.vt_a, 1);
@@ -621,10 +530,7 @@ impl<S: RlcSdu> RlcAmTx<S> {
                 continue;
             }
             self.stats.pdus_discarded += 1;
-            if !p.pending.is_empty() {
-                self.retx_bytes -= p.pending_bytes().min(self.retx_bytes);
-                self.retx_pdus -= 1;
-            }
+            self.retx.withdraw(&mut p.retx);
             for e in p.data.iter() {
                 let id = e.sdu.sdu_id();
                 if self.last_discarded_sdu != Some(id) {
@@ -653,7 +559,7 @@ impl<S: RlcSdu> RlcAmTx<S> {
     /// and, with t-PollRetransmit stopped, the transfer would stall.
     fn poll_retransmit_expired(&mut self) {
         self.stats.t_poll_retransmit_expiries += 1;
-        let idle = self.buf.is_empty() && self.retx_pdus == 0;
+        let idle = self.buf.is_empty() && self.retx.units() == 0;
         if idle || !self.can_send_new() {
             while let Some(last) = self.pdus.len().checked_sub(1) {
                 let i = if self.pdus[last].acked { 0 } else { last };
@@ -662,12 +568,11 @@ impl<S: RlcSdu> RlcAmTx<S> {
                     break;
                 }
                 self.discard_through(i as u32);
-                if self.retx_pdus > 0 || (!self.buf.is_empty() && self.can_send_new()) {
+                if self.retx.units() > 0 || (!self.buf.is_empty() && self.can_send_new()) {
                     break;
                 }
             }
         }
-        self.poll_pending = true;
     }
 }
 

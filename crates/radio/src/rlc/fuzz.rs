@@ -26,7 +26,7 @@ use celltcp_engine::{RngStream, SimDuration, SimTime};
 use proptest::prelude::*;
 
 use super::am_pdu::{AmdPdu, SegmentHeader};
-use super::testkit::sdu;
+use super::testkit::{sdu, InFlight};
 use super::*;
 
 /// TTIs (ms) allowed without a delivery or an advance of VT(A) while data is outstanding.
@@ -121,16 +121,14 @@ fn case() -> impl Strategy<Value = Case> {
 
 /// One direction of the MAC: items delivered at their time, ties in the order sent.
 struct Link<T> {
-    in_flight: Vec<(SimTime, u64, T)>,
-    next: u64,
+    in_flight: InFlight<T>,
     faults: Faults,
 }
 
 impl<T: Clone> Link<T> {
     fn new(faults: Faults) -> Self {
         Link {
-            in_flight: Vec::new(),
-            next: 0,
+            in_flight: InFlight::new(),
             faults,
         }
     }
@@ -142,24 +140,12 @@ impl<T: Clone> Link<T> {
         let copies = 1 + rng.bernoulli(self.faults.duplicate) as usize;
         for _ in 0..copies {
             let delay = 1 + rng.below(self.faults.max_delay_ms);
-            self.in_flight
-                .push((now + SimDuration::from_ms(delay), self.next, item.clone()));
-            self.next += 1;
+            self.in_flight.push(now, delay, item.clone());
         }
     }
 
     fn arrivals(&mut self, now: SimTime) -> Vec<T> {
-        let mut due = Vec::new();
-        let mut k = 0;
-        while k < self.in_flight.len() {
-            if self.in_flight[k].0 <= now {
-                due.push(self.in_flight.swap_remove(k));
-            } else {
-                k += 1;
-            }
-        }
-        due.sort_by_key(|&(at, seq, _)| (at, seq));
-        due.into_iter().map(|(_, _, x)| x).collect()
+        self.in_flight.arrivals(now)
     }
 }
 

@@ -7,6 +7,11 @@
 //! * [`status_sufi`]: the size of a WCDMA status report written as 25.322 super-fields in
 //!   fixed-size STATUS PDUs (used by the DCH; the entities themselves size 36.322 NACK lists).
 //!
+//! Shared with NR's RLC ([`crate::nr::rlc`], TS 38.322) where the two specifications agree: the
+//! transmission buffer (`sdu_buffer`), SN arithmetic (`sn`), and at the AM entity the
+//! retransmission queue with RETX_COUNT (`retx`), polling with t-PollRetransmit (`poll`) and the
+//! STATUS trigger with t-StatusProhibit (`status_report`).
+//!
 //! PDUs do not carry bytes: a data PDU lists its data field elements (36.322 §6.2.2.x "Data
 //! field"), each a copy of the SDU value with a byte offset and length, and its size on the air
 //! follows the byte model of [`HeaderModel`] (see docs/rlc.md). Two PDU size regimes share the
@@ -20,9 +25,12 @@
 
 mod data_field;
 mod header;
+pub(crate) mod poll;
 mod reassembly;
+pub(crate) mod retx;
 pub(crate) mod sdu_buffer;
 pub(crate) mod sn;
+pub(crate) mod status_report;
 
 pub mod am;
 mod am_pdu;
@@ -40,6 +48,7 @@ mod proptests;
 #[cfg(test)]
 pub(crate) mod testkit;
 
+use celltcp_engine::SimTime;
 use celltcp_net::packet::Packet;
 
 pub use am::{MaxRetxAction, RlcAmConfig, RlcAmEntity, RlcAmRxStats, RlcAmTxStats};
@@ -161,5 +170,14 @@ impl BufferStatus {
     }
     pub fn is_empty(&self) -> bool {
         self.total_bytes() == 0
+    }
+}
+
+/// The earlier of two optional deadlines (an entity's `poll_timeout` over its timers).
+#[inline]
+pub(crate) fn earliest(a: Option<SimTime>, b: Option<SimTime>) -> Option<SimTime> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, y) => x.or(y),
     }
 }

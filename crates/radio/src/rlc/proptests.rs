@@ -8,13 +8,13 @@
 use celltcp_engine::{RngStream, SimDuration, SimTime};
 use proptest::prelude::*;
 
-use super::testkit::sdu;
+use super::testkit::{sdu, InFlight};
 use super::*;
 
-/// PDUs in flight, delivered at `at` in the order sent when times tie.
+/// One direction of the "MAC": each PDU lost with probability `loss`, else delivered after
+/// 1..=`max_delay_ms` ms.
 struct Channel<T> {
-    in_flight: Vec<(SimTime, u64, T)>,
-    next_seq: u64,
+    in_flight: InFlight<T>,
     loss: f64,
     max_delay_ms: u64,
 }
@@ -22,8 +22,7 @@ struct Channel<T> {
 impl<T> Channel<T> {
     fn new(loss: f64, max_delay_ms: u64) -> Self {
         Channel {
-            in_flight: Vec::new(),
-            next_seq: 0,
+            in_flight: InFlight::new(),
             loss,
             max_delay_ms,
         }
@@ -33,24 +32,12 @@ impl<T> Channel<T> {
         let lost = rng.bernoulli(self.loss);
         let delay = 1 + rng.below(self.max_delay_ms);
         if !lost {
-            self.in_flight
-                .push((now + SimDuration::from_ms(delay), self.next_seq, item));
+            self.in_flight.push(now, delay, item);
         }
-        self.next_seq += 1;
     }
 
     fn arrivals(&mut self, now: SimTime) -> Vec<T> {
-        let mut due: Vec<(SimTime, u64, T)> = Vec::new();
-        let mut k = 0;
-        while k < self.in_flight.len() {
-            if self.in_flight[k].0 <= now {
-                due.push(self.in_flight.swap_remove(k));
-            } else {
-                k += 1;
-            }
-        }
-        due.sort_by_key(|&(at, seq, _)| (at, seq));
-        due.into_iter().map(|(_, _, x)| x).collect()
+        self.in_flight.arrivals(now)
     }
 
     fn is_empty(&self) -> bool {

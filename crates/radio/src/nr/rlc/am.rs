@@ -8,7 +8,7 @@ use celltcp_net::packet::Packet;
 use super::am_rx::NrRlcAmRx;
 use super::am_tx::NrRlcAmTx;
 use super::pdu::{AmSnLength, NrRlcPdu};
-use crate::rlc::{BufferLimit, BufferStatus, RlcConfigError, RlcSdu, RlcSduRefused};
+use crate::rlc::{earliest, BufferLimit, BufferStatus, RlcConfigError, RlcSdu, RlcSduRefused};
 
 /// The values 38.331 `RLC-Config` allows for maxRetxThreshold (`UL-AM-RLC`: t1..t32).
 pub const MAX_RETX_THRESHOLDS: [u32; 8] = [1, 2, 3, 4, 6, 8, 16, 32];
@@ -197,10 +197,7 @@ impl<S: RlcSdu> NrRlcAmEntity<S> {
     }
 
     pub fn poll_timeout(&self) -> Option<SimTime> {
-        match (self.tx.poll_timeout(), self.rx.poll_timeout()) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        earliest(self.tx.poll_timeout(), self.rx.poll_timeout())
     }
 
     pub fn on_timeout(&mut self, now: SimTime) {

@@ -21,7 +21,8 @@ use super::am::{NrRlcAmConfig, NrRlcAmRxStats};
 use super::pdu::{NackSo, NrAmdPdu, NrNack, NrStatusPdu, MAX_NACK_RANGE, STATUS_BASE_BITS};
 use super::segments::SduSegments;
 use crate::rlc::sn::SnSpace;
-use crate::rlc::{DataElement, RlcConfigError, RlcSdu};
+use crate::rlc::status_report::StatusReporting;
+use crate::rlc::{earliest, DataElement, RlcConfigError, RlcSdu};
 
 /// What has been received of one RLC SDU.
 #[derive(Debug)]
@@ -65,8 +66,8 @@ pub struct NrRlcAmRx<S: RlcSdu = Packet> {
     buf: VecDeque<RxSdu>,
     ready: VecDeque<S>,
     t_reassembly: Option<SimTime>,
-    t_status_prohibit: Option<SimTime>,
-    status_triggered: bool,
+    /// The STATUS trigger and t-StatusProhibit (§5.3.4).
+    status: StatusReporting,
     /// SN of a received poll whose STATUS trigger waits (§5.3.4).
     delayed_poll: Option<u32>,
     scratch: Vec<(u32, Option<u32>)>,
@@ -86,8 +87,7 @@ impl<S: RlcSdu> NrRlcAmRx<S> {
             buf: VecDeque::new(),
             ready: VecDeque::new(),
             t_reassembly: None,
-            t_status_prohibit: None,
-            status_triggered: false,
+            status: StatusReporting::new(config.t_status_prohibit),
             delayed_poll: None,
             scratch: Vec::new(),
             stats: NrRlcAmRxStats::default(),
@@ -123,7 +123,7 @@ impl<S: RlcSdu> NrRlcAmRx<S> {
     }
     /// Whether a STATUS report has been triggered and not yet sent.
     pub fn status_triggered(&self) -> bool {
-        self.status_triggered
+        self.status.is_triggered()
     }
 
     /// The next reassembled SDU, in the order reassembly completed.
@@ -159,7 +159,7 @@ impl<S: RlcSdu> NrRlcAmRx<S> {
 
     /// Bytes of the STATUS PDU this side would send at `now`, 0 if none is due.
     pub fn status_bytes(&self, now: SimTime) -> u32 {
-        if !self.status_due(now) {
+        if !self.status.is_due(now) {
             return 0;
         }
         let mut scratch = Vec::new();
@@ -178,7 +178,7 @@ impl<S: RlcSdu> NrRlcAmRx<S> {
     pub fn pull_status(&mut self, now: SimTime, grant_bytes: u32) -> Option<NrStatusPdu> {
         self.on_timeout(now);
         let budget = grant_bytes.saturating_mul(8);
-        if !self.status_due(now) || budget < STATUS_BASE_BITS {
+        if !self.status.is_due(now) || budget < STATUS_BASE_BITS {
             return None;
         }
         let mut scratch = std::mem::take(&mut self.scratch);
@@ -197,10 +197,7 @@ impl<S: RlcSdu> NrRlcAmRx<S> {
             bits += need;
             nacks.push(nack);
         }
-        self.status_triggered = false;
-        if self.cfg.t_status_prohibit.as_ns() > 0 {
-            self.t_status_prohibit = Some(now + self.cfg.t_status_prohibit);
-        }
+        self.status.sent(now);
         self.stats.status_sent += 1;
         Some(NrStatusPdu {
             ack_sn,
@@ -226,26 +223,16 @@ impl<S: RlcSdu> NrRlcAmRx<S> {
 
     /// Earliest deadline: t-Reassembly, or t-StatusProhibit while a STATUS report waits.
     pub fn poll_timeout(&self) -> Option<SimTime> {
-        let prohibit = self.t_status_prohibit.filter(|_| self.status_triggered);
-        match (self.t_reassembly, prohibit) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        earliest(self.t_reassembly, self.status.deadline())
     }
 
     /// Runs the timers due at or before `now`, each at its own deadline.
     pub fn on_timeout(&mut self, now: SimTime) {
-        if self.t_status_prohibit.is_some_and(|t| t <= now) {
-            self.t_status_prohibit = None;
-        }
+        self.status.on_timeout(now);
         if let Some(t) = self.t_reassembly.filter(|&t| t <= now) {
             self.t_reassembly = None;
             self.t_reassembly_expired(t);
         }
-    }
-
-    fn status_due(&self, now: SimTime) -> bool {
-        self.status_triggered && self.t_status_prohibit.is_none_or(|t| t <= now)
     }
 
     /// Offset of `sn` from RX_Next, the modulus base (§7.1).
@@ -362,7 +349,7 @@ impl<S: RlcSdu> NrRlcAmRx<S> {
             self.rx_next_status_trigger = self.rx_next_highest;
         }
         // §5.3.4: t-Reassembly expiry is the "detection of reception failure" trigger.
-        self.status_triggered = true;
+        self.status.trigger();
         self.check_delayed_poll();
     }
 
@@ -370,7 +357,7 @@ impl<S: RlcSdu> NrRlcAmRx<S> {
     /// x ≥ RX_Next + AM_Window_Size; otherwise delay the trigger until one of these holds.
     fn on_poll(&mut self, x: u32, discarded: bool) {
         if discarded || self.poll_may_trigger(x) {
-            self.status_triggered = true;
+            self.status.trigger();
         } else if self.delayed_poll.is_none_or(|p| self.off(p) <= self.off(x)) {
             self.delayed_poll = Some(x);
         }
@@ -383,7 +370,7 @@ impl<S: RlcSdu> NrRlcAmRx<S> {
     fn check_delayed_poll(&mut self) {
         if self.delayed_poll.is_some_and(|p| self.poll_may_trigger(p)) {
             self.delayed_poll = None;
-            self.status_triggered = true;
+            self.status.trigger();
         }
     }
 

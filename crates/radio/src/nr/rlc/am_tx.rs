@@ -14,7 +14,8 @@
 //! positively acknowledged. Byte ranges a NACK (or t-PollRetransmit) asks for are "pending for
 //! retransmission"; a transmission opportunity sends them whole if they fit, else as a segment
 //! cut to the grant with SO (§5.3.2 re-segmentation). Without concatenation one PDU carries
-//! bytes of one SDU only.
+//! bytes of one SDU only. The pending ranges, RETX_COUNT and the order of retransmissions are
+//! LTE's ([`RetxQueue`]), and so is polling ([`Poller`]).
 
 use std::collections::VecDeque;
 
@@ -23,6 +24,8 @@ use celltcp_net::packet::Packet;
 
 use super::am::{NrRlcAmConfig, NrRlcAmTxEvent, NrRlcAmTxStats};
 use super::pdu::{amd_header_bytes, NrAmdPdu, NrStatusPdu, SO_BYTES};
+use crate::rlc::poll::Poller;
+use crate::rlc::retx::{RetxQueue, RetxState};
 use crate::rlc::sdu_buffer::SduBuffer;
 use crate::rlc::sn::SnSpace;
 use crate::rlc::{BufferStatus, DataElement, RlcConfigError, RlcSdu, RlcSduRefused};
@@ -37,37 +40,8 @@ struct TxSdu<S> {
     /// Bytes submitted so far: less than the SDU while its first transmission is segmented.
     submitted: u32,
     acked: bool,
-    /// RETX_COUNT; `None` until first considered for retransmission (§5.3.2).
-    retx_count: Option<u32>,
-    /// Sorted, disjoint byte ranges pending retransmission.
-    pending: Vec<(u32, u32)>,
-}
-
-impl<S: RlcSdu> TxSdu<S> {
-    fn pending_bytes(&self) -> u64 {
-        self.pending.iter().map(|&(a, b)| (b - a) as u64).sum()
-    }
-
-    fn is_pending(&self, a: u32, b: u32) -> bool {
-        self.pending.iter().any(|&(x, y)| x <= a && b <= y)
-    }
-
-    /// Adds `[a, b)` to the pending set, merging overlaps; returns the bytes newly pending.
-    fn add_pending(&mut self, a: u32, b: u32) -> u64 {
-        let before = self.pending_bytes();
-        let (mut lo, mut hi) = (a, b);
-        self.pending.retain(|&(x, y)| {
-            let apart = y < lo || x > hi;
-            if !apart {
-                lo = lo.min(x);
-                hi = hi.max(y);
-            }
-            apart
-        });
-        let at = self.pending.partition_point(|&(x, _)| x < lo);
-        self.pending.insert(at, (lo, hi));
-        self.pending_bytes() - before
-    }
+    /// RETX_COUNT and the byte ranges pending retransmission (§5.3.2).
+    retx: RetxState,
 }
 
 /// Transmitting side of an NR AM entity. See the module documentation for the state it keeps.
@@ -80,18 +54,12 @@ pub struct NrRlcAmTx<S: RlcSdu = Packet> {
     buf: SduBuffer<S>,
     tx_next_ack: u32,
     tx_next: u32,
-    poll_sn: u32,
-    pdu_without_poll: u32,
-    byte_without_poll: u64,
-    t_poll_retransmit: Option<SimTime>,
-    /// The next AMD PDU carries a poll (§5.3.3.4).
-    poll_pending: bool,
+    /// POLL_SN, PDU_WITHOUT_POLL, BYTE_WITHOUT_POLL and t-PollRetransmit (§5.3.3).
+    poller: Poller,
     /// Submitted SDUs from TX_Next_Ack on; index = SN − TX_Next_Ack.
     sdus: VecDeque<TxSdu<S>>,
-    /// SNs with bytes pending retransmission, in the order they became pending.
-    retx_queue: VecDeque<u32>,
-    retx_bytes: u64,
-    retx_sdus: usize,
+    /// SDUs with bytes pending retransmission, in the order they became pending.
+    retx: RetxQueue,
     events: VecDeque<NrRlcAmTxEvent>,
     stats: NrRlcAmTxStats,
 }
@@ -105,15 +73,9 @@ impl<S: RlcSdu> NrRlcAmTx<S> {
             buf: SduBuffer::new(config.tx_buffer),
             tx_next_ack: 0,
             tx_next: 0,
-            poll_sn: 0,
-            pdu_without_poll: 0,
-            byte_without_poll: 0,
-            t_poll_retransmit: None,
-            poll_pending: false,
+            poller: Poller::new(config.poll_pdu, config.poll_byte, config.t_poll_retransmit),
             sdus: VecDeque::new(),
-            retx_queue: VecDeque::new(),
-            retx_bytes: 0,
-            retx_sdus: 0,
+            retx: RetxQueue::default(),
             events: VecDeque::new(),
             stats: NrRlcAmTxStats::default(),
         })
@@ -124,7 +86,8 @@ impl<S: RlcSdu> NrRlcAmTx<S> {
     #[cfg(test)]
     pub(crate) fn starting_at(config: NrRlcAmConfig, sn: u32) -> Self {
         let mut tx = Self::new(config).expect("valid test configuration");
-        (tx.tx_next_ack, tx.tx_next, tx.poll_sn) = (sn, sn, sn);
+        (tx.tx_next_ack, tx.tx_next) = (sn, sn);
+        tx.poller.set_poll_sn(sn);
         tx
     }
 
@@ -138,7 +101,7 @@ impl<S: RlcSdu> NrRlcAmTx<S> {
     }
     /// POLL_SN.
     pub fn poll_sn(&self) -> u32 {
-        self.poll_sn
+        self.poller.poll_sn()
     }
     pub fn stats(&self) -> NrRlcAmTxStats {
         self.stats
@@ -187,7 +150,7 @@ impl<S: RlcSdu> NrRlcAmTx<S> {
         }
         BufferStatus {
             new_tx_bytes: new_tx,
-            retx_bytes: self.retx_bytes + self.retx_sdus as u64 * (base + SO_BYTES as u64),
+            retx_bytes: self.retx.bytes() + self.retx.units() * (base + SO_BYTES as u64),
             status_bytes: 0,
         }
     }
@@ -220,8 +183,8 @@ impl<S: RlcSdu> NrRlcAmTx<S> {
             return;
         };
         // §5.3.3.3: a positive or negative acknowledgement for POLL_SN stops t-PollRetransmit.
-        if self.off(self.poll_sn) < ack_off {
-            self.t_poll_retransmit = None;
+        if self.off(self.poller.poll_sn()) < ack_off {
+            self.poller.stop_timer();
         }
         let mut k = 0;
         for i in 0..ack_off as usize {
@@ -241,13 +204,12 @@ impl<S: RlcSdu> NrRlcAmTx<S> {
 
     /// t-PollRetransmit deadline while running.
     pub fn poll_timeout(&self) -> Option<SimTime> {
-        self.t_poll_retransmit
+        self.poller.deadline()
     }
 
     /// Runs t-PollRetransmit if due at or before `now`.
     pub fn on_timeout(&mut self, now: SimTime) {
-        if self.t_poll_retransmit.is_some_and(|t| t <= now) {
-            self.t_poll_retransmit = None;
+        if self.poller.expired(now) {
             self.poll_retransmit_expired();
         }
     }
@@ -328,8 +290,7 @@ impl<S: RlcSdu> NrRlcAmTx<S> {
                 sdu: e.sdu,
                 submitted: 0,
                 acked: false,
-                retx_count: None,
-                pending: Vec::new(),
+                retx: RetxState::default(),
             });
         }
         if let Some(last) = self.sdus.back_mut() {
@@ -354,12 +315,12 @@ impl<S: RlcSdu> NrRlcAmTx<S> {
     /// The first pending retransmission, whole or re-segmented to fit the grant (§5.3.2:
     /// "if needed, segment the RLC SDU or the RLC SDU segment", setting SI and SO).
     fn build_retx(&mut self, grant_bytes: u32) -> Option<NrAmdPdu<S>> {
-        while let Some(&sn) = self.retx_queue.front() {
-            let Some(i) = self.index(sn).filter(|&i| !self.sdus[i].pending.is_empty()) else {
-                self.retx_queue.pop_front();
+        while let Some(sn) = self.retx.front() {
+            let Some(i) = self.index(sn).filter(|&i| self.sdus[i].retx.is_pending()) else {
+                self.retx.skip_front();
                 continue;
             };
-            let (a, b) = self.sdus[i].pending[0];
+            let (a, b) = self.sdus[i].retx.first_pending()?;
             let header = amd_header_bytes(self.cfg.sn_length, a);
             if grant_bytes <= header {
                 return None;
@@ -371,16 +332,7 @@ impl<S: RlcSdu> NrRlcAmTx<S> {
                 offset: a,
                 len: n,
             };
-            if a + n == b {
-                p.pending.remove(0);
-            } else {
-                p.pending[0].0 = a + n;
-            }
-            self.retx_bytes -= (n as u64).min(self.retx_bytes);
-            if p.pending.is_empty() {
-                self.retx_sdus -= 1;
-                self.retx_queue.pop_front();
-            }
+            self.retx.sent(&mut p.retx, n);
             return Some(self.amd(sn, e));
         }
         None
@@ -388,31 +340,19 @@ impl<S: RlcSdu> NrRlcAmTx<S> {
 
     /// §5.3.3.2: the P field of a PDU about to be submitted, and the poll's side effects.
     fn set_poll(&mut self, now: SimTime, mut pdu: NrAmdPdu<S>, is_new: bool) -> NrAmdPdu<S> {
-        let mut poll = self.poll_pending;
-        if is_new {
-            self.pdu_without_poll += 1;
-            self.byte_without_poll += pdu.data.len as u64;
-            poll |= self
-                .cfg
-                .poll_pdu
-                .is_some_and(|p| self.pdu_without_poll >= p);
-            poll |= self
-                .cfg
-                .poll_byte
-                .is_some_and(|p| self.byte_without_poll >= p);
-        }
         // Both buffers empty after this PDU (excluding SDUs awaiting acknowledgement), or no
         // new SDU can be transmitted (window stalling).
-        poll |= self.buf.is_empty() && self.retx_sdus == 0;
-        poll |= !self.can_send_new();
-        if poll {
+        let empty = self.buf.is_empty() && self.retx.units() == 0;
+        let stalled = !self.can_send_new();
+        // POLL_SN: "the highest SN of the AMD PDU among the AMD PDUs submitted to lower layer"
+        // (the PDU being submitted holds an SDU in `sdus`, so it is not empty).
+        let poll_sn = self.sn.add(self.tx_next_ack, self.sdus.len() as u32 - 1);
+        let bytes = pdu.data.len as u64;
+        if self
+            .poller
+            .on_submit(now, is_new, bytes, empty, stalled, poll_sn)
+        {
             pdu.poll = true;
-            self.pdu_without_poll = 0;
-            self.byte_without_poll = 0;
-            self.poll_pending = false;
-            // "the highest SN of the AMD PDU among the AMD PDUs submitted to lower layer".
-            self.poll_sn = self.sn.add(self.tx_next_ack, self.sdus.len() as u32 - 1);
-            self.t_poll_retransmit = Some(now + self.cfg.t_poll_retransmit);
             self.stats.polls += 1;
         }
         pdu
@@ -428,11 +368,7 @@ impl<S: RlcSdu> NrRlcAmTx<S> {
             return;
         }
         p.acked = true;
-        if !p.pending.is_empty() {
-            self.retx_bytes -= p.pending_bytes().min(self.retx_bytes);
-            self.retx_sdus -= 1;
-            p.pending.clear();
-        }
+        self.retx.withdraw(&mut p.retx);
         self.stats.sdus_delivered += 1;
         self.events.push_back(NrRlcAmTxEvent::Delivered {
             sn,
@@ -441,31 +377,18 @@ impl<S: RlcSdu> NrRlcAmTx<S> {
     }
 
     /// §5.3.2: the NACKed `ranges` of one SDU in one STATUS PDU are considered for
-    /// retransmission; RETX_COUNT is set to 0 the first time, else incremented (once per
-    /// STATUS PDU) when a portion not already pending is considered; reaching
+    /// retransmission, RETX_COUNT counted by [`RetxQueue::consider`]; reaching
     /// maxRetxThreshold is indicated to the upper layer.
     fn consider_for_retx(&mut self, i: usize, ranges: &[(u32, u32)]) {
         let sn = self.sn.add(self.tx_next_ack, i as u32);
         let p = &mut self.sdus[i];
-        if p.acked || ranges.is_empty() {
+        if p.acked {
             return;
         }
-        let fresh = ranges.iter().any(|&(a, b)| !p.is_pending(a, b));
-        let count = match p.retx_count {
-            None => 0,
-            Some(c) if fresh => c + 1,
-            Some(_) => return,
+        let Some(count) = self.retx.consider(&mut p.retx, sn, ranges) else {
+            return;
         };
-        p.retx_count = Some(count);
-        let was_pending = !p.pending.is_empty();
-        for &(a, b) in ranges {
-            self.retx_bytes += p.add_pending(a, b);
-        }
         let sdu_id = p.sdu.sdu_id();
-        if !was_pending {
-            self.retx_sdus += 1;
-            self.retx_queue.push_back(sn);
-        }
         if self.cfg.max_retx_threshold == Some(count) {
             self.stats.max_retx_reached += 1;
             self.events.push_back(NrRlcAmTxEvent::MaxRetxReached {
@@ -489,7 +412,7 @@ impl<S: RlcSdu> NrRlcAmTx<S> {
     /// for retransmission; in any case the next AMD PDU carries a poll.
     fn poll_retransmit_expired(&mut self) {
         self.stats.t_poll_retransmit_expiries += 1;
-        let idle = self.buf.is_empty() && self.retx_sdus == 0;
+        let idle = self.buf.is_empty() && self.retx.units() == 0;
         if idle || !self.can_send_new() {
             if let Some(last) = self.sdus.len().checked_sub(1) {
                 let i = if self.sdus[last].acked { 0 } else { last };
@@ -497,6 +420,5 @@ impl<S: RlcSdu> NrRlcAmTx<S> {
                 self.consider_for_retx(i, &[(0, submitted)]);
             }
         }
-        self.poll_pending = true;
     }
 }
