@@ -366,6 +366,12 @@ impl LteCell {
         self.air.slot_ns()
     }
 
+    /// Downlink slots in `period_ns` (LTE: its 1 ms TTIs; NR: its slots times the share with a
+    /// PDSCH of the slot pattern), fractional; times N_RB, the PRBs the cell can use in it.
+    pub fn downlink_slots_in(&self, period_ns: u64) -> f64 {
+        period_ns as f64 / self.air.slot_ns() as f64 * self.air.downlink_share()
+    }
+
     /// TTIs (NR: slots) the cell has processed (idle ones are skipped).
     pub fn ttis_processed(&self) -> u64 {
         self.ttis_processed
