@@ -360,6 +360,11 @@ impl LteCell {
         self.prbs_used as f64 / (slots as f64 * f64::from(self.air.n_prb(&self.cfg)))
     }
 
+    /// Thermal noise plus the UE's noise figure over the carrier's resource blocks, dBm.
+    pub fn noise_dbm(&self) -> f64 {
+        self.noise_dbm
+    }
+
     /// Duration of the cell's scheduling unit, nanoseconds: the 1 ms TTI of LTE, the slot of
     /// NR.
     pub fn slot_ns(&self) -> u64 {

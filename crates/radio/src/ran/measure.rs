@@ -34,7 +34,7 @@ use celltcp_engine::SimTime;
 use celltcp_net::medium::MediumOutput;
 
 use crate::cell::LteCell;
-use crate::channel::{noise_power_dbm, rsrq_db, rssi_dbm, CellSignal};
+use crate::channel::{rsrq_db, rssi_dbm, CellSignal};
 use crate::measurement::measurement_error_db;
 use crate::phy::SUBCARRIERS_PER_PRB;
 
@@ -218,7 +218,9 @@ fn rsrq_of(
         return Ok(None);
     }
     let n_prb = cell.n_prb();
-    let noise = noise_power_dbm(n_prb, cell.config().keys.noise_figure_db)?;
+    // Over the carrier's N_RB: LTE's 180 kHz PRBs, an NR cell's 12 subcarriers of its spacing
+    // (SS-RSRQ, TS 38.215 §5.1.3, has the same N × RSRP / RSSI form).
+    let noise = cell.noise_dbm();
     // RSRP × 12·N_PRB: each cell's received power over the measured band when fully loaded.
     let per_re_to_band = 10.0 * (f64::from(SUBCARRIERS_PER_PRB) * f64::from(n_prb)).log10();
     band.clear();
