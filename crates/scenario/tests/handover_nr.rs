@@ -275,3 +275,23 @@ fn radio_link_failure_on_the_nr_cells_sinr() {
     assert_eq!(num(&ran["radio_link_failures"]), 1.0);
     assert!(num(&ran["packets_dropped_handover"]) > 0.0);
 }
+
+/// A radio capture of an NR cell of a network writes its IP packets (`NAME.pcapng`) and no
+/// `mac-lte` file, whose framing numbers LTE subframes, as for an NR cell on its own.
+#[test]
+fn a_radio_capture_of_an_nr_cell_in_a_ran_is_ip_only() {
+    let dir = std::env::temp_dir().join(format!("celltcp-nr-ran-capture-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = format!("{DRIVE}\n[capture]\ncells = [\"cell2\"]\n");
+    let text = text.replace("duration = \"12s\"", "duration = \"4s\"");
+    let scenario = load_str(&text, &[]).unwrap_or_else(|e| panic!("{e}"));
+    let options = RunOptions {
+        capture_dir: Some(dir.clone()),
+        ..RunOptions::default()
+    };
+    run(&scenario, &options).unwrap_or_else(|e| panic!("{e}"));
+    let pcapng = std::fs::metadata(dir.join("cell2.pcapng")).expect("cell2.pcapng");
+    assert!(pcapng.len() > 1000, "{} bytes", pcapng.len());
+    assert!(!dir.join("cell2.mac-lte.pcap").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -24,6 +24,7 @@ use celltcp_radio::ran::{
 use celltcp_radio::rlc::BufferLimit;
 
 use super::cells::lte_cell_config;
+use crate::config::cells::Rat;
 use crate::config::handover::HandoverSpec;
 use crate::config::ran::{RanSpec, TriggerQuantityKind};
 use crate::error::{ScenarioError, ScenarioWarning};
@@ -65,9 +66,14 @@ pub(super) fn add_ran(
     }
     let mut medium =
         LteRan::new(cfg, seed, run).map_err(|e| ScenarioError::new("ran", e.to_string()))?;
-    for (i, name) in scenario.cells.keys().enumerate() {
+    for (i, (name, cell)) in scenario.cells.iter().enumerate() {
         let ip = captures.radio_file(name, ".pcapng")?;
-        let mac = captures.radio_file(name, ".mac-lte.pcap")?;
+        // The mac-lte framing numbers subframes; an NR cell's slots have none (IP capture only),
+        // as for a cell on its own (`cells::add_cells`).
+        let mac = match cell.file.rat {
+            Rat::Lte => captures.radio_file(name, ".mac-lte.pcap")?,
+            Rat::Nr => None,
+        };
         if ip.is_none() && mac.is_none() {
             continue;
         }
