@@ -149,6 +149,10 @@ fn xn_handovers_follow_a3_and_forward_loses_nothing() {
         dropped
     };
     assert_eq!(check("forward", &forward), 0.0);
+    // The per-handover analytics: one row per handover for the UE's TCP flow.
+    let rows = series(&forward, "handovers");
+    assert_eq!(cats(rows, "flow"), vec!["download", "download"]);
+    assert_eq!(cats(rows, "policy"), vec!["forward", "forward"]);
     let flow = &forward.summary["flows"]["download"]["sender"];
     assert_eq!(
         (num(&flow["timeouts"]), num(&flow["retransmissions"])),
