@@ -146,7 +146,6 @@ impl AirInterface {
         }
     }
 
-    /// Slots of [0, `slots`) that carry a PDSCH (all of them in LTE and NR FDD).
     /// Share of the slots that carry a PDSCH: 1 for LTE FDD, the downlink and special slots
     /// with a PDSCH per period of an NR slot pattern (TS 38.213 §11.1).
     pub fn downlink_share(&self) -> f64 {
@@ -159,6 +158,7 @@ impl AirInterface {
         }
     }
 
+    /// Slots of [0, `slots`) that carry a PDSCH (all of them in LTE and NR FDD).
     pub fn downlink_slots(&self, slots: u64) -> u64 {
         match self {
             AirInterface::Lte(_) => slots,

@@ -1,14 +1,14 @@
 //! The measurement tick of a radio access network, every `measurement.period` from t = 0:
 //!
 //! 1. each cell's PRB utilisation over the last period, Δprbs_used / (downlink TTIs, or an NR
-//!    cell's downlink slots, in the period × N_RB); with `coupled_interference`, each cell then sees every other cell of the network
-//!    as an interferer loaded with it;
+//!    cell's downlink slots, in the period × N_RB); with `coupled_interference`, each cell
+//!    then sees every other cell of the network as an interferer loaded with it;
 //! 2. per UE, in configuration order: its position and speed from its mobility, in every cell
 //!    (a cell measures and can take over every UE); the RSRP (TS 36.214 §5.1.1; an NR
 //!    cell's SS-RSRP, TS 38.215 §5.1.1, with a mmWave channel brought to the tick's slot so
-//!    its blockage counts) and RSRQ (36.214 §5.1.3) of every cell, each plus its own layer-1 measurement error, through its own
-//!    layer-3 filter (36.331 §5.5.3.2, the coefficient adapted to the measurement period as
-//!    NOTE 2 of the clause asks); radio link monitoring on the serving cell's SINR (36.331
+//!    its blockage counts) and RSRQ (36.214 §5.1.3) of every cell, each plus its own layer-1
+//!    measurement error, through its own layer-3 filter (36.331 §5.5.3.2, the coefficient
+//!    adapted to the measurement period as NOTE 2 of the clause asks); radio link monitoring on the serving cell's SINR (36.331
 //!    §5.3.10, 36.133 §7.6); Event A3 on the filtered values of `trigger_quantity` (36.331
 //!    §5.5.4.4), every other cell a neighbour — with the conditional handover procedure its
 //!    preparation and execution conditions instead (`conditional.rs`).

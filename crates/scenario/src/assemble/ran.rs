@@ -161,20 +161,23 @@ pub(super) fn ran_config(
 /// model allows: as `RadioLink::rsrp_dbm` (TS 36.214 §5.1.1; an NR cell's SS-RSRP, TS 38.215
 /// §5.1.1: the transmit power over the 12·N_RB subcarriers of the carrier, plus the antenna
 /// gain, minus path loss), without shadowing (its mean is 0 dB) and, where the line of sight
-/// is drawn, in line of sight.
-fn best_case_rsrp_dbm(cfg: &LteCellConfig, p: Position) -> Result<f64, ScenarioError> {
+/// is drawn, in line of sight. On the mmWave channel, its TR 38.901 path loss in line of sight
+/// without blockage; `None` for an NR channel trace, whose SINR does not depend on the
+/// position (a [ran] refuses it; a cell on its own serves its UEs wherever they are).
+fn best_case_rsrp_dbm(cfg: &LteCellConfig, p: Position) -> Result<Option<f64>, ScenarioError> {
     let error = |e: &dyn std::fmt::Display| {
         ScenarioError::new(format!("cells.{}", cfg.name), e.to_string())
     };
     let d = cfg.position.distance_m(p);
     let mmwave = cfg.nr.as_ref().and_then(|nr| nr.channel.as_ref());
     let path_loss_db = match mmwave {
-        // An NR cell on the mmWave channel: its TR 38.901 path loss in line of sight, without
-        // blockage (a trace, position-independent, is refused in a [ran]).
-        Some(channel) => channel
+        Some(channel) => match channel
             .best_case_path_loss_db(cfg.carrier_hz, d)
             .map_err(|e| error(&e))?
-            .unwrap_or(f64::INFINITY),
+        {
+            Some(db) => db,
+            None => return Ok(None),
+        },
         None if cfg.probabilistic_los => cfg
             .pathloss
             .with_condition(LosCondition::Los)
@@ -182,9 +185,11 @@ fn best_case_rsrp_dbm(cfg: &LteCellConfig, p: Position) -> Result<f64, ScenarioE
         None => cfg.pathloss.path_loss_db(d),
     };
     let n_rb = cfg.carrier_n_rb().map_err(|e| error(&e))?;
-    Ok(cfg.keys.tx_power_dbm + cfg.antenna_gain_db
-        - path_loss_db
-        - 10.0 * (12.0 * f64::from(n_rb)).log10())
+    Ok(Some(
+        cfg.keys.tx_power_dbm + cfg.antenna_gain_db
+            - path_loss_db
+            - 10.0 * (12.0 * f64::from(n_rb)).log10(),
+    ))
 }
 
 /// Every UE starts where some cell can serve it. "Coverage" is the model's own cell-selection
@@ -203,7 +208,9 @@ fn check_start_coverage(
             let at = Position::new(u.position[0], u.position[1]);
             let mut best: Option<(f64, &str)> = None;
             for c in cells {
-                let rsrp = best_case_rsrp_dbm(c, at)?;
+                let Some(rsrp) = best_case_rsrp_dbm(c, at)? else {
+                    continue;
+                };
                 if best.is_none_or(|(b, _)| rsrp.total_cmp(&b).is_ge()) {
                     best = Some((rsrp, c.name.as_str()));
                 }
@@ -271,9 +278,14 @@ pub(super) fn route_warnings(
             .filter(|(name, _)| scenario.ran.is_some() || name == cell_name)
             .map(|(_, c)| c)
             .collect();
+        // A cell whose SINR does not depend on the position (an NR channel trace) warns of
+        // nothing.
         let best_at = |at: Position| -> Result<f64, ScenarioError> {
             serving.iter().try_fold(f64::NEG_INFINITY, |best, c| {
-                Ok(f64::max(best, best_case_rsrp_dbm(c, at)?))
+                Ok(match best_case_rsrp_dbm(c, at)? {
+                    Some(rsrp) => f64::max(best, rsrp),
+                    None => f64::INFINITY,
+                })
             })
         };
         for (ue, u) in &cell.file.ues {

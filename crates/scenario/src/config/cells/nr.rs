@@ -129,9 +129,8 @@ pub(super) fn check(
 
 /// The cells of one radio access network share their RAT: all LTE (X2 handover, TS 36.300
 /// §10.1.2.1) or all NR (standalone NR, Xn handover, TS 38.300 §9.2.3.2, the same procedure).
-/// A handover between an eNB and a gNB is inter-RAT (TS 38.300 §9.3 / TS 36.300 §10.2.2a:
-/// over the core network, with its own measurement objects and a second PDCP), which the
-/// network does not model. The error names the first cell (name order) whose RAT differs from
+/// A handover between an eNB and a gNB is inter-RAT (TS 38.300 §9.3: through the core
+/// network, on inter-RAT measurements), which the network does not model. The error names the first cell (name order) whose RAT differs from
 /// the first cell's.
 pub(super) fn same_rat_in_ran(
     cells: &std::collections::BTreeMap<String, CellFile>,
