@@ -299,3 +299,137 @@ fn a_radio_capture_of_an_nr_cell_in_a_ran_is_ip_only() {
     assert!(!dir.join("cell2.mac-lte.pcap").exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Two FR2 gNBs (28 GHz, μ = 3, 100 MHz, UMi LOS, no shadowing) 100 m apart and a UE standing
+/// 40 m from gnb1; only gnb1's path is blocked (Markov, 30 dB, mean 2 s clear and 1 s
+/// blocked), so the only thing that can make gnb2 measure better is a blockage of gnb1.
+const FR2_BLOCKAGE: &str = r#"
+[simulation]
+duration = "8s"
+seed = 1
+
+[nodes]
+server = { kind = "host" }
+upf = { kind = "router" }
+gnb1 = { kind = "router" }
+gnb2 = { kind = "router" }
+ue = { kind = "host" }
+
+[links.internet]
+a = "server"
+b = "upf"
+rate = "1Gbps"
+delay = "10ms"
+
+[links.n3_1]
+a = "upf"
+b = "gnb1"
+rate = "1Gbps"
+delay = "1ms"
+
+[links.n3_2]
+a = "upf"
+b = "gnb2"
+rate = "1Gbps"
+delay = "1ms"
+
+[cells.cell1]
+rat = "nr"
+enb = "gnb1"
+carrier_ghz = 28.0
+position = [0.0, 0.0]
+
+[cells.cell1.nr]
+numerology = 3
+bandwidth_mhz = 100
+
+[cells.cell1.nr.channel]
+los = "los"
+shadowing = false
+blockage = { kind = "markov", mean_los = "2s", mean_blocked = "1s" }
+
+[cells.cell1.ues]
+ue = { position = [40.0, 0.0] }
+
+[cells.cell2]
+rat = "nr"
+enb = "gnb2"
+carrier_ghz = 28.0
+position = [100.0, 0.0]
+
+[cells.cell2.nr]
+numerology = 3
+bandwidth_mhz = 100
+
+[cells.cell2.nr.channel]
+los = "los"
+shadowing = false
+
+[epc]
+gateway = "upf"
+
+[ran]
+coupled_interference = false
+
+[ran.handover]
+policy = "forward"
+a3 = {}
+
+[flows.download]
+kind = "tcp"
+src = "server"
+dst = "ue"
+cc = "newreno"
+app = { kind = "bulk" }
+"#;
+
+/// A blocked link measures lower (SS-RSRP with the mmWave channel's blockage): with gnb1's
+/// blockage the UE is handed over to gnb2 and back, without it never. Measured, seed 1: A3
+/// decisions at 0.367 s (gnb1 → gnb2, gnb1 blocked), 6.527 s (back: clear again, 3.6 dB
+/// better at 40 m than gnb2 at 60 m, TR 38.901 UMi LOS) and 6.927 s (blocked again), each with the default
+/// 40 ms interruption; with forward the RAN still reports 439 packets lost to the handovers
+/// and 313 duplicated at these rates. Without blockage: no handover.
+#[test]
+fn a_blockage_of_the_serving_mmwave_link_hands_the_ue_over() {
+    let out = run_with(FR2_BLOCKAGE, &[]);
+    let list = out.summary["handovers"]["list"].as_array().expect("list");
+    let hops: Vec<(&str, &str, f64)> = list
+        .iter()
+        .map(|r| {
+            (
+                r["source"].as_str().unwrap(),
+                r["target"].as_str().unwrap(),
+                num(&r["decision_s"]),
+            )
+        })
+        .collect();
+    eprintln!("{hops:?}");
+    assert!(hops.len() >= 2, "{hops:?}");
+    assert_eq!((hops[0].0, hops[0].1), ("gnb1", "gnb2"));
+    assert_eq!((hops[1].0, hops[1].1), ("gnb2", "gnb1"));
+    assert!(list
+        .iter()
+        .all(|r| r["cause"] == "a3" && r["result"] == "completed"));
+    let clear = run_with(
+        FR2_BLOCKAGE,
+        &[("cells.cell1.nr.channel.blockage.kind", "none")],
+    );
+    assert_eq!(clear.summary["handovers"]["count"], 0);
+    // The mmWave channel models noise only: coupled interference is refused, naming the key.
+    let coupled = FR2_BLOCKAGE.replace(
+        "coupled_interference = false",
+        "coupled_interference = true",
+    );
+    // Refused when the network is built (`validate` builds it too).
+    let scenario = load_str(&coupled, &[]).unwrap_or_else(|e| panic!("{e}"));
+    let e = match run(&scenario, &RunOptions::default()) {
+        Ok(_) => panic!("coupled interference with the mmWave channel ran"),
+        Err(e) => e.to_string(),
+    };
+    assert!(
+        e.starts_with(
+            "ran.coupled_interference: true does not go with the mmWave channel of cell 'cell1'"
+        ),
+        "{e}"
+    );
+}

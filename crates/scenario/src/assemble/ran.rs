@@ -104,6 +104,25 @@ pub(super) fn ran_config(
     ran: &RanSpec,
     node: &impl Fn(&str) -> NodeId,
 ) -> Result<RanConfig, ScenarioError> {
+    // The mmWave channel models noise only (`[cells.NAME.nr.channel]` refuses interferers), so
+    // the other cells of the network cannot interfere with it.
+    if ran.coupled_interference {
+        if let Some(name) = scenario
+            .cells
+            .iter()
+            .find(|(_, c)| c.file.nr.as_ref().is_some_and(|nr| nr.channel.is_some()))
+            .map(|(name, _)| name)
+        {
+            return Err(ScenarioError::new(
+                "ran.coupled_interference",
+                format!(
+                    "true does not go with the mmWave channel of cell '{name}' \
+                     (cells.{name}.nr.channel models noise only); set \
+                     ran.coupled_interference = false"
+                ),
+            ));
+        }
+    }
     let mut cells = Vec::with_capacity(scenario.cells.len());
     let mut ues = Vec::new();
     // A UE's WFQ weight is the UE's: every cell has a context for every UE of the network.
