@@ -279,7 +279,7 @@ pub fn handovers() -> SeriesColumns {
     .col("path_switch_s", Dtype::F64, "the path switch, seconds")
     .col("completion_s", Dtype::F64, "the completion, seconds")
     .col("interruption_s", Dtype::F64, "command to attach, seconds")
-    .col("forwarded", Dtype::U64, "the flow's packets forwarded over X2-U")
+    .col("forwarded", Dtype::U64, "the flow's packets forwarded over X2-U (Xn-U between gNBs)")
     .col("dropped", Dtype::U64, "the flow's packets lost during the handover (the sum of the places below)");
     let mut spec = spec;
     for place in HandoverDrops::PLACES {

@@ -146,6 +146,18 @@ impl AirInterface {
         }
     }
 
+    /// Share of the slots that carry a PDSCH: 1 for LTE FDD, the downlink and special slots
+    /// with a PDSCH per period of an NR slot pattern (TS 38.213 §11.1).
+    pub fn downlink_share(&self) -> f64 {
+        match self {
+            AirInterface::Lte(_) => 1.0,
+            AirInterface::Nr(nr) => {
+                let per_period = nr.slot_tbs.iter().filter(|s| s.is_some()).count();
+                per_period as f64 / nr.slot_tbs.len() as f64
+            }
+        }
+    }
+
     /// Slots of [0, `slots`) that carry a PDSCH (all of them in LTE and NR FDD).
     pub fn downlink_slots(&self, slots: u64) -> u64 {
         match self {

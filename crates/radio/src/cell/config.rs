@@ -311,6 +311,18 @@ impl LteCellConfig {
         }
     }
 
+    /// Downlink resource blocks of the carrier: `n_prb` (N_RB^DL) for LTE, for NR the N_RB of
+    /// its numerology and bandwidth (TS 38.101-1 Table 5.3.2-1), whose subcarriers an RSRP
+    /// spreads the transmit power over.
+    pub fn carrier_n_rb(&self) -> Result<u32, CellError> {
+        match &self.nr {
+            None => Ok(self.n_prb),
+            Some(nr) => Ok(u32::from(
+                nr.validate("cell", self.carrier_hz)?.carrier.n_rb(),
+            )),
+        }
+    }
+
     /// The checks of an NR cell's own keys: its configuration and a `fixed_mcs` of its MCS
     /// table.
     fn validate_nr(&self, nr: &super::nr_config::NrCellConfig) -> Result<(), CellError> {

@@ -156,11 +156,29 @@ impl LteCell {
         }
     }
 
-    /// RSRP of the cell at the UE, dBm per resource element (TS 36.214 §5.1.1): transmit power
-    /// per RE (total − 10·log10(12·N_RB)) + antenna gain − path loss − shadowing; no fast
-    /// fading (the UE's layer-1 filtering averages it out).
+    /// RSRP of the cell at the UE, dBm per resource element (TS 36.214 §5.1.1; an NR cell's
+    /// SS-RSRP, TS 38.215 §5.1.1): transmit power per RE (total − 10·log10(12·N_RB), N_RB the
+    /// carrier's: LTE's N_RB^DL, NR's of its numerology and bandwidth) + antenna gain − path
+    /// loss − shadowing; no fast fading (the UE's layer-1 filtering averages it out). With the
+    /// mmWave channel, the power of the last query, its blockage and beam state included
+    /// ([`LteCell::measure_ue_rsrp_dbm`] brings it to the measurement's time).
     pub fn ue_rsrp_dbm(&self, node: NodeId) -> Result<f64, CellError> {
-        Ok(self.ue(node)?.link.rsrp_dbm(&self.cfg))
+        Ok(self
+            .ue(node)?
+            .link
+            .rsrp_dbm(&self.cfg, self.air.n_prb(&self.cfg)))
+    }
+
+    /// The RSRP a measurement at `now` takes ([`LteCell::ue_rsrp_dbm`]): a UE's mmWave channel
+    /// is first brought to the slot `now` falls in, whether or not this cell serves the UE,
+    /// so that a neighbour's blockage enters the UE's measurements as it happens (a blocked
+    /// link measures lower). An LTE link budget is measured as it stands.
+    pub fn measure_ue_rsrp_dbm(&mut self, now: SimTime, node: NodeId) -> Result<f64, CellError> {
+        let i = self.index(node).ok_or(CellError::UnknownUe { node })?;
+        self.ues[i]
+            .link
+            .measure_at(now.as_ns() / self.air.slot_ns());
+        self.ue_rsrp_dbm(node)
     }
 
     /// PRB-TTIs used since the start (for the RAN's interference coupling).

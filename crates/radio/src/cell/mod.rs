@@ -361,10 +361,21 @@ impl LteCell {
         self.prbs_used as f64 / (slots as f64 * f64::from(self.air.n_prb(&self.cfg)))
     }
 
+    /// Thermal noise plus the UE's noise figure over the carrier's resource blocks, dBm.
+    pub fn noise_dbm(&self) -> f64 {
+        self.noise_dbm
+    }
+
     /// Duration of the cell's scheduling unit, nanoseconds: the 1 ms TTI of LTE, the slot of
     /// NR.
     pub fn slot_ns(&self) -> u64 {
         self.air.slot_ns()
+    }
+
+    /// Downlink slots in `period_ns` (LTE: its 1 ms TTIs; NR: its slots times the share with a
+    /// PDSCH of the slot pattern), fractional; times N_RB, the PRBs the cell can use in it.
+    pub fn downlink_slots_in(&self, period_ns: u64) -> f64 {
+        period_ns as f64 / self.air.slot_ns() as f64 * self.air.downlink_share()
     }
 
     /// TTIs (NR: slots) the cell has processed (idle ones are skipped).

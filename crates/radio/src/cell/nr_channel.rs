@@ -283,6 +283,28 @@ pub enum NrChannel {
 }
 
 impl NrChannelConfig {
+    /// The path loss, dB, of the TR 38.901 channel at `distance_2d_m` from the gNB in the most
+    /// favourable case it allows: line of sight, no shadowing (its mean is 0 dB), no blockage
+    /// and no beam loss; `None` for a trace (whose SINR does not depend on the position).
+    /// `carrier_hz` is the cell's, checked by [`NrChannelConfig::resolve`].
+    pub fn best_case_path_loss_db(
+        &self,
+        carrier_hz: f64,
+        distance_2d_m: f64,
+    ) -> Result<Option<f64>, crate::channel::ChannelError> {
+        use crate::channel::PathLoss;
+        if self.model == NrChannelModel::Trace {
+            return Ok(None);
+        }
+        let los = Tr38901PathLoss::with_default_heights(
+            self.scenario.scenario(),
+            carrier_hz,
+            LosCondition::Los,
+            NlosFormula::Full,
+        )?;
+        Ok(Some(los.path_loss_db(distance_2d_m)))
+    }
+
     /// Checks the table for a cell at `carrier_hz` whose gNB is at `gnb` and whose UEs start
     /// at `ues`; `cell_key` is `cells.NAME`. Errors name `cells.NAME.nr.channel.KEY`, or
     /// `cells.NAME.carrier_ghz` for a carrier outside TR 38.901's range.

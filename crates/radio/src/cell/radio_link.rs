@@ -193,11 +193,12 @@ impl RadioLink {
 
     /// RSRP, dBm per resource element (TS 36.214 §5.1.1: the linear average over the
     /// resource elements carrying cell-specific reference signals): the transmit power spread
-    /// evenly over the 12·N_RB subcarriers, plus the antenna gain, minus path loss and
-    /// shadowing. Fast fading is left out: the UE's layer-1 filtering averages it over the
-    /// measurement period (36.214 leaves the averaging to the implementation).
-    pub fn rsrp_dbm(&self, cfg: &LteCellConfig) -> f64 {
-        self.mean_signal_dbm(cfg) - 10.0 * (12.0 * f64::from(cfg.n_prb)).log10()
+    /// evenly over the 12·N_RB subcarriers of the carrier's `n_prb` resource blocks, plus the
+    /// antenna gain, minus path loss and shadowing. Fast fading is left out: the UE's layer-1
+    /// filtering averages it over the measurement period (36.214 leaves the averaging to the
+    /// implementation).
+    pub fn rsrp_dbm(&self, cfg: &LteCellConfig, n_prb: u32) -> f64 {
+        self.mean_signal_dbm(cfg) - 10.0 * (12.0 * f64::from(n_prb)).log10()
     }
 
     /// SINR without fast fading, dB.

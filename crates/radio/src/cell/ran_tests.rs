@@ -688,4 +688,115 @@ mod measurement_and_interference {
         d.cell.attach_ue(ms(31), NodeId(1), 1).unwrap();
         assert_eq!(d.cell.ue_cqi(NodeId(1)).unwrap(), amc.cqi_for_sinr(8.0));
     }
+
+    /// An NR cell at 3.5 GHz, μ = 1, 20 MHz, FDD on the LTE link budget, path loss 100 dB.
+    fn nr_pl100() -> LteCellConfig {
+        LteCellConfig {
+            carrier_hz: 3.5e9,
+            nr: Some(NrCellConfig {
+                numerology: 1,
+                bandwidth_mhz: 20,
+                ..NrCellConfig::default()
+            }),
+            ..pl100()
+        }
+    }
+
+    #[test]
+    fn nr_ss_rsrp_spreads_the_power_over_the_nr_carriers_subcarriers() {
+        // TS 38.101-1 Table 5.3.2-1: 20 MHz at 30 kHz is 51 PRBs. SS-RSRP (TS 38.215 §5.1.1)
+        // = 46 − 10·log10(12 × 51) − 100 = −81.8675 dBm, not the −81.7815 of the 50 PRBs that
+        // `n_prb` (LTE's, unused by an NR cell) holds.
+        let cfg = nr_pl100();
+        assert_eq!((cfg.n_prb, cfg.carrier_n_rb().unwrap()), (50, 51));
+        let expected = 46.0 - 10.0 * (12.0f64 * 51.0).log10() - 100.0;
+        assert!((expected - (-81.867_514)).abs() < 1e-5, "{expected}");
+        let mut cell = LteCell::new_in_ran(
+            cfg,
+            vec![ue(NodeId(1)), ue(NodeId(2))],
+            &[true, false],
+            1,
+            0,
+        )
+        .unwrap();
+        assert_eq!(cell.n_prb(), 51);
+        for node in [NodeId(1), NodeId(2)] {
+            let rsrp = cell.ue_rsrp_dbm(node).unwrap();
+            assert!((rsrp - expected).abs() < 1e-9, "{rsrp}");
+            assert_eq!(cell.measure_ue_rsrp_dbm(ms(40), node).unwrap(), rsrp);
+        }
+        // 100 MHz at 30 kHz: 273 PRBs, 7.29 dB below the 51 of 20 MHz.
+        let wide = LteCellConfig {
+            nr: Some(NrCellConfig {
+                numerology: 1,
+                bandwidth_mhz: 100,
+                ..NrCellConfig::default()
+            }),
+            ..nr_pl100()
+        };
+        let wide = LteCell::new_in_ran(wide, vec![ue(NodeId(1))], &[false], 1, 0).unwrap();
+        let drop = expected - wide.ue_rsrp_dbm(NodeId(1)).unwrap();
+        assert!(
+            (drop - 10.0 * (273.0f64 / 51.0).log10()).abs() < 1e-9,
+            "{drop}"
+        );
+    }
+
+    /// With the mmWave channel a measurement brings the channel to its time, connected or not:
+    /// Markov blockage of 30 dB (mean 200 ms clear, 100 ms blocked) shows in the SS-RSRP of a
+    /// UE the cell does not serve. Measured, seed 1, 2 s every 40 ms: the RSRP takes two
+    /// levels 30 dB apart (the 38.901 LOS path loss at 40 m and that plus the blockage), and
+    /// is SINR + noise − 10·log10(12·N_RB) at every measurement.
+    #[test]
+    fn a_blocked_mmwave_link_measures_lower() {
+        use crate::cell::nr_channel::{NrBlockageKind, NrLos};
+        let cfg = LteCellConfig {
+            carrier_hz: 28e9,
+            nr: Some(NrCellConfig {
+                numerology: 3,
+                bandwidth_mhz: 100,
+                channel: Some(NrChannelConfig {
+                    los: NrLos::Los,
+                    shadowing: false,
+                    blockage: NrBlockageConfig {
+                        kind: NrBlockageKind::Markov,
+                        mean_los: SimDuration(200_000_000),
+                        mean_blocked: SimDuration(100_000_000),
+                        ..NrBlockageConfig::default()
+                    },
+                    beam: NrBeamConfig {
+                        recovery: SimDuration::ZERO,
+                        recovery_loss_db: None,
+                    },
+                    ..NrChannelConfig::default()
+                }),
+                ..NrCellConfig::default()
+            }),
+            ..LteCellConfig::lte_default("mm", ENB)
+        };
+        let far = UeConfig {
+            node: NodeId(1),
+            position: Position::new(40.0, 0.0),
+            speed_mps: 0.0,
+        };
+        let mut cell = LteCell::new_in_ran(cfg, vec![far], &[false], 1, 0).unwrap();
+        // 100 MHz at 120 kHz: 66 PRBs of 1.44 MHz, the noise over them.
+        assert_eq!(cell.n_prb(), 66);
+        let n_rb = 66.0;
+        let noise = crate::channel::thermal_noise_dbm(n_rb * 1.44e6, 9.0).unwrap();
+        let mut rsrps = Vec::new();
+        for k in 0..50 {
+            let rsrp = cell.measure_ue_rsrp_dbm(ms(40 * k), NodeId(1)).unwrap();
+            let sinr = cell.ue_large_scale_sinr_db(NodeId(1)).unwrap();
+            assert!(
+                (rsrp - (sinr + noise - 10.0 * (12.0 * n_rb).log10())).abs() < 1e-9,
+                "{rsrp} {sinr}"
+            );
+            rsrps.push(rsrp);
+        }
+        let max = rsrps.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let min = rsrps.iter().copied().fold(f64::INFINITY, f64::min);
+        assert!((max - min - 30.0).abs() < 1e-9, "{rsrps:?}");
+        assert!(rsrps.iter().all(|r| *r == max || *r == min), "{rsrps:?}");
+    }
 }

@@ -97,16 +97,7 @@ impl UeContext {
         in_ran: bool,
     ) -> Result<Self, CellError> {
         let prefix = format!("cell/{}/ue/{}", cfg.name, ue.node);
-        let link = UeLink::new(
-            cfg,
-            ue,
-            noise_dbm,
-            seed,
-            run,
-            &prefix,
-            air.slot_ns(),
-            air.n_prb(cfg),
-        )?;
+        let link = UeLink::new(cfg, ue, noise_dbm, seed, run, &prefix, air.slot_ns())?;
         let initial_cqi = air.csi_for_sinr(link.large_scale_sinr_db(cfg));
         let (tx, rx) = bearer(&cfg.rlc)?;
         let n = usize::from(air.harq_processes(&cfg.harq));

@@ -36,8 +36,7 @@ pub enum UeLink {
 
 impl UeLink {
     /// The link of `ue` in a cell configured by `cfg`: an [`MmWaveUeLink`] when the cell is NR
-    /// with a `channel` table, otherwise a [`RadioLink`]. `n_prb` is the carrier's resource
-    /// blocks; the other arguments as [`RadioLink::new`]'s.
+    /// with a `channel` table, otherwise a [`RadioLink`]; the arguments as [`RadioLink::new`]'s.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         cfg: &LteCellConfig,
@@ -47,7 +46,6 @@ impl UeLink {
         run: u64,
         rng_prefix: &str,
         slot_ns: u64,
-        n_prb: u32,
     ) -> Result<Self, CellError> {
         match cfg.nr.as_ref().and_then(|nr| nr.channel.as_ref()) {
             None => Ok(UeLink::Lte(RadioLink::new(
@@ -70,7 +68,6 @@ impl UeLink {
                     antenna_gain_db: cfg.antenna_gain_db,
                     noise_dbm,
                     slot_ns,
-                    n_prb,
                     last: (0, 0.0),
                     blockage: BlockageRecord::default(),
                 };
@@ -127,13 +124,27 @@ impl UeLink {
         }
     }
 
-    /// RSRP, dBm per resource element; for the mmWave channel that of the last query.
-    pub fn rsrp_dbm(&self, cfg: &LteCellConfig) -> f64 {
+    /// RSRP, dBm per resource element, over the carrier's `n_prb` resource blocks (an LTE
+    /// cell's N_RB^DL, an NR cell's N_RB of its numerology and bandwidth); for the mmWave
+    /// channel that of the last query, blockage and beam state included.
+    ///
+    /// For an NR cell this is the SS-RSRP of TS 38.215 §5.1.1, the power per resource element
+    /// of the SS/PBCH block: with the transmit power spread evenly over the carrier's
+    /// N_RB·12 subcarriers, the SSB's REs carry the same power per RE as any other, so the
+    /// LTE rule of TS 36.214 §5.1.1 over the NR carrier's subcarriers is its value.
+    pub fn rsrp_dbm(&self, cfg: &LteCellConfig, n_prb: u32) -> f64 {
         match self {
-            UeLink::Lte(l) => l.rsrp_dbm(cfg),
-            UeLink::MmWave(m) => {
-                m.last.1 + m.noise_dbm - 10.0 * (12.0 * f64::from(m.n_prb)).log10()
-            }
+            UeLink::Lte(l) => l.rsrp_dbm(cfg, n_prb),
+            UeLink::MmWave(m) => m.last.1 + m.noise_dbm - 10.0 * (12.0 * f64::from(n_prb)).log10(),
+        }
+    }
+
+    /// Brings the mmWave channel to slot `tti` for a measurement (call-order contract above:
+    /// the slot the measurement falls in, which the cell has not passed); an LTE link budget
+    /// has nothing to bring forward (its RSRP and large-scale SINR hold between moves).
+    pub fn measure_at(&mut self, tti: u64) {
+        if let UeLink::MmWave(m) = self {
+            m.query(tti);
         }
     }
 
@@ -170,7 +181,6 @@ pub struct MmWaveUeLink {
     antenna_gain_db: f64,
     noise_dbm: f64,
     slot_ns: u64,
-    n_prb: u32,
     /// Slot and SINR (dB, floored) of the last query.
     last: (u64, f64),
     blockage: BlockageRecord,
@@ -290,7 +300,7 @@ mod tests {
             speed_mps: 0.0,
         };
         let lte = LteCellConfig::lte_default("g", NodeId(0));
-        let link = UeLink::new(&lte, &ue, -90.0, 1, 0, "p", 1_000_000, 50).unwrap();
+        let link = UeLink::new(&lte, &ue, -90.0, 1, 0, "p", 1_000_000).unwrap();
         assert!(matches!(link, UeLink::Lte(_)));
         // Markov blockage with a 1 s beam outage after every transition: every slot in an
         // outage is at the floor, the others 30 dB apart.
@@ -317,7 +327,7 @@ mod tests {
             }),
             ..lte.clone()
         };
-        let mut link = UeLink::new(&nr, &ue, -90.0, 1, 0, "p", 1_000_000, 50).unwrap();
+        let mut link = UeLink::new(&nr, &ue, -90.0, 1, 0, "p", 1_000_000).unwrap();
         let sinrs: Vec<f64> = (0..200).map(|k| link.sinr_db(&nr, k)).collect();
         assert!(sinrs.contains(&MMWAVE_SINR_FLOOR_DB), "{sinrs:?}");
         assert!(sinrs

@@ -273,7 +273,7 @@ pub struct RanUe {
     pub downlink_loss: Option<AnyLossModel>,
 }
 
-/// A radio access network: LTE cells, their UEs, X2 handover between the cells.
+/// A radio access network: LTE cells (X2 handover) or NR cells (Xn handover), their UEs.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RanConfig {
     /// Name in summaries.

@@ -1,13 +1,14 @@
 //! The measurement tick of a radio access network, every `measurement.period` from t = 0:
 //!
-//! 1. each cell's PRB utilisation over the last period, Δprbs_used / (TTIs in the period ×
-//!    N_RB); with `coupled_interference`, each cell then sees every other cell of the network
-//!    as an interferer loaded with it;
+//! 1. each cell's PRB utilisation over the last period, Δprbs_used / (downlink TTIs, or an NR
+//!    cell's downlink slots, in the period × N_RB); with `coupled_interference`, each cell
+//!    then sees every other cell of the network as an interferer loaded with it;
 //! 2. per UE, in configuration order: its position and speed from its mobility, in every cell
-//!    (a cell measures and can take over every UE); the RSRP (TS 36.214 §5.1.1) and RSRQ
-//!    (§5.1.3) of every cell, each plus its own layer-1 measurement error, through its own
-//!    layer-3 filter (36.331 §5.5.3.2, the coefficient adapted to the measurement period as
-//!    NOTE 2 of the clause asks); radio link monitoring on the serving cell's SINR (36.331
+//!    (a cell measures and can take over every UE); the RSRP (TS 36.214 §5.1.1; an NR
+//!    cell's SS-RSRP, TS 38.215 §5.1.1, with a mmWave channel brought to the tick's slot so
+//!    its blockage counts) and RSRQ (36.214 §5.1.3) of every cell, each plus its own layer-1
+//!    measurement error, through its own layer-3 filter (36.331 §5.5.3.2, the coefficient
+//!    adapted to the measurement period as NOTE 2 of the clause asks); radio link monitoring on the serving cell's SINR (36.331
 //!    §5.3.10, 36.133 §7.6); Event A3 on the filtered values of `trigger_quantity` (36.331
 //!    §5.5.4.4), every other cell a neighbour — with the conditional handover procedure its
 //!    preparation and execution conditions instead (`conditional.rs`).
@@ -33,9 +34,9 @@ use celltcp_engine::SimTime;
 use celltcp_net::medium::MediumOutput;
 
 use crate::cell::LteCell;
-use crate::channel::{noise_power_dbm, rsrq_db, rssi_dbm, CellSignal};
+use crate::channel::{rsrq_db, rssi_dbm, CellSignal};
 use crate::measurement::measurement_error_db;
-use crate::phy::{SUBCARRIERS_PER_PRB, TTI_NS};
+use crate::phy::SUBCARRIERS_PER_PRB;
 
 use super::LteRan;
 
@@ -55,7 +56,7 @@ impl LteRan {
         }
         for u in 0..self.ues.len() {
             self.move_ue(now, u);
-            self.measure_ue(u);
+            self.measure_ue(now, u);
             let ue = &mut self.ues[u];
             if !ue.attached {
                 continue;
@@ -89,10 +90,10 @@ impl LteRan {
         }
     }
 
-    /// Each cell's PRB utilisation over the last period, Δprbs_used / (TTIs in the period ×
-    /// N_RB), into `cell_loads`.
+    /// Each cell's PRB utilisation over the last period, Δprbs_used / (downlink TTIs or slots
+    /// in the period × N_RB), into `cell_loads`.
     fn update_cell_loads(&mut self) {
-        let period_ttis = self.meas_cfg.period.as_ns() as f64 / TTI_NS as f64;
+        let period_ns = self.meas_cfg.period.as_ns();
         for ((cell, last), load) in self
             .cells
             .iter()
@@ -102,7 +103,8 @@ impl LteRan {
             let used = cell.prbs_used();
             let delta = used.saturating_sub(*last);
             *last = used;
-            *load = (delta as f64 / (period_ttis * f64::from(cell.n_prb()))).clamp(0.0, 1.0);
+            let period_slots = cell.downlink_slots_in(period_ns);
+            *load = (delta as f64 / (period_slots * f64::from(cell.n_prb()))).clamp(0.0, 1.0);
         }
     }
 
@@ -159,14 +161,16 @@ impl LteRan {
 
     /// RSRP and RSRQ of every cell at UE `u`, each with its measurement error, into their
     /// layer-3 filters.
-    fn measure_ue(&mut self, u: usize) {
+    fn measure_ue(&mut self, now: SimTime, u: usize) {
         let std_db = self.meas_cfg.error_std_db;
         let ue = &mut self.ues[u];
         // Every cell's RSRP and load once; `rx_power_dbm` holds the RSRP (per RE) here, −∞ when
         // the cell cannot measure the UE.
         self.signals.clear();
-        for (cell, &load) in self.cells.iter().zip(&self.cell_loads) {
-            let rsrp = cell.ue_rsrp_dbm(ue.node).unwrap_or(f64::NEG_INFINITY);
+        for (cell, &load) in self.cells.iter_mut().zip(&self.cell_loads) {
+            let rsrp = cell
+                .measure_ue_rsrp_dbm(now, ue.node)
+                .unwrap_or(f64::NEG_INFINITY);
             self.signals.push(CellSignal {
                 rx_power_dbm: rsrp,
                 load,
@@ -214,7 +218,9 @@ fn rsrq_of(
         return Ok(None);
     }
     let n_prb = cell.n_prb();
-    let noise = noise_power_dbm(n_prb, cell.config().keys.noise_figure_db)?;
+    // Over the carrier's N_RB: LTE's 180 kHz PRBs, an NR cell's 12 subcarriers of its spacing
+    // (SS-RSRQ, TS 38.215 §5.1.3, has the same N × RSRP / RSSI form).
+    let noise = cell.noise_dbm();
     // RSRP × 12·N_PRB: each cell's received power over the measured band when fully loaded.
     let per_re_to_band = 10.0 * (f64::from(SUBCARRIERS_PER_PRB) * f64::from(n_prb)).log10();
     band.clear();

@@ -1,5 +1,10 @@
 //! A radio access network: several LTE cells ([`LteCell`]) with X2 handover between them
-//! (TS 36.300 §10.1.2.1), as one [`Medium`] of the network.
+//! (TS 36.300 §10.1.2.1), as one [`Medium`] of the network — or several NR cells (the same
+//! [`LteCell`] on an NR air interface) with Xn handover, standalone NR (TS 38.300 §9.2.3.2,
+//! the same procedure and messages with Xn naming: Xn-C for X2-C, Xn-U for X2-U, the AMF and
+//! UPF for the MME and S-GW). Nothing here depends on the RAT: each cell owns its slot grid,
+//! HARQ processes and N_RB, and what the network reads of a cell (RSRP, SINR, PRB use) it
+//! reads through the cell. The scenario refuses a network of LTE and NR cells (inter-RAT).
 //!
 //! Every UE of the network has a context in every cell (each cell measures it and can take it
 //! over) and is served by one cell at a time. Above the cells the network keeps, per UE, its
@@ -78,7 +83,8 @@ use steps::StepQueue;
 use timeline::Timeline;
 use ue::UeRan;
 
-/// A radio access network of LTE cells with X2 handover, as a medium (module documentation).
+/// A radio access network of LTE cells with X2 handover, or of NR cells with Xn handover, as a
+/// medium (module documentation).
 pub struct LteRan {
     name: String,
     cells: Vec<LteCell>,

@@ -24,6 +24,7 @@ use celltcp_radio::ran::{
 use celltcp_radio::rlc::BufferLimit;
 
 use super::cells::lte_cell_config;
+use crate::config::cells::Rat;
 use crate::config::handover::HandoverSpec;
 use crate::config::ran::{RanSpec, TriggerQuantityKind};
 use crate::error::{ScenarioError, ScenarioWarning};
@@ -64,9 +65,14 @@ pub(super) fn add_ran(
         b.forwarding(cell.enb, forwarding);
     }
     let mut medium = LteRan::new(cfg, seed, run).map_err(ran_error)?;
-    for (i, name) in scenario.cells.keys().enumerate() {
+    for (i, (name, cell)) in scenario.cells.iter().enumerate() {
         let ip = captures.radio_file(name, ".pcapng")?;
-        let mac = captures.radio_file(name, ".mac-lte.pcap")?;
+        // The mac-lte framing numbers subframes; an NR cell's slots have none (IP capture only),
+        // as for a cell on its own (`cells::add_cells`).
+        let mac = match cell.file.rat {
+            Rat::Lte => captures.radio_file(name, ".mac-lte.pcap")?,
+            Rat::Nr => None,
+        };
         if ip.is_none() && mac.is_none() {
             continue;
         }
@@ -97,6 +103,25 @@ pub(super) fn ran_config(
     ran: &RanSpec,
     node: &impl Fn(&str) -> NodeId,
 ) -> Result<RanConfig, ScenarioError> {
+    // The mmWave channel models noise only (`[cells.NAME.nr.channel]` refuses interferers), so
+    // the other cells of the network cannot interfere with it.
+    if ran.coupled_interference {
+        if let Some(name) = scenario
+            .cells
+            .iter()
+            .find(|(_, c)| c.file.nr.as_ref().is_some_and(|nr| nr.channel.is_some()))
+            .map(|(name, _)| name)
+        {
+            return Err(ScenarioError::new(
+                "ran.coupled_interference",
+                format!(
+                    "true does not go with the mmWave channel of cell '{name}' \
+                     (cells.{name}.nr.channel models noise only); set \
+                     ran.coupled_interference = false"
+                ),
+            ));
+        }
+    }
     let mut cells = Vec::with_capacity(scenario.cells.len());
     let mut ues = Vec::new();
     // A UE's WFQ weight is the UE's: every cell has a context for every UE of the network.
@@ -151,19 +176,38 @@ pub(super) fn ran_config(
 }
 
 /// Mean RSRP of cell `cfg` at `p`, dBm per resource element, in the most favourable case the
-/// model allows: as `RadioLink::rsrp_dbm` (TS 36.214 §5.1.1: the transmit power over the
-/// 12·N_RB subcarriers, plus the antenna gain, minus path loss), without shadowing (its mean is
-/// 0 dB) and, where the line of sight is drawn, in line of sight.
-fn best_case_rsrp_dbm(cfg: &LteCellConfig, p: Position) -> f64 {
-    let pathloss = cfg.pathloss.with_condition(LosCondition::Los);
-    let path_loss_db = if cfg.probabilistic_los {
-        pathloss.path_loss_db(cfg.position.distance_m(p))
-    } else {
-        cfg.pathloss.path_loss_db(cfg.position.distance_m(p))
+/// model allows: as `RadioLink::rsrp_dbm` (TS 36.214 §5.1.1; an NR cell's SS-RSRP, TS 38.215
+/// §5.1.1: the transmit power over the 12·N_RB subcarriers of the carrier, plus the antenna
+/// gain, minus path loss), without shadowing (its mean is 0 dB) and, where the line of sight
+/// is drawn, in line of sight. On the mmWave channel, its TR 38.901 path loss in line of sight
+/// without blockage; `None` for an NR channel trace, whose SINR does not depend on the
+/// position (a [ran] refuses it; a cell on its own serves its UEs wherever they are).
+fn best_case_rsrp_dbm(cfg: &LteCellConfig, p: Position) -> Result<Option<f64>, ScenarioError> {
+    let error = |e: &dyn std::fmt::Display| {
+        ScenarioError::new(format!("cells.{}", cfg.name), e.to_string())
     };
-    cfg.keys.tx_power_dbm + cfg.antenna_gain_db
-        - path_loss_db
-        - 10.0 * (12.0 * f64::from(cfg.n_prb)).log10()
+    let d = cfg.position.distance_m(p);
+    let mmwave = cfg.nr.as_ref().and_then(|nr| nr.channel.as_ref());
+    let path_loss_db = match mmwave {
+        Some(channel) => match channel
+            .best_case_path_loss_db(cfg.carrier_hz, d)
+            .map_err(|e| error(&e))?
+        {
+            Some(db) => db,
+            None => return Ok(None),
+        },
+        None if cfg.probabilistic_los => cfg
+            .pathloss
+            .with_condition(LosCondition::Los)
+            .path_loss_db(d),
+        None => cfg.pathloss.path_loss_db(d),
+    };
+    let n_rb = cfg.carrier_n_rb().map_err(|e| error(&e))?;
+    Ok(Some(
+        cfg.keys.tx_power_dbm + cfg.antenna_gain_db
+            - path_loss_db
+            - 10.0 * (12.0 * f64::from(n_rb)).log10(),
+    ))
 }
 
 /// Every UE starts where some cell can serve it. "Coverage" is the model's own cell-selection
@@ -180,10 +224,15 @@ fn check_start_coverage(
     for (cell_name, cell) in &scenario.cells {
         for (ue, u) in &cell.file.ues {
             let at = Position::new(u.position[0], u.position[1]);
-            let best = cells
-                .iter()
-                .map(|c| (best_case_rsrp_dbm(c, at), c.name.as_str()))
-                .max_by(|a, b| a.0.total_cmp(&b.0));
+            let mut best: Option<(f64, &str)> = None;
+            for c in cells {
+                let Some(rsrp) = best_case_rsrp_dbm(c, at)? else {
+                    continue;
+                };
+                if best.is_none_or(|(b, _)| rsrp.total_cmp(&b).is_ge()) {
+                    best = Some((rsrp, c.name.as_str()));
+                }
+            }
             let Some((rsrp, best_cell)) = best else {
                 continue;
             };
@@ -247,17 +296,21 @@ pub(super) fn route_warnings(
             .filter(|(name, _)| scenario.ran.is_some() || name == cell_name)
             .map(|(_, c)| c)
             .collect();
-        let best_at = |at: Position| {
-            serving
-                .iter()
-                .map(|c| best_case_rsrp_dbm(c, at))
-                .fold(f64::NEG_INFINITY, f64::max)
+        // A cell whose SINR does not depend on the position (an NR channel trace) warns of
+        // nothing.
+        let best_at = |at: Position| -> Result<f64, ScenarioError> {
+            serving.iter().try_fold(f64::NEG_INFINITY, |best, c| {
+                Ok(match best_case_rsrp_dbm(c, at)? {
+                    Some(rsrp) => f64::max(best, rsrp),
+                    None => f64::INFINITY,
+                })
+            })
         };
         for (ue, u) in &cell.file.ues {
             let start = Position::new(u.position[0], u.position[1]);
             let Some(motion) = scenario.mobility.get(ue) else {
                 // A UE that stays put: a [ran] refuses it out of coverage at the build.
-                let best = best_at(start);
+                let best = best_at(start)?;
                 if scenario.ran.is_none() && best <= q_rxlevmin {
                     out.push(ScenarioWarning::new(
                         format!("cells.{cell_name}.ues.{ue}.position"),
@@ -279,7 +332,7 @@ pub(super) fn route_warnings(
             let mut t = 0;
             while t <= duration {
                 let at = mobility.position_at(SimTime(t));
-                let best = best_at(at);
+                let best = best_at(at)?;
                 if best <= q_rxlevmin {
                     out.push(ScenarioWarning::new(
                         format!("mobility.{ue}"),

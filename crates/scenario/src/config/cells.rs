@@ -201,6 +201,9 @@ pub(crate) fn convert(
     nodes: &BTreeMap<String, Node>,
     in_ran: bool,
 ) -> Result<BTreeMap<String, CellSpec>, ScenarioError> {
+    if in_ran {
+        nr::same_rat_in_ran(file)?;
+    }
     let mut served: BTreeMap<&str, &str> = BTreeMap::new();
     let mut out = BTreeMap::new();
     for (name, c) in file {

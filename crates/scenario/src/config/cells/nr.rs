@@ -94,14 +94,22 @@ pub(super) fn check(
             "is not supported for an NR cell yet (its BLER curves are those of nr.mcs_table)",
         );
     }
-    if in_ran {
+    let nr = c.nr.clone().unwrap_or_default();
+    // A UE's measurements and the network's coverage follow its position (TS 38.215 §5.1.1);
+    // a trace gives every UE of the cell the same SINR wherever it is.
+    if in_ran
+        && nr
+            .channel
+            .as_ref()
+            .is_some_and(|ch| ch.model == NrChannelModel::Trace)
+    {
         return refuse(
-            "rat",
-            "\"nr\" is not supported in a radio access network ([ran]) yet; an NR cell stands \
-             on its own",
+            "nr.channel.model",
+            "\"trace\" is not supported in a radio access network ([ran]): a trace's SINR is \
+             the same wherever the UE is, so no cell is measured better than another; expected \
+             \"tr38901\"",
         );
     }
-    let nr = c.nr.clone().unwrap_or_default();
     let air = nr
         .validate(&format!("cells.{name}"), radio.carrier_ghz * 1e9)
         .map_err(|e| ScenarioError::new(e.key, e.message))?;
@@ -117,6 +125,37 @@ pub(super) fn check(
         ));
     }
     Ok(())
+}
+
+/// The cells of one radio access network share their RAT: all LTE (X2 handover, TS 36.300
+/// §10.1.2.1) or all NR (standalone NR, Xn handover, TS 38.300 §9.2.3.2, the same procedure).
+/// A handover between an eNB and a gNB is inter-RAT (TS 38.300 §9.3: through the core
+/// network, on inter-RAT measurements), which the network does not model. The error names the first cell (name order) whose RAT differs from
+/// the first cell's.
+pub(super) fn same_rat_in_ran(
+    cells: &std::collections::BTreeMap<String, CellFile>,
+) -> Result<(), ScenarioError> {
+    let mut rats = cells.iter();
+    let Some((first, c0)) = rats.next() else {
+        return Ok(());
+    };
+    let name = |r: Rat| match r {
+        Rat::Lte => "lte",
+        Rat::Nr => "nr",
+    };
+    match rats.find(|(_, c)| c.rat != c0.rat) {
+        None => Ok(()),
+        Some((other, c)) => Err(ScenarioError::new(
+            format!("cells.{other}.rat"),
+            format!(
+                "\"{}\" but cell '{first}' is \"{}\": a [ran] of LTE and NR cells needs \
+                 inter-RAT handover, not modelled; make every cell of the network rat = \"lte\" \
+                 or every one rat = \"nr\"",
+                name(c.rat),
+                name(c0.rat)
+            ),
+        )),
+    }
 }
 
 /// The NR air interface of a validated cell: `Some` for `rat = "nr"` (its table, or every
