@@ -386,12 +386,52 @@ app = { kind = "bulk" }
 /// A blocked link measures lower (SS-RSRP with the mmWave channel's blockage): with gnb1's
 /// blockage the UE is handed over to gnb2 and back, without it never. Measured, seed 1: A3
 /// decisions at 0.367 s (gnb1 → gnb2, gnb1 blocked), 6.527 s (back: clear again, 3.6 dB
-/// better at 40 m than gnb2 at 60 m, TR 38.901 UMi LOS) and 6.927 s (blocked again), each with the default
-/// 40 ms interruption; with forward the RAN still reports 439 packets lost to the handovers
-/// and 313 duplicated at these rates. Without blockage: no handover.
+/// better at 40 m than gnb2 at 60 m, TR 38.901 UMi LOS) and 6.927 s (blocked again), each with
+/// the default 40 ms interruption. Without blockage: no handover.
+///
+/// With forward the RAN reports 439 packets lost to the handovers and 313 duplicated, and the
+/// `handovers` series places them. All 439 losses belong to the first handover and happen at
+/// the target: the blocked gnb1's RLC buffer is full (1 MB) when the command comes, so it
+/// forwards 740 unconfirmed PDCP SDUs plus 364 fresh packets that arrive during the
+/// interruption, 1104 packets of 1500 B. gnb2 can hold 666 of them (`target_buffer`, 1 MB)
+/// until the UE attaches, so 438 are dropped there, and 1 more is dropped by gnb2's full RLC
+/// buffer (1 MB). The return to gnb1 and the last handover lose nothing: 630 and 641 packets
+/// are forwarded from an unblocked source whose buffer is not full. The 72, 166 and 75
+/// duplicates are SDUs the UE had received whose RLC STATUS had not reached the source yet
+/// (their COUNTs are the newest, up to 166 below the highest received, not data left over from
+/// gnb1's earlier stay). With `target_buffer` and gnb2's RLC buffer at 2 MB nothing is lost
+/// to the handovers (312 duplicated).
 #[test]
 fn a_blockage_of_the_serving_mmwave_link_hands_the_ue_over() {
     let out = run_with(FR2_BLOCKAGE, &[]);
+    let ran = ran_report(&out.summary).expect("ran report");
+    assert_eq!(num(&ran["packets_dropped_handover"]), 439.0, "{ran}");
+    assert_eq!(num(&ran["packets_duplicated"]), 313.0, "{ran}");
+    let per_handover = |out: &RunOutput, name: &str| -> Vec<u64> {
+        match column(series(out, "handovers"), name) {
+            celltcp_scenario::Column::U64(v) => v.clone(),
+            other => panic!("{name}: {other:?}"),
+        }
+    };
+    assert_eq!(per_handover(&out, "forwarded"), [1104, 630, 641]);
+    // The procedure's own losses (cause `handover`), all at the target of the first handover.
+    assert_eq!(per_handover(&out, "dropped_handover"), [439, 0, 0]);
+    assert_eq!(per_handover(&out, "dropped_target"), [439, 0, 0]);
+    assert_eq!(per_handover(&out, "dropped_source"), [0, 0, 0]);
+    assert_eq!(per_handover(&out, "dropped_source_egress"), [0, 0, 0]);
+    assert_eq!(per_handover(&out, "duplicated"), [72, 166, 75]);
+    // Room at the target for the source's full buffer and the fresh data: nothing lost.
+    let roomy = run_with(
+        FR2_BLOCKAGE,
+        &[
+            ("ran.handover.target_buffer", "2MB"),
+            ("cells.cell2.rlc.buffer", "2MB"),
+        ],
+    );
+    let ran = ran_report(&roomy.summary).expect("ran report");
+    assert_eq!(num(&ran["packets_dropped_handover"]), 0.0, "{ran}");
+    assert_eq!(num(&ran["packets_duplicated"]), 312.0, "{ran}");
+    assert_eq!(per_handover(&roomy, "dropped_handover"), [0, 0, 0]);
     let list = out.summary["handovers"]["list"].as_array().expect("list");
     let hops: Vec<(&str, &str, f64)> = list
         .iter()
