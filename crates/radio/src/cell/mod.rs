@@ -284,6 +284,31 @@ impl LteCell {
             .map(|i| self.by_node[i].1)
     }
 
+    /// A downlink IP packet for UE `node` into its bearer: PDCP numbers it (every SDU written
+    /// for a connected UE, even one its RLC then refuses) and RLC queues it. The drop
+    /// cause if it was not taken (the caller still has the packet, which is `Copy`): `NoRoute`
+    /// for a UE the cell does not serve, `QueueFull` when the RLC buffer is full.
+    pub fn write_downlink(
+        &mut self,
+        now: SimTime,
+        node: NodeId,
+        pkt: Packet,
+    ) -> Result<(), DropCause> {
+        self.now = self.now.max(now);
+        let Some(i) = self.index(node).filter(|&i| self.ues[i].connected) else {
+            return Err(DropCause::NoRoute);
+        };
+        let ue = &mut self.ues[i];
+        let sdu = ue.pdcp.write_sdu(StampedPacket {
+            packet: pkt,
+            arrived: now,
+        });
+        let written = ue.tx.write_sdu(now, sdu);
+        ue.refresh_buffer(now);
+        self.refresh_wake(i);
+        written.map_err(|_| DropCause::QueueFull)
+    }
+
     fn ue(&self, node: NodeId) -> Result<&UeContext, CellError> {
         self.index(node)
             .map(|i| &self.ues[i])
@@ -470,20 +495,9 @@ impl Medium for LteCell {
         self.now = self.now.max(now);
         let enb = self.cfg.enb;
         if from == enb {
-            let Some(i) = self.index(to).filter(|&i| self.ues[i].connected) else {
-                out.dropped.push((pkt, DropCause::NoRoute));
-                return;
-            };
-            let ue = &mut self.ues[i];
-            let sdu = ue.pdcp.write_sdu(StampedPacket {
-                packet: pkt,
-                arrived: now,
-            });
-            if ue.tx.write_sdu(now, sdu).is_err() {
-                out.dropped.push((pkt, DropCause::QueueFull));
+            if let Err(cause) = self.write_downlink(now, to, pkt) {
+                out.dropped.push((pkt, cause));
             }
-            ue.refresh_buffer(now);
-            self.refresh_wake(i);
         } else if to == enb {
             let Some(i) = self.index(from).filter(|&i| self.ues[i].connected) else {
                 out.dropped.push((pkt, DropCause::NoRoute));

@@ -87,6 +87,15 @@ pub struct PdcpConfig {
         schemars(with = "u64", extend("x-unit" = "time"))
     )]
     pub t_reordering: SimDuration,
+    /// At a handover with forwarding the UE sends a PDCP status report and the target does
+    /// not send again the forwarded SDUs it confirms (RLC AM only; used with `[ran]`).
+    // statusReportRequired of 36.331/38.331 PDCP-Config (rlc-AM). After the re-establishment
+    // at a handover the UE reports the first missing COUNT and a bitmap of the SDUs received
+    // above it (36.323 §5.4.1, 38.323 §5.4.1) as its first PDCP PDU in the target cell; the
+    // target treats every SDU it confirms as delivered (§5.4.2) and discards it. 36.300
+    // §10.1.2.3 describes this "PDCP SN based reporting" for lossless handover; real networks
+    // set it on AM bearers, hence the default. Off, the target sends every forwarded SDU.
+    pub status_report_required: bool,
     /// Keep transmitted PDUs until [`PdcpTx::confirm_delivered`] so that [`PdcpTx::forward`]
     /// can hand them to a target cell. Not a key of a scenario file: the radio access network
     /// sets it on its cells.
@@ -100,6 +109,7 @@ impl Default for PdcpConfig {
             sn_bits: 12,
             reordering: false,
             t_reordering: SimDuration::from_ms(50),
+            status_report_required: true,
             retain_for_forwarding: false,
         }
     }

@@ -15,7 +15,10 @@
 //! The target's buffer is per UE, limited by `target_buffer`; what does not fit is dropped
 //! (seed 002's buffer overrun). Forwarded data leave it before held data of the new path,
 //! which keep their arrival order. Once the UE is attached, forwarded data go straight to the
-//! cell: PDCP PDUs with their COUNT, fresh data numbered by the target. Without reordering the
+//! cell: PDCP PDUs with their COUNT — except those the UE's PDCP status report confirms
+//! (36.323 §5.4, `pdcp.status_report_required`) — and fresh data numbered by the target. A
+//! forwarded packet the target's full RLC buffer refuses is a loss of the handover, with or
+//! without a COUNT. Without reordering the
 //! new path's data are not held back, so a forwarded PDU may reach the UE after PDUs with
 //! higher COUNTs; its PDCP receiver then discards it (a loss, counted `dropped`).
 
@@ -23,11 +26,12 @@ use std::collections::VecDeque;
 
 use celltcp_engine::SimTime;
 use celltcp_net::handover::HandoverPolicy;
-use celltcp_net::medium::{Medium, MediumOutput, MediumRequest};
+use celltcp_net::medium::{MediumOutput, MediumRequest};
 use celltcp_net::packet::Packet;
 use celltcp_net::queue::DropCause;
 
 use crate::cell::bearer::BearerSdu;
+use crate::cell::config::RlcModeConfig;
 use crate::cell::StampedPacket;
 use crate::pdcp::PdcpPdu;
 use crate::rlc::BufferLimit;
@@ -222,12 +226,12 @@ impl LteRan {
     ) {
         let node = self.ues[u].node;
         let Some(count) = pdcp_count else {
-            self.send_fresh(now, c, u, pkt, out);
+            self.send_forwarded_fresh(now, c, u, pkt, out);
             return;
         };
-        if self.is_daps(u) && self.ues[u].received.contains(count) {
-            // DAPS: the UE got it over the source leg (its PDCP status report to the target,
-            // TS 38.323 §5.4.1, says so); the target does not send it again.
+        if self.status_report_confirms(c, u, count) {
+            // The UE has it: it got it from the source before the detach (its RLC STATUS had
+            // not reached the source) or, with DAPS, over the source leg.
             return;
         }
         let pdcp = self.cells[c].config().pdcp;
@@ -337,6 +341,47 @@ impl LteRan {
         }
     }
 
+    /// Whether the UE's PDCP status report to the target cell `c` confirms COUNT `count`
+    /// (36.323/38.323 §5.4.2: confirmed SDUs are discarded, not sent again). The UE sends it
+    /// as its first PDCP PDU after the RRC reconfiguration complete, so the target has it from
+    /// the attach on, which is when forwarded PDUs start to enter its cell; only over RLC AM
+    /// and with `pdcp.status_report_required`. The report (FMS and bitmap, §6.2.6) is the
+    /// UE's receive state: COUNTs it has, and everything older than its window, which lies
+    /// below the first missing COUNT. Reading that state when each PDU arrives rather than
+    /// at the report changes nothing: between the two the UE receives only from the target,
+    /// which never sends a forwarded COUNT before it arrives.
+    fn status_report_confirms(&self, c: usize, u: usize, count: u32) -> bool {
+        let cfg = self.cells[c].config();
+        cfg.pdcp.status_report_required
+            && matches!(cfg.rlc, RlcModeConfig::Am(_))
+            && self.ues[u].received.reported(count)
+    }
+
+    /// A packet the source forwarded without a COUNT (fresh data after the UE left it) into
+    /// the target cell `c` now serving UE `u`: numbered as any fresh SDU; refused by a full
+    /// RLC buffer, it is a loss of the handover that sent it there, at the target, as a
+    /// forwarded PDU with a COUNT is.
+    fn send_forwarded_fresh(
+        &mut self,
+        now: SimTime,
+        c: usize,
+        u: usize,
+        pkt: Packet,
+        out: &mut MediumOutput,
+    ) {
+        if let Err(cause) = self.write_fresh(now, c, u, pkt) {
+            let cause = if cause == DropCause::QueueFull {
+                let blame = self.ues[u].ho.as_ref().map(|h| h.id);
+                self.timeline
+                    .count(blame, pkt.flow, PacketFate::Dropped(DropPlace::Target));
+                DropCause::Handover
+            } else {
+                cause
+            };
+            out.dropped.push((pkt, cause));
+        }
+    }
+
     /// A fresh downlink SDU into the bearer of UE `u` at cell `c`, which serves it: the cell's
     /// PDCP gives it the next COUNT (`LteCell::send` numbers every SDU written for a connected
     /// UE, even one its RLC then refuses), which the network follows in `next_dl_count`.
@@ -348,12 +393,25 @@ impl LteRan {
         pkt: Packet,
         out: &mut MediumOutput,
     ) {
+        if let Err(cause) = self.write_fresh(now, c, u, pkt) {
+            out.dropped.push((pkt, cause));
+        }
+    }
+
+    /// [`LteRan::send_fresh`] without the output: the drop cause if the cell refused it.
+    fn write_fresh(
+        &mut self,
+        now: SimTime,
+        c: usize,
+        u: usize,
+        pkt: Packet,
+    ) -> Result<(), DropCause> {
         let ue = &mut self.ues[u];
         if ue.attached && ue.serving == c {
             ue.next_dl_count = ue.next_dl_count.wrapping_add(1);
         }
-        let (enb, node) = (self.enbs[c], ue.node);
-        self.cells[c].send(now, enb, node, pkt, out);
+        let node = ue.node;
+        self.cells[c].write_downlink(now, node, pkt)
     }
 
     /// Drops what the target held for handover `id` (its radio link failed).

@@ -170,6 +170,16 @@ impl ReceivedCounts {
         self.max = Some(count);
     }
 
+    /// Whether the UE's PDCP status report confirms `count` (36.323 §6.2.6): a COUNT it has,
+    /// or one older than the window, which lies below the first missing COUNT (FMS) the
+    /// report carries.
+    pub fn reported(&self, count: u32) -> bool {
+        match self.max {
+            Some(max) if count <= max && max - count >= self.size => true,
+            _ => self.contains(count),
+        }
+    }
+
     pub fn contains(&self, count: u32) -> bool {
         match self.max {
             Some(max) if count <= max && max - count < self.size => {

@@ -494,7 +494,8 @@ position = [100.0, 0.0]
         // Every key echoed, the time as the default's text.
         assert_eq!(
             sc.echo()["cells"]["c"]["pdcp"],
-            serde_json::json!({"sn_bits": 12, "reordering": false, "t_reordering": "50ms"})
+            serde_json::json!({"sn_bits": 12, "reordering": false, "t_reordering": "50ms",
+                "status_report_required": true})
         );
         assert_eq!(sc.cells["c"].pdcp, PdcpConfig::default());
         let over = [("cells.c.pdcp.t_reordering".into(), "0.08s".into())];
@@ -506,7 +507,8 @@ position = [100.0, 0.0]
         );
         assert_eq!(
             error("pdcp = { colour = 1 }"),
-            "cells.c.pdcp.colour: unknown key; expected one of: sn_bits, reordering, t_reordering"
+            "cells.c.pdcp.colour: unknown key; expected one of: sn_bits, reordering, t_reordering, \
+             status_report_required"
         );
         assert_eq!(
             error("pdcp = { t_reordering = 50 }"),
