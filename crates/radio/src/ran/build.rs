@@ -152,6 +152,7 @@ impl LteRan {
                 l3_rsrq: vec![filter.clone(); n_cells],
                 a3: a3.clone(),
                 cho: cho.clone(),
+                cancels_in_flight: Vec::new(),
                 rlf: rlf.clone(),
                 pdcp: PdcpRx::new(pdcp).map_err(|source| RanError::Pdcp { source })?,
                 pdcp_reordering: false,

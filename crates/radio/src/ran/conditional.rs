@@ -26,6 +26,13 @@
 //!   without) or discards them (`discard`), sends the SN STATUS TRANSFER and cancels the
 //!   other candidates. The target serves the UE once both the access and the SN status are
 //!   in; the path switch and the UE context release follow as in the classic procedure.
+//! * **Reservation**: a candidate that admits the UE reserves it a place (TS 38.300 §9.2.3.4.2
+//!   step 4, "the target gNB(s) … reserve resources for the CHO"): with
+//!   `max_ues_per_cell` it counts the UE among its load for other UEs' admission from its
+//!   admission control until the HANDOVER CANCEL reaches it, or until the UE executes towards
+//!   it (then the handover's own admission holds the place). Candidates dropped without a
+//!   cancel (a radio link failure with no suitable candidate, a failed execution) hold no
+//!   place: the reservation is read from the UE's state, not kept beside it.
 //! * **Radio link failure** (Rel-16 attemptCondReconfig, TS 38.331 §5.3.7.3): when T310
 //!   expires and a configured candidate is suitable (filtered RSRP above q-RxLevMin, the S
 //!   criterion of TS 36.304 §5.2.3.2), the UE executes towards the best such candidate instead
@@ -80,6 +87,8 @@ pub(super) struct Candidate {
     pub decision: SimTime,
     /// The conditional reconfiguration with it reached the UE.
     pub configured_at: Option<SimTime>,
+    /// It admitted the UE: it holds a place for it (module documentation, "Reservation").
+    pub admitted: bool,
 }
 
 /// The steps of a candidate's preparation (each at the entity that receives the message).
@@ -146,6 +155,11 @@ impl Conditional {
         self.candidates
             .iter_mut()
             .find(|c| c.cell == cell && c.token == token)
+    }
+
+    /// Whether an admitted candidate of cell `cell` is among the UE's.
+    pub fn holds_place_at(&self, cell: usize) -> bool {
+        self.candidates.iter().any(|c| c.cell == cell && c.admitted)
     }
 
     fn remove(&mut self, cell: usize) -> Option<Candidate> {
@@ -306,6 +320,7 @@ impl LteRan {
             stage: Stage::Preparing,
             decision,
             configured_at: None,
+            admitted: false,
         });
         self.totals_cho.prepared += 1;
         let step = Step::Conditional {
@@ -323,6 +338,19 @@ impl LteRan {
             return;
         };
         self.totals_cho.cancelled += 1;
+        self.schedule_cancel(now, u, record, cell);
+    }
+
+    /// HANDOVER CANCEL to candidate `cell`, which reaches it `x2` later; until then the
+    /// candidate keeps the place it reserved (if it admitted the UE).
+    fn schedule_cancel(&mut self, now: SimTime, u: usize, record: u32, cell: usize) {
+        let admitted = self.ues[u]
+            .cho
+            .as_ref()
+            .is_some_and(|c| c.holds_place_at(cell));
+        if admitted {
+            self.ues[u].cancels_in_flight.push(cell);
+        }
         let step = Step::Conditional {
             cell,
             token: u32::MAX,
@@ -330,6 +358,25 @@ impl LteRan {
         };
         let x2 = self.ho_cfg.latencies.x2;
         self.steps.schedule(now + x2, u, Some(record), step);
+    }
+
+    /// Whether candidate `cell` of UE `u`'s executed conditional handover is one the source
+    /// cancels at HANDOVER SUCCESS (it admitted the UE and holds its place until then).
+    fn reserved_for_success(&self, u: usize, cell: usize) -> bool {
+        self.ues[u]
+            .ho
+            .as_ref()
+            .is_some_and(|h| h.reserved_until_success.contains(&cell))
+    }
+
+    /// Whether candidate cell `c` holds a place for UE `u` (module documentation,
+    /// "Reservation"): it admitted the UE as a candidate, and neither has its cancel reached
+    /// it nor has the UE executed towards it.
+    pub(super) fn cho_reserves(&self, c: usize, u: usize) -> bool {
+        let ue = &self.ues[u];
+        ue.cho.as_ref().is_some_and(|k| k.holds_place_at(c))
+            || ue.cancels_in_flight.contains(&c)
+            || self.reserved_for_success(u, c)
     }
 
     /// Runs one step of a candidate's preparation. A step of a candidate that was cancelled,
@@ -351,6 +398,10 @@ impl LteRan {
                 return;
             };
             self.cho_event(now, u, record, from, cand, Msg::HandoverCancel);
+            let pending = &mut self.ues[u].cancels_in_flight;
+            if let Some(i) = pending.iter().position(|&k| k == cell) {
+                pending.remove(i);
+            }
             return;
         }
         let live = self.ues[u].ho.is_none()
@@ -387,6 +438,9 @@ impl LteRan {
                     .max_ues_per_cell
                     .is_none_or(|max| self.cell_load(cell, u) < max);
                 let answer = if admitted {
+                    if let Some(c) = self.cho_candidate_mut(u, cell, token) {
+                        c.admitted = true;
+                    }
                     ChoStep::RequestAck
                 } else {
                     ChoStep::PreparationFailure
@@ -431,6 +485,13 @@ impl LteRan {
             return;
         };
         let others: Vec<usize> = cho.candidates.iter().map(|c| c.cell).collect();
+        // Of those, the ones that admitted the UE keep its place until their cancel.
+        let reserving: Vec<usize> = cho
+            .candidates
+            .iter()
+            .filter(|c| c.admitted)
+            .map(|c| c.cell)
+            .collect();
         // 36.331 §5.3.5.13: the UE releases its other conditional reconfigurations at the
         // execution; the conditions are about the old serving cell.
         cho.reset();
@@ -454,6 +515,7 @@ impl LteRan {
         ho.conditional = true;
         ho.admitted = true;
         ho.cancel_after_success = others;
+        ho.reserved_until_success = reserving;
         let ue = &mut self.ues[u];
         ue.ho = Some(ho);
         ue.latest_record = Some(record);
@@ -521,6 +583,8 @@ impl LteRan {
         let pending: Vec<BearerSdu> = std::mem::take(&mut h.source_pending);
         let fresh: Vec<Packet> = std::mem::take(&mut h.source_fresh);
         let others = std::mem::take(&mut h.cancel_after_success);
+        let reserving = std::mem::take(&mut h.reserved_until_success);
+        self.ues[u].cancels_in_flight.extend(reserving);
         if self.ho_cfg.policy == HandoverPolicy::Discard {
             self.discard_unconfirmed(u, ids.id, pending, out);
             for pkt in fresh {

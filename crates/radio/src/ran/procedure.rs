@@ -93,6 +93,8 @@ pub(super) struct Handover {
     pub source_fresh: Vec<celltcp_net::packet::Packet>,
     /// CHO: the other candidates, cancelled at HANDOVER SUCCESS.
     pub cancel_after_success: Vec<usize>,
+    /// CHO: those of them that admitted the UE, which hold its place until their cancel.
+    pub reserved_until_success: Vec<usize>,
 }
 
 impl Handover {
@@ -134,6 +136,7 @@ impl Handover {
             source_pending: Vec::new(),
             source_fresh: Vec::new(),
             cancel_after_success: Vec::new(),
+            reserved_until_success: Vec::new(),
         }
     }
 
@@ -383,7 +386,8 @@ impl LteRan {
         }
     }
 
-    /// UEs cell `c` serves or has admitted, other than UE `except`.
+    /// UEs cell `c` serves, has admitted as a handover's target or holds a place for as a
+    /// conditional handover's candidate, other than UE `except`.
     pub(super) fn cell_load(&self, c: usize, except: usize) -> u32 {
         self.ues
             .iter()
@@ -393,7 +397,8 @@ impl LteRan {
                     && ((v.attached && v.serving == c)
                         || v.ho
                             .as_ref()
-                            .is_some_and(|h| h.target == c && h.admitted && !h.attached))
+                            .is_some_and(|h| h.target == c && h.admitted && !h.attached)
+                        || self.cho_reserves(c, i))
             })
             .count() as u32
     }

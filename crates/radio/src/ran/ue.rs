@@ -66,6 +66,9 @@ pub(super) struct UeRan {
     pub a3: Option<A3Monitor>,
     /// With the conditional handover procedure: its conditions and candidates.
     pub cho: Option<Conditional>,
+    /// CHO: candidates that admitted the UE and whose HANDOVER CANCEL is on its way (they hold
+    /// the UE's place until it arrives), one entry per cancel.
+    pub cancels_in_flight: Vec<usize>,
     pub rlf: Option<RlfMonitor>,
     pub pdcp: PdcpRx<StampedPacket>,
     /// The PDCP receiver reorders by COUNT (from a detach until the handover is over and

@@ -430,3 +430,75 @@ fn conditional_refuses_the_early_path_switches_and_a3() {
         .is_none());
     }
 }
+
+/// A UE driving through `points` (waypoints, ms and metres on the x axis), served by cell 0.
+fn driving(node: NodeId, points: &[(u64, f64)]) -> RanUe {
+    RanUe {
+        node,
+        serving: 0,
+        downlink_loss: None,
+        mobility: MobilityModel::Waypoints {
+            points: points
+                .iter()
+                .map(|&(t, x)| (ms(t), Position::new(x, 0.0)))
+                .collect(),
+        },
+    }
+}
+
+/// A candidate that admitted a UE holds its place (TS 38.300 §9.2.3.4.2): cell 1 takes at
+/// most one UE and serves none. UE 1 (at 300 m, cell 1 stronger) is prepared there; UE 2 at
+/// the same place is refused while UE 1's preparation holds; UE 1 drives back to 100 m over
+/// 1–3 s, its candidate is cancelled, and UE 3, arriving at 300 m over 3–5 s, is admitted once
+/// the HANDOVER CANCEL has reached cell 1. Nobody executes (execution offset and hysteresis
+/// 15 dB each). Measured: UE 2 refused at 0.099 s (its admission control runs right after UE
+/// 1's), UE 1 configured at 0.104 s, its cancel at cell 1 at 2.005 s, UE 3 configured at
+/// 5.024 s. Without the reservation UE 2 is admitted and configured at 0.104 s too.
+#[test]
+fn a_candidate_holds_the_place_of_the_ue_it_admitted() {
+    let handover = HandoverConfig {
+        max_ues_per_cell: Some(1),
+        ..cho(ConditionalConfig {
+            execution: a3(15.0, 15.0, 256),
+            ..cho_defaults()
+        })
+    };
+    let ues = vec![
+        driving(NodeId(1), &[(0, 300.0), (1000, 300.0), (3000, 100.0)]),
+        driving(NodeId(2), &[(0, 300.0)]),
+        driving(NodeId(3), &[(0, 100.0), (3000, 100.0), (5000, 300.0)]),
+    ];
+    let mut h = Harness::build(ran_config(
+        vec![cell(0, 0.0), cell(1, 500.0)],
+        ues,
+        handover,
+    ));
+    h.run_until(ms(6000));
+    assert!(h.ran.errors().is_empty(), "{:?}", h.ran.errors());
+    let first = |ue: u32, message: &str| -> Option<f64> {
+        h.events()
+            .iter()
+            .find(|e| e.ue == NodeId(ue) && e.message == message)
+            .map(|e| e.time.as_ns() as f64 / 1e6)
+    };
+    let configured = |ue| first(ue, "conditional_reconfiguration");
+    let refused = |ue| first(ue, "handover_preparation_failure");
+    eprintln!(
+        "UE 1 configured {:?}, cancelled {:?}; UE 2 refused {:?}, configured {:?}; UE 3 \
+         configured {:?}",
+        configured(1),
+        first(1, "handover_cancel"),
+        refused(2),
+        configured(2),
+        configured(3)
+    );
+    assert!(configured(1).is_some());
+    assert!(refused(1).is_none());
+    assert!(refused(2).is_some(), "cell 1 holds UE 1's place");
+    assert!(configured(2).is_none());
+    let cancelled = first(1, "handover_cancel").expect("UE 1's candidate cancelled");
+    let admitted = first(3, "handover_request_ack").expect("UE 3 admitted");
+    assert!(admitted > cancelled, "{admitted} after {cancelled}");
+    assert!(refused(3).is_none());
+    assert_eq!(h.ran.serving_cell(NodeId(1)), Some(0));
+}
