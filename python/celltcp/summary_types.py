@@ -56,6 +56,17 @@ class _CellSummaryRequired(TypedDict):
 
 class CellSummary(_CellSummaryRequired, total=False):
     """A cell's figures, with its UEs'."""
+    endc_pdcp_duplicates: float | None
+    endc_pdcp_late: float | None
+    endc_pdcp_sdus_delivered: float | None
+    endc_pdus_lte: float | None
+    endc_pdus_nr: float | None
+    endc_pdus_recovered: float | None
+    endc_refused_lte: float | None
+    endc_refused_nr: float | None
+    endc_switches_to_lte: float | None
+    endc_switches_to_nr: float | None
+    endc_t_reordering_expiries: float | None
     handovers: float | None
     handovers_completed: float | None
     handovers_preparation_failed: float | None

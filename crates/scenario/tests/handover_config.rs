@@ -171,7 +171,7 @@ fn policy_and_prediction_errors() {
 fn unknown_keys_are_rejected_everywhere() {
     assert_eq!(
         err(&[("ran.colour", "1")]),
-        "ran.colour: unknown key; expected one of: coupled_interference, layout, measurement, handover"
+        "ran.colour: unknown key; expected one of: coupled_interference, layout, measurement, handover, dual_connectivity"
     );
     assert_eq!(
         err(&[("ran.handover.polcy", "discard")]),

@@ -211,6 +211,17 @@ catalog!(
         ("packets_dropped_handover", "ran: packets the handover procedures lost"),
         ("packets_duplicated", "ran: packets UEs received twice"),
         ("packets_reordered", "ran: packets delivered after one of the same flow sent later"),
+        ("endc_pdus_lte", "ran with EN-DC: PDCP PDUs the master numbered and sent over its LTE leg"),
+        ("endc_pdus_nr", "ran with EN-DC: PDCP PDUs the master numbered and sent to the NR secondary over X2-U"),
+        ("endc_pdus_recovered", "ran with EN-DC: PDCP PDUs moved to the other leg at a leg switch (data recovery)"),
+        ("endc_switches_to_lte", "ran with EN-DC: switches of the downlink to LTE on an NR outage"),
+        ("endc_switches_to_nr", "ran with EN-DC: switches of the downlink back to NR"),
+        ("endc_pdcp_duplicates", "ran with EN-DC: PDCP PDUs the UEs' receivers discarded as duplicates"),
+        ("endc_pdcp_late", "ran with EN-DC: PDCP PDUs the UEs' receivers discarded as late (after t-Reordering gave them up)"),
+        ("endc_t_reordering_expiries", "ran with EN-DC: t-Reordering expiries of the UEs' PDCP receivers"),
+        ("endc_pdcp_sdus_delivered", "ran with EN-DC: SDUs the UEs' PDCP receivers delivered upwards, each COUNT once and in order"),
+        ("endc_refused_lte", "ran with EN-DC: PDCP PDUs the LTE leg's RLC buffer refused"),
+        ("endc_refused_nr", "ran with EN-DC: packets lost because the NR secondary's RLC buffer had no room (with nr_only, dropped at the master)"),
     ]
 );
 

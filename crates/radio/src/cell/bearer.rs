@@ -98,6 +98,15 @@ impl DlTx {
         }
     }
 
+    /// Whether the RLC buffer would take an SDU of `size` bytes after `ahead_sdus` more of
+    /// `ahead_bytes` in all.
+    pub fn admits_after(&self, ahead_sdus: usize, ahead_bytes: u64, size: u32) -> bool {
+        match self {
+            DlTx::Am(t) => t.admits_after(ahead_sdus, ahead_bytes, size),
+            DlTx::Um(t) => t.admits_after(ahead_sdus, ahead_bytes, size),
+        }
+    }
+
     /// Bytes the MAC should schedule (36.321 §5.4.5 buffer size: data with estimated RLC
     /// headers, retransmissions, control PDUs).
     pub fn buffer_bytes(&self) -> u64 {

@@ -232,6 +232,22 @@ impl LteCell {
         Ok(self.ue(node)?.tx.buffer_bytes())
     }
 
+    /// Whether the UE's RLC buffer would take an SDU of `size` bytes after `ahead_sdus` more of
+    /// `ahead_bytes` in all (the room an EN-DC secondary reports to the master, TS 38.425
+    /// §5.4.2.1 desired buffer size).
+    pub fn ue_admits_after(
+        &self,
+        node: NodeId,
+        ahead_sdus: usize,
+        ahead_bytes: u64,
+        size: u32,
+    ) -> Result<bool, CellError> {
+        Ok(self
+            .ue(node)?
+            .tx
+            .admits_after(ahead_sdus, ahead_bytes, size))
+    }
+
     /// The index of UE `node`, which must be connected (`want`) or not.
     fn connected_index(&self, node: NodeId, want: bool) -> Result<usize, CellError> {
         let i = self.index(node).ok_or(CellError::UnknownUe { node })?;

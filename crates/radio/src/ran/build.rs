@@ -33,6 +33,7 @@ impl LteRan {
             handover,
             measurement,
             coupled_interference,
+            dual_connectivity,
         } = cfg;
 
         // Mobility first: the cells are built with every UE at its position at t = 0.
@@ -84,7 +85,12 @@ impl LteRan {
         let enbs: Vec<NodeId> = cells.iter().map(|c| c.enb).collect();
         let mut built = Vec::with_capacity(cells.len());
         for (i, cell) in cells.into_iter().enumerate() {
-            let connected: Vec<bool> = ues.iter().map(|u| u.serving == i).collect();
+            // With dual connectivity the SN serves every UE too (the master is `serving`).
+            let secondary = dual_connectivity.map(|d| d.secondary);
+            let connected: Vec<bool> = ues
+                .iter()
+                .map(|u| u.serving == i || secondary == Some(i))
+                .collect();
             let name = cell.name.clone();
             let lte = LteCell::new_in_ran(cell, ue_configs.clone(), &connected, seed, run)
                 .map_err(|source| RanError::Cell {
@@ -154,8 +160,14 @@ impl LteRan {
                 cho: cho.clone(),
                 cancels_in_flight: Vec::new(),
                 rlf: rlf.clone(),
-                pdcp: PdcpRx::new(pdcp).map_err(|source| RanError::Pdcp { source })?,
-                pdcp_reordering: false,
+                // With dual connectivity two legs feed the receiver from the start.
+                pdcp: PdcpRx::new(if dual_connectivity.is_some() {
+                    pdcp_reordering
+                } else {
+                    pdcp
+                })
+                .map_err(|source| RanError::Pdcp { source })?,
+                pdcp_reordering: dual_connectivity.is_some(),
                 received: ReceivedCounts::new(pdcp.sn_bits),
                 uplink_hold: VecDeque::new(),
                 ho: None,
@@ -202,6 +214,8 @@ impl LteRan {
             prediction_rng: RngStream::new(seed, run, "ran/prediction"),
             radio_link_failures: 0,
             totals_cho: Default::default(),
+            dc: dual_connectivity
+                .map(|d| super::dual_connectivity::DualConnectivity::new(d, ues.len())),
             sdus: Vec::new(),
             neighbours: Vec::new(),
             signals: Vec::new(),
@@ -305,6 +319,9 @@ fn validate(cfg: &RanConfig) -> Result<(), RanError> {
         ));
     }
     validate_procedure(ho)?;
+    if let Some(dc) = &cfg.dual_connectivity {
+        validate_dual_connectivity(cfg, dc)?;
+    }
     if cfg.measurement.period.as_ns() == 0 {
         return Err(RanError::invalid(
             "measurement.period",
@@ -417,4 +434,92 @@ fn validate_conditional(c: &super::ConditionalConfig) -> Result<(), RanError> {
         ));
     }
     Ok(())
+}
+
+/// EN-DC: an LTE master and an NR secondary of the network, every UE served by the master, a
+/// split share in 0..=1, thresholds in order, and no handover of either leg (the split bearer
+/// and a handover's data path are not combined in the model).
+fn validate_dual_connectivity(
+    cfg: &RanConfig,
+    dc: &super::DualConnectivityConfig,
+) -> Result<(), RanError> {
+    let n = cfg.cells.len();
+    let key = |k: &str| format!("dual_connectivity.{k}");
+    for (k, c) in [("master", dc.master), ("secondary", dc.secondary)] {
+        if c >= n {
+            return Err(RanError::invalid(
+                key(k),
+                format!("{c} is not a cell ({n} cells)"),
+            ));
+        }
+    }
+    if cfg.cells[dc.master].nr.is_some() {
+        return Err(RanError::invalid(
+            key("master"),
+            format!(
+                "cell '{}' is an NR cell; expected an LTE cell (the EN-DC master is an eNB)",
+                cfg.cells[dc.master].name
+            ),
+        ));
+    }
+    if cfg.cells[dc.secondary].nr.is_none() {
+        return Err(RanError::invalid(
+            key("secondary"),
+            format!(
+                "cell '{}' is an LTE cell; expected an NR cell (the EN-DC secondary is a gNB)",
+                cfg.cells[dc.secondary].name
+            ),
+        ));
+    }
+    if let super::SplitPolicy::SplitRatio { nr_share } = dc.policy {
+        if !(0.0..=1.0).contains(&nr_share) {
+            return Err(RanError::invalid(
+                key("ratio"),
+                format!("{nr_share} is not allowed; expected the fraction over NR, 0 to 1"),
+            ));
+        }
+    }
+    if !(dc.q_out_db.is_finite() && dc.q_in_db.is_finite() && dc.q_out_db <= dc.q_in_db) {
+        return Err(RanError::invalid(
+            key("q_in_db"),
+            format!(
+                "Q_out {} dB, Q_in {} dB; expected finite thresholds with q_out_db ≤ q_in_db",
+                dc.q_out_db, dc.q_in_db
+            ),
+        ));
+    }
+    if let Some((i, _)) = cfg
+        .ues
+        .iter()
+        .enumerate()
+        .find(|(_, u)| u.serving != dc.master)
+    {
+        return Err(RanError::invalid(
+            format!("ues[{i}].serving"),
+            format!(
+                "{}; expected the EN-DC master {} (every UE starts on the master)",
+                cfg.ues[i].serving, dc.master
+            ),
+        ));
+    }
+    let ho = &cfg.handover;
+    let refused = if ho.a3.is_some() {
+        Some("handover.a3")
+    } else if !ho.manual.is_empty() {
+        Some("handover.manual")
+    } else if ho.rlf.is_some() {
+        Some("handover.rlf")
+    } else if ho.procedure != super::HandoverProcedure::Classic {
+        Some("handover.procedure")
+    } else {
+        None
+    };
+    match refused {
+        Some(k) => Err(RanError::invalid(
+            k,
+            "given with dual_connectivity; expected none (no handover of either EN-DC leg is \
+             modelled: the split bearer and a handover's data path are not combined)",
+        )),
+        None => Ok(()),
+    }
 }

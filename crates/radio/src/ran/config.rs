@@ -291,4 +291,6 @@ pub struct RanConfig {
     /// Every cell sees the others as interferers with the PRB load they had over the last
     /// measurement period (instead of only the configured constant-load interferers).
     pub coupled_interference: bool,
+    /// EN-DC with a split bearer for every UE (`None` = each UE in one cell at a time).
+    pub dual_connectivity: Option<super::DualConnectivityConfig>,
 }

@@ -80,6 +80,16 @@ impl LteRan {
         pkt: Packet,
         out: &mut MediumOutput,
     ) {
+        if self.dc.is_some() {
+            // EN-DC: the S-GW tunnels to the MN, whose PDCP numbers and splits
+            // (`dual_connectivity.rs`).
+            if c == self.ues[u].serving {
+                self.dc_downlink(now, u, pkt, out);
+            } else {
+                out.dropped.push((pkt, DropCause::NoRoute));
+            }
+            return;
+        }
         let ue = &mut self.ues[u];
         let served_here = ue.attached && ue.serving == c;
         if ue

@@ -57,6 +57,9 @@ impl LteRan {
         for u in 0..self.ues.len() {
             self.move_ue(now, u);
             self.measure_ue(now, u);
+            if self.dc.is_some() {
+                self.dc_tick(now, u);
+            }
             let ue = &mut self.ues[u];
             if !ue.attached {
                 continue;

@@ -46,6 +46,7 @@ mod conditional;
 pub mod config;
 mod daps;
 mod data_path;
+pub mod dual_connectivity;
 mod error;
 mod measure;
 mod procedure;
@@ -73,6 +74,7 @@ pub use config::{
     ManualHandover, MeasurementConfig, PathSwitchPrediction, RanConfig, RanUe, TriggerQuantity,
     DEFAULT_PREDICTION_STEP, DEFAULT_Q_RXLEVMIN_DBM,
 };
+pub use dual_connectivity::{DualConnectivityConfig, SplitPolicy};
 pub use error::RanError;
 pub use timeline::HandoverMessage;
 pub use ue::UPLINK_HOLD_PACKETS;
@@ -115,6 +117,8 @@ pub struct LteRan {
     radio_link_failures: u64,
     /// Conditional handover counts (reported only with that procedure).
     totals_cho: conditional::ConditionalTotals,
+    /// EN-DC with a split bearer (`dual_connectivity.rs`), if configured.
+    dc: Option<dual_connectivity::DualConnectivity>,
     /// Scratch buffers, reused.
     sdus: Vec<(NodeId, BearerSdu)>,
     neighbours: Vec<(usize, f64)>,
@@ -201,14 +205,21 @@ impl LteRan {
 
     /// Hands every SDU the cells' RLC reassembled to the UEs' PDCP receivers.
     fn collect_sdus(&mut self, now: SimTime, out: &mut MediumOutput) {
+        // Cell by cell, in cell order (the order of collecting them all first): with dual
+        // connectivity each leg's deliveries count for its rate.
         let mut sdus = std::mem::take(&mut self.sdus);
-        for cell in &mut self.cells {
-            cell.take_delivered_sdus(&mut sdus);
-        }
-        for (node, pdu) in sdus.drain(..) {
-            match self.ue_by_node(node) {
-                Some(u) => self.pdcp_receive(now, u, pdu, out),
-                None => out.dropped.push((pdu.sdu.packet, DropCause::NoRoute)),
+        for c in 0..self.cells.len() {
+            self.cells[c].take_delivered_sdus(&mut sdus);
+            for (node, pdu) in sdus.drain(..) {
+                match self.ue_by_node(node) {
+                    Some(u) => {
+                        if let Some(dc) = self.dc.as_mut() {
+                            dc.note_delivered(u, c, u64::from(pdu.sdu.packet.size_bytes()));
+                        }
+                        self.pdcp_receive(now, u, pdu, out)
+                    }
+                    None => out.dropped.push((pdu.sdu.packet, DropCause::NoRoute)),
+                }
             }
         }
         self.sdus = sdus;
@@ -356,6 +367,7 @@ impl Medium for LteRan {
         if self.conditional_procedure() {
             self.totals_cho.figures(&mut figures);
         }
+        self.dc_figures(&mut figures);
         self.downlink_lost(&mut figures);
         figures
     }
@@ -408,6 +420,9 @@ impl Medium for LteRan {
             return;
         };
         match arrival {
+            TunnelArrival::Forwarded { pkt, pdcp_count } if self.dc.is_some() => {
+                self.dc_tunnel_forwarded(now, c, u, pkt, pdcp_count, out)
+            }
             TunnelArrival::Forwarded { pkt, pdcp_count } => {
                 self.tunnel_forwarded(now, c, u, pkt, pdcp_count, out)
             }

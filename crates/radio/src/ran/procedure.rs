@@ -232,6 +232,10 @@ impl LteRan {
             }
             return;
         }
+        if s.step == Step::DualConnectivitySwitch {
+            self.dc_switch(now, u, out);
+            return;
+        }
         if let Step::Conditional { cell, token, stage } = s.step {
             self.cho_step(now, u, s.handover, cell, token, stage);
             return;
@@ -287,7 +291,7 @@ impl LteRan {
             Step::HandoverSuccess | Step::SourceRelease => {
                 self.daps_release_step(now, u, ids, s.step, out)
             }
-            Step::Conditional { .. } => {}
+            Step::Conditional { .. } | Step::DualConnectivitySwitch => {}
         }
     }
 

@@ -52,6 +52,8 @@ pub(super) enum Step {
     HandoverSuccess,
     /// DAPS: the RRC reconfiguration releasing the source leg reaches the UE.
     SourceRelease,
+    /// EN-DC: the MN switches the UE's downlink leg (`dual_connectivity.rs`).
+    DualConnectivitySwitch,
     /// CHO: a step of candidate `cell`'s preparation (or its cancellation), `token` telling
     /// it from an earlier preparation of the same cell. Runs while the UE is still served by
     /// the source, before its handover exists.

@@ -213,7 +213,9 @@ impl LteRan {
         ue.pdcp.on_pdu(now, pdu);
         if ue.pdcp.stats().pdus_discarded > discarded_before {
             let blame = ue.last_commanded;
-            if ue.received.contains(count) {
+            let duplicate = ue.received.contains(count);
+            self.dc_note_discard(duplicate);
+            if duplicate {
                 self.timeline
                     .count(blame, packet.flow, PacketFate::Duplicated);
             } else {
@@ -244,6 +246,10 @@ impl LteRan {
     /// receiver delivers as RLC delivers again (in a cell, RLC AM delivers in sequence).
     pub(super) fn settle_pdcp(&mut self, now: SimTime, u: usize) {
         let ue = &self.ues[u];
+        // With dual connectivity two legs feed the receiver all the time.
+        if self.dc.is_some() {
+            return;
+        }
         if ue.pdcp_reordering && ue.ho.is_none() && ue.pdcp.poll_timeout().is_none() {
             self.swap_pdcp(now, u, self.pdcp_cfg);
             self.ues[u].pdcp_reordering = false;

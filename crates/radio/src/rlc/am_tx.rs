@@ -101,6 +101,12 @@ impl<S: RlcSdu> RlcAmTx<S> {
         &self.cfg
     }
 
+    /// Whether the transmission buffer would take an SDU of `size` bytes after `ahead_sdus`
+    /// more of `ahead_bytes` in all.
+    pub fn admits_after(&self, ahead_sdus: usize, ahead_bytes: u64, size: u32) -> bool {
+        self.buf.admits_after(ahead_sdus, ahead_bytes, size)
+    }
+
     /// Queues an SDU from the upper layer (36.322 §5.1.3.1.1).
     pub fn write_sdu(&mut self, now: SimTime, sdu: S) -> Result<(), RlcSduRefused> {
         self.on_timeout(now);

@@ -37,18 +37,23 @@ impl<S: RlcSdu> SduBuffer<S> {
         }
     }
 
+    /// Whether an SDU of `size` bytes would be queued after `ahead_sdus` more SDUs of
+    /// `ahead_bytes` in all (data on their way to the buffer, e.g. over X2-U).
+    pub(crate) fn admits_after(&self, ahead_sdus: usize, ahead_bytes: u64, size: u32) -> bool {
+        match self.limit {
+            BufferLimit::Unlimited => true,
+            BufferLimit::Bytes(b) => self.bytes + ahead_bytes + u64::from(size) <= b,
+            BufferLimit::Sdus(n) => self.sdus.len() + ahead_sdus < n,
+        }
+    }
+
     /// Queues `sdu` unless the limit is reached.
     pub(crate) fn push(&mut self, sdu: S) -> Result<(), RlcSduRefused> {
         let size = sdu.size_bytes();
         if size == 0 {
             return Err(RlcSduRefused::EmptySdu);
         }
-        let admits = match self.limit {
-            BufferLimit::Unlimited => true,
-            BufferLimit::Bytes(b) => self.bytes + size as u64 <= b,
-            BufferLimit::Sdus(n) => self.sdus.len() < n,
-        };
-        if !admits {
+        if !self.admits_after(0, 0, size) {
             return Err(RlcSduRefused::BufferFull {
                 sdu_bytes: size,
                 buffered_bytes: self.bytes,

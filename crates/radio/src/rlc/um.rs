@@ -126,6 +126,12 @@ impl<S: RlcSdu> RlcUmTx<S> {
         })
     }
 
+    /// Whether the transmission buffer would take an SDU of `size` bytes after `ahead_sdus`
+    /// more of `ahead_bytes` in all.
+    pub fn admits_after(&self, ahead_sdus: usize, ahead_bytes: u64, size: u32) -> bool {
+        self.buf.admits_after(ahead_sdus, ahead_bytes, size)
+    }
+
     pub fn write_sdu(&mut self, _now: SimTime, sdu: S) -> Result<(), RlcSduRefused> {
         let r = self.buf.push(sdu);
         match r {

@@ -172,6 +172,7 @@ pub(super) fn ran_config(
             },
         },
         coupled_interference: ran.coupled_interference,
+        dual_connectivity: ran.dual_connectivity,
     })
 }
 
@@ -418,7 +419,11 @@ fn handover_config(
 /// tables, so they name `ran.<path>`; the others (its cells and UEs by index) keep `ran` and
 /// the RAN's message.
 fn ran_error(e: RanError) -> ScenarioError {
-    let of_ran = |key: &str| key.starts_with("handover.") || key.starts_with("measurement.");
+    let of_ran = |key: &str| {
+        ["handover.", "measurement.", "dual_connectivity."]
+            .iter()
+            .any(|p| key.starts_with(p))
+    };
     match e {
         RanError::Invalid { key, problem } if of_ran(&key) => {
             ScenarioError::new(format!("ran.{key}"), problem)

@@ -195,13 +195,15 @@ fn range(key: String, v: f64, lo: f64, hi: f64, what: &str) -> Result<(), Scenar
 }
 
 /// Validates the cells against the nodes; every UE is served by one cell only. Outside a radio
-/// access network (`in_ran` false) every cell serves at least one UE.
+/// access network (`in_ran` false) every cell serves at least one UE. A network's cells share
+/// their RAT unless `mixed_rats` (EN-DC, `[ran.dual_connectivity]`).
 pub(crate) fn convert(
     file: &BTreeMap<String, CellFile>,
     nodes: &BTreeMap<String, Node>,
     in_ran: bool,
+    mixed_rats: bool,
 ) -> Result<BTreeMap<String, CellSpec>, ScenarioError> {
-    if in_ran {
+    if in_ran && !mixed_rats {
         nr::same_rat_in_ran(file)?;
     }
     let mut served: BTreeMap<&str, &str> = BTreeMap::new();

@@ -9,6 +9,7 @@ pub mod apps;
 pub mod capture;
 pub mod cells;
 pub mod dch;
+pub mod dual_connectivity;
 pub mod epc;
 pub mod events;
 pub mod flows;
@@ -174,7 +175,12 @@ impl ScenarioFile {
             link.fill_defaults();
             links.insert(name.clone(), link.convert(name, &nodes)?);
         }
-        let mut cells = cells::convert(&self.cells, &nodes, self.ran.is_some())?;
+        // EN-DC is the one network of LTE and NR cells.
+        let mixed_rats = self
+            .ran
+            .as_ref()
+            .is_some_and(|r| r.dual_connectivity.is_some());
+        let mut cells = cells::convert(&self.cells, &nodes, self.ran.is_some(), mixed_rats)?;
         cells::check_unwired_ues(&cells, &links)?;
         let epc = epc::convert(self.epc.as_ref(), &nodes, &links, &cells)?;
         let ran = ran::convert(self.ran.as_ref(), &self.cells, &cells, epc.as_ref())?;

@@ -13,12 +13,14 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize, Serializer};
 
 use super::cells::{CellFile, CellSpec};
+use super::dual_connectivity::DualConnectivityFile;
 use super::epc::EpcSpec;
 use super::handover::{HandoverFile, HandoverSpec};
 use super::quantity::{Length, Quantity, Time};
 use super::KindTagged;
 use crate::validate::positive_time;
 use crate::ScenarioError;
+use celltcp_radio::ran::DualConnectivityConfig;
 
 /// Placement of the eNBs: a table tagged by `kind` (line, hex).
 #[derive(Clone, Debug, PartialEq, Deserialize, JsonSchema)]
@@ -124,6 +126,9 @@ pub struct RanFile {
     pub layout: Option<LayoutFile>,
     pub measurement: MeasurementFile,
     pub handover: HandoverFile,
+    /// EN-DC with a split bearer: an LTE master and an NR secondary serve every UE at once.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dual_connectivity: Option<DualConnectivityFile>,
 }
 
 impl Default for RanFile {
@@ -133,6 +138,7 @@ impl Default for RanFile {
             layout: None,
             measurement: MeasurementFile::default(),
             handover: HandoverFile::default(),
+            dual_connectivity: None,
         }
     }
 }
@@ -230,6 +236,7 @@ pub struct RanSpec {
     pub layout: Option<LayoutSpec>,
     pub measurement: MeasurementSpec,
     pub handover: HandoverSpec,
+    pub dual_connectivity: Option<DualConnectivityConfig>,
 }
 
 /// Checks `[ran]` against the run, the cells and the EPC.
@@ -282,6 +289,11 @@ pub(crate) fn convert(
         ));
     }
     let handover = f.handover.convert(cells)?;
+    let dual_connectivity = f
+        .dual_connectivity
+        .as_ref()
+        .map(|d| d.convert(cell_files, &handover, f.coupled_interference))
+        .transpose()?;
     Ok(Some(RanSpec {
         coupled_interference: f.coupled_interference,
         layout,
@@ -292,6 +304,7 @@ pub(crate) fn convert(
             trigger_quantity: m.trigger_quantity,
         },
         handover,
+        dual_connectivity,
     }))
 }
 

@@ -86,6 +86,7 @@ pub fn ran_config(
         handover,
         measurement: MeasurementConfig::default(),
         coupled_interference: false,
+        dual_connectivity: None,
     }
 }
 

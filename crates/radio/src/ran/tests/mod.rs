@@ -7,6 +7,7 @@ mod cho;
 mod config_errors;
 mod daps;
 mod data_path;
+mod dual_connectivity;
 mod harness;
 mod interference;
 mod medium;

@@ -1,0 +1,711 @@
+//! E-UTRA–NR dual connectivity (EN-DC, TS 37.340) with a split bearer: an LTE master eNB (MN)
+//! and an NR secondary gNB (SN) serve every UE of the network at once.
+//!
+//! The bearer (TS 37.340 §4.2.2, the MN-terminated split bearer):
+//! * **PDCP at the MN**: the S-GW tunnels the UE's downlink to the MN (S1-U), whose PDCP
+//!   transmitter numbers every SDU with the next COUNT (TS 38.323 §5.2.1, TX_NEXT) and hands
+//!   the PDU to one leg. The cells' own PDCP transmitters number nothing: both legs are written
+//!   with [`LteCell::write_forwarded`](crate::cell::LteCell::write_forwarded), the COUNT given.
+//! * **one RLC AM per leg**: the MN's LTE cell's bearer, and the SN's NR cell's bearer, which
+//!   the MN reaches over X2-U (the network's forwarding path and its latency; TS 37.340 §10.2
+//!   user-plane transfer, here a `MediumRequest::Forward` with the COUNT).
+//! * **the UE's PDCP receiver** reorders by COUNT from the start (TS 38.323 §5.2.2.2,
+//!   t-Reordering; the model's receiver is the network's one, TS 36.323 §5.1.2.1.4, whose
+//!   window, timer and duplicate discard are the same rules), so every COUNT reaches the UE's
+//!   upper layer at most once and in order; a COUNT missing when t-Reordering expires is
+//!   skipped, and arrives later only to be discarded.
+//! * **uplink** (TCP ACKs): over the MN's LTE uplink only, the primary path with
+//!   ul-DataSplitThreshold infinite (TS 38.323 §5.2.1, TS 37.340 §7.7).
+//!
+//! Which leg a PDU takes ([`SplitPolicy`]): all over NR (`nr_only`), a fraction over NR
+//! (`split_ratio`, a deterministic credit so that the share is exact without a random
+//! stream), or the leg of the smaller estimated queueing delay (`split_delay`: the leg's RLC
+//! buffer over its recent delivery rate, plus for the SN the bytes on X2-U and the measured
+//! X2-U latency).
+//!
+//! **Switching** (every policy): at each measurement tick the MN looks at the NR leg's SINR
+//! (the SN cell's large-scale SINR at the UE, the mmWave channel's blockage included). Below
+//! `q_out_db` for `switch_detection` the NR leg is out (ns3-mmwave's outage threshold on the
+//! UE's SINR reports); `switch_delay` later (the UE's report over LTE and the X2-C signalling
+//! to the SN) the MN sends everything over LTE, and the PDCP PDUs the SN's RLC has not
+//! confirmed delivered are sent again over LTE from the MN's PDCP (PDCP data recovery, TS
+//! 38.323 §5.1.2: "retransmit all the PDCP Data PDUs … for which the successful delivery has
+//! not been confirmed by lower layers"); the UE's PDCP discards the copies it already has.
+//! PDUs still on X2-U reaching the SN after the switch go back to the MN and over LTE. Above
+//! `q_in_db` for `switch_back_after` the NR leg is back, `switch_delay` later.
+//!
+//! No handover while dual connectivity is on (the network refuses Event A3, manual
+//! handovers, radio link monitoring of the MN and the DAPS/CHO procedures with it).
+
+use std::collections::BTreeMap;
+
+use celltcp_engine::{SimDuration, SimTime};
+use celltcp_net::medium::{MediumFigure, MediumOutput, MediumRequest};
+use celltcp_net::packet::Packet;
+use celltcp_net::queue::DropCause;
+
+use crate::cell::bearer::BearerSdu;
+use crate::cell::StampedPacket;
+use crate::pdcp::PdcpPdu;
+
+use super::steps::Step;
+use super::LteRan;
+
+/// How the MN's PDCP splits the downlink between its two legs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SplitPolicy {
+    /// Every PDU over NR while the NR leg is up (the SN's leg as the primary downlink path).
+    NrOnly,
+    /// A fraction `nr_share` (0..=1) of the PDUs over NR, the rest over LTE.
+    SplitRatio { nr_share: f64 },
+    /// Each PDU over the leg whose estimated queueing delay is smaller.
+    SplitDelay,
+}
+
+impl SplitPolicy {
+    /// The scenario-file spelling.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            SplitPolicy::NrOnly => "nr_only",
+            SplitPolicy::SplitRatio { .. } => "split_ratio",
+            SplitPolicy::SplitDelay => "split_delay",
+        }
+    }
+}
+
+/// Default Q_out of the NR leg, dB: ns3-mmwave's outage threshold (`LteEnbRrc::OutageThreshold`,
+/// −5 dB), below which the MN takes the UE's mmWave link for lost.
+pub const DEFAULT_NR_Q_OUT_DB: f64 = -5.0;
+/// Default Q_in of the NR leg, dB: 2 dB above Q_out, the hysteresis of the LTE radio link
+/// monitoring's default Q_out −8 / Q_in −6 dB.
+pub const DEFAULT_NR_Q_IN_DB: f64 = -3.0;
+
+/// An EN-DC split bearer for every UE of the network (module documentation).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DualConnectivityConfig {
+    /// Index of the master cell (LTE) in [`RanConfig::cells`](super::RanConfig::cells); it
+    /// serves every UE (`RanUe::serving`).
+    pub master: usize,
+    /// Index of the secondary cell (NR).
+    pub secondary: usize,
+    pub policy: SplitPolicy,
+    /// The NR leg is out when its SINR stays below this for `switch_detection`, dB.
+    pub q_out_db: f64,
+    /// The NR leg is back when its SINR stays above this (≥ `q_out_db`) for
+    /// `switch_back_after`, dB.
+    pub q_in_db: f64,
+    /// How long the SINR must stay below Q_out (0 = at the first measurement below it).
+    pub switch_detection: SimDuration,
+    /// How long the SINR must stay above Q_in before the NR leg is used again.
+    pub switch_back_after: SimDuration,
+    /// From the detection to the MN's switch: the UE's report over LTE and the X2-C message
+    /// to the SN (default 10 ms: the measurement report's 5 ms and the X2-C 5 ms of
+    /// [`HandoverLatencies`](super::HandoverLatencies)).
+    pub switch_delay: SimDuration,
+}
+
+impl DualConnectivityConfig {
+    /// The defaults for a master and a secondary cell and a policy.
+    pub fn new(master: usize, secondary: usize, policy: SplitPolicy) -> Self {
+        DualConnectivityConfig {
+            master,
+            secondary,
+            policy,
+            q_out_db: DEFAULT_NR_Q_OUT_DB,
+            q_in_db: DEFAULT_NR_Q_IN_DB,
+            switch_detection: SimDuration::ZERO,
+            switch_back_after: SimDuration::from_ms(100),
+            switch_delay: SimDuration::from_ms(10),
+        }
+    }
+}
+
+/// The two legs of the split bearer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Leg {
+    Lte,
+    Nr,
+}
+
+/// The NR leg as the MN sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum NrLeg {
+    /// In use.
+    Up,
+    /// Detected out; the MN switches at the scheduled step.
+    GoingDown,
+    /// Not in use: everything goes over LTE.
+    Down,
+    /// Detected back; the MN uses it again at the scheduled step.
+    GoingUp,
+}
+
+impl NrLeg {
+    /// Whether the MN sends new PDUs over NR.
+    fn in_use(self) -> bool {
+        matches!(self, NrLeg::Up | NrLeg::GoingDown)
+    }
+}
+
+/// Weight of a new sample in a leg's delivery-rate average (per measurement period).
+const RATE_EWMA_WEIGHT: f64 = 0.5;
+/// Weight of a new sample in the X2-U latency average.
+const X2_EWMA_WEIGHT: f64 = 0.125;
+/// PDUs on X2-U this long are taken as lost there (the forwarding buffer dropped them) and
+/// no longer count as in flight.
+const X2_IN_FLIGHT_TIMEOUT: SimDuration = SimDuration::from_ms(1000);
+
+/// One leg's recent delivery rate: bytes its RLC delivered to the UE per measurement period,
+/// averaged over the periods in which the leg had data.
+#[derive(Clone, Copy, Debug, Default)]
+struct LegRate {
+    bytes_since_tick: u64,
+    /// Bits per second; 0 before the first busy period.
+    rate_bps: f64,
+}
+
+impl LegRate {
+    fn sample(&mut self, period: SimDuration, busy: bool) {
+        let bytes = std::mem::take(&mut self.bytes_since_tick);
+        if !busy && bytes == 0 {
+            return;
+        }
+        let sample = bytes as f64 * 8.0 / period.as_secs_f64();
+        self.rate_bps = if self.rate_bps == 0.0 {
+            sample
+        } else {
+            RATE_EWMA_WEIGHT * sample + (1.0 - RATE_EWMA_WEIGHT) * self.rate_bps
+        };
+    }
+
+    /// Seconds to send `bytes` at the recent rate: 0 for nothing, infinite without a rate.
+    fn drain_s(&self, bytes: u64) -> f64 {
+        match (bytes, self.rate_bps) {
+            (0, _) => 0.0,
+            (_, r) if r > 0.0 => bytes as f64 * 8.0 / r,
+            _ => f64::INFINITY,
+        }
+    }
+}
+
+/// Per UE: the MN's PDCP transmitter and its view of the two legs.
+#[derive(Clone, Debug)]
+pub(super) struct DcUe {
+    /// TX_NEXT of the MN's PDCP transmitter (TS 38.323 §7.1).
+    tx_next: u32,
+    nr: NrLeg,
+    /// Since when the NR leg's SINR has been below Q_out (while in use) or above Q_in (while
+    /// not).
+    crossed_since: Option<SimTime>,
+    /// `split_ratio`: the NR share owed, in PDUs.
+    credit: f64,
+    /// PDUs on X2-U to the SN: COUNT → (sent, bytes).
+    x2_in_flight: BTreeMap<u32, (SimTime, u32)>,
+    x2_in_flight_bytes: u64,
+    /// Measured one-way X2-U latency, seconds (averaged), once a PDU has arrived.
+    x2_latency_s: Option<f64>,
+    lte_rate: LegRate,
+    nr_rate: LegRate,
+}
+
+impl DcUe {
+    pub fn new() -> Self {
+        DcUe {
+            tx_next: 0,
+            nr: NrLeg::Up,
+            crossed_since: None,
+            credit: 0.0,
+            x2_in_flight: BTreeMap::new(),
+            x2_in_flight_bytes: 0,
+            x2_latency_s: None,
+            lte_rate: LegRate::default(),
+            nr_rate: LegRate::default(),
+        }
+    }
+
+    fn leg_rate(&mut self, leg: Leg) -> &mut LegRate {
+        match leg {
+            Leg::Lte => &mut self.lte_rate,
+            Leg::Nr => &mut self.nr_rate,
+        }
+    }
+}
+
+/// The network's EN-DC counters (reported only with dual connectivity).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct DcTotals {
+    pdus_lte: u64,
+    pdus_nr: u64,
+    pdus_recovered: u64,
+    switches_to_lte: u64,
+    switches_to_nr: u64,
+    pdcp_duplicates: u64,
+    pdcp_late: u64,
+    refused_lte: u64,
+    refused_nr: u64,
+}
+
+/// The network's dual connectivity: its configuration, per-UE state and counters.
+#[derive(Clone, Debug)]
+pub(super) struct DualConnectivity {
+    pub cfg: DualConnectivityConfig,
+    /// One per UE, in the network's UE order.
+    pub ues: Vec<DcUe>,
+    totals: DcTotals,
+}
+
+impl DualConnectivity {
+    pub fn new(cfg: DualConnectivityConfig, n_ues: usize) -> Self {
+        DualConnectivity {
+            cfg,
+            ues: vec![DcUe::new(); n_ues],
+            totals: DcTotals::default(),
+        }
+    }
+
+    /// The leg of cell `c`, if it is one.
+    fn leg_of(&self, c: usize) -> Option<Leg> {
+        if c == self.cfg.master {
+            Some(Leg::Lte)
+        } else if c == self.cfg.secondary {
+            Some(Leg::Nr)
+        } else {
+            None
+        }
+    }
+
+    /// Cell `c`'s RLC delivered `bytes` to UE `u` (for the legs' rates).
+    pub fn note_delivered(&mut self, u: usize, c: usize, bytes: u64) {
+        if let Some(leg) = self.leg_of(c) {
+            self.ues[u].leg_rate(leg).bytes_since_tick += bytes;
+        }
+    }
+
+    /// The UE's PDCP receiver discarded a PDU: a duplicate (it had the COUNT) or a late one.
+    pub fn note_discard(&mut self, duplicate: bool) {
+        if duplicate {
+            self.totals.pdcp_duplicates += 1;
+        } else {
+            self.totals.pdcp_late += 1;
+        }
+    }
+
+    /// The leg of the next PDU of UE `u`, given each leg's queue (LTE RLC bytes, SN RLC
+    /// bytes) and whether the SN has room for it; `None`: `nr_only` and the SN has no room
+    /// (the PDU is dropped at the MN, as a full RLC buffer drops in a plain cell).
+    fn choose(&mut self, u: usize, lte_bytes: u64, sn_bytes: u64, sn_room: bool) -> Option<Leg> {
+        let ue = &mut self.ues[u];
+        if !ue.nr.in_use() {
+            return Some(Leg::Lte);
+        }
+        let leg = match self.cfg.policy {
+            SplitPolicy::NrOnly if sn_room => Leg::Nr,
+            SplitPolicy::NrOnly => return None,
+            SplitPolicy::SplitRatio { nr_share } => {
+                ue.credit += nr_share;
+                if ue.credit >= 1.0 {
+                    ue.credit -= 1.0;
+                    Leg::Nr
+                } else {
+                    Leg::Lte
+                }
+            }
+            SplitPolicy::SplitDelay => {
+                let lte = ue.lte_rate.drain_s(lte_bytes);
+                let nr = ue.nr_rate.drain_s(sn_bytes + ue.x2_in_flight_bytes)
+                    + ue.x2_latency_s.unwrap_or(0.0);
+                // A tie goes to the MN's own leg.
+                if nr < lte {
+                    Leg::Nr
+                } else {
+                    Leg::Lte
+                }
+            }
+        };
+        // X2-U flow control: no more to the SN than its RLC buffer takes.
+        Some(if sn_room { leg } else { Leg::Lte })
+    }
+
+    /// The figures of [`LteRan::report`] with dual connectivity: the counters, and over every
+    /// UE the PDCP receivers' t-Reordering expiries and SDUs delivered.
+    pub fn figures(&self, t_reordering_expiries: u64, sdus: u64, out: &mut Vec<MediumFigure>) {
+        let t = &self.totals;
+        for (name, v) in [
+            ("endc_pdus_lte", t.pdus_lte),
+            ("endc_pdus_nr", t.pdus_nr),
+            ("endc_pdus_recovered", t.pdus_recovered),
+            ("endc_switches_to_lte", t.switches_to_lte),
+            ("endc_switches_to_nr", t.switches_to_nr),
+            ("endc_pdcp_duplicates", t.pdcp_duplicates),
+            ("endc_pdcp_late", t.pdcp_late),
+            ("endc_t_reordering_expiries", t_reordering_expiries),
+            ("endc_pdcp_sdus_delivered", sdus),
+            ("endc_refused_lte", t.refused_lte),
+            ("endc_refused_nr", t.refused_nr),
+        ] {
+            out.push((name.into(), v as f64));
+        }
+    }
+}
+
+impl LteRan {
+    fn dc(&self) -> Option<&DualConnectivity> {
+        self.dc.as_ref()
+    }
+
+    /// A PDCP PDU of the MN's PDCP with `count` for `pkt`.
+    fn dc_pdu(&self, now: SimTime, pkt: Packet, count: u32) -> BearerSdu {
+        let pdcp = self.pdcp_cfg;
+        PdcpPdu {
+            count,
+            sdu: StampedPacket {
+                packet: pkt,
+                arrived: now,
+            },
+            header_bytes: pdcp.header_bytes(),
+            sn_bits: pdcp.sn_bits,
+        }
+    }
+
+    /// A downlink packet for UE `u` reached the MN (from the S-GW): its PDCP numbers it and
+    /// hands it to a leg. A PDU the LTE leg's RLC refuses is dropped before it takes a COUNT
+    /// (as a full buffer drops in a plain cell), so the UE's receiver waits for no gap.
+    pub(super) fn dc_downlink(
+        &mut self,
+        now: SimTime,
+        u: usize,
+        pkt: Packet,
+        out: &mut MediumOutput,
+    ) {
+        let Some(dc) = self.dc.as_mut() else { return };
+        let (m, s) = (dc.cfg.master, dc.cfg.secondary);
+        let node = self.ues[u].node;
+        let lte_bytes = self.cells[m].ue_buffer_bytes(node).unwrap_or(0);
+        let sn_bytes = self.cells[s].ue_buffer_bytes(node).unwrap_or(0);
+        let ue = &dc.ues[u];
+        let sn_room = self.cells[s]
+            .ue_admits_after(
+                node,
+                ue.x2_in_flight.len(),
+                ue.x2_in_flight_bytes,
+                pkt.size_bytes(),
+            )
+            .unwrap_or(false);
+        let Some(leg) = dc.choose(u, lte_bytes, sn_bytes, sn_room) else {
+            dc.totals.refused_nr += 1;
+            out.dropped.push((pkt, DropCause::QueueFull));
+            return;
+        };
+        let count = dc.ues[u].tx_next;
+        let pdu = self.dc_pdu(now, pkt, count);
+        let Some(dc) = self.dc.as_mut() else { return };
+        match leg {
+            Leg::Lte => {
+                if self.cells[m].write_forwarded(now, node, pdu).is_err() {
+                    dc.totals.refused_lte += 1;
+                    out.dropped.push((pkt, DropCause::QueueFull));
+                    return;
+                }
+                dc.totals.pdus_lte += 1;
+            }
+            Leg::Nr => {
+                dc.totals.pdus_nr += 1;
+                let ue = &mut dc.ues[u];
+                ue.x2_in_flight.insert(count, (now, pkt.size_bytes()));
+                ue.x2_in_flight_bytes += u64::from(pkt.size_bytes());
+                out.requests.push(MediumRequest::Forward {
+                    from: self.enbs[m],
+                    to: self.enbs[s],
+                    pkt,
+                    pdcp_count: Some(count),
+                });
+            }
+        }
+        dc.ues[u].tx_next = count.wrapping_add(1);
+    }
+
+    /// X2-U data for UE `u` reached cell `c`'s node: at the SN, a PDU from the MN for its RLC
+    /// (or, once the MN has switched to LTE, back to the MN); at the MN, a PDU the SN sent
+    /// back, for the LTE leg. Anything else has no place in the split bearer.
+    pub(super) fn dc_tunnel_forwarded(
+        &mut self,
+        now: SimTime,
+        c: usize,
+        u: usize,
+        pkt: Packet,
+        pdcp_count: Option<u32>,
+        out: &mut MediumOutput,
+    ) {
+        let Some(dc) = self.dc.as_mut() else { return };
+        let (m, s) = (dc.cfg.master, dc.cfg.secondary);
+        let Some(count) = pdcp_count else {
+            out.dropped.push((pkt, DropCause::NoRoute));
+            return;
+        };
+        let node = self.ues[u].node;
+        if c == s {
+            let ue = &mut dc.ues[u];
+            if let Some((sent, bytes)) = ue.x2_in_flight.remove(&count) {
+                ue.x2_in_flight_bytes -= u64::from(bytes);
+                let sample = now.saturating_since(sent).as_secs_f64();
+                ue.x2_latency_s = Some(match ue.x2_latency_s {
+                    None => sample,
+                    Some(l) => X2_EWMA_WEIGHT * sample + (1.0 - X2_EWMA_WEIGHT) * l,
+                });
+            }
+            if !ue.nr.in_use() {
+                out.requests.push(MediumRequest::Forward {
+                    from: self.enbs[s],
+                    to: self.enbs[m],
+                    pkt,
+                    pdcp_count: Some(count),
+                });
+                return;
+            }
+            let pdu = self.dc_pdu(now, pkt, count);
+            if self.cells[s].write_forwarded(now, node, pdu).is_err() {
+                // No X2-U flow control (TS 38.425's desired buffer size) in the model: a PDU
+                // the SN's RLC cannot take is lost, a gap t-Reordering closes.
+                if let Some(dc) = self.dc.as_mut() {
+                    dc.totals.refused_nr += 1;
+                }
+                out.dropped.push((pkt, DropCause::QueueFull));
+            }
+        } else if c == m {
+            self.dc_write_lte(now, u, pkt, count, out);
+        } else {
+            out.dropped.push((pkt, DropCause::NoRoute));
+        }
+    }
+
+    /// A PDU with its COUNT into the LTE leg (data recovery, or back from the SN), unless the
+    /// UE has it already; whether it was written.
+    fn dc_write_lte(
+        &mut self,
+        now: SimTime,
+        u: usize,
+        pkt: Packet,
+        count: u32,
+        out: &mut MediumOutput,
+    ) -> bool {
+        if self.ues[u].received.contains(count) {
+            return false;
+        }
+        let Some(m) = self.dc().map(|d| d.cfg.master) else {
+            return false;
+        };
+        let node = self.ues[u].node;
+        let pdu = self.dc_pdu(now, pkt, count);
+        let written = self.cells[m].write_forwarded(now, node, pdu).is_ok();
+        if !written {
+            if let Some(dc) = self.dc.as_mut() {
+                dc.totals.refused_lte += 1;
+            }
+            out.dropped.push((pkt, DropCause::QueueFull));
+        }
+        written
+    }
+
+    /// The measurement tick for UE `u` (after its RSRP and the mmWave channel were brought to
+    /// `now`): the legs' rates, the X2-U PDUs taken as lost, and the NR leg's monitoring.
+    pub(super) fn dc_tick(&mut self, now: SimTime, u: usize) {
+        let period = self.meas_cfg.period;
+        let node = self.ues[u].node;
+        let Some(dc) = self.dc.as_ref() else { return };
+        let (m, s) = (dc.cfg.master, dc.cfg.secondary);
+        let lte_busy = self.cells[m].ue_buffer_bytes(node).unwrap_or(0) > 0;
+        let nr_busy = self.cells[s].ue_buffer_bytes(node).unwrap_or(0) > 0;
+        let sinr = self.cells[s]
+            .ue_large_scale_sinr_db(node)
+            .unwrap_or(f64::NEG_INFINITY);
+        let Some(dc) = self.dc.as_mut() else { return };
+        let cfg = dc.cfg;
+        let ue = &mut dc.ues[u];
+        ue.lte_rate.sample(period, lte_busy);
+        ue.nr_rate.sample(period, nr_busy);
+        let stale: Vec<u32> = ue
+            .x2_in_flight
+            .iter()
+            .filter(|(_, &(sent, _))| now.saturating_since(sent) >= X2_IN_FLIGHT_TIMEOUT)
+            .map(|(&c, _)| c)
+            .collect();
+        for c in stale {
+            if let Some((_, b)) = ue.x2_in_flight.remove(&c) {
+                ue.x2_in_flight_bytes -= u64::from(b);
+            }
+        }
+        let (crossed, wait, next) = match ue.nr {
+            NrLeg::Up => (sinr < cfg.q_out_db, cfg.switch_detection, NrLeg::GoingDown),
+            NrLeg::Down => (sinr > cfg.q_in_db, cfg.switch_back_after, NrLeg::GoingUp),
+            NrLeg::GoingDown | NrLeg::GoingUp => return,
+        };
+        if !crossed {
+            ue.crossed_since = None;
+            return;
+        }
+        let since = *ue.crossed_since.get_or_insert(now);
+        if now.saturating_since(since) >= wait {
+            ue.crossed_since = None;
+            ue.nr = next;
+            self.steps.schedule(
+                now + cfg.switch_delay,
+                u,
+                None,
+                Step::DualConnectivitySwitch,
+            );
+        }
+    }
+
+    /// The MN switches UE `u`'s downlink: to LTE with PDCP data recovery of what the SN's RLC
+    /// has not confirmed, or back to NR.
+    pub(super) fn dc_switch(&mut self, now: SimTime, u: usize, out: &mut MediumOutput) {
+        let Some(dc) = self.dc.as_mut() else { return };
+        let s = dc.cfg.secondary;
+        let ue = &mut dc.ues[u];
+        match ue.nr {
+            NrLeg::GoingUp => {
+                ue.nr = NrLeg::Up;
+                dc.totals.switches_to_nr += 1;
+                let m = dc.cfg.master;
+                self.dc_move_lte_backlog(now, u, m, s, out);
+            }
+            NrLeg::GoingDown => {
+                ue.nr = NrLeg::Down;
+                dc.totals.switches_to_lte += 1;
+                self.dc_recover(now, u, s, out);
+            }
+            NrLeg::Up | NrLeg::Down => {}
+        }
+    }
+
+    /// PDCP data recovery from the SN's leg: its RLC is re-established (what the UE's RLC
+    /// can reassemble is delivered; the cell hands back every PDU not confirmed delivered)
+    /// and the UE stays connected to the SN with an empty bearer. The MN sends those the UE
+    /// does not have again over LTE in COUNT order with the LTE leg's own unconfirmed PDUs:
+    /// the LTE leg is re-established too and refilled oldest COUNT first, since behind its
+    /// backlog the recovered PDUs, older, would reach the UE after t-Reordering had given
+    /// them up (a loss for TCP).
+    fn dc_recover(&mut self, now: SimTime, u: usize, s: usize, out: &mut MediumOutput) {
+        let Some(m) = self.dc().map(|d| d.cfg.master) else {
+            return;
+        };
+        let mut pending = Vec::new();
+        let Some(from_sn) = self.dc_reestablish(now, u, s, out) else {
+            return;
+        };
+        let Some(from_lte) = self.dc_reestablish(now, u, m, out) else {
+            return;
+        };
+        pending.extend(from_sn.into_iter().map(|p| (p, true)));
+        pending.extend(from_lte.into_iter().map(|p| (p, false)));
+        pending.sort_by_key(|(p, _)| p.count);
+        for (pdu, recovered) in pending {
+            if self.dc_write_lte(now, u, pdu.sdu.packet, pdu.count, out) && recovered {
+                if let Some(dc) = self.dc.as_mut() {
+                    dc.totals.pdus_recovered += 1;
+                }
+            }
+        }
+    }
+
+    /// Re-establishes UE `u`'s RLC in cell `c` (a detach and an attach at once; the UE stays
+    /// connected): what the UE's RLC reassembles goes to its PDCP, its uplink queue to the
+    /// MN, and the PDUs not confirmed delivered, in COUNT order, are returned.
+    fn dc_reestablish(
+        &mut self,
+        now: SimTime,
+        u: usize,
+        c: usize,
+        out: &mut MediumOutput,
+    ) -> Option<Vec<BearerSdu>> {
+        let node = self.ues[u].node;
+        let mut d = match self.cells[c].detach_ue(now, node) {
+            Ok(d) => d,
+            Err(e) => {
+                self.internal_error(format!("EN-DC leg switch of UE {node} at cell {c}: {e}"));
+                return None;
+            }
+        };
+        for pdu in std::mem::take(&mut d.delivered) {
+            self.pdcp_receive(now, u, pdu, out);
+        }
+        if let Err(e) = self.cells[c].attach_ue(now, node, d.next_dl_count) {
+            self.internal_error(format!("EN-DC leg switch of UE {node} at cell {c}: {e}"));
+            return None;
+        }
+        // The uplink is the MN's (attached again just above when `c` is the MN).
+        for pkt in std::mem::take(&mut d.uplink) {
+            self.uplink(now, u, pkt, out);
+        }
+        Some(d.unconfirmed)
+    }
+
+    /// Back to NR: the LTE leg's RLC is re-established and the PDUs it has not confirmed go
+    /// to the SN over X2-U ahead of any new one, in COUNT order, as far as the SN has room
+    /// (the rest back into the LTE leg). Left in LTE, the outage's backlog would hold the
+    /// UE's in-order delivery behind NR's newer PDUs for longer than t-Reordering.
+    fn dc_move_lte_backlog(
+        &mut self,
+        now: SimTime,
+        u: usize,
+        m: usize,
+        s: usize,
+        out: &mut MediumOutput,
+    ) {
+        let node = self.ues[u].node;
+        let Some(unconfirmed) = self.dc_reestablish(now, u, m, out) else {
+            return;
+        };
+        let mut to_sn = true;
+        for pdu in unconfirmed {
+            let (pkt, count) = (pdu.sdu.packet, pdu.count);
+            if self.ues[u].received.contains(count) {
+                continue;
+            }
+            let Some(dc) = self.dc.as_mut() else { return };
+            let ue = &mut dc.ues[u];
+            // Once one does not fit the rest stay in LTE, so that each leg keeps COUNT order.
+            to_sn = to_sn
+                && self.cells[s]
+                    .ue_admits_after(
+                        node,
+                        ue.x2_in_flight.len(),
+                        ue.x2_in_flight_bytes,
+                        pkt.size_bytes(),
+                    )
+                    .unwrap_or(false);
+            if !to_sn {
+                self.dc_write_lte(now, u, pkt, count, out);
+                continue;
+            }
+            dc.totals.pdus_recovered += 1;
+            ue.x2_in_flight.insert(count, (now, pkt.size_bytes()));
+            ue.x2_in_flight_bytes += u64::from(pkt.size_bytes());
+            out.requests.push(MediumRequest::Forward {
+                from: self.enbs[m],
+                to: self.enbs[s],
+                pkt,
+                pdcp_count: Some(count),
+            });
+        }
+    }
+
+    /// With dual connectivity, the receiver of UE `u` counts its discards here.
+    pub(super) fn dc_note_discard(&mut self, duplicate: bool) {
+        if let Some(dc) = self.dc.as_mut() {
+            dc.note_discard(duplicate);
+        }
+    }
+
+    /// The EN-DC figures, if configured.
+    pub(super) fn dc_figures(&self, out: &mut Vec<MediumFigure>) {
+        let Some(dc) = self.dc() else { return };
+        let expiries = self
+            .ues
+            .iter()
+            .map(|u| u.pdcp.stats().t_reordering_expiries)
+            .sum();
+        let sdus = self.ues.iter().map(|u| u.pdcp.stats().sdus_delivered).sum();
+        dc.figures(expiries, sdus, out);
+    }
+}
