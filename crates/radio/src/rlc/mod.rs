@@ -33,8 +33,10 @@ pub(crate) mod sn;
 pub(crate) mod status_report;
 
 pub mod am;
+pub mod am_entity;
 mod am_pdu;
 mod am_rx;
+pub(crate) mod am_rx_window;
 mod am_tx;
 pub mod status_sufi;
 pub mod um;
@@ -52,6 +54,7 @@ use celltcp_engine::SimTime;
 use celltcp_net::packet::Packet;
 
 pub use am::{MaxRetxAction, RlcAmConfig, RlcAmEntity, RlcAmRxStats, RlcAmTxStats};
+pub use am_entity::{AmEntity, AmPdu, AmRoute, AmRxSide, AmTxSide};
 pub use am_pdu::{AmdPdu, MrwPdu, Nack, RlcPdu, SegmentHeader, SoRange, StatusPdu};
 pub use am_rx::RlcAmRx;
 pub use am_tx::RlcAmTx;
