@@ -166,7 +166,7 @@ impl DchLink {
         );
         let am_rx = cfg.rlc.am_rx_config();
         let entity = || -> Result<Entity, DchError> {
-            Ok(RlcAmEntity {
+            Ok(Entity {
                 tx: RlcAmTx::new(am)?,
                 rx: RlcAmRx::new(am_rx)?,
             })

@@ -1,6 +1,5 @@
 //! RLC acknowledged mode (36.322 §4.2.1.3, §5.1.3, §5.2): configuration, statistics and
-//! [`RlcAmEntity`], which pairs a node's transmitting side with its receiving side of the other
-//! direction, as an AM entity does.
+//! [`RlcAmEntity`], the AM entity NR shares ([`AmEntity`]) over LTE's two sides and PDUs.
 //!
 //! The two sides are separate objects ([`RlcAmTx`], [`RlcAmRx`]): data PDUs and MRW go from a
 //! transmitting side to the peer's receiving side, STATUS PDUs from that receiving side back to
@@ -9,11 +8,12 @@
 use celltcp_engine::{SimDuration, SimTime};
 use celltcp_net::packet::Packet;
 
-use super::am_pdu::{ControlBits, RlcPdu};
+use super::am_entity::{AmEntity, AmPdu, AmRoute, AmRxSide, AmTxSide};
+use super::am_pdu::{ControlBits, RlcPdu, StatusPdu};
 use super::am_rx::RlcAmRx;
 use super::am_tx::RlcAmTx;
 use super::header::HeaderModel;
-use super::{earliest, BufferLimit, BufferStatus, PduMode, RlcConfigError, RlcSdu, RlcSduRefused};
+use super::{BufferLimit, BufferStatus, PduMode, RlcConfigError, RlcSdu, RlcSduRefused};
 
 /// What the transmitting side does when an AMD PDU's RETX_COUNT reaches maxRetxThreshold.
 /// The default is LTE's: radio link failure (36.322 §5.2.1). A scenario file writes it as
@@ -208,70 +208,96 @@ pub struct RlcAmRxStats {
     pub mrw_received: u64,
 }
 
-/// One node's AM entity: the transmitting side of one direction and the receiving side of the
-/// other. `pull_pdu` serves control PDUs first, then retransmissions, then new data (36.322
-/// §5.1.3.1.1: "prioritise transmission of RLC control PDUs over RLC data PDUs ... and
-/// retransmission of RLC data PDUs over transmission of new AMD PDUs").
-#[derive(Debug)]
-pub struct RlcAmEntity<S: RlcSdu = Packet> {
-    pub tx: RlcAmTx<S>,
-    pub rx: RlcAmRx<S>,
-}
+/// One node's LTE AM entity (see [`AmEntity`]).
+pub type RlcAmEntity<S = Packet> = AmEntity<RlcAmTx<S>, RlcAmRx<S>>;
 
 impl<S: RlcSdu> RlcAmEntity<S> {
-    pub fn new(config: RlcAmConfig) -> Result<Self, RlcConfigError> {
-        Ok(RlcAmEntity {
-            tx: RlcAmTx::new(config)?,
-            rx: RlcAmRx::new(config)?,
-        })
-    }
-
-    pub fn write_sdu(&mut self, now: SimTime, sdu: S) -> Result<(), RlcSduRefused> {
-        self.tx.write_sdu(now, sdu)
-    }
-
-    /// Everything this entity wants to send, with the STATUS PDU the receiving side may send
-    /// at `now`.
-    pub fn buffer_status(&self, now: SimTime) -> BufferStatus {
-        let mut b = self.tx.buffer_status();
-        b.status_bytes += self.rx.status_bytes(now) as u64;
-        b
-    }
-
-    /// The next PDU for a transmission opportunity of `grant_bytes`; call again with the rest of
-    /// the grant to fill a transport block.
-    pub fn pull_pdu(&mut self, now: SimTime, grant_bytes: u32) -> Option<RlcPdu<S>> {
-        if let Some(s) = self.rx.pull_status(now, grant_bytes) {
-            return Some(RlcPdu::Status(s));
-        }
-        self.tx.pull_pdu(now, grant_bytes)
-    }
-
-    /// A PDU from the peer: STATUS goes to the transmitting side, data and MRW to the receiving
-    /// side.
-    pub fn on_pdu(&mut self, now: SimTime, pdu: RlcPdu<S>) {
-        match pdu {
-            RlcPdu::Status(s) => self.tx.on_status(now, &s),
-            other => self.rx.on_pdu(now, other),
-        }
-    }
-
-    pub fn take_sdu(&mut self) -> Option<S> {
-        self.rx.take_sdu()
-    }
-
-    pub fn poll_timeout(&self) -> Option<SimTime> {
-        earliest(self.tx.poll_timeout(), self.rx.poll_timeout())
-    }
-
-    pub fn on_timeout(&mut self, now: SimTime) {
-        self.tx.on_timeout(now);
-        self.rx.on_timeout(now);
-    }
-
     /// RLC re-establishment of both sides (36.322 §5.4).
     pub fn reestablish(&mut self) {
         self.tx.reestablish();
         self.rx.reestablish();
+    }
+}
+
+impl<S: RlcSdu> AmPdu for RlcPdu<S> {
+    type Status = StatusPdu;
+    /// AMD PDUs and MRW, which [`RlcAmRx::on_pdu`] takes as [`RlcPdu`]s.
+    type Data = RlcPdu<S>;
+    #[inline]
+    fn from_status(status: StatusPdu) -> Self {
+        RlcPdu::Status(status)
+    }
+    #[inline]
+    fn route(self) -> AmRoute<StatusPdu, Self> {
+        match self {
+            RlcPdu::Status(s) => AmRoute::Status(s),
+            other => AmRoute::Data(other),
+        }
+    }
+}
+
+impl<S: RlcSdu> AmTxSide for RlcAmTx<S> {
+    type Sdu = S;
+    type Config = RlcAmConfig;
+    type Pdu = RlcPdu<S>;
+    fn new(config: RlcAmConfig) -> Result<Self, RlcConfigError> {
+        RlcAmTx::new(config)
+    }
+    #[inline]
+    fn write_sdu(&mut self, now: SimTime, sdu: S) -> Result<(), RlcSduRefused> {
+        RlcAmTx::write_sdu(self, now, sdu)
+    }
+    #[inline]
+    fn buffer_status(&self) -> BufferStatus {
+        RlcAmTx::buffer_status(self)
+    }
+    #[inline]
+    fn pull_pdu(&mut self, now: SimTime, grant_bytes: u32) -> Option<RlcPdu<S>> {
+        RlcAmTx::pull_pdu(self, now, grant_bytes)
+    }
+    #[inline]
+    fn on_status(&mut self, now: SimTime, status: &StatusPdu) {
+        RlcAmTx::on_status(self, now, status)
+    }
+    #[inline]
+    fn poll_timeout(&self) -> Option<SimTime> {
+        RlcAmTx::poll_timeout(self)
+    }
+    #[inline]
+    fn on_timeout(&mut self, now: SimTime) {
+        RlcAmTx::on_timeout(self, now)
+    }
+}
+
+impl<S: RlcSdu> AmRxSide for RlcAmRx<S> {
+    type Sdu = S;
+    type Config = RlcAmConfig;
+    type Pdu = RlcPdu<S>;
+    fn new(config: RlcAmConfig) -> Result<Self, RlcConfigError> {
+        RlcAmRx::new(config)
+    }
+    #[inline]
+    fn status_bytes(&self, now: SimTime) -> u32 {
+        RlcAmRx::status_bytes(self, now)
+    }
+    #[inline]
+    fn pull_status(&mut self, now: SimTime, grant_bytes: u32) -> Option<StatusPdu> {
+        RlcAmRx::pull_status(self, now, grant_bytes)
+    }
+    #[inline]
+    fn on_pdu(&mut self, now: SimTime, pdu: RlcPdu<S>) {
+        RlcAmRx::on_pdu(self, now, pdu)
+    }
+    #[inline]
+    fn take_sdu(&mut self) -> Option<S> {
+        RlcAmRx::take_sdu(self)
+    }
+    #[inline]
+    fn poll_timeout(&self) -> Option<SimTime> {
+        RlcAmRx::poll_timeout(self)
+    }
+    #[inline]
+    fn on_timeout(&mut self, now: SimTime) {
+        RlcAmRx::on_timeout(self, now)
     }
 }

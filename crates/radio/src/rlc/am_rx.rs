@@ -1,6 +1,7 @@
 //! The receiving side of an AM RLC entity (36.322 §5.1.3.2, §5.2.3).
 //!
-//! State variables (§7.1), with SN comparisons modulo 2^sn_bits relative to VR(R):
+//! State variables (§7.1), with SN comparisons modulo 2^sn_bits relative to VR(R), kept by the
+//! receiving window NR shares ([`AmRxWindow`], where each has its 38.322 name beside it):
 //! * VR(R) — the SN following the last in-sequence completely received AMD PDU, the lower edge
 //!   of the receiving window;
 //! * VR(MR) = VR(R) + AM_Window_Size — the first SN outside the window;
@@ -9,18 +10,17 @@
 //! * VR(H) — the SN following the highest SN among received AMD PDUs.
 //!
 //! Reception buffer: one entry per SN in [VR(R), VR(H)), holding nothing, the received byte
-//! segments, or the complete data field.
-
-use std::collections::VecDeque;
+//! segments, or the complete data field. What is LTE's own: reassembly in SN order as VR(R)
+//! passes (in-sequence byte segments early), t-Reordering, and the MRW of WCDMA's SDU discard.
 
 use celltcp_engine::SimTime;
 use celltcp_net::packet::Packet;
 
 use super::am::{RlcAmConfig, RlcAmRxStats};
 use super::am_pdu::{AmdPdu, ControlBits, Nack, RlcPdu, SoRange, StatusPdu};
+use super::am_rx_window::{AmRxWindow, RxEntry};
 use super::data_field::DataField;
 use super::reassembly::Reassembler;
-use super::sn::SnSpace;
 use super::status_report::StatusReporting;
 use super::{earliest, RlcConfigError, RlcSdu};
 
@@ -37,11 +37,17 @@ enum RxPdu<S> {
     Complete(DataField<S>),
 }
 
-impl<S: RlcSdu> RxPdu<S> {
+impl<S: RlcSdu> RxEntry for RxPdu<S> {
+    fn missing() -> Self {
+        RxPdu::Missing
+    }
+    #[inline]
     fn is_complete(&self) -> bool {
         matches!(self, RxPdu::Complete(_))
     }
+}
 
+impl<S: RlcSdu> RxPdu<S> {
     /// Byte ranges not yet received, as NACK SO ranges (36.322 §5.2.3).
     fn missing(&self, out: &mut Vec<SoRange>) {
         out.clear();
@@ -114,14 +120,10 @@ fn contiguous_len<S: RlcSdu>(segs: &[(u32, DataField<S>)]) -> u32 {
 #[derive(Debug)]
 pub struct RlcAmRx<S: RlcSdu = Packet> {
     cfg: RlcAmConfig,
-    sn: SnSpace,
     control: ControlBits,
-    vr_r: u32,
-    vr_x: u32,
-    vr_ms: u32,
-    vr_h: u32,
-    /// Reception buffer for SNs [VR(R), VR(H)); index = SN − VR(R).
-    buf: VecDeque<RxPdu<S>>,
+    /// VR(R), VR(X), VR(MS), VR(H), the reception buffer for SNs [VR(R), VR(H)) and the
+    /// delayed polls (§5.2.3).
+    win: AmRxWindow<RxPdu<S>>,
     /// Bytes of the AMD PDU VR(R) already handed to reassembly (in-sequence byte segments are
     /// reassembled early, §5.1.3.2.3).
     vr_r_fed: u32,
@@ -129,8 +131,6 @@ pub struct RlcAmRx<S: RlcSdu = Packet> {
     t_reordering: Option<SimTime>,
     /// The STATUS trigger and t-StatusProhibit (§5.2.3).
     status: StatusReporting,
-    /// SN of a received poll whose STATUS trigger is delayed until SN < VR(MS) (§5.2.3).
-    delayed_poll: Option<u32>,
     /// SN_MRW to acknowledge in the next STATUS PDU.
     mrw_ack: Option<u32>,
     missing_scratch: Vec<SoRange>,
@@ -142,18 +142,12 @@ impl<S: RlcSdu> RlcAmRx<S> {
         config.validate()?;
         Ok(RlcAmRx {
             cfg: config,
-            sn: SnSpace::new(config.sn_bits),
             control: ControlBits::new(config.sn_bits),
-            vr_r: 0,
-            vr_x: 0,
-            vr_ms: 0,
-            vr_h: 0,
-            buf: VecDeque::new(),
+            win: AmRxWindow::new(config.sn_bits),
             vr_r_fed: 0,
             reasm: Reassembler::new(),
             t_reordering: None,
             status: StatusReporting::new(config.t_status_prohibit),
-            delayed_poll: None,
             mrw_ack: None,
             missing_scratch: Vec::new(),
             stats: RlcAmRxStats::default(),
@@ -162,15 +156,15 @@ impl<S: RlcSdu> RlcAmRx<S> {
 
     /// VR(R).
     pub fn vr_r(&self) -> u32 {
-        self.vr_r
+        self.win.next()
     }
     /// VR(MS).
     pub fn vr_ms(&self) -> u32 {
-        self.vr_ms
+        self.win.highest_status()
     }
     /// VR(H).
     pub fn vr_h(&self) -> u32 {
-        self.vr_h
+        self.win.next_highest()
     }
 
     pub fn stats(&self) -> RlcAmRxStats {
@@ -209,7 +203,7 @@ impl<S: RlcSdu> RlcAmRx<S> {
         }
         let mut scratch = Vec::new();
         let mut bits = self.control.status_base(self.mrw_ack.is_some());
-        for i in 0..self.sn.offset(self.vr_ms, self.vr_r) as usize {
+        for i in 0..self.off(self.win.highest_status()) as usize {
             bits += self.nack_bits(i, &mut scratch);
         }
         ControlBits::bytes(self.cfg.pdu_mode, bits)
@@ -231,19 +225,19 @@ impl<S: RlcSdu> RlcAmRx<S> {
         }
         let mut scratch = std::mem::take(&mut self.missing_scratch);
         let mut nacks = Vec::new();
-        let mut ack_sn = self.vr_ms;
-        for i in 0..self.sn.offset(self.vr_ms, self.vr_r) as usize {
+        let mut ack_sn = self.win.highest_status();
+        for i in 0..self.off(ack_sn) as usize {
             let need = self.nack_bits(i, &mut scratch);
             if need == 0 {
                 continue;
             }
-            let sn = self.sn.add(self.vr_r, i as u32);
+            let sn = self.win.sn().add(self.win.next(), i as u32);
             if bits + need > budget {
                 ack_sn = sn;
                 break;
             }
             bits += need;
-            match self.buf.get(i) {
+            match self.win.get(i) {
                 Some(RxPdu::Partial { .. }) => {
                     nacks.extend(scratch.iter().map(|&so| Nack { sn, so: Some(so) }));
                 }
@@ -281,31 +275,27 @@ impl<S: RlcSdu> RlcAmRx<S> {
     /// and stop the timers.
     pub fn reestablish(&mut self) {
         let mut from = self.vr_r_fed;
-        for p in self.buf.drain(..) {
-            p.feed_from(from, &mut self.reasm);
+        let reasm = &mut self.reasm;
+        self.win.reset(|p| {
+            p.feed_from(from, reasm);
             from = 0;
-        }
+        });
         self.reasm.gap();
-        (self.vr_r, self.vr_x, self.vr_ms, self.vr_h, self.vr_r_fed) = (0, 0, 0, 0, 0);
+        self.vr_r_fed = 0;
         self.t_reordering = None;
         self.status.reset();
-        self.delayed_poll = None;
         self.mrw_ack = None;
     }
 
     /// Offset of `sn` from VR(R).
     #[inline]
     fn off(&self, sn: u32) -> u32 {
-        self.sn.offset(sn, self.vr_r)
-    }
-
-    fn is_complete(&self, i: usize) -> bool {
-        self.buf.get(i).is_some_and(|p| p.is_complete())
+        self.win.off(sn)
     }
 
     /// Bits of the NACKs for the PDU at index `i`, 0 if it is complete.
     fn nack_bits(&self, i: usize, scratch: &mut Vec<SoRange>) -> u32 {
-        match self.buf.get(i) {
+        match self.win.get(i) {
             Some(RxPdu::Complete(_)) => 0,
             Some(p @ RxPdu::Partial { .. }) => {
                 p.missing(scratch);
@@ -315,17 +305,12 @@ impl<S: RlcSdu> RlcAmRx<S> {
         }
     }
 
-    fn trigger_status(&mut self) {
-        self.status.trigger();
-    }
-
     /// 36.322 §5.1.3.2.2 and §5.2.3 (polling).
     fn on_amd(&mut self, now: SimTime, pdu: AmdPdu<S>) {
         self.stats.pdus_received += 1;
         self.stats.bytes_received += pdu.size_bytes() as u64;
         let x = pdu.sn;
-        let in_window = self.sn.contains(x) && self.off(x) < self.sn.window();
-        let placed = if in_window {
+        let placed = if self.win.contains(x) {
             let placed = self.place(x, &pdu);
             if !placed {
                 self.stats.pdus_duplicate += 1;
@@ -338,43 +323,27 @@ impl<S: RlcSdu> RlcAmRx<S> {
         if placed {
             self.after_placement(now, x);
         }
-        if pdu.poll && self.sn.contains(x) {
-            // Trigger now if the PDU was discarded, or x < VR(MS), or x >= VR(MR); otherwise
-            // wait until one of those holds.
-            if !placed || self.off(x) < self.off(self.vr_ms) || self.off(x) >= self.sn.window() {
-                self.trigger_status();
-            } else {
-                let keep = self.delayed_poll.is_some_and(|p| self.off(p) < self.off(x));
-                if !keep {
-                    self.delayed_poll = Some(x);
-                }
-            }
+        if pdu.poll && self.win.sn().contains(x) && self.win.on_poll(x, !placed) {
+            self.status.trigger();
         }
         self.check_delayed_poll();
     }
 
     fn check_delayed_poll(&mut self) {
-        if let Some(p) = self.delayed_poll {
-            if self.off(p) < self.off(self.vr_ms) || self.off(p) >= self.sn.window() {
-                self.delayed_poll = None;
-                self.trigger_status();
-            }
+        if self.win.delayed_poll_due() {
+            self.status.trigger();
         }
     }
 
     /// Stores the new bytes of `pdu` (duplicate byte segments are dropped); false if every byte
     /// had been received before.
     fn place(&mut self, x: u32, pdu: &AmdPdu<S>) -> bool {
-        let i = self.off(x) as usize;
-        if self.buf.len() <= i {
-            self.buf.resize_with(i + 1, || RxPdu::Missing);
-        }
         let (so, lsf) = pdu.segment.map_or((0, true), |s| (s.so, s.lsf));
         let len = pdu.data.bytes();
         if len == 0 || so.checked_add(len).is_none() {
             return false; // empty or malformed
         }
-        let slot = &mut self.buf[i];
+        let slot = self.win.entry_mut(x);
         match slot {
             RxPdu::Complete(_) => false,
             RxPdu::Missing if so == 0 && lsf => {
@@ -426,40 +395,25 @@ impl<S: RlcSdu> RlcAmRx<S> {
         }
     }
 
-    /// 36.322 §5.1.3.2.3: actions when an AMD PDU is placed in the reception buffer.
+    /// 36.322 §5.1.3.2.3: actions when an AMD PDU is placed in the reception buffer (VR(H) and
+    /// VR(MS) in [`AmRxWindow::on_placed`]).
     fn after_placement(&mut self, now: SimTime, x: u32) {
-        if self.off(x) >= self.off(self.vr_h) {
-            self.vr_h = self.sn.add(x, 1);
-        }
-        if self.is_complete(self.off(self.vr_ms) as usize) {
-            self.vr_ms = self.first_incomplete_from(self.vr_ms);
-        }
-        if x == self.vr_r {
+        self.win.on_placed(x);
+        if x == self.win.next() {
             self.advance_vr_r();
         }
         self.update_t_reordering(now);
     }
 
-    /// The first SN at or after `sn` whose AMD PDU is not completely received.
-    fn first_incomplete_from(&self, sn: u32) -> u32 {
-        let mut i = self.off(sn) as usize;
-        while self.is_complete(i) {
-            i += 1;
-        }
-        self.sn.add(self.vr_r, i as u32)
-    }
-
     /// Moves VR(R) over completely received PDUs, reassembling them, and reassembles the
     /// in-sequence byte segments of the new VR(R).
     fn advance_vr_r(&mut self) {
-        while self.buf.front().is_some_and(|p| p.is_complete()) {
-            if let Some(p) = self.buf.pop_front() {
-                p.feed_from(self.vr_r_fed, &mut self.reasm);
-            }
-            self.vr_r_fed = 0;
-            self.vr_r = self.sn.add(self.vr_r, 1);
-        }
-        if let Some(RxPdu::Partial { segs, .. }) = self.buf.front() {
+        let (fed, reasm) = (&mut self.vr_r_fed, &mut self.reasm);
+        self.win.advance_next(|p| {
+            p.feed_from(*fed, reasm);
+            *fed = 0;
+        });
+        if let Some(RxPdu::Partial { segs, .. }) = self.win.get(0) {
             let mut pos = self.vr_r_fed;
             for (so, d) in segs {
                 if *so > pos {
@@ -480,32 +434,33 @@ impl<S: RlcSdu> RlcAmRx<S> {
     /// t-Reordering start/stop after VR(R) or VR(H) changed (§5.1.3.2.3).
     fn update_t_reordering(&mut self, now: SimTime) {
         if self.t_reordering.is_some() {
-            let x_off = self.off(self.vr_x);
+            let x_off = self.off(self.win.status_trigger());
             // VR(X) = VR(R), or VR(X) outside the window and not VR(MR).
-            if x_off == 0 || x_off > self.sn.window() {
+            if x_off == 0 || x_off > self.win.sn().window() {
                 self.t_reordering = None;
             }
         }
-        if self.t_reordering.is_none() && self.off(self.vr_h) > 0 {
+        if self.t_reordering.is_none() && self.off(self.win.next_highest()) > 0 {
             self.t_reordering = Some(now + self.cfg.t_reordering);
-            self.vr_x = self.vr_h;
+            self.win.mark_status_trigger();
         }
     }
 
     /// 36.322 §5.1.3.2.4, run at the expiry instant `at`.
     fn t_reordering_expired(&mut self, at: SimTime) {
         self.stats.t_reordering_expiries += 1;
-        let from = if self.off(self.vr_x) >= self.off(self.vr_ms) {
-            self.vr_x
+        let (vr_x, vr_ms) = (self.win.status_trigger(), self.win.highest_status());
+        let from = if self.off(vr_x) >= self.off(vr_ms) {
+            vr_x
         } else {
-            self.vr_ms
+            vr_ms
         };
-        self.vr_ms = self.first_incomplete_from(from);
-        if self.off(self.vr_h) > self.off(self.vr_ms) {
+        self.win.set_highest_status_from(from);
+        if self.off(self.win.next_highest()) > self.off(self.win.highest_status()) {
             self.t_reordering = Some(at + self.cfg.t_reordering);
-            self.vr_x = self.vr_h;
+            self.win.mark_status_trigger();
         }
-        self.trigger_status();
+        self.status.trigger();
         self.check_delayed_poll();
     }
 
@@ -514,34 +469,30 @@ impl<S: RlcSdu> RlcAmRx<S> {
     /// move VR(R) to `sn_mrw` and acknowledge (25.322 §11.6.3).
     fn on_mrw(&mut self, now: SimTime, sn_mrw: u32) {
         self.stats.mrw_received += 1;
-        if !self.sn.contains(sn_mrw) {
+        if !self.win.sn().contains(sn_mrw) {
             return;
         }
         let d = self.off(sn_mrw);
-        if d > 0 && d <= self.sn.window() {
-            let (h_off, ms_off) = (self.off(self.vr_h), self.off(self.vr_ms));
-            for _ in 0..d {
-                match self.buf.pop_front() {
-                    Some(p) => p.feed_from(self.vr_r_fed, &mut self.reasm),
-                    None => self.reasm.gap(),
+        if d > 0 && d <= self.win.sn().window() {
+            let (fed, reasm) = (&mut self.vr_r_fed, &mut self.reasm);
+            self.win.slide_to(sn_mrw, |p| {
+                match p {
+                    Some(p) => p.feed_from(*fed, reasm),
+                    None => reasm.gap(),
                 }
-                self.vr_r_fed = 0;
-            }
-            self.vr_r = sn_mrw;
-            if h_off < d {
-                self.vr_h = sn_mrw;
-            }
-            if ms_off < d {
-                self.vr_ms = sn_mrw;
-            }
+                *fed = 0;
+            });
             self.advance_vr_r();
-            if self.is_complete(self.off(self.vr_ms) as usize) {
-                self.vr_ms = self.first_incomplete_from(self.vr_ms);
+            if self
+                .win
+                .is_complete(self.off(self.win.highest_status()) as usize)
+            {
+                self.win.set_highest_status_from(self.win.highest_status());
             }
             self.update_t_reordering(now);
         }
         self.mrw_ack = Some(sn_mrw);
-        self.trigger_status();
+        self.status.trigger();
         self.check_delayed_poll();
     }
 }

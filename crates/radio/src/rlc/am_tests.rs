@@ -244,6 +244,37 @@ mod status_5_2_3 {
         assert_eq!(rx.vr_r(), 3);
     }
 
+    /// 36.322 §5.2.3: a poll in SN x waits "until x < VR(MS) or x >= VR(MR)"; the receiver
+    /// keeps the lowest delayed poll. Five 100-byte SDUs in SNs 0..=4, polls in SNs 2 and 4,
+    /// SNs 0 and 3 held back by HARQ: both polls wait (VR(MS) = 0). SN 0 arriving moves VR(MS)
+    /// to 3 > 2: STATUS with ACK_SN 3 (a receiver that kept the highest or the latest delayed
+    /// poll, SN 4, would stay silent). SN 3 then moves VR(MS) to 5 with no trigger: the poll in
+    /// SN 4 was not kept (see `AmRxWindow::on_poll`; the peer's t-PollRetransmit re-polls).
+    #[test]
+    fn the_lowest_delayed_poll_triggers_when_vr_ms_passes_it() {
+        let (mut tx, mut rx) = pair(cfg());
+        for uid in 0..5 {
+            tx.write_sdu(ms(0), sdu(uid, 100)).unwrap();
+        }
+        let mut pdus = drain(&mut tx, ms(0), 102);
+        pdus[2].poll = true;
+        assert_eq!(
+            pdus.iter().map(|p| p.poll).collect::<Vec<_>>(),
+            [false, false, true, false, true]
+        );
+        for i in [1, 2, 4] {
+            rx.on_pdu(ms(1), RlcPdu::Data(pdus[i].clone()));
+        }
+        assert!(!rx.status_triggered(), "x >= VR(MS) = 0: both polls wait");
+        rx.on_pdu(ms(2), RlcPdu::Data(pdus[0].clone()));
+        assert_eq!(rx.vr_ms(), 3);
+        assert!(rx.status_triggered(), "the poll in SN 2 < VR(MS) = 3");
+        assert_eq!(rx.pull_status(ms(2), 100).unwrap().ack_sn, 3);
+        rx.on_pdu(ms(3), RlcPdu::Data(pdus[3].clone()));
+        assert_eq!(rx.vr_ms(), 5);
+        assert!(!rx.status_triggered(), "the poll in SN 4 was not kept");
+    }
+
     #[test]
     fn t_status_prohibit_holds_the_next_report() {
         let c = RlcAmConfig {

@@ -8,9 +8,11 @@
 //!   fixed-size STATUS PDUs (used by the DCH; the entities themselves size 36.322 NACK lists).
 //!
 //! Shared with NR's RLC ([`crate::nr::rlc`], TS 38.322) where the two specifications agree: the
-//! transmission buffer (`sdu_buffer`), SN arithmetic (`sn`), and at the AM entity the
-//! retransmission queue with RETX_COUNT (`retx`), polling with t-PollRetransmit (`poll`) and the
-//! STATUS trigger with t-StatusProhibit (`status_report`).
+//! transmission buffer (`sdu_buffer`), SN arithmetic (`sn`), and at the AM entity the entity
+//! itself ([`am_entity`]: [`AmEntity`], of which [`RlcAmEntity`] and NR's `NrRlcAmEntity` are
+//! instantiations), the receiving window with its state variables and the poll rule
+//! (`am_rx_window`), the retransmission queue with RETX_COUNT (`retx`), polling with
+//! t-PollRetransmit (`poll`) and the STATUS trigger with t-StatusProhibit (`status_report`).
 //!
 //! PDUs do not carry bytes: a data PDU lists its data field elements (36.322 §6.2.2.x "Data
 //! field"), each a copy of the SDU value with a byte offset and length, and its size on the air
@@ -33,8 +35,10 @@ pub(crate) mod sn;
 pub(crate) mod status_report;
 
 pub mod am;
+pub mod am_entity;
 mod am_pdu;
 mod am_rx;
+pub(crate) mod am_rx_window;
 mod am_tx;
 pub mod status_sufi;
 pub mod um;
@@ -52,6 +56,7 @@ use celltcp_engine::SimTime;
 use celltcp_net::packet::Packet;
 
 pub use am::{MaxRetxAction, RlcAmConfig, RlcAmEntity, RlcAmRxStats, RlcAmTxStats};
+pub use am_entity::{AmEntity, AmPdu, AmRoute, AmRxSide, AmTxSide};
 pub use am_pdu::{AmdPdu, MrwPdu, Nack, RlcPdu, SegmentHeader, SoRange, StatusPdu};
 pub use am_rx::RlcAmRx;
 pub use am_tx::RlcAmTx;

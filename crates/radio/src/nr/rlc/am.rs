@@ -1,14 +1,15 @@
 //! NR RLC acknowledged mode (TS 38.322 §4.2.1.3, §5.2.3, §5.3): configuration, statistics,
-//! events, and [`NrRlcAmEntity`], which pairs a node's transmitting side with its receiving side
-//! of the other direction.
+//! events, and [`NrRlcAmEntity`], the AM entity LTE shares ([`AmEntity`]) over NR's two sides
+//! and PDUs.
 
 use celltcp_engine::{SimDuration, SimTime};
 use celltcp_net::packet::Packet;
 
 use super::am_rx::NrRlcAmRx;
 use super::am_tx::NrRlcAmTx;
-use super::pdu::{AmSnLength, NrRlcPdu};
-use crate::rlc::{earliest, BufferLimit, BufferStatus, RlcConfigError, RlcSdu, RlcSduRefused};
+use super::pdu::{AmSnLength, NrAmdPdu, NrRlcPdu, NrStatusPdu};
+use crate::rlc::am_entity::{AmEntity, AmPdu, AmRoute, AmRxSide, AmTxSide};
+use crate::rlc::{BufferLimit, BufferStatus, RlcConfigError, RlcSdu, RlcSduRefused};
 
 /// The values 38.331 `RLC-Config` allows for maxRetxThreshold (`UL-AM-RLC`: t1..t32).
 pub const MAX_RETX_THRESHOLDS: [u32; 8] = [1, 2, 3, 4, 6, 8, 16, 32];
@@ -144,64 +145,88 @@ pub struct NrRlcAmRxStats {
     pub t_reassembly_expiries: u64,
 }
 
-/// One node's NR AM entity: the transmitting side of one direction and the receiving side of
-/// the other. `pull_pdu` serves a STATUS PDU first, then retransmissions, then new data
-/// (§5.2.3.1.1: "prioritize transmission of RLC control PDUs over RLC data PDUs" and
-/// retransmissions over new data, ibid.).
-#[derive(Debug)]
-pub struct NrRlcAmEntity<S: RlcSdu = Packet> {
-    pub tx: NrRlcAmTx<S>,
-    pub rx: NrRlcAmRx<S>,
+/// One node's NR AM entity (see [`AmEntity`]); 38.322 §5.2.3.1.1 orders a transmission
+/// opportunity as 36.322 does: STATUS first, then retransmissions, then new data.
+pub type NrRlcAmEntity<S = Packet> = AmEntity<NrRlcAmTx<S>, NrRlcAmRx<S>>;
+
+impl<S: RlcSdu> AmPdu for NrRlcPdu<S> {
+    type Status = NrStatusPdu;
+    type Data = NrAmdPdu<S>;
+    #[inline]
+    fn from_status(status: NrStatusPdu) -> Self {
+        NrRlcPdu::Status(status)
+    }
+    #[inline]
+    fn route(self) -> AmRoute<NrStatusPdu, NrAmdPdu<S>> {
+        match self {
+            NrRlcPdu::Status(s) => AmRoute::Status(s),
+            NrRlcPdu::Data(d) => AmRoute::Data(d),
+        }
+    }
 }
 
-impl<S: RlcSdu> NrRlcAmEntity<S> {
-    pub fn new(config: NrRlcAmConfig) -> Result<Self, RlcConfigError> {
-        Ok(NrRlcAmEntity {
-            tx: NrRlcAmTx::new(config)?,
-            rx: NrRlcAmRx::new(config)?,
-        })
+impl<S: RlcSdu> AmTxSide for NrRlcAmTx<S> {
+    type Sdu = S;
+    type Config = NrRlcAmConfig;
+    type Pdu = NrRlcPdu<S>;
+    fn new(config: NrRlcAmConfig) -> Result<Self, RlcConfigError> {
+        NrRlcAmTx::new(config)
     }
-
-    pub fn write_sdu(&mut self, now: SimTime, sdu: S) -> Result<(), RlcSduRefused> {
-        self.tx.write_sdu(now, sdu)
+    #[inline]
+    fn write_sdu(&mut self, now: SimTime, sdu: S) -> Result<(), RlcSduRefused> {
+        NrRlcAmTx::write_sdu(self, now, sdu)
     }
-
-    /// Everything this entity wants to send, with the STATUS PDU the receiving side may send
-    /// at `now`.
-    pub fn buffer_status(&self, now: SimTime) -> BufferStatus {
-        let mut b = self.tx.buffer_status();
-        b.status_bytes += self.rx.status_bytes(now) as u64;
-        b
+    #[inline]
+    fn buffer_status(&self) -> BufferStatus {
+        NrRlcAmTx::buffer_status(self)
     }
-
-    /// The next PDU for a transmission opportunity of `grant_bytes`; call again with the rest
-    /// of the grant to fill a transport block.
-    pub fn pull_pdu(&mut self, now: SimTime, grant_bytes: u32) -> Option<NrRlcPdu<S>> {
-        if let Some(s) = self.rx.pull_status(now, grant_bytes) {
-            return Some(NrRlcPdu::Status(s));
-        }
-        self.tx.pull_pdu(now, grant_bytes).map(NrRlcPdu::Data)
+    #[inline]
+    fn pull_pdu(&mut self, now: SimTime, grant_bytes: u32) -> Option<NrRlcPdu<S>> {
+        NrRlcAmTx::pull_pdu(self, now, grant_bytes).map(NrRlcPdu::Data)
     }
-
-    /// A PDU from the peer: STATUS to the transmitting side, data to the receiving side.
-    pub fn on_pdu(&mut self, now: SimTime, pdu: NrRlcPdu<S>) {
-        match pdu {
-            NrRlcPdu::Status(s) => self.tx.on_status(now, &s),
-            NrRlcPdu::Data(d) => self.rx.on_pdu(now, d),
-        }
+    #[inline]
+    fn on_status(&mut self, now: SimTime, status: &NrStatusPdu) {
+        NrRlcAmTx::on_status(self, now, status)
     }
-
-    /// The next reassembled SDU, in the order reassembly completed (not SN order).
-    pub fn take_sdu(&mut self) -> Option<S> {
-        self.rx.take_sdu()
+    #[inline]
+    fn poll_timeout(&self) -> Option<SimTime> {
+        NrRlcAmTx::poll_timeout(self)
     }
-
-    pub fn poll_timeout(&self) -> Option<SimTime> {
-        earliest(self.tx.poll_timeout(), self.rx.poll_timeout())
+    #[inline]
+    fn on_timeout(&mut self, now: SimTime) {
+        NrRlcAmTx::on_timeout(self, now)
     }
+}
 
-    pub fn on_timeout(&mut self, now: SimTime) {
-        self.tx.on_timeout(now);
-        self.rx.on_timeout(now);
+impl<S: RlcSdu> AmRxSide for NrRlcAmRx<S> {
+    type Sdu = S;
+    type Config = NrRlcAmConfig;
+    type Pdu = NrRlcPdu<S>;
+    fn new(config: NrRlcAmConfig) -> Result<Self, RlcConfigError> {
+        NrRlcAmRx::new(config)
+    }
+    #[inline]
+    fn status_bytes(&self, now: SimTime) -> u32 {
+        NrRlcAmRx::status_bytes(self, now)
+    }
+    #[inline]
+    fn pull_status(&mut self, now: SimTime, grant_bytes: u32) -> Option<NrStatusPdu> {
+        NrRlcAmRx::pull_status(self, now, grant_bytes)
+    }
+    #[inline]
+    fn on_pdu(&mut self, now: SimTime, pdu: NrAmdPdu<S>) {
+        NrRlcAmRx::on_pdu(self, now, pdu)
+    }
+    #[inline]
+    fn take_sdu(&mut self) -> Option<S> {
+        NrRlcAmRx::take_sdu(self)
+    }
+    #[inline]
+    fn poll_timeout(&self) -> Option<SimTime> {
+        NrRlcAmRx::poll_timeout(self)
+    }
+    #[inline]
+    fn on_timeout(&mut self, now: SimTime) {
+        NrRlcAmRx::on_timeout(self, now)
     }
 }

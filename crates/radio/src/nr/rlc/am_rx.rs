@@ -1,6 +1,7 @@
 //! The receiving side of an NR AM RLC entity (TS 38.322 §5.2.3.2, §5.3.4).
 //!
-//! State variables (§7.1), compared modulo 2^sn with RX_Next as the modulus base:
+//! State variables (§7.1), compared modulo 2^sn with RX_Next as the modulus base, kept by the
+//! receiving window LTE shares ([`AmRxWindow`], where each has its 36.322 name beside it):
 //! * RX_Next — the SN following the last in-sequence completely received RLC SDU, the lower
 //!   edge of the receiving window [RX_Next, RX_Next + AM_Window_Size);
 //! * RX_Next_Status_Trigger — the SN following the RLC SDU which triggered t-Reassembly;
@@ -20,7 +21,7 @@ use celltcp_net::packet::Packet;
 use super::am::{NrRlcAmConfig, NrRlcAmRxStats};
 use super::pdu::{NackSo, NrAmdPdu, NrNack, NrStatusPdu, MAX_NACK_RANGE, STATUS_BASE_BITS};
 use super::segments::SduSegments;
-use crate::rlc::sn::SnSpace;
+use crate::rlc::am_rx_window::{AmRxWindow, RxEntry};
 use crate::rlc::status_report::StatusReporting;
 use crate::rlc::{earliest, DataElement, RlcConfigError, RlcSdu};
 
@@ -31,6 +32,17 @@ enum RxSdu {
     Partial(SduSegments),
     /// Reassembled and delivered; later copies are duplicates.
     Delivered,
+}
+
+impl RxEntry for RxSdu {
+    fn missing() -> Self {
+        RxSdu::Missing
+    }
+    /// Complete SDUs are delivered at once (§5.2.3.2.3), so complete means delivered.
+    #[inline]
+    fn is_complete(&self) -> bool {
+        matches!(self, RxSdu::Delivered)
+    }
 }
 
 /// What placing a PDU did.
@@ -57,19 +69,13 @@ struct MissingRun {
 #[derive(Debug)]
 pub struct NrRlcAmRx<S: RlcSdu = Packet> {
     cfg: NrRlcAmConfig,
-    sn: SnSpace,
-    rx_next: u32,
-    rx_next_status_trigger: u32,
-    rx_highest_status: u32,
-    rx_next_highest: u32,
-    /// Reception buffer for SNs [RX_Next, RX_Next_Highest); index = SN − RX_Next.
-    buf: VecDeque<RxSdu>,
+    /// RX_Next, RX_Next_Status_Trigger, RX_Highest_Status, RX_Next_Highest, the reception
+    /// buffer for SNs [RX_Next, RX_Next_Highest) and the delayed polls (§5.3.4).
+    win: AmRxWindow<RxSdu>,
     ready: VecDeque<S>,
     t_reassembly: Option<SimTime>,
     /// The STATUS trigger and t-StatusProhibit (§5.3.4).
     status: StatusReporting,
-    /// SN of a received poll whose STATUS trigger waits (§5.3.4).
-    delayed_poll: Option<u32>,
     scratch: Vec<(u32, Option<u32>)>,
     stats: NrRlcAmRxStats,
 }
@@ -79,16 +85,10 @@ impl<S: RlcSdu> NrRlcAmRx<S> {
         config.validate()?;
         Ok(NrRlcAmRx {
             cfg: config,
-            sn: SnSpace::new(config.sn_length.bits()),
-            rx_next: 0,
-            rx_next_status_trigger: 0,
-            rx_highest_status: 0,
-            rx_next_highest: 0,
-            buf: VecDeque::new(),
+            win: AmRxWindow::new(config.sn_length.bits()),
             ready: VecDeque::new(),
             t_reassembly: None,
             status: StatusReporting::new(config.t_status_prohibit),
-            delayed_poll: None,
             scratch: Vec::new(),
             stats: NrRlcAmRxStats::default(),
         })
@@ -99,24 +99,21 @@ impl<S: RlcSdu> NrRlcAmRx<S> {
     #[cfg(test)]
     pub(crate) fn starting_at(config: NrRlcAmConfig, sn: u32) -> Self {
         let mut rx = Self::new(config).expect("valid test configuration");
-        rx.rx_next = sn;
-        rx.rx_next_status_trigger = sn;
-        rx.rx_highest_status = sn;
-        rx.rx_next_highest = sn;
+        rx.win = AmRxWindow::starting_at(config.sn_length.bits(), sn);
         rx
     }
 
     /// RX_Next.
     pub fn rx_next(&self) -> u32 {
-        self.rx_next
+        self.win.next()
     }
     /// RX_Highest_Status.
     pub fn rx_highest_status(&self) -> u32 {
-        self.rx_highest_status
+        self.win.highest_status()
     }
     /// RX_Next_Highest.
     pub fn rx_next_highest(&self) -> u32 {
-        self.rx_next_highest
+        self.win.next_highest()
     }
     pub fn stats(&self) -> NrRlcAmRxStats {
         self.stats
@@ -137,7 +134,7 @@ impl<S: RlcSdu> NrRlcAmRx<S> {
         self.stats.pdus_received += 1;
         self.stats.bytes_received += pdu.size_bytes() as u64;
         let x = pdu.sn;
-        let in_window = self.sn.contains(x) && self.off(x) < self.sn.window();
+        let in_window = self.win.contains(x);
         let placed = if in_window {
             self.place(x, &pdu.data)
         } else {
@@ -151,8 +148,10 @@ impl<S: RlcSdu> NrRlcAmRx<S> {
                 self.after_placement(now, x, placed == Placed::Completed)
             }
         }
-        if pdu.poll && self.sn.contains(x) {
-            self.on_poll(x, placed == Placed::Duplicate);
+        // §5.3.4 polling, the rule LTE shares (`AmRxWindow::on_poll`).
+        let discarded = placed == Placed::Duplicate;
+        if pdu.poll && self.win.sn().contains(x) && self.win.on_poll(x, discarded) {
+            self.status.trigger();
         }
         self.check_delayed_poll();
     }
@@ -186,7 +185,7 @@ impl<S: RlcSdu> NrRlcAmRx<S> {
         self.scratch = scratch;
         let mut bits = STATUS_BASE_BITS;
         let mut nacks = Vec::with_capacity(runs.len());
-        let mut ack_sn = self.rx_highest_status;
+        let mut ack_sn = self.win.highest_status();
         for r in &runs {
             let nack = self.nack(r);
             let need = nack.bits(self.cfg.sn_length);
@@ -238,29 +237,12 @@ impl<S: RlcSdu> NrRlcAmRx<S> {
     /// Offset of `sn` from RX_Next, the modulus base (§7.1).
     #[inline]
     fn off(&self, sn: u32) -> u32 {
-        self.sn.offset(sn, self.rx_next)
-    }
-
-    fn is_delivered(&self, i: usize) -> bool {
-        matches!(self.buf.get(i), Some(RxSdu::Delivered))
-    }
-
-    /// The first SN at or after `sn` whose SDU is not completely received.
-    fn first_incomplete_from(&self, sn: u32) -> u32 {
-        let mut i = self.off(sn) as usize;
-        while self.is_delivered(i) {
-            i += 1;
-        }
-        self.sn.add(self.rx_next, i as u32)
+        self.win.off(sn)
     }
 
     /// §5.2.3.2.2: stores the new bytes of SDU `x`, delivering it when complete.
     fn place(&mut self, x: u32, e: &DataElement<S>) -> Placed {
-        let i = self.off(x) as usize;
-        if self.buf.len() <= i {
-            self.buf.resize_with(i + 1, || RxSdu::Missing);
-        }
-        let slot = &mut self.buf[i];
+        let slot = self.win.entry_mut(x);
         let complete = match slot {
             RxSdu::Delivered => return Placed::Duplicate,
             RxSdu::Missing => {
@@ -284,41 +266,28 @@ impl<S: RlcSdu> NrRlcAmRx<S> {
         Placed::Completed
     }
 
-    /// §5.2.3.2.3 after an AMD PDU with SN = x was placed.
+    /// §5.2.3.2.3 after an AMD PDU with SN = x was placed (RX_Next_Highest and
+    /// RX_Highest_Status in [`AmRxWindow::on_placed`]); "if x = RX_Next", RX_Next moves to the
+    /// first SN above it whose SDU is not completely received.
     fn after_placement(&mut self, now: SimTime, x: u32, completed: bool) {
-        if self.off(x) >= self.off(self.rx_next_highest) {
-            self.rx_next_highest = self.sn.add(x, 1);
-        }
-        if completed {
-            if x == self.rx_highest_status {
-                self.rx_highest_status = self.first_incomplete_from(self.sn.add(x, 1));
-            }
-            if x == self.rx_next {
-                self.advance_rx_next();
-            }
+        self.win.on_placed(x);
+        if completed && x == self.win.next() {
+            self.win.advance_next(drop);
         }
         self.update_t_reassembly(now);
     }
 
-    /// RX_Next moves to the first SN above it whose SDU is not completely received.
-    fn advance_rx_next(&mut self) {
-        while matches!(self.buf.front(), Some(RxSdu::Delivered)) {
-            self.buf.pop_front();
-            self.rx_next = self.sn.add(self.rx_next, 1);
-        }
-    }
-
     /// SDU RX_Next + `i` has a byte missing before the last byte received of it.
     fn gap_before_last_byte(&self, i: usize) -> bool {
-        matches!(self.buf.get(i), Some(RxSdu::Partial(s)) if s.has_gap_before_last_byte())
+        matches!(self.win.get(i), Some(RxSdu::Partial(s)) if s.has_gap_before_last_byte())
     }
 
     /// Whether t-Reassembly should run with RX_Next_Highest relative to `base` (§5.2.3.2.3 and
     /// §5.2.3.2.4: "RX_Next_Highest > base + 1; or RX_Next_Highest = base + 1 and there is at
     /// least one missing byte segment of the SDU with SN = base before the last byte").
     fn reassembly_pending_above(&self, base: u32) -> bool {
-        let d = self.sn.offset(self.rx_next_highest, base);
-        d > 1 && d <= self.sn.window()
+        let d = self.win.sn().offset(self.win.next_highest(), base);
+        d > 1 && d <= self.win.sn().window()
             || d == 1 && self.gap_before_last_byte(self.off(base) as usize)
     }
 
@@ -326,50 +295,35 @@ impl<S: RlcSdu> NrRlcAmRx<S> {
     /// something is missing.
     fn update_t_reassembly(&mut self, now: SimTime) {
         if self.t_reassembly.is_some() {
-            let trig = self.off(self.rx_next_status_trigger);
+            let trig = self.off(self.win.status_trigger());
             let resolved = trig == 0
                 || (trig == 1 && !self.gap_before_last_byte(0))
-                || trig > self.sn.window();
+                || trig > self.win.sn().window();
             if resolved {
                 self.t_reassembly = None;
             }
         }
-        if self.t_reassembly.is_none() && self.reassembly_pending_above(self.rx_next) {
+        if self.t_reassembly.is_none() && self.reassembly_pending_above(self.win.next()) {
             self.t_reassembly = Some(now + self.cfg.t_reassembly);
-            self.rx_next_status_trigger = self.rx_next_highest;
+            self.win.mark_status_trigger();
         }
     }
 
     /// §5.2.3.2.4, run at the expiry instant `at`.
     fn t_reassembly_expired(&mut self, at: SimTime) {
         self.stats.t_reassembly_expiries += 1;
-        self.rx_highest_status = self.first_incomplete_from(self.rx_next_status_trigger);
-        if self.reassembly_pending_above(self.rx_highest_status) {
+        self.win.set_highest_status_from(self.win.status_trigger());
+        if self.reassembly_pending_above(self.win.highest_status()) {
             self.t_reassembly = Some(at + self.cfg.t_reassembly);
-            self.rx_next_status_trigger = self.rx_next_highest;
+            self.win.mark_status_trigger();
         }
         // §5.3.4: t-Reassembly expiry is the "detection of reception failure" trigger.
         self.status.trigger();
         self.check_delayed_poll();
     }
 
-    /// §5.3.4 polling: trigger now if the PDU was discarded, or x < RX_Highest_Status, or
-    /// x ≥ RX_Next + AM_Window_Size; otherwise delay the trigger until one of these holds.
-    fn on_poll(&mut self, x: u32, discarded: bool) {
-        if discarded || self.poll_may_trigger(x) {
-            self.status.trigger();
-        } else if self.delayed_poll.is_none_or(|p| self.off(p) <= self.off(x)) {
-            self.delayed_poll = Some(x);
-        }
-    }
-
-    fn poll_may_trigger(&self, x: u32) -> bool {
-        self.off(x) < self.off(self.rx_highest_status) || self.off(x) >= self.sn.window()
-    }
-
     fn check_delayed_poll(&mut self) {
-        if self.delayed_poll.is_some_and(|p| self.poll_may_trigger(p)) {
-            self.delayed_poll = None;
+        if self.win.delayed_poll_due() {
             self.status.trigger();
         }
     }
@@ -379,8 +333,8 @@ impl<S: RlcSdu> NrRlcAmRx<S> {
     /// first byte is missing, up to NACK range's 255 SDUs.
     fn missing_runs(&self, scratch: &mut Vec<(u32, Option<u32>)>) -> Vec<MissingRun> {
         let mut runs: Vec<MissingRun> = Vec::new();
-        for i in 0..self.off(self.rx_highest_status) {
-            match self.buf.get(i as usize) {
+        for i in 0..self.off(self.win.highest_status()) {
+            match self.win.get(i as usize) {
                 Some(RxSdu::Delivered) => continue,
                 Some(RxSdu::Partial(s)) => s.missing(scratch),
                 Some(RxSdu::Missing) | None => {
@@ -416,7 +370,7 @@ impl<S: RlcSdu> NrRlcAmRx<S> {
     fn nack(&self, r: &MissingRun) -> NrNack {
         let whole = r.so_start == 0 && r.end.is_none();
         NrNack {
-            sn: self.sn.add(self.rx_next, r.first),
+            sn: self.win.sn().add(self.win.next(), r.first),
             so: (!whole).then_some(NackSo {
                 start: r.so_start,
                 end: r.end,
