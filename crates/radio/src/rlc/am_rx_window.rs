@@ -44,9 +44,9 @@ pub(crate) struct AmRxWindow<E> {
     /// VR(X) / RX_Next_Status_Trigger.
     status_trigger: u32,
     buf: VecDeque<E>,
-    /// The SN of the lowest received poll whose STATUS trigger is delayed (see
-    /// [`Self::on_poll`]).
-    delayed_poll: Option<u32>,
+    /// SNs of received polls whose STATUS trigger is delayed (see [`Self::on_poll`]), in
+    /// arrival order, without repeats.
+    delayed_polls: Vec<u32>,
 }
 
 impl<E: RxEntry> AmRxWindow<E> {
@@ -60,7 +60,7 @@ impl<E: RxEntry> AmRxWindow<E> {
             next_highest: 0,
             status_trigger: 0,
             buf: VecDeque::new(),
-            delayed_poll: None,
+            delayed_polls: Vec::new(),
         }
     }
 
@@ -210,7 +210,7 @@ impl<E: RxEntry> AmRxWindow<E> {
             self.next_highest,
             self.status_trigger,
         ) = (0, 0, 0, 0);
-        self.delayed_poll = None;
+        self.delayed_polls.clear();
     }
 
     /// A poll received in SN `x` (36.322 §5.2.3, 38.322 §5.3.4, which read the same): true
@@ -219,49 +219,49 @@ impl<E: RxEntry> AmRxWindow<E> {
     /// triggering the STATUS report until" that holds, which [`Self::delayed_poll_due`]
     /// checks.
     ///
-    /// One delayed poll is kept, the lowest, for both RATs. Both clauses delay each poll on
-    /// its own condition; of the polls waiting, the lowest SN is the first whose condition
-    /// holds (VR(MS) / RX_Highest_Status passes the lower SN first), so the first trigger falls
-    /// at the instant the clauses set. Keeping the highest (NR's rule before) held that
-    /// trigger back until the window passed the highest poll. What one SN cannot hold: a
-    /// higher poll still waiting when VR(MS) stops between the two raises no trigger of its
-    /// own later (the peer's t-PollRetransmit re-polls, as its POLL_SN is not yet
-    /// acknowledged). Keeping every delayed poll would raise it; in LTE that moves the outputs
-    /// of the handover examples `cho-drive` and `drive-60kmh` (a few STATUS PDUs more).
+    /// Each poll's trigger is delayed on its own condition, as both clauses state it per
+    /// received poll. Keeping only one SN cannot do that: the lowest fires on time but loses
+    /// the trigger of a higher poll still waiting when VR(MS) stops between the two; the
+    /// highest holds back the lower poll's trigger past the instant its own condition held.
     pub(crate) fn on_poll(&mut self, x: u32, discarded: bool) -> bool {
         if discarded || self.poll_may_trigger(x) {
             return true;
         }
-        let lower_waits = self.delayed_poll.is_some_and(|p| self.off(p) < self.off(x));
-        if !lower_waits {
-            self.delayed_poll = Some(x);
+        if !self.delayed_polls.contains(&x) {
+            self.delayed_polls.push(x);
         }
         false
     }
 
-    /// Whether the delayed poll's condition now holds; it is then served (forgotten).
+    /// Whether a delayed poll's condition now holds; such polls are served (removed).
     #[inline]
     pub(crate) fn delayed_poll_due(&mut self) -> bool {
-        match self.delayed_poll {
-            Some(p) if self.poll_may_trigger(p) => {
-                self.delayed_poll = None;
-                true
-            }
-            _ => false,
+        if self.delayed_polls.is_empty() {
+            return false;
         }
+        let before = self.delayed_polls.len();
+        let (sn, next, hs) = (self.sn, self.next, self.highest_status);
+        self.delayed_polls
+            .retain(|&p| !Self::may_trigger(sn, next, hs, p));
+        self.delayed_polls.len() < before
     }
 
-    /// The SN of the poll whose STATUS trigger is delayed.
+    /// The SNs of the polls whose STATUS trigger is delayed.
     #[cfg(test)]
-    pub(crate) fn delayed_poll(&self) -> Option<u32> {
-        self.delayed_poll
+    pub(crate) fn delayed_polls(&self) -> &[u32] {
+        &self.delayed_polls
+    }
+
+    #[inline]
+    fn poll_may_trigger(&self, x: u32) -> bool {
+        Self::may_trigger(self.sn, self.next, self.highest_status, x)
     }
 
     /// x < VR(MS) or x >= VR(MR), offsets from the modulus base VR(R).
     #[inline]
-    fn poll_may_trigger(&self, x: u32) -> bool {
-        let off = self.off(x);
-        off < self.off(self.highest_status) || off >= self.sn.window()
+    fn may_trigger(sn: SnSpace, next: u32, highest_status: u32, x: u32) -> bool {
+        let off = sn.offset(x, next);
+        off < sn.offset(highest_status, next) || off >= sn.window()
     }
 }
 
@@ -287,26 +287,28 @@ mod tests {
         }
     }
 
-    /// 36.322 §5.2.3 / 38.322 §5.3.4 with one delayed poll kept, the lowest: polls in SNs 4
-    /// and 2 (in that order) wait while SN 0 is missing (VR(MS) = 0); SN 0 arriving moves
-    /// VR(MS) to 3, which serves the poll in SN 2 (kept: the lowest; keeping the highest, 4,
-    /// would serve nothing yet). SN 3 then moves VR(MS) to 5 with no poll waiting.
+    /// 36.322 §5.2.3 / 38.322 §5.3.4, one condition per poll: polls in SNs 2 and 4 wait while
+    /// SN 0 is missing (VR(MS) = 0); SN 0 arriving moves VR(MS) to 3 and serves the poll in
+    /// SN 2 alone; SN 3 moves it to 5 and serves the poll in SN 4. A poll repeated while it
+    /// waits (t-PollRetransmit) is one delayed trigger, not two.
     #[test]
-    fn the_lowest_delayed_poll_is_kept_and_served_first() {
+    fn each_delayed_poll_is_served_when_its_own_condition_holds() {
         let mut w = AmRxWindow::<bool>::new(10);
         for x in [1, 2, 4] {
             receive(&mut w, x);
         }
-        assert!(!w.on_poll(4, false) && !w.on_poll(2, false) && !w.on_poll(4, false));
-        assert_eq!(w.delayed_poll(), Some(2));
+        assert!(!w.on_poll(2, false) && !w.on_poll(4, false) && !w.on_poll(4, false));
+        assert_eq!(w.delayed_polls(), &[2, 4]);
         assert!(!w.delayed_poll_due());
         receive(&mut w, 0);
         assert_eq!((w.next(), w.highest_status(), w.next_highest()), (3, 3, 5));
         assert!(w.delayed_poll_due());
-        assert_eq!(w.delayed_poll(), None);
+        assert_eq!(w.delayed_polls(), &[4]);
+        assert!(!w.delayed_poll_due(), "served once");
         receive(&mut w, 3);
         assert_eq!((w.next(), w.highest_status()), (5, 5));
-        assert!(!w.delayed_poll_due());
+        assert!(w.delayed_poll_due());
+        assert!(w.delayed_polls().is_empty());
     }
 
     /// A discarded PDU's poll, a poll below VR(MS) and one at VR(MR) = VR(R) + 512 (10-bit
@@ -320,7 +322,7 @@ mod tests {
         assert!(w.on_poll(1001, true), "discarded");
         assert!(w.on_poll((1001 + 512) % 1024, false), "x = VR(MR)");
         assert!(!w.on_poll((1001 + 511) % 1024, false), "x = VR(MR) - 1");
-        assert_eq!(w.delayed_poll(), Some(488));
+        assert_eq!(w.delayed_polls(), &[488]);
     }
 
     /// An MRW to SN 6 hands SNs 0..6 over (the buffer reached 0..4), and VR(H) and VR(MS)

@@ -244,14 +244,14 @@ mod status_5_2_3 {
         assert_eq!(rx.vr_r(), 3);
     }
 
-    /// 36.322 §5.2.3: a poll in SN x waits "until x < VR(MS) or x >= VR(MR)"; the receiver
-    /// keeps the lowest delayed poll. Five 100-byte SDUs in SNs 0..=4, polls in SNs 2 and 4,
-    /// SNs 0 and 3 held back by HARQ: both polls wait (VR(MS) = 0). SN 0 arriving moves VR(MS)
-    /// to 3 > 2: STATUS with ACK_SN 3 (a receiver that kept the highest or the latest delayed
-    /// poll, SN 4, would stay silent). SN 3 then moves VR(MS) to 5 with no trigger: the poll in
-    /// SN 4 was not kept (see `AmRxWindow::on_poll`; the peer's t-PollRetransmit re-polls).
+    /// 36.322 §5.2.3: a poll in SN x waits "until x < VR(MS) or x >= VR(MR)", each poll on
+    /// its own. Five 100-byte SDUs in SNs 0..=4, polls in SNs 2 and 4, SNs 0 and 3 held back
+    /// by HARQ: both polls wait (VR(MS) = 0). SN 0 arriving moves VR(MS) to 3 > 2: STATUS
+    /// (ACK_SN 3; a receiver keeping only the highest delayed poll would stay silent). SN 3
+    /// moves VR(MS) to 5 > 4: STATUS again (ACK_SN 5; keeping only the lowest would have
+    /// forgotten the poll in SN 4).
     #[test]
-    fn the_lowest_delayed_poll_triggers_when_vr_ms_passes_it() {
+    fn each_delayed_poll_triggers_when_vr_ms_passes_it() {
         let (mut tx, mut rx) = pair(cfg());
         for uid in 0..5 {
             tx.write_sdu(ms(0), sdu(uid, 100)).unwrap();
@@ -272,7 +272,8 @@ mod status_5_2_3 {
         assert_eq!(rx.pull_status(ms(2), 100).unwrap().ack_sn, 3);
         rx.on_pdu(ms(3), RlcPdu::Data(pdus[3].clone()));
         assert_eq!(rx.vr_ms(), 5);
-        assert!(!rx.status_triggered(), "the poll in SN 4 was not kept");
+        assert!(rx.status_triggered(), "the poll in SN 4 < VR(MS) = 5");
+        assert_eq!(rx.pull_status(ms(3), 100).unwrap().ack_sn, 5);
     }
 
     #[test]

@@ -8,11 +8,9 @@
 //!   fixed-size STATUS PDUs (used by the DCH; the entities themselves size 36.322 NACK lists).
 //!
 //! Shared with NR's RLC ([`crate::nr::rlc`], TS 38.322) where the two specifications agree: the
-//! transmission buffer (`sdu_buffer`), SN arithmetic (`sn`), and at the AM entity the entity
-//! itself ([`am_entity`]: [`AmEntity`], of which [`RlcAmEntity`] and NR's `NrRlcAmEntity` are
-//! instantiations), the receiving window with its state variables and the poll rule
-//! (`am_rx_window`), the retransmission queue with RETX_COUNT (`retx`), polling with
-//! t-PollRetransmit (`poll`) and the STATUS trigger with t-StatusProhibit (`status_report`).
+//! transmission buffer (`sdu_buffer`), SN arithmetic (`sn`), and at the AM entity the
+//! retransmission queue with RETX_COUNT (`retx`), polling with t-PollRetransmit (`poll`) and the
+//! STATUS trigger with t-StatusProhibit (`status_report`).
 //!
 //! PDUs do not carry bytes: a data PDU lists its data field elements (36.322 §6.2.2.x "Data
 //! field"), each a copy of the SDU value with a byte offset and length, and its size on the air

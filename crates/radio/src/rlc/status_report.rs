@@ -4,8 +4,8 @@
 //! A STATUS report is triggered by a poll or by the detection of a reception failure (LTE's
 //! t-Reordering, NR's t-Reassembly expiry); it is sent at the first transmission opportunity
 //! when t-StatusProhibit is not running, and sending it starts t-StatusProhibit. What the report
-//! lists (36.322 NACK_SN with SOstart/SOend; 38.322 also NACK range) stays with each entity;
-//! when a poll triggers it is the receiving window's rule (`am_rx_window`), common to both.
+//! lists (36.322 NACK_SN with SOstart/SOend; 38.322 also NACK range) and when a poll triggers it
+//! stay with each entity.
 
 use celltcp_engine::{SimDuration, SimTime};
 

@@ -474,14 +474,13 @@ fn polls_trigger_status_and_t_status_prohibit_delays_it_5_3_4() {
 }
 
 /// §5.3.4: a poll in SN x waits "until x < RX_Highest_Status or x >= RX_Next +
-/// AM_Window_Size"; the receiver keeps the lowest delayed poll, as LTE's (one rule,
-/// `AmRxWindow::on_poll`). Five 100-byte SDUs in SNs 0..=4, polls in SNs 2 and 4, SNs 0 and 3
-/// held back by HARQ: both polls wait (RX_Highest_Status = 0). SN 0 arriving moves
-/// RX_Highest_Status to 3 > 2: STATUS with ACK_SN 3 (keeping the highest delayed poll, this
-/// receiver's rule before, stayed silent here until SN 3 arrived too). SN 3 then moves
-/// RX_Highest_Status to 5 with no trigger: the poll in SN 4 was not kept.
+/// AM_Window_Size", each poll on its own. Five 100-byte SDUs in SNs 0..=4, polls in SNs 2 and
+/// 4, SNs 0 and 3 held back by HARQ: both polls wait (RX_Highest_Status = 0). SN 0 arriving
+/// moves RX_Highest_Status to 3 > 2: STATUS (ACK_SN 3; a receiver keeping only the highest
+/// delayed poll would stay silent). SN 3 moves it to 5 > 4: STATUS again (ACK_SN 5; keeping
+/// only the lowest would have forgotten the poll in SN 4).
 #[test]
-fn the_lowest_delayed_poll_triggers_when_rx_highest_status_passes_it_5_3_4() {
+fn each_delayed_poll_triggers_when_rx_highest_status_passes_it_5_3_4() {
     let (mut tx, mut rx) = pair(NrRlcAmConfig::default());
     let mut p = send_whole(&mut tx, ms(0), 0..5, 100);
     p[2].poll = true;
@@ -505,7 +504,11 @@ fn the_lowest_delayed_poll_triggers_when_rx_highest_status_passes_it_5_3_4() {
     assert_eq!(rx.pull_status(ms(2), 100).unwrap().ack_sn, 3);
     rx.on_pdu(ms(3), p[3]);
     assert_eq!(rx.rx_highest_status(), 5);
-    assert!(!rx.status_triggered(), "the poll in SN 4 was not kept");
+    assert!(
+        rx.status_triggered(),
+        "the poll in SN 4 < RX_Highest_Status = 5"
+    );
+    assert_eq!(rx.pull_status(ms(3), 100).unwrap().ack_sn, 5);
 }
 
 /// §5.2.3.2.3/§5.2.3.2.4 with an 18-bit SN: t-Reassembly starts on a hole, stops when the

@@ -15,12 +15,9 @@
 //! transmission ([`crate::rlc`]'s `SduBuffer`, with its limit and the upper layer's discard),
 //! SN arithmetic modulo 2^bits (`SnSpace`), the SDU trait [`RlcSdu`](crate::rlc::RlcSdu),
 //! [`DataElement`](crate::rlc::DataElement) as a PDU's data field, [`BufferStatus`] and the
-//! errors; at the AM entity, the entity itself ([`AmEntity`](crate::rlc::AmEntity), §4.2.1.3),
-//! the receiving window with RX_Next, RX_Highest_Status, RX_Next_Highest,
-//! RX_Next_Status_Trigger and the poll rule (`AmRxWindow`, §7.1 and §5.3.4 = 36.322 §7.1 and
-//! §5.2.3), the retransmission queue with RETX_COUNT (`RetxQueue`, §5.3.2 = 36.322 §5.2.1),
-//! polling (`Poller`, §5.3.3 = 36.322 §5.2.2) and the STATUS trigger with t-StatusProhibit
-//! (`StatusReporting`, §5.3.4 = 36.322 §5.2.3).
+//! errors; at the AM entity, the retransmission queue with RETX_COUNT (`RetxQueue`, §5.3.2 =
+//! 36.322 §5.2.1), polling (`Poller`, §5.3.3 = 36.322 §5.2.2) and the STATUS trigger with
+//! t-StatusProhibit (`StatusReporting`, §5.3.4 = 36.322 §5.2.3).
 //!
 //! The call contract is LTE's: every method takes `now` and first runs the timers due at or
 //! before `now`; a caller should call `on_timeout(t)` at every `t = poll_timeout()` so that
