@@ -8,7 +8,7 @@
 #   sh docs/data/handover_tables.sh
 set -eu
 RUNS=${RUNS:-20}
-R="cargo run -q -p celltcp-scenario --example handover_replications --"
+R="cargo run -q --release -p celltcp-scenario --example handover_replications --"
 EX=python/celltcp/examples/handover
 RADIO=""
 for c in cell1 cell2 cell3; do
