@@ -114,6 +114,13 @@ impl RateEstimator {
         self.app_limited = (self.delivered + bytes_in_flight).max(1);
     }
 
+    /// The flight an application-limited mark waits for is gone: after a retransmission
+    /// timeout every outstanding segment is deemed lost (RFC 6675 §5.1) and is sent again under
+    /// a one-segment window, so the sender is window-limited from now on.
+    pub fn clear_app_limited(&mut self) {
+        self.app_limited = 0;
+    }
+
     pub fn is_app_limited(&self) -> bool {
         self.app_limited != 0
     }

@@ -119,6 +119,15 @@ impl TcpEndpoint {
                 // could start would never run again.
                 self.rtt.restart_timer(now);
                 self.buf.mark_all_lost();
+                // An application-limited mark (a send buffer full of unacknowledged data leaves
+                // the window unfilled) waits until the flight it saw is delivered. After the
+                // expiry that flight is resent one segment at first, and the mark would make
+                // every go-back-N ACK application-limited, which RFC 7661 forbids growing on:
+                // cwnd would stay at 1 MSS, a segment per round trip, until the whole flight
+                // was delivered again. The retransmissions are window-limited (RFC 5681 §3.1
+                // slow start), as Linux's `tcp_rate_check_app_limited` also holds while lost
+                // segments wait for their retransmission.
+                self.rate.clear_app_limited();
                 // RFC 6582 §3.2 step 1 / RFC 6675: recover is set on a timeout too.
                 self.rec.enter_rto_recovery(self.snd.una(), self.snd.nxt());
                 self.ecn.hold_until(self.snd.nxt());

@@ -215,3 +215,43 @@ fn a_lost_go_back_n_retransmission_is_resent_without_a_second_timeout_rfc8985() 
     // segment sent one round later is the first to come after RACK.rtt + min_RTT/4.
     assert_eq!(seg5[2] - seg5[1], SimDuration::from_ms(200), "{seg5:?}");
 }
+
+/// A bulk sender whose send buffer (16 segments) limits its flight is application-limited in
+/// the delivery-rate sense (its window grows past the 16 segments the buffer fills). When
+/// the whole flight is lost, go-back-N after the expiry is still slow start from one segment
+/// (RFC 5681 §3.1): bursts of 1, 2, 4 and 8 retransmissions. With the application-limited mark
+/// of the lost flight left in place, every retransmission's ACK counted as application-limited
+/// and the window stayed at one segment: 16 bursts of 1, one per round trip.
+#[test]
+fn go_back_n_grows_after_an_expiry_of_a_send_buffer_limited_flight_rfc5681_3_1() {
+    let mut c = cfg();
+    c.sack = false;
+    c.snd_buf_bytes = 16 * MSS;
+    // NewReno itself: the harness's own controller does not apply RFC 7661's rule.
+    let reno = || crate::cc::build("newreno", &c.cc_config()).unwrap();
+    let a = TcpEndpoint::connect(c, reno(), A, B, FlowId(1), SimTime::ZERO);
+    let b = TcpEndpoint::listen(c, reno(), B, FlowId(1));
+    let mut h = Harness::with(a, b);
+    h.handshake();
+    h.rule = drop_first((150..166).map(seg).collect(), c.isn);
+    assert!(h.transfer(300 * MSS, secs(60)));
+    assert_eq!(h.a.stats().timeouts, 1);
+    let retx: Vec<SimTime> = h
+        .data_sent()
+        .into_iter()
+        .filter(|x| x.2)
+        .map(|x| x.0)
+        .collect();
+    let mut bursts: Vec<usize> = vec![];
+    let mut last = None;
+    for t in &retx {
+        if Some(*t) == last {
+            *bursts.last_mut().unwrap() += 1;
+        } else {
+            bursts.push(1);
+        }
+        last = Some(*t);
+    }
+    assert_eq!(retx.len(), 16, "{bursts:?}");
+    assert_eq!(&bursts[..4], &[1, 2, 4, 8], "{bursts:?}");
+}
