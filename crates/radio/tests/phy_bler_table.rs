@@ -100,7 +100,8 @@ fn format_errors_carry_their_line() {
             BlerTableError::McsRange {
                 line: 11,
                 mcs: 29,
-                table: CqiTable::Table1,
+                max: 28,
+                table: "TS 36.213 Table 7.1.7.1-1",
             },
         ),
         (
@@ -108,7 +109,8 @@ fn format_errors_carry_their_line() {
             BlerTableError::McsRange {
                 line: 11,
                 mcs: -1,
-                table: CqiTable::Table1,
+                max: 28,
+                table: "TS 36.213 Table 7.1.7.1-1",
             },
         ),
         (
@@ -295,7 +297,13 @@ fn table_wide_errors() {
         .filter(|l| !l.starts_with("3,") && !l.starts_with("17,"))
         .collect();
     let e = BlerTable::parse(&text(&lines)).unwrap_err();
-    assert_eq!(e, BlerTableError::MissingMcs { mcs: vec![3, 17] });
+    assert_eq!(
+        e,
+        BlerTableError::MissingMcs {
+            mcs: vec![3, 17],
+            max: 28
+        }
+    );
     assert_eq!(e.line(), None);
     assert_eq!(
         e.to_string(),
@@ -688,7 +696,7 @@ fn a_table_for_the_256qam_cqi_table_has_the_mcss_of_table_7_1_7_1_1a() {
     );
     let e = BlerTable::parse(&text(&lines)).unwrap_err();
     assert!(
-        matches!(e, BlerTableError::MissingMcs { ref mcs } if mcs == &vec![28]),
+        matches!(e, BlerTableError::MissingMcs { ref mcs, max: 28 } if mcs == &vec![28]),
         "{e}"
     );
 }

@@ -246,7 +246,7 @@ fn tables_that_leave_a_cqi_without_its_mcs_curve_are_refused_naming_the_key() {
         e,
         format!(
             "cells.c.bler_table: {file}:{}: MCS 10 reaches BLER 0.1 at 0.5 dB, not above MCS 9 \
-             (1 dB); expected 10 % points that increase with the MCS",
+             (1 dB); expected 10 % points that increase with the MCS's spectral efficiency",
             lines[10] + 1
         )
     );

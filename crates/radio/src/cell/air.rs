@@ -266,7 +266,7 @@ impl NrAir {
             *m = Some(Mcs::new(index)?);
         }
         Ok(NrAir {
-            bler: NrBlerModel::for_table(cfg.mcs_table),
+            bler: cfg.bler.clone(),
             target_bler: cfg.cqi_table.target_bler(),
             tbs,
             slot_tbs,

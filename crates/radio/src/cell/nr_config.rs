@@ -5,10 +5,12 @@
 //! [`NrCellConfig::validate`] checks it and resolves it into the NR library's types
 //! ([`NrAirConfig`]), with messages naming the dotted key (`cells.NAME.nr.KEY`).
 
+use std::sync::Arc;
+
 use crate::nr::{
     Carrier, CqiTable, DmrsConfig, DmrsConfigType, DmrsMaxLength, FrequencyRange, HarqTiming,
-    McsTable, Numerology, PdschProcessingCapability, PdschTimeAllocation, SlotPattern, SpecialSlot,
-    XOverhead, MAX_LAYERS, SYMBOLS_PER_SLOT,
+    McsTable, NrBlerModel, Numerology, PdschProcessingCapability, PdschTimeAllocation, SlotPattern,
+    SpecialSlot, XOverhead, MAX_LAYERS, SYMBOLS_PER_SLOT,
 };
 
 /// `[cells.NAME.nr]` as written; every key is optional.
@@ -67,6 +69,11 @@ pub struct NrCellConfig {
     /// budget (`radio_link.rs`).
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub channel: Option<super::nr_channel::NrChannelConfig>,
+    /// The link-level BLER curves of `mcs_table` read from the cell's `bler_table` file (the
+    /// file layer reads it, a program sets it); `None`: the default curves of `mcs_table`
+    /// (`nr/link.rs`).
+    #[cfg_attr(feature = "serde", serde(skip), schemars(skip))]
+    pub bler_curves: Option<Arc<NrBlerModel>>,
 }
 
 impl Default for NrCellConfig {
@@ -85,6 +92,7 @@ impl Default for NrCellConfig {
             harq_processes: crate::nr::NR_HARQ_PROCESSES,
             pdsch_symbols: 13,
             channel: None,
+            bler_curves: None,
         }
     }
 }
@@ -144,6 +152,8 @@ pub struct NrAirConfig {
     pub dmrs: DmrsConfig,
     pub x_overhead: XOverhead,
     pub mcs_table: McsTable,
+    /// BLER curves of `mcs_table`: the link-level ones given, or the defaults.
+    pub bler: NrBlerModel,
     pub cqi_table: CqiTable,
     pub max_layers: u8,
     pub harq: HarqTiming,
@@ -235,6 +245,21 @@ impl NrCellConfig {
             SlotPattern::Fdd => None,
         };
         let harq = self.harq_timing(numerology, &dmrs, &err)?;
+        let bler = match &self.bler_curves {
+            None => NrBlerModel::for_table(self.mcs_table),
+            Some(curves) if curves.mcs_table() == self.mcs_table => NrBlerModel::clone(curves),
+            Some(curves) => {
+                return Err(NrConfigError {
+                    key: format!("{cell_key}.bler_table"),
+                    message: format!(
+                        "holds curves of {}, not of nr.mcs_table {}; read the table for the \
+                         cell's MCS table",
+                        curves.mcs_table(),
+                        self.mcs_table
+                    ),
+                })
+            }
+        };
         Ok(NrAirConfig {
             carrier,
             pattern,
@@ -243,6 +268,7 @@ impl NrCellConfig {
             dmrs,
             x_overhead,
             mcs_table: self.mcs_table,
+            bler,
             cqi_table,
             max_layers: self.max_layers,
             harq,

@@ -34,6 +34,8 @@
 //! real channel. With `layer_loss_db` = 0 the layers are ideal orthogonal channels; its value
 //! is a modelling choice, not a measured figure — `docs/nr.md` says more.
 
+use std::io::BufRead;
+
 use celltcp_engine::RngStream;
 
 use super::mcs::McsTable;
@@ -160,10 +162,43 @@ impl NrBlerModel {
     /// points, 10 % points increasing with the MCS). The reader, its interpolation (linear in
     /// log10 BLER) and its checks are the LTE ones; only the MCS range is this table's.
     pub fn parse_table(table: McsTable, text: &str) -> Result<Self, BlerTableError> {
-        Ok(NrBlerModel {
+        Self::from_reader(table, text.as_bytes())
+    }
+
+    /// [`NrBlerModel::parse_table`] read line by line from `reader` (the LTE reader's bounded
+    /// lines, [`BlerTable::from_reader_cited`]); an `mcs` beyond `table`'s data MCSs is an
+    /// error citing `table`. The size of the whole stream is the caller's to bound.
+    pub fn from_reader(table: McsTable, reader: impl BufRead) -> Result<Self, BlerTableError> {
+        let efficiency: Vec<f64> = table
+            .rows()
+            .iter()
+            .map(|r| r.spectral_efficiency())
+            .collect();
+        let points = BlerTable::from_reader_cited(
+            reader_table(table),
+            table.citation(),
+            &efficiency,
+            reader,
+        )?;
+        Ok(Self::from_points(table, points))
+    }
+
+    /// Link-level curves of `table` already read, for example by a scenario's file reader
+    /// through [`NrBlerModel::from_reader`]: the points of each of `table`'s data MCSs.
+    ///
+    /// # Panics
+    /// If `points` was read for another number of MCSs than `table` has (29 for the 64QAM
+    /// tables, 28 for the 256QAM one): a caller's bug, as the reader checks the range.
+    pub fn from_points(table: McsTable, points: BlerTable) -> Self {
+        assert_eq!(
+            points.cqi_table(),
+            reader_table(table),
+            "BLER points read for another MCS count than {table}"
+        );
+        NrBlerModel {
             table,
-            curves: Curves::Table(BlerTable::parse_for(reader_table(table), text)?),
-        })
+            curves: Curves::Table(points),
+        }
     }
 
     /// The link-level points behind this model; `None` for the logistic form.
@@ -323,7 +358,21 @@ mod tests {
         assert!(t.bler(28, 0.0).is_err());
         assert!(t.points_table().is_some());
         // The 64QAM tables need MCS 28 too.
-        assert!(NrBlerModel::parse_table(McsTable::Qam64, &csv).is_err());
+        assert_eq!(
+            NrBlerModel::parse_table(McsTable::Qam64, &csv)
+                .unwrap_err()
+                .to_string(),
+            "no curve for MCS 28; expected at least 2 points for every MCS in 0..=28"
+        );
+        // And the 256QAM table has no MCS 28: the error cites the NR table.
+        let extra = format!("{csv}28,0,1\n28,1,0\n");
+        assert_eq!(
+            NrBlerModel::parse_table(McsTable::Qam256, &extra)
+                .unwrap_err()
+                .to_string(),
+            "line 86: mcs 28 is out of range; expected an MCS index in 0..=27 (TS 38.214 Table \
+             5.1.3.1-2)"
+        );
     }
 
     #[test]

@@ -284,6 +284,15 @@ impl McsTable {
     /// Every table, in the order of TS 38.214.
     pub const ALL: [McsTable; 3] = [McsTable::Qam64, McsTable::Qam256, McsTable::Qam64LowSe];
 
+    /// The table, cited ("TS 38.214 Table 5.1.3.1-1").
+    pub const fn citation(self) -> &'static str {
+        match self {
+            McsTable::Qam64 => "TS 38.214 Table 5.1.3.1-1",
+            McsTable::Qam256 => "TS 38.214 Table 5.1.3.1-2",
+            McsTable::Qam64LowSe => "TS 38.214 Table 5.1.3.1-3",
+        }
+    }
+
     /// The data rows, indexed by I_MCS.
     pub fn rows(self) -> &'static [McsRow] {
         match self {

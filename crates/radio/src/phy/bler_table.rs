@@ -38,7 +38,8 @@
 //! Besides the format, each curve must be non-increasing in SINR, with no two points at the
 //! same SINR, and must cross the CQI target BLER 0.1 (TS 36.213 §7.2.3): its first point above
 //! 0.1 and its last at or below 0.1, so that the 10 % point — the lowest SINR at which BLER ≤
-//! 0.1 — is finite. The 10 % points must increase strictly with the MCS, as for
+//! 0.1 — is finite. The 10 % points must increase strictly with the MCS's spectral efficiency
+//! (with the MCS in LTE's tables; NR's Table 5.1.3.1-1 has MCS 17 a little below 16), as for
 //! `BlerModel::from_thresholds`: link adaptation reports the highest CQI whose MCS meets the
 //! target, and a higher MCS that needed less SINR than a lower one would make the lower one
 //! useless, which points to a mislabelled curve.
@@ -99,16 +100,15 @@ pub enum BlerTableError {
         value: f64,
     },
     #[error(
-        "line {line}: mcs {mcs} is out of range; expected an MCS index in 0..={max} \
-         (TS 36.213 Table {name})",
-        max = table.mcs_max(),
-        name = table.mcs_table_name()
+        "line {line}: mcs {mcs} is out of range; expected an MCS index in 0..={max} ({table})"
     )]
     McsRange {
         line: usize,
         mcs: i64,
-        /// The CQI table whose MCS table the table's `mcs` column indexes.
-        table: CqiTable,
+        /// The highest I_MCS of the MCS table the `mcs` column indexes.
+        max: u8,
+        /// That MCS table, cited ("TS 36.213 Table 7.1.7.1-1").
+        table: &'static str,
     },
     #[error("line {line}: bler {bler} is out of range; expected a block error rate in [0, 1]")]
     BlerRange { line: usize, bler: f64 },
@@ -139,10 +139,14 @@ pub enum BlerTableError {
     #[error("line {line}: MCS {mcs} has only this point; expected at least 2 points per curve")]
     TooFewPoints { line: usize, mcs: u8 },
     #[error(
-        "no curve for MCS {}; expected at least 2 points for every MCS in 0..=28",
+        "no curve for MCS {}; expected at least 2 points for every MCS in 0..={max}",
         list(.mcs)
     )]
-    MissingMcs { mcs: Vec<u8> },
+    MissingMcs {
+        mcs: Vec<u8>,
+        /// The highest I_MCS of the table's MCS table.
+        max: u8,
+    },
     #[error(
         "line {line}: MCS {mcs} starts at BLER {bler} ({sinr_db} dB); expected a lowest-SINR \
          point with BLER above 0.1 (the curve keeps its first BLER below its first point, so \
@@ -166,7 +170,8 @@ pub enum BlerTableError {
     },
     #[error(
         "line {line}: MCS {mcs} reaches BLER 0.1 at {sinr10_db} dB, not above MCS {lower_mcs} \
-         ({lower_sinr10_db} dB); expected 10 % points that increase with the MCS"
+         ({lower_sinr10_db} dB); expected 10 % points that increase with the MCS's spectral \
+         efficiency"
     )]
     ThresholdOrder {
         line: usize,
@@ -330,6 +335,34 @@ impl BlerTable {
     /// I_MCS of that table (0..=27 of Table 7.1.7.1-1A with the 256QAM CQI table), and every
     /// one of them needs a curve.
     pub fn from_reader_for(table: CqiTable, reader: impl BufRead) -> Result<Self, BlerTableError> {
+        Self::from_reader_cited(
+            table,
+            lte_mcs_table(table),
+            table.mcs_efficiencies(),
+            reader,
+        )
+    }
+
+    /// [`BlerTable::from_reader_for`] for the MCSs of another standard's MCS table with as many
+    /// MCSs as `table`'s (an NR table of TS 38.214, [`crate::nr::NrBlerModel::from_reader`]):
+    /// `cited` names it in the messages ("TS 38.214 Table 5.1.3.1-2"), `efficiency` holds the
+    /// spectral efficiency of each of its MCSs, which orders the 10 % points (TS 38.214 Table
+    /// 5.1.3.1-1 has MCS 17 below MCS 16). The curves are read, interpolated and checked as an
+    /// LTE table's; only the indices' meaning is the caller's.
+    ///
+    /// # Panics
+    /// If `efficiency` does not have one entry per MCS of `table`.
+    pub fn from_reader_cited(
+        table: CqiTable,
+        cited: &'static str,
+        efficiency: &[f64],
+        reader: impl BufRead,
+    ) -> Result<Self, BlerTableError> {
+        assert_eq!(
+            efficiency.len(),
+            table.mcs_rows().len(),
+            "one efficiency per MCS"
+        );
         let mcs_count = table.mcs_rows().len();
         let mcs_max = table.mcs_max();
         let mut points: Vec<Vec<Point>> = vec![Vec::new(); mcs_count];
@@ -358,7 +391,7 @@ impl BlerTable {
                 header_seen = true;
                 continue;
             }
-            let (mcs, point) = parse_point(table, line, &fields)?;
+            let (mcs, point) = parse_point(table, cited, line, &fields)?;
             points[usize::from(mcs)].push(point);
         }
         if points.iter().all(Vec::is_empty) {
@@ -380,13 +413,19 @@ impl BlerTable {
             curves.push((pts, curve));
         }
         if !missing.is_empty() {
-            return Err(BlerTableError::MissingMcs { mcs: missing });
+            return Err(BlerTableError::MissingMcs {
+                mcs: missing,
+                max: mcs_max,
+            });
         }
-        for (mcs, pair) in (1..=mcs_max).zip(curves.windows(2)) {
-            let [(_, lower), (pts, curve)] = pair else {
-                continue;
-            };
-            if curve.sinr10_db <= lower.sinr10_db {
+        // MCSs by increasing spectral efficiency (by index where equal): along it, each 10 %
+        // point above the last of a lower efficiency.
+        let mut by_efficiency: Vec<usize> = (0..curves.len()).collect();
+        by_efficiency.sort_by(|&a, &b| efficiency[a].total_cmp(&efficiency[b]).then(a.cmp(&b)));
+        for pair in by_efficiency.windows(2) {
+            let &[lo, hi] = pair else { continue };
+            let ((_, lower), (pts, curve)) = (&curves[lo], &curves[hi]);
+            if efficiency[hi] > efficiency[lo] && curve.sinr10_db <= lower.sinr10_db {
                 // The point at which this curve reaches the target.
                 let at = pts
                     .iter()
@@ -394,9 +433,9 @@ impl BlerTable {
                     .map_or(pts[0].line, |p| p.line);
                 return Err(BlerTableError::ThresholdOrder {
                     line: at,
-                    mcs,
+                    mcs: hi as u8,
                     sinr10_db: curve.sinr10_db,
-                    lower_mcs: mcs - 1,
+                    lower_mcs: lo as u8,
                     lower_sinr10_db: lower.sinr10_db,
                 });
             }
@@ -487,6 +526,14 @@ impl BlerTable {
     }
 }
 
+/// The LTE MCS table of `table`, cited for the reader's messages.
+fn lte_mcs_table(table: CqiTable) -> &'static str {
+    match table {
+        CqiTable::Table1 => "TS 36.213 Table 7.1.7.1-1",
+        CqiTable::Table2 => "TS 36.213 Table 7.1.7.1-1A",
+    }
+}
+
 /// A BLER target for an inverse lookup must be a probability.
 pub(crate) fn check_target(bler: f64) -> Result<(), PhyError> {
     if (0.0..=1.0).contains(&bler) {
@@ -503,6 +550,7 @@ pub(crate) fn check_target(bler: f64) -> Result<(), PhyError> {
 /// Parses the three fields of data line `line`.
 fn parse_point(
     table: CqiTable,
+    cited: &'static str,
     line: usize,
     fields: &[&str],
 ) -> Result<(u8, Point), BlerTableError> {
@@ -521,10 +569,16 @@ fn parse_point(
             CqiTable::Table2 => "an integer MCS index in 0..=27",
         },
     })?;
-    let mcs = u8::try_from(mcs)
-        .ok()
-        .filter(|&m| table.has_mcs(m))
-        .ok_or(BlerTableError::McsRange { line, mcs, table })?;
+    let mcs =
+        u8::try_from(mcs)
+            .ok()
+            .filter(|&m| table.has_mcs(m))
+            .ok_or(BlerTableError::McsRange {
+                line,
+                mcs,
+                max: table.mcs_max(),
+                table: cited,
+            })?;
     let sinr_db = parse_finite(line, "sinr_db", sinr_db, "an SINR in dB")?;
     let bler = parse_finite(line, "bler", bler, "a block error rate in [0, 1]")?;
     if !(0.0..=1.0).contains(&bler) {
@@ -689,7 +743,11 @@ mod tests {
             Err(BlerTableError::Empty)
         );
         assert_eq!(
-            BlerTableError::MissingMcs { mcs: vec![3, 7] }.to_string(),
+            BlerTableError::MissingMcs {
+                mcs: vec![3, 7],
+                max: 28
+            }
+            .to_string(),
             "no curve for MCS 3, 7; expected at least 2 points for every MCS in 0..=28"
         );
     }

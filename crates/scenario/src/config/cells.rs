@@ -259,8 +259,12 @@ pub(crate) fn convert(
             .as_ref()
             .map_or(1_000_000, |n| 1_000_000 >> n.numerology.min(4));
         let uplink = c.uplink.config(&key, slot_ns, nr.is_some())?;
-        let cell_file = nr::resolve_channel(name, c, &radio)?;
-        let bler_table = bler_table::read(name, c, &radio)?;
+        let mut cell_file = nr::resolve_channel(name, c, &radio)?;
+        if c.rat == Rat::Nr && c.bler_table.is_some() {
+            // An NR cell's curves land in its `nr` table, written or not.
+            cell_file.nr.get_or_insert_with(Default::default);
+        }
+        let bler_table = bler_table::read(name, &mut cell_file, &radio)?;
         let downlink_loss = downlink_loss::resolve(name, c)?;
         out.insert(
             name.clone(),

@@ -2,14 +2,20 @@
 //! points (`celltcp_radio::phy::BlerTable`, format in docs/lte-phy.md) instead of the default
 //! logistic curves.
 //!
+//! An NR cell's table is of the MCSs of its `nr.mcs_table` (TS 38.214 Table 5.1.3.1-1, -2 or
+//! -3: 0..=28, 0..=27, 0..=28), read by the same reader (`NrBlerModel::from_reader`); it lands
+//! in the cell's `nr` configuration, whose curves it replaces.
+//!
 //! The path is relative to the scenario file's directory, as a link's `trace` is; the file is
 //! read and validated when the scenario is resolved, so a bad table is a scenario error naming
 //! the key, the file and the line (`cells.c.bler_table: curves.csv:5: …`) before anything runs.
 
+use std::io::BufRead;
 use std::path::Path;
 use std::sync::Arc;
 
 use celltcp_radio::cell::CellRadioConfig;
+use celltcp_radio::nr::NrBlerModel;
 use celltcp_radio::phy::{BlerTable, BlerTableError};
 
 use super::CellFile;
@@ -28,12 +34,14 @@ impl CellFile {
     }
 }
 
-/// Reads and validates the table of cell `name`, if it has one, for the MCSs of the cell's
-/// `cqi_table`. The table's curves carry their own slopes, so a `bler_decade_db` other than the
-/// default 1 dB with it is an error naming both keys (rather than a setting silently ignored).
+/// Reads and validates the table of cell `name`, if it has one: for an LTE cell, of the MCSs of
+/// its `cqi_table`, returned; for an NR cell (`c.nr` set by the caller), of the MCSs of its
+/// `nr.mcs_table`, set as `c.nr.bler_curves` (and `None` returned). The table's curves carry
+/// their own slopes, so a `bler_decade_db` other than the default 1 dB with it is an error
+/// naming both keys (rather than a setting silently ignored).
 pub(super) fn read(
     name: &str,
-    c: &CellFile,
+    c: &mut CellFile,
     radio: &CellRadioConfig,
 ) -> Result<Option<Arc<BlerTable>>, ScenarioError> {
     let Some(path) = c.bler_table.as_deref() else {
@@ -50,19 +58,38 @@ pub(super) fn read(
         ));
     }
     let key = format!("cells.{name}.bler_table");
+    match c.nr.as_mut() {
+        None => parse(&key, path, |r| {
+            BlerTable::from_reader_for(radio.cqi_table, r)
+        })
+        .map(|t| Some(Arc::new(t))),
+        Some(nr) => {
+            let mcs_table = nr.mcs_table;
+            let curves = parse(&key, path, |r| NrBlerModel::from_reader(mcs_table, r))?;
+            nr.bler_curves = Some(Arc::new(curves));
+            Ok(None)
+        }
+    }
+}
+
+/// Reads the table at `path` with `read`, as a stream and within the bounds of a link's trace;
+/// errors name `key`, the file and the line.
+fn parse<T>(
+    key: &str,
+    path: &str,
+    read: impl FnOnce(&mut dyn BufRead) -> Result<T, BlerTableError>,
+) -> Result<T, ScenarioError> {
     let in_file = |e: BlerTableError| BlerTableError::InFile {
         path: path.to_owned(),
         source: Box::new(e),
     };
-    // Read as a stream, as a link's trace.
     crate::input_file::parse_file(
         Path::new(path),
         "BLER table",
         |e| format!("{path}: cannot read the BLER table: {e}"),
-        |reader| BlerTable::from_reader_for(radio.cqi_table, reader),
+        read,
         |e| describe(path, &in_file(e)),
     )
-    .map(|t| Some(Arc::new(t)))
     .map_err(|m| ScenarioError::new(key, m))
 }
 
@@ -110,7 +137,10 @@ mod tests {
         );
         let whole = BlerTableError::InFile {
             path: "t.csv".into(),
-            source: Box::new(BlerTableError::MissingMcs { mcs: vec![3] }),
+            source: Box::new(BlerTableError::MissingMcs {
+                mcs: vec![3],
+                max: 28,
+            }),
         };
         assert!(describe("t.csv", &whole).starts_with("t.csv: no curve for MCS 3"));
     }

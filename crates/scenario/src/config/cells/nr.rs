@@ -56,7 +56,8 @@ pub(super) const LTE_ONLY: [(&str, &str); 4] = [
     ),
     (
         "bler_decade_db",
-        "is not supported for an NR cell yet (its BLER curves are those of nr.mcs_table)",
+        "is the slope of LTE's default curves; an NR cell's curves are those of nr.mcs_table \
+         or of bler_table",
     ),
     (
         "ue_category",
@@ -87,12 +88,6 @@ pub(super) fn check(
     let refuse = |k: &str, why: &str| Err(ScenarioError::new(key(k), why.to_string()));
     if let Some((k, why)) = LTE_ONLY.into_iter().find(|(k, _)| c.radio.is_written(k)) {
         return refuse(k, why);
-    }
-    if c.bler_table.is_some() {
-        return refuse(
-            "bler_table",
-            "is not supported for an NR cell yet (its BLER curves are those of nr.mcs_table)",
-        );
     }
     let nr = c.nr.clone().unwrap_or_default();
     // A UE's measurements and the network's coverage follow its position (TS 38.215 §5.1.1);
