@@ -25,7 +25,7 @@ use super::kept::{Kept, KeptTable};
 use super::links::Link;
 use super::loss::{LossFile, LossSpec};
 use super::nodes::{Node, NodeKind};
-use super::unit_keys::{unit_keys, Unit};
+use super::unit_keys::{unit_keys, UnitKeys};
 use crate::validate::{check_name, node_ref};
 use crate::ScenarioError;
 
@@ -34,8 +34,8 @@ mod bler_table;
 mod downlink_loss;
 mod nr;
 
+pub use bearer::PDCP_SN_BITS;
 use bearer::{check_pdcp, same_pdcp_in_ran};
-pub use bearer::{UplinkFile, UplinkSchedulingFile, PDCP_SN_BITS};
 pub use nr::Rat;
 pub(crate) use nr::{nr_config, read_channel_units};
 
@@ -126,8 +126,9 @@ pub struct CellFile {
     /// PDCP of every UE's bearer.
     #[serde(default)]
     pub pdcp: Kept<PdcpConfig>,
+    /// The abstracted uplink of every UE.
     #[serde(default)]
-    pub uplink: UplinkFile,
+    pub uplink: Kept<UplinkConfig>,
     /// Receive errors of the UEs on the downlink: each IP packet the radio delivered is lost
     /// at the UE with this loss model (the table of a link's loss); the default of the UEs
     /// listed here, which may give their own.
@@ -147,13 +148,13 @@ pub struct CellFile {
 pub type RadioKeys = Kept<CellRadioConfig>;
 
 /// The keys of [`CellRadioConfig`] with a unit.
-static UNIT_KEYS: LazyLock<Vec<(String, Unit)>> = LazyLock::new(unit_keys::<CellRadioConfig>);
+static UNIT_KEYS: LazyLock<UnitKeys> = LazyLock::new(unit_keys::<CellRadioConfig>);
 
 impl KeptTable for CellRadioConfig {
     const SCHEMA_NAME: &'static str = "CellRadioKeys";
     const BESIDE: &'static [&'static str] = &FILE_KEYS;
 
-    fn units() -> &'static [(String, Unit)] {
+    fn units() -> &'static UnitKeys {
         &UNIT_KEYS
     }
 
@@ -218,21 +219,9 @@ pub(crate) fn convert(
         }
         let radio = c.radio.resolve(&format!("cells.{name}"))?;
         let rlc = bearer::rlc_config(&c.rlc, &key("rlc"))?;
-        range(
-            key("uplink.loss"),
-            c.uplink.loss,
-            0.0,
-            1.0,
-            "a probability in [0, 1]",
-        )?;
         let pdcp = c.pdcp.resolve(&key("pdcp"))?;
         check_pdcp(&key, &rlc, &pdcp, in_ran)?;
-        if c.uplink.rate.value == 0 {
-            return Err(ScenarioError::new(
-                key("uplink.rate"),
-                "must be a positive rate, e.g. '5Mbps'",
-            ));
-        }
+        let uplink = c.uplink.resolve(&key("uplink"))?;
         for (i, it) in c.interferers.iter().enumerate() {
             range(
                 format!("cells.{name}.interferers[{i}].load"),
@@ -256,7 +245,7 @@ pub(crate) fn convert(
         let slot_ns = nr
             .as_ref()
             .map_or(1_000_000, |n| 1_000_000 >> n.numerology.min(4));
-        let uplink = c.uplink.config(&key, slot_ns, nr.is_some())?;
+        bearer::check_uplink_slots(&c.uplink, &uplink, &key("uplink"), slot_ns, c.rat)?;
         let cell_file = nr::resolve_channel(name, c, &radio)?;
         let bler_table = bler_table::read(name, c, &radio)?;
         let downlink_loss = downlink_loss::resolve(name, c)?;
