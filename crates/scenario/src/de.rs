@@ -37,7 +37,7 @@ pub(crate) const TABLE_ENUMS: &[(&str, &str, bool)] = &[
     ("LayoutFile", "kind", false),
     ("MobilityFile", "kind", false),
     ("MiddleboxFile", "kind", false),
-    ("UplinkSchedulingFile", "kind", false),
+    ("UplinkScheduling", "kind", false),
 ];
 
 /// Deserializes `T` from the document's root table.

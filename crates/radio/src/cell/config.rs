@@ -3,7 +3,6 @@
 
 use std::collections::BTreeMap;
 
-use celltcp_engine::SimDuration;
 use celltcp_net::loss::AnyLossModel;
 use celltcp_net::packet::NodeId;
 
@@ -15,9 +14,13 @@ use crate::rlc::{BufferLimit, RlcAmConfig, RlcConfigError, RlcSduRefused, RlcUmC
 
 mod keys;
 mod rlc;
+mod uplink;
 
 pub use keys::{CellKeyError, CellRadioConfig, LosSetting};
 pub use rlc::{CellRlcConfig, PollPdu, RlcMode, MAX_RETX_THRESHOLD};
+pub use uplink::{
+    ConfiguredGrantConfig, Rat, SrBsrConfig, UplinkConfig, UplinkScheduling, MAX_K2_SLOTS,
+};
 
 /// Another cell on the same carrier, seen by every UE of this cell as interference.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -58,110 +61,6 @@ impl RlcModeConfig {
                 tx_buffer: limit,
                 ..c
             }),
-        }
-    }
-}
-
-/// The abstracted uplink of every UE: its items served at `rate_bps` in the grants
-/// `scheduling` gives, with independent losses (see `docs/lte-model.md`, "Uplink").
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct UplinkConfig {
-    /// Service rate of one UE's uplink, bits per second (> 0): the share of the uplink carrier
-    /// its grants give it.
-    pub rate_bps: u64,
-    /// With [`UplinkScheduling::Fixed`], the delay from the arrival of an item in the UE's
-    /// uplink buffer to the earliest start of its transmission: scheduling request, grant and
-    /// PUSCH timing.
-    pub grant_delay: SimDuration,
-    /// Probability that an item is lost (residual error after uplink HARQ), 0..=1.
-    pub loss: f64,
-    /// How the UE obtains its uplink grants.
-    pub scheduling: UplinkScheduling,
-}
-
-impl Default for UplinkConfig {
-    /// 5 Mbit/s, 8 ms (scheduling request in subframe n, grant in n + 4, PUSCH in n + 8 as in
-    /// TS 36.213 §8.0 for FDD), no loss, the fixed delay.
-    fn default() -> Self {
-        UplinkConfig {
-            rate_bps: 5_000_000,
-            grant_delay: SimDuration::from_ms(8),
-            loss: 0.0,
-            scheduling: UplinkScheduling::Fixed,
-        }
-    }
-}
-
-/// How a UE obtains its uplink grants (`[cells.NAME.uplink.scheduling]`).
-///
-/// In every mode the UE is granted at most `rate_bps` × one slot per slot (a TTI of 1 ms in
-/// LTE, the numerology's slot in NR), and an item reaches the base station at the end of the
-/// slot whose PUSCH carries its last byte.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub enum UplinkScheduling {
-    /// Every item waits `grant_delay` from its arrival, then a first-in first-out server at
-    /// `rate_bps` (the abstraction of earlier versions, unquantised).
-    #[default]
-    Fixed,
-    /// Dynamic scheduling driven by the scheduling request and the buffer status report (TS
-    /// 36.321 §5.4.4–5.4.5, TS 38.321 §5.4.4–5.4.5): data that find the UE without a grant
-    /// wait for its next SR occasion; the grant comes `sr_to_grant` later and its PUSCH
-    /// `grant_to_pusch` after that, carrying up to `first_grant_bytes` and a BSR; the rest is
-    /// granted slot by slot from `sr_to_grant + grant_to_pusch` after that PUSCH. Data arriving
-    /// while the UE still transmits are reported in its next PUSCH's BSR.
-    SrBsr(SrBsrConfig),
-    /// Configured grants (TS 38.321 §5.8.2 type 1; LTE's uplink semi-persistent scheduling,
-    /// TS 36.321 §5.10.2): a grant of `grant_bytes` every `period`, without requests; data
-    /// fill the occasions in order.
-    Configured(ConfiguredGrantConfig),
-}
-
-/// The timing of [`UplinkScheduling::SrBsr`].
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct SrBsrConfig {
-    /// SR periodicity (TS 36.213 Table 10.1.5-1: 1, 2, 5, 10, 20, 40 or 80 ms; TS 38.331
-    /// SchedulingRequestResourceConfig: 1 to 640 slots).
-    pub sr_period: SimDuration,
-    /// From an SR (or the PUSCH that carries a BSR) to the grant: the base station's
-    /// processing and scheduling, left to the implementation by the specifications.
-    pub sr_to_grant: SimDuration,
-    /// From the grant to its PUSCH: 4 subframes in LTE FDD (TS 36.213 §8.0), K2 slots in NR
-    /// (TS 38.214 §6.1.2.1).
-    pub grant_to_pusch: SimDuration,
-    /// Bytes of the first grant after an SR, before the base station knows the buffer;
-    /// `None`: one slot's share of `rate_bps`.
-    pub first_grant_bytes: Option<u32>,
-}
-
-impl Default for SrBsrConfig {
-    /// SR every 10 ms; grant 4 ms after the SR and PUSCH 4 ms after the grant (TS 36.213 §8.0
-    /// FDD), so that an SR in subframe n is served in n + 8 as the fixed delay's default says.
-    fn default() -> Self {
-        SrBsrConfig {
-            sr_period: SimDuration::from_ms(10),
-            sr_to_grant: SimDuration::from_ms(4),
-            grant_to_pusch: SimDuration::from_ms(4),
-            first_grant_bytes: None,
-        }
-    }
-}
-
-/// The occasions of [`UplinkScheduling::Configured`].
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ConfiguredGrantConfig {
-    /// Periodicity of the occasions (TS 38.331 ConfiguredGrantConfig `periodicity`; LTE
-    /// `semiPersistSchedIntervalUL`, TS 36.331, 10 to 640 subframes).
-    pub period: SimDuration,
-    /// Bytes of each occasion; `None`: the period's share of `rate_bps`.
-    pub grant_bytes: Option<u32>,
-}
-
-impl Default for ConfiguredGrantConfig {
-    /// An occasion every slot (1 ms) of the period's share.
-    fn default() -> Self {
-        ConfiguredGrantConfig {
-            period: SimDuration::from_ms(1),
-            grant_bytes: None,
         }
     }
 }

@@ -81,7 +81,7 @@ pub use bearer::{BearerSdu, StampedPacket};
 pub use capture::{CaptureOut, CellCapture, IpCapture};
 pub use config::{
     default_rlc_am, CellError, CellKeyError, CellRadioConfig, CellRlcConfig, ConfiguredGrantConfig,
-    HarqCombining, Interferer, LosSetting, LteCellConfig, PollPdu, RlcMode, RlcModeConfig,
+    HarqCombining, Interferer, LosSetting, LteCellConfig, PollPdu, Rat, RlcMode, RlcModeConfig,
     SrBsrConfig, UeConfig, UplinkConfig, UplinkScheduling, DEFAULT_SHADOWING_DECORRELATION_M,
     MAX_RETX_THRESHOLD,
 };

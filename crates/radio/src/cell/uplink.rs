@@ -223,7 +223,7 @@ impl UplinkFifo {
                 // A new request–grant cycle: its first PUSCH carries what fits and the BSR.
                 let room = sr
                     .first_grant_bytes
-                    .map_or(self.slot_bytes(rate_bps), u64::from);
+                    .unwrap_or_else(|| self.slot_bytes(rate_bps));
                 self.grants = Grants {
                     first_pusch: sr_pusch,
                     room,
@@ -252,10 +252,9 @@ impl UplinkFifo {
     ) -> SimTime {
         let period_ns = (cg.period.as_ns() / self.slot_ns).max(1) * self.slot_ns;
         let period = SimDuration::from_ns(period_ns);
-        let per_occasion = cg.grant_bytes.map_or_else(
-            || (u128::from(rate_bps) * u128::from(period_ns) / 8_000_000_000).max(1) as u64,
-            u64::from,
-        );
+        let per_occasion = cg.grant_bytes.unwrap_or_else(|| {
+            (u128::from(rate_bps) * u128::from(period_ns) / 8_000_000_000).max(1) as u64
+        });
         let g = &mut self.grants;
         let first_to_come = SimTime(now.as_ns().div_ceil(period_ns) * period_ns);
         if g.room == 0 || g.first_pusch < now {
@@ -417,7 +416,7 @@ mod tests {
         SimTime::from_ns(ms_tenths * MS / 10)
     }
 
-    fn sr_bsr(first_grant_bytes: Option<u32>) -> UplinkConfig {
+    fn sr_bsr(first_grant_bytes: Option<u64>) -> UplinkConfig {
         UplinkConfig {
             rate_bps: 5_000_000,
             scheduling: UplinkScheduling::SrBsr(SrBsrConfig {

@@ -25,7 +25,7 @@ use super::kept::{Kept, KeptTable};
 use super::links::Link;
 use super::loss::{LossFile, LossSpec};
 use super::nodes::{Node, NodeKind};
-use super::unit_keys::{unit_keys, Unit};
+use super::unit_keys::{unit_keys, UnitKeys};
 use crate::validate::{check_name, node_ref};
 use crate::ScenarioError;
 
@@ -34,8 +34,8 @@ mod bler_table;
 mod downlink_loss;
 mod nr;
 
+pub use bearer::PDCP_SN_BITS;
 use bearer::{check_pdcp, same_pdcp_in_ran};
-pub use bearer::{UplinkFile, UplinkSchedulingFile, PDCP_SN_BITS};
 pub use nr::Rat;
 pub(crate) use nr::{nr_config, read_channel_units};
 
@@ -126,8 +126,9 @@ pub struct CellFile {
     /// PDCP of every UE's bearer.
     #[serde(default)]
     pub pdcp: Kept<PdcpConfig>,
+    /// The abstracted uplink of every UE.
     #[serde(default)]
-    pub uplink: UplinkFile,
+    pub uplink: Kept<UplinkConfig>,
     /// Receive errors of the UEs on the downlink: each IP packet the radio delivered is lost
     /// at the UE with this loss model (the table of a link's loss); the default of the UEs
     /// listed here, which may give their own.
@@ -147,13 +148,13 @@ pub struct CellFile {
 pub type RadioKeys = Kept<CellRadioConfig>;
 
 /// The keys of [`CellRadioConfig`] with a unit.
-static UNIT_KEYS: LazyLock<Vec<(String, Unit)>> = LazyLock::new(unit_keys::<CellRadioConfig>);
+static UNIT_KEYS: LazyLock<UnitKeys> = LazyLock::new(unit_keys::<CellRadioConfig>);
 
 impl KeptTable for CellRadioConfig {
     const SCHEMA_NAME: &'static str = "CellRadioKeys";
     const BESIDE: &'static [&'static str] = &FILE_KEYS;
 
-    fn units() -> &'static [(String, Unit)] {
+    fn units() -> &'static UnitKeys {
         &UNIT_KEYS
     }
 
@@ -220,21 +221,9 @@ pub(crate) fn convert(
         }
         let radio = c.radio.resolve(&format!("cells.{name}"))?;
         let rlc = bearer::rlc_config(&c.rlc, &key("rlc"))?;
-        range(
-            key("uplink.loss"),
-            c.uplink.loss,
-            0.0,
-            1.0,
-            "a probability in [0, 1]",
-        )?;
         let pdcp = c.pdcp.resolve(&key("pdcp"))?;
         check_pdcp(&key, &rlc, &pdcp, in_ran)?;
-        if c.uplink.rate.value == 0 {
-            return Err(ScenarioError::new(
-                key("uplink.rate"),
-                "must be a positive rate, e.g. '5Mbps'",
-            ));
-        }
+        let uplink = c.uplink.resolve(&key("uplink"))?;
         for (i, it) in c.interferers.iter().enumerate() {
             range(
                 format!("cells.{name}.interferers[{i}].load"),
@@ -258,7 +247,7 @@ pub(crate) fn convert(
         let slot_ns = nr
             .as_ref()
             .map_or(1_000_000, |n| 1_000_000 >> n.numerology.min(4));
-        let uplink = c.uplink.config(&key, slot_ns, nr.is_some())?;
+        bearer::check_uplink_slots(&c.uplink, &uplink, &key("uplink"), slot_ns, c.rat)?;
         let mut cell_file = nr::resolve_channel(name, c, &radio)?;
         if c.rat == Rat::Nr && c.bler_table.is_some() {
             // An NR cell's curves land in its `nr` table, written or not.
@@ -521,5 +510,107 @@ position = [100.0, 0.0]
             "cells.c.pdcp.t_reordering: 50 has no unit; a time needs one of ns, us, ms, s, min (e.g. \
              '50ms')"
         );
+    }
+
+    #[test]
+    fn the_uplink_table_is_the_radio_configuration_kept_as_written() {
+        use celltcp_engine::SimDuration;
+        use celltcp_radio::cell::{SrBsrConfig, UplinkScheduling};
+        let sc = crate::load_str(CELL, &[]).unwrap();
+        // Every key echoed, the rate and the time as the defaults' text; the default "fixed"
+        // scheduling table left out.
+        assert_eq!(
+            sc.echo()["cells"]["c"]["uplink"],
+            serde_json::json!({"rate": "5Mbps", "grant_delay": "8ms", "loss": 0.0})
+        );
+        assert_eq!(sc.cells["c"].uplink, UplinkConfig::default());
+        let text = CELL.replace(
+            "bandwidth_mhz = 5\n",
+            "bandwidth_mhz = 5\nuplink = { rate = \"1000kbps\", scheduling = { kind = \"sr_bsr\", \
+             sr_period = \"0.02s\", first_grant = \"1kB\" } }\n",
+        );
+        let sc = crate::load_str(&text, &[]).unwrap();
+        // The nested table's times and size as written, its defaults as their text.
+        assert_eq!(
+            sc.echo()["cells"]["c"]["uplink"],
+            serde_json::json!({"rate": "1000kbps", "grant_delay": "8ms", "loss": 0.0,
+                "scheduling": {"kind": "sr_bsr", "sr_period": "0.02s", "sr_to_grant": "4ms",
+                    "grant_to_pusch": "4ms", "first_grant": "1kB"}})
+        );
+        assert_eq!(sc.cells["c"].uplink.rate_bps, 1_000_000);
+        assert_eq!(
+            sc.cells["c"].uplink.scheduling,
+            UplinkScheduling::SrBsr(SrBsrConfig {
+                sr_period: SimDuration::from_ms(20),
+                first_grant_bytes: Some(1_000),
+                ..SrBsrConfig::default()
+            })
+        );
+        // A written "fixed" table is the default, and the echo leaves it out.
+        let fixed = CELL.replace(
+            "bandwidth_mhz = 5\n",
+            "bandwidth_mhz = 5\nuplink = { scheduling = { kind = \"fixed\" } }\n",
+        );
+        let echo = crate::load_str(&fixed, &[]).unwrap().echo();
+        assert!(echo["cells"]["c"]["uplink"].get("scheduling").is_none());
+    }
+
+    #[test]
+    fn uplink_errors_name_the_dotted_key_and_show_values_as_written() {
+        assert_eq!(
+            error("uplink = { rate = 5 }"),
+            "cells.c.uplink.rate: 5 has no unit; a rate needs one of bps, kbps, Mbps, Gbps, Bps, \
+             kBps, MBps, GBps (e.g. '5Mbps')"
+        );
+        assert_eq!(
+            error("uplink = { rate = \"0Mbps\" }"),
+            "cells.c.uplink.rate: must be a positive rate, e.g. '5Mbps'"
+        );
+        assert_eq!(
+            error("uplink = { loss = 1.5 }"),
+            "cells.c.uplink.loss: 1.5 is out of range; expected a probability in [0, 1]"
+        );
+        assert_eq!(
+            error("uplink = { scheduling = { kind = \"configured\", grant = \"0kB\" } }"),
+            "cells.c.uplink.scheduling.grant: '0kB' must be a size from 1B to 4GB, e.g. '200B'"
+        );
+        assert_eq!(
+            error("uplink = { scheduling = { kind = \"sr_bsr\", sr_to_grant = \"0.0015s\" } }"),
+            "cells.c.uplink.scheduling.sr_to_grant: '0.0015s' is not a whole number of the \
+             cell's 1000 µs slots"
+        );
+        // The units of a kind's keys are read in that kind only: in another, the key is unknown.
+        assert!(
+            error("uplink = { scheduling = { kind = \"fixed\", sr_period = 3 } }")
+                .starts_with("cells.c.uplink.scheduling.sr_period: unknown key"),
+        );
+        assert_eq!(
+            error("uplink = { colour = 1 }"),
+            "cells.c.uplink.colour: unknown key; expected one of: rate, grant_delay, loss, \
+             scheduling"
+        );
+    }
+
+    /// The schema describes the uplink's keys with their units and defaults as text, in the
+    /// scheduling table's variants too (the radio type marks them in integers).
+    #[test]
+    fn the_uplink_schema_gives_units_and_defaults_as_text() {
+        let schema = crate::schema::json_schema();
+        let uplink = &schema["$defs"]["CellUplink"]["properties"];
+        assert_eq!(uplink["rate"]["default"], "5Mbps");
+        assert_eq!(uplink["grant_delay"]["default"], "8ms");
+        let kinds = schema["$defs"]["UplinkScheduling"]["oneOf"]
+            .as_array()
+            .expect("the kinds");
+        let sr_bsr = kinds
+            .iter()
+            .find(|k| k["properties"]["kind"]["const"] == "sr_bsr")
+            .expect("sr_bsr");
+        let sr_period = &sr_bsr["properties"]["sr_period"];
+        assert_eq!(sr_period["default"], "10ms");
+        assert!(sr_period.get("x-unit").is_none(), "{sr_period}");
+        assert!(sr_period["description"]
+            .as_str()
+            .is_some_and(|d| d.starts_with("SR periodicity")));
     }
 }

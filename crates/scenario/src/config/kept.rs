@@ -16,7 +16,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use toml::Table;
 
-use super::unit_keys::{self, Unit};
+use super::unit_keys::{self, UnitKeys};
 use crate::de::from_table_at_beside;
 use crate::error::join_key;
 use crate::ScenarioError;
@@ -30,10 +30,11 @@ pub trait KeptTable: Serialize + DeserializeOwned + JsonSchema + Default {
     const BESIDE: &'static [&'static str] = &[];
 
     /// The keys with a unit, as `unit_keys::unit_keys` finds them (computed once).
-    fn units() -> &'static [(String, Unit)];
+    fn units() -> &'static UnitKeys;
 
-    /// The domain type's own checks: the key (as in the table) and the message of the first
-    /// failure; `shown(key)` is a key's value in messages, as written.
+    /// The domain type's own checks: the key (as in the table, dotted in a nested table:
+    /// `scheduling.grant`) and the message of the first failure; `shown(key)` is a key's value
+    /// in messages, as written.
     fn check(&self, _shown: &dyn Fn(&'static str) -> String) -> Result<(), (&'static str, String)> {
         Ok(())
     }
@@ -91,16 +92,14 @@ impl<T: KeptTable> Kept<T> {
         Ok(config)
     }
 
-    /// The value of `field` in messages: as written, else the value in the file's form.
+    /// The value of `field` in messages (dotted in a nested table: `scheduling.sr_period`): as
+    /// written, else the value in the file's form.
     pub(crate) fn shown(&self, field: &str, config: &T) -> String {
-        match self.written.get(field) {
-            Some(toml::Value::String(text)) => text.clone(),
-            _ => match unit_keys::file_form(config, T::units()).get(field) {
-                Some(serde_json::Value::String(text)) => text.clone(),
-                Some(other) => other.to_string(),
-                None => String::new(),
-            },
-        }
+        unit_keys::shown_at(
+            &self.written,
+            &unit_keys::file_form(config, T::units()),
+            field,
+        )
     }
 
     /// Every key that is echoed: the resolved values in the file's form, the keys with a unit
@@ -111,15 +110,16 @@ impl<T: KeptTable> Kept<T> {
         let resolved = unit_keys::resolve(&self.written, "", units)
             .ok()
             .and_then(|t| from_table_at_beside::<T>(&t, "", T::BESIDE).ok());
-        let is_resolved = resolved.is_some();
-        let mut map = unit_keys::file_form(&resolved.unwrap_or_default(), units);
-        for (key, value) in &self.written {
-            let is_unit_key = units.iter().any(|(k, _)| k == key);
-            if !is_resolved || is_unit_key {
+        let Some(resolved) = resolved else {
+            let mut map = unit_keys::file_form(&T::default(), units);
+            for (key, value) in &self.written {
                 let value = serde_json::to_value(value).unwrap_or(serde_json::Value::Null);
                 map.insert(key.clone(), value);
             }
-        }
+            return map;
+        };
+        let mut map = unit_keys::file_form(&resolved, units);
+        unit_keys::as_written(&mut map, &self.written, units);
         map
     }
 }

@@ -280,7 +280,7 @@ mod tests {
             std::any::type_name::<LayoutFile>(),
             std::any::type_name::<MobilityFile>(),
             std::any::type_name::<super::middleboxes::MiddleboxFile>(),
-            std::any::type_name::<super::cells::UplinkSchedulingFile>(),
+            std::any::type_name::<celltcp_radio::cell::UplinkScheduling>(),
         ];
         let short: Vec<&str> = names
             .iter()

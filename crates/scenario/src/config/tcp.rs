@@ -19,7 +19,7 @@ use toml::{Table, Value};
 use super::apps::{AppFile, AppSpec};
 use super::flows::zero_start;
 use super::quantity::{Quantity, Time};
-use super::unit_keys::{self, unit_keys, Unit};
+use super::unit_keys::{self, unit_keys, UnitKeys};
 use crate::de::from_table_at;
 use crate::error::join_key;
 use crate::ScenarioError;
@@ -113,7 +113,7 @@ pub struct TcpFile {
 }
 
 /// The keys of [`TcpConfig`] with a unit, in the order of the type's fields.
-static UNIT_KEYS: LazyLock<Vec<(String, Unit)>> = LazyLock::new(unit_keys::<TcpConfig>);
+static UNIT_KEYS: LazyLock<UnitKeys> = LazyLock::new(unit_keys::<TcpConfig>);
 
 /// `config` in the file's form: the keys with a unit as text (`"200ms"`, `"4MB"`).
 fn file_form(config: &TcpConfig) -> serde_json::Map<String, serde_json::Value> {

@@ -17,30 +17,16 @@ use celltcp_radio::cell::{
 use celltcp_radio::channel::Position;
 use celltcp_radio::nr::SinrTrace;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
-use serde::{Deserialize, Serialize, Serializer};
+use serde::{Serialize, Serializer};
 use toml::{Table, Value};
 
 use super::CellFile;
-use crate::config::unit_keys::{self, unit_keys, Unit};
+use crate::config::unit_keys::{self, unit_keys, UnitKeys};
 use crate::ScenarioError;
 
-/// The radio access technology of a cell.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Rat {
-    /// An LTE eNB (TS 36.300): the keys of `[cells.NAME]`.
-    #[default]
-    Lte,
-    /// An NR gNB (TS 38.300): the keys of `[cells.NAME.nr]` for its air interface.
-    Nr,
-}
-
-impl Rat {
-    /// Whether this is the default, LTE (which the echo leaves out).
-    pub fn is_lte(&self) -> bool {
-        *self == Rat::Lte
-    }
-}
+/// The radio access technology of a cell: the radio's, whose tables the uplink's checks
+/// follow.
+pub use celltcp_radio::cell::Rat;
 
 /// LTE's keys of `[cells.NAME]` that an NR cell has in `[cells.NAME.nr]` or not at all, each
 /// with why: refused when written, whatever the value (a written default is as much a
@@ -158,9 +144,6 @@ pub(super) fn same_rat_in_ran(
 pub(crate) fn nr_config(c: &CellFile) -> Option<NrCellConfig> {
     (c.rat == Rat::Nr).then(|| c.nr.clone().unwrap_or_default())
 }
-
-/// The keys of a table that carry a unit, with it.
-type UnitKeys = Vec<(String, Unit)>;
 
 /// The keys with a unit of `[cells.NAME.nr.channel.blockage]` and `.beam` (their domain
 /// types mark them `"x-unit"`), by sub-table.
