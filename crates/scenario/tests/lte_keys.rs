@@ -958,7 +958,12 @@ fn new_keys_are_echoed_with_their_defaults() {
     assert_eq!(c["rlc"]["poll_byte"], "25KB");
     assert_eq!(
         c["pdcp"],
-        serde_json::json!({ "sn_bits": 12, "reordering": false, "t_reordering": "50ms" })
+        serde_json::json!({
+            "sn_bits": 12,
+            "reordering": false,
+            "t_reordering": "50ms",
+            "status_report_required": true
+        })
     );
     // The echo loads to a scenario with the same echo.
     let echo: toml::Table = serde_json::from_value(sc.echo()).unwrap();
