@@ -1,6 +1,5 @@
 """The data-path policies on a drive (celltcp.studies.handover_policies; docs/handover.md):
-forwarding gives no less goodput than discarding (and, since RACK runs in fast recovery, not
-significantly fewer timeouts), and a predicted path switch times out no more often than
+forwarding gives no less goodput and fewer timeouts than discarding, and a predicted path switch times out no more often than
 forwarding, over replications that differ (fading and shadowing); with RACK's rule for lost
 retransmissions turned off (the ablation), discarding times out far more often again."""
 
@@ -39,15 +38,16 @@ def test_the_replications_differ(figures: Results) -> None:
     assert len(set(figures.values("handovers", hp.policy("forward")))) > 1
 
 
-def test_forwarding_has_no_less_goodput_than_discard_and_not_significantly_fewer_timeouts(
+def test_forwarding_has_no_less_goodput_and_fewer_timeouts_than_discard(
     figures: Results,
 ) -> None:
     claims = hp.decide_claims(figures)
-    # Since RACK's rule for lost retransmissions runs in fast recovery too (docs/handover.md,
-    # "Data-path policies on a drive"), `discard` recovers from most handovers without a
-    # timeout: 17 of 139 against forwarding's 12, not significant at this size (it was 112
-    # against 15); 200 replications decide it (122 against 67 of 1,130, p < 0.001).
-    assert claims.fewer_timeouts.verdict is Verdict.NOT_SIGNIFICANT, claims.fewer_timeouts.test
+    # Measured 2026-12-03: forwarding times out at 6 of 139 handovers, discarding at 20
+    # (Fisher p = 0.006, power 0.97). Since RACK's rule for lost retransmissions runs in fast
+    # recovery (2026-12-02) it had been 12 against 17, not significant; the UE's PDCP status
+    # report (the target no longer resends what the UE has) and go-back-N growing again after
+    # a timeout (the application-limited fix) took forwarding's share down (docs/handover.md).
+    assert claims.fewer_timeouts.verdict is Verdict.REPRODUCED, claims.fewer_timeouts.test
     assert claims.fewer_timeouts.test.effect < 0, claims.fewer_timeouts.test
     assert claims.no_less_goodput.verdict is Verdict.REPRODUCED, claims.no_less_goodput.test
 
@@ -100,8 +100,8 @@ def test_the_report_states_every_claim_with_its_test(figures: Results) -> None:
     text = hp.report(figures)
     claims, secondary = text.split("## Secondary, descriptive (not a registered claim)")
     secondary, tables = secondary.split("## drive: metrics per point")
-    assert claims.count("**reproduced**") == 2
-    assert claims.count("**not significant**") == 1
+    assert claims.count("**reproduced**") == 3
+    assert claims.count("**not significant**") == 0
     assert "RTO expirations per run (secondary)" in tables
     assert secondary.count("**") == 2
     for phrase in ("Fisher's exact test", "one-sample t-test", "non-inferiority test"):
