@@ -13,7 +13,7 @@ use celltcp_radio::cell::{
 };
 use celltcp_radio::channel::Position;
 use celltcp_radio::nr::blockage::{BlockageModelBConfig, BlockerField, BlockerKind, LinkEnd};
-use celltcp_radio::rlc::RlcUmConfig;
+use celltcp_radio::nr::rlc::NrRlcUmConfig;
 use common::*;
 
 /// An NR cell of 1 ms slots (μ = 0, 5 MHz FDD at 3.5 GHz: 25 PRBs, a small carrier so that a
@@ -28,7 +28,7 @@ fn cell(channel: NrChannelConfig) -> LteCellConfig {
     };
     LteCellConfig {
         carrier_hz: 3.5e9,
-        rlc: RlcModeConfig::Um(RlcUmConfig::lte(10)),
+        rlc: RlcModeConfig::NrUm(NrRlcUmConfig::default()),
         nr: Some(nr),
         ..LteCellConfig::lte_default("g", ENB)
     }

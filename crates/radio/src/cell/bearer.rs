@@ -1,5 +1,10 @@
-//! The downlink data radio bearer of one UE: PDCP numbering at the eNB, then RLC AM or UM,
-//! with the eNB's transmitting side and the UE's receiving side behind one interface.
+//! The downlink data radio bearer of one UE: PDCP numbering at the eNB, then RLC AM or UM —
+//! LTE's (TS 36.322) in an LTE cell, NR's (TS 38.322) in an NR cell — with the eNB's
+//! transmitting side and the UE's receiving side behind one interface.
+//!
+//! NR's RLC delivers each SDU once it is complete, out of SN order after a loss (38.322
+//! §5.2.3.2.3), so the UE's PDCP receiver above an NR bearer always reorders (TS 38.323
+//! §5.2.2.2); see `ue.rs` and the radio access network's UE receiver.
 //!
 //! The SDU that RLC carries is the PDCP PDU of an IP packet ([`BearerSdu`]): its size is the IP
 //! datagram plus the PDCP header (TS 36.323 §6.2.3: 2 bytes for a 12-bit SN), and it remembers
@@ -15,6 +20,7 @@
 use celltcp_engine::SimTime;
 use celltcp_net::packet::Packet;
 
+use crate::nr::rlc::{NrAmdPdu, NrRlcAmRx, NrRlcAmTx, NrRlcUmRx, NrRlcUmTx, NrStatusPdu, NrUmdPdu};
 use crate::pdcp::PdcpPdu;
 use crate::rlc::{
     RlcAmRx, RlcAmTx, RlcConfigError, RlcPdu, RlcSdu, RlcSduRefused, RlcUmRx, RlcUmTx, StatusPdu,
@@ -50,6 +56,9 @@ pub type BearerSdu = PdcpPdu<StampedPacket>;
 pub enum DlPdu {
     Am(RlcPdu<BearerSdu>),
     Um(UmdPdu<BearerSdu>),
+    /// An NR AMD PDU (the downlink carries no NR STATUS PDU: the UE's go on the uplink).
+    NrAm(NrAmdPdu<BearerSdu>),
+    NrUm(NrUmdPdu<BearerSdu>),
 }
 
 impl DlPdu {
@@ -58,6 +67,25 @@ impl DlPdu {
         match self {
             DlPdu::Am(p) => p.size_bytes(),
             DlPdu::Um(p) => p.size_bytes(),
+            DlPdu::NrAm(p) => p.size_bytes(),
+            DlPdu::NrUm(p) => p.size_bytes(),
+        }
+    }
+}
+
+/// A STATUS PDU of the UE's receiving side, for the eNB's transmitting side.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum UlStatus {
+    Lte(StatusPdu),
+    Nr(NrStatusPdu),
+}
+
+impl UlStatus {
+    /// Size on the air, bytes.
+    pub fn size_bytes(&self) -> u32 {
+        match self {
+            UlStatus::Lte(s) => s.size_bytes(),
+            UlStatus::Nr(s) => s.size_bytes(),
         }
     }
 }
@@ -67,6 +95,8 @@ impl DlPdu {
 pub enum DlTx {
     Am(Box<RlcAmTx<BearerSdu>>),
     Um(Box<RlcUmTx<BearerSdu>>),
+    NrAm(Box<NrRlcAmTx<BearerSdu>>),
+    NrUm(Box<NrRlcUmTx<BearerSdu>>),
 }
 
 /// The UE's receiving RLC entity.
@@ -74,6 +104,8 @@ pub enum DlTx {
 pub enum DlRx {
     Am(Box<RlcAmRx<BearerSdu>>),
     Um(Box<RlcUmRx<BearerSdu>>),
+    NrAm(Box<NrRlcAmRx<BearerSdu>>),
+    NrUm(Box<NrRlcUmRx<BearerSdu>>),
 }
 
 /// Builds the two sides of a bearer.
@@ -87,6 +119,14 @@ pub fn bearer(cfg: &RlcModeConfig) -> Result<(DlTx, DlRx), RlcConfigError> {
             DlTx::Um(Box::new(RlcUmTx::new(*c)?)),
             DlRx::Um(Box::new(RlcUmRx::new(*c)?)),
         ),
+        RlcModeConfig::NrAm(c) => (
+            DlTx::NrAm(Box::new(NrRlcAmTx::new(*c)?)),
+            DlRx::NrAm(Box::new(NrRlcAmRx::new(*c)?)),
+        ),
+        RlcModeConfig::NrUm(c) => (
+            DlTx::NrUm(Box::new(NrRlcUmTx::new(*c)?)),
+            DlRx::NrUm(Box::new(NrRlcUmRx::new(*c)?)),
+        ),
     })
 }
 
@@ -95,6 +135,8 @@ impl DlTx {
         match self {
             DlTx::Am(t) => t.write_sdu(now, sdu),
             DlTx::Um(t) => t.write_sdu(now, sdu),
+            DlTx::NrAm(t) => t.write_sdu(now, sdu),
+            DlTx::NrUm(t) => t.write_sdu(now, sdu),
         }
     }
 
@@ -104,6 +146,8 @@ impl DlTx {
         match self {
             DlTx::Am(t) => t.admits_after(ahead_sdus, ahead_bytes, size),
             DlTx::Um(t) => t.admits_after(ahead_sdus, ahead_bytes, size),
+            DlTx::NrAm(t) => t.admits_after(ahead_sdus, ahead_bytes, size),
+            DlTx::NrUm(t) => t.admits_after(ahead_sdus, ahead_bytes, size),
         }
     }
 
@@ -113,6 +157,8 @@ impl DlTx {
         match self {
             DlTx::Am(t) => t.buffer_status().total_bytes(),
             DlTx::Um(t) => t.buffer_status().total_bytes(),
+            DlTx::NrAm(t) => t.buffer_status().total_bytes(),
+            DlTx::NrUm(t) => t.buffer_status().total_bytes(),
         }
     }
 
@@ -121,26 +167,43 @@ impl DlTx {
         match self {
             DlTx::Am(t) => t.pull_pdu(now, grant_bytes).map(DlPdu::Am),
             DlTx::Um(t) => t.pull_pdu(now, grant_bytes).map(DlPdu::Um),
+            DlTx::NrAm(t) => t.pull_pdu(now, grant_bytes).map(DlPdu::NrAm),
+            DlTx::NrUm(t) => t.pull_pdu(now, grant_bytes).map(DlPdu::NrUm),
         }
     }
 
-    /// A STATUS PDU from the UE (AM only; ignored in UM, which has none).
-    pub fn on_status(&mut self, now: SimTime, status: &StatusPdu) {
-        if let DlTx::Am(t) = self {
-            t.on_status(now, status);
+    /// A STATUS PDU from the UE (AM only; UM has none). The NR entity's delivery and
+    /// threshold indications are not read as events here: the network takes the delivery
+    /// from what RLC gives back at a handover and the failure from
+    /// [`max_retx_reached`](Self::max_retx_reached).
+    pub fn on_status(&mut self, now: SimTime, status: &UlStatus) {
+        match (self, status) {
+            (DlTx::Am(t), UlStatus::Lte(s)) => t.on_status(now, s),
+            (DlTx::NrAm(t), UlStatus::Nr(s)) => {
+                t.on_status(now, s);
+                t.clear_events();
+            }
+            // A STATUS PDU is built by the bearer's own receiving side: the RAT matches.
+            _ => {}
         }
     }
 
     pub fn poll_timeout(&self) -> Option<SimTime> {
         match self {
             DlTx::Am(t) => t.poll_timeout(),
-            DlTx::Um(_) => None,
+            DlTx::NrAm(t) => t.poll_timeout(),
+            DlTx::Um(_) | DlTx::NrUm(_) => None,
         }
     }
 
     pub fn on_timeout(&mut self, now: SimTime) {
-        if let DlTx::Am(t) = self {
-            t.on_timeout(now);
+        match self {
+            DlTx::Am(t) => t.on_timeout(now),
+            DlTx::NrAm(t) => {
+                t.on_timeout(now);
+                t.clear_events();
+            }
+            DlTx::Um(_) | DlTx::NrUm(_) => {}
         }
     }
 
@@ -148,15 +211,17 @@ impl DlTx {
     pub fn pdus_retx(&self) -> u64 {
         match self {
             DlTx::Am(t) => t.stats().pdus_retx,
-            DlTx::Um(_) => 0,
+            DlTx::NrAm(t) => t.stats().pdus_retx,
+            DlTx::Um(_) | DlTx::NrUm(_) => 0,
         }
     }
 
-    /// SDUs discarded by the transmitting side at maxRetxThreshold (AM Discard mode).
+    /// SDUs discarded by the transmitting side at maxRetxThreshold (LTE AM Discard mode; NR
+    /// has none).
     pub fn sdus_discarded(&self) -> u64 {
         match self {
             DlTx::Am(t) => t.stats().sdus_discarded,
-            DlTx::Um(_) => 0,
+            DlTx::Um(_) | DlTx::NrAm(_) | DlTx::NrUm(_) => 0,
         }
     }
 
@@ -164,26 +229,32 @@ impl DlTx {
     pub fn max_retx_reached_count(&self) -> u64 {
         match self {
             DlTx::Am(t) => t.stats().max_retx_reached,
-            DlTx::Um(_) => 0,
+            DlTx::NrAm(t) => t.stats().max_retx_reached,
+            DlTx::Um(_) | DlTx::NrUm(_) => 0,
         }
     }
 
-    /// The radio-link-failure indication of 36.322 §5.2.1 has been latched (AM in
-    /// `RadioLinkFailure` mode only: `Discard` mode discards instead of indicating).
+    /// The radio-link-failure indication of 36.322 §5.2.1 (LTE AM in `RadioLinkFailure`
+    /// mode only: `Discard` mode discards instead of indicating) or 38.322 §5.3.2 (NR AM) has
+    /// been latched.
     pub fn max_retx_reached(&self) -> bool {
         match self {
             DlTx::Am(t) => t.max_retx_reached(),
-            DlTx::Um(_) => false,
+            DlTx::NrAm(t) => t.max_retx_reached(),
+            DlTx::Um(_) | DlTx::NrUm(_) => false,
         }
     }
 
     /// Handover: the SDUs to forward — AM: from the first whose delivery is not confirmed
-    /// ([`RlcAmTx::take_unconfirmed`]); UM: those not yet entirely transmitted
-    /// ([`RlcUmTx::take_untransmitted`]) — after which the entity is re-established.
+    /// ([`RlcAmTx::take_unconfirmed`], [`NrRlcAmTx::take_unconfirmed`]); UM: those not yet
+    /// entirely transmitted ([`RlcUmTx::take_untransmitted`],
+    /// [`NrRlcUmTx::take_untransmitted`]) — after which the entity is re-established.
     pub fn take_unconfirmed(&mut self) -> Vec<BearerSdu> {
         match self {
             DlTx::Am(t) => t.take_unconfirmed(),
             DlTx::Um(t) => t.take_untransmitted(),
+            DlTx::NrAm(t) => t.take_unconfirmed(),
+            DlTx::NrUm(t) => t.take_untransmitted(),
         }
     }
 
@@ -192,6 +263,8 @@ impl DlTx {
         match self {
             DlTx::Am(t) => t.stats().sdus_refused,
             DlTx::Um(t) => t.stats().sdus_refused,
+            DlTx::NrAm(t) => t.stats().sdus_refused,
+            DlTx::NrUm(t) => t.stats().sdus_refused,
         }
     }
 }
@@ -201,6 +274,8 @@ impl DlRx {
         match (self, pdu) {
             (DlRx::Am(r), DlPdu::Am(p)) => r.on_pdu(now, p),
             (DlRx::Um(r), DlPdu::Um(p)) => r.on_pdu(now, p),
+            (DlRx::NrAm(r), DlPdu::NrAm(p)) => r.on_pdu(now, p),
+            (DlRx::NrUm(r), DlPdu::NrUm(p)) => r.on_pdu(now, p),
             // Both sides of a bearer are built from one mode; a mismatch cannot occur.
             _ => {}
         }
@@ -210,14 +285,17 @@ impl DlRx {
         match self {
             DlRx::Am(r) => r.take_sdu(),
             DlRx::Um(r) => r.take_sdu(),
+            DlRx::NrAm(r) => r.take_sdu(),
+            DlRx::NrUm(r) => r.take_sdu(),
         }
     }
 
     /// The STATUS PDU to send on the uplink now, if one is triggered and allowed (AM only).
     /// The uplink grant is not a constraint here: the abstracted uplink carries any size.
-    pub fn pull_status(&mut self, now: SimTime) -> Option<StatusPdu> {
+    pub fn pull_status(&mut self, now: SimTime) -> Option<UlStatus> {
         match self {
-            DlRx::Am(r) if r.status_triggered() => r.pull_status(now, u32::MAX),
+            DlRx::Am(r) if r.status_triggered() => r.pull_status(now, u32::MAX).map(UlStatus::Lte),
+            DlRx::NrAm(r) if r.status_triggered() => r.pull_status(now, u32::MAX).map(UlStatus::Nr),
             _ => None,
         }
     }
@@ -226,6 +304,8 @@ impl DlRx {
         match self {
             DlRx::Am(r) => r.poll_timeout(),
             DlRx::Um(r) => r.poll_timeout(),
+            DlRx::NrAm(r) => r.poll_timeout(),
+            DlRx::NrUm(r) => r.poll_timeout(),
         }
     }
 
@@ -233,15 +313,20 @@ impl DlRx {
         match self {
             DlRx::Am(r) => r.on_timeout(now),
             DlRx::Um(r) => r.on_timeout(now),
+            DlRx::NrAm(r) => r.on_timeout(now),
+            DlRx::NrUm(r) => r.on_timeout(now),
         }
     }
 
-    /// RLC re-establishment (36.322 §5.4): what can be reassembled becomes available to
-    /// [`take_sdu`](Self::take_sdu), the rest is discarded, state and timers are reset.
+    /// RLC re-establishment (36.322 §5.4; 38.322 §5.1.2): in LTE what can be reassembled
+    /// becomes available to [`take_sdu`](Self::take_sdu) (NR delivered every complete SDU
+    /// already), the rest is discarded, state and timers are reset.
     pub fn reestablish(&mut self) {
         match self {
             DlRx::Am(r) => r.reestablish(),
             DlRx::Um(r) => r.reestablish(),
+            DlRx::NrAm(r) => r.reestablish(),
+            DlRx::NrUm(r) => r.reestablish(),
         }
     }
 
@@ -250,6 +335,8 @@ impl DlRx {
         match self {
             DlRx::Am(r) => r.stats().sdus_dropped,
             DlRx::Um(r) => r.stats().sdus_dropped,
+            DlRx::NrAm(r) => r.stats().sdus_dropped,
+            DlRx::NrUm(r) => r.stats().sdus_dropped,
         }
     }
 }

@@ -25,9 +25,9 @@ use celltcp_net::pcap::PcapWriter;
 use celltcp_net::pcapng::{Direction, PcapngWriter};
 use celltcp_net::wire::{write_datagram, Checksum, PROTOCOL_UDP};
 
-use crate::rlc::{RlcPdu, StatusPdu};
+use crate::rlc::RlcPdu;
 
-use super::bearer::DlPdu;
+use super::bearer::{DlPdu, UlStatus};
 use super::config::RlcModeConfig;
 use super::mac_lte::{self, framing, DlPhy, MacContext, DRB_LCID, FIRST_C_RNTI};
 
@@ -139,6 +139,8 @@ impl CellCapture {
         let (am, um) = match rlc {
             RlcModeConfig::Am(c) => (Some(c.sn_bits), None),
             RlcModeConfig::Um(c) => (None, Some(c.sn_bits)),
+            // An NR cell has no mac-lte capture (the framing numbers LTE subframes).
+            RlcModeConfig::NrAm(_) | RlcModeConfig::NrUm(_) => (None, None),
         };
         Ok(CellCapture {
             ip,
@@ -232,6 +234,8 @@ impl CellCapture {
                     let sn = self.um.unwrap_or(10);
                     mac_lte::write_umd_pdu(&mut self.body, u, sn, &mut self.sdu);
                 }
+                // Not built for an NR cell (see `new`).
+                DlPdu::NrAm(_) | DlPdu::NrUm(_) => continue,
             }
             carried += (self.body.len() - from) as u32;
             self.sdus.push((from, self.body.len()));
@@ -241,10 +245,10 @@ impl CellCapture {
     }
 
     /// A STATUS PDU of UE `ue` reaching the eNB at `t` over the uplink, or lost on it.
-    pub fn uplink_status(&mut self, ue: usize, t: SimTime, status: &StatusPdu, lost: bool) {
-        if self.mac.is_none() {
+    pub fn uplink_status(&mut self, ue: usize, t: SimTime, status: &UlStatus, lost: bool) {
+        let (Some(_), UlStatus::Lte(status)) = (&self.mac, status) else {
             return;
-        }
+        };
         let ctx = MacContext {
             downlink: false,
             rnti: rnti(ue),

@@ -8,6 +8,7 @@ use celltcp_net::packet::NodeId;
 
 use crate::channel::{ChannelError, FreeSpace, PathLossKind, PathLossModel, Position};
 use crate::mac::{HarqConfig, HarqError, MacError, Weight};
+use crate::nr::rlc::{NrRlcAmConfig, NrRlcUmConfig};
 use crate::pdcp::{PdcpConfig, PdcpConfigError};
 use crate::phy::{prbs_for_bandwidth, BlerModel, Mcs, PhyError, DEFAULT_BANDWIDTH_MHZ, N_PRB_MAX};
 use crate::rlc::{BufferLimit, RlcAmConfig, RlcConfigError, RlcSduRefused, RlcUmConfig};
@@ -32,13 +33,19 @@ pub struct Interferer {
     pub load: f64,
 }
 
-/// RLC mode of the downlink data radio bearer of every UE (one bearer per UE).
+/// RLC mode of the downlink data radio bearer of every UE (one bearer per UE), LTE's in an
+/// LTE cell, NR's in an NR cell.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RlcModeConfig {
     /// Acknowledged mode (TS 36.322 §5.1.3): ARQ with STATUS PDUs on the uplink.
     Am(RlcAmConfig),
     /// Unacknowledged mode (TS 36.322 §5.1.2): no retransmission at RLC.
     Um(RlcUmConfig),
+    /// NR acknowledged mode (TS 38.322 §5.2.3): no concatenation, SDUs delivered once
+    /// complete, out of SN order.
+    NrAm(NrRlcAmConfig),
+    /// NR unacknowledged mode (TS 38.322 §5.2.2).
+    NrUm(NrRlcUmConfig),
 }
 
 impl RlcModeConfig {
@@ -47,6 +54,39 @@ impl RlcModeConfig {
         match self {
             RlcModeConfig::Am(c) => c.tx_buffer,
             RlcModeConfig::Um(c) => c.tx_buffer,
+            RlcModeConfig::NrAm(c) => c.tx_buffer,
+            RlcModeConfig::NrUm(c) => c.tx_buffer,
+        }
+    }
+
+    /// The default `[cells.NAME.rlc]` of a cell of `rat` ([`CellRlcConfig::default`]): LTE's
+    /// [`default_rlc_am`], or NR AM with an 18-bit SN and the same polling, threshold, timers
+    /// and buffer.
+    pub fn cell_default(rat: Rat) -> Self {
+        CellRlcConfig::default()
+            .entity_config(rat)
+            .expect("the default RLC table is valid for either RAT")
+    }
+
+    /// Acknowledged mode, of either RAT.
+    pub fn is_am(&self) -> bool {
+        matches!(self, RlcModeConfig::Am(_) | RlcModeConfig::NrAm(_))
+    }
+
+    /// NR's RLC (TS 38.322).
+    pub fn is_nr(&self) -> bool {
+        matches!(self, RlcModeConfig::NrAm(_) | RlcModeConfig::NrUm(_))
+    }
+
+    /// Header bytes of a data PDU that carries one whole SDU: LTE's fixed header (36.322
+    /// §6.2.1.3/§6.2.1.4), NR's AMD header (38.322 §6.2.2.4: 2 bytes with a 12-bit SN, 3 with
+    /// 18) or the UMD header of a complete SDU (§6.2.2.3: 1 byte, no SN).
+    pub fn data_header_bytes(&self) -> u32 {
+        match self {
+            RlcModeConfig::Am(c) => c.header.fixed_bytes,
+            RlcModeConfig::Um(c) => c.header.fixed_bytes,
+            RlcModeConfig::NrAm(c) => c.sn_length.amd_header_bytes(),
+            RlcModeConfig::NrUm(_) => crate::nr::rlc::UMD_COMPLETE_HEADER_BYTES,
         }
     }
 
@@ -58,6 +98,14 @@ impl RlcModeConfig {
                 ..c
             }),
             RlcModeConfig::Um(c) => RlcModeConfig::Um(RlcUmConfig {
+                tx_buffer: limit,
+                ..c
+            }),
+            RlcModeConfig::NrAm(c) => RlcModeConfig::NrAm(NrRlcAmConfig {
+                tx_buffer: limit,
+                ..c
+            }),
+            RlcModeConfig::NrUm(c) => RlcModeConfig::NrUm(NrRlcUmConfig {
                 tx_buffer: limit,
                 ..c
             }),
@@ -362,9 +410,24 @@ impl LteCellConfig {
         match &self.rlc {
             RlcModeConfig::Am(c) => c.validate()?,
             RlcModeConfig::Um(c) => c.validate()?,
+            RlcModeConfig::NrAm(c) => c.validate()?,
+            RlcModeConfig::NrUm(c) => c.validate()?,
+        }
+        if self.rlc.is_nr() != self.nr.is_some() {
+            return bad(
+                "rlc",
+                if self.rlc.is_nr() {
+                    "NR RLC"
+                } else {
+                    "LTE RLC"
+                }
+                .into(),
+                "the RLC of the cell's RAT (TS 36.322 in an LTE cell, TS 38.322 in an NR cell)",
+            );
         }
         self.pdcp.validate()?;
-        if self.pdcp.reordering && matches!(self.rlc, RlcModeConfig::Um(_)) {
+        // NR PDCP reorders over either mode (TS 38.323 §5.2.2.2); LTE's only over AM.
+        if self.pdcp.reordering && !self.rlc.is_am() && !self.rlc.is_nr() {
             return bad(
                 "pdcp.reordering",
                 "true".into(),

@@ -284,8 +284,9 @@ impl LteCell {
             .map(|i| self.by_node[i].1)
     }
 
-    /// A downlink IP packet for UE `node` into its bearer: PDCP numbers it (every SDU written
-    /// for a connected UE, even one its RLC then refuses) and RLC queues it. The drop
+    /// A downlink IP packet for UE `node` into its bearer: PDCP numbers it and RLC queues it;
+    /// a packet the RLC buffer refuses takes no COUNT ([`PdcpTx::write_sdu_into`]), so that
+    /// the UE's reordering never waits for it. The drop
     /// cause if it was not taken (the caller still has the packet, which is `Copy`): `NoRoute`
     /// for a UE the cell does not serve, `QueueFull` when the RLC buffer is full.
     pub fn write_downlink(
@@ -299,11 +300,14 @@ impl LteCell {
             return Err(DropCause::NoRoute);
         };
         let ue = &mut self.ues[i];
-        let sdu = ue.pdcp.write_sdu(StampedPacket {
+        let stamped = StampedPacket {
             packet: pkt,
             arrived: now,
-        });
-        let written = ue.tx.write_sdu(now, sdu);
+        };
+        let tx = &mut ue.tx;
+        let written = ue
+            .pdcp
+            .write_sdu_into(stamped, |sdu| tx.write_sdu(now, sdu));
         ue.refresh_buffer(now);
         self.refresh_wake(i);
         written.map_err(|_| DropCause::QueueFull)
@@ -431,12 +435,7 @@ impl LteCell {
             harq_retransmissions: h.retransmissions,
             harq_residual_failures: h.residual_failures,
             rlc_retransmissions: ue.tx.pdus_retx(),
-            // AM: SDUs the eNB gave up at maxRetxThreshold (the UE's reassembly losses are the
-            // same SDUs); UM: SDUs the UE could not reassemble.
-            rlc_discards: match ue.rx {
-                bearer::DlRx::Am(_) => ue.tx.sdus_discarded(),
-                bearer::DlRx::Um(_) => ue.rx.sdus_dropped(),
-            },
+            rlc_discards: ue.rlc_discards(),
             rlc_max_retx_reached: ue.tx.max_retx_reached_count(),
             radio_link_failure: ue.tx.max_retx_reached(),
             sdus_refused: ue.tx.sdus_refused(),
@@ -616,13 +615,7 @@ impl Medium for LteCell {
                 ue.harq.stats().retransmissions as f64,
             );
             push("rlc_retransmissions", ue.tx.pdus_retx() as f64);
-            push(
-                "rlc_discards",
-                match ue.rx {
-                    bearer::DlRx::Am(_) => ue.tx.sdus_discarded(),
-                    bearer::DlRx::Um(_) => ue.rx.sdus_dropped(),
-                } as f64,
-            );
+            push("rlc_discards", ue.rlc_discards() as f64);
             push("sdus_refused", ue.tx.sdus_refused() as f64);
             let ul = ue.uplink.stats();
             push("uplink_lost", (ul.packets_lost + ul.status_lost) as f64);

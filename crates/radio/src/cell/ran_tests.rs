@@ -693,6 +693,7 @@ mod measurement_and_interference {
     fn nr_pl100() -> LteCellConfig {
         LteCellConfig {
             carrier_hz: 3.5e9,
+            rlc: RlcModeConfig::cell_default(Rat::Nr),
             nr: Some(NrCellConfig {
                 numerology: 1,
                 bandwidth_mhz: 20,
@@ -752,6 +753,7 @@ mod measurement_and_interference {
         use crate::cell::nr_channel::{NrBlockageKind, NrLos};
         let cfg = LteCellConfig {
             carrier_hz: 28e9,
+            rlc: RlcModeConfig::cell_default(Rat::Nr),
             nr: Some(NrCellConfig {
                 numerology: 3,
                 bandwidth_mhz: 100,

@@ -8,12 +8,12 @@ use celltcp_net::medium::MediumOutput;
 use celltcp_net::packet::{NodeId, Packet};
 
 use crate::mac::{FeedbackOutcome, HarqEntity, Weight};
-use crate::pdcp::{PdcpRx, PdcpTx};
+use crate::pdcp::{PdcpConfig, PdcpRx, PdcpTx};
 
 use super::air::AirInterface;
 
 use super::bearer::{bearer, BearerSdu, DlPdu, DlRx, DlTx, StampedPacket};
-use super::config::{CellError, LteCellConfig, RlcModeConfig, UeConfig};
+use super::config::{CellError, LteCellConfig, UeConfig};
 use super::downlink_loss::{deliver_to_ue, DownlinkLoss};
 use super::radio_link::CqiReports;
 use super::stats::{TimeWeighted, UeCounters};
@@ -50,8 +50,8 @@ pub(crate) struct UeContext {
     /// SINR of the TTI being processed, dB.
     pub sinr_db: f64,
     pub pdcp: PdcpTx<StampedPacket>,
-    /// The UE's PDCP receiving entity with reordering (36.323 §5.1.2.1.4), in a cell on its
-    /// own configured with `pdcp.reordering`. `None` otherwise: without reordering the
+    /// The UE's PDCP receiving entity with reordering (36.323 §5.1.2.1.4, 38.323 §5.2.2.2),
+    /// in a cell on its own configured with `pdcp.reordering` or of NR. `None` otherwise: without reordering the
     /// receiver of §5.1.2.1.2 delivers each SDU as RLC delivers it (in order, once), and in a
     /// radio access network the UE's receiver sits above the cells.
     pub pdcp_rx: Option<PdcpRx<StampedPacket>>,
@@ -104,11 +104,7 @@ impl UeContext {
         // The CQI period and delay are milliseconds (TTIs of LTE); in slots for NR.
         let slots_per_ms = air.slots_per_ms();
         // Uplink bearer headers: PDCP data PDU header plus the fixed RLC header of the mode.
-        let rlc_header = match cfg.rlc {
-            RlcModeConfig::Am(c) => c.header.fixed_bytes,
-            RlcModeConfig::Um(c) => c.header.fixed_bytes,
-        };
-        let l2_overhead = u32::from(cfg.pdcp.header_bytes()) + rlc_header;
+        let l2_overhead = u32::from(cfg.pdcp.header_bytes()) + cfg.rlc.data_header_bytes();
         Ok(UeContext {
             node: ue.node,
             connected,
@@ -121,8 +117,13 @@ impl UeContext {
             ),
             sinr_db: f64::NAN,
             pdcp: PdcpTx::new(cfg.pdcp)?,
-            pdcp_rx: if cfg.pdcp.reordering && !in_ran {
-                Some(PdcpRx::new(cfg.pdcp)?)
+            // NR's RLC delivers out of SN order, and NR PDCP always reorders (TS 38.323
+            // §5.2.2.2); LTE's reorders when configured.
+            pdcp_rx: if (cfg.pdcp.reordering || cfg.rlc.is_nr()) && !in_ran {
+                Some(PdcpRx::new(PdcpConfig {
+                    reordering: true,
+                    ..cfg.pdcp
+                })?)
             } else {
                 None
             },
@@ -176,6 +177,16 @@ impl UeContext {
         .into_iter()
         .flatten()
         .min()
+    }
+
+    /// SDUs RLC lost: in AM those the eNB gave up at maxRetxThreshold (LTE's Discard mode; the
+    /// UE's reassembly losses are the same SDUs; NR AM gives up none), in UM those the UE
+    /// could not reassemble.
+    pub fn rlc_discards(&self) -> u64 {
+        match self.rx {
+            DlRx::Um(_) | DlRx::NrUm(_) => self.rx.sdus_dropped(),
+            DlRx::Am(_) | DlRx::NrAm(_) => self.tx.sdus_discarded(),
+        }
     }
 
     /// Records the eNB buffer after a change.

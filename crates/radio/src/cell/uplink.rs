@@ -34,15 +34,14 @@ use std::collections::VecDeque;
 use celltcp_engine::{RngStream, SimDuration, SimTime};
 use celltcp_net::packet::Packet;
 
-use crate::rlc::StatusPdu;
-
+use super::bearer::UlStatus;
 use super::config::{ConfiguredGrantConfig, SrBsrConfig, UplinkConfig, UplinkScheduling};
 
 /// What a UE sends on the uplink.
 #[derive(Clone, Debug)]
 pub enum UplinkItem {
     Packet(Packet),
-    Status(StatusPdu),
+    Status(UlStatus),
 }
 
 #[derive(Debug)]
@@ -336,6 +335,7 @@ impl UplinkFifo {
 mod tests {
     use super::*;
     use crate::rlc::testkit::sdu;
+    use crate::rlc::StatusPdu;
 
     const MS: u64 = 1_000_000;
 
@@ -381,7 +381,11 @@ mod tests {
             mrw_ack: None,
             size_bytes: 2,
         };
-        ul.push(SimTime::ZERO, UplinkItem::Status(status), &cfg);
+        ul.push(
+            SimTime::ZERO,
+            UplinkItem::Status(UlStatus::Lte(status)),
+            &cfg,
+        );
         ul.push(SimTime::ZERO, UplinkItem::Packet(sdu(2, 96)), &cfg);
         assert_eq!((ul.stats().packets_lost, ul.stats().status_lost), (2, 1));
         let uids: Vec<u64> = ul.drain_packets().iter().map(|p| p.uid).collect();

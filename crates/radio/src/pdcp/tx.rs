@@ -58,6 +58,35 @@ impl<S: RlcSdu> PdcpTx<S> {
         pdu
     }
 
+    /// Numbers an SDU as [`write_sdu`](Self::write_sdu) does and hands the PDU to the lower
+    /// layer (`lower`); a PDU the lower layer refuses (a full RLC buffer) takes no COUNT: the
+    /// next SDU gets the same one. The SDU is then dropped before PDCP, as at a full buffer
+    /// ahead of it, and the UE's reordering (36.323 §5.1.2.1.4, 38.323 §5.2.2.2) never waits
+    /// t-Reordering for a COUNT that was never sent.
+    pub fn write_sdu_into<E>(
+        &mut self,
+        sdu: S,
+        lower: impl FnOnce(PdcpPdu<S>) -> Result<(), E>,
+    ) -> Result<(), E>
+    where
+        S: Copy,
+    {
+        let pdu = PdcpPdu {
+            count: self.next_count,
+            sdu,
+            header_bytes: self.cfg.header_bytes(),
+            sn_bits: self.cfg.sn_bits,
+        };
+        lower(pdu)?;
+        self.next_count = self.next_count.wrapping_add(1);
+        self.stats.pdus += 1;
+        self.stats.bytes += pdu.size_bytes() as u64;
+        if self.cfg.retain_for_forwarding {
+            self.retained.push_back(pdu);
+        }
+        Ok(())
+    }
+
     /// The lower layer confirmed delivery of every PDU up to and including `count` (RLC AM
     /// acknowledgements arrive in order); their copies are released.
     pub fn confirm_delivered(&mut self, count: u32) {

@@ -82,6 +82,11 @@ impl LteRan {
             reordering: true,
             ..pdcp
         };
+        // Two legs feeding one receiver (dual connectivity), or NR's RLC, which delivers out
+        // of SN order (TS 38.322 §5.2.3.2.3): the receiver reorders all the time, as NR PDCP
+        // does (TS 38.323 §5.2.2.2).
+        let pdcp_always_reorders =
+            dual_connectivity.is_some() || cells.iter().any(|c| c.rlc.is_nr());
         let enbs: Vec<NodeId> = cells.iter().map(|c| c.enb).collect();
         let mut built = Vec::with_capacity(cells.len());
         for (i, cell) in cells.into_iter().enumerate() {
@@ -160,14 +165,13 @@ impl LteRan {
                 cho: cho.clone(),
                 cancels_in_flight: Vec::new(),
                 rlf: rlf.clone(),
-                // With dual connectivity two legs feed the receiver from the start.
-                pdcp: PdcpRx::new(if dual_connectivity.is_some() {
+                pdcp: PdcpRx::new(if pdcp_always_reorders {
                     pdcp_reordering
                 } else {
                     pdcp
                 })
                 .map_err(|source| RanError::Pdcp { source })?,
-                pdcp_reordering: dual_connectivity.is_some(),
+                pdcp_reordering: pdcp_always_reorders,
                 received: ReceivedCounts::new(pdcp.sn_bits),
                 uplink_hold: VecDeque::new(),
                 ho: None,
@@ -211,6 +215,7 @@ impl LteRan {
             timeline: Timeline::default(),
             pdcp_cfg: pdcp,
             pdcp_reordering_cfg,
+            pdcp_always_reorders,
             prediction_rng: RngStream::new(seed, run, "ran/prediction"),
             radio_link_failures: 0,
             totals_cho: Default::default(),

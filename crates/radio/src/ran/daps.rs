@@ -149,12 +149,15 @@ impl LteRan {
             return;
         };
         self.timeline.touch_flow(ids.id, pkt.flow);
+        // The source numbers the SDU, sends it and forwards the copy with its COUNT; one its
+        // full RLC refuses takes no COUNT and goes to the target only, which numbers it.
         let pdcp_count = if h.attached {
             None
         } else {
             let count = self.ues[u].next_dl_count;
-            self.send_fresh(now, ids.source, u, pkt, out);
-            Some(count)
+            self.write_fresh(now, ids.source, u, pkt)
+                .ok()
+                .map(|()| count)
         };
         self.timeline
             .count(Some(ids.id), pkt.flow, PacketFate::Forwarded);

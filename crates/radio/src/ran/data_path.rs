@@ -31,7 +31,6 @@ use celltcp_net::packet::Packet;
 use celltcp_net::queue::DropCause;
 
 use crate::cell::bearer::BearerSdu;
-use crate::cell::config::RlcModeConfig;
 use crate::cell::StampedPacket;
 use crate::pdcp::PdcpPdu;
 use crate::rlc::BufferLimit;
@@ -362,9 +361,7 @@ impl LteRan {
     /// which never sends a forwarded COUNT before it arrives.
     fn status_report_confirms(&self, c: usize, u: usize, count: u32) -> bool {
         let cfg = self.cells[c].config();
-        cfg.pdcp.status_report_required
-            && matches!(cfg.rlc, RlcModeConfig::Am(_))
-            && self.ues[u].received.reported(count)
+        cfg.pdcp.status_report_required && cfg.rlc.is_am() && self.ues[u].received.reported(count)
     }
 
     /// A packet the source forwarded without a COUNT (fresh data after the UE left it) into
@@ -393,8 +390,8 @@ impl LteRan {
     }
 
     /// A fresh downlink SDU into the bearer of UE `u` at cell `c`, which serves it: the cell's
-    /// PDCP gives it the next COUNT (`LteCell::send` numbers every SDU written for a connected
-    /// UE, even one its RLC then refuses), which the network follows in `next_dl_count`.
+    /// PDCP gives it the next COUNT unless its RLC refuses it (`LteCell::write_downlink`), which
+    /// the network follows in `next_dl_count`.
     pub(super) fn send_fresh(
         &mut self,
         now: SimTime,
@@ -409,19 +406,22 @@ impl LteRan {
     }
 
     /// [`LteRan::send_fresh`] without the output: the drop cause if the cell refused it.
-    fn write_fresh(
+    pub(super) fn write_fresh(
         &mut self,
         now: SimTime,
         c: usize,
         u: usize,
         pkt: Packet,
     ) -> Result<(), DropCause> {
-        let ue = &mut self.ues[u];
-        if ue.attached && ue.serving == c {
+        let ue = &self.ues[u];
+        let numbered_here = ue.attached && ue.serving == c;
+        let node = ue.node;
+        self.cells[c].write_downlink(now, node, pkt)?;
+        if numbered_here {
+            let ue = &mut self.ues[u];
             ue.next_dl_count = ue.next_dl_count.wrapping_add(1);
         }
-        let node = ue.node;
-        self.cells[c].write_downlink(now, node, pkt)
+        Ok(())
     }
 
     /// Drops what the target held for handover `id` (its radio link failed).

@@ -112,6 +112,9 @@ pub struct LteRan {
     /// (`None` when `handover.reordering` is off).
     pdcp_cfg: PdcpConfig,
     pdcp_reordering_cfg: Option<PdcpConfig>,
+    /// Every UE's PDCP receiver reorders from the start and never stops: with dual
+    /// connectivity, and over NR's RLC (TS 38.323 §5.2.2.2).
+    pdcp_always_reorders: bool,
     /// `ran/prediction`: the handover predictor's error.
     prediction_rng: RngStream,
     radio_link_failures: u64,

@@ -246,8 +246,7 @@ impl LteRan {
     /// receiver delivers as RLC delivers again (in a cell, RLC AM delivers in sequence).
     pub(super) fn settle_pdcp(&mut self, now: SimTime, u: usize) {
         let ue = &self.ues[u];
-        // With dual connectivity two legs feed the receiver all the time.
-        if self.dc.is_some() {
+        if self.pdcp_always_reorders {
             return;
         }
         if ue.pdcp_reordering && ue.ho.is_none() && ue.pdcp.poll_timeout().is_none() {

@@ -220,7 +220,7 @@ pub(crate) fn convert(
             ));
         }
         let radio = c.radio.resolve(&format!("cells.{name}"))?;
-        let rlc = bearer::rlc_config(&c.rlc, &key("rlc"))?;
+        let rlc = bearer::rlc_config(&c.rlc, &key("rlc"), c.rat)?;
         let pdcp = c.pdcp.resolve(&key("pdcp"))?;
         check_pdcp(&key, &rlc, &pdcp, in_ran)?;
         let uplink = c.uplink.resolve(&key("uplink"))?;

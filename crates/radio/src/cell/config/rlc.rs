@@ -14,7 +14,8 @@ use celltcp_engine::SimDuration;
 use celltcp_net::queue::QueueLimit;
 
 use super::keys::CellKeyError;
-use super::{default_rlc_am, RlcModeConfig};
+use super::{default_rlc_am, Rat, RlcModeConfig};
+use crate::nr::rlc::{AmSnLength, NrRlcAmConfig, NrRlcUmConfig, UmSnLength, MAX_RETX_THRESHOLDS};
 use crate::rlc::{BufferLimit, MaxRetxAction, RlcAmConfig, RlcUmConfig};
 
 /// The largest maxRetxThreshold of TS 36.331 RLC-Config (t1 … t32).
@@ -55,8 +56,9 @@ impl PollPdu {
     }
 }
 
-/// `[cells.NAME.rlc]`: the RLC of every UE's downlink bearer (TS 36.322), acknowledged or
-/// unacknowledged.
+/// `[cells.NAME.rlc]`: the RLC of every UE's downlink bearer, acknowledged or unacknowledged:
+/// TS 36.322 in an LTE cell, TS 38.322 in an NR cell (`rat = "nr"`), the same keys for what
+/// the two share and `t_reordering` (LTE) or `t_reassembly` (NR) for the receiving timer.
 ///
 /// Its defaults are the cell's ([`default_rlc_am`]: 36.331 §9.2.1.1 with pollPDU p32, pollByte
 /// kB25 and a 1 MB buffer).
@@ -92,13 +94,33 @@ pub struct CellRlcConfig {
         schemars(with = "u64", extend("x-unit" = "time"))
     )]
     pub t_poll_retransmit: SimDuration,
-    /// t-Reordering (a time).
+    /// t-Reordering of an LTE cell (a time).
     #[cfg_attr(
         feature = "serde",
         serde(with = "celltcp_engine::serde_nanos"),
         schemars(with = "u64", extend("x-unit" = "time"))
     )]
     pub t_reordering: SimDuration,
+    /// t-Reassembly of an NR cell (a time).
+    // TS 38.322 §7.3; NR's receiving side delivers each SDU once complete and the timer only
+    // drives status reporting (AM) or gives up a partly received SDU (UM).
+    #[cfg_attr(
+        feature = "serde",
+        serde(with = "celltcp_engine::serde_nanos"),
+        schemars(with = "u64", extend("x-unit" = "time"))
+    )]
+    pub t_reassembly: SimDuration,
+    /// SN length, bits: LTE AM 10, LTE UM 5 or 10; NR AM 12 or 18, NR UM 6 or 12. Absent:
+    /// 10 in LTE, 18 (AM) or 12 (UM) in NR.
+    // 36.331/38.331 SN-FieldLength. NR AM defaults to 18 bits because a 12-bit SN's window of
+    // 2048 SDUs (38.322 §7.2) stalls an eMBB bearer: 2048 × 1500 bytes per round trip.
+    // Left out of an echo when absent: the default is the RAT's, which the table does not know.
+    #[cfg_attr(
+        feature = "serde",
+        serde(skip_serializing_if = "Option::is_none"),
+        schemars(extend("enum" = [5, 6, 10, 12, 18]))
+    )]
+    pub sn_bits: Option<u8>,
     /// t-StatusProhibit (a time).
     #[cfg_attr(
         feature = "serde",
@@ -136,6 +158,8 @@ impl Default for CellRlcConfig {
             on_max_retx: am.on_max_retx,
             t_poll_retransmit: am.t_poll_retransmit,
             t_reordering: am.t_reordering,
+            t_reassembly: NrRlcAmConfig::default().t_reassembly,
+            sn_bits: None,
             t_status_prohibit: am.t_status_prohibit,
             poll_pdu: am.poll_pdu.map_or(PollPdu::Infinity, PollPdu::Pdus),
             poll_byte: am.poll_byte,
@@ -181,35 +205,102 @@ impl CellRlcConfig {
     }
 }
 
-/// The entity's configuration of a checked table: AM with the cell's other defaults
-/// ([`default_rlc_am`]: 10-bit SN, flexible PDUs), or UM with a 10-bit SN (TS 36.331 §6.3.2
-/// SN-FieldLength size10).
-impl TryFrom<CellRlcConfig> for RlcModeConfig {
-    type Error = CellKeyError;
-
-    fn try_from(c: CellRlcConfig) -> Result<Self, CellKeyError> {
-        c.validate()?;
-        let tx_buffer = match c.buffer {
+impl CellRlcConfig {
+    /// The entity's configuration of a checked table for a cell of `rat`.
+    ///
+    /// LTE: AM with the cell's other defaults ([`default_rlc_am`]: flexible PDUs), or UM
+    /// (TS 36.331 §6.3.2 SN-FieldLength size5 or size10). NR: the AM or UM entity of TS 38.322,
+    /// whose maxRetxThreshold is one of 38.331's t1 … t32 and which has no discard at the
+    /// threshold (there is no MRW in NR to tell the receiver).
+    pub fn entity_config(&self, rat: Rat) -> Result<RlcModeConfig, CellKeyError> {
+        self.validate()?;
+        let tx_buffer = match self.buffer {
             QueueLimit::Packets(n) => BufferLimit::Sdus(n as usize),
             QueueLimit::Bytes(b) => BufferLimit::Bytes(b),
         };
-        Ok(match c.mode {
-            RlcMode::Am => RlcModeConfig::Am(RlcAmConfig {
-                max_retx_threshold: Some(c.max_retx),
-                on_max_retx: c.on_max_retx,
-                t_poll_retransmit: c.t_poll_retransmit,
-                t_reordering: c.t_reordering,
-                t_status_prohibit: c.t_status_prohibit,
-                poll_pdu: c.poll_pdu.pdus(),
-                poll_byte: c.poll_byte,
-                tx_buffer,
-                ..default_rlc_am()
-            }),
-            RlcMode::Um => RlcModeConfig::Um(RlcUmConfig {
-                t_reordering: c.t_reordering,
-                tx_buffer,
-                ..RlcUmConfig::lte(10)
-            }),
+        let sn_error = |expected: &str| CellKeyError {
+            key: "sn_bits",
+            message: format!(
+                "{} is not an SN length of this RLC; expected {expected}",
+                self.sn_bits.unwrap_or_default()
+            ),
+        };
+        Ok(match (rat, self.mode) {
+            (Rat::Lte, RlcMode::Am) => {
+                if !matches!(self.sn_bits, None | Some(10)) {
+                    return Err(sn_error("10 (LTE AM)"));
+                }
+                RlcModeConfig::Am(RlcAmConfig {
+                    max_retx_threshold: Some(self.max_retx),
+                    on_max_retx: self.on_max_retx,
+                    t_poll_retransmit: self.t_poll_retransmit,
+                    t_reordering: self.t_reordering,
+                    t_status_prohibit: self.t_status_prohibit,
+                    poll_pdu: self.poll_pdu.pdus(),
+                    poll_byte: self.poll_byte,
+                    tx_buffer,
+                    ..default_rlc_am()
+                })
+            }
+            (Rat::Lte, RlcMode::Um) => {
+                let bits = match self.sn_bits {
+                    None => 10,
+                    Some(b @ (5 | 10)) => b,
+                    Some(_) => return Err(sn_error("5 or 10 (LTE UM)")),
+                };
+                RlcModeConfig::Um(RlcUmConfig {
+                    t_reordering: self.t_reordering,
+                    tx_buffer,
+                    ..RlcUmConfig::lte(bits)
+                })
+            }
+            (Rat::Nr, RlcMode::Am) => {
+                let sn_length = match self.sn_bits {
+                    None | Some(18) => AmSnLength::Bits18,
+                    Some(12) => AmSnLength::Bits12,
+                    Some(_) => return Err(sn_error("12 or 18 (NR AM)")),
+                };
+                if !MAX_RETX_THRESHOLDS.contains(&self.max_retx) {
+                    return Err(CellKeyError {
+                        key: "max_retx",
+                        message: format!(
+                            "{} is not an NR maxRetxThreshold; expected one of 1, 2, 3, 4, 6, \
+                             8, 16, 32 (TS 38.331 RLC-Config)",
+                            self.max_retx
+                        ),
+                    });
+                }
+                if self.on_max_retx == MaxRetxAction::Discard {
+                    return Err(CellKeyError {
+                        key: "on_max_retx",
+                        message: "\"discard\" is not available in an NR cell; expected \"rlf\" \
+                                  (TS 38.322 §5.3.2 indicates the threshold to RRC)"
+                            .into(),
+                    });
+                }
+                RlcModeConfig::NrAm(NrRlcAmConfig {
+                    sn_length,
+                    t_poll_retransmit: self.t_poll_retransmit,
+                    poll_pdu: self.poll_pdu.pdus(),
+                    poll_byte: self.poll_byte,
+                    max_retx_threshold: Some(self.max_retx),
+                    t_reassembly: self.t_reassembly,
+                    t_status_prohibit: self.t_status_prohibit,
+                    tx_buffer,
+                })
+            }
+            (Rat::Nr, RlcMode::Um) => {
+                let sn_length = match self.sn_bits {
+                    None | Some(12) => UmSnLength::Bits12,
+                    Some(6) => UmSnLength::Bits6,
+                    Some(_) => return Err(sn_error("6 or 12 (NR UM)")),
+                };
+                RlcModeConfig::NrUm(NrRlcUmConfig {
+                    sn_length,
+                    t_reassembly: self.t_reassembly,
+                    tx_buffer,
+                })
+            }
         })
     }
 }
@@ -381,7 +472,7 @@ mod tests {
     /// The defaults are the cell's own: converting them gives [`default_rlc_am`] exactly.
     #[test]
     fn the_default_table_is_the_cells_default_am() {
-        let built = RlcModeConfig::try_from(CellRlcConfig::default()).unwrap();
+        let built = CellRlcConfig::default().entity_config(Rat::Lte).unwrap();
         assert_eq!(built, RlcModeConfig::Am(default_rlc_am()));
     }
 
@@ -395,7 +486,7 @@ mod tests {
             poll_pdu: PollPdu::Infinity,
             ..CellRlcConfig::default()
         };
-        let RlcModeConfig::Um(um) = RlcModeConfig::try_from(c).unwrap() else {
+        let RlcModeConfig::Um(um) = c.entity_config(Rat::Lte).unwrap() else {
             panic!("a UM table builds an UM entity");
         };
         assert_eq!(um.tx_buffer, BufferLimit::Sdus(200));
@@ -419,7 +510,7 @@ mod tests {
             poll_byte: Some(0),
             ..CellRlcConfig::default()
         };
-        let e = RlcModeConfig::try_from(c).unwrap_err();
+        let e = c.entity_config(Rat::Lte).unwrap_err();
         assert_eq!(
             e.to_string(),
             "poll_byte: '0B' must be > 0; use a size such as '25KB', or \"infinity\""

@@ -141,6 +141,8 @@ pub struct NrRlcAmRxStats {
     /// Discarded: SN outside the receiving window.
     pub pdus_outside_window: u64,
     pub sdus_delivered: u64,
+    /// SDUs partly received when the entity was re-established (§5.1.2), given up.
+    pub sdus_dropped: u64,
     pub status_sent: u64,
     pub t_reassembly_expiries: u64,
 }

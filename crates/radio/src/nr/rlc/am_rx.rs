@@ -128,6 +128,20 @@ impl<S: RlcSdu> NrRlcAmRx<S> {
         self.ready.pop_front()
     }
 
+    /// RLC re-establishment (§5.1.2: "discard all RLC SDUs, RLC SDU segments, and RLC PDUs,
+    /// if any; stop and reset all timers; reset all state variables to their initial
+    /// values"). Unlike LTE's (36.322 §5.4) nothing is reassembled and delivered: a complete
+    /// SDU has been delivered already (§5.2.3.2.3), so only partly received ones are lost,
+    /// counted in `sdus_dropped`. SDUs delivered and not yet taken stay available.
+    pub fn reestablish(&mut self) {
+        let mut dropped = 0;
+        self.win
+            .reset(|e| dropped += u64::from(matches!(e, RxSdu::Partial(_))));
+        self.stats.sdus_dropped += dropped;
+        self.t_reassembly = None;
+        self.status.reset();
+    }
+
     /// An AMD PDU from the peer (§5.2.3.2.2, §5.2.3.2.3, polling §5.3.4).
     pub fn on_pdu(&mut self, now: SimTime, pdu: NrAmdPdu<S>) {
         self.on_timeout(now);

@@ -61,6 +61,9 @@ pub struct NrRlcAmTx<S: RlcSdu = Packet> {
     /// SDUs with bytes pending retransmission, in the order they became pending.
     retx: RetxQueue,
     events: VecDeque<NrRlcAmTxEvent>,
+    /// An SDU reached maxRetxThreshold since the last re-establishment (the indication of
+    /// §5.3.2, latched for RRC's radio link failure, TS 38.331 §5.3.10.3).
+    max_retx_reached: bool,
     stats: NrRlcAmTxStats,
 }
 
@@ -77,6 +80,7 @@ impl<S: RlcSdu> NrRlcAmTx<S> {
             sdus: VecDeque::new(),
             retx: RetxQueue::default(),
             events: VecDeque::new(),
+            max_retx_reached: false,
             stats: NrRlcAmTxStats::default(),
         })
     }
@@ -112,9 +116,66 @@ impl<S: RlcSdu> NrRlcAmTx<S> {
         self.events.pop_front()
     }
 
+    /// Forgets the indications not taken with [`pop_event`](Self::pop_event), for an upper
+    /// layer that reads the delivery from the STATUS PDUs' effect instead (the cell's bearer)
+    /// and the failure from [`max_retx_reached`](Self::max_retx_reached).
+    pub fn clear_events(&mut self) {
+        self.events.clear();
+    }
+
     /// Nothing waits for transmission or acknowledgement.
     pub fn is_idle(&self) -> bool {
         self.buf.is_empty() && self.sdus.is_empty()
+    }
+
+    /// Latched once an SDU reached maxRetxThreshold (§5.3.2 "indicate to upper layers that
+    /// max retransmission has been reached"), until [`reestablish`](Self::reestablish). NR
+    /// has no discard at the threshold: the entity keeps retransmitting and RRC declares
+    /// radio link failure.
+    pub fn max_retx_reached(&self) -> bool {
+        self.max_retx_reached
+    }
+
+    /// Whether the transmission buffer would take an SDU of `size` bytes after `ahead_sdus`
+    /// more of `ahead_bytes` in all.
+    pub fn admits_after(&self, ahead_sdus: usize, ahead_bytes: u64, size: u32) -> bool {
+        self.buf.admits_after(ahead_sdus, ahead_bytes, size)
+    }
+
+    /// SDUs waiting for their first transmission and their bytes.
+    pub fn tx_buffer_len(&self) -> (usize, u64) {
+        (self.buf.len(), self.buf.bytes())
+    }
+
+    /// RLC re-establishment (§5.1.2: "discard all RLC SDUs, RLC SDU segments, and RLC PDUs,
+    /// if any; stop and reset all timers; reset all state variables to their initial
+    /// values"). Statistics are kept.
+    pub fn reestablish(&mut self) {
+        self.buf.clear();
+        self.sdus.clear();
+        self.retx.clear();
+        (self.tx_next_ack, self.tx_next) = (0, 0);
+        self.poller.reset();
+        self.events.clear();
+        self.max_retx_reached = false;
+    }
+
+    /// Handover with data forwarding (TS 38.300 §9.2.3.2.2 data forwarding; TS 38.323
+    /// §5.1.2 for AM DRBs: the PDCP SDUs "from the first PDCP SDU for which the successful
+    /// delivery of the corresponding PDCP Data PDU has not been confirmed by lower layers"):
+    /// every SDU from TX_Next_Ack on, acknowledged or not, each once, whole, in SN order, then
+    /// every SDU no PDU has carried yet — after which the entity is re-established.
+    /// Statistics are kept.
+    pub fn take_unconfirmed(&mut self) -> Vec<S> {
+        let mut out = Vec::with_capacity(self.sdus.len() + self.buf.len());
+        out.extend(self.sdus.iter().map(|p| p.sdu));
+        // The head SDU being segmented has its entry in `sdus` already.
+        let skip = usize::from(self.segmenting());
+        let mut waiting = Vec::with_capacity(self.buf.len());
+        self.buf.drain_sdus(&mut waiting);
+        out.extend(waiting.into_iter().skip(skip));
+        self.reestablish();
+        out
     }
 
     /// An SDU from the upper layer (PDCP), queued for its first transmission.
@@ -391,6 +452,7 @@ impl<S: RlcSdu> NrRlcAmTx<S> {
         let sdu_id = p.sdu.sdu_id();
         if self.cfg.max_retx_threshold == Some(count) {
             self.stats.max_retx_reached += 1;
+            self.max_retx_reached = true;
             self.events.push_back(NrRlcAmTxEvent::MaxRetxReached {
                 sn,
                 sdu_id,

@@ -43,6 +43,6 @@ pub use am_rx::NrRlcAmRx;
 pub use am_tx::NrRlcAmTx;
 pub use pdu::{
     AmSnLength, NackSo, NrAmdPdu, NrNack, NrRlcPdu, NrStatusPdu, NrUmdPdu, SegmentationInfo,
-    UmSnLength,
+    UmSnLength, UMD_COMPLETE_HEADER_BYTES,
 };
 pub use um::{NrRlcUmConfig, NrRlcUmRx, NrRlcUmRxStats, NrRlcUmTx, NrRlcUmTxStats};

@@ -116,6 +116,29 @@ impl<S: RlcSdu> NrRlcUmTx<S> {
         r
     }
 
+    /// Whether the transmission buffer would take an SDU of `size` bytes after `ahead_sdus`
+    /// more of `ahead_bytes` in all.
+    pub fn admits_after(&self, ahead_sdus: usize, ahead_bytes: u64, size: u32) -> bool {
+        self.buf.admits_after(ahead_sdus, ahead_bytes, size)
+    }
+
+    /// Handover: the SDUs not yet entirely transmitted, the one being segmented whole (TS
+    /// 38.323 §5.1.2 for UM DRBs: the PDCP SDUs "which have not yet been transmitted" by the
+    /// lower layers are handled as new), after which the entity is re-established.
+    pub fn take_untransmitted(&mut self) -> Vec<S> {
+        let mut out = Vec::with_capacity(self.buf.len());
+        self.buf.drain_sdus(&mut out);
+        self.reestablish();
+        out
+    }
+
+    /// RLC re-establishment (§5.1.2): discard every SDU and reset TX_Next to 0. Statistics
+    /// are kept.
+    pub fn reestablish(&mut self) {
+        self.buf.clear();
+        self.tx_next = 0;
+    }
+
     /// The upper layer's discard (§5.4), done if no segment of the SDU was submitted.
     pub fn discard_sdu(&mut self, sdu_id: u64) -> bool {
         let discarded = self.buf.discard_waiting(sdu_id);
@@ -225,6 +248,20 @@ impl<S: RlcSdu> NrRlcUmRx<S> {
     }
     pub fn poll_timeout(&self) -> Option<SimTime> {
         self.t_reassembly
+    }
+
+    /// RLC re-establishment (§5.1.2): the partly received SDUs are discarded (counted in
+    /// `sdus_dropped`), t-Reassembly stopped, the state variables reset. SDUs delivered and
+    /// not yet taken stay available.
+    pub fn reestablish(&mut self) {
+        let n = self.buf.len();
+        self.drop_front(n);
+        self.t_reassembly = None;
+        (
+            self.rx_next_reassembly,
+            self.rx_timer_trigger,
+            self.rx_next_highest,
+        ) = (0, 0, 0);
     }
 
     pub fn on_timeout(&mut self, now: SimTime) {

@@ -11,6 +11,7 @@ use super::harness::*;
 use crate::cell::nr_channel::{NrChannelConfig, NrChannelModel};
 use crate::cell::nr_config::NrCellConfig;
 use crate::cell::LteCellConfig;
+use crate::cell::{Rat, RlcModeConfig};
 use crate::nr::sinr_trace::{SinrInterpolation, SinrTrace};
 use crate::ran::{DualConnectivityConfig, HandoverConfig, SplitPolicy};
 use celltcp_net::medium::Medium;
@@ -23,6 +24,7 @@ fn nr_cell_with_outage() -> LteCellConfig {
     let samples = SinrTrace::parse(trace, SinrInterpolation::Hold).unwrap();
     LteCellConfig {
         carrier_hz: 3.5e9,
+        rlc: RlcModeConfig::cell_default(Rat::Nr),
         nr: Some(NrCellConfig {
             numerology: 1,
             bandwidth_mhz: 20,

@@ -41,14 +41,18 @@ impl KeptTable for CellRlcConfig {
     }
 }
 
-/// `[cells.NAME.rlc]` at `key` (`cells.macro.rlc`) as the entity's configuration: the table
-/// read and checked ([`Kept::resolve`]), then its one conversion.
+/// `[cells.NAME.rlc]` at `key` (`cells.macro.rlc`) as the entity's configuration for a cell
+/// of `rat`: the table read and checked ([`Kept::resolve`]), then its one conversion
+/// ([`CellRlcConfig::entity_config`]).
 pub(super) fn rlc_config(
     rlc: &Kept<CellRlcConfig>,
     key: &str,
+    rat: Rat,
 ) -> Result<RlcModeConfig, ScenarioError> {
     let table = rlc.resolve(key)?;
-    RlcModeConfig::try_from(table).map_err(|e| ScenarioError::new(join_key(key, e.key), e.message))
+    table
+        .entity_config(rat)
+        .map_err(|e| ScenarioError::new(join_key(key, e.key), e.message))
 }
 
 /// The keys of [`PdcpConfig`] with a unit.
@@ -97,8 +101,9 @@ pub(super) fn check_uplink_slots(
         .map_err(|e| ScenarioError::new(join_key(key, e.key), e.message))
 }
 
-/// `[cells.NAME.pdcp]`, read (`pdcp`): an SN length of 36.323 §6.3.2; reordering only over
-/// RLC AM (36.323 §5.1.2.1.4) and only in a cell on its own — in a radio access network the
+/// `[cells.NAME.pdcp]`, read (`pdcp`): an SN length of 36.323 §6.3.2 (of 38.323 §6.3.2 in
+/// an NR cell: 12 or 18); reordering only over LTE's RLC AM (36.323 §5.1.2.1.4; NR PDCP
+/// always reorders, TS 38.323 §5.2.2.2) and only in a cell on its own — in a radio access network the
 /// UE's receiver sits above the cells and `ran.handover.reordering` decides when it reorders.
 pub(super) fn check_pdcp(
     key: &impl Fn(&str) -> String,
@@ -122,7 +127,16 @@ pub(super) fn check_pdcp(
              reorders around handovers as ran.handover.reordering says",
         ));
     }
-    if pdcp.reordering && matches!(rlc, RlcModeConfig::Um(_)) {
+    if rlc.is_nr() && !matches!(pdcp.sn_bits, 12 | 18) {
+        return Err(ScenarioError::new(
+            key("pdcp.sn_bits"),
+            format!(
+                "{} is not an NR PDCP SN length; expected 12 or 18 (bits, TS 38.323 §6.3.2)",
+                pdcp.sn_bits
+            ),
+        ));
+    }
+    if pdcp.reordering && !rlc.is_am() && !rlc.is_nr() {
         return Err(ScenarioError::new(
             key("pdcp.reordering"),
             "true is not allowed with rlc.mode = \"um\"; PDCP reordering is for RLC AM bearers \
