@@ -52,6 +52,10 @@
 //!   subcarrier spacing, so a carrier of fewer than 20 RBs (11 at 30 kHz in 5 MHz, whose block
 //!   would use 15 kHz) measures the same.
 //!
+//! TS 38.300 §9.2.4, TS 38.213 §4.1 and TS 38.214 §5.1.4 are cited from the specifications;
+//! the reference text searched held none of them. The zero REs of the block's resource blocks
+//! are in the stored TS 38.211 §7.4.3.1 and are what the model rests on.
+//!
 //! 5G-LENA, read at commit 25752db9 of its GitHub mirror, sets NR RSRQ to 0 ("not supported"),
 //! so it offers no definition to follow.
 
