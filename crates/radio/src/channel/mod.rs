@@ -11,6 +11,8 @@
 //!   one-step correlation is J0(2π f_d Δt) (Clarke/Jakes), sampled per TTI.
 //! * [`sinr`]: link budget, thermal noise, load-weighted inter-cell interference, SINR, and the
 //!   TS 36.214 RSRP/RSRQ.
+//! * [`ss_rsrq`]: an NR cell's SS-RSRQ (TS 38.215 §5.1.3), its RSSI measured on the SS/PBCH
+//!   block (TS 38.211 §7.4.3.1).
 //!
 //! Everything is sans-IO: callers pass positions, time steps and the [`RngStream`] of the link
 //! (for example `cell/2/ue/7/fading`), and get dB values back. Nothing allocates after
@@ -22,6 +24,7 @@ pub mod fading;
 pub mod pathloss;
 pub mod shadowing;
 pub mod sinr;
+pub mod ss_rsrq;
 pub mod tr38901;
 
 pub use fading::{bessel_j0, doppler_hz, RayleighFading};
@@ -34,6 +37,7 @@ pub use sinr::{
     noise_power_dbm, rsrp_dbm, rsrq_db, rssi_dbm, sinr_db, thermal_noise_dbm, CellSignal,
     LinkBudget, THERMAL_NOISE_DBM_PER_HZ,
 };
+pub use ss_rsrq::{nr_carrier_rssi_dbm, ss_rsrq_db, SSB_RBS};
 pub use tr38901::{NlosFormula, Tr38901PathLoss, Tr38901Scenario, ValidityRange};
 
 /// Speed of light in vacuum, metres per second (exact, SI).

@@ -44,11 +44,12 @@ pub const THERMAL_NOISE_DBM_PER_HZ: f64 = -174.0;
 const RS_RES_PER_PRB: f64 = 2.0;
 
 /// dBm → mW, as `exp(dBm·ln10/10)` (cheaper than `powf`).
-fn to_mw(dbm: f64) -> f64 {
+pub(super) fn to_mw(dbm: f64) -> f64 {
     (dbm * (std::f64::consts::LN_10 / 10.0)).exp()
 }
 
-fn to_dbm(mw: f64) -> f64 {
+/// mW → dBm.
+pub(super) fn to_dbm(mw: f64) -> f64 {
     10.0 * mw.log10()
 }
 
@@ -73,7 +74,7 @@ pub fn noise_power_dbm(n_prb: u32, noise_figure_db: f64) -> Result<f64, ChannelE
     thermal_noise_dbm(f64::from(n_prb) * PRB_BANDWIDTH_HZ, noise_figure_db)
 }
 
-fn check_prbs(n_prb: u32) -> Result<f64, ChannelError> {
+pub(super) fn check_prbs(n_prb: u32) -> Result<f64, ChannelError> {
     if n_prb == 0 {
         return Err(ChannelError::OutOfRange {
             param: "n_prb",
@@ -116,7 +117,7 @@ pub struct CellSignal {
     pub load: f64,
 }
 
-fn check_load(load: f64) -> Result<f64, ChannelError> {
+pub(super) fn check_load(load: f64) -> Result<f64, ChannelError> {
     ChannelError::check("load", load, 0.0, 1.0, "a PRB utilisation in [0, 1]")
 }
 

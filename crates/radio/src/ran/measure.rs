@@ -6,21 +6,33 @@
 //! 2. per UE, in configuration order: its position and speed from its mobility, in every cell
 //!    (a cell measures and can take over every UE); the RSRP (TS 36.214 §5.1.1; an NR
 //!    cell's SS-RSRP, TS 38.215 §5.1.1, with a mmWave channel brought to the tick's slot so
-//!    its blockage counts) and RSRQ (36.214 §5.1.3) of every cell, each plus its own layer-1
-//!    measurement error, through its own layer-3 filter (36.331 §5.5.3.2, the coefficient
-//!    adapted to the measurement period as NOTE 2 of the clause asks); radio link monitoring on the serving cell's SINR (36.331
-//!    §5.3.10, 36.133 §7.6); Event A3 on the filtered values of `trigger_quantity` (36.331
+//!    its blockage counts) and RSRQ (36.214 §5.1.3; an NR cell's SS-RSRQ, 38.215 §5.1.3) of
+//!    every cell, each plus its own layer-1 measurement error, through its own layer-3 filter
+//!    (36.331 §5.5.3.2, the coefficient adapted to the measurement period as NOTE 2 of the
+//!    clause asks); radio link monitoring on the serving cell's SINR (36.331 §5.3.10, 36.133
+//!    §7.6); Event A3 on the filtered values of `trigger_quantity` (36.331
 //!    §5.5.4.4), every other cell a neighbour — with the conditional handover procedure its
 //!    preparation and execution conditions instead (`conditional.rs`).
 //!
-//! RSRQ of cell c = N_PRB × RSRP_c / RSSI, with the carrier RSSI over cell c's N_PRB summing
-//! every cell of the network at its RSRP × 12·N_PRB, weighted (2 + 10·load)/12 for the REs it
-//! fills in a reference-signal symbol ([`crate::channel::rssi_dbm`]), plus the thermal noise
-//! over the N_PRB at cell c's noise figure. The load of a cell is its utilisation of the last
-//! period whether or not the interference is coupled: the UE measures the power the
+//! RSRQ of an LTE cell c = N_PRB × RSRP_c / RSSI, with the carrier RSSI over cell c's N_PRB
+//! summing every cell of the network at its RSRP × 12·N_PRB, weighted (2 + 10·load)/12 for the
+//! REs it fills in a reference-signal symbol ([`crate::channel::rssi_dbm`]), plus the thermal
+//! noise over the N_PRB at cell c's noise figure. The load of a cell is its utilisation of the
+//! last period whether or not the interference is coupled: the UE measures the power the
 //! neighbours radiate even where the SINR model keeps its configured interferers. The cells'
 //! configured (non-network) interferers do not enter RSSI: they have a load but no received
 //! power at a moving UE. All cells are taken to share the carrier (intra-frequency A3).
+//!
+//! NR has no CRS: SS-RSRQ of an NR cell c = N × SS-RSRP_c / NR carrier RSSI, N = 20, the
+//! RSSI measured over the SS/PBCH block's 20 RBs in its 4 OFDM symbols (no
+//! SS-RSSI-Measurement is configured; the clauses found, TS 38.215 §5.1.3 and TS 38.211
+//! §7.4.3.1, and the assumptions are in [`crate::channel::ss_rsrq`]). There every NR cell of
+//! the network sends its own block, 830 of the 960 REs at its SS-RSRP, and no PDSCH (TS 38.214
+//! §5.1.4), so RSSI = Σ_NR cells SS-RSRP × 207.5 + the noise of 240 subcarriers at cell c's
+//! per-RE noise, and the cells' loads do not enter: a lone NR cell measures 20 / 207.5
+//! (−10.16 dB) idle or full, two equal ones −13.17 dB. An LTE cell of the network (the master
+//! of EN-DC) has no SS/PBCH block and is on another carrier; it is left out of an NR cell's
+//! RSSI. LTE cells keep the formula above, byte for byte.
 //!
 //! Radio link monitoring runs before A3 so that a UE whose link fails at this tick does not
 //! also start a handover on it. Neither runs while the UE is not served (during the
@@ -34,7 +46,7 @@ use celltcp_engine::SimTime;
 use celltcp_net::medium::MediumOutput;
 
 use crate::cell::LteCell;
-use crate::channel::{rsrq_db, rssi_dbm, CellSignal};
+use crate::channel::{nr_carrier_rssi_dbm, rsrq_db, rssi_dbm, ss_rsrq_db, CellSignal};
 use crate::measurement::measurement_error_db;
 use crate::phy::SUBCARRIERS_PER_PRB;
 
@@ -188,7 +200,7 @@ impl LteRan {
         }
         for (c, filter) in ue.l3_rsrq.iter_mut().enumerate() {
             let error = measurement_error_db(std_db, &mut ue.rsrq_rng);
-            match rsrq_of(&self.cells[c], c, &self.signals, &mut self.rssi_terms) {
+            match rsrq_of(&self.cells, c, &self.signals, &mut self.rssi_terms) {
                 Ok(Some(rsrq)) => {
                     filter.update(rsrq + error);
                 }
@@ -207,11 +219,12 @@ impl LteRan {
     }
 }
 
-/// RSRQ of `cell` (index `c`), dB (TS 36.214 §5.1.3), from `rsrp`: per cell of the network
-/// its RSRP at the UE (in `rx_power_dbm`, dBm per RE, −∞ when unknown) and its load. `None`
-/// when the cell's own RSRP is unknown. `band` is scratch.
+/// RSRQ of cell `c` of `cells`, dB, from `rsrp`: per cell of the network its RSRP at the UE
+/// (in `rx_power_dbm`, dBm per RE, −∞ when unknown) and its load. `None` when the cell's own
+/// RSRP is unknown. An LTE cell's is the RSRQ of TS 36.214 §5.1.3, an NR cell's the SS-RSRQ of
+/// TS 38.215 §5.1.3 ([`crate::channel::ss_rsrq`]). `band` is scratch.
 fn rsrq_of(
-    cell: &LteCell,
+    cells: &[LteCell],
     c: usize,
     rsrp: &[CellSignal],
     band: &mut Vec<CellSignal>,
@@ -220,13 +233,24 @@ fn rsrq_of(
     if !own.is_finite() {
         return Ok(None);
     }
+    let cell = &cells[c];
     let n_prb = cell.n_prb();
-    // Over the carrier's N_RB: LTE's 180 kHz PRBs, an NR cell's 12 subcarriers of its spacing
-    // (SS-RSRQ, TS 38.215 §5.1.3, has the same N × RSRP / RSSI form).
     let noise = cell.noise_dbm();
+    band.clear();
+    if cell.config().nr.is_some() {
+        // The SS/PBCH blocks of the NR cells, each at its SS-RSRP; an LTE cell of the network
+        // (an EN-DC master) has none and is on another carrier.
+        band.extend(
+            rsrp.iter()
+                .zip(cells)
+                .filter(|(_, other)| other.config().nr.is_some())
+                .map(|(s, _)| *s),
+        );
+        let rssi = nr_carrier_rssi_dbm(band, noise, n_prb)?;
+        return Ok(Some(ss_rsrq_db(own, rssi)));
+    }
     // RSRP × 12·N_PRB: each cell's received power over the measured band when fully loaded.
     let per_re_to_band = 10.0 * (f64::from(SUBCARRIERS_PER_PRB) * f64::from(n_prb)).log10();
-    band.clear();
     band.extend(rsrp.iter().map(|s| CellSignal {
         rx_power_dbm: s.rx_power_dbm + per_re_to_band,
         load: s.load,

@@ -121,3 +121,91 @@ fn a3_on_rsrq_hands_over_past_the_midpoint() {
     let on_rsrp = drive_on(TriggerQuantity::Rsrp);
     assert_eq!(on_rsrp.records()[0].decision, r.decision);
 }
+
+/// The filtered SS-RSRQ (TS 38.215 §5.1.3) of NR cell 0 at UE 1 (200 m) after 2 s of
+/// [`loaded_neighbour_between`] two [`nr_cell`]s with `rate_bps` of downlink in cell 1, dB,
+/// with cell 1's PRB load of the last period and the filtered SS-RSRPs of both cells at UE 1.
+fn nr_rsrq_beside_a_loaded_neighbour(rate_bps: f64) -> (f64, f64, [f64; 2]) {
+    let cells = vec![nr_cell(0, 0.0), nr_cell(1, 500.0)];
+    let h = loaded_neighbour_between(cells, rate_bps, false, ms(2000));
+    let rsrq = h.ran.filtered_rsrq_db(NodeId(1), 0).expect("measured");
+    let rsrp = [0, 1].map(|c| h.ran.filtered_rsrp_dbm(NodeId(1), c).expect("measured"));
+    (rsrq, h.ran.cell_loads[1], rsrp)
+}
+
+/// SS-RSRQ at 200 m from NR cell 0 and 300 m from NR cell 1 (free space at 3.5 GHz, 46 dBm,
+/// 51 RBs: SS-RSRP −71.23 and −74.75 dBm per RE), hand-computed: RSSI over the SS/PBCH block's
+/// 20 RBs and 4 symbols = 207.5 × (P0 + P1) + 240 × N_RE, N_RE the noise per RE (−120.23 dBm
+/// at NF 9 dB over 30 kHz), so SS-RSRQ = 20 P0 / RSSI = −11.757 dB at both loads of cell 1
+/// (the noise moves it by 6e-5 dB). The LTE form, (2 + 10·load)/12 of each cell's REs, gives
+/// these cells P0 / (2·(P0 + P1)) = −4.61 dB idle and P0 / (2·P0 + 12·P1) = −8.65 dB with the
+/// neighbour saturated.
+#[test]
+fn an_nr_cells_ss_rsrq_is_the_ssb_formula_at_any_neighbour_load() {
+    let (idle, idle_load, rsrp) = nr_rsrq_beside_a_loaded_neighbour(0.0);
+    let (full, full_load, rsrp_full) = nr_rsrq_beside_a_loaded_neighbour(200e6);
+    eprintln!(
+        "NR SS-RSRQ of cell 0 at 200 m: {idle:.4} dB with cell 1 at load {idle_load:.3}, \
+         {full:.4} dB at load {full_load:.3}; SS-RSRP {rsrp:.3?} dBm"
+    );
+    assert_eq!(idle_load, 0.0);
+    assert!(full_load > 0.95, "{full_load}");
+    assert_eq!(rsrp, rsrp_full);
+    // Free space: 46 − 10·log10(12 × 51) − (20·log10(200) + 20·log10(3.5e9) − 147.55).
+    let fspl = |d: f64| 20.0 * d.log10() + 20.0 * 3.5e9f64.log10() - 147.55;
+    let p0 = 46.0 - 10.0 * 612.0f64.log10() - fspl(200.0);
+    assert!((rsrp[0] - p0).abs() < 0.01, "{} vs {p0}", rsrp[0]);
+    assert!((rsrp[0] - rsrp[1] - 20.0 * 1.5f64.log10()).abs() < 1e-9);
+    let mw = |dbm: f64| 10f64.powf(dbm / 10.0);
+    let n_re = -174.0 + 10.0 * 30e3f64.log10() + 9.0;
+    let rssi = 207.5 * (mw(rsrp[0]) + mw(rsrp[1])) + 240.0 * mw(n_re);
+    let expected = 10.0 * (20.0 * mw(rsrp[0]) / rssi).log10();
+    assert!((expected + 11.757).abs() < 1e-3, "{expected}");
+    assert!((idle - expected).abs() < 1e-9, "{idle} vs {expected}");
+    assert!((full - expected).abs() < 1e-9, "{full} vs {expected}");
+}
+
+/// The [`drive_on`] between two [`nr_cell`]s.
+fn nr_drive_on(quantity: TriggerQuantity) -> Harness {
+    let a3 = A3Config {
+        offset_db: 0.0,
+        hysteresis_db: 1.0,
+        time_to_trigger: SimDuration::from_ms(256),
+    };
+    let measurement = MeasurementConfig {
+        trigger_quantity: quantity,
+        ..MeasurementConfig::default()
+    };
+    drive_between(vec![nr_cell(0, 0.0), nr_cell(1, 1000.0)], a3, measurement)
+}
+
+/// A3 on SS-RSRQ between NR cells: both cells' SS-RSRQ divide by the same RSSI (their blocks
+/// share the 20 RBs and 4 symbols), so Mn − Ms is the SS-RSRP difference and the UE is handed
+/// over where SS-RSRP hands it over — 1 dB past the midpoint at x = 528.8 m, then the time to
+/// trigger, the filter's lag and a tick — with cell 1's SS-RSRQ above cell 0's by that
+/// difference at the decision.
+#[test]
+fn a3_on_ss_rsrq_hands_over_where_the_ssb_formula_says() {
+    let h = nr_drive_on(TriggerQuantity::Rsrq);
+    let r = the_one_a3_handover(&h);
+    assert_eq!(h.ran.serving_cell(DRIVER), Some(1));
+    let threshold = 1000.0 / (1.0 + 10f64.powf(-1.0 / 20.0));
+    let x_decision = x_at(r.decision);
+    eprintln!("A3 on NR SS-RSRQ: threshold {threshold:.1} m, decision at x = {x_decision:.1} m");
+    assert!(x_decision > threshold + 8.0, "{x_decision}");
+    assert!(x_decision < threshold + 25.0, "{x_decision}");
+    let on_rsrp = nr_drive_on(TriggerQuantity::Rsrp);
+    assert_eq!(on_rsrp.records()[0].decision, r.decision);
+    // At the end of the drive (x = 900 m) the filtered figures keep the relation: the
+    // SS-RSRQ difference is the SS-RSRP difference, each SS-RSRQ 20 / 207.5 of its share.
+    let rsrq = [0, 1].map(|c| h.ran.filtered_rsrq_db(DRIVER, c).expect("measured"));
+    let rsrp = [0, 1].map(|c| h.ran.filtered_rsrp_dbm(DRIVER, c).expect("measured"));
+    eprintln!("at x = 900 m: SS-RSRQ {rsrq:.3?} dB, SS-RSRP {rsrp:.3?} dBm");
+    assert!(((rsrq[1] - rsrq[0]) - (rsrp[1] - rsrp[0])).abs() < 1e-9);
+    assert!(rsrq[1] < 10.0 * (20.0f64 / 207.5).log10());
+    assert!(
+        rsrq[1] > 10.0 * (20.0f64 / 207.5).log10() - 0.1,
+        "{}",
+        rsrq[1]
+    );
+}

@@ -1,14 +1,16 @@
 //! Layouts shared by the measurement tests ([`super::rsrq`], [`super::a3`],
 //! [`super::interference`]): a UE driving between two cells, and two cells side by side, one of
-//! them loaded. Each builds its network on the [`Harness`], runs it and checks that the network
-//! recorded no error.
+//! them loaded, of LTE cells or of other cells given (such as [`nr_cell`]s). Each builds its
+//! network on the [`Harness`], runs it and checks that the network recorded no error.
 
 use celltcp_engine::{SimDuration, SimTime};
 use celltcp_net::handover::{HandoverCause, HandoverRecord, HandoverResult};
 use celltcp_net::packet::{FlowId, NodeId};
 
 use super::harness::*;
-use crate::channel::Position;
+use crate::cell::nr_config::NrCellConfig;
+use crate::cell::LteCellConfig;
+use crate::channel::{FreeSpace, PathLossModel, Position};
 use crate::measurement::A3Config;
 use crate::mobility::MobilityModel;
 use crate::ran::{HandoverConfig, MeasurementConfig, RanUe};
@@ -38,6 +40,15 @@ const DRIVE_MS: u64 = 24_000;
 /// x = 900 m at 120 km/h (24 s) with a light downlink (a packet every 20 ms), handed over on
 /// Event A3 as `a3` with the UE measuring as `measurement`.
 pub fn drive(a3: A3Config, measurement: MeasurementConfig) -> Harness {
+    drive_between(vec![cell(0, 0.0), cell(1, 1000.0)], a3, measurement)
+}
+
+/// The [`drive`] between `cells` (two, at x = 0 and 1000 m).
+pub fn drive_between(
+    cells: Vec<LteCellConfig>,
+    a3: A3Config,
+    measurement: MeasurementConfig,
+) -> Harness {
     let ue = RanUe {
         node: DRIVER,
         serving: 0,
@@ -49,7 +60,7 @@ pub fn drive(a3: A3Config, measurement: MeasurementConfig) -> Harness {
         },
     };
     let mut cfg = ran_config(
-        vec![cell(0, 0.0), cell(1, 1000.0)],
+        cells,
         vec![ue],
         HandoverConfig {
             a3: Some(a3),
@@ -82,6 +93,21 @@ pub fn the_one_a3_handover(h: &Harness) -> HandoverRecord {
     r
 }
 
+/// An NR cell of [`cell`]'s position and node: 3.5 GHz, μ = 1 (30 kHz), 20 MHz, so 51 RBs
+/// (TS 38.101-1 Table 5.3.2-1), FDD, on the LTE link budget (free space, 46 dBm).
+pub fn nr_cell(i: usize, x_m: f64) -> LteCellConfig {
+    LteCellConfig {
+        carrier_hz: 3.5e9,
+        pathloss: PathLossModel::FreeSpace(FreeSpace::new(3.5e9).expect("a valid carrier")),
+        nr: Some(NrCellConfig {
+            numerology: 1,
+            bandwidth_mhz: 20,
+            ..NrCellConfig::default()
+        }),
+        ..cell(i, x_m)
+    }
+}
+
 /// x of the driving UE at `t`, m.
 pub fn x_at(t: SimTime) -> f64 {
     START_X_M + SPEED_MPS * t.as_secs_f64()
@@ -91,8 +117,23 @@ pub fn x_at(t: SimTime) -> f64 {
 /// cell 1 with `cell1_rate_bps` bits per second of downlink (none at 0) until `until`, when the
 /// run stops. `coupled` couples the cells' interference to their PRB use.
 pub fn loaded_neighbour(cell1_rate_bps: f64, coupled: bool, until: SimTime) -> Harness {
-    let mut cfg = ran_config(
+    loaded_neighbour_between(
         vec![cell(0, 0.0), cell(1, 500.0)],
+        cell1_rate_bps,
+        coupled,
+        until,
+    )
+}
+
+/// The [`loaded_neighbour`] layout between `cells` (two, at x = 0 and 500 m).
+pub fn loaded_neighbour_between(
+    cells: Vec<LteCellConfig>,
+    cell1_rate_bps: f64,
+    coupled: bool,
+    until: SimTime,
+) -> Harness {
+    let mut cfg = ran_config(
+        cells,
         vec![fixed_ue(NodeId(1), 0, 200.0), fixed_ue(NodeId(2), 1, 480.0)],
         HandoverConfig::default(),
     );
