@@ -99,6 +99,7 @@ pub fn nr_cell(i: usize, x_m: f64) -> LteCellConfig {
     LteCellConfig {
         carrier_hz: 3.5e9,
         pathloss: PathLossModel::FreeSpace(FreeSpace::new(3.5e9).expect("a valid carrier")),
+        rlc: crate::cell::RlcModeConfig::cell_default(crate::cell::Rat::Nr),
         nr: Some(NrCellConfig {
             numerology: 1,
             bandwidth_mhz: 20,
