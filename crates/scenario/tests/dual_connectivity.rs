@@ -15,7 +15,7 @@
 //! | EN-DC `split_ratio`, 0.6 over NR | 120.3 ± 9.9 |
 //! | EN-DC `split_delay` | 120.7 ± 9.5 |
 
-use celltcp_scenario::{load_str, run, RunOptions, RunOutput};
+use celltcp_scenario::{load_str, run, Document, RunOptions, RunOutput};
 use serde_json::Value;
 
 const ENDC: &str = include_str!("../../../python/celltcp/examples/endc-blockage.toml");
@@ -159,6 +159,35 @@ fn delivery_status_reports_bind_split_delay_not_split_ratio_in_the_example() {
         "PDUs over NR: {nr10} with reports, {nr0} at once"
     );
     assert!(g10 < g0, "goodput {g10} with reports, {g0} at once");
+}
+
+/// `flow_control` is echoed only when it differs from the default (so files without it echo
+/// as before), with the period as written, and the echo loads to the same scenario.
+#[test]
+fn flow_control_is_echoed_when_given_and_reloads() {
+    let dc = |over: &[(&str, &str)]| {
+        let over: Vec<(String, String)> = over
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        load_str(ENDC, &over).unwrap_or_else(|e| panic!("{e}"))
+    };
+    let plain = dc(&[]);
+    assert!(plain.echo()["ran"]["dual_connectivity"]
+        .get("flow_control")
+        .is_none());
+    let zero = dc(&[("ran.dual_connectivity.flow_control.report_period", "0s")]);
+    assert_eq!(zero.echo(), plain.echo());
+    let sc = dc(&[("ran.dual_connectivity.flow_control.report_period", "10ms")]);
+    assert_eq!(
+        sc.echo()["ran"]["dual_connectivity"]["flow_control"]["report_period"],
+        "10ms"
+    );
+    let again = Document::from_echo(&sc)
+        .expect("the echo is a document")
+        .load(&[], std::path::Path::new("."))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(again.echo(), sc.echo());
 }
 
 fn mean(xs: &[f64]) -> f64 {
