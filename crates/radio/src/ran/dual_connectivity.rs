@@ -241,9 +241,9 @@ pub(super) struct DeliveryStatus {
     /// delivered to the UE (its reassembled SDUs) since the leg was last set up.
     highest_delivered: Option<u32>,
     /// The NR-U sequence number of the last DL USER DATA frame the SN had received from the
-    /// MN (TS 38.425 §5.5.2.1, DL USER DATA: the MN numbers its frames so that the SN can tell which it has;
-    /// the DDDS's lost NR-U ranges refer to them). The desired buffer size counts every PDU of
-    /// that frame and earlier, none after.
+    /// MN (TS 38.425 §5.5.2.1: the MN numbers its frames so that the SN can tell which it has;
+    /// the DDDS's lost NR-U ranges refer to them). The desired buffer size counts every PDU
+    /// of that frame and earlier, none after.
     highest_nru_received: Option<u32>,
 }
 
