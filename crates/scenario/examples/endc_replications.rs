@@ -1,6 +1,6 @@
 //! Replications of an EN-DC (or NR-only) scenario: per run the flow's goodput, the NR cell's
-//! measured blocked fraction and the network's EN-DC figures, then the goodput's mean and 95 %
-//! interval (Student's t over the runs). Prints Markdown.
+//! measured blocked fraction and the network's EN-DC figures, then the goodput's mean, 95 %
+//! interval (Student's t over the runs) and standard deviation. Prints Markdown.
 //!
 //! ```text
 //! cargo run --release -p celltcp-scenario --example endc_replications -- \
@@ -18,16 +18,16 @@ const T975: [f64; 10] = [
     12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
 ];
 
-/// Mean and half-width of the 95 % interval of `xs`.
-fn interval(xs: &[f64]) -> (f64, f64) {
+/// Mean, half-width of the 95 % interval and sample standard deviation of `xs`.
+fn interval(xs: &[f64]) -> (f64, f64, f64) {
     let n = xs.len();
     let mean = xs.iter().sum::<f64>() / n as f64;
     if n < 2 {
-        return (mean, f64::NAN);
+        return (mean, f64::NAN, f64::NAN);
     }
     let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
     let t = T975.get(n - 2).copied().unwrap_or(1.96);
-    (mean, t * (var / n as f64).sqrt())
+    (mean, t * (var / n as f64).sqrt(), var.sqrt())
 }
 
 /// Every `blocked_fraction` of a UE of an NR cell, depth first.
@@ -110,6 +110,6 @@ fn main() {
             endc.join(" ")
         );
     }
-    let (m, h) = interval(&goodputs);
-    println!("| {label} | {runs} | {m:.2} ± {h:.2} |");
+    let (m, h, sd) = interval(&goodputs);
+    println!("| {label} | {runs} | {m:.2} ± {h:.2} (95 %) | sd {sd:.2} |");
 }

@@ -248,6 +248,20 @@ impl LteCell {
             .admits_after(ahead_sdus, ahead_bytes, size))
     }
 
+    /// The room left in the UE's RLC transmission buffer, in the dimensions its limit bounds:
+    /// what an EN-DC secondary reports to the master as the desired buffer size (TS 38.425
+    /// §5.4.2.1). It is the room [`LteCell::ue_admits_after`] leaves, found by bisection on
+    /// that rule, so the two agree by construction: an SDU of `size` bytes after `k` more of
+    /// `b` bytes fits now exactly when [`BufferRoom::admits`]`(k, b, size)`.
+    pub fn ue_buffer_room(&self, node: NodeId) -> Result<BufferRoom, CellError> {
+        let tx = &self.ue(node)?.tx;
+        let sdus = largest_admitted(|m| {
+            m == 0 || tx.admits_after(usize::try_from(m - 1).unwrap_or(usize::MAX), 0, 1)
+        });
+        let bytes = largest_admitted(|x| tx.admits_after(0, x, 0));
+        Ok(BufferRoom { sdus, bytes })
+    }
+
     /// The index of UE `node`, which must be connected (`want`) or not.
     fn connected_index(&self, node: NodeId, want: bool) -> Result<usize, CellError> {
         let i = self.index(node).ok_or(CellError::UnknownUe { node })?;
@@ -256,5 +270,82 @@ impl LteCell {
             (false, true) => Err(CellError::NotConnected { node }),
             _ => Ok(i),
         }
+    }
+}
+
+/// The room of an RLC transmission buffer (TS 38.425 §5.4.2.1, the desired buffer size for the
+/// data radio bearer): how many more SDUs and how many more bytes it takes; `None` in a
+/// dimension its limit does not bound.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BufferRoom {
+    pub sdus: Option<u64>,
+    pub bytes: Option<u64>,
+}
+
+impl BufferRoom {
+    /// Whether an SDU of `size` bytes fits after `ahead_sdus` more of `ahead_bytes` in all.
+    pub fn admits(&self, ahead_sdus: u64, ahead_bytes: u64, size: u32) -> bool {
+        self.sdus.is_none_or(|n| ahead_sdus < n)
+            && self
+                .bytes
+                .is_none_or(|b| ahead_bytes + u64::from(size) <= b)
+    }
+}
+
+/// Above this a buffer's room counts as unbounded (2^40 SDUs or bytes: no RLC buffer limit of
+/// a scenario comes near).
+const UNBOUNDED_ROOM: u64 = 1 << 40;
+
+/// The largest `x` ≤ [`UNBOUNDED_ROOM`] with `admitted(x)`, for a rule true from 0 up to some
+/// point and false beyond; `None` when it still holds at the bound.
+fn largest_admitted(admitted: impl Fn(u64) -> bool) -> Option<u64> {
+    if admitted(UNBOUNDED_ROOM) {
+        return None;
+    }
+    if !admitted(0) {
+        return Some(0);
+    }
+    // admitted(lo), !admitted(hi)
+    let (mut lo, mut hi) = (0, UNBOUNDED_ROOM);
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if admitted(mid) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Some(lo)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The bisection finds the edge of a monotone rule, and reports no bound beyond 2^40.
+    #[test]
+    fn largest_admitted_is_the_edge_of_the_rule() {
+        assert_eq!(largest_admitted(|x| x <= 999), Some(999));
+        assert_eq!(largest_admitted(|x| x == 0), Some(0));
+        assert_eq!(largest_admitted(|_| false), Some(0));
+        assert_eq!(largest_admitted(|_| true), None);
+    }
+
+    /// A room of 3 SDUs and 4000 bytes takes a third 1000-byte SDU after two, not a fourth, and
+    /// no 2001-byte SDU after 2000 bytes.
+    #[test]
+    fn buffer_room_admits_within_both_bounds() {
+        let r = BufferRoom {
+            sdus: Some(3),
+            bytes: Some(4000),
+        };
+        assert!(r.admits(2, 2000, 1000));
+        assert!(!r.admits(3, 3000, 1000));
+        assert!(!r.admits(1, 2000, 2001));
+        let unbounded = BufferRoom {
+            sdus: None,
+            bytes: None,
+        };
+        assert!(unbounded.admits(u64::MAX - 1, 1 << 50, u32::MAX));
     }
 }

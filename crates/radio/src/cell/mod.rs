@@ -86,7 +86,7 @@ pub use config::{
     MAX_RETX_THRESHOLD,
 };
 pub use downlink_loss::DownlinkLoss;
-pub use handover::DetachedUe;
+pub use handover::{BufferRoom, DetachedUe};
 pub use nr_channel::{
     NrBeamConfig, NrBlockageConfig, NrBlockageKind, NrBlocker, NrChannel, NrChannelConfig,
     NrChannelModel, NrChannelScenario, NrLos, NrTraceInterpolation,

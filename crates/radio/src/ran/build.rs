@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use celltcp_engine::{RngStream, SimTime};
+use celltcp_engine::{RngStream, SimDuration, SimTime};
 use celltcp_net::packet::NodeId;
 
 use crate::cell::{DownlinkLoss, Interferer, LteCell, UeConfig};
@@ -12,6 +12,7 @@ use crate::mobility::Mobility;
 use crate::pdcp::{PdcpConfig, PdcpRx};
 
 use super::conditional::Conditional;
+use super::dual_connectivity::{MAX_REPORT_PERIOD, MIN_REPORT_PERIOD, REPORT_PERIOD_RANGE};
 use super::measure::Coupling;
 use super::steps::{Step, StepQueue};
 use super::timeline::Timeline;
@@ -196,6 +197,16 @@ impl LteRan {
         for m in &handover.manual {
             if let Some(&(_, u)) = ue_index.iter().find(|&&(n, _)| n == m.ue) {
                 steps.schedule(m.at, u, None, Step::ManualDecision { target: m.target });
+            }
+        }
+        // EN-DC with delivery status reports: each UE's first one period after the start.
+        if let Some(p) = dual_connectivity
+            .map(|d| d.report_period)
+            .filter(|p| *p > SimDuration::ZERO)
+        {
+            for u in 0..states.len() {
+                let at = SimTime::ZERO + p;
+                steps.schedule(at, u, None, Step::DualConnectivityStatus);
             }
         }
         Ok(LteRan {
@@ -483,6 +494,13 @@ fn validate_dual_connectivity(
                 format!("{nr_share} is not allowed; expected the fraction over NR, 0 to 1"),
             ));
         }
+    }
+    let period = dc.report_period;
+    if period != SimDuration::ZERO && !(MIN_REPORT_PERIOD..=MAX_REPORT_PERIOD).contains(&period) {
+        return Err(RanError::invalid(
+            key("flow_control.report_period"),
+            format!("{period} is not allowed; expected {}", REPORT_PERIOD_RANGE),
+        ));
     }
     if !(dc.q_out_db.is_finite() && dc.q_in_db.is_finite() && dc.q_out_db <= dc.q_in_db) {
         return Err(RanError::invalid(

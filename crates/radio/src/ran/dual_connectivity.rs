@@ -34,10 +34,38 @@
 //! PDUs still on X2-U reaching the SN after the switch go back to the MN and over LTE. Above
 //! `q_in_db` for `switch_back_after` the NR leg is back, `switch_delay` later.
 //!
+//! **X2-U flow control** (`report_period`). TS 38.425 (the NR user plane protocol, which EN-DC
+//! runs over X2-U) gives the corresponding node — here the SN — the DL DATA DELIVERY STATUS
+//! frame (DDDS, §5.5.2.2) to let the node hosting PDCP control the downlink flow: §5.2 lists
+//! among its services the highest NR PDCP SN delivered in sequence to the UE and "the
+//! currently desired buffer size" for the bearer; §5.4.2.1 has the SN send it (periodically or
+//! on events, left to the implementation) and the MN not send more than the desired buffer
+//! size. TS 37.340 leaves the split's flow control to that protocol.
+//! * `report_period` = 0 (the default): the MN knows the SN's RLC buffer room at once and
+//!   counts what is on X2-U against it (the model before the reports; every output as before).
+//! * `report_period` > 0: every period the SN sends a `DeliveryStatus` — the room of its
+//!   leg's RLC buffer (the desired buffer size, `LteCell::ue_buffer_room`), the highest COUNT
+//!   its RLC delivered, and the NR-U sequence number of the last DL USER DATA frame (§5.5.2.1)
+//!   it had received — which reaches the MN after the one-way X2-U latency the last PDU took
+//!   (the forwarding path's). The MN sends no more than the reported room less what it sent
+//!   after the frames the report covers (before the first report: the empty buffer's room),
+//!   so that while it follows the reports the SN's RLC never refuses a PDU; `split_delay`
+//!   takes the SN leg's queue as what it sent the SN that no report has confirmed delivered,
+//!   and the leg's rate from what each report confirms over the period. The MN's view is then
+//!   stale by up to a period plus the X2-U latency, which is what limits the NR leg (the
+//!   room refilled once a report round) and misleads `split_delay`.
+//!
+//! ns3-mmwave's multi-connectivity (`McEnbPdcp`, checked at nyuwireless-unipd/ns3-mmwave
+//! 0b1f4b7) has no X2-U flow control: while the mmWave leg is in use every PDU goes over X2 to
+//! the mmWave RLC; its periodic X2 reports are the UEs' SINRs (estimated every 1.6 ms,
+//! reported to the LTE coordinator every 25.6 ms, `MmWaveEnbPhy::UpdateUeSinrEstimatePeriod`),
+//! which the NR outage switch above stands for. The default period is therefore 0, which keeps
+//! every output of the model before the reports; 10 ms is a typical DDDS period to try.
+//!
 //! No handover while dual connectivity is on (the network refuses Event A3, manual
 //! handovers, radio link monitoring of the MN and the DAPS/CHO procedures with it).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 
 use celltcp_engine::{SimDuration, SimTime};
 use celltcp_net::medium::{MediumFigure, MediumOutput, MediumRequest};
@@ -45,7 +73,7 @@ use celltcp_net::packet::Packet;
 use celltcp_net::queue::DropCause;
 
 use crate::cell::bearer::BearerSdu;
-use crate::cell::StampedPacket;
+use crate::cell::{BufferRoom, StampedPacket};
 use crate::pdcp::PdcpPdu;
 
 use super::steps::Step;
@@ -80,6 +108,16 @@ pub const DEFAULT_NR_Q_OUT_DB: f64 = -5.0;
 /// monitoring's default Q_out −8 / Q_in −6 dB.
 pub const DEFAULT_NR_Q_IN_DB: f64 = -3.0;
 
+/// The shortest delivery status report period other than 0: 1 ms, a few NR slots at most
+/// (TS 38.425 leaves the period to the implementation); shorter would schedule a report more
+/// often than the SN's RLC buffer can change by a PDU.
+pub const MIN_REPORT_PERIOD: SimDuration = SimDuration::from_ms(1);
+/// The longest: 1 s, the time after which the model takes a PDU on X2-U for lost; a report
+/// rarer than that leaves the MN without any view of the SN leg.
+pub const MAX_REPORT_PERIOD: SimDuration = SimDuration::from_ms(1000);
+/// What a report period may be, for error messages.
+pub const REPORT_PERIOD_RANGE: &str = "0 (the SN's room known at once) or a period from 1ms to 1s";
+
 /// An EN-DC split bearer for every UE of the network (module documentation).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DualConnectivityConfig {
@@ -102,6 +140,10 @@ pub struct DualConnectivityConfig {
     /// to the SN (default 10 ms: the measurement report's 5 ms and the X2-C 5 ms of
     /// [`HandoverLatencies`](super::HandoverLatencies)).
     pub switch_delay: SimDuration,
+    /// `flow_control.report_period`: how often the SN sends the MN a DL DATA DELIVERY STATUS
+    /// (TS 38.425 §5.4.2.1), which reaches it over X2-U after the X2-U latency. Zero (the
+    /// default): the MN knows the SN's RLC buffer room and deliveries at once.
+    pub report_period: SimDuration,
 }
 
 impl DualConnectivityConfig {
@@ -116,6 +158,7 @@ impl DualConnectivityConfig {
             switch_detection: SimDuration::ZERO,
             switch_back_after: SimDuration::from_ms(100),
             switch_delay: SimDuration::from_ms(10),
+            report_period: SimDuration::ZERO,
         }
     }
 }
@@ -153,7 +196,7 @@ const RATE_EWMA_WEIGHT: f64 = 0.5;
 const X2_EWMA_WEIGHT: f64 = 0.125;
 /// PDUs on X2-U this long are taken as lost there (the forwarding buffer dropped them) and
 /// no longer count as in flight.
-const X2_IN_FLIGHT_TIMEOUT: SimDuration = SimDuration::from_ms(1000);
+const X2_IN_FLIGHT_TIMEOUT: SimDuration = MAX_REPORT_PERIOD;
 
 /// One leg's recent delivery rate: bytes its RLC delivered to the UE per measurement period,
 /// averaged over the periods in which the leg had data.
@@ -188,6 +231,118 @@ impl LegRate {
     }
 }
 
+/// The DL DATA DELIVERY STATUS frame (DDDS, TS 38.425 §5.5.2.2) as the model carries it
+/// from the SN to the MN: what the SN's leg looked like when the frame was sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct DeliveryStatus {
+    /// Desired buffer size for the data radio bearer: the room of the SN leg's RLC buffer.
+    desired: BufferRoom,
+    /// Highest successfully delivered NR PDCP COUNT: the highest COUNT the SN's RLC has
+    /// delivered to the UE (its reassembled SDUs) since the leg was last set up.
+    highest_delivered: Option<u32>,
+    /// The NR-U sequence number of the last DL USER DATA frame the SN had received from the
+    /// MN (TS 38.425 §5.5.2.1: the MN numbers its frames so that the SN can tell which it has;
+    /// the DDDS's lost NR-U ranges refer to them). The desired buffer size counts every PDU
+    /// of that frame and earlier, none after.
+    highest_nru_received: Option<u32>,
+}
+
+/// X2-U flow control with delivery status reports (`report_period` > 0): the MN's view of the
+/// SN leg, from the last DDDS to arrive, and the SN's side of the reports.
+///
+/// TS 38.425 §5.4.2.1: the SN reports the desired buffer size and the highest delivered
+/// NR PDCP SN; the MN should not send more than the desired buffer size. The MN counts what it
+/// sent after the frames the report covers (by NR-U sequence number) against the reported
+/// room, so that a PDU the report did not see yet is not counted twice nor forgotten; and it
+/// takes the PDUs it sent with a COUNT up to the reported highest delivered one as gone from
+/// the SN leg (the split_delay estimate of its queue).
+#[derive(Clone, Debug, Default)]
+struct FlowControl {
+    /// NR-U sequence number of the next DL USER DATA frame (one PDU a frame).
+    next_nru: u32,
+    /// The last report the MN received; `None` until the first PDU for the SN, when the MN
+    /// takes the room the SN's empty buffer has (the bearer's setup).
+    report: Option<DeliveryStatus>,
+    /// PDUs sent to the SN after the frames `report` covers: (NR-U SN, bytes).
+    unreported: VecDeque<(u32, u32)>,
+    unreported_bytes: u64,
+    /// PDUs sent to the SN not yet reported delivered: COUNT → bytes.
+    unconfirmed: BTreeMap<u32, u32>,
+    unconfirmed_bytes: u64,
+    /// Reports on their way to the MN, in sending order (X2-U is first in, first out).
+    on_x2: VecDeque<(SimTime, DeliveryStatus)>,
+    /// The SN's side: the last NR-U SN it received, the highest COUNT its RLC delivered.
+    sn_highest_nru: Option<u32>,
+    sn_highest_delivered: Option<u32>,
+}
+
+impl FlowControl {
+    /// A PDU of `bytes` with `count` goes to the SN; its NR-U sequence number.
+    fn send(&mut self, count: u32, bytes: u32) -> u32 {
+        let nru = self.next_nru;
+        self.next_nru = nru.wrapping_add(1);
+        self.unreported.push_back((nru, bytes));
+        self.unreported_bytes += u64::from(bytes);
+        if let Some(old) = self.unconfirmed.insert(count, bytes) {
+            self.unconfirmed_bytes -= u64::from(old);
+        }
+        self.unconfirmed_bytes += u64::from(bytes);
+        nru
+    }
+
+    /// Whether the last report leaves room for a PDU of `size` bytes after what the MN sent
+    /// since; `initial` is the room of the SN's empty buffer, taken as the first report.
+    fn admits(&mut self, size: u32, initial: impl FnOnce() -> BufferRoom) -> bool {
+        let report = self.report.get_or_insert_with(|| DeliveryStatus {
+            desired: initial(),
+            highest_delivered: None,
+            highest_nru_received: None,
+        });
+        report
+            .desired
+            .admits(self.unreported.len() as u64, self.unreported_bytes, size)
+    }
+
+    /// The SN's report now, its room given.
+    fn status(&self, desired: BufferRoom) -> DeliveryStatus {
+        DeliveryStatus {
+            desired,
+            highest_delivered: self.sn_highest_delivered,
+            highest_nru_received: self.sn_highest_nru,
+        }
+    }
+
+    /// A report reached the MN; the bytes it newly confirms delivered.
+    fn receive(&mut self, r: DeliveryStatus) -> u64 {
+        if let Some(h) = r.highest_nru_received {
+            // NR-U sequence numbers within a run do not wrap (2^32 frames).
+            while let Some(&(nru, bytes)) = self.unreported.front() {
+                if nru > h {
+                    break;
+                }
+                self.unreported.pop_front();
+                self.unreported_bytes -= u64::from(bytes);
+            }
+        }
+        let mut confirmed = 0;
+        if let Some(h) = r.highest_delivered {
+            let rest = self.unconfirmed.split_off(&h.saturating_add(1));
+            confirmed = self.unconfirmed.values().map(|&b| u64::from(b)).sum();
+            self.unconfirmed = rest;
+            self.unconfirmed_bytes -= confirmed;
+        }
+        self.report = Some(r);
+        confirmed
+    }
+
+    /// PDCP data recovery moved every PDU of the SN leg to LTE; the SN's RLC starts afresh.
+    fn recovered(&mut self) {
+        self.unconfirmed.clear();
+        self.unconfirmed_bytes = 0;
+        self.sn_highest_delivered = None;
+    }
+}
+
 /// Per UE: the MN's PDCP transmitter and its view of the two legs.
 #[derive(Clone, Debug)]
 pub(super) struct DcUe {
@@ -199,13 +354,18 @@ pub(super) struct DcUe {
     crossed_since: Option<SimTime>,
     /// `split_ratio`: the NR share owed, in PDUs.
     credit: f64,
-    /// PDUs on X2-U to the SN: COUNT → (sent, bytes).
-    x2_in_flight: BTreeMap<u32, (SimTime, u32)>,
+    /// PDUs on X2-U to the SN: COUNT → (sent, bytes, NR-U sequence number).
+    x2_in_flight: BTreeMap<u32, (SimTime, u32, u32)>,
     x2_in_flight_bytes: u64,
     /// Measured one-way X2-U latency, seconds (averaged), once a PDU has arrived.
     x2_latency_s: Option<f64>,
+    /// The one-way X2-U latency of the last PDU to reach the SN: what a delivery status
+    /// report takes back to the MN (zero before the first).
+    x2_last_latency: SimDuration,
     lte_rate: LegRate,
     nr_rate: LegRate,
+    /// With `report_period` > 0.
+    fc: FlowControl,
 }
 
 impl DcUe {
@@ -218,8 +378,10 @@ impl DcUe {
             x2_in_flight: BTreeMap::new(),
             x2_in_flight_bytes: 0,
             x2_latency_s: None,
+            x2_last_latency: SimDuration::ZERO,
             lte_rate: LegRate::default(),
             nr_rate: LegRate::default(),
+            fc: FlowControl::default(),
         }
     }
 
@@ -274,11 +436,25 @@ impl DualConnectivity {
         }
     }
 
-    /// Cell `c`'s RLC delivered `bytes` to UE `u` (for the legs' rates).
-    pub fn note_delivered(&mut self, u: usize, c: usize, bytes: u64) {
-        if let Some(leg) = self.leg_of(c) {
-            self.ues[u].leg_rate(leg).bytes_since_tick += bytes;
+    /// Cell `c`'s RLC delivered the PDU with `count` of `bytes` to UE `u`: for the legs'
+    /// rates, which with delivery status reports the MN learns of the SN leg from them.
+    pub fn note_delivered(&mut self, u: usize, c: usize, count: u32, bytes: u64) {
+        let reported = self.reports();
+        let leg = self.leg_of(c);
+        let ue = &mut self.ues[u];
+        match leg {
+            Some(Leg::Nr) if reported => {
+                let h = &mut ue.fc.sn_highest_delivered;
+                *h = Some(h.map_or(count, |h| h.max(count)));
+            }
+            Some(leg) => ue.leg_rate(leg).bytes_since_tick += bytes,
+            None => {}
         }
+    }
+
+    /// Whether the MN learns of the SN leg from delivery status reports (else at once).
+    fn reports(&self) -> bool {
+        self.cfg.report_period > SimDuration::ZERO
     }
 
     /// The UE's PDCP receiver discarded a PDU: a duplicate (it had the COUNT) or a late one.
@@ -290,10 +466,11 @@ impl DualConnectivity {
         }
     }
 
-    /// The leg of the next PDU of UE `u`, given each leg's queue (LTE RLC bytes, SN RLC
-    /// bytes) and whether the SN has room for it; `None`: `nr_only` and the SN has no room
-    /// (the PDU is dropped at the MN, as a full RLC buffer drops in a plain cell).
-    fn choose(&mut self, u: usize, lte_bytes: u64, sn_bytes: u64, sn_room: bool) -> Option<Leg> {
+    /// The leg of the next PDU of UE `u`, given each leg's queue as the MN sees it (LTE RLC
+    /// bytes; the SN leg's bytes, X2-U included) and whether the SN has room for it; `None`:
+    /// `nr_only` and the SN has no room (the PDU is dropped at the MN, as a full RLC buffer
+    /// drops in a plain cell).
+    fn choose(&mut self, u: usize, lte_bytes: u64, nr_bytes: u64, sn_room: bool) -> Option<Leg> {
         let ue = &mut self.ues[u];
         if !ue.nr.in_use() {
             return Some(Leg::Lte);
@@ -312,8 +489,7 @@ impl DualConnectivity {
             }
             SplitPolicy::SplitDelay => {
                 let lte = ue.lte_rate.drain_s(lte_bytes);
-                let nr = ue.nr_rate.drain_s(sn_bytes + ue.x2_in_flight_bytes)
-                    + ue.x2_latency_s.unwrap_or(0.0);
+                let nr = ue.nr_rate.drain_s(nr_bytes) + ue.x2_latency_s.unwrap_or(0.0);
                 // A tie goes to the MN's own leg.
                 if nr < lte {
                     Leg::Nr
@@ -377,21 +553,15 @@ impl LteRan {
         pkt: Packet,
         out: &mut MediumOutput,
     ) {
-        let Some(dc) = self.dc.as_mut() else { return };
-        let (m, s) = (dc.cfg.master, dc.cfg.secondary);
+        let Some(m) = self.dc().map(|d| d.cfg.master) else {
+            return;
+        };
         let node = self.ues[u].node;
         let lte_bytes = self.cells[m].ue_buffer_bytes(node).unwrap_or(0);
-        let sn_bytes = self.cells[s].ue_buffer_bytes(node).unwrap_or(0);
-        let ue = &dc.ues[u];
-        let sn_room = self.cells[s]
-            .ue_admits_after(
-                node,
-                ue.x2_in_flight.len(),
-                ue.x2_in_flight_bytes,
-                pkt.size_bytes(),
-            )
-            .unwrap_or(false);
-        let Some(leg) = dc.choose(u, lte_bytes, sn_bytes, sn_room) else {
+        let nr_bytes = self.dc_nr_backlog(u);
+        let sn_room = self.dc_sn_admits(u, pkt.size_bytes());
+        let Some(dc) = self.dc.as_mut() else { return };
+        let Some(leg) = dc.choose(u, lte_bytes, nr_bytes, sn_room) else {
             dc.totals.refused_nr += 1;
             out.dropped.push((pkt, DropCause::QueueFull));
             return;
@@ -410,18 +580,122 @@ impl LteRan {
             }
             Leg::Nr => {
                 dc.totals.pdus_nr += 1;
-                let ue = &mut dc.ues[u];
-                ue.x2_in_flight.insert(count, (now, pkt.size_bytes()));
-                ue.x2_in_flight_bytes += u64::from(pkt.size_bytes());
-                out.requests.push(MediumRequest::Forward {
-                    from: self.enbs[m],
-                    to: self.enbs[s],
-                    pkt,
-                    pdcp_count: Some(count),
-                });
+                self.dc_forward_to_sn(now, u, pkt, count, out);
             }
         }
-        dc.ues[u].tx_next = count.wrapping_add(1);
+        if let Some(dc) = self.dc.as_mut() {
+            dc.ues[u].tx_next = count.wrapping_add(1);
+        }
+    }
+
+    /// Sends the PDU with `count` of UE `u` to the SN over X2-U (a DL USER DATA frame).
+    fn dc_forward_to_sn(
+        &mut self,
+        now: SimTime,
+        u: usize,
+        pkt: Packet,
+        count: u32,
+        out: &mut MediumOutput,
+    ) {
+        let Some(dc) = self.dc.as_mut() else { return };
+        let (m, s) = (dc.cfg.master, dc.cfg.secondary);
+        let reports = dc.reports();
+        let ue = &mut dc.ues[u];
+        let bytes = pkt.size_bytes();
+        let nru = if reports { ue.fc.send(count, bytes) } else { 0 };
+        ue.x2_in_flight.insert(count, (now, bytes, nru));
+        ue.x2_in_flight_bytes += u64::from(bytes);
+        out.requests.push(MediumRequest::Forward {
+            from: self.enbs[m],
+            to: self.enbs[s],
+            pkt,
+            pdcp_count: Some(count),
+        });
+    }
+
+    /// Whether the MN may send UE `u`'s SN a PDU of `size` bytes (X2-U flow control): at
+    /// once, if the SN's RLC buffer takes it after what is on X2-U; with delivery status
+    /// reports, if the last report's desired buffer size does after what the MN sent since
+    /// (TS 38.425 §5.4.2.1: the MN should not send more than the desired buffer size).
+    fn dc_sn_admits(&mut self, u: usize, size: u32) -> bool {
+        let Some(dc) = self.dc.as_mut() else {
+            return false;
+        };
+        let node = self.ues[u].node;
+        let sn = &self.cells[dc.cfg.secondary];
+        let reports = dc.reports();
+        let ue = &mut dc.ues[u];
+        if reports {
+            let full = BufferRoom {
+                sdus: Some(0),
+                bytes: Some(0),
+            };
+            ue.fc
+                .admits(size, || sn.ue_buffer_room(node).unwrap_or(full))
+        } else {
+            sn.ue_admits_after(node, ue.x2_in_flight.len(), ue.x2_in_flight_bytes, size)
+                .unwrap_or(false)
+        }
+    }
+
+    /// The SN leg's queue as the MN sees it, bytes: at once, the SN's RLC buffer and what is
+    /// on X2-U; with delivery status reports, what it sent the SN that no report has
+    /// confirmed delivered.
+    fn dc_nr_backlog(&self, u: usize) -> u64 {
+        let Some(dc) = self.dc() else { return 0 };
+        let ue = &dc.ues[u];
+        if dc.reports() {
+            return ue.fc.unconfirmed_bytes;
+        }
+        let node = self.ues[u].node;
+        self.cells[dc.cfg.secondary]
+            .ue_buffer_bytes(node)
+            .unwrap_or(0)
+            + ue.x2_in_flight_bytes
+    }
+
+    /// The SN sends UE `u`'s MN a DL DATA DELIVERY STATUS (every `report_period`, TS 38.425
+    /// §5.4.2.1 "periodically"): the room of its leg's RLC buffer, the highest COUNT delivered,
+    /// the last NR-U frame received. It reaches the MN after the one-way X2-U latency the last
+    /// PDU took (the forwarding path's), behind any report sent before.
+    pub(super) fn dc_delivery_status(&mut self, now: SimTime, u: usize) {
+        let Some(dc) = self.dc.as_mut() else { return };
+        let node = self.ues[u].node;
+        let desired = match self.cells[dc.cfg.secondary].ue_buffer_room(node) {
+            Ok(r) => r,
+            Err(e) => {
+                let msg = format!("EN-DC delivery status of UE {node}: {e}");
+                self.internal_error(msg);
+                return;
+            }
+        };
+        let period = dc.cfg.report_period;
+        let ue = &mut dc.ues[u];
+        let status = ue.fc.status(desired);
+        let behind = ue.fc.on_x2.back().map_or(now, |&(t, _)| t);
+        let at = (now + ue.x2_last_latency).max(behind);
+        ue.fc.on_x2.push_back((at, status));
+        self.steps
+            .schedule(at, u, None, Step::DualConnectivityStatusArrival);
+        self.steps
+            .schedule(now + period, u, None, Step::DualConnectivityStatus);
+    }
+
+    /// A delivery status report reached UE `u`'s MN: its view of the SN leg is the report's,
+    /// and the bytes it confirms delivered are a sample of the NR leg's rate over the report
+    /// period (the SN sends one a period), the leg busy if anything was unconfirmed. Sampled
+    /// per measurement period instead, the rate would read zero in the periods no report
+    /// arrives.
+    pub(super) fn dc_delivery_status_arrival(&mut self, u: usize) {
+        let Some(dc) = self.dc.as_mut() else { return };
+        let period = dc.cfg.report_period;
+        let ue = &mut dc.ues[u];
+        if let Some((_, r)) = ue.fc.on_x2.pop_front() {
+            let busy = ue.fc.unconfirmed_bytes > 0;
+            let confirmed = ue.fc.receive(r);
+            ue.nr_rate.bytes_since_tick += confirmed;
+            ue.nr_rate.sample(period, busy);
+        }
     }
 
     /// X2-U data for UE `u` reached cell `c`'s node: at the SN, a PDU from the MN for its RLC
@@ -445,8 +719,11 @@ impl LteRan {
         let node = self.ues[u].node;
         if c == s {
             let ue = &mut dc.ues[u];
-            if let Some((sent, bytes)) = ue.x2_in_flight.remove(&count) {
+            if let Some((sent, bytes, nru)) = ue.x2_in_flight.remove(&count) {
                 ue.x2_in_flight_bytes -= u64::from(bytes);
+                ue.x2_last_latency = now.saturating_since(sent);
+                let h = &mut ue.fc.sn_highest_nru;
+                *h = Some(h.map_or(nru, |h| h.max(nru)));
                 let sample = now.saturating_since(sent).as_secs_f64();
                 ue.x2_latency_s = Some(match ue.x2_latency_s {
                     None => sample,
@@ -464,8 +741,9 @@ impl LteRan {
             }
             let pdu = self.dc_pdu(now, pkt, count);
             if self.cells[s].write_forwarded(now, node, pdu).is_err() {
-                // No X2-U flow control (TS 38.425's desired buffer size) in the model: a PDU
-                // the SN's RLC cannot take is lost, a gap t-Reordering closes.
+                // The MN's flow control keeps this from happening while it follows the SN's
+                // room (at once, or as reported); a PDU the SN's RLC cannot take is lost, a
+                // gap t-Reordering closes.
                 if let Some(dc) = self.dc.as_mut() {
                     dc.totals.refused_nr += 1;
                 }
@@ -515,6 +793,8 @@ impl LteRan {
         let (m, s) = (dc.cfg.master, dc.cfg.secondary);
         let lte_busy = self.cells[m].ue_buffer_bytes(node).unwrap_or(0) > 0;
         let nr_busy = self.cells[s].ue_buffer_bytes(node).unwrap_or(0) > 0;
+        // With reports the NR leg's rate is sampled as they arrive.
+        let nr_sampled_here = !dc.reports();
         let sinr = self.cells[s]
             .ue_large_scale_sinr_db(node)
             .unwrap_or(f64::NEG_INFINITY);
@@ -522,15 +802,17 @@ impl LteRan {
         let cfg = dc.cfg;
         let ue = &mut dc.ues[u];
         ue.lte_rate.sample(period, lte_busy);
-        ue.nr_rate.sample(period, nr_busy);
+        if nr_sampled_here {
+            ue.nr_rate.sample(period, nr_busy);
+        }
         let stale: Vec<u32> = ue
             .x2_in_flight
             .iter()
-            .filter(|(_, &(sent, _))| now.saturating_since(sent) >= X2_IN_FLIGHT_TIMEOUT)
+            .filter(|(_, &(sent, _, _))| now.saturating_since(sent) >= X2_IN_FLIGHT_TIMEOUT)
             .map(|(&c, _)| c)
             .collect();
         for c in stale {
-            if let Some((_, b)) = ue.x2_in_flight.remove(&c) {
+            if let Some((_, b, _)) = ue.x2_in_flight.remove(&c) {
                 ue.x2_in_flight_bytes -= u64::from(b);
             }
         }
@@ -567,7 +849,7 @@ impl LteRan {
                 ue.nr = NrLeg::Up;
                 dc.totals.switches_to_nr += 1;
                 let m = dc.cfg.master;
-                self.dc_move_lte_backlog(now, u, m, s, out);
+                self.dc_move_lte_backlog(now, u, m, out);
             }
             NrLeg::GoingDown => {
                 ue.nr = NrLeg::Down;
@@ -596,6 +878,9 @@ impl LteRan {
         let Some(from_lte) = self.dc_reestablish(now, u, m, out) else {
             return;
         };
+        if let Some(dc) = self.dc.as_mut() {
+            dc.ues[u].fc.recovered();
+        }
         pending.extend(from_sn.into_iter().map(|p| (p, true)));
         pending.extend(from_lte.into_iter().map(|p| (p, false)));
         pending.sort_by_key(|(p, _)| p.count);
@@ -644,15 +929,7 @@ impl LteRan {
     /// to the SN over X2-U ahead of any new one, in COUNT order, as far as the SN has room
     /// (the rest back into the LTE leg). Left in LTE, the outage's backlog would hold the
     /// UE's in-order delivery behind NR's newer PDUs for longer than t-Reordering.
-    fn dc_move_lte_backlog(
-        &mut self,
-        now: SimTime,
-        u: usize,
-        m: usize,
-        s: usize,
-        out: &mut MediumOutput,
-    ) {
-        let node = self.ues[u].node;
+    fn dc_move_lte_backlog(&mut self, now: SimTime, u: usize, m: usize, out: &mut MediumOutput) {
         let Some(unconfirmed) = self.dc_reestablish(now, u, m, out) else {
             return;
         };
@@ -662,31 +939,16 @@ impl LteRan {
             if self.ues[u].received.contains(count) {
                 continue;
             }
-            let Some(dc) = self.dc.as_mut() else { return };
-            let ue = &mut dc.ues[u];
             // Once one does not fit the rest stay in LTE, so that each leg keeps COUNT order.
-            to_sn = to_sn
-                && self.cells[s]
-                    .ue_admits_after(
-                        node,
-                        ue.x2_in_flight.len(),
-                        ue.x2_in_flight_bytes,
-                        pkt.size_bytes(),
-                    )
-                    .unwrap_or(false);
+            to_sn = to_sn && self.dc_sn_admits(u, pkt.size_bytes());
             if !to_sn {
                 self.dc_write_lte(now, u, pkt, count, out);
                 continue;
             }
-            dc.totals.pdus_recovered += 1;
-            ue.x2_in_flight.insert(count, (now, pkt.size_bytes()));
-            ue.x2_in_flight_bytes += u64::from(pkt.size_bytes());
-            out.requests.push(MediumRequest::Forward {
-                from: self.enbs[m],
-                to: self.enbs[s],
-                pkt,
-                pdcp_count: Some(count),
-            });
+            if let Some(dc) = self.dc.as_mut() {
+                dc.totals.pdus_recovered += 1;
+            }
+            self.dc_forward_to_sn(now, u, pkt, count, out);
         }
     }
 

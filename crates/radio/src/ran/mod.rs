@@ -217,7 +217,8 @@ impl LteRan {
                 match self.ue_by_node(node) {
                     Some(u) => {
                         if let Some(dc) = self.dc.as_mut() {
-                            dc.note_delivered(u, c, u64::from(pdu.sdu.packet.size_bytes()));
+                            let bytes = u64::from(pdu.sdu.packet.size_bytes());
+                            dc.note_delivered(u, c, pdu.count, bytes);
                         }
                         self.pdcp_receive(now, u, pdu, out)
                     }

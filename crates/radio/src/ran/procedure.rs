@@ -232,9 +232,11 @@ impl LteRan {
             }
             return;
         }
-        if s.step == Step::DualConnectivitySwitch {
-            self.dc_switch(now, u, out);
-            return;
+        match s.step {
+            Step::DualConnectivitySwitch => return self.dc_switch(now, u, out),
+            Step::DualConnectivityStatus => return self.dc_delivery_status(now, u),
+            Step::DualConnectivityStatusArrival => return self.dc_delivery_status_arrival(u),
+            _ => {}
         }
         if let Step::Conditional { cell, token, stage } = s.step {
             self.cho_step(now, u, s.handover, cell, token, stage);
@@ -291,7 +293,10 @@ impl LteRan {
             Step::HandoverSuccess | Step::SourceRelease => {
                 self.daps_release_step(now, u, ids, s.step, out)
             }
-            Step::Conditional { .. } | Step::DualConnectivitySwitch => {}
+            Step::Conditional { .. }
+            | Step::DualConnectivitySwitch
+            | Step::DualConnectivityStatus
+            | Step::DualConnectivityStatusArrival => {}
         }
     }
 

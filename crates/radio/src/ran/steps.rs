@@ -54,6 +54,10 @@ pub(super) enum Step {
     SourceRelease,
     /// EN-DC: the MN switches the UE's downlink leg (`dual_connectivity.rs`).
     DualConnectivitySwitch,
+    /// EN-DC: the SN sends the MN a DL DATA DELIVERY STATUS (TS 38.425 §5.4.2.1).
+    DualConnectivityStatus,
+    /// EN-DC: the oldest DL DATA DELIVERY STATUS on X2-U reaches the MN.
+    DualConnectivityStatusArrival,
     /// CHO: a step of candidate `cell`'s preparation (or its cancellation), `token` telling
     /// it from an earlier preparation of the same cell. Runs while the UE is still served by
     /// the source, before its handover exists.

@@ -5,7 +5,11 @@
 
 use std::collections::BTreeMap;
 
-use celltcp_radio::ran::dual_connectivity::{DEFAULT_NR_Q_IN_DB, DEFAULT_NR_Q_OUT_DB};
+use celltcp_engine::SimDuration;
+use celltcp_radio::ran::dual_connectivity::{
+    DEFAULT_NR_Q_IN_DB, DEFAULT_NR_Q_OUT_DB, MAX_REPORT_PERIOD, MIN_REPORT_PERIOD,
+    REPORT_PERIOD_RANGE,
+};
 use celltcp_radio::ran::{DualConnectivityConfig, SplitPolicy};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -65,6 +69,38 @@ pub struct DualConnectivityFile {
     /// [ran.handover.latencies]).
     #[serde(default = "default_switch_delay")]
     pub switch_delay: Quantity<Time>,
+    /// X2-U flow control: how the master learns the room of the secondary's RLC buffer.
+    /// Echoed only when it differs from the default, so that files without it echo as before.
+    #[serde(default, skip_serializing_if = "FlowControlFile::is_default")]
+    pub flow_control: FlowControlFile,
+}
+
+/// `[ran.dual_connectivity.flow_control]`: X2-U flow control by DL DATA DELIVERY STATUS
+/// reports (TS 38.425 §5.4.2.1).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FlowControlFile {
+    /// How often the secondary sends the master a DL DATA DELIVERY STATUS (its RLC buffer
+    /// room as the desired buffer size, the highest PDCP COUNT delivered), which reaches the
+    /// master after the X2-U latency; the master sends no more than the last reported room
+    /// less what it sent since (a time: "0ms", the default, the room known at once; else
+    /// 1ms to 1s, e.g. "10ms").
+    #[serde(default = "zero_time")]
+    pub report_period: Quantity<Time>,
+}
+
+impl Default for FlowControlFile {
+    fn default() -> Self {
+        FlowControlFile {
+            report_period: zero_time(),
+        }
+    }
+}
+
+impl FlowControlFile {
+    fn is_default(&self) -> bool {
+        *self == FlowControlFile::default()
+    }
 }
 
 fn default_q_out_db() -> f64 {
@@ -164,6 +200,15 @@ impl DualConnectivityFile {
                 ),
             ));
         }
+        let period = &self.flow_control.report_period;
+        if period.value != SimDuration::ZERO
+            && !(MIN_REPORT_PERIOD..=MAX_REPORT_PERIOD).contains(&period.value)
+        {
+            return Err(ScenarioError::new(
+                key("flow_control.report_period"),
+                format!("'{period}' is not allowed; expected {REPORT_PERIOD_RANGE}"),
+            ));
+        }
         if let Some((ue, _)) = cells[&self.secondary].ues.iter().next() {
             return Err(ScenarioError::new(
                 format!("cells.{}.ues.{ue}", self.secondary),
@@ -219,6 +264,7 @@ impl DualConnectivityFile {
             switch_detection: self.switch_detection.value,
             switch_back_after: self.switch_back_after.value,
             switch_delay: self.switch_delay.value,
+            report_period: period.value,
         })
     }
 }
