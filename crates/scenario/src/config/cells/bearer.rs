@@ -1,6 +1,7 @@
 //! `[cells.NAME.rlc]`, `[cells.NAME.pdcp]` and `[cells.NAME.uplink]`: the downlink data radio
-//! bearer of every UE of a cell (RLC of TS 36.322, PDCP of TS 36.323) and its abstracted uplink,
-//! as written and as checked (see docs/lte-model.md, "Bearer" and "Uplink abstraction").
+//! bearer of every UE of a cell (RLC of TS 36.322 or, in an NR cell, TS 38.322; PDCP of TS
+//! 36.323) and its abstracted uplink, as written and as checked (see docs/lte-model.md,
+//! "Bearer" and "Uplink abstraction").
 //!
 //! `[cells.NAME.rlc]` and `[cells.NAME.pdcp]` are the radio crate's [`CellRlcConfig`] and
 //! [`PdcpConfig`] themselves, kept as written (`config/kept.rs`); this module adds the checks
