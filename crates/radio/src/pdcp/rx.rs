@@ -144,6 +144,17 @@ impl<S: RlcSdu> PdcpRx<S> {
             return;
         }
         let received = PdcpPdu { count, ..pdu };
+        if self.stored.is_empty() && count as i64 == self.last_submitted_count + 1 {
+            // In sequence with nothing held back: both procedures below deliver this SDU
+            // alone, so it skips the store (the common case, an SDU per PDU).
+            self.deliver(received);
+            if self.t_reordering.is_some()
+                && self.last_submitted_count >= self.reordering_count as i64 - 1
+            {
+                self.t_reordering = None;
+            }
+            return;
+        }
         self.stored.insert(count, received);
         if !self.cfg.reordering {
             // §5.1.2.1.2: deliver what is stored below the received COUNT and the consecutive
