@@ -285,10 +285,11 @@ impl LteCell {
     }
 
     /// A downlink IP packet for UE `node` into its bearer: PDCP numbers it and RLC queues it;
-    /// a packet the RLC buffer refuses takes no COUNT ([`PdcpTx::write_sdu_into`]), so that
-    /// the UE's reordering never waits for it. The drop
-    /// cause if it was not taken (the caller still has the packet, which is `Copy`): `NoRoute`
-    /// for a UE the cell does not serve, `QueueFull` when the RLC buffer is full.
+    /// a packet the RLC buffer refuses takes no COUNT
+    /// ([`PdcpTx::write_sdu_into`](crate::pdcp::PdcpTx::write_sdu_into)), so that the UE's
+    /// reordering never waits for it. The drop cause if it was not taken (the caller still has
+    /// the packet, which is `Copy`): `NoRoute` for a UE the cell does not serve, `QueueFull`
+    /// when the RLC buffer is full.
     pub fn write_downlink(
         &mut self,
         now: SimTime,
