@@ -45,7 +45,7 @@
 //!   counts what is on X2-U against it (the model before the reports; every output as before).
 //! * `report_period` > 0: every period the SN sends a `DeliveryStatus` — the room of its
 //!   leg's RLC buffer (the desired buffer size, `LteCell::ue_buffer_room`), the highest COUNT
-//!   its RLC delivered, and the NR-U sequence number of the last DL USER DATA frame (§5.5.2.1)
+//!   its RLC delivered in sequence (of the PDUs it took, all up to it delivered), and the NR-U sequence number of the last DL USER DATA frame (§5.5.2.1)
 //!   it had received — which reaches the MN after the one-way X2-U latency the last PDU took
 //!   (the forwarding path's). The MN sends no more than the reported room less what it sent
 //!   after the frames the report covers (before the first report: the empty buffer's room),
@@ -237,8 +237,8 @@ impl LegRate {
 pub(super) struct DeliveryStatus {
     /// Desired buffer size for the data radio bearer: the room of the SN leg's RLC buffer.
     desired: BufferRoom,
-    /// Highest successfully delivered NR PDCP COUNT: the highest COUNT the SN's RLC has
-    /// delivered to the UE (its reassembled SDUs) since the leg was last set up.
+    /// Highest successfully delivered NR PDCP COUNT: the end of the run of PDUs the SN's RLC
+    /// took and delivered to the UE without a gap, since the leg was last set up.
     highest_delivered: Option<u32>,
     /// The NR-U sequence number of the last DL USER DATA frame the SN had received from the
     /// MN (TS 38.425 §5.5.2.1: the MN numbers its frames so that the SN can tell which it has;
@@ -271,9 +271,12 @@ struct FlowControl {
     unconfirmed_bytes: u64,
     /// Reports on their way to the MN, in sending order (X2-U is first in, first out).
     on_x2: VecDeque<(SimTime, DeliveryStatus)>,
-    /// The SN's side: the last NR-U SN it received, the highest COUNT its RLC delivered.
+    /// The SN's side: the last NR-U SN it received, the highest COUNT its RLC delivered in
+    /// sequence (every PDU its RLC took up to it delivered), and the PDUs its RLC took and
+    /// has not delivered in sequence yet, in the order it took them (COUNT, delivered).
     sn_highest_nru: Option<u32>,
     sn_highest_delivered: Option<u32>,
+    sn_taken: VecDeque<(u32, bool)>,
 }
 
 impl FlowControl {
@@ -340,6 +343,26 @@ impl FlowControl {
         self.unconfirmed.clear();
         self.unconfirmed_bytes = 0;
         self.sn_highest_delivered = None;
+        self.sn_taken.clear();
+    }
+
+    /// The SN's RLC took the PDU with `count` (the MN sends COUNTs in increasing order).
+    fn sn_took(&mut self, count: u32) {
+        self.sn_taken.push_back((count, false));
+    }
+
+    /// The SN's RLC delivered the PDU with `count` to the UE. TS 38.425 §5.5.3: the highest
+    /// NR PDCP SN "successfully delivered in sequence" — NR RLC hands SDUs up out of order
+    /// (TS 38.322 §5.2.3.2.3), so the report's COUNT is the end of the run delivered without a
+    /// gap, not the highest delivered.
+    fn sn_delivered(&mut self, count: u32) {
+        if let Ok(i) = self.sn_taken.binary_search_by_key(&count, |&(c, _)| c) {
+            self.sn_taken[i].1 = true;
+        }
+        while let Some(&(c, true)) = self.sn_taken.front() {
+            self.sn_taken.pop_front();
+            self.sn_highest_delivered = Some(c);
+        }
     }
 }
 
@@ -443,10 +466,7 @@ impl DualConnectivity {
         let leg = self.leg_of(c);
         let ue = &mut self.ues[u];
         match leg {
-            Some(Leg::Nr) if reported => {
-                let h = &mut ue.fc.sn_highest_delivered;
-                *h = Some(h.map_or(count, |h| h.max(count)));
-            }
+            Some(Leg::Nr) if reported => ue.fc.sn_delivered(count),
             Some(leg) => ue.leg_rate(leg).bytes_since_tick += bytes,
             None => {}
         }
@@ -740,7 +760,13 @@ impl LteRan {
                 return;
             }
             let pdu = self.dc_pdu(now, pkt, count);
-            if self.cells[s].write_forwarded(now, node, pdu).is_err() {
+            let written = self.cells[s].write_forwarded(now, node, pdu);
+            if written.is_ok() {
+                if let Some(dc) = self.dc.as_mut() {
+                    dc.ues[u].fc.sn_took(count);
+                }
+            }
+            if written.is_err() {
                 // The MN's flow control keeps this from happening while it follows the SN's
                 // room (at once, or as reported); a PDU the SN's RLC cannot take is lost, a
                 // gap t-Reordering closes.
@@ -969,5 +995,34 @@ impl LteRan {
             .sum();
         let sdus = self.ues.iter().map(|u| u.pdcp.stats().sdus_delivered).sum();
         dc.figures(expiries, sdus, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FlowControl;
+
+    /// TS 38.425 §5.5.3: the report names the highest COUNT delivered in sequence. NR RLC
+    /// delivers out of order, so a COUNT delivered above a hole is not reported until the
+    /// hole is delivered (the highest delivered would tell the MN that the hole left the SN).
+    #[test]
+    fn the_highest_delivered_count_is_the_end_of_the_run_without_a_gap() {
+        let mut fc = FlowControl::default();
+        for count in [10, 11, 12, 14] {
+            fc.sn_took(count);
+        }
+        fc.sn_delivered(11);
+        fc.sn_delivered(12);
+        assert_eq!(fc.sn_highest_delivered, None);
+        fc.sn_delivered(10);
+        assert_eq!(fc.sn_highest_delivered, Some(12));
+        // 13 never reached the SN (sent over LTE): the run goes on to 14.
+        fc.sn_delivered(14);
+        assert_eq!(fc.sn_highest_delivered, Some(14));
+        // A COUNT the SN never took changes nothing.
+        fc.sn_delivered(20);
+        assert_eq!(fc.sn_highest_delivered, Some(14));
+        fc.recovered();
+        assert_eq!(fc.sn_highest_delivered, None);
     }
 }
