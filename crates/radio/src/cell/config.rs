@@ -395,17 +395,10 @@ impl LteCellConfig {
         if self.cqi_period_tti == 0 {
             return bad("cqi_period_tti", "0".into(), "at least 1 TTI");
         }
-        let ul = &self.uplink;
-        if ul.rate_bps == 0 {
-            return bad("uplink.rate_bps", "0".into(), "a positive rate in bit/s");
-        }
-        if !(ul.loss.is_finite() && (0.0..=1.0).contains(&ul.loss)) {
-            return bad(
-                "uplink.loss",
-                ul.loss.to_string(),
-                "a probability in [0, 1]",
-            );
-        }
+        // The uplink table's own checks, in its own words (the file layer's too).
+        self.uplink
+            .check(&|_| String::new())
+            .map_err(CellError::Uplink)?;
         self.harq.validate()?;
         match &self.rlc {
             RlcModeConfig::Am(c) => c.validate()?,
@@ -491,6 +484,8 @@ pub enum CellError {
         #[source]
         source: RlcSduRefused,
     },
+    #[error("cell.uplink.{}: {}", .0.key, .0.message)]
+    Uplink(CellKeyError),
     #[error(transparent)]
     Channel(#[from] ChannelError),
     #[error(transparent)]
@@ -543,7 +538,18 @@ mod tests {
                 uplink: ul,
                 ..base.clone()
             }),
-            "cell.uplink.loss: 1.5 is invalid; expected a probability in [0, 1]"
+            "cell.uplink.loss: 1.5 is out of range; expected a probability in [0, 1]"
+        );
+        let silent = UplinkConfig {
+            rate_bps: 0,
+            ..UplinkConfig::default()
+        };
+        assert_eq!(
+            msg(LteCellConfig {
+                uplink: silent,
+                ..base.clone()
+            }),
+            "cell.uplink.rate: must be a positive rate, e.g. '5Mbps'"
         );
         assert_eq!(
             msg(LteCellConfig {
